@@ -1,0 +1,1 @@
+"""aten: operators. The dispatcher and registry, the CPU loop engine, native kernels."""

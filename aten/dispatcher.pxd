@@ -1,0 +1,12 @@
+from libc.stdint cimport uint64_t
+
+cdef class OperatorHandle:
+    cdef readonly str name          # "add.Tensor", or "neg" when the overload name is empty
+    cdef readonly str schema
+    cdef list table                 # kernel per runtime key: callable, LazyKernel, FALLTHROUGH or None
+    cdef dict registered            # DispatchKey value (runtime or alias) -> kernel
+
+    cdef object lookup(self, uint64_t ks)
+    cdef void rebuild_table(self)
+
+cpdef OperatorHandle find_operator(str name)

@@ -1,0 +1,1 @@
+"""Native kernels: handwritten (cpu/*.pyx, cuda/*.py, composite/*.py) and generated (_gen_*)."""

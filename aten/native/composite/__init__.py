@@ -1,0 +1,1 @@
+"""Composite kernels: written in terms of other operators, registered for every backend."""

@@ -1,0 +1,237 @@
+"""The CPU loop engine for pointwise ops (PyTorch's TensorIterator, in small).
+
+Given an output and inputs of one dtype, it broadcasts the inputs to the output's shape
+(stride 0 on broadcast dims), coalesces dimensions that are contiguous in every operand,
+then calls the op's inner loop once per innermost row: one call in total for contiguous
+operands. Above 4096 elements the GIL is released; above the grain size (32768, PyTorch's
+GRAIN_SIZE) the rows are split across OpenMP threads.
+"""
+import os
+
+cimport openmp
+from cython.parallel cimport prange
+from libc.string cimport memcpy
+
+from c10.scalar_type cimport dtype_of
+from c10.tensor_impl cimport TensorImpl, MAX_DIMS, empty_contiguous
+from aten.native.cpu.loop_types cimport loop_fn, MAX_OPERANDS
+from aten.native.cpu._gen_cast cimport cast_loop
+from aten.native.pointwise_meta cimport broadcast_shape
+
+cdef enum:
+    NOGIL_THRESHOLD = 4096
+
+cdef Py_ssize_t _grain_size = 32768
+cdef int _num_threads = max(1, int(os.environ.get("ATEN_NUM_THREADS", os.cpu_count() or 1)))
+
+
+def get_num_threads():
+    return _num_threads
+
+
+def set_num_threads(int n):
+    global _num_threads
+    if n < 1:
+        raise ValueError(f"set_num_threads expects a positive integer, got {n}")
+    _num_threads = n
+
+
+def get_grain_size():
+    return _grain_size
+
+
+def set_grain_size(Py_ssize_t n):
+    global _grain_size
+    if n < 1:
+        raise ValueError(f"grain size must be positive, got {n}")
+    _grain_size = n
+
+
+cdef struct Plan:
+    int ndim                                   # after coalescing; dim 0 is the innermost
+    int nops
+    Py_ssize_t sizes[MAX_DIMS]
+    Py_ssize_t strides[MAX_DIMS][MAX_OPERANDS]  # bytes
+    char* data[MAX_OPERANDS]
+
+
+cdef void run_rows(loop_fn fn, const Plan* plan, Py_ssize_t begin, Py_ssize_t end,
+                   const void* extra) noexcept nogil:
+    """Run rows [begin, end) of the plan: a row is one innermost-dimension run."""
+    cdef Py_ssize_t counter[MAX_DIMS]
+    cdef char* ptrs[MAX_OPERANDS]
+    cdef Py_ssize_t inner_strides[MAX_OPERANDS]
+    cdef Py_ssize_t rest, row
+    cdef int d, k
+    for k in range(plan.nops):
+        inner_strides[k] = plan.strides[0][k]
+    # The multi-index of row `begin` over dims 1..ndim-1.
+    rest = begin
+    for d in range(1, plan.ndim):
+        counter[d] = rest % plan.sizes[d]
+        rest = rest // plan.sizes[d]
+    for row in range(begin, end):
+        for k in range(plan.nops):
+            ptrs[k] = plan.data[k]
+            for d in range(1, plan.ndim):
+                ptrs[k] += counter[d] * plan.strides[d][k]
+        fn(ptrs, inner_strides, plan.sizes[0], extra)
+        for d in range(1, plan.ndim):
+            counter[d] += 1
+            if counter[d] < plan.sizes[d]:
+                break
+            counter[d] = 0
+
+
+cdef void run_split_row(loop_fn fn, const Plan* plan, Py_ssize_t begin, Py_ssize_t end,
+                        const void* extra) noexcept nogil:
+    """Run elements [begin, end) of a one-row plan."""
+    cdef char* ptrs[MAX_OPERANDS]
+    cdef int k
+    for k in range(plan.nops):
+        ptrs[k] = plan.data[k] + begin * plan.strides[0][k]
+    fn(ptrs, plan.strides[0], end - begin, extra)
+
+
+cdef int run_loop(loop_fn fn, TensorImpl out, tuple inputs, const void* extra) except -1:
+    """out[...] = fn(inputs broadcast to out's shape); all operands already of the loop's dtype."""
+    cdef Plan plan
+    cdef int nops = 1 + len(inputs)
+    cdef int ndim = out.nd, d, k, j, src
+    cdef TensorImpl t
+    cdef Py_ssize_t rows, numel, chunk, nthreads, i
+    if nops > MAX_OPERANDS:
+        raise RuntimeError(f"the loop engine takes at most {MAX_OPERANDS - 1} inputs, got {nops - 1}")
+    numel = out.n_elem
+    if numel == 0:
+        return 0
+    plan.nops = nops
+    plan.data[0] = out.data()
+    # Reverse dims so that dim 0 is the innermost; inputs align to the right and broadcast.
+    for d in range(ndim):
+        plan.sizes[d] = out.sizes[ndim - 1 - d]
+        plan.strides[d][0] = out.strides[ndim - 1 - d] * out.itemsize
+    for k in range(1, nops):
+        t = <TensorImpl>inputs[k - 1]
+        if t.nd > ndim:
+            raise RuntimeError(f"input of {t.nd} dims cannot broadcast to an output of {ndim} dims")
+        plan.data[k] = t.data()
+        for d in range(ndim):
+            if d < t.nd:
+                src = t.nd - 1 - d
+                if t.sizes[src] == plan.sizes[d]:
+                    plan.strides[d][k] = t.strides[src] * t.itemsize
+                elif t.sizes[src] == 1:
+                    plan.strides[d][k] = 0
+                else:
+                    raise RuntimeError(f"The size of tensor a ({t.sizes[src]}) must match the size of tensor b "
+                                       f"({plan.sizes[d]}) at non-singleton dimension {ndim - 1 - d}")
+            else:
+                plan.strides[d][k] = 0
+    # Coalesce: drop size-1 dims, merge dim d+1 into d when every operand steps evenly across them.
+    j = 0
+    for d in range(ndim):
+        if plan.sizes[d] == 1:
+            continue
+        if j > 0 and _mergeable(&plan, j - 1, d):
+            plan.sizes[j - 1] *= plan.sizes[d]
+            continue
+        plan.sizes[j] = plan.sizes[d]
+        for k in range(nops):
+            plan.strides[j][k] = plan.strides[d][k]
+        j += 1
+    if j == 0:
+        plan.sizes[0] = 1
+        for k in range(nops):
+            plan.strides[0][k] = 0
+        j = 1
+    plan.ndim = j
+    rows = numel // plan.sizes[0]
+    nthreads = _num_threads
+    if numel < NOGIL_THRESHOLD:
+        run_rows(fn, &plan, 0, rows, extra)
+    elif numel < _grain_size or nthreads < 2:
+        with nogil:
+            run_rows(fn, &plan, 0, rows, extra)
+    elif rows >= nthreads:
+        chunk = (rows + nthreads - 1) // nthreads
+        for i in prange(nthreads, nogil=True, schedule="static", num_threads=nthreads):
+            if i * chunk < rows:
+                run_rows(fn, &plan, i * chunk, min(rows, (i + 1) * chunk), extra)
+    else:
+        # Few long rows (typically one): split each row's elements across threads.
+        chunk = (plan.sizes[0] + nthreads - 1) // nthreads
+        for i in range(rows):
+            _run_row_parallel(fn, &plan, i, chunk, nthreads, extra)
+    return 0
+
+
+cdef void _run_row_parallel(loop_fn fn, Plan* plan, Py_ssize_t row, Py_ssize_t chunk, Py_ssize_t nthreads,
+                            const void* extra) noexcept:
+    cdef Plan one
+    cdef Py_ssize_t rest = row, i
+    cdef int d, k
+    memcpy(&one, plan, sizeof(Plan))
+    for d in range(1, plan.ndim):
+        for k in range(plan.nops):
+            one.data[k] += (rest % plan.sizes[d]) * plan.strides[d][k]
+        rest = rest // plan.sizes[d]
+    one.ndim = 1
+    for i in prange(nthreads, nogil=True, schedule="static", num_threads=nthreads):
+        if i * chunk < one.sizes[0]:
+            run_split_row(fn, &one, i * chunk, min(one.sizes[0], (i + 1) * chunk), extra)
+
+
+cdef inline bint _mergeable(const Plan* plan, int inner, int outer) noexcept:
+    cdef int k
+    for k in range(plan.nops):
+        if plan.strides[outer][k] != plan.strides[inner][k] * plan.sizes[inner]:
+            return False
+    return True
+
+
+cdef TensorImpl cast_contiguous(TensorImpl src, int scalar_type):
+    """A contiguous copy of src converted to scalar_type (CPU)."""
+    cdef TensorImpl out = empty_contiguous(src.nd, src.sizes, scalar_type, None)
+    run_loop(cast_loop(src.scalar_type, scalar_type), out, (src,), NULL)
+    return out
+
+
+cdef int copy_into(TensorImpl dst, TensorImpl src) except -1:
+    """dst[...] = src, broadcasting src and converting its dtype (CPU)."""
+    cdef Py_ssize_t sizes[MAX_DIMS]
+    cdef int ndim = broadcast_shape((dst, src), sizes)
+    cdef int d
+    if ndim != dst.nd or any([sizes[d] != dst.sizes[d] for d in range(ndim)]):
+        raise RuntimeError(f"output with shape {list(dst._sizes())} doesn't match the broadcast shape "
+                           f"{[sizes[d] for d in range(ndim)]}")
+    run_loop(cast_loop(src.scalar_type, dst.scalar_type), dst, (src,), NULL)
+    return 0
+
+
+cdef TensorImpl pointwise(loop_fn fn, tuple inputs, int compute_type, int out_type, const void* extra):
+    """A new tensor: fn over inputs converted to compute_type, broadcast; written as out_type."""
+    cdef Py_ssize_t sizes[MAX_DIMS]
+    cdef int ndim = broadcast_shape(inputs, sizes)
+    cdef TensorImpl t, out, result
+    cdef list converted = []
+    for obj in inputs:
+        t = <TensorImpl>obj
+        if t.device_type != 0:
+            raise RuntimeError(f"Expected all tensors to be on the same device, but found at least two devices, "
+                               f"cpu and {t.device_obj}!")
+        converted.append(t if t.scalar_type == compute_type else cast_contiguous(t, compute_type))
+    out = empty_contiguous(ndim, sizes, out_type, None)
+    run_loop(fn, out, tuple(converted), extra)
+    return out
+
+
+def _cast(TensorImpl src, dt):
+    """Test hook: a contiguous copy of src converted to dtype dt."""
+    return cast_contiguous(src, dt.scalar_type)
+
+
+def _copy(TensorImpl dst, TensorImpl src):
+    """Test hook: copy src into dst with broadcasting and conversion."""
+    copy_into(dst, src)
+    return dst

@@ -1,0 +1,15 @@
+"""aten::empty on CUDA: device memory from c10.cuda's caching pool."""
+from __future__ import annotations
+
+from typing import Any
+
+from c10 import scalar_type, tensor_impl
+from c10.device import canonical
+
+
+def empty_cuda(size: Any, dtype: Any = None, layout: Any = None, device: Any = None, pin_memory: Any = None,
+               memory_format: Any = None) -> Any:
+    from aten.native.cpu.empty import check_tensor_options
+    check_tensor_options(layout, None, memory_format)
+    dt = scalar_type.get_default_dtype() if dtype is None else dtype
+    return tensor_impl.empty(tuple(size), dt, canonical(device if device is not None else "cuda"))

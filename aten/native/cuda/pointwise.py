@@ -1,0 +1,111 @@
+"""Launch generated CUDA pointwise kernels (the _gen_*.cu beside this file) through PyCUDA.
+
+The meta step (result dtype, broadcast shape) is the CPU path's (aten.native.pointwise_meta);
+operands of another dtype, and CPU scalars (wrapped numbers), are converted on the device first.
+"""
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import numpy as np
+
+from aten.native import pointwise_meta
+from c10 import cuda as c10_cuda
+from c10 import scalar_type, tensor_impl
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+_modules: dict[str, Any] = {}
+_BLOCK = 256
+_CUDA_TYPES = {"bool": "unsigned char", "uint8": "unsigned char", "int8": "signed char", "int16": "short",
+               "int32": "int", "int64": "long long", "float32": "float", "float64": "double"}
+
+
+def _module(source: str) -> Any:
+    """The compiled module for a .cu text (compiled once per process; nvcc results cached on disk)."""
+    if source not in _modules:
+        from pycuda.compiler import SourceModule
+        if source.endswith(".cu"):
+            with open(os.path.join(_HERE, source)) as f:
+                text = f.read()
+        else:
+            text = source
+        _modules[source] = SourceModule(text, no_extern_c=True, options=["-O3"])
+    return _modules[source]
+
+
+def _grid(n: int) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
+    blocks = max(1, min((n + _BLOCK - 1) // _BLOCK, 65535))
+    return (blocks, 1, 1), (_BLOCK, 1, 1)
+
+
+def to_device(t: Any, dtype: Any) -> Any:
+    """t on the GPU as dtype: a CPU tensor is uploaded, another dtype converted there."""
+    state = c10_cuda.lazy_init()
+    if not t.is_cuda:
+        host = np.ascontiguousarray(t._numpy_view().astype(dtype.numpy_dtype))
+        out = tensor_impl.empty(t._sizes(), dtype, c10_cuda_device())
+        state["drv"].memcpy_htod(out.data_ptr(), host)
+        return out
+    if t.dtype is dtype:
+        return t
+    out = tensor_impl.empty(t._sizes(), dtype, t.device)
+    src_t, dst_t = _CUDA_TYPES[t.dtype.name], _CUDA_TYPES[dtype.name]
+    convert = "(unsigned char)(in[i] != 0)" if dtype.name == "bool" else f"({dst_t})in[i]"
+    mod = _module(
+        f'extern "C" __global__ void cast(long long n, {dst_t}* out, const {src_t}* in) {{\n'
+        "  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)blockDim.x * gridDim.x)\n"
+        f"    out[i] = {convert};\n}}\n")
+    if not t.is_contiguous():
+        raise NotImplementedError("converting a non-contiguous CUDA tensor's dtype is not supported yet")
+    grid, block = _grid(t.numel())
+    mod.get_function("cast")(np.int64(t.numel()), np.uintp(out.data_ptr()), np.uintp(t.data_ptr()), grid=grid, block=block)
+    return out
+
+
+def c10_cuda_device() -> Any:
+    from c10.device import device
+    return device("cuda", 0)
+
+
+def launch(source: str, cname: str, tensors: tuple[Any, ...], scalars: tuple[Any, ...], scalar_names: tuple[str, ...],
+           promote: str, dtypes: tuple[str, ...]) -> Any:
+    c10_cuda.lazy_init()
+    compute = pointwise_meta.result_type_of(*tensors)
+    if promote == "int_to_float" and not compute.is_floating_point:
+        compute = scalar_type.get_default_dtype()
+    out_dtype = scalar_type.dtype_from_name("bool") if promote == "always_bool" else compute
+    if compute.name not in dtypes:
+        raise RuntimeError(f'"{cname}_cuda" not implemented for \'{compute.type_name}\'')
+    if compute.is_floating_point is False:
+        for name, value in zip(scalar_names, scalars):
+            if isinstance(value, float):
+                raise RuntimeError(f"For integral input tensors, argument {name} must not be a floating point number.")
+    shape = pointwise_meta.broadcast_shapes(*tensors)
+    device = next(t.device for t in tensors if t.is_cuda)
+    operands = [to_device(t, compute) for t in tensors]
+    out = tensor_impl.empty(shape, out_dtype, device)
+    n = out.numel()
+    if n == 0:
+        return out
+    c_scalars = [compute.numpy_dtype.type(v) for v in scalars]
+    mod = _module(source)
+    grid, block = _grid(n)
+    if all(t._sizes() == shape and t.is_contiguous() for t in operands):
+        fn = mod.get_function(f"{cname}_{compute.name}")
+        fn(np.int64(n), np.uintp(out.data_ptr()), *[np.uintp(t.data_ptr()) for t in operands], *c_scalars,
+           grid=grid, block=block)
+        return out
+    nd = len(shape)
+    meta = [nd, *shape, *[s * out.element_size() for s in out.stride()]]
+    for t in operands:
+        pad = nd - t.dim()
+        strides = [0] * pad + [0 if size == 1 and full != 1 else st * t.element_size()
+                               for size, st, full in zip(t._sizes(), t.stride(), shape[pad:])]
+        meta += strides
+    state = c10_cuda.lazy_init()
+    meta_dev = state["drv"].to_device(np.asarray(meta, dtype=np.int64))
+    fn = mod.get_function(f"{cname}_{compute.name}_strided")
+    fn(np.int64(n), meta_dev, np.uintp(out.data_ptr()), *[np.uintp(t.data_ptr()) for t in operands], *c_scalars,
+       grid=grid, block=block)
+    return out

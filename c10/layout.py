@@ -1,0 +1,38 @@
+"""Layout and MemoryFormat values (torch.strided, torch.contiguous_format ...)."""
+from __future__ import annotations
+
+
+class layout:
+    """torch.layout: how a tensor's elements are arranged (Ember has strided tensors only)."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return "torch." + self.name
+
+    def __reduce__(self) -> str:
+        return self.name
+
+
+class memory_format:
+    """torch.memory_format: the stride order a new tensor gets."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return "torch." + self.name
+
+    def __reduce__(self) -> str:
+        return self.name
+
+
+strided = layout("strided")
+contiguous_format = memory_format("contiguous_format")
+preserve_format = memory_format("preserve_format")
+channels_last = memory_format("channels_last")

@@ -1,0 +1,33 @@
+# C-level view of ScalarType: numbering is PyTorch's (c10/core/ScalarType.h), so the
+# values match torch's own serialisation and error messages.
+from libc.stdint cimport int64_t
+
+cdef enum:
+    ST_UINT8 = 0
+    ST_INT8 = 1
+    ST_INT16 = 2
+    ST_INT32 = 3
+    ST_INT64 = 4
+    ST_FLOAT16 = 5
+    ST_FLOAT32 = 6
+    ST_FLOAT64 = 7
+    ST_BOOL = 11
+    NUM_SCALAR_TYPES = 12
+    ST_UNDEFINED = -1
+
+cdef class dtype:
+    cdef readonly int scalar_type
+    cdef readonly str name
+    cdef readonly str type_name       # PyTorch's toString(): Float, Long, Bool ...
+    cdef readonly int itemsize
+    cdef readonly bint is_floating_point
+    cdef readonly bint is_signed
+    cdef readonly bint is_complex
+    cdef readonly object numpy_dtype
+
+cdef Py_ssize_t itemsize_of(int st) noexcept nogil
+cdef bint is_floating(int st) noexcept nogil
+cdef bint is_integral(int st, bint include_bool) noexcept nogil
+cdef int promote(int a, int b) except? -2
+cdef dtype dtype_of(int st)
+cdef int default_float_type() noexcept

@@ -1,0 +1,94 @@
+"""Storage and the CPU allocator: 64-byte aligned blocks, or memory borrowed from an owner."""
+from libc.stdlib cimport free
+from libc.string cimport memset
+from cpython.buffer cimport PyBUF_WRITABLE
+
+from c10 import device as _device_mod
+
+cdef extern from "stdlib.h" nogil:
+    int posix_memalign(void** memptr, size_t alignment, size_t size)
+
+cdef enum:
+    ALIGNMENT = 64          # a cache line; also what AVX-512 loads like
+
+_CPU = _device_mod.CPU
+
+
+cdef char* cpu_alloc(Py_ssize_t nbytes) except NULL:
+    """Allocate nbytes (at least 1) aligned to ALIGNMENT; MemoryError with the size on failure."""
+    cdef void* p = NULL
+    if nbytes < 0:
+        raise RuntimeError(f"Trying to create tensor with negative dimension: {nbytes} bytes requested")
+    if posix_memalign(&p, ALIGNMENT, <size_t>(nbytes if nbytes > 0 else 1)) != 0 or p == NULL:
+        raise MemoryError(f"DefaultCPUAllocator: can't allocate memory: you tried to allocate {nbytes} bytes.")
+    return <char*>p
+
+
+cdef class Storage:
+    """The bytes of a tensor: a device, a size in bytes, and who frees them."""
+
+    def __dealloc__(self):
+        if self.owns_data and self.data != NULL:
+            free(self.data)
+            self.data = NULL
+
+    def nbytes(self):
+        return self.size_bytes
+
+    def data_ptr(self):
+        return <Py_ssize_t>self.data
+
+    def __len__(self):
+        return self.size_bytes
+
+    def __repr__(self):
+        return f"<Storage of {self.size_bytes} bytes on {self.device}>"
+
+    # Buffer protocol (CPU only): numpy views and tolist() read through it, without copying.
+    def __getbuffer__(self, Py_buffer* buf, int flags):
+        if self.device_type != 0:
+            raise BufferError(f"cannot expose {self.device} memory to the buffer protocol; copy it to the CPU first")
+        buf.buf = self.data
+        buf.obj = self
+        buf.len = self.size_bytes
+        buf.readonly = 0
+        buf.itemsize = 1
+        buf.format = "B"
+        buf.ndim = 1
+        buf.shape = &self.size_bytes
+        buf.strides = NULL
+        buf.suboffsets = NULL
+        buf.internal = NULL
+        self.view_count += 1
+
+    def __releasebuffer__(self, Py_buffer* buf):
+        self.view_count -= 1
+
+
+cdef Storage cpu_storage(Py_ssize_t nbytes):
+    cdef Storage s = Storage.__new__(Storage)
+    s.data = cpu_alloc(nbytes)
+    s.size_bytes = nbytes
+    s.device = _CPU
+    s.device_type = 0
+    s.owner = None
+    s.owns_data = True
+    return s
+
+
+cdef Storage borrowed_storage(Py_ssize_t address, Py_ssize_t nbytes, object owner, object device):
+    cdef Storage s = Storage.__new__(Storage)
+    s.data = <char*>address
+    s.size_bytes = nbytes
+    s.device = device
+    s.device_type = int(device._device_type)
+    s.owner = owner
+    s.owns_data = False
+    return s
+
+
+def zeroed_cpu_storage(Py_ssize_t nbytes):
+    """A new CPU storage of nbytes zero bytes."""
+    cdef Storage s = cpu_storage(nbytes)
+    memset(s.data, 0, <size_t>nbytes)
+    return s

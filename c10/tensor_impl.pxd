@@ -1,0 +1,37 @@
+# TensorImpl: sizes and strides (in elements), storage offset, dtype, device, version counter.
+from libc.stdint cimport uint64_t
+from c10.storage cimport Storage
+
+cdef enum:
+    MAX_DIMS = 16
+
+cdef class VersionCounter:
+    cdef public Py_ssize_t version
+
+cdef class TensorImpl:
+    cdef Storage storage
+    cdef Py_ssize_t offset
+    cdef int nd
+    cdef Py_ssize_t sizes[MAX_DIMS]
+    cdef Py_ssize_t strides[MAX_DIMS]
+    cdef Py_ssize_t n_elem
+    cdef int scalar_type
+    cdef Py_ssize_t itemsize
+    cdef uint64_t key_set
+    cdef int device_type
+    cdef object device_obj
+    cdef VersionCounter version_counter
+    cdef bint is_wrapped_number
+    cdef bint contiguous
+
+    cdef inline char* data(self) noexcept nogil:
+        return self.storage.data + self.offset * self.itemsize
+
+    cdef void refresh_metadata(self) noexcept
+    cpdef int _wrap_dim(self, object dim) except -1
+
+cdef TensorImpl make_tensor(Storage storage, Py_ssize_t offset, int ndim, const Py_ssize_t* sizes,
+                            const Py_ssize_t* strides, int scalar_type, VersionCounter version=*)
+cdef TensorImpl empty_contiguous(int ndim, const Py_ssize_t* sizes, int scalar_type, object device)
+cdef int sizes_from_sequence(object seq, Py_ssize_t* out, str what) except -1
+cdef TensorImpl wrap_number(object value)

@@ -1,0 +1,278 @@
+"""TensorImpl: the metadata of a tensor over a Storage, as c10::TensorImpl.
+
+torch.Tensor subclasses TensorImpl (torch registers it with set_tensor_type), so every tensor
+an aten kernel makes is a torch.Tensor without a wrapper object per call.
+"""
+import numpy as np
+
+from libc.stdint cimport uint64_t
+from c10.scalar_type cimport (dtype, dtype_of, itemsize_of, ST_BOOL, ST_INT64, ST_FLOAT64)
+from c10.storage cimport Storage, cpu_storage, borrowed_storage
+from c10.dispatch_key cimport backend_key_set
+
+from c10 import device as _device_mod
+from c10.scalar_type import dtype_from_numpy
+
+_CPU = _device_mod.CPU
+cdef type _tensor_type = None      # set by torch at import (set_tensor_type)
+
+
+def set_tensor_type(type cls):
+    """Make every tensor created from now on an instance of cls (a TensorImpl subclass)."""
+    global _tensor_type
+    if not issubclass(cls, TensorImpl):
+        raise TypeError(f"set_tensor_type: {cls!r} is not a subclass of TensorImpl")
+    _tensor_type = cls
+
+
+cdef class VersionCounter:
+    """Shared by a tensor and its views; bumped by every in-place write."""
+    pass
+
+
+cdef class TensorImpl:
+    """Sizes, strides (in elements), storage offset, dtype, device and version of a tensor."""
+
+    def __init__(self, *args, **kwargs):
+        raise TypeError("TensorImpl cannot be constructed directly; use torch.tensor, torch.empty or torch.from_numpy")
+
+    cdef void refresh_metadata(self) noexcept:
+        cdef Py_ssize_t n = 1, expected = 1
+        cdef int i
+        cdef bint contiguous = True
+        for i in range(self.nd):
+            n *= self.sizes[i]
+        for i in range(self.nd - 1, -1, -1):
+            if self.sizes[i] != 1:
+                if self.strides[i] != expected:
+                    contiguous = False
+                expected *= self.sizes[i]
+        self.n_elem = n
+        self.contiguous = contiguous or n == 0
+
+    # -- metadata, read by torch.Tensor ---------------------------------------------------
+    def dim(self):
+        return self.nd
+
+    @property
+    def ndim(self):
+        return self.nd
+
+    def numel(self):
+        return self.n_elem
+
+    def _sizes(self):
+        return tuple([self.sizes[i] for i in range(self.nd)])
+
+    def stride(self, dim=None):
+        if dim is None:
+            return tuple([self.strides[i] for i in range(self.nd)])
+        return self.strides[self._wrap_dim(dim)]
+
+    def _size_at(self, dim):
+        return self.sizes[self._wrap_dim(dim)]
+
+    cpdef int _wrap_dim(self, object dim) except -1:
+        cdef int n = self.nd if self.nd > 0 else 1
+        if isinstance(dim, bool) or not isinstance(dim, int):
+            raise TypeError(f"dim must be an int, got {type(dim).__name__}")
+        if dim < -n or dim >= n:
+            raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
+        return dim + n if dim < 0 else dim
+
+    def storage_offset(self):
+        return self.offset
+
+    def is_contiguous(self, memory_format=None):
+        return self.contiguous
+
+    @property
+    def dtype(self):
+        return dtype_of(self.scalar_type)
+
+    @property
+    def device(self):
+        return self.device_obj
+
+    @property
+    def is_cuda(self):
+        return self.device_type == 1
+
+    @property
+    def _version(self):
+        return self.version_counter.version
+
+    def _bump_version(self):
+        self.version_counter.version += 1
+
+    @property
+    def _is_wrapped_number(self):
+        return self.is_wrapped_number
+
+    @property
+    def _key_set(self):
+        return self.key_set
+
+    @property
+    def _untyped_storage(self):
+        return self.storage
+
+    def data_ptr(self):
+        return <Py_ssize_t>self.data()
+
+    def element_size(self):
+        return self.itemsize
+
+    def _numpy_view(self):
+        """A numpy array over this tensor's memory (CPU only): no copy, writes are shared."""
+        if self.device_type != 0:
+            raise TypeError(f"can't convert {self.device_obj.type}:{self.device_obj.index} device type tensor to numpy. "
+                            "Use Tensor.cpu() to copy the tensor to host memory first.")
+        np_dtype = dtype_of(self.scalar_type).numpy_dtype
+        if self.n_elem == 0:
+            return np.empty(self._sizes(), dtype=np_dtype)
+        return np.ndarray(self._sizes(), dtype=np_dtype, buffer=self.storage,
+                          offset=self.offset * self.itemsize,
+                          strides=tuple([self.strides[i] * self.itemsize for i in range(self.nd)]))
+
+
+cdef TensorImpl make_tensor(Storage storage, Py_ssize_t offset, int ndim, const Py_ssize_t* sizes,
+                            const Py_ssize_t* strides, int scalar_type, VersionCounter version=None):
+    cdef TensorImpl t
+    cdef int i
+    if ndim > MAX_DIMS:
+        raise RuntimeError(f"Ember tensors have at most {MAX_DIMS} dimensions, got {ndim}")
+    if _tensor_type is None:
+        t = TensorImpl.__new__(TensorImpl)
+    else:
+        t = TensorImpl.__new__(_tensor_type)
+    t.storage = storage
+    t.offset = offset
+    t.nd = ndim
+    for i in range(ndim):
+        t.sizes[i] = sizes[i]
+        t.strides[i] = strides[i]
+    t.scalar_type = scalar_type
+    t.itemsize = itemsize_of(scalar_type)
+    t.device_obj = storage.device
+    t.device_type = storage.device_type
+    t.key_set = backend_key_set(storage.device_type)
+    t.version_counter = version if version is not None else VersionCounter.__new__(VersionCounter)
+    t.is_wrapped_number = False
+    t.refresh_metadata()
+    return t
+
+
+cdef TensorImpl empty_contiguous(int ndim, const Py_ssize_t* sizes, int scalar_type, object device):
+    cdef Py_ssize_t strides[MAX_DIMS]
+    cdef Py_ssize_t n = 1
+    cdef int i
+    cdef Storage storage
+    if ndim > MAX_DIMS:
+        raise RuntimeError(f"Ember tensors have at most {MAX_DIMS} dimensions, got {ndim}")
+    for i in range(ndim - 1, -1, -1):
+        if sizes[i] < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {sizes[i]}: "
+                               f"{[sizes[j] for j in range(ndim)]}")
+        strides[i] = n
+        n *= sizes[i] if sizes[i] > 1 else 1
+    n = 1
+    for i in range(ndim):
+        n *= sizes[i]
+    if device is None or device is _CPU or device.type == "cpu":
+        storage = cpu_storage(n * itemsize_of(scalar_type))
+    else:
+        from c10 import cuda as _cuda     # only when a CUDA tensor is made
+        address, owner = _cuda.allocate(n * itemsize_of(scalar_type), device)
+        storage = borrowed_storage(address, n * itemsize_of(scalar_type), owner, device)
+    return make_tensor(storage, 0, ndim, sizes, strides, scalar_type)
+
+
+cdef int sizes_from_sequence(object seq, Py_ssize_t* out, str what) except -1:
+    """Copy a sequence of ints into out; TypeError naming `what` for anything else."""
+    cdef Py_ssize_t n = len(seq)
+    cdef Py_ssize_t i
+    if n > MAX_DIMS:
+        raise RuntimeError(f"Ember tensors have at most {MAX_DIMS} dimensions, got {n}")
+    for i in range(n):
+        v = seq[i]
+        if isinstance(v, bool) or not hasattr(v, "__index__"):
+            raise TypeError(f"{what} must be a tuple of ints, but got {type(v).__name__} at position {i}")
+        out[i] = v.__index__()
+    return <int>n
+
+
+def empty(sizes, dtype dt, device=None):
+    """A new uninitialised contiguous tensor (device None means CPU)."""
+    cdef Py_ssize_t c_sizes[MAX_DIMS]
+    cdef int ndim = sizes_from_sequence(sizes, c_sizes, "size")
+    return empty_contiguous(ndim, c_sizes, dt.scalar_type, device)
+
+
+cdef TensorImpl wrap_number(object value):
+    """A 0-dim CPU tensor for a Python number, marked as a wrapped number for type promotion."""
+    cdef int st
+    cdef TensorImpl t
+    if isinstance(value, bool):
+        st = ST_BOOL
+    elif isinstance(value, int):
+        st = ST_INT64
+    elif isinstance(value, float):
+        st = ST_FLOAT64
+    else:
+        raise TypeError(f"expected a Python number, got {type(value).__name__}")
+    t = empty_contiguous(0, NULL, st, None)
+    if st == ST_BOOL:
+        (<unsigned char*>t.data())[0] = 1 if value else 0
+    elif st == ST_INT64:
+        try:
+            (<long long*>t.data())[0] = value
+        except OverflowError:
+            raise RuntimeError(f"value cannot be converted to type int64 without overflow: {value}") from None
+    else:
+        (<double*>t.data())[0] = value
+    t.is_wrapped_number = True
+    return t
+
+
+def scalar_to_tensor(value):
+    """Python-level access to wrap_number (used by torch for reflected operators)."""
+    return wrap_number(value)
+
+
+def from_numpy(object arr):
+    """A tensor sharing memory with a numpy array (the array is kept alive by the storage)."""
+    cdef Py_ssize_t c_sizes[MAX_DIMS]
+    cdef Py_ssize_t c_strides[MAX_DIMS]
+    cdef int i, ndim
+    cdef dtype dt
+    if not isinstance(arr, np.ndarray):
+        raise TypeError(f"expected np.ndarray (got {type(arr).__name__})")
+    dt = dtype_from_numpy(arr.dtype)
+    ndim = arr.ndim
+    if ndim > MAX_DIMS:
+        raise RuntimeError(f"Ember tensors have at most {MAX_DIMS} dimensions, got {ndim}")
+    if not arr.flags.writeable:
+        import warnings
+        warnings.warn("The given NumPy array is not writable, and Ember does not support non-writable tensors. "
+                      "Writing to the tensor is undefined behaviour.", UserWarning, stacklevel=2)
+    # The lowest and highest byte any element touches: the borrowed range.
+    for i in range(ndim):
+        c_sizes[i] = arr.shape[i]
+        if arr.strides[i] < 0:
+            raise ValueError("At least one stride in the given numpy array is negative, and tensors with negative "
+                             "strides are not currently supported. (You can probably work around this by making a "
+                             "copy of your array  with array.copy().)")
+        if arr.strides[i] % dt.itemsize != 0:
+            raise ValueError("given numpy array strides not a multiple of the element byte size. "
+                             "Copy the numpy array to reallocate the memory.")
+        c_strides[i] = arr.strides[i] // dt.itemsize
+    address = arr.__array_interface__["data"][0]
+    nbytes = arr.nbytes if arr.size else 0
+    if arr.size:
+        extent = 1
+        for i in range(ndim):
+            extent += (c_sizes[i] - 1) * c_strides[i]
+        nbytes = extent * dt.itemsize
+    storage = borrowed_storage(address, nbytes, arr, _CPU)
+    return make_tensor(storage, 0, ndim, c_sizes, c_strides, dt.scalar_type)

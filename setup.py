@@ -1,0 +1,16 @@
+"""Build Ember: torchgen generates sources from the schema, Cython compiles them (both cores)."""
+import os
+import sys
+
+from setuptools import find_packages, setup
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from tools.setup_hook import extensions  # noqa: E402
+
+setup(
+    packages=find_packages(include=["c10*", "aten*", "torch*", "torchgen*"]),
+    package_data={"aten.native": ["*.yaml"], "aten.native.cuda": ["*.cu"], "torchgen": ["templates/*.j2"],
+                  "": ["*.pxd", "*.pyi"]},
+    ext_modules=extensions(),
+    zip_safe=False,
+)

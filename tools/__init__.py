@@ -1,0 +1,1 @@
+"""Build glue: the setup hook that runs torchgen, the CUDA compile check."""

@@ -1,0 +1,43 @@
+from libc.stdint cimport uint64_t
+
+cdef enum:
+    P_TENSOR = 0
+    P_OPT_TENSOR = 1
+    P_SCALAR = 2
+    P_OPT_SCALAR = 3
+    P_INT = 4
+    P_OPT_INT = 5
+    P_FLOAT = 6
+    P_OPT_FLOAT = 7
+    P_BOOL = 8
+    P_OPT_BOOL = 9
+    P_INT_LIST = 10
+    P_OPT_INT_LIST = 11
+    P_DTYPE = 12
+    P_OPT_DTYPE = 13
+    P_LAYOUT = 14
+    P_DEVICE = 15
+    P_MEMORY_FORMAT = 16
+    P_STRING = 17
+    P_OPT_STRING = 18
+
+cdef class Param:
+    cdef readonly str name
+    cdef readonly int type
+    cdef readonly bint kwonly
+    cdef readonly bint has_default
+    cdef readonly object default
+    cdef readonly bint allow_numbers
+
+cdef class Signature:
+    cdef readonly str display
+    cdef list params
+    cdef int npositional
+    cdef list parse(self, tuple args, dict kwargs, list errors)
+
+cdef class ArgParser:
+    cdef readonly str name
+    cdef list signatures
+    cpdef tuple parse(self, tuple args, dict kwargs)
+
+cdef uint64_t device_keys(object device) noexcept

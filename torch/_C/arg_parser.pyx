@@ -1,0 +1,214 @@
+"""Match a Python call against an op's signatures, in order, like PyTorch's PythonArgParser.
+
+The generated bindings (torch/_C/_gen_*.pyx) build one ArgParser per function or method from
+the schema; parse() returns (index of the matching signature, converted argument values).
+A Tensor parameter of a pointwise op also takes a Python number, wrapped as a 0-dim tensor
+that type promotion ranks below tensors (PyTorch's wrapped numbers).
+"""
+from libc.stdint cimport uint64_t
+from c10.scalar_type cimport dtype
+from c10.tensor_impl cimport TensorImpl, wrap_number
+from c10.dispatch_key cimport DK_CPU, DK_CUDA
+
+from c10 import layout as _layout
+from c10.device import canonical, device as _device
+
+_TYPE_NAMES = {P_TENSOR: "Tensor", P_OPT_TENSOR: "Tensor", P_SCALAR: "Number", P_OPT_SCALAR: "Number",
+               P_INT: "int", P_OPT_INT: "int", P_FLOAT: "float", P_OPT_FLOAT: "float", P_BOOL: "bool",
+               P_OPT_BOOL: "bool", P_INT_LIST: "tuple of ints", P_OPT_INT_LIST: "tuple of ints",
+               P_DTYPE: "torch.dtype", P_OPT_DTYPE: "torch.dtype", P_LAYOUT: "torch.layout",
+               P_DEVICE: "torch.device", P_MEMORY_FORMAT: "torch.memory_format", P_STRING: "str",
+               P_OPT_STRING: "str"}
+_OPTIONAL = {P_OPT_TENSOR, P_OPT_SCALAR, P_OPT_INT, P_OPT_FLOAT, P_OPT_BOOL, P_OPT_INT_LIST, P_OPT_DTYPE,
+             P_LAYOUT, P_DEVICE, P_MEMORY_FORMAT, P_OPT_STRING}
+
+
+cdef class _NoMatch:
+    pass
+
+
+cdef _NoMatch NO_MATCH = _NoMatch()
+
+
+cdef inline str _type_name(object obj):
+    if isinstance(obj, TensorImpl):
+        return "Tensor"
+    return type(obj).__name__
+
+
+cdef inline bint _is_int(object obj):
+    return not isinstance(obj, bool) and (isinstance(obj, int) or (hasattr(obj, "__index__") and not isinstance(obj, TensorImpl)))
+
+
+cdef object _int_list(object obj, bint allow_single):
+    if _is_int(obj):
+        return (obj.__index__(),) if allow_single else NO_MATCH
+    if isinstance(obj, (tuple, list)):
+        for v in obj:
+            if not _is_int(v):
+                return NO_MATCH
+        return tuple([v.__index__() for v in obj])
+    return NO_MATCH
+
+
+cdef object _convert(Param p, object obj):
+    """The value a kernel receives for obj, or NO_MATCH."""
+    cdef int t = p.type
+    if obj is None:
+        return None if t in _OPTIONAL else NO_MATCH
+    if t == P_TENSOR or t == P_OPT_TENSOR:
+        if isinstance(obj, TensorImpl):
+            return obj
+        if p.allow_numbers and isinstance(obj, (bool, int, float)):
+            return wrap_number(obj)
+        return NO_MATCH
+    if t == P_SCALAR or t == P_OPT_SCALAR:
+        if isinstance(obj, (bool, int, float)):
+            return obj
+        if _is_int(obj):
+            return obj.__index__()
+        if hasattr(obj, "__float__") and not isinstance(obj, (TensorImpl, str)):
+            return float(obj)
+        return NO_MATCH
+    if t == P_INT or t == P_OPT_INT:
+        return obj.__index__() if _is_int(obj) else NO_MATCH
+    if t == P_FLOAT or t == P_OPT_FLOAT:
+        if isinstance(obj, (int, float)) and not isinstance(obj, bool):
+            return float(obj)
+        return NO_MATCH
+    if t == P_BOOL or t == P_OPT_BOOL:
+        return obj if isinstance(obj, bool) else NO_MATCH
+    if t == P_INT_LIST:
+        return _int_list(obj, False)
+    if t == P_OPT_INT_LIST:
+        return _int_list(obj, True)
+    if t == P_DTYPE or t == P_OPT_DTYPE:
+        return obj if isinstance(obj, dtype) else NO_MATCH
+    if t == P_LAYOUT:
+        return obj if isinstance(obj, _layout.layout) else NO_MATCH
+    if t == P_DEVICE:
+        if isinstance(obj, (str, _device)) or _is_int(obj):
+            return canonical(obj)
+        return NO_MATCH
+    if t == P_MEMORY_FORMAT:
+        return obj if isinstance(obj, _layout.memory_format) else NO_MATCH
+    if t == P_STRING or t == P_OPT_STRING:
+        return obj if isinstance(obj, str) else NO_MATCH
+    return NO_MATCH
+
+
+cdef class Param:
+    def __init__(self, str name, int type, bint kwonly, bint has_default, object default, bint allow_numbers):
+        self.name = name
+        self.type = type
+        self.kwonly = kwonly
+        self.has_default = has_default
+        self.default = default
+        self.allow_numbers = allow_numbers
+
+    def __repr__(self):
+        text = f"{_TYPE_NAMES[self.type]} {self.name}"
+        return text + (f" = {self.default!r}" if self.has_default else "")
+
+
+cdef class Signature:
+    def __init__(self, str name, list params):
+        cdef Param p
+        self.params = params
+        self.npositional = 0
+        parts = []
+        star = False
+        for p in params:
+            if p.kwonly and not star:
+                parts.append("*")
+                star = True
+            if not p.kwonly:
+                self.npositional += 1
+            parts.append(repr(p))
+        self.display = f"({', '.join(parts)})"
+
+    cdef list parse(self, tuple args, dict kwargs, list errors):
+        """Converted values in parameter order, or None (appending why to errors)."""
+        cdef Py_ssize_t nargs = len(args), i = 0, used = 0
+        cdef list out = []
+        cdef Param p
+        cdef Param first
+        first = self.params[0] if self.params else None
+        # torch.zeros(2, 3): an int-list first parameter also takes its ints as varargs.
+        if (first is not None and first.type == P_INT_LIST and self.npositional == 1 and nargs >= 1
+                and all([_is_int(a) for a in args])):
+            args = (args,)
+            nargs = 1
+        if nargs > self.npositional:
+            errors.append(f"takes {self.npositional} positional argument{'s' if self.npositional != 1 else ''} "
+                          f"but {nargs} {'were' if nargs != 1 else 'was'} given")
+            return None
+        for p in self.params:
+            if i < nargs:
+                obj = args[i]
+                if kwargs and p.name in kwargs:
+                    errors.append(f"got multiple values for argument '{p.name}'")
+                    return None
+            elif kwargs and p.name in kwargs:
+                obj = kwargs[p.name]
+                used += 1
+            elif p.has_default:
+                out.append(p.default)
+                i += 1
+                continue
+            else:
+                errors.append(f"missing required argument '{p.name}'")
+                return None
+            value = _convert(p, obj)
+            if value is NO_MATCH:
+                where = f"(position {i + 1})" if i < nargs else ""
+                errors.append(f"argument '{p.name}' {where} must be {_TYPE_NAMES[p.type]}, not {_type_name(obj)}"
+                              .replace("  ", " "))
+                return None
+            out.append(value)
+            i += 1
+        if kwargs and used != len(kwargs):
+            names = {p.name for p in self.params}
+            extra = [k for k in kwargs if k not in names]
+            errors.append(f"got an unexpected keyword argument '{extra[0] if extra else next(iter(kwargs))}'")
+            return None
+        return out
+
+
+cdef class ArgParser:
+    """The signatures of one function or method; parse() picks the first that matches."""
+
+    def __init__(self, str name, list signatures):
+        self.name = name
+        self.signatures = signatures
+
+    cpdef tuple parse(self, tuple args, dict kwargs):
+        cdef list errors = []
+        cdef list values
+        cdef Signature sig
+        cdef int index = 0
+        for sig in self.signatures:
+            values = sig.parse(args, kwargs, errors)
+            if values is not None:
+                return index, values
+            index += 1
+        _raise_no_match(self, args, kwargs, errors)
+
+    def __repr__(self):
+        return f"<ArgParser {self.name}: {len(self.signatures)} signature(s)>"
+
+
+cdef _raise_no_match(ArgParser parser, tuple args, dict kwargs, list errors):
+    if len(parser.signatures) == 1:
+        raise TypeError(f"{parser.name}(): {errors[0]}")
+    got = ", ".join([_type_name(a) for a in args] + [f"{k}={_type_name(v)}" for k, v in kwargs.items()])
+    options = "\n".join([f" * {(<Signature>s).display}" for s in parser.signatures])
+    raise TypeError(f"{parser.name}() received an invalid combination of arguments - got ({got}), "
+                    f"but expected one of:\n{options}")
+
+
+cdef uint64_t device_keys(object dev) noexcept:
+    """The backend key for a factory call's device argument (None means CPU)."""
+    if dev is not None and dev.type == "cuda":
+        return (<uint64_t>1) << DK_CUDA
+    return (<uint64_t>1) << DK_CPU

@@ -1,0 +1,44 @@
+"""Ember: PyTorch's API over Cython CPU kernels and PyCUDA GPU kernels.
+
+Kept small and lazy: `torch.<op>` functions are imported from their generated binding module
+on first use (PEP 562), and so are the `cuda` and `ops` submodules.
+"""
+from __future__ import annotations
+
+import importlib as _importlib
+from typing import Any as _Any
+
+from c10.device import device
+from c10.layout import channels_last, contiguous_format, layout, memory_format, preserve_format, strided
+from c10.scalar_type import DTYPE_NAMES as _DTYPE_NAMES
+from c10.scalar_type import dtype, get_default_dtype, promote_types, set_default_dtype
+from torch._C import _gen_index
+from torch._creation import from_numpy, is_tensor, tensor
+from torch._size import Size
+from torch._tensor import Tensor
+
+globals().update(_DTYPE_NAMES)   # torch.float32, torch.float, torch.int64, torch.long, torch.bool ...
+
+_SUBMODULES = {"cuda": "torch.cuda", "ops": "torch._ops"}
+_HELPERS = {"get_num_threads": "aten.native.cpu.loops", "set_num_threads": "aten.native.cpu.loops",
+            "result_type": "torch._creation"}
+
+
+def __getattr__(name: str) -> _Any:
+    module = _gen_index.FUNCTIONS.get(name)
+    if module is not None:
+        value = getattr(_importlib.import_module(module), name)
+    elif name in _SUBMODULES:
+        value = _importlib.import_module(_SUBMODULES[name])
+        if name == "ops":
+            value = value.ops
+    elif name in _HELPERS:
+        value = getattr(_importlib.import_module(_HELPERS[name]), name)
+    else:
+        raise AttributeError(f"module 'torch' has no attribute '{name}'")
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_gen_index.FUNCTIONS) | set(_SUBMODULES) | set(_HELPERS))

@@ -1,0 +1,87 @@
+"""torch.tensor, torch.from_numpy, torch.is_tensor, torch.result_type."""
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+
+from c10 import scalar_type
+from c10 import tensor_impl
+from c10.device import canonical
+from c10.tensor_impl import TensorImpl
+
+
+def _infer(data: Any, dim: int, shape: list[int], kinds: set[str]) -> None:
+    """Record the nested sequence's shape and the Python scalar kinds it holds."""
+    if isinstance(data, TensorImpl):
+        raise TypeError("torch.tensor of a list holding tensors needs torch.stack (not supported yet)")
+    if isinstance(data, (list, tuple)):
+        if dim == len(shape):
+            shape.append(len(data))
+        elif shape[dim] != len(data):
+            raise ValueError(f"expected sequence of length {shape[dim]} at dim {dim} (got {len(data)})")
+        for item in data:
+            _infer(item, dim + 1, shape, kinds)
+        return
+    if dim < len(shape):
+        raise ValueError(f"expected sequence of length {shape[dim]} at dim {dim} (got a scalar)")
+    if isinstance(data, (bool, np.bool_)):
+        kinds.add("bool")
+    elif isinstance(data, (int, np.integer)):
+        kinds.add("int")
+    elif isinstance(data, (float, np.floating)):
+        kinds.add("float")
+    else:
+        raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
+
+
+def tensor(data: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False,
+           pin_memory: bool = False) -> Any:
+    """A new tensor holding a copy of data (nested lists or tuples of numbers, a number, or an array)."""
+    if requires_grad:
+        raise NotImplementedError("requires_grad=True needs autograd, which arrives with the autograd issue")
+    if isinstance(data, TensorImpl):
+        warnings.warn("To copy construct from a tensor, it is recommended to use sourceTensor.clone().detach() "
+                      "rather than torch.tensor(sourceTensor).", UserWarning, stacklevel=2)
+        data = data.tolist()  # type: ignore[attr-defined]
+    if isinstance(data, np.ndarray):
+        inferred = scalar_type.dtype_from_numpy(data.dtype)
+    else:
+        shape: list[int] = []
+        kinds: set[str] = set()
+        _infer(data, 0, shape, kinds)
+        if "float" in kinds or not kinds:
+            inferred = scalar_type.get_default_dtype()
+        elif "int" in kinds:
+            inferred = scalar_type.dtype_from_name("int64")
+        else:
+            inferred = scalar_type.dtype_from_name("bool")
+    dt = inferred if dtype is None else dtype
+    if not isinstance(dt, scalar_type.dtype):
+        raise TypeError(f"tensor(): argument 'dtype' must be torch.dtype, not {type(dt).__name__}")
+    try:
+        array = np.array(data, dtype=dt.numpy_dtype)
+    except OverflowError as e:
+        raise RuntimeError(f"value cannot be converted to type {dt.name} without overflow: {e}") from None
+    out = tensor_impl.empty(array.shape, dt, None)
+    out._numpy_view()[...] = array
+    if device is not None and canonical(device).type == "cuda":
+        from aten.native.cuda.pointwise import to_device
+        return to_device(out, dt)
+    return out
+
+
+def from_numpy(array: Any) -> Any:
+    """A tensor sharing memory with a numpy array."""
+    return tensor_impl.from_numpy(array)
+
+
+def is_tensor(obj: Any) -> bool:
+    return isinstance(obj, TensorImpl)
+
+
+def result_type(a: Any, b: Any) -> Any:
+    from aten.native.pointwise_meta import result_type_of
+    wrap = tensor_impl.scalar_to_tensor
+    return result_type_of(a if isinstance(a, TensorImpl) else wrap(a), b if isinstance(b, TensorImpl) else wrap(b))

@@ -1,0 +1,1151 @@
+"""The schema model: native_functions.yaml entries parsed into frozen dataclasses.
+
+The function-schema grammar is PyTorch's (torchgen/model.py; summarised in shared/notes/upstream.md
+section a). It is whitespace-significant, and every parse is checked to print back to its input.
+Every problem is a SchemaError(loc, msg) whose text starts with ``path:line: ``.
+"""
+
+from __future__ import annotations
+
+import keyword
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from enum import Enum
+from pathlib import Path
+from typing import Any, TypeAlias, TypeVar
+
+import yaml
+
+try:
+    from yaml import CSafeLoader as _SafeLoader
+except ImportError:  # pragma: no cover - pyyaml built without libyaml (about 10x slower)
+    from yaml import SafeLoader as _SafeLoader  # type: ignore[assignment]
+
+# --- Locations and errors -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Location:
+    path: str
+    line: int
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}"
+
+
+class SchemaError(Exception):
+    """A bad schema string or YAML entry; with a location, str() starts with ``path:line: ``."""
+
+    def __init__(self, loc: Location | None, msg: str) -> None:
+        super().__init__(loc, msg)
+        self.loc = loc
+        self.msg = msg
+
+    def __str__(self) -> str:
+        return self.msg if self.loc is None else f"{self.loc}: {self.msg}"
+
+
+class SchemaErrors(SchemaError):
+    """Every error found in one file, one per line."""
+
+    def __init__(self, errors: list[SchemaError]) -> None:
+        self.errors = tuple(errors)
+        super().__init__(errors[0].loc if errors else None, "\n".join(map(str, errors)))
+
+    def __str__(self) -> str:
+        return self.msg
+
+    def __reduce__(self) -> tuple[type[SchemaErrors], tuple[list[SchemaError]]]:
+        return SchemaErrors, (list(self.errors),)
+
+
+# --- Closed sets ----------------------------------------------------------------------------------
+
+
+class DispatchKey(Enum):
+    CPU = "CPU"
+    CUDA = "CUDA"
+    MPS = "MPS"
+    Meta = "Meta"
+    XPU = "XPU"
+    MTIA = "MTIA"
+    HPU = "HPU"
+    SparseCPU = "SparseCPU"
+    SparseCUDA = "SparseCUDA"
+    SparseMPS = "SparseMPS"
+    SparseMeta = "SparseMeta"
+    SparseCsrCPU = "SparseCsrCPU"
+    SparseCsrCUDA = "SparseCsrCUDA"
+    SparseCsrMPS = "SparseCsrMPS"
+    SparseCsrMeta = "SparseCsrMeta"
+    QuantizedCPU = "QuantizedCPU"
+    QuantizedCUDA = "QuantizedCUDA"
+    QuantizedMeta = "QuantizedMeta"
+    NestedTensorCPU = "NestedTensorCPU"
+    NestedTensorCUDA = "NestedTensorCUDA"
+    NestedTensorHPU = "NestedTensorHPU"
+    NestedTensorMeta = "NestedTensorMeta"
+    MkldnnCPU = "MkldnnCPU"
+    ZeroTensor = "ZeroTensor"
+    CompositeImplicitAutograd = "CompositeImplicitAutograd"
+    CompositeImplicitAutogradNestedTensor = "CompositeImplicitAutogradNestedTensor"
+    CompositeExplicitAutograd = "CompositeExplicitAutograd"
+    CompositeExplicitAutogradNonFunctional = "CompositeExplicitAutogradNonFunctional"
+    # Runtime-only keys: the dispatcher knows them, but native_functions.yaml cannot name them.
+    Autograd = "Autograd"
+    AutogradCPU = "AutogradCPU"
+    AutogradCUDA = "AutogradCUDA"
+    BackendSelect = "BackendSelect"
+    ADInplaceOrView = "ADInplaceOrView"
+
+    @classmethod
+    def parse(cls, text: str, loc: Location | None = None) -> DispatchKey:
+        try:
+            return cls(text)
+        except ValueError:
+            valid = ", ".join(k.value for k in YAML_DISPATCH_KEYS)
+            raise SchemaError(loc, f"unknown dispatch key {text!r}; expected one of: {valid}") from None
+
+
+_K = DispatchKey
+RUNTIME_ONLY_DISPATCH_KEYS = frozenset(
+    {_K.Autograd, _K.AutogradCPU, _K.AutogradCUDA, _K.BackendSelect, _K.ADInplaceOrView}
+)
+YAML_DISPATCH_KEYS = tuple(k for k in DispatchKey if k not in RUNTIME_ONLY_DISPATCH_KEYS)
+COMPOSITE_DISPATCH_KEYS = frozenset(
+    {_K.CompositeImplicitAutograd, _K.CompositeImplicitAutogradNestedTensor, _K.CompositeExplicitAutograd,
+     _K.CompositeExplicitAutogradNonFunctional}
+)  # fmt: skip
+# Backends whose kernels a structured_delegate op inherits from its out= op (upstream's set).
+STRUCTURED_DISPATCH_KEYS = frozenset({_K.CPU, _K.CUDA, _K.MPS, _K.XPU, _K.MTIA})
+
+
+class Variant(Enum):
+    function = "function"
+    method = "method"
+
+    @classmethod
+    def parse(cls, text: str, loc: Location | None = None) -> Variant:
+        try:
+            return cls(text)
+        except ValueError:
+            valid = ", ".join(v.value for v in cls)
+            raise SchemaError(loc, f"unknown variant {text!r}; expected one of: {valid}") from None
+
+
+class SchemaKind(Enum):
+    functional = "functional"
+    inplace = "inplace"
+    out = "out"
+    mutable = "mutable"
+    scratch = "scratch"
+
+
+class BaseTy(Enum):
+    # NB: no methods here: members named int/str/bool/float shadow the builtins in this body.
+    Generator = "Generator"
+    ScalarType = "ScalarType"
+    Tensor = "Tensor"
+    int = "int"
+    DimVector = "DimVector"
+    float = "float"
+    str = "str"
+    bool = "bool"
+    Layout = "Layout"
+    Device = "Device"
+    DeviceIndex = "DeviceIndex"
+    Scalar = "Scalar"
+    MemoryFormat = "MemoryFormat"
+    QScheme = "QScheme"
+    Storage = "Storage"
+    Stream = "Stream"
+    SymInt = "SymInt"
+    SymBool = "SymBool"
+    GraphModule = "GraphModule"
+
+
+# --- Types and alias annotations ------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class BaseType:
+    name: BaseTy
+
+    def __str__(self) -> str:
+        return self.name.value
+
+    def is_tensor_like(self) -> bool:
+        return self.name is BaseTy.Tensor
+
+    def is_list_like(self) -> ListType | None:
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class OptionalType:
+    elem: Type
+
+    def __str__(self) -> str:
+        return f"{self.elem}?"
+
+    def is_tensor_like(self) -> bool:
+        return self.elem.is_tensor_like()
+
+    def is_list_like(self) -> ListType | None:
+        return self.elem.is_list_like()
+
+
+@dataclass(frozen=True, slots=True)
+class ListType:
+    elem: Type
+    size: int | None
+
+    def __str__(self) -> str:
+        return f"{self.elem}[{'' if self.size is None else self.size}]"
+
+    def is_tensor_like(self) -> bool:
+        return self.elem.is_tensor_like()
+
+    def is_list_like(self) -> ListType | None:
+        return self
+
+
+@dataclass(frozen=True, slots=True)
+class CustomClassType:
+    class_name: str
+
+    def __str__(self) -> str:
+        return f"__torch__.torch.classes.{self.class_name}"
+
+    def is_tensor_like(self) -> bool:
+        return False
+
+    def is_list_like(self) -> ListType | None:
+        return None
+
+
+Type: TypeAlias = BaseType | OptionalType | ListType | CustomClassType
+
+_LIST_SUFFIX = re.compile(r"(.+)\[([1-9][0-9]*)?\]")
+_CUSTOM_CLASS = re.compile(r"__torch__\.torch\.classes\.([A-Za-z_][A-Za-z0-9_.]*)")
+
+
+def parse_type(text: str) -> Type:
+    """Parse a type. A trailing ``?`` is peeled first: ``int[1]?`` is Optional(List(int, 1))."""
+    if text.endswith("?"):
+        elem = parse_type(text[:-1])
+        if isinstance(elem, OptionalType):
+            raise SchemaError(None, f"type {text!r} is optional twice")
+        return OptionalType(elem)
+    if m := _LIST_SUFFIX.fullmatch(text):
+        return ListType(parse_type(m.group(1)), int(m.group(2)) if m.group(2) else None)
+    if m := _CUSTOM_CLASS.fullmatch(text):
+        return CustomClassType(m.group(1))
+    base = BaseTy.__members__.get(text)
+    if base is None:
+        valid = ", ".join(BaseTy.__members__)
+        raise SchemaError(None, f"unknown type {text!r}; base types are: {valid}")
+    return BaseType(base)
+
+
+_ALIAS_SET = r"[a-z](?:\|[a-z])*"
+_ANNOTATION = re.compile(rf"({_ALIAS_SET})(!?)(?: -> (\*|{_ALIAS_SET}))?")
+
+
+@dataclass(frozen=True, slots=True)
+class Annotation:
+    """An alias annotation: ``a`` (view of a), ``a!`` (writes a), ``a -> *`` (a's alias set widens)."""
+
+    alias_set: tuple[str, ...]
+    is_write: bool
+    alias_set_after: tuple[str, ...]
+
+    @classmethod
+    def parse(cls, text: str) -> Annotation:
+        m = _ANNOTATION.fullmatch(text)
+        if m is None:
+            raise SchemaError(
+                None, f"illegal alias annotation {text!r}; expected e.g. 'a', 'a!', 'a|b' or 'a -> *'"
+            )
+        alias_set = tuple(m.group(1).split("|"))
+        is_write = m.group(2) == "!"
+        after = tuple(m.group(3).split("|")) if m.group(3) else ()
+        if is_write and len(alias_set) > 1:
+            raise SchemaError(None, f"alias set {m.group(1)!r} has several members and cannot be written ('!')")
+        if len(alias_set) > 1 and len(after) > 1:
+            raise SchemaError(None, f"alias annotation {text!r} has several members on both sides of '->'")
+        return cls(alias_set, is_write, after)
+
+    def __str__(self) -> str:
+        text = "|".join(self.alias_set) + ("!" if self.is_write else "")
+        return f"{text} -> {'|'.join(self.alias_set_after)}" if self.alias_set_after else text
+
+
+_ANNOTATED_TENSOR = re.compile(r"Tensor\(([^)]*)\)(.*)")
+_ANNOTATABLE = ("Tensor", "Tensor?", "Tensor[]")
+_ANNOTATION_TARGETS_MSG = "alias annotations are only allowed on Tensor, Tensor? and Tensor[]"
+
+
+def _parse_annotated_type(text: str) -> tuple[Type, Annotation | None]:
+    m = _ANNOTATED_TENSOR.fullmatch(text)
+    if m is None:
+        if "(" in text:
+            raise SchemaError(None, f"illegal type {text!r}: {_ANNOTATION_TARGETS_MSG}")
+        return parse_type(text), None
+    if "Tensor" + m.group(2) not in _ANNOTATABLE:
+        raise SchemaError(None, f"illegal type {text!r}: {_ANNOTATION_TARGETS_MSG}")
+    return parse_type("Tensor" + m.group(2)), Annotation.parse(m.group(1))
+
+
+def _check_annotation_target(type_: Type, annotation: Annotation | None) -> None:
+    if annotation is not None and str(type_) not in _ANNOTATABLE:
+        raise SchemaError(None, f"illegal annotation on type {str(type_)!r}: {_ANNOTATION_TARGETS_MSG}")
+
+
+def _annotated_type_str(type_: Type, annotation: Annotation | None) -> str:
+    text = str(type_)
+    return text if annotation is None else f"Tensor({annotation}){text[len('Tensor'):]}"
+
+
+# --- Arguments and returns ------------------------------------------------------------------------
+
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_QUOTED = r""""(?:\\.|[^"\\])*"|'(?:\\.|[^'\\])*'"""
+_QUOTED_RE = re.compile(_QUOTED)
+# Tokens that matter when splitting on ", ": string literals, brackets, stray quotes, separators.
+_SPLIT_TOKEN = re.compile(rf"({_QUOTED})|([(\[])|([)\]])|([\"'])|(, )")
+_CLOSER = {"(": ")", "[": "]"}
+
+
+def _scan_top_level(text: str, start: int = 0, stop_at_close: bool = False) -> tuple[list[str], int]:
+    """Split ``text[start:]`` on ", " outside brackets and quotes (so defaults may contain ", ").
+
+    With ``stop_at_close`` the scan ends at the ")" that closes an already-open "(" and also
+    returns its index; otherwise it runs to the end of the text.
+    """
+    parts: list[str] = []
+    stack: list[str] = ["("] if stop_at_close else []
+    piece_start = start
+    for m in _SPLIT_TOKEN.finditer(text, start):
+        if m.group(2):
+            stack.append(m.group(2))
+        elif m.group(3):
+            if not stack or _CLOSER[stack.pop()] != m.group(3):
+                raise SchemaError(None, f"unbalanced {m.group(3)!r} in {text!r}")
+            if stop_at_close and not stack:
+                parts.append(text[piece_start : m.start()])
+                return parts, m.start()
+        elif m.group(4):
+            raise SchemaError(None, f"unterminated string literal in {text!r}")
+        elif m.group(5) and len(stack) == (1 if stop_at_close else 0):
+            parts.append(text[piece_start : m.start()])
+            piece_start = m.end()
+    if stack:
+        raise SchemaError(None, f"unclosed {stack[-1]!r} in {text!r}")
+    parts.append(text[piece_start:])
+    return parts, len(text)
+
+
+def _split_declaration(text: str) -> tuple[str, str | None]:
+    """Split ``<type> <rest>`` at the first space after any ``Tensor(...)`` annotation."""
+    start = text.find(")") + 1 if text.startswith("Tensor(") else 0
+    space = text.find(" ", start)
+    return (text, None) if space < 0 else (text[:space], text[space + 1 :])
+
+
+@dataclass(frozen=True, slots=True)
+class Argument:
+    name: str
+    type: Type
+    default: str | None  # raw text, never evaluated: "None", "[-2,-1]", "contiguous_format", '"valid"'
+    annotation: Annotation | None
+
+    def __post_init__(self) -> None:
+        _check_annotation_target(self.type, self.annotation)
+
+    @property
+    def is_write(self) -> bool:
+        return self.annotation is not None and self.annotation.is_write
+
+    @classmethod
+    def parse(cls, text: str) -> Argument:
+        type_text, rest = _split_declaration(text)
+        if rest is None:
+            raise SchemaError(None, f"illegal argument {text!r}: expected '<type> <name>[=<default>]'")
+        name, eq, default = rest.partition("=")
+        if eq and (not default or "=" in _QUOTED_RE.sub("", default)):
+            raise SchemaError(None, f"illegal default value in argument {text!r}: expected one '=' then a value")
+        if not _IDENTIFIER.fullmatch(name):
+            raise SchemaError(None, f"illegal argument name {name!r} in {text!r}")
+        type_, annotation = _parse_annotated_type(type_text)
+        return cls(name, type_, default if eq else None, annotation)
+
+    def __str__(self) -> str:
+        text = f"{_annotated_type_str(self.type, self.annotation)} {self.name}"
+        return text if self.default is None else f"{text}={self.default}"
+
+
+@dataclass(frozen=True, slots=True)
+class Return:
+    name: str | None
+    type: Type
+    annotation: Annotation | None
+
+    def __post_init__(self) -> None:
+        _check_annotation_target(self.type, self.annotation)
+
+    @property
+    def is_write(self) -> bool:
+        return self.annotation is not None and self.annotation.is_write
+
+    @classmethod
+    def parse(cls, text: str) -> Return:
+        type_text, name = _split_declaration(text)
+        if name is not None and not _IDENTIFIER.fullmatch(name):
+            raise SchemaError(None, f"illegal return {text!r}: expected '<type>' or '<type> <name>'")
+        type_, annotation = _parse_annotated_type(type_text)
+        return cls(name, type_, annotation)
+
+    def __str__(self) -> str:
+        text = _annotated_type_str(self.type, self.annotation)
+        return text if self.name is None else f"{text} {self.name}"
+
+
+def _parse_returns(text: str) -> tuple[Return, ...]:
+    if text == "()":
+        return ()
+    if text.startswith("(") and text.endswith(")"):
+        parts, end = _scan_top_level(text, 1, stop_at_close=True)
+        if end == len(text) - 1:
+            if len(parts) == 1:
+                raise SchemaError(None, f"a single return is not parenthesised: write {text[1:-1]!r}, not {text!r}")
+            return tuple(Return.parse(p) for p in parts)
+    parts, _ = _scan_top_level(text)
+    if len(parts) > 1:
+        raise SchemaError(None, f"several returns must be parenthesised: '({text})'")
+    return (Return.parse(text),)
+
+
+@dataclass(frozen=True, slots=True)
+class TensorOptionsArguments:
+    dtype: Argument
+    layout: Argument
+    device: Argument
+    pin_memory: Argument
+
+    def all(self) -> tuple[Argument, ...]:
+        return (self.dtype, self.layout, self.device, self.pin_memory)
+
+
+# Four consecutive kwarg-only arguments with these names and (optional) types form TensorOptions.
+_TENSOR_OPTIONS = (
+    ("dtype", BaseTy.ScalarType),
+    ("layout", BaseTy.Layout),
+    ("device", BaseTy.Device),
+    ("pin_memory", BaseTy.bool),
+)
+
+
+def _is_tensor_options_window(args: list[Argument]) -> bool:
+    return len(args) == len(_TENSOR_OPTIONS) and all(
+        a.name == name and a.type in (BaseType(ty), OptionalType(BaseType(ty)))
+        for a, (name, ty) in zip(args, _TENSOR_OPTIONS)
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Arguments:
+    pre_self_positional: tuple[Argument, ...]
+    self_arg: Argument | None
+    post_self_positional: tuple[Argument, ...]
+    pre_tensor_options_kwarg_only: tuple[Argument, ...]
+    tensor_options: TensorOptionsArguments | None
+    post_tensor_options_kwarg_only: tuple[Argument, ...]
+    out: tuple[Argument, ...]
+
+    def __post_init__(self) -> None:
+        if self.self_arg is None and self.pre_self_positional:
+            raise SchemaError(None, "positional arguments before self need a self argument")
+        if self.tensor_options is None and self.post_tensor_options_kwarg_only:
+            raise SchemaError(None, "kwarg-only arguments after tensor options need tensor options")
+        for a in self.pre_self_positional:
+            if a.is_write:
+                raise SchemaError(None, f"mutable argument {a.name!r} before self is not supported")
+        for a in self.out:
+            if not a.is_write:
+                raise SchemaError(None, f"out argument {a.name!r} must be mutable, e.g. 'Tensor(a!) {a.name}'")
+        seen: set[str] = set()
+        for a in self.flat_all:
+            if a.name in seen:
+                raise SchemaError(None, f"duplicate argument name {a.name!r}")
+            seen.add(a.name)
+
+    @property
+    def flat_positional(self) -> tuple[Argument, ...]:
+        self_arg = () if self.self_arg is None else (self.self_arg,)
+        return self.pre_self_positional + self_arg + self.post_self_positional
+
+    @property
+    def flat_kwarg_only(self) -> tuple[Argument, ...]:
+        options = () if self.tensor_options is None else self.tensor_options.all()
+        return self.pre_tensor_options_kwarg_only + options + self.post_tensor_options_kwarg_only
+
+    @property
+    def flat_non_out(self) -> tuple[Argument, ...]:
+        return self.flat_positional + self.flat_kwarg_only
+
+    @property
+    def flat_all(self) -> tuple[Argument, ...]:
+        return self.flat_non_out + self.out
+
+    @classmethod
+    def parse(cls, text: str) -> Arguments:
+        positional: list[Argument] = []
+        kwarg_only: list[Argument] = []
+        out: list[Argument] = []
+        bucket, seen_star = positional, False
+        for piece in _scan_top_level(text)[0] if text else []:
+            if piece == "*":
+                if seen_star:
+                    raise SchemaError(None, "the kwarg-only marker '*' may appear only once")
+                bucket, seen_star = kwarg_only, True
+                continue
+            arg = Argument.parse(piece)
+            # NB: the first mutable kwarg-only argument starts the out arguments (upstream rule).
+            if arg.is_write and bucket is kwarg_only:
+                bucket = out
+            elif not arg.is_write and bucket is out:
+                raise SchemaError(
+                    None, f"non-mutable argument {arg.name!r} follows the out arguments; out arguments come last"
+                )
+            bucket.append(arg)
+        if seen_star and not kwarg_only and not out:
+            raise SchemaError(None, "the kwarg-only marker '*' must be followed by an argument")
+
+        self_ix = next((i for i, a in enumerate(positional) if a.name == "self"), None)
+        pre_self = positional[:self_ix] if self_ix is not None else []
+        post_self = positional[self_ix + 1 :] if self_ix is not None else positional
+        pre_options: list[Argument] = []
+        post_options: list[Argument] = []
+        options: TensorOptionsArguments | None = None
+        i = 0
+        while i < len(kwarg_only):
+            window = kwarg_only[i : i + len(_TENSOR_OPTIONS)]
+            if options is None and _is_tensor_options_window(window):
+                options = TensorOptionsArguments(*window)
+                i += len(window)
+                continue
+            (pre_options if options is None else post_options).append(kwarg_only[i])
+            i += 1
+        return cls(
+            tuple(pre_self),
+            positional[self_ix] if self_ix is not None else None,
+            tuple(post_self),
+            tuple(pre_options),
+            options,
+            tuple(post_options),
+            tuple(out),
+        )
+
+    def __str__(self) -> str:
+        parts = [str(a) for a in self.flat_positional]
+        if self.flat_kwarg_only or self.out:
+            parts.append("*")
+        parts.extend(str(a) for a in self.flat_kwarg_only + self.out)
+        return ", ".join(parts)
+
+
+# --- Operator names and function schemas ----------------------------------------------------------
+
+# Python's augmented assignments: __iand__ is the inplace __and__, but __int__ is no inplace __nt__.
+AUGMENTED_ASSIGNMENT_NAMES = frozenset(
+    {"add", "sub", "mul", "div", "mod", "pow", "lshift", "rshift", "and", "xor", "or"}
+)
+_DUNDER = re.compile(r"__([A-Za-z0-9]+)__")
+_OVERLOAD_NAME = re.compile(r"[A-Za-z0-9_]+")
+_FUNCTIONAL_SUFFIX = "_functional"
+
+
+@dataclass(frozen=True, slots=True)
+class BaseOperatorName:
+    base: str
+    inplace: bool
+    dunder_method: bool
+    functional_overload: bool = False
+    namespace: str = ""
+
+    @classmethod
+    def parse(cls, text: str) -> BaseOperatorName:
+        namespace, sep, op = text.rpartition("::")
+        if sep and not _IDENTIFIER.fullmatch(namespace):
+            raise SchemaError(None, f"illegal namespace {namespace!r} in operator name {text!r}")
+        if op.endswith("_out"):
+            raise SchemaError(
+                None, f"operator name {op!r}: the _out suffix is reserved; use an out overload name (e.g. 'foo.out')"
+            )
+        if m := _DUNDER.fullmatch(op):
+            word = m.group(1)
+            inplace = word.startswith("i") and word[1:] in AUGMENTED_ASSIGNMENT_NAMES
+            if word.startswith("i") and not inplace:
+                raise SchemaError(
+                    None,
+                    f"dunder operator {op!r} starts with 'i' but {word[1:]!r} is not an augmented assignment "
+                    f"({', '.join(sorted(AUGMENTED_ASSIGNMENT_NAMES))})",
+                )
+            base, dunder = (word[1:] if inplace else word), True
+        else:
+            if not _IDENTIFIER.fullmatch(op) or op.startswith("__"):
+                raise SchemaError(None, f"illegal operator name {op!r}")
+            inplace, dunder = op.endswith("_"), False
+            base = op[:-1] if inplace else op
+        functional = base.endswith(_FUNCTIONAL_SUFFIX)
+        if functional:
+            if dunder or inplace:
+                raise SchemaError(None, f"operator {op!r}: a _functional overload cannot be inplace or a dunder")
+            base = base[: -len(_FUNCTIONAL_SUFFIX)]
+        if not base:
+            raise SchemaError(None, f"illegal operator name {op!r}")
+        return cls(base, inplace, dunder, functional, namespace)
+
+    def __str__(self) -> str:
+        ns = f"{self.namespace}::" if self.namespace else ""
+        if self.dunder_method:
+            return f"{ns}__{'i' if self.inplace else ''}{self.base}__"
+        suffix = "_" if self.inplace else _FUNCTIONAL_SUFFIX if self.functional_overload else ""
+        return f"{ns}{self.base}{suffix}"
+
+
+@dataclass(frozen=True, slots=True)
+class OperatorName:
+    name: BaseOperatorName
+    overload_name: str
+
+    @classmethod
+    def parse(cls, text: str) -> OperatorName:
+        base, dot, overload = text.partition(".")
+        if dot and not _OVERLOAD_NAME.fullmatch(overload):
+            raise SchemaError(None, f"illegal overload name {overload!r} in {text!r}")
+        return cls(BaseOperatorName.parse(base), overload)
+
+    def __str__(self) -> str:
+        return f"{self.name}.{self.overload_name}" if self.overload_name else str(self.name)
+
+    def unambiguous_name(self) -> str:
+        """A C identifier: ``add.Tensor`` -> ``add_Tensor``; ``add_`` stays ``add_``."""
+        return f"{self.name}_{self.overload_name}" if self.overload_name else str(self.name)
+
+
+@dataclass(frozen=True, slots=True)
+class FunctionSchema:
+    name: OperatorName
+    arguments: Arguments
+    returns: tuple[Return, ...]
+
+    @classmethod
+    def parse(cls, text: str) -> FunctionSchema:
+        """Parse ``name(args) -> returns``; raises SchemaError (only) on any bad input."""
+        if not isinstance(text, str):
+            raise SchemaError(None, f"a schema must be a string, got {type(text).__name__}")
+        open_ix = text.find("(")
+        if open_ix <= 0:
+            raise SchemaError(None, f"illegal schema {text!r}: expected 'name(args) -> returns'")
+        name = OperatorName.parse(text[:open_ix])
+        _, close_ix = _scan_top_level(text, open_ix + 1, stop_at_close=True)
+        if not text.startswith(") -> ", close_ix):
+            raise SchemaError(None, f"illegal schema {text!r}: expected ' -> ' after the argument list")
+        arguments = Arguments.parse(text[open_ix + 1 : close_ix])
+        schema = cls(name, arguments, _parse_returns(text[close_ix + len(") -> ") :]))
+        if str(schema) != text:  # whitespace is significant, as upstream
+            raise SchemaError(None, f"schema {text!r} does not print back the same; it reads as {str(schema)!r}")
+        return schema
+
+    def __str__(self) -> str:
+        returns = ", ".join(map(str, self.returns))
+        return f"{self.name}({self.arguments}) -> {returns if len(self.returns) == 1 else f'({returns})'}"
+
+    def is_out_fn(self) -> bool:
+        return bool(self.arguments.out)
+
+    def is_functional_fn(self) -> bool:
+        return "functional" in self.name.overload_name
+
+    def kind(self) -> SchemaKind:
+        if self.name.name.inplace:
+            return SchemaKind.inplace
+        if any(a.name.startswith("_scratch_") for a in self.arguments.out):
+            return SchemaKind.scratch
+        if self.arguments.out:
+            return SchemaKind.out
+        if any(a.is_write for a in self.arguments.post_self_positional):
+            return SchemaKind.mutable
+        return SchemaKind.functional
+
+    def __post_init__(self) -> None:
+        """Rules 1-7 of notes section a; direct construction is checked too, not only parse()."""
+        op, args, returns = self.name, self.arguments, self.returns
+        if op.name.inplace and args.out:
+            raise SchemaError(None, f"{op}: a schema cannot be both inplace and out=")
+        for i, (arg, ret) in enumerate(zip(args.out, returns)):
+            if arg.annotation != ret.annotation:
+                raise SchemaError(
+                    None, f"{op}: out argument {arg.name!r} must have the same alias annotation as return {i}"
+                )
+        for arg in args.post_self_positional:
+            if arg.is_write and any(arg.annotation == r.annotation for r in returns):
+                raise SchemaError(None, f"{op}: mutable positional argument {arg.name!r} must not be returned")
+        mutable = [r for r in returns if r.is_write]
+        if mutable and len(mutable) != len(returns):
+            raise SchemaError(None, f"{op}: returns must be all mutable or all immutable, not mixed")
+        aliasable = args.out + tuple(a for a in args.flat_positional if a.name == "self")
+        for ret in mutable:
+            if not any(ret.annotation == a.annotation for a in aliasable):
+                raise SchemaError(
+                    None,
+                    f"{op}: mutable return {str(ret)!r} aliases no out argument and not self; "
+                    "did you forget to mark an out argument as kwarg-only (after '*')?",
+                )
+        if args.out:
+            if any(a.type != BaseType(BaseTy.Tensor) for a in args.out):
+                if returns:
+                    raise SchemaError(None, f"{op}: out= ops with non-Tensor out arguments must return ()")
+            elif len([a for a in args.out if not a.name.startswith("_scratch_")]) != len(returns):
+                raise SchemaError(None, f"{op}: an out= op returns exactly its (non-scratch) out arguments")
+        if op.name.inplace:
+            self_arg = args.self_arg
+            if self_arg is None or not self_arg.is_write:
+                raise SchemaError(None, f"{op}: an inplace op needs a mutable self, e.g. 'Tensor(a!) self'")
+            if self_arg.type == BaseType(BaseTy.Tensor):
+                if len(returns) != 1 or returns[0].annotation != self_arg.annotation:
+                    raise SchemaError(None, f"{op}: an inplace op on 'Tensor self' returns exactly self")
+            elif returns:
+                raise SchemaError(None, f"{op}: an inplace op on a non-Tensor self must return ()")
+        if args.tensor_options is not None and self.kind() is not SchemaKind.functional:
+            raise SchemaError(None, f"{op}: tensor options (dtype, layout, device, pin_memory) need a functional op")
+        if self.is_functional_fn() and self.kind() is not SchemaKind.functional:
+            raise SchemaError(None, f"{op}: overload names containing 'functional' are for functional ops only")
+
+
+# --- native_functions.yaml entries ----------------------------------------------------------------
+
+POINTWISE_DTYPES = ("AllAndBool", "All", "Floating", "Integral")
+POINTWISE_PROMOTE = ("default", "int_to_float", "always_bool")
+
+
+@dataclass(frozen=True, slots=True)
+class PointwiseFormula:
+    """Ember's ``ember_pointwise`` key: one scalar formula rendered for every backend."""
+
+    formula: str
+    dtypes: str = "AllAndBool"
+    promote: str = "default"
+
+
+@dataclass(frozen=True, slots=True)
+class NativeFunction:
+    func: FunctionSchema
+    loc: Location
+    variants: frozenset[Variant]
+    dispatch: tuple[tuple[DispatchKey, str], ...]  # yaml order; implicit/generated kernels included
+    has_explicit_dispatch: bool
+    tags: frozenset[str]
+    structured: bool = False
+    structured_delegate: OperatorName | None = None
+    structured_inherits: str | None = None
+    python_module: str | None = None
+    device_check: str | None = None
+    device_guard: bool = True
+    autogen: tuple[OperatorName, ...] = ()
+    cpp_no_default_args: frozenset[str] = frozenset()
+    manual_cpp_binding: bool = False
+    manual_kernel_registration: bool = False
+    category_override: str | None = None
+    use_const_ref_for_mutable_tensors: bool = False
+    precomputed: tuple[str, ...] | None = None
+    ufunc_inner_loop: tuple[tuple[str, str], ...] = ()
+    pointwise: PointwiseFormula | None = None
+
+    def dispatch_dict(self) -> dict[DispatchKey, str]:
+        return dict(self.dispatch)
+
+
+# Keys holding one bool or str, stored in the NativeFunction field of the same name: (type, default).
+_SIMPLE_KEYS: dict[str, tuple[type, Any]] = {
+    "structured": (bool, False), "structured_inherits": (str, None), "python_module": (str, None),
+    "device_check": (str, None), "device_guard": (bool, True), "manual_cpp_binding": (bool, False),
+    "manual_kernel_registration": (bool, False), "category_override": (str, None),
+    "use_const_ref_for_mutable_tensors": (bool, False),
+}  # fmt: skip
+_KNOWN_KEYS = frozenset(
+    {"func", "variants", "dispatch", "tags", "structured_delegate", "autogen", "cpp_no_default_args", "precomputed",
+     "ufunc_inner_loop", *_SIMPLE_KEYS}
+)  # fmt: skip
+_EXTENSION_KEYS = frozenset({"ember_pointwise"})
+_DEVICE_CHECKS = ("ExactSame", "NoCheck")
+# Upstream's three legacy ops with an argument named `from` (rule 18); add no more.
+_LEGACY_KEYWORD_ARGS = frozenset({"_has_compatible_shallow_copy_type", "random_.from", "uniform_"})
+_GENERATOR_TYPES = (BaseType(BaseTy.Generator), OptionalType(BaseType(BaseTy.Generator)))
+_FORMULA_TOKEN = re.compile(r"0[xX][0-9a-fA-F]+|(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|([A-Za-z_]\w*)(\s*\()?")
+
+
+class _YamlMap(dict[Any, Any]):
+    """A YAML mapping that remembers its line and each key's line (1-based)."""
+
+    line: int
+    key_lines: dict[Any, int]
+
+
+class _YamlList(list[Any]):
+    """A YAML sequence that remembers each item's line (1-based)."""
+
+    item_lines: list[int]
+
+
+class _LineLoader(_SafeLoader):
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        self.duplicate_keys: list[tuple[int, str]] = []
+
+
+def _construct_map(loader: _LineLoader, node: yaml.MappingNode) -> Iterator[_YamlMap]:
+    data = _YamlMap()
+    data.line, data.key_lines = node.start_mark.line + 1, {}
+    yield data
+    for key_node, _ in node.value:
+        if isinstance(key_node, yaml.ScalarNode):
+            if key_node.value in data.key_lines:
+                loader.duplicate_keys.append((key_node.start_mark.line + 1, key_node.value))
+            data.key_lines[key_node.value] = key_node.start_mark.line + 1
+    data.update(loader.construct_mapping(node))
+
+
+def _construct_list(loader: _LineLoader, node: yaml.SequenceNode) -> Iterator[_YamlList]:
+    data = _YamlList()
+    data.item_lines = [item.start_mark.line + 1 for item in node.value]
+    yield data
+    data.extend(loader.construct_sequence(node))
+
+
+_LineLoader.add_constructor("tag:yaml.org,2002:map", _construct_map)
+_LineLoader.add_constructor("tag:yaml.org,2002:seq", _construct_list)
+
+
+def _load_yaml(text: str, path: str) -> Any:
+    loader = _LineLoader(text)
+    try:
+        data = loader.get_single_data()
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None) or getattr(e, "context_mark", None)
+        line = mark.line + 1 if mark is not None else 1
+        raise SchemaErrors([SchemaError(Location(path, line), f"invalid YAML: {getattr(e, 'problem', None) or e}")])
+    finally:
+        loader.dispose()
+    if loader.duplicate_keys:
+        raise SchemaErrors([SchemaError(Location(path, n), f"duplicate key {k!r}") for n, k in loader.duplicate_keys])
+    if not isinstance(data, _YamlList):
+        line = data.line if isinstance(data, _YamlMap) else 1
+        raise SchemaErrors([SchemaError(Location(path, line), "expected a YAML list of entries ('- key: ...')")])
+    return data
+
+
+_T = TypeVar("_T")
+_TYPE_NAMES = {bool: "a boolean (True/False)", str: "a string", _YamlMap: "a mapping"}
+
+
+class _Reader:
+    """Reads typed values off one YAML mapping, recording each problem with its line."""
+
+    def __init__(self, raw: _YamlMap, path: str, errors: list[SchemaError]) -> None:
+        self.raw, self.path, self.errors = raw, path, errors
+
+    def loc(self, key: Any = None) -> Location:
+        return Location(self.path, self.raw.key_lines.get(key, self.raw.line))
+
+    def error(self, key: Any, msg: str) -> None:
+        self.errors.append(SchemaError(self.loc(key), msg))
+
+    def opt(self, key: str, kind: type[_T]) -> _T | None:
+        value = self.raw.get(key)
+        if value is not None and not isinstance(value, kind):
+            self.error(key, f"{key!r} must be {_TYPE_NAMES.get(kind, kind.__name__)}, got {value!r}")
+            return None
+        return value
+
+    def get(self, key: str, kind: type[_T], default: _T) -> _T:
+        value = self.opt(key, kind)
+        return default if value is None else value
+
+    def strings(self, key: str) -> list[str] | None:
+        """A list of strings; one string counts as a list of one."""
+        value = self.raw.get(key)
+        if value is None or isinstance(value, str):
+            return None if value is None else [value]
+        if isinstance(value, list) and all(isinstance(v, str) for v in value):
+            return value
+        self.error(key, f"{key!r} must be a string or a list of strings, got {value!r}")
+        return None
+
+    def operator_names(self, key: str) -> tuple[OperatorName, ...]:
+        names: list[OperatorName] = []
+        text = self.get(key, str, "")
+        for part in text.split(", ") if text else []:
+            try:
+                names.append(OperatorName.parse(part))
+            except SchemaError as e:
+                self.error(key, e.msg)
+        return tuple(names)
+
+
+def _cpp_name(func: FunctionSchema) -> str:
+    """Default kernel name, as upstream's cpp.name(): the base name, plus ``_out`` for out= ops."""
+    return f"{func.name.name}_out" if func.is_out_fn() else str(func.name.name)
+
+
+def _read_dispatch(r: _Reader, raw: _YamlMap) -> list[tuple[DispatchKey, str]]:
+    dispatch: list[tuple[DispatchKey, str]] = []
+    sub = _Reader(raw, r.path, r.errors)
+    for keys, kernel in raw.items():
+        if not isinstance(keys, str) or not isinstance(kernel, str):
+            sub.error(keys, f"dispatch entries map key names to kernel names, got {keys!r}: {kernel!r}")
+            continue
+        for text in keys.split(","):
+            try:
+                key = DispatchKey.parse(text.strip(), sub.loc(keys))
+            except SchemaError as e:
+                r.errors.append(e)
+                continue
+            if key in RUNTIME_ONLY_DISPATCH_KEYS:
+                sub.error(keys, f"dispatch key {key.value} (kernel {kernel!r}) is runtime-only; it cannot be listed")
+            elif any(key is k for k, _ in dispatch):
+                sub.error(keys, f"dispatch key {key.value} is listed twice")
+            else:
+                dispatch.append((key, kernel))
+    return dispatch
+
+
+def _read_pointwise(r: _Reader, raw: _YamlMap, func: FunctionSchema | None) -> PointwiseFormula | None:
+    sub = _Reader(raw, r.path, r.errors)
+    for key in raw:
+        if key not in ("formula", "dtypes", "promote"):
+            sub.error(key, f"unknown ember_pointwise key {key!r}; valid keys are: formula, dtypes, promote")
+    formula = sub.get("formula", str, "")
+    dtypes = sub.get("dtypes", str, "AllAndBool")
+    promote = sub.get("promote", str, "default")
+    if "formula" not in raw:
+        r.error("ember_pointwise", "ember_pointwise needs a non-empty 'formula'")
+    elif not formula.strip():
+        sub.error("formula", "ember_pointwise needs a non-empty 'formula'")
+    for key, value, valid in (("dtypes", dtypes, POINTWISE_DTYPES), ("promote", promote, POINTWISE_PROMOTE)):
+        if value not in valid:
+            sub.error(key, f"unknown ember_pointwise {key} {value!r}; expected one of: {', '.join(valid)}")
+    if func is None:
+        return None
+    args, returns = func.arguments.flat_all, func.returns
+    tensor, scalar = BaseType(BaseTy.Tensor), BaseType(BaseTy.Scalar)
+    if (
+        func.kind() is not SchemaKind.functional
+        or any(a.annotation is not None or a.type not in (tensor, scalar) for a in args)
+        or not any(a.type == tensor for a in args)
+        or [(ret.type, ret.annotation) for ret in returns] != [(tensor, None)]
+    ):
+        r.error("ember_pointwise", "ember_pointwise needs a functional op whose arguments are plain Tensor (at "
+                f"least one) or Scalar, returning one Tensor; {func.name} does not qualify")  # fmt: skip
+    names = [a.name for a in args]
+    for m in _FORMULA_TOKEN.finditer(formula):
+        if m.group(1) and not m.group(2) and m.group(1) not in names:
+            sub.error("formula", f"ember_pointwise formula uses unknown name {m.group(1)!r}; "
+                      f"the arguments are: {', '.join(names)}")  # fmt: skip
+    return PointwiseFormula(formula, dtypes, promote)
+
+
+def _parse_entry(
+    raw: _YamlMap, path: str, tags: frozenset[str] | None, allow_extension_keys: bool, errors: list[SchemaError]
+) -> NativeFunction | None:
+    r, n_errors = _Reader(raw, path, errors), len(errors)
+    valid_keys = _KNOWN_KEYS | _EXTENSION_KEYS if allow_extension_keys else _KNOWN_KEYS
+    for key in raw:
+        if key not in valid_keys:
+            r.error(key, f"unknown key {key!r}; valid keys are: {', '.join(sorted(valid_keys))}")
+    func: FunctionSchema | None = None
+    if not isinstance(func_text := raw.get("func"), str):
+        r.error("func", f"each entry needs 'func: <schema string>', got {func_text!r}")
+    else:
+        try:
+            func = FunctionSchema.parse(func_text)
+        except SchemaError as e:
+            r.error("func", e.msg)
+
+    simple: dict[str, Any] = {key: r.get(key, kind, default) for key, (kind, default) in _SIMPLE_KEYS.items()}
+    variants: set[Variant] = set()
+    for text in r.get("variants", str, "function").split(","):
+        try:
+            variants.add(Variant.parse(text.strip(), r.loc("variants")))
+        except SchemaError as e:
+            errors.append(e)
+    entry_tags = frozenset(r.strings("tags") or ())
+    for tag in sorted(entry_tags - tags) if tags is not None else ():
+        r.error("tags", f"unknown tag {tag!r}; tags.yaml defines: {', '.join(sorted(tags or ()))}")
+    raw_dispatch = r.opt("dispatch", _YamlMap)
+    dispatch = _read_dispatch(r, raw_dispatch) if raw_dispatch is not None else []
+    delegates = r.operator_names("structured_delegate")
+    if len(delegates) > 1:
+        r.error("structured_delegate", "structured_delegate names exactly one out= operator")
+    precomputed = r.strings("precomputed")
+    ufunc = raw.get("ufunc_inner_loop") or {}
+    if isinstance(ufunc, str):
+        ufunc = {"Generic": ufunc}
+    if not isinstance(ufunc, dict) or not all(isinstance(v, str) for v in ufunc.values()):
+        r.error("ufunc_inner_loop", f"'ufunc_inner_loop' must be a string or a mapping of strings, got {ufunc!r}")
+        ufunc = {}
+    raw_pointwise = r.opt("ember_pointwise", _YamlMap) if allow_extension_keys else None
+    pointwise = _read_pointwise(r, raw_pointwise, func) if raw_pointwise is not None else None
+    if func is None:
+        return None
+
+    kernels = list(dispatch)
+    if pointwise is not None:  # generated kernels, like upstream's ufunc_inner_loop
+        for key in (DispatchKey.CPU, DispatchKey.CUDA):
+            if any(k is key for k, _ in dispatch):
+                r.error("dispatch", f"ember_pointwise generates the {key.value} kernel; remove the explicit entry")
+            kernels.append((key, f"{func.name.unambiguous_name()}_{key.value.lower()}"))
+    elif raw_dispatch is None and not simple["structured"] and not delegates:
+        kernels.append((DispatchKey.CompositeImplicitAutograd, _cpp_name(func)))
+    nf = NativeFunction(
+        func=func,
+        loc=r.loc("func"),
+        variants=frozenset(variants),
+        dispatch=tuple(kernels),
+        has_explicit_dispatch=raw_dispatch is not None,
+        tags=entry_tags,
+        structured_delegate=delegates[0] if delegates else None,
+        autogen=r.operator_names("autogen"),
+        cpp_no_default_args=frozenset(r.strings("cpp_no_default_args") or ()),
+        precomputed=tuple(precomputed) if precomputed is not None else None,
+        ufunc_inner_loop=tuple((str(k), v) for k, v in ufunc.items()),
+        pointwise=pointwise,
+        **simple,
+    )
+    _check_entry(r, nf, dispatch)
+    return nf if len(errors) == n_errors else None
+
+
+def _check_entry(r: _Reader, nf: NativeFunction, explicit: list[tuple[DispatchKey, str]]) -> None:
+    """Rules 8-13, 15, 17 (its first half) and 18 of notes section a: those about one entry."""
+    func, name, kind = nf.func, str(nf.func.name), nf.func.kind()
+    if func.is_out_fn() and nf.variants != {Variant.function}:
+        r.error("variants", f"{name}: out= functions must have 'variants: function' only")
+    if nf.structured and kind is not SchemaKind.out:
+        r.error("structured", f"{name}: put 'structured: True' on the out= variant; did you mean structured_delegate?")
+    if nf.structured_delegate is not None and kind is SchemaKind.out:
+        r.error("structured_delegate", f"{name}: structured_delegate is not allowed on out= ops; mean structured?")
+    if (nf.structured or nf.structured_delegate is not None) and not nf.device_guard:
+        r.error("device_guard", f"{name}: 'device_guard: False' is not respected by structured kernels")
+    for key in ("structured_inherits", "precomputed", "ufunc_inner_loop"):
+        if getattr(nf, key) and not nf.structured:
+            r.error(key, f"{name}: {key} requires 'structured: True'")
+    explicit_keys = [k for k, _ in explicit]
+    if nf.ufunc_inner_loop and {DispatchKey.CPU, DispatchKey.CUDA} & set(explicit_keys):
+        r.error("dispatch", f"{name}: ufunc_inner_loop generates the CPU and CUDA kernels; remove them from dispatch")
+    if nf.structured_delegate is not None:
+        for dk in STRUCTURED_DISPATCH_KEYS.intersection(explicit_keys):
+            r.error("dispatch", f"{name}: with structured_delegate, {dk.value} must not be in dispatch (delegated)")
+        if nf.pointwise is not None:
+            r.error("ember_pointwise", f"{name}: ember_pointwise cannot be combined with structured_delegate")
+    defaulted = {a.name for a in func.arguments.flat_all if a.default is not None}
+    for arg_name in sorted(nf.cpp_no_default_args - defaulted):
+        r.error("cpp_no_default_args", f"{name}: cpp_no_default_args names {arg_name!r}, which has no default")
+    if nf.device_check is not None and nf.device_check not in _DEVICE_CHECKS:
+        valid = ", ".join(_DEVICE_CHECKS)
+        r.error("device_check", f"unknown device_check {nf.device_check!r}; expected one of: {valid}")
+    elif name.startswith("_foreach") and nf.device_check != "NoCheck":
+        r.error("device_check", f"{name}: _foreach ops must say 'device_check: NoCheck'")
+    if (
+        "rand" in name
+        or ("dropout" in name and "backward" not in name)
+        or any(a.type in _GENERATOR_TYPES for a in func.arguments.flat_all)
+    ) and "nondeterministic_seeded" not in nf.tags:
+        r.error("tags", f"{name}: random ops (rand/dropout in the name, or a Generator argument) "
+                "need tag nondeterministic_seeded")  # fmt: skip
+    if nf.python_module is not None and Variant.method in nf.variants:
+        r.error("python_module", f"{name}: functions in a python_module cannot be methods")
+    if nf.use_const_ref_for_mutable_tensors and func.is_out_fn():
+        r.error("use_const_ref_for_mutable_tensors", f"{name}: use_const_ref_for_mutable_tensors forbids out arguments")
+    if nf.manual_kernel_registration and nf.has_explicit_dispatch:
+        r.error("dispatch", f"{name}: manual_kernel_registration and dispatch exclude each other")
+    if explicit == [(DispatchKey.CompositeImplicitAutograd, _cpp_name(func))]:
+        r.error("dispatch", f"{name}: unnecessary dispatch table (CompositeImplicitAutograd: {_cpp_name(func)} is "
+                "the default); delete it")  # fmt: skip
+    composites = COMPOSITE_DISPATCH_KEYS.intersection(explicit_keys)
+    if len(composites) > 1 and not (
+        len(composites) == 2
+        and DispatchKey.CompositeImplicitAutogradNestedTensor in composites
+        and DispatchKey.CompositeExplicitAutogradNonFunctional not in composites
+    ):
+        listed = ", ".join(sorted(k.value for k in composites))
+        r.error("dispatch", f"{name}: at most one of {listed} per op; each subsumes the others")
+    if name not in _LEGACY_KEYWORD_ARGS:
+        for a in func.arguments.flat_all:
+            if keyword.iskeyword(a.name):
+                r.error("func", f"{name}: argument name {a.name!r} is a Python keyword")
+
+
+def _sorted_by_line(errors: list[SchemaError]) -> list[SchemaError]:
+    return sorted(errors, key=lambda e: e.loc.line if e.loc is not None else 0)
+
+
+def parse_native_yaml_text(
+    text: str, path: str = "<string>", tags: frozenset[str] | None = None, *, allow_extension_keys: bool = True
+) -> list[NativeFunction]:
+    """Parse native_functions.yaml text; raises SchemaErrors listing every problem found."""
+    data = _load_yaml(text, path)
+    errors: list[SchemaError] = []
+    functions: list[NativeFunction] = []
+    first_seen: dict[OperatorName, Location] = {}
+    for raw, line in zip(data, data.item_lines):
+        if not isinstance(raw, _YamlMap):
+            errors.append(SchemaError(Location(path, line), f"expected a mapping with a 'func' key, got {raw!r}"))
+        elif (nf := _parse_entry(raw, path, tags, allow_extension_keys, errors)) is None:
+            continue
+        elif (first := first_seen.get(nf.func.name)) is not None:
+            errors.append(SchemaError(nf.loc, f"duplicate func {str(nf.func.name)!r} (first defined at {first})"))
+        else:
+            first_seen[nf.func.name] = nf.loc
+            functions.append(nf)
+    if errors:
+        raise SchemaErrors(_sorted_by_line(errors))
+    return functions
+
+
+def parse_tags_yaml(path: str) -> frozenset[str]:
+    """Read tags.yaml (entries ``- tag: name`` with a ``desc``) into the set of valid tag names."""
+    data = _load_yaml(Path(path).read_text(), path)
+    errors: list[SchemaError] = []
+    names: set[str] = set()
+    for raw, line in zip(data, data.item_lines):
+        if not isinstance(raw, _YamlMap):
+            errors.append(SchemaError(Location(path, line), f"expected a mapping with 'tag' and 'desc', got {raw!r}"))
+            continue
+        r = _Reader(raw, path, errors)
+        for key in raw.keys() - {"tag", "desc"}:
+            r.error(key, f"unknown key {key!r}; valid keys are: desc, tag")
+        name, desc = r.opt("tag", str), r.opt("desc", str)
+        if name is None or desc is None:
+            r.error(None, "each tag needs a 'tag' name and a 'desc' string")
+        elif name in names:
+            r.error("tag", f"duplicate tag {name!r}")
+        names.add(name or "")
+    if errors:
+        raise SchemaErrors(_sorted_by_line(errors))
+    return frozenset(names - {""})
+
+
+def parse_native_yaml(
+    path: str, tags_path: str | None = None, *, allow_extension_keys: bool = True
+) -> list[NativeFunction]:
+    """Parse a native_functions.yaml file, checking tags against ``tags_path`` when given.
+
+    Raises:
+        SchemaErrors: every problem in the file, each as ``path:line: reason``.
+    """
+    tags = parse_tags_yaml(tags_path) if tags_path is not None else None
+    return parse_native_yaml_text(Path(path).read_text(), path, tags, allow_extension_keys=allow_extension_keys)

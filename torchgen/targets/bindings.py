@@ -1,0 +1,138 @@
+"""Target: Python bindings (torch.<op>, Tensor.<op>), one Cython module per op base name.
+
+Like PyTorch's gen_python_functions: `self` is called `input` in functions, out= and `.Scalar`
+overloads that a Tensor overload already covers are not bound, and a Tensor parameter of a
+pointwise op accepts Python numbers.
+"""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from torchgen.model import (Argument, BaseTy, BaseType, ListType, NativeFunction, OptionalType, SchemaError,
+                            SchemaKind, Type, Variant)
+
+_BASE_PARAM = {BaseTy.Tensor: "TENSOR", BaseTy.Scalar: "SCALAR", BaseTy.int: "INT", BaseTy.SymInt: "INT",
+               BaseTy.float: "FLOAT", BaseTy.bool: "BOOL", BaseTy.ScalarType: "DTYPE", BaseTy.str: "STRING"}
+_OPTIONAL_ONLY = {BaseTy.Layout: "P_LAYOUT", BaseTy.Device: "P_DEVICE", BaseTy.MemoryFormat: "P_MEMORY_FORMAT"}
+_DTYPE_DEFAULTS = {"long": "int64", "int": "int32", "float": "float32", "double": "float64", "bool": "bool"}
+
+
+def param_type(fn: NativeFunction, arg: Argument) -> str:
+    t: Type = arg.type
+    optional = isinstance(t, OptionalType)
+    inner = t.elem if isinstance(t, OptionalType) else t
+    if isinstance(inner, BaseType) and inner.name in _OPTIONAL_ONLY:
+        return _OPTIONAL_ONLY[inner.name]
+    if isinstance(inner, BaseType) and inner.name in _BASE_PARAM:
+        return ("P_OPT_" if optional else "P_") + _BASE_PARAM[inner.name]
+    if isinstance(inner, ListType) and inner.elem in (BaseType(BaseTy.int), BaseType(BaseTy.SymInt)):
+        return "P_OPT_INT_LIST" if optional or inner.size is not None else "P_INT_LIST"
+    raise SchemaError(fn.loc, f"python bindings: argument '{arg.name}' of type {t} is not supported yet")
+
+
+def python_default(fn: NativeFunction, arg: Argument) -> str:
+    text = arg.default
+    assert text is not None
+    if text in ("None", "True", "False") or re.fullmatch(r"-?\d+", text) or re.fullmatch(r"-?[\d.]+(e-?\d+)?", text):
+        return text
+    if text.startswith("[") and text.endswith("]"):
+        items = [i for i in text[1:-1].split(",") if i]
+        return "(" + "".join(f"{i}, " for i in items) + ")"
+    if text[0] in "'\"":
+        return text
+    if text in _DTYPE_DEFAULTS:
+        return f'_dtype("{_DTYPE_DEFAULTS[text]}")'
+    if text in ("contiguous_format", "preserve_format", "channels_last"):
+        return f"_layout.{text}"
+    raise SchemaError(fn.loc, f"python bindings: default {text!r} of argument '{arg.name}' is not supported yet")
+
+
+def python_name(fn: NativeFunction) -> str:
+    return str(fn.func.name.name)
+
+
+def bound_functions(fns: list[NativeFunction]) -> list[NativeFunction]:
+    """The overloads that get a Python binding, in schema order."""
+    names = {str(f.func.name) for f in fns}
+    out = []
+    for f in fns:
+        if f.func.kind() in (SchemaKind.out, SchemaKind.scratch) or f.python_module is not None:
+            continue
+        if f.func.name.overload_name == "Scalar" and f"{f.func.name.name}.Tensor" in names:
+            continue
+        out.append(f)
+    return out
+
+
+def _signature(fn: NativeFunction, method: bool, op_var: str) -> dict[str, Any]:
+    allow_numbers = "pointwise" in fn.tags
+    params = []
+    call_args = []
+    key_terms = []
+    device_index = None
+    args = fn.func.arguments
+    index = 0
+    for arg in args.flat_non_out:
+        if method and args.self_arg is not None and arg is args.self_arg:
+            call_args.append("self")
+            key_terms.append("self.key_set")
+            continue
+        kind = param_type(fn, arg)
+        params.append(dict(
+            name="input" if arg.name == "self" else arg.name, type=kind, kwonly=arg not in args.flat_positional,
+            has_default=arg.default is not None or kind.startswith("P_OPT") or kind in _OPTIONAL_ONLY.values(),
+            default=python_default(fn, arg) if arg.default is not None else "None",
+            allow_numbers=allow_numbers and kind in ("P_TENSOR", "P_OPT_TENSOR")))
+        value = f"v[{index}]"
+        call_args.append(value)
+        if kind == "P_TENSOR":
+            key_terms.append(f"(<TensorImpl>{value}).key_set")
+        elif kind == "P_OPT_TENSOR":
+            key_terms.append(f"(0 if {value} is None else (<TensorImpl>{value}).key_set)")
+        elif kind == "P_DEVICE":
+            device_index = index
+        index += 1
+    if not key_terms:
+        key_terms.append(f"device_keys(v[{device_index}])" if device_index is not None else "device_keys(None)")
+    for p in params:
+        p["kwonly"] = str(p["kwonly"])
+        p["has_default"] = str(p["has_default"])
+        p["allow_numbers"] = str(p["allow_numbers"])
+    return dict(op=str(fn.func.name), op_var=op_var, params=params, key_set=" | ".join(key_terms),
+                call_args=", ".join(call_args))
+
+
+def module_context(fns: list[NativeFunction]) -> dict[str, Any]:
+    """Bindings for all overloads sharing one base name (functions and methods)."""
+    bound = bound_functions(fns)
+    operators = [dict(name=str(f.func.name), var=f"_op_{f.func.name.unambiguous_name()}") for f in bound]
+    var_of = {o["name"]: o["var"] for o in operators}
+    bindings = []
+    names = sorted({python_name(f) for f in bound})
+    for name in names:
+        group = [f for f in bound if python_name(f) == name]
+        for method in (False, True):
+            variant = Variant.method if method else Variant.function
+            chosen = [f for f in group if variant in f.variants]
+            if not chosen:
+                continue
+            if method and any(f.func.arguments.self_arg is None for f in chosen):
+                raise SchemaError(chosen[0].loc, f"{name}: a method variant needs a `self` argument")
+            bindings.append(dict(
+                python_name=name, parser=("_m_" if method else "_f_") + name.replace("_", "__"),
+                function=("Tensor_" if method else "") + name, self_param="TensorImpl self, " if method else "",
+                doc=("Tensor." if method else "torch.") + name + ": " + ", ".join(f"aten::{f.func.name}" for f in chosen),
+                signatures=[_signature(f, method, var_of[str(f.func.name)]) for f in chosen]))
+    return dict(operators=operators, bindings=bindings)
+
+
+def index_entries(module: str, context: dict[str, Any]) -> tuple[dict[str, str], dict[str, tuple[str, str]]]:
+    functions: dict[str, str] = {}
+    methods: dict[str, tuple[str, str]] = {}
+    for b in context["bindings"]:
+        if b["function"].startswith("Tensor_"):
+            methods[b["python_name"]] = (module, b["function"])
+        else:
+            functions[b["python_name"]] = module
+    return functions, methods

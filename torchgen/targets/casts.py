@@ -1,0 +1,25 @@
+"""Target: the CPU dtype-conversion loops the loop engine uses to promote operands."""
+from __future__ import annotations
+
+from typing import Any
+
+from torchgen.dtypes import DTYPES, DType
+
+
+def _convert(value: str, src: DType, dst: DType) -> str:
+    if dst.is_bool:
+        return f"<uint8_t>({value} != 0)"
+    return f"<{dst.ctype}>{value}"
+
+
+def cast_context() -> list[dict[str, Any]]:
+    casts = []
+    for src in DTYPES:
+        for dst in DTYPES:
+            strided = f"(<const {src.ctype}*>(data[1] + i * steps[1]))[0]"
+            casts.append(dict(
+                name=f"cast_{src.name}_to_{dst.name}", src=src.ctype, dst=dst.ctype,
+                src_st=src.scalar_type, dst_st=dst.scalar_type,
+                contiguous=_convert("inp[i]", src, dst), first=_convert("inp[0]", src, dst),
+                strided=_convert(strided, src, dst)))
+    return casts

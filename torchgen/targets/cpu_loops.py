@@ -1,0 +1,77 @@
+"""Target: Cython CPU inner loops and kernels for `ember_pointwise` ops, one module per base name."""
+from __future__ import annotations
+
+from typing import Any
+
+from torchgen.dtypes import DType
+from torchgen.formula import render
+from torchgen.targets.pointwise import PointwiseOp
+
+
+def python_default(text: str | None) -> str:
+    """A schema default for a Scalar parameter, as Python source."""
+    if text is None:
+        return ""
+    return {"True": "True", "False": "False", "None": "None"}.get(text, repr(float(text)) if "." in text or "e" in text else str(int(text)))
+
+
+def kernel_params(op: PointwiseOp) -> str:
+    params = []
+    for name, default in op.defaults.items():
+        if name in op.tensors:
+            params.append(f"TensorImpl {name} not None")
+        else:
+            params.append(f"{name}={python_default(default)}" if default is not None else name)
+    return ", ".join(params)
+
+
+def _loop(op: PointwiseOp, dt: DType) -> dict[str, Any]:
+    T = dt.ctype
+    out = op.out_dtype(dt)
+    OT = out.ctype
+    expr = render(op.formula, op.names(), dt, "cython")
+    value = f"<uint8_t>(({expr}) != 0)" if out.is_bool else expr
+    nin = len(op.tensors)
+    xs = [f"x{i}" for i in range(nin)]
+    prologue = [f"cdef {T} {', '.join(xs)}"]
+    for i, s in enumerate(op.scalars):
+        prologue.append(f"cdef {T} c{i} = (<const {T}*>(<const char*>extra + {8 * i}))[0]")
+    prologue.append(f"cdef {OT}* out = <{OT}*>data[0]")
+    prologue += [f"cdef const {T}* p{i} = <const {T}*>data[{i + 1}]" for i in range(nin)]
+    contiguous = [f"steps[0] == sizeof({OT})"] + [f"steps[{i + 1}] == sizeof({T})" for i in range(nin)]
+    paths = [dict(keyword="if", cond=" and ".join(contiguous), hoisted=[],
+                  body=[f"{x} = p{i}[i]" for i, x in enumerate(xs)] + [f"out[i] = {value}"])]
+    if nin > 1:
+        # One operand broadcast (a scalar or a row): hoist its load out of the loop.
+        for j in range(nin):
+            cond = [c if k != j + 1 else f"steps[{j + 1}] == 0" for k, c in enumerate(contiguous)]
+            paths.append(dict(keyword="elif", cond=" and ".join(cond), hoisted=[f"x{j} = p{j}[0]"],
+                              body=[f"x{i} = p{i}[i]" for i in range(nin) if i != j] + [f"out[i] = {value}"]))
+    strided = [f"x{i} = (<const {T}*>(data[{i + 1}] + i * steps[{i + 1}]))[0]" for i in range(nin)]
+    paths.append(dict(keyword="else", cond="", hoisted=[],
+                      body=strided + [f"(<{OT}*>(data[0] + i * steps[0]))[0] = {value}"]))
+    paths[-1]["keyword"] = "else"
+    return dict(name=f"{op.cname}_{dt.name}", scalar_type=dt.scalar_type, prologue=prologue, paths=paths)
+
+
+def _promotion(op: PointwiseOp) -> list[str]:
+    if op.promote == "int_to_float":
+        return ["if not is_floating(compute):", "    compute = default_float_type()", "out_type = compute"]
+    if op.promote == "always_bool":
+        return ["out_type = ST_BOOL"]
+    return ["out_type = compute"]
+
+
+def op_context(op: PointwiseOp) -> dict[str, Any]:
+    return dict(
+        name=op.name,
+        formula=op.formula,
+        kernel=f"{op.cname}_cpu",
+        table=f"_{op.cname}_loops",
+        params=kernel_params(op),
+        tensor_args=", ".join(op.tensors),
+        extra_bytes=max(8, 8 * len(op.scalars)),
+        promotion=_promotion(op),
+        scalars=[dict(name=s, offset=8 * i) for i, s in enumerate(op.scalars)],
+        loops=[_loop(op, dt) for dt in op.dtypes],
+    )

@@ -1,0 +1,85 @@
+"""Target: operator definitions and kernel registrations (aten/_gen_registrations.py), and
+kernel stubs for handwritten kernels that do not exist yet."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from torchgen.model import DispatchKey, NativeFunction, SchemaError
+
+# Where a handwritten kernel for a dispatch key lives, and the stub file type written there.
+KERNEL_DIRS: dict[str, tuple[str, str]] = {
+    "CPU": ("aten/native/cpu", ".pyx"),
+    "CUDA": ("aten/native/cuda", ".py"),
+    "Composite": ("aten/native/composite", ".py"),
+}
+_DEF = re.compile(r"^(?:c?p?def)\s+(?:[\w.\[\]*]+\s+)*?(\w+)\s*\(", re.M)
+
+
+def kernel_dir(key: DispatchKey) -> tuple[str, str]:
+    if key.name in KERNEL_DIRS:
+        return KERNEL_DIRS[key.name]
+    if key.name.startswith("Composite"):
+        return KERNEL_DIRS["Composite"]
+    raise SchemaError(None, f"dispatch key {key.name} has no kernel directory in Ember (CPU, CUDA, Composite*)")
+
+
+def module_of(path: Path, root: Path) -> str:
+    return ".".join(path.relative_to(root).with_suffix("").parts)
+
+
+def find_kernels(root: Path) -> dict[str, dict[str, str]]:
+    """kernel directory -> {function name -> module} for every handwritten module there."""
+    found: dict[str, dict[str, str]] = {}
+    for directory, _ in KERNEL_DIRS.values():
+        names: dict[str, str] = {}
+        for path in sorted((root / directory).glob("*.py*")):
+            if path.name.startswith(("_gen_", "__")) or path.suffix not in (".py", ".pyx"):
+                continue
+            for name in _DEF.findall(path.read_text()):
+                names.setdefault(name, module_of(path, root))
+        found[directory] = names
+    return found
+
+
+@dataclass(frozen=True)
+class Registration:
+    op: str
+    key: str
+    module: str
+    kernel: str
+
+
+def stub_text(fn: NativeFunction, kernel: str, path: str) -> str:
+    params = ", ".join(a.name + ("=None" if a.default is not None else "") for a in fn.func.arguments.flat_non_out)
+    return (f"# Kernel stub written by torchgen for aten::{fn.func.name} ({fn.loc}).\n"
+            "# Fill it in: torchgen never overwrites this file.\n\n\n"
+            f"def {kernel}({params}):\n"
+            f'    raise NotImplementedError("aten::{fn.func.name}: {kernel} in {path} is a stub written by torchgen; '
+            'implement it")\n')
+
+
+def plan_registrations(fns: list[NativeFunction], root: Path, generated: dict[tuple[str, str], str],
+                       stubs: dict[str, str]) -> list[Registration]:
+    """Resolve each dispatch entry to a module. Missing handwritten kernels get a stub (added to
+    `stubs` as path -> text) when their file does not exist yet, else an error."""
+    kernels = find_kernels(root)
+    regs: list[Registration] = []
+    for fn in fns:
+        for key, kernel in fn.dispatch:
+            if (str(fn.func.name), key.name) in generated:
+                regs.append(Registration(str(fn.func.name), key.name, generated[(str(fn.func.name), key.name)], kernel))
+                continue
+            directory, suffix = kernel_dir(key)
+            module = kernels[directory].get(kernel)
+            if module is None:
+                stub_path = f"{directory}/{fn.func.name.name.base}{suffix}"
+                if (root / stub_path).exists() or stub_path in stubs:
+                    raise SchemaError(fn.loc, f"kernel {kernel} for aten::{fn.func.name} ({key.name}) is not defined: "
+                                              f"add `def {kernel}(...)` to {stub_path} or another module of {directory}")
+                stubs[stub_path] = stub_text(fn, kernel, stub_path)
+                module = module_of(root / stub_path, root)
+                kernels[directory][kernel] = module
+            regs.append(Registration(str(fn.func.name), key.name, module, kernel))
+    return regs
