@@ -1,0 +1,45 @@
+# Ember: `make demo` and `make test` set everything up from a fresh clone.
+#   make build   the edit loop: regenerate from the schema, compile only what changed (2 cores)
+#   make test    pytest, then the import-linter contracts, then mypy on torchgen
+#   make demo    a short script computing with tensors
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.ember-installed
+
+.PHONY: demo test build install lint typecheck bench clean
+
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+
+# Build requirements come from pyproject.toml (one list); then an editable install without
+# isolation, so later `make build` runs reuse the same Cython and compile incrementally.
+$(STAMP): $(PY) pyproject.toml setup.py setup.cfg
+	$(PY) tools/build_requires.py | xargs -d '\n' $(PY) -m pip install -q
+	$(PY) -m pip install -q --no-build-isolation -e ".[test]"
+	touch $(STAMP)
+
+install: $(STAMP)
+
+build: $(STAMP)
+	$(PY) setup.py -q build_ext --inplace
+
+test: build
+	ATEN_NUM_THREADS=1 $(PY) -m pytest -q
+	$(MAKE) --no-print-directory lint typecheck
+
+lint: $(STAMP)
+	$(VENV)/bin/lint-imports --no-cache
+
+typecheck: $(STAMP)
+	$(PY) -m mypy
+
+demo: build
+	$(PY) examples/demo.py
+
+bench: build
+	$(PY) benchmarks/op_overhead.py
+
+clean:
+	rm -rf build $(VENV) *.egg-info
+	find c10 aten torch -name '*.so' -delete -o -name '*.c' -delete -o -name '_gen_*' -delete

@@ -1,0 +1,72 @@
+"""Argument parsing of the generated bindings: overloads, keywords, varargs sizes, errors."""
+import pytest
+
+import torch
+
+
+def test_keywords_and_positionals_reach_the_kernel():
+    x = torch.tensor([1.0, 2.0])
+    assert torch.add(x, x, alpha=3).tolist() == [4.0, 8.0]
+    assert torch.add(input=x, other=x).tolist() == [2.0, 4.0]
+    assert x.add(other=1).tolist() == [2.0, 3.0]
+
+
+def test_sum_picks_the_overload_that_matches():
+    x = torch.tensor([[1, 2], [3, 4]])
+    assert torch.sum(x).item() == 10
+    assert torch.sum(x, 0).tolist() == [4, 6]
+    assert x.sum(dim=(0, 1), keepdim=True).tolist() == [[10]]
+    assert x.sum(dtype=torch.float64).dtype is torch.float64
+
+
+def test_sizes_may_be_given_as_varargs_a_tuple_or_a_list():
+    assert torch.zeros(2, 3).shape == torch.zeros((2, 3)).shape == torch.zeros([2, 3]).shape == (2, 3)
+    assert torch.ones(3).shape == (3,)
+
+
+def test_wrong_argument_type_names_argument_position_and_types():
+    x = torch.ones(2)
+    with pytest.raises(TypeError, match=r"add\(\): argument 'other' \(position 2\) must be Tensor, not str"):
+        torch.add(x, "a")
+    with pytest.raises(TypeError, match=r"zeros\(\): argument 'dtype' must be torch.dtype, not str"):
+        torch.zeros(2, dtype="x")
+
+
+def test_unexpected_keyword_and_too_many_positionals_are_type_errors():
+    x = torch.ones(2)
+    with pytest.raises(TypeError, match="got an unexpected keyword argument 'beta'"):
+        torch.add(x, x, beta=2)
+    with pytest.raises(TypeError, match="takes 1 positional argument but 2 were given"):
+        torch.neg(x, x)
+    with pytest.raises(TypeError, match=r"received an invalid combination of arguments - got \(Tensor, str\)"):
+        torch.sum(x, "a")
+
+
+def test_alpha_is_keyword_only_as_in_pytorch():
+    x = torch.ones(2)
+    with pytest.raises(TypeError):
+        torch.add(x, x, 2)
+
+
+def test_functions_load_lazily_and_are_listed_in_dir():
+    assert "add" in dir(torch) and "exp" in dir(torch)
+    with pytest.raises(AttributeError, match="module 'torch' has no attribute 'frobnicate'"):
+        torch.frobnicate
+
+
+def test_torch_ops_reaches_every_overload_including_unbound_ones():
+    x = torch.tensor([1, 2])
+    assert torch.ops.aten.add.Scalar(x, 2).tolist() == [3, 4]
+    assert torch.ops.aten.add.Tensor(x, x, alpha=2).tolist() == [3, 6]
+    assert torch.ops.aten.neg.default(x).tolist() == [-1, -2]
+    assert "Scalar" in torch.ops.aten.add.overloads()
+    with pytest.raises(AttributeError, match="no overload name 'Nope'"):
+        torch.ops.aten.add.Nope
+
+
+def test_cuda_request_without_pycuda_is_a_clear_runtime_error():
+    if torch.cuda.is_available():
+        pytest.skip("a GPU is present")
+    with pytest.raises(RuntimeError, match="PyCUDA|NVIDIA driver"):
+        torch.zeros(2, device="cuda")
+    assert torch.cuda.device_count() == 0
