@@ -2,34 +2,31 @@
 from __future__ import annotations
 
 
-class layout:
+class _NamedConstant:
+    """A singleton value shown and pickled as torch.<name>."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return "torch." + self.name
+
+    def __reduce__(self) -> str:
+        return self.name
+
+
+class layout(_NamedConstant):
     """torch.layout: how a tensor's elements are arranged (Ember has strided tensors only)."""
 
-    __slots__ = ("name",)
-
-    def __init__(self, name: str) -> None:
-        self.name = name
-
-    def __repr__(self) -> str:
-        return "torch." + self.name
-
-    def __reduce__(self) -> str:
-        return self.name
+    __slots__ = ()
 
 
-class memory_format:
+class memory_format(_NamedConstant):
     """torch.memory_format: the stride order a new tensor gets."""
 
-    __slots__ = ("name",)
-
-    def __init__(self, name: str) -> None:
-        self.name = name
-
-    def __repr__(self) -> str:
-        return "torch." + self.name
-
-    def __reduce__(self) -> str:
-        return self.name
+    __slots__ = ()
 
 
 strided = layout("strided")

@@ -17,7 +17,7 @@ from c10 import scalar_type, tensor_impl
 _HERE = os.path.dirname(os.path.abspath(__file__))
 _modules: dict[str, Any] = {}
 _BLOCK = 256
-_CUDA_TYPES = {"bool": "unsigned char", "uint8": "unsigned char", "int8": "signed char", "int16": "short",
+CUDA_TYPES = {"bool": "unsigned char", "uint8": "unsigned char", "int8": "signed char", "int16": "short",
                "int32": "int", "int64": "long long", "float32": "float", "float64": "double"}
 
 
@@ -50,7 +50,7 @@ def to_device(t: Any, dtype: Any) -> Any:
     if t.dtype is dtype:
         return t
     out = tensor_impl.empty(t._sizes(), dtype, t.device)
-    src_t, dst_t = _CUDA_TYPES[t.dtype.name], _CUDA_TYPES[dtype.name]
+    src_t, dst_t = CUDA_TYPES[t.dtype.name], CUDA_TYPES[dtype.name]
     convert = "(unsigned char)(in[i] != 0)" if dtype.name == "bool" else f"({dst_t})in[i]"
     mod = _module(
         f'extern "C" __global__ void cast(long long n, {dst_t}* out, const {src_t}* in) {{\n'
@@ -81,8 +81,13 @@ def launch(source: str, cname: str, tensors: tuple[Any, ...], scalars: tuple[Any
         for name, value in zip(scalar_names, scalars):
             if isinstance(value, float):
                 raise RuntimeError(f"For integral input tensors, argument {name} must not be a floating point number.")
-    shape = pointwise_meta.broadcast_shapes(*tensors)
     device = next(t.device for t in tensors if t.is_cuda)
+    for t in tensors:
+        # As PyTorch: CPU operands are allowed only as scalars (0-dim, e.g. wrapped Python numbers).
+        if not t.is_cuda and t.dim() != 0:
+            raise RuntimeError("Expected all tensors to be on the same device, but found at least two devices, "
+                               f"{device} and cpu!")
+    shape = pointwise_meta.broadcast_shapes(*tensors)
     operands = [to_device(t, compute) for t in tensors]
     out = tensor_impl.empty(shape, out_dtype, device)
     n = out.numel()

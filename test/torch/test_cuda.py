@@ -1,0 +1,42 @@
+"""CUDA tensors through PyCUDA: the same ops as on CPU, compared with the CPU results.
+
+Run where an NVIDIA GPU and PyCUDA are present: `pip install -e .[cuda]`, then `pytest -m cuda`.
+"""
+import numpy as np
+import pytest
+
+import torch
+
+pytestmark = [pytest.mark.cuda,
+              pytest.mark.skipif(not torch.cuda.is_available(), reason="needs an NVIDIA GPU and PyCUDA")]
+
+
+def test_factories_make_cuda_tensors_with_the_right_values():
+    assert torch.zeros(2, 3, device="cuda").tolist() == [[0.0] * 3] * 2
+    assert torch.full((4,), 7, device="cuda").tolist() == [7] * 4
+    t = torch.ones(5, dtype=torch.float64, device="cuda")
+    assert t.device == torch.device("cuda:0") and t.is_cuda and t.dtype is torch.float64
+
+
+@pytest.mark.parametrize("op", ["add", "sub", "mul", "div"])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.int32, torch.int64])
+def test_binary_ops_on_cuda_match_cpu(op, dtype):
+    a = np.arange(1, 13).reshape(3, 4)
+    b = np.arange(1, 5)
+    ca, cb = torch.tensor(a, dtype=dtype), torch.tensor(b, dtype=dtype)
+    expected = getattr(torch, op)(ca, cb).tolist()
+    got = getattr(torch, op)(torch.tensor(a, dtype=dtype, device="cuda"), torch.tensor(b, dtype=dtype, device="cuda"))
+    np.testing.assert_allclose(got.tolist(), expected, rtol=1e-6)
+
+
+def test_unary_ops_and_python_scalars_on_cuda_match_cpu():
+    x = torch.tensor([0.5, -1.0, 2.0], device="cuda")
+    np.testing.assert_allclose(torch.exp(x).tolist(), np.exp([0.5, -1.0, 2.0]), rtol=1e-6)
+    assert (-x).tolist() == [-0.5, 1.0, -2.0]
+    assert (x * 2 + 1).tolist() == [2.0, -1.0, 5.0]
+
+
+def test_mixing_devices_other_than_scalars_is_an_error():
+    with pytest.raises(RuntimeError, match="Expected all tensors to be on the same device"):
+        torch.ones(2) + torch.ones(2, device="cuda")
+    assert (torch.tensor(2.0) + torch.ones(2, device="cuda")).tolist() == [3.0, 3.0]
