@@ -14,7 +14,7 @@ import sys
 from libc.stdint cimport uint64_t
 from c10.dispatch_key cimport (DK_CPU, DK_CUDA, DK_BACKEND_SELECT, DK_AD_INPLACE_OR_VIEW,
                                DK_AUTOGRAD_OTHER, DK_AUTOGRAD_CPU, DK_AUTOGRAD_CUDA, NUM_RUNTIME_KEYS)
-from c10.tensor_impl cimport TensorImpl
+from c10.tensor_impl cimport TensorImpl, wrap_number
 
 from c10.dispatch_key import DispatchKey
 
@@ -70,6 +70,7 @@ cdef class OperatorHandle:
         self.schema = schema
         self.table = [None] * NUM_RUNTIME_KEYS
         self.registered = {}
+        self.tensor_params = _tensor_params(schema)
         self.rebuild_table()
 
     def register(self, key, kernel):
@@ -142,8 +143,12 @@ cdef class OperatorHandle:
         return self.lookup(ks)(*args, **kwargs)
 
     def __call__(self, *args, **kwargs):
-        """Call with the key set taken from the tensor arguments (or the `device` argument)."""
+        """Call with the key set taken from the tensor arguments (or the `device` argument).
+
+        As PyTorch's torch.ops, a Python number passed for a Tensor argument is wrapped."""
         cdef uint64_t ks = 0
+        if self.tensor_params:
+            args, kwargs = _wrap_numbers(self.tensor_params, args, kwargs)
         for a in args:
             if isinstance(a, TensorImpl):
                 ks |= (<TensorImpl>a).key_set
@@ -161,6 +166,34 @@ cdef class OperatorHandle:
 
     def __repr__(self):
         return f"<OperatorHandle aten::{self.name}>"
+
+
+cdef dict _tensor_params(str schema):
+    """Positions of the plain Tensor (or Tensor?) arguments of a schema, by name."""
+    cdef dict found = {}
+    text = schema[schema.index("(") + 1:schema.rindex(") -> ")]
+    position = 0
+    for part in text.split(", ") if text else []:
+        if part == "*":
+            continue
+        declaration = part.split("=", 1)[0]
+        type_text, name = declaration.rsplit(" ", 1)
+        if type_text.startswith("Tensor") and not type_text.endswith("[]"):
+            found[name] = position
+        position += 1
+    return found
+
+
+cdef tuple _wrap_numbers(dict tensor_params, tuple args, dict kwargs):
+    cdef list new_args = list(args)
+    for name, position in tensor_params.items():
+        if position < len(new_args):
+            if isinstance(new_args[position], (bool, int, float)):
+                new_args[position] = wrap_number(new_args[position])
+        elif name in kwargs and isinstance(kwargs[name], (bool, int, float)):
+            kwargs = dict(kwargs)
+            kwargs[name] = wrap_number(kwargs[name])
+    return tuple(new_args), kwargs
 
 
 def define(str schema):

@@ -1,6 +1,5 @@
 """Storage and the CPU allocator: 64-byte aligned blocks, or memory borrowed from an owner."""
 from libc.stdlib cimport free
-from libc.string cimport memset
 from cpython.buffer cimport PyBUF_WRITABLE
 
 from c10 import device as _device_mod
@@ -86,9 +85,3 @@ cdef Storage borrowed_storage(Py_ssize_t address, Py_ssize_t nbytes, object owne
     s.owns_data = False
     return s
 
-
-def zeroed_cpu_storage(Py_ssize_t nbytes):
-    """A new CPU storage of nbytes zero bytes."""
-    cdef Storage s = cpu_storage(nbytes)
-    memset(s.data, 0, <size_t>nbytes)
-    return s

@@ -44,4 +44,4 @@ def extensions() -> list:  # type: ignore[type-arg]
     for module, source in result.extensions:
         exts.append(Extension(module, [source], extra_compile_args=CFLAGS, extra_link_args=LDFLAGS))
     return cythonize(exts, include_path=[".", GEN_DIR], compiler_directives=directives(), nthreads=2,
-                     quiet=True, shared_utility_qualified_name=SHARED_UTILITY, build_dir=None)
+                     quiet=True, shared_utility_qualified_name=SHARED_UTILITY)

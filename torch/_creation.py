@@ -12,20 +12,26 @@ from c10.device import canonical
 from c10.tensor_impl import TensorImpl
 
 
-def _infer(data: Any, dim: int, shape: list[int], kinds: set[str]) -> None:
-    """Record the nested sequence's shape and the Python scalar kinds it holds."""
+def _infer(data: Any, dim: int, shape: list[int], kinds: set[str], leaf_dim: list[int]) -> None:
+    """Record the nested sequence's shape and the Python scalar kinds it holds; leaf_dim holds
+    the depth at which scalars were found (PyTorch's errors for ragged nesting)."""
     if isinstance(data, TensorImpl):
         raise TypeError("torch.tensor of a list holding tensors needs torch.stack (not supported yet)")
     if isinstance(data, (list, tuple)):
+        if leaf_dim and dim >= leaf_dim[0]:
+            raise TypeError(f"'{type(data).__name__}' object cannot be interpreted as "
+                            f"{'a real number' if 'float' in kinds else 'an integer'}")
         if dim == len(shape):
             shape.append(len(data))
         elif shape[dim] != len(data):
             raise ValueError(f"expected sequence of length {shape[dim]} at dim {dim} (got {len(data)})")
         for item in data:
-            _infer(item, dim + 1, shape, kinds)
+            _infer(item, dim + 1, shape, kinds, leaf_dim)
         return
     if dim < len(shape):
-        raise ValueError(f"expected sequence of length {shape[dim]} at dim {dim} (got a scalar)")
+        raise TypeError("not a sequence")
+    if not leaf_dim:
+        leaf_dim.append(dim)
     if isinstance(data, (bool, np.bool_)):
         kinds.add("bool")
     elif isinstance(data, (int, np.integer)):
@@ -50,7 +56,7 @@ def tensor(data: Any, dtype: Any = None, device: Any = None, requires_grad: bool
     else:
         shape: list[int] = []
         kinds: set[str] = set()
-        _infer(data, 0, shape, kinds)
+        _infer(data, 0, shape, kinds, [])
         if "float" in kinds or not kinds:
             inferred = scalar_type.get_default_dtype()
         elif "int" in kinds:

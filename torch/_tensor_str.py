@@ -1,5 +1,6 @@
-"""repr(tensor) in PyTorch's format: tensor([1.0000, 2.5000]), dtype/device suffixes, summarised
-above 1000 elements."""
+"""repr(tensor) in PyTorch's format (torch/_tensor_str.py's rules): one formatter per tensor
+chooses integer-valued (`1.`), fixed (`1.0000`) or scientific (`1.0000e+00`) notation from the
+non-zero finite values, pads to their widest, and summarises above 1000 elements."""
 from __future__ import annotations
 
 import math
@@ -14,30 +15,65 @@ EDGE_ITEMS = 3
 _IMPLICIT = ("int64", "bool")
 
 
-def _float_formatter(values: np.ndarray) -> Any:
-    finite = values[np.isfinite(values)].astype(np.float64)
-    if finite.size == 0 or np.all(finite == np.round(finite)) and (finite.size == 0 or np.max(np.abs(finite)) < 1e8):
-        return lambda v: "nan" if math.isnan(v) else ("inf" if v == math.inf else "-inf" if v == -math.inf else f"{v:.0f}.")
-    absval = np.abs(finite[finite != 0]) if np.any(finite != 0) else np.array([0.0])
-    big, small = float(np.max(absval)), float(np.min(absval))
-    if big / max(small, 1e-300) > 1000 or big > 1e8 or small < 1e-4:
-        return lambda v: f"{v:.4e}"
-    return lambda v: f"{v:.4f}"
+class _Formatter:
+    def __init__(self, values: np.ndarray, floating: bool) -> None:
+        self.floating = floating
+        self.int_mode = True
+        self.sci_mode = False
+        self.max_width = 1
+        if not floating:
+            self.max_width = max((len(str(v)) for v in values.tolist()), default=1)
+            return
+        finite = values[np.isfinite(values) & (values != 0)].astype(np.float64)
+        if finite.size == 0:
+            return
+        magnitudes = np.abs(finite)
+        low, high = float(magnitudes.min()), float(magnitudes.max())
+        self.int_mode = bool(np.all(finite == np.ceil(finite)))
+        if self.int_mode:
+            self.sci_mode = high / low > 1000.0 or high > 1e8
+        else:
+            self.sci_mode = high / low > 1000.0 or high > 1e8 or low < 1e-4
+        self.max_width = max(len(self._text(v)) for v in finite.tolist())
+
+    def _text(self, value: Any) -> str:
+        if not self.floating:
+            return str(value)
+        if self.sci_mode:
+            return f"{value:.4e}"
+        if self.int_mode:
+            text = f"{value:.0f}"
+            return text if math.isinf(value) or math.isnan(value) else text + "."
+        return f"{value:.4f}"
+
+    def format(self, value: Any) -> str:
+        text = self._text(value)
+        return " " * (self.max_width - len(text)) + text
 
 
-def _format(array: np.ndarray, fmt: Any, width: int, indent: int, summarize: bool) -> str:
+def _format(array: np.ndarray, fmt: _Formatter, indent: int, summarize: bool) -> str:
     if array.ndim == 0:
-        return fmt(array.item()).rjust(width)
+        return fmt.format(array.item())
     n = array.shape[0]
     if summarize and n > 2 * EDGE_ITEMS:
-        parts = [_format(array[i], fmt, width, indent + 1, summarize) for i in range(EDGE_ITEMS)] + ["..."] + \
-                [_format(array[i], fmt, width, indent + 1, summarize) for i in range(n - EDGE_ITEMS, n)]
+        head = [_format(array[i], fmt, indent + 1, summarize) for i in range(EDGE_ITEMS)]
+        tail = [_format(array[i], fmt, indent + 1, summarize) for i in range(n - EDGE_ITEMS, n)]
+        parts = head + [" ..." if array.ndim == 1 else "..."] + tail
     else:
-        parts = [_format(array[i], fmt, width, indent + 1, summarize) for i in range(n)]
+        parts = [_format(array[i], fmt, indent + 1, summarize) for i in range(n)]
     if array.ndim == 1:
         return "[" + ", ".join(parts) + "]"
     separator = "," + "\n" * (array.ndim - 1) + " " * (indent + 1)
     return "[" + separator.join(parts) + "]"
+
+
+def _summary_values(array: np.ndarray) -> np.ndarray:
+    """The elements a summarised repr shows (the formatter looks only at those, as PyTorch's)."""
+    if array.ndim == 0:
+        return array.reshape(1)
+    if array.shape[0] > 2 * EDGE_ITEMS:
+        array = np.concatenate([array[:EDGE_ITEMS], array[-EDGE_ITEMS:]])
+    return np.concatenate([_summary_values(a) for a in array]) if array.ndim > 1 else array
 
 
 def tensor_repr(t: Any) -> str:
@@ -46,24 +82,16 @@ def tensor_repr(t: Any) -> str:
     suffixes = []
     if t.is_cuda:
         suffixes.append(f"device='{t.device}'")
-    implicit = dt is scalar_type.get_default_dtype() or dt.name in _IMPLICIT
     if array.size == 0:
-        body = "[]" if array.ndim <= 1 else "[]"
         if array.ndim > 1:
             suffixes.append(f"size={tuple(array.shape)}")
         if dt is not scalar_type.get_default_dtype():
             suffixes.append(f"dtype=torch.{dt.name}")
-        return "tensor(" + ", ".join([body] + suffixes) + ")"
+        return "tensor(" + ", ".join(["[]"] + suffixes) + ")"
     summarize = array.size > THRESHOLD
-    if dt.is_floating_point:
-        fmt = _float_formatter(array)
-    elif dt.name == "bool":
-        fmt = lambda v: str(bool(v))  # noqa: E731
-    else:
-        fmt = lambda v: str(int(v))  # noqa: E731
-    flat = array.reshape(-1)
-    width = max(len(fmt(v)) for v in flat.tolist()) if flat.size <= 100_000 else 10
-    body = _format(array, fmt, width, len("tensor("), summarize)
-    if not implicit:
+    shown = _summary_values(array) if summarize else array.reshape(-1)
+    fmt = _Formatter(shown, dt.is_floating_point)
+    body = _format(array, fmt, len("tensor("), summarize)
+    if not (dt is scalar_type.get_default_dtype() or dt.name in _IMPLICIT):
         suffixes.append(f"dtype=torch.{dt.name}")
     return "tensor(" + ", ".join([body] + suffixes) + ")"

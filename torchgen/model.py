@@ -739,6 +739,9 @@ class PointwiseFormula:
     formula: str
     dtypes: str = "AllAndBool"
     promote: str = "default"
+    # (when, message): raise RuntimeError(message) when all / any tensor inputs are bool,
+    # checked in this order before type promotion (PyTorch's sub_check, neg's check).
+    bool_inputs: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -926,8 +929,8 @@ def _read_dispatch(r: _Reader, raw: _YamlMap) -> list[tuple[DispatchKey, str]]:
 def _read_pointwise(r: _Reader, raw: _YamlMap, func: FunctionSchema | None) -> PointwiseFormula | None:
     sub = _Reader(raw, r.path, r.errors)
     for key in raw:
-        if key not in ("formula", "dtypes", "promote"):
-            sub.error(key, f"unknown ember_pointwise key {key!r}; valid keys are: formula, dtypes, promote")
+        if key not in ("formula", "dtypes", "promote", "bool_inputs"):
+            sub.error(key, f"unknown ember_pointwise key {key!r}; valid keys are: formula, dtypes, promote, bool_inputs")
     formula = sub.get("formula", str, "")
     dtypes = sub.get("dtypes", str, "AllAndBool")
     promote = sub.get("promote", str, "default")
@@ -938,6 +941,7 @@ def _read_pointwise(r: _Reader, raw: _YamlMap, func: FunctionSchema | None) -> P
     for key, value, valid in (("dtypes", dtypes, POINTWISE_DTYPES), ("promote", promote, POINTWISE_PROMOTE)):
         if value not in valid:
             sub.error(key, f"unknown ember_pointwise {key} {value!r}; expected one of: {', '.join(valid)}")
+    bool_inputs = _read_bool_inputs(sub, raw.get("bool_inputs"))
     if func is None:
         return None
     args, returns = func.arguments.flat_all, func.returns
@@ -955,7 +959,18 @@ def _read_pointwise(r: _Reader, raw: _YamlMap, func: FunctionSchema | None) -> P
         if m.group(1) and not m.group(2) and m.group(1) not in names:
             sub.error("formula", f"ember_pointwise formula uses unknown name {m.group(1)!r}; "
                       f"the arguments are: {', '.join(names)}")  # fmt: skip
-    return PointwiseFormula(formula, dtypes, promote)
+    return PointwiseFormula(formula, dtypes, promote, bool_inputs)
+
+
+def _read_bool_inputs(sub: _Reader, raw: Any) -> tuple[tuple[str, str], ...]:
+    if raw is None:
+        return ()
+    if not isinstance(raw, dict) or not raw or any(k not in ("all", "any") or not isinstance(v, str) or not v
+                                                   for k, v in raw.items()):
+        sub.error("bool_inputs", "ember_pointwise bool_inputs must map 'all' and/or 'any' to an error message, "
+                  f"got {raw!r}")  # fmt: skip
+        return ()
+    return tuple((when, raw[when]) for when in ("all", "any") if when in raw)
 
 
 def _parse_entry(

@@ -84,6 +84,40 @@ def broadcast_shapes(*tensors):
     return tuple([sizes[i] for i in range(n)])
 
 
+# PyTorch's checked_convert names (c10/util/TypeCast.h) and ranges; unsigned types also take
+# negative values down to -max, which wrap as two's complement (c10::overflows).
+_C_NAMES = {ST_UINT8: "uint8_t", ST_INT8: "int8_t", ST_INT16: "int16_t", ST_INT32: "int", ST_INT64: "int64_t",
+            ST_FLOAT32: "float", ST_FLOAT64: "double"}
+_INT_RANGES = {ST_UINT8: (-255, 255), ST_INT8: (-128, 127), ST_INT16: (-(1 << 15), (1 << 15) - 1),
+               ST_INT32: (-(1 << 31), (1 << 31) - 1), ST_INT64: (-(1 << 63), (1 << 63) - 1)}
+_FLOAT32_MAX = 3.4028234663852886e38
+
+
+cdef int check_scalar_fits(object value, int st) except -1:
+    """RuntimeError when a Python number does not fit the dtype it is converted to."""
+    cdef double f
+    if st == ST_BOOL or isinstance(value, bool):
+        return 0
+    if st in _INT_RANGES:
+        low, high = _INT_RANGES[st]
+        if isinstance(value, float):
+            if value != value or value in (float("inf"), float("-inf")):
+                return 0
+            value = int(value)
+        if not low <= value <= high:
+            raise RuntimeError(f"value cannot be converted to type {_C_NAMES[st]} without overflow")
+    elif st == ST_FLOAT32:
+        f = value
+        if f == f and f not in (float("inf"), float("-inf")) and abs(f) > _FLOAT32_MAX:
+            raise RuntimeError("value cannot be converted to type float without overflow")
+    return 0
+
+
+def check_fits(object value, dt):
+    """Python access to check_scalar_fits: value must be representable in dtype dt."""
+    check_scalar_fits(value, dt.scalar_type)
+
+
 cdef int store_scalar(char* slot, int st, object value, str arg_name) except -1:
     """Convert a Python scalar argument to the compute dtype, into an 8-byte slot."""
     if isinstance(value, TensorImpl):
@@ -94,6 +128,7 @@ cdef int store_scalar(char* slot, int st, object value, str arg_name) except -1:
         raise RuntimeError(f"For integral input tensors, argument {arg_name} must not be a floating point number.")
     if isinstance(value, bool) and st != ST_BOOL and arg_name == "alpha":
         raise RuntimeError("Boolean alpha only supported for Boolean results.")
+    check_scalar_fits(value, st)
     try:
         if st == ST_BOOL:
             (<uint8_t*>slot)[0] = 1 if value else 0

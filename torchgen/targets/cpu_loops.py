@@ -62,8 +62,17 @@ def _promotion(op: PointwiseOp) -> list[str]:
     return ["out_type = compute"]
 
 
+def bool_checks(op: PointwiseOp) -> list[dict[str, str]]:
+    """Conditions over the inputs' dtypes (Cython) and the message to raise."""
+    assert op.fn.pointwise is not None
+    join = {"all": " and ", "any": " or "}
+    return [dict(cond=join[when].join(f"{t}.scalar_type == ST_BOOL" for t in op.tensors), message=message)
+            for when, message in op.fn.pointwise.bool_inputs]
+
+
 def op_context(op: PointwiseOp) -> dict[str, Any]:
     return dict(
+        bool_checks=bool_checks(op),
         name=op.name,
         formula=op.formula,
         kernel=f"{op.cname}_cpu",

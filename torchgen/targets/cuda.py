@@ -39,5 +39,6 @@ def launcher_context(ops: list[PointwiseOp], source: str) -> dict[str, Any]:
             name=op.name, formula=op.formula, kernel=f"{op.cname}_cuda", cname=op.cname, params=", ".join(params),
             tensor_args=", ".join(op.tensors), scalar_args="".join(f"{s}, " for s in op.scalars),
             scalar_names="".join(f"{s!r}, " for s in op.scalars), promote=op.promote,
-            dtypes=repr(tuple(d.name for d in op.dtypes))))
+            dtypes=repr(tuple(d.name for d in op.dtypes)),
+            bool_inputs=repr(op.fn.pointwise.bool_inputs if op.fn.pointwise else ())))
     return dict(ops=contexts, source=source)

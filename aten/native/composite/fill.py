@@ -4,6 +4,7 @@ from __future__ import annotations
 from typing import Any
 
 from aten.dispatcher import find_operator
+from aten.native.pointwise_meta import check_fits
 from c10.tensor_impl import scalar_to_tensor
 
 _copy = find_operator("copy_")
@@ -12,4 +13,5 @@ _copy = find_operator("copy_")
 def fill_(self: Any, value: Any) -> Any:
     if not isinstance(value, (bool, int, float)):
         raise TypeError(f"fill_(): argument 'value' must be Number, not {type(value).__name__}")
+    check_fits(value, self.dtype)
     return _copy(self, scalar_to_tensor(value))

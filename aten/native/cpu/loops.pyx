@@ -8,7 +8,6 @@ GRAIN_SIZE) the rows are split across OpenMP threads.
 """
 import os
 
-cimport openmp
 from cython.parallel cimport prange
 from libc.string cimport memcpy
 

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from aten.native.cuda.pointwise import _grid, _module, to_device, CUDA_TYPES
+from aten.native.cuda.pointwise import grid_for, compiled_module, to_device, CUDA_TYPES
 from c10 import cuda as c10_cuda
 
 
@@ -20,11 +20,11 @@ def copy_cuda(self: Any, src: Any, non_blocking: bool = False) -> Any:
     if src.numel() == 1 and tuple(self.shape) != tuple(src.shape):
         value = src.item()
         ctype = CUDA_TYPES[self.dtype.name]
-        mod = _module(
+        mod = compiled_module(
             f'extern "C" __global__ void fill(long long n, {ctype}* out, {ctype} v) {{\n'
             "  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)blockDim.x * gridDim.x)\n"
             "    out[i] = v;\n}\n")
-        grid, block = _grid(n)
+        grid, block = grid_for(n)
         mod.get_function("fill")(np.int64(n), np.uintp(self.data_ptr()), self.dtype.numpy_dtype.type(value),
                                  grid=grid, block=block)
     elif tuple(self.shape) == tuple(src.shape):

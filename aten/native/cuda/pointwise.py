@@ -21,7 +21,7 @@ CUDA_TYPES = {"bool": "unsigned char", "uint8": "unsigned char", "int8": "signed
                "int32": "int", "int64": "long long", "float32": "float", "float64": "double"}
 
 
-def _module(source: str) -> Any:
+def compiled_module(source: str) -> Any:
     """The compiled module for a .cu text (compiled once per process; nvcc results cached on disk)."""
     if source not in _modules:
         from pycuda.compiler import SourceModule
@@ -34,7 +34,7 @@ def _module(source: str) -> Any:
     return _modules[source]
 
 
-def _grid(n: int) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
+def grid_for(n: int) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
     blocks = max(1, min((n + _BLOCK - 1) // _BLOCK, 65535))
     return (blocks, 1, 1), (_BLOCK, 1, 1)
 
@@ -52,13 +52,13 @@ def to_device(t: Any, dtype: Any) -> Any:
     out = tensor_impl.empty(t._sizes(), dtype, t.device)
     src_t, dst_t = CUDA_TYPES[t.dtype.name], CUDA_TYPES[dtype.name]
     convert = "(unsigned char)(in[i] != 0)" if dtype.name == "bool" else f"({dst_t})in[i]"
-    mod = _module(
+    mod = compiled_module(
         f'extern "C" __global__ void cast(long long n, {dst_t}* out, const {src_t}* in) {{\n'
         "  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)blockDim.x * gridDim.x)\n"
         f"    out[i] = {convert};\n}}\n")
     if not t.is_contiguous():
         raise NotImplementedError("converting a non-contiguous CUDA tensor's dtype is not supported yet")
-    grid, block = _grid(t.numel())
+    grid, block = grid_for(t.numel())
     mod.get_function("cast")(np.int64(t.numel()), np.uintp(out.data_ptr()), np.uintp(t.data_ptr()), grid=grid, block=block)
     return out
 
@@ -69,8 +69,12 @@ def c10_cuda_device() -> Any:
 
 
 def launch(source: str, cname: str, tensors: tuple[Any, ...], scalars: tuple[Any, ...], scalar_names: tuple[str, ...],
-           promote: str, dtypes: tuple[str, ...]) -> Any:
+           promote: str, dtypes: tuple[str, ...], bool_inputs: tuple[tuple[str, str], ...] = ()) -> Any:
     c10_cuda.lazy_init()
+    is_bool = [t.dtype.name == "bool" for t in tensors]
+    for when, message in bool_inputs:
+        if (all if when == "all" else any)(is_bool):
+            raise RuntimeError(message)
     compute = pointwise_meta.result_type_of(*tensors)
     if promote == "int_to_float" and not compute.is_floating_point:
         compute = scalar_type.get_default_dtype()
@@ -94,8 +98,8 @@ def launch(source: str, cname: str, tensors: tuple[Any, ...], scalars: tuple[Any
     if n == 0:
         return out
     c_scalars = [compute.numpy_dtype.type(v) for v in scalars]
-    mod = _module(source)
-    grid, block = _grid(n)
+    mod = compiled_module(source)
+    grid, block = grid_for(n)
     if all(t._sizes() == shape and t.is_contiguous() for t in operands):
         fn = mod.get_function(f"{cname}_{compute.name}")
         fn(np.int64(n), np.uintp(out.data_ptr()), *[np.uintp(t.data_ptr()) for t in operands], *c_scalars,
