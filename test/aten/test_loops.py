@@ -11,27 +11,10 @@ import pytest
 
 import torch
 from aten.native.cpu import loops
+from dtype_cases import ALL_DTYPES, NUMPY_OF, dtype_id
 
-ALL_DTYPES = [torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64,
-              torch.float32, torch.float64]
-NUMPY_OF = {torch.bool: np.dtype(np.bool_), torch.uint8: np.dtype(np.uint8), torch.int8: np.dtype(np.int8),
-            torch.int16: np.dtype(np.int16), torch.int32: np.dtype(np.int32), torch.int64: np.dtype(np.int64),
-            torch.float32: np.dtype(np.float32), torch.float64: np.dtype(np.float64)}
 GRAIN_SIZE = 32768
 NOGIL_THRESHOLD = 4096
-
-
-def _id(dt: object) -> str:
-    return str(dt).removeprefix("torch.")
-
-
-@pytest.fixture
-def threads():
-    """Restores the thread count and grain size a test changes."""
-    saved = torch.get_num_threads(), loops.get_grain_size()
-    yield
-    torch.set_num_threads(saved[0])
-    loops.set_grain_size(saved[1])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -72,7 +55,7 @@ def cast_values(src: torch.dtype, dst: torch.dtype) -> np.ndarray:
     return np.array([s.type(v) for v in values], dtype=s)
 
 
-CAST_PAIRS = [pytest.param(s, d, id=f"{_id(s)}-to-{_id(d)}") for s, d in itertools.product(ALL_DTYPES, repeat=2)]
+CAST_PAIRS = [pytest.param(s, d, id=f"{dtype_id(s)}-to-{dtype_id(d)}") for s, d in itertools.product(ALL_DTYPES, repeat=2)]
 
 
 @pytest.mark.parametrize("src, dst", CAST_PAIRS)
@@ -86,7 +69,7 @@ def test_cast_matches_numpy_astype_for_values_in_range(src, dst):
     np.testing.assert_array_equal(out.numpy(), a.astype(NUMPY_OF[dst]))
 
 
-@pytest.mark.parametrize("src", ALL_DTYPES, ids=_id)
+@pytest.mark.parametrize("src", ALL_DTYPES, ids=dtype_id)
 def test_cast_to_bool_is_not_equal_to_zero(src):
     s = NUMPY_OF[src]
     values = [v for v in [0, 1, 2, -1, 255, 0.5, -0.5, 1e-30, -0.0, 3e9] if _representable(v, s)]
@@ -125,7 +108,7 @@ def test_cast_of_large_integers_to_floats_rounds_to_nearest():
     np.testing.assert_array_equal(loops._cast(torch.from_numpy(a), torch.float32).numpy(), a.astype(np.float32))
 
 
-@pytest.mark.parametrize("dst", ALL_DTYPES, ids=_id)
+@pytest.mark.parametrize("dst", ALL_DTYPES, ids=dtype_id)
 def test_cast_of_a_non_contiguous_source_gives_a_contiguous_copy(dst):
     base = np.arange(48, dtype=np.int16).reshape(6, 8)
     view = base.T[::2, 1::2]

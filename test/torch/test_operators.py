@@ -11,20 +11,11 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import torch
+from dtype_cases import ALL_DTYPES, NUMPY_OF, TORCH_OF, dtype_id
 
-ALL_DTYPES = [torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64,
-              torch.float32, torch.float64]
 INT_DTYPES = [torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64]
-NUMPY_OF = {torch.bool: np.dtype(np.bool_), torch.uint8: np.dtype(np.uint8), torch.int8: np.dtype(np.int8),
-            torch.int16: np.dtype(np.int16), torch.int32: np.dtype(np.int32), torch.int64: np.dtype(np.int64),
-            torch.float32: np.dtype(np.float32), torch.float64: np.dtype(np.float64)}
-TORCH_OF = {v: k for k, v in NUMPY_OF.items()}
 OPERATORS = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv}
 FUNCTION_OF = {"+": "add", "-": "sub", "*": "mul", "/": "div"}
-
-
-def _id(dt: object) -> str:
-    return str(dt).removeprefix("torch.")
 
 
 def sample(dtype: torch.dtype, shape: tuple[int, ...], seed: int) -> np.ndarray:
@@ -69,7 +60,7 @@ def _supported(symbol: str, dtype: torch.dtype) -> bool:
     return not (symbol == "-" and dtype == torch.bool)
 
 
-BINARY_CASES = [pytest.param(s, dt, id=f"{FUNCTION_OF[s]}-{_id(dt)}") for s in OPERATORS for dt in ALL_DTYPES
+BINARY_CASES = [pytest.param(s, dt, id=f"{FUNCTION_OF[s]}-{dtype_id(dt)}") for s in OPERATORS for dt in ALL_DTYPES
                 if _supported(s, dt)]
 
 
@@ -133,7 +124,7 @@ def test_operators_leave_their_operands_untouched():
 
 @pytest.mark.parametrize("number", [2, -3, 2.5, True])
 @pytest.mark.parametrize("dtype", [torch.uint8, torch.int8, torch.int32, torch.int64, torch.float32,
-                                   torch.float64], ids=_id)
+                                   torch.float64], ids=dtype_id)
 @pytest.mark.parametrize("symbol", list(OPERATORS))
 def test_number_on_either_side_of_an_operator_matches_numpy(symbol, dtype, number):
     if symbol == "-" and isinstance(number, bool):
@@ -172,7 +163,7 @@ def test_a_number_with_a_bool_tensor_promotes_to_the_numbers_category():
 
 
 @pytest.mark.parametrize("dtype", [torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64,
-                                   torch.float32, torch.float64], ids=_id)
+                                   torch.float32, torch.float64], ids=dtype_id)
 def test_unary_minus_matches_numpy_negative(dtype):
     a = sample(dtype, (3, 3), 8)
     assert_matches(-torch.from_numpy(a), np.negative(a))

@@ -16,21 +16,12 @@ from hypothesis.extra import numpy as hnp
 
 import torch
 from aten.native.cpu import loops
+from dtype_cases import ALL_DTYPES, NUMPY_OF, TORCH_OF, dtype_id
 
-ALL_DTYPES = [torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64,
-              torch.float32, torch.float64]
-NUMPY_OF = {torch.bool: np.dtype(np.bool_), torch.uint8: np.dtype(np.uint8), torch.int8: np.dtype(np.int8),
-            torch.int16: np.dtype(np.int16), torch.int32: np.dtype(np.int32), torch.int64: np.dtype(np.int64),
-            torch.float32: np.dtype(np.float32), torch.float64: np.dtype(np.float64)}
-TORCH_OF = {v: k for k, v in NUMPY_OF.items()}
 SHORT = {"b": torch.bool, "u8": torch.uint8, "i8": torch.int8, "i16": torch.int16, "i32": torch.int32,
          "i64": torch.int64, "f32": torch.float32, "f64": torch.float64}
 BINARY_OPS = ["add", "sub", "mul", "div"]
 UNARY_OPS = ["neg", "exp"]
-
-
-def _id(dt: object) -> str:
-    return str(dt).removeprefix("torch.")
 
 
 def sample(dtype: torch.dtype, shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
@@ -103,22 +94,13 @@ def supported(op: str, dtype: torch.dtype) -> bool:
     return not (dtype == torch.bool and op in ("sub", "neg"))
 
 
-@pytest.fixture
-def threads():
-    """Restores the thread count and grain size a test changes."""
-    saved = torch.get_num_threads(), loops.get_grain_size()
-    yield
-    torch.set_num_threads(saved[0])
-    loops.set_grain_size(saved[1])
-
-
 # ---------------------------------------------------------------------------------------------
 # Every op, every dtype
 
 
 def _cases(ops: list[str], dtypes: list[torch.dtype] = ALL_DTYPES) -> list:
     """(op, dtype) pairs the op has a kernel for; sub and neg on bool are errors, tested below."""
-    return [pytest.param(op, dt, id=f"{op}-{_id(dt)}") for op in ops for dt in dtypes if supported(op, dt)]
+    return [pytest.param(op, dt, id=f"{op}-{dtype_id(dt)}") for op in ops for dt in dtypes if supported(op, dt)]
 
 
 @pytest.mark.parametrize("op, dtype", _cases(BINARY_OPS))
@@ -305,7 +287,7 @@ VIEW_KINDS = ["contiguous", "transposed", "row_step", "column_step", "both_steps
 
 
 @pytest.mark.parametrize("dtype", [torch.bool, torch.uint8, torch.int16, torch.int64, torch.float32,
-                                   torch.float64], ids=_id)
+                                   torch.float64], ids=dtype_id)
 @pytest.mark.parametrize("kind_b", VIEW_KINDS)
 @pytest.mark.parametrize("kind_a", ["transposed", "both_steps", "contiguous"])
 def test_add_and_mul_of_strided_numpy_views_match_numpy(kind_a, kind_b, dtype):
@@ -370,7 +352,7 @@ def test_mixed_dtype_strided_inputs_are_converted_before_the_op():
 
 @pytest.mark.parametrize("alpha", [0, 1, 2, 3, -1, -3])
 @pytest.mark.parametrize("dtype", [torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64,
-                                   torch.float32, torch.float64], ids=_id)
+                                   torch.float32, torch.float64], ids=dtype_id)
 @pytest.mark.parametrize("op", ["add", "sub"])
 def test_integer_alpha_scales_the_other_operand(op, dtype, alpha):
     rng = np.random.default_rng(6)
@@ -380,7 +362,7 @@ def test_integer_alpha_scales_the_other_operand(op, dtype, alpha):
 
 
 @pytest.mark.parametrize("alpha", [0.5, -2.25, 1e-3])
-@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=_id)
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=dtype_id)
 @pytest.mark.parametrize("op", ["add", "sub"])
 def test_float_alpha_scales_the_other_operand_for_floating_tensors(op, dtype, alpha):
     rng = np.random.default_rng(7)
@@ -424,7 +406,7 @@ def test_float_alpha_with_integer_tensors_is_a_runtime_error(op, dtype):
         call(op, t, t, alpha=2.5)
 
 
-@pytest.mark.parametrize("dtype", [torch.uint8, torch.int64, torch.float32], ids=_id)
+@pytest.mark.parametrize("dtype", [torch.uint8, torch.int64, torch.float32], ids=dtype_id)
 def test_bool_alpha_with_non_bool_results_is_a_runtime_error(dtype):
     t = torch.ones(2, dtype=dtype)
     with pytest.raises(RuntimeError, match="Boolean alpha only supported for Boolean results."):
@@ -451,7 +433,7 @@ def test_alpha_that_overflows_the_integer_compute_dtype_is_a_runtime_error():
 
 @pytest.mark.parametrize("number", [3, -2, 0, 2.5, -0.75, True, False])
 @pytest.mark.parametrize("dtype", [torch.uint8, torch.int8, torch.int32, torch.int64, torch.float32,
-                                   torch.float64, torch.bool], ids=_id)
+                                   torch.float64, torch.bool], ids=dtype_id)
 @pytest.mark.parametrize("op", BINARY_OPS)
 def test_python_number_on_either_side_matches_numpy_in_the_promoted_dtype(op, dtype, number):
     rng = np.random.default_rng(8)
@@ -585,7 +567,7 @@ def _expected_for(op: str, add_result: torch.dtype) -> torch.dtype:
 
 
 TENSOR_TABLE_CASES = [
-    pytest.param(kind_a, a, kind_b, SHORT[b], expected, id=f"{kind_a}-{_id(a)}-{kind_b}-{b}")
+    pytest.param(kind_a, a, kind_b, SHORT[b], expected, id=f"{kind_a}-{dtype_id(a)}-{kind_b}-{b}")
     for (kind_a, kind_b), text in [(("dim", "dim"), DIM_WITH_DIM), (("dim", "zero"), DIM_WITH_ZERO_DIM),
                                    (("zero", "dim"), ZERO_DIM_WITH_DIM), (("zero", "zero"), ZERO_DIM_WITH_ZERO_DIM)]
     for a, b, expected in _table(text, COLUMNS)
@@ -606,7 +588,7 @@ def test_result_dtype_of_two_tensors_follows_pytorch_promotion(kind_a, dtype_a, 
 
 
 NUMBER_TABLE_CASES = [
-    pytest.param(kind, a, NUMBERS[number], expected, id=f"{kind}-{_id(a)}-{number}")
+    pytest.param(kind, a, NUMBERS[number], expected, id=f"{kind}-{dtype_id(a)}-{number}")
     for kind in ("dim", "zero")
     for a, number, expected in _table(TENSOR_WITH_NUMBER, list(NUMBERS))
 ]
@@ -625,7 +607,7 @@ def test_result_dtype_of_a_tensor_and_a_python_number_follows_pytorch_promotion(
 @pytest.mark.parametrize("dtype, expected", [
     (torch.uint8, torch.uint8), (torch.int8, torch.int8), (torch.int16, torch.int16), (torch.int32, torch.int32),
     (torch.int64, torch.int64), (torch.float32, torch.float32), (torch.float64, torch.float64),
-], ids=_id)
+], ids=dtype_id)
 def test_neg_keeps_the_dtype(dtype, expected):
     assert torch.neg(torch.ones(2, dtype=dtype)).dtype == expected
 
@@ -634,7 +616,7 @@ def test_neg_keeps_the_dtype(dtype, expected):
     (torch.bool, torch.float32), (torch.uint8, torch.float32), (torch.int8, torch.float32),
     (torch.int16, torch.float32), (torch.int32, torch.float32), (torch.int64, torch.float32),
     (torch.float32, torch.float32), (torch.float64, torch.float64),
-], ids=_id)
+], ids=dtype_id)
 def test_exp_gives_default_float_for_integers_and_bools_and_keeps_float_dtypes(dtype, expected):
     assert torch.exp(torch.ones(2, dtype=dtype)).dtype == expected
 

@@ -11,17 +11,8 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import torch
+from dtype_cases import ALL_DTYPES, NUMPY_OF, TORCH_OF, dtype_id
 
-ALL_DTYPES = [torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64,
-              torch.float32, torch.float64]
-NUMPY_OF = {torch.bool: np.dtype(np.bool_), torch.uint8: np.dtype(np.uint8), torch.int8: np.dtype(np.int8),
-            torch.int16: np.dtype(np.int16), torch.int32: np.dtype(np.int32), torch.int64: np.dtype(np.int64),
-            torch.float32: np.dtype(np.float32), torch.float64: np.dtype(np.float64)}
-TORCH_OF = {v: k for k, v in NUMPY_OF.items()}
-
-
-def _id(dt: object) -> str:
-    return str(dt).removeprefix("torch.")
 
 
 def sample(dtype: torch.dtype, shape: tuple[int, ...], seed: int = 0) -> np.ndarray:
@@ -69,7 +60,7 @@ def assert_matches(actual: torch.Tensor, expected: np.ndarray) -> None:
 # All elements
 
 
-@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=_id)
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=dtype_id)
 def test_sum_of_all_elements_matches_numpy_for_every_dtype(dtype):
     a = sample(dtype, (4, 5, 3))
     assert_matches(torch.sum(torch.from_numpy(a)), reference_sum(a))
@@ -80,7 +71,7 @@ def test_sum_of_all_elements_matches_numpy_for_every_dtype(dtype):
     (torch.bool, torch.int64), (torch.uint8, torch.int64), (torch.int8, torch.int64), (torch.int16, torch.int64),
     (torch.int32, torch.int64), (torch.int64, torch.int64), (torch.float32, torch.float32),
     (torch.float64, torch.float64),
-], ids=_id)
+], ids=dtype_id)
 def test_sum_of_integers_and_bools_is_int64_and_floats_keep_their_dtype(dtype, expected):
     t = torch.ones(2, 3, dtype=dtype)
     assert torch.sum(t).dtype == expected
@@ -135,7 +126,7 @@ def test_sum_propagates_nan_and_inf():
 @pytest.mark.parametrize("keepdim", [False, True])
 @pytest.mark.parametrize("dim", [0, 1, 2, -1, -2, -3])
 @pytest.mark.parametrize("dtype", [torch.bool, torch.uint8, torch.int16, torch.int64, torch.float32,
-                                   torch.float64], ids=_id)
+                                   torch.float64], ids=dtype_id)
 def test_sum_over_each_dim_matches_numpy(dtype, dim, keepdim):
     a = sample(dtype, (3, 4, 5), seed=2)
     out = torch.sum(torch.from_numpy(a), dim, keepdim=keepdim)
@@ -209,7 +200,7 @@ def test_sum_over_random_dim_subsets_matches_numpy(data, shape, dtype, keepdim):
     (torch.int32, torch.float64), (torch.int64, torch.float32), (torch.bool, torch.int32),
     (torch.uint8, torch.int16), (torch.float32, torch.float64), (torch.float64, torch.float32),
     (torch.int16, torch.int64), (torch.int8, torch.int8), (torch.float64, torch.int64),
-], ids=lambda d: _id(d))
+], ids=lambda d: dtype_id(d))
 def test_dtype_argument_sets_the_result_dtype(src, dst):
     a = sample(src, (3, 4), seed=4)
     if NUMPY_OF[dst].kind in "iu" and a.dtype.kind == "f":
@@ -241,7 +232,7 @@ def test_dtype_float64_sums_a_float32_input_in_double():
 # Empty and non-contiguous inputs
 
 
-@pytest.mark.parametrize("dtype", [torch.bool, torch.int32, torch.float32, torch.float64], ids=_id)
+@pytest.mark.parametrize("dtype", [torch.bool, torch.int32, torch.float32, torch.float64], ids=dtype_id)
 def test_sum_of_an_empty_tensor_is_zero(dtype):
     t = torch.ones(0, 3, dtype=dtype)
     out = torch.sum(t)
@@ -261,7 +252,7 @@ def test_sum_of_an_empty_tensor_over_a_non_empty_dim_is_empty():
 
 @pytest.mark.parametrize("view", ["transposed", "row_step", "column_step", "both_steps", "column_slice",
                                   "stride_zero"])
-@pytest.mark.parametrize("dtype", [torch.int16, torch.int64, torch.float32, torch.float64], ids=_id)
+@pytest.mark.parametrize("dtype", [torch.int16, torch.int64, torch.float32, torch.float64], ids=dtype_id)
 def test_sum_of_non_contiguous_inputs_matches_numpy(dtype, view):
     base = sample(dtype, (8, 12), seed=5)
     a = {"transposed": base.T,

@@ -11,16 +11,8 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import torch
+from dtype_cases import ALL_DTYPES, NUMPY_OF, dtype_id
 
-ALL_DTYPES = [torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64,
-              torch.float32, torch.float64]
-NUMPY_OF = {torch.bool: np.dtype(np.bool_), torch.uint8: np.dtype(np.uint8), torch.int8: np.dtype(np.int8),
-            torch.int16: np.dtype(np.int16), torch.int32: np.dtype(np.int32), torch.int64: np.dtype(np.int64),
-            torch.float32: np.dtype(np.float32), torch.float64: np.dtype(np.float64)}
-
-
-def _id(dt: object) -> str:
-    return str(dt).removeprefix("torch.")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -36,9 +28,9 @@ def test_dtype_aliases_are_the_same_objects_as_the_sized_names():
     assert torch.half is torch.float16
 
 
-@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=_id)
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=dtype_id)
 def test_dtypes_print_as_torch_attributes(dtype):
-    assert repr(dtype) == f"torch.{_id(dtype)}"
+    assert repr(dtype) == f"torch.{dtype_id(dtype)}"
     assert dtype.is_floating_point == (dtype in (torch.float32, torch.float64))
 
 
@@ -89,7 +81,7 @@ def test_tensor_takes_its_shape_from_the_nesting(data, shape):
     assert t.numel() == int(np.prod(shape))
 
 
-@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=_id)
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=dtype_id)
 def test_tensor_with_a_dtype_converts_the_values(dtype):
     t = torch.tensor([[0, 1], [2, 3]], dtype=dtype)
     assert t.dtype == dtype
@@ -210,7 +202,7 @@ def test_a_bad_device_string_is_a_runtime_error():
 
 
 @pytest.mark.parametrize("factory, value", [(torch.zeros, 0), (torch.ones, 1)])
-@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=_id)
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=dtype_id)
 def test_zeros_and_ones_fill_every_dtype(factory, value, dtype):
     t = factory(2, 3, dtype=dtype)
     assert t.dtype == dtype
@@ -301,7 +293,7 @@ def test_factory_argument_errors():
 # fill_ and copy_
 
 
-@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=_id)
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=dtype_id)
 def test_fill_writes_the_value_in_place_and_returns_self(dtype):
     t = torch.zeros(2, 3, dtype=dtype)
     ptr = t.data_ptr()
@@ -348,7 +340,7 @@ def test_copy_from_a_source_that_does_not_broadcast_is_a_runtime_error():
 # from_numpy and numpy(): memory sharing
 
 
-@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=_id)
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=dtype_id)
 def test_from_numpy_keeps_the_dtype_shape_and_values(dtype):
     a = np.arange(6).reshape(2, 3).astype(NUMPY_OF[dtype])
     t = torch.from_numpy(a)
@@ -441,7 +433,7 @@ def test_from_numpy_of_a_zero_dim_array_is_a_zero_dim_tensor():
     (torch.bool, [True, False], bool), (torch.uint8, [1, 255], int), (torch.int8, [-1, 2], int),
     (torch.int16, [-300, 3], int), (torch.int32, [7, -(2**31)], int), (torch.int64, [2**62, -5], int),
     (torch.float32, [0.5, -1.25], float), (torch.float64, [0.1, 1e300], float),
-], ids=_id)
+], ids=dtype_id)
 def test_tolist_and_item_give_python_scalars(dtype, values, kind):
     t = torch.tensor(values, dtype=dtype)
     got = t.tolist()

@@ -445,6 +445,29 @@ def test_pointwise_entry_gets_generated_cpu_and_cuda_kernels() -> None:
     assert not nf.has_explicit_dispatch
 
 
+def test_pointwise_bool_input_checks_keep_all_before_any() -> None:
+    (nf,) = parse_native_yaml_text(
+        """
+- func: sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
+  ember_pointwise:
+    formula: self - alpha * other
+    bool_inputs:
+      any: one bool
+      all: two bools
+""",
+        tags=TAGS,
+    )
+    assert nf.pointwise is not None
+    assert nf.pointwise.bool_inputs == (("all", "two bools"), ("any", "one bool"))
+
+
+@pytest.mark.parametrize("value", ["oops", "{some: message}", "{any: ''}"])
+def test_bad_bool_inputs_reports_file_and_line(tmp_path: Path, value: str) -> None:
+    text = f"- func: neg(Tensor self) -> Tensor\n  ember_pointwise:\n    formula: -self\n    bool_inputs: {value}\n"
+    (line,) = yaml_errors(tmp_path, text)
+    assert line.startswith(f"{tmp_path / 'native_functions.yaml'}:4: ember_pointwise bool_inputs must map")
+
+
 def test_pointwise_defaults_apply_and_calls_are_not_argument_names() -> None:
     functions = parse_native_yaml_text(
         "- func: exp(Tensor self) -> Tensor\n  ember_pointwise:\n    formula: exp(self) + max (self, 1.5e-3)\n"
