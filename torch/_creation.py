@@ -51,7 +51,7 @@ def tensor(data: Any, dtype: Any = None, device: Any = None, requires_grad: bool
         warnings.warn("To copy construct from a tensor, it is recommended to use sourceTensor.clone().detach() "
                       "rather than torch.tensor(sourceTensor).", UserWarning, stacklevel=2)
         data = data.tolist()  # type: ignore[attr-defined]
-    if isinstance(data, np.ndarray):
+    if isinstance(data, (np.ndarray, np.generic)):
         inferred = scalar_type.dtype_from_numpy(data.dtype)
     else:
         shape: list[int] = []
@@ -67,9 +67,13 @@ def tensor(data: Any, dtype: Any = None, device: Any = None, requires_grad: bool
     if not isinstance(dt, scalar_type.dtype):
         raise TypeError(f"tensor(): argument 'dtype' must be torch.dtype, not {type(dt).__name__}")
     try:
-        array = np.array(data, dtype=dt.numpy_dtype)
-    except OverflowError as e:
-        raise RuntimeError(f"value cannot be converted to type {dt.name} without overflow: {e}") from None
+        # Convert as the data's own kind first, then cast: like PyTorch, -1 becomes 255 in uint8
+        # and 1.7 becomes 1 in int64.
+        widest = np.float64 if inferred.is_floating_point else (np.int64 if inferred.name != "bool" else np.bool_)
+        array = np.asarray(data, dtype=None if isinstance(data, (np.ndarray, np.generic)) else widest)
+        array = array.astype(dt.numpy_dtype)
+    except OverflowError:
+        raise ValueError("Overflow when unpacking long long") from None
     out = tensor_impl.empty(array.shape, dt, None)
     out._numpy_view()[...] = array
     if device is not None and canonical(device).type == "cuda":

@@ -579,3 +579,19 @@ def test_repr_of_a_non_contiguous_view_shows_the_viewed_values():
 ])
 def test_repr_edge_cases_match_pytorch(make, expected):
     assert repr(make()) == expected
+
+
+def test_numpy_scalars_keep_their_dtype():
+    assert torch.tensor(np.int32(2)).dtype is torch.int32
+    assert torch.tensor(np.float64(2.0)).dtype is torch.float64
+    assert torch.tensor(np.bool_(True)).dtype is torch.bool
+
+
+def test_explicit_dtype_converts_like_a_cast():
+    assert torch.tensor([-1], dtype=torch.uint8).tolist() == [255]
+    assert torch.tensor([1.7, -2.7], dtype=torch.int64).tolist() == [1, -2]
+
+
+def test_python_int_beyond_int64_is_a_value_error():
+    with pytest.raises(ValueError, match="Overflow when unpacking long long"):
+        torch.tensor([2 ** 64])
