@@ -4,6 +4,7 @@ Type promotion follows PyTorch's ResultTypeState (aten/src/ATen/native/TypePrope
 dimensioned tensors outrank zero-dim tensors, which outrank wrapped Python numbers, unless a
 lower-priority operand is of a higher category (bool < integral < floating).
 """
+from libc.math cimport isinf, isnan
 from libc.stdint cimport uint8_t, int8_t, int16_t, int32_t, int64_t
 from c10.scalar_type cimport (promote, is_floating, is_integral, default_float_type, dtype_of,
                               ST_BOOL, ST_UINT8, ST_INT8, ST_INT16, ST_INT32, ST_INT64,
@@ -88,27 +89,36 @@ def broadcast_shapes(*tensors):
 # negative values down to -max, which wrap as two's complement (c10::overflows).
 _C_NAMES = {ST_UINT8: "uint8_t", ST_INT8: "int8_t", ST_INT16: "int16_t", ST_INT32: "int", ST_INT64: "int64_t",
             ST_FLOAT32: "float", ST_FLOAT64: "double"}
-_INT_RANGES = {ST_UINT8: (-255, 255), ST_INT8: (-128, 127), ST_INT16: (-(1 << 15), (1 << 15) - 1),
-               ST_INT32: (-(1 << 31), (1 << 31) - 1), ST_INT64: (-(1 << 63), (1 << 63) - 1)}
-_FLOAT32_MAX = 3.4028234663852886e38
+cdef int64_t _LOW[ST_INT64 + 1]
+cdef int64_t _HIGH[ST_INT64 + 1]
+_LOW[:] = [-255, -128, -(1 << 15), -(1 << 31), -(1 << 63)]
+_HIGH[:] = [255, 127, (1 << 15) - 1, (1 << 31) - 1, (1 << 63) - 1]
+cdef double _FLOAT32_MAX = 3.4028234663852886e38
 
 
 cdef int check_scalar_fits(object value, int st) except -1:
     """RuntimeError when a Python number does not fit the dtype it is converted to."""
+    cdef int64_t v
     cdef double f
     if st == ST_BOOL or isinstance(value, bool):
         return 0
-    if st in _INT_RANGES:
-        low, high = _INT_RANGES[st]
+    if is_integral(st, False):
         if isinstance(value, float):
-            if value != value or value in (float("inf"), float("-inf")):
+            f = value
+            if isnan(f) or isinf(f):  # converted as C does, like PyTorch
                 return 0
-            value = int(value)
-        if not low <= value <= high:
+            value = int(f)
+        try:
+            v = value
+        except OverflowError:
+            v = _HIGH[ST_INT64] if value > 0 else _LOW[ST_INT64]
+            if st == ST_INT64:
+                raise RuntimeError(f"value cannot be converted to type {_C_NAMES[st]} without overflow") from None
+        if v < _LOW[st] or v > _HIGH[st]:
             raise RuntimeError(f"value cannot be converted to type {_C_NAMES[st]} without overflow")
     elif st == ST_FLOAT32:
         f = value
-        if f == f and f not in (float("inf"), float("-inf")) and abs(f) > _FLOAT32_MAX:
+        if not isnan(f) and not isinf(f) and (f > _FLOAT32_MAX or f < -_FLOAT32_MAX):
             raise RuntimeError("value cannot be converted to type float without overflow")
     return 0
 

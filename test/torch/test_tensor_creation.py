@@ -595,3 +595,15 @@ def test_explicit_dtype_converts_like_a_cast():
 def test_python_int_beyond_int64_is_a_value_error():
     with pytest.raises(ValueError, match="Overflow when unpacking long long"):
         torch.tensor([2 ** 64])
+
+
+@pytest.mark.parametrize("dtype, value, c_name", [(torch.float32, 1e300, "float"), (torch.int64, 1e300, "int64_t"),
+                                                  (torch.int32, -1e20, "int")])
+def test_fill_with_a_huge_finite_float_is_an_overflow_error(dtype, value, c_name):
+    with pytest.raises(RuntimeError, match=f"value cannot be converted to type {c_name} without overflow"):
+        torch.zeros(2, dtype=dtype).fill_(value)
+
+
+def test_fill_with_infinity_or_nan_is_allowed_for_floats():
+    assert torch.zeros(1).fill_(float("inf")).item() == float("inf")
+    assert torch.zeros(1, dtype=torch.float64).fill_(float("nan")).item() != 0
