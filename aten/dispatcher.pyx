@@ -1,7 +1,7 @@
 """The dispatcher: one OperatorHandle per `name.overload`, a kernel table per dispatch key.
 
-A call's key set is the union of its tensor arguments' keys minus the excluded keys; the
-highest key present picks the kernel (c10/core/DispatchKey.h order). Kernels registered under
+A call's key set is the union of its tensor arguments' keys; the highest key present picks the
+kernel (c10/core/DispatchKey.h order). Kernels registered under
 alias keys fill the runtime keys as PyTorch's computeDispatchTableEntry does:
 direct > CompositeExplicitAutogradNonFunctional > CompositeExplicitAutograd >
 CompositeImplicitAutograd (backends, and autograd keys whose backend has no kernel) >
@@ -22,7 +22,6 @@ cdef extern from *:
     int __builtin_clzll(unsigned long long) nogil
 
 cdef dict _operators = {}
-cdef uint64_t _excluded = 0
 cdef bint _trace = os.environ.get("TORCH_SHOW_DISPATCH_TRACE", "") not in ("", "0")
 
 
@@ -105,7 +104,6 @@ cdef class OperatorHandle:
 
     cdef object lookup(self, uint64_t ks):
         cdef int k
-        ks &= ~_excluded
         while True:
             if ks == 0:
                 raise RuntimeError(f"aten::{self.name}: no dispatch key to dispatch on (no tensor arguments and no device)")
@@ -138,9 +136,6 @@ cdef class OperatorHandle:
     def kernel_for(self, uint64_t ks):
         """The kernel a call with key set ks runs (for tests and the dispatch trace)."""
         return self.lookup(ks)
-
-    def call_with_keys(self, uint64_t ks, *args, **kwargs):
-        return self.lookup(ks)(*args, **kwargs)
 
     def __call__(self, *args, **kwargs):
         """Call with the key set taken from the tensor arguments (or the `device` argument).
@@ -228,17 +223,3 @@ def has_operator(str name):
 def operator_names():
     return sorted(_operators)
 
-
-def set_excluded_keys(uint64_t ks):
-    """Exclude keys from every dispatch (the autograd layer excludes itself to redispatch)."""
-    global _excluded
-    old = _excluded
-    _excluded = ks
-    return old
-
-
-def set_dispatch_trace(bint enabled):
-    global _trace
-    old = _trace
-    _trace = enabled
-    return old

@@ -64,10 +64,6 @@ def dtype_from_name(str name):
         raise TypeError(f"unknown dtype name {name!r}; expected one of {sorted(_BY_NAME)}") from None
 
 
-def dtype_from_scalar_type(int st):
-    return dtype_of(st)
-
-
 def dtype_from_numpy(object np_dtype):
     """The dtype for a numpy dtype, or TypeError naming the unsupported one."""
     cdef object d = np.dtype(np_dtype)

@@ -110,10 +110,6 @@ cdef class TensorImpl:
         return self.is_wrapped_number
 
     @property
-    def _key_set(self):
-        return self.key_set
-
-    @property
     def _untyped_storage(self):
         return self.storage
 

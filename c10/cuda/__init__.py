@@ -48,10 +48,6 @@ def device_count() -> int:
     return 0 if "error" in state else int(state["count"])
 
 
-def unavailable_reason() -> str | None:
-    return _init().get("error")
-
-
 def lazy_init() -> dict[str, Any]:
     state = _init()
     if "error" in state:

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import torch
-from dtype_cases import ALL_DTYPES, NUMPY_OF, TORCH_OF, dtype_id
+from dtype_cases import ALL_DTYPES, NUMPY_OF, TORCH_OF, dtype_id, random_values
 
 INT_DTYPES = [torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64]
 OPERATORS = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv}
@@ -19,18 +19,8 @@ FUNCTION_OF = {"+": "add", "-": "sub", "*": "mul", "/": "div"}
 
 
 def sample(dtype: torch.dtype, shape: tuple[int, ...], seed: int) -> np.ndarray:
-    rng = np.random.default_rng(seed)
-    np_dtype = NUMPY_OF[dtype]
-    if np_dtype == np.bool_:
-        values = rng.random(shape) < 0.5
-    elif np_dtype.kind == "u":
-        values = rng.integers(1, 10, size=shape, endpoint=True)
-    elif np_dtype.kind == "i":
-        values = rng.integers(-10, 10, size=shape, endpoint=True)
-        values = np.where(values == 0, 3, values)
-    else:
-        values = rng.standard_normal(shape) * 4
-    return np.asarray(values).astype(np_dtype)
+    """Small values without integer zeros, so every operator (division too) is defined."""
+    return random_values(dtype, shape, np.random.default_rng(seed), nonzero=True)
 
 
 def numpy_op(symbol: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:

@@ -16,7 +16,7 @@ from hypothesis.extra import numpy as hnp
 
 import torch
 from aten.native.cpu import loops
-from dtype_cases import ALL_DTYPES, NUMPY_OF, TORCH_OF, dtype_id
+from dtype_cases import ALL_DTYPES, NUMPY_OF, TORCH_OF, dtype_id, random_values
 
 SHORT = {"b": torch.bool, "u8": torch.uint8, "i8": torch.int8, "i16": torch.int16, "i32": torch.int32,
          "i64": torch.int64, "f32": torch.float32, "f64": torch.float64}
@@ -26,16 +26,7 @@ UNARY_OPS = ["neg", "exp"]
 
 def sample(dtype: torch.dtype, shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
     """Values that keep add/sub/mul of two samples (and alpha up to 3) inside every integer dtype."""
-    np_dtype = NUMPY_OF[dtype]
-    if np_dtype == np.bool_:
-        values = rng.random(shape) < 0.5
-    elif np_dtype.kind == "u":
-        values = rng.integers(0, 10, size=shape, endpoint=True)
-    elif np_dtype.kind == "i":
-        values = rng.integers(-10, 10, size=shape, endpoint=True)
-    else:
-        values = rng.standard_normal(shape) * 4
-    return np.asarray(values).astype(np_dtype)  # an array even for shape ()
+    return random_values(dtype, shape, rng)
 
 
 def compute_dtype(op: str, dtype: torch.dtype) -> np.dtype:

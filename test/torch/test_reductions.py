@@ -11,23 +11,12 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import torch
-from dtype_cases import ALL_DTYPES, NUMPY_OF, TORCH_OF, dtype_id
-
+from dtype_cases import ALL_DTYPES, NUMPY_OF, TORCH_OF, dtype_id, random_values
 
 
 def sample(dtype: torch.dtype, shape: tuple[int, ...], seed: int = 0) -> np.ndarray:
-    rng = np.random.default_rng(seed)
-    np_dtype = NUMPY_OF[dtype]
-    if np_dtype == np.bool_:
-        values = rng.random(shape) < 0.5
-    elif np_dtype.kind == "u":
-        values = rng.integers(0, 255, size=shape, endpoint=True)
-    elif np_dtype.kind == "i":
-        info = np.iinfo(np_dtype)
-        values = rng.integers(max(info.min, -1000), min(info.max, 1000), size=shape, endpoint=True)
-    else:
-        values = rng.standard_normal(shape) * 10
-    return np.asarray(values).astype(np_dtype)
+    """Values up to +-1000 (the dtype's range when smaller), so sums stay exact in int64."""
+    return random_values(dtype, shape, np.random.default_rng(seed), int_range=(-1000, 1000), float_scale=10.0)
 
 
 def result_dtype(dtype: torch.dtype) -> torch.dtype:

@@ -8,23 +8,6 @@ from torchgen.formula import render
 from torchgen.targets.pointwise import PointwiseOp
 
 
-def python_default(text: str | None) -> str:
-    """A schema default for a Scalar parameter, as Python source."""
-    if text is None:
-        return ""
-    return {"True": "True", "False": "False", "None": "None"}.get(text, repr(float(text)) if "." in text or "e" in text else str(int(text)))
-
-
-def kernel_params(op: PointwiseOp) -> str:
-    params = []
-    for name, default in op.defaults.items():
-        if name in op.tensors:
-            params.append(f"TensorImpl {name} not None")
-        else:
-            params.append(f"{name}={python_default(default)}" if default is not None else name)
-    return ", ".join(params)
-
-
 def _loop(op: PointwiseOp, dt: DType) -> dict[str, Any]:
     T = dt.ctype
     out = op.out_dtype(dt)
@@ -77,7 +60,7 @@ def op_context(op: PointwiseOp) -> dict[str, Any]:
         formula=op.formula,
         kernel=f"{op.cname}_cpu",
         table=f"_{op.cname}_loops",
-        params=kernel_params(op),
+        params=op.params("TensorImpl"),
         tensor_args=", ".join(op.tensors),
         extra_bytes=max(8, 8 * len(op.scalars)),
         promotion=_promotion(op),

@@ -6,7 +6,6 @@ from typing import Any
 
 from torchgen.dtypes import DType
 from torchgen.formula import render
-from torchgen.targets.cpu_loops import python_default
 from torchgen.targets.pointwise import PointwiseOp
 
 
@@ -32,11 +31,8 @@ def cu_context(ops: list[PointwiseOp]) -> dict[str, Any]:
 def launcher_context(ops: list[PointwiseOp], source: str) -> dict[str, Any]:
     contexts = []
     for op in ops:
-        params = []
-        for name, default in op.defaults.items():
-            params.append(f"{name}={python_default(default)}" if default is not None else name)
         contexts.append(dict(
-            name=op.name, formula=op.formula, kernel=f"{op.cname}_cuda", cname=op.cname, params=", ".join(params),
+            name=op.name, formula=op.formula, kernel=f"{op.cname}_cuda", cname=op.cname, params=op.params(),
             tensor_args=", ".join(op.tensors), scalar_args="".join(f"{s}, " for s in op.scalars),
             scalar_names="".join(f"{s!r}, " for s in op.scalars), promote=op.promote,
             dtypes=repr(tuple(d.name for d in op.dtypes)),

@@ -4,7 +4,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from torchgen.dtypes import DTYPE_CLASSES, DType
-from torchgen.model import BaseTy, BaseType, NativeFunction, SchemaError
+from torchgen.model import Argument, BaseTy, BaseType, NativeFunction, SchemaError
+from torchgen.targets.bindings import python_default
 
 
 @dataclass(frozen=True, slots=True)
@@ -12,7 +13,7 @@ class PointwiseOp:
     fn: NativeFunction
     tensors: tuple[str, ...]          # tensor argument names, in schema order
     scalars: tuple[str, ...]          # Scalar argument names, in schema order
-    defaults: dict[str, str | None]   # argument name -> schema default text
+    args: tuple[Argument, ...]        # every argument, in schema order
     dtypes: tuple[DType, ...]
 
     @property
@@ -39,6 +40,17 @@ class PointwiseOp:
         names.update({s: f"c{i}" for i, s in enumerate(self.scalars)})
         return names
 
+    def params(self, tensor_type: str | None = None) -> str:
+        """The kernel's Python parameter list with the schema's defaults; tensor parameters
+        get `tensor_type` (and refuse None) when one is given."""
+        params = []
+        for arg in self.args:
+            if arg.name in self.tensors and tensor_type is not None:
+                params.append(f"{tensor_type} {arg.name} not None")
+            else:
+                params.append(f"{arg.name}={python_default(self.fn, arg)}" if arg.default is not None else arg.name)
+        return ", ".join(params)
+
     def out_dtype(self, compute: DType) -> DType:
         if self.promote == "always_bool":
             return next(d for d in DTYPE_CLASSES["AllAndBool"] if d.is_bool)
@@ -50,9 +62,7 @@ def pointwise_op(fn: NativeFunction) -> PointwiseOp | None:
         return None
     tensors: list[str] = []
     scalars: list[str] = []
-    defaults: dict[str, str | None] = {}
     for arg in fn.func.arguments.flat_all:
-        defaults[arg.name] = arg.default
         if arg.type == BaseType(BaseTy.Tensor):
             tensors.append(arg.name)
         elif arg.type == BaseType(BaseTy.Scalar):
@@ -62,4 +72,4 @@ def pointwise_op(fn: NativeFunction) -> PointwiseOp | None:
                                       "a pointwise op takes Tensor and Scalar arguments only")
     if not tensors:
         raise SchemaError(fn.loc, "ember_pointwise: the op needs at least one Tensor argument")
-    return PointwiseOp(fn, tuple(tensors), tuple(scalars), defaults, DTYPE_CLASSES[fn.pointwise.dtypes])
+    return PointwiseOp(fn, tuple(tensors), tuple(scalars), fn.func.arguments.flat_all, DTYPE_CLASSES[fn.pointwise.dtypes])

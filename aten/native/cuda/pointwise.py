@@ -13,6 +13,7 @@ import numpy as np
 from aten.native import pointwise_meta
 from c10 import cuda as c10_cuda
 from c10 import scalar_type, tensor_impl
+from c10.device import canonical
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 _modules: dict[str, Any] = {}
@@ -44,7 +45,7 @@ def to_device(t: Any, dtype: Any) -> Any:
     state = c10_cuda.lazy_init()
     if not t.is_cuda:
         host = np.ascontiguousarray(t._numpy_view().astype(dtype.numpy_dtype))
-        out = tensor_impl.empty(t._sizes(), dtype, c10_cuda_device())
+        out = tensor_impl.empty(t._sizes(), dtype, canonical("cuda"))
         state["drv"].memcpy_htod(out.data_ptr(), host)
         return out
     if t.dtype is dtype:
@@ -61,11 +62,6 @@ def to_device(t: Any, dtype: Any) -> Any:
     grid, block = grid_for(t.numel())
     mod.get_function("cast")(np.int64(t.numel()), np.uintp(out.data_ptr()), np.uintp(t.data_ptr()), grid=grid, block=block)
     return out
-
-
-def c10_cuda_device() -> Any:
-    from c10.device import device
-    return device("cuda", 0)
 
 
 def launch(source: str, cname: str, tensors: tuple[Any, ...], scalars: tuple[Any, ...], scalar_names: tuple[str, ...],
