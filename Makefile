@@ -1,13 +1,14 @@
 # Ember: `make demo` and `make test` set everything up from a fresh clone.
 #   make build   the edit loop: regenerate from the schema, compile only what changed (2 cores)
-#   make test    pytest, then the import-linter contracts, then mypy on torchgen
+#   make test    pytest, then the architecture audit (python -m architecture), then mypy
+#   make audit   the architecture audit alone (layers, cycles, coupling, surfaces, maps)
 #   make demo    a short script computing with tensors
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.ember-installed
 
-.PHONY: demo test build install lint typecheck bench clean
+.PHONY: demo test build install audit typecheck bench clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -26,10 +27,11 @@ build: $(STAMP)
 
 test: build
 	ATEN_NUM_THREADS=1 $(PY) -m pytest -q
-	$(MAKE) --no-print-directory lint typecheck
+	$(MAKE) --no-print-directory audit typecheck
 
-lint: $(STAMP)
-	$(VENV)/bin/lint-imports --no-cache
+# Runs import-linter's contracts (.importlinter) too; exit status bits in architecture/cli.py.
+audit: $(STAMP)
+	$(PY) -m architecture
 
 typecheck: $(STAMP)
 	$(PY) -m mypy

@@ -1,5 +1,4 @@
-"""The architecture audit (boundaries, cycles, coupling, public surfaces). Nothing imports it.
+"""The architecture audit: module boundaries and public surfaces, checked against the code.
 
-Until its checks land (issue 3), `.importlinter` holds the layer contracts and `make test`
-runs `lint-imports`.
+`python -m architecture --help` lists the commands. Nothing in the runtime imports this package.
 """

@@ -20,6 +20,13 @@ from torch._tensor import Tensor
 
 globals().update(_DTYPE_NAMES)   # torch.float32, torch.float, torch.int64, torch.long, torch.bool ...
 
+# The public names (PyTorch's rule: what __all__ lists); submodules are reached as attributes.
+__all__ = sorted({
+    "Size", "Tensor", "channels_last", "contiguous_format", "device", "dtype", "from_numpy",
+    "get_default_dtype", "get_num_threads", "is_tensor", "layout", "memory_format", "preserve_format",
+    "promote_types", "result_type", "set_default_dtype", "set_num_threads", "strided", "tensor",
+    *_DTYPE_NAMES, *_gen_index.FUNCTIONS})
+
 _SUBMODULES = {"cuda": "torch.cuda", "ops": "torch._ops"}
 _HELPERS = {"get_num_threads": "aten.native.cpu.loops", "set_num_threads": "aten.native.cpu.loops",
             "result_type": "torch._creation"}

@@ -81,6 +81,8 @@ def generate(root: Path, *, quiet: bool = False) -> Result:
     generated: dict[tuple[str, str], str] = {}
     functions: dict[str, str] = {}
     methods: dict[str, tuple[str, str]] = {}
+    function_sigs: dict[str, list[str]] = {}
+    method_sigs: dict[str, list[str]] = {}
     for base, group in _by_base(fns).items():
         ops: list[PointwiseOp] = [op for op in map(pointwise_op, group) if op is not None]
         if ops:
@@ -104,6 +106,9 @@ def generate(root: Path, *, quiet: bool = False) -> Result:
             f, m = bindings.index_entries(module, context)
             functions.update(f)
             methods.update(m)
+            fs, ms = bindings.signature_entries(context)
+            function_sigs.update(fs)
+            method_sigs.update(ms)
 
     stubs: dict[str, str] = {}
     regs = registrations.plan_registrations(fns, root, generated, stubs)
@@ -113,6 +118,9 @@ def generate(root: Path, *, quiet: bool = False) -> Result:
     pkg.write("torch/_C/_gen_index.py", env.get_template("bindings_index.py.j2").render(
         header=header("bindings.py", "bindings_index.py.j2", []),
         functions=sorted(functions.items()), methods=sorted(methods.items())))
+    pkg.write("torch/_C/_gen_signatures.py", env.get_template("bindings_signatures.py.j2").render(
+        header=header("bindings.py", "bindings_signatures.py.j2", []),
+        functions=sorted(function_sigs.items()), methods=sorted(method_sigs.items())))
     for path, text in stubs.items():
         # Never overwrite: plan_registrations only plans stubs for files that do not exist.
         write_if_changed(root / path, text)

@@ -127,6 +127,25 @@ def module_context(fns: list[NativeFunction]) -> dict[str, Any]:
     return dict(operators=operators, bindings=bindings)
 
 
+def text_signature(signature: dict[str, Any], method: bool) -> str:
+    """The Python signature of one bound overload, as `inspect` would print it: `(input, *, alpha=1)`.
+
+    Read by tools (the architecture audit's surface manifest), not at run time.
+    """
+    parts = ["self"] if method else []
+    star = False
+    for p in signature["params"]:
+        if p["kwonly"] == "True" and not star:
+            parts.append("*")
+            star = True
+        text = p["name"]
+        if p["has_default"] == "True":
+            default = re.sub(r'_dtype\("(\w+)"\)', r"torch.\1", p["default"]).replace("_layout.", "torch.")
+            text += "=" + default
+        parts.append(text)
+    return "(" + ", ".join(parts) + ")"
+
+
 def index_entries(module: str, context: dict[str, Any]) -> tuple[dict[str, str], dict[str, tuple[str, str]]]:
     functions: dict[str, str] = {}
     methods: dict[str, tuple[str, str]] = {}
@@ -135,4 +154,15 @@ def index_entries(module: str, context: dict[str, Any]) -> tuple[dict[str, str],
             methods[b["python_name"]] = (module, b["function"])
         else:
             functions[b["python_name"]] = module
+    return functions, methods
+
+
+def signature_entries(context: dict[str, Any]) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
+    """Text signatures of every overload, by function name and by method name."""
+    functions: dict[str, list[str]] = {}
+    methods: dict[str, list[str]] = {}
+    for b in context["bindings"]:
+        method = b["function"].startswith("Tensor_")
+        texts = [text_signature(s, method) for s in b["signatures"]]
+        (methods if method else functions)[b["python_name"]] = texts
     return functions, methods

@@ -1,0 +1,4 @@
+"""`python -m architecture`: see architecture/cli.py."""
+from architecture.cli import main
+
+main()

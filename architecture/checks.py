@@ -1,0 +1,165 @@
+"""The boundary checks: each turns the graph and boundaries.yaml into Findings for its own bit."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from architecture.config import Boundaries
+from architecture.findings import ERROR, NOTE, Finding
+from architecture.graph import Graph, coupling, cycle_in, strongly_connected
+
+EDIT_BOUNDARIES = "or, if the design changed, say so in architecture/boundaries.yaml and run `python -m architecture report`"
+
+
+def _phase(g_edge_unit_runtime: bool) -> str:
+    return "runtime" if g_edge_unit_runtime else "build-time"
+
+
+def declarations(root: Path, g: Graph, b: Boundaries) -> list[Finding]:
+    """Every package is a declared module, and every declared module exists (or is planned)."""
+    out = []
+    for f in g.unowned:
+        out.append(Finding("layers", "undeclared", f"{f.module} belongs to no module of {b.path}",
+                           f"add its package to `modules:` in {b.path}", f.rel, 1))
+    packages = {f.module for f in g.files if f.is_package}
+    for name, m in b.modules.items():
+        exists = name in packages or any(x.startswith(name + ".") for x in packages)
+        if m.planned and exists:
+            out.append(Finding("layers", "planned-exists", f"module {name} exists but is marked `planned: true`",
+                               f"remove `planned: true` from {name} in {b.path}", b.path, m.line))
+        elif not m.planned and not exists:
+            out.append(Finding("layers", "missing", f"module {name} is declared but has no package on disk",
+                               f"create it, mark it `planned: true`, or remove it from {b.path}", b.path, m.line))
+    for f in g.files:
+        if not f.is_package:
+            continue
+        owner = b.module_of(f.module)
+        if owner is not None and owner.name != f.module and not owner.covers_subpackages:
+            out.append(Finding("layers", "undeclared", f"package {f.module} is not declared; it falls into "
+                               f"{owner.name} by default", f"declare {f.module} in {b.path} with its layer, "
+                               f"purpose and may_import (or set covers_subpackages on {owner.name})", f.rel, 1))
+    return out
+
+
+def layers(g: Graph, b: Boundaries) -> list[Finding]:
+    """Imports between modules that boundaries.yaml does not allow, and between independent ones."""
+    out = []
+    build_only = {n for n, m in b.modules.items() if m.layer.kind == "build"}
+    for e in g.internal():
+        src, tgt = b.modules[e.source_unit], b.modules.get(e.target_unit)
+        if tgt is None:
+            continue
+        if b.is_runtime(src) and tgt.name in build_only:
+            continue   # the build-only check reports it, with its own bit
+        if not b.allows(src, tgt):
+            allowed = ", ".join(src.may_import) or "no other module"
+            what = "type-checking import" if not e.runtime else f"{_phase(b.is_runtime(src))} {e.kind} ({e.scope})"
+            out.append(Finding(
+                "layers", "layer",
+                f"{what} {e.source} -> {e.target}: {src.name} (layer {src.layer.name}) may not import "
+                f"{tgt.name} (layer {tgt.layer.name}); it may import: {allowed}",
+                f"move the code that needs {tgt.name} into a module that may import it, or pass it in "
+                f"from above {EDIT_BOUNDARIES}", e.path, e.line,
+                extra={"source": src.name, "target": tgt.name, "phase": _phase(b.is_runtime(src))}))
+    for group, line in b.independent:
+        members = set(group)
+        for e in g.internal():
+            if e.source_unit in members and e.target_unit in members and e.source_unit != e.target_unit:
+                out.append(Finding(
+                    "layers", "independence",
+                    f"{e.source} -> {e.target}: {e.source_unit} and {e.target_unit} must not know each other "
+                    f"(independent at {b.path}:{line})",
+                    "move what both need into a module below them both", e.path, e.line))
+    return out
+
+
+def cycles(g: Graph, b: Boundaries) -> list[Finding]:
+    out = []
+    for runtime in (True, False):
+        deps = g.unit_edges(runtime_only=runtime)
+        succ = {src: set(t) for src, t in deps.items()
+                if (b.modules[src].layer.kind == "runtime") == runtime}
+        for comp in strongly_connected(sorted(succ), succ):
+            ring = cycle_in(comp, succ)
+            steps = [deps[a][c][0] for a, c in zip(ring, ring[1:])]
+            chain = " -> ".join(ring)
+            detail = "; ".join(f"{s.source} -> {s.target} at {s.location}" for s in steps)
+            out.append(Finding(
+                "cycles", "cycle",
+                f"{_phase(runtime)} import cycle between modules {', '.join(comp)}: {chain} ({detail})",
+                "break one edge of the cycle: move the shared code down a layer, or have the lower module "
+                "receive what it needs as an argument", steps[0].path, steps[0].line,
+                extra={"modules": comp, "cycle": ring, "edges": [s.location for s in steps]}))
+    return out
+
+
+def coupling_budget(g: Graph, b: Boundaries) -> list[Finding]:
+    out = []
+    for name, c in sorted(coupling(g, b).items()):
+        m = b.modules[name]
+        limits = (("incoming", c.incoming, m.budget.max_incoming), ("outgoing", c.outgoing, m.budget.max_outgoing),
+                  ("instability", c.instability, m.budget.max_instability))
+        for what, value, limit in limits:
+            if limit is not None and value > limit:
+                out.append(Finding(
+                    "coupling", f"max-{what}",
+                    f"module {name}: {what} {value} exceeds its budget {limit} (incoming {c.incoming}, "
+                    f"outgoing {c.outgoing}, instability {c.instability})",
+                    f"cut dependencies (`python -m architecture graph --module {name}` lists them), or raise "
+                    f"the budget in {b.path} with a reason", b.path, m.line))
+    return out
+
+
+def build_only(g: Graph, b: Boundaries) -> list[Finding]:
+    """The runtime must import without torchgen, tools, architecture and the build's packages."""
+    out = []
+    build_units = {n for n, m in b.modules.items() if m.layer.kind == "build"}
+    banned_external = set(b.build_only_third_party)
+    for e in g.edges:
+        src = b.modules[e.source_unit]
+        if not b.is_runtime(src) or not e.runtime:
+            continue
+        internal_hit = not e.external and not e.stdlib and e.target_unit in build_units
+        if internal_hit or (e.external and e.target_unit in banned_external):
+            out.append(Finding(
+                "build-only", "runtime-imports-build",
+                f"runtime module {e.source} imports build-time-only {e.target} ({e.kind}, {e.scope} scope); "
+                f"an installed Ember has no {e.target_unit}",
+                "compute it at build time (torchgen can generate the data into a _gen_ module) or use a "
+                "runtime equivalent", e.path, e.line))
+    return out
+
+
+def third_party(g: Graph, b: Boundaries) -> list[Finding]:
+    out = []
+    everywhere = set(b.everywhere_third_party)
+    for e in g.edges:
+        if not e.external:
+            continue
+        src = b.modules[e.source_unit]
+        if e.target_unit in everywhere or e.target_unit in src.third_party:
+            continue
+        if b.is_runtime(src) and e.target_unit in b.build_only_third_party:
+            continue   # reported by the build-only check
+        allowed = ", ".join(src.third_party) or "none"
+        out.append(Finding(
+            "third-party", "not-allowed",
+            f"{e.source} imports third-party {e.target_unit!r}; module {src.name} may use: {allowed}",
+            f"use it from a module that allows it (`third_party:` in {b.path}), or add it to "
+            f"{src.name}'s third_party list if this module should own the dependency", e.path, e.line))
+    return out
+
+
+def unresolved_notes(g: Graph) -> list[Finding]:
+    return [Finding("layers", "dynamic-import", f"{u.source}: import target computed at run time: {u.text}",
+                    "prefer a literal module name so the audit can check it", u.path, u.line, severity=NOTE)
+            for u in g.unresolved]
+
+
+def all_boundary_checks(root: Path, g: Graph, b: Boundaries) -> list[Finding]:
+    found = declarations(root, g, b) + layers(g, b) + cycles(g, b) + coupling_budget(g, b)
+    found += build_only(g, b) + third_party(g, b) + unresolved_notes(g)
+    return found
+
+
+__all__ = ["all_boundary_checks", "build_only", "coupling_budget", "cycles", "declarations", "layers",
+           "third_party", "unresolved_notes", "ERROR", "NOTE"]
