@@ -48,7 +48,7 @@ def layers(g: Graph, b: Boundaries) -> list[Finding]:
         src, tgt = b.modules[e.source_unit], b.modules.get(e.target_unit)
         if tgt is None:
             continue
-        if b.is_runtime(src) and tgt.name in build_only:
+        if b.is_runtime(src) and tgt.name in build_only and e.runtime:
             continue   # the build-only check reports it, with its own bit
         if not b.allows(src, tgt):
             allowed = ", ".join(src.may_import) or "no other module"
@@ -61,12 +61,15 @@ def layers(g: Graph, b: Boundaries) -> list[Finding]:
                 f"from above {EDIT_BOUNDARIES}", e.path, e.line,
                 extra={"source": src.name, "target": tgt.name, "phase": _phase(b.is_runtime(src))}))
     for group, line in b.independent:
-        members = set(group)
+        def member(unit: str) -> str | None:
+            # A group member stands for its declared subpackages too (import-linter's as_packages).
+            return next((m for m in group if unit == m or unit.startswith(m + ".")), None)
         for e in g.internal():
-            if e.source_unit in members and e.target_unit in members and e.source_unit != e.target_unit:
+            a, c = member(e.source_unit), member(e.target_unit)
+            if a is not None and c is not None and a != c:
                 out.append(Finding(
                     "layers", "independence",
-                    f"{e.source} -> {e.target}: {e.source_unit} and {e.target_unit} must not know each other "
+                    f"{e.source} -> {e.target}: {a} and {c} must not know each other "
                     f"(independent at {b.path}:{line})",
                     "move what both need into a module below them both", e.path, e.line))
     return out

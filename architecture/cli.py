@@ -87,11 +87,23 @@ def _surfaces(root: Path, g: Any, update: bool) -> tuple[list[Finding], list[str
         return surface_manifest.check(root, g), []
     except ImportError as e:
         raise CannotRun(f"cannot import the project to read its surfaces ({e}): build first (`make build`)") from e
+    except surface_manifest.SpecMissing as e:
+        raise CannotRun(str(e)) from e
     except surface_manifest.SchemaFileError as e:
         raise CannotRun(f"the operator schema does not parse:\n{e}") from e
 
 
 def _maps(root: Path, b: Any, g: Any, write: bool) -> tuple[list[Finding], list[str]]:
+    from architecture import import_contracts, report, surface_manifest
+    try:
+        return _render_maps(root, b, g, write)
+    except surface_manifest.SpecMissing as e:
+        raise CannotRun(str(e)) from e
+    except surface_manifest.SchemaFileError as e:
+        raise CannotRun(f"the operator schema does not parse:\n{e}") from e
+
+
+def _render_maps(root: Path, b: Any, g: Any, write: bool) -> tuple[list[Finding], list[str]]:
     from architecture import import_contracts, report
     if write:
         changed = report.write(root, b, g)
@@ -136,8 +148,17 @@ def run(argv: list[str] | None = None) -> int:
         if not hasattr(args, name):
             setattr(args, name, default)
     root = (args.root or Path.cwd()).resolve()
-    if str(root) not in sys.path:
+    added = str(root) not in sys.path
+    if added:
         sys.path.insert(0, str(root))    # the surfaces are read by importing the project at root
+    try:
+        return _run(args, root)
+    finally:
+        if added and str(root) in sys.path:
+            sys.path.remove(str(root))
+
+
+def _run(args: argparse.Namespace, root: Path) -> int:
     command = args.command or "all"
     started = time.perf_counter()
     findings: list[Finding] = []

@@ -103,8 +103,11 @@ def load(root: Path, rel: str = BOUNDARIES) -> Boundaries:
         raw = yaml.safe_load(text)
         node = yaml.compose(text)
         lines = _lines(node) if node is not None else {}
-    except (OSError, yaml.YAMLError) as e:
+    except OSError as e:
         raise ConfigError(f"{rel}:1: cannot read the boundaries: {e}") from e
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        raise ConfigError(f"{rel}:{mark.line + 1 if mark else 1}: not valid YAML: {e}") from e
     if not isinstance(raw, dict):
         raise ConfigError(f"{rel}:1: expected a mapping with `layers` and `modules`")
 
@@ -113,7 +116,8 @@ def load(root: Path, rel: str = BOUNDARIES) -> Boundaries:
 
     layers: dict[str, Layer] = {}
     for rank, (name, spec) in enumerate(_mapping(raw, "layers", err).items()):
-        spec = spec or {}
+        if not isinstance(spec, dict):
+            raise err(f"layers.{name}", f"layer {name}: expected a mapping with kind and description, got {spec!r}")
         kind = spec.get("kind")
         if kind not in ("runtime", "build"):
             raise err(f"layers.{name}", f"layer {name}: kind must be runtime or build, got {kind!r}")
@@ -134,9 +138,17 @@ def load(root: Path, rel: str = BOUNDARIES) -> Boundaries:
         if not str(spec.get("purpose", "")).strip():
             raise err(key, f"module {name}: a purpose is required (one sentence: what it is for)")
         budget = spec.get("budget") or {}
+        if not isinstance(budget, dict):
+            raise err(key, f"module {name}: budget must be a mapping like {{max_outgoing: 3}}, got {budget!r}")
         bad = set(budget) - {"max_incoming", "max_outgoing", "max_instability"}
         if bad:
             raise err(key, f"module {name}: unknown budget keys {sorted(bad)}")
+        for k, v in budget.items():
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or v < 0:
+                raise err(key, f"module {name}: budget {k} must be a non-negative number, got {v!r}")
+        for k in ("may_import", "third_party"):
+            if not isinstance(spec.get(k) or [], list) or not all(isinstance(x, str) for x in spec.get(k) or []):
+                raise err(key, f"module {name}: {k} must be a list of names, got {spec.get(k)!r}")
         modules[name] = Module(
             name=name, layer=layer, purpose=" ".join(str(spec["purpose"]).split()),
             may_import=tuple(spec.get("may_import") or ()), third_party=tuple(spec.get("third_party") or ()),
@@ -155,8 +167,14 @@ def load(root: Path, rel: str = BOUNDARIES) -> Boundaries:
                           f"module {m.name} (layer {m.layer.name}) may not import {target} from the higher "
                           f"layer {t.layer.name}: layers only import downwards")
 
+    for k in ("roots", "generated", "build_only_third_party", "third_party_everywhere", "refactor_checklist"):
+        value = raw.get(k) or []
+        if not isinstance(value, list) or not all(isinstance(x, str) for x in value):
+            raise err(k, f"`{k}` must be a list of strings, got {raw.get(k)!r}")
     independent = []
     for i, group in enumerate(raw.get("independent") or []):
+        if not isinstance(group, list):
+            raise err(f"independent.{i}", f"independent: each entry is a list of modules, got {group!r}")
         for name in group:
             if name not in modules:
                 raise err(f"independent.{i}", f"independent: {name!r} is not a module")

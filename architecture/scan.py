@@ -184,7 +184,7 @@ def _scan_python(src: SourceFile, text: str) -> tuple[list[ImportEdge], list[Unr
 _DEF_HEADER = re.compile(r"^(async\s+def|def|cpdef|cdef)\b(?!\s+(class|extern|struct|union|enum|packed|cppclass|public\s+class|readonly))")
 _IMPORT = re.compile(r"^import\s+(?P<names>.+)$")
 _CIMPORT = re.compile(r"^cimport\s+(?P<names>.+)$")
-_FROM = re.compile(r"^from\s+(?P<base>\.*[\w.]*)\s+(?P<kw>c?import)\s+(?P<names>.+)$")
+_FROM = re.compile(r"^from\s+(?P<base>[.\w][.\w\s]*?)\s+(?P<kw>c?import)\s+(?P<names>.+)$")
 _INCLUDE = re.compile(r"^include\s+(?P<q>['\"])(?P<file>[^'\"]+)(?P=q)")
 
 
@@ -195,27 +195,70 @@ class _LogicalLine:
     text: str
 
 
+_COMPOUND = frozenset({"def", "cdef", "cpdef", "async", "if", "elif", "else", "for", "while", "with", "try",
+                       "except", "finally", "class", "ctypedef"})
+
+
 def _logical_lines(text: str) -> list[_LogicalLine]:
+    """Statements, one per entry: `a; b` gives two, and `def f(): import x` gives the header and,
+    one level deeper, its body."""
     lines: list[_LogicalLine] = []
-    parts: list[str] = []
+    parts: list[tuple[str, int]] = []      # (token text with its leading space, bracket depth before it)
     start: tuple[int, int] | None = None
+    depth = 0
+    prev_end = (0, 0)
+
+    def flush() -> None:
+        if not parts or start is None:
+            return
+        for stmt in _split(parts, ";"):
+            header, body = _split_header(stmt)
+            lines.append(_LogicalLine(start[0], start[1], "".join(t for t, _ in header).strip()))
+            if body:
+                lines.append(_LogicalLine(start[0], start[1] + 1, "".join(t for t, _ in body).strip()))
+
     try:
         for tok in tokenize.generate_tokens(io.StringIO(text).readline):
             if tok.type in (tokenize.COMMENT, tokenize.NL, tokenize.INDENT, tokenize.DEDENT, tokenize.ENCODING):
                 continue
             if tok.type in (tokenize.NEWLINE, tokenize.ENDMARKER):
-                if parts and start is not None:
-                    lines.append(_LogicalLine(start[0], start[1], " ".join(parts)))
-                parts, start = [], None
+                flush()
+                parts, start, depth = [], None, 0
                 continue
             if start is None:
                 start = tok.start
-            parts.append(tok.string)
+            # Keep the source's spacing: `a.b` stays one name, `from . cimport x` stays three words.
+            parts.append(((" " if tok.start != prev_end else "") + tok.string, depth))
+            prev_end = tok.end
+            if tok.string in "([{" and tok.type == tokenize.OP:
+                depth += 1
+            elif tok.string in ")]}" and tok.type == tokenize.OP:
+                depth = max(0, depth - 1)
     except (tokenize.TokenError, IndentationError, SyntaxError):
         # Rare Cython syntax the Python tokenizer rejects: fall back to physical lines.
         return [_LogicalLine(n, len(raw) - len(raw.lstrip()), raw.strip())
                 for n, raw in enumerate(text.splitlines(), 1) if raw.strip() and not raw.lstrip().startswith("#")]
     return lines
+
+
+def _split(tokens: list[tuple[str, int]], sep: str) -> list[list[tuple[str, int]]]:
+    out: list[list[tuple[str, int]]] = [[]]
+    for tok in tokens:
+        if (tok[0].strip(), tok[1]) == (sep, 0):
+            out.append([])
+        else:
+            out[-1].append(tok)
+    return [s for s in out if s]
+
+
+def _split_header(stmt: list[tuple[str, int]]) -> tuple[list[tuple[str, int]], list[tuple[str, int]]]:
+    """`if x: import y` -> (`if x:`, `import y`); other statements come back whole."""
+    if stmt[0][0].strip() not in _COMPOUND:
+        return stmt, []
+    for i, tok in enumerate(stmt):
+        if (tok[0].strip(), tok[1]) == (":", 0):
+            return stmt[: i + 1], stmt[i + 1:]
+    return stmt, []
 
 
 def _names(text: str) -> list[str]:
@@ -239,8 +282,7 @@ def _scan_cython(src: SourceFile, text: str) -> tuple[list[ImportEdge], list[Unr
         while blocks and ll.indent <= blocks[-1][0]:
             blocks.pop()
         scope = blocks[-1][1] if blocks else "module"
-        stmt = re.sub(r"\s*\.\s*", ".", ll.text)          # the tokenizer spaces out dotted names
-        stmt = re.sub(r"\s*,\s*", ", ", stmt)
+        stmt = re.sub(r"\s+", " ", ll.text)
         for target, kind in _cython_imports(src, stmt):
             edges.append(ImportEdge(src.module, target, src.rel, ll.line, kind, scope))
         for m in _DYNAMIC.finditer(stmt):
@@ -274,7 +316,7 @@ def _cython_imports(src: SourceFile, stmt: str) -> list[tuple[str, str]]:
         return [(n, "import") for n in _names(m["names"])]
     m = _FROM.match(stmt)
     if m:
-        base = m["base"]
+        base = re.sub(r"\s+", "", m["base"])   # `from . helpers` -> `.helpers`
         if base.startswith("."):
             level = len(base) - len(base.lstrip("."))
             base = _resolve_relative(src, level, base.lstrip(".") or None)

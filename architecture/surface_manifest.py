@@ -41,8 +41,14 @@ class Spec:
     surfaces: list[dict[str, Any]]
 
 
+class SpecMissing(Exception):
+    """The project has no architecture/surfaces.yaml: there is nothing to check surfaces against."""
+
+
 def load_spec(root: Path) -> Spec:
-    raw = yaml.safe_load((root / SPEC).read_text(encoding="utf-8"))
+    if not (root / SPEC).is_file():
+        raise SpecMissing(f"no {SPEC}: declare the public surfaces there (see Ember's own for the format)")
+    raw = yaml.safe_load((root / SPEC).read_text(encoding="utf-8")) or {}
     api = raw.get("python_api", {})
     return Spec(list(api.get("modules", [])), list(api.get("classes", [])),
                 list(raw.get("checkpoint", {}).get("attributes", [])), list(raw.get("surfaces", [])))
@@ -124,6 +130,8 @@ def schemas(root: Path) -> dict[str, tuple[str, int]]:
     """func string -> (path, line) of every entry of native_functions.yaml, in schema order."""
     from torchgen.gen import SCHEMA, TAGS
     from torchgen.model import SchemaError, parse_native_yaml
+    if not (root / SCHEMA).is_file():
+        return {}     # a project without operators of its own
     try:
         fns = parse_native_yaml(str(root / SCHEMA), str(root / TAGS))
     except SchemaError as e:
@@ -133,7 +141,6 @@ def schemas(root: Path) -> dict[str, tuple[str, int]]:
 
 def collect(root: Path, g: Graph) -> dict[str, Any]:
     """Every manifest's current content, by its repository path."""
-    public_api.REPO_ROOT = root.resolve()    # findings name files relative to the audited root
     spec = load_spec(root)
     out: dict[str, Any] = {}
     for name in spec.modules:
@@ -202,6 +209,15 @@ def _keyed(old: dict[str, Any], new: dict[str, Any], rel: str, what: str, locati
 
 
 def check(root: Path, g: Graph, b: Boundaries | None = None) -> list[Finding]:
+    previous = public_api.REPO_ROOT
+    public_api.REPO_ROOT = root.resolve()    # findings name files relative to the audited root
+    try:
+        return _check(root, g)
+    finally:
+        public_api.REPO_ROOT = previous
+
+
+def _check(root: Path, g: Graph) -> list[Finding]:
     current = collect(root, g)
     allow = load_allowlist(root)
     api_allow = public_api.parse_allowlist(allow.get("api", []))
