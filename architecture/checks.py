@@ -1,20 +1,19 @@
 """The boundary checks: each turns the graph and boundaries.yaml into Findings for its own bit."""
 from __future__ import annotations
 
-from pathlib import Path
 
 from architecture.config import Boundaries
-from architecture.findings import ERROR, NOTE, Finding
+from architecture.findings import NOTE, Finding
 from architecture.graph import Graph, coupling, cycle_in, strongly_connected
 
 EDIT_BOUNDARIES = "or, if the design changed, say so in architecture/boundaries.yaml and run `python -m architecture report`"
 
 
-def _phase(g_edge_unit_runtime: bool) -> str:
-    return "runtime" if g_edge_unit_runtime else "build-time"
+def _phase(runtime: bool) -> str:
+    return "runtime" if runtime else "build-time"
 
 
-def declarations(root: Path, g: Graph, b: Boundaries) -> list[Finding]:
+def declarations(g: Graph, b: Boundaries) -> list[Finding]:
     """Every package is a declared module, and every declared module exists (or is planned)."""
     out = []
     for f in g.unowned:
@@ -158,11 +157,8 @@ def unresolved_notes(g: Graph) -> list[Finding]:
             for u in g.unresolved]
 
 
-def all_boundary_checks(root: Path, g: Graph, b: Boundaries) -> list[Finding]:
-    found = declarations(root, g, b) + layers(g, b) + cycles(g, b) + coupling_budget(g, b)
+def all_boundary_checks(g: Graph, b: Boundaries) -> list[Finding]:
+    found = declarations(g, b) + layers(g, b) + cycles(g, b) + coupling_budget(g, b)
     found += build_only(g, b) + third_party(g, b) + unresolved_notes(g)
     return found
 
-
-__all__ = ["all_boundary_checks", "build_only", "coupling_budget", "cycles", "declarations", "layers",
-           "third_party", "unresolved_notes", "ERROR", "NOTE"]

@@ -76,7 +76,7 @@ def _context(root: Path) -> tuple[Any, Any]:
 
 def _boundaries(root: Path, b: Any, g: Any) -> list[Finding]:
     from architecture import checks, import_contracts
-    return checks.all_boundary_checks(root, g, b) + import_contracts.run_import_linter(root)
+    return checks.all_boundary_checks(g, b) + import_contracts.run_import_linter(root)
 
 
 def _surfaces(root: Path, g: Any, update: bool) -> tuple[list[Finding], list[str]]:
@@ -87,23 +87,9 @@ def _surfaces(root: Path, g: Any, update: bool) -> tuple[list[Finding], list[str
         return surface_manifest.check(root, g), []
     except ImportError as e:
         raise CannotRun(f"cannot import the project to read its surfaces ({e}): build first (`make build`)") from e
-    except surface_manifest.SpecMissing as e:
-        raise CannotRun(str(e)) from e
-    except surface_manifest.SchemaFileError as e:
-        raise CannotRun(f"the operator schema does not parse:\n{e}") from e
 
 
 def _maps(root: Path, b: Any, g: Any, write: bool) -> tuple[list[Finding], list[str]]:
-    from architecture import import_contracts, report, surface_manifest
-    try:
-        return _render_maps(root, b, g, write)
-    except surface_manifest.SpecMissing as e:
-        raise CannotRun(str(e)) from e
-    except surface_manifest.SchemaFileError as e:
-        raise CannotRun(f"the operator schema does not parse:\n{e}") from e
-
-
-def _render_maps(root: Path, b: Any, g: Any, write: bool) -> tuple[list[Finding], list[str]]:
     from architecture import import_contracts, report
     if write:
         changed = report.write(root, b, g)
@@ -159,6 +145,7 @@ def run(argv: list[str] | None = None) -> int:
 
 
 def _run(args: argparse.Namespace, root: Path) -> int:
+    from architecture import surface_manifest
     command = args.command or "all"
     started = time.perf_counter()
     findings: list[Finding] = []
@@ -179,7 +166,7 @@ def _run(args: argparse.Namespace, root: Path) -> int:
             f, w = _maps(root, b, g, write=command == "report" and not args.check)
             findings += f
             written += w
-    except CannotRun as e:
+    except (CannotRun, surface_manifest.SurfaceInputError) as e:
         if args.format == "json":
             print(json.dumps({"status": COULD_NOT_RUN, "error": str(e)}))
         else:

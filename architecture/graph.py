@@ -208,9 +208,9 @@ def coupling(g: Graph, b: Boundaries) -> dict[str, Coupling]:
     return out
 
 
-def dependents(module: str, g: Graph) -> set[str]:
-    """Every module that reaches `module` through imports (the blast radius of a change)."""
-    deps = g.unit_edges()
+def dependents(module: str, deps: dict[str, dict[str, list[Edge]]]) -> set[str]:
+    """Every module that reaches `module` through imports (the blast radius of a change);
+    `deps` is Graph.unit_edges()."""
     rev: dict[str, set[str]] = defaultdict(set)
     for src, targets in deps.items():
         for t in targets:

@@ -333,14 +333,14 @@ def collect_class(qualname: str) -> Manifest:
 
 # ----------------------------------------------------------------------------- locations
 
-def _repo_relative(filename: str | None) -> str | None:
+def _repo_relative(filename: str | None, root: Path) -> str | None:
     if not filename:
         return None
     path = Path(filename)
     if not path.is_absolute():
-        path = REPO_ROOT / path   # Cython records paths relative to the build's working directory
+        path = root / path   # Cython records paths relative to the build's working directory
     path = path.resolve()
-    root = REPO_ROOT.resolve()
+    root = root.resolve()
     if not path.is_file() or not path.is_relative_to(root):
         return None
     relative = path.relative_to(root)
@@ -387,7 +387,7 @@ def _loaded(surface: str) -> Any:
     return None
 
 
-def _locate(surface: str, name: str | None, manifest_path: str) -> tuple[str, int | None]:
+def _locate(surface: str, name: str | None, manifest_path: str, root: Path) -> tuple[str, int | None]:
     owner = _loaded(surface)
     if owner is None:
         return manifest_path, None
@@ -399,7 +399,7 @@ def _locate(surface: str, name: str | None, manifest_path: str) -> tuple[str, in
                                              or isinstance(obj, (staticmethod, classmethod))):
         return manifest_path, None
     filename, line = _source_of(obj)
-    path = _repo_relative(filename)
+    path = _repo_relative(filename, root)
     return (path, line) if path is not None else (manifest_path, None)
 
 
@@ -499,6 +499,7 @@ class _Reporter:
     """Builds findings for one surface, each tagged with the qualified name it concerns."""
     surface: str
     manifest_path: str
+    root: Path
     findings: list[Finding] = field(default_factory=list)
 
     def add(self, rule: str, severity: str, name: str | None, message: str, fix: str = "") -> None:
@@ -510,7 +511,7 @@ class _Reporter:
     def _where(self, rule: str, name: str | None) -> tuple[str, int | None]:
         if rule == "removed":
             return self.manifest_path, None   # nothing left in the source to point at
-        return _locate(self.surface, name, self.manifest_path)
+        return _locate(self.surface, name, self.manifest_path, self.root)
 
 
 def _is_absent(manifest: Mapping[str, Any]) -> bool:
@@ -565,11 +566,12 @@ def _apply_allowlist(findings: list[Finding], allow: Sequence[ApiAllow], surface
 
 
 def compare(old: Manifest, new: Manifest, allow: Sequence[ApiAllow], *, manifest_path: str,
-            today: date | None = None) -> list[Finding]:
+            today: date | None = None, root: Path = REPO_ROOT) -> list[Finding]:
     """What a caller of `old` could no longer do with `new` (ERRORs), and what was added (NOTEs).
-    An empty or absent manifest means the surface does not exist on that side."""
+    An empty or absent manifest means the surface does not exist on that side. Findings name
+    source files relative to `root` (the audited project)."""
     surface = str(new.get("surface") or old.get("surface") or "")
-    report = _Reporter(surface, manifest_path)
+    report = _Reporter(surface, manifest_path, root)
     if _is_absent(old) and not _is_absent(new):
         for name in sorted(new["names"]):
             report.add("added", NOTE, name, f"`{surface}.{name}` ({new['names'][name]['kind']}) was added")
@@ -644,9 +646,9 @@ def _is_home(home: str, module_name: str) -> bool:
     return home.startswith(module_name + ".") and "._" not in home[len(module_name):]
 
 
-def _module_path(module: ModuleType) -> str:
+def _module_path(module: ModuleType, root: Path) -> str:
     filename = getattr(module, "__file__", None) or module.__name__
-    return _repo_relative(filename) or Path(filename).as_posix()
+    return _repo_relative(filename, root) or Path(filename).as_posix()
 
 
 def _all_line(module: ModuleType) -> int:
@@ -670,8 +672,8 @@ def _defined_names(module: ModuleType) -> dict[str, Any]:
     return out
 
 
-def _missing_from_all(module: ModuleType, declared: Sequence[str]) -> list[Finding]:
-    name, path, line = module.__name__, _module_path(module), _all_line(module)
+def _missing_from_all(module: ModuleType, declared: Sequence[str], root: Path) -> list[Finding]:
+    name, path, line = module.__name__, _module_path(module, root), _all_line(module)
     findings: list[Finding] = []
     for attr, obj in sorted(_defined_names(module).items()):
         home = _home(obj)
@@ -693,14 +695,14 @@ def _missing_from_all(module: ModuleType, declared: Sequence[str]) -> list[Findi
     return findings
 
 
-def _accidentally_public(module: ModuleType) -> list[Finding]:
+def _accidentally_public(module: ModuleType, root: Path) -> list[Finding]:
     name = module.__name__
     accidental = sorted(attr for attr, obj in _defined_names(module).items()
                         if (home := _home(obj)) is not None and not _is_home(home, name))
     if not accidental:
         return []
     return [Finding(
-        check=CHECK, rule="no-all", path=_module_path(module), line=1,
+        check=CHECK, rule="no-all", path=_module_path(module, root), line=1,
         extra={"name": name, "names": accidental},
         message=f"`{name}` has no `__all__`, so every name without a leading underscore is public, "
                 f"including {len(accidental)} defined elsewhere: " + ", ".join(accidental),
@@ -708,12 +710,12 @@ def _accidentally_public(module: ModuleType) -> list[Finding]:
             "others under a leading underscore (e.g. `import x as _x`)")]
 
 
-def coverage_findings(name: str) -> list[Finding]:
+def coverage_findings(name: str, root: Path = REPO_ROOT) -> list[Finding]:
     """PyTorch's "is public" vs "looks public" check for module `name` (nothing if it is absent)."""
     module = _import_or_none(name)
     if module is None:
         return []
     declared = vars(module).get("__all__")
     if declared is None:
-        return _accidentally_public(module)
-    return _missing_from_all(module, [str(n) for n in declared])
+        return _accidentally_public(module, root)
+    return _missing_from_all(module, [str(n) for n in declared], root)

@@ -98,7 +98,7 @@ def boundary_map(b: Boundaries, g: Graph) -> str:
             "Risk is high for a stable module that half the project reaches.\n",
             "| module | dependents | instability | risk |", "|---|---|---|---|"]
     for m in existing:
-        reach = dependents(m.name, g)
+        reach = dependents(m.name, deps)
         out.append(f"| `{m.name}` | {len(reach)} | {figures[m.name].instability:.2f} | "
                    f"{_risk(len(reach), len(existing), figures[m.name].instability)} |")
     out += ["", "### Refactor-safety checklist\n"] + [f"- [ ] {item}" for item in b.checklist]

@@ -17,7 +17,6 @@ from typing import Any
 import yaml
 
 from architecture import public_api, schema_compat
-from architecture.config import Boundaries
 from architecture.findings import ERROR, NOTE, Finding
 from architecture.graph import Graph
 
@@ -41,7 +40,11 @@ class Spec:
     surfaces: list[dict[str, Any]]
 
 
-class SpecMissing(Exception):
+class SurfaceInputError(Exception):
+    """An input the surface check reads is missing or malformed: the audit cannot run."""
+
+
+class SpecMissing(SurfaceInputError):
     """The project has no architecture/surfaces.yaml: there is nothing to check surfaces against."""
 
 
@@ -61,23 +64,18 @@ def manifest_name(surface: str) -> str:
 # --- Collecting the current surfaces --------------------------------------------------------------
 
 
-def env_vars(g: Graph) -> dict[str, dict[str, list[str]]]:
-    """Environment variables the code reads: name -> {"modules": [...]} (found by scanning)."""
-    found: dict[str, set[str]] = {}
-    for f in g.files:
-        for m in _ENV.finditer(f.path.read_text(encoding="utf-8")):
-            name = m["a"] or m["b"] or m["c"]
-            found.setdefault(name, set()).add(f.module)
-    return {k: {"modules": sorted(v)} for k, v in sorted(found.items())}
-
-
-def env_locations(g: Graph) -> dict[str, tuple[str, int]]:
-    out: dict[str, tuple[str, int]] = {}
+def env_vars(g: Graph) -> tuple[dict[str, dict[str, list[str]]], dict[str, tuple[str, int]]]:
+    """Environment variables the code reads (found by scanning): the manifest entries
+    (name -> {"modules": [...]}) and where each is first read (name -> (path, line))."""
+    modules: dict[str, set[str]] = {}
+    first: dict[str, tuple[str, int]] = {}
     for f in g.files:
         text = f.path.read_text(encoding="utf-8")
         for m in _ENV.finditer(text):
-            out.setdefault(m["a"] or m["b"] or m["c"], (f.rel, text.count("\n", 0, m.start()) + 1))
-    return out
+            name = m["a"] or m["b"] or m["c"]
+            modules.setdefault(name, set()).add(f.module)
+            first.setdefault(name, (f.rel, text.count("\n", 0, m.start()) + 1))
+    return {k: {"modules": sorted(v)} for k, v in sorted(modules.items())}, first
 
 
 def cli_entry_points(g: Graph) -> dict[str, dict[str, Any]]:
@@ -135,7 +133,7 @@ def schemas(root: Path) -> dict[str, tuple[str, int]]:
     try:
         fns = parse_native_yaml(str(root / SCHEMA), str(root / TAGS))
     except SchemaError as e:
-        raise SchemaFileError(str(e).replace(str(root) + "/", "")) from e
+        raise SchemaFileError("the operator schema does not parse:\n" + str(e).replace(str(root) + "/", "")) from e
     return {str(fn.func): (NATIVE_FUNCTIONS, fn.loc.line) for fn in fns}
 
 
@@ -147,14 +145,14 @@ def collect(root: Path, g: Graph) -> dict[str, Any]:
         out[manifest_name(name)] = public_api.collect_module(name)
     for name in spec.classes:
         out[manifest_name(name)] = public_api.collect_class(name)
-    out[manifest_name("environment")] = {"surface": "environment variables", "names": env_vars(g)}
+    out[manifest_name("environment")] = {"surface": "environment variables", "names": env_vars(g)[0]}
     out[manifest_name("cli")] = {"surface": "command-line entry points", "names": cli_entry_points(g)}
     out[manifest_name("checkpoint")] = {"surface": "checkpoint format", "names": checkpoint_format(spec)}
     out[SCHEMAS] = "".join(s + "\n" for s in schemas(root))
     return out
 
 
-class SchemaFileError(Exception):
+class SchemaFileError(SurfaceInputError):
     """native_functions.yaml does not parse: no schema comparison is possible."""
 
 
@@ -208,16 +206,7 @@ def _keyed(old: dict[str, Any], new: dict[str, Any], rel: str, what: str, locati
     return out
 
 
-def check(root: Path, g: Graph, b: Boundaries | None = None) -> list[Finding]:
-    previous = public_api.REPO_ROOT
-    public_api.REPO_ROOT = root.resolve()    # findings name files relative to the audited root
-    try:
-        return _check(root, g)
-    finally:
-        public_api.REPO_ROOT = previous
-
-
-def _check(root: Path, g: Graph) -> list[Finding]:
+def check(root: Path, g: Graph) -> list[Finding]:
     current = collect(root, g)
     allow = load_allowlist(root)
     api_allow = public_api.parse_allowlist(allow.get("api", []))
@@ -228,13 +217,13 @@ def _check(root: Path, g: Graph) -> list[Finding]:
     for name in spec.modules + spec.classes:
         rel = manifest_name(name)
         new = current[rel]
-        out += public_api.coverage_findings(name) if name in spec.modules and not new.get("absent") else []
+        out += public_api.coverage_findings(name, root) if name in spec.modules and not new.get("absent") else []
         old = _read_json(root, rel)
         if old is None:
             out.append(_missing(rel))
             continue
-        out += public_api.compare(old, new, api_allow, manifest_path=rel)
-    simple: tuple[tuple[str, str, dict[str, tuple[str, int]]], ...] = (("environment", "environment variable", env_locations(g)), ("cli", "entry point", {}),
+        out += public_api.compare(old, new, api_allow, manifest_path=rel, root=root)
+    simple: tuple[tuple[str, str, dict[str, tuple[str, int]]], ...] = (("environment", "environment variable", env_vars(g)[1]), ("cli", "entry point", {}),
               ("checkpoint", "checkpoint format constant", {}))
     for name, what, locations in simple:
         rel = manifest_name(name)

@@ -2,27 +2,13 @@
 each planted violation is reported at the right file:line, with the right check, rule and exit bit."""
 from __future__ import annotations
 
-import importlib.util
 import sys
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
 
-
-def _planted() -> ModuleType:
-    name = "_architecture_tests_planted"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, Path(__file__).with_name("planted.py"))
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
-
-
-planted = _planted()
+import planted_trees as planted  # test/ helper (a module in test/architecture would shadow the real package)
 plant, check, errors, notes = planted.plant, planted.check, planted.errors, planted.notes
 
 LAYERS, CYCLES, COUPLING, BUILD_ONLY, THIRD_PARTY = 1, 2, 4, 8, 16

@@ -3,32 +3,18 @@ statuses, `graph`, `report` (.importlinter) and import-linter's run, and the rea
 from __future__ import annotations
 
 import configparser
-import importlib.util
 import json
 import shutil
 import sys
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
 
-from architecture import config, graph, import_contracts, public_api, surface_manifest
+from architecture import config, graph, import_contracts
 from architecture.cli import run
 
-
-def _planted() -> ModuleType:
-    name = "_architecture_tests_planted"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, Path(__file__).with_name("planted.py"))
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
-
-
-planted = _planted()
+import planted_trees as planted  # test/ helper (a module in test/architecture would shadow the real package)
 audit, errors, notes = planted.audit, planted.errors, planted.notes
 
 REPO = Path(__file__).resolve().parents[2]
@@ -48,13 +34,10 @@ def tree(tmp_path: Path) -> Any:
 
 
 @pytest.fixture
-def reportable(tree: Any, monkeypatch: pytest.MonkeyPatch) -> Any:
+def reportable(tree: Any) -> Any:
     """A tree `report` can render: an empty surfaces spec, and no operator schema to read
-    (a throw-away tree has no aten/native/native_functions.yaml)."""
+    (a throw-away tree has no aten/native/native_functions.yaml, so no operators)."""
     tree.write("architecture/surfaces.yaml", SURFACES_SPEC)
-    monkeypatch.setattr(surface_manifest, "schemas", lambda root: {})
-    # surface_manifest.collect points public_api.REPO_ROOT at the audited root and leaves it there.
-    monkeypatch.setattr(public_api, "REPO_ROOT", public_api.REPO_ROOT)
     return tree
 
 
@@ -282,8 +265,7 @@ def test_import_contracts_render_stale_and_write_directly(tree: Any) -> None:
 
 
 def test_report_without_a_surfaces_spec_cannot_run(
-        tree: Any, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(public_api, "REPO_ROOT", public_api.REPO_ROOT)
+        tree: Any, capsys: pytest.CaptureFixture[str]) -> None:
     status, data = audit(tree, "report", capsys=capsys)
     assert status == COULD_NOT_RUN and "surfaces.yaml" in data["error"]
 

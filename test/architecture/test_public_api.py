@@ -69,8 +69,9 @@ def package(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Callabl
         sys.modules.pop(name, None)
 
 
-def diff(old: dict, new: dict, allow: list[ApiAllow] | None = None, today: date | None = None) -> list[Finding]:
-    return compare(old, new, allow or [], manifest_path=MANIFEST, today=today)
+def diff(old: dict, new: dict, allow: list[ApiAllow] | None = None, today: date | None = None,
+         root: Path | None = None) -> list[Finding]:
+    return compare(old, new, allow or [], manifest_path=MANIFEST, today=today, **({"root": root} if root else {}))
 
 
 def errors(findings: list[Finding]) -> list[Finding]:
@@ -281,10 +282,9 @@ def test_whole_surface_removed_or_added():
     assert diff(absent, absent) == []
 
 
-def test_finding_points_at_the_source_line_when_it_is_inside_the_repo(versions, tmp_path, monkeypatch):
+def test_finding_points_at_the_source_line_when_it_is_inside_the_repo(versions, tmp_path):
     old, new = versions("def f(a): ...\n", "X = 1\n\n\ndef f(b): ...\n")
-    monkeypatch.setattr(public_api, "REPO_ROOT", tmp_path)
-    finding = only_error(diff(old, new))
+    finding = only_error(diff(old, new, root=tmp_path))
     assert finding.path == f"new/{new['surface']}/__init__.py" and finding.line == 4
 
 
