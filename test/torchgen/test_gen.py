@@ -178,13 +178,12 @@ def test_scalar_overload_is_not_bound_when_a_tensor_overload_takes_numbers(tmp_p
 
 def test_unsupported_binding_type_fails_with_file_and_line(tmp_path):
     root = make_tree(tmp_path, """
-        - func: weird(Tensor self, Generator? gen=None) -> Tensor
-          tags: nondeterministic_seeded
+        - func: weird(Tensor self, Stream dim) -> Tensor
           dispatch:
             CPU: weird_cpu
         """)
-    (root / "aten/native/cpu/weird.pyx").write_text("def weird_cpu(self, gen=None):\n    pass\n")
-    with pytest.raises(SchemaError, match=r"native_functions.yaml:2: python bindings: argument 'gen' of type Generator\?"):
+    (root / "aten/native/cpu/weird.pyx").write_text("def weird_cpu(self, dim):\n    pass\n")
+    with pytest.raises(SchemaError, match=r"native_functions.yaml:2: python bindings: argument 'dim' of type Stream"):
         generate(root, quiet=True)
 
 

@@ -20,6 +20,11 @@ cdef enum:
     P_MEMORY_FORMAT = 16
     P_STRING = 17
     P_OPT_STRING = 18
+    P_TENSOR_LIST = 19
+    P_OPT_TENSOR_LIST = 20
+    P_FLOAT_LIST = 21
+    P_GENERATOR = 22
+    P_BOOL_LIST = 23
 
 cdef class Param:
     cdef readonly str name
@@ -41,3 +46,4 @@ cdef class ArgParser:
     cpdef tuple parse(self, tuple args, dict kwargs)
 
 cdef uint64_t device_keys(object device) noexcept
+cdef uint64_t list_keys(object tensors) noexcept

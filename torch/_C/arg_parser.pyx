@@ -18,9 +18,17 @@ _TYPE_NAMES = {P_TENSOR: "Tensor", P_OPT_TENSOR: "Tensor", P_SCALAR: "Number", P
                P_OPT_BOOL: "bool", P_INT_LIST: "tuple of ints", P_OPT_INT_LIST: "tuple of ints",
                P_DTYPE: "torch.dtype", P_OPT_DTYPE: "torch.dtype", P_LAYOUT: "torch.layout",
                P_DEVICE: "torch.device", P_MEMORY_FORMAT: "torch.memory_format", P_STRING: "str",
-               P_OPT_STRING: "str"}
+               P_OPT_STRING: "str", P_TENSOR_LIST: "tuple of Tensors", P_OPT_TENSOR_LIST: "tuple of Tensors",
+               P_FLOAT_LIST: "tuple of floats", P_GENERATOR: "torch.Generator", P_BOOL_LIST: "tuple of bools"}
 _OPTIONAL = {P_OPT_TENSOR, P_OPT_SCALAR, P_OPT_INT, P_OPT_FLOAT, P_OPT_BOOL, P_OPT_INT_LIST, P_OPT_DTYPE,
-             P_LAYOUT, P_DEVICE, P_MEMORY_FORMAT, P_OPT_STRING}
+             P_LAYOUT, P_DEVICE, P_MEMORY_FORMAT, P_OPT_STRING, P_FLOAT_LIST, P_GENERATOR}
+cdef object _generator_type = None
+
+
+def set_generator_type(type cls):
+    """The class a Generator? parameter accepts (c10 registers torch.Generator's base at import)."""
+    global _generator_type
+    _generator_type = cls
 
 
 cdef class _NoMatch:
@@ -94,7 +102,32 @@ cdef object _convert(Param p, object obj):
         return obj if isinstance(obj, _layout.memory_format) else NO_MATCH
     if t == P_STRING or t == P_OPT_STRING:
         return obj if isinstance(obj, str) else NO_MATCH
+    if t == P_TENSOR_LIST or t == P_OPT_TENSOR_LIST:
+        return _tensor_list(obj, t == P_OPT_TENSOR_LIST)
+    if t == P_FLOAT_LIST:
+        if isinstance(obj, (int, float)) and not isinstance(obj, bool):
+            return (float(obj),)
+        if isinstance(obj, (tuple, list)) and all([isinstance(v, (int, float)) and not isinstance(v, bool)
+                                                   for v in obj]):
+            return tuple([float(v) for v in obj])
+        return NO_MATCH
+    if t == P_BOOL_LIST:
+        if isinstance(obj, (tuple, list)) and all([isinstance(v, bool) for v in obj]):
+            return tuple(obj)
+        return NO_MATCH
+    if t == P_GENERATOR:
+        return obj if _generator_type is not None and isinstance(obj, _generator_type) else NO_MATCH
     return NO_MATCH
+
+
+cdef object _tensor_list(object obj, bint allow_none):
+    """A tuple of tensors (and Nones when allowed) from a list or tuple, or NO_MATCH."""
+    if not isinstance(obj, (tuple, list)):
+        return NO_MATCH
+    for v in obj:
+        if not (isinstance(v, TensorImpl) or (allow_none and v is None)):
+            return NO_MATCH
+    return tuple(obj)
 
 
 cdef class Param:
@@ -212,3 +245,12 @@ cdef uint64_t device_keys(object dev) noexcept:
     if dev is not None and dev.type == "cuda":
         return (<uint64_t>1) << DK_CUDA
     return (<uint64_t>1) << DK_CPU
+
+
+cdef uint64_t list_keys(object tensors) noexcept:
+    """The union of the key sets of a tensor list's elements (None elements have none)."""
+    cdef uint64_t ks = 0
+    for t in tensors:
+        if t is not None:
+            ks |= (<TensorImpl>t).key_set
+    return ks

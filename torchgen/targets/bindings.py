@@ -15,6 +15,9 @@ from torchgen.model import (Argument, BaseTy, BaseType, ListType, NativeFunction
 _BASE_PARAM = {BaseTy.Tensor: "TENSOR", BaseTy.Scalar: "SCALAR", BaseTy.int: "INT", BaseTy.SymInt: "INT",
                BaseTy.float: "FLOAT", BaseTy.bool: "BOOL", BaseTy.ScalarType: "DTYPE", BaseTy.str: "STRING"}
 _OPTIONAL_ONLY = {BaseTy.Layout: "P_LAYOUT", BaseTy.Device: "P_DEVICE", BaseTy.MemoryFormat: "P_MEMORY_FORMAT"}
+_LIST_PARAM: dict[Type, str] = {BaseType(BaseTy.Tensor): "P_TENSOR_LIST",
+                                OptionalType(BaseType(BaseTy.Tensor)): "P_OPT_TENSOR_LIST",
+                                BaseType(BaseTy.bool): "P_BOOL_LIST"}
 _DTYPE_DEFAULTS = {"long": "int64", "int": "int32", "float": "float32", "double": "float64", "bool": "bool"}
 
 
@@ -28,6 +31,12 @@ def param_type(fn: NativeFunction, arg: Argument) -> str:
         return ("P_OPT_" if optional else "P_") + _BASE_PARAM[inner.name]
     if isinstance(inner, ListType) and inner.elem in (BaseType(BaseTy.int), BaseType(BaseTy.SymInt)):
         return "P_OPT_INT_LIST" if optional or inner.size is not None else "P_INT_LIST"
+    if isinstance(inner, ListType) and not optional and inner.elem in _LIST_PARAM:
+        return _LIST_PARAM[inner.elem]
+    if isinstance(inner, ListType) and optional and inner.elem == BaseType(BaseTy.float):
+        return "P_FLOAT_LIST"
+    if t == OptionalType(BaseType(BaseTy.Generator)):
+        return "P_GENERATOR"
     raise SchemaError(fn.loc, f"python bindings: argument '{arg.name}' of type {t} is not supported yet")
 
 
@@ -81,7 +90,7 @@ def _signature(fn: NativeFunction, method: bool, op_var: str) -> dict[str, Any]:
         kind = param_type(fn, arg)
         params.append(dict(
             name="input" if arg.name == "self" else arg.name, type=kind, kwonly=arg not in args.flat_positional,
-            has_default=arg.default is not None or kind.startswith("P_OPT") or kind in _OPTIONAL_ONLY.values(),
+            has_default=arg.default is not None or kind.startswith("P_OPT") or isinstance(arg.type, OptionalType) or kind in _OPTIONAL_ONLY.values(),
             default=python_default(fn, arg) if arg.default is not None else "None",
             allow_numbers=allow_numbers and kind in ("P_TENSOR", "P_OPT_TENSOR")))
         value = f"v[{index}]"
@@ -90,6 +99,8 @@ def _signature(fn: NativeFunction, method: bool, op_var: str) -> dict[str, Any]:
             key_terms.append(f"(<TensorImpl>{value}).key_set")
         elif kind == "P_OPT_TENSOR":
             key_terms.append(f"(0 if {value} is None else (<TensorImpl>{value}).key_set)")
+        elif kind in ("P_TENSOR_LIST", "P_OPT_TENSOR_LIST"):
+            key_terms.append(f"list_keys({value})")
         elif kind == "P_DEVICE":
             device_index = index
         index += 1
