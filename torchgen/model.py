@@ -974,12 +974,12 @@ def _read_pointwise(r: _Reader, raw: _YamlMap, func: FunctionSchema | None) -> P
     ):
         r.error("ember_pointwise", "ember_pointwise needs a functional op whose arguments are plain Tensor (at "
                 f"least one), Scalar, int, float or bool, returning one Tensor; {func.name} does not qualify")  # fmt: skip
-    names = [a.name for a in args]
+    arg_names = [a.name for a in args]
     for key, text in (("formula", formula), ("bool_formula", bool_formula or "")):
         for m in _FORMULA_TOKEN.finditer(text):
-            if m.group(1) and not m.group(2) and m.group(1) not in names:
+            if m.group(1) and not m.group(2) and m.group(1) not in arg_names:
                 sub.error(key, f"ember_pointwise formula uses unknown name {m.group(1)!r}; "
-                          f"the arguments are: {', '.join(names)}")  # fmt: skip
+                          f"the arguments are: {', '.join(arg_names)}")  # fmt: skip
     return PointwiseFormula(formula, dtypes, promote, bool_inputs, bool_formula, bool_args, nonzero_args)
 
 
