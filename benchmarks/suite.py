@@ -1,8 +1,8 @@
 """The benchmark definitions and the timer, written against the public torch API and NumPy only.
 
 This file must stay importable by a plain PyTorch install: `python -m benchmarks --compare-python
-PATH` runs it as a script under that interpreter (`PATH benchmarks/suite.py --worker OUT.json`,
-from an empty directory, its own folder taken off sys.path), so `import torch` there finds that
+PATH` runs it as a script under that interpreter (`PATH benchmarks/suite.py --serve`, from an
+empty directory, its own folder taken off sys.path, answering requests on stdin), so `import torch` there finds that
 interpreter's PyTorch and never Ember. Nothing here may import Ember's internals (c10, aten,
 torch._C) or the rest of this package.
 
@@ -461,26 +461,90 @@ def select(pattern: Optional[str]) -> List[Case]:
 
 # ---------------------------------------------------------------------------------------------
 # Timing
+#
+# Each row times Ember, then NumPy, then the compared torch, back to back (seconds apart, so load
+# that comes and goes on a shared machine hits them nearly alike). They do not take turns loop by
+# loop: a BLAS or OpenMP pool keeps spinning for a while after its last call and would slow down
+# whichever implementation ran next in the other process; a short pause between implementations
+# lets it settle, and a warm-up loop absorbs what remains.
+
+SLOW_CALL_S = 1.0    # calls slower than this get 2 loops, not `repeat`
 
 
-def measure(fn: Fn, repeat: int, target_s: float) -> Dict[str, Any]:
-    """Best (minimum) seconds per call over `repeat` timed loops, after warm-up.
+class Samples:
+    """Per-call times of one case for one implementation, or the error that stopped it."""
 
-    The first calls warm up (and surface a missing operator); the inner loop count doubles until
-    one loop lasts `target_s`, so microsecond rows time thousands of calls and the timer's own
-    cost vanishes. Calls over a second get fewer repeats. The garbage collector is off while
-    timing, as in timeit."""
-    fn()
-    number = 1
-    while True:
-        elapsed = _loop(fn, number)
-        if elapsed >= target_s or number >= 1 << 24:
-            break
-        number *= 2 if elapsed * 8 > target_s else 8
-    per_call = elapsed / number
-    repeat = max(1, min(repeat, 2 if per_call > 1.0 else repeat))
-    times = [per_call] + [_loop(fn, number) / number for _ in range(repeat - 1)]
-    return {"seconds": min(times), "number": number, "repeat": len(times)}
+    def __init__(self) -> None:
+        self.samples: List[float] = []
+        self.number = 0
+        self.error: Optional[str] = None
+
+    def more(self, repeat: int) -> bool:
+        """Whether another timed loop is wanted."""
+        if self.error is not None or not self.samples:
+            return False
+        return len(self.samples) < (min(repeat, 2) if self.samples[0] > SLOW_CALL_S else repeat)
+
+    def result(self) -> Dict[str, Any]:
+        if self.error is not None:
+            return {"error": self.error}
+        return {"seconds": min(self.samples), "number": self.number, "repeat": len(self.samples)}
+
+
+class Timed(Samples):
+    """One case for one implementation: built and warmed up by the constructor, then timed one
+    loop at a time by loop().
+
+    The first call warms up (and surfaces a missing operator: any exception becomes the error);
+    the inner loop count then grows until one loop lasts `target_s`, so a microsecond row times
+    thousands of calls and the timer's own cost vanishes. That last calibration loop is the first
+    sample. The garbage collector is off while timing, as in timeit."""
+
+    def __init__(self, setup: Optional[Callable[..., Fn]], args: Tuple[Any, ...], sizes: Sizes,
+                 target_s: float) -> None:
+        super().__init__()
+        self.fn: Optional[Fn] = None
+        if setup is None:
+            self.error = "no equivalent"
+            return
+        try:
+            fn = setup(*args, sizes)
+            fn()
+            number = 1
+            while True:
+                elapsed = _loop(fn, number)
+                if elapsed >= target_s or number >= 1 << 24:
+                    break
+                number *= 2 if elapsed * 8 > target_s else 8
+        except Exception as exc:   # a missing op must never stop the table
+            self.error = error_text(exc)
+            return
+        self.fn, self.number = fn, number
+        self.samples.append(elapsed / number)
+
+    def loop(self) -> None:
+        assert self.fn is not None
+        try:
+            self.samples.append(_loop(self.fn, self.number) / self.number)
+        except Exception as exc:
+            self.error = error_text(exc)
+
+    def close(self) -> None:
+        """Drops the inputs (tensors of hundreds of MB) before the next case builds its own."""
+        self.fn = None
+        gc.collect()
+
+
+def measure(setup: Optional[Callable[..., Fn]], args: Tuple[Any, ...], sizes: Sizes, repeat: int,
+            target_s: float) -> Dict[str, Any]:
+    """One case for one implementation: {"seconds": best per call, "number", "repeat"} or {"error"}."""
+    timed = Timed(setup, args, sizes, target_s)
+    try:
+        while timed.more(repeat):
+            timed.loop()
+        return timed.result()
+    finally:
+        timed.close()
 
 
 def _loop(fn: Fn, number: int) -> float:
@@ -502,33 +566,6 @@ def error_text(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {message[0]}" if message else type(exc).__name__
 
 
-def run_one(case: Case, setup: Optional[Callable[..., Fn]], args: Tuple[Any, ...], sizes: Sizes, repeat: int,
-            target_s: float) -> Dict[str, Any]:
-    """Times one case for one implementation; an unsupported op gives {"error": ...}."""
-    if setup is None:
-        return {"error": "no equivalent"}
-    fn = None
-    try:
-        fn = setup(*args, sizes)
-        result = measure(fn, repeat, target_s)
-    except Exception as exc:   # a missing op must never stop the table
-        result = {"error": error_text(exc)}
-    finally:
-        del fn
-        gc.collect()
-    return result
-
-
-def run_torch(torch: Any, np: Any, cases: List[Case], sizes: Sizes, repeat: int, target_s: float,
-              progress: Optional[Callable[[str], None]] = None) -> Dict[str, Dict[str, Any]]:
-    out = {}
-    for i, c in enumerate(cases):
-        if progress:
-            progress(f"[{i + 1}/{len(cases)}] {c.id}")
-        out[c.id] = run_one(c, c.torch, (torch, np), sizes, repeat, target_s)
-    return out
-
-
 def interpreter_meta(torch: Any) -> Dict[str, Any]:
     return {"torch_version": str(getattr(torch, "__version__", "?")),
             "torch_file": str(getattr(torch, "__file__", "?")),
@@ -536,28 +573,37 @@ def interpreter_meta(torch: Any) -> Dict[str, Any]:
             "python": sys.version.split()[0], "executable": sys.executable}
 
 
-def worker(argv: List[str]) -> int:
-    """`suite.py --worker OUT.json [--quick] [--repeat N] [--threads N] [--filter RX] [--target S]`:
-    times every selected case with this interpreter's torch and writes the results to OUT.json."""
+def serve(argv: List[str]) -> int:
+    """`suite.py --serve [--quick] [--threads N] [--target S]`: the compared interpreter's side.
+
+    Writes one JSON line describing its torch, then answers each request line from stdin,
+    {"run": CASE_ID, "repeat": N}, with one line: measure()'s result. Replies go to the original
+    stdout; anything else printing to stdout is sent to stderr."""
     import argparse
-    p = argparse.ArgumentParser(prog="suite.py --worker")
-    p.add_argument("--worker", required=True)
+    p = argparse.ArgumentParser(prog="suite.py --serve")
+    p.add_argument("--serve", action="store_true", required=True)
     p.add_argument("--quick", action="store_true")
-    p.add_argument("--repeat", type=int, default=5)
     p.add_argument("--threads", type=int)
-    p.add_argument("--filter")
     p.add_argument("--target", type=float, default=0.2)
     args = p.parse_args(argv)
+    replies = os.fdopen(os.dup(1), "w")
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+
+    def reply(message: Dict[str, Any]) -> None:
+        replies.write(json.dumps(message) + "\n")
+        replies.flush()
+
     import numpy as np
     import torch
     if args.threads:
         torch.set_num_threads(args.threads)
     sizes = QUICK if args.quick else FULL
-    cases = select(args.filter)
-    results = run_torch(torch, np, cases, sizes, args.repeat, args.target,
-                        lambda m: print(f"  compare {m}", file=sys.stderr, flush=True))
-    with open(args.worker, "w") as f:
-        json.dump({"meta": interpreter_meta(torch), "results": results}, f)
+    by_id = {c.id: c for c in CASES}
+    reply(interpreter_meta(torch))
+    for line in sys.stdin:
+        message = json.loads(line)
+        reply(measure(by_id[message["run"]].torch, (torch, np), sizes, message["repeat"], args.target))
     return 0
 
 
@@ -566,4 +612,4 @@ if __name__ == "__main__":
     # shadow a module that interpreter's torch imports.
     here = os.path.dirname(os.path.abspath(__file__))
     sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != here]
-    sys.exit(worker(sys.argv[1:]))
+    sys.exit(serve(sys.argv[1:]))

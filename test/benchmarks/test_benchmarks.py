@@ -78,12 +78,28 @@ def test_a_case_whose_op_is_missing_is_reported_not_raised():
         return lambda: torch.no_such_op(1)
 
     case = suite.Case("overhead.missing", "overhead", lambda s: "missing", "us", lambda s: 0.0, setup)
-    result = suite.run_one(case, case.torch, (Namespace(), None), suite.QUICK, 1, 0.001)
+    result = suite.Timed(case.torch, (Namespace(), None), suite.QUICK, 0.001).result()
     assert result == {"error": "AttributeError: 'Namespace' object has no attribute 'no_such_op'"}
     row = {"group": "overhead", "label": "missing", "unit": "us", "ember": result, "numpy": {"error": "no equivalent"}}
     _, rows = table(report.render([row], [], None).splitlines())
     assert rows["missing"][2:4] == ["n/a", "-"]
     assert rows["missing"][-1] == "Ember: " + result["error"]
+
+
+def test_each_implementation_gets_a_warm_up_and_repeat_loops():
+    calls = []
+
+    def ember(torch, np, sizes):
+        return lambda: calls.append("ember")
+
+    def numpy(np, sizes):
+        return lambda: calls.append("numpy")
+
+    case = suite.Case("overhead.calls", "overhead", lambda s: "calls", "us", lambda s: 0.0, ember, numpy)
+    results = cli.time_case(case, None, None, None, suite.QUICK, 3, 0.0, 0.0)
+    assert [r["repeat"] for r in results.values()] == [3, 3]
+    assert all(r["seconds"] > 0 and r["number"] == 1 for r in results.values())
+    assert calls == ["ember"] * 4 + ["numpy"] * 4   # a warm-up call, then 3 loops of 1
 
 
 def test_filter_matches_ids_and_labels_and_an_empty_match_fails(capsys):
@@ -124,7 +140,7 @@ def test_compare_python_runs_the_suite_elsewhere_and_reports_missing_ops_as_na(c
                 "--compare-python", interpreter(tmp_path, fake))
     columns, rows = table(lines)
     assert columns[5:7] == ["torch 0.0-fake", "Ember/ref"]
-    assert any(line.startswith("Compared: torch 0.0-fake from ") and line.endswith("1 threads.") for line in lines)
+    assert any(line.startswith("Compared: torch 0.0-fake from ") and line.endswith(", 1 thread.") for line in lines)
     add, exp = rows["torch.add(a, b)"], rows["a.exp()"]
     assert FIGURE.match(add[5]) and re.fullmatch(r"[\d.]+x", add[6])
     assert exp[5] == "n/a"
@@ -132,7 +148,7 @@ def test_compare_python_runs_the_suite_elsewhere_and_reports_missing_ops_as_na(c
 
 
 def test_a_compare_interpreter_importing_this_repositorys_torch_is_refused(tmp_path):
-    args = Namespace(quick=True, repeat=1, threads=None, filter=r"^overhead\.zeros$")
-    result = cli.run_compare(interpreter(tmp_path, ROOT), args, 0.001)
-    assert "imported this repository's torch" in result["error"]
+    compare = cli.Compare(interpreter(tmp_path, ROOT), quick=True, threads=None, target_s=0.001)
+    assert compare.proc is None and "imported this repository's torch" in (compare.error or "")
+    assert compare.request({"start": "overhead.zeros"})["error"].startswith("compare run failed: ")
 
