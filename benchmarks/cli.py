@@ -180,7 +180,7 @@ def plural(n: int, word: str) -> str:
 
 
 def load_average() -> float:
-    """The 1-minute load average (runnable processes, this one included), 0 where unknown."""
+    """The 1-minute load average (runnable processes), 0 where unknown."""
     try:
         return os.getloadavg()[0]
     except (OSError, AttributeError):

@@ -471,80 +471,37 @@ def select(pattern: Optional[str]) -> List[Case]:
 SLOW_CALL_S = 1.0    # calls slower than this get 2 loops, not `repeat`
 
 
-class Samples:
-    """Per-call times of one case for one implementation, or the error that stopped it."""
-
-    def __init__(self) -> None:
-        self.samples: List[float] = []
-        self.number = 0
-        self.error: Optional[str] = None
-
-    def more(self, repeat: int) -> bool:
-        """Whether another timed loop is wanted."""
-        if self.error is not None or not self.samples:
-            return False
-        return len(self.samples) < (min(repeat, 2) if self.samples[0] > SLOW_CALL_S else repeat)
-
-    def result(self) -> Dict[str, Any]:
-        if self.error is not None:
-            return {"error": self.error}
-        return {"seconds": min(self.samples), "number": self.number, "repeat": len(self.samples)}
-
-
-class Timed(Samples):
-    """One case for one implementation: built and warmed up by the constructor, then timed one
-    loop at a time by loop().
-
-    The first call warms up (and surfaces a missing operator: any exception becomes the error);
-    the inner loop count then grows until one loop lasts `target_s`, so a microsecond row times
-    thousands of calls and the timer's own cost vanishes. That last calibration loop is the first
-    sample. The garbage collector is off while timing, as in timeit."""
-
-    def __init__(self, setup: Optional[Callable[..., Fn]], args: Tuple[Any, ...], sizes: Sizes,
-                 target_s: float) -> None:
-        super().__init__()
-        self.fn: Optional[Fn] = None
-        if setup is None:
-            self.error = "no equivalent"
-            return
-        try:
-            fn = setup(*args, sizes)
-            fn()
-            number = 1
-            while True:
-                elapsed = _loop(fn, number)
-                if elapsed >= target_s or number >= 1 << 24:
-                    break
-                number *= 2 if elapsed * 8 > target_s else 8
-        except Exception as exc:   # a missing op must never stop the table
-            self.error = error_text(exc)
-            return
-        self.fn, self.number = fn, number
-        self.samples.append(elapsed / number)
-
-    def loop(self) -> None:
-        assert self.fn is not None
-        try:
-            self.samples.append(_loop(self.fn, self.number) / self.number)
-        except Exception as exc:
-            self.error = error_text(exc)
-
-    def close(self) -> None:
-        """Drops the inputs (tensors of hundreds of MB) before the next case builds its own."""
-        self.fn = None
-        gc.collect()
-
-
 def measure(setup: Optional[Callable[..., Fn]], args: Tuple[Any, ...], sizes: Sizes, repeat: int,
             target_s: float) -> Dict[str, Any]:
-    """One case for one implementation: {"seconds": best per call, "number", "repeat"} or {"error"}."""
-    timed = Timed(setup, args, sizes, target_s)
+    """One case for one implementation: {"seconds": best per call, "number", "repeat"} or {"error"}.
+
+    `setup(*args, sizes)` builds the inputs and the call. The first call warms up (and surfaces a
+    missing operator: any exception becomes the error); the inner loop count then grows until
+    one loop lasts `target_s`, so a microsecond row times thousands of calls and the timer's own
+    cost vanishes. That last calibration loop is the first of `repeat` samples (2 for calls over
+    SLOW_CALL_S). The garbage collector is off while timing, as in timeit."""
+    if setup is None:
+        return {"error": "no equivalent"}
+    fn: Optional[Fn] = None
     try:
-        while timed.more(repeat):
-            timed.loop()
-        return timed.result()
+        fn = setup(*args, sizes)
+        fn()
+        number = 1
+        while True:
+            elapsed = _loop(fn, number)
+            if elapsed >= target_s or number >= 1 << 24:
+                break
+            number *= 2 if elapsed * 8 > target_s else 8
+        samples = [elapsed / number]
+        wanted = min(repeat, 2) if samples[0] > SLOW_CALL_S else repeat
+        while len(samples) < wanted:
+            samples.append(_loop(fn, number) / number)
+        return {"seconds": min(samples), "number": number, "repeat": len(samples)}
+    except Exception as exc:   # a missing op must never stop the table
+        return {"error": error_text(exc)}
     finally:
-        timed.close()
+        fn = None   # drop the inputs (hundreds of MB) before the next case builds its own
+        gc.collect()
 
 
 def _loop(fn: Fn, number: int) -> float:

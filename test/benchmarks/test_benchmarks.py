@@ -78,7 +78,7 @@ def test_a_case_whose_op_is_missing_is_reported_not_raised():
         return lambda: torch.no_such_op(1)
 
     case = suite.Case("overhead.missing", "overhead", lambda s: "missing", "us", lambda s: 0.0, setup)
-    result = suite.Timed(case.torch, (Namespace(), None), suite.QUICK, 0.001).result()
+    result = suite.measure(case.torch, (Namespace(), None), suite.QUICK, 1, 0.001)
     assert result == {"error": "AttributeError: 'Namespace' object has no attribute 'no_such_op'"}
     row = {"group": "overhead", "label": "missing", "unit": "us", "ember": result, "numpy": {"error": "no equivalent"}}
     _, rows = table(report.render([row], [], None).splitlines())
