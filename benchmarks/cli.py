@@ -21,7 +21,6 @@ from pathlib import Path
 from typing import IO, Any, Dict, List, Optional
 
 from benchmarks import report, suite
-from benchmarks.stream import measure_bandwidth
 
 SUITE = Path(suite.__file__).resolve()
 REPO = SUITE.parents[1]
@@ -196,6 +195,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     import numpy as np
 
     import torch
+    from benchmarks.stream import measure_bandwidth   # imports NumPy too: after the thread variables
     if args.threads:
         torch.set_num_threads(args.threads)
     threads = torch.get_num_threads()
