@@ -1,0 +1,522 @@
+"""CPU kernels of the shape operators that copy: flip, roll, repeat, repeat_interleave, cat,
+tril and triu.
+
+Data moves as raw elements (one 1-, 2-, 4- or 8-byte copy loop run by the loop engine, or
+memcpy), so every dtype works, float16 included; only cat converts, when its inputs'
+dtypes differ. Shapes, dims and indices are checked before any loop runs.
+"""
+from libc.string cimport memcpy, memset
+from libc.stdint cimport uint8_t, uint16_t, uint32_t, uint64_t, int32_t, int64_t
+from c10.scalar_type cimport dtype_of, ST_INT32, ST_INT64
+from c10.storage cimport Storage, cpu_storage
+from c10.tensor_impl cimport TensorImpl, MAX_DIMS, make_tensor, empty_contiguous, sizes_from_sequence
+from aten.native.cpu.loop_types cimport loop_fn
+from aten.native.cpu.loops cimport run_loop, copy_into
+from aten.native.cpu.views cimport (wrap_dim, alias_with, narrow_view, dense_strides_like, contiguous_strides,
+                                    sizes_str)
+from aten.native.pointwise_meta cimport result_type
+
+from c10 import layout as _layout
+
+
+# -- raw element copies -------------------------------------------------------------------------
+
+cdef void _copy1(char** data, const Py_ssize_t* steps, Py_ssize_t n, const void* extra) noexcept nogil:
+    cdef Py_ssize_t i
+    if steps[0] == 1 and steps[1] == 1:
+        memcpy(data[0], data[1], n)
+    elif steps[0] == 1 and steps[1] == 0:
+        memset(data[0], (<uint8_t*>data[1])[0], n)
+    else:
+        for i in range(n):
+            (<uint8_t*>(data[0] + i * steps[0]))[0] = (<uint8_t*>(data[1] + i * steps[1]))[0]
+
+
+cdef void _copy2(char** data, const Py_ssize_t* steps, Py_ssize_t n, const void* extra) noexcept nogil:
+    cdef Py_ssize_t i
+    cdef uint16_t v
+    if steps[0] == 2 and steps[1] == 2:
+        memcpy(data[0], data[1], n * 2)
+    elif steps[0] == 2 and steps[1] == 0:
+        v = (<uint16_t*>data[1])[0]
+        for i in range(n):
+            (<uint16_t*>data[0])[i] = v
+    else:
+        for i in range(n):
+            (<uint16_t*>(data[0] + i * steps[0]))[0] = (<uint16_t*>(data[1] + i * steps[1]))[0]
+
+
+cdef void _copy4(char** data, const Py_ssize_t* steps, Py_ssize_t n, const void* extra) noexcept nogil:
+    cdef Py_ssize_t i
+    cdef uint32_t v
+    if steps[0] == 4 and steps[1] == 4:
+        memcpy(data[0], data[1], n * 4)
+    elif steps[0] == 4 and steps[1] == 0:
+        v = (<uint32_t*>data[1])[0]
+        for i in range(n):
+            (<uint32_t*>data[0])[i] = v
+    else:
+        for i in range(n):
+            (<uint32_t*>(data[0] + i * steps[0]))[0] = (<uint32_t*>(data[1] + i * steps[1]))[0]
+
+
+cdef void _copy8(char** data, const Py_ssize_t* steps, Py_ssize_t n, const void* extra) noexcept nogil:
+    cdef Py_ssize_t i
+    cdef uint64_t v
+    if steps[0] == 8 and steps[1] == 8:
+        memcpy(data[0], data[1], n * 8)
+    elif steps[0] == 8 and steps[1] == 0:
+        v = (<uint64_t*>data[1])[0]
+        for i in range(n):
+            (<uint64_t*>data[0])[i] = v
+    else:
+        for i in range(n):
+            (<uint64_t*>(data[0] + i * steps[0]))[0] = (<uint64_t*>(data[1] + i * steps[1]))[0]
+
+
+cdef int copy_elements(TensorImpl dst, TensorImpl src) except -1:
+    """dst[...] = src (broadcast); a raw copy when the dtypes match, else a converting copy."""
+    cdef loop_fn fn
+    if src.device_type != 0 or dst.device_type != 0:
+        raise RuntimeError(f"Expected all tensors to be on the same device, but found at least two devices, "
+                           f"{dst.device_obj} and {src.device_obj}!")
+    if src.scalar_type != dst.scalar_type:
+        return copy_into(dst, src)
+    if dst.itemsize == 1:
+        fn = _copy1
+    elif dst.itemsize == 2:
+        fn = _copy2
+    elif dst.itemsize == 4:
+        fn = _copy4
+    else:
+        fn = _copy8
+    return run_loop(fn, dst, (src,), NULL)
+
+
+cdef TensorImpl empty_with_strides(int ndim, const Py_ssize_t* sizes, const Py_ssize_t* strides, int scalar_type):
+    """A new CPU tensor with the given dense strides (they must cover exactly numel elements)."""
+    cdef Py_ssize_t n = 1
+    cdef int i
+    for i in range(ndim):
+        n *= sizes[i]
+    return make_tensor(cpu_storage(n * dtype_of(scalar_type).itemsize), 0, ndim, sizes, strides, scalar_type)
+
+
+cdef TensorImpl empty_preserve(TensorImpl t):
+    """empty_like(t) under preserve_format (t's stride order)."""
+    cdef Py_ssize_t strides[MAX_DIMS]
+    dense_strides_like(t, strides)
+    return empty_with_strides(t.nd, t.sizes, strides, t.scalar_type)
+
+
+cdef TensorImpl contiguous_copy(TensorImpl t):
+    cdef TensorImpl out = empty_contiguous(t.nd, t.sizes, t.scalar_type, None)
+    copy_elements(out, t)
+    return out
+
+
+def clone_cpu(TensorImpl self not None, memory_format=None):
+    """A copy of self: preserve_format (the default) keeps self's stride order."""
+    cdef Py_ssize_t strides[MAX_DIMS]
+    cdef TensorImpl out
+    if memory_format is None or memory_format is _layout.preserve_format:
+        out = empty_preserve(self)
+    elif memory_format is _layout.channels_last:
+        if self.nd != 4:
+            raise RuntimeError("required rank 4 tensor to use channels_last format")
+        strides[1] = 1
+        strides[3] = self.sizes[1]
+        strides[2] = strides[3] * self.sizes[3]
+        strides[0] = strides[2] * self.sizes[2]
+        out = empty_with_strides(4, self.sizes, strides, self.scalar_type)
+    elif memory_format is _layout.contiguous_format:
+        out = empty_contiguous(self.nd, self.sizes, self.scalar_type, None)
+    else:
+        raise RuntimeError(f"clone: unsupported memory format {memory_format!r}")
+    copy_elements(out, self)
+    return out
+
+
+def _copy_elements(TensorImpl dst not None, TensorImpl src not None):
+    """Test hook: copy_elements."""
+    copy_elements(dst, src)
+    return dst
+
+
+# -- flip, roll -----------------------------------------------------------------------------------
+
+cdef int dim_flags(TensorImpl self, object dims, bint* flags, bint wrap_scalar) except -1:
+    """flags[d] = d is in dims (wrapped); PyTorch's error for a repeated dim."""
+    cdef int i, d
+    for i in range(MAX_DIMS):
+        flags[i] = False
+    for v in dims:
+        d = wrap_dim(v, self.nd, wrap_scalar)
+        if flags[d]:
+            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+        flags[d] = True
+    return 0
+
+
+def flip_cpu(TensorImpl self not None, dims):
+    cdef bint flags[MAX_DIMS]
+    cdef Py_ssize_t strides[MAX_DIMS]
+    cdef Py_ssize_t offset = self.offset
+    cdef int i
+    cdef TensorImpl out
+    dim_flags(self, dims, flags, True)
+    out = empty_preserve(self)
+    # Read self backwards along the flipped dims: a negative-stride view, then one copy.
+    for i in range(self.nd):
+        strides[i] = self.strides[i]
+        if flags[i] and self.sizes[i] > 1:
+            offset += (self.sizes[i] - 1) * self.strides[i]
+            strides[i] = -self.strides[i]
+    copy_elements(out, alias_with(self, self.nd, self.sizes, strides, offset))
+    return out
+
+
+def roll_cpu(TensorImpl self not None, shifts, dims=()):
+    cdef Py_ssize_t shift[MAX_DIMS]
+    cdef Py_ssize_t n, s, src_start, dst_start, length
+    cdef int k, d, ndims
+    cdef long b, blocks
+    cdef int which[MAX_DIMS]
+    cdef TensorImpl out, flat, dst, src
+    if len(shifts) == 0:
+        raise RuntimeError("`shifts` required")
+    if len(dims) == 0 and len(shifts) == 1:
+        # Roll the flattened tensor, then give it back its shape.
+        flat = flatten_contiguous(self)
+        out = roll_cpu(flat, shifts, (0,))
+        contiguous_strides(self.nd, self.sizes, shift)
+        return alias_with(out, self.nd, self.sizes, shift, 0)
+    if len(shifts) != len(dims):
+        raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}")
+    ndims = len(dims)
+    if ndims > MAX_DIMS:
+        raise RuntimeError(f"Ember tensors have at most {MAX_DIMS} dimensions, got {ndims}")
+    for k in range(ndims):
+        which[k] = wrap_dim(dims[k], self.nd, False)
+    if self.n_elem == 0:
+        out = empty_preserve(self)
+        return out
+    for k in range(ndims):
+        n = self.sizes[which[k]]
+        shift[k] = shifts[k] % n        # Python's %: in [0, n)
+    out = empty_contiguous(self.nd, self.sizes, self.scalar_type, None)
+    # Each rolled dim splits into two runs: out[s:] = self[:n - s] and out[:s] = self[n - s:].
+    # Copy every combination of runs (2 ** len(dims) block copies).
+    blocks = (<long>1) << ndims
+    for b in range(blocks):
+        dst = out
+        src = self
+        for k in range(ndims):
+            d = which[k]
+            n = self.sizes[d]
+            s = shift[k]
+            if (b >> k) & 1:
+                src_start, dst_start, length = n - s, 0, s
+            else:
+                src_start, dst_start, length = 0, s, n - s
+            dst = narrow_view(dst, d, dst_start, length)
+            src = narrow_view(src, d, src_start, length)
+        if dst.n_elem:
+            copy_elements(dst, src)
+    return out
+
+
+cdef TensorImpl flatten_contiguous(TensorImpl t):
+    """t as a 1-D contiguous tensor: a view when t is contiguous, else a copy."""
+    cdef Py_ssize_t n = t.n_elem, one = 1
+    cdef TensorImpl c = t if t.contiguous else contiguous_copy(t)
+    return alias_with(c, 1, &n, &one, c.offset)
+
+
+# -- repeat, repeat_interleave ---------------------------------------------------------------------
+
+cdef int _repeat_into(TensorImpl out, TensorImpl src, const Py_ssize_t* reps, int n) except -1:
+    """out (n dims, sizes src.sizes * reps) = src tiled reps times: out viewed as (reps[i],
+    src.sizes[i]) pairs is src broadcast over the reps dims. Dims whose repeat is 1 need no
+    pair; above MAX_DIMS dims, one repeated dim's repeats are copied one at a time."""
+    cdef Py_ssize_t o_sizes[MAX_DIMS]
+    cdef Py_ssize_t o_strides[MAX_DIMS]
+    cdef Py_ssize_t s_strides[MAX_DIMS]
+    cdef Py_ssize_t rest[MAX_DIMS]
+    cdef int i, m = 0, pairs = 0, f = -1
+    cdef Py_ssize_t r
+    for i in range(n):
+        if reps[i] != 1:
+            pairs += 2
+            if f < 0:
+                f = i
+        else:
+            pairs += 1
+    if pairs > MAX_DIMS:
+        for i in range(n):
+            rest[i] = 1 if i == f else reps[i]
+        for r in range(reps[f]):
+            _repeat_into(narrow_view(out, f, r * src.sizes[f], src.sizes[f]), src, rest, n)
+        return 0
+    for i in range(n):
+        if reps[i] != 1:
+            o_sizes[m] = reps[i]
+            o_strides[m] = src.sizes[i] * out.strides[i]
+            s_strides[m] = 0
+            m += 1
+        o_sizes[m] = src.sizes[i]
+        o_strides[m] = out.strides[i]
+        s_strides[m] = src.strides[i]
+        m += 1
+    copy_elements(alias_with(out, m, o_sizes, o_strides, out.offset),
+                  alias_with(src, m, o_sizes, s_strides, src.offset))
+    return 0
+
+
+def repeat_cpu(TensorImpl self not None, repeats):
+    cdef Py_ssize_t reps[MAX_DIMS]
+    cdef Py_ssize_t padded[MAX_DIMS]
+    cdef Py_ssize_t pstrides[MAX_DIMS]
+    cdef Py_ssize_t target[MAX_DIMS]
+    cdef int n, i, lead
+    cdef bint zero = False
+    cdef TensorImpl out
+    if len(repeats) < self.nd:
+        raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor")
+    n = sizes_from_sequence(repeats, reps, "repeats")
+    lead = n - self.nd
+    for i in range(n):
+        padded[i] = 1 if i < lead else self.sizes[i - lead]
+        pstrides[i] = 0 if i < lead else self.strides[i - lead]
+        target[i] = padded[i] * reps[i]
+        zero = zero or reps[i] == 0
+    out = empty_contiguous(n, target, self.scalar_type, None)
+    if zero or out.n_elem == 0:
+        return out
+    _repeat_into(out, alias_with(self, n, padded, pstrides, self.offset), reps, n)
+    return out
+
+
+cdef TensorImpl _index_along(TensorImpl src, int dim, const int64_t* idx, Py_ssize_t total):
+    """out[..., j, ...] = src[..., idx[j], ...] along dim (indices already in range)."""
+    cdef Py_ssize_t sizes[MAX_DIMS]
+    cdef Py_ssize_t outer = 1, inner, n, o, j
+    cdef int i
+    cdef TensorImpl c = src if src.contiguous else contiguous_copy(src)
+    cdef TensorImpl out
+    cdef char* dst
+    cdef char* base
+    for i in range(src.nd):
+        sizes[i] = src.sizes[i]
+    sizes[dim] = total
+    out = empty_contiguous(src.nd, sizes, src.scalar_type, None)
+    if out.n_elem == 0:
+        return out
+    for i in range(dim):
+        outer *= src.sizes[i]
+    n = src.sizes[dim]
+    inner = src.itemsize
+    for i in range(dim + 1, src.nd):
+        inner *= src.sizes[i]
+    dst = out.data()
+    base = c.data()
+    with nogil:
+        for o in range(outer):
+            for j in range(total):
+                memcpy(dst + (o * total + j) * inner, base + (o * n + idx[j]) * inner, inner)
+    return out
+
+
+cdef object _repeat_counts(TensorImpl repeats):
+    """The repeat counts of a 1-D int32/int64 CPU tensor as a list (PyTorch's dtype error)."""
+    if repeats.scalar_type != ST_INT64 and repeats.scalar_type != ST_INT32:
+        raise NotImplementedError(f"\"repeat_interleave_cpu\" not implemented for "
+                                  f"'{dtype_of(repeats.scalar_type).type_name}'")
+    if repeats.device_type != 0:
+        raise RuntimeError("repeat_interleave: repeats must be a CPU tensor for the CPU kernel")
+    if repeats.nd != 1:
+        raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
+    return repeats._numpy_view().tolist()
+
+
+def repeat_interleave_cpu(TensorImpl repeats not None, output_size=None):
+    """The indices 0, 1, ... each repeated repeats[i] times (dtype of repeats)."""
+    cdef list counts = _repeat_counts(repeats)
+    cdef Py_ssize_t total = 0, i, k, pos = 0
+    cdef TensorImpl out
+    for c in counts:
+        if c < 0:
+            raise RuntimeError("repeats can not be negative")
+        total += c
+    if output_size is not None and output_size != total:
+        raise RuntimeError("allocated size does not match required size")
+    out = empty_contiguous(1, &total, repeats.scalar_type, None)
+    for i in range(len(counts)):
+        k = counts[i]
+        if repeats.scalar_type == ST_INT64:
+            for _ in range(k):
+                (<int64_t*>out.data())[pos] = i
+                pos += 1
+        else:
+            for _ in range(k):
+                (<int32_t*>out.data())[pos] = <int32_t>i
+                pos += 1
+    return out
+
+
+def repeat_interleave_self_tensor_cpu(TensorImpl self not None, TensorImpl repeats not None, dim=None,
+                                      output_size=None):
+    cdef TensorImpl inp, idx
+    cdef int d
+    cdef Py_ssize_t n, total = 0, j, i, pos = 0, one = 1
+    cdef int64_t* p
+    cdef list counts
+    if dim is None:
+        inp = flatten_contiguous(self)
+        d = 0
+    else:
+        inp = self
+        d = wrap_dim(dim, self.nd)
+        if self.nd == 0:
+            wrap_dim(d, 0, False)
+    n = inp.sizes[d]
+    if repeats.nd == 0 or (repeats.nd == 1 and repeats.sizes[0] == 1):
+        counts = _repeat_counts(alias_with(repeats, 1, &one, &one, repeats.offset)) * n
+    elif repeats.nd == 1:
+        if repeats.sizes[0] != n:
+            raise RuntimeError(f"repeats must have the same size as input along dim, but got repeats.size(0) = "
+                               f"{repeats.sizes[0]} and input.size({d}) = {n}")
+        counts = _repeat_counts(repeats)
+    else:
+        raise RuntimeError("repeats must be 0-dim or 1-dim tensor")
+    for c in counts:
+        if c < 0:
+            raise RuntimeError("repeats can not be negative")
+        total += c
+    if output_size is not None and output_size != total:
+        raise RuntimeError("allocated size does not match required size")
+    idx = empty_contiguous(1, &total, ST_INT64, None)
+    p = <int64_t*>idx.data()
+    for i in range(n):
+        for j in range(<Py_ssize_t>counts[i]):
+            p[pos] = i
+            pos += 1
+    return _index_along(inp, d, p, total)
+
+
+# -- cat ------------------------------------------------------------------------------------------
+
+cdef bint _strides_like_channels_last(TensorImpl t) noexcept:
+    """PyTorch's is_channels_last_strides_2d (what suggest_memory_format reads)."""
+    cdef Py_ssize_t mn = 0
+    cdef int d
+    if t.nd != 4 or t.strides[1] == 0:
+        return False
+    for d in (1, 3, 2, 0):
+        if t.sizes[d] == 0 or t.strides[d] < mn:
+            return False
+        if d == 0 and mn == t.strides[1]:
+            return False
+        mn = t.strides[d]
+        if t.sizes[d] > 1:
+            mn *= t.sizes[d]
+    return True
+
+
+def cat_cpu(tensors, Py_ssize_t dim=0):
+    cdef Py_ssize_t sizes[MAX_DIMS]
+    cdef Py_ssize_t strides[MAX_DIMS]
+    cdef Py_ssize_t total = 0, offset, zero = 0
+    cdef int i, d, k, valid = -1, out_type
+    cdef bint channels_last = True
+    cdef TensorImpl t, first, out
+    cdef Py_ssize_t n = len(tensors)
+    if n == 0:
+        raise ValueError("torch.cat(): expected a non-empty list of Tensors")
+    for i in range(n):
+        t = <TensorImpl?>tensors[i]
+        if t.nd == 0:
+            raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
+        if t.device_type != 0:
+            raise RuntimeError(f"Expected all tensors to be on the same device, but found at least two devices, "
+                               f"cpu and {t.device_obj}!")
+        channels_last = channels_last and _strides_like_channels_last(t)
+        if valid < 0 and not (t.nd == 1 and t.n_elem == 0):
+            valid = i
+    out_type = result_type(tuple(tensors))
+    if valid < 0:
+        # Only legacy 1-D empty tensors: the result is one of them.
+        return empty_contiguous(1, &zero, out_type, None)
+    first = <TensorImpl>tensors[valid]
+    d = wrap_dim(dim, first.nd)
+    for i in range(n):
+        t = <TensorImpl>tensors[i]
+        if t.nd == 1 and t.n_elem == 0:
+            continue
+        if t.nd != first.nd:
+            raise RuntimeError(f"Tensors must have same number of dimensions: got {first.nd} and {t.nd}")
+        for k in range(first.nd):
+            if k != d and t.sizes[k] != first.sizes[k]:
+                raise RuntimeError(f"Sizes of tensors must match except in dimension {d}. Expected size "
+                                   f"{first.sizes[k]} but got size {t.sizes[k]} for tensor number {i} in the list.")
+        total += t.sizes[d]
+    for k in range(first.nd):
+        sizes[k] = first.sizes[k]
+    sizes[d] = total
+    if channels_last:
+        strides[1] = 1
+        strides[3] = sizes[1]
+        strides[2] = strides[3] * sizes[3]
+        strides[0] = strides[2] * sizes[2]
+        out = empty_with_strides(4, sizes, strides, out_type)
+    else:
+        out = empty_contiguous(first.nd, sizes, out_type, None)
+    offset = 0
+    for i in range(n):
+        t = <TensorImpl>tensors[i]
+        if t.nd == 1 and t.n_elem == 0:
+            continue
+        if t.n_elem:
+            copy_elements(narrow_view(out, d, offset, t.sizes[d]), t)
+        offset += t.sizes[d]
+    return out
+
+
+# -- tril, triu -----------------------------------------------------------------------------------
+
+cdef TensorImpl _triangle(TensorImpl self, Py_ssize_t k, bint lower, str name):
+    cdef TensorImpl out
+    cdef Py_ssize_t rows, cols, batches, b, i, lo, hi, row_bytes
+    cdef char* base
+    cdef Py_ssize_t item = self.itemsize
+    if self.nd < 2:
+        raise RuntimeError(f"{name}: input tensor must have at least 2 dimensions")
+    out = contiguous_copy(self)
+    rows = self.sizes[self.nd - 2]
+    cols = self.sizes[self.nd - 1]
+    if out.n_elem == 0:
+        return out
+    batches = out.n_elem // (rows * cols)
+    base = out.data()
+    row_bytes = cols * item
+    with nogil:
+        for b in range(batches):
+            for i in range(rows):
+                # tril keeps columns j <= i + k; triu keeps j >= i + k: zero the rest of the row.
+                if lower:
+                    lo = min(max(i + k + 1, 0), cols)
+                    hi = cols
+                else:
+                    lo = 0
+                    hi = min(max(i + k, 0), cols)
+                if hi > lo:
+                    memset(base + (b * rows + i) * row_bytes + lo * item, 0, (hi - lo) * item)
+    return out
+
+
+def tril_cpu(TensorImpl self not None, Py_ssize_t diagonal=0):
+    return _triangle(self, diagonal, True, "tril")
+
+
+def triu_cpu(TensorImpl self not None, Py_ssize_t diagonal=0):
+    return _triangle(self, diagonal, False, "triu")
