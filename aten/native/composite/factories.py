@@ -9,6 +9,7 @@ from typing import Any
 
 from aten.dispatcher import find_operator
 from aten.native.cpu import factories as _fills
+from aten.native.cpu import shape as _shape
 from aten.native.cpu import views as _views
 from c10 import layout as _layout
 from c10 import scalar_type
@@ -41,9 +42,17 @@ def ones(size: Any, dtype: Any = None, layout: Any = None, device: Any = None, p
 
 # -- *_like, clone, zero_ ------------------------------------------------------------------------
 
+def _cpu_like(self: Any, layout: Any, device: Any, pin_memory: Any) -> bool:
+    """The CPU fast path applies: a CPU tensor made like a CPU tensor, default layout."""
+    return (self.device.type == "cpu" and (device is None or device.type == "cpu")
+            and (layout is None or layout is _layout.strided) and not pin_memory)
+
+
 def empty_like(self: Any, dtype: Any = None, layout: Any = None, device: Any = None, pin_memory: Any = None,
                memory_format: Any = None) -> Any:
     """A new tensor of self's shape; preserve_format (the default) keeps self's stride order."""
+    if _cpu_like(self, layout, device, pin_memory):
+        return _shape.new_like_cpu(self, dtype, memory_format)
     size = self._sizes()
     mf = _layout.preserve_format if memory_format is None else memory_format
     if mf is _layout.preserve_format:
@@ -61,19 +70,26 @@ def empty_like(self: Any, dtype: Any = None, layout: Any = None, device: Any = N
     return _empty_strided(size, strides, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
 
 
+def _filled_like(self: Any, value: Any, dtype: Any, layout: Any, device: Any, pin_memory: Any,
+                 memory_format: Any) -> Any:
+    if _cpu_like(self, layout, device, pin_memory):
+        return _shape.fill_cpu(_shape.new_like_cpu(self, dtype, memory_format), value)
+    return _fill(empty_like(self, dtype, layout, device, pin_memory, memory_format), value)
+
+
 def zeros_like(self: Any, dtype: Any = None, layout: Any = None, device: Any = None, pin_memory: Any = None,
                memory_format: Any = None) -> Any:
-    return _fill(empty_like(self, dtype, layout, device, pin_memory, memory_format), 0)
+    return _filled_like(self, 0, dtype, layout, device, pin_memory, memory_format)
 
 
 def ones_like(self: Any, dtype: Any = None, layout: Any = None, device: Any = None, pin_memory: Any = None,
               memory_format: Any = None) -> Any:
-    return _fill(empty_like(self, dtype, layout, device, pin_memory, memory_format), 1)
+    return _filled_like(self, 1, dtype, layout, device, pin_memory, memory_format)
 
 
 def full_like(self: Any, fill_value: Any, dtype: Any = None, layout: Any = None, device: Any = None,
               pin_memory: Any = None, memory_format: Any = None) -> Any:
-    return _fill(empty_like(self, dtype, layout, device, pin_memory, memory_format), fill_value)
+    return _filled_like(self, fill_value, dtype, layout, device, pin_memory, memory_format)
 
 
 def clone(self: Any, memory_format: Any = None) -> Any:
@@ -89,6 +105,10 @@ def scalar_tensor(s: Any, dtype: Any = None, layout: Any = None, device: Any = N
 
 
 # -- ranges and eye: computed on the CPU, then moved to the device -------------------------------
+
+def _check_options(layout: Any, pin_memory: Any) -> None:
+    _empty((0,), layout=layout, pin_memory=pin_memory)    # the factories' checks of layout and pin_memory
+
 
 def _on_device(t: Any, device: Any) -> Any:
     if device is None or device.type == "cpu":
@@ -193,9 +213,8 @@ def _eye(n: int, m: int, dtype: Any, layout: Any, device: Any, pin_memory: Any) 
         raise RuntimeError(f"n must be greater or equal to 0, got {n}")
     if m < 0:
         raise RuntimeError(f"m must be greater or equal to 0, got {m}")
-    out = _fill(_empty((n, m), dtype=dtype, layout=layout, pin_memory=pin_memory), 0)
-    _fill(_views.diagonal(out, 0, 0, 1), 1)
-    return _on_device(out, device)
+    _check_options(layout, pin_memory)
+    return _on_device(_shape.eye_cpu(n, m, dtype), device)
 
 
 def eye(n: int, dtype: Any = None, layout: Any = None, device: Any = None, pin_memory: Any = None) -> Any:

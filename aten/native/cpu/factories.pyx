@@ -12,7 +12,7 @@ capability there), so results match bit for bit where PyTorch's own are determin
 - logspace: base ** (start + step * i) (first half) and base ** (end - step * (n - 1 - i)),
   not fused; integral dtypes use the base rounded to float, as PyTorch does.
 """
-from libc.math cimport fma, fmaf, pow
+from libc.math cimport fma, pow
 from libc.stdint cimport uint8_t, int8_t, int16_t, int32_t, int64_t
 from c10.scalar_type cimport (dtype as DType, dtype_of, default_float_type, ST_UINT8, ST_INT8, ST_INT16, ST_INT32,
                               ST_INT64, ST_FLOAT32, ST_FLOAT64)
@@ -89,36 +89,72 @@ cdef inline int64_t wrap_to(int st, int64_t v) noexcept nogil:
     return v
 
 
-cdef void _arange_double(double* out, Py_ssize_t n, double start, double step) noexcept nogil:
-    cdef Py_ssize_t i = 0, h, k, j
-    cdef double base
-    while i + 8 <= n:
-        for h in range(2):
-            j = i + 4 * h
-            base = fma(step, <double>j, start)
-            out[j] = base
-            for k in range(1, 4):
-                out[j + k] = fma(<double>k, step, base)
-        i += 8
-    while i < n:
-        out[i] = fma(step, <double>i, start)
-        i += 1
+cdef extern from *:
+    """
+    #include <math.h>
+    #include <stddef.h>
+    /* The fused multiply-add loops of arange and linspace. Built twice: with the fma target
+       (one instruction per fma) and portably (libm's fma); ember_has_fma() picks at run time. */
+    #define EMBER_FILLS(SUFFIX, ATTR, FMA, FMAF)                                                 \
+    ATTR static void ember_arange_double_##SUFFIX(double* out, ptrdiff_t n, double start,       \
+                                                  double step) {                                \
+        ptrdiff_t i = 0, h, k, j;                                                               \
+        for (; i + 8 <= n; i += 8)                                                              \
+            for (h = 0; h < 2; h++) {                                                           \
+                j = i + 4 * h;                                                                  \
+                double base = FMA(step, (double)j, start);                                      \
+                out[j] = base;                                                                  \
+                for (k = 1; k < 4; k++) out[j + k] = FMA((double)k, step, base);                \
+            }                                                                                   \
+        for (; i < n; i++) out[i] = FMA(step, (double)i, start);                                \
+    }                                                                                           \
+    ATTR static void ember_arange_float_##SUFFIX(float* out, ptrdiff_t n, double start,         \
+                                                 double step) {                                 \
+        ptrdiff_t i = 0, h, k, j;                                                               \
+        for (; i + 16 <= n; i += 16)                                                            \
+            for (h = 0; h < 2; h++) {                                                           \
+                j = i + 8 * h;                                                                  \
+                float base = (float)FMA(step, (double)j, start);                                \
+                out[j] = base;                                                                  \
+                for (k = 1; k < 8; k++) out[j + k] = (float)FMA((double)k, step, (double)base); \
+            }                                                                                   \
+        for (; i < n; i++) out[i] = (float)FMA(step, (double)i, start);                         \
+    }                                                                                           \
+    ATTR static void ember_linspace_double_##SUFFIX(double* out, ptrdiff_t n, double start,     \
+                                                    double end, double step) {                  \
+        ptrdiff_t i, half = n / 2;                                                              \
+        for (i = 0; i < half; i++) out[i] = FMA(step, (double)i, start);                        \
+        for (; i < n; i++) out[i] = FMA(-step, (double)(n - i - 1), end);                       \
+    }                                                                                           \
+    ATTR static void ember_linspace_float_##SUFFIX(float* out, ptrdiff_t n, float start,        \
+                                                   float end, float step) {                     \
+        ptrdiff_t i, half = n / 2;                                                              \
+        for (i = 0; i < half; i++) out[i] = FMAF(step, (float)i, start);                        \
+        for (; i < n; i++) out[i] = FMAF(-step, (float)(n - i - 1), end);                       \
+    }
+    EMBER_FILLS(portable, , fma, fmaf)
+    #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+    EMBER_FILLS(hw, __attribute__((target("fma"))), __builtin_fma, __builtin_fmaf)
+    static int ember_has_fma(void) { __builtin_cpu_init(); return __builtin_cpu_supports("fma"); }
+    #else
+    #define ember_arange_double_hw ember_arange_double_portable
+    #define ember_arange_float_hw ember_arange_float_portable
+    #define ember_linspace_double_hw ember_linspace_double_portable
+    #define ember_linspace_float_hw ember_linspace_float_portable
+    static int ember_has_fma(void) { return 0; }
+    #endif
+    """
+    int ember_has_fma() nogil
+    void ember_arange_double_hw(double* out, Py_ssize_t n, double start, double step) nogil
+    void ember_arange_double_portable(double* out, Py_ssize_t n, double start, double step) nogil
+    void ember_arange_float_hw(float* out, Py_ssize_t n, double start, double step) nogil
+    void ember_arange_float_portable(float* out, Py_ssize_t n, double start, double step) nogil
+    void ember_linspace_double_hw(double* out, Py_ssize_t n, double start, double end, double step) nogil
+    void ember_linspace_double_portable(double* out, Py_ssize_t n, double start, double end, double step) nogil
+    void ember_linspace_float_hw(float* out, Py_ssize_t n, float start, float end, float step) nogil
+    void ember_linspace_float_portable(float* out, Py_ssize_t n, float start, float end, float step) nogil
 
-
-cdef void _arange_float(float* out, Py_ssize_t n, double start, double step) noexcept nogil:
-    cdef Py_ssize_t i = 0, h, k, j
-    cdef float base
-    while i + 16 <= n:
-        for h in range(2):
-            j = i + 8 * h
-            base = <float>fma(step, <double>j, start)
-            out[j] = base
-            for k in range(1, 8):
-                out[j + k] = <float>fma(<double>k, step, <double>base)
-        i += 16
-    while i < n:
-        out[i] = <float>fma(step, <double>i, start)
-        i += 1
+cdef bint _hw_fma = ember_has_fma()
 
 
 def arange_fill(TensorImpl out not None, start, step):
@@ -133,10 +169,14 @@ def arange_fill(TensorImpl out not None, start, step):
         dstart = start
         dstep = step
         with nogil:
-            if st == ST_FLOAT64:
-                _arange_double(<double*>p, n, dstart, dstep)
+            if st == ST_FLOAT64 and _hw_fma:
+                ember_arange_double_hw(<double*>p, n, dstart, dstep)
+            elif st == ST_FLOAT64:
+                ember_arange_double_portable(<double*>p, n, dstart, dstep)
+            elif _hw_fma:
+                ember_arange_float_hw(<float*>p, n, dstart, dstep)
             else:
-                _arange_float(<float*>p, n, dstart, dstep)
+                ember_arange_float_portable(<float*>p, n, dstart, dstep)
     else:
         istart = start
         istep = step
@@ -160,11 +200,10 @@ def linspace_fill(TensorImpl out not None, start, end):
         fe = <float>(<double>end)
         fstep = (fe - fs) / <float>(n - 1)
         with nogil:
-            for i in range(n):
-                if i < half:
-                    (<float*>p)[i] = fmaf(fstep, <float>i, fs)
-                else:
-                    (<float*>p)[i] = fmaf(-fstep, <float>(n - i - 1), fe)
+            if _hw_fma:
+                ember_linspace_float_hw(<float*>p, n, fs, fe, fstep)
+            else:
+                ember_linspace_float_portable(<float*>p, n, fs, fe, fstep)
         return out
     if st == ST_FLOAT64:
         ds = start
@@ -174,10 +213,12 @@ def linspace_fill(TensorImpl out not None, start, end):
         de = <double>wrap_to(st, scalar_to_int(end, st))
     dstep = (de - ds) / <double>(n - 1)
     with nogil:
-        for i in range(n):
-            if st == ST_FLOAT64:
-                (<double*>p)[i] = fma(dstep, <double>i, ds) if i < half else fma(-dstep, <double>(n - i - 1), de)
-            else:
+        if st == ST_FLOAT64 and _hw_fma:
+            ember_linspace_double_hw(<double*>p, n, ds, de, dstep)
+        elif st == ST_FLOAT64:
+            ember_linspace_double_portable(<double*>p, n, ds, de, dstep)
+        else:
+            for i in range(n):
                 store_double_as_int(p, i, st, fma(dstep, <double>i, ds) if i < half
                                     else fma(-dstep, <double>(n - i - 1), de))
     return out

@@ -7,82 +7,87 @@ dtypes differ. Shapes, dims and indices are checked before any loop runs.
 """
 from libc.string cimport memcpy, memset
 from libc.stdint cimport uint8_t, uint16_t, uint32_t, uint64_t, int32_t, int64_t
-from c10.scalar_type cimport dtype_of, ST_INT32, ST_INT64
+from c10.scalar_type cimport dtype as DType, dtype_of, default_float_type, ST_INT32, ST_INT64
 from c10.storage cimport Storage, cpu_storage
-from c10.tensor_impl cimport TensorImpl, MAX_DIMS, make_tensor, empty_contiguous, sizes_from_sequence
+from c10.tensor_impl cimport TensorImpl, MAX_DIMS, make_tensor, empty_contiguous, sizes_from_sequence, wrap_number
 from aten.native.cpu.loop_types cimport loop_fn
-from aten.native.cpu.loops cimport run_loop, copy_into
+from aten.native.cpu.loops cimport run_loop
+from aten.native.cpu._gen_cast cimport cast_loop
 from aten.native.cpu.views cimport (wrap_dim, alias_with, narrow_view, dense_strides_like, contiguous_strides,
                                     sizes_str)
 from aten.native.pointwise_meta cimport result_type
 
 from c10 import layout as _layout
+from aten.native.pointwise_meta import check_fits
 
 
-# -- raw element copies -------------------------------------------------------------------------
+# -- element copies -----------------------------------------------------------------------------
 
-cdef void _copy1(char** data, const Py_ssize_t* steps, Py_ssize_t n, const void* extra) noexcept nogil:
+ctypedef fused word_t:
+    uint8_t
+    uint16_t
+    uint32_t
+    uint64_t
+
+
+cdef inline void _copy_words(word_t* out, const word_t* inp, Py_ssize_t so, Py_ssize_t si,
+                             Py_ssize_t n) noexcept nogil:
+    """out[i * so] = inp[i * si] for i < n (strides in elements)."""
     cdef Py_ssize_t i
-    if steps[0] == 1 and steps[1] == 1:
-        memcpy(data[0], data[1], n)
-    elif steps[0] == 1 and steps[1] == 0:
-        memset(data[0], (<uint8_t*>data[1])[0], n)
+    cdef word_t v
+    if so == 1 and si == 1:
+        memcpy(out, inp, n * sizeof(word_t))
+    elif so == 1 and si == 0:
+        v = inp[0]
+        for i in range(n):
+            out[i] = v
+    elif so == 1 and si == -1:
+        for i in range(n):
+            out[i] = inp[-i]
+    elif so == 1:
+        for i in range(n):
+            out[i] = inp[i * si]
     else:
         for i in range(n):
-            (<uint8_t*>(data[0] + i * steps[0]))[0] = (<uint8_t*>(data[1] + i * steps[1]))[0]
+            out[i * so] = inp[i * si]
+
+
+cdef void _copy1(char** data, const Py_ssize_t* steps, Py_ssize_t n, const void* extra) noexcept nogil:
+    _copy_words(<uint8_t*>data[0], <const uint8_t*>data[1], steps[0], steps[1], n)
 
 
 cdef void _copy2(char** data, const Py_ssize_t* steps, Py_ssize_t n, const void* extra) noexcept nogil:
-    cdef Py_ssize_t i
-    cdef uint16_t v
-    if steps[0] == 2 and steps[1] == 2:
-        memcpy(data[0], data[1], n * 2)
-    elif steps[0] == 2 and steps[1] == 0:
-        v = (<uint16_t*>data[1])[0]
-        for i in range(n):
-            (<uint16_t*>data[0])[i] = v
-    else:
-        for i in range(n):
-            (<uint16_t*>(data[0] + i * steps[0]))[0] = (<uint16_t*>(data[1] + i * steps[1]))[0]
+    _copy_words(<uint16_t*>data[0], <const uint16_t*>data[1], steps[0] // 2, steps[1] // 2, n)
 
 
 cdef void _copy4(char** data, const Py_ssize_t* steps, Py_ssize_t n, const void* extra) noexcept nogil:
-    cdef Py_ssize_t i
-    cdef uint32_t v
-    if steps[0] == 4 and steps[1] == 4:
-        memcpy(data[0], data[1], n * 4)
-    elif steps[0] == 4 and steps[1] == 0:
-        v = (<uint32_t*>data[1])[0]
-        for i in range(n):
-            (<uint32_t*>data[0])[i] = v
-    else:
-        for i in range(n):
-            (<uint32_t*>(data[0] + i * steps[0]))[0] = (<uint32_t*>(data[1] + i * steps[1]))[0]
+    _copy_words(<uint32_t*>data[0], <const uint32_t*>data[1], steps[0] // 4, steps[1] // 4, n)
 
 
 cdef void _copy8(char** data, const Py_ssize_t* steps, Py_ssize_t n, const void* extra) noexcept nogil:
-    cdef Py_ssize_t i
-    cdef uint64_t v
-    if steps[0] == 8 and steps[1] == 8:
-        memcpy(data[0], data[1], n * 8)
-    elif steps[0] == 8 and steps[1] == 0:
-        v = (<uint64_t*>data[1])[0]
-        for i in range(n):
-            (<uint64_t*>data[0])[i] = v
-    else:
-        for i in range(n):
-            (<uint64_t*>(data[0] + i * steps[0]))[0] = (<uint64_t*>(data[1] + i * steps[1]))[0]
+    _copy_words(<uint64_t*>data[0], <const uint64_t*>data[1], steps[0] // 8, steps[1] // 8, n)
 
 
 cdef int copy_elements(TensorImpl dst, TensorImpl src) except -1:
-    """dst[...] = src (broadcast); a raw copy when the dtypes match, else a converting copy."""
+    """dst[...] = src, broadcasting src: a raw element copy when the dtypes match, else a
+    converting one. Dims are visited in dst's memory order (smallest stride innermost, as
+    PyTorch's TensorIterator does), so copies into transposed or permuted layouts stream."""
     cdef loop_fn fn
+    cdef Py_ssize_t sizes[MAX_DIMS]
+    cdef Py_ssize_t dstrides[MAX_DIMS]
+    cdef Py_ssize_t sstrides[MAX_DIMS]
+    cdef Py_ssize_t psizes[MAX_DIMS]
+    cdef Py_ssize_t pd[MAX_DIMS]
+    cdef Py_ssize_t ps[MAX_DIMS]
+    cdef int perm[MAX_DIMS]
+    cdef int nd = dst.nd, lead, i, j, k, tmp
+    cdef bint identity = True
     if src.device_type != 0 or dst.device_type != 0:
         raise RuntimeError(f"Expected all tensors to be on the same device, but found at least two devices, "
                            f"{dst.device_obj} and {src.device_obj}!")
     if src.scalar_type != dst.scalar_type:
-        return copy_into(dst, src)
-    if dst.itemsize == 1:
+        fn = cast_loop(src.scalar_type, dst.scalar_type)
+    elif dst.itemsize == 1:
         fn = _copy1
     elif dst.itemsize == 2:
         fn = _copy2
@@ -90,7 +95,40 @@ cdef int copy_elements(TensorImpl dst, TensorImpl src) except -1:
         fn = _copy4
     else:
         fn = _copy8
-    return run_loop(fn, dst, (src,), NULL)
+    if dst.n_elem == 0:
+        return 0
+    # src seen with dst's shape (stride 0 where it broadcasts); the loop engine reports mismatches.
+    lead = nd - src.nd
+    if lead < 0:
+        return run_loop(fn, dst, (src,), NULL)
+    for i in range(nd):
+        j = i - lead
+        if j < 0 or (src.sizes[j] == 1 and dst.sizes[i] != 1):
+            sstrides[i] = 0
+        elif src.sizes[j] == dst.sizes[i]:
+            sstrides[i] = src.strides[j]
+        else:
+            return run_loop(fn, dst, (src,), NULL)
+    # Stable sort of the dims by decreasing dst stride; then, when the innermost dim is short
+    # and the next one much longer, make the longer one innermost (fewer, longer rows).
+    for i in range(nd):
+        perm[i] = i
+    for i in range(1, nd):
+        k = i
+        while k > 0 and dst.strides[perm[k - 1]] < dst.strides[perm[k]]:
+            perm[k - 1], perm[k] = perm[k], perm[k - 1]
+            k -= 1
+    if nd >= 2 and dst.sizes[perm[nd - 1]] < 16 and dst.sizes[perm[nd - 2]] >= 4 * dst.sizes[perm[nd - 1]]:
+        perm[nd - 1], perm[nd - 2] = perm[nd - 2], perm[nd - 1]
+    for i in range(nd):
+        identity = identity and perm[i] == i
+        psizes[i] = dst.sizes[perm[i]]
+        pd[i] = dst.strides[perm[i]]
+        ps[i] = sstrides[perm[i]]
+    if identity and lead == 0 and src.nd == nd:
+        return run_loop(fn, dst, (src,), NULL)
+    return run_loop(fn, alias_with(dst, nd, psizes, pd, dst.offset), (alias_with(src, nd, psizes, ps, src.offset),),
+                    NULL)
 
 
 cdef TensorImpl empty_with_strides(int ndim, const Py_ssize_t* sizes, const Py_ssize_t* strides, int scalar_type):
@@ -520,3 +558,52 @@ def tril_cpu(TensorImpl self not None, Py_ssize_t diagonal=0):
 
 def triu_cpu(TensorImpl self not None, Py_ssize_t diagonal=0):
     return _triangle(self, diagonal, False, "triu")
+
+
+# -- new tensors shaped like another (the CPU fast path of the *_like ops) ---------------------------
+
+def new_like_cpu(TensorImpl self not None, dtype=None, memory_format=None):
+    """An uninitialised CPU tensor with empty_like(self, dtype=dtype, memory_format=...)'s
+    strides: self's stride order under preserve_format (the default)."""
+    cdef Py_ssize_t strides[MAX_DIMS]
+    cdef int st = self.scalar_type if dtype is None else (<DType?>dtype).scalar_type
+    if memory_format is None or memory_format is _layout.preserve_format:
+        dense_strides_like(self, strides)
+    elif memory_format is _layout.contiguous_format:
+        return empty_contiguous(self.nd, self.sizes, st, None)
+    elif memory_format is _layout.channels_last:
+        if self.nd != 4:
+            raise RuntimeError("required rank 4 tensor to use channels_last format")
+        strides[1] = 1
+        strides[3] = self.sizes[1]
+        strides[2] = strides[3] * self.sizes[3]
+        strides[0] = strides[2] * self.sizes[2]
+    else:
+        raise RuntimeError(f"empty_like: unsupported memory format {memory_format!r}")
+    return empty_with_strides(self.nd, self.sizes, strides, st)
+
+
+def fill_cpu(TensorImpl self not None, value):
+    """self[...] = value (a Python number) with fill_'s checks, without the dispatcher."""
+    if not isinstance(value, (bool, int, float)):
+        raise TypeError(f"fill_(): argument 'value' must be Number, not {type(value).__name__}")
+    check_fits(value, dtype_of(self.scalar_type))
+    copy_elements(self, wrap_number(value))
+    return self
+
+
+def eye_cpu(Py_ssize_t n, Py_ssize_t m, dtype=None):
+    """The n x m identity as a new CPU tensor (sizes already checked)."""
+    cdef Py_ssize_t sizes[2]
+    cdef TensorImpl out, one
+    cdef Py_ssize_t i, k
+    sizes[0] = n
+    sizes[1] = m
+    out = empty_contiguous(2, sizes, default_float_type() if dtype is None else (<DType?>dtype).scalar_type, None)
+    memset(out.data(), 0, out.n_elem * out.itemsize)
+    one = empty_contiguous(0, NULL, out.scalar_type, None)
+    copy_elements(one, wrap_number(True))
+    k = min(n, m)
+    for i in range(k):
+        memcpy(out.data() + (i * m + i) * out.itemsize, one.data(), out.itemsize)
+    return out
