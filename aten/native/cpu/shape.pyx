@@ -365,50 +365,67 @@ cdef TensorImpl _index_along(TensorImpl src, int dim, const int64_t* idx, Py_ssi
     return out
 
 
-cdef object _repeat_counts(TensorImpl repeats):
-    """The repeat counts of a 1-D int32/int64 CPU tensor as a list (PyTorch's dtype error)."""
+cdef TensorImpl _repeat_counts(TensorImpl repeats, Py_ssize_t n):
+    """The repeat counts as a contiguous int64 CPU tensor of n elements (a one-element repeats
+    is broadcast), with PyTorch's dtype error and negativity check."""
+    cdef TensorImpl counts
+    cdef int64_t* c
+    cdef Py_ssize_t i, zero = 0
+    cdef bint negative = False
     if repeats.scalar_type != ST_INT64 and repeats.scalar_type != ST_INT32:
         raise NotImplementedError(f"\"repeat_interleave_cpu\" not implemented for "
                                   f"'{dtype_of(repeats.scalar_type).type_name}'")
     if repeats.device_type != 0:
         raise RuntimeError("repeat_interleave: repeats must be a CPU tensor for the CPU kernel")
-    if repeats.nd != 1:
-        raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
-    return repeats._numpy_view().tolist()
+    counts = empty_contiguous(1, &n, ST_INT64, None)
+    copy_elements(counts, alias_with(repeats, 1, &n, &zero, repeats.offset) if repeats.n_elem == 1 else repeats)
+    c = <int64_t*>counts.data()
+    with nogil:
+        for i in range(n):
+            negative = negative or c[i] < 0
+    if negative:
+        raise RuntimeError("repeats can not be negative")
+    return counts
+
+
+cdef TensorImpl _repeated_indices(TensorImpl counts, int st, output_size):
+    """0, 1, ... each repeated counts[i] times, as a new 1-D tensor of dtype st (int32/int64)."""
+    cdef const int64_t* c = <const int64_t*>counts.data()
+    cdef Py_ssize_t n = counts.n_elem, total = 0, i, j, pos = 0
+    cdef TensorImpl out
+    cdef char* p
+    for i in range(n):
+        total += c[i]
+    if output_size is not None and output_size != total:
+        raise RuntimeError("allocated size does not match required size")
+    out = empty_contiguous(1, &total, st, None)
+    p = out.data()
+    with nogil:
+        for i in range(n):
+            if st == ST_INT64:
+                for j in range(c[i]):
+                    (<int64_t*>p)[pos + j] = i
+            else:
+                for j in range(c[i]):
+                    (<int32_t*>p)[pos + j] = <int32_t>i
+            pos += c[i]
+    return out
 
 
 def repeat_interleave_cpu(TensorImpl repeats not None, output_size=None):
     """The indices 0, 1, ... each repeated repeats[i] times (dtype of repeats)."""
-    cdef list counts = _repeat_counts(repeats)
-    cdef Py_ssize_t total = 0, i, k, pos = 0
-    cdef TensorImpl out
-    for c in counts:
-        if c < 0:
-            raise RuntimeError("repeats can not be negative")
-        total += c
-    if output_size is not None and output_size != total:
-        raise RuntimeError("allocated size does not match required size")
-    out = empty_contiguous(1, &total, repeats.scalar_type, None)
-    for i in range(len(counts)):
-        k = counts[i]
-        if repeats.scalar_type == ST_INT64:
-            for _ in range(k):
-                (<int64_t*>out.data())[pos] = i
-                pos += 1
-        else:
-            for _ in range(k):
-                (<int32_t*>out.data())[pos] = <int32_t>i
-                pos += 1
-    return out
+    if repeats.scalar_type != ST_INT64 and repeats.scalar_type != ST_INT32:
+        _repeat_counts(repeats, 0)          # PyTorch's dtype error first
+    if repeats.nd != 1:
+        raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
+    return _repeated_indices(_repeat_counts(repeats, repeats.sizes[0]), repeats.scalar_type, output_size)
 
 
 def repeat_interleave_self_tensor_cpu(TensorImpl self not None, TensorImpl repeats not None, dim=None,
                                       output_size=None):
     cdef TensorImpl inp, idx
     cdef int d
-    cdef Py_ssize_t n, total = 0, j, i, pos = 0, one = 1
-    cdef int64_t* p
-    cdef list counts
+    cdef Py_ssize_t n
     if dim is None:
         inp = flatten_contiguous(self)
         d = 0
@@ -418,28 +435,13 @@ def repeat_interleave_self_tensor_cpu(TensorImpl self not None, TensorImpl repea
         if self.nd == 0:
             wrap_dim(d, 0, False)
     n = inp.sizes[d]
-    if repeats.nd == 0 or (repeats.nd == 1 and repeats.sizes[0] == 1):
-        counts = _repeat_counts(alias_with(repeats, 1, &one, &one, repeats.offset)) * n
-    elif repeats.nd == 1:
-        if repeats.sizes[0] != n:
-            raise RuntimeError(f"repeats must have the same size as input along dim, but got repeats.size(0) = "
-                               f"{repeats.sizes[0]} and input.size({d}) = {n}")
-        counts = _repeat_counts(repeats)
-    else:
+    if repeats.nd > 1:
         raise RuntimeError("repeats must be 0-dim or 1-dim tensor")
-    for c in counts:
-        if c < 0:
-            raise RuntimeError("repeats can not be negative")
-        total += c
-    if output_size is not None and output_size != total:
-        raise RuntimeError("allocated size does not match required size")
-    idx = empty_contiguous(1, &total, ST_INT64, None)
-    p = <int64_t*>idx.data()
-    for i in range(n):
-        for j in range(<Py_ssize_t>counts[i]):
-            p[pos] = i
-            pos += 1
-    return _index_along(inp, d, p, total)
+    if repeats.nd == 1 and repeats.sizes[0] != 1 and repeats.sizes[0] != n:
+        raise RuntimeError(f"repeats must have the same size as input along dim, but got repeats.size(0) = "
+                           f"{repeats.sizes[0]} and input.size({d}) = {n}")
+    idx = _repeated_indices(_repeat_counts(repeats, n), ST_INT64, output_size)
+    return _index_along(inp, d, <const int64_t*>idx.data(), idx.n_elem)
 
 
 # -- cat ------------------------------------------------------------------------------------------
