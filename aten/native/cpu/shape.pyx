@@ -8,13 +8,12 @@ dtypes differ. Shapes, dims and indices are checked before any loop runs.
 from libc.string cimport memcpy, memset
 from libc.stdint cimport uint8_t, uint16_t, uint32_t, uint64_t, int32_t, int64_t
 from c10.scalar_type cimport dtype as DType, dtype_of, default_float_type, ST_INT32, ST_INT64
-from c10.storage cimport Storage, cpu_storage
+from c10.storage cimport cpu_storage
 from c10.tensor_impl cimport TensorImpl, MAX_DIMS, make_tensor, empty_contiguous, sizes_from_sequence, wrap_number
 from aten.native.cpu.loop_types cimport loop_fn
 from aten.native.cpu.loops cimport run_loop
 from aten.native.cpu._gen_cast cimport cast_loop
-from aten.native.cpu.views cimport (wrap_dim, alias_with, narrow_view, dense_strides_like, contiguous_strides,
-                                    sizes_str)
+from aten.native.cpu.views cimport wrap_dim, alias_with, narrow_view, dense_strides_like, contiguous_strides
 from aten.native.pointwise_meta cimport result_type
 
 from c10 import layout as _layout
@@ -173,12 +172,6 @@ def clone_cpu(TensorImpl self not None, memory_format=None):
         raise RuntimeError(f"clone: unsupported memory format {memory_format!r}")
     copy_elements(out, self)
     return out
-
-
-def _copy_elements(TensorImpl dst not None, TensorImpl src not None):
-    """Test hook: copy_elements."""
-    copy_elements(dst, src)
-    return dst
 
 
 # -- flip, roll -----------------------------------------------------------------------------------

@@ -51,11 +51,6 @@ cdef inline TensorImpl _alias(TensorImpl self):
     return alias_with(self, self.nd, self.sizes, self.strides, self.offset)
 
 
-def alias(TensorImpl self not None):
-    """A new tensor object over the same memory, with the same geometry (at::alias)."""
-    return _alias(self)
-
-
 cdef int _int_list(object seq, Py_ssize_t* out, str what) except -1:
     if isinstance(seq, int):
         out[0] = seq
@@ -228,10 +223,6 @@ def preserve_strides(TensorImpl self not None):
     return tuple([out[i] for i in range(self.nd)])
 
 
-def is_non_overlapping_and_dense(TensorImpl self not None):
-    return non_overlapping_and_dense(self.nd, self.sizes, self.strides)
-
-
 def channels_last_strides(sizes):
     """Strides of a 4-D tensor in channels_last order (N, C, H, W laid out as N, H, W, C)."""
     if len(sizes) != 4:
@@ -264,15 +255,6 @@ def view(TensorImpl self not None, size):
         raise RuntimeError("view size is not compatible with input tensor's size and stride (at least one dimension "
                            "spans across two contiguous subspaces). Use .reshape(...) instead.")
     return alias_with(self, n, sizes, strides, self.offset)
-
-
-def can_view(TensorImpl self not None, shape):
-    """Whether view(self, shape) works (reshape copies when not); PyTorch's errors for a shape
-    that does not hold self's elements."""
-    cdef Py_ssize_t sizes[MAX_DIMS]
-    cdef Py_ssize_t strides[MAX_DIMS]
-    cdef int n = infer_size(shape, self.n_elem, sizes)
-    return compute_view_strides(self, n, sizes, strides)
 
 
 def contiguous_strides_of(sizes):
