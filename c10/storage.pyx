@@ -61,6 +61,12 @@ cdef class Storage:
         self.size_bytes = nbytes
         return 0
 
+    def __reduce__(self):
+        # By value: Cython's automatic pickling would copy the raw pointer and free it twice.
+        if self.device_type != 0:
+            raise TypeError(f"cannot pickle a {self.device} storage; copy the tensor to the CPU first")
+        return (_storage_from_bytes, (bytes(self),))
+
     # Buffer protocol (CPU only): numpy views and tolist() read through it, without copying.
     def __getbuffer__(self, Py_buffer* buf, int flags):
         if self.device_type != 0:
@@ -103,3 +109,11 @@ cdef Storage borrowed_storage(Py_ssize_t address, Py_ssize_t nbytes, object owne
     s.owns_data = False
     return s
 
+
+
+def _storage_from_bytes(bytes data):
+    """Unpickle a CPU Storage: a fresh allocation holding a copy of data."""
+    cdef Storage s = cpu_storage(len(data))
+    if len(data):
+        memcpy(s.data, <const char*>data, len(data))
+    return s

@@ -24,6 +24,14 @@ def _plain(args: tuple[Argument, ...]) -> list[tuple[str, str, str | None]]:
     return [(a.name, str(a.type), a.default) for a in args]
 
 
+def _covers(functional: NativeFunction, args: list[tuple[str, str, str | None]]) -> bool:
+    """The functional takes exactly these arguments, in order, plus only defaulted ones (a
+    factory's TensorOptions: arange.out has none, and takes its dtype from `out`)."""
+    theirs = _plain(functional.func.arguments.flat_all)
+    return [a for a in theirs if a in args] == args and all(a in args or a[2] is not None or "?" in a[1]
+                                                             for a in theirs)
+
+
 def needs_generated_kernel(fn: NativeFunction) -> bool:
     """An in-place or out= entry without `dispatch:` (upstream would give it the implicit
     CompositeImplicitAutograd kernel; Ember generates it from the functional sibling instead)."""
@@ -34,7 +42,7 @@ def needs_generated_kernel(fn: NativeFunction) -> bool:
 def functional_of(fn: NativeFunction, group: list[NativeFunction]) -> NativeFunction:
     """The functional entry an in-place or out= entry (of the same base name) is a variant of."""
     mine = _plain(fn.func.arguments.flat_non_out)
-    matches = [c for c in group if c.func.kind() is SchemaKind.functional and _plain(c.func.arguments.flat_all) == mine]
+    matches = [c for c in group if c.func.kind() is SchemaKind.functional and _covers(c, mine)]
     # Same arguments decide; the overload name breaks ties (floor_divide_.Tensor pairs with floor_divide).
     for cand in sorted(matches, key=lambda c: c.func.name.overload_name != fn.func.name.overload_name):
         return cand
