@@ -204,13 +204,23 @@ cdef class Generator:
         return g
 
     def __reduce__(self):
-        return (type(self), (self._device,), (self.initial_seed(), None, self.get_state()))
+        # PyTorch pickles (initial_seed, offset, state tensor); the state travels as bytes here.
+        return (type(self), (self._device,), (self.initial_seed(), None, self.get_state()._numpy_view().tobytes()))
 
     def __setstate__(self, state):
+        cdef Py_ssize_t size = CPU_STATE_SIZE
+        cdef TensorImpl t
         seed, offset, rng_state = state
         self.manual_seed(seed)
         if offset is not None:
             self.set_offset(offset)
+        if isinstance(rng_state, (bytes, bytearray)):
+            if len(rng_state) != CPU_STATE_SIZE:
+                raise RuntimeError(f"Expected a CPUGeneratorImplState of size {CPU_STATE_SIZE} but found the input "
+                                   f"RNG state size to be {len(rng_state)}")
+            t = empty_contiguous(1, &size, ST_UINT8, None)
+            memcpy(t.data(), <const char*>rng_state, CPU_STATE_SIZE)
+            rng_state = t
         self.set_state(rng_state)
 
 

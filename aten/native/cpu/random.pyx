@@ -302,11 +302,19 @@ cdef void _k_uniform(out_t* out, Py_ssize_t n, MT19937* e, double from_, double 
         ff = <float>from_
         ft = <float>to_
         fr = ft - ff
+        if ff == 0 and fr == 1:             # rand(): fma(u, 1, 0) is u
+            for i in range(n):
+                out[i] = mt_uniform_float(e)
+            return
         for i in range(n):
             fv = fmaf(mt_uniform_float(e), fr, ff)
             out[i] = ff if fv == ft else fv
     elif out_t is double:
         dr = to_ - from_
+        if from_ == 0 and dr == 1:
+            for i in range(n):
+                out[i] = mt_uniform_double(e)
+            return
         for i in range(n):
             dv = fma(mt_uniform_double(e), dr, from_)
             out[i] = from_ if dv == to_ else dv
@@ -461,8 +469,8 @@ cdef inline void _avx_sincos_lane(float x, float* s, float* c) noexcept nogil:
     c[0] = cb.f
 
 
-cdef void _normal16_float(float* data, float mean, float std) noexcept nogil:
-    """NormalFill16<float> (AVX2): 8 Box-Muller pairs from 16 uniforms, in place."""
+cdef void _normal16_float_lanes(float* data, float mean, float std) noexcept nogil:
+    """NormalFill16<float> (AVX2), lane by lane with fmaf: for CPUs without AVX2 and FMA."""
     cdef int j
     cdef float u1, u2, radius, theta, sn, cs
     for j in range(8):
@@ -473,6 +481,117 @@ cdef void _normal16_float(float* data, float mean, float std) noexcept nogil:
         _avx_sincos_lane(theta, &sn, &cs)
         data[j] = fmaf(radius * cs, std, mean)
         data[j + 8] = fmaf(radius * sn, std, mean)
+
+
+# The same computation with AVX2/FMA intrinsics (8 lanes at once), compiled for that target only
+# and used when the CPU has it: the instruction sequence of PyTorch's AVX2 normal_fill.
+cdef extern from *:
+    """
+    #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+    #include <immintrin.h>
+    #define EMBER_PS(v) _mm256_set1_ps((float)(v))
+    __attribute__((target("avx2,fma")))
+    static void ember_normal16_avx2(float* data, float mean, float std) {
+        const __m256 one = EMBER_PS(1.0), half = EMBER_PS(0.5);
+        const __m256 u1 = _mm256_sub_ps(one, _mm256_loadu_ps(data));
+        const __m256 u2 = _mm256_loadu_ps(data + 8);
+        /* log256_ps(u1) */
+        __m256 invalid = _mm256_cmp_ps(u1, _mm256_setzero_ps(), _CMP_LE_OS);
+        __m256 x = _mm256_max_ps(u1, _mm256_castsi256_ps(_mm256_set1_epi32(0x00800000)));
+        __m256i imm0 = _mm256_srli_epi32(_mm256_castps_si256(x), 23);
+        x = _mm256_and_ps(x, _mm256_castsi256_ps(_mm256_set1_epi32(~0x7f800000)));
+        x = _mm256_or_ps(x, half);
+        imm0 = _mm256_sub_epi32(imm0, _mm256_set1_epi32(0x7f));
+        __m256 e = _mm256_add_ps(_mm256_cvtepi32_ps(imm0), one);
+        __m256 mask = _mm256_cmp_ps(x, EMBER_PS(0.707106781186547524), _CMP_LT_OS);
+        __m256 tmp = _mm256_and_ps(x, mask);
+        x = _mm256_sub_ps(x, one);
+        e = _mm256_sub_ps(e, _mm256_and_ps(one, mask));
+        x = _mm256_add_ps(x, tmp);
+        __m256 z = _mm256_mul_ps(x, x);
+        __m256 y = _mm256_fmadd_ps(EMBER_PS(7.0376836292E-2), x, EMBER_PS(-1.1514610310E-1));
+        y = _mm256_fmadd_ps(y, x, EMBER_PS(1.1676998740E-1));
+        y = _mm256_fmadd_ps(y, x, EMBER_PS(-1.2420140846E-1));
+        y = _mm256_fmadd_ps(y, x, EMBER_PS(1.4249322787E-1));
+        y = _mm256_fmadd_ps(y, x, EMBER_PS(-1.6668057665E-1));
+        y = _mm256_fmadd_ps(y, x, EMBER_PS(2.0000714765E-1));
+        y = _mm256_fmadd_ps(y, x, EMBER_PS(-2.4999993993E-1));
+        y = _mm256_fmadd_ps(y, x, EMBER_PS(3.3333331174E-1));
+        y = _mm256_mul_ps(y, x);
+        y = _mm256_fmadd_ps(y, z, _mm256_mul_ps(e, EMBER_PS(-2.12194440e-4)));
+        y = _mm256_fnmadd_ps(z, half, y);
+        x = _mm256_add_ps(x, y);
+        x = _mm256_fmadd_ps(e, EMBER_PS(0.693359375), x);
+        x = _mm256_or_ps(x, invalid);
+        const __m256 radius = _mm256_sqrt_ps(_mm256_mul_ps(x, EMBER_PS(-2.0)));
+        /* sincos256_ps(2 pi u2) */
+        const __m256 theta = _mm256_mul_ps(EMBER_PS(6.283185307179586), u2);
+        const __m256 sign_mask = _mm256_castsi256_ps(_mm256_set1_epi32((int)0x80000000));
+        __m256 sign_sin = _mm256_and_ps(theta, sign_mask);
+        const __m256 ax = _mm256_andnot_ps(sign_mask, theta);
+        __m256i j = _mm256_cvttps_epi32(_mm256_mul_ps(ax, EMBER_PS(1.27323954473516)));
+        j = _mm256_and_si256(_mm256_add_epi32(j, _mm256_set1_epi32(1)), _mm256_set1_epi32(~1));
+        const __m256 yf = _mm256_cvtepi32_ps(j);
+        const __m256 swap_sin = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_and_si256(j, _mm256_set1_epi32(4)), 29));
+        const __m256 poly_mask = _mm256_castsi256_ps(
+            _mm256_cmpeq_epi32(_mm256_and_si256(j, _mm256_set1_epi32(2)), _mm256_setzero_si256()));
+        sign_sin = _mm256_xor_ps(sign_sin, swap_sin);
+        __m256 xr = _mm256_fmadd_ps(yf, EMBER_PS(-0.78515625), ax);
+        xr = _mm256_fmadd_ps(yf, EMBER_PS(-2.4187564849853515625e-4), xr);
+        xr = _mm256_fmadd_ps(yf, EMBER_PS(-3.77489497744594108e-8), xr);
+        const __m256 sign_cos = _mm256_castsi256_ps(_mm256_slli_epi32(
+            _mm256_andnot_si256(_mm256_sub_epi32(j, _mm256_set1_epi32(2)), _mm256_set1_epi32(4)), 29));
+        const __m256 zz = _mm256_mul_ps(xr, xr);
+        const __m256 t2 = _mm256_mul_ps(zz, half);
+        __m256 c = _mm256_fmadd_ps(EMBER_PS(2.443315711809948E-005), zz, EMBER_PS(-1.388731625493765E-003));
+        c = _mm256_fmadd_ps(c, zz, EMBER_PS(4.166664568298827E-002));
+        c = _mm256_mul_ps(zz, c);
+        c = _mm256_fmsub_ps(zz, c, t2);
+        c = _mm256_add_ps(c, one);
+        __m256 s = _mm256_fmadd_ps(EMBER_PS(-1.9515295891E-4), zz, EMBER_PS(8.3321608736E-3));
+        s = _mm256_fmadd_ps(s, zz, EMBER_PS(-1.6666654611E-1));
+        s = _mm256_mul_ps(zz, s);
+        __m256 y2 = _mm256_fmadd_ps(xr, s, xr);
+        const __m256 ysin2 = _mm256_and_ps(poly_mask, y2);
+        const __m256 ysin1 = _mm256_andnot_ps(poly_mask, c);
+        y2 = _mm256_sub_ps(y2, ysin2);
+        c = _mm256_sub_ps(c, ysin1);
+        const __m256 sinv = _mm256_xor_ps(_mm256_add_ps(ysin2, ysin1), sign_sin);
+        const __m256 cosv = _mm256_xor_ps(_mm256_add_ps(y2, c), sign_cos);
+        const __m256 vm = _mm256_set1_ps(mean), vs = _mm256_set1_ps(std);
+        _mm256_storeu_ps(data, _mm256_fmadd_ps(_mm256_mul_ps(radius, cosv), vs, vm));
+        _mm256_storeu_ps(data + 8, _mm256_fmadd_ps(_mm256_mul_ps(radius, sinv), vs, vm));
+    }
+    static int ember_cpu_has_avx2_fma(void) {
+        __builtin_cpu_init();
+        return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    }
+    #else
+    static void ember_normal16_avx2(float* data, float mean, float std) { (void)data; (void)mean; (void)std; }
+    static int ember_cpu_has_avx2_fma(void) { return 0; }
+    #endif
+    """
+    void ember_normal16_avx2(float* data, float mean, float std) noexcept nogil
+    int ember_cpu_has_avx2_fma() noexcept nogil
+
+cdef bint _HAVE_AVX2_FMA = ember_cpu_has_avx2_fma() != 0
+
+
+def _use_avx2(bint enabled):
+    """For tests: use (or not) the AVX2 normal_fill when the CPU has it; returns the previous setting."""
+    global _HAVE_AVX2_FMA
+    previous = _HAVE_AVX2_FMA
+    _HAVE_AVX2_FMA = enabled and ember_cpu_has_avx2_fma() != 0
+    return previous
+
+
+cdef inline void _normal16_float(float* data, float mean, float std) noexcept nogil:
+    """NormalFill16<float> as PyTorch's AVX2 build computes it: 8 Box-Muller pairs from 16
+    uniforms, in place (avx_mathfun.h's log256_ps and sincos256_ps)."""
+    if _HAVE_AVX2_FMA:
+        ember_normal16_avx2(data, mean, std)
+    else:
+        _normal16_float_lanes(data, mean, std)
 
 
 cdef void _normal16_double(double* data, double mean, double std) noexcept nogil:
