@@ -163,10 +163,23 @@ def _cases() -> dict[str, Case]:
     c["native_dropout_f32"] = _seeded(3, lambda t: t.native_dropout(T(t, _f32(np.linspace(-3, 3, 12))), 0.3, True))
     c["native_dropout_transposed"] = _seeded(4, lambda t: t.native_dropout(
         V(t, np.linspace(-3, 3, 12).astype(np.float32).reshape(3, 4).T), 0.6, True))
+    # a bad probability stops PyTorch's kernel part way: the draws before it are consumed
+    c["draws_after_bernoulli_error"] = _seeded(7, lambda t: _after_error(
+        t, lambda: t.bernoulli(t.from_numpy(_f32([0.3, 0.5, 2.0, 0.1])))))
+    c["draws_after_multinomial_error"] = _seeded(8, lambda t: _after_error(
+        t, lambda: t.multinomial(t.from_numpy(_f32([[0.2, 0.8], [0.5, 0.5], [-1.0, 0.5]])), 2, True)))
     # generator state with a cached normal sample, then draws after it (the test also loads this
     # PyTorch state into Ember and checks the draws that follow)
     c["state_after_draws"] = _seeded(6, _state_then_draws)
     return c
+
+
+def _after_error(torch: Any, fn: Callable[[], Any]) -> Any:
+    try:
+        fn()
+    except RuntimeError:
+        return torch.rand(4)
+    raise AssertionError("expected a RuntimeError")
 
 
 def _state_then_draws(torch: Any) -> Any:

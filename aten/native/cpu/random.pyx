@@ -21,17 +21,16 @@ from cpython.mem cimport PyMem_Malloc, PyMem_Free
 
 from c10.generator cimport (Generator, MT19937, mt_random, mt_random64, mt_uniform_float, mt_uniform_double,
                             generator_or_default)
-from c10.scalar_type cimport (dtype as DType, dtype_of, promote, is_floating, default_float_type,
+from c10.scalar_type cimport (dtype as DType, dtype_of, promote, is_floating,
                               ST_UINT8, ST_INT8, ST_INT16, ST_INT32, ST_INT64, ST_FLOAT16, ST_FLOAT32, ST_FLOAT64,
                               ST_BOOL)
-from c10.storage cimport Storage, cpu_storage
+from c10.storage cimport cpu_storage
 from c10.tensor_impl cimport TensorImpl, MAX_DIMS, make_tensor, empty_contiguous
 
 import warnings
 
 from c10 import layout as _layout
 
-cdef double _PI = 3.14159265358979323846
 cdef double _TWO_PI = 6.283185307179586        # 2.0 * c10::pi<double>, exact doubling
 cdef int64_t _INT64_MIN = INT64_MIN
 cdef int64_t _INT64_MAX = INT64_MAX
@@ -1164,8 +1163,10 @@ cdef int _bernoulli_tensor(TensorImpl self, TensorImpl p, Generator gen) except 
     if out_linear:
         out_data = self.data()
     else:
+        # gathered first, so that elements after a bad p keep their values, as in PyTorch
         out_buf = empty_contiguous(1, &n, st, None)
         out_data = out_buf.data()
+        _walk_copy(self.data(), &out_walk, out_data, self.itemsize, True)
     if p_linear:
         p_data = p.data()
     else:
