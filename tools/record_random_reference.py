@@ -155,6 +155,14 @@ def _cases() -> dict[str, Case]:
     # exponential_
     c["exponential__f32"] = _seeded(0, lambda t: t.empty(20).exponential_(2.5))
     c["exponential__f64"] = _seeded(0, lambda t: t.empty(20, dtype=t.float64).exponential_())
+    # cauchy_, log_normal_ (exp of the cached Box-Muller normal), geometric_
+    c["cauchy__f32"] = _seeded(0, lambda t: t.empty(20).cauchy_(1.5, 2.0))
+    c["cauchy__f64"] = _seeded(0, lambda t: t.empty(20, dtype=t.float64).cauchy_())
+    c["log_normal__f32"] = _seeded(1, lambda t: t.empty(21).log_normal_(0.5, 0.7))
+    c["log_normal__f64_then_randn"] = _sequence(1, lambda t: t.empty(21, dtype=t.float64).log_normal_(),
+                                                lambda t: t.randn(3))
+    for name in ("uint8", "int32", "int64", "float32", "float64"):
+        c[f"geometric__{name}"] = _seeded(2, lambda t, name=name: t.empty(20, dtype=getattr(t, name)).geometric_(0.2))
     # dropout (PyTorch's CPU _dropout) and native_dropout
     c["dropout_f32"] = _seeded(0, lambda t: t.dropout(T(t, _f32(np.arange(1.0, 25.0).reshape(4, 6))), 0.4, True))
     c["dropout_f64_negative"] = _seeded(1, lambda t: t.dropout(T(t, _f64(np.linspace(-5, 5, 21))), 0.7, True))

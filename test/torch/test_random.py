@@ -326,6 +326,16 @@ def test_exponential_mean_is_one_over_lambda():
     assert x.min() >= 0 and abs(x.mean() - 0.25) < 0.005
 
 
+def test_cauchy_log_normal_geometric_distributions():
+    g = torch.Generator().manual_seed(13)
+    c = torch.empty(200000, dtype=torch.float64).cauchy_(2.0, 0.5, generator=g).numpy()
+    assert abs(np.median(c) - 2.0) < 0.01 and abs(np.percentile(c, 75) - 2.5) < 0.02
+    ln = torch.empty(200000).log_normal_(0.5, 0.25, generator=g).numpy()
+    assert abs(np.log(ln).mean() - 0.5) < 0.005 and abs(np.log(ln).std() - 0.25) < 0.005
+    geo = torch.empty(200000, dtype=torch.int64).geometric_(0.25, generator=g).numpy()
+    assert geo.min() == 1 and abs(geo.mean() - 4.0) < 0.05
+
+
 def test_bernoulli_frequency_follows_p():
     g = torch.Generator().manual_seed(5)
     p = torch.from_numpy(np.repeat(np.array([0.0, 0.2, 0.9, 1.0], np.float32), 50000))
@@ -393,8 +403,9 @@ def test_default_dtypes():
 @pytest.mark.parametrize("op", [
     lambda t: t.uniform_(), lambda t: t.normal_(), lambda t: t.exponential_(), lambda t: t.bernoulli_(0.5),
     lambda t: t.bernoulli_(torch.full((3,), 0.5)), lambda t: t.random_(), lambda t: t.random_(10),
-    lambda t: t.random_(2, 10)], ids=["uniform_", "normal_", "exponential_", "bernoulli_", "bernoulli_T",
-                                      "random_", "random_to", "random_from"])
+    lambda t: t.random_(2, 10), lambda t: t.cauchy_(), lambda t: t.log_normal_(), lambda t: t.geometric_(0.5)],
+    ids=["uniform_", "normal_", "exponential_", "bernoulli_", "bernoulli_T", "random_", "random_to", "random_from",
+         "cauchy_", "log_normal_", "geometric_"])
 def test_in_place_ops_return_self_and_bump_the_version(op):
     t = torch.zeros(4, 3)
     v = t._version
@@ -521,6 +532,14 @@ ERRORS = [
     (lambda: torch.zeros(3, dtype=torch.int64).exponential_(), RuntimeError,
      "Exponential distribution is a continuous probability distribution. dtype must be a floating point but you "
      "specified Long"),
+    (lambda: torch.zeros(3).cauchy_(0, 0), RuntimeError, "cauchy_ expects sigma > 0.0, but found sigma=0"),
+    (lambda: torch.zeros(3, dtype=torch.int64).cauchy_(), RuntimeError,
+     "Cauchy distribution is a continuous probability distribution. dtype must be a floating point but you "
+     "specified long int"),
+    (lambda: torch.zeros(3).log_normal_(0, 0), RuntimeError, "log_normal_ expects std > 0.0, but found std=0"),
+    (lambda: torch.zeros(3, dtype=torch.int64).log_normal_(), NotImplementedError,
+     "\"log_normal_cpu\" not implemented for 'Long'"),
+    (lambda: torch.zeros(3).geometric_(1.0), RuntimeError, "geometric_ expects p to be in (0, 1), but got p=1"),
     (lambda: torch.zeros(3).bernoulli_(1.5), RuntimeError, "bernoulli_ expects p to be in [0, 1], but got p=1.5"),
     (lambda: torch.zeros(3).bernoulli_(float("nan")), RuntimeError,
      "bernoulli_ expects p to be in [0, 1], but got p=nan"),

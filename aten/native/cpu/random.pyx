@@ -15,7 +15,7 @@ Kernels draw with the generator locked and the GIL released; a non-contiguous te
 filled through a contiguous buffer in its memory order, then scattered.
 """
 from libc.stdint cimport uint8_t, int8_t, int16_t, int32_t, int64_t, uint32_t, uint64_t, INT64_MIN, INT64_MAX
-from libc.math cimport log, log1p, sqrt, sin, cos, fma, fmaf, sqrtf, isnan, INFINITY
+from libc.math cimport log, log1p, sqrt, sin, cos, tan, exp, ceil, fma, fmaf, sqrtf, isnan, INFINITY
 from libc.string cimport memcpy
 from cpython.mem cimport PyMem_Malloc, PyMem_Free
 
@@ -697,6 +697,30 @@ cdef void _k_exponential(out_t* out, Py_ssize_t n, MT19937* e, double lambd) noe
             out[i] = <out_t>((-1.0 / lambd) * log1p(-u))
 
 
+cdef void _k_cauchy(out_t* out, Py_ssize_t n, MT19937* e, double median, double sigma) noexcept nogil:
+    """cauchy_distribution<double>: median + sigma * tan(pi * (u - 0.5)), fused."""
+    cdef Py_ssize_t i
+    if out_t is float or out_t is double:
+        for i in range(n):
+            out[i] = <out_t>fma(tan((mt_uniform_double(e) - 0.5) * 3.141592653589793), sigma, median)
+
+
+cdef void _k_log_normal(out_t* out, Py_ssize_t n, MT19937* e, double* cache, bint* has_cache, double mean,
+                        double std) noexcept nogil:
+    """lognormal_distribution<double>: exp of a normal sample (sharing the generator's cache)."""
+    cdef Py_ssize_t i
+    if out_t is float or out_t is double:
+        for i in range(n):
+            out[i] = <out_t>exp(_normal_sample(e, cache, has_cache, mean, std))
+
+
+cdef void _k_geometric(out_t* out, Py_ssize_t n, MT19937* e, double p) noexcept nogil:
+    """geometric_distribution<double>: ceil(log(u) / log1p(-p))."""
+    cdef Py_ssize_t i
+    for i in range(n):
+        out[i] = <out_t>ceil(log(mt_uniform_double(e)) / log1p(-p))
+
+
 cdef void _k_bernoulli_scalar(out_t* out, Py_ssize_t n, MT19937* e, double p) noexcept nogil:
     """bernoulli_distribution<double>(p): u < p with a 53-bit u."""
     cdef Py_ssize_t i
@@ -737,6 +761,9 @@ cdef enum:
     OP_RANDOM = 5
     OP_EXPONENTIAL = 6
     OP_BERNOULLI_SCALAR = 7
+    OP_CAUCHY = 8
+    OP_LOG_NORMAL = 9
+    OP_GEOMETRIC = 10
 
 
 cdef struct OpArgs:
@@ -765,6 +792,12 @@ cdef void _run_typed(out_t* out, Py_ssize_t n, Generator gen, const OpArgs* args
         _k_exponential(out, n, e, args.a)
     elif args.op == OP_BERNOULLI_SCALAR:
         _k_bernoulli_scalar(out, n, e, args.a)
+    elif args.op == OP_CAUCHY:
+        _k_cauchy(out, n, e, args.a, args.b)
+    elif args.op == OP_LOG_NORMAL:
+        _k_log_normal(out, n, e, &gen.next_double_normal, &gen.has_next_double_normal, args.a, args.b)
+    elif args.op == OP_GEOMETRIC:
+        _k_geometric(out, n, e, args.a)
 
 
 cdef void _run(int st, char* out, Py_ssize_t n, Generator gen, const OpArgs* args) noexcept nogil:
@@ -1068,6 +1101,68 @@ def exponential_cpu(TensorImpl self not None, double lambd=1, generator=None):
         _not_implemented("exponential_cpu", self.scalar_type)
     args.op = OP_EXPONENTIAL
     args.a = lambd
+    _fill(self, gen, &args)
+    _bump(self)
+    return self
+
+
+def cauchy_cpu(TensorImpl self not None, double median=0, double sigma=1, generator=None):
+    """aten::cauchy_"""
+    cdef Generator gen = generator_or_default(generator)
+    cdef OpArgs args
+    _check_cpu(self, "cauchy_")
+    if not (sigma > 0.0):
+        raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={_g(sigma)}")
+    if not is_floating(self.scalar_type):
+        raise RuntimeError("Cauchy distribution is a continuous probability distribution. dtype must be a floating "
+                           f"point but you specified {_TYPEMETA_NAMES[self.scalar_type]}")
+    if self.n_elem == 0:
+        return self
+    _check_no_internal_overlap(self)
+    if not _is_float_kernel_type(self.scalar_type):
+        _not_implemented("cauchy_cpu", self.scalar_type)
+    args.op = OP_CAUCHY
+    args.a = median
+    args.b = sigma
+    _fill(self, gen, &args)
+    _bump(self)
+    return self
+
+
+def log_normal_cpu(TensorImpl self not None, double mean=1, double std=2, generator=None):
+    """aten::log_normal_"""
+    cdef Generator gen = generator_or_default(generator)
+    cdef OpArgs args
+    _check_cpu(self, "log_normal_")
+    if not (std > 0.0):
+        raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={_g(std)}")
+    if self.n_elem == 0:
+        return self
+    _check_no_internal_overlap(self)
+    if not _is_float_kernel_type(self.scalar_type):
+        _not_implemented("log_normal_cpu", self.scalar_type)
+    args.op = OP_LOG_NORMAL
+    args.a = mean
+    args.b = std
+    _fill(self, gen, &args)
+    _bump(self)
+    return self
+
+
+def geometric_cpu(TensorImpl self not None, double p, generator=None):
+    """aten::geometric_: the number of Bernoulli(p) trials up to the first success (every dtype)."""
+    cdef Generator gen = generator_or_default(generator)
+    cdef OpArgs args
+    _check_cpu(self, "geometric_")
+    if not (0 < p and p < 1):
+        raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={_g(p)}")
+    if self.n_elem == 0:
+        return self
+    _check_no_internal_overlap(self)
+    if self.scalar_type == ST_FLOAT16 or self.scalar_type == ST_BOOL:
+        _not_implemented("geometric_cpu", self.scalar_type)
+    args.op = OP_GEOMETRIC
+    args.a = p
     _fill(self, gen, &args)
     _bump(self)
     return self
