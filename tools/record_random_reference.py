@@ -155,6 +155,15 @@ def _cases() -> dict[str, Case]:
     # exponential_
     c["exponential__f32"] = _seeded(0, lambda t: t.empty(20).exponential_(2.5))
     c["exponential__f64"] = _seeded(0, lambda t: t.empty(20, dtype=t.float64).exponential_())
+    # strided views: gaps, permuted dimensions, size-1 dimensions with odd strides, broadcast p
+    c["uniform__sliced_permuted"] = _seeded(3, lambda t: V(t, np.zeros((6, 9, 4), np.float32)[1::2, ::3]
+                                                           .transpose(2, 0, 1)).uniform_(-1, 1))
+    c["normal__size1_dims"] = _seeded(4, lambda t: V(t, np.lib.stride_tricks.as_strided(
+        np.zeros(40, np.float64), (3, 1, 5), (8, 64, 40))).normal_(1.0, 2.0))
+    c["bernoulli__strided_broadcast_p"] = _seeded(5, lambda t: V(t, np.zeros((5, 3, 8), np.int16)[:, :, ::2]
+                                                                 .transpose(1, 2, 0)).bernoulli_(
+        V(t, np.linspace(0.1, 0.9, 40).reshape(8, 5)[::2, 2:3])))
+    c["randn_like_sliced"] = _seeded(6, lambda t: t.randn_like(V(t, np.zeros((8, 10), np.float32)[::2, 1::3])))
     # cauchy_, log_normal_ (exp of the cached Box-Muller normal), geometric_
     c["cauchy__f32"] = _seeded(0, lambda t: t.empty(20).cauchy_(1.5, 2.0))
     c["cauchy__f64"] = _seeded(0, lambda t: t.empty(20, dtype=t.float64).cauchy_())

@@ -550,6 +550,11 @@ ERRORS = [
     (lambda: torch.zeros(3).bernoulli_(torch.tensor([0.5, 0.5])), RuntimeError,
      "The expanded size of the tensor (3) must match the existing size (2) at non-singleton dimension 0.  "
      "Target sizes: [3].  Tensor sizes: [2]"),
+    (lambda: torch.zeros(7, 5).bernoulli_(torch.zeros(5, 7)), RuntimeError,
+     "The expanded size of the tensor (5) must match the existing size (7) at non-singleton dimension 1.  "
+     "Target sizes: [7, 5].  Tensor sizes: [5, 7]"),
+    (lambda: torch.normal(torch.zeros(2, 3), torch.ones(3, 2)), RuntimeError,
+     "The size of tensor a (3) must match the size of tensor b (2) at non-singleton dimension 1"),
     (lambda: torch.bernoulli(torch.tensor([0.3, 0.5]), 1.5), RuntimeError,
      "bernoulli_ expects p to be in [0, 1], but got p=1.5"),
     (lambda: torch.multinomial(torch.tensor([0.2, 0.8]), 3), RuntimeError,

@@ -1197,7 +1197,7 @@ cdef int _expand_strides(TensorImpl src, TensorImpl to, Py_ssize_t* strides) exc
     if src.nd > nd:
         raise RuntimeError(f"expand: the number of sizes provided ({nd}) must be greater or equal to the number of "
                            f"dimensions in the tensor ({src.nd})")
-    for d in range(nd):
+    for d in range(nd - 1, -1, -1):           # from the last dimension, as PyTorch reports
         sd = d - (nd - src.nd)
         if sd < 0:
             strides[d] = 0
@@ -1462,7 +1462,7 @@ def normal_tensor_tensor_cpu(TensorImpl mean not None, TensorImpl std not None, 
     _check_cpu(std, "normal")
     _check_normal_tensor_std(std)
     nd = mean.nd if mean.nd > std.nd else std.nd
-    for d in range(nd):
+    for d in range(nd - 1, -1, -1):
         a = d - (nd - mean.nd)
         b = d - (nd - std.nd)
         sa = mean.sizes[a] if a >= 0 else 1
