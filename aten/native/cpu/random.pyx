@@ -9,7 +9,8 @@ tensor's memory order). The float arithmetic is PyTorch's AVX2 build, the build 
 run: `x * (to - from) + from` and `val * std + mean` are fused multiply-adds there, so they are
 fma()/fmaf() here (and this module is compiled with -ffp-contract=off so that the C compiler
 fuses nothing else). randn/normal_ on 16 or more contiguous float32 elements reproduce the
-AVX2 Box-Muller (avx_mathfun.h's log and sincos, lane by lane, with the FMAs gcc put there).
+AVX2 Box-Muller (avx_mathfun.h's log and sincos with the FMAs gcc put there): with AVX2/FMA
+intrinsics where the CPU has them, lane by lane with fmaf() elsewhere (same bits, slower).
 
 Kernels draw with the generator locked and the GIL released; a non-contiguous tensor is
 filled through a contiguous buffer in its memory order, then scattered.
@@ -215,29 +216,43 @@ cdef bint _walk_of(TensorImpl t, const int* perm, const Py_ssize_t* strides, Py_
     return linear
 
 
+cdef inline void _copy_run(char* p, Py_ssize_t stride, char* buf, Py_ssize_t n, Py_ssize_t itemsize,
+                           bint to_buf) noexcept nogil:
+    """n elements between p, p + stride, ... and the contiguous buf."""
+    cdef Py_ssize_t i
+    if itemsize == 8:
+        for i in range(n):
+            if to_buf:
+                (<uint64_t*>buf)[i] = (<uint64_t*>(p + i * stride))[0]
+            else:
+                (<uint64_t*>(p + i * stride))[0] = (<uint64_t*>buf)[i]
+    elif itemsize == 4:
+        for i in range(n):
+            if to_buf:
+                (<uint32_t*>buf)[i] = (<uint32_t*>(p + i * stride))[0]
+            else:
+                (<uint32_t*>(p + i * stride))[0] = (<uint32_t*>buf)[i]
+    else:
+        for i in range(n):
+            if to_buf:
+                memcpy(buf + i * itemsize, p + i * stride, itemsize)
+            else:
+                memcpy(p + i * stride, buf + i * itemsize, itemsize)
+
+
 cdef void _walk_copy(char* base, const Walk* w, char* buf, Py_ssize_t itemsize, bint to_buf) noexcept nogil:
     """Copy between the strided elements (in walk order) and a contiguous buffer."""
     cdef Py_ssize_t idx[MAX_DIMS]
-    cdef Py_ssize_t i, n0, s0
     cdef char* p = base
     cdef int d
     if w.nd == 0:
-        if to_buf:
-            memcpy(buf, base, itemsize)
-        else:
-            memcpy(base, buf, itemsize)
+        _copy_run(base, 0, buf, 1, itemsize, to_buf)
         return
     for d in range(w.nd):
         idx[d] = 0
-    n0 = w.sizes[0]
-    s0 = w.strides[0]
     while True:
-        for i in range(n0):
-            if to_buf:
-                memcpy(buf, p + i * s0, itemsize)
-            else:
-                memcpy(p + i * s0, buf, itemsize)
-            buf += itemsize
+        _copy_run(p, w.strides[0], buf, w.sizes[0], itemsize, to_buf)
+        buf += w.sizes[0] * itemsize
         d = 1
         while d < w.nd:
             idx[d] += 1
