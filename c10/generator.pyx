@@ -39,11 +39,13 @@ cdef uint64_t _nondeterministic_seed():
 
 
 cdef uint64_t _seed_from_python(object seed) except? 0:
-    """PyTorch's unpacking of a seed: an int in [-2**63, 2**64), negatives taken modulo 2**64."""
-    if isinstance(seed, bool) or not (isinstance(seed, int) or hasattr(seed, "__index__")) \
-            or isinstance(seed, TensorImpl):
+    """PyTorch's unpacking of a seed: an int in [-2**63, 2**64), negatives taken modulo 2**64
+    (Python ints only: PyTorch refuses bools, tensors and numpy integers)."""
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        if hasattr(seed, "__index__") and not isinstance(seed, (bool, TensorImpl)):
+            raise TypeError("an integer is required")
         raise RuntimeError(f"manual_seed expected a long, but got {type(seed).__name__}")
-    value = seed.__index__()
+    value = int(seed)
     if value < -(1 << 63) or value >= (1 << 64):
         raise ValueError("Overflow when unpacking long long")
     return <uint64_t>(value & 0xffffffffffffffff)

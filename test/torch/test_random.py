@@ -94,8 +94,7 @@ def test_manual_seed_returns_the_generator_and_sets_initial_seed():
     assert g.initial_seed() == 1234
 
 
-@pytest.mark.parametrize("seed, stored", [(0, 0), (-1, 2**64 - 1), (-(2**63), 2**63), (2**64 - 1, 2**64 - 1),
-                                          (np.int64(5), 5)])
+@pytest.mark.parametrize("seed, stored", [(0, 0), (-1, 2**64 - 1), (-(2**63), 2**63), (2**64 - 1, 2**64 - 1)])
 def test_manual_seed_takes_int64_and_uint64_range(seed, stored):
     assert torch.Generator().manual_seed(seed).initial_seed() == stored
 
@@ -112,10 +111,17 @@ def test_manual_seed_out_of_range_is_an_overflow_value_error(seed):
         torch.Generator().manual_seed(seed)
 
 
-@pytest.mark.parametrize("seed, name", [(1.5, "float"), ("3", "str"), (None, "NoneType")])
+@pytest.mark.parametrize("seed, name", [(1.5, "float"), ("3", "str"), (None, "NoneType"), (True, "bool"),
+                                        (lambda: torch.tensor(5), "Tensor")])
 def test_manual_seed_of_a_non_integer_is_a_runtime_error(seed, name):
     with pytest.raises(RuntimeError, match=f"manual_seed expected a long, but got {name}"):
-        torch.Generator().manual_seed(seed)
+        torch.Generator().manual_seed(seed() if callable(seed) else seed)
+
+
+def test_manual_seed_refuses_numpy_integers_as_pytorch():
+    with pytest.raises(TypeError, match="an integer is required"):
+        torch.Generator().manual_seed(np.int64(5))
+    assert torch.manual_seed(np.int64(5)).initial_seed() == 5          # torch.manual_seed converts with int()
 
 
 def test_torch_manual_seed_converts_with_int_like_pytorch():
