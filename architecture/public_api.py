@@ -11,6 +11,7 @@ their signatures come from the table the generator writes (`torch._C._gen_signat
 from __future__ import annotations
 
 import ast
+import keyword
 import functools
 import importlib
 import inspect
@@ -140,7 +141,14 @@ def _from_inspect(sig: inspect.Signature) -> Signature:
 
 
 def _from_text(text: str) -> Signature:
-    """Parse a generated signature like "(input, other, *, alpha=1)"."""
+    """Parse a generated signature like "(input, other, *, alpha=1)".
+
+    A few upstream parameters are named after Python keywords (random_'s `from`): they are
+    renamed for the parser and named back in the result."""
+    names = {k: rf"(?:(?<=\()|(?<=, )){k}(?=\s*[,=)])" for k in keyword.kwlist if k not in ("None", "True", "False")}
+    keywords = {f"_kw_{k}": k for k, pattern in names.items() if re.search(pattern, text)}
+    for placeholder, kw in keywords.items():
+        text = re.sub(names[kw], placeholder, text)
     fn = ast.parse(f"def f{text}: pass").body[0]
     assert isinstance(fn, ast.FunctionDef)
     args = fn.args
@@ -154,6 +162,9 @@ def _from_text(text: str) -> Signature:
         out.append(_param(args.vararg.arg, "var_positional", None))
     out += [_param(a.arg, "keyword_only", None if d is None else ast.unparse(d))
             for a, d in zip(args.kwonlyargs, args.kw_defaults)]
+    if keywords:
+        for p in out:
+            p["name"] = keywords.get(p["name"], p["name"])
     if args.kwarg is not None:
         out.append(_param(args.kwarg.arg, "var_keyword", None))
     return out

@@ -25,12 +25,15 @@ __all__ = sorted({
     "Size", "Tensor", "channels_last", "contiguous_format", "device", "dtype", "from_numpy",
     "get_default_dtype", "get_num_threads", "is_tensor", "layout", "memory_format", "preserve_format",
     "promote_types", "result_type", "can_cast", "set_default_dtype", "set_num_threads", "strided", "tensor",
+    "Generator", "default_generator", "get_rng_state", "initial_seed", "manual_seed", "seed", "set_rng_state",
     *_DTYPE_NAMES, *_gen_index.FUNCTIONS})
 
 _SUBMODULES = {"cuda": "torch.cuda", "ops": "torch._ops", "linalg": "torch.linalg", "special": "torch.special",
-               "return_types": "torch.return_types"}
+               "return_types": "torch.return_types", "random": "torch.random"}
 _HELPERS = {"get_num_threads": "aten.native.cpu.loops", "set_num_threads": "aten.native.cpu.loops",
-            "result_type": "torch._creation", "can_cast": "c10.scalar_type"}
+            "result_type": "torch._creation", "can_cast": "c10.scalar_type",
+            **dict.fromkeys(("Generator", "default_generator", "get_rng_state", "initial_seed", "manual_seed",
+                             "seed", "set_rng_state"), "torch.random")}
 
 
 def __getattr__(name: str) -> _Any:

@@ -9,6 +9,7 @@ from libc.stdint cimport uint64_t
 from c10.scalar_type cimport dtype
 from c10.tensor_impl cimport TensorImpl, wrap_number
 from c10.dispatch_key cimport DK_CPU, DK_CUDA
+from c10.generator cimport Generator
 
 from c10 import layout as _layout
 from c10.device import canonical, device as _device
@@ -22,14 +23,6 @@ _TYPE_NAMES = {P_TENSOR: "Tensor", P_OPT_TENSOR: "Tensor", P_SCALAR: "Number", P
                P_FLOAT_LIST: "tuple of floats", P_GENERATOR: "torch.Generator", P_BOOL_LIST: "tuple of bools"}
 _OPTIONAL = {P_OPT_TENSOR, P_OPT_SCALAR, P_OPT_INT, P_OPT_FLOAT, P_OPT_BOOL, P_OPT_INT_LIST, P_OPT_DTYPE,
              P_LAYOUT, P_DEVICE, P_MEMORY_FORMAT, P_OPT_STRING, P_FLOAT_LIST, P_GENERATOR}
-cdef object _generator_type = None
-
-
-def set_generator_type(type cls):
-    """The class a Generator? parameter accepts (c10 registers torch.Generator's base at import)."""
-    global _generator_type
-    _generator_type = cls
-
 
 cdef class _NoMatch:
     pass
@@ -116,7 +109,7 @@ cdef object _convert(Param p, object obj):
             return tuple(obj)
         return NO_MATCH
     if t == P_GENERATOR:
-        return obj if _generator_type is not None and isinstance(obj, _generator_type) else NO_MATCH
+        return obj if isinstance(obj, Generator) else NO_MATCH
     return NO_MATCH
 
 

@@ -1,0 +1,56 @@
+"""torch.random: seeding and state of the default CPU generator (PyTorch's torch/random.py).
+
+The generator itself is c10.generator.Generator (torch.Generator): PyTorch's mt19937, so
+`torch.manual_seed(s)` followed by an operator gives PyTorch's numbers for that seed (see the
+random section of aten/native/native_functions.yaml for which operators are bit-exact).
+CUDA tensors have no random kernels in Ember, so only the CPU generator is seeded.
+"""
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from c10.generator import Generator, default_generator
+
+__all__ = ["Generator", "default_generator", "fork_rng", "get_rng_state", "initial_seed", "manual_seed", "seed",
+           "set_rng_state"]
+
+
+def manual_seed(seed: Any) -> Generator:
+    """Seed the default generator (an int in [-2**63, 2**64); negatives wrap modulo 2**64); returns it."""
+    return default_generator.manual_seed(int(seed))
+
+
+def seed() -> int:
+    """Seed the default generator from a non-deterministic source; returns the 64-bit seed."""
+    return int(default_generator.seed())
+
+
+def initial_seed() -> int:
+    """The seed the default generator was last seeded with."""
+    return int(default_generator.initial_seed())
+
+
+def get_rng_state() -> Any:
+    """The default generator's state: a uint8 tensor (PyTorch's 5056-byte CPU layout)."""
+    return default_generator.get_state()
+
+
+def set_rng_state(new_state: Any) -> None:
+    """Restore the default generator's state from get_rng_state() (Ember's or PyTorch's)."""
+    default_generator.set_state(new_state)
+
+
+@contextlib.contextmanager
+def fork_rng(devices: Iterable[Any] | None = None, enabled: bool = True, _caller: str = "fork_rng",
+             _devices_kw: str = "devices", device_type: str | None = None) -> Iterator[None]:
+    """Restore the CPU generator's state on exit (Ember has no CUDA generator to fork)."""
+    if not enabled or device_type == "meta":
+        yield
+        return
+    state = get_rng_state()
+    try:
+        yield
+    finally:
+        set_rng_state(state)
