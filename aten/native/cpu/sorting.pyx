@@ -1,0 +1,648 @@
+"""sort, topk, kthvalue, median, nanmedian and mode on CPU.
+
+PyTorch's CPU kernels run libstdc++'s std::sort, std::partial_sort and std::nth_element (and,
+for kthvalue, its own quickselect) on (value, index) pairs, with comparators that put NaN above
+every number. Those algorithms are not stable, so which of several equal values comes first (and
+so the indices returned) depends on the algorithm's exact steps. This module ports those steps
+(introsort with median-of-three pivots and a final insertion sort, heap select, introselect)
+and the comparators, so that ties resolve as in PyTorch. Stable sorting uses the same introsort
+with the original index as the tie-break, which has exactly one result.
+
+Each op runs once per slice along `dim`: the slice is copied into contiguous buffers, the
+algorithm runs without the GIL, and the results are written to contiguous outputs.
+"""
+from libc.stdint cimport int64_t, uint8_t, int8_t, int16_t, int32_t
+from libc.stdlib cimport malloc, free
+from libc.math cimport NAN
+from c10.scalar_type cimport (ST_BOOL, ST_UINT8, ST_INT8, ST_INT16, ST_INT32, ST_INT64, ST_FLOAT32, ST_FLOAT64,
+                              is_integral, is_floating)
+from c10.tensor_impl cimport TensorImpl, MAX_DIMS, empty_contiguous
+from aten.native.cpu.indexing_utils cimport (num_t, type_name, check_kernel_dtype, check_cpu, next_pos2, flattened,
+                                             isnan_t)
+
+cdef enum:
+    C_ASC = 0           # (!isnan(a) && isnan(b)) || a < b        sort, topk(largest=False)
+    C_DESC = 1          # (isnan(a) && !isnan(b)) || a > b        sort(descending), topk
+    C_PLAIN = 2         # a < b                                    mode
+    C_MED = 3           # a < b || (a == b && i < j)               median
+    C_NANMED = 4        # C_MED || (isnan(b) && !isnan(a))         nanmedian
+    C_ASC_STABLE = 5    # C_ASC, ties by original index
+    C_DESC_STABLE = 6   # C_DESC, ties by original index
+
+    S_THRESHOLD = 16    # libstdc++'s _S_threshold
+
+
+# ---------------------------------------------------------------------------------------------
+# libstdc++'s algorithms over parallel arrays k (values) and v (original indices)
+
+cdef inline bint _lt(num_t a, int64_t ai, num_t b, int64_t bi, int mode) noexcept nogil:
+    if mode == C_ASC:
+        return (not isnan_t(a) and isnan_t(b)) or a < b
+    if mode == C_DESC:
+        return (isnan_t(a) and not isnan_t(b)) or a > b
+    if mode == C_PLAIN:
+        return a < b
+    if mode == C_MED:
+        return a < b or (a == b and ai < bi)
+    if mode == C_NANMED:
+        return a < b or (a == b and ai < bi) or (isnan_t(b) and not isnan_t(a))
+    if mode == C_ASC_STABLE:
+        if (not isnan_t(a) and isnan_t(b)) or a < b:
+            return True
+        if (not isnan_t(b) and isnan_t(a)) or b < a:
+            return False
+        return ai < bi
+    # C_DESC_STABLE
+    if (isnan_t(a) and not isnan_t(b)) or a > b:
+        return True
+    if (isnan_t(b) and not isnan_t(a)) or b > a:
+        return False
+    return ai < bi
+
+
+cdef inline bint _lt_at(num_t* k, int64_t* v, Py_ssize_t i, Py_ssize_t j, int mode) noexcept nogil:
+    return _lt(k[i], v[i], k[j], v[j], mode)
+
+
+cdef inline void _swap(num_t* k, int64_t* v, Py_ssize_t i, Py_ssize_t j) noexcept nogil:
+    cdef num_t tk = k[i]
+    cdef int64_t tv = v[i]
+    k[i] = k[j]
+    v[i] = v[j]
+    k[j] = tk
+    v[j] = tv
+
+
+cdef inline Py_ssize_t _lg(Py_ssize_t n) noexcept nogil:
+    cdef Py_ssize_t r = -1
+    while n > 0:
+        n >>= 1
+        r += 1
+    return r
+
+
+cdef void _unguarded_linear_insert(num_t* k, int64_t* v, Py_ssize_t last, int mode) noexcept nogil:
+    cdef num_t vk = k[last]
+    cdef int64_t vv = v[last]
+    cdef Py_ssize_t nxt = last - 1
+    while _lt(vk, vv, k[nxt], v[nxt], mode):
+        k[last] = k[nxt]
+        v[last] = v[nxt]
+        last = nxt
+        nxt -= 1
+    k[last] = vk
+    v[last] = vv
+
+
+cdef void _insertion_sort(num_t* k, int64_t* v, Py_ssize_t first, Py_ssize_t last, int mode) noexcept nogil:
+    cdef Py_ssize_t i, j
+    cdef num_t vk
+    cdef int64_t vv
+    if first == last:
+        return
+    for i in range(first + 1, last):
+        if _lt_at(k, v, i, first, mode):
+            vk = k[i]
+            vv = v[i]
+            j = i
+            while j > first:
+                k[j] = k[j - 1]
+                v[j] = v[j - 1]
+                j -= 1
+            k[first] = vk
+            v[first] = vv
+        else:
+            _unguarded_linear_insert(k, v, i, mode)
+
+
+cdef void _final_insertion_sort(num_t* k, int64_t* v, Py_ssize_t first, Py_ssize_t last, int mode) noexcept nogil:
+    cdef Py_ssize_t i
+    if last - first > S_THRESHOLD:
+        _insertion_sort(k, v, first, first + S_THRESHOLD, mode)
+        for i in range(first + S_THRESHOLD, last):
+            _unguarded_linear_insert(k, v, i, mode)
+    else:
+        _insertion_sort(k, v, first, last, mode)
+
+
+cdef void _move_median_to_first(num_t* k, int64_t* v, Py_ssize_t result, Py_ssize_t a, Py_ssize_t b,
+                                Py_ssize_t c, int mode) noexcept nogil:
+    if _lt_at(k, v, a, b, mode):
+        if _lt_at(k, v, b, c, mode):
+            _swap(k, v, result, b)
+        elif _lt_at(k, v, a, c, mode):
+            _swap(k, v, result, c)
+        else:
+            _swap(k, v, result, a)
+    elif _lt_at(k, v, a, c, mode):
+        _swap(k, v, result, a)
+    elif _lt_at(k, v, b, c, mode):
+        _swap(k, v, result, c)
+    else:
+        _swap(k, v, result, b)
+
+
+cdef Py_ssize_t _unguarded_partition(num_t* k, int64_t* v, Py_ssize_t first, Py_ssize_t last, Py_ssize_t pivot,
+                                     int mode) noexcept nogil:
+    while True:
+        while _lt_at(k, v, first, pivot, mode):
+            first += 1
+        last -= 1
+        while _lt_at(k, v, pivot, last, mode):
+            last -= 1
+        if not first < last:
+            return first
+        _swap(k, v, first, last)
+        first += 1
+
+
+cdef Py_ssize_t _unguarded_partition_pivot(num_t* k, int64_t* v, Py_ssize_t first, Py_ssize_t last,
+                                           int mode) noexcept nogil:
+    cdef Py_ssize_t mid = first + (last - first) // 2
+    _move_median_to_first(k, v, first, first + 1, mid, last - 1, mode)
+    return _unguarded_partition(k, v, first + 1, last, first, mode)
+
+
+cdef void _push_heap(num_t* k, int64_t* v, Py_ssize_t first, Py_ssize_t hole, Py_ssize_t top, num_t vk,
+                     int64_t vv, int mode) noexcept nogil:
+    cdef Py_ssize_t parent = (hole - 1) // 2
+    while hole > top and _lt(k[first + parent], v[first + parent], vk, vv, mode):
+        k[first + hole] = k[first + parent]
+        v[first + hole] = v[first + parent]
+        hole = parent
+        parent = (hole - 1) // 2
+    k[first + hole] = vk
+    v[first + hole] = vv
+
+
+cdef void _adjust_heap(num_t* k, int64_t* v, Py_ssize_t first, Py_ssize_t hole, Py_ssize_t length, num_t vk,
+                       int64_t vv, int mode) noexcept nogil:
+    cdef Py_ssize_t top = hole, second = hole
+    while second < (length - 1) // 2:
+        second = 2 * (second + 1)
+        if _lt_at(k, v, first + second, first + second - 1, mode):
+            second -= 1
+        k[first + hole] = k[first + second]
+        v[first + hole] = v[first + second]
+        hole = second
+    if (length & 1) == 0 and second == (length - 2) // 2:
+        second = 2 * (second + 1)
+        k[first + hole] = k[first + second - 1]
+        v[first + hole] = v[first + second - 1]
+        hole = second - 1
+    _push_heap(k, v, first, hole, top, vk, vv, mode)
+
+
+cdef void _make_heap(num_t* k, int64_t* v, Py_ssize_t first, Py_ssize_t last, int mode) noexcept nogil:
+    cdef Py_ssize_t length = last - first, parent
+    if length < 2:
+        return
+    parent = (length - 2) // 2
+    while True:
+        _adjust_heap(k, v, first, parent, length, k[first + parent], v[first + parent], mode)
+        if parent == 0:
+            return
+        parent -= 1
+
+
+cdef void _pop_heap(num_t* k, int64_t* v, Py_ssize_t first, Py_ssize_t last, Py_ssize_t result,
+                    int mode) noexcept nogil:
+    cdef num_t vk = k[result]
+    cdef int64_t vv = v[result]
+    k[result] = k[first]
+    v[result] = v[first]
+    _adjust_heap(k, v, first, 0, last - first, vk, vv, mode)
+
+
+cdef void _heap_select(num_t* k, int64_t* v, Py_ssize_t first, Py_ssize_t middle, Py_ssize_t last,
+                       int mode) noexcept nogil:
+    cdef Py_ssize_t i
+    _make_heap(k, v, first, middle, mode)
+    for i in range(middle, last):
+        if _lt_at(k, v, i, first, mode):
+            _pop_heap(k, v, first, middle, i, mode)
+
+
+cdef void _sort_heap(num_t* k, int64_t* v, Py_ssize_t first, Py_ssize_t last, int mode) noexcept nogil:
+    while last - first > 1:
+        last -= 1
+        _pop_heap(k, v, first, last, last, mode)
+
+
+cdef void std_partial_sort(num_t* k, int64_t* v, Py_ssize_t first, Py_ssize_t middle, Py_ssize_t last,
+                           int mode) noexcept nogil:
+    _heap_select(k, v, first, middle, last, mode)
+    _sort_heap(k, v, first, middle, mode)
+
+
+cdef void _introsort_loop(num_t* k, int64_t* v, Py_ssize_t first, Py_ssize_t last, Py_ssize_t depth,
+                          int mode) noexcept nogil:
+    cdef Py_ssize_t cut
+    while last - first > S_THRESHOLD:
+        if depth == 0:
+            std_partial_sort(k, v, first, last, last, mode)
+            return
+        depth -= 1
+        cut = _unguarded_partition_pivot(k, v, first, last, mode)
+        _introsort_loop(k, v, cut, last, depth, mode)
+        last = cut
+
+
+cdef void std_sort(num_t* k, int64_t* v, Py_ssize_t first, Py_ssize_t last, int mode) noexcept nogil:
+    if first != last:
+        _introsort_loop(k, v, first, last, _lg(last - first) * 2, mode)
+        _final_insertion_sort(k, v, first, last, mode)
+
+
+cdef void std_nth_element(num_t* k, int64_t* v, Py_ssize_t first, Py_ssize_t nth, Py_ssize_t last,
+                          int mode) noexcept nogil:
+    cdef Py_ssize_t depth, cut
+    if first == last or nth == last:
+        return
+    depth = _lg(last - first) * 2
+    while last - first > 3:
+        if depth == 0:
+            _heap_select(k, v, first, nth + 1, last, mode)
+            _swap(k, v, first, nth)
+            return
+        depth -= 1
+        cut = _unguarded_partition_pivot(k, v, first, last, mode)
+        if cut <= nth:
+            first = cut
+        else:
+            last = cut
+    _insertion_sort(k, v, first, last, mode)
+
+
+cdef inline bint _gt_or_nan(num_t x, num_t y) noexcept nogil:
+    return (isnan_t(x) and not isnan_t(y)) or x > y
+
+
+cdef void quick_select(num_t* arr, int64_t* idx, Py_ssize_t n, Py_ssize_t kth) noexcept nogil:
+    """PyTorch's quick_select_template (SortingUtils.h), as kthvalue runs it."""
+    cdef Py_ssize_t P, L = 0, R = n - 1, i, j
+    cdef num_t piv
+    while True:
+        if R <= L:
+            return
+        if R == L + 1:
+            if _gt_or_nan(arr[L], arr[R]):
+                _swap(arr, idx, L, R)
+            return
+        P = L + (R - L) // 2
+        _swap(arr, idx, P, L + 1)
+        if _gt_or_nan(arr[L + 1], arr[R]):
+            _swap(arr, idx, L + 1, R)
+        if _gt_or_nan(arr[L], arr[R]):
+            _swap(arr, idx, L, R)
+        if _gt_or_nan(arr[L + 1], arr[L]):
+            _swap(arr, idx, L + 1, L)
+        i = L + 1
+        j = R
+        piv = arr[L]
+        while True:
+            i += 1
+            while _gt_or_nan(piv, arr[i]):
+                i += 1
+            j -= 1
+            while _gt_or_nan(arr[j], piv):
+                j -= 1
+            if j < i:
+                break
+            _swap(arr, idx, i, j)
+        _swap(arr, idx, L, j)
+        if j <= kth:
+            L = i
+        if j >= kth:
+            R = j - 1
+
+
+# ---------------------------------------------------------------------------------------------
+# The per-slice driver
+
+cdef enum:
+    OP_SORT = 0
+    OP_TOPK = 1
+    OP_KTH = 2
+    OP_MEDIAN = 3
+    OP_NANMEDIAN = 4
+    OP_MODE = 5
+
+
+cdef struct SlicePlan:
+    int op
+    int mode                 # comparator for sort
+    int nouter
+    Py_ssize_t outer_sizes[MAX_DIMS]
+    Py_ssize_t s_outer[MAX_DIMS]       # self strides over the other dims
+    Py_ssize_t o_outer[MAX_DIMS]       # output strides over the other dims
+    Py_ssize_t nslices
+    Py_ssize_t n                       # slice length
+    Py_ssize_t s_dim                   # self stride along dim
+    Py_ssize_t o_dim                   # output stride along dim (sort, topk)
+    Py_ssize_t k                       # topk's k, kthvalue's k - 1
+    bint largest
+    bint sorted
+
+
+cdef void _one_slice(num_t* kb, int64_t* vb, const SlicePlan* p, num_t* ov, int64_t* oi) noexcept nogil:
+    """Run p.op on the slice in kb (values) / vb (0..n-1); write the results at ov, oi."""
+    cdef Py_ssize_t n = p.n, j, nnan, nth, freq, best
+    cdef num_t mode_value
+    cdef int64_t mode_index
+    if p.op == OP_SORT:
+        std_sort(kb, vb, 0, n, p.mode)
+        for j in range(n):
+            ov[j * p.o_dim] = kb[j]
+            oi[j * p.o_dim] = vb[j]
+    elif p.op == OP_TOPK:
+        if p.k == 0:
+            return
+        if p.k * 64 <= n:
+            std_partial_sort(kb, vb, 0, p.k, n, C_DESC if p.largest else C_ASC)
+        else:
+            std_nth_element(kb, vb, 0, p.k - 1, n, C_DESC if p.largest else C_ASC)
+            if p.sorted:
+                std_sort(kb, vb, 0, p.k - 1, C_DESC if p.largest else C_ASC)
+        for j in range(p.k):
+            ov[j * p.o_dim] = kb[j]
+            oi[j * p.o_dim] = vb[j]
+    elif p.op == OP_KTH:
+        quick_select(kb, vb, n, p.k)
+        ov[0] = kb[p.k]
+        oi[0] = vb[p.k]
+    elif p.op == OP_MEDIAN:
+        for j in range(n):
+            if isnan_t(kb[j]):
+                ov[0] = kb[j]
+                oi[0] = j
+                return
+        nth = (n - 1) // 2
+        std_nth_element(kb, vb, 0, nth, n, C_MED)
+        ov[0] = kb[nth]
+        oi[0] = vb[nth]
+    elif p.op == OP_NANMEDIAN:
+        nnan = 0
+        for j in range(n):
+            if isnan_t(kb[j]):
+                nnan += 1
+        nth = (n - nnan - 1) // 2           # C division: -1 // 2 is 0 here (cdivision)
+        std_nth_element(kb, vb, 0, nth, n, C_NANMED)
+        ov[0] = kb[nth]
+        oi[0] = vb[nth]
+    else:
+        std_sort(kb, vb, 0, n, C_PLAIN)
+        freq = 0
+        best = 0
+        mode_value = 0
+        mode_index = 0
+        for j in range(n):
+            freq += 1
+            if j == n - 1 or kb[j] != kb[j + 1]:
+                if freq > best:
+                    mode_value = kb[j]
+                    mode_index = vb[j]
+                    best = freq
+                freq = 0
+        ov[0] = mode_value
+        oi[0] = mode_index
+
+
+cdef void _run_slices(num_t* src, const SlicePlan* p, num_t* ov, int64_t* oi, num_t* kb, int64_t* vb) noexcept nogil:
+    cdef Py_ssize_t cnt[MAX_DIMS]
+    cdef Py_ssize_t so = 0, oo = 0, s, j
+    cdef int d
+    for d in range(p.nouter):
+        cnt[d] = 0
+    for s in range(p.nslices):
+        for j in range(p.n):
+            kb[j] = src[so + j * p.s_dim]
+            vb[j] = j
+        _one_slice(kb, vb, p, ov + oo, oi + oo)
+        next_pos2(p.nouter, p.outer_sizes, cnt, p.s_outer, p.o_outer, &so, &oo)
+
+
+cdef int _dispatch(TensorImpl self, const SlicePlan* p, TensorImpl values, TensorImpl indices) except -1:
+    cdef int st = self.scalar_type
+    cdef Py_ssize_t n = p.n if p.n > 0 else 1
+    cdef void* kb
+    cdef int64_t* vb
+    cdef char* s = self.data()
+    cdef char* ov = values.data()
+    cdef int64_t* oi = <int64_t*>indices.data()
+    if p.nslices == 0 or p.n == 0:
+        return 0
+    kb = malloc(n * 8)
+    vb = <int64_t*>malloc(n * sizeof(int64_t))
+    if kb == NULL or vb == NULL:
+        free(kb)
+        free(vb)
+        raise MemoryError()
+    with nogil:
+        if st == ST_BOOL or st == ST_UINT8:
+            _run_slices(<uint8_t*>s, p, <uint8_t*>ov, oi, <uint8_t*>kb, vb)
+        elif st == ST_INT8:
+            _run_slices(<int8_t*>s, p, <int8_t*>ov, oi, <int8_t*>kb, vb)
+        elif st == ST_INT16:
+            _run_slices(<int16_t*>s, p, <int16_t*>ov, oi, <int16_t*>kb, vb)
+        elif st == ST_INT32:
+            _run_slices(<int32_t*>s, p, <int32_t*>ov, oi, <int32_t*>kb, vb)
+        elif st == ST_INT64:
+            _run_slices(<int64_t*>s, p, <int64_t*>ov, oi, <int64_t*>kb, vb)
+        elif st == ST_FLOAT32:
+            _run_slices(<float*>s, p, <float*>ov, oi, <float*>kb, vb)
+        else:
+            _run_slices(<double*>s, p, <double*>ov, oi, <double*>kb, vb)
+    free(kb)
+    free(vb)
+    return 0
+
+
+cdef tuple _outputs(TensorImpl self, int dim, Py_ssize_t dim_size, bint keep, SlicePlan* p, int op):
+    """Contiguous values/indices tensors with `dim` resized to dim_size (or removed when keep is
+    False), and the plan's loop over the other dims."""
+    cdef Py_ssize_t sizes[MAX_DIMS]
+    cdef Py_ssize_t ostr[MAX_DIMS]
+    cdef Py_ssize_t acc = 1
+    cdef int nd = 0, d, j = 0
+    cdef TensorImpl values, indices
+    for d in range(self.nd):
+        if d == dim:
+            if keep:
+                sizes[nd] = dim_size
+                nd += 1
+        else:
+            sizes[nd] = self.sizes[d]
+            nd += 1
+    values = empty_contiguous(nd, sizes, self.scalar_type, None)
+    indices = empty_contiguous(nd, sizes, ST_INT64, None)
+    for d in range(nd - 1, -1, -1):
+        ostr[d] = acc
+        acc *= sizes[d]
+    p.op = op
+    p.nouter = 0
+    p.nslices = 1
+    p.n = self.sizes[dim] if self.nd > 0 else 1
+    p.s_dim = self.strides[dim] if self.nd > 0 else 0
+    p.o_dim = 0
+    for d in range(self.nd):
+        if d == dim:
+            if keep:
+                p.o_dim = ostr[j]
+                j += 1
+            continue
+        p.outer_sizes[p.nouter] = self.sizes[d]
+        p.s_outer[p.nouter] = self.strides[d]
+        p.o_outer[p.nouter] = ostr[j]
+        p.nslices *= self.sizes[d]
+        p.nouter += 1
+        j += 1
+    return values, indices
+
+
+# ---------------------------------------------------------------------------------------------
+# sort, topk, kthvalue, median, nanmedian, mode
+
+cdef tuple _sort(TensorImpl self, bint stable, object dim, bint descending):
+    cdef int d = self._wrap_dim(dim)
+    cdef SlicePlan p
+    check_cpu(self)
+    check_kernel_dtype(self, "sort")
+    values, indices = _outputs(self, d, self.sizes[d] if self.nd > 0 else 1, True, &p, OP_SORT)
+    if not stable and self.nd == 1 and not descending and is_integral(self.scalar_type, False) \
+            and self.n_elem >= 32768:
+        stable = True          # PyTorch's radix sort path for large 1-d integer tensors (stable)
+    if stable:
+        p.mode = C_DESC_STABLE if descending else C_ASC_STABLE
+    else:
+        p.mode = C_DESC if descending else C_ASC
+    _dispatch(self, &p, values, indices)
+    return values, indices
+
+
+def sort_cpu(TensorImpl self not None, dim=-1, descending=False):
+    return _sort(self, False, dim, descending)
+
+
+def sort_stable_cpu(TensorImpl self not None, stable=None, dim=-1, descending=False):
+    return _sort(self, bool(stable) if stable is not None else False, dim, descending)
+
+
+def topk_cpu(TensorImpl self not None, k, dim=-1, largest=True, sorted=True):
+    cdef int d = self._wrap_dim(dim)
+    cdef SlicePlan p
+    cdef Py_ssize_t size = self.sizes[d] if self.nd > 0 else 1
+    check_cpu(self)
+    if not (0 <= k <= size):
+        raise RuntimeError("selected index k out of range")
+    if self.scalar_type == ST_BOOL:
+        raise RuntimeError("topk does not support bool dtypes on CPU")
+    check_kernel_dtype(self, "topk_cpu")
+    values, indices = _outputs(self, d, k, True, &p, OP_TOPK)
+    p.k = k
+    if self.nd == 0:
+        p.k = 1                # PyTorch copies a 0-dim self whatever k (0 or 1) is
+    p.largest = largest
+    p.sorted = sorted
+    _dispatch(self, &p, values, indices)
+    return values, indices
+
+
+cdef int _check_nonempty_dim(TensorImpl self, int d, str name) except -1:
+    if self.nd > 0 and self.sizes[d] == 0:
+        raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+    return 0
+
+
+def kthvalue_cpu(TensorImpl self not None, k, dim=-1, keepdim=False):
+    cdef int d = self._wrap_dim(dim)
+    cdef SlicePlan p
+    cdef Py_ssize_t size = self.sizes[d] if self.nd > 0 else 1
+    check_cpu(self)
+    if self.scalar_type == ST_BOOL:
+        raise NotImplementedError("\"kthvalue_cpu\" not implemented for 'Bool'")
+    check_kernel_dtype(self, "kthvalue_cpu")
+    _check_nonempty_dim(self, d, "kthvalue")
+    if not (1 <= k <= size):
+        raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
+    values, indices = _outputs(self, d, 1, keepdim, &p, OP_KTH)
+    p.k = k - 1
+    _dispatch(self, &p, values, indices)
+    return values, indices
+
+
+cdef tuple _median_dim(TensorImpl self, object dim, bint keepdim, bint ignore_nan, str name):
+    cdef int d = self._wrap_dim(dim)
+    cdef SlicePlan p
+    check_cpu(self)
+    if self.scalar_type == ST_BOOL:
+        raise NotImplementedError("\"median_out\" not implemented for 'Bool'")
+    check_kernel_dtype(self, "median_out")
+    _check_nonempty_dim(self, d, name)
+    values, indices = _outputs(self, d, 1, keepdim, &p, OP_NANMEDIAN if ignore_nan else OP_MEDIAN)
+    _dispatch(self, &p, values, indices)
+    return values, indices
+
+
+def median_dim_cpu(TensorImpl self not None, dim, keepdim=False):
+    return _median_dim(self, dim, keepdim, False, "median")
+
+
+def nanmedian_dim_cpu(TensorImpl self not None, dim, keepdim=False):
+    return _median_dim(self, dim, keepdim, True, "nanmedian")
+
+
+cdef TensorImpl _median_all(TensorImpl self, bint ignore_nan):
+    """The lower median of all elements (NaN when there is one, unless ignore_nan)."""
+    cdef SlicePlan p
+    cdef TensorImpl flat, values, indices
+    cdef Py_ssize_t n = self.n_elem
+    check_cpu(self)
+    if self.scalar_type == ST_BOOL:
+        raise NotImplementedError("\"median_cpu\" not implemented for 'Bool'")
+    check_kernel_dtype(self, "median_cpu")
+    values = empty_contiguous(0, NULL, self.scalar_type, None)
+    if n == 0:
+        _store_nan(values)
+        return values
+    flat = flattened(self)
+    values, indices = _outputs(flat, 0, 1, False, &p, OP_NANMEDIAN if ignore_nan else OP_MEDIAN)
+    _dispatch(flat, &p, values, indices)
+    return values
+
+
+cdef void _store_nan(TensorImpl t):
+    """NaN converted to t's dtype, as PyTorch's at::full({}, NAN).to(dtype) does for empty input."""
+    cdef int st = t.scalar_type
+    cdef double nan = NAN
+    if st == ST_FLOAT32:
+        (<float*>t.data())[0] = <float>nan
+    elif st == ST_FLOAT64:
+        (<double*>t.data())[0] = nan
+    elif st == ST_INT64:
+        (<int64_t*>t.data())[0] = <int64_t>(-9223372036854775807 - 1)
+    elif st == ST_INT32:
+        (<int32_t*>t.data())[0] = <int32_t>(-2147483647 - 1)
+    elif st == ST_INT16:
+        (<int16_t*>t.data())[0] = 0
+    else:
+        (<uint8_t*>t.data())[0] = 0
+
+
+def median_cpu(TensorImpl self not None):
+    return _median_all(self, False)
+
+
+def nanmedian_cpu(TensorImpl self not None):
+    return _median_all(self, True)
+
+
+def mode_cpu(TensorImpl self not None, dim=-1, keepdim=False):
+    cdef int d = self._wrap_dim(dim)
+    cdef SlicePlan p
+    check_cpu(self)
+    check_kernel_dtype(self, "mode_cpu")
+    _check_nonempty_dim(self, d, "mode")
+    values, indices = _outputs(self, d, 1, keepdim, &p, OP_MODE)
+    _dispatch(self, &p, values, indices)
+    return values, indices
