@@ -654,16 +654,17 @@ def mode_cpu(TensorImpl self not None, dim=-1, keepdim=False):
 # _unique2, unique_consecutive, unique_dim
 #
 # PyTorch's CPU unique always returns sorted values (sorted=False is a hint it ignores there),
-# every NaN its own value, sorted last. unique_dim orders slices along `dim` lexicographically
+# every NaN its own value, sorted last, in the order its sort leaves them. unique_dim orders slices along `dim` lexicographically
 # with `<` / `>` per element and groups equal slices (at::equal: a slice holding NaN equals no
 # other); the dim forms return the inverse and counts whatever their flags say.
 
 cdef Py_ssize_t _unique_run(num_t* kb, int64_t* vb, Py_ssize_t n, bint do_sort, num_t* vals, int64_t* inv,
                             int64_t* cnt) noexcept nogil:
-    """Group equal values (after a stable sort, or as they come): values, inverse, counts."""
+    """Group equal values (after sorting as torch.sort does, or as they come): values, inverse,
+    counts. PyTorch's unique sorts with its (unstable) sort, which decides the order of NaNs."""
     cdef Py_ssize_t j, g = -1
     if do_sort:
-        std_sort(kb, vb, 0, n, C_ASC_STABLE)
+        std_sort(kb, vb, 0, n, C_ASC)
     for j in range(n):
         if j == 0 or kb[j] != kb[j - 1]:
             g += 1
