@@ -12,6 +12,7 @@ import warnings
 
 from libc.stdint cimport int64_t, uint8_t, uint16_t, uint32_t, uint64_t, int8_t, int16_t, int32_t
 from libc.stdlib cimport malloc, free
+from libc.string cimport memcpy
 from c10.scalar_type cimport (ST_BOOL, ST_UINT8, ST_INT8, ST_INT16, ST_INT32, ST_INT64, ST_FLOAT16,
                               ST_FLOAT32, ST_FLOAT64)
 from c10.tensor_impl cimport TensorImpl, MAX_DIMS, empty_contiguous
@@ -21,9 +22,9 @@ from aten.native.cpu.indexing_utils cimport (move_t, num_t, type_name, sizes_str
 from aten.native.cpu.masked cimport nonzero_of
 
 cdef enum:
-    M_GATHER = 0     # other[pre, b, post] = self[pre, slin[b], post]
-    M_COPY = 1       # self[pre, slin[b], post] = other[pre, b, post]
-    M_ADD = 2        # self[pre, slin[b], post] += alpha * other[pre, b, post]
+    M_GATHER = 0     # other[pre, b, post] = self[pre, soff(b), post]
+    M_COPY = 1       # self[pre, soff(b), post] = other[pre, b, post]
+    M_ADD = 2        # self[pre, soff(b), post] += alpha * other[pre, b, post]
 
 
 cdef struct Plan3:
@@ -36,8 +37,31 @@ cdef struct Plan3:
     Py_ssize_t o_pre[MAX_DIMS]       # other strides
     Py_ssize_t o_post[MAX_DIMS]
     Py_ssize_t nb
-    const int64_t* slin              # self offset of position b
-    const int64_t* olin              # other offset of position b (NULL: 0)
+    # self's offset of position b: slin[b], or (without slin) sidx[b] (wrapped by swrap when
+    # negative) times sstride, so that one index tensor needs no offsets buffer
+    const int64_t* slin
+    const int64_t* sidx
+    Py_ssize_t sstride
+    Py_ssize_t swrap
+    # the other operand's offset of position b: olin[b], or b * ostride
+    const int64_t* olin
+    Py_ssize_t ostride
+
+
+cdef inline Py_ssize_t _soff(const Plan3* p, Py_ssize_t b) noexcept nogil:
+    cdef int64_t v
+    if p.slin != NULL:
+        return p.slin[b]
+    v = p.sidx[b]
+    if v < 0:
+        v += p.swrap
+    return v * p.sstride
+
+
+cdef inline Py_ssize_t _ooff(const Plan3* p, Py_ssize_t b) noexcept nogil:
+    if p.olin != NULL:
+        return p.olin[b]
+    return b * p.ostride
 
 
 cdef int _coalesce(int n, Py_ssize_t* sizes, Py_ssize_t* a, Py_ssize_t* b) noexcept:
@@ -64,12 +88,44 @@ cdef inline num_t _norm(num_t v, bint is_bool) noexcept nogil:
     return v
 
 
+cdef inline void _row_move(move_t* dst, Py_ssize_t ds, const move_t* src, Py_ssize_t ss,
+                           Py_ssize_t n) noexcept nogil:
+    cdef Py_ssize_t j
+    cdef move_t v
+    if ds == 1 and ss == 1:
+        memcpy(dst, src, n * sizeof(move_t))
+    elif ss == 0:
+        v = src[0]
+        for j in range(n):
+            dst[j * ds] = v
+    else:
+        for j in range(n):
+            dst[j * ds] = src[j * ss]
+
+
+cdef inline void _row_add(num_t* dst, Py_ssize_t ds, const num_t* src, Py_ssize_t ss, Py_ssize_t n, num_t alpha,
+                          bint is_bool) noexcept nogil:
+    cdef Py_ssize_t j
+    if is_bool:
+        for j in range(n):
+            dst[j * ds] = _norm(<num_t>(dst[j * ds] + alpha * src[j * ss]), True)
+    elif alpha == 1 and ds == 1 and ss == 1:
+        for j in range(n):
+            dst[j] = <num_t>(dst[j] + src[j])
+    elif alpha == 1:
+        for j in range(n):
+            dst[j * ds] = <num_t>(dst[j * ds] + src[j * ss])
+    else:
+        for j in range(n):
+            dst[j * ds] = <num_t>(dst[j * ds] + alpha * src[j * ss])
+
+
 cdef void _run3(move_t* s, move_t* o, num_t* sn, num_t* on, const Plan3* p, int mode, num_t alpha,
                 bint is_bool) noexcept nogil:
     """The loop nest. Moves go through s/o (element width only); M_ADD through sn/on."""
     cdef Py_ssize_t pre_cnt[MAX_DIMS]
     cdef Py_ssize_t post_cnt[MAX_DIMS]
-    cdef Py_ssize_t npre_total = 1, inner = 1, outer_rows = 1, pre_i, b, j, r
+    cdef Py_ssize_t npre_total = 1, inner = 1, outer_rows = 1, pre_i, b, r
     cdef Py_ssize_t sp = 0, op = 0, so, oo, sin_ = 0, oin = 0
     cdef int d, nouter = 0
     for d in range(p.npre):
@@ -85,22 +141,36 @@ cdef void _run3(move_t* s, move_t* o, num_t* sn, num_t* on, const Plan3* p, int 
     if npre_total == 0 or outer_rows == 0 or inner == 0 or p.nb == 0:
         return
     for pre_i in range(npre_total):
-        for b in range(p.nb):
-            so = sp + p.slin[b]
-            oo = op + (p.olin[b] if p.olin != NULL else 0)
-            for d in range(nouter):
-                post_cnt[d] = 0
-            for r in range(outer_rows):
-                if mode == M_GATHER:
-                    for j in range(inner):
-                        o[oo + j * oin] = s[so + j * sin_]
-                elif mode == M_COPY:
-                    for j in range(inner):
-                        s[so + j * sin_] = o[oo + j * oin]
-                else:
-                    for j in range(inner):
-                        sn[so + j * sin_] = _norm(<num_t>(sn[so + j * sin_] + alpha * on[oo + j * oin]), is_bool)
-                next_pos2(nouter, p.post_sizes, post_cnt, p.s_post, p.o_post, &so, &oo)
+        if p.npost == 0:
+            # one element per position b: no row loop
+            if mode == M_GATHER and p.slin == NULL and p.olin == NULL and p.swrap == 0:
+                # index_select's inner loop: a plain gather through one index tensor
+                for b in range(p.nb):
+                    o[op + b * p.ostride] = s[sp + p.sidx[b] * p.sstride]
+            elif mode == M_GATHER:
+                for b in range(p.nb):
+                    o[op + _ooff(p, b)] = s[sp + _soff(p, b)]
+            elif mode == M_COPY:
+                for b in range(p.nb):
+                    s[sp + _soff(p, b)] = o[op + _ooff(p, b)]
+            else:
+                for b in range(p.nb):
+                    so = sp + _soff(p, b)
+                    sn[so] = _norm(<num_t>(sn[so] + alpha * on[op + _ooff(p, b)]), is_bool)
+        else:
+            for b in range(p.nb):
+                so = sp + _soff(p, b)
+                oo = op + _ooff(p, b)
+                for d in range(nouter):
+                    post_cnt[d] = 0
+                for r in range(outer_rows):
+                    if mode == M_GATHER:
+                        _row_move(o + oo, oin, s + so, sin_, inner)
+                    elif mode == M_COPY:
+                        _row_move(s + so, sin_, o + oo, oin, inner)
+                    else:
+                        _row_add(sn + so, sin_, on + oo, oin, inner, alpha, is_bool)
+                    next_pos2(nouter, p.post_sizes, post_cnt, p.s_post, p.o_post, &so, &oo)
         next_pos2(p.npre, p.pre_sizes, pre_cnt, p.s_pre, p.o_pre, &sp, &op)
 
 
@@ -179,26 +249,16 @@ cdef void _dim_plan(Plan3* p, TensorImpl self, int dim, TensorImpl other, int od
         p.o_post[d] = other.strides[odim + 1 + d] if odim >= 0 else 0
 
 
-cdef _Offsets _scaled(const int64_t* idx, Py_ssize_t n, Py_ssize_t stride, Py_ssize_t wrap):
-    """idx[b] * stride, negative indices wrapped by `wrap` (0: none)."""
-    cdef _Offsets o = new_offsets(n)
-    cdef Py_ssize_t b
-    cdef int64_t v
-    with nogil:
-        for b in range(n):
-            v = idx[b]
-            if v < 0:
-                v += wrap
-            o.data[b] = v * stride
-    return o
-
-
-cdef _Offsets _arange_scaled(Py_ssize_t n, Py_ssize_t stride):
-    cdef _Offsets o = new_offsets(n)
-    cdef Py_ssize_t b
-    for b in range(n):
-        o.data[b] = b * stride
-    return o
+cdef void _index_by(Plan3* p, TensorImpl idx, Py_ssize_t sstride, Py_ssize_t swrap, Py_ssize_t ostride) noexcept:
+    """Positions b are the elements of a contiguous int64 index tensor: self at idx[b] * sstride
+    (negative indices wrapped by swrap), the other operand at b * ostride."""
+    p.nb = idx.n_elem
+    p.slin = NULL
+    p.sidx = <int64_t*>idx.data()
+    p.sstride = sstride
+    p.swrap = swrap
+    p.olin = NULL
+    p.ostride = ostride
 
 
 cdef inline Py_ssize_t _size0(TensorImpl t, int dim):
@@ -216,7 +276,6 @@ def index_select_cpu(TensorImpl self not None, dim, TensorImpl index not None):
     cdef Py_ssize_t out_sizes[MAX_DIMS]
     cdef TensorImpl idx, out
     cdef Plan3 p
-    cdef _Offsets slin, olin
     check_cpu(self)
     check_cpu(index)
     if index.nd > 1:
@@ -244,11 +303,7 @@ def index_select_cpu(TensorImpl self not None, dim, TensorImpl index not None):
         out_sizes[d] = n
     out = empty_contiguous(self.nd, out_sizes, self.scalar_type, None)
     _dim_plan(&p, self, d, out, d)
-    p.nb = n
-    slin = _scaled(<int64_t*>idx.data(), n, _stride0(self, d), 0)
-    olin = _arange_scaled(n, _stride0(out, d))
-    p.slin = slin.data
-    p.olin = olin.data
+    _index_by(&p, idx, _stride0(self, d), 0, _stride0(out, d))
     run3(self.scalar_type, M_GATHER, self.data(), out.data(), &p, None)
     return out
 
@@ -290,14 +345,9 @@ cdef int _check_index_copy(TensorImpl self, int d, TensorImpl index, TensorImpl 
 cdef _index_write(TensorImpl self, int d, TensorImpl idx, TensorImpl source, int mode, TensorImpl alpha):
     """self[pre, idx[b], post] = (or +=) source[pre, b, post]; idx already checked."""
     cdef Plan3 p
-    cdef _Offsets slin, olin
     cdef Py_ssize_t n = idx.n_elem
     _dim_plan(&p, self, d, source, d if source.nd > 0 else -1)
-    p.nb = n
-    slin = _scaled(<int64_t*>idx.data(), n, _stride0(self, d), 0)
-    olin = _arange_scaled(n, _stride0(source, d))
-    p.slin = slin.data
-    p.olin = olin.data
+    _index_by(&p, idx, _stride0(self, d), 0, _stride0(source, d))
     run3(self.scalar_type, mode, self.data(), source.data(), &p, alpha)
 
 
@@ -381,7 +431,6 @@ def index_fill__int_Scalar_cpu(TensorImpl self not None, dim, TensorImpl index n
     cdef Py_ssize_t size, bad, n = index.n_elem
     cdef TensorImpl idx, v
     cdef Plan3 p
-    cdef _Offsets slin
     check_cpu(self)
     check_cpu(index)
     if index.scalar_type != ST_INT64:
@@ -398,10 +447,7 @@ def index_fill__int_Scalar_cpu(TensorImpl self not None, dim, TensorImpl index n
     if bad >= 0:
         raise IndexError(f"index {(<int64_t*>idx.data())[bad]} is out of bounds for dimension {d} with size {size}")
     _dim_plan(&p, self, d, v, -1)
-    p.nb = n
-    slin = _scaled(<int64_t*>idx.data(), n, _stride0(self, d), size)
-    p.slin = slin.data
-    p.olin = NULL
+    _index_by(&p, idx, _stride0(self, d), size, 0)
     run3(self.scalar_type, M_COPY, self.data(), v.data(), &p, None)
     bump_version(self)
     return self
@@ -442,7 +488,21 @@ cdef class _Indexing:
     cdef Py_ssize_t post_sizes[MAX_DIMS]
     cdef Py_ssize_t s_pre[MAX_DIMS]
     cdef Py_ssize_t s_post[MAX_DIMS]
-    cdef _Offsets slin
+    cdef _Offsets slin                     # self offset per block position, or None:
+    cdef TensorImpl sidx                   # the one index tensor, with
+    cdef Py_ssize_t sstride                # self's stride and
+    cdef Py_ssize_t swrap                  # size along the dim it indexes
+
+    cdef void set_self_offsets(self, Plan3* p) noexcept:
+        p.nb = self.nb
+        if self.slin is not None:
+            p.slin = self.slin.data
+            p.sidx = NULL
+        else:
+            p.slin = NULL
+            p.sidx = <int64_t*>self.sidx.data()
+            p.sstride = self.sstride
+            p.swrap = self.swrap
 
     cdef tuple result_shape(self):
         cdef list shape = [self.pre_sizes[d] for d in range(self.npre)]
@@ -564,7 +624,14 @@ cdef _Indexing _prepare(TensorImpl self, tuple indices):
             info.post_sizes[info.npost] = self.sizes[d]
             info.s_post[info.npost] = self.strides[d]
             info.npost += 1
-    info.slin = _block_offsets(self, info)
+    if len(tensors) == 1 and dims[0] >= 0:
+        # one index tensor (contiguous int64, its shape is the block's): no offsets buffer
+        info.slin = None
+        info.sidx = <TensorImpl>tensors[0]
+        info.sstride = self.strides[<int>dims[0]]
+        info.swrap = self.sizes[<int>dims[0]]
+    else:
+        info.slin = _block_offsets(self, info)
     return info
 
 
@@ -638,7 +705,6 @@ def index_cpu(TensorImpl self not None, indices):
     cdef Py_ssize_t cstride[MAX_DIMS]
     cdef Py_ssize_t postn = 1, acc
     cdef int d, nd
-    cdef _Offsets olin
     check_cpu(self)
     indices = tuple(indices)
     if len(indices) > self.nd:
@@ -673,10 +739,9 @@ def index_cpu(TensorImpl self not None, indices):
         p.post_sizes[d] = info.post_sizes[d]
         p.s_post[d] = info.s_post[d]
         p.o_post[d] = cstride[nd - info.npost + d]
-    p.nb = info.nb
-    p.slin = info.slin.data
-    olin = _arange_scaled(info.nb, postn)
-    p.olin = olin.data
+    info.set_self_offsets(&p)
+    p.olin = NULL
+    p.ostride = postn
     run3(self.scalar_type, M_GATHER, self.data(), out.data(), &p, None)
     return out
 
@@ -688,7 +753,8 @@ def index_put__cpu(TensorImpl self not None, indices, TensorImpl values not None
     cdef Py_ssize_t cnt[MAX_DIMS]
     cdef Py_ssize_t rsizes[MAX_DIMS]
     cdef int d, nd, vd, k
-    cdef Py_ssize_t b, off
+    cdef Py_ssize_t b, off, run
+    cdef bint flat
     cdef _Offsets olin
     cdef TensorImpl one
     check_cpu(self)
@@ -741,6 +807,7 @@ def index_put__cpu(TensorImpl self not None, indices, TensorImpl values not None
         olin = new_offsets(1)
         olin.data[0] = 0
         p.slin = olin.data
+        p.sidx = NULL
         p.olin = olin.data
     else:
         p.npre = info.npre
@@ -753,25 +820,42 @@ def index_put__cpu(TensorImpl self not None, indices, TensorImpl values not None
             p.post_sizes[d] = info.post_sizes[d]
             p.s_post[d] = info.s_post[d]
             p.o_post[d] = vstr[nd - info.npost + d]
-        p.nb = info.nb
-        p.slin = info.slin.data
-        # values offset of each block position b
-        olin = new_offsets(info.nb)
-        for d in range(info.nd_b):
-            cnt[d] = 0
-        off = 0
-        for b in range(info.nb):
-            olin.data[b] = off
-            d = info.nd_b - 1
-            while d >= 0:
-                cnt[d] += 1
-                off += vstr[info.npre + d]
-                if cnt[d] < info.b_sizes[d]:
-                    break
-                off -= vstr[info.npre + d] * info.b_sizes[d]
+        info.set_self_offsets(&p)
+        # values' offset of each block position b: b * one stride when the values step evenly
+        # through the block (or not at all), else a buffer of offsets
+        flat = True
+        run = -1
+        p.ostride = 0
+        for d in range(info.nd_b - 1, -1, -1):
+            if info.b_sizes[d] == 1:
+                continue
+            if run < 0:
+                p.ostride = vstr[info.npre + d]
+                run = p.ostride * info.b_sizes[d]
+            elif vstr[info.npre + d] == run:
+                run *= info.b_sizes[d]
+            else:
+                flat = False
+                break
+        if flat:
+            p.olin = NULL
+        else:
+            olin = new_offsets(info.nb)
+            for d in range(info.nd_b):
                 cnt[d] = 0
-                d -= 1
-        p.olin = olin.data
+            off = 0
+            for b in range(info.nb):
+                olin.data[b] = off
+                d = info.nd_b - 1
+                while d >= 0:
+                    cnt[d] += 1
+                    off += vstr[info.npre + d]
+                    if cnt[d] < info.b_sizes[d]:
+                        break
+                    off -= vstr[info.npre + d] * info.b_sizes[d]
+                    cnt[d] = 0
+                    d -= 1
+            p.olin = olin.data
     if accumulate:
         one = scalar_tensor_of(1, self.scalar_type)
         run3(self.scalar_type, M_ADD, self.data(), values.data(), &p, one)

@@ -28,18 +28,28 @@ cdef Py_ssize_t _nonzero_pass(num_t* p, int nd, const Py_ssize_t* sizes, const P
     """Count the nonzero elements (out NULL), or write their coordinates row by row into out."""
     cdef Py_ssize_t cnt[MAX_DIMS]
     cdef Py_ssize_t zero[MAX_DIMS]
-    cdef Py_ssize_t off = 0, dummy = 0, i, c = 0
-    cdef int d
+    cdef Py_ssize_t off = 0, dummy = 0, r, j, c = 0, rows, inner, st
+    cdef int d, no = nd - 1 if nd > 0 else 0
+    inner = sizes[nd - 1] if nd > 0 else 1
+    st = strides[nd - 1] if nd > 0 else 0
+    if inner == 0:
+        return 0
+    rows = n // inner
     for d in range(nd):
         cnt[d] = 0
         zero[d] = 0
-    for i in range(n):
-        if p[off] != 0:
-            if out != NULL:
-                for d in range(nd):
-                    out[c * nd + d] = cnt[d]
-            c += 1
-        next_pos2(nd, sizes, cnt, strides, zero, &off, &dummy)
+    for r in range(rows):
+        if out == NULL:
+            for j in range(inner):
+                c += p[off + j * st] != 0
+        else:
+            for j in range(inner):
+                if p[off + j * st] != 0:
+                    for d in range(no):
+                        out[c * nd + d] = cnt[d]
+                    out[c * nd + no] = j
+                    c += 1
+        next_pos2(no, sizes, cnt, strides, zero, &off, &dummy)
     return c
 
 
@@ -112,15 +122,27 @@ cdef int _check_mask_to_self(TensorImpl self, TensorImpl mask) except -1:
 cdef void _fill_where(move_t* s, const uint8_t* m, int nd, const Py_ssize_t* sizes, const Py_ssize_t* ss,
                       const Py_ssize_t* ms, Py_ssize_t n, const move_t* value) noexcept nogil:
     cdef Py_ssize_t cnt[MAX_DIMS]
-    cdef Py_ssize_t so = 0, mo = 0, i
+    cdef Py_ssize_t so = 0, mo = 0, r, j, rows, inner, sj, mj
     cdef move_t v = value[0]
-    cdef int d
+    cdef int d, no = nd - 1 if nd > 0 else 0
+    inner = sizes[nd - 1] if nd > 0 else 1
+    sj = ss[nd - 1] if nd > 0 else 0
+    mj = ms[nd - 1] if nd > 0 else 0
+    if inner == 0:
+        return
+    rows = n // inner
     for d in range(nd):
         cnt[d] = 0
-    for i in range(n):
-        if m[mo]:
-            s[so] = v
-        next_pos2(nd, sizes, cnt, ss, ms, &so, &mo)
+    for r in range(rows):
+        if sj == 1 and mj == 1:
+            for j in range(inner):
+                if m[mo + j]:
+                    s[so + j] = v
+        else:
+            for j in range(inner):
+                if m[mo + j * mj]:
+                    s[so + j * sj] = v
+        next_pos2(no, sizes, cnt, ss, ms, &so, &mo)
 
 
 cdef int _masked_fill_into(TensorImpl self, TensorImpl mask, TensorImpl value) except -1:
@@ -191,16 +213,26 @@ cdef Py_ssize_t _select_pass(move_t* s, const uint8_t* m, int nd, const Py_ssize
                              const Py_ssize_t* ms, Py_ssize_t n, move_t* out) noexcept nogil:
     """Count the selected elements (out NULL) or copy them into out in row-major order."""
     cdef Py_ssize_t cnt[MAX_DIMS]
-    cdef Py_ssize_t so = 0, mo = 0, i, c = 0
-    cdef int d
+    cdef Py_ssize_t so = 0, mo = 0, r, j, c = 0, rows, inner, sj, mj
+    cdef int d, no = nd - 1 if nd > 0 else 0
+    inner = sizes[nd - 1] if nd > 0 else 1
+    sj = ss[nd - 1] if nd > 0 else 0
+    mj = ms[nd - 1] if nd > 0 else 0
+    if inner == 0:
+        return 0
+    rows = n // inner
     for d in range(nd):
         cnt[d] = 0
-    for i in range(n):
-        if m[mo]:
-            if out != NULL:
-                out[c] = s[so]
-            c += 1
-        next_pos2(nd, sizes, cnt, ss, ms, &so, &mo)
+    for r in range(rows):
+        if out == NULL:
+            for j in range(inner):
+                c += m[mo + j * mj] != 0
+        else:
+            for j in range(inner):
+                if m[mo + j * mj]:
+                    out[c] = s[so + j * sj]
+                    c += 1
+        next_pos2(no, sizes, cnt, ss, ms, &so, &mo)
     return c
 
 
@@ -246,15 +278,22 @@ def masked_select_cpu(TensorImpl self not None, TensorImpl mask not None):
 cdef void _scatter_where(move_t* s, const uint8_t* m, int nd, const Py_ssize_t* sizes, const Py_ssize_t* ss,
                          const Py_ssize_t* ms, Py_ssize_t n, const move_t* src) noexcept nogil:
     cdef Py_ssize_t cnt[MAX_DIMS]
-    cdef Py_ssize_t so = 0, mo = 0, i, c = 0
-    cdef int d
+    cdef Py_ssize_t so = 0, mo = 0, r, j, c = 0, rows, inner, sj, mj
+    cdef int d, no = nd - 1 if nd > 0 else 0
+    inner = sizes[nd - 1] if nd > 0 else 1
+    sj = ss[nd - 1] if nd > 0 else 0
+    mj = ms[nd - 1] if nd > 0 else 0
+    if inner == 0:
+        return
+    rows = n // inner
     for d in range(nd):
         cnt[d] = 0
-    for i in range(n):
-        if m[mo]:
-            s[so] = src[c]
-            c += 1
-        next_pos2(nd, sizes, cnt, ss, ms, &so, &mo)
+    for r in range(rows):
+        for j in range(inner):
+            if m[mo + j * mj]:
+                s[so + j * sj] = src[c]
+                c += 1
+        next_pos2(no, sizes, cnt, ss, ms, &so, &mo)
 
 
 def masked_scatter__cpu(TensorImpl self not None, TensorImpl mask not None, TensorImpl source not None):
@@ -354,6 +393,14 @@ cdef void _take_copy(move_t* s, const int64_t* offs, Py_ssize_t n, move_t* out) 
         out[i] = s[offs[i]]
 
 
+cdef void _take_contiguous(move_t* s, const int64_t* idx, Py_ssize_t n, Py_ssize_t numel, move_t* out) noexcept nogil:
+    cdef Py_ssize_t i
+    cdef int64_t v
+    for i in range(n):
+        v = idx[i]
+        out[i] = s[v + numel if v < 0 else v]
+
+
 cdef void _put_copy(move_t* s, const int64_t* offs, Py_ssize_t n, const move_t* src) noexcept nogil:
     cdef Py_ssize_t i
     for i in range(n):
@@ -384,7 +431,7 @@ cdef TensorImpl _checked_offsets(TensorImpl self, TensorImpl idx):
 
 def take_cpu(TensorImpl self not None, TensorImpl index not None):
     cdef TensorImpl idx, offs, out
-    cdef Py_ssize_t n = index.n_elem
+    cdef Py_ssize_t n = index.n_elem, bad
     cdef int w
     cdef char* s
     cdef char* o
@@ -397,12 +444,30 @@ def take_cpu(TensorImpl self not None, TensorImpl index not None):
     if self.n_elem == 0 and n != 0:
         raise IndexError("take(): tried to take from an empty tensor")
     idx = int64_contiguous(index)
-    offs = _checked_offsets(self, idx)
     out = empty_contiguous(index.nd, index.sizes, self.scalar_type, None)
     s = self.data()
     o = out.data()
-    op = <int64_t*>offs.data()
     w = width_of(self.scalar_type)
+    if self.contiguous:
+        # no offsets buffer: the flat position is the storage offset
+        with nogil:
+            bad = _first_bad_flat(<int64_t*>idx.data(), n, self.n_elem)
+        if bad >= 0:
+            raise IndexError(f"out of range: tried to access index {(<int64_t*>idx.data())[bad]} on a tensor of "
+                             f"{self.n_elem} elements.")
+        op = <int64_t*>idx.data()
+        with nogil:
+            if w == 1:
+                _take_contiguous(<uint8_t*>s, op, n, self.n_elem, <uint8_t*>o)
+            elif w == 2:
+                _take_contiguous(<uint16_t*>s, op, n, self.n_elem, <uint16_t*>o)
+            elif w == 4:
+                _take_contiguous(<uint32_t*>s, op, n, self.n_elem, <uint32_t*>o)
+            else:
+                _take_contiguous(<uint64_t*>s, op, n, self.n_elem, <uint64_t*>o)
+        return out
+    offs = _checked_offsets(self, idx)
+    op = <int64_t*>offs.data()
     with nogil:
         if w == 1:
             _take_copy(<uint8_t*>s, op, n, <uint8_t*>o)

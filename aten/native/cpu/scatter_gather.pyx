@@ -37,49 +37,124 @@ cdef struct SGPlan:
 
 
 cdef void _sg_move(move_t* s, move_t* o, const int64_t* idx, const SGPlan* p, bint gather) noexcept nogil:
+    """Rows along index's last dim; the outer dims step with next_pos3."""
     cdef Py_ssize_t cnt[MAX_DIMS]
-    cdef Py_ssize_t io = 0, so = 0, oo = 0, i
-    cdef int d
-    for d in range(p.nd):
+    cdef Py_ssize_t io = 0, so = 0, oo = 0, r, j, rows
+    cdef int d, no = p.nd - 1
+    cdef Py_ssize_t inner = p.sizes[no], isj = p.ist[no], ssj = p.sst[no], osj = p.ost[no], sdim = p.sdim
+    if inner == 0:
+        return
+    rows = p.n // inner
+    for d in range(no):
         cnt[d] = 0
-    for i in range(p.n):
+    cdef bint unit = isj == 1 and osj == 1          # index and result/src rows contiguous
+    for r in range(rows):
         if gather:
-            o[oo] = s[so + idx[io] * p.sdim]
+            if unit and ssj == 0 and sdim == 1:         # along self's contiguous last dim
+                for j in range(inner):
+                    o[oo + j] = s[so + idx[io + j]]
+            elif unit:
+                for j in range(inner):
+                    o[oo + j] = s[so + j * ssj + idx[io + j] * sdim]
+            else:
+                for j in range(inner):
+                    o[oo + j * osj] = s[so + j * ssj + idx[io + j * isj] * sdim]
         else:
-            s[so + idx[io] * p.sdim] = o[oo]
-        next_pos3(p.nd, p.sizes, cnt, p.ist, p.sst, p.ost, &io, &so, &oo)
+            if unit:
+                for j in range(inner):
+                    s[so + j * ssj + idx[io + j] * sdim] = o[oo + j]
+            else:
+                for j in range(inner):
+                    s[so + j * ssj + idx[io + j * isj] * sdim] = o[oo + j * osj]
+        next_pos3(no, p.sizes, cnt, p.ist, p.sst, p.ost, &io, &so, &oo)
+
+
+cdef int _gather_checked(move_t* s, move_t* o, const int64_t* idx, const SGPlan* p, Py_ssize_t size,
+                         int64_t* bad) noexcept nogil:
+    """gather in one pass that also checks every index (writes only the new result tensor, so
+    stopping half way leaves nothing observable); 1 and the bad value when one is out of range."""
+    cdef Py_ssize_t cnt[MAX_DIMS]
+    cdef Py_ssize_t io = 0, so = 0, oo = 0, r, j, rows
+    cdef int d, no = p.nd - 1
+    cdef Py_ssize_t inner = p.sizes[no], isj = p.ist[no], ssj = p.sst[no], osj = p.ost[no], sdim = p.sdim
+    cdef int64_t v
+    if inner == 0:
+        return 0
+    rows = p.n // inner
+    for d in range(no):
+        cnt[d] = 0
+    for r in range(rows):
+        if isj == 1 and osj == 1:
+            for j in range(inner):
+                v = idx[io + j]
+                if v < 0 or v >= size:
+                    bad[0] = v
+                    return 1
+                o[oo + j] = s[so + j * ssj + v * sdim]
+        else:
+            for j in range(inner):
+                v = idx[io + j * isj]
+                if v < 0 or v >= size:
+                    bad[0] = v
+                    return 1
+                o[oo + j * osj] = s[so + j * ssj + v * sdim]
+        next_pos3(no, p.sizes, cnt, p.ist, p.sst, p.ost, &io, &so, &oo)
+    return 0
 
 
 cdef inline num_t _combine(num_t a, num_t b, int op, bint is_bool) noexcept nogil:
+    """PyTorch's scatter reductions; max/min propagate a NaN from src (and keep one in self)."""
     cdef num_t r
     if op == R_ADD:
         r = <num_t>(a + b)
     elif op == R_MUL:
         r = <num_t>(a * b)
     elif op == R_MAX:
-        if isnan_t(b):
-            return b
-        return b if a < b else a
+        return b if (isnan_t(b) or a < b) else a
     else:
-        if isnan_t(b):
-            return b
-        return b if b < a else a
+        return b if (isnan_t(b) or b < a) else a
     if is_bool:
         return 1 if r != 0 else 0
     return r
 
 
+cdef inline void _sg_reduce_op(num_t* s, const num_t* o, const int64_t* idx, const SGPlan* p, int op,
+                        bint is_bool) noexcept nogil:
+    cdef Py_ssize_t cnt[MAX_DIMS]
+    cdef Py_ssize_t io = 0, so = 0, oo = 0, r, j, rows, at
+    cdef int d, no = p.nd - 1
+    cdef Py_ssize_t inner = p.sizes[no], isj = p.ist[no], ssj = p.sst[no], osj = p.ost[no], sdim = p.sdim
+    if inner == 0:
+        return
+    rows = p.n // inner
+    for d in range(no):
+        cnt[d] = 0
+    cdef bint unit = isj == 1 and osj == 1
+    for r in range(rows):
+        if unit:
+            for j in range(inner):
+                at = so + j * ssj + idx[io + j] * sdim
+                s[at] = _combine(s[at], o[oo + j], op, is_bool)
+        else:
+            for j in range(inner):
+                at = so + j * ssj + idx[io + j * isj] * sdim
+                s[at] = _combine(s[at], o[oo + j * osj], op, is_bool)
+        next_pos3(no, p.sizes, cnt, p.ist, p.sst, p.ost, &io, &so, &oo)
+
+
 cdef void _sg_reduce(num_t* s, const num_t* o, const int64_t* idx, const SGPlan* p, int op,
                      bint is_bool) noexcept nogil:
-    cdef Py_ssize_t cnt[MAX_DIMS]
-    cdef Py_ssize_t io = 0, so = 0, oo = 0, i, at
-    cdef int d
-    for d in range(p.nd):
-        cnt[d] = 0
-    for i in range(p.n):
-        at = so + idx[io] * p.sdim
-        s[at] = _combine(s[at], o[oo], op, is_bool)
-        next_pos3(p.nd, p.sizes, cnt, p.ist, p.sst, p.ost, &io, &so, &oo)
+    # One specialisation per reduction: the op is a compile-time constant in each inner loop.
+    if is_bool:
+        _sg_reduce_op(s, o, idx, p, op, True)
+    elif op == R_ADD:
+        _sg_reduce_op(s, o, idx, p, R_ADD, False)
+    elif op == R_MUL:
+        _sg_reduce_op(s, o, idx, p, R_MUL, False)
+    elif op == R_MAX:
+        _sg_reduce_op(s, o, idx, p, R_MAX, False)
+    else:
+        _sg_reduce_op(s, o, idx, p, R_MIN, False)
 
 
 cdef int _run(int st, char* s, char* o, const int64_t* idx, const SGPlan* p, int op, bint gather) except -1:
@@ -122,28 +197,40 @@ cdef inline Py_ssize_t _size1(TensorImpl t, int d):
     return t.sizes[d] if t.nd > 0 else 1
 
 
+cdef Py_ssize_t _first_bad(const int64_t* p, int nd, const Py_ssize_t* sizes, const Py_ssize_t* strides,
+                           Py_ssize_t n, Py_ssize_t size, int64_t* bad) noexcept nogil:
+    """Scan a strided int64 tensor for a value outside [0, size); 1 (and the value) if found."""
+    cdef Py_ssize_t cnt[MAX_DIMS]
+    cdef Py_ssize_t zero[MAX_DIMS]
+    cdef Py_ssize_t off = 0, dummy = 0, r, j, rows, inner, st
+    cdef int d, no = nd - 1 if nd > 0 else 0
+    cdef int64_t v
+    inner = sizes[nd - 1] if nd > 0 else 1
+    st = strides[nd - 1] if nd > 0 else 0
+    if inner == 0:
+        return 0
+    rows = n // inner
+    for d in range(nd):
+        cnt[d] = 0
+        zero[d] = 0
+    for r in range(rows):
+        for j in range(inner):
+            v = p[off + j * st]
+            if v < 0 or v >= size:
+                bad[0] = v
+                return 1
+        next_pos2(no, sizes, cnt, strides, zero, &off, &dummy)
+    return 0
+
+
 cdef TensorImpl _checked_index(TensorImpl self, int dim, TensorImpl index):
     """index as int64 (int32 converted), every value checked against self.size(dim)."""
     cdef TensorImpl idx = index if index.scalar_type == ST_INT64 else int64_contiguous(index)
-    cdef Py_ssize_t size = _size1(self, dim)
-    cdef Py_ssize_t cnt[MAX_DIMS]
-    cdef Py_ssize_t zero[MAX_DIMS]
-    cdef Py_ssize_t off = 0, dummy = 0, i, n = idx.n_elem
-    cdef int64_t* p = <int64_t*>idx.data()
+    cdef Py_ssize_t size = _size1(self, dim), found
     cdef int64_t v = 0
-    cdef bint bad = False
-    cdef int d
-    for d in range(idx.nd):
-        cnt[d] = 0
-        zero[d] = 0
     with nogil:
-        for i in range(n):
-            v = p[off]
-            if v < 0 or v >= size:
-                bad = True
-                break
-            next_pos2(idx.nd, idx.sizes, cnt, idx.strides, zero, &off, &dummy)
-    if bad:
+        found = _first_bad(<int64_t*>idx.data(), idx.nd, idx.sizes, idx.strides, idx.n_elem, size, &v)
+    if found:
         raise RuntimeError(f"index {v} is out of bounds for dimension {dim} with size {size}")
     return idx
 
@@ -168,9 +255,14 @@ cdef int _check_index_dtype(TensorImpl index, str method) except -1:
 
 
 def gather_cpu(TensorImpl self not None, dim, TensorImpl index not None, sparse_grad=False):
-    cdef int d = self._wrap_dim(dim), i
+    cdef int d = self._wrap_dim(dim), i, w, found = 0
     cdef TensorImpl out, idx
     cdef SGPlan p
+    cdef Py_ssize_t size
+    cdef int64_t v = 0
+    cdef char* sp
+    cdef char* op
+    cdef int64_t* ip
     check_cpu(self)
     check_cpu(index)
     _check_index_dtype(index, "gather")
@@ -184,9 +276,24 @@ def gather_cpu(TensorImpl self not None, dim, TensorImpl index not None, sparse_
         if i != d and _size1(index, i) > _size1(self, i):
             raise RuntimeError(f"Size does not match at dimension {i} expected index {sizes_str(index)} to be no "
                                f"larger than self {sizes_str(self)} apart from dimension {d}")
-    idx = _checked_index(self, d, index)
+    idx = index if index.scalar_type == ST_INT64 else int64_contiguous(index)
     _plan(&p, self, d, idx, out)
-    _run(self.scalar_type, self.data(), out.data(), <int64_t*>idx.data(), &p, R_NONE, True)
+    size = _size1(self, d)
+    w = width_of(self.scalar_type)
+    sp = self.data()
+    op = out.data()
+    ip = <int64_t*>idx.data()
+    with nogil:
+        if w == 1:
+            found = _gather_checked(<uint8_t*>sp, <uint8_t*>op, ip, &p, size, &v)
+        elif w == 2:
+            found = _gather_checked(<uint16_t*>sp, <uint16_t*>op, ip, &p, size, &v)
+        elif w == 4:
+            found = _gather_checked(<uint32_t*>sp, <uint32_t*>op, ip, &p, size, &v)
+        else:
+            found = _gather_checked(<uint64_t*>sp, <uint64_t*>op, ip, &p, size, &v)
+    if found:
+        raise RuntimeError(f"index {v} is out of bounds for dimension {d} with size {size}")
     return out
 
 

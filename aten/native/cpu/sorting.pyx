@@ -11,14 +11,17 @@ with the original index as the tie-break, which has exactly one result.
 Each op runs once per slice along `dim`: the slice is copied into contiguous buffers, the
 algorithm runs without the GIL, and the results are written to contiguous outputs.
 """
-from libc.stdint cimport int64_t, uint8_t, int8_t, int16_t, int32_t
+from libc.stdint cimport int64_t, uint64_t, uint8_t, int8_t, int16_t, int32_t
 from libc.stdlib cimport malloc, free
 from libc.string cimport memcpy
+from cython.parallel cimport prange
 from libc.math cimport NAN
 from c10.scalar_type cimport (ST_BOOL, ST_UINT8, ST_INT8, ST_INT16, ST_INT32, ST_INT64, ST_FLOAT32, ST_FLOAT64,
                               is_integral, is_floating)
 from c10.tensor_impl cimport TensorImpl, MAX_DIMS, empty_contiguous, make_tensor
 from aten.native.cpu.loops cimport cast_contiguous, copy_into
+
+from aten.native.cpu.loops import get_num_threads
 from aten.native.cpu.indexing_utils cimport (num_t, type_name, check_kernel_dtype, check_cpu, next_pos2, flattened,
                                              isnan_t)
 
@@ -32,6 +35,8 @@ cdef enum:
     C_DESC_STABLE = 6   # C_DESC, ties by original index
 
     S_THRESHOLD = 16    # libstdc++'s _S_threshold
+    RADIX_MIN = 64      # integer stable sorts from this length use radix_sort
+    PARALLEL_MIN = 32768  # elements from which slices are shared between threads (PyTorch's grain size)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -319,8 +324,92 @@ cdef void quick_select(num_t* arr, int64_t* idx, Py_ssize_t n, Py_ssize_t kth) n
             R = j - 1
 
 
+cdef inline uint64_t _ukey(num_t x) noexcept nogil:
+    """An unsigned key with the integer order of x (the sign bit of x's width flipped)."""
+    cdef int bits = 8 * sizeof(num_t)
+    cdef uint64_t mask = (<uint64_t>0xFFFFFFFFFFFFFFFF) >> (64 - bits)
+    if num_t is uint8_t:
+        return <uint64_t>x
+    elif num_t is float or num_t is double:
+        return 0
+    else:
+        return ((<uint64_t>(<int64_t>x)) ^ ((<uint64_t>1) << (bits - 1))) & mask
+
+
+cdef void radix_sort(num_t* k, int64_t* v, num_t* k2, int64_t* v2, Py_ssize_t n, bint descending) noexcept nogil:
+    """Stable LSD radix sort of integer keys (8-bit digits; a digit all keys share is skipped).
+    Descending inverts the digits, so equal keys still keep their order, as a stable sort."""
+    cdef Py_ssize_t count[256]
+    cdef Py_ssize_t i, total, c
+    cdef int shift, d, npass = sizeof(num_t)
+    cdef num_t* sk = k
+    cdef num_t* dk = k2
+    cdef int64_t* sv = v
+    cdef int64_t* dv = v2
+    cdef num_t* tk
+    cdef int64_t* tv
+    cdef bint skip
+    for shift in range(0, 8 * npass, 8):
+        for d in range(256):
+            count[d] = 0
+        for i in range(n):
+            d = (_ukey(sk[i]) >> shift) & 255
+            if descending:
+                d = 255 - d
+            count[d] += 1
+        skip = False
+        for d in range(256):
+            if count[d] == n:
+                skip = True
+        if skip:
+            continue
+        total = 0
+        for d in range(256):
+            c = count[d]
+            count[d] = total
+            total += c
+        for i in range(n):
+            d = (_ukey(sk[i]) >> shift) & 255
+            if descending:
+                d = 255 - d
+            dk[count[d]] = sk[i]
+            dv[count[d]] = sv[i]
+            count[d] += 1
+        tk = sk
+        sk = dk
+        dk = tk
+        tv = sv
+        sv = dv
+        dv = tv
+    if sk != k:
+        for i in range(n):
+            k[i] = sk[i]
+            v[i] = sv[i]
+
+
 # ---------------------------------------------------------------------------------------------
 # The per-slice driver
+
+cdef class _Buffers:
+    """Scratch memory for unique: released when the kernel returns."""
+    cdef void* p[8]
+
+    def __dealloc__(self):
+        cdef int i
+        for i in range(8):
+            free(self.p[i])
+
+
+cdef _Buffers _buffers(Py_ssize_t n, int count):
+    cdef _Buffers b = _Buffers.__new__(_Buffers)
+    cdef int i
+    for i in range(count):
+        b.p[i] = malloc((n if n > 0 else 1) * 8)
+        if b.p[i] == NULL:
+            raise MemoryError()
+    return b
+
+
 
 cdef enum:
     OP_SORT = 0
@@ -347,13 +436,18 @@ cdef struct SlicePlan:
     bint sorted
 
 
-cdef void _one_slice(num_t* kb, int64_t* vb, const SlicePlan* p, num_t* ov, int64_t* oi) noexcept nogil:
+cdef void _one_slice(num_t* kb, int64_t* vb, num_t* k2, int64_t* v2, const SlicePlan* p, num_t* ov,
+                     int64_t* oi) noexcept nogil:
     """Run p.op on the slice in kb (values) / vb (0..n-1); write the results at ov, oi."""
     cdef Py_ssize_t n = p.n, j, nnan, nth, freq, best
     cdef num_t mode_value
     cdef int64_t mode_index
     if p.op == OP_SORT:
-        std_sort(kb, vb, 0, n, p.mode)
+        if (num_t is not float and num_t is not double) and n >= RADIX_MIN and \
+                (p.mode == C_ASC_STABLE or p.mode == C_DESC_STABLE):
+            radix_sort(kb, vb, k2, v2, n, p.mode == C_DESC_STABLE)     # same result, faster
+        else:
+            std_sort(kb, vb, 0, n, p.mode)
         for j in range(n):
             ov[j * p.o_dim] = kb[j]
             oi[j * p.o_dim] = vb[j]
@@ -410,53 +504,69 @@ cdef void _one_slice(num_t* kb, int64_t* vb, const SlicePlan* p, num_t* ov, int6
         oi[0] = mode_index
 
 
-cdef void _run_slices(num_t* src, const SlicePlan* p, num_t* ov, int64_t* oi, num_t* kb, int64_t* vb) noexcept nogil:
+cdef void _run_slices(num_t* src, const SlicePlan* p, num_t* ov, int64_t* oi, num_t* kb, int64_t* vb, num_t* k2,
+                      int64_t* v2, Py_ssize_t begin, Py_ssize_t end) noexcept nogil:
+    """Slices [begin, end) in row-major order of the other dims."""
     cdef Py_ssize_t cnt[MAX_DIMS]
-    cdef Py_ssize_t so = 0, oo = 0, s, j
+    cdef Py_ssize_t so = 0, oo = 0, s, j, rest = begin
     cdef int d
-    for d in range(p.nouter):
-        cnt[d] = 0
-    for s in range(p.nslices):
+    for d in range(p.nouter - 1, -1, -1):
+        cnt[d] = rest % p.outer_sizes[d]
+        rest = rest // p.outer_sizes[d]
+        so += cnt[d] * p.s_outer[d]
+        oo += cnt[d] * p.o_outer[d]
+    for s in range(begin, end):
         for j in range(p.n):
             kb[j] = src[so + j * p.s_dim]
             vb[j] = j
-        _one_slice(kb, vb, p, ov + oo, oi + oo)
+        _one_slice(kb, vb, k2, v2, p, ov + oo, oi + oo)
         next_pos2(p.nouter, p.outer_sizes, cnt, p.s_outer, p.o_outer, &so, &oo)
 
 
+cdef void _run_typed(int st, char* s, const SlicePlan* p, char* ov, int64_t* oi, char* kb, int64_t* vb, char* k2,
+                     int64_t* v2, Py_ssize_t begin, Py_ssize_t end) noexcept nogil:
+    if st == ST_BOOL or st == ST_UINT8:
+        _run_slices(<uint8_t*>s, p, <uint8_t*>ov, oi, <uint8_t*>kb, vb, <uint8_t*>k2, v2, begin, end)
+    elif st == ST_INT8:
+        _run_slices(<int8_t*>s, p, <int8_t*>ov, oi, <int8_t*>kb, vb, <int8_t*>k2, v2, begin, end)
+    elif st == ST_INT16:
+        _run_slices(<int16_t*>s, p, <int16_t*>ov, oi, <int16_t*>kb, vb, <int16_t*>k2, v2, begin, end)
+    elif st == ST_INT32:
+        _run_slices(<int32_t*>s, p, <int32_t*>ov, oi, <int32_t*>kb, vb, <int32_t*>k2, v2, begin, end)
+    elif st == ST_INT64:
+        _run_slices(<int64_t*>s, p, <int64_t*>ov, oi, <int64_t*>kb, vb, <int64_t*>k2, v2, begin, end)
+    elif st == ST_FLOAT32:
+        _run_slices(<float*>s, p, <float*>ov, oi, <float*>kb, vb, <float*>k2, v2, begin, end)
+    else:
+        _run_slices(<double*>s, p, <double*>ov, oi, <double*>kb, vb, <double*>k2, v2, begin, end)
+
+
 cdef int _dispatch(TensorImpl self, const SlicePlan* p, TensorImpl values, TensorImpl indices) except -1:
+    """Run the plan over every slice; slices are split across threads when there is enough work
+    (each thread has its own scratch buffers)."""
     cdef int st = self.scalar_type
     cdef Py_ssize_t n = p.n if p.n > 0 else 1
-    cdef void* kb
-    cdef int64_t* vb
     cdef char* s = self.data()
     cdef char* ov = values.data()
     cdef int64_t* oi = <int64_t*>indices.data()
+    cdef _Buffers b
+    cdef Py_ssize_t nthreads = 1, chunk, t
     if p.nslices == 0 or p.n == 0:
         return 0
-    kb = malloc(n * 8)
-    vb = <int64_t*>malloc(n * sizeof(int64_t))
-    if kb == NULL or vb == NULL:
-        free(kb)
-        free(vb)
-        raise MemoryError()
-    with nogil:
-        if st == ST_BOOL or st == ST_UINT8:
-            _run_slices(<uint8_t*>s, p, <uint8_t*>ov, oi, <uint8_t*>kb, vb)
-        elif st == ST_INT8:
-            _run_slices(<int8_t*>s, p, <int8_t*>ov, oi, <int8_t*>kb, vb)
-        elif st == ST_INT16:
-            _run_slices(<int16_t*>s, p, <int16_t*>ov, oi, <int16_t*>kb, vb)
-        elif st == ST_INT32:
-            _run_slices(<int32_t*>s, p, <int32_t*>ov, oi, <int32_t*>kb, vb)
-        elif st == ST_INT64:
-            _run_slices(<int64_t*>s, p, <int64_t*>ov, oi, <int64_t*>kb, vb)
-        elif st == ST_FLOAT32:
-            _run_slices(<float*>s, p, <float*>ov, oi, <float*>kb, vb)
-        else:
-            _run_slices(<double*>s, p, <double*>ov, oi, <double*>kb, vb)
-    free(kb)
-    free(vb)
+    if p.nslices > 1 and p.nslices * p.n >= PARALLEL_MIN:
+        nthreads = min(<Py_ssize_t>get_num_threads(), p.nslices)
+    b = _buffers(n * nthreads, 4)
+    if nthreads == 1:
+        with nogil:
+            _run_typed(st, s, p, ov, oi, <char*>b.p[0], <int64_t*>b.p[1], <char*>b.p[2], <int64_t*>b.p[3], 0,
+                       p.nslices)
+        return 0
+    chunk = (p.nslices + nthreads - 1) // nthreads
+    for t in prange(nthreads, nogil=True, schedule="static", num_threads=nthreads):
+        if t * chunk < p.nslices:
+            _run_typed(st, s, p, ov, oi, <char*>b.p[0] + t * n * 8, <int64_t*>b.p[1] + t * n,
+                       <char*>b.p[2] + t * n * 8, <int64_t*>b.p[3] + t * n, t * chunk,
+                       min(p.nslices, (t + 1) * chunk))
     return 0
 
 
@@ -664,7 +774,10 @@ cdef Py_ssize_t _unique_run(num_t* kb, int64_t* vb, Py_ssize_t n, bint do_sort, 
     counts. PyTorch's unique sorts with its (unstable) sort, which decides the order of NaNs."""
     cdef Py_ssize_t j, g = -1
     if do_sort:
-        std_sort(kb, vb, 0, n, C_ASC)
+        if (num_t is not float and num_t is not double) and n >= RADIX_MIN:
+            radix_sort(kb, vb, vals, inv, n, False)     # equal integers are interchangeable
+        else:
+            std_sort(kb, vb, 0, n, C_ASC)
     for j in range(n):
         if j == 0 or kb[j] != kb[j - 1]:
             g += 1
@@ -749,26 +862,6 @@ cdef Py_ssize_t _unique_rows(const num_t* rows, Py_ssize_t n, Py_ssize_t m, bint
         cnt[g] += 1
         inv[order[j]] = g
     return g + 1
-
-
-cdef class _Buffers:
-    """Scratch memory for unique: released when the kernel returns."""
-    cdef void* p[6]
-
-    def __dealloc__(self):
-        cdef int i
-        for i in range(6):
-            free(self.p[i])
-
-
-cdef _Buffers _buffers(Py_ssize_t n, int count):
-    cdef _Buffers b = _Buffers.__new__(_Buffers)
-    cdef int i
-    for i in range(count):
-        b.p[i] = malloc((n if n > 0 else 1) * 8)
-        if b.p[i] == NULL:
-            raise MemoryError()
-    return b
 
 
 cdef TensorImpl _long_tensor(int nd, const Py_ssize_t* sizes, const int64_t* src, Py_ssize_t n):
