@@ -18,7 +18,7 @@ from c10.scalar_type cimport (ST_BOOL, ST_UINT8, ST_INT8, ST_INT16, ST_INT32, ST
 from c10.tensor_impl cimport TensorImpl, MAX_DIMS, empty_contiguous
 from aten.native.cpu.indexing_utils cimport (move_t, num_t, type_name, sizes_str, shape_str, check_kernel_dtype,
                                              check_cpu, clone_contiguous, int64_contiguous, scalar_tensor_of,
-                                             bump_version, first_out_of_range, next_pos2)
+                                             bump_version, fresh, first_out_of_range, next_pos2)
 from aten.native.cpu.masked cimport nonzero_of
 
 cdef enum:
@@ -375,7 +375,7 @@ def index_copy__cpu(TensorImpl self not None, dim, TensorImpl index not None, Te
 def index_copy_cpu(TensorImpl self not None, dim, TensorImpl index not None, TensorImpl source not None):
     self._wrap_dim(dim)
     check_kernel_dtype(self, "index_copy")
-    return index_copy__cpu(clone_contiguous(self), dim, index, source)
+    return fresh(index_copy__cpu(clone_contiguous(self), dim, index, source))
 
 
 def index_add__cpu(TensorImpl self not None, dim, TensorImpl index not None, TensorImpl source not None, alpha=1):
@@ -423,7 +423,7 @@ def index_add__cpu(TensorImpl self not None, dim, TensorImpl index not None, Ten
 def index_add_cpu(TensorImpl self not None, dim, TensorImpl index not None, TensorImpl source not None, alpha=1):
     self._wrap_dim(dim)
     check_kernel_dtype(self, "index_add_cpu_")
-    return index_add__cpu(clone_contiguous(self), dim, index, source, alpha)
+    return fresh(index_add__cpu(clone_contiguous(self), dim, index, source, alpha))
 
 
 def index_fill__int_Scalar_cpu(TensorImpl self not None, dim, TensorImpl index not None, value):
@@ -463,13 +463,13 @@ def index_fill__int_Tensor_cpu(TensorImpl self not None, dim, TensorImpl index n
 def index_fill_int_Scalar_cpu(TensorImpl self not None, dim, TensorImpl index not None, value):
     self._wrap_dim(dim)
     check_kernel_dtype(self, "index_fill_cpu")
-    return index_fill__int_Scalar_cpu(clone_contiguous(self), dim, index, value)
+    return fresh(index_fill__int_Scalar_cpu(clone_contiguous(self), dim, index, value))
 
 
 def index_fill_int_Tensor_cpu(TensorImpl self not None, dim, TensorImpl index not None, TensorImpl value not None):
     self._wrap_dim(dim)
     check_kernel_dtype(self, "index_fill_cpu")
-    return index_fill__int_Tensor_cpu(clone_contiguous(self), dim, index, value)
+    return fresh(index_fill__int_Tensor_cpu(clone_contiguous(self), dim, index, value))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -641,8 +641,9 @@ cdef TensorImpl _column(TensorImpl nz, int j):
     cdef TensorImpl col = empty_contiguous(1, &n, ST_INT64, None)
     cdef int64_t* src = <int64_t*>nz.data()
     cdef int64_t* dst = <int64_t*>col.data()
-    for i in range(n):
-        dst[i] = src[i * m + j]
+    with nogil:
+        for i in range(n):
+            dst[i] = src[i * m + j]
     return col
 
 
@@ -867,4 +868,4 @@ def index_put__cpu(TensorImpl self not None, indices, TensorImpl values not None
 
 def index_put_cpu(TensorImpl self not None, indices, TensorImpl values not None, accumulate=False):
     check_kernel_dtype(self, "index_put_")
-    return index_put__cpu(clone_contiguous(self), indices, values, accumulate)
+    return fresh(index_put__cpu(clone_contiguous(self), indices, values, accumulate))

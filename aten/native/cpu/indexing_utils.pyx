@@ -64,6 +64,13 @@ cdef void bump_version(TensorImpl t):
     t.version_counter.version += 1
 
 
+cdef TensorImpl fresh(TensorImpl t):
+    """A result an out-of-place op built by running its in-place form on a new tensor: version 0,
+    as a new tensor has."""
+    t.version_counter.version = 0
+    return t
+
+
 cdef Py_ssize_t first_out_of_range(const int64_t* idx, Py_ssize_t n, Py_ssize_t size,
                                    bint allow_negative) noexcept nogil:
     """The position of the first index outside [0, size) (or [-size, size)), or -1."""

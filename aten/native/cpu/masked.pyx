@@ -13,7 +13,7 @@ from aten.native.cpu.loops cimport copy_into
 from aten.native.pointwise_meta cimport broadcast_shape
 from aten.native.cpu.indexing_utils cimport (move_t, num_t, type_name, sizes_str, shape_str, check_kernel_dtype,
                                              check_cpu, clone_contiguous, contiguous_of, int64_contiguous,
-                                             scalar_tensor_of, bump_version, width_of, next_pos2)
+                                             scalar_tensor_of, bump_version, fresh, width_of, next_pos2)
 
 # caffe2::TypeMeta names, which PyTorch prints for `mask.dtype()` in masked_fill's message.
 _TYPEMETA_NAMES = {ST_UINT8: "unsigned char", ST_INT8: "signed char", ST_INT16: "short int", ST_INT32: "int",
@@ -198,7 +198,7 @@ cdef TensorImpl _expanded_copy(TensorImpl self, TensorImpl mask):
 
 def masked_fill_Scalar_cpu(TensorImpl self not None, TensorImpl mask not None, value):
     check_kernel_dtype(self, "masked_fill")
-    return masked_fill__Scalar_cpu(_expanded_copy(self, mask), mask, value)
+    return fresh(masked_fill__Scalar_cpu(_expanded_copy(self, mask), mask, value))
 
 
 def masked_fill_Tensor_cpu(TensorImpl self not None, TensorImpl mask not None, TensorImpl value not None):
@@ -206,7 +206,7 @@ def masked_fill_Tensor_cpu(TensorImpl self not None, TensorImpl mask not None, T
         raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
                            f"{value.nd} dimension(s).")
     check_kernel_dtype(self, "masked_fill")
-    return masked_fill__Tensor_cpu(_expanded_copy(self, mask), mask, value)
+    return fresh(masked_fill__Tensor_cpu(_expanded_copy(self, mask), mask, value))
 
 
 cdef Py_ssize_t _select_pass(move_t* s, const uint8_t* m, int nd, const Py_ssize_t* sizes, const Py_ssize_t* ss,
@@ -355,7 +355,7 @@ def masked_scatter_cpu(TensorImpl self not None, TensorImpl mask not None, Tenso
     check_cpu(self)
     check_cpu(mask)
     check_kernel_dtype(self, "masked_scatter__cpu")
-    return masked_scatter__cpu(_expanded_copy(self, mask), mask, source)
+    return fresh(masked_scatter__cpu(_expanded_copy(self, mask), mask, source))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -539,4 +539,4 @@ def put__cpu(TensorImpl self not None, TensorImpl index not None, TensorImpl sou
 
 def put_cpu(TensorImpl self not None, TensorImpl index not None, TensorImpl source not None, accumulate=False):
     check_kernel_dtype(self, "put_cpu")
-    return put__cpu(clone_contiguous(self), index, source, accumulate)
+    return fresh(put__cpu(clone_contiguous(self), index, source, accumulate))

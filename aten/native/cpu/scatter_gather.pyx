@@ -15,7 +15,7 @@ from c10.scalar_type cimport (ST_BOOL, ST_UINT8, ST_INT8, ST_INT16, ST_INT32, ST
                               is_floating)
 from c10.tensor_impl cimport TensorImpl, MAX_DIMS, empty_contiguous
 from aten.native.cpu.indexing_utils cimport (move_t, num_t, type_name, sizes_str, check_kernel_dtype, check_cpu,
-                                             clone_contiguous, int64_contiguous, scalar_tensor_of, bump_version,
+                                             clone_contiguous, int64_contiguous, scalar_tensor_of, bump_version, fresh,
                                              width_of, next_pos3, next_pos2, isnan_t)
 
 cdef enum:
@@ -414,27 +414,27 @@ def scatter_add__cpu(TensorImpl self not None, dim, TensorImpl index not None, T
 def scatter_src_cpu(TensorImpl self not None, dim, TensorImpl index not None, TensorImpl src not None):
     self._wrap_dim(dim)
     _check_scatter(self, self._wrap_dim(dim), index, src)
-    return scatter__src_cpu(clone_contiguous(self), dim, index, src)
+    return fresh(scatter__src_cpu(clone_contiguous(self), dim, index, src))
 
 
 def scatter_value_cpu(TensorImpl self not None, dim, TensorImpl index not None, value):
     _check_scatter(self, self._wrap_dim(dim), index, None)
-    return scatter__value_cpu(clone_contiguous(self), dim, index, value)
+    return fresh(scatter__value_cpu(clone_contiguous(self), dim, index, value))
 
 
 def scatter_reduce_cpu(TensorImpl self not None, dim, TensorImpl index not None, TensorImpl src not None, reduce):
     _check_scatter(self, self._wrap_dim(dim), index, src)
-    return scatter__reduce_cpu(clone_contiguous(self), dim, index, src, reduce)
+    return fresh(scatter__reduce_cpu(clone_contiguous(self), dim, index, src, reduce))
 
 
 def scatter_value_reduce_cpu(TensorImpl self not None, dim, TensorImpl index not None, value, reduce):
     _check_scatter(self, self._wrap_dim(dim), index, None)
-    return scatter__value_reduce_cpu(clone_contiguous(self), dim, index, value, reduce)
+    return fresh(scatter__value_reduce_cpu(clone_contiguous(self), dim, index, value, reduce))
 
 
 def scatter_add_cpu(TensorImpl self not None, dim, TensorImpl index not None, TensorImpl src not None):
     _check_scatter(self, self._wrap_dim(dim), index, src)
-    return scatter_add__cpu(clone_contiguous(self), dim, index, src)
+    return fresh(scatter_add__cpu(clone_contiguous(self), dim, index, src))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -554,4 +554,4 @@ def scatter_reduce_two_cpu(TensorImpl self not None, dim, TensorImpl index not N
                            reduce, include_self=True):
     _check_scatter(self, self._wrap_dim(dim), index, src)
     _reduce_op(reduce, True)
-    return scatter_reduce__two_cpu(clone_contiguous(self), dim, index, src, reduce, include_self)
+    return fresh(scatter_reduce__two_cpu(clone_contiguous(self), dim, index, src, reduce, include_self))

@@ -868,8 +868,9 @@ cdef TensorImpl _long_tensor(int nd, const Py_ssize_t* sizes, const int64_t* src
     cdef TensorImpl t = empty_contiguous(nd, sizes, ST_INT64, None)
     cdef Py_ssize_t i
     cdef int64_t* dst = <int64_t*>t.data()
-    for i in range(n):
-        dst[i] = src[i]
+    with nogil:
+        for i in range(n):
+            dst[i] = src[i]
     return t
 
 
@@ -912,8 +913,8 @@ cdef tuple _unique_flat(TensorImpl self, bint do_sort, bint return_inverse, bint
                 nu = _unique_run(<double*>kb, vb, n, do_sort, <double*>vals, inv, cnt)
     values = empty_contiguous(1, &nu, st, None)
     src = values.data()
-    for i in range(nu * w):
-        src[i] = vals[i]
+    with nogil:
+        memcpy(src, vals, nu * w)
     inverse = _long_tensor(self.nd, self.sizes, inv, n) if return_inverse else _empty_long()
     counts = _long_tensor(1, &nu, cnt, nu) if return_counts else _empty_long()
     return values, inverse, counts
@@ -1010,8 +1011,9 @@ cdef tuple _unique_dim(TensorImpl self, object dim, bint consecutive):
         out_sizes[i] = rows.sizes[i]
     picked = empty_contiguous(rows.nd, out_sizes, st, None)
     pp = picked.data()
-    for j in range(nu):
-        memcpy(pp + j * m * self.itemsize, rp + first[j] * m * self.itemsize, m * self.itemsize)
+    with nogil:
+        for j in range(nu):
+            memcpy(pp + j * m * self.itemsize, rp + first[j] * m * self.itemsize, m * self.itemsize)
     for i in range(self.nd):
         out_sizes[i] = self.sizes[i] if i != d else nu
     out = empty_contiguous(self.nd, out_sizes, st, None)
