@@ -514,3 +514,64 @@ def test_bincount_weights_keep_float32_and_promote_the_rest_to_float64():
     assert torch.bincount(x, t([1, 2, 3], np.float32)).dtype == torch.float32
     assert torch.bincount(x, t([1, 2, 3])).dtype == torch.float64
     assert_equal(torch.bincount(x, t([1, 2, 3])), np.array([1.0, 0.0, 5.0]))
+
+
+def _stable_order(a: np.ndarray, axis: int, descending: bool) -> np.ndarray:
+    if not descending:
+        return np.argsort(a, axis=axis, kind="stable")
+    order = np.argsort(np.flip(a, axis=axis), axis=axis, kind="stable")
+    return np.flip(a.shape[axis] - 1 - order, axis=axis)
+
+
+@settings(max_examples=100, deadline=None)
+@given(data=st.data(),
+       shape=hnp.array_shapes(min_dims=1, max_dims=3, min_side=0, max_side=70),
+       dtype=st.sampled_from(ALL_DTYPES),
+       descending=st.booleans())
+def test_stable_sort_and_the_selection_ops_agree_with_numpy(data, shape, dtype, descending):
+    ndim = len(shape)
+    dim = data.draw(st.integers(-ndim, ndim - 1), label="dim")
+    rng = np.random.default_rng(data.draw(st.integers(0, 99), label="seed"))
+    a = random_values(dtype, shape, rng, int_range=(-4, 4))
+    if a.dtype.kind == "f":
+        a[rng.random(shape) < 0.1] = np.nan
+    x = torch.from_numpy(a)
+    order = _stable_order(a, dim, descending)
+    values, indices = torch.sort(x, stable=True, dim=dim, descending=descending)
+    assert_equal(indices, order.astype(np.int64))
+    assert_equal(values, np.take_along_axis(a, order, dim))
+    # Unstable sort and topk/kthvalue: the same values; indices that point at them.
+    values, indices = torch.sort(x, dim, descending)
+    assert_equal(values, np.take_along_axis(a, order, dim))
+    assert_equal(torch.from_numpy(np.take_along_axis(a, indices.numpy(), dim)), values.numpy())
+    n = shape[dim]
+    if dtype is torch.bool or n == 0:
+        return
+    k = data.draw(st.integers(1, n), label="k")
+    top, top_i = torch.topk(x, k, dim, largest=descending)
+    expected = np.take(np.take_along_axis(a, order, dim), np.arange(k), axis=dim)
+    assert_equal(top, expected)
+    assert_equal(torch.from_numpy(np.take_along_axis(a, top_i.numpy(), dim)), top.numpy())
+    kth, kth_i = torch.kthvalue(x, k, dim)
+    ascending = np.take_along_axis(a, _stable_order(a, dim, False), dim)
+    assert_equal(kth, np.take(ascending, k - 1, axis=dim))
+    assert_equal(torch.from_numpy(np.take_along_axis(a, np.expand_dims(kth_i.numpy(), dim), dim)),
+                 np.expand_dims(kth.numpy(), dim))
+
+
+@settings(max_examples=60, deadline=None)
+@given(shape=hnp.array_shapes(min_dims=0, max_dims=3, min_side=0, max_side=40),
+       dtype=st.sampled_from(ALL_DTYPES), seed=st.integers(0, 99))
+def test_unique_values_and_counts_match_numpy_and_the_inverse_rebuilds_the_input(shape, dtype, seed):
+    rng = np.random.default_rng(seed)
+    a = random_values(dtype, shape, rng, int_range=(-4, 4))
+    if a.dtype.kind == "f":
+        a = np.asarray(np.round(a))
+        a[rng.random(shape) < 0.1] = np.nan
+    values, inverse, counts = torch._unique2(torch.from_numpy(a), True, True, True)
+    expected, expected_counts = np.unique(a.reshape(-1), return_counts=True, equal_nan=False)
+    assert_equal(values, expected)
+    assert_equal(counts, expected_counts.astype(np.int64))
+    assert inverse.shape == a.shape
+    rebuilt = values.numpy()[inverse.numpy()]
+    np.testing.assert_array_equal(rebuilt, a)       # NaN == NaN for assert_array_equal
