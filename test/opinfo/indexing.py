@@ -1,5 +1,5 @@
 """Indexing: index_select, gather, scatter (src, value, reduce), scatter_add, scatter_reduce,
-index_add, index_copy, index_fill, masked_fill, masked_select, masked_scatter, take, put,
+index_add, index_copy, index_fill, masked_fill, masked_select, masked_scatter, take, take_along_dim, put,
 nonzero, argwhere, index.Tensor (tensor[indices]) and index_put.
 
 References are NumPy fancy indexing or explicit loops over np.ndindex (the samples are small).
@@ -282,6 +282,24 @@ def ref_scatter_reduce(a, dim, index, src, reduce, include_self=True):
     return out
 
 
+def take_along_dim_samples(dtype: torch.dtype, rng: np.random.Generator) -> list[SampleInput]:
+    a = random_values(dtype, (4, 5), rng)
+    return [
+        SampleInput((a, _random_index(rng, (4, 3), 5), 1), name="same other dims"),
+        SampleInput((a, _random_index(rng, (1, 7), 5), -1), name="index broadcast"),
+        SampleInput((a, _random_index(rng, (2, 1), 4), 0), name="self broadcast along the other dim"),
+        SampleInput((random_values(dtype, (2, 1, 3), rng), _random_index(rng, (2, 4, 1), 1)), {"dim": 1},
+                    name="both broadcast"),
+        SampleInput((a, _random_index(rng, (6,), 20)), name="no dim: flattened"),
+    ]
+
+
+def ref_take_along_dim(a, indices, dim=None):
+    if dim is None:
+        return a.reshape(-1)[indices.reshape(-1)]
+    return np.take_along_axis(a, indices, dim)
+
+
 # ---------------------------------------------------------------------------------------------
 # masks, take, put, nonzero
 
@@ -458,6 +476,7 @@ OPS = [
     OpInfo("masked_scatter", ref_masked_scatter, masked_scatter_samples, ALL_AND_BOOL, inplace="masked_scatter_",
            supports_out=False),
     OpInfo("take", ref_take, take_samples, ALL_AND_BOOL, supports_out=False),
+    OpInfo("take_along_dim", ref_take_along_dim, take_along_dim_samples, ALL_AND_BOOL, supports_out=False),
     OpInfo("put", ref_put, put_samples, ALL_AND_BOOL, inplace="put_", supports_out=False),
     OpInfo("nonzero", ref_nonzero, nonzero_samples, ALL_AND_BOOL, supports_out=False),
     OpInfo("argwhere", ref_nonzero, nonzero_samples, ALL_AND_BOOL, supports_out=False),

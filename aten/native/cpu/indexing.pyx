@@ -390,7 +390,8 @@ def index_add__cpu(TensorImpl self not None, dim, TensorImpl index not None, Ten
         raise IndexError(f"index_add_(): Index is supposed to be a vector, but got dim: {index.nd} with type: "
                          f"{type_name(index.scalar_type)} and size: {sizes_str(index)}")
     if index.scalar_type != ST_INT64 and index.scalar_type != ST_INT32:
-        raise RuntimeError(f"index_add_(): Expected dtype int32/int64 for index but got: {type_name(index.scalar_type)}")
+        raise RuntimeError("index_add_(): Expected dtype int32/int64 for index but got: "
+                           f"{type_name(index.scalar_type)}")
     if self.scalar_type != source.scalar_type:
         raise RuntimeError(f"index_add_(): self ({type_name(self.scalar_type)}) and source "
                            f"({type_name(source.scalar_type)}) must have the same scalar type")

@@ -13,10 +13,10 @@ from libc.float cimport FLT_MAX, DBL_MAX
 from libc.math cimport INFINITY
 from c10.scalar_type cimport (ST_BOOL, ST_UINT8, ST_INT8, ST_INT16, ST_INT32, ST_INT64, ST_FLOAT32, ST_FLOAT64,
                               is_floating)
-from c10.tensor_impl cimport TensorImpl, MAX_DIMS, empty_contiguous
+from c10.tensor_impl cimport TensorImpl, MAX_DIMS, empty_contiguous, make_tensor
 from aten.native.cpu.indexing_utils cimport (move_t, num_t, type_name, sizes_str, check_kernel_dtype, check_cpu,
                                              clone_contiguous, int64_contiguous, scalar_tensor_of, bump_version, fresh,
-                                             width_of, next_pos3, next_pos2, isnan_t)
+                                             width_of, next_pos3, next_pos2, isnan_t, flattened)
 
 cdef enum:
     R_NONE = 0      # plain write
@@ -555,3 +555,58 @@ def scatter_reduce_two_cpu(TensorImpl self not None, dim, TensorImpl index not N
     _check_scatter(self, self._wrap_dim(dim), index, src)
     _reduce_op(reduce, True)
     return fresh(scatter_reduce__two_cpu(clone_contiguous(self), dim, index, src, reduce, include_self))
+
+
+# ---------------------------------------------------------------------------------------------
+# take_along_dim: gather after broadcasting self and indices against each other (but along dim)
+
+cdef TensorImpl _expanded(TensorImpl t, int nd, const Py_ssize_t* sizes):
+    """A view of t broadcast to sizes (stride 0 on broadcast dims); shapes already checked."""
+    cdef Py_ssize_t strides[MAX_DIMS]
+    cdef int d
+    for d in range(nd):
+        strides[d] = t.strides[d] if t.sizes[d] == sizes[d] else 0
+    return make_tensor(t.storage, t.offset, nd, sizes, strides, t.scalar_type, t.version_counter)
+
+
+cdef int _infer_size(int nd, const Py_ssize_t* a, const Py_ssize_t* b, Py_ssize_t* out) except -1:
+    cdef int d
+    for d in range(nd - 1, -1, -1):
+        if a[d] == b[d] or b[d] == 1:
+            out[d] = a[d]
+        elif a[d] == 1:
+            out[d] = b[d]
+        else:
+            raise RuntimeError(f"The size of tensor a ({a[d]}) must match the size of tensor b ({b[d]}) at "
+                               f"non-singleton dimension {d}")
+    return 0
+
+
+def take_along_dim_cpu(TensorImpl self not None, TensorImpl indices not None, dim=None):
+    cdef Py_ssize_t a[MAX_DIMS]
+    cdef Py_ssize_t bshape[MAX_DIMS]
+    cdef int d, i, nd = self.nd
+    cdef TensorImpl idx_b, self_b
+    check_cpu(self)
+    check_cpu(indices)
+    if dim is None:
+        # PyTorch flattens with view(-1), which fails for non-contiguous input; Ember copies.
+        return gather_cpu(flattened(self), 0, flattened(indices))
+    if self.nd != indices.nd:
+        raise RuntimeError("torch.take_along_dim(): input and indices should have the same number of dimensions, "
+                           f"but got {self.nd} dimensions for input, and {indices.nd} dimensions for indices")
+    if indices.scalar_type != ST_INT64:
+        raise RuntimeError(f"torch.take_along_dim(): dtype of indices should be Long but got "
+                           f"{type_name(indices.scalar_type)}")
+    if self.nd == 0:
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+    d = self._wrap_dim(dim)
+    for i in range(nd):
+        a[i] = indices.sizes[i] if i == d else self.sizes[i]
+    _infer_size(nd, a, indices.sizes, bshape)
+    idx_b = _expanded(indices, nd, bshape)
+    for i in range(nd):
+        a[i] = self.sizes[i] if i == d else indices.sizes[i]
+    _infer_size(nd, a, self.sizes, bshape)
+    self_b = _expanded(self, nd, bshape)
+    return gather_cpu(self_b, d, idx_b)

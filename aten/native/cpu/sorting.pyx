@@ -764,9 +764,10 @@ def mode_cpu(TensorImpl self not None, dim=-1, keepdim=False):
 # _unique2, unique_consecutive, unique_dim
 #
 # PyTorch's CPU unique always returns sorted values (sorted=False is a hint it ignores there),
-# every NaN its own value, sorted last, in the order its sort leaves them. unique_dim orders slices along `dim` lexicographically
-# with `<` / `>` per element and groups equal slices (at::equal: a slice holding NaN equals no
-# other); the dim forms return the inverse and counts whatever their flags say.
+# every NaN its own value, sorted last, in the order its sort leaves them. unique_dim orders
+# slices along `dim` lexicographically with `<` / `>` per element and groups equal slices
+# (at::equal: a slice holding NaN equals no other); the dim forms return the inverse and counts
+# whatever their flags say.
 
 cdef Py_ssize_t _unique_run(num_t* kb, int64_t* vb, Py_ssize_t n, bint do_sort, num_t* vals, int64_t* inv,
                             int64_t* cnt) noexcept nogil:
