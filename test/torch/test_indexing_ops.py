@@ -575,3 +575,15 @@ def test_unique_values_and_counts_match_numpy_and_the_inverse_rebuilds_the_input
     assert inverse.shape == a.shape
     rebuilt = values.numpy()[inverse.numpy()]
     np.testing.assert_array_equal(rebuilt, a)       # NaN == NaN for assert_array_equal
+
+
+def test_slices_sorted_on_several_threads_give_the_single_thread_result(threads):
+    a = torch.from_numpy((np.arange(300 * 200) * 7 % 5).reshape(300, 200).astype(np.float32))
+    runs = []
+    for n in (1, 2):
+        torch.set_num_threads(n)
+        runs.append([r.numpy().copy() for op in (lambda: torch.sort(a, 1), lambda: torch.topk(a, 9, 1),
+                                                 lambda: torch.mode(a, 1), lambda: torch.median(a, 1),
+                                                 lambda: torch.sort(a, stable=True, dim=1)) for r in op()])
+    for single, multi in zip(*runs):
+        np.testing.assert_array_equal(single, multi)
