@@ -88,12 +88,17 @@ def return_type(fn: NativeFunction) -> tuple[str, tuple[str, ...]] | None:
     return str(fn.func.name.name.base), tuple(n for n in names if n)
 
 
+# Ops without Python bindings, as upstream's gen_python_functions skips them: `index` is reached
+# through Tensor.__getitem__ (and its module name would shadow torch._C._gen_index).
+SKIP_BINDINGS = frozenset({"index"})
+
+
 def bound_functions(fns: list[NativeFunction]) -> list[NativeFunction]:
     """The overloads that get a Python binding, in schema order."""
     names = {str(f.func.name) for f in fns}
     out = []
     for f in fns:
-        if f.func.kind() in (SchemaKind.out, SchemaKind.scratch):
+        if f.func.kind() in (SchemaKind.out, SchemaKind.scratch) or str(f.func.name.name) in SKIP_BINDINGS:
             continue
         if f.func.name.overload_name == "Scalar" and f"{f.func.name.name}.Tensor" in names:
             continue
@@ -119,7 +124,8 @@ def _signature(fn: NativeFunction, method: bool, op_var: str, out: tuple[NativeF
         kind = param_type(fn, arg)
         params.append(dict(
             name="input" if arg.name == "self" else arg.name, type=kind, kwonly=arg not in args.flat_positional,
-            has_default=arg.default is not None or kind.startswith("P_OPT") or isinstance(arg.type, OptionalType) or kind in _OPTIONAL_ONLY.values(),
+            has_default=arg.default is not None or (kind.startswith("P_OPT") and kind != "P_OPT_TENSOR_LIST")
+            or isinstance(arg.type, OptionalType) or kind in _OPTIONAL_ONLY.values(),
             default=python_default(fn, arg) if arg.default is not None else "None",
             allow_numbers=allow_numbers and kind in ("P_TENSOR", "P_OPT_TENSOR")))
         value = f"v[{index}]"
