@@ -53,6 +53,7 @@ cdef struct DimSet:
 # empty_means_all (sum, mean: int[1]?), no dim otherwise (all.dims, any.dims: int[]?).
 cdef int parse_dims(TensorImpl self, object dim, bint empty_means_all, DimSet* out) except -1
 cdef int all_dims(TensorImpl self, DimSet* out) except -1
+cdef bint dims_given(object dim) except -1         # not None and not an empty sequence
 cdef Py_ssize_t reduced_count(TensorImpl self, const DimSet* dims) noexcept
 cdef int result_shape(TensorImpl self, const DimSet* dims, bint keepdim, Py_ssize_t* sizes) except -1
 cdef int check_nonempty(TensorImpl self, const DimSet* dims, str name, bint dim_given) except -1

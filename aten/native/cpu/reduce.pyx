@@ -83,6 +83,14 @@ cdef int all_dims(TensorImpl self, DimSet* out) except -1:
     return 0
 
 
+cdef bint dims_given(object dim) except -1:
+    if dim is None:
+        return False
+    if isinstance(dim, int):
+        return True
+    return len(dim) > 0
+
+
 cdef Py_ssize_t reduced_count(TensorImpl self, const DimSet* dims) noexcept:
     cdef Py_ssize_t n = 1
     cdef int d

@@ -13,7 +13,7 @@ from c10.scalar_type cimport dtype_of, ST_BOOL, ST_UINT8, ST_INT8, ST_INT16, ST_
 from c10.tensor_impl cimport TensorImpl, MAX_DIMS, empty_contiguous
 from aten.native.cpu.loops cimport cast_contiguous
 from aten.native.cpu.reduce cimport (ReduceCtx, ReduceOps, DimSet, parse_dims, all_dims, reduce, reduce_into,
-                                     result_shape, check_nonempty, check_dtype_kernel)
+                                     result_shape, check_nonempty, check_dtype_kernel, dims_given)
 
 cdef enum:
     ROW_MIN = 32           # a reduced row at least this long (and inner to the columns) is scanned row-wise
@@ -412,8 +412,10 @@ def min_cpu(TensorImpl self not None):
 
 cdef TensorImpl _amax(TensorImpl self, object dim, bint keepdim, int mode, str name):
     cdef DimSet dims
+    if dim is None:
+        dim = ()
     parse_dims(self, dim, True, &dims)
-    check_nonempty(self, &dims, name, len(dim) > 0)
+    check_nonempty(self, &dims, name, dims_given(dim))
     check_dtype_kernel(self.scalar_type, name + "_cpu")
     return _values(self, &dims, keepdim, mode)
 

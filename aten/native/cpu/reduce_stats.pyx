@@ -8,15 +8,15 @@ max/min of |x| for p = +-inf.
 """
 import warnings
 
-from libc.math cimport sqrt, pow, log, isnan, INFINITY, NAN
+from libc.math cimport sqrt, pow, log, INFINITY, NAN
 
 from c10.scalar_type cimport (is_floating, promote, dtype as DType, dtype_of, default_float_type, ST_FLOAT32,
                               ST_FLOAT64)
 from c10.tensor_impl cimport TensorImpl, MAX_DIMS, empty_contiguous
 from aten.native.cpu.loops cimport cast_contiguous
 from aten.native.cpu.reduce cimport (ReduceCtx, ReduceOps, DimSet, parse_dims, reduce, reduced_count,
-                                     result_shape, check_dtype_kernel)
-from aten.native.cpu.reduce_sum cimport fsum_ops, center_at, F_SUM, F_ABS, F_SQ, F_POW, F_NZ, F_SQDEV, F_EXPDEV
+                                     result_shape, check_dtype_kernel, dims_given)
+from aten.native.cpu.reduce_sum cimport fsum_ops, F_SUM, F_ABS, F_SQ, F_POW, F_NZ, F_SQDEV, F_EXPDEV
 from aten.native.cpu.reduce_minmax cimport value_ops, V_MAX, V_ABSMAX, V_ABSMIN
 
 
@@ -132,7 +132,7 @@ cdef void _norm_project(const char* acc, Py_ssize_t n, Py_ssize_t out_index, Py_
         if ctx.mode == F_SQ:
             v = sqrt(v)
         elif ctx.mode == F_POW:
-            v = pow(v, 1.0 / ctx.p)
+            v = pow(v, 1.0 / ctx.p) if ctx.p == ctx.p else NAN      # ord=nan: nan, as PyTorch
         _store(ctx, out_index + i * out_step, v)
 
 
@@ -166,7 +166,7 @@ def linalg_vector_norm_cpu(TensorImpl self not None, ord=2, dim=None, bint keepd
         src = self if self.scalar_type == d else cast_contiguous(self, d)
     parse_dims(self, dim, True, &dims)
     if self.n_elem == 0 and (p < 0 or p == INFINITY):
-        if dim is None or len(dim) == 0:
+        if not dims_given(dim):
             raise RuntimeError(f"linalg.vector_norm cannot compute the {_scalar_text(p)} norm on an empty tensor "
                                "because the operation does not have an identity")
         for d in range(self.nd):
@@ -216,7 +216,7 @@ def logsumexp_cpu(TensorImpl self not None, dim, bint keepdim=False):
     if not is_floating(self.scalar_type):
         src = cast_contiguous(self, default_float_type())
     check_dtype_kernel(src.scalar_type, "logsumexp_cpu")
-    if len(dim) == 0 and not keepdim and self.nd > 0:
+    if not dims_given(dim) and not keepdim and self.nd > 0:
         # PyTorch 2.x: an empty dim list reduces every dim but its output check then fails.
         raise RuntimeError(f"output with shape [] doesn't match the broadcast shape {[1] * self.nd}")
     parse_dims(src, dim, True, &dims)
