@@ -27,7 +27,7 @@ cdef enum:
     NOGIL_MIN = 4096        # elements read: below this the GIL is kept (releasing costs more)
     LEAF_MIN_ROW = 16       # a reduced innermost dim at least this long is walked by the leaf
 
-cdef Py_ssize_t _grain_size = 65536   # elements read per thread, at least (measured: see test notes)
+cdef Py_ssize_t _grain_size = 32768   # elements read per thread, at least (PyTorch's GRAIN_SIZE; measured)
 
 
 def get_reduce_grain_size():
@@ -345,8 +345,9 @@ cdef int reduce_into(TensorImpl out, TensorImpl src, const DimSet* dims, const R
     j.nouter = nkeep - 1 if nkeep > 0 else 0
     for d in range(j.nouter):
         j.osize[d], j.oin[d], j.oout[d] = ksize[d + 1], kin[d + 1], kout[d + 1]
-    # Threads: enough units for every thread (narrower units if needed), else each unit's
-    # outermost reduced dim is split across the threads.
+    # Threads: units across threads when there are enough; else, when the leaf walks rows of
+    # columns (it reads each row once for all its columns), each unit's outermost reduced dim is
+    # split across the threads; else narrower units, split or not.
     total = n_out * n_red
     nt = _loops.get_num_threads()
     if nt > total // _grain_size:
@@ -355,13 +356,22 @@ cdef int reduce_into(TensorImpl out, TensorImpl src, const DimSet* dims, const R
         nt = 1
     outer = n_out // j.ncols
     j.block = COL_BYTES // ops.acc_size
-    if outer < nt:
-        tmp = (j.ncols + (nt + outer - 1) // outer - 1) // ((nt + outer - 1) // outer)
-        if tmp < j.block:
-            j.block = tmp
     if j.block > j.ncols:
         j.block = j.ncols
     j.nblocks = (j.ncols + j.block - 1) // j.block
+    split = False
+    if nt > 1 and outer * j.nblocks < nt:
+        if nkeep > 0 and rin[0] >= kin[0] and n_red > 0 and rsize[nred - 1] >= nt:
+            split = True
+        else:
+            tmp = (nt + outer - 1) // outer                     # blocks wanted per outer index
+            j.block = (j.ncols + tmp - 1) // tmp
+            j.nblocks = (j.ncols + j.block - 1) // j.block
+            if outer * j.nblocks < nt:
+                if n_red > 0 and rsize[nred - 1] >= nt:
+                    split = True
+                else:
+                    nt = 1
     j.nunits = j.nblocks * outer
     j.nred = nred if n_red > 0 else 0
     for d in range(nred):
@@ -372,19 +382,11 @@ cdef int reduce_into(TensorImpl out, TensorImpl src, const DimSet* dims, const R
         depth += _bit_length(rsize[d])
     j.scratch_bytes = j.acc_bytes * (depth + 1)
     j.scratch_bytes = (j.scratch_bytes + 63) & ~63
-    split = False
-    if nt > 1 and j.nunits < nt:
-        if j.nred > 0 and j.rsize[j.nred - 1] >= nt:
-            split = True
-        else:
-            nt = 1
-    elif nt > j.nunits:
-        nt = j.nunits
     scratch = <char*>malloc(j.scratch_bytes * nt)
     if scratch == NULL:
         raise MemoryError()
     try:
-        if total < NOGIL_MIN:
+        if nt == 1 and total < NOGIL_MIN:
             _run_units(&j, 0, j.nunits, scratch)
         elif nt == 1:
             with nogil:

@@ -9,7 +9,7 @@ from libc.math cimport fabs, INFINITY
 from libc.stdint cimport uint8_t, int8_t, int16_t, int32_t, int64_t, INT8_MIN, INT8_MAX, INT16_MIN, INT16_MAX, \
     INT32_MIN, INT32_MAX, INT64_MIN, INT64_MAX
 
-from c10.scalar_type cimport dtype_of, ST_BOOL, ST_UINT8, ST_INT8, ST_INT16, ST_INT32, ST_INT64, ST_FLOAT32, ST_FLOAT64
+from c10.scalar_type cimport dtype_of, ST_BOOL, ST_UINT8, ST_INT8, ST_INT16, ST_INT32, ST_INT64, ST_FLOAT32
 from c10.tensor_impl cimport TensorImpl, MAX_DIMS, empty_contiguous
 from aten.native.cpu.loops cimport cast_contiguous
 from aten.native.cpu.reduce cimport (ReduceCtx, ReduceOps, DimSet, parse_dims, all_dims, reduce, reduce_into,

@@ -7,7 +7,6 @@ positions is contiguous and vectorises. Outer slices run on several threads when
 """
 from cython.parallel cimport prange
 from libc.stdint cimport uint8_t, int8_t, int16_t, int32_t, int64_t
-from libc.stdlib cimport malloc, free
 
 from c10.scalar_type cimport (is_integral, dtype as DType, dtype_of, ST_BOOL, ST_UINT8, ST_INT8, ST_INT16,
                               ST_INT32, ST_INT64, ST_FLOAT16, ST_FLOAT32, ST_FLOAT64)

@@ -12,7 +12,7 @@ from libc.math cimport sqrt, pow, log, INFINITY, NAN
 
 from c10.scalar_type cimport (is_floating, promote, dtype as DType, dtype_of, default_float_type, ST_FLOAT32,
                               ST_FLOAT64)
-from c10.tensor_impl cimport TensorImpl, MAX_DIMS, empty_contiguous
+from c10.tensor_impl cimport TensorImpl, MAX_DIMS
 from aten.native.cpu.loops cimport cast_contiguous
 from aten.native.cpu.reduce cimport (ReduceCtx, ReduceOps, DimSet, parse_dims, reduce, reduced_count,
                                      result_shape, check_dtype_kernel, dims_given)

@@ -10,7 +10,7 @@ from libc.math cimport fabs, pow, exp, INFINITY
 from libc.stdint cimport uint8_t, int8_t, int16_t, int32_t, int64_t
 
 from c10.scalar_type cimport (is_floating, is_integral, dtype as DType, dtype_of, ST_BOOL, ST_UINT8, ST_INT8,
-                              ST_INT16, ST_INT32, ST_INT64, ST_FLOAT16, ST_FLOAT32, ST_FLOAT64)
+                              ST_INT16, ST_INT32, ST_INT64, ST_FLOAT32, ST_FLOAT64)
 from c10.tensor_impl cimport TensorImpl
 from aten.native.cpu.loops cimport cast_contiguous
 from aten.native.cpu.reduce cimport (COL_WORDS, ReduceCtx, ReduceOps, DimSet, parse_dims, all_dims, reduce,
