@@ -17,6 +17,7 @@ from aten.native.cpu.reduce cimport (ReduceCtx, ReduceOps, DimSet, parse_dims, a
 
 cdef enum:
     ROW_MIN = 32           # a reduced row at least this long (and inner to the columns) is scanned row-wise
+    LANES = 64             # independent accumulators of a row scan
 
 ctypedef fused num_t:
     uint8_t
@@ -50,50 +51,69 @@ cdef inline num_t _val(num_t v, int mode) noexcept nogil:
     return v
 
 
+cdef inline num_t _step(num_t m, num_t v, int mode) noexcept nogil:
+    """m after seeing v, written as two selects so that gcc vectorises the loops (maxps + a blend)."""
+    if mode == V_MAX or mode == V_ABSMAX:
+        m = v if v > m else m
+    else:
+        m = v if v < m else m
+    if num_t is float or num_t is double:
+        m = v if v != v else m
+    return m
+
+
 cdef inline void _vloop(num_t* a, const num_t* x, Py_ssize_t m, Py_ssize_t s, int mode) noexcept nogil:
+    """a[k] <- a[k] combined with x[(i + k) * s] for i < m in steps of LANES: an elementwise loop
+    over the lanes (gcc vectorises it; a reduction loop over max would stay scalar)."""
     cdef Py_ssize_t i, k
-    cdef num_t v
-    for i in range(0, m, 8):
-        for k in range(8):
-            v = _val(x[(i + k) * s], mode)
-            a[k] = v if _better(v, a[k], mode) else a[k]
+    for i in range(0, m, 64):       # LANES (Cython needs a literal step)
+        for k in range(LANES):
+            a[k] = _step(a[k], _val(x[(i + k) * s], mode), mode)
 
 
 cdef void _vleaf(num_t* acc, const char* src, Py_ssize_t ncols, Py_ssize_t cs, Py_ssize_t nrows, Py_ssize_t rs,
                  int mode) noexcept nogil:
     cdef Py_ssize_t r, c, i, k, m, ce = cs // <Py_ssize_t>sizeof(num_t), s = rs // <Py_ssize_t>sizeof(num_t)
     cdef const num_t* x
-    cdef num_t a[8]
-    cdef num_t v
+    cdef num_t a[LANES]
     if ncols == 1 or (rs < cs and nrows >= ROW_MIN):
-        m = nrows - nrows % 8
+        m = nrows - nrows % LANES
         for c in range(ncols):
             x = <const num_t*>(src + c * cs)
-            for k in range(8):
+            for k in range(LANES):
                 a[k] = acc[c]
             if s == 1:
                 if mode == V_MAX:
                     _vloop(a, x, m, 1, V_MAX)
                 elif mode == V_MIN:
                     _vloop(a, x, m, 1, V_MIN)
+                elif mode == V_ABSMAX:
+                    _vloop(a, x, m, 1, V_ABSMAX)
                 else:
-                    _vloop(a, x, m, 1, mode)
+                    _vloop(a, x, m, 1, V_ABSMIN)
             else:
                 _vloop(a, x, m, s, mode)
             for i in range(m, nrows):
-                v = _val(x[i * s], mode)
-                if _better(v, a[0], mode):
-                    a[0] = v
-            for k in range(1, 8):
-                if _better(a[k], a[0], mode):
-                    a[0] = a[k]
+                a[0] = _step(a[0], _val(x[i * s], mode), mode)
+            for k in range(1, LANES):
+                a[0] = _step(a[0], a[k], mode)
             acc[c] = a[0]
         return
     for r in range(nrows):
         x = <const num_t*>(src + r * rs)
-        for c in range(ncols):
-            v = _val(x[c * ce], mode)
-            acc[c] = v if _better(v, acc[c], mode) else acc[c]
+        if ce == 1:
+            if mode == V_MAX:
+                for c in range(ncols):
+                    acc[c] = _step(acc[c], x[c], V_MAX)
+            elif mode == V_MIN:
+                for c in range(ncols):
+                    acc[c] = _step(acc[c], x[c], V_MIN)
+            else:
+                for c in range(ncols):
+                    acc[c] = _step(acc[c], _val(x[c], mode), mode)
+        else:
+            for c in range(ncols):
+                acc[c] = _step(acc[c], _val(x[c * ce], mode), mode)
 
 
 cdef void _value_leaf(char* acc, const char* src, Py_ssize_t ncols, Py_ssize_t cs, Py_ssize_t nrows,
@@ -139,8 +159,7 @@ cdef void _vinit(num_t* acc, Py_ssize_t n, int mode) noexcept nogil:
 cdef void _vcombine(num_t* acc, const num_t* other, Py_ssize_t n, int mode) noexcept nogil:
     cdef Py_ssize_t i
     for i in range(n):
-        if _better(other[i], acc[i], mode):
-            acc[i] = other[i]
+        acc[i] = _step(acc[i], other[i], mode)
 
 
 cdef void _vproject(const num_t* acc, Py_ssize_t n, num_t* out, Py_ssize_t out_step) noexcept nogil:

@@ -6,7 +6,7 @@ across rows are halved the same way. float32 accumulates in float, float64 in do
 PyTorch's cascade sum), so the error grows like log(n), not n. Integers and bools accumulate in
 int64 (PyTorch's result dtype), which wraps on overflow like PyTorch.
 """
-from libc.math cimport fabs, pow, exp, INFINITY
+from libc.math cimport fabs, fabsf, pow, powf, exp, expf, INFINITY
 from libc.stdint cimport uint8_t, int8_t, int16_t, int32_t, int64_t
 
 from c10.scalar_type cimport (is_floating, is_integral, dtype as DType, dtype_of, ST_BOOL, ST_UINT8, ST_INT8,
@@ -20,6 +20,7 @@ cdef enum:
     BLOCK = 256            # a row block summed by 16 accumulators
     COLS_LEAF = 16         # rows added directly to column accumulators before halving
     ROW_MIN = 32           # a reduced row at least this long (and inner to the columns) is summed row-wise
+    LANES = 64             # independent accumulators of a product
 
 ctypedef fused in_t:
     float
@@ -49,19 +50,28 @@ ctypedef fused num_t:
 # ---------------------------------------------------------------------------------------------
 # Float sums of f(x)
 
-cdef inline acc_t _tf(acc_t v, int mode, double p, acc_t c) noexcept nogil:
+cdef inline acc_t _tf(in_t v, int mode, double p, acc_t c) noexcept nogil:
+    """f(v) in the accumulator's type; float inputs use float math (powf, expf) as PyTorch does."""
+    cdef acc_t d
     if mode == F_SUM:
         return v
     if mode == F_ABS:
+        if in_t is float:
+            return fabsf(v)
         return fabs(v)
     if mode == F_SQ:
-        return v * v
+        return <acc_t>v * <acc_t>v
     if mode == F_POW:
+        if in_t is float:
+            return powf(fabsf(v), <float>p)
         return pow(fabs(v), p)
     if mode == F_NZ:
         return 1 if v != 0 else 0
     if mode == F_SQDEV:
-        return (v - c) * (v - c)
+        d = <acc_t>v - c
+        return d * d
+    if in_t is float:
+        return expf(v - <float>c)
     return exp(v - c)
 
 
@@ -71,7 +81,7 @@ cdef inline void _blk_loop(acc_t* a, const in_t* x, Py_ssize_t m, Py_ssize_t s, 
     cdef Py_ssize_t i, k
     for i in range(0, m, 16):
         for k in range(16):
-            a[k] += _tf(<acc_t>x[(i + k) * s], mode, p, c)
+            a[k] += _tf(x[(i + k) * s], mode, p, c)
 
 
 cdef acc_t _blk(const in_t* x, Py_ssize_t n, Py_ssize_t s, int mode, double p, acc_t c) noexcept nogil:
@@ -91,15 +101,17 @@ cdef acc_t _blk(const in_t* x, Py_ssize_t n, Py_ssize_t s, int mode, double p, a
             _blk_loop(a, x, m, 1, F_NZ, p, c)
         elif mode == F_SQDEV:
             _blk_loop(a, x, m, 1, F_SQDEV, p, c)
+        elif mode == F_EXPDEV:
+            _blk_loop(a, x, m, 1, F_EXPDEV, p, c)
         else:
-            _blk_loop(a, x, m, 1, mode, p, c)
+            _blk_loop(a, x, m, 1, F_POW, p, c)
     else:
         if mode == F_SUM:
             _blk_loop(a, x, m, s, F_SUM, p, c)
         else:
             _blk_loop(a, x, m, s, mode, p, c)
     for i in range(m, n):
-        a[i - m] += _tf(<acc_t>x[i * s], mode, p, c)
+        a[i - m] += _tf(x[i * s], mode, p, c)
     for k in range(8):
         a[k] += a[k + 8]
     for k in range(4):
@@ -146,23 +158,23 @@ cdef void _cols(acc_t* acc, int astride, const char* src, Py_ssize_t ncols, Py_s
         row = <const in_t*>(src + r * rs)
         if astride == 2:
             for c in range(ncols):
-                acc[2 * c + 1] += _tf(<acc_t>row[c * ce], mode, p, acc[2 * c])
+                acc[2 * c + 1] += _tf(row[c * ce], mode, p, acc[2 * c])
         elif ce == 1:
             if mode == F_SUM:
                 for c in range(ncols):
                     acc[c] += <acc_t>row[c]
             elif mode == F_ABS:
                 for c in range(ncols):
-                    acc[c] += _tf(<acc_t>row[c], F_ABS, p, 0)
+                    acc[c] += _tf(row[c], F_ABS, p, <acc_t>0)
             elif mode == F_SQ:
                 for c in range(ncols):
-                    acc[c] += _tf(<acc_t>row[c], F_SQ, p, 0)
+                    acc[c] += _tf(row[c], F_SQ, p, <acc_t>0)
             else:
                 for c in range(ncols):
-                    acc[c] += _tf(<acc_t>row[c], mode, p, 0)
+                    acc[c] += _tf(row[c], mode, p, <acc_t>0)
         else:
             for c in range(ncols):
-                acc[c] += _tf(<acc_t>row[c * ce], mode, p, 0)
+                acc[c] += _tf(row[c * ce], mode, p, <acc_t>0)
 
 
 cdef void _fleaf(acc_t* acc, const in_t* tag, const char* src, Py_ssize_t ncols, Py_ssize_t cs,
@@ -358,30 +370,39 @@ cdef enum:
     B_COUNT = 2
 
 
+cdef inline void _brow(char* acc, const num_t* x, Py_ssize_t n, Py_ssize_t s, int mode) noexcept nogil:
+    """One row (inlined with a constant stride 1, so the reduction loops vectorise)."""
+    cdef Py_ssize_t i
+    cdef int64_t count = 0
+    cdef uint8_t b
+    if mode == B_COUNT:
+        for i in range(n):
+            count += x[i * s] != 0
+        (<int64_t*>acc)[0] += count
+    elif mode == B_ANY:
+        b = 0
+        for i in range(n):
+            b |= x[i * s] != 0
+        acc[0] |= b
+    else:
+        b = 1
+        for i in range(n):
+            b &= x[i * s] != 0
+        acc[0] &= b
+
+
 cdef void _bleaf(char* acc, const num_t* tag, const char* src, Py_ssize_t ncols, Py_ssize_t cs,
                  Py_ssize_t nrows, Py_ssize_t rs, int mode) noexcept nogil:
-    cdef Py_ssize_t r, c, i, ce = cs // <Py_ssize_t>sizeof(num_t), s = rs // <Py_ssize_t>sizeof(num_t)
+    cdef Py_ssize_t r, c, ce = cs // <Py_ssize_t>sizeof(num_t), s = rs // <Py_ssize_t>sizeof(num_t)
+    cdef Py_ssize_t asize = 8 if mode == B_COUNT else 1
     cdef const num_t* x
-    cdef int64_t n
-    cdef uint8_t b
     if ncols == 1 or (rs < cs and nrows >= ROW_MIN):
         for c in range(ncols):
             x = <const num_t*>(src + c * cs)
-            if mode == B_COUNT:
-                n = 0
-                for i in range(nrows):
-                    n += x[i * s] != 0
-                (<int64_t*>acc)[c] += n
-            elif mode == B_ANY:
-                b = 0
-                for i in range(nrows):
-                    b |= x[i * s] != 0
-                acc[c] |= b
+            if s == 1:
+                _brow(acc + c * asize, x, nrows, 1, mode)
             else:
-                b = 1
-                for i in range(nrows):
-                    b &= x[i * s] != 0
-                acc[c] &= b
+                _brow(acc + c * asize, x, nrows, s, mode)
         return
     for r in range(nrows):
         x = <const num_t*>(src + r * rs)
@@ -443,28 +464,43 @@ cdef void _u8_project(const char* acc, Py_ssize_t n, Py_ssize_t out_index, Py_ss
 # ---------------------------------------------------------------------------------------------
 # prod (accumulates in the result dtype: int64, float or double)
 
+cdef inline void _ploop(num_t* a, const num_t* x, Py_ssize_t m, Py_ssize_t s) noexcept nogil:
+    """a[k] *= x[(i + k) * s] for i < m in steps of LANES (an elementwise loop: gcc vectorises it)."""
+    cdef Py_ssize_t i, k
+    for i in range(0, m, 64):       # LANES (Cython needs a literal step)
+        for k in range(LANES):
+            a[k] *= x[(i + k) * s]
+
+
 cdef void _pleaf(num_t* acc, const char* src, Py_ssize_t ncols, Py_ssize_t cs, Py_ssize_t nrows,
                  Py_ssize_t rs) noexcept nogil:
     cdef Py_ssize_t r, c, i, k, m, ce = cs // <Py_ssize_t>sizeof(num_t), s = rs // <Py_ssize_t>sizeof(num_t)
     cdef const num_t* x
-    cdef num_t a[8]
+    cdef num_t a[LANES]
     if ncols == 1 or (rs < cs and nrows >= ROW_MIN):
-        m = nrows - nrows % 8
+        m = nrows - nrows % LANES
         for c in range(ncols):
             x = <const num_t*>(src + c * cs)
-            for k in range(8):
+            for k in range(LANES):
                 a[k] = 1
-            for i in range(0, m, 8):
-                for k in range(8):
-                    a[k] *= x[(i + k) * s]
+            if s == 1:
+                _ploop(a, x, m, 1)
+            else:
+                _ploop(a, x, m, s)
             for i in range(m, nrows):
                 a[0] *= x[i * s]
-            acc[c] *= ((a[0] * a[1]) * (a[2] * a[3])) * ((a[4] * a[5]) * (a[6] * a[7]))
+            for k in range(1, LANES):
+                a[0] *= a[k]
+            acc[c] *= a[0]
         return
     for r in range(nrows):
         x = <const num_t*>(src + r * rs)
-        for c in range(ncols):
-            acc[c] *= x[c * ce]
+        if ce == 1:
+            for c in range(ncols):
+                acc[c] *= x[c]
+        else:
+            for c in range(ncols):
+                acc[c] *= x[c * ce]
 
 
 cdef void _prod_leaf(char* acc, const char* src, Py_ssize_t ncols, Py_ssize_t cs, Py_ssize_t nrows,
