@@ -640,6 +640,10 @@ def test_nan_wins_max_and_min_and_its_first_index_is_returned():
     assert np.isnan(torch.min(t).item())
     assert torch.amax(t, 0).numpy()[0] == 2.0 and np.isnan(torch.amax(t, 0).numpy()[1])
     assert torch.argmin(torch.tensor([float("inf"), float("-inf"), nan])).item() == 2
+    first = torch.tensor([[nan, 1.0, 2.0], [3.0, nan, nan]])
+    assert torch.argmax(first).item() == 0 and torch.argmin(first, 1).tolist() == [0, 1]
+    values, indices = torch.max(first, 1, keepdim=True)
+    assert np.isnan(values.numpy()).all() and indices.tolist() == [[0], [1]]
 
 
 def test_flat_argmax_of_a_non_contiguous_view_indexes_in_logical_order():
@@ -801,10 +805,12 @@ def test_reductions_without_identity_reject_empty_inputs(call, error, message):
     (lambda: torch.std_mean(torch.tensor([True])), "std_mean only support floating point and complex dtypes"),
     (lambda: torch.argmax(torch.tensor([True])), "argmax(): does not support bool input"),
     (lambda: torch.argmin(torch.ones(0, dtype=torch.bool)), "argmin(): does not support bool input"),
-    (lambda: torch.norm(torch.tensor([1, 2])), "norm(): input dtype should be either floating point or complex. "
-                                               "Got Long instead."),
-    (lambda: torch.norm(torch.ones(2), 2, dtype=torch.int64), "norm(): the desired output dtype should be either "
-                                                              "floating point or complex. Got Long instead."),
+    (lambda: torch.norm(torch.tensor([1, 2])), "linalg.vector_norm: Expected a floating point or complex tensor as "
+                                               "input. Got Long"),
+    (lambda: torch.norm(torch.ones(2), 2, dtype=torch.int64), "linalg.vector_norm: dtype should be floating point or "
+                                                              "complex, but got Long"),
+    (lambda: torch.mean(torch.ones(5, dtype=torch.bool), 1), "mean(): could not infer output dtype. Input dtype must "
+                                                             "be either a floating point or complex dtype. Got: Bool"),
     (lambda: torch.ops.aten.linalg_vector_norm(torch.tensor([1, 2])),
      "linalg.vector_norm: Expected a floating point or complex tensor as input. Got Long"),
     (lambda: torch.ops.aten.linalg_vector_norm(torch.ones(2), 2, None, False, dtype=torch.int64),
@@ -857,3 +863,17 @@ def test_half_inputs_raise_not_implemented(call):
     half = torch.from_numpy(np.ones((2, 3), dtype=np.float16))
     with pytest.raises(NotImplementedError, match="not implemented for 'Half'"):
         call(half)
+
+
+def test_scans_without_work_skip_the_dtype_checks_like_pytorch():
+    """PyTorch's Bool check runs inside the kernel, which empty and 0-dim inputs never reach."""
+    assert torch.cumsum(torch.ones(2, 0), 0, dtype=torch.bool).shape == (2, 0)
+    out = torch.cumsum(torch.tensor(True), 0, dtype=torch.bool)
+    assert out.dtype == torch.bool and out.item() is True
+    assert torch.cumprod(torch.tensor(3), 0).dtype == torch.int64
+
+
+def test_var_of_nothing_is_nan_whatever_the_correction():
+    with pytest.warns(UserWarning):
+        out = torch.std(torch.ones(2, 0), None, correction=-1, keepdim=True)
+    assert out.shape == (1, 1) and np.isnan(out.numpy()).all()

@@ -61,34 +61,22 @@ def count_nonzero(self: Any, dim: Any = None) -> Any:
     return _count_nonzero(self, () if dim is None else (dim,))
 
 
-# aten::norm: upstream checks the dtypes here, then calls linalg_vector_norm.
-
-def _check_norm_input(self: Any, dtype: Any) -> None:
-    if dtype is not None and not dtype.is_floating_point:
-        raise RuntimeError("norm(): the desired output dtype should be either floating point or complex. "
-                           f"Got {dtype.type_name} instead.")
-    if dtype is None and not self.dtype.is_floating_point:
-        raise RuntimeError("norm(): input dtype should be either floating point or complex. "
-                           f"Got {self.dtype.type_name} instead.")
-
+# aten::norm: linalg_vector_norm with p=None meaning 2. Its errors are linalg_vector_norm's, as
+# torch.norm's are in PyTorch (torch.norm is a Python function there that calls linalg.vector_norm).
 
 def norm_Scalar(self: Any, p: Any = 2) -> Any:
-    _check_norm_input(self, None)
     return _vector_norm(self, p, None, False)
 
 
 def norm_ScalarOpt_dtype(self: Any, p: Any, dtype: Any) -> Any:
-    _check_norm_input(self, dtype)
     return _vector_norm(self, 2 if p is None else p, None, False, dtype=dtype)
 
 
 def norm_ScalarOpt_dim(self: Any, p: Any, dim: Any, keepdim: bool = False) -> Any:
     if dim is None:
         raise TypeError('norm() missing 1 required positional arguments: "dim"')
-    _check_norm_input(self, None)
     return _vector_norm(self, 2 if p is None else p, dim, keepdim)
 
 
 def norm_ScalarOpt_dim_dtype(self: Any, p: Any, dim: Any, keepdim: bool, dtype: Any) -> Any:
-    _check_norm_input(self, dtype)
     return _vector_norm(self, 2 if p is None else p, dim, keepdim, dtype=dtype)

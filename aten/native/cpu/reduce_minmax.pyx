@@ -261,7 +261,9 @@ cdef void _ileaf(IdxAcc* acc, const num_t* tag, const char* src, Py_ssize_t ncol
             else:
                 best = (<num_t*>&acc[c].slot)[0]
             if num_t is float or num_t is double:
-                if best != best:
+                if best != best:              # a NaN so far (maybe x[0]): it stays
+                    (<num_t*>&acc[c].slot)[0] = best
+                    acc[c].index = bi
                     continue
                 for r in range(start, nrows):
                     v = x[r * s]

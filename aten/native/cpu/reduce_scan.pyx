@@ -114,10 +114,14 @@ cdef TensorImpl _cum(TensorImpl self, object dim, object dtype, bint prod, bint 
     if inplace and st != self.scalar_type:
         raise RuntimeError(f"Bad in-place call: input tensor dtype {_CPP_NAMES[self.scalar_type]} and output "
                            f"tensor dtype {_CPP_NAMES[st]} should match")
-    if st == ST_BOOL or st == ST_FLOAT16:
-        raise NotImplementedError(f'"{name}_out_cpu" not implemented for \'{dtype_of(st).type_name}\'')
-    if self.scalar_type == ST_FLOAT16:
-        raise NotImplementedError(f'"{name}_out_cpu" not implemented for \'Half\'')
+    if self.n_elem == 0 or self.nd == 0:  # no kernel, so none of its dtype checks (as PyTorch)
+        if inplace:
+            self.version_counter.version += 1
+            return self
+        return empty_contiguous(self.nd, self.sizes, st, None) if self.n_elem == 0 else cast_contiguous(self, st)
+    if st == ST_BOOL or st == ST_FLOAT16 or self.scalar_type == ST_FLOAT16:
+        bad = st if st == ST_BOOL or st == ST_FLOAT16 else self.scalar_type
+        raise NotImplementedError(f'"{name}_out_cpu" not implemented for \'{dtype_of(bad).type_name}\'')
     src = self if self.scalar_type == st and self.contiguous else cast_contiguous(self, st)
     for i in range(self.nd):
         if i < d:
@@ -132,22 +136,21 @@ cdef TensorImpl _cum(TensorImpl self, object dim, object dtype, bint prod, bint 
         nt = 1
     elif nt > outer:
         nt = <int>outer
-    if src.n_elem:
-        with nogil:
-            if st == ST_UINT8:
-                _scan(<uint8_t*>out.data(), <const uint8_t*>src.data(), outer, n, inner, prod, nt)
-            elif st == ST_INT8:
-                _scan(<int8_t*>out.data(), <const int8_t*>src.data(), outer, n, inner, prod, nt)
-            elif st == ST_INT16:
-                _scan(<int16_t*>out.data(), <const int16_t*>src.data(), outer, n, inner, prod, nt)
-            elif st == ST_INT32:
-                _scan(<int32_t*>out.data(), <const int32_t*>src.data(), outer, n, inner, prod, nt)
-            elif st == ST_INT64:
-                _scan(<int64_t*>out.data(), <const int64_t*>src.data(), outer, n, inner, prod, nt)
-            elif st == ST_FLOAT32:
-                _scan(<float*>out.data(), <const float*>src.data(), outer, n, inner, prod, nt)
-            else:
-                _scan(<double*>out.data(), <const double*>src.data(), outer, n, inner, prod, nt)
+    with nogil:
+        if st == ST_UINT8:
+            _scan(<uint8_t*>out.data(), <const uint8_t*>src.data(), outer, n, inner, prod, nt)
+        elif st == ST_INT8:
+            _scan(<int8_t*>out.data(), <const int8_t*>src.data(), outer, n, inner, prod, nt)
+        elif st == ST_INT16:
+            _scan(<int16_t*>out.data(), <const int16_t*>src.data(), outer, n, inner, prod, nt)
+        elif st == ST_INT32:
+            _scan(<int32_t*>out.data(), <const int32_t*>src.data(), outer, n, inner, prod, nt)
+        elif st == ST_INT64:
+            _scan(<int64_t*>out.data(), <const int64_t*>src.data(), outer, n, inner, prod, nt)
+        elif st == ST_FLOAT32:
+            _scan(<float*>out.data(), <const float*>src.data(), outer, n, inner, prod, nt)
+        else:
+            _scan(<double*>out.data(), <const double*>src.data(), outer, n, inner, prod, nt)
     if inplace:
         copy_into(self, out)
         self.version_counter.version += 1

@@ -94,7 +94,7 @@ cdef tuple _var(TensorImpl self, object dim, object correction, bint keepdim, bi
     ctx.mode = F_SQDEV
     ctx.centers = mean.data()
     ctx.centers_itemsize = 8
-    ctx.divisor = max(0.0, n - c)
+    ctx.divisor = max(0.0, n - c) if n != 0 else 0.0        # nothing reduced: nan, whatever the correction
     ctx.p = 1 if take_sqrt else 0
     ops = fsum_ops(&ctx)
     ops.project = _var_project
@@ -216,7 +216,7 @@ def logsumexp_cpu(TensorImpl self not None, dim, bint keepdim=False):
     if not is_floating(self.scalar_type):
         src = cast_contiguous(self, default_float_type())
     check_dtype_kernel(src.scalar_type, "logsumexp_cpu")
-    if not dims_given(dim) and not keepdim and self.nd > 0:
+    if not dims_given(dim) and not keepdim and self.nd > 0 and self.n_elem != 0:
         # PyTorch 2.x: an empty dim list reduces every dim but its output check then fails.
         raise RuntimeError(f"output with shape [] doesn't match the broadcast shape {[1] * self.nd}")
     parse_dims(src, dim, True, &dims)

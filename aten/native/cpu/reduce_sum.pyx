@@ -554,7 +554,6 @@ cdef TensorImpl _sum(TensorImpl self, object dim, bint keepdim, object dtype, st
     cdef ReduceOps ops
     cdef int out_type, st
     cdef TensorImpl src, result
-    parse_dims(self, dim, True, &dims)
     if dtype is not None:
         out_type = (<DType?>dtype).scalar_type
     elif is_integral(self.scalar_type, True):
@@ -567,6 +566,7 @@ cdef TensorImpl _sum(TensorImpl self, object dim, bint keepdim, object dtype, st
                                f"or complex dtype. Got: {dtype_of(self.scalar_type).type_name}")
         raise RuntimeError("mean(): could not infer output dtype. Optional dtype must be either a floating point "
                            f"or complex dtype. Got: {dtype_of(out_type).type_name}")
+    parse_dims(self, dim, True, &dims)
     check_dtype_kernel(self.scalar_type, name)
     check_dtype_kernel(out_type, name)
     src = _as_type(self, out_type) if dtype is not None else self
