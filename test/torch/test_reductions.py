@@ -874,6 +874,5 @@ def test_scans_without_work_skip_the_dtype_checks_like_pytorch():
 
 
 def test_var_of_nothing_is_nan_whatever_the_correction():
-    with pytest.warns(UserWarning):
-        out = torch.std(torch.ones(2, 0), None, correction=-1, keepdim=True)
+    out = torch.std(torch.ones(2, 0), None, correction=-1, keepdim=True)    # 0 - (-1) > 0: no warning
     assert out.shape == (1, 1) and np.isnan(out.numpy()).all()
