@@ -10,10 +10,14 @@ functions (ReduceOps, see reduce.pxd), it:
    units of at most COL_BYTES of accumulators;
 3. reduces the other reduced dims by pairwise halving (so float sums stay accurate over any
    number of dims) and lets the leaf reduce its dim (the leaf sums pairwise too);
-4. without the GIL above NOGIL_MIN elements, and on several threads above the grain size:
-   units are split across threads, or, with fewer units than threads (a full reduction), the
-   outermost reduced dim is split and the partial accumulators are combined in order (so
-   argmax keeps the first index on ties).
+4. runs without the GIL above NOGIL_MIN elements, and on several threads from 2 * grain size
+   elements (32768 per thread, PyTorch's GRAIN_SIZE; below about 64K elements a second thread
+   cost more than it saved here): units are split across threads when there are enough;
+   otherwise, when the leaf walks rows of columns (a reduction over an outer dim) or there is
+   one output, each unit's outermost reduced dim is split across the threads and the partial
+   accumulators are combined in order (so argmax keeps the first index on ties); otherwise
+   units are made narrower.
+Every op's functions run without the GIL and cannot fail: ops validate before calling here.
 """
 from libc.stdlib cimport malloc, free
 from cython.parallel cimport prange
