@@ -876,3 +876,18 @@ def test_scans_without_work_skip_the_dtype_checks_like_pytorch():
 def test_var_of_nothing_is_nan_whatever_the_correction():
     out = torch.std(torch.ones(2, 0), None, correction=-1, keepdim=True)    # 0 - (-1) > 0: no warning
     assert out.shape == (1, 1) and np.isnan(out.numpy()).all()
+
+
+@pytest.mark.parametrize("ncols", [1, 2, 3, 4, 5, 7, 8, 10, 16, 31, 32, 33])
+def test_sums_over_the_rows_of_a_narrow_matrix_match_float64(ncols):
+    """Few contiguous columns are summed in one pass over the flat run (lanes per column)."""
+    a = np.random.default_rng(ncols).standard_normal((1001, ncols)).astype(np.float32)
+    t = torch.from_numpy(a)
+    b = a.astype(np.float64)
+    np.testing.assert_allclose(torch.sum(t, 0).numpy(), b.sum(0), rtol=1e-5, atol=1e-4)
+    np.testing.assert_allclose(torch.mean(t, 0, keepdim=True).numpy(), b.mean(0, keepdims=True), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(torch.norm(t, 2, 0).numpy(), np.sqrt((b * b).sum(0)), rtol=1e-5)
+    np.testing.assert_allclose(torch.norm(t, 3, 0).numpy(), (np.abs(b) ** 3).sum(0) ** (1 / 3), rtol=1e-5)
+    np.testing.assert_allclose(torch.var(t, 0).numpy(), b.var(0, ddof=1), rtol=1e-5)
+    f = torch.from_numpy(np.asfortranarray(a))                         # the same values, column-major
+    np.testing.assert_allclose(torch.sum(f, 0).numpy(), b.sum(0), rtol=1e-5, atol=1e-4)

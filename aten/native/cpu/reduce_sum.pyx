@@ -17,7 +17,7 @@ from aten.native.cpu.reduce cimport (COL_WORDS, ReduceCtx, ReduceOps, DimSet, pa
                                      check_dtype_kernel)
 
 cdef enum:
-    BLOCK = 256            # a row block summed by 16 accumulators
+    BLOCK = 1024            # a row block summed by 16 accumulators
     COLS_LEAF = 16         # rows added directly to column accumulators before halving
     ROW_MIN = 32           # a reduced row at least this long (and inner to the columns) is summed row-wise
     LANES = 64             # independent accumulators of a product
@@ -128,6 +128,48 @@ cdef acc_t _row(const in_t* x, Py_ssize_t n, Py_ssize_t s, int mode, double p, a
     return _row(x, h, s, mode, p, c) + _row(x + h * s, n - h, s, mode, p, c)
 
 
+cdef void _lanes(acc_t* lanes, const in_t* x, Py_ssize_t n, Py_ssize_t period, int mode, double p) noexcept nogil:
+    """lanes[k] += sum of f(x[i]) over i < n with i % period == k, halving n (pairwise) in whole periods."""
+    cdef acc_t tmp[64]
+    cdef Py_ssize_t i, k, m, h
+    if n > 16 * period:
+        h = (n // 2) // period * period
+        _lanes(lanes, x, h, period, mode, p)
+        for k in range(period):
+            tmp[k] = 0
+        _lanes(tmp, x + h, n - h, period, mode, p)
+        for k in range(period):
+            lanes[k] += tmp[k]
+        return
+    m = n - n % period
+    i = 0
+    if mode == F_SUM:
+        while i < m:
+            for k in range(period):
+                lanes[k] += x[i + k]
+            i += period
+    else:
+        while i < m:
+            for k in range(period):
+                lanes[k] += _tf(x[i + k], mode, p, <acc_t>0)
+            i += period
+    for k in range(n - m):
+        lanes[k] += _tf(x[m + k], mode, p, <acc_t>0)
+
+
+cdef void _narrow_cols(acc_t* acc, const in_t* x, Py_ssize_t ncols, Py_ssize_t nrows, int mode,
+                       double p) noexcept nogil:
+    """Few columns of a contiguous (nrows, ncols) block: one pass over the flat run, lane k of
+    period = ncols * (64 // ncols) lanes collecting column k % ncols (a loop gcc vectorises)."""
+    cdef acc_t lanes[64]
+    cdef Py_ssize_t k, period = ncols * (64 // ncols)
+    for k in range(period):
+        lanes[k] = 0
+    _lanes(lanes, x, nrows * ncols, period, mode, p)
+    for k in range(period):
+        acc[k % ncols] += lanes[k]
+
+
 cdef void _cols(acc_t* acc, int astride, const char* src, Py_ssize_t ncols, Py_ssize_t cs, Py_ssize_t nrows,
                 Py_ssize_t rs, int mode, double p, const in_t* tag) noexcept nogil:
     """acc[c*astride + astride-1] += sum over rows of f(x[r, c]), halving the rows (pairwise);
@@ -136,6 +178,9 @@ cdef void _cols(acc_t* acc, int astride, const char* src, Py_ssize_t ncols, Py_s
     cdef acc_t* tmp = <acc_t*>buf
     cdef Py_ssize_t r, c, h, ce = cs // <Py_ssize_t>sizeof(in_t)
     cdef const in_t* row
+    if astride == 1 and ce == 1 and ncols <= 32 and rs == ncols * <Py_ssize_t>sizeof(in_t) and nrows > COLS_LEAF:
+        _narrow_cols(acc, <const in_t*>src, ncols, nrows, mode, p)
+        return
     if nrows > COLS_LEAF:
         h = nrows // 2
         _cols(acc, astride, src, ncols, cs, h, rs, mode, p, tag)
