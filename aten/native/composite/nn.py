@@ -194,3 +194,169 @@ def adaptive_avg_pool2d(self: Any, output_size: Any) -> Any:
         raise RuntimeError(f"adaptive_avg_pool2d: elements of output_size must be greater than or equal to 0 but "
                            f"received {{{output_size[0]}, {output_size[1]}}}")
     return _adaptive_avg_pool2d(self, output_size)
+
+
+# ---- normalisation --------------------------------------------------------------------------
+
+_native_layer_norm = find_operator("native_layer_norm")
+_native_batch_norm = find_operator("native_batch_norm")
+_native_group_norm = find_operator("native_group_norm")
+
+
+def layer_norm(input: Any, normalized_shape: Any, weight: Any = None, bias: Any = None, eps: float = 1e-05,
+               cudnn_enable: bool = True) -> Any:
+    return _native_layer_norm(input, normalized_shape, weight, bias, eps)[0]
+
+
+def batch_norm(input: Any, weight: Any, bias: Any, running_mean: Any, running_var: Any, training: bool,
+               momentum: float, eps: float, cudnn_enabled: bool) -> Any:
+    if input.numel() == 0:
+        # upstream returns a copy (nothing to normalise; no statistics to update)
+        return _to_copy(input)
+    return _native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps)[0]
+
+
+def group_norm(input: Any, num_groups: int, weight: Any = None, bias: Any = None, eps: float = 1e-05,
+               cudnn_enabled: bool = True) -> Any:
+    sizes = input._sizes()
+    if len(sizes) < 2:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-max(len(sizes), 1)}, "
+                         f"{max(len(sizes), 1) - 1}], but got 1)")
+    n, c = sizes[0], sizes[1]
+    if num_groups <= 0:
+        raise RuntimeError(f"Expected num groups to be greater than 0, got {num_groups}")
+    if c % num_groups != 0:
+        raise RuntimeError(f"Expected number of channels in input to be divisible by num_groups, but got input of "
+                           f"shape {list(sizes)} and num_groups={num_groups}")
+    hxw = 1
+    for s in sizes[2:]:
+        hxw *= s
+    return _native_group_norm(input, weight, bias, n, c, hxw, num_groups, eps)[0]
+
+
+# ---- losses (reduction: 0 none, 1 mean, 2 sum) ------------------------------------------------
+
+_nll_loss_forward = find_operator("nll_loss_forward")
+_nll_loss2d_forward = find_operator("nll_loss2d_forward")
+_mul = find_operator("mul.Tensor")
+_add = find_operator("add.Tensor")
+_div = find_operator("div.Tensor")
+_neg = find_operator("neg")
+_sum_dim = find_operator("sum.dim_IntList")
+_sum = find_operator("sum")
+_fill = find_operator("fill_.Scalar")
+_reshape = op("reshape")
+_view = op("view")
+_contiguous = op("contiguous")
+_eq = op("eq.Scalar")
+_masked_fill = op("masked_fill.Scalar")
+
+_MEAN, _SUM, _NONE = 1, 2, 0
+
+
+def nll_loss(self: Any, target: Any, weight: Any = None, reduction: int = _MEAN, ignore_index: int = -100) -> Any:
+    return _nll_loss_forward(self, target, weight, reduction, ignore_index)[0]
+
+
+def nll_loss2d(self: Any, target: Any, weight: Any = None, reduction: int = _MEAN, ignore_index: int = -100) -> Any:
+    return _nll_loss2d_forward(self, target, weight, reduction, ignore_index)[0]
+
+
+def _nll_nd_forward(self: Any, target: Any, weight: Any, reduction: int, ignore_index: int) -> tuple:
+    """upstream's nll_loss_nd, keeping total_weight (the mean's denominator) for label smoothing."""
+    if self.dim() < 1:
+        raise ValueError(f"Expected 1 or more dimensions (got {self.dim()})")
+    sizes, tsizes = self._sizes(), target._sizes()
+    if self.dim() != 1 and (len(tsizes) == 0 or sizes[0] != tsizes[0]):
+        raise ValueError(f"Expected input batch_size ({sizes[0]}) to match target batch_size "
+                         f"({tsizes[0] if tsizes else 1}).")
+    if self.dim() <= 2:
+        return _nll_loss_forward(self, target, weight, reduction, ignore_index)
+    if self.dim() == 4:
+        return _nll_loss2d_forward(self, target, weight, reduction, ignore_index)
+    n, c = sizes[0], sizes[1]
+    out_size = (n,) + tuple(sizes[2:])
+    if tuple(tsizes[1:]) != tuple(sizes[2:]):
+        raise RuntimeError(f"Expected target size {list(out_size)}, got {list(tsizes)}")
+    input4 = _contiguous(self)
+    target3 = _contiguous(target)
+    input4 = _view(input4, (n, c, 1, -1) if self.numel() > 0 else (n, c, 0, 0))
+    target3 = _view(target3, (n, 1, -1) if target.numel() > 0 else (n, 0, 0))
+    out, total_weight = _nll_loss2d_forward(input4, target3, weight, reduction, ignore_index)
+    return (out if reduction != _NONE else _view(out, out_size)), total_weight
+
+
+def nll_loss_nd(self: Any, target: Any, weight: Any = None, reduction: int = _MEAN, ignore_index: int = -100) -> Any:
+    return _nll_nd_forward(self, target, weight, reduction, ignore_index)[0]
+
+
+def _class_weight_view(weight: Any, ndim: int, class_dim: int) -> Any:
+    if ndim <= 1:
+        return weight
+    shape = [1] * ndim
+    shape[class_dim] = weight._sizes()[0]
+    return _view(weight, tuple(shape))
+
+
+def _cross_entropy_prob_target(self: Any, target: Any, weight: Any, reduction: int, label_smoothing: float) -> Any:
+    class_dim = 0 if self.dim() == 1 else 1
+    n_classes = self._sizes()[class_dim]
+    if weight is not None and (weight.dim() != 1 or weight.numel() != n_classes):
+        raise RuntimeError(f"cross_entropy: weight tensor should be defined either for all {n_classes} classes or no "
+                           f"classes but got weight tensor of shape: {list(weight._sizes())}")
+    logp = log_softmax(self, class_dim, self.dtype)
+    if label_smoothing > 0.0:
+        if label_smoothing > 1.0:
+            raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+        target = _add(_mul(target, 1 - label_smoothing), label_smoothing / n_classes)
+    terms = _mul(logp, target)
+    if weight is not None:
+        terms = _mul(terms, _class_weight_view(weight, logp.dim(), class_dim))
+    if reduction == _NONE:
+        return _neg(_sum_dim(terms, (class_dim,)))
+    total = _neg(_sum(terms))
+    if reduction == _SUM:
+        return total
+    if logp.numel() == 0:
+        return _fill(total, float("nan"))
+    return _div(total, logp.numel() // n_classes)
+
+
+def _cross_entropy_label_smoothing(self: Any, target: Any, weight: Any, reduction: int, ignore_index: int,
+                                   label_smoothing: float) -> Any:
+    class_dim = 0 if self.dim() == 1 else 1
+    logp = log_softmax(self, class_dim, self.dtype)
+    nll, total_weight = _nll_nd_forward(logp, target, weight, reduction, ignore_index)
+    n_classes = logp._sizes()[class_dim]
+    if weight is not None:
+        smooth = _neg(_sum_dim(_mul(logp, _class_weight_view(weight, logp.dim(), class_dim)), (class_dim,)))
+    else:
+        smooth = _neg(_sum_dim(logp, (class_dim,)))
+    smooth = _masked_fill(smooth, _eq(target, ignore_index), 0.0)
+    if reduction == _MEAN:
+        # upstream divides by the weights (or the count) of the targets that are not ignored:
+        # exactly nll_loss's total_weight
+        ret = _div(_sum(smooth), total_weight)
+    elif reduction == _SUM:
+        ret = _sum(smooth)
+    else:
+        ret = smooth
+    return _add(_mul(nll, 1 - label_smoothing), _mul(ret, label_smoothing / n_classes))
+
+
+def cross_entropy_loss(self: Any, target: Any, weight: Any = None, reduction: int = _MEAN,
+                       ignore_index: int = -100, label_smoothing: float = 0.0) -> Any:
+    if self._sizes() == target._sizes():
+        # class probabilities
+        if not target.dtype.is_floating_point:
+            raise RuntimeError(f"Expected floating point type for target with class probabilities, got "
+                               f"{target.dtype.type_name}")
+        if ignore_index >= 0:
+            raise RuntimeError("ignore_index is not supported for floating point target")
+        return _cross_entropy_prob_target(self, target, weight, reduction, label_smoothing)
+    if label_smoothing > 0.0:
+        if label_smoothing > 1.0:
+            raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+        return _cross_entropy_label_smoothing(self, target, weight, reduction, ignore_index, label_smoothing)
+    class_dim = 0 if self.dim() == 1 else 1
+    return nll_loss_nd(log_softmax(self, class_dim, self.dtype), target, weight, reduction, ignore_index)
