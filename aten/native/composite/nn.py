@@ -9,6 +9,9 @@ from typing import Any
 
 from aten.dispatcher import find_operator
 from aten.native.composite._pending_ops import op
+from c10.scalar_type import dtype_from_name
+
+_BOOL = dtype_from_name("bool")
 
 _softmax = find_operator("_softmax")
 _log_softmax = find_operator("_log_softmax")
@@ -360,3 +363,103 @@ def cross_entropy_loss(self: Any, target: Any, weight: Any = None, reduction: in
         return _cross_entropy_label_smoothing(self, target, weight, reduction, ignore_index, label_smoothing)
     class_dim = 0 if self.dim() == 1 else 1
     return nll_loss_nd(log_softmax(self, class_dim, self.dtype), target, weight, reduction, ignore_index)
+
+
+# ---- upsampling -------------------------------------------------------------------------------
+
+_upsample_nearest2d = find_operator("upsample_nearest2d")
+_upsample_bilinear2d = find_operator("upsample_bilinear2d")
+
+
+def _output_size(input: Any, output_size: Any, scale_factors: Any) -> tuple:
+    spatial = input.dim() - 2
+    if output_size is not None:
+        if scale_factors is not None:
+            raise RuntimeError("Must specify exactly one of output_size and scale_factors")
+        if len(output_size) != spatial:
+            raise RuntimeError(f"It is expected output_size equals to {spatial}, but got size {len(output_size)}")
+        return tuple(output_size)
+    if scale_factors is not None:
+        if len(scale_factors) != spatial:
+            raise RuntimeError(f"Expected {spatial} scale factors for a {input.dim()}-D input, got "
+                               f"{len(scale_factors)}")
+        sizes = input._sizes()
+        return tuple(int(float(sizes[i + 2]) * scale_factors[i]) for i in range(spatial))
+    raise RuntimeError("Must specify exactly one of output_size and scale_factors")
+
+
+def _scale(scale_factors: Any, i: int) -> Any:
+    return None if scale_factors is None else scale_factors[i]
+
+
+def upsample_nearest2d_vec(input: Any, output_size: Any, scale_factors: Any) -> Any:
+    osize = _output_size(input, output_size, scale_factors)
+    return _upsample_nearest2d(input, osize, _scale(scale_factors, 0), _scale(scale_factors, 1))
+
+
+def upsample_bilinear2d_vec(input: Any, output_size: Any, align_corners: bool, scale_factors: Any) -> Any:
+    osize = _output_size(input, output_size, scale_factors)
+    return _upsample_bilinear2d(input, osize, align_corners, _scale(scale_factors, 0), _scale(scale_factors, 1))
+
+
+# ---- attention --------------------------------------------------------------------------------
+
+_matmul = find_operator("matmul")
+_safe_softmax = find_operator("_safe_softmax")
+_zeros = find_operator("zeros")
+_ones = find_operator("ones")
+_transpose = op("transpose.int")
+_expand = op("expand")
+_tril = op("tril")
+
+
+def _bool_mask_to_float(mask: Any, dtype: Any) -> Any:
+    """True: attend (0); False: masked out (-inf)."""
+    return _masked_fill(_zeros(mask._sizes(), dtype=dtype), _eq(mask, False), float("-inf"))
+
+
+def _repeat_heads(t: Any, repeats: int) -> Any:
+    """repeat_interleave(t, repeats, dim=-3)."""
+    sizes = t._sizes()
+    expanded = _expand(_unsqueeze(t, -3), sizes[:-2] + (repeats,) + sizes[-2:])
+    return _reshape(expanded, sizes[:-3] + (sizes[-3] * repeats,) + sizes[-2:])
+
+
+def scaled_dot_product_attention(query: Any, key: Any, value: Any, attn_mask: Any = None, dropout_p: float = 0.0,
+                                 is_causal: bool = False, scale: Any = None, enable_gqa: bool = False) -> Any:
+    if not (query.dtype is key.dtype is value.dtype):
+        raise RuntimeError(f"Expected query, key, and value to have the same dtype, but got query.dtype: "
+                           f"{_CPP_TYPES[query.dtype.name]} key.dtype: {_CPP_TYPES[key.dtype.name]} and value.dtype: "
+                           f"{_CPP_TYPES[value.dtype.name]} instead.")
+    if query.dim() < 2 or key.dim() < 2 or value.dim() < 2:
+        raise RuntimeError(f"Expected query, key, and value to all be  at least 2 dimensional, but got query.dim: "
+                           f"{query.dim()} key.dim: {key.dim()} and value.dim: {value.dim()} instead.")
+    if attn_mask is not None and attn_mask.dtype.name not in ("bool", "float32", query.dtype.name):
+        raise RuntimeError(f"Expected attn_mask dtype to be bool or float or to match query dtype, but got "
+                           f"attn_mask.dtype: {_CPP_TYPES[attn_mask.dtype.name]} and  query.dtype: "
+                           f"{_CPP_TYPES[query.dtype.name]} instead.")
+    if dropout_p > 0.0:
+        raise NotImplementedError("scaled_dot_product_attention: dropout_p > 0 needs random numbers, which Ember's "
+                                  "operator library does not have yet; pass dropout_p=0.0")
+    if attn_mask is not None and attn_mask.dtype.name == "bool":
+        attn_mask = _bool_mask_to_float(attn_mask, query.dtype)
+    negative = scale is not None and scale < 0
+    softmax_scale = abs(scale) if scale is not None else 1.0 / float(query._sizes()[-1]) ** 0.5
+    factor = softmax_scale ** 0.5
+    q = _mul(query, -factor if negative else factor)
+    if is_causal:
+        if attn_mask is not None:
+            raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set when is_causal=True")
+        length, source = q._sizes()[-2], key._sizes()[-2]
+        attn_mask = _bool_mask_to_float(_tril(_ones((length, source), dtype=_BOOL)), q.dtype)
+    if enable_gqa and query.dim() >= 3:
+        hq, hk, hv = query._sizes()[-3], key._sizes()[-3], value._sizes()[-3]
+        if not (hq == hk == hv) and (hq % hk != 0 or hq % hv != 0):
+            raise RuntimeError("Number of heads in key and value must divide the number of heads in ")
+        if not (hq == hk == hv):
+            key, value = _repeat_heads(key, hq // hk), _repeat_heads(value, hq // hv)
+    attn = _matmul(q, _mul(_transpose(key, -2, -1), factor))
+    if attn_mask is not None:
+        attn = _add(attn, attn_mask)
+    attn = _safe_softmax(attn, -1)
+    return _matmul(attn, value)

@@ -6,11 +6,14 @@ input is read twice and the output written twice, both from cache for rows that 
 the vectorised polynomial of nn_vec.h (AVX2+FMA where the CPU has it). Rows are split over
 OpenMP threads above PyTorch's grain size.
 """
+import numpy as np
+
 from cython.parallel cimport prange
 
-from c10.scalar_type cimport ST_FLOAT32, ST_FLOAT64
+from c10.scalar_type cimport dtype as DType, ST_FLOAT32, ST_FLOAT64
 from c10.tensor_impl cimport TensorImpl, empty_contiguous
-from aten.native.cpu.nn_common cimport contiguous, num_threads, type_name
+from aten.native.cpu.loops cimport cast_contiguous
+from aten.native.cpu.nn_common cimport contiguous, num_threads, type_name, np_view
 from aten.native.cpu.nn_vec cimport ember_vec, ember_vec_table, ember_vec_level
 
 cdef enum:
@@ -79,6 +82,21 @@ cdef TensorImpl _softmax(TensorImpl self, object dim, bint half_to_float, bint l
                 else:
                     vt.softmax_cols_d(<double*>src + o * n * inner + c0, <double*>dst + o * n * inner + c0,
                                       n, inner, w, log)
+    return out
+
+
+def safe_softmax_cpu(TensorImpl self not None, dim, dtype=None):
+    """softmax, except that rows whose every element is -inf give 0 (not NaN): attention masks."""
+    cdef TensorImpl x = self
+    if dtype is not None and (<DType?>dtype).scalar_type != self.scalar_type:
+        x = cast_contiguous(self, (<DType>dtype).scalar_type)
+    cdef TensorImpl out = _softmax(x, dim, False, False)
+    cdef int d
+    if out.n_elem and x.nd:
+        d = x._wrap_dim(dim)
+        masked = np.isneginf(np_view(x)).all(axis=d, keepdims=True)
+        if masked.any():
+            np.copyto(np_view(out), 0, where=masked)
     return out
 
 
