@@ -42,7 +42,7 @@ _CPP_TYPES = {"uint8": "unsigned char", "int8": "signed char", "int16": "short i
               "int64": "long int", "float16": "c10::Half", "float32": "float", "float64": "double", "bool": "bool"}
 
 
-def _expand(value: Any, n: int, name: str) -> tuple:
+def _expand_param(value: Any, n: int, name: str) -> tuple:
     if isinstance(value, int):
         return (value,) * n
     value = tuple(value)
@@ -89,7 +89,7 @@ def conv2d(input: Any, weight: Any, bias: Any = None, stride: Any = 1, padding: 
 def _convolution_mode(input: Any, weight: Any, bias: Any, stride: Any, padding: str, dilation: Any,
                       groups: int) -> Any:
     dim = weight.dim() - 2
-    stride, dilation = _expand(stride, dim, "stride"), _expand(dilation, dim, "dilation")
+    stride, dilation = _expand_param(stride, dim, "stride"), _expand_param(dilation, dim, "dilation")
     if padding == "valid":
         return _convolution(input, weight, bias, stride, (0,) * dim, dilation, False, (0,), groups)
     if padding != "same":

@@ -37,9 +37,10 @@ cdef object _mat(TensorImpl t):
 
 
 cdef object _scalar(object value, int st):
-    """alpha/beta in the result's type: PyTorch converts them to the integral type for integral results."""
+    """alpha/beta in the result's type: PyTorch converts them to the integral type for integral
+    results (wrapping, so alpha=-1 is 255 for uint8)."""
     if is_integral(st, True):
-        return int(value)
+        return np.array(int(value)).astype(dtype_of(st).numpy_dtype)[()]
     return value
 
 
@@ -384,7 +385,8 @@ def einsum_cpu(str equation, tensors, path=None):
     ell_shapes = []
     for k in range(len(arrays)):
         if None in operands[k]:
-            ell_shapes.append(arrays[k].shape[:arrays[k].ndim - (len(operands[k]) - 1)])
+            start = operands[k].index(None)
+            ell_shapes.append(arrays[k].shape[start:start + arrays[k].ndim - (len(operands[k]) - 1)])
     ell_shape = np.broadcast_shapes(*ell_shapes) if ell_shapes else ()
     out_shape = []
     for l in out_labels:

@@ -191,4 +191,12 @@ def pad_circular_cpu(TensorImpl self not None, pad):
             raise RuntimeError("Padding value causes wrapping around more than once.")
         if self.sizes[d] + lo + hi < 0:
             raise RuntimeError(f"Negative padding value is resulting in an empty dimension.")
-    return _gather_pad(self, pads, "circular")
+    # negative pads crop first; the positive ones then wrap around what is left (as PyTorch)
+    crop = [slice(None)] * self.nd
+    for i in range(n // 2):
+        d = self.nd - 1 - i
+        crop[d] = slice(max(-pads[i][0], 0), self.sizes[d] - max(-pads[i][1], 0))
+    cdef TensorImpl cropped = new_tensor(np_view(self)[tuple(crop)].shape, self.scalar_type)
+    if cropped.n_elem:
+        np_view(cropped)[...] = np_view(self)[tuple(crop)]
+    return _gather_pad(cropped, tuple([(max(lo, 0), max(hi, 0)) for lo, hi in pads]), "circular")

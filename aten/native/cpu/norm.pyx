@@ -61,10 +61,11 @@ cdef inline void _moments(const ftype* x, Py_ssize_t n, double* mean, double* va
     var[0] = q / n
 
 
-cdef inline void _affine(const ftype* x, ftype* y, Py_ssize_t n, ftype scale, ftype shift) noexcept nogil:
+cdef inline void _affine(const ftype* x, ftype* y, Py_ssize_t n, double scale, double shift) noexcept nogil:
+    # in double: x * scale + shift with shift = -mean * scale cancels exactly where x == mean
     cdef Py_ssize_t i
     for i in range(n):
-        y[i] = x[i] * scale + shift
+        y[i] = <ftype>(x[i] * scale + shift)
 
 
 # ---- layer norm -------------------------------------------------------------------------------
@@ -83,7 +84,7 @@ cdef void _layer_norm(const ftype* x, ftype* y, ftype* mean_out, ftype* rstd_out
         mean_out[r] = <ftype>mean
         rstd_out[r] = <ftype>rstd
         if w == NULL and b == NULL:
-            _affine(xr, yr, M, <ftype>rstd, <ftype>(-mean * rstd))
+            _affine(xr, yr, M, rstd, -mean * rstd)
         else:
             for i in range(M):
                 yr[i] = <ftype>((xr[i] - mean) * rstd)
@@ -182,7 +183,7 @@ cdef void _batch_norm(const ftype* x, ftype* y, Py_ssize_t N, Py_ssize_t C, Py_s
         if b != NULL:
             shift = b[c] - mean * scale
         for n in range(N):
-            _affine(x + (n * C + c) * S, y + (n * C + c) * S, S, <ftype>scale, <ftype>shift)
+            _affine(x + (n * C + c) * S, y + (n * C + c) * S, S, scale, shift)
 
 
 cdef int _check_features(str name, object t, Py_ssize_t C) except -1:
@@ -263,7 +264,7 @@ cdef void _group_norm(const ftype* x, ftype* y, Py_ssize_t N, Py_ssize_t C, Py_s
             shift = -mean * scale
             if b != NULL:
                 shift = b[c] - mean * scale
-            _affine(x + (n * C + c) * S, y + (n * C + c) * S, S, <ftype>scale, <ftype>shift)
+            _affine(x + (n * C + c) * S, y + (n * C + c) * S, S, scale, shift)
 
 
 def native_group_norm_cpu(TensorImpl input not None, weight, bias, Py_ssize_t N, Py_ssize_t C, Py_ssize_t HxW,
