@@ -68,8 +68,14 @@ def _check_bias_dtype(input: Any, bias: Any) -> None:
                            "should be the same")
 
 
+def _int_list(value: Any, n: int) -> Any:
+    """An int for an int[n] parameter is n copies of it, as PyTorch's argument parser makes them."""
+    return (value,) * n if isinstance(value, int) else value
+
+
 def _conv(input: Any, weight: Any, bias: Any, stride: Any, padding: Any, dilation: Any, groups: int,
           spatial: int, name: str) -> Any:
+    stride, padding, dilation = (_int_list(v, spatial) for v in (stride, padding, dilation))
     _check_bias_dtype(input, bias)
     batched_input, batched = _batchify(input, spatial, name)
     output = _convolution(batched_input, weight, bias, stride, padding, dilation, False, (0,), groups)
@@ -136,6 +142,7 @@ def conv2d_padding(input: Any, weight: Any, bias: Any = None, stride: Any = 1, p
 
 def conv_transpose1d(input: Any, weight: Any, bias: Any = None, stride: Any = 1, padding: Any = 0,
                      output_padding: Any = 0, groups: int = 1, dilation: Any = 1) -> Any:
+    stride, padding, output_padding, dilation = (_int_list(v, 1) for v in (stride, padding, output_padding, dilation))
     _check_bias_dtype(input, bias)
     batched_input, batched = _batchify(input, 1, "conv_transpose1d")
     output = _convolution(batched_input, weight, bias, stride, padding, dilation, True, output_padding, groups)
@@ -144,6 +151,7 @@ def conv_transpose1d(input: Any, weight: Any, bias: Any = None, stride: Any = 1,
 
 def conv_transpose2d(input: Any, weight: Any, bias: Any = None, stride: Any = 1, padding: Any = 0,
                      output_padding: Any = 0, groups: int = 1, dilation: Any = 1) -> Any:
+    stride, padding, output_padding, dilation = (_int_list(v, 2) for v in (stride, padding, output_padding, dilation))
     _check_bias_dtype(input, bias)
     batched_input, batched = _batchify(input, 2, "conv_transpose2d")
     output = _convolution(batched_input, weight, bias, stride, padding, dilation, True, output_padding, groups)
@@ -371,18 +379,22 @@ _upsample_nearest2d = find_operator("upsample_nearest2d")
 _upsample_bilinear2d = find_operator("upsample_bilinear2d")
 
 
+# upstream's TORCH_CHECK without a message, verbatim
+_UPSTREAM_CHECK = ("Expected static_cast<int64_t>({}->size()) == spatial_dimensions to be true, but got false.  "
+                   "(Could this error message be improved?  If so, please report an enhancement request to PyTorch.)")
+
+
 def _output_size(input: Any, output_size: Any, scale_factors: Any) -> tuple:
     spatial = input.dim() - 2
     if output_size is not None:
         if scale_factors is not None:
             raise RuntimeError("Must specify exactly one of output_size and scale_factors")
         if len(output_size) != spatial:
-            raise RuntimeError(f"It is expected output_size equals to {spatial}, but got size {len(output_size)}")
+            raise RuntimeError(_UPSTREAM_CHECK.format("output_size"))
         return tuple(output_size)
     if scale_factors is not None:
         if len(scale_factors) != spatial:
-            raise RuntimeError(f"Expected {spatial} scale factors for a {input.dim()}-D input, got "
-                               f"{len(scale_factors)}")
+            raise RuntimeError(_UPSTREAM_CHECK.format("scale_factors"))
         sizes = input._sizes()
         return tuple(int(float(sizes[i + 2]) * scale_factors[i]) for i in range(spatial))
     raise RuntimeError("Must specify exactly one of output_size and scale_factors")

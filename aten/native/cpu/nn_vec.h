@@ -96,8 +96,8 @@ ATTR static void ember_log_softmax_row_##TS##_##SUF(const T* x, T* y, Py_ssize_t
     T m = ember_rowmax_##TS##_##SUF(x, n), s = 0;                                                  \
     _Pragma("omp simd reduction(+:s)")                                                            \
     for (Py_ssize_t i = 0; i < n; i++) s += EXP(x[i] - m);                                         \
-    T lse = m + LOG(s);                                                                            \
-    for (Py_ssize_t i = 0; i < n; i++) y[i] = x[i] - lse;                                          \
+    T ls = LOG(s); /* (x - max) - log(sum): no cancellation against a huge max */                  \
+    for (Py_ssize_t i = 0; i < n; i++) y[i] = (x[i] - m) - ls;                                     \
 }                                                                                                 \
 /* softmax along a strided dim for w (<= EMBER_COLS) adjacent columns: x[j * stride + c] */        \
 ATTR static void ember_softmax_cols_##TS##_##SUF(const T* x, T* y, Py_ssize_t n, Py_ssize_t stride, \
@@ -114,10 +114,10 @@ ATTR static void ember_softmax_cols_##TS##_##SUF(const T* x, T* y, Py_ssize_t n,
         else { for (Py_ssize_t c = 0; c < w; c++) { T e = EXP(xr[c] - m[c]); yr[c] = e; s[c] += e; } } \
     }                                                                                              \
     if (log_) {                                                                                    \
-        for (Py_ssize_t c = 0; c < w; c++) m[c] += LOG(s[c]);                                      \
+        for (Py_ssize_t c = 0; c < w; c++) s[c] = LOG(s[c]);                                       \
         for (Py_ssize_t j = 0; j < n; j++) {                                                       \
             const T* xr = x + j * stride; T* yr = y + j * stride;                                  \
-            for (Py_ssize_t c = 0; c < w; c++) yr[c] = xr[c] - m[c];                               \
+            for (Py_ssize_t c = 0; c < w; c++) yr[c] = (xr[c] - m[c]) - s[c];                      \
         }                                                                                          \
     } else {                                                                                       \
         for (Py_ssize_t c = 0; c < w; c++) s[c] = (T)1 / s[c];                                     \
