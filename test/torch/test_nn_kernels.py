@@ -479,7 +479,7 @@ def test_conv2d_same_padding_keeps_the_spatial_size_for_even_kernels():
 
 
 def test_conv2d_handles_a_batch_bigger_than_one_column_chunk():
-    # 40 images of 64x64 with 3x3x8 columns: more than one 16 MiB chunk of columns
+    # 40 images of 64x64 with 3x3x8 columns: more than one 32 MiB chunk of columns
     x, w = r(40, 8, 64, 64, seed=3), r(4, 8, 3, 3, seed=4)
     got = torch.conv2d(x, w, padding=1).numpy()
     first = torch.conv2d(torch.from_numpy(x.numpy()[:1].copy()), w, padding=1).numpy()

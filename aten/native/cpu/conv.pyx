@@ -29,7 +29,7 @@ ctypedef fused ntype:
     uint8_t
 
 cdef enum:
-    COLS_BYTES = 1 << 24      # unfold at most this many bytes of columns at a time (16 MiB)
+    COLS_BYTES = 1 << 25      # unfold at most this many bytes of columns at a time (32 MiB)
     GRAIN = 32768
 
 
@@ -38,14 +38,17 @@ cdef inline Py_ssize_t _ceil_div(Py_ssize_t a, Py_ssize_t b) noexcept nogil:
     return -((-a) // b) if a < 0 else (a + b - 1) // b
 
 
-cdef void _im2col(const ntype* x, ntype* cols, Py_ssize_t C, Py_ssize_t H, Py_ssize_t W, Py_ssize_t kh,
-                  Py_ssize_t kw, Py_ssize_t sh, Py_ssize_t sw, Py_ssize_t ph, Py_ssize_t pw, Py_ssize_t dh,
-                  Py_ssize_t dw, Py_ssize_t Ho, Py_ssize_t Wo, int nt) noexcept nogil:
-    """cols[(c*kh + i)*kw + j, oh*Wo + ow] = x[c, oh*sh - ph + i*dh, ow*sw - pw + j*dw] (0 outside)."""
-    cdef Py_ssize_t row, c, i, j, oh, ow, ih, iw0, lo, hi, L = Ho * Wo
+cdef void _im2col(const ntype* x, ntype* cols, Py_ssize_t images, Py_ssize_t C, Py_ssize_t H, Py_ssize_t W,
+                  Py_ssize_t kh, Py_ssize_t kw, Py_ssize_t sh, Py_ssize_t sw, Py_ssize_t ph, Py_ssize_t pw,
+                  Py_ssize_t dh, Py_ssize_t dw, Py_ssize_t Ho, Py_ssize_t Wo, int nt) noexcept nogil:
+    """For each of `images` images (x and cols advance by one image each):
+    cols[(c*kh + i)*kw + j, oh*Wo + ow] = x[c, oh*sh - ph + i*dh, ow*sw - pw + j*dw] (0 outside).
+    One parallel region for all the rows of all the images."""
+    cdef Py_ssize_t task, row, c, i, j, oh, ow, ih, iw0, lo, hi, L = Ho * Wo, R = C * kh * kw
     cdef ntype* dst
     cdef const ntype* src
-    for row in prange(C * kh * kw, num_threads=nt, schedule="static"):
+    for task in prange(images * R, num_threads=nt, schedule="static"):
+        row = task % R
         c = row // (kh * kw)
         i = (row // kw) % kh
         j = row % kw
@@ -60,12 +63,12 @@ cdef void _im2col(const ntype* x, ntype* cols, Py_ssize_t C, Py_ssize_t H, Py_ss
         if hi < lo:
             hi = lo
         for oh in range(Ho):
-            dst = cols + row * L + oh * Wo
+            dst = cols + task * L + oh * Wo
             ih = oh * sh - ph + i * dh
             if ih < 0 or ih >= H:
                 memset(dst, 0, Wo * sizeof(ntype))
                 continue
-            src = x + (c * H + ih) * W + iw0
+            src = x + ((task // R) * C + c) * H * W + ih * W + iw0
             if lo > 0:
                 memset(dst, 0, lo * sizeof(ntype))
             if sw == 1:
@@ -105,23 +108,23 @@ cdef void _col2im(const ntype* cols, ntype* out, Py_ssize_t C, Py_ssize_t H, Py_
                         dst[iw * sw] += src[iw]
 
 
-cdef void _unfold(int st, const char* x, char* cols, Py_ssize_t C, Py_ssize_t H, Py_ssize_t W, Py_ssize_t kh,
-                  Py_ssize_t kw, Py_ssize_t sh, Py_ssize_t sw, Py_ssize_t ph, Py_ssize_t pw, Py_ssize_t dh,
-                  Py_ssize_t dw, Py_ssize_t Ho, Py_ssize_t Wo, int nt) noexcept nogil:
+cdef void _unfold(int st, const char* x, char* cols, Py_ssize_t images, Py_ssize_t C, Py_ssize_t H, Py_ssize_t W,
+                  Py_ssize_t kh, Py_ssize_t kw, Py_ssize_t sh, Py_ssize_t sw, Py_ssize_t ph, Py_ssize_t pw,
+                  Py_ssize_t dh, Py_ssize_t dw, Py_ssize_t Ho, Py_ssize_t Wo, int nt) noexcept nogil:
     if st == ST_FLOAT32:
-        _im2col(<const float*>x, <float*>cols, C, H, W, kh, kw, sh, sw, ph, pw, dh, dw, Ho, Wo, nt)
+        _im2col(<const float*>x, <float*>cols, images, C, H, W, kh, kw, sh, sw, ph, pw, dh, dw, Ho, Wo, nt)
     elif st == ST_FLOAT64:
-        _im2col(<const double*>x, <double*>cols, C, H, W, kh, kw, sh, sw, ph, pw, dh, dw, Ho, Wo, nt)
+        _im2col(<const double*>x, <double*>cols, images, C, H, W, kh, kw, sh, sw, ph, pw, dh, dw, Ho, Wo, nt)
     elif st == ST_INT64:
-        _im2col(<const int64_t*>x, <int64_t*>cols, C, H, W, kh, kw, sh, sw, ph, pw, dh, dw, Ho, Wo, nt)
+        _im2col(<const int64_t*>x, <int64_t*>cols, images, C, H, W, kh, kw, sh, sw, ph, pw, dh, dw, Ho, Wo, nt)
     elif st == ST_INT32:
-        _im2col(<const int32_t*>x, <int32_t*>cols, C, H, W, kh, kw, sh, sw, ph, pw, dh, dw, Ho, Wo, nt)
+        _im2col(<const int32_t*>x, <int32_t*>cols, images, C, H, W, kh, kw, sh, sw, ph, pw, dh, dw, Ho, Wo, nt)
     elif st == ST_INT16:
-        _im2col(<const int16_t*>x, <int16_t*>cols, C, H, W, kh, kw, sh, sw, ph, pw, dh, dw, Ho, Wo, nt)
+        _im2col(<const int16_t*>x, <int16_t*>cols, images, C, H, W, kh, kw, sh, sw, ph, pw, dh, dw, Ho, Wo, nt)
     elif st == ST_INT8:
-        _im2col(<const int8_t*>x, <int8_t*>cols, C, H, W, kh, kw, sh, sw, ph, pw, dh, dw, Ho, Wo, nt)
+        _im2col(<const int8_t*>x, <int8_t*>cols, images, C, H, W, kh, kw, sh, sw, ph, pw, dh, dw, Ho, Wo, nt)
     else:
-        _im2col(<const uint8_t*>x, <uint8_t*>cols, C, H, W, kh, kw, sh, sw, ph, pw, dh, dw, Ho, Wo, nt)
+        _im2col(<const uint8_t*>x, <uint8_t*>cols, images, C, H, W, kh, kw, sh, sw, ph, pw, dh, dw, Ho, Wo, nt)
 
 
 cdef void _fold(int st, const char* cols, char* out, Py_ssize_t C, Py_ssize_t H, Py_ssize_t W, Py_ssize_t kh,
@@ -246,7 +249,7 @@ cdef object _add_bias(TensorImpl out, object bias):
 cdef object _conv_forward(TensorImpl input, TensorImpl weight, object bias, tuple stride, tuple padding,
                           tuple dilation, Py_ssize_t groups, int k):
     cdef Py_ssize_t N = input.sizes[0], C = input.sizes[1], Cout = weight.sizes[0]
-    cdef Py_ssize_t H, W, kh, kw, Ho, Wo, L, K, G = groups, n0, n1, chunk, n
+    cdef Py_ssize_t H, W, kh, kw, Ho, Wo, L, K, G = groups, n0, n1, chunk
     cdef int st = input.scalar_type, nt
     cdef Py_ssize_t sh = stride[0], sw = stride[1], ph = padding[0], pw = padding[1], dh = dilation[0], dw = dilation[1]
     cdef TensorImpl x, out, cols
@@ -285,9 +288,8 @@ cdef object _conv_forward(TensorImpl input, TensorImpl weight, object bias, tupl
     for n0 in range(0, N, chunk):
         n1 = min(N, n0 + chunk)
         with nogil:
-            for n in range(n0, n1):
-                _unfold(st, xp + n * C * H * W * x.itemsize, cp + (n - n0) * C * kh * kw * L * x.itemsize,
-                        C, H, W, kh, kw, sh, sw, ph, pw, dh, dw, Ho, Wo, nt)
+            _unfold(st, xp + n0 * C * H * W * x.itemsize, cp, n1 - n0, C, H, W, kh, kw, sh, sw, ph, pw, dh, dw,
+                    Ho, Wo, nt)
         np.matmul(w, cv[:n1 - n0], out=o[n0:n1])
     _add_bias(out, bias)
     return out
