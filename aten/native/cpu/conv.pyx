@@ -14,7 +14,7 @@ from cython.parallel cimport prange
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t
 from libc.string cimport memcpy, memset
 
-from c10.scalar_type cimport (ST_UINT8, ST_INT8, ST_INT16, ST_INT32, ST_INT64, ST_FLOAT32, ST_FLOAT64, ST_BOOL)
+from c10.scalar_type cimport ST_INT8, ST_INT16, ST_INT32, ST_INT64, ST_FLOAT32, ST_FLOAT64, ST_BOOL
 from c10.tensor_impl cimport TensorImpl
 from aten.native.cpu.nn_common cimport (np_view, new_tensor, shape_of, cpp_type, type_name, reject_half,
                                         expand_param, contiguous, num_threads)
@@ -47,7 +47,7 @@ cdef void _im2col(const ntype* x, ntype* cols, Py_ssize_t images, Py_ssize_t C, 
     cdef Py_ssize_t task, row, c, i, j, oh, ow, ih, iw0, lo, hi, L = Ho * Wo, R = C * kh * kw
     cdef ntype* dst
     cdef const ntype* src
-    for task in prange(images * R, num_threads=nt, schedule="static"):
+    for task in prange(images * R, num_threads=nt, schedule="dynamic", chunksize=8):
         row = task % R
         c = row // (kh * kw)
         i = (row // kw) % kh

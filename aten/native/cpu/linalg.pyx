@@ -10,8 +10,7 @@ import numpy as np
 
 from c10.scalar_type cimport dtype_of, is_floating, is_integral, ST_BOOL, ST_INT64
 from c10.tensor_impl cimport TensorImpl
-from aten.native.cpu.nn_common cimport (np_view, new_tensor, shape_of, cpp_type, type_name, reject_half,
-                                        check_expand)
+from aten.native.cpu.nn_common cimport np_view, new_tensor, cpp_type, type_name, reject_half, check_expand
 
 
 cdef inline bint _blas_ok(object a):

@@ -9,7 +9,7 @@ import numpy as np
 
 from libc.stdint cimport int64_t
 
-from c10.scalar_type cimport (dtype_of, is_floating, promote, ST_UINT8, ST_INT64, ST_FLOAT32, ST_FLOAT64, ST_BOOL)
+from c10.scalar_type cimport (dtype_of, is_floating, promote, ST_UINT8, ST_INT64, ST_FLOAT32, ST_FLOAT64)
 from c10.tensor_impl cimport TensorImpl
 from aten.native.cpu.loops cimport cast_contiguous
 from aten.native.cpu.nn_common cimport np_view, new_tensor, shape_of, type_name, contiguous, reject_half

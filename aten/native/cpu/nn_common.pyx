@@ -6,7 +6,7 @@ The remaining helpers produce PyTorch's messages for the checks every kernel rep
 """
 import numpy as np
 
-from c10.scalar_type cimport (dtype_of, is_floating, ST_UINT8, ST_INT8, ST_INT16, ST_INT32, ST_INT64,
+from c10.scalar_type cimport (dtype_of, ST_UINT8, ST_INT8, ST_INT16, ST_INT32, ST_INT64,
                               ST_FLOAT16, ST_FLOAT32, ST_FLOAT64, ST_BOOL)
 from c10.tensor_impl cimport TensorImpl, MAX_DIMS, empty_contiguous
 from aten.native.cpu.loops cimport cast_contiguous

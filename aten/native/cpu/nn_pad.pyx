@@ -9,7 +9,7 @@ import numpy as np
 
 from c10.scalar_type cimport is_integral, ST_BOOL
 from c10.tensor_impl cimport TensorImpl
-from aten.native.cpu.nn_common cimport np_view, new_tensor, shape_of, reject_half, type_name
+from aten.native.cpu.nn_common cimport np_view, new_tensor, shape_of, reject_half
 
 from aten.native.pointwise_meta import check_fits
 

@@ -56,7 +56,7 @@ cdef TensorImpl _softmax(TensorImpl self, object dim, bint half_to_float, bint l
     dst = out.data()
     with nogil:
         if inner == 1:
-            for row in prange(outer, num_threads=nt, schedule="static"):
+            for row in prange(outer, num_threads=nt, schedule="dynamic", chunksize=16):
                 if st == ST_FLOAT32:
                     if log:
                         vt.log_softmax_row_f(<float*>src + row * n, <float*>dst + row * n, n)

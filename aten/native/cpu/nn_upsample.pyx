@@ -9,7 +9,7 @@ import numpy as np
 
 from c10.scalar_type cimport ST_FLOAT32, ST_FLOAT64
 from c10.tensor_impl cimport TensorImpl
-from aten.native.cpu.nn_common cimport np_view, new_tensor, shape_of, type_name, contiguous
+from aten.native.cpu.nn_common cimport np_view, new_tensor, shape_of, type_name
 
 
 cdef tuple _check(str op, TensorImpl self, object output_size):

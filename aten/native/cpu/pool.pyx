@@ -9,9 +9,9 @@ from cython.parallel cimport prange
 from libc.math cimport isnan, INFINITY
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t
 
-from c10.scalar_type cimport ST_UINT8, ST_INT8, ST_INT16, ST_INT32, ST_INT64, ST_FLOAT32, ST_FLOAT64, ST_BOOL
+from c10.scalar_type cimport ST_INT8, ST_INT16, ST_INT32, ST_INT64, ST_FLOAT32, ST_FLOAT64, ST_BOOL
 from c10.tensor_impl cimport TensorImpl
-from aten.native.cpu.nn_common cimport new_tensor, shape_of, reject_half, require_floating, contiguous, num_threads, type_name
+from aten.native.cpu.nn_common cimport new_tensor, shape_of, reject_half, require_floating, contiguous, num_threads
 
 ctypedef fused ntype:
     float
