@@ -39,8 +39,10 @@ typecheck: $(STAMP)
 demo: build
 	$(PY) examples/demo.py
 
+# BENCH_ARGS: e.g. --quick, --filter REGEX, --compare-python /path/to/torch-venv/bin/python
+BENCH_ARGS ?=
 bench: build
-	$(PY) benchmarks/op_overhead.py
+	$(PY) -m benchmarks $(BENCH_ARGS)
 
 clean:
 	rm -rf build $(VENV) *.egg-info

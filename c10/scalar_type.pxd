@@ -29,5 +29,6 @@ cdef Py_ssize_t itemsize_of(int st) noexcept nogil
 cdef bint is_floating(int st) noexcept nogil
 cdef bint is_integral(int st, bint include_bool) noexcept nogil
 cdef int promote(int a, int b) except? -2
+cdef bint castable(int src, int dst) noexcept nogil
 cdef dtype dtype_of(int st)
 cdef int default_float_type() noexcept

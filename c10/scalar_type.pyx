@@ -129,6 +129,20 @@ def promote_types(dtype a, dtype b):
     return dtype_of(promote(a.scalar_type, b.scalar_type))
 
 
+cdef bint castable(int src, int dst) noexcept nogil:
+    """c10::canCast: no floating to integral, and nothing but bool to bool."""
+    if is_floating(src) and is_integral(dst, True):
+        return False
+    if src != ST_BOOL and dst == ST_BOOL:
+        return False
+    return True
+
+
+def can_cast(dtype from_, dtype to):
+    """torch.can_cast: whether type promotion allows casting from_ to `to`."""
+    return castable(from_.scalar_type, to.scalar_type)
+
+
 cdef int default_float_type() noexcept:
     return _default_float
 

@@ -7,6 +7,7 @@ cdef class Storage:
     cdef object owner               # keeps borrowed memory alive; None when Storage allocated it
     cdef bint owns_data
     cdef Py_ssize_t view_count      # live buffer-protocol exports
+    cdef int grow(self, Py_ssize_t nbytes) except -1
 
 cdef Storage cpu_storage(Py_ssize_t nbytes)
 cdef Storage borrowed_storage(Py_ssize_t address, Py_ssize_t nbytes, object owner, object device)

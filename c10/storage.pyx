@@ -1,5 +1,6 @@
 """Storage and the CPU allocator: 64-byte aligned blocks, or memory borrowed from an owner."""
 from libc.stdlib cimport free
+from libc.string cimport memcpy
 from cpython.buffer cimport PyBUF_WRITABLE
 
 from c10 import device as _device_mod
@@ -43,6 +44,29 @@ cdef class Storage:
     def __repr__(self):
         return f"<Storage of {self.size_bytes} bytes on {self.device}>"
 
+    cdef int grow(self, Py_ssize_t nbytes) except -1:
+        """Reallocate to nbytes (more than now), keeping the old bytes; every tensor over this
+        storage sees the new block (as c10's resizable storages)."""
+        cdef char* fresh
+        if nbytes <= self.size_bytes:
+            return 0
+        if not self.owns_data or self.device_type != 0:
+            raise RuntimeError("Trying to resize storage that is not resizable")
+        if self.view_count > 0:
+            raise RuntimeError("cannot resize a storage while NumPy arrays or buffers view its memory")
+        fresh = cpu_alloc(nbytes)
+        memcpy(fresh, self.data, self.size_bytes)
+        free(self.data)
+        self.data = fresh
+        self.size_bytes = nbytes
+        return 0
+
+    def __reduce__(self):
+        # By value: Cython's automatic pickling would copy the raw pointer and free it twice.
+        if self.device_type != 0:
+            raise TypeError(f"cannot pickle a {self.device} storage; copy the tensor to the CPU first")
+        return (_storage_from_bytes, (bytes(self),))
+
     # Buffer protocol (CPU only): numpy views and tolist() read through it, without copying.
     def __getbuffer__(self, Py_buffer* buf, int flags):
         if self.device_type != 0:
@@ -85,3 +109,11 @@ cdef Storage borrowed_storage(Py_ssize_t address, Py_ssize_t nbytes, object owne
     s.owns_data = False
     return s
 
+
+
+def _storage_from_bytes(bytes data):
+    """Unpickle a CPU Storage: a fresh allocation holding a copy of data."""
+    cdef Storage s = cpu_storage(len(data))
+    if len(data):
+        memcpy(s.data, <const char*>data, len(data))
+    return s

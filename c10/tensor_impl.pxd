@@ -28,6 +28,7 @@ cdef class TensorImpl:
         return self.storage.data + self.offset * self.itemsize
 
     cdef void refresh_metadata(self) noexcept
+    cdef int resize(self, int ndim, const Py_ssize_t* sizes) except -1
     cpdef int _wrap_dim(self, object dim) except -1
 
 cdef TensorImpl make_tensor(Storage storage, Py_ssize_t offset, int ndim, const Py_ssize_t* sizes,

@@ -50,6 +50,29 @@ cdef class TensorImpl:
         self.n_elem = n
         self.contiguous = contiguous or n == 0
 
+    cdef int resize(self, int ndim, const Py_ssize_t* sizes) except -1:
+        """Give self these sizes and contiguous strides, growing its storage when needed (resize_)."""
+        cdef Py_ssize_t n = 1
+        cdef int i
+        if ndim > MAX_DIMS:
+            raise RuntimeError(f"Ember tensors have at most {MAX_DIMS} dimensions, got {ndim}")
+        for i in range(ndim - 1, -1, -1):
+            if sizes[i] < 0:
+                raise RuntimeError(f"Trying to create tensor with negative dimension {sizes[i]}: "
+                                   f"{[sizes[j] for j in range(ndim)]}")
+            self.strides[i] = n
+            n *= sizes[i] if sizes[i] > 1 else 1
+        n = 1
+        for i in range(ndim):
+            n *= sizes[i]
+        if n > 0:
+            self.storage.grow((self.offset + n) * self.itemsize)
+        self.nd = ndim
+        for i in range(ndim):
+            self.sizes[i] = sizes[i]
+        self.refresh_metadata()
+        return 0
+
     # -- metadata, read by torch.Tensor ---------------------------------------------------
     def dim(self):
         return self.nd

@@ -24,12 +24,13 @@ globals().update(_DTYPE_NAMES)   # torch.float32, torch.float, torch.int64, torc
 __all__ = sorted({
     "Size", "Tensor", "channels_last", "contiguous_format", "device", "dtype", "from_numpy",
     "get_default_dtype", "get_num_threads", "is_tensor", "layout", "memory_format", "preserve_format",
-    "promote_types", "result_type", "set_default_dtype", "set_num_threads", "strided", "tensor",
+    "promote_types", "result_type", "can_cast", "set_default_dtype", "set_num_threads", "strided", "tensor",
     *_DTYPE_NAMES, *_gen_index.FUNCTIONS})
 
-_SUBMODULES = {"cuda": "torch.cuda", "ops": "torch._ops"}
+_SUBMODULES = {"cuda": "torch.cuda", "ops": "torch._ops", "linalg": "torch.linalg", "special": "torch.special",
+               "return_types": "torch.return_types"}
 _HELPERS = {"get_num_threads": "aten.native.cpu.loops", "set_num_threads": "aten.native.cpu.loops",
-            "result_type": "torch._creation"}
+            "result_type": "torch._creation", "can_cast": "c10.scalar_type"}
 
 
 def __getattr__(name: str) -> _Any:

@@ -42,6 +42,7 @@ DTYPE_CLASSES: dict[str, tuple[DType, ...]] = {
     "All": tuple(d for d in DTYPES if not d.is_bool),
     "Floating": tuple(d for d in DTYPES if d.is_floating),
     "Integral": tuple(d for d in DTYPES if d.kind == "i"),
+    "IntegralAndBool": tuple(d for d in DTYPES if d.kind in "ib"),
 }
 
 NUM_SCALAR_TYPES = 12

@@ -1,13 +1,17 @@
 """Render an `ember_pointwise` scalar formula to Cython or CUDA C.
 
-A formula is a C-like expression over the op's argument names: numbers, + - * /, comparisons,
-parentheses and calls of the math functions below. Both targets share the operators; only
-names and functions differ, so the formula is written once (as tinygrad's renderers differ
-only in code_for_op).
+A formula is a C-like expression over the op's argument names: numbers; + - * / (floating
+only: integer division goes through the helpers); comparisons; && || !; bitwise & | ^ ~ << >>;
+parentheses; `where(cond, a, b)`; math functions (MATH_FUNCTIONS: float spellings of libm,
+floating loops only) and helpers (HELPERS: defined for every dtype with PyTorch's per-kind
+semantics in aten/native/cpu/scalar_ops.pxd and its CUDA twin). It is parsed once and printed
+fully parenthesised for either target, so C and Python operator precedence never differ;
+number literals take the loop's dtype.
 """
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from torchgen.dtypes import DType
 from torchgen.model import SchemaError
@@ -15,13 +19,22 @@ from torchgen.model import SchemaError
 # name -> (float32 spelling, float64 spelling), shared by libm (Cython: libm.<name>) and CUDA.
 MATH_FUNCTIONS: dict[str, tuple[str, str]] = {
     name: (name + "f", name)
-    for name in ("exp", "expm1", "log", "log1p", "log2", "log10", "sqrt", "sin", "cos", "tan", "asin",
-                 "acos", "atan", "sinh", "cosh", "tanh", "floor", "ceil", "trunc", "fabs", "erf", "pow",
-                 "fmod", "atan2", "fmax", "fmin")
+    for name in ("exp", "exp2", "expm1", "log", "log1p", "log2", "log10", "sqrt", "sin", "cos", "tan", "asin",
+                 "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "fabs", "erf", "erfc",
+                 "atan2", "hypot", "copysign", "lgamma")
 }
+# Defined for every loop dtype: aten/native/cpu/scalar_ops.pxd (Cython, `sm.<name>`) and
+# torchgen/templates/cuda_scalar_ops.cuh (CUDA, `ember_<name>`).
+HELPERS = frozenset({"truncdiv", "floordiv", "remainder", "fmod", "pow", "abs", "sign", "floor", "ceil", "trunc",
+                     "round", "round_decimals", "maximum", "minimum", "fmax", "fmin", "isnan", "isinf", "isfinite",
+                     "lshift", "rshift", "erfinv"})
 
 _TOKEN = re.compile(r"\s*(?:(?P<num>\d+\.\d*(?:[eE][-+]?\d+)?|\d+(?:[eE][-+]?\d+)?|\.\d+)|(?P<name>[A-Za-z_]\w*)"
-                    r"|(?P<op>==|!=|<=|>=|&&|\|\||[-+*/()<>,!]))")
+                    r"|(?P<op>==|!=|<=|>=|&&|\|\||<<|>>|[-+*/()<>,!&|^~]))")
+# Binary operators by precedence level, loosest first (C's order).
+_LEVELS: tuple[tuple[str, ...], ...] = (("||",), ("&&",), ("|",), ("^",), ("&",), ("==", "!="), ("<", "<=", ">", ">="),
+                                        ("<<", ">>"), ("+", "-"), ("*", "/"))
+_CYTHON_OPS = {"||": "or", "&&": "and", "!": "not "}
 
 
 def tokenize(formula: str) -> list[tuple[str, str]]:
@@ -39,34 +52,93 @@ def tokenize(formula: str) -> list[tuple[str, str]]:
     return tokens
 
 
+@dataclass
+class _Printer:
+    """Recursive-descent parser that prints as it parses."""
+    formula: str
+    tokens: list[tuple[str, str]]
+    names: dict[str, str]
+    dtype: DType
+    target: str
+    pos: int = 0
+
+    def error(self, message: str) -> SchemaError:
+        return SchemaError(None, f"formula {self.formula!r}: {message}")
+
+    def peek(self) -> tuple[str, str] | None:
+        return self.tokens[self.pos] if self.pos < len(self.tokens) else None
+
+    def take(self, text: str | None = None) -> tuple[str, str]:
+        tok = self.peek()
+        if tok is None or (text is not None and tok[1] != text):
+            raise self.error(f"expected {text or 'more'}, found {tok[1] if tok else 'the end'}")
+        self.pos += 1
+        return tok
+
+    def expression(self, level: int = 0) -> str:
+        if level == len(_LEVELS):
+            return self.unary()
+        left = self.expression(level + 1)
+        while (tok := self.peek()) is not None and tok[0] == "op" and tok[1] in _LEVELS[level]:
+            self.pos += 1
+            right = self.expression(level + 1)
+            op = _CYTHON_OPS.get(tok[1], tok[1]) if self.target == "cython" else tok[1]
+            left = f"({left} {op} {right})"
+        return left
+
+    def unary(self) -> str:
+        tok = self.peek()
+        if tok is not None and tok[0] == "op" and tok[1] in ("-", "!", "~"):
+            self.pos += 1
+            op = _CYTHON_OPS.get(tok[1], tok[1]) if self.target == "cython" else tok[1]
+            return f"({op}{self.unary()})"
+        return self.primary()
+
+    def primary(self) -> str:
+        kind, text = self.take()
+        if kind == "num":
+            return f"(<{self.dtype.ctype}>{text})" if self.target == "cython" else f"(({self.dtype.cuda_type}){text})"
+        if kind == "op" and text == "(":
+            inner = self.expression()
+            self.take(")")
+            return inner
+        if kind != "name":
+            raise self.error(f"unexpected {text!r}")
+        if (tok := self.peek()) is not None and tok[1] == "(":
+            self.take("(")
+            args = [self.expression()]
+            while (tok := self.peek()) is not None and tok[1] == ",":
+                self.take(",")
+                args.append(self.expression())
+            self.take(")")
+            return self.call(text, args)
+        if text not in self.names:
+            raise self.error(f"unknown name {text!r}; arguments are {sorted(self.names)}")
+        return self.names[text]
+
+    def call(self, name: str, args: list[str]) -> str:
+        if name == "where":
+            if len(args) != 3:
+                raise self.error("where() takes (condition, value if true, value if false)")
+            c, a, b = args
+            return f"({a} if {c} else {b})" if self.target == "cython" else f"(({c}) ? ({a}) : ({b}))"
+        if name in HELPERS:
+            return f"sm.{name}({', '.join(args)})" if self.target == "cython" else f"ember_{name}({', '.join(args)})"
+        if name not in MATH_FUNCTIONS:
+            known = ", ".join(sorted(set(MATH_FUNCTIONS) | HELPERS | {"where"}))
+            raise self.error(f"unknown function {name}(); known: {known}")
+        if not self.dtype.is_floating:
+            raise self.error(f"{name}() is a floating-point function, used in a {self.dtype.name} loop; "
+                             "use a helper or restrict `dtypes`")
+        single, double = MATH_FUNCTIONS[name]
+        spelt = single if self.dtype.name == "float32" else double
+        return f"libm.{spelt}({', '.join(args)})" if self.target == "cython" else f"{spelt}({', '.join(args)})"
+
+
 def render(formula: str, names: dict[str, str], dtype: DType, target: str) -> str:
     """The formula with arguments renamed per `names` and functions spelt for dtype and target."""
-    tokens = tokenize(formula)
-    out: list[str] = []
-    for i, (kind, text) in enumerate(tokens):
-        if kind == "name":
-            is_call = i + 1 < len(tokens) and tokens[i + 1] == ("op", "(")
-            if is_call:
-                out.append(_function(text, dtype, target, formula))
-            elif text in names:
-                out.append(names[text])
-            else:
-                raise SchemaError(None, f"formula {formula!r}: unknown name {text!r}; arguments are {sorted(names)}")
-        elif kind == "op" and target == "cython" and text in ("&&", "||", "!"):
-            out.append({"&&": " and ", "||": " or ", "!": "not "}[text])
-        elif kind == "op" and text in ("(", ")", ","):
-            out.append(text + (" " if text == "," else ""))
-        elif kind == "op":
-            out.append(f" {text} " if text not in ("!",) else text)
-        else:
-            out.append(text)
-    rendered = "".join(out)
-    return re.sub(r"\(\s+", "(", re.sub(r"\s+\)", ")", re.sub(r"^\s*-\s+", "-", rendered))).replace("( -", "(-")
-
-
-def _function(name: str, dtype: DType, target: str, formula: str) -> str:
-    if name not in MATH_FUNCTIONS:
-        raise SchemaError(None, f"formula {formula!r}: unknown function {name}(); known: {', '.join(sorted(MATH_FUNCTIONS))}")
-    single, double = MATH_FUNCTIONS[name]
-    spelt = single if dtype.name == "float32" else double
-    return f"libm.{spelt}" if target == "cython" else spelt
+    printer = _Printer(formula, tokenize(formula), names, dtype, target)
+    text = printer.expression()
+    if printer.pos != len(printer.tokens):
+        raise printer.error(f"unexpected {printer.tokens[printer.pos][1]!r} after a complete expression")
+    return text

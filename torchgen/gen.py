@@ -18,14 +18,15 @@ import jinja2
 
 from torchgen.file_manager import FileManager, write_if_changed
 from torchgen.model import NativeFunction, SchemaError, parse_native_yaml
-from torchgen.targets import bindings, casts, cpu_loops, cuda, registrations
+from torchgen.targets import bindings, casts, cpu_loops, cuda, registrations, variants
 from torchgen.targets.pointwise import PointwiseOp, pointwise_op
 
 SCHEMA = "aten/native/native_functions.yaml"
 TAGS = "aten/native/tags.yaml"
 GEN_DIR = "build/gen"
 # Package directories that receive generated files (stale _gen_* files there are removed).
-PACKAGE_DIRS = ("aten", "aten/native/cpu", "aten/native/cuda", "torch/_C")
+PACKAGE_DIRS = ("aten", "aten/native/cpu", "aten/native/composite", "aten/native/cuda", "torch/_C")
+WRAPPERS_MODULE = "aten.native.composite._gen_wrappers"
 TEMPLATES = Path(__file__).parent / "templates"
 
 
@@ -79,12 +80,18 @@ def generate(root: Path, *, quiet: bool = False) -> Result:
     gen.write("aten/native/cpu/_gen_cast.pxd", env.get_template("cpu_cast.pxd.j2").render(header=cast_header))
 
     generated: dict[tuple[str, str], str] = {}
+    extra: list[registrations.Registration] = []
+    wrapper_lines: list[tuple[str, str, str]] = []
     functions: dict[str, str] = {}
     methods: dict[str, tuple[str, str]] = {}
+    namespaces: dict[str, dict[str, str]] = {}
     function_sigs: dict[str, list[str]] = {}
     method_sigs: dict[str, list[str]] = {}
     for base, group in _by_base(fns).items():
-        ops: list[PointwiseOp] = [op for op in map(pointwise_op, group) if op is not None]
+        ops: list[PointwiseOp] = [op for f in group if (op := pointwise_op(f, group)) is not None]
+        served = {str(v.func.name) for op in ops for v in (op.variants.inplace, op.variants.out) if v is not None}
+        wrapper_lines += variants.wrapper_lines(
+            [f for f in group if variants.needs_generated_kernel(f) and str(f.func.name) not in served], group)
         if ops:
             op_fns = [op.fn for op in ops]
             cpu_module = f"aten.native.cpu._gen_{base}"
@@ -97,27 +104,39 @@ def generate(root: Path, *, quiet: bool = False) -> Result:
                 header=header("cuda.py", "cuda_launchers.py.j2", op_fns), **cuda.launcher_context(ops, f"_gen_{base}.cu")))
             for op in ops:
                 generated[(op.name, "CPU")] = cpu_module
+                for v in (op.variants.inplace, op.variants.out):
+                    if v is not None:
+                        extra.append(registrations.Registration(str(v.func.name), "CPU", cpu_module,
+                                                                cpu_loops.kernel_name(v)))
                 generated[(op.name, "CUDA")] = f"aten.native.cuda._gen_{base}_launch"
         context = bindings.module_context(group)
         if context["bindings"]:
             module = f"torch._C._gen_{base}"
             cython(module, "bindings.pyx.j2",
                    dict(header=header("bindings.py", "bindings.pyx.j2", bindings.bound_functions(group)), **context))
-            f, m = bindings.index_entries(module, context)
+            f, m, ns = bindings.index_entries(module, context)
             functions.update(f)
             methods.update(m)
+            for space, entries in ns.items():
+                namespaces.setdefault(space, {}).update(entries)
             fs, ms = bindings.signature_entries(context)
             function_sigs.update(fs)
             method_sigs.update(ms)
 
     stubs: dict[str, str] = {}
-    regs = registrations.plan_registrations(fns, root, generated, stubs)
+    regs = registrations.plan_registrations([f for f in fns if not variants.needs_generated_kernel(f)], root,
+                                            generated, stubs) + extra
+    pkg.write(f"{WRAPPERS_MODULE.replace('.', '/')}.py", env.get_template("wrappers.py.j2").render(
+        header=header("variants.py", "wrappers.py.j2", []), wrappers=wrapper_lines))
+    regs += [registrations.Registration(op, "CompositeExplicitAutograd", WRAPPERS_MODULE, kernel)
+             for kernel, _, op in wrapper_lines]
     pkg.write("aten/_gen_registrations.py", env.get_template("registrations.py.j2").render(
         header=header("registrations.py", "registrations.py.j2", []),
         ops=[dict(schema=str(fn.func)) for fn in fns], registrations=regs))
     pkg.write("torch/_C/_gen_index.py", env.get_template("bindings_index.py.j2").render(
         header=header("bindings.py", "bindings_index.py.j2", []),
-        functions=sorted(functions.items()), methods=sorted(methods.items())))
+        functions=sorted(functions.items()), methods=sorted(methods.items()),
+        namespaces=[(ns, sorted(entries.items())) for ns, entries in sorted(namespaces.items())]))
     pkg.write("torch/_C/_gen_signatures.py", env.get_template("bindings_signatures.py.j2").render(
         header=header("bindings.py", "bindings_signatures.py.j2", []),
         functions=sorted(function_sigs.items()), methods=sorted(method_sigs.items())))

@@ -728,7 +728,7 @@ class FunctionSchema:
 
 # --- native_functions.yaml entries ----------------------------------------------------------------
 
-POINTWISE_DTYPES = ("AllAndBool", "All", "Floating", "Integral")
+POINTWISE_DTYPES = ("AllAndBool", "All", "Floating", "Integral", "IntegralAndBool")
 POINTWISE_PROMOTE = ("default", "int_to_float", "always_bool")
 
 
@@ -742,6 +742,14 @@ class PointwiseFormula:
     # (when, message): raise RuntimeError(message) when all / any tensor inputs are bool,
     # checked in this order before type promotion (PyTorch's sub_check, neg's check).
     bool_inputs: tuple[tuple[str, str], ...] = ()
+    # A formula for the bool loop when the general one means something else for bool
+    # (bitwise_not is logical not on bool).
+    bool_formula: str | None = None
+    # Tensor arguments that must be bool, checked before promotion (where's condition).
+    bool_args: tuple[str, ...] = ()
+    # Tensor arguments that must hold no zero when the op computes in an integral dtype
+    # (divisors: PyTorch raises "ZeroDivisionError" instead of trapping).
+    nonzero_args: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -926,11 +934,16 @@ def _read_dispatch(r: _Reader, raw: _YamlMap) -> list[tuple[DispatchKey, str]]:
     return dispatch
 
 
+_POINTWISE_KEYS = ("formula", "dtypes", "promote", "bool_inputs", "bool_formula", "bool_args", "nonzero_args")
+# Non-tensor argument types a pointwise formula may read (each converted to the compute dtype).
+_POINTWISE_SCALARS = (BaseType(BaseTy.Scalar), BaseType(BaseTy.int), BaseType(BaseTy.float), BaseType(BaseTy.bool))
+
+
 def _read_pointwise(r: _Reader, raw: _YamlMap, func: FunctionSchema | None) -> PointwiseFormula | None:
     sub = _Reader(raw, r.path, r.errors)
     for key in raw:
-        if key not in ("formula", "dtypes", "promote", "bool_inputs"):
-            sub.error(key, f"unknown ember_pointwise key {key!r}; valid keys are: formula, dtypes, promote, bool_inputs")
+        if key not in _POINTWISE_KEYS:
+            sub.error(key, f"unknown ember_pointwise key {key!r}; valid keys are: {', '.join(_POINTWISE_KEYS)}")
     formula = sub.get("formula", str, "")
     dtypes = sub.get("dtypes", str, "AllAndBool")
     promote = sub.get("promote", str, "default")
@@ -942,24 +955,32 @@ def _read_pointwise(r: _Reader, raw: _YamlMap, func: FunctionSchema | None) -> P
         if value not in valid:
             sub.error(key, f"unknown ember_pointwise {key} {value!r}; expected one of: {', '.join(valid)}")
     bool_inputs = _read_bool_inputs(sub, raw.get("bool_inputs"))
+    bool_formula = sub.opt("bool_formula", str)
+    bool_args = tuple(sub.strings("bool_args") or ())
+    nonzero_args = tuple(sub.strings("nonzero_args") or ())
     if func is None:
         return None
     args, returns = func.arguments.flat_all, func.returns
-    tensor, scalar = BaseType(BaseTy.Tensor), BaseType(BaseTy.Scalar)
+    tensor = BaseType(BaseTy.Tensor)
+    for key, names in (("bool_args", bool_args), ("nonzero_args", nonzero_args)):
+        for name in names:
+            if not any(a.name == name and a.type == tensor for a in args):
+                sub.error(key, f"{key} names {name!r}, which is not a Tensor argument of {func.name}")
     if (
         func.kind() is not SchemaKind.functional
-        or any(a.annotation is not None or a.type not in (tensor, scalar) for a in args)
+        or any(a.annotation is not None or (a.type != tensor and a.type not in _POINTWISE_SCALARS) for a in args)
         or not any(a.type == tensor for a in args)
         or [(ret.type, ret.annotation) for ret in returns] != [(tensor, None)]
     ):
         r.error("ember_pointwise", "ember_pointwise needs a functional op whose arguments are plain Tensor (at "
-                f"least one) or Scalar, returning one Tensor; {func.name} does not qualify")  # fmt: skip
-    names = [a.name for a in args]
-    for m in _FORMULA_TOKEN.finditer(formula):
-        if m.group(1) and not m.group(2) and m.group(1) not in names:
-            sub.error("formula", f"ember_pointwise formula uses unknown name {m.group(1)!r}; "
-                      f"the arguments are: {', '.join(names)}")  # fmt: skip
-    return PointwiseFormula(formula, dtypes, promote, bool_inputs)
+                f"least one), Scalar, int, float or bool, returning one Tensor; {func.name} does not qualify")  # fmt: skip
+    arg_names = [a.name for a in args]
+    for key, text in (("formula", formula), ("bool_formula", bool_formula or "")):
+        for m in _FORMULA_TOKEN.finditer(text):
+            if m.group(1) and not m.group(2) and m.group(1) not in arg_names:
+                sub.error(key, f"ember_pointwise formula uses unknown name {m.group(1)!r}; "
+                          f"the arguments are: {', '.join(arg_names)}")  # fmt: skip
+    return PointwiseFormula(formula, dtypes, promote, bool_inputs, bool_formula, bool_args, nonzero_args)
 
 
 def _read_bool_inputs(sub: _Reader, raw: Any) -> tuple[tuple[str, str], ...]:

@@ -85,6 +85,16 @@ def broadcast_shapes(*tensors):
     return tuple([sizes[i] for i in range(n)])
 
 
+def warn_resized(old_shape, new_shape):
+    """PyTorch's warning when an out= tensor that held elements is resized (Resize.cpp)."""
+    import warnings
+    warnings.warn(f"An output with one or more elements was resized since it had shape {list(old_shape)}, "
+                  f"which does not match the required output shape {list(new_shape)}. "
+                  "This behavior is deprecated, and in a future PyTorch release outputs will not be resized "
+                  "unless they have zero elements. You can explicitly reuse an out tensor t by resizing it, "
+                  "inplace, to zero elements with t.resize_(0).", UserWarning, stacklevel=4)
+
+
 # PyTorch's checked_convert names (c10/util/TypeCast.h) and ranges; unsigned types also take
 # negative values down to -max, which wrap as two's complement (c10::overflows).
 _C_NAMES = {ST_UINT8: "uint8_t", ST_INT8: "int8_t", ST_INT16: "int16_t", ST_INT32: "int", ST_INT64: "int64_t",

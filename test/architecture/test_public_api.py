@@ -385,6 +385,7 @@ def test_torch_manifest_has_add_with_generated_signatures_and_tensor():
         {"name": "input", "kind": "positional_or_keyword"},
         {"name": "other", "kind": "positional_or_keyword"},
         {"name": "alpha", "kind": "keyword_only", "default": "1"},
+        {"name": "out", "kind": "keyword_only", "default": "None"},
     ]]}
     assert len(names["sum"]["signatures"]) == 2
     assert names["tensor"]["kind"] == "function"

@@ -1,4 +1,4 @@
-"""Pointwise arithmetic: add, sub, mul, div, neg, exp (more arrive with the operator library)."""
+"""Pointwise arithmetic: add, sub, mul, div, neg, exp (type promotion with Python numbers included)."""
 from __future__ import annotations
 
 import numpy as np
@@ -57,10 +57,10 @@ def _exp(a):
 
 
 OPS = [
-    OpInfo("add", _add, binary_samples, ALL_AND_BOOL, supports_out=False),
-    OpInfo("sub", _sub, binary_samples, ALL, supports_out=False),
-    OpInfo("mul", _mul, binary_samples, ALL_AND_BOOL, supports_out=False),
-    OpInfo("div", _div, lambda dt, rng: binary_samples(dt, rng, nonzero=True), ALL_AND_BOOL, supports_out=False),
-    OpInfo("neg", lambda a: np.negative(a), unary_samples, ALL, supports_out=False),
-    OpInfo("exp", _exp, unary_samples, ALL_AND_BOOL, supports_out=False),
+    OpInfo("add", _add, binary_samples, ALL_AND_BOOL, inplace="add_"),
+    OpInfo("sub", _sub, binary_samples, ALL, inplace="sub_"),
+    OpInfo("mul", _mul, binary_samples, ALL_AND_BOOL, inplace="mul_"),
+    OpInfo("div", _div, lambda dt, rng: binary_samples(dt, rng, nonzero=True), ALL_AND_BOOL, inplace="div_"),
+    OpInfo("neg", lambda a: np.negative(a), unary_samples, ALL, inplace="neg_"),
+    OpInfo("exp", _exp, unary_samples, ALL_AND_BOOL, inplace="exp_"),
 ]

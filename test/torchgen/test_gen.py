@@ -64,8 +64,8 @@ def test_formula_is_rendered_for_both_targets_with_float_and_double_math(tmp_pat
     generate(root, quiet=True)
     cpu = (root / "build/gen/aten/native/cpu/_gen_neg.pyx").read_text()
     cu = (root / "aten/native/cuda/_gen_neg.cu").read_text()
-    assert "libm.expf(x0) * 2" in cpu and "libm.exp(x0) * 2" in cpu
-    assert "expf(x0) * 2" in cu and "(double)(exp(x0) * 2)" in cu
+    assert "(libm.expf(x0) * (<float>2))" in cpu and "(libm.exp(x0) * (<double>2))" in cpu
+    assert "(expf(x0) * ((float)2))" in cu and "(double)((exp(x0) * ((double)2)))" in cu
 
 
 def test_unchanged_schema_rewrites_nothing_and_keeps_mtimes(tmp_path):

@@ -544,7 +544,7 @@ def test_bad_ember_pointwise_reports_file_and_line(tmp_path: Path, body: str, li
     "func",
     [
         "foo.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)",
-        "foo(Tensor self, int dim) -> Tensor",
+        "foo(Tensor self, int[] dim) -> Tensor",
         "foo(Tensor self, Tensor? other) -> Tensor",
         "foo(Tensor self) -> (Tensor, Tensor)",
         "foo(Scalar self) -> Tensor",

@@ -2,3 +2,5 @@
 
 _gen_index maps every torch.<name> function and Tensor.<name> method to its module.
 """
+
+from torch._C import _nn  # noqa: E402,F401  (torch._C._nn: lazy, loads nothing until used)

@@ -57,8 +57,35 @@ def python_default(fn: NativeFunction, arg: Argument) -> str:
     raise SchemaError(fn.loc, f"python bindings: default {text!r} of argument '{arg.name}' is not supported yet")
 
 
+# python_module -> the prefix upstream's names carry there (linalg_vector_norm is torch.linalg.vector_norm).
+NAMESPACE_PREFIXES = {"linalg": "linalg_", "special": "special_", "fft": "fft_", "nn": ""}
+
+
 def python_name(fn: NativeFunction) -> str:
-    return str(fn.func.name.name)
+    name = str(fn.func.name.name)
+    if fn.python_module is not None:
+        return name.removeprefix(NAMESPACE_PREFIXES.get(fn.python_module, ""))
+    return name
+
+
+def out_variant(fn: NativeFunction, fns: list[NativeFunction]) -> NativeFunction | None:
+    """The out= overload taking fn's arguments plus out tensors (torch.<op>(..., out=) calls it)."""
+    if fn.func.kind() is not SchemaKind.functional:
+        return None
+    mine = [(a.name, str(a.type), a.default) for a in fn.func.arguments.flat_all]
+    for cand in fns:
+        if cand.func.kind() is SchemaKind.out and \
+                [(a.name, str(a.type), a.default) for a in cand.func.arguments.flat_non_out] == mine:
+            return cand
+    return None
+
+
+def return_type(fn: NativeFunction) -> tuple[str, tuple[str, ...]] | None:
+    """(name, fields) of the torch.return_types structseq for ops with several named returns."""
+    names = tuple(r.name for r in fn.func.returns)
+    if len(names) < 2 or not all(names):
+        return None
+    return str(fn.func.name.name.base), tuple(n for n in names if n)
 
 
 def bound_functions(fns: list[NativeFunction]) -> list[NativeFunction]:
@@ -66,7 +93,7 @@ def bound_functions(fns: list[NativeFunction]) -> list[NativeFunction]:
     names = {str(f.func.name) for f in fns}
     out = []
     for f in fns:
-        if f.func.kind() in (SchemaKind.out, SchemaKind.scratch) or f.python_module is not None:
+        if f.func.kind() in (SchemaKind.out, SchemaKind.scratch):
             continue
         if f.func.name.overload_name == "Scalar" and f"{f.func.name.name}.Tensor" in names:
             continue
@@ -74,8 +101,10 @@ def bound_functions(fns: list[NativeFunction]) -> list[NativeFunction]:
     return out
 
 
-def _signature(fn: NativeFunction, method: bool, op_var: str) -> dict[str, Any]:
-    allow_numbers = "pointwise" in fn.tags
+def _signature(fn: NativeFunction, method: bool, op_var: str, out: tuple[NativeFunction, str] | None = None,
+               pointwise: bool = False) -> dict[str, Any]:
+    # Tensor parameters of pointwise ops (and of their in-place forms) also take Python numbers.
+    allow_numbers = pointwise or "pointwise" in fn.tags
     params = []
     call_args = []
     key_terms = []
@@ -106,19 +135,31 @@ def _signature(fn: NativeFunction, method: bool, op_var: str) -> dict[str, Any]:
         index += 1
     if not key_terms:
         key_terms.append(f"device_keys(v[{device_index}])" if device_index is not None else "device_keys(None)")
+    out_context = None
+    if out is not None:
+        out_fn, out_var = out
+        multi = len(out_fn.func.arguments.out) > 1
+        params.append(dict(name="out", type="P_TENSOR_LIST" if multi else "P_OPT_TENSOR", kwonly=True, has_default=True,
+                           default="None", allow_numbers=False))
+        out_context = dict(op_var=out_var, index=index, value=("*" if multi else "") + f"v[{index}]",
+                           key_set=f"list_keys(v[{index}])" if multi else f"(<TensorImpl>v[{index}]).key_set")
+    ret = return_type(fn)
     for p in params:
         p["kwonly"] = str(p["kwonly"])
         p["has_default"] = str(p["has_default"])
         p["allow_numbers"] = str(p["allow_numbers"])
     return dict(op=str(fn.func.name), op_var=op_var, params=params, key_set=" | ".join(key_terms),
-                call_args=", ".join(call_args))
+                call_args=", ".join(call_args), out=out_context, wrap=f"_rt_{ret[0]}" if ret else "")
 
 
 def module_context(fns: list[NativeFunction]) -> dict[str, Any]:
     """Bindings for all overloads sharing one base name (functions and methods)."""
     bound = bound_functions(fns)
-    operators = [dict(name=str(f.func.name), var=f"_op_{f.func.name.unambiguous_name()}") for f in bound]
+    outs = {str(f.func.name): o for f in bound if (o := out_variant(f, fns)) is not None}
+    operators = [dict(name=str(f.func.name), var=f"_op_{f.func.name.unambiguous_name()}")
+                 for f in bound + list(outs.values())]
     var_of = {o["name"]: o["var"] for o in operators}
+    return_types = sorted({rt for f in bound if (rt := return_type(f)) is not None})
     bindings = []
     names = sorted({python_name(f) for f in bound})
     for name in names:
@@ -134,8 +175,14 @@ def module_context(fns: list[NativeFunction]) -> dict[str, Any]:
                 python_name=name, parser=("_m_" if method else "_f_") + name.replace("_", "__"),
                 function=("Tensor_" if method else "") + name, self_param="TensorImpl self, " if method else "",
                 doc=("Tensor." if method else "torch.") + name + ": " + ", ".join(f"aten::{f.func.name}" for f in chosen),
-                signatures=[_signature(f, method, var_of[str(f.func.name)]) for f in chosen]))
-    return dict(operators=operators, bindings=bindings)
+                namespace=chosen[0].python_module or "",
+                signatures=[_signature(f, method, var_of[str(f.func.name)],
+                                       None if method or str(f.func.name) not in outs else
+                                       (outs[str(f.func.name)], var_of[str(outs[str(f.func.name)].func.name)]),
+                                       pointwise=any("pointwise" in g.tags for g in fns))
+                            for f in chosen]))
+    return dict(operators=operators, bindings=bindings, return_types=[dict(name=n, fields=list(f))
+                                                                      for n, f in return_types])
 
 
 def text_signature(signature: dict[str, Any], method: bool) -> str:
@@ -157,15 +204,20 @@ def text_signature(signature: dict[str, Any], method: bool) -> str:
     return "(" + ", ".join(parts) + ")"
 
 
-def index_entries(module: str, context: dict[str, Any]) -> tuple[dict[str, str], dict[str, tuple[str, str]]]:
+def index_entries(module: str, context: dict[str, Any]
+                  ) -> tuple[dict[str, str], dict[str, tuple[str, str]], dict[str, dict[str, str]]]:
+    """torch.<name> functions, Tensor.<name> methods, and functions of python_module namespaces."""
     functions: dict[str, str] = {}
     methods: dict[str, tuple[str, str]] = {}
+    namespaces: dict[str, dict[str, str]] = {}
     for b in context["bindings"]:
         if b["function"].startswith("Tensor_"):
             methods[b["python_name"]] = (module, b["function"])
+        elif b["namespace"]:
+            namespaces.setdefault(b["namespace"], {})[b["python_name"]] = module
         else:
             functions[b["python_name"]] = module
-    return functions, methods
+    return functions, methods, namespaces
 
 
 def signature_entries(context: dict[str, Any]) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
@@ -173,6 +225,8 @@ def signature_entries(context: dict[str, Any]) -> tuple[dict[str, list[str]], di
     functions: dict[str, list[str]] = {}
     methods: dict[str, list[str]] = {}
     for b in context["bindings"]:
+        if b["namespace"]:
+            continue   # torch.linalg and friends: not yet in the audited surfaces
         method = b["function"].startswith("Tensor_")
         texts = [text_signature(s, method) for s in b["signatures"]]
         (methods if method else functions)[b["python_name"]] = texts

@@ -5,6 +5,7 @@ from typing import Any
 
 from torchgen.dtypes import DType
 from torchgen.formula import render
+from torchgen.model import NativeFunction
 from torchgen.targets.pointwise import PointwiseOp
 
 
@@ -12,7 +13,7 @@ def _loop(op: PointwiseOp, dt: DType) -> dict[str, Any]:
     T = dt.ctype
     out = op.out_dtype(dt)
     OT = out.ctype
-    expr = render(op.formula, op.names(), dt, "cython")
+    expr = render(op.formula_for(dt), op.names(), dt, "cython")
     value = f"<uint8_t>(({expr}) != 0)" if out.is_bool else expr
     nin = len(op.tensors)
     xs = [f"x{i}" for i in range(nin)]
@@ -49,12 +50,44 @@ def bool_checks(op: PointwiseOp) -> list[dict[str, str]]:
     """Conditions over the inputs' dtypes (Cython) and the message to raise."""
     assert op.fn.pointwise is not None
     join = {"all": " and ", "any": " or "}
-    return [dict(cond=join[when].join(f"{t}.scalar_type == ST_BOOL" for t in op.tensors), message=message)
-            for when, message in op.fn.pointwise.bool_inputs]
+    checks = [dict(cond=join[when].join(f"{t}.scalar_type == ST_BOOL" for t in op.tensors), message=repr(message))
+              for when, message in op.fn.pointwise.bool_inputs]
+    for arg in op.fn.pointwise.bool_args:
+        checks.append(dict(cond=f"{arg}.scalar_type != ST_BOOL",
+                           message=f"f\"{op.fn.func.name.name} expected {arg} to be a boolean tensor, but got a tensor "
+                                   f"with dtype {{dtype_of({arg}.scalar_type).type_name}}\""))
+    return checks
+
+
+def kernel_name(fn: NativeFunction) -> str:
+    return f"{fn.func.name.unambiguous_name()}_cpu"
+
+
+def _kernels(op: PointwiseOp) -> list[dict[str, str]]:
+    """The functional kernel, and the in-place and out= ones its variants register."""
+    kernels = [dict(name=kernel_name(op.fn), op=op.name, extra_params="",
+                    call="pointwise(fn, inputs, compute, out_type, extra)")]
+    if op.variants.inplace is not None:
+        kernels.append(dict(name=kernel_name(op.variants.inplace), op=str(op.variants.inplace.func.name),
+                            extra_params="", call=f"pointwise_out(fn, inputs, compute, out_type, extra, {op.tensors[0]}, True)"))
+    if op.variants.out is not None:
+        kernels.append(dict(name=kernel_name(op.variants.out), op=str(op.variants.out.func.name),
+                            extra_params=", TensorImpl out=None",
+                            call="pointwise_out(fn, inputs, compute, out_type, extra, out, False)"))
+    return kernels
+
+
+def _late_checks(op: PointwiseOp) -> list[dict[str, str]]:
+    """Checks that need the compute dtype: integral division by zero."""
+    assert op.fn.pointwise is not None
+    return [dict(cond=f"is_integral(compute, True) and any_zero({arg})", message='"ZeroDivisionError"')
+            for arg in op.fn.pointwise.nonzero_args]
 
 
 def op_context(op: PointwiseOp) -> dict[str, Any]:
     return dict(
+        kernels=_kernels(op),
+        late_checks=_late_checks(op),
         bool_checks=bool_checks(op),
         name=op.name,
         formula=op.formula,

@@ -11,7 +11,7 @@ from torchgen.targets.pointwise import PointwiseOp
 
 def _kernel(op: PointwiseOp, dt: DType) -> dict[str, Any]:
     out = op.out_dtype(dt)
-    expr = render(op.formula, op.names(), dt, "cuda")
+    expr = render(op.formula_for(dt), op.names(), dt, "cuda")
     value = f"(unsigned char)(({expr}) != 0)" if out.is_bool else f"({out.cuda_type})({expr})"
     nin = len(op.tensors)
     scalar_params = [f"{dt.cuda_type} c{i}" for i in range(len(op.scalars))]

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from torchgen.dtypes import DTYPE_CLASSES, DType
 from torchgen.model import Argument, BaseTy, BaseType, NativeFunction, SchemaError
 from torchgen.targets.bindings import python_default
+from torchgen.targets.variants import Variants, variants_of
 
 
 @dataclass(frozen=True, slots=True)
@@ -15,6 +16,7 @@ class PointwiseOp:
     scalars: tuple[str, ...]          # Scalar argument names, in schema order
     args: tuple[Argument, ...]        # every argument, in schema order
     dtypes: tuple[DType, ...]
+    variants: Variants                # the dispatch-less in-place and out= entries it also serves
 
     @property
     def name(self) -> str:
@@ -27,6 +29,12 @@ class PointwiseOp:
     @property
     def formula(self) -> str:
         assert self.fn.pointwise is not None
+        return self.fn.pointwise.formula
+
+    def formula_for(self, dt: DType) -> str:
+        assert self.fn.pointwise is not None
+        if dt.is_bool and self.fn.pointwise.bool_formula is not None:
+            return self.fn.pointwise.bool_formula
         return self.fn.pointwise.formula
 
     @property
@@ -57,7 +65,7 @@ class PointwiseOp:
         return compute
 
 
-def pointwise_op(fn: NativeFunction) -> PointwiseOp | None:
+def pointwise_op(fn: NativeFunction, group: list[NativeFunction]) -> PointwiseOp | None:
     if fn.pointwise is None:
         return None
     tensors: list[str] = []
@@ -65,11 +73,12 @@ def pointwise_op(fn: NativeFunction) -> PointwiseOp | None:
     for arg in fn.func.arguments.flat_all:
         if arg.type == BaseType(BaseTy.Tensor):
             tensors.append(arg.name)
-        elif arg.type == BaseType(BaseTy.Scalar):
+        elif arg.type in (BaseType(BaseTy.Scalar), BaseType(BaseTy.int), BaseType(BaseTy.float), BaseType(BaseTy.bool)):
             scalars.append(arg.name)
         else:
             raise SchemaError(fn.loc, f"ember_pointwise: argument {arg.name} has type {arg.type}; "
-                                      "a pointwise op takes Tensor and Scalar arguments only")
+                                      "a pointwise op takes Tensor, Scalar, int, float and bool arguments only")
     if not tensors:
         raise SchemaError(fn.loc, "ember_pointwise: the op needs at least one Tensor argument")
-    return PointwiseOp(fn, tuple(tensors), tuple(scalars), fn.func.arguments.flat_all, DTYPE_CLASSES[fn.pointwise.dtypes])
+    return PointwiseOp(fn, tuple(tensors), tuple(scalars), fn.func.arguments.flat_all,
+                       DTYPE_CLASSES[fn.pointwise.dtypes], variants_of(fn, group))

@@ -11,11 +11,12 @@ import os
 from cython.parallel cimport prange
 from libc.string cimport memcpy
 
-from c10.scalar_type cimport dtype_of
+from c10.scalar_type cimport dtype_of, castable
 from c10.tensor_impl cimport TensorImpl, MAX_DIMS, empty_contiguous
 from aten.native.cpu.loop_types cimport loop_fn, MAX_OPERANDS
 from aten.native.cpu._gen_cast cimport cast_loop
 from aten.native.pointwise_meta cimport broadcast_shape
+from aten.native.pointwise_meta import warn_resized
 
 cdef enum:
     NOGIL_THRESHOLD = 4096
@@ -223,6 +224,119 @@ cdef TensorImpl pointwise(loop_fn fn, tuple inputs, int compute_type, int out_ty
     out = empty_contiguous(ndim, sizes, out_type, None)
     run_loop(fn, out, tuple(converted), extra)
     return out
+
+
+cdef TensorImpl pointwise_out(loop_fn fn, tuple inputs, int compute_type, int out_type, const void* extra,
+                              TensorImpl out, bint inplace):
+    """fn over inputs (converted to compute_type, broadcast) written into `out`, cast from out_type.
+
+    In-place (`inplace`, out is the first input) the broadcast shape must be out's own; out=
+    tensors of another shape are resized (with PyTorch's warning when they held elements)."""
+    cdef Py_ssize_t sizes[MAX_DIMS]
+    cdef int ndim = broadcast_shape(inputs, sizes)
+    cdef TensorImpl t, tmp
+    cdef list converted = []
+    if out is None:
+        raise TypeError("the out= variant needs an `out` tensor")
+    if out.device_type != 0:
+        raise RuntimeError(f"Expected all tensors to be on the same device, but found at least two devices, "
+                           f"cpu and {out.device_obj}!")
+    if inplace and not _has_shape(out, ndim, sizes):
+        raise RuntimeError(f"output with shape {list(out._sizes())} doesn't match the broadcast shape "
+                           f"{[sizes[d] for d in range(ndim)]}")
+    if not castable(out_type, out.scalar_type):
+        raise RuntimeError(f"result type {dtype_of(out_type).type_name} can't be cast to the desired output type "
+                           f"{dtype_of(out.scalar_type).type_name}")
+    resize_output(out, ndim, sizes)
+    for obj in inputs:
+        t = <TensorImpl>obj
+        if t.device_type != 0:
+            raise RuntimeError(f"Expected all tensors to be on the same device, but found at least two devices, "
+                               f"cpu and {t.device_obj}!")
+        if t.scalar_type != compute_type:
+            t = cast_contiguous(t, compute_type)      # a fresh copy: it cannot overlap out
+        else:
+            check_no_partial_overlap(out, t)
+        converted.append(t)
+    if out.scalar_type == out_type:
+        run_loop(fn, out, tuple(converted), extra)
+    else:
+        tmp = empty_contiguous(ndim, sizes, out_type, None)
+        run_loop(fn, tmp, tuple(converted), extra)
+        run_loop(cast_loop(out_type, out.scalar_type), out, (tmp,), NULL)
+    out.version_counter.version += 1
+    return out
+
+
+cdef inline bint _has_shape(TensorImpl t, int ndim, const Py_ssize_t* sizes) noexcept:
+    cdef int d
+    if t.nd != ndim:
+        return False
+    for d in range(ndim):
+        if t.sizes[d] != sizes[d]:
+            return False
+    return True
+
+
+cdef int resize_output(TensorImpl out, int ndim, const Py_ssize_t* sizes) except -1:
+    """Resize an out= tensor to the result's shape, warning as PyTorch when it held elements."""
+    if _has_shape(out, ndim, sizes):
+        return 0
+    if out.n_elem != 0:
+        warn_resized(out._sizes(), [sizes[d] for d in range(ndim)])
+    out.resize(ndim, sizes)
+    return 0
+
+
+cdef bint _dense(TensorImpl t) noexcept:
+    """Non-overlapping and dense: some permutation of the dims is contiguous."""
+    cdef Py_ssize_t expected = 1, best
+    cdef int used[MAX_DIMS]
+    cdef int i, k, pick
+    for i in range(t.nd):
+        used[i] = 0
+    for k in range(t.nd):
+        pick = -1
+        for i in range(t.nd):
+            if not used[i] and t.sizes[i] != 1 and (pick < 0 or t.strides[i] < t.strides[pick]):
+                pick = i
+        if pick < 0:
+            break
+        if t.strides[pick] != expected:
+            return False
+        used[pick] = 1
+        expected *= t.sizes[pick]
+    return True
+
+
+cdef int check_no_partial_overlap(TensorImpl out, TensorImpl t) except -1:
+    """PyTorch's assert_no_partial_overlap: an input that shares some, but not all, of the
+    written memory would be read after being overwritten. Only decidable for dense layouts."""
+    cdef Py_ssize_t a0, a1, b0, b1
+    cdef int d
+    if t.storage is not out.storage or t.n_elem == 0 or out.n_elem == 0 or not _dense(t) or not _dense(out):
+        return 0
+    if t.offset == out.offset and _has_shape(t, out.nd, out.sizes):
+        for d in range(t.nd):
+            if t.strides[d] != out.strides[d] and t.sizes[d] != 1:
+                break
+        else:
+            return 0
+    a0 = t.offset * t.itemsize
+    a1 = a0 + t.n_elem * t.itemsize
+    b0 = out.offset * out.itemsize
+    b1 = b0 + out.n_elem * out.itemsize
+    if a0 < b1 and b0 < a1:
+        raise RuntimeError("unsupported operation: some elements of the input tensor and the written-to tensor refer "
+                           "to a single memory location. Please clone() the tensor before performing the operation.")
+    return 0
+
+
+cdef bint any_zero(TensorImpl t) except -1:
+    """Whether a CPU tensor holds a zero (divisor checks before integral division loops)."""
+    if t.n_elem == 0:
+        return False
+    return bool((t._numpy_view() == 0).any())
 
 
 def _cast(TensorImpl src, dt):

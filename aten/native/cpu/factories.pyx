@@ -1,0 +1,272 @@
+"""CPU creation kernels: empty_strided, and the fills behind arange, linspace and logspace
+(aten/native/composite/factories.py computes their sizes and dtypes).
+
+The fills reproduce PyTorch's arithmetic on x86-64 builds with AVX2 (its default CPU
+capability there), so results match bit for bit where PyTorch's own are deterministic:
+- arange: the value at i is start + step * i in the accumulation type (double for floating
+  dtypes, int64 for integral ones), with the multiply-add fused, as PyTorch's AVX2 loop does;
+  floating results follow its vector loop (blocks of 2 x 8 floats / 2 x 4 doubles whose
+  elements are base + k * step, the rest one by one).
+- linspace: it fills from both ends: start + step * i for the first half, end - step * (n - 1 - i)
+  for the second, fused multiply-adds in the dtype (in double for integral dtypes).
+- logspace: base ** (start + step * i) (first half) and base ** (end - step * (n - 1 - i)),
+  not fused; integral dtypes use the base rounded to float, as PyTorch does.
+"""
+from libc.math cimport fma, pow
+from libc.stdint cimport uint8_t, int8_t, int16_t, int32_t, int64_t
+from c10.scalar_type cimport (dtype as DType, dtype_of, default_float_type, ST_UINT8, ST_INT8, ST_INT16, ST_INT32,
+                              ST_INT64, ST_FLOAT32, ST_FLOAT64)
+from c10.storage cimport cpu_storage
+from c10.tensor_impl cimport TensorImpl, MAX_DIMS, make_tensor, sizes_from_sequence
+from aten.native.cpu.views cimport sizes_str
+
+from aten.native.cpu.empty import check_tensor_options
+from aten.native.cpu.views import computed_storage_nbytes
+from aten.native.pointwise_meta import check_fits
+
+
+def empty_strided_cpu(size, stride, dtype=None, layout=None, device=None, pin_memory=None):
+    cdef Py_ssize_t sizes[MAX_DIMS]
+    cdef Py_ssize_t strides[MAX_DIMS]
+    cdef int n = sizes_from_sequence(size, sizes, "size"), m, i
+    cdef int st = default_float_type() if dtype is None else (<DType?>dtype).scalar_type
+    m = sizes_from_sequence(stride, strides, "stride")
+    if n != m:
+        raise RuntimeError(f"dimensionality of sizes ({n}) must match dimensionality of strides ({m})")
+    check_tensor_options(layout, pin_memory, None)
+    for i in range(n):
+        if sizes[i] < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {sizes[i]}: {sizes_str(n, sizes)}")
+    nbytes = computed_storage_nbytes(size, stride, dtype_of(st).itemsize)
+    return make_tensor(cpu_storage(nbytes), 0, n, sizes, strides, st)
+
+
+cdef int64_t scalar_to_int(object value, int st) except? -1:
+    """PyTorch's Scalar.to<scalar_t>() for an integral dtype: overflow error, C truncation."""
+    check_fits(value, dtype_of(st))
+    if isinstance(value, float):
+        return <int64_t>(<double>value)
+    return <int64_t>int(value)
+
+
+cdef inline void store_int(char* p, Py_ssize_t i, int st, int64_t v) noexcept nogil:
+    if st == ST_INT64:
+        (<int64_t*>p)[i] = v
+    elif st == ST_INT32:
+        (<int32_t*>p)[i] = <int32_t>v
+    elif st == ST_INT16:
+        (<int16_t*>p)[i] = <int16_t>v
+    elif st == ST_INT8:
+        (<int8_t*>p)[i] = <int8_t>v
+    else:
+        (<uint8_t*>p)[i] = <uint8_t>v
+
+
+cdef inline void store_double_as_int(char* p, Py_ssize_t i, int st, double v) noexcept nogil:
+    """static_cast<scalar_t>(double) as x86-64 compiles it: through int32 below 32 bits."""
+    if st == ST_INT64:
+        (<int64_t*>p)[i] = <int64_t>v
+    elif st == ST_INT32:
+        (<int32_t*>p)[i] = <int32_t>v
+    elif st == ST_INT16:
+        (<int16_t*>p)[i] = <int16_t><int32_t>v
+    elif st == ST_INT8:
+        (<int8_t*>p)[i] = <int8_t><int32_t>v
+    else:
+        (<uint8_t*>p)[i] = <uint8_t><int32_t>v
+
+
+cdef inline int64_t wrap_to(int st, int64_t v) noexcept nogil:
+    """v converted to the integral dtype st and back (uint8: -1 becomes 255)."""
+    if st == ST_INT32:
+        return <int32_t>v
+    if st == ST_INT16:
+        return <int16_t>v
+    if st == ST_INT8:
+        return <int8_t>v
+    if st == ST_UINT8:
+        return <uint8_t>v
+    return v
+
+
+cdef extern from *:
+    """
+    #include <math.h>
+    #include <stddef.h>
+    /* The fused multiply-add loops of arange and linspace. Built twice: with the fma target
+       (one instruction per fma) and portably (libm's fma); ember_has_fma() picks at run time. */
+    #define EMBER_FILLS(SUFFIX, ATTR, FMA, FMAF)                                                 \
+    ATTR static void ember_arange_double_##SUFFIX(double* out, ptrdiff_t n, double start,       \
+                                                  double step) {                                \
+        ptrdiff_t i = 0, h, k, j;                                                               \
+        for (; i + 8 <= n; i += 8)                                                              \
+            for (h = 0; h < 2; h++) {                                                           \
+                j = i + 4 * h;                                                                  \
+                double base = FMA(step, (double)j, start);                                      \
+                out[j] = base;                                                                  \
+                for (k = 1; k < 4; k++) out[j + k] = FMA((double)k, step, base);                \
+            }                                                                                   \
+        for (; i < n; i++) out[i] = FMA(step, (double)i, start);                                \
+    }                                                                                           \
+    ATTR static void ember_arange_float_##SUFFIX(float* out, ptrdiff_t n, double start,         \
+                                                 double step) {                                 \
+        ptrdiff_t i = 0, h, k, j;                                                               \
+        for (; i + 16 <= n; i += 16)                                                            \
+            for (h = 0; h < 2; h++) {                                                           \
+                j = i + 8 * h;                                                                  \
+                float base = (float)FMA(step, (double)j, start);                                \
+                out[j] = base;                                                                  \
+                for (k = 1; k < 8; k++) out[j + k] = (float)FMA((double)k, step, (double)base); \
+            }                                                                                   \
+        for (; i < n; i++) out[i] = (float)FMA(step, (double)i, start);                         \
+    }                                                                                           \
+    ATTR static void ember_linspace_double_##SUFFIX(double* out, ptrdiff_t n, double start,     \
+                                                    double end, double step) {                  \
+        ptrdiff_t i, half = n / 2;                                                              \
+        for (i = 0; i < half; i++) out[i] = FMA(step, (double)i, start);                        \
+        for (; i < n; i++) out[i] = FMA(-step, (double)(n - i - 1), end);                       \
+    }                                                                                           \
+    ATTR static void ember_linspace_float_##SUFFIX(float* out, ptrdiff_t n, float start,        \
+                                                   float end, float step) {                     \
+        ptrdiff_t i, half = n / 2;                                                              \
+        for (i = 0; i < half; i++) out[i] = FMAF(step, (float)i, start);                        \
+        for (; i < n; i++) out[i] = FMAF(-step, (float)(n - i - 1), end);                       \
+    }
+    EMBER_FILLS(portable, , fma, fmaf)
+    #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+    EMBER_FILLS(hw, __attribute__((target("fma"))), __builtin_fma, __builtin_fmaf)
+    static int ember_has_fma(void) { __builtin_cpu_init(); return __builtin_cpu_supports("fma"); }
+    #else
+    #define ember_arange_double_hw ember_arange_double_portable
+    #define ember_arange_float_hw ember_arange_float_portable
+    #define ember_linspace_double_hw ember_linspace_double_portable
+    #define ember_linspace_float_hw ember_linspace_float_portable
+    static int ember_has_fma(void) { return 0; }
+    #endif
+    """
+    int ember_has_fma() nogil
+    void ember_arange_double_hw(double* out, Py_ssize_t n, double start, double step) nogil
+    void ember_arange_double_portable(double* out, Py_ssize_t n, double start, double step) nogil
+    void ember_arange_float_hw(float* out, Py_ssize_t n, double start, double step) nogil
+    void ember_arange_float_portable(float* out, Py_ssize_t n, double start, double step) nogil
+    void ember_linspace_double_hw(double* out, Py_ssize_t n, double start, double end, double step) nogil
+    void ember_linspace_double_portable(double* out, Py_ssize_t n, double start, double end, double step) nogil
+    void ember_linspace_float_hw(float* out, Py_ssize_t n, float start, float end, float step) nogil
+    void ember_linspace_float_portable(float* out, Py_ssize_t n, float start, float end, float step) nogil
+
+cdef bint _hw_fma = ember_has_fma()
+
+
+def arange_fill(TensorImpl out not None, start, step):
+    """out[i] = start + step * i for a 1-D contiguous CPU tensor; start and step are already in
+    the accumulation type (float for floating dtypes, int in int64 range otherwise)."""
+    cdef Py_ssize_t n = out.n_elem, i
+    cdef char* p = out.data()
+    cdef int st = out.scalar_type
+    cdef double dstart, dstep
+    cdef int64_t istart, istep
+    if st == ST_FLOAT64 or st == ST_FLOAT32:
+        dstart = start
+        dstep = step
+        with nogil:
+            if st == ST_FLOAT64 and _hw_fma:
+                ember_arange_double_hw(<double*>p, n, dstart, dstep)
+            elif st == ST_FLOAT64:
+                ember_arange_double_portable(<double*>p, n, dstart, dstep)
+            elif _hw_fma:
+                ember_arange_float_hw(<float*>p, n, dstart, dstep)
+            else:
+                ember_arange_float_portable(<float*>p, n, dstart, dstep)
+    else:
+        istart = start
+        istep = step
+        with nogil:
+            for i in range(n):
+                store_int(p, i, st, istart + istep * i)
+    return out
+
+
+def linspace_fill(TensorImpl out not None, start, end):
+    """PyTorch's linspace kernel into a 1-D contiguous CPU tensor of n >= 2 elements."""
+    cdef Py_ssize_t n = out.n_elem, i, half = out.n_elem // 2
+    cdef char* p = out.data()
+    cdef int st = out.scalar_type
+    cdef float fs, fe, fstep
+    cdef double ds, de, dstep
+    if st == ST_FLOAT32:
+        check_fits(start, dtype_of(st))
+        check_fits(end, dtype_of(st))
+        fs = <float>(<double>start)
+        fe = <float>(<double>end)
+        fstep = (fe - fs) / <float>(n - 1)
+        with nogil:
+            if _hw_fma:
+                ember_linspace_float_hw(<float*>p, n, fs, fe, fstep)
+            else:
+                ember_linspace_float_portable(<float*>p, n, fs, fe, fstep)
+        return out
+    if st == ST_FLOAT64:
+        ds = start
+        de = end
+    else:
+        ds = <double>wrap_to(st, scalar_to_int(start, st))
+        de = <double>wrap_to(st, scalar_to_int(end, st))
+    dstep = (de - ds) / <double>(n - 1)
+    with nogil:
+        if st == ST_FLOAT64 and _hw_fma:
+            ember_linspace_double_hw(<double*>p, n, ds, de, dstep)
+        elif st == ST_FLOAT64:
+            ember_linspace_double_portable(<double*>p, n, ds, de, dstep)
+        else:
+            for i in range(n):
+                store_double_as_int(p, i, st, fma(dstep, <double>i, ds) if i < half
+                                    else fma(-dstep, <double>(n - i - 1), de))
+    return out
+
+
+def logspace_fill(TensorImpl out not None, start, end, double base):
+    """PyTorch's logspace loop into a 1-D contiguous CPU tensor of n >= 2 elements."""
+    cdef Py_ssize_t n = out.n_elem, i, half = out.n_elem // 2
+    cdef char* p = out.data()
+    cdef int st = out.scalar_type
+    cdef double ds, de, step, e, v
+    cdef int64_t is_, ie
+    cdef float fs, fe
+    if st == ST_FLOAT32:
+        check_fits(start, dtype_of(st))
+        check_fits(end, dtype_of(st))
+        fs = <float>(<double>start)
+        fe = <float>(<double>end)
+        ds = fs
+        de = fe
+        step = <double>(fe - fs) / <double>(n - 1)
+    elif st == ST_FLOAT64:
+        ds = start
+        de = end
+        step = (de - ds) / <double>(n - 1)
+    else:
+        is_ = wrap_to(st, scalar_to_int(start, st))
+        ie = wrap_to(st, scalar_to_int(end, st))
+        ds = <double>is_
+        de = <double>ie
+        step = <double>(ie - is_) / <double>(n - 1)
+        base = <double>(<float>base)
+    with nogil:
+        for i in range(n):
+            if i < half:
+                e = ds + step * <double>i
+            else:
+                e = de - step * <double>(n - i - 1)
+            v = pow(base, e)
+            if st == ST_FLOAT64:
+                (<double*>p)[i] = v
+            elif st == ST_FLOAT32:
+                (<float*>p)[i] = <float>v
+            else:
+                store_double_as_int(p, i, st, v)
+    return out
+
+
+def c_pow(double base, double exponent):
+    """C's pow (NaN where Python's ** would give a complex number)."""
+    return pow(base, exponent)

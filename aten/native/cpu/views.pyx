@@ -1,0 +1,799 @@
+"""View kernels: new sizes, strides and offset over the base's storage; no data is copied.
+
+Every view shares the base's Storage and VersionCounter (make_tensor(base.storage, ...,
+base.version_counter)), so writes through either show in the other and an in-place op on one
+bumps the version both see. Only metadata is computed, so these work for every device; the
+composite kernels in aten/native/composite/shape.py call them. Rules and messages follow
+PyTorch's (aten/src/ATen/native/TensorShape.cpp, InferSize.h, TensorUtils.cpp).
+"""
+from libc.stdint cimport int64_t, uint8_t, int8_t, int16_t, int32_t
+from c10.scalar_type cimport dtype as DType, dtype_of, is_integral, ST_UINT8, ST_INT8, ST_INT16, ST_INT32, ST_INT64
+from c10.tensor_impl cimport TensorImpl, MAX_DIMS, make_tensor, sizes_from_sequence
+
+cdef Py_ssize_t _SSIZE_MAX = <Py_ssize_t>((<size_t>-1) >> 1)
+
+
+# -- helpers ------------------------------------------------------------------------------------
+
+cdef int wrap_dim(Py_ssize_t dim, int ndim, bint wrap_scalar=True) except -1:
+    """PyTorch's maybe_wrap_dim: a dim in [-ndim, ndim) as a non-negative index."""
+    if ndim <= 0:
+        if not wrap_scalar:
+            raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+        ndim = 1
+    if dim < -ndim or dim >= ndim:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-ndim}, {ndim - 1}], but got {dim})")
+    return <int>(dim + ndim if dim < 0 else dim)
+
+
+cdef inline int _check_ndim(Py_ssize_t ndim) except -1:
+    if ndim > MAX_DIMS:
+        raise RuntimeError(f"Ember tensors have at most {MAX_DIMS} dimensions, got {ndim}")
+    return 0
+
+
+cdef str sizes_str(int ndim, const Py_ssize_t* values):
+    """An int array as PyTorch prints an IntArrayRef: [2, 3]."""
+    return "[" + ", ".join([str(values[i]) for i in range(ndim)]) + "]"
+
+
+cdef inline str _list_str(object seq):
+    return "[" + ", ".join([str(v) for v in seq]) + "]"
+
+
+cdef TensorImpl alias_with(TensorImpl base, int ndim, const Py_ssize_t* sizes, const Py_ssize_t* strides,
+                           Py_ssize_t offset):
+    """A view of base: its storage and version counter, the given geometry."""
+    return make_tensor(base.storage, offset, ndim, sizes, strides, base.scalar_type, base.version_counter)
+
+
+cdef inline TensorImpl _alias(TensorImpl self):
+    return alias_with(self, self.nd, self.sizes, self.strides, self.offset)
+
+
+cdef int _int_list(object seq, Py_ssize_t* out, str what) except -1:
+    if isinstance(seq, int):
+        out[0] = seq
+        return 1
+    return sizes_from_sequence(seq, out, what)
+
+
+cdef int infer_size(object shape, Py_ssize_t numel, Py_ssize_t* out) except -1:
+    """PyTorch's infer_size: shape with its one -1 resolved so that it holds numel elements."""
+    cdef int n = _int_list(shape, out, "size")
+    cdef int i, infer = -1
+    cdef Py_ssize_t newsize = 1
+    for i in range(n):
+        if out[i] == -1:
+            if infer >= 0:
+                raise RuntimeError("only one dimension can be inferred")
+            infer = i
+        elif out[i] >= 0:
+            if out[i] != 0 and newsize > _SSIZE_MAX // out[i]:
+                raise RuntimeError(f"shape '{_list_str(shape)}' is invalid for input of size {numel}")
+            newsize *= out[i]
+        else:
+            raise RuntimeError(f"invalid shape dimension {out[i]} at index {i} of shape {sizes_str(n, out)}")
+    if numel == newsize or (infer >= 0 and newsize > 0 and numel % newsize == 0):
+        if infer >= 0:
+            if newsize == 0:
+                raise RuntimeError(f"cannot reshape tensor of 0 elements into shape {sizes_str(n, out)} because the "
+                                   "unspecified dimension size -1 can be any value and is ambiguous")
+            out[infer] = numel // newsize
+        return n
+    raise RuntimeError(f"shape '{sizes_str(n, out)}' is invalid for input of size {numel}")
+
+
+cdef bint compute_view_strides(TensorImpl t, int new_nd, const Py_ssize_t* newshape, Py_ssize_t* newstride) noexcept:
+    """PyTorch's computeStride: strides that let newshape view t's memory, or False when the
+    new shape splits or merges dimensions that are not contiguous with each other."""
+    cdef int old_nd = t.nd, view_d, tensor_d, i
+    cdef Py_ssize_t chunk_base_stride, tensor_numel, view_numel
+    cdef bint same
+    if old_nd == 0:
+        for i in range(new_nd):
+            newstride[i] = 1
+        return True
+    if t.n_elem == 0:
+        same = old_nd == new_nd
+        for i in range(old_nd if same else 0):
+            if t.sizes[i] != newshape[i]:
+                same = False
+                break
+        if same:
+            for i in range(new_nd):
+                newstride[i] = t.strides[i]
+            return True
+        for view_d in range(new_nd - 1, -1, -1):
+            if view_d == new_nd - 1:
+                newstride[view_d] = 1
+            else:
+                newstride[view_d] = max(newshape[view_d + 1], 1) * newstride[view_d + 1]
+        return True
+    view_d = new_nd - 1
+    chunk_base_stride = t.strides[old_nd - 1]
+    tensor_numel = 1
+    view_numel = 1
+    for tensor_d in range(old_nd - 1, -1, -1):
+        tensor_numel *= t.sizes[tensor_d]
+        # End of a chunk of dims that are contiguous with each other: match the view's dims to it.
+        if tensor_d == 0 or (t.sizes[tensor_d - 1] != 1
+                             and t.strides[tensor_d - 1] != tensor_numel * chunk_base_stride):
+            while view_d >= 0 and (view_numel < tensor_numel or newshape[view_d] == 1):
+                newstride[view_d] = view_numel * chunk_base_stride
+                view_numel *= newshape[view_d]
+                view_d -= 1
+            if view_numel != tensor_numel:
+                return False
+            if tensor_d > 0:
+                chunk_base_stride = t.strides[tensor_d - 1]
+                tensor_numel = 1
+                view_numel = 1
+    return view_d == -1
+
+
+cdef void contiguous_strides(int ndim, const Py_ssize_t* sizes, Py_ssize_t* out) noexcept:
+    cdef Py_ssize_t n = 1
+    cdef int i
+    for i in range(ndim - 1, -1, -1):
+        out[i] = n
+        n *= sizes[i] if sizes[i] > 1 else 1
+
+
+cdef bint non_overlapping_and_dense(int ndim, const Py_ssize_t* sizes, const Py_ssize_t* strides) noexcept:
+    """PyTorch's compute_non_overlapping_and_dense: the elements fill a block of memory exactly,
+    in some order of the dims."""
+    cdef int perm[MAX_DIMS]
+    cdef int i, j, a, b
+    cdef Py_ssize_t require = 1
+    if ndim == 1:
+        return sizes[0] < 2 or strides[0] == 1
+    for i in range(ndim):
+        perm[i] = i
+    # Insertion sort: dims of size < 2 last, the others by increasing stride.
+    for i in range(1, ndim):
+        j = i
+        while j > 0:
+            a = perm[j - 1]
+            b = perm[j]
+            if not (sizes[b] >= 2 and (sizes[a] < 2 or strides[b] < strides[a])):
+                break
+            perm[j - 1] = b
+            perm[j] = a
+            j -= 1
+    for i in range(ndim):
+        a = perm[i]
+        if sizes[a] < 2:
+            return True
+        if strides[a] != require:
+            return False
+        require *= sizes[a]
+    return True
+
+
+cdef void dense_strides_like(TensorImpl t, Py_ssize_t* out) noexcept:
+    """The strides empty_like(t) gives under preserve_format: t's own when t is non-overlapping
+    and dense, else dense strides in t's stride order (PyTorch's infer_dense_strides)."""
+    cdef int ndim = t.nd
+    cdef int perm[MAX_DIMS]
+    cdef int i, j, dim0, dim1, tmp, cmp
+    cdef Py_ssize_t s0, s1, cur = 1
+    if non_overlapping_and_dense(ndim, t.sizes, t.strides):
+        for i in range(ndim):
+            out[i] = t.strides[i]
+        return
+    if ndim == 1:
+        out[0] = 1
+        return
+    for i in range(ndim):
+        perm[i] = ndim - 1 - i
+    # The insertion sort of TensorIterator: zero strides never move; equal strides put the
+    # smaller size first.
+    for i in range(1, ndim):
+        dim1 = i
+        for j in range(1, i + 1):
+            dim0 = i - j
+            s0 = t.strides[perm[dim0]]
+            s1 = t.strides[perm[dim1]]
+            if s0 == 0 or s1 == 0:
+                cmp = 0
+            elif s0 < s1:
+                cmp = -1
+            elif s0 > s1:
+                cmp = 1
+            else:
+                cmp = 1 if t.sizes[perm[dim0]] > t.sizes[perm[dim1]] else 0
+            if cmp > 0:
+                tmp = perm[dim0]
+                perm[dim0] = perm[dim1]
+                perm[dim1] = tmp
+                dim1 = dim0
+            elif cmp < 0:
+                break
+    for i in range(ndim):
+        out[perm[i]] = cur
+        if t.sizes[perm[i]] > 1:
+            cur *= t.sizes[perm[i]]
+
+
+def preserve_strides(TensorImpl self not None):
+    """Strides of empty_like(self) under preserve_format (tuple)."""
+    cdef Py_ssize_t out[MAX_DIMS]
+    dense_strides_like(self, out)
+    return tuple([out[i] for i in range(self.nd)])
+
+
+def channels_last_strides(sizes):
+    """Strides of a 4-D tensor in channels_last order (N, C, H, W laid out as N, H, W, C)."""
+    if len(sizes) != 4:
+        raise RuntimeError("required rank 4 tensor to use channels_last format")
+    n, c, h, w = sizes
+    return (h * w * c, 1, w * c, c)
+
+
+def is_channels_last_contiguous(TensorImpl self not None):
+    """PyTorch's is_contiguous(memory_format=torch.channels_last)."""
+    cdef Py_ssize_t expected = 1
+    cdef int d
+    if self.nd != 4:
+        return False
+    for d in (1, 3, 2, 0):
+        if self.sizes[d] != 1:
+            if self.strides[d] != expected:
+                return False
+            expected *= self.sizes[d]
+    return True
+
+
+# -- view, reshape, flatten --------------------------------------------------------------------
+
+def view(TensorImpl self not None, size):
+    cdef Py_ssize_t sizes[MAX_DIMS]
+    cdef Py_ssize_t strides[MAX_DIMS]
+    cdef int n = infer_size(size, self.n_elem, sizes)
+    if not compute_view_strides(self, n, sizes, strides):
+        raise RuntimeError("view size is not compatible with input tensor's size and stride (at least one dimension "
+                           "spans across two contiguous subspaces). Use .reshape(...) instead.")
+    return alias_with(self, n, sizes, strides, self.offset)
+
+
+def contiguous_strides_of(sizes):
+    """The contiguous strides of a shape (tuple)."""
+    cdef Py_ssize_t c_sizes[MAX_DIMS]
+    cdef Py_ssize_t out[MAX_DIMS]
+    cdef int n = sizes_from_sequence(sizes, c_sizes, "size")
+    contiguous_strides(n, c_sizes, out)
+    return tuple([out[i] for i in range(n)])
+
+
+def wrap(Py_ssize_t dim, int ndim):
+    """Python access to wrap_dim (PyTorch's maybe_wrap_dim)."""
+    return wrap_dim(dim, ndim)
+
+
+def view_dtype(TensorImpl self not None, DType dtype not None):
+    """The same bytes read as another dtype; the last dim rescales when the item sizes differ."""
+    cdef Py_ssize_t sizes[MAX_DIMS]
+    cdef Py_ssize_t strides[MAX_DIMS]
+    cdef Py_ssize_t ratio, offset
+    cdef int i, last = self.nd - 1
+    cdef str what
+    if dtype.scalar_type == self.scalar_type:
+        return _alias(self)
+    what = f"{dtype_of(self.scalar_type).type_name} as {dtype.type_name} (different element sizes)"
+    for i in range(self.nd):
+        sizes[i] = self.sizes[i]
+        strides[i] = self.strides[i]
+    offset = self.offset
+    if dtype.itemsize == self.itemsize:
+        pass
+    elif self.nd == 0:
+        raise RuntimeError(f"self.dim() cannot be 0 to view {what}")
+    elif self.itemsize > dtype.itemsize:
+        ratio = self.itemsize // dtype.itemsize
+        if self.strides[last] != 1:
+            raise RuntimeError(f"self.stride(-1) must be 1 to view {what}, but got {self.strides[last]}")
+        for i in range(last):
+            strides[i] = self.strides[i] * ratio
+        sizes[last] = self.sizes[last] * ratio
+        offset = self.offset * ratio
+    else:
+        ratio = dtype.itemsize // self.itemsize
+        if self.strides[last] != 1:
+            raise RuntimeError(f"self.stride(-1) must be 1 to view {what}, but got {self.strides[last]}")
+        if self.sizes[last] % ratio != 0:
+            raise RuntimeError(f"self.size(-1) must be divisible by {ratio} to view {what}, but got {self.sizes[last]}")
+        if self.offset % ratio != 0:
+            raise RuntimeError(f"self.storage_offset() must be divisible by {ratio} to view {what}, "
+                               f"but got {self.offset}")
+        for i in range(last):
+            if self.strides[i] % ratio != 0:
+                raise RuntimeError(f"self.stride({i}) must be divisible by {ratio} to view {what}, "
+                                   f"but got {self.strides[i]}")
+            strides[i] = self.strides[i] // ratio
+        sizes[last] = self.sizes[last] // ratio
+        offset = self.offset // ratio
+    return make_tensor(self.storage, offset, self.nd, sizes, strides, dtype.scalar_type, self.version_counter)
+
+
+def flatten_shape(TensorImpl self not None, Py_ssize_t start_dim, Py_ssize_t end_dim):
+    """The shape flatten(start_dim, end_dim) reshapes to, or None when flatten returns self."""
+    cdef int start = wrap_dim(start_dim, self.nd), end = wrap_dim(end_dim, self.nd), i
+    cdef Py_ssize_t numel = 1
+    if start > end:
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+    if self.nd == 0:
+        return (1,)
+    if start == end:
+        return None
+    for i in range(start, end + 1):
+        numel *= self.sizes[i]
+    return self._sizes()[:start] + (numel,) + self._sizes()[end + 1:]
+
+
+def unflatten_shape(TensorImpl self not None, Py_ssize_t dim, sizes):
+    """The shape unflatten(dim, sizes) views as (PyTorch's messages for bad sizes)."""
+    cdef Py_ssize_t inferred[MAX_DIMS]
+    cdef int d = wrap_dim(dim, self.nd), n
+    if len(sizes) == 0:
+        raise RuntimeError("unflatten: sizes must be non-empty")
+    try:
+        if self.nd == 0:
+            wrap_dim(d, 0, False)
+        n = infer_size(sizes, self.sizes[d], inferred)
+    except (RuntimeError, IndexError) as e:
+        if "is invalid for input of size" in str(e):
+            raise RuntimeError(f"unflatten: Provided sizes {_list_str(sizes)} don't multiply up to the size of dim "
+                               f"{d} ({self.sizes[d]}) in the input tensor") from None
+        raise RuntimeError(f"unflatten got an unexpected error:\n{e}") from None
+    return self._sizes()[:d] + tuple([inferred[i] for i in range(n)]) + self._sizes()[d + 1:]
+
+
+# -- squeeze, unsqueeze, permute, transpose -------------------------------------------------------
+
+cdef TensorImpl _drop_dims(TensorImpl self, const bint* drop):
+    cdef Py_ssize_t sizes[MAX_DIMS]
+    cdef Py_ssize_t strides[MAX_DIMS]
+    cdef int i, n = 0
+    for i in range(self.nd):
+        if not drop[i]:
+            sizes[n] = self.sizes[i]
+            strides[n] = self.strides[i]
+            n += 1
+    return alias_with(self, n, sizes, strides, self.offset)
+
+
+def squeeze(TensorImpl self not None):
+    cdef bint drop[MAX_DIMS]
+    cdef int i
+    for i in range(self.nd):
+        drop[i] = self.sizes[i] == 1
+    return _drop_dims(self, drop)
+
+
+def squeeze_dim(TensorImpl self not None, Py_ssize_t dim):
+    cdef bint drop[MAX_DIMS]
+    cdef int i, d = wrap_dim(dim, self.nd)
+    for i in range(self.nd):
+        drop[i] = i == d and self.sizes[i] == 1
+    return _drop_dims(self, drop)
+
+
+def squeeze_dims(TensorImpl self not None, dim):
+    cdef bint seen[MAX_DIMS]
+    cdef bint drop[MAX_DIMS]
+    cdef int i, d
+    for i in range(MAX_DIMS):
+        seen[i] = False
+    for v in dim:
+        d = wrap_dim(v, self.nd)
+        if seen[d]:
+            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+        seen[d] = True
+    for i in range(self.nd):
+        drop[i] = seen[i] and self.sizes[i] == 1
+    return _drop_dims(self, drop)
+
+
+def unsqueeze(TensorImpl self not None, Py_ssize_t dim):
+    cdef Py_ssize_t sizes[MAX_DIMS]
+    cdef Py_ssize_t strides[MAX_DIMS]
+    cdef int d = wrap_dim(dim, self.nd + 1), i, j = 0
+    _check_ndim(self.nd + 1)
+    for i in range(self.nd + 1):
+        if i == d:
+            sizes[i] = 1
+            strides[i] = 1 if d >= self.nd else self.sizes[d] * self.strides[d]
+        else:
+            sizes[i] = self.sizes[j]
+            strides[i] = self.strides[j]
+            j += 1
+    return alias_with(self, self.nd + 1, sizes, strides, self.offset)
+
+
+def permute(TensorImpl self not None, dims):
+    cdef Py_ssize_t sizes[MAX_DIMS]
+    cdef Py_ssize_t strides[MAX_DIMS]
+    cdef bint seen[MAX_DIMS]
+    cdef int i, d
+    if len(dims) != self.nd:
+        raise RuntimeError("permute(sparse_coo): number of dimensions in the tensor input does not match the length "
+                           f"of the desired ordering of dimensions i.e. input.dim() = {self.nd} is not equal to "
+                           f"len(dims) = {len(dims)}")
+    for i in range(self.nd):
+        seen[i] = False
+    for i in range(self.nd):
+        d = wrap_dim(dims[i], self.nd)
+        if seen[d]:
+            raise RuntimeError("permute(): duplicate dims are not allowed.")
+        seen[d] = True
+        sizes[i] = self.sizes[d]
+        strides[i] = self.strides[d]
+    return alias_with(self, self.nd, sizes, strides, self.offset)
+
+
+def transpose(TensorImpl self not None, Py_ssize_t dim0, Py_ssize_t dim1):
+    cdef Py_ssize_t sizes[MAX_DIMS]
+    cdef Py_ssize_t strides[MAX_DIMS]
+    cdef int a = wrap_dim(dim0, self.nd), b = wrap_dim(dim1, self.nd), i
+    for i in range(self.nd):
+        sizes[i] = self.sizes[i]
+        strides[i] = self.strides[i]
+    if self.nd > 0:
+        sizes[a], sizes[b] = self.sizes[b], self.sizes[a]
+        strides[a], strides[b] = self.strides[b], self.strides[a]
+    return alias_with(self, self.nd, sizes, strides, self.offset)
+
+
+def t(TensorImpl self not None):
+    if self.nd > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {self.nd}D")
+    return transpose(self, 0, 1 if self.nd == 2 else 0)
+
+
+def movedim_order(TensorImpl self not None, source, destination):
+    """The permutation movedim applies: the dims in source go to the places in destination; the
+    others keep their relative order in the remaining places."""
+    cdef int n = self.nd, i, k
+    src = (source,) if isinstance(source, int) else tuple(source)
+    dst = (destination,) if isinstance(destination, int) else tuple(destination)
+    if len(src) != len(dst):
+        raise RuntimeError(f"movedim: Invalid source or destination dims: source ({_list_str(src)} dims) should "
+                           f"contain the same number of dims as destination ({_list_str(dst)} dims)")
+    nsrc = [wrap_dim(v, n) for v in src]
+    ndst = [wrap_dim(v, n) for v in dst]
+    if len(set(nsrc)) != len(nsrc):
+        raise RuntimeError(f"movedim: repeated dim in `source` ({_list_str(src)})")
+    if len(set(ndst)) != len(ndst):
+        raise RuntimeError(f"movedim: repeated dim in `destination` ({_list_str(dst)})")
+    if n == 0:
+        return ()
+    order = [-1] * n
+    for i in range(len(nsrc)):
+        order[ndst[i]] = nsrc[i]
+    rest = iter([d for d in range(n) if d not in set(nsrc)])
+    for k in range(n):
+        if order[k] == -1:
+            order[k] = next(rest)
+    return tuple(order)
+
+
+# -- expand ---------------------------------------------------------------------------------------
+
+def expand(TensorImpl self not None, size, bint implicit=False):
+    """PyTorch's inferExpandGeometry: size-1 dims (and new leading dims) get stride 0."""
+    cdef Py_ssize_t target[MAX_DIMS]
+    cdef Py_ssize_t sizes[MAX_DIMS]
+    cdef Py_ssize_t strides[MAX_DIMS]
+    cdef int n = _int_list(size, target, "size"), i, dim
+    cdef Py_ssize_t s, st, want
+    cdef str type_name
+    if n < self.nd:
+        type_name = ("torch.cuda." if self.device_type == 1 else "torch.") + dtype_of(self.scalar_type).type_name
+        raise RuntimeError(f"expand({type_name}Tensor{{{sizes_str(self.nd, self.sizes)}}}, size={sizes_str(n, target)}): "
+                           f"the number of sizes provided ({n}) must be greater or equal to the number of dimensions "
+                           f"in the tensor ({self.nd})")
+    for i in range(n - 1, -1, -1):
+        dim = self.nd - n + i
+        s = self.sizes[dim] if dim >= 0 else 1
+        if dim >= 0:
+            st = self.strides[dim]
+        elif self.nd == 0 or i == n - 1:
+            st = 0
+        else:
+            st = sizes[i + 1] * strides[i + 1]
+        want = target[i]
+        if want == -1:
+            if dim < 0:
+                raise RuntimeError(f"The expanded size of the tensor (-1) isn't allowed in a leading, non-existing "
+                                   f"dimension {i}")
+            want = s
+        if s != want:
+            if s != 1:
+                raise RuntimeError(f"The expanded size of the tensor ({want}) must match the existing size ({s}) at "
+                                   f"non-singleton dimension {i}.  Target sizes: {sizes_str(n, target)}.  Tensor "
+                                   f"sizes: {sizes_str(self.nd, self.sizes)}")
+            s = want
+            st = 0
+        sizes[i] = s
+        strides[i] = st
+    for i in range(n):
+        if sizes[i] < 0:
+            raise RuntimeError("numel: integer multiplication overflow")
+    return alias_with(self, n, sizes, strides, self.offset)
+
+
+# -- narrow, select, slice and the ops built on them ----------------------------------------------
+
+cdef TensorImpl narrow_view(TensorImpl self, int dim, Py_ssize_t start, Py_ssize_t length):
+    """self[..., start:start + length, ...] along dim (arguments already checked)."""
+    cdef Py_ssize_t sizes[MAX_DIMS]
+    cdef int i
+    for i in range(self.nd):
+        sizes[i] = self.sizes[i]
+    sizes[dim] = length
+    return alias_with(self, self.nd, sizes, self.strides, self.offset + start * self.strides[dim])
+
+
+def narrow_range(TensorImpl self not None, Py_ssize_t dim, Py_ssize_t start, Py_ssize_t length):
+    """narrow's checks; (start, length) with a negative start counted from the end."""
+    cdef int d
+    cdef Py_ssize_t cur
+    if self.nd == 0:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
+    if length < 0:
+        raise RuntimeError("narrow(): length must be non-negative.")
+    d = wrap_dim(dim, self.nd)
+    cur = self.sizes[d]
+    if start < -cur or start > cur:
+        raise IndexError(f"start out of range (expected to be in range of [{-cur}, {cur}], but got {start})")
+    if start < 0:
+        start += cur
+    if start > cur - length:
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({cur}).")
+    return start, length
+
+
+cdef Py_ssize_t read_index(TensorImpl t) except? -1:
+    """The value of a one-element integral CPU tensor."""
+    cdef char* p = t.data()
+    if t.scalar_type == ST_INT64:
+        return (<int64_t*>p)[0]
+    if t.scalar_type == ST_INT32:
+        return (<int32_t*>p)[0]
+    if t.scalar_type == ST_INT16:
+        return (<int16_t*>p)[0]
+    if t.scalar_type == ST_INT8:
+        return (<int8_t*>p)[0]
+    return (<uint8_t*>p)[0]
+
+
+def index_value(TensorImpl start not None):
+    """The int in a 0-dim integral tensor (narrow.Tensor's start)."""
+    if start.nd != 0 or not is_integral(start.scalar_type, False):
+        raise RuntimeError("start must be an 0-dim integral Tensor.")
+    return read_index(start) if start.device_type == 0 else int(start.item())
+
+
+def select(TensorImpl self not None, Py_ssize_t dim, Py_ssize_t index):
+    cdef Py_ssize_t sizes[MAX_DIMS]
+    cdef Py_ssize_t strides[MAX_DIMS]
+    cdef int d, i, j = 0
+    cdef Py_ssize_t size
+    if self.nd == 0:
+        raise IndexError("select() cannot be applied to a 0-dim tensor.")
+    d = wrap_dim(dim, self.nd)
+    size = self.sizes[d]
+    if size <= -1 - index or size <= index:
+        raise IndexError(f"select(): index {index} out of range for tensor of size {sizes_str(self.nd, self.sizes)} "
+                         f"at dimension {d}")
+    if index < 0:
+        index += size
+    for i in range(self.nd):
+        if i != d:
+            sizes[j] = self.sizes[i]
+            strides[j] = self.strides[i]
+            j += 1
+    return alias_with(self, self.nd - 1, sizes, strides, self.offset + index * self.strides[d])
+
+
+def slice_view(TensorImpl self not None, Py_ssize_t dim=0, start=None, end=None, Py_ssize_t step=1):
+    """self[start:end:step] along dim, with start and end clamped to the dim as PyTorch does."""
+    cdef Py_ssize_t sizes[MAX_DIMS]
+    cdef Py_ssize_t strides[MAX_DIMS]
+    cdef Py_ssize_t start_val = 0 if start is None else start
+    cdef Py_ssize_t end_val = _SSIZE_MAX if end is None else end
+    cdef Py_ssize_t n
+    cdef int d, i
+    if self.nd == 0:
+        raise IndexError("slice() cannot be applied to a 0-dim tensor.")
+    d = wrap_dim(dim, self.nd)
+    if step <= 0:
+        raise RuntimeError("slice step must be positive")
+    n = self.sizes[d]
+    if start_val == _SSIZE_MAX:
+        start_val = 0
+    if start_val < 0:
+        start_val += n
+    if end_val < 0:
+        end_val += n
+    if start_val < 0:
+        start_val = 0
+    elif start_val >= n:
+        start_val = n
+    if end_val < start_val:
+        end_val = start_val
+    elif end_val >= n:
+        end_val = n
+    for i in range(self.nd):
+        sizes[i] = self.sizes[i]
+        strides[i] = self.strides[i]
+    sizes[d] = (end_val - start_val + step - 1) // step
+    strides[d] = self.strides[d] * step
+    return alias_with(self, self.nd, sizes, strides, self.offset + start_val * self.strides[d])
+
+
+def unbind(TensorImpl self not None, Py_ssize_t dim=0):
+    cdef int d = wrap_dim(dim, self.nd, False)
+    cdef Py_ssize_t i
+    return tuple([select(self, d, i) for i in range(self.sizes[d])])
+
+
+def split(TensorImpl self not None, Py_ssize_t split_size, Py_ssize_t dim=0):
+    cdef int d
+    cdef Py_ssize_t dim_size, num_splits, last, i
+    if self.nd == 0:
+        raise RuntimeError("split expects at least a 1-dimensional tensor")
+    if split_size < 0:
+        raise RuntimeError(f"split expects split_size be non-negative, but got split_size={split_size}")
+    d = wrap_dim(dim, self.nd)
+    dim_size = self.sizes[d]
+    if split_size == 0 and dim_size != 0:
+        raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {dim_size}")
+    num_splits = 1
+    if split_size != 0:
+        num_splits = max((dim_size + split_size - 1) // split_size, 1)
+    last = split_size - (split_size * num_splits - dim_size)
+    return tuple([narrow_view(self, d, i * split_size, split_size if i < num_splits - 1 else last)
+                  for i in range(num_splits)])
+
+
+def split_with_sizes(TensorImpl self not None, split_sizes, Py_ssize_t dim=0):
+    cdef int d
+    cdef Py_ssize_t start = 0, length, dim_size
+    cdef list out = []
+    if self.nd == 0:
+        raise RuntimeError("split expects at least a 1-dimensional tensor")
+    d = wrap_dim(dim, self.nd)
+    dim_size = self.sizes[d]
+    for v in split_sizes:
+        length = v
+        if length < 0:
+            raise RuntimeError("split_with_sizes expects split_sizes have only non-negative entries, but got "
+                               f"split_sizes={_list_str(split_sizes)}")
+        out.append(narrow_view(self, d, min(start, dim_size), max(0, min(length, dim_size - start))))
+        start += length
+    if start != dim_size:
+        raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {dim_size} (input tensor's size "
+                           f"at dimension {d}), but got split_sizes={_list_str(split_sizes)}")
+    return tuple(out)
+
+
+def chunk_split(TensorImpl self not None, Py_ssize_t chunks, Py_ssize_t dim=0):
+    """chunk's checks; (split_size, None), or (0, sizes) when an empty dim gives `chunks`
+    empty pieces (split would give one)."""
+    cdef int d
+    cdef Py_ssize_t dim_size, split_size
+    if self.nd == 0:
+        raise RuntimeError("chunk expects at least a 1-dimensional tensor")
+    if chunks <= 0:
+        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
+    d = wrap_dim(dim, self.nd)
+    dim_size = self.sizes[d]
+    split_size = (dim_size + chunks - 1) // chunks
+    if split_size == 0 and dim_size == 0:
+        return 0, (0,) * chunks
+    return split_size, None
+
+
+# -- as_strided, diagonal, unfold -----------------------------------------------------------------
+
+cdef Py_ssize_t storage_nbytes(int ndim, const Py_ssize_t* sizes, const Py_ssize_t* strides, Py_ssize_t itemsize,
+                               Py_ssize_t offset) except -1:
+    """PyTorch's computeStorageNbytes: bytes a geometry reaches, with its overflow error."""
+    cdef int i
+    cdef object size = offset + 1
+    for i in range(ndim):
+        if sizes[i] == 0:
+            return 0
+    for i in range(ndim):
+        if sizes[i] < 0 or strides[i] < 0:
+            size = -1
+            break
+        size += strides[i] * (sizes[i] - 1)
+    if size < 0 or size * itemsize > _SSIZE_MAX:
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={sizes_str(ndim, sizes)} and "
+                           f"strides={sizes_str(ndim, strides)}")
+    return size * itemsize
+
+
+def computed_storage_nbytes(size, stride, Py_ssize_t itemsize):
+    """Python access to storage_nbytes (empty_strided)."""
+    cdef Py_ssize_t sizes[MAX_DIMS]
+    cdef Py_ssize_t strides[MAX_DIMS]
+    cdef int n = sizes_from_sequence(size, sizes, "size")
+    sizes_from_sequence(stride, strides, "stride")
+    return storage_nbytes(n, sizes, strides, itemsize, 0)
+
+
+def as_strided(TensorImpl self not None, size, stride, storage_offset=None):
+    cdef Py_ssize_t sizes[MAX_DIMS]
+    cdef Py_ssize_t strides[MAX_DIMS]
+    cdef int n, m, i
+    cdef Py_ssize_t offset = self.offset if storage_offset is None else storage_offset
+    cdef Py_ssize_t needed
+    if len(size) != len(stride):
+        raise RuntimeError("mismatch in length of strides and shape")
+    n = sizes_from_sequence(size, sizes, "size")
+    m = sizes_from_sequence(stride, strides, "stride")
+    for i in range(m):
+        if strides[i] < 0:
+            raise RuntimeError(f"as_strided: Negative strides are not supported at the moment, got strides: "
+                               f"{sizes_str(m, strides)}")
+    needed = storage_nbytes(n, sizes, strides, self.itemsize, 0)
+    if needed != 0 and needed + offset * self.itemsize > self.storage.size_bytes:
+        raise RuntimeError(f"setStorage: sizes {sizes_str(n, sizes)}, strides {sizes_str(m, strides)}, storage offset "
+                           f"{offset}, and itemsize {self.itemsize} requiring a storage size of "
+                           f"{needed + offset * self.itemsize} are out of bounds for storage of size "
+                           f"{self.storage.size_bytes}")
+    if offset < 0:
+        raise RuntimeError(f"Tensor: invalid storage offset {offset}")
+    return alias_with(self, n, sizes, strides, offset)
+
+
+def diagonal(TensorImpl self not None, Py_ssize_t offset=0, Py_ssize_t dim1=0, Py_ssize_t dim2=1):
+    cdef Py_ssize_t sizes[MAX_DIMS]
+    cdef Py_ssize_t strides[MAX_DIMS]
+    cdef int a = wrap_dim(dim1, self.nd), b = wrap_dim(dim2, self.nd), i, j = 0
+    cdef Py_ssize_t diag_size, start = self.offset
+    if a == b:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    if offset >= 0:
+        diag_size = max(min(self.sizes[a], self.sizes[b] - offset), 0)
+    else:
+        diag_size = max(min(self.sizes[a] + offset, self.sizes[b]), 0)
+    if diag_size > 0:
+        start += offset * self.strides[b] if offset >= 0 else -offset * self.strides[a]
+    for i in range(self.nd):
+        if i != a and i != b:
+            sizes[j] = self.sizes[i]
+            strides[j] = self.strides[i]
+            j += 1
+    sizes[j] = diag_size
+    strides[j] = self.strides[a] + self.strides[b]
+    return alias_with(self, j + 1, sizes, strides, start)
+
+
+def unfold(TensorImpl self not None, Py_ssize_t dimension, Py_ssize_t size, Py_ssize_t step):
+    """Every window of `size` elements along `dimension`, `step` apart, as a new last dim."""
+    cdef Py_ssize_t sizes[MAX_DIMS]
+    cdef Py_ssize_t strides[MAX_DIMS]
+    cdef int d = wrap_dim(dimension, self.nd), i
+    cdef Py_ssize_t max_size = 1 if self.nd == 0 else self.sizes[d]
+    if size > max_size:
+        raise RuntimeError(f"maximum size for tensor at dimension {d} is {max_size} but size is {size}")
+    if size < 0:
+        raise RuntimeError(f"size is {size} but must be >= 0")
+    if step <= 0:
+        raise RuntimeError(f"step is {step} but must be > 0")
+    _check_ndim(self.nd + 1)
+    for i in range(self.nd):
+        if i == d:
+            sizes[i] = (self.sizes[i] - size) // step + 1
+            strides[i] = step * self.strides[i]
+        else:
+            sizes[i] = self.sizes[i]
+            strides[i] = self.strides[i]
+    sizes[self.nd] = size
+    strides[self.nd] = 1 if self.nd == 0 else self.strides[d]
+    return alias_with(self, self.nd + 1, sizes, strides, self.offset)

@@ -1,0 +1,6 @@
+"""python -m benchmarks --help"""
+import sys
+
+from benchmarks.cli import main
+
+sys.exit(main())

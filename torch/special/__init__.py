@@ -1,0 +1,4 @@
+"""torch.special: generated from the schema's `python_module: special` entries (loaded lazily)."""
+from torch._C._namespace import lazy_functions
+
+__getattr__, __dir__ = lazy_functions(globals(), "special")
