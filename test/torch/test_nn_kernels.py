@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 import torch
 
 A = torch.ops.aten
+NN = torch._C._nn      # the python_module: nn ops, as torch.nn.functional calls them
 
 
 def t(*shape, dtype=np.float32, fill=1.0):
@@ -178,15 +179,15 @@ ERRORS = [
      "max_pool2d: kernel_size must either be a single int, or a tuple of two ints"),
     (lambda: torch.max_pool2d(t(1, 2, 5, 5), 3, dilation=2, padding=2), RuntimeError,
      "pad should be smaller than or equal to half of kernel size, but got padW = 2, padH = 2, kW = 3, kH = 3"),
-    (lambda: A.avg_pool2d(t(1, 2, 5, 5), 2, divisor_override=0), RuntimeError, "divisor must be not zero"),
-    (lambda: A.avg_pool2d(t(5, 5), 2), IndexError,
+    (lambda: NN.avg_pool2d(t(1, 2, 5, 5), 2, divisor_override=0), RuntimeError, "divisor must be not zero"),
+    (lambda: NN.avg_pool2d(t(5, 5), 2), IndexError,
      "Dimension out of range (expected to be in range of [-2, 1], but got -3)"),
-    (lambda: A.adaptive_avg_pool2d(t(1, 2, 5, 5), (3,)), RuntimeError, "adaptive_avg_pool2d: output_size must be 2"),
-    (lambda: A.adaptive_avg_pool2d(t(5, 5), (3, 2)), RuntimeError,
+    (lambda: NN.adaptive_avg_pool2d(t(1, 2, 5, 5), (3,)), RuntimeError, "adaptive_avg_pool2d: output_size must be 2"),
+    (lambda: NN.adaptive_avg_pool2d(t(5, 5), (3, 2)), RuntimeError,
      "adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got [5, 5]"),
-    (lambda: A.adaptive_avg_pool2d(t(1, 2, 5, 5, dtype=I64), (3, 2)), NotImplementedError,
+    (lambda: NN.adaptive_avg_pool2d(t(1, 2, 5, 5, dtype=I64), (3, 2)), NotImplementedError,
      "\"adaptive_avg_pool2d\" not implemented for 'Long'"),
-    (lambda: A.adaptive_avg_pool2d(t(1, 2, 5, 5), (-1, 2)), RuntimeError,
+    (lambda: NN.adaptive_avg_pool2d(t(1, 2, 5, 5), (-1, 2)), RuntimeError,
      "adaptive_avg_pool2d: elements of output_size must be greater than or equal to 0 but received {-1, 2}"),
     # normalisation
     (lambda: torch.layer_norm(t(2, 3), [4]), RuntimeError,
@@ -222,35 +223,35 @@ ERRORS = [
     (lambda: torch.native_group_norm(t(2, 6, 4, dtype=I64), None, None, 2, 6, 4, 3, 1e-5), NotImplementedError,
      "\"GroupNormKernelImpl\" not implemented for 'Long'"),
     # losses
-    (lambda: A.nll_loss(r(3, 5), idx(1, 5, 2)), IndexError, "Target 5 is out of bounds."),
-    (lambda: A.nll_loss(r(3, 5), idx(1, -1, 2)), IndexError, "Target -1 is out of bounds."),
-    (lambda: A.nll_loss(r(3, 5), idx(1, 2)), RuntimeError, "size mismatch (got input: [3, 5], target: [2])"),
-    (lambda: A.nll_loss(r(3, 5), t(3)), RuntimeError, "expected target dtype to be Long or Byte, but got Float"),
-    (lambda: A.nll_loss(r(3, 5), idx(1, 2, 3), t(4)), RuntimeError,
+    (lambda: NN.nll_loss(r(3, 5), idx(1, 5, 2)), IndexError, "Target 5 is out of bounds."),
+    (lambda: NN.nll_loss(r(3, 5), idx(1, -1, 2)), IndexError, "Target -1 is out of bounds."),
+    (lambda: NN.nll_loss(r(3, 5), idx(1, 2)), RuntimeError, "size mismatch (got input: [3, 5], target: [2])"),
+    (lambda: NN.nll_loss(r(3, 5), t(3)), RuntimeError, "expected target dtype to be Long or Byte, but got Float"),
+    (lambda: NN.nll_loss(r(3, 5), idx(1, 2, 3), t(4)), RuntimeError,
      "weight tensor should be defined either for all 5 classes or no classes but got weight tensor of shape: [4]"),
-    (lambda: A.nll_loss(r(3, 5), idx(1, 2, 3), t(5, dtype=F64)), RuntimeError,
+    (lambda: NN.nll_loss(r(3, 5), idx(1, 2, 3), t(5, dtype=F64)), RuntimeError,
      "expected scalar type Float but found Double"),
-    (lambda: A.nll_loss(r(3, 5), torch.from_numpy(np.array([[1, 2, 3]]))), RuntimeError,
+    (lambda: NN.nll_loss(r(3, 5), torch.from_numpy(np.array([[1, 2, 3]]))), RuntimeError,
      "0D or 1D target tensor expected, multi-target not supported"),
-    (lambda: A.nll_loss_nd(r(3, 5, 4), torch.from_numpy(np.zeros((3, 3), np.int64)), None, 0, -100), RuntimeError,
+    (lambda: NN.nll_loss_nd(r(3, 5, 4), torch.from_numpy(np.zeros((3, 3), np.int64)), None, 0, -100), RuntimeError,
      "Expected target size [3, 4], got [3, 3]"),
-    (lambda: A.nll_loss_nd(r(), torch.from_numpy(np.array(0)), None, 0, -100), ValueError,
+    (lambda: NN.nll_loss_nd(r(), torch.from_numpy(np.array(0)), None, 0, -100), ValueError,
      "Expected 1 or more dimensions (got 0)"),
-    (lambda: A.nll_loss2d(r(3, 5, 4), torch.from_numpy(np.zeros((3, 4), np.int64)), None, 0, -100), RuntimeError,
+    (lambda: NN.nll_loss2d(r(3, 5, 4), torch.from_numpy(np.zeros((3, 4), np.int64)), None, 0, -100), RuntimeError,
      "only batches of spatial targets supported (3D tensors) but got targets of dimension: 2"),
-    (lambda: A.cross_entropy_loss(r(3, 5), r(3, 4)), RuntimeError,
+    (lambda: NN.cross_entropy_loss(r(3, 5), r(3, 4)), RuntimeError,
      "0D or 1D target tensor expected, multi-target not supported"),
-    (lambda: A.cross_entropy_loss(r(3, 5), idx(1, 2, 3), None, 1, -100, 1.5), RuntimeError,
+    (lambda: NN.cross_entropy_loss(r(3, 5), idx(1, 2, 3), None, 1, -100, 1.5), RuntimeError,
      "label_smoothing must be between 0.0 and 1.0. Got: 1.5"),
-    (lambda: A.cross_entropy_loss(r(3, 5), r(3, 5), None, 1, 3), RuntimeError,
+    (lambda: NN.cross_entropy_loss(r(3, 5), r(3, 5), None, 1, 3), RuntimeError,
      "ignore_index is not supported for floating point target"),
-    (lambda: A.mse_loss(r(3, 5), r(4), 0), RuntimeError,
+    (lambda: NN.mse_loss(r(3, 5), r(4), 0), RuntimeError,
      "The size of tensor a (5) must match the size of tensor b (4) at non-singleton dimension 1"),
-    (lambda: A.mse_loss(t(3, 5, dtype=I64), t(5, dtype=I64), 1), NotImplementedError,
+    (lambda: NN.mse_loss(t(3, 5, dtype=I64), t(5, dtype=I64), 1), NotImplementedError,
      "\"mse_cpu\" not implemented for 'Long'"),
-    (lambda: A.binary_cross_entropy(t(3, 5, fill=2.0), t(3, 5, fill=0.5)), RuntimeError,
+    (lambda: NN.binary_cross_entropy(t(3, 5, fill=2.0), t(3, 5, fill=0.5)), RuntimeError,
      "all elements of input should be between 0 and 1"),
-    (lambda: A.binary_cross_entropy(t(3, 5, fill=0.5), t(3, 5, dtype=F64)), RuntimeError,
+    (lambda: NN.binary_cross_entropy(t(3, 5, fill=0.5), t(3, 5, dtype=F64)), RuntimeError,
      "Found dtype Double but expected Float"),
     (lambda: torch.binary_cross_entropy_with_logits(r(3, 5), r(3, 4)), RuntimeError,
      "The size of tensor a (4) must match the size of tensor b (5) at non-singleton dimension 1"),
@@ -259,37 +260,37 @@ ERRORS = [
     (lambda: torch.constant_pad_nd(t(2, 3), [-2, -2]), RuntimeError, "narrow(): length must be non-negative."),
     (lambda: torch.constant_pad_nd(t(2, 3, dtype=np.uint8), [1, 1], 300), RuntimeError,
      "value cannot be converted to type uint8_t without overflow"),
-    (lambda: A.reflection_pad1d(t(1, 2, 3), [3, 3]), RuntimeError,
+    (lambda: NN.reflection_pad1d(t(1, 2, 3), [3, 3]), RuntimeError,
      "Argument #4: Padding size should be less than the corresponding input dimension, but got: padding (3, 3) at "
      "dimension 2 of input [1, 2, 3]"),
-    (lambda: A.reflection_pad1d(t(2, 3, 4, 5), [1, 1]), RuntimeError,
+    (lambda: NN.reflection_pad1d(t(2, 3, 4, 5), [1, 1]), RuntimeError,
      "Expected 2D or 3D (batch mode) tensor with possibly 0 batch size and other non-zero dimensions for input, but "
      "got: [2, 3, 4, 5]"),
-    (lambda: A.reflection_pad1d(t(1, 2, 3, dtype=np.bool_), [1, 1]), NotImplementedError,
+    (lambda: NN.reflection_pad1d(t(1, 2, 3, dtype=np.bool_), [1, 1]), NotImplementedError,
      "\"reflection_pad1d\" not implemented for 'Bool'"),
-    (lambda: A.reflection_pad2d(t(1, 2, 3, 4), [1, 1, 3, 3]), RuntimeError,
+    (lambda: NN.reflection_pad2d(t(1, 2, 3, 4), [1, 1, 3, 3]), RuntimeError,
      "Argument #6: Padding size should be less than the corresponding input dimension, but got: padding (3, 3) at "
      "dimension 2 of input [1, 2, 3, 4]"),
-    (lambda: A.replication_pad1d(t(1, 2, 3), [-2, -2]), RuntimeError, "input (W: 3) is too small. Calculated output W: -1"),
-    (lambda: A.replication_pad2d(t(2, 3, 4, 5), [1, 1]), RuntimeError, "padding size is expected to be 4"),
-    (lambda: A.pad(t(2, 3), [1, 1, 1], "constant"), RuntimeError, "Padding length must be divisible by 2"),
-    (lambda: A.pad(t(2, 3), [1, 1, 1, 1, 1, 1], "constant"), RuntimeError,
+    (lambda: NN.replication_pad1d(t(1, 2, 3), [-2, -2]), RuntimeError, "input (W: 3) is too small. Calculated output W: -1"),
+    (lambda: NN.replication_pad2d(t(2, 3, 4, 5), [1, 1]), RuntimeError, "padding size is expected to be 4"),
+    (lambda: NN.pad(t(2, 3), [1, 1, 1], "constant"), RuntimeError, "Padding length must be divisible by 2"),
+    (lambda: NN.pad(t(2, 3), [1, 1, 1, 1, 1, 1], "constant"), RuntimeError,
      "Padding length should be less than or equal to two times the input dimension but got padding length 6 and "
      "input of dimension 2"),
-    (lambda: A.pad(t(2, 3), [1, 1], "foo"), NotImplementedError, "Unrecognised padding mode foo"),
-    (lambda: A.pad(t(2, 3), [1, 1], "reflect", 1.0), RuntimeError,
+    (lambda: NN.pad(t(2, 3), [1, 1], "foo"), NotImplementedError, "Unrecognised padding mode foo"),
+    (lambda: NN.pad(t(2, 3), [1, 1], "reflect", 1.0), RuntimeError,
      "Padding mode \"reflect\" doesn't take in value argument"),
-    (lambda: A.pad(t(3), [1, 1], "reflect"), NotImplementedError, "Padding size 2 is not supported for 1D input tensor."),
+    (lambda: NN.pad(t(3), [1, 1], "reflect"), NotImplementedError, "Padding size 2 is not supported for 1D input tensor."),
     (lambda: torch.embedding(t(5, 3), idx(1, 5)), IndexError, "index out of range in self"),
     (lambda: torch.embedding(t(5, 3), idx(1, -1)), IndexError, "index out of range in self"),
     (lambda: torch.embedding(t(5, 3), t(2)), RuntimeError,
      "Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int; but got "
      "torch.FloatTensor instead (while checking arguments for embedding)"),
     (lambda: torch.embedding(t(5), idx(1, 2)), RuntimeError, "'weight' must be 2-D"),
-    (lambda: A.one_hot(idx(1, 2), 2), RuntimeError, "Class values must be smaller than num_classes."),
-    (lambda: A.one_hot(idx(1, -2), 3), RuntimeError, "Class values must be non-negative."),
-    (lambda: A.one_hot(t(2), 3), RuntimeError, "one_hot is only applicable to index tensor of type LongTensor."),
-    (lambda: A.one_hot(torch.from_numpy(np.zeros(0, np.int64)), -1), RuntimeError,
+    (lambda: NN.one_hot(idx(1, 2), 2), RuntimeError, "Class values must be smaller than num_classes."),
+    (lambda: NN.one_hot(idx(1, -2), 3), RuntimeError, "Class values must be non-negative."),
+    (lambda: NN.one_hot(t(2), 3), RuntimeError, "one_hot is only applicable to index tensor of type LongTensor."),
+    (lambda: NN.one_hot(torch.from_numpy(np.zeros(0, np.int64)), -1), RuntimeError,
      "Can not infer total number of classes from empty tensor."),
     (lambda: A.upsample_nearest2d.vec(t(2, 3, 4), [6, 8], None), RuntimeError,
      "Expected static_cast<int64_t>(output_size->size()) == spatial_dimensions to be true, but got false."),
@@ -299,18 +300,18 @@ ERRORS = [
      "Must specify exactly one of output_size and scale_factors"),
     (lambda: A.upsample_nearest2d.vec(t(1, 2, 3, 4, dtype=I64), [6, 8], None), NotImplementedError,
      "\"upsample_nearest2d_channels_last\" not implemented for 'Long'"),
-    (lambda: A.scaled_dot_product_attention(t(2, 3, 4), t(2, 5, 4, dtype=F64), t(2, 5, 6)), RuntimeError,
+    (lambda: NN.scaled_dot_product_attention(t(2, 3, 4), t(2, 5, 4, dtype=F64), t(2, 5, 6)), RuntimeError,
      "Expected query, key, and value to have the same dtype, but got query.dtype: float key.dtype: double and "
      "value.dtype: float instead."),
-    (lambda: A.scaled_dot_product_attention(t(4), t(4), t(6)), RuntimeError,
+    (lambda: NN.scaled_dot_product_attention(t(4), t(4), t(6)), RuntimeError,
      "Expected query, key, and value to all be  at least 2 dimensional, but got query.dim: 1 key.dim: 1 and "
      "value.dim: 1 instead."),
-    (lambda: A.scaled_dot_product_attention(t(2, 3, 4), t(2, 5, 4), t(2, 5, 6), t(3, 5), 0.0, True), RuntimeError,
+    (lambda: NN.scaled_dot_product_attention(t(2, 3, 4), t(2, 5, 4), t(2, 5, 6), t(3, 5), 0.0, True), RuntimeError,
      "_scaled_dot_product_attention: Explicit attn_mask should not be set when is_causal=True"),
-    (lambda: A.scaled_dot_product_attention(t(2, 3, 4), t(2, 5, 4), t(2, 5, 6), t(3, 5, dtype=I64)), RuntimeError,
+    (lambda: NN.scaled_dot_product_attention(t(2, 3, 4), t(2, 5, 4), t(2, 5, 6), t(3, 5, dtype=I64)), RuntimeError,
      "Expected attn_mask dtype to be bool or float or to match query dtype, but got attn_mask.dtype: long int and  "
      "query.dtype: float instead."),
-    (lambda: A.scaled_dot_product_attention(t(2, 3, 4), t(2, 5, 3), t(2, 5, 6)), RuntimeError,
+    (lambda: NN.scaled_dot_product_attention(t(2, 3, 4), t(2, 5, 3), t(2, 5, 6)), RuntimeError,
      "Expected size for first two dimensions of batch2 tensor to be: [2, 4] but got: [2, 3]."),
 ]
 
@@ -331,7 +332,7 @@ def test_half_tensors_raise_not_implemented_instead_of_computing():
 
 def test_sdpa_dropout_raises_until_random_numbers_exist():
     with pytest.raises(NotImplementedError, match="dropout_p > 0"):
-        A.scaled_dot_product_attention(t(2, 3, 4), t(2, 5, 4), t(2, 5, 6), None, 0.5)
+        NN.scaled_dot_product_attention(t(2, 3, 4), t(2, 5, 4), t(2, 5, 6), None, 0.5)
 
 
 # ---- batch norm running statistics --------------------------------------------------------------
@@ -416,12 +417,12 @@ def test_safe_softmax_gives_zero_for_fully_masked_rows():
 def test_max_pool_propagates_nan_and_reports_its_index():
     x = np.zeros((1, 1, 2, 2), np.float32)
     x[0, 0, 1, 0] = np.nan
-    out, index = A.max_pool2d_with_indices(torch.from_numpy(x), 2)
+    out, index = NN.max_pool2d_with_indices(torch.from_numpy(x), 2)
     assert np.isnan(out.item()) and index.item() == 2
 
 
 def test_binary_cross_entropy_clamps_log_at_minus_100():
-    assert A.binary_cross_entropy(t(3, fill=0.0), t(3, fill=1.0), None, 0).tolist() == [100.0] * 3
+    assert NN.binary_cross_entropy(t(3, fill=0.0), t(3, fill=1.0), None, 0).tolist() == [100.0] * 3
 
 
 def test_bce_with_logits_is_stable_for_large_logits():
@@ -431,8 +432,8 @@ def test_bce_with_logits_is_stable_for_large_logits():
 
 
 def test_nll_loss_mean_over_only_ignored_targets_is_nan():
-    assert np.isnan(A.nll_loss(r(3, 5), idx(-100, -100, -100)).item())
-    assert A.nll_loss(r(3, 5), idx(-100, -100, -100), None, 2).item() == 0.0
+    assert np.isnan(NN.nll_loss(r(3, 5), idx(-100, -100, -100)).item())
+    assert NN.nll_loss(r(3, 5), idx(-100, -100, -100), None, 2).item() == 0.0
 
 
 # ---- kernels and views ---------------------------------------------------------------------------
@@ -495,7 +496,7 @@ def test_kernels_do_not_write_their_inputs():
     torch.softmax(x, 1)
     torch.layer_norm(x, [6])
     torch.max_pool2d(x, 2)
-    A.reflection_pad2d(x, [1, 1, 1, 1])
+    NN.reflection_pad2d(x, [1, 1, 1, 1])
     assert np.array_equal(x.numpy(), before)
 
 
@@ -537,7 +538,7 @@ def test_conv2d_output_shape_is_pytorch_formula(h, w, kh, kw, stride, padding, d
 def test_max_pool2d_output_shape_matches_pytorch_formula_or_raises(h, w, k, s, p, d, ceil):
     x = r(1, 2, h, w)
     try:
-        out, index = A.max_pool2d_with_indices(x, k, s, p, d, ceil)
+        out, index = NN.max_pool2d_with_indices(x, k, s, p, d, ceil)
     except RuntimeError as e:
         assert re.search("pad should|Output size is too small", str(e))
         eff = (k - 1) * d + 1
@@ -559,7 +560,7 @@ def test_max_pool2d_output_shape_matches_pytorch_formula_or_raises(h, w, k, s, p
        ceil=st.booleans(), include=st.booleans())
 def test_avg_pool2d_output_shape_and_constant_input(h, w, k, s, p, ceil, include):
     try:
-        out = A.avg_pool2d(t(1, 1, h, w, fill=2.0), k, s, p, ceil, include)
+        out = NN.avg_pool2d(t(1, 1, h, w, fill=2.0), k, s, p, ceil, include)
     except RuntimeError:
         assert p > k // 2 or _pool_out(h, k, p, s, 1, ceil) < 1 or _pool_out(w, k, p, s, 1, ceil) < 1
         return
@@ -571,5 +572,5 @@ def test_avg_pool2d_output_shape_and_constant_input(h, w, k, s, p, ceil, include
 @settings(max_examples=40, deadline=None)
 @given(h=st.integers(1, 9), w=st.integers(1, 9), oh=st.integers(1, 9), ow=st.integers(1, 9))
 def test_adaptive_avg_pool2d_preserves_the_mean_of_constant_planes(h, w, oh, ow):
-    out = A.adaptive_avg_pool2d(t(2, 3, h, w, fill=1.5), (oh, ow))
+    out = NN.adaptive_avg_pool2d(t(2, 3, h, w, fill=1.5), (oh, ow))
     assert tuple(out.shape) == (2, 3, oh, ow) and np.allclose(out.numpy(), 1.5)

@@ -10,7 +10,6 @@ from __future__ import annotations
 from typing import Any
 
 from aten.dispatcher import find_operator
-from aten.native.composite._pending_ops import op
 
 _dot = find_operator("dot")
 _mv = find_operator("mv")
@@ -19,14 +18,14 @@ _bmm = find_operator("bmm")
 _addmm = find_operator("addmm")
 _add = find_operator("add.Tensor")
 _mul = find_operator("mul.Tensor")
-_reshape = op("reshape")
-_unsafe_view = op("_unsafe_view")
-_expand = op("expand")
-_unsqueeze = op("unsqueeze")
-_squeeze = op("squeeze.dim")
-_transpose = op("transpose.int")
-_t = op("t")
-_contiguous = op("contiguous")
+_reshape = find_operator("reshape")
+_unsafe_view = find_operator("reshape")     # upstream's _unsafe_view: a view whenever the result is fresh
+_expand = find_operator("expand")
+_unsqueeze = find_operator("unsqueeze")
+_squeeze = find_operator("squeeze.dim")
+_transpose = find_operator("transpose.int")
+_t = find_operator("t")
+_contiguous = find_operator("contiguous")
 
 
 def _prod(values: Any) -> int:

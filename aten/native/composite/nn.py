@@ -8,18 +8,23 @@ from __future__ import annotations
 from typing import Any
 
 from aten.dispatcher import find_operator
-from aten.native.composite._pending_ops import op
 from c10.scalar_type import dtype_from_name
 
 _BOOL = dtype_from_name("bool")
 
 _softmax = find_operator("_softmax")
 _log_softmax = find_operator("_log_softmax")
-_to_copy = op("_to_copy")
+_empty = find_operator("empty.memory_format")
+_copy = find_operator("copy_")
+
+
+def _to_copy(t: Any, dtype: Any = None) -> Any:
+    """A copy of t (converted to dtype): upstream's _to_copy."""
+    return _copy(_empty(t._sizes(), dtype=t.dtype if dtype is None else dtype, device=t.device), t)
 
 
 def _to(t: Any, dtype: Any) -> Any:
-    return t if dtype is None or t.dtype is dtype else _to_copy(t, dtype=dtype)
+    return t if dtype is None or t.dtype is dtype else _to_copy(t, dtype)
 
 
 def softmax(self: Any, dim: int, dtype: Any = None) -> Any:
@@ -34,8 +39,8 @@ def log_softmax(self: Any, dim: int, dtype: Any = None) -> Any:
 
 _convolution = find_operator("convolution")
 _constant_pad_nd = find_operator("constant_pad_nd")
-_unsqueeze = op("unsqueeze")
-_squeeze = op("squeeze.dim")
+_unsqueeze = find_operator("unsqueeze")
+_squeeze = find_operator("squeeze.dim")
 
 # caffe2::TypeMeta names, which upstream prints for dtypes inside C++ messages
 _CPP_TYPES = {"uint8": "unsigned char", "int8": "signed char", "int16": "short int", "int32": "int",
@@ -256,11 +261,15 @@ _neg = find_operator("neg")
 _sum_dim = find_operator("sum.dim_IntList")
 _sum = find_operator("sum")
 _fill = find_operator("fill_.Scalar")
-_reshape = op("reshape")
-_view = op("view")
-_contiguous = op("contiguous")
-_eq = op("eq.Scalar")
-_masked_fill = op("masked_fill.Scalar")
+_reshape = find_operator("reshape")
+_view = find_operator("view")
+_contiguous = find_operator("contiguous")
+_eq = find_operator("eq.Tensor")        # with a number: the dispatcher wraps it (eq.Scalar)
+_where = find_operator("where.self")
+
+
+def _masked_fill(t: Any, mask: Any, value: float) -> Any:
+    return _where(mask, value, t)
 
 _MEAN, _SUM, _NONE = 1, 2, 0
 
@@ -420,14 +429,14 @@ _matmul = find_operator("matmul")
 _safe_softmax = find_operator("_safe_softmax")
 _zeros = find_operator("zeros")
 _ones = find_operator("ones")
-_transpose = op("transpose.int")
-_expand = op("expand")
-_tril = op("tril")
+_transpose = find_operator("transpose.int")
+_expand = find_operator("expand")
+_tril = find_operator("tril")
 
 
 def _bool_mask_to_float(mask: Any, dtype: Any) -> Any:
     """True: attend (0); False: masked out (-inf)."""
-    return _masked_fill(_zeros(mask._sizes(), dtype=dtype), _eq(mask, False), float("-inf"))
+    return _where(mask, _zeros(mask._sizes(), dtype=dtype), float("-inf"))
 
 
 def _repeat_heads(t: Any, repeats: int) -> Any:
