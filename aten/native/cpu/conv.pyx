@@ -28,6 +28,12 @@ ctypedef fused ntype:
     int8_t
     uint8_t
 
+# _BLAS_NEIGHBOURS: im2col and col2im run between BLAS calls, whose worker threads keep
+# spinning for a while after each GEMM (OpenBLAS, like libgomp, busy-waits before sleeping). An
+# OpenMP region there fights those spinning threads for the cores: on two cores conv2d took
+# 64-74 ms with a 2-thread im2col against 38 ms with a serial one (BLAS on 2 threads in both).
+# So the unfolding is serial and the GEMMs get the threads.
+
 cdef enum:
     COLS_BYTES = 1 << 25      # unfold at most this many bytes of columns at a time (32 MiB)
     GRAIN = 32768
@@ -281,7 +287,7 @@ cdef object _conv_forward(TensorImpl input, TensorImpl weight, object bias, tupl
     if chunk > N:
         chunk = N
     cols = new_tensor((C * kh * kw * chunk * L,), st)
-    nt = num_threads() if C * kh * kw * L >= GRAIN else 1
+    nt = 1     # see _BLAS_NEIGHBOURS
     xp = x.data()
     cp = cols.data()
     for n0 in range(0, N, chunk):
@@ -343,7 +349,7 @@ cdef object _conv_transpose(TensorImpl input, TensorImpl weight, object bias, tu
         xv = np_view(x).reshape(N, G, Cin // G, Lin)
         cols = new_tensor((G, (Cout // G) * kh * kw, Lin), st)
         cv = np_view(cols)
-        nt = num_threads() if Cout * kh * kw * Lin >= GRAIN else 1
+        nt = 1     # see _BLAS_NEIGHBOURS
         op = out.data()
         cp = cols.data()
         for n in range(N):
