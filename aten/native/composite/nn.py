@@ -1,0 +1,486 @@
+"""Neural-network composites (CompositeImplicitAutograd, as upstream): the public entry points
+softmax, conv*, pooling, normalisation and losses, written over the kernels that carry the
+work (_softmax, convolution, native_layer_norm, nll_loss_forward, ...). Argument checks that
+upstream does at this level are done here, with its messages.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from aten.dispatcher import find_operator
+from c10.scalar_type import dtype_from_name
+
+_BOOL = dtype_from_name("bool")
+
+_softmax = find_operator("_softmax")
+_log_softmax = find_operator("_log_softmax")
+_empty = find_operator("empty.memory_format")
+_copy = find_operator("copy_")
+
+
+def _to_copy(t: Any, dtype: Any = None) -> Any:
+    """A copy of t (converted to dtype): upstream's _to_copy."""
+    return _copy(_empty(t._sizes(), dtype=t.dtype if dtype is None else dtype, device=t.device), t)
+
+
+def _to(t: Any, dtype: Any) -> Any:
+    return t if dtype is None or t.dtype is dtype else _to_copy(t, dtype)
+
+
+def softmax(self: Any, dim: int, dtype: Any = None) -> Any:
+    return _softmax(_to(self, dtype), dim, False)
+
+
+def log_softmax(self: Any, dim: int, dtype: Any = None) -> Any:
+    return _log_softmax(_to(self, dtype), dim, False)
+
+
+# ---- convolution ----------------------------------------------------------------------------
+
+_convolution = find_operator("convolution")
+_constant_pad_nd = find_operator("constant_pad_nd")
+_unsqueeze = find_operator("unsqueeze")
+_squeeze = find_operator("squeeze.dim")
+
+# caffe2::TypeMeta names, which upstream prints for dtypes inside C++ messages
+_CPP_TYPES = {"uint8": "unsigned char", "int8": "signed char", "int16": "short int", "int32": "int",
+              "int64": "long int", "float16": "c10::Half", "float32": "float", "float64": "double", "bool": "bool"}
+
+
+def _expand_param(value: Any, n: int, name: str) -> tuple:
+    if isinstance(value, int):
+        return (value,) * n
+    value = tuple(value)
+    if len(value) == 1:
+        return value * n
+    if len(value) != n:
+        raise RuntimeError(f"expected {name} to be a single integer value or a list of {n} values to match the "
+                           f"convolution dimensions, but got {name}={list(value)}")
+    return value
+
+
+def _batchify(input: Any, spatial: int, name: str) -> tuple:
+    if input.dim() != spatial + 1 and input.dim() != spatial + 2:
+        raise RuntimeError(f"Expected {spatial + 1}D (unbatched) or {spatial + 2}D (batched) input to {name}, but got "
+                           f"input of size: {list(input._sizes())}")
+    batched = input.dim() == spatial + 2
+    return (input if batched else _unsqueeze(input, 0)), batched
+
+
+def _check_bias_dtype(input: Any, bias: Any) -> None:
+    if bias is not None and bias.dtype is not input.dtype:
+        raise RuntimeError(f"Input type ({_CPP_TYPES[input.dtype.name]}) and bias type ({_CPP_TYPES[bias.dtype.name]}) "
+                           "should be the same")
+
+
+def _int_list(value: Any, n: int) -> Any:
+    """An int for an int[n] parameter is n copies of it, as PyTorch's argument parser makes them."""
+    return (value,) * n if isinstance(value, int) else value
+
+
+def _conv(input: Any, weight: Any, bias: Any, stride: Any, padding: Any, dilation: Any, groups: int,
+          spatial: int, name: str) -> Any:
+    stride, padding, dilation = (_int_list(v, spatial) for v in (stride, padding, dilation))
+    _check_bias_dtype(input, bias)
+    batched_input, batched = _batchify(input, spatial, name)
+    output = _convolution(batched_input, weight, bias, stride, padding, dilation, False, (0,), groups)
+    return output if batched else _squeeze(output, 0)
+
+
+def conv1d(input: Any, weight: Any, bias: Any = None, stride: Any = 1, padding: Any = 0, dilation: Any = 1,
+           groups: int = 1) -> Any:
+    return _conv(input, weight, bias, stride, padding, dilation, groups, 1, "conv1d")
+
+
+def conv2d(input: Any, weight: Any, bias: Any = None, stride: Any = 1, padding: Any = 0, dilation: Any = 1,
+           groups: int = 1) -> Any:
+    return _conv(input, weight, bias, stride, padding, dilation, groups, 2, "conv2d")
+
+
+def _convolution_mode(input: Any, weight: Any, bias: Any, stride: Any, padding: str, dilation: Any,
+                      groups: int) -> Any:
+    dim = weight.dim() - 2
+    stride, dilation = _expand_param(stride, dim, "stride"), _expand_param(dilation, dim, "dilation")
+    if padding == "valid":
+        return _convolution(input, weight, bias, stride, (0,) * dim, dilation, False, (0,), groups)
+    if padding != "same":
+        raise RuntimeError(f"Invalid padding string: '{padding}'")
+    if any(s != 1 for s in stride):
+        raise RuntimeError("padding='same' is not supported for strided convolutions")
+    ksizes = weight._sizes()[2:]
+    left, right = [], []
+    for i in range(dim):
+        total = dilation[i] * (ksizes[i] - 1)
+        left.append(total // 2)
+        right.append(total - total // 2)
+    if left == right:
+        return _convolution(input, weight, bias, stride, tuple(left), dilation, False, (0,), groups)
+    # asymmetric: pad the extra amount on one side first (F.pad order: last dim first)
+    pad_nd = [0] * (2 * dim)
+    for i in range(dim):
+        delta = right[i] - left[i]
+        index = 2 * (dim - 1 - i)
+        if delta > 0:
+            pad_nd[index + 1] = delta
+        else:
+            pad_nd[index] = delta
+            left[i] = right[i]
+    padded = _constant_pad_nd(input, tuple(pad_nd), 0)
+    return _convolution(padded, weight, bias, stride, tuple(left), dilation, False, (0,), groups)
+
+
+def conv1d_padding(input: Any, weight: Any, bias: Any = None, stride: Any = 1, padding: str = "valid",
+                   dilation: Any = 1, groups: int = 1) -> Any:
+    _check_bias_dtype(input, bias)
+    batched_input, batched = _batchify(input, 1, "conv1d")
+    output = _convolution_mode(batched_input, weight, bias, stride, padding, dilation, groups)
+    return output if batched else _squeeze(output, 0)
+
+
+def conv2d_padding(input: Any, weight: Any, bias: Any = None, stride: Any = 1, padding: str = "valid",
+                   dilation: Any = 1, groups: int = 1) -> Any:
+    _check_bias_dtype(input, bias)
+    batched_input, batched = _batchify(input, 2, "conv2d")
+    output = _convolution_mode(batched_input, weight, bias, stride, padding, dilation, groups)
+    return output if batched else _squeeze(output, 0)
+
+
+def conv_transpose1d(input: Any, weight: Any, bias: Any = None, stride: Any = 1, padding: Any = 0,
+                     output_padding: Any = 0, groups: int = 1, dilation: Any = 1) -> Any:
+    stride, padding, output_padding, dilation = (_int_list(v, 1) for v in (stride, padding, output_padding, dilation))
+    _check_bias_dtype(input, bias)
+    batched_input, batched = _batchify(input, 1, "conv_transpose1d")
+    output = _convolution(batched_input, weight, bias, stride, padding, dilation, True, output_padding, groups)
+    return output if batched else _squeeze(output, 0)
+
+
+def conv_transpose2d(input: Any, weight: Any, bias: Any = None, stride: Any = 1, padding: Any = 0,
+                     output_padding: Any = 0, groups: int = 1, dilation: Any = 1) -> Any:
+    stride, padding, output_padding, dilation = (_int_list(v, 2) for v in (stride, padding, output_padding, dilation))
+    _check_bias_dtype(input, bias)
+    batched_input, batched = _batchify(input, 2, "conv_transpose2d")
+    output = _convolution(batched_input, weight, bias, stride, padding, dilation, True, output_padding, groups)
+    return output if batched else _squeeze(output, 0)
+
+
+# ---- padding --------------------------------------------------------------------------------
+
+_PAD_OPS = {
+    ("reflect", 1): "reflection_pad1d", ("replicate", 1): "replication_pad1d", ("circular", 1): "_pad_circular",
+    ("reflect", 2): "reflection_pad2d", ("replicate", 2): "replication_pad2d", ("circular", 2): "_pad_circular",
+}
+
+
+def pad(self: Any, pad: Any, mode: str = "constant", value: Any = None) -> Any:
+    pad = tuple(pad)
+    ndim = self.dim()
+    if len(pad) % 2 != 0:
+        raise RuntimeError("Padding length must be divisible by 2")
+    if len(pad) > ndim * 2:
+        raise RuntimeError(f"Padding length should be less than or equal to two times the input dimension but got "
+                           f"padding length {len(pad)} and input of dimension {ndim}")
+    if mode not in ("constant", "reflect", "replicate", "circular"):
+        raise NotImplementedError(f"Unrecognised padding mode {mode}")
+    if mode == "constant":
+        return _constant_pad_nd(self, pad, 0.0 if value is None else value)
+    if value is not None and value != 0:
+        raise RuntimeError(f'Padding mode "{mode}" doesn\'t take in value argument')
+    k = len(pad) // 2
+    if k in (1, 2) and ndim in (k + 1, k + 2):
+        return find_operator(_PAD_OPS[(mode, k)])(self, pad)
+    raise NotImplementedError(f"Padding size {len(pad)} is not supported for {ndim}D input tensor.")
+
+
+# ---- pooling --------------------------------------------------------------------------------
+
+_max_pool2d_with_indices = find_operator("max_pool2d_with_indices")
+_adaptive_avg_pool2d = find_operator("_adaptive_avg_pool2d")
+
+
+def max_pool2d(self: Any, kernel_size: Any, stride: Any = (), padding: Any = 0, dilation: Any = 1,
+               ceil_mode: bool = False) -> Any:
+    return _max_pool2d_with_indices(self, kernel_size, stride, padding, dilation, ceil_mode)[0]
+
+
+def adaptive_avg_pool2d(self: Any, output_size: Any) -> Any:
+    output_size = tuple(output_size) if not isinstance(output_size, int) else (output_size,)
+    if len(output_size) != 2:
+        raise RuntimeError("adaptive_avg_pool2d: output_size must be 2")
+    if output_size[0] < 0 or output_size[1] < 0:
+        raise RuntimeError(f"adaptive_avg_pool2d: elements of output_size must be greater than or equal to 0 but "
+                           f"received {{{output_size[0]}, {output_size[1]}}}")
+    return _adaptive_avg_pool2d(self, output_size)
+
+
+# ---- normalisation --------------------------------------------------------------------------
+
+_native_layer_norm = find_operator("native_layer_norm")
+_native_batch_norm = find_operator("native_batch_norm")
+_native_group_norm = find_operator("native_group_norm")
+
+
+def layer_norm(input: Any, normalized_shape: Any, weight: Any = None, bias: Any = None, eps: float = 1e-05,
+               cudnn_enable: bool = True) -> Any:
+    return _native_layer_norm(input, normalized_shape, weight, bias, eps)[0]
+
+
+def batch_norm(input: Any, weight: Any, bias: Any, running_mean: Any, running_var: Any, training: bool,
+               momentum: float, eps: float, cudnn_enabled: bool) -> Any:
+    if input.numel() == 0:
+        # upstream returns a copy (nothing to normalise; no statistics to update)
+        return _to_copy(input)
+    return _native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps)[0]
+
+
+def group_norm(input: Any, num_groups: int, weight: Any = None, bias: Any = None, eps: float = 1e-05,
+               cudnn_enabled: bool = True) -> Any:
+    sizes = input._sizes()
+    if len(sizes) < 2:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-max(len(sizes), 1)}, "
+                         f"{max(len(sizes), 1) - 1}], but got 1)")
+    n, c = sizes[0], sizes[1]
+    if num_groups <= 0:
+        raise RuntimeError(f"Expected num groups to be greater than 0, got {num_groups}")
+    if c % num_groups != 0:
+        raise RuntimeError(f"Expected number of channels in input to be divisible by num_groups, but got input of "
+                           f"shape {list(sizes)} and num_groups={num_groups}")
+    hxw = 1
+    for s in sizes[2:]:
+        hxw *= s
+    return _native_group_norm(input, weight, bias, n, c, hxw, num_groups, eps)[0]
+
+
+# ---- losses (reduction: 0 none, 1 mean, 2 sum) ------------------------------------------------
+
+_nll_loss_forward = find_operator("nll_loss_forward")
+_nll_loss2d_forward = find_operator("nll_loss2d_forward")
+_mul = find_operator("mul.Tensor")
+_add = find_operator("add.Tensor")
+_div = find_operator("div.Tensor")
+_neg = find_operator("neg")
+_sum_dim = find_operator("sum.dim_IntList")
+_sum = find_operator("sum")
+_fill = find_operator("fill_.Scalar")
+_reshape = find_operator("reshape")
+_view = find_operator("view")
+_contiguous = find_operator("contiguous")
+_eq = find_operator("eq.Tensor")        # with a number: the dispatcher wraps it (eq.Scalar)
+_where = find_operator("where.self")
+
+
+def _masked_fill(t: Any, mask: Any, value: float) -> Any:
+    return _where(mask, value, t)
+
+_MEAN, _SUM, _NONE = 1, 2, 0
+
+
+def nll_loss(self: Any, target: Any, weight: Any = None, reduction: int = _MEAN, ignore_index: int = -100) -> Any:
+    return _nll_loss_forward(self, target, weight, reduction, ignore_index)[0]
+
+
+def nll_loss2d(self: Any, target: Any, weight: Any = None, reduction: int = _MEAN, ignore_index: int = -100) -> Any:
+    return _nll_loss2d_forward(self, target, weight, reduction, ignore_index)[0]
+
+
+def _nll_nd_forward(self: Any, target: Any, weight: Any, reduction: int, ignore_index: int) -> tuple:
+    """upstream's nll_loss_nd, keeping total_weight (the mean's denominator) for label smoothing."""
+    if self.dim() < 1:
+        raise ValueError(f"Expected 1 or more dimensions (got {self.dim()})")
+    sizes, tsizes = self._sizes(), target._sizes()
+    if self.dim() != 1 and (len(tsizes) == 0 or sizes[0] != tsizes[0]):
+        raise ValueError(f"Expected input batch_size ({sizes[0]}) to match target batch_size "
+                         f"({tsizes[0] if tsizes else 1}).")
+    if self.dim() <= 2:
+        return _nll_loss_forward(self, target, weight, reduction, ignore_index)
+    if self.dim() == 4:
+        return _nll_loss2d_forward(self, target, weight, reduction, ignore_index)
+    n, c = sizes[0], sizes[1]
+    out_size = (n,) + tuple(sizes[2:])
+    if tuple(tsizes[1:]) != tuple(sizes[2:]):
+        raise RuntimeError(f"Expected target size {list(out_size)}, got {list(tsizes)}")
+    input4 = _contiguous(self)
+    target3 = _contiguous(target)
+    input4 = _view(input4, (n, c, 1, -1) if self.numel() > 0 else (n, c, 0, 0))
+    target3 = _view(target3, (n, 1, -1) if target.numel() > 0 else (n, 0, 0))
+    out, total_weight = _nll_loss2d_forward(input4, target3, weight, reduction, ignore_index)
+    return (out if reduction != _NONE else _view(out, out_size)), total_weight
+
+
+def nll_loss_nd(self: Any, target: Any, weight: Any = None, reduction: int = _MEAN, ignore_index: int = -100) -> Any:
+    return _nll_nd_forward(self, target, weight, reduction, ignore_index)[0]
+
+
+def _class_weight_view(weight: Any, ndim: int, class_dim: int) -> Any:
+    if ndim <= 1:
+        return weight
+    shape = [1] * ndim
+    shape[class_dim] = weight._sizes()[0]
+    return _view(weight, tuple(shape))
+
+
+def _cross_entropy_prob_target(self: Any, target: Any, weight: Any, reduction: int, label_smoothing: float) -> Any:
+    class_dim = 0 if self.dim() == 1 else 1
+    n_classes = self._sizes()[class_dim]
+    if weight is not None and (weight.dim() != 1 or weight.numel() != n_classes):
+        raise RuntimeError(f"cross_entropy: weight tensor should be defined either for all {n_classes} classes or no "
+                           f"classes but got weight tensor of shape: {list(weight._sizes())}")
+    logp = log_softmax(self, class_dim, self.dtype)
+    if label_smoothing > 0.0:
+        if label_smoothing > 1.0:
+            raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+        target = _add(_mul(target, 1 - label_smoothing), label_smoothing / n_classes)
+    terms = _mul(logp, target)
+    if weight is not None:
+        terms = _mul(terms, _class_weight_view(weight, logp.dim(), class_dim))
+    if reduction == _NONE:
+        return _neg(_sum_dim(terms, (class_dim,)))
+    total = _neg(_sum(terms))
+    if reduction == _SUM:
+        return total
+    if logp.numel() == 0:
+        return _fill(total, float("nan"))
+    return _div(total, logp.numel() // n_classes)
+
+
+def _cross_entropy_label_smoothing(self: Any, target: Any, weight: Any, reduction: int, ignore_index: int,
+                                   label_smoothing: float) -> Any:
+    class_dim = 0 if self.dim() == 1 else 1
+    logp = log_softmax(self, class_dim, self.dtype)
+    nll, total_weight = _nll_nd_forward(logp, target, weight, reduction, ignore_index)
+    n_classes = logp._sizes()[class_dim]
+    if weight is not None:
+        smooth = _neg(_sum_dim(_mul(logp, _class_weight_view(weight, logp.dim(), class_dim)), (class_dim,)))
+    else:
+        smooth = _neg(_sum_dim(logp, (class_dim,)))
+    smooth = _masked_fill(smooth, _eq(target, ignore_index), 0.0)
+    if reduction == _MEAN:
+        # upstream divides by the weights (or the count) of the targets that are not ignored:
+        # exactly nll_loss's total_weight
+        ret = _div(_sum(smooth), total_weight)
+    elif reduction == _SUM:
+        ret = _sum(smooth)
+    else:
+        ret = smooth
+    return _add(_mul(nll, 1 - label_smoothing), _mul(ret, label_smoothing / n_classes))
+
+
+def cross_entropy_loss(self: Any, target: Any, weight: Any = None, reduction: int = _MEAN,
+                       ignore_index: int = -100, label_smoothing: float = 0.0) -> Any:
+    if self._sizes() == target._sizes():
+        # class probabilities
+        if not target.dtype.is_floating_point:
+            raise RuntimeError(f"Expected floating point type for target with class probabilities, got "
+                               f"{target.dtype.type_name}")
+        if ignore_index >= 0:
+            raise RuntimeError("ignore_index is not supported for floating point target")
+        return _cross_entropy_prob_target(self, target, weight, reduction, label_smoothing)
+    if label_smoothing > 0.0:
+        if label_smoothing > 1.0:
+            raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+        return _cross_entropy_label_smoothing(self, target, weight, reduction, ignore_index, label_smoothing)
+    class_dim = 0 if self.dim() == 1 else 1
+    return nll_loss_nd(log_softmax(self, class_dim, self.dtype), target, weight, reduction, ignore_index)
+
+
+# ---- upsampling -------------------------------------------------------------------------------
+
+_upsample_nearest2d = find_operator("upsample_nearest2d")
+_upsample_bilinear2d = find_operator("upsample_bilinear2d")
+
+
+# upstream's TORCH_CHECK without a message, verbatim
+_UPSTREAM_CHECK = ("Expected static_cast<int64_t>({}->size()) == spatial_dimensions to be true, but got false.  "
+                   "(Could this error message be improved?  If so, please report an enhancement request to PyTorch.)")
+
+
+def _output_size(input: Any, output_size: Any, scale_factors: Any) -> tuple:
+    spatial = input.dim() - 2
+    if output_size is not None:
+        if scale_factors is not None:
+            raise RuntimeError("Must specify exactly one of output_size and scale_factors")
+        if len(output_size) != spatial:
+            raise RuntimeError(_UPSTREAM_CHECK.format("output_size"))
+        return tuple(output_size)
+    if scale_factors is not None:
+        if len(scale_factors) != spatial:
+            raise RuntimeError(_UPSTREAM_CHECK.format("scale_factors"))
+        sizes = input._sizes()
+        return tuple(int(float(sizes[i + 2]) * scale_factors[i]) for i in range(spatial))
+    raise RuntimeError("Must specify exactly one of output_size and scale_factors")
+
+
+def _scale(scale_factors: Any, i: int) -> Any:
+    return None if scale_factors is None else scale_factors[i]
+
+
+def upsample_nearest2d_vec(input: Any, output_size: Any, scale_factors: Any) -> Any:
+    osize = _output_size(input, output_size, scale_factors)
+    return _upsample_nearest2d(input, osize, _scale(scale_factors, 0), _scale(scale_factors, 1))
+
+
+def upsample_bilinear2d_vec(input: Any, output_size: Any, align_corners: bool, scale_factors: Any) -> Any:
+    osize = _output_size(input, output_size, scale_factors)
+    return _upsample_bilinear2d(input, osize, align_corners, _scale(scale_factors, 0), _scale(scale_factors, 1))
+
+
+# ---- attention --------------------------------------------------------------------------------
+
+_matmul = find_operator("matmul")
+_safe_softmax = find_operator("_safe_softmax")
+_zeros = find_operator("zeros")
+_ones = find_operator("ones")
+_transpose = find_operator("transpose.int")
+_expand = find_operator("expand")
+_tril = find_operator("tril")
+
+
+def _bool_mask_to_float(mask: Any, dtype: Any) -> Any:
+    """True: attend (0); False: masked out (-inf)."""
+    return _where(mask, _zeros(mask._sizes(), dtype=dtype), float("-inf"))
+
+
+def _repeat_heads(t: Any, repeats: int) -> Any:
+    """repeat_interleave(t, repeats, dim=-3)."""
+    sizes = t._sizes()
+    expanded = _expand(_unsqueeze(t, -3), sizes[:-2] + (repeats,) + sizes[-2:])
+    return _reshape(expanded, sizes[:-3] + (sizes[-3] * repeats,) + sizes[-2:])
+
+
+def scaled_dot_product_attention(query: Any, key: Any, value: Any, attn_mask: Any = None, dropout_p: float = 0.0,
+                                 is_causal: bool = False, scale: Any = None, enable_gqa: bool = False) -> Any:
+    if not (query.dtype is key.dtype is value.dtype):
+        raise RuntimeError(f"Expected query, key, and value to have the same dtype, but got query.dtype: "
+                           f"{_CPP_TYPES[query.dtype.name]} key.dtype: {_CPP_TYPES[key.dtype.name]} and value.dtype: "
+                           f"{_CPP_TYPES[value.dtype.name]} instead.")
+    if query.dim() < 2 or key.dim() < 2 or value.dim() < 2:
+        raise RuntimeError(f"Expected query, key, and value to all be  at least 2 dimensional, but got query.dim: "
+                           f"{query.dim()} key.dim: {key.dim()} and value.dim: {value.dim()} instead.")
+    if attn_mask is not None and attn_mask.dtype.name not in ("bool", "float32", query.dtype.name):
+        raise RuntimeError(f"Expected attn_mask dtype to be bool or float or to match query dtype, but got "
+                           f"attn_mask.dtype: {_CPP_TYPES[attn_mask.dtype.name]} and  query.dtype: "
+                           f"{_CPP_TYPES[query.dtype.name]} instead.")
+    if dropout_p > 0.0:
+        raise NotImplementedError("scaled_dot_product_attention: dropout_p > 0 needs random numbers, which Ember's "
+                                  "operator library does not have yet; pass dropout_p=0.0")
+    if attn_mask is not None and attn_mask.dtype.name == "bool":
+        attn_mask = _bool_mask_to_float(attn_mask, query.dtype)
+    negative = scale is not None and scale < 0
+    softmax_scale = abs(scale) if scale is not None else 1.0 / float(query._sizes()[-1]) ** 0.5
+    factor = softmax_scale ** 0.5
+    q = _mul(query, -factor if negative else factor)
+    if is_causal:
+        if attn_mask is not None:
+            raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set when is_causal=True")
+        length, source = q._sizes()[-2], key._sizes()[-2]
+        attn_mask = _bool_mask_to_float(_tril(_ones((length, source), dtype=_BOOL)), q.dtype)
+    if enable_gqa and query.dim() >= 3:
+        hq, hk, hv = query._sizes()[-3], key._sizes()[-3], value._sizes()[-3]
+        if not (hq == hk == hv) and (hq % hk != 0 or hq % hv != 0):
+            raise RuntimeError("Number of heads in key and value must divide the number of heads in ")
+        if not (hq == hk == hv):
+            key, value = _repeat_heads(key, hq // hk), _repeat_heads(value, hq // hv)
+    attn = _matmul(q, _mul(_transpose(key, -2, -1), factor))
+    if attn_mask is not None:
+        attn = _add(attn, attn_mask)
+    attn = _safe_softmax(attn, -1)
+    return _matmul(attn, value)

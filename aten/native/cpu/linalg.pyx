@@ -1,0 +1,403 @@
+"""Matrix products on CPU through BLAS: NumPy's matmul over zero-copy views of the operands,
+writing straight into the freshly allocated result (np.matmul(out=)).
+
+NumPy calls BLAS (sgemm/dgemm) when each matrix has one unit stride and a leading dimension
+at least its width; an operand laid out any other way is first copied to a contiguous buffer,
+as PyTorch does. Integer dtypes use NumPy's own loops (PyTorch CPU supports them too; bool is
+rejected as in PyTorch). The checks and their messages follow PyTorch's meta functions.
+"""
+import numpy as np
+
+from c10.scalar_type cimport dtype_of, is_floating, is_integral, ST_BOOL, ST_INT64
+from c10.tensor_impl cimport TensorImpl
+from aten.native.cpu.nn_common cimport np_view, new_tensor, cpp_type, type_name, reject_half, check_expand
+
+
+cdef inline bint _blas_ok(object a):
+    """True when every matrix of a (..., m, n) view is row- or column-major with a leading
+    dimension BLAS accepts (anything else makes NumPy fall back to its slow loop)."""
+    cdef Py_ssize_t item = a.itemsize
+    cdef int nd = a.ndim
+    s0, s1 = a.strides[nd - 2], a.strides[nd - 1]
+    m, n = a.shape[nd - 2], a.shape[nd - 1]
+    if s1 == item and s0 >= max(1, n) * item and s0 % item == 0:
+        return True
+    if s0 == item and s1 >= max(1, m) * item and s1 % item == 0:
+        return True
+    return False
+
+
+cdef object _mat(TensorImpl t):
+    """A view of t for np.matmul; a contiguous copy when BLAS could not read the view (floats)."""
+    a = np_view(t)
+    if t.nd >= 2 and t.n_elem and is_floating(t.scalar_type) and not _blas_ok(a):
+        return np.ascontiguousarray(a)
+    return a
+
+
+cdef object _scalar(object value, int st):
+    """alpha/beta in the result's type: PyTorch converts them to the integral type for integral
+    results (wrapping, so alpha=-1 is 255 for uint8)."""
+    if is_integral(st, True):
+        return np.array(int(value)).astype(dtype_of(st).numpy_dtype)[()]
+    return value
+
+
+cdef int _no_bool(str op, TensorImpl t) except -1:
+    reject_half(op, t)
+    if t.scalar_type == ST_BOOL:
+        raise NotImplementedError(f'"{op}" not implemented for \'Bool\'')
+    return 0
+
+
+cdef int _scale_add(object out, object alpha, object beta, object addend) except -1:
+    """out = beta * addend + alpha * out, in place (addend broadcasts; beta == 0 ignores it, NaN too)."""
+    if alpha != 1:
+        np.multiply(out, alpha, out=out, casting="unsafe")
+    if beta != 0 and out.size:
+        if beta == 1:
+            np.add(out, addend, out=out, casting="unsafe")
+        else:
+            np.add(out, np.multiply(addend, beta, dtype=out.dtype, casting="unsafe"), out=out, casting="unsafe")
+    return 0
+
+
+cdef int _check_mm(TensorImpl self, TensorImpl mat2) except -1:
+    if self.nd != 2:
+        raise RuntimeError("self must be a matrix")
+    if mat2.nd != 2:
+        raise RuntimeError("mat2 must be a matrix")
+    if self.sizes[1] != mat2.sizes[0]:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({self.sizes[0]}x{self.sizes[1]} and "
+                           f"{mat2.sizes[0]}x{mat2.sizes[1]})")
+    if self.scalar_type != mat2.scalar_type:
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {cpp_type(self.scalar_type)} != "
+                           f"{cpp_type(mat2.scalar_type)}")
+    _no_bool("addmm_impl_cpu_", self)
+    return 0
+
+
+def mm_cpu(TensorImpl self not None, TensorImpl mat2 not None):
+    _check_mm(self, mat2)
+    cdef TensorImpl out = new_tensor((self.sizes[0], mat2.sizes[1]), self.scalar_type)
+    _matmul_into(out, self, mat2)
+    return out
+
+
+cdef int _matmul_into(TensorImpl out, TensorImpl a, TensorImpl b) except -1:
+    cdef object r = np_view(out)
+    if out.n_elem == 0:
+        return 0
+    if a.sizes[a.nd - 1] == 0:
+        r[...] = 0
+        return 0
+    np.matmul(_mat(a), _mat(b), out=r)
+    return 0
+
+
+def addmm_cpu(TensorImpl self not None, TensorImpl mat1 not None, TensorImpl mat2 not None, beta=1, alpha=1):
+    if self.scalar_type != mat2.scalar_type:
+        raise RuntimeError(f"self and mat2 must have the same dtype, but got {type_name(self.scalar_type)} and "
+                           f"{type_name(mat2.scalar_type)}")
+    if mat1.scalar_type != mat2.scalar_type:
+        raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {type_name(mat1.scalar_type)} and "
+                           f"{type_name(mat2.scalar_type)}")
+    if mat1.nd != 2:
+        raise RuntimeError(f"mat1 must be a matrix, got {mat1.nd}-D tensor")
+    if mat2.nd != 2:
+        raise RuntimeError(f"mat2 must be a matrix, got {mat2.nd}-D tensor")
+    if mat1.sizes[1] != mat2.sizes[0]:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({mat1.sizes[0]}x{mat1.sizes[1]} and "
+                           f"{mat2.sizes[0]}x{mat2.sizes[1]})")
+    check_expand(self, (mat1.sizes[0], mat2.sizes[1]))
+    _no_bool("addmm_impl_cpu_", self)
+    cdef TensorImpl out = new_tensor((mat1.sizes[0], mat2.sizes[1]), mat1.scalar_type)
+    _matmul_into(out, mat1, mat2)
+    _scale_add(np_view(out), _scalar(alpha, out.scalar_type), _scalar(beta, out.scalar_type), np_view(self))
+    return out
+
+
+cdef int _check_bmm(TensorImpl batch1, TensorImpl batch2) except -1:
+    if batch1.nd != 3:
+        raise RuntimeError("batch1 must be a 3D tensor")
+    if batch2.nd != 3:
+        raise RuntimeError("batch2 must be a 3D tensor")
+    if batch2.sizes[0] != batch1.sizes[0] or batch2.sizes[1] != batch1.sizes[2]:
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{batch1.sizes[0]}, "
+                           f"{batch1.sizes[2]}] but got: [{batch2.sizes[0]}, {batch2.sizes[1]}].")
+    if batch1.scalar_type != batch2.scalar_type:
+        raise RuntimeError(f"expected scalar type {type_name(batch1.scalar_type)} but found "
+                           f"{type_name(batch2.scalar_type)}")
+    return 0
+
+
+def bmm_cpu(TensorImpl self not None, TensorImpl mat2 not None):
+    _check_bmm(self, mat2)
+    _no_bool("bmm", self)
+    cdef TensorImpl out = new_tensor((self.sizes[0], self.sizes[1], mat2.sizes[2]), self.scalar_type)
+    _matmul_into(out, self, mat2)
+    return out
+
+
+def baddbmm_cpu(TensorImpl self not None, TensorImpl batch1 not None, TensorImpl batch2 not None, beta=1, alpha=1):
+    cdef tuple shape
+    if batch1.nd == 3 and batch2.nd == 3:
+        shape = (batch1.sizes[0], batch1.sizes[1], batch2.sizes[2])
+        check_expand(self, shape)
+    if self.scalar_type != batch1.scalar_type:
+        raise RuntimeError(f"Input dtypes must be the same, got: input {cpp_type(self.scalar_type)}, batch1: "
+                           f"{cpp_type(batch1.scalar_type)}, batch2: {cpp_type(batch2.scalar_type)}")
+    _check_bmm(batch1, batch2)
+    _no_bool("baddbmm", self)
+    shape = (batch1.sizes[0], batch1.sizes[1], batch2.sizes[2])
+    cdef TensorImpl out = new_tensor(shape, batch1.scalar_type)
+    _matmul_into(out, batch1, batch2)
+    _scale_add(np_view(out), _scalar(alpha, out.scalar_type), _scalar(beta, out.scalar_type), np_view(self))
+    return out
+
+
+def addbmm_cpu(TensorImpl self not None, TensorImpl batch1 not None, TensorImpl batch2 not None, beta=1, alpha=1):
+    if batch1.nd != 3:
+        raise RuntimeError(f"batch1 must be a 3D tensor")
+    if batch2.nd != 3:
+        raise RuntimeError(f"batch2 must be a 3D tensor")
+    if batch1.sizes[0] != batch2.sizes[0]:
+        raise RuntimeError(f"batch1 and batch2 must have same number of batches, got {batch1.sizes[0]} and "
+                           f"{batch2.sizes[0]}")
+    if batch1.sizes[2] != batch2.sizes[1]:
+        raise RuntimeError(f"Incompatible matrix sizes for bmm ({batch1.sizes[1]}x{batch1.sizes[2]} and "
+                           f"{batch2.sizes[1]}x{batch2.sizes[2]})")
+    cdef tuple shape = (batch1.sizes[1], batch2.sizes[2])
+    check_expand(self, shape)
+    if self.scalar_type != batch2.scalar_type:
+        raise RuntimeError(f"self and mat2 must have the same dtype, but got {type_name(self.scalar_type)} and "
+                           f"{type_name(batch2.scalar_type)}")
+    if batch1.scalar_type != batch2.scalar_type:
+        raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {type_name(batch1.scalar_type)} and "
+                           f"{type_name(batch2.scalar_type)}")
+    _no_bool("addmm_impl_cpu_", self)
+    cdef TensorImpl out = new_tensor(shape, batch1.scalar_type)
+    cdef object r = np_view(out)
+    if out.n_elem:
+        if batch1.n_elem == 0:
+            r[...] = 0
+        else:
+            # sum over the batch of the products: one GEMM over (m, b*k) x (b*k, n)
+            a = np.ascontiguousarray(np.moveaxis(np_view(batch1), 0, 1)).reshape(shape[0], -1)
+            b = _mat(batch2).reshape(-1, shape[1]) if batch2.contiguous else \
+                np.ascontiguousarray(np_view(batch2)).reshape(-1, shape[1])
+            np.matmul(a, b, out=r)
+    _scale_add(r, _scalar(alpha, out.scalar_type), _scalar(beta, out.scalar_type), np_view(self))
+    return out
+
+
+cdef int _check_addmv(TensorImpl self, TensorImpl mat, TensorImpl vec) except -1:
+    if not (mat.nd == 2 and vec.nd == 1 and self.nd <= 1):
+        raise RuntimeError(f"vector + matrix @ vector expected, got {self.nd}, {mat.nd}, {vec.nd}")
+    if not (mat.sizes[1] == vec.sizes[0] and (mat.sizes[0] == self.n_elem or self.n_elem == 1)):
+        raise RuntimeError(f"size mismatch, got input ({self.sizes[0] if self.nd else 1}), "
+                           f"mat ({mat.sizes[0]}x{mat.sizes[1]}), vec ({vec.sizes[0]})")
+    if not (self.scalar_type == mat.scalar_type == vec.scalar_type):
+        raise RuntimeError(f"addmv input tensors must have the same dtype, but got {type_name(self.scalar_type)}, "
+                           f"{type_name(mat.scalar_type)}, and {type_name(vec.scalar_type)}")
+    _no_bool("addmv_impl_cpu", self)
+    return 0
+
+
+def addmv_cpu(TensorImpl self not None, TensorImpl mat not None, TensorImpl vec not None, beta=1, alpha=1):
+    _check_addmv(self, mat, vec)
+    cdef TensorImpl out = new_tensor((mat.sizes[0],), mat.scalar_type)
+    _matmul_into(out, mat, vec)
+    _scale_add(np_view(out), _scalar(alpha, out.scalar_type), _scalar(beta, out.scalar_type), np_view(self))
+    return out
+
+
+def mv_cpu(TensorImpl self not None, TensorImpl vec not None):
+    # PyTorch: addmv(empty(self.size(0), vec's dtype), self, vec, beta=0): its checks, its messages
+    cdef TensorImpl out
+    if self.nd != 2 or vec.nd != 1:
+        raise RuntimeError(f"vector + matrix @ vector expected, got 1, {self.nd}, {vec.nd}")
+    out = new_tensor((self.sizes[0],), vec.scalar_type)
+    _check_addmv(out, self, vec)
+    _matmul_into(out, self, vec)
+    return out
+
+
+cdef int _check_dot(str op, TensorImpl self, TensorImpl other) except -1:
+    if self.nd != 1 or other.nd != 1:
+        raise RuntimeError(f"1D tensors expected, but got {self.nd}D and {other.nd}D tensors")
+    if self.scalar_type != other.scalar_type:
+        raise RuntimeError(f"{op} : expected both vectors to have same dtype, but found "
+                           f"{type_name(self.scalar_type)} and {type_name(other.scalar_type)}")
+    if self.n_elem != other.n_elem:
+        raise RuntimeError(f"inconsistent tensor size, expected tensor [{self.n_elem}] and src [{other.n_elem}] to "
+                           f"have the same number of elements, but got {self.n_elem} and {other.n_elem} elements "
+                           "respectively")
+    _no_bool(op, self)
+    return 0
+
+
+def dot_cpu(TensorImpl self not None, TensorImpl tensor not None):
+    _check_dot("dot", self, tensor)
+    cdef TensorImpl out = new_tensor((), self.scalar_type)
+    np_view(out)[()] = np.dot(np_view(self), np_view(tensor)) if self.n_elem else 0
+    return out
+
+
+def vdot_cpu(TensorImpl self not None, TensorImpl other not None):
+    # real dtypes only: vdot is dot (the conjugate is the identity)
+    _check_dot("dot", self, other)
+    cdef TensorImpl out = new_tensor((), self.scalar_type)
+    np_view(out)[()] = np.dot(np_view(self), np_view(other)) if self.n_elem else 0
+    return out
+
+
+# ---- einsum -------------------------------------------------------------------------------
+
+cdef str _LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+
+
+cdef list _parse_operand(str text, int start, str where, bint output):
+    """Labels of one operand (or the output) as a list: letters and '...' (as None)."""
+    cdef list labels = []
+    cdef bint ellipsis = False
+    cdef int i = 0, n = len(text)
+    while i < n:
+        c = text[i]
+        if c == " ":
+            i += 1
+        elif c == ".":
+            if ellipsis:
+                raise RuntimeError(f"einsum(): found '.' for {where} but an ellipsis (...) has already been found")
+            if text[i:i + 3] != "...":
+                raise RuntimeError(f"einsum(): found '.' for {where} that is not part of any ellipsis")
+            labels.append(None)
+            ellipsis = True
+            i += 3
+        elif c in _LETTERS:
+            labels.append(c)
+            i += 1
+        else:
+            raise RuntimeError(f"einsum(): invalid subscript given at index {start + i} in the equation string, "
+                               "subscripts must be in [a-zA-Z]")
+    return labels
+
+
+def einsum_cpu(str equation, tensors, path=None):
+    cdef TensorImpl t, first
+    cdef int k
+    tensors = tuple(tensors)
+    if len(tensors) == 0:
+        raise RuntimeError("einsum(): must provide at least one operand")
+    arrow = equation.find("->")
+    lhs = equation if arrow < 0 else equation[:arrow]
+    operand_texts = lhs.split(",")
+    if len(operand_texts) > len(tensors):
+        raise RuntimeError("einsum(): fewer operands were provided than specified in the equation")
+    if len(operand_texts) < len(tensors):
+        raise RuntimeError("einsum(): more operands were provided than specified in the equation")
+    operands = []
+    start = 0
+    for k, text in enumerate(operand_texts):
+        operands.append(_parse_operand(text, start, f"operand {k}", False))
+        start += len(text) + 1
+    first = <TensorImpl?>tensors[0]
+    for obj in tensors:
+        t = <TensorImpl?>obj
+        reject_half("einsum", t)
+        if len(tensors) > 1 and t.scalar_type != first.scalar_type:
+            raise RuntimeError(f"expected scalar type {type_name(first.scalar_type)} but found "
+                               f"{type_name(t.scalar_type)}")
+    # sizes per label, with broadcasting of size-1 dims as PyTorch allows
+    sizes = {}
+    for k in range(len(tensors)):
+        t = <TensorImpl>tensors[k]
+        labels = operands[k]
+        named = [l for l in labels if l is not None]
+        if None not in labels and len(named) != t.nd:
+            raise RuntimeError(f"einsum(): the number of subscripts in the equation ({len(named)}) does not match the "
+                               f"number of dimensions ({t.nd}) for operand {k} and no ellipsis was given")
+        if None in labels and len(named) > t.nd:
+            raise RuntimeError(f"einsum(): the number of subscripts in the equation ({len(named)}) is more than the "
+                               f"number of dimensions ({t.nd}) for operand {k}")
+        ell = t.nd - len(named)
+        seen = {}
+        d = 0
+        for l in labels:
+            if l is None:
+                d += ell
+                continue
+            size = t.sizes[d]
+            if l in seen and seen[l] != size:
+                raise RuntimeError(f"einsum(): subscript {l} is repeated for operand {k} but the sizes don't match, "
+                                   f"{size} != {seen[l]}")
+            seen[l] = size
+            if l not in sizes or sizes[l] == 1:
+                sizes[l] = size
+            elif size != 1 and size != sizes[l]:
+                raise RuntimeError(f"einsum(): subscript {l} has size {size} for operand {k} which does not "
+                                   f"broadcast with previously seen size {sizes[l]}")
+            d += 1
+    if arrow >= 0:
+        out_labels = _parse_operand(equation[arrow + 2:], arrow + 2, "output", True)
+        named_out = [l for l in out_labels if l is not None]
+        for l in named_out:
+            if named_out.count(l) > 1:
+                raise RuntimeError(f"einsum(): output subscript {l} appears more than once in the output")
+            if l not in sizes:
+                raise RuntimeError(f"einsum(): output subscript {l} does not appear in the equation for any input "
+                                   "operand")
+    else:
+        counts = {}
+        for labels in operands:
+            for l in labels:
+                if l is not None:
+                    counts[l] = counts.get(l, 0) + 1
+        out_labels = ([None] if any(None in labels for labels in operands) else []) + \
+            sorted([l for l, c in counts.items() if c == 1])
+    summed = any(l not in out_labels for l in sizes)
+    # the operands as arrays, size-1 dims of a label broadcast to its size (stride 0)
+    arrays = []
+    result_type = first.scalar_type
+    if len(tensors) == 1 and summed and is_integral(result_type, True):
+        result_type = ST_INT64
+    if len(tensors) > 1 and result_type == ST_BOOL and summed:
+        raise NotImplementedError('"bmm" not implemented for \'Bool\'')
+    for k in range(len(tensors)):
+        t = <TensorImpl>tensors[k]
+        a = np_view(t)
+        if a.dtype != dtype_numpy(result_type):
+            a = a.astype(dtype_numpy(result_type))
+        ell = t.nd - len([l for l in operands[k] if l is not None])
+        shape, strides, d = list(a.shape), list(a.strides), 0
+        for l in operands[k]:
+            if l is None:
+                d += ell
+                continue
+            if shape[d] == 1 and sizes[l] != 1:
+                shape[d], strides[d] = sizes[l], 0
+            d += 1
+        arrays.append(np.lib.stride_tricks.as_strided(a, tuple(shape), tuple(strides), writeable=False))
+    def spec(labels):
+        return "".join(["..." if l is None else l for l in labels])
+    subscripts = ",".join([spec(labels) for labels in operands]) + "->" + spec(out_labels)
+    ell_shapes = []
+    for k in range(len(arrays)):
+        if None in operands[k]:
+            start = operands[k].index(None)
+            ell_shapes.append(arrays[k].shape[start:start + arrays[k].ndim - (len(operands[k]) - 1)])
+    ell_shape = np.broadcast_shapes(*ell_shapes) if ell_shapes else ()
+    out_shape = []
+    for l in out_labels:
+        if l is None:
+            out_shape.extend(ell_shape)
+        else:
+            out_shape.append(sizes[l])
+    cdef TensorImpl out = new_tensor(tuple(out_shape), result_type)
+    if out.n_elem:
+        np.einsum(subscripts, *arrays, out=np_view(out), optimize=len(arrays) > 1)
+    return out
+
+
+cdef object dtype_numpy(int st):
+    return dtype_of(st).numpy_dtype

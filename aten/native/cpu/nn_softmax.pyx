@@ -1,0 +1,108 @@
+"""aten::_softmax and aten::_log_softmax on CPU: one pass per row, numerically stable.
+
+Each row (or each group of up to 256 adjacent columns when the dim is not the last) is read
+for its max, then exp(x - max) is written and summed in the same pass, then scaled: the
+input is read twice and the output written twice, both from cache for rows that fit. exp is
+the vectorised polynomial of nn_vec.h (AVX2+FMA where the CPU has it). Rows are split over
+OpenMP threads above PyTorch's grain size.
+"""
+import numpy as np
+
+from cython.parallel cimport prange
+
+from c10.scalar_type cimport dtype as DType, ST_FLOAT32, ST_FLOAT64
+from c10.tensor_impl cimport TensorImpl, empty_contiguous
+from aten.native.cpu.loops cimport cast_contiguous
+from aten.native.cpu.nn_common cimport contiguous, num_threads, type_name, np_view
+from aten.native.cpu.nn_vec cimport ember_vec, ember_vec_table, ember_vec_level
+
+cdef enum:
+    COLS = 256
+    GRAIN = 32768
+
+
+def cpu_capability():
+    """The vector code path the kernels of nn_vec.h use: "avx2" or "default"."""
+    return ember_vec_level().decode()
+
+
+cdef TensorImpl _softmax(TensorImpl self, object dim, bint half_to_float, bint log):
+    cdef int d, i, nt
+    cdef Py_ssize_t outer = 1, n = 1, inner = 1, row, unit, units, blocks, o, c0, w
+    cdef TensorImpl x, out
+    cdef const ember_vec_table* vt = ember_vec()
+    cdef char* src
+    cdef char* dst
+    cdef int st = self.scalar_type
+    if half_to_float:
+        raise RuntimeError("softmax with half to float conversion is not supported on CPU")
+    d = self._wrap_dim(dim)
+    lastdim = self.nd == 0 or d == self.nd - 1
+    if st != ST_FLOAT32 and st != ST_FLOAT64:
+        name = ("log_" if log else "") + ("softmax_lastdim_kernel_impl" if lastdim else "softmax_kernel_impl")
+        raise NotImplementedError(f'"{name}" not implemented for \'{type_name(st)}\'')
+    x = contiguous(self)
+    out = empty_contiguous(self.nd, self.sizes, st, None)
+    if out.n_elem == 0:
+        return out
+    if self.nd > 0:
+        n = self.sizes[d]
+        for i in range(d):
+            outer *= self.sizes[i]
+        for i in range(d + 1, self.nd):
+            inner *= self.sizes[i]
+    nt = num_threads() if out.n_elem >= GRAIN else 1
+    src = x.data()
+    dst = out.data()
+    with nogil:
+        if inner == 1:
+            for row in prange(outer, num_threads=nt, schedule="dynamic", chunksize=16):
+                if st == ST_FLOAT32:
+                    if log:
+                        vt.log_softmax_row_f(<float*>src + row * n, <float*>dst + row * n, n)
+                    else:
+                        vt.softmax_row_f(<float*>src + row * n, <float*>dst + row * n, n)
+                else:
+                    if log:
+                        vt.log_softmax_row_d(<double*>src + row * n, <double*>dst + row * n, n)
+                    else:
+                        vt.softmax_row_d(<double*>src + row * n, <double*>dst + row * n, n)
+        else:
+            blocks = (inner + COLS - 1) // COLS
+            units = outer * blocks
+            for unit in prange(units, num_threads=nt, schedule="static"):
+                o = unit // blocks
+                c0 = (unit % blocks) * COLS
+                w = inner - c0
+                if w > COLS:
+                    w = COLS
+                if st == ST_FLOAT32:
+                    vt.softmax_cols_f(<float*>src + o * n * inner + c0, <float*>dst + o * n * inner + c0,
+                                      n, inner, w, log)
+                else:
+                    vt.softmax_cols_d(<double*>src + o * n * inner + c0, <double*>dst + o * n * inner + c0,
+                                      n, inner, w, log)
+    return out
+
+
+def safe_softmax_cpu(TensorImpl self not None, dim, dtype=None):
+    """softmax, except that rows whose every element is -inf give 0 (not NaN): attention masks."""
+    cdef TensorImpl x = self
+    if dtype is not None and (<DType?>dtype).scalar_type != self.scalar_type:
+        x = cast_contiguous(self, (<DType>dtype).scalar_type)
+    cdef TensorImpl out = _softmax(x, dim, False, False)
+    cdef int d
+    if out.n_elem and x.nd:
+        d = x._wrap_dim(dim)
+        masked = np.isneginf(np_view(x)).all(axis=d, keepdims=True)
+        if masked.any():
+            np.copyto(np_view(out), 0, where=masked)
+    return out
+
+
+def softmax_cpu(TensorImpl self not None, dim, bint half_to_float):
+    return _softmax(self, dim, half_to_float, False)
+
+
+def log_softmax_cpu(TensorImpl self not None, dim, bint half_to_float):
+    return _softmax(self, dim, half_to_float, True)

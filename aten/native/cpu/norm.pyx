@@ -1,0 +1,308 @@
+"""Normalisation on CPU: native_layer_norm, native_batch_norm, native_group_norm.
+
+Statistics are two-pass (mean, then the mean of squared deviations) accumulated in double,
+then the output is one fused multiply-add per element, x * scale + shift, with scale and
+shift per row (layer norm) or per channel (batch and group norm). Rows, channels or
+(sample, group) blocks are split over OpenMP threads. Training batch norm updates the
+running statistics in place with PyTorch's formulas (momentum, unbiased variance).
+"""
+from cython.parallel cimport prange
+from libc.math cimport sqrt
+
+from c10.scalar_type cimport ST_FLOAT32, ST_FLOAT64
+from c10.tensor_impl cimport TensorImpl
+from aten.native.cpu.nn_common cimport new_tensor, shape_of, type_name, contiguous, num_threads, np_view
+
+ctypedef fused ftype:
+    float
+    double
+
+cdef enum:
+    GRAIN = 32768
+
+
+cdef int _dtype_check(str op, TensorImpl input) except -1:
+    if input.scalar_type != ST_FLOAT32 and input.scalar_type != ST_FLOAT64:
+        raise NotImplementedError(f'"{op}" not implemented for \'{type_name(input.scalar_type)}\'')
+    return 0
+
+
+cdef int _param_dtype(TensorImpl input, object param) except -1:
+    if param is None:
+        return 0
+    cdef TensorImpl p = <TensorImpl?>param
+    if p.scalar_type != input.scalar_type:
+        if input.scalar_type == ST_FLOAT32:
+            raise RuntimeError(f"mixed dtype (CPU): expect parameter to have scalar type of Float")
+        raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
+    return 0
+
+
+cdef object _param(object t):
+    return None if t is None else contiguous(<TensorImpl>t)
+
+
+cdef inline const char* _ptr(object t) noexcept:
+    return NULL if t is None else (<TensorImpl>t).data()
+
+
+# ---- statistics and the affine output over one contiguous block ------------------------------
+
+cdef inline void _moments(const ftype* x, Py_ssize_t n, double* mean, double* var) noexcept nogil:
+    cdef Py_ssize_t i
+    cdef double s = 0, d, q = 0
+    for i in range(n):
+        s += x[i]
+    s = s / n
+    for i in range(n):
+        d = x[i] - s
+        q += d * d
+    mean[0] = s
+    var[0] = q / n
+
+
+cdef inline void _affine(const ftype* x, ftype* y, Py_ssize_t n, double scale, double shift) noexcept nogil:
+    # in double: x * scale + shift with shift = -mean * scale cancels exactly where x == mean
+    cdef Py_ssize_t i
+    for i in range(n):
+        y[i] = <ftype>(x[i] * scale + shift)
+
+
+# ---- layer norm -------------------------------------------------------------------------------
+
+cdef void _layer_norm(const ftype* x, ftype* y, ftype* mean_out, ftype* rstd_out, const ftype* w, const ftype* b,
+                      Py_ssize_t rows, Py_ssize_t M, double eps, int nt) noexcept nogil:
+    cdef Py_ssize_t r, i
+    cdef double mean, var, rstd
+    cdef const ftype* xr
+    cdef ftype* yr
+    for r in prange(rows, num_threads=nt, schedule="static"):
+        xr = x + r * M
+        yr = y + r * M
+        _moments(xr, M, &mean, &var)
+        rstd = 1.0 / sqrt(var + eps)
+        mean_out[r] = <ftype>mean
+        rstd_out[r] = <ftype>rstd
+        if w == NULL and b == NULL:
+            _affine(xr, yr, M, rstd, -mean * rstd)
+        else:
+            for i in range(M):
+                yr[i] = <ftype>((xr[i] - mean) * rstd)
+                if w != NULL:
+                    yr[i] = yr[i] * w[i]
+                if b != NULL:
+                    yr[i] = yr[i] + b[i]
+
+
+def native_layer_norm_cpu(TensorImpl input not None, normalized_shape, weight, bias, double eps):
+    normalized_shape = tuple(normalized_shape)
+    cdef int k = len(normalized_shape), i
+    if k < 1:
+        raise RuntimeError(f"Expected normalized_shape to be at least 1-dimensional, i.e., containing at least one "
+                           f"element, but got normalized_shape = {list(normalized_shape)}")
+    if weight is not None and shape_of(<TensorImpl?>weight) != normalized_shape:
+        raise RuntimeError(f"Expected weight to be of same shape as normalized_shape, but got weight of shape "
+                           f"{list(shape_of(weight))} and normalized_shape = {list(normalized_shape)}")
+    if bias is not None and shape_of(<TensorImpl?>bias) != normalized_shape:
+        raise RuntimeError(f"Expected bias to be of same shape as normalized_shape, but got bias of shape "
+                           f"{list(shape_of(bias))} and normalized_shape = {list(normalized_shape)}")
+    cdef tuple ishape = shape_of(input)
+    if input.nd < k or ishape[input.nd - k:] != normalized_shape:
+        expected = "[*" + "".join([f", {s}" for s in normalized_shape]) + "]"
+        raise RuntimeError(f"Given normalized_shape={list(normalized_shape)}, expected input with shape {expected}, "
+                           f"but got input of size{list(ishape)}")
+    _dtype_check("LayerNormKernelImpl", input)
+    _param_dtype(input, weight)
+    _param_dtype(input, bias)
+    cdef Py_ssize_t M = 1, rows = 1
+    for i in range(input.nd - k, input.nd):
+        M *= input.sizes[i]
+    for i in range(input.nd - k):
+        rows *= input.sizes[i]
+    stat_shape = ishape[:input.nd - k] + (1,) * k
+    cdef TensorImpl out = new_tensor(ishape, input.scalar_type)
+    cdef TensorImpl mean = new_tensor(stat_shape, input.scalar_type), rstd = new_tensor(stat_shape, input.scalar_type)
+    if rows == 0:
+        return out, mean, rstd
+    if M == 0:
+        np_view(mean)[...] = float("nan")
+        np_view(rstd)[...] = float("nan")
+        return out, mean, rstd
+    cdef TensorImpl x = contiguous(input)
+    w, b = _param(weight), _param(bias)
+    cdef const char* wp = _ptr(w)
+    cdef const char* bp = _ptr(b)
+    cdef int nt = num_threads() if input.n_elem >= GRAIN and rows > 1 else 1
+    with nogil:
+        if x.scalar_type == ST_FLOAT32:
+            _layer_norm(<float*>x.data(), <float*>out.data(), <float*>mean.data(), <float*>rstd.data(),
+                        <float*>wp, <float*>bp, rows, M, eps, nt)
+        else:
+            _layer_norm(<double*>x.data(), <double*>out.data(), <double*>mean.data(), <double*>rstd.data(),
+                        <double*>wp, <double*>bp, rows, M, eps, nt)
+    return out, mean, rstd
+
+
+# ---- batch norm -------------------------------------------------------------------------------
+
+cdef void _batch_norm(const ftype* x, ftype* y, Py_ssize_t N, Py_ssize_t C, Py_ssize_t S, const ftype* w,
+                      const ftype* b, ftype* rmean, ftype* rvar, ftype* save_mean, ftype* save_invstd,
+                      bint training, double momentum, double eps, int nt) noexcept nogil:
+    cdef Py_ssize_t c, n, i
+    cdef double mean, var, s, d, q, invstd, scale, shift, count = <double>N * S
+    cdef const ftype* xp
+    for c in prange(C, num_threads=nt, schedule="static"):
+        if training:
+            s = 0
+            for n in range(N):
+                xp = x + (n * C + c) * S
+                for i in range(S):
+                    s = s + xp[i]
+            mean = s / count
+            q = 0
+            for n in range(N):
+                xp = x + (n * C + c) * S
+                for i in range(S):
+                    d = xp[i] - mean
+                    q = q + d * d
+            var = q / count
+            invstd = 1.0 / sqrt(var + eps)
+            save_mean[c] = <ftype>mean
+            save_invstd[c] = <ftype>invstd
+            if rmean != NULL:
+                rmean[c] = <ftype>(momentum * mean + (1 - momentum) * rmean[c])
+            if rvar != NULL:
+                rvar[c] = <ftype>(momentum * q / (count - 1) + (1 - momentum) * rvar[c])
+        else:
+            mean = rmean[c]
+            invstd = 1.0 / sqrt(rvar[c] + eps)
+        scale = invstd
+        if w != NULL:
+            scale = invstd * w[c]
+        shift = -mean * scale
+        if b != NULL:
+            shift = b[c] - mean * scale
+        for n in range(N):
+            _affine(x + (n * C + c) * S, y + (n * C + c) * S, S, scale, shift)
+
+
+cdef int _check_features(str name, object t, Py_ssize_t C) except -1:
+    if t is not None and (<TensorImpl?>t).n_elem != C:
+        raise RuntimeError(f"{name} should contain {C} elements not {(<TensorImpl>t).n_elem}")
+    return 0
+
+
+def native_batch_norm_cpu(TensorImpl input not None, weight, bias, running_mean, running_var, bint training,
+                          double momentum, double eps):
+    if input.nd < 2:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-max(input.nd, 1)}, "
+                         f"{max(input.nd, 1) - 1}], but got 1)")
+    cdef Py_ssize_t N = input.sizes[0], C = input.sizes[1], S = 1
+    cdef int i
+    for i in range(2, input.nd):
+        S *= input.sizes[i]
+    for name, t in (("running_mean", running_mean), ("running_var", running_var)):
+        if t is None and not training:
+            raise RuntimeError(f"{name} must be defined in evaluation mode")
+        _check_features(name, t, C)
+    _check_features("weight", weight, C)
+    _check_features("bias", bias, C)
+    _dtype_check("batch_norm", input)
+    for t in (weight, bias, running_mean, running_var):
+        _param_dtype(input, t)
+    if input.n_elem == 0:
+        raise RuntimeError(f"input tensor must have at least one element, but got input_sizes = "
+                           f"{list(shape_of(input))}")
+    cdef TensorImpl out = new_tensor(shape_of(input), input.scalar_type)
+    cdef TensorImpl save_mean = new_tensor((C if training else 0,), input.scalar_type)
+    cdef TensorImpl save_invstd = new_tensor((C if training else 0,), input.scalar_type)
+    cdef TensorImpl x = contiguous(input)
+    w, b = _param(weight), _param(bias)
+    # running statistics are updated in place: work on contiguous copies, then copy back
+    rm = _param(running_mean)
+    rv = _param(running_var)
+    cdef const char* wp = _ptr(w)
+    cdef const char* bp = _ptr(b)
+    cdef char* rmp = <char*>_ptr(rm)
+    cdef char* rvp = <char*>_ptr(rv)
+    cdef int nt = num_threads() if input.n_elem >= GRAIN and C > 1 else 1
+    with nogil:
+        if x.scalar_type == ST_FLOAT32:
+            _batch_norm(<float*>x.data(), <float*>out.data(), N, C, S, <float*>wp, <float*>bp, <float*>rmp,
+                        <float*>rvp, <float*>save_mean.data(), <float*>save_invstd.data(), training, momentum, eps, nt)
+        else:
+            _batch_norm(<double*>x.data(), <double*>out.data(), N, C, S, <double*>wp, <double*>bp, <double*>rmp,
+                        <double*>rvp, <double*>save_mean.data(), <double*>save_invstd.data(), training, momentum,
+                        eps, nt)
+    if training:
+        for stat, copy in ((running_mean, rm), (running_var, rv)):
+            if stat is not None:
+                if copy is not stat:
+                    np_view(<TensorImpl>stat)[...] = np_view(<TensorImpl>copy)
+                (<TensorImpl>stat).version_counter.version += 1
+    return out, save_mean, save_invstd
+
+
+# ---- group norm -------------------------------------------------------------------------------
+
+cdef void _group_norm(const ftype* x, ftype* y, Py_ssize_t N, Py_ssize_t C, Py_ssize_t S, Py_ssize_t G,
+                      const ftype* w, const ftype* b, ftype* mean_out, ftype* rstd_out, double eps,
+                      int nt) noexcept nogil:
+    cdef Py_ssize_t ng, n, g, c, D = C // G
+    cdef double mean, var, rstd, scale, shift
+    for ng in prange(N * G, num_threads=nt, schedule="static"):
+        n = ng // G
+        g = ng % G
+        _moments(x + (n * C + g * D) * S, D * S, &mean, &var)
+        rstd = 1.0 / sqrt(var + eps)
+        mean_out[ng] = <ftype>mean
+        rstd_out[ng] = <ftype>rstd
+        for c in range(g * D, (g + 1) * D):
+            scale = rstd
+            if w != NULL:
+                scale = rstd * w[c]
+            shift = -mean * scale
+            if b != NULL:
+                shift = b[c] - mean * scale
+            _affine(x + (n * C + c) * S, y + (n * C + c) * S, S, scale, shift)
+
+
+def native_group_norm_cpu(TensorImpl input not None, weight, bias, Py_ssize_t N, Py_ssize_t C, Py_ssize_t HxW,
+                          Py_ssize_t group, double eps):
+    if group <= 0:
+        raise RuntimeError(f"Expected num groups to be greater than 0, got {group}")
+    if C % group != 0:
+        raise RuntimeError(f"Expected number of channels in input to be divisible by num_groups, but got input of "
+                           f"shape {list(shape_of(input))} and num_groups={group}")
+    if input.n_elem != N * C * HxW:
+        raise RuntimeError(f"Expected the input to have {N * C * HxW} elements (N={N}, C={C}, HxW={HxW}), but got "
+                           f"input of shape {list(shape_of(input))}")
+    for name, t in (("weight", weight), ("bias", bias)):
+        if t is not None and ((<TensorImpl?>t).nd != 1 or (<TensorImpl>t).n_elem != C):
+            raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of channels in input, "
+                               f"but got {name} of shape {list(shape_of(t))} and input of shape "
+                               f"{list(shape_of(input))}")
+    _dtype_check("GroupNormKernelImpl", input)
+    _param_dtype(input, weight)
+    _param_dtype(input, bias)
+    cdef TensorImpl out = new_tensor(shape_of(input), input.scalar_type)
+    cdef TensorImpl mean = new_tensor((N, group), input.scalar_type), rstd = new_tensor((N, group), input.scalar_type)
+    if N * group == 0:
+        return out, mean, rstd
+    if C // group * HxW == 0:
+        np_view(mean)[...] = float("nan")
+        np_view(rstd)[...] = float("nan")
+        return out, mean, rstd
+    cdef TensorImpl x = contiguous(input)
+    w, b = _param(weight), _param(bias)
+    cdef const char* wp = _ptr(w)
+    cdef const char* bp = _ptr(b)
+    cdef int nt = num_threads() if input.n_elem >= GRAIN and N * group > 1 else 1
+    with nogil:
+        if x.scalar_type == ST_FLOAT32:
+            _group_norm(<float*>x.data(), <float*>out.data(), N, C, HxW, group, <float*>wp, <float*>bp,
+                        <float*>mean.data(), <float*>rstd.data(), eps, nt)
+        else:
+            _group_norm(<double*>x.data(), <double*>out.data(), N, C, HxW, group, <double*>wp, <double*>bp,
+                        <double*>mean.data(), <double*>rstd.data(), eps, nt)
+    return out, mean, rstd

@@ -1,0 +1,190 @@
+"""Linear algebra: mm, bmm, addmm, addmv, addbmm, baddbmm, mv, dot, vdot, outer, matmul, einsum,
+linear. NumPy references: products in float64 (floats) or in the dtype itself (integers wrap
+modulo 2^bits, as PyTorch's do)."""
+from __future__ import annotations
+
+import numpy as np
+
+import torch
+from dtype_cases import random_values
+from opinfo.core import FLOATING, INTEGRAL, OpInfo, SampleInput
+
+NUMERIC = INTEGRAL + FLOATING
+TOL = {torch.float32: (1e-5, 1e-4), torch.float64: (1e-12, 1e-11)}
+
+
+def _v(dtype: torch.dtype, shape: tuple, rng: np.random.Generator) -> np.ndarray:
+    return random_values(dtype, shape, rng, int_range=(-5, 5), float_scale=1.0)
+
+
+def _prod(fn, *arrays: np.ndarray) -> np.ndarray:
+    """fn over the operands in float64 (or their own integer dtype), cast back."""
+    dt = arrays[0].dtype
+    work = [a.astype(np.float64) if dt.kind == "f" else a for a in arrays]
+    return np.asarray(fn(*work)).astype(dt)
+
+
+def _scalars(dtype: torch.dtype) -> list[dict]:
+    return [dict(beta=2, alpha=3), dict(beta=0), dict(alpha=-1)] if not dtype.is_floating_point else \
+        [dict(beta=0.5, alpha=1.5), dict(beta=0.0), dict(alpha=-2.0)]
+
+
+def mm_samples(dtype, rng):
+    shapes = [((3, 4), (4, 5)), ((1, 1), (1, 1)), ((0, 4), (4, 5)), ((3, 0), (0, 5)), ((5, 1), (1, 6))]
+    return [SampleInput((_v(dtype, a, rng), _v(dtype, b, rng)), name=f"{a}@{b}") for a, b in shapes]
+
+
+def bmm_samples(dtype, rng):
+    shapes = [((2, 3, 4), (2, 4, 5)), ((0, 3, 4), (0, 4, 5)), ((3, 1, 2), (3, 2, 1)), ((2, 3, 0), (2, 0, 4))]
+    return [SampleInput((_v(dtype, a, rng), _v(dtype, b, rng)), name=f"{a}@{b}") for a, b in shapes]
+
+
+def addmm_samples(dtype, rng):
+    out = [SampleInput((_v(dtype, s, rng), _v(dtype, (3, 4), rng), _v(dtype, (4, 5), rng)), name=f"self{s}")
+           for s in [(3, 5), (5,), (1, 5), (3, 1), ()]]
+    out += [SampleInput((_v(dtype, (3, 5), rng), _v(dtype, (3, 4), rng), _v(dtype, (4, 5), rng)), kw, name=str(kw))
+            for kw in _scalars(dtype)]
+    out.append(SampleInput((_v(dtype, (0, 5), rng), _v(dtype, (0, 4), rng), _v(dtype, (4, 5), rng)), name="empty"))
+    return out
+
+
+def _addmm(self, mat1, mat2, beta=1, alpha=1):
+    prod = _prod(np.matmul, mat1, mat2)
+    shape = prod.shape
+    if mat1.dtype.kind == "f":
+        res = alpha * prod.astype(np.float64) + (beta * self.astype(np.float64) if beta != 0 else 0)
+        return np.broadcast_to(res, shape).astype(mat1.dtype)
+    wrap = lambda v: np.array(v).astype(mat1.dtype)[()]  # noqa: E731  (C conversion: -1 is 255 for uint8)
+    res = prod * wrap(alpha) + (self * wrap(beta) if beta != 0 else 0)
+    return np.broadcast_to(res, shape).astype(mat1.dtype)
+
+
+def addmv_samples(dtype, rng):
+    out = [SampleInput((_v(dtype, s, rng), _v(dtype, (3, 4), rng), _v(dtype, (4,), rng)), name=f"self{s}")
+           for s in [(3,), (1,), ()]]
+    out += [SampleInput((_v(dtype, (3,), rng), _v(dtype, (3, 4), rng), _v(dtype, (4,), rng)), kw, name=str(kw))
+            for kw in _scalars(dtype)]
+    out.append(SampleInput((_v(dtype, (0,), rng), _v(dtype, (0, 4), rng), _v(dtype, (4,), rng)), name="empty"))
+    return out
+
+
+def baddbmm_samples(dtype, rng):
+    out = [SampleInput((_v(dtype, s, rng), _v(dtype, (2, 3, 4), rng), _v(dtype, (2, 4, 5), rng)), name=f"self{s}")
+           for s in [(2, 3, 5), (5,), (3, 1)]]
+    out += [SampleInput((_v(dtype, (2, 3, 5), rng), _v(dtype, (2, 3, 4), rng), _v(dtype, (2, 4, 5), rng)), kw,
+                        name=str(kw)) for kw in _scalars(dtype)]
+    return out
+
+
+def _baddbmm(self, b1, b2, beta=1, alpha=1):
+    return _addmm(self, b1, b2, beta, alpha)
+
+
+def addbmm_samples(dtype, rng):
+    out = [SampleInput((_v(dtype, s, rng), _v(dtype, (2, 3, 4), rng), _v(dtype, (2, 4, 5), rng)), name=f"self{s}")
+           for s in [(3, 5), (5,)]]
+    out += [SampleInput((_v(dtype, (3, 5), rng), _v(dtype, (2, 3, 4), rng), _v(dtype, (2, 4, 5), rng)), kw,
+                        name=str(kw)) for kw in _scalars(dtype)]
+    out.append(SampleInput((_v(dtype, (3, 5), rng), _v(dtype, (0, 3, 4), rng), _v(dtype, (0, 4, 5), rng)),
+                           name="no batches"))
+    return out
+
+
+def _addbmm(self, b1, b2, beta=1, alpha=1):
+    prod = _prod(lambda a, b: np.matmul(a, b).sum(axis=0), b1, b2)
+    return _addmm(self, np.eye(prod.shape[0], dtype=b1.dtype), prod, beta, alpha)
+
+
+def mv_samples(dtype, rng):
+    return [SampleInput((_v(dtype, (3, 4), rng), _v(dtype, (4,), rng)), name="3x4"),
+            SampleInput((_v(dtype, (0, 4), rng), _v(dtype, (4,), rng)), name="0x4"),
+            SampleInput((_v(dtype, (3, 0), rng), _v(dtype, (0,), rng)), name="3x0")]
+
+
+def dot_samples(dtype, rng):
+    return [SampleInput((_v(dtype, (n,), rng), _v(dtype, (n,), rng)), name=str(n)) for n in (5, 1, 0, 100)]
+
+
+def outer_samples(dtype, rng):
+    out = [SampleInput((_v(dtype, (a,), rng), _v(dtype, (b,), rng)), name=f"{a}x{b}") for a, b in [(3, 4), (0, 2), (1, 1)]]
+    out.append(SampleInput((_v(dtype, (3,), rng), _v(torch.float64, (2,), rng)), name="promotes"))
+    return out
+
+
+def _outer(a, b):
+    dt = np.result_type(a, b)
+    return _prod(np.outer, a.astype(dt), b.astype(dt))
+
+
+MATMUL_SHAPES = [((3,), (3,)), ((2, 3), (3,)), ((3,), (3, 4)), ((2, 3), (3, 4)), ((5, 2, 3), (3,)), ((3,), (5, 3, 4)),
+                 ((5, 2, 3), (3, 4)), ((2, 3), (5, 3, 4)), ((5, 2, 3), (5, 3, 4)), ((7, 1, 2, 3), (5, 3, 4)),
+                 ((1, 2, 3), (6, 3, 2)), ((0, 2, 3), (3, 2)), ((2, 0), (0, 3)), ((3, 5, 0), (0, 0))]
+
+
+def matmul_samples(dtype, rng):
+    return [SampleInput((_v(dtype, a, rng), _v(dtype, b, rng)), name=f"{a}@{b}") for a, b in MATMUL_SHAPES]
+
+
+EINSUM = [("ij,jk->ik", [(2, 3), (3, 4)]), ("ij,jk", [(2, 3), (3, 4)]), ("bij,bjk->bik", [(2, 3, 4), (2, 4, 5)]),
+          ("ii->i", [(3, 3)]), ("ij->ji", [(2, 3)]), ("...ij,...jk->...ik", [(5, 2, 3), (3, 4)]),
+          ("i,i->", [(4,)] * 2), ("i,j->ij", [(2,), (3,)]), ("ij,ij->ij", [(1, 3), (2, 3)]), ("ba", [(2, 3)]),
+          ("i j , j k -> i k", [(2, 3), (3, 4)]), ("ij,jk,kl->il", [(2, 3), (3, 4), (4, 5)]),
+          ("ab...,b->a...", [(2, 3, 4, 5), (3,)]), ("ij->", [(0, 3)])]
+
+
+def einsum_samples(dtype, rng):
+    return [SampleInput((eq, [_v(dtype, s, rng) for s in shapes]), name=eq) for eq, shapes in EINSUM]
+
+
+def _einsum(eq, arrays):
+    eq = eq.replace(" ", "")
+    lhs = eq.split("->")[0]
+    ops = lhs.split(",")
+    # PyTorch broadcasts size-1 dims of a label; NumPy does not: expand them first
+    sizes: dict = {}
+    for labels, a in zip(ops, arrays):
+        if "..." not in labels:
+            for l, s in zip(labels, a.shape):
+                sizes[l] = s if sizes.get(l, 1) == 1 else sizes[l]
+    arrays = [np.broadcast_to(a, tuple(sizes[l] for l in labels)) if "..." not in labels else a
+              for labels, a in zip(ops, arrays)]
+    dt = arrays[0].dtype
+    summed = "->" not in eq and any(lhs.count(c) > 1 for c in set(lhs) if c.isalpha()) or \
+        ("->" in eq and any(c.isalpha() and c not in eq.split("->")[1] for c in lhs))
+    if len(arrays) == 1 and summed and dt.kind in "iub":
+        return np.einsum(eq, arrays[0].astype(np.int64))
+    if dt.kind == "f":
+        return np.asarray(np.einsum(eq, *[a.astype(np.float64) for a in arrays])).astype(dt)
+    return np.asarray(np.einsum(eq, *arrays)).astype(dt)
+
+
+def linear_samples(dtype, rng):
+    out = []
+    for shape in [(3, 4), (2, 3, 4), (4,), (0, 4), (2, 1, 3, 4)]:
+        out.append(SampleInput((_v(dtype, shape, rng), _v(dtype, (5, 4), rng)), name=f"{shape} no bias"))
+        out.append(SampleInput((_v(dtype, shape, rng), _v(dtype, (5, 4), rng), _v(dtype, (5,), rng)),
+                               name=f"{shape} bias"))
+    return out
+
+
+def _linear(x, w, b=None):
+    y = _prod(lambda a, c: np.matmul(a, c.T), x, w)
+    return y if b is None else (y.astype(np.float64) + b).astype(x.dtype)
+
+
+OPS = [
+    OpInfo("mm", lambda a, b: _prod(np.matmul, a, b), mm_samples, NUMERIC, supports_out=True, tol=TOL),
+    OpInfo("bmm", lambda a, b: _prod(np.matmul, a, b), bmm_samples, NUMERIC, supports_out=True, tol=TOL),
+    OpInfo("addmm", _addmm, addmm_samples, NUMERIC, supports_out=True, inplace="addmm_", tol=TOL),
+    OpInfo("addmv", _addmm, addmv_samples, NUMERIC, supports_out=True, inplace="addmv_", tol=TOL),
+    OpInfo("baddbmm", _baddbmm, baddbmm_samples, NUMERIC, supports_out=True, inplace="baddbmm_", tol=TOL),
+    OpInfo("addbmm", _addbmm, addbmm_samples, NUMERIC, supports_out=True, inplace="addbmm_", tol=TOL),
+    OpInfo("mv", lambda a, b: _prod(np.matmul, a, b), mv_samples, NUMERIC, supports_out=True, tol=TOL),
+    OpInfo("dot", lambda a, b: _prod(np.dot, a, b), dot_samples, NUMERIC, supports_out=True, tol=TOL),
+    OpInfo("vdot", lambda a, b: _prod(np.vdot, a, b), dot_samples, NUMERIC, supports_out=True, tol=TOL),
+    OpInfo("outer", _outer, outer_samples, NUMERIC, supports_out=True, tol=TOL),
+    OpInfo("matmul", lambda a, b: _prod(np.matmul, a, b), matmul_samples, NUMERIC, supports_out=True, tol=TOL),
+    OpInfo("einsum", _einsum, einsum_samples, NUMERIC, method=False, supports_out=False, tol=TOL),
+    OpInfo("_C._nn.linear", _linear, linear_samples, NUMERIC, method=False, supports_out=True, tol=TOL,
+           variant="linear"),
+]
