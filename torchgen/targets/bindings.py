@@ -198,12 +198,22 @@ def text_signature(signature: dict[str, Any], method: bool) -> str:
     """
     parts = ["self"] if method else []
     star = False
+    # A positional parameter shows its default only when every later positional one has one
+    # (batch_norm's `Tensor? weight` comes before required ones), as Python requires.
+    shown = {}
+    required_after = False
+    for p in reversed(signature["params"]):
+        if p["kwonly"] == "True":
+            shown[p["name"]] = p["has_default"] == "True"
+            continue
+        shown[p["name"]] = p["has_default"] == "True" and not required_after
+        required_after = required_after or p["has_default"] != "True"
     for p in signature["params"]:
         if p["kwonly"] == "True" and not star:
             parts.append("*")
             star = True
         text = p["name"]
-        if p["has_default"] == "True":
+        if shown[p["name"]]:
             default = re.sub(r'_dtype\("(\w+)"\)', r"torch.\1", p["default"]).replace("_layout.", "torch.")
             text += "=" + default
         parts.append(text)
