@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 from aten.dispatcher import find_operator
-from c10.scalar_type import dtype_from_name
 from c10.tensor_impl import scalar_to_tensor
 
 _div = find_operator("div.Tensor")
@@ -22,7 +21,6 @@ _isneginf = find_operator("isneginf")
 _gelu = find_operator("_ember_gelu")
 _gelu_tanh = find_operator("_ember_gelu_tanh")
 _logit = find_operator("_ember_logit")
-_clone = None
 
 _FLOAT_LIMITS = {"float16": 65504.0, "float32": 3.4028234663852886e38, "float64": 1.7976931348623157e308}
 
@@ -38,8 +36,8 @@ def div_Tensor_mode(self: Any, other: Any, rounding_mode: Any = None) -> Any:
 
 
 def square(self: Any) -> Any:
-    if self.dtype.name == "bool":     # PyTorch: pow(self, 2) gives int64 for bool
-        self = self.to(dtype_from_name("int64")) if hasattr(self, "to") else self
+    if self.dtype.name == "bool":     # PyTorch: pow(self, 2), which gives int64 for bool
+        self = _mul(self, scalar_to_tensor(1))
     return _mul(self, self)
 
 
@@ -82,7 +80,7 @@ def gelu(self: Any, approximate: str = "none") -> Any:
         return _gelu(self)
     if approximate == "tanh":
         return _gelu_tanh(self)
-    raise RuntimeError(f"approximate argument must be either none or tanh.")
+    raise RuntimeError("approximate argument must be either none or tanh.")
 
 
 def logit(self: Any, eps: Any = None) -> Any:
