@@ -6,6 +6,7 @@ import importlib
 from typing import Any
 
 from c10.tensor_impl import TensorImpl, set_tensor_type
+from torch import _tensor_conversions
 from torch._C import _gen_index
 from torch._size import Size
 
@@ -114,6 +115,9 @@ class _LazyMethod:
         setattr(Tensor, self.name, fn)
         return fn if obj is None else fn.__get__(obj, cls)
 
+
+for _name, _method in _tensor_conversions.METHODS.items():
+    setattr(Tensor, _name, _method)
 
 for _name, (_module, _attr) in _gen_index.METHODS.items():
     if _name not in Tensor.__dict__:

@@ -88,9 +88,10 @@ def return_type(fn: NativeFunction) -> tuple[str, tuple[str, ...]] | None:
     return str(fn.func.name.name.base), tuple(n for n in names if n)
 
 
-# Ops without Python bindings, as upstream's gen_python_functions skips them: `index` is reached
-# through Tensor.__getitem__ (and its module name would shadow torch._C._gen_index).
-SKIP_BINDINGS = frozenset({"index"})
+# Ops without generated Python bindings, as upstream's gen_python_functions skips them: `index` is
+# reached through Tensor.__getitem__ (and its module name would shadow torch._C._gen_index); `to`
+# is bound by hand (torch/_tensor.py) for its device-or-dtype positional forms.
+SKIP_BINDINGS = frozenset({"index", "to"})
 
 
 def bound_functions(fns: list[NativeFunction]) -> list[NativeFunction]:
