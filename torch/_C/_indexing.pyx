@@ -347,10 +347,16 @@ cdef Py_ssize_t _read_int(TensorImpl t) except? -1:
 
 
 cdef inline void _record(list outs, int* dim, TensorImpl t):
-    """recordTensorIndex: t indexes the dims from dim on (a mask as many as it has)."""
-    while len(outs) <= dim[0]:
+    """recordTensorIndex: t indexes the dims from dim on (a mask as many as it has). outs is the
+    `indices` list of index.Tensor, where a mask is ONE entry covering its dims: t's entry is
+    dim less the dims earlier masks cover beyond their first, None entries for the dims between."""
+    cdef int pos = dim[0]
+    for obj in outs:
+        if obj is not None and ((<TensorImpl>obj).scalar_type == ST_BOOL or (<TensorImpl>obj).scalar_type == ST_UINT8):
+            pos -= (<TensorImpl>obj).nd - 1
+    while len(outs) < pos:
         outs.append(None)
-    outs[dim[0]] = t
+    outs.append(t)
     if t.scalar_type == ST_BOOL or t.scalar_type == ST_UINT8:
         dim[0] += t.nd
     else:
