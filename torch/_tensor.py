@@ -7,6 +7,7 @@ from typing import Any
 
 from c10.tensor_impl import TensorImpl, set_tensor_type
 from torch._C import _gen_index
+from torch import _indexing as _indexing_setup  # noqa: F401  (gives the Cython indexing numpy's types)
 from torch._C._indexing import getitem as _getitem, setitem as _setitem
 from torch._size import Size
 

@@ -11,8 +11,6 @@ collected per dim as PyTorch's applySlicing does and handed to the `index.Tensor
 """
 import warnings
 
-import numpy as np
-
 from cpython.bool cimport PyBool_Check
 from cpython.complex cimport PyComplex_Check
 from cpython.float cimport PyFloat_Check
@@ -29,7 +27,6 @@ from c10.tensor_impl cimport MAX_DIMS, TensorImpl, empty_contiguous, make_tensor
 from aten.dispatcher cimport OperatorHandle, find_operator
 
 from aten.native.pointwise_meta import check_fits as _check_fits
-from c10.tensor_impl import from_numpy as _from_numpy
 
 cdef extern from "Python.h":
     Py_ssize_t PY_SSIZE_T_MAX
@@ -38,8 +35,11 @@ cdef extern from "Python.h":
 cdef OperatorHandle _op_index = find_operator("index.Tensor")
 cdef OperatorHandle _op_index_put = find_operator("index_put_")
 cdef OperatorHandle _op_copy = find_operator("copy_")
-cdef object _np_integer = np.integer
-cdef object _np_ndarray = np.ndarray
+# NumPy's integer scalar and array types, and the conversion of a sequence (nested lists, an
+# array) to an index tensor: torch._indexing installs them (this layer does not import numpy).
+cdef object _np_integer = None
+cdef object _np_ndarray = None
+cdef object _convert_sequence = None
 cdef object _expand = None            # aten.native.cpu.views.expand, imported on first use
 
 # c10::SymInt's smallest representable value: PyTorch clips slice bounds below it, with a warning.
@@ -157,7 +157,7 @@ cdef inline bint _is_long(object obj):
         return True
     if PyLong_Check(obj):
         return not PyBool_Check(obj)
-    return isinstance(obj, _np_integer)
+    return _np_integer is not None and isinstance(obj, _np_integer)
 
 
 cdef Py_ssize_t _unpack_long(object obj) except? -1:
@@ -236,57 +236,23 @@ cdef tuple _wrap_tuple(object index):
     return (index,)
 
 
-cdef void _infer(object data, int dim, list shape, set kinds, list leaf_dim) except *:
-    """The shape and the scalar kinds of nested sequences (torch.tensor's inference, its errors)."""
-    if isinstance(data, TensorImpl):
-        raise TypeError("indexing with a list holding tensors is not supported by Ember; use torch.stack")
-    if PySequence_Check(data) and not isinstance(data, (str, bytes)) and not isinstance(data, _np_ndarray):
-        if leaf_dim and dim >= leaf_dim[0]:
-            raise TypeError(f"'{type(data).__name__}' object cannot be interpreted as an integer")
-        if dim == len(shape):
-            shape.append(len(data))
-        elif shape[dim] != len(data):
-            raise ValueError(f"expected sequence of length {shape[dim]} at dim {dim} (got {len(data)})")
-        for item in data:
-            _infer(item, dim + 1, shape, kinds, leaf_dim)
-        return
-    if dim < len(shape):
-        raise TypeError("not a sequence")
-    if not leaf_dim:
-        leaf_dim.append(dim)
-    if isinstance(data, (bool, np.bool_)):
-        kinds.add("bool")
-    elif isinstance(data, (int, np.integer, float, np.floating)):
-        kinds.add("int")
-    elif isinstance(data, _np_ndarray) and (<object>data).ndim == 0:
-        kinds.add("bool" if data.dtype == np.bool_ else "int")
-    else:
-        raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
+def install(np_integer, np_ndarray, convert_sequence):
+    """Called once by torch._indexing: numpy's types, and sequenceToVariable for what the flat
+    int list fast path below does not cover."""
+    global _np_integer, _np_ndarray, _convert_sequence
+    _np_integer = np_integer
+    _np_ndarray = np_ndarray
+    _convert_sequence = convert_sequence
 
 
 cdef TensorImpl _sequence_to_index(object seq):
     """sequenceToVariable: a list (nested lists, numpy array, range ...) as an index tensor, bool or
-    uint8 when its data is, else int64 (floats truncate, as PyTorch's indexing_tensor_from_data)."""
+    uint8 when its data is, else int64."""
     cdef Py_ssize_t n, i
     cdef TensorImpl t
     cdef int64_t* p
-    cdef list shape
-    cdef set kinds
-    if isinstance(seq, _np_ndarray):
-        kind = seq.dtype.kind
-        if kind == "b":
-            arr = np.array(seq, dtype=np.bool_, order="C", copy=True)
-        elif seq.dtype == np.uint8:
-            arr = np.array(seq, dtype=np.uint8, order="C", copy=True)
-        elif kind in "iuf":
-            arr = np.array(seq, dtype=np.int64, order="C", copy=True)
-        else:
-            raise TypeError(f"can't convert np.ndarray of type {seq.dtype.type.__module__}.{seq.dtype.type.__name__}. "
-                            "The only supported types are: float64, float32, float16, complex64, complex128, int64, "
-                            "int32, int16, int8, uint64, uint32, uint16, uint8, and bool.")
-        return <TensorImpl>_from_numpy(arr)
     if type(seq) is list:
-        # Common case: a flat list of Python ints.
+        # Common case, kept in C: a flat list of Python ints.
         n = len(<list>seq)
         for i in range(n):
             if not PyLong_CheckExact((<list>seq)[i]):
@@ -297,27 +263,7 @@ cdef TensorImpl _sequence_to_index(object seq):
             for i in range(n):
                 p[i] = _unpack_long((<list>seq)[i])
             return t
-    shape = []
-    kinds = set()
-    _infer(seq, 0, shape, kinds, [])
-    if kinds == {"bool"}:
-        arr = np.array(seq, dtype=np.bool_)
-    else:
-        try:
-            arr = np.array(seq, dtype=np.float64 if _has_float(seq) else np.int64).astype(np.int64)
-        except OverflowError:
-            raise ValueError("Overflow when unpacking long long") from None
-    return <TensorImpl>_from_numpy(np.ascontiguousarray(arr).reshape(shape))
-
-
-cdef bint _has_float(object seq) except -1:
-    if isinstance(seq, (float, np.floating)):
-        return True
-    if PySequence_Check(seq) and not isinstance(seq, (str, bytes)):
-        for item in seq:
-            if _has_float(item):
-                return True
-    return False
+    return <TensorImpl?>_convert_sequence(seq)
 
 
 cdef TensorImpl _bool_index(bint value):
