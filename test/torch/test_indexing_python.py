@@ -276,6 +276,8 @@ SET_ERRORS = [
      "existing size (3) at non-singleton dimension 0.  Target sizes: [4].  Tensor sizes: [3]"),
     ([0, 2], lambda: torch.tensor([1, 2, 3, 4]), RuntimeError, "Index put requires the source and destination dtypes "
      "match, got Double for the destination and Long for the source."),
+    ([0, 2], lambda: torch.tensor([1, 2, 3], dtype=torch.int32), RuntimeError, "shape mismatch: value tensor of "
+     "shape [3] cannot be broadcast to indexing result of shape [2, 4]"),      # the shape is checked first
     ([0, 2], lambda: torch.ones(3, 4, dtype=torch.float64), RuntimeError, "shape mismatch: value tensor of shape "
      "[3, 4] cannot be broadcast to indexing result of shape [2, 4]"),
     (torch.tensor([1, 0, 1], dtype=torch.uint8), lambda: 1.0, RuntimeError, "masked_fill_ only supports boolean "

@@ -17,7 +17,7 @@ from cpython.float cimport PyFloat_Check
 from cpython.long cimport PyLong_AsLongLongAndOverflow, PyLong_Check, PyLong_CheckExact
 from cpython.object cimport PyObject, PyTypeObject, Py_TYPE
 from cpython.sequence cimport PySequence_Check
-from cpython.slice cimport PySlice_Check
+from cpython.slice cimport PySlice_Check, PySlice_Unpack
 from cpython.tuple cimport PyTuple_GET_ITEM, PyTuple_GET_SIZE
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t
 
@@ -169,35 +169,18 @@ cdef Py_ssize_t _unpack_long(object obj) except? -1:
     return <Py_ssize_t>v
 
 
-cdef Py_ssize_t _slice_bound(object obj, Py_ssize_t default) except? -1:
-    """One of a slice's start/stop/step as __PySlice_Unpack reads it (_PyEval_SliceIndex, clipped)."""
-    cdef int overflow = 0
-    cdef long long v
-    if obj is None:
-        return default
-    if not PyLong_Check(obj):
-        if not hasattr(type(obj), "__index__"):
-            raise TypeError("slice indices must be integers or None or have an __index__ method")
-        obj = obj.__index__()
-    v = PyLong_AsLongLongAndOverflow(obj, &overflow)
-    if overflow > 0:
-        return PY_SSIZE_T_MAX
-    if overflow < 0:
-        v = PY_SSIZE_T_MIN
-    if v < _SYMINT_MIN:
+cdef int _unpack_slice(object s, Py_ssize_t* start, Py_ssize_t* stop, Py_ssize_t* step) except -1:
+    """__PySlice_Unpack: None as the defaults, __index__ for the bounds (else CPython's TypeError),
+    zero steps refused (ValueError), bounds clipped to c10::SymInt's range with PyTorch's warning.
+    Negative steps fail later (applySlice), after this unpacking as in PyTorch."""
+    PySlice_Unpack(s, start, stop, step)
+    if step[0] > 0 and (start[0] < _SYMINT_MIN or stop[0] < _SYMINT_MIN):
         warnings.warn("Truncating the start/stop/step of slice. This is likely because of saved old models when the "
                       "start/stop/step were larger.", UserWarning, stacklevel=1)
-        v = _SYMINT_MIN
-    return <Py_ssize_t>v
-
-
-cdef int _unpack_slice(object s, Py_ssize_t* start, Py_ssize_t* stop, Py_ssize_t* step) except -1:
-    cdef slice sl = <slice>s
-    step[0] = _slice_bound(sl.step, 1)
-    if step[0] == 0:
-        raise ValueError("slice step cannot be zero")
-    start[0] = _slice_bound(sl.start, PY_SSIZE_T_MAX if step[0] < 0 else 0)
-    stop[0] = _slice_bound(sl.stop, _SYMINT_MIN if step[0] < 0 else PY_SSIZE_T_MAX)
+        if start[0] < _SYMINT_MIN:
+            start[0] = _SYMINT_MIN
+        if stop[0] < _SYMINT_MIN:
+            stop[0] = _SYMINT_MIN
     return 0
 
 
