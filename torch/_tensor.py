@@ -8,6 +8,8 @@ from typing import Any
 from c10.tensor_impl import TensorImpl, set_tensor_type
 from torch import _tensor_conversions
 from torch._C import _gen_index
+from torch import _indexing as _indexing_setup  # noqa: F401  (gives the Cython indexing numpy's types)
+from torch._C._indexing import getitem as _getitem, setitem as _setitem
 from torch._size import Size
 
 
@@ -48,6 +50,19 @@ class Tensor(TensorImpl):
         if self.dim() == 0:
             raise TypeError("len() of a 0-d tensor")
         return int(self._size_at(0))
+
+    # Indexing is Cython (torch/_C/_indexing.pyx): basic indices build one view in C.
+    __getitem__ = _getitem
+    __setitem__ = _setitem
+
+    def __delitem__(self, index: Any) -> None:
+        raise TypeError("Tensor does not support deleting items")
+
+    def __iter__(self) -> Any:
+        # As PyTorch: rows are views (unbind along dim 0), made up front.
+        if self.dim() == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return iter(self.unbind(0))
 
     def __bool__(self) -> bool:
         if self.numel() != 1:

@@ -774,10 +774,6 @@ def index_put__cpu(TensorImpl self not None, indices, TensorImpl values not None
     check_cpu(self)
     check_cpu(values)
     indices = tuple(indices)
-    if self.scalar_type != values.scalar_type:
-        raise RuntimeError("Index put requires the source and destination dtypes match, got "
-                           f"{type_name(self.scalar_type)} for the destination and {type_name(values.scalar_type)} "
-                           "for the source.")
     check_kernel_dtype(self, "index_put_" if not accumulate else "index_put_with_sort_")
     if len(indices) > self.nd:
         raise IndexError(f"too many indices for tensor of dimension {self.nd} (got {len(indices)})")
@@ -810,6 +806,11 @@ def index_put__cpu(TensorImpl self not None, indices, TensorImpl values not None
         else:
             raise RuntimeError(f"shape mismatch: value tensor of shape {sizes_str(values)} cannot be broadcast to "
                                f"indexing result of shape {shape_str(rsizes, nd)}")
+    # After the shape check, as make_index_put_iterator
+    if self.scalar_type != values.scalar_type:
+        raise RuntimeError("Index put requires the source and destination dtypes match, got "
+                           f"{type_name(self.scalar_type)} for the destination and {type_name(values.scalar_type)} "
+                           "for the source.")
     if info is None:
         p.npre = 0
         p.npost = nd
