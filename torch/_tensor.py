@@ -154,11 +154,6 @@ class Tensor(TensorImpl):
     def __complex__(self) -> complex:
         return complex(self.item())
 
-    def __iter__(self) -> Any:
-        if self.dim() == 0:
-            raise TypeError("iteration over a 0-d tensor")
-        return iter(self.unbind(0))
-
     def __reversed__(self) -> Any:
         return self if self.dim() == 0 else self.flip(0)
 
