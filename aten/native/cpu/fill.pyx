@@ -108,9 +108,23 @@ cdef int fill_pattern(object value, int st, uint64_t* out) except -1:
     return 0
 
 
+cdef enum:
+    BLOCK_BYTES = 4096     # long runs: one block filled by the loop, then copied (memcpy's wide stores)
+
+
 cdef void _fill_run(word_t* p, word_t v, Py_ssize_t n) noexcept nogil:
-    cdef Py_ssize_t k
-    for k in range(n):
+    cdef Py_ssize_t k, block = BLOCK_BYTES // sizeof(word_t), done
+    if n < 4 * block:
+        for k in range(n):
+            p[k] = v
+        return
+    for k in range(block):
+        p[k] = v
+    done = block
+    while done + block <= n:
+        memcpy(p + done, p, BLOCK_BYTES)
+        done += block
+    for k in range(done, n):
         p[k] = v
 
 
@@ -196,6 +210,18 @@ cdef int fill_bits(TensorImpl t, uint64_t pattern) except -1:
                 strides[j] = s
                 sizes[j] = z
                 nd += 1
+        # Merge dims that continue each other in memory (a transposed tensor is one run).
+        j = 0
+        for d in range(1, nd):
+            if strides[j] == strides[d] * sizes[d]:
+                sizes[j] *= sizes[d]
+                strides[j] = strides[d]
+            else:
+                j += 1
+                sizes[j] = sizes[d]
+                strides[j] = strides[d]
+        if nd:
+            nd = j + 1
         n = 1
         for d in range(nd):
             n *= sizes[d]
