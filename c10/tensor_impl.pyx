@@ -9,6 +9,7 @@ from libc.stdint cimport uint64_t
 from c10.scalar_type cimport (dtype, dtype_of, itemsize_of, ST_BOOL, ST_INT64, ST_FLOAT64)
 from c10.storage cimport Storage, cpu_storage, borrowed_storage
 from c10.dispatch_key cimport backend_key_set
+from cpython.long cimport PyLong_AsSsize_t, PyLong_CheckExact
 
 from c10 import device as _device_mod
 from c10.scalar_type import dtype_from_numpy
@@ -215,6 +216,9 @@ cdef int sizes_from_sequence(object seq, Py_ssize_t* out, str what) except -1:
         raise RuntimeError(f"Ember tensors have at most {MAX_DIMS} dimensions, got {n}")
     for i in range(n):
         v = seq[i]
+        if PyLong_CheckExact(v):                # the common case: no __index__ lookup
+            out[i] = PyLong_AsSsize_t(v)
+            continue
         if isinstance(v, bool) or not hasattr(v, "__index__"):
             raise TypeError(f"{what} must be a tuple of ints, but got {type(v).__name__} at position {i}")
         out[i] = v.__index__()

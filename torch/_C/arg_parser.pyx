@@ -8,6 +8,10 @@ matches the call as it is: `torch.lerp(x, y, 0.5)` picks lerp.Scalar, `torch.eq(
 has no bound eq.Scalar) wraps the 1 for eq.Tensor.
 """
 from libc.stdint cimport uint64_t
+from cpython.float cimport PyFloat_CheckExact
+from cpython.list cimport PyList_CheckExact
+from cpython.long cimport PyLong_CheckExact
+from cpython.tuple cimport PyTuple_CheckExact
 from c10.scalar_type cimport dtype
 from c10.tensor_impl cimport TensorImpl, wrap_number
 from c10.dispatch_key cimport DK_CPU, DK_CUDA
@@ -40,16 +44,28 @@ cdef inline str _type_name(object obj):
 
 
 cdef inline bint _is_int(object obj):
+    # Exact ints, tuples, lists and floats first: the common cases, without a hasattr probe.
+    if PyLong_CheckExact(obj):
+        return True
+    if PyTuple_CheckExact(obj) or PyList_CheckExact(obj) or PyFloat_CheckExact(obj):
+        return False
     return not isinstance(obj, bool) and (isinstance(obj, int) or (hasattr(obj, "__index__") and not isinstance(obj, TensorImpl)))
 
 
 cdef object _int_list(object obj, bint allow_single):
+    cdef bint exact = True
     if _is_int(obj):
         return (obj.__index__(),) if allow_single else NO_MATCH
     if isinstance(obj, (tuple, list)):
         for v in obj:
+            if PyLong_CheckExact(v):
+                continue
             if not _is_int(v):
                 return NO_MATCH
+            exact = False
+        if exact:
+            # Exact ints are their own __index__(); a tuple of them is passed as it is.
+            return obj if PyTuple_CheckExact(obj) else tuple(obj)
         return tuple([v.__index__() for v in obj])
     return NO_MATCH
 
@@ -125,6 +141,13 @@ cdef object _tensor_list(object obj, bint allow_none):
     return tuple(obj)
 
 
+cdef bint _all_ints(tuple args):
+    for a in args:
+        if not _is_int(a):
+            return False
+    return True
+
+
 cdef class Param:
     def __init__(self, str name, int type, bint kwonly, bint has_default, object default, bint allow_numbers):
         self.name = name
@@ -166,8 +189,8 @@ cdef class Signature:
         cdef Param first
         first = self.params[0] if self.params else None
         # torch.zeros(2, 3): an int-list first parameter also takes its ints as varargs.
-        if (first is not None and first.type == P_INT_LIST and self.npositional == 1 and nargs >= 1
-                and all([_is_int(a) for a in args])):
+        if first is not None and first.type == P_INT_LIST and self.npositional == 1 and nargs >= 1 \
+                and _all_ints(args):
             args = (args,)
             nargs = 1
         if nargs > self.npositional:

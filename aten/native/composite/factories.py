@@ -1,5 +1,7 @@
 """Creation operators for every backend (CompositeExplicitAutograd): zeros, ones, full and the
-*_like ops are an empty tensor on the requested backend, then fill_; arange, linspace,
+*_like / new_* ops are an empty tensor on the requested backend, then fill_ (on the CPU, zeros,
+ones, full and scalar_tensor have their own kernels in aten/native/cpu/empty.pyx, and the
+*_like / new_* ops take its one-step path); arange, linspace,
 logspace and eye are filled on the CPU (aten/native/cpu/factories.pyx) and copied to the
 device when another is asked for."""
 from __future__ import annotations
@@ -8,6 +10,7 @@ import math
 from typing import Any
 
 from aten.dispatcher import find_operator
+from aten.native.cpu import empty as _cpu_new
 from aten.native.cpu import factories as _fills
 from aten.native.cpu import shape as _shape
 from aten.native.cpu import views as _views
@@ -18,6 +21,7 @@ _empty = find_operator("empty.memory_format")
 _empty_strided = find_operator("empty_strided")
 _fill = find_operator("fill_.Scalar")
 _copy = find_operator("copy_")
+_EMPTY = _cpu_new.EMPTY
 
 
 def full(size: Any, fill_value: Any, dtype: Any = None, layout: Any = None, device: Any = None,
@@ -33,6 +37,8 @@ def full(size: Any, fill_value: Any, dtype: Any = None, layout: Any = None, devi
 
 
 def zeros(size: Any, dtype: Any = None, layout: Any = None, device: Any = None, pin_memory: Any = None) -> Any:
+    if any(s < 0 for s in size):
+        raise RuntimeError("zeros: Dimension size must be non-negative.")
     return _fill(_empty(size, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory), 0)
 
 
@@ -40,19 +46,16 @@ def ones(size: Any, dtype: Any = None, layout: Any = None, device: Any = None, p
     return _fill(_empty(size, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory), 1)
 
 
-# -- *_like, clone, zero_ ------------------------------------------------------------------------
-
-def _cpu_like(self: Any, layout: Any, device: Any, pin_memory: Any) -> bool:
-    """The CPU fast path applies: a CPU tensor made like a CPU tensor, default layout."""
-    return (self.device.type == "cpu" and (device is None or device.type == "cpu")
-            and (layout is None or layout is _layout.strided) and not pin_memory)
-
+# -- *_like, new_*, clone, zero_ -------------------------------------------------------------------
+# On the CPU (a CPU self made on the CPU, strided) the tensor is allocated and filled in one
+# Cython call (aten/native/cpu/empty.pyx); other devices go through empty_like / empty and fill_.
 
 def empty_like(self: Any, dtype: Any = None, layout: Any = None, device: Any = None, pin_memory: Any = None,
                memory_format: Any = None) -> Any:
     """A new tensor of self's shape; preserve_format (the default) keeps self's stride order."""
-    if _cpu_like(self, layout, device, pin_memory):
-        return _shape.new_like_cpu(self, dtype, memory_format)
+    out = _cpu_new.filled_like_cpu(self, _EMPTY, dtype, layout, device, pin_memory, memory_format)
+    if out is not None:
+        return out
     size = self._sizes()
     mf = _layout.preserve_format if memory_format is None else memory_format
     if mf is _layout.preserve_format:
@@ -72,8 +75,9 @@ def empty_like(self: Any, dtype: Any = None, layout: Any = None, device: Any = N
 
 def _filled_like(self: Any, value: Any, dtype: Any, layout: Any, device: Any, pin_memory: Any,
                  memory_format: Any) -> Any:
-    if _cpu_like(self, layout, device, pin_memory):
-        return _shape.fill_cpu(_shape.new_like_cpu(self, dtype, memory_format), value)
+    out = _cpu_new.filled_like_cpu(self, value, dtype, layout, device, pin_memory, memory_format)
+    if out is not None:
+        return out
     return _fill(empty_like(self, dtype, layout, device, pin_memory, memory_format), value)
 
 
@@ -90,6 +94,42 @@ def ones_like(self: Any, dtype: Any = None, layout: Any = None, device: Any = No
 def full_like(self: Any, fill_value: Any, dtype: Any = None, layout: Any = None, device: Any = None,
               pin_memory: Any = None, memory_format: Any = None) -> Any:
     return _filled_like(self, fill_value, dtype, layout, device, pin_memory, memory_format)
+
+
+def _new_filled(self: Any, size: Any, value: Any, dtype: Any, layout: Any, device: Any, pin_memory: Any) -> Any:
+    """new_*: self's dtype and device unless given (new_full does not infer a dtype from the value)."""
+    out = _cpu_new.new_filled_cpu(self, size, value, dtype, layout, device, pin_memory)
+    if out is not None:
+        return out
+    out = _empty(size, dtype=self.dtype if dtype is None else dtype, layout=layout,
+                 device=self.device if device is None else device, pin_memory=pin_memory)
+    return out if value is _EMPTY else _fill(out, value)
+
+
+def new_empty(self: Any, size: Any, dtype: Any = None, layout: Any = None, device: Any = None,
+              pin_memory: Any = None) -> Any:
+    return _new_filled(self, size, _EMPTY, dtype, layout, device, pin_memory)
+
+
+def new_zeros(self: Any, size: Any, dtype: Any = None, layout: Any = None, device: Any = None,
+              pin_memory: Any = None) -> Any:
+    return _new_filled(self, size, 0, dtype, layout, device, pin_memory)
+
+
+def new_ones(self: Any, size: Any, dtype: Any = None, layout: Any = None, device: Any = None,
+             pin_memory: Any = None) -> Any:
+    return _new_filled(self, size, 1, dtype, layout, device, pin_memory)
+
+
+def new_full(self: Any, size: Any, fill_value: Any, dtype: Any = None, layout: Any = None, device: Any = None,
+             pin_memory: Any = None) -> Any:
+    return _new_filled(self, size, fill_value, dtype, layout, device, pin_memory)
+
+
+def new_empty_strided(self: Any, size: Any, stride: Any, dtype: Any = None, layout: Any = None, device: Any = None,
+                      pin_memory: Any = None) -> Any:
+    return _empty_strided(size, stride, dtype=self.dtype if dtype is None else dtype, layout=layout,
+                          device=self.device if device is None else device, pin_memory=pin_memory)
 
 
 def clone(self: Any, memory_format: Any = None) -> Any:
