@@ -38,6 +38,7 @@ cdef enum:
     COLS_BYTES = 1 << 25      # unfold at most this many bytes of columns at a time (32 MiB)
     TILE_BYTES = 1 << 19      # a band of columns the GEMM reads back from the L2 cache (512 KiB)
     MIN_COLS = 256            # columns per GEMM below which BLAS loses efficiency
+    SMALL_GEMM = 64           # GEMMs with fewer (rows x inner) than this are loops (depthwise)
 
 
 # _DIRECT_BLAS: the big-image forward calls BLAS's GEMM itself, from an OpenMP loop over bands of
@@ -153,47 +154,154 @@ cdef void _im2col(const ntype* x, ntype* cols, Py_ssize_t images, Py_ssize_t C, 
                 dst += Wo
 
 
+# The depthwise row kernel in C, compiled twice (AVX2+FMA and the baseline, which is all the
+# build's -march gives) with GCC picking one at load time for this CPU: the loop is a
+# multiply-add over a row, so the vector width is its speed.
+cdef extern from *:
+    """
+    #if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__)
+    #define EMBER_CLONES __attribute__((target_clones("avx2,fma", "default")))
+    #else
+    #define EMBER_CLONES
+    #endif
+    #define EMBER_DW_ROW(NAME, T) \
+    EMBER_CLONES static void NAME(T* dst, const T* src, T wv, Py_ssize_t lo, Py_ssize_t hi, Py_ssize_t sw) { \
+        Py_ssize_t ow; \
+        if (sw == 1) { for (ow = lo; ow < hi; ow++) dst[ow] += wv * src[ow]; } \
+        else { for (ow = lo; ow < hi; ow++) dst[ow] += wv * src[ow * sw]; } \
+    }
+    EMBER_DW_ROW(ember_dw_row_f32, float)
+    EMBER_DW_ROW(ember_dw_row_f64, double)
+    """
+    void ember_dw_row_f32(float* dst, const float* src, float wv, Py_ssize_t lo, Py_ssize_t hi,
+                          Py_ssize_t sw) noexcept nogil
+    void ember_dw_row_f64(double* dst, const double* src, double wv, Py_ssize_t lo, Py_ssize_t hi,
+                          Py_ssize_t sw) noexcept nogil
+
+
 ctypedef fused ftype:
     float
     double
 
 
-cdef void _conv_bands(const ftype* x, const ftype* w, const ftype* bias, ftype* out, ftype* cols, Py_ssize_t N,
-                      Py_ssize_t C, Py_ssize_t H, Py_ssize_t W, Py_ssize_t Cout, Py_ssize_t G, Py_ssize_t kh,
-                      Py_ssize_t kw, Py_ssize_t sh, Py_ssize_t sw, Py_ssize_t ph, Py_ssize_t pw, Py_ssize_t dh,
-                      Py_ssize_t dw, Py_ssize_t Ho, Py_ssize_t Wo, Py_ssize_t rows, int nt) noexcept nogil:
-    """The forward convolution in tasks of one band of `rows` output rows of one image: unfold the
-    band into this thread's `cols` buffer (R x rows*Wo), then one GEMM per group writes the band of
-    out[n, g] (rows L apart) and the bias is added while it is still in the cache. BLAS is
-    single-threaded here (see _DIRECT_BLAS); the tasks are shared out dynamically, so a core that
-    other work slows down takes fewer."""
-    cdef Py_ssize_t R = C * kh * kw, K = R // G, M = Cout // G, L = Ho * Wo, bands = (Ho + rows - 1) // rows
-    cdef Py_ssize_t task, n, oh0, oh1, T, g, co, t
-    cdef ftype* buf
+cdef void _gemm_into(const ftype* a, const ftype* b, ftype* c, Py_ssize_t M, Py_ssize_t T, Py_ssize_t K,
+                     Py_ssize_t ldc) noexcept nogil:
+    """c (M x T, rows ldc apart) = a (M x K) @ b (K x T), both contiguous. Products too small for
+    a BLAS call to pay (depthwise convolutions: 1 x 9 per group) are multiply-adds over the rows."""
+    cdef Py_ssize_t co, kk, t
     cdef ftype* dst
+    cdef const ftype* src
+    cdef ftype av
+    if M * K < SMALL_GEMM:
+        for co in range(M):
+            dst = c + co * ldc
+            av = a[co * K]
+            for t in range(T):
+                dst[t] = av * b[t]
+            for kk in range(1, K):
+                av = a[co * K + kk]
+                src = b + kk * T
+                for t in range(T):
+                    dst[t] = dst[t] + av * src[t]
+    elif ftype is float:
+        _sgemm(CBLAS_ROW_MAJOR, CBLAS_NO_TRANS, CBLAS_NO_TRANS, M, T, K, 1.0, a, K, b, T, 0.0, c, ldc)
+    else:
+        _dgemm(CBLAS_ROW_MAJOR, CBLAS_NO_TRANS, CBLAS_NO_TRANS, M, T, K, 1.0, a, K, b, T, 0.0, c, ldc)
+
+
+cdef void _conv_tasks(const ftype* x, const ftype* w, const ftype* bias, ftype* out, ftype* cols, ftype* prod,
+                      Py_ssize_t N, Py_ssize_t C, Py_ssize_t H, Py_ssize_t W, Py_ssize_t Cout, Py_ssize_t G,
+                      Py_ssize_t kh, Py_ssize_t kw, Py_ssize_t sh, Py_ssize_t sw, Py_ssize_t ph, Py_ssize_t pw,
+                      Py_ssize_t dh, Py_ssize_t dw, Py_ssize_t Ho, Py_ssize_t Wo, Py_ssize_t rows, Py_ssize_t imgs,
+                      int nt) noexcept nogil:
+    """The forward convolution as tasks, shared out dynamically over nt threads (a core that other
+    work slows down takes fewer); BLAS is single-threaded in here (see _DIRECT_BLAS).
+    A task is a band of `rows` output rows of one image (imgs == 1): unfold it into this thread's
+    `cols` buffer (R x rows*Wo), one GEMM per group writes the band of out[n, g] (rows L apart),
+    and the bias is added while the band is in the cache. Or (small images, rows == Ho) `imgs`
+    whole images: unfolded as (R, imgs, L), one GEMM per group into this thread's `prod`
+    (Cout/G x imgs*L), copied (with the bias) into each image's channels."""
+    cdef Py_ssize_t R = C * kh * kw, K = R // G, M = Cout // G, L = Ho * Wo, bands = (Ho + rows - 1) // rows
+    cdef Py_ssize_t task, n0, cnt, oh0, oh1, T, g, co, i, t
+    cdef ftype* buf
+    cdef ftype* pb
+    cdef ftype* dst
+    cdef const ftype* src
     cdef ftype bv
-    for task in prange(N * bands, num_threads=nt, schedule="dynamic", chunksize=1):
-        buf = cols + threadid() * R * rows * Wo
-        n = task // bands
+    for task in prange(((N + imgs - 1) // imgs) * bands, num_threads=nt, schedule="dynamic", chunksize=1):
+        buf = cols + threadid() * R * imgs * rows * Wo
+        n0 = (task // bands) * imgs
+        cnt = N - n0
+        if cnt > imgs:
+            cnt = imgs
         oh0 = (task % bands) * rows
         oh1 = oh0 + rows
         if oh1 > Ho:
             oh1 = Ho
         T = (oh1 - oh0) * Wo
-        _im2col(x + n * C * H * W, buf, 1, C, H, W, kh, kw, sh, sw, ph, pw, dh, dw, Wo, oh0, oh1)
-        for g in range(G):
-            if ftype is float:
-                _sgemm(CBLAS_ROW_MAJOR, CBLAS_NO_TRANS, CBLAS_NO_TRANS, M, T, K, 1.0, w + g * M * K, K,
-                       buf + g * K * T, T, 0.0, out + (n * Cout + g * M) * L + oh0 * Wo, L)
-            else:
-                _dgemm(CBLAS_ROW_MAJOR, CBLAS_NO_TRANS, CBLAS_NO_TRANS, M, T, K, 1.0, w + g * M * K, K,
-                       buf + g * K * T, T, 0.0, out + (n * Cout + g * M) * L + oh0 * Wo, L)
+        _im2col(x + n0 * C * H * W, buf, cnt, C, H, W, kh, kw, sh, sw, ph, pw, dh, dw, Wo, oh0, oh1)
+        if imgs == 1:
+            for g in range(G):
+                _gemm_into(w + g * M * K, buf + g * K * T, out + (n0 * Cout + g * M) * L + oh0 * Wo, M, T, K, L)
+            if bias != NULL:
+                for co in range(Cout):
+                    dst = out + (n0 * Cout + co) * L + oh0 * Wo
+                    bv = bias[co]
+                    for t in range(T):
+                        dst[t] = dst[t] + bv
+        else:
+            pb = prod + threadid() * M * imgs * L
+            for g in range(G):
+                _gemm_into(w + g * M * K, buf + g * K * cnt * L, pb, M, cnt * L, K, cnt * L)
+                for i in range(cnt):
+                    for co in range(M):
+                        dst = out + ((n0 + i) * Cout + g * M + co) * L
+                        src = pb + (co * cnt + i) * L
+                        bv = 0
+                        if bias != NULL:
+                            bv = bias[g * M + co]
+                        for t in range(L):
+                            dst[t] = src[t] + bv
+
+
+cdef void _depthwise(const ftype* x, const ftype* w, const ftype* bias, ftype* out, Py_ssize_t N, Py_ssize_t C,
+                     Py_ssize_t H, Py_ssize_t W, Py_ssize_t Cout, Py_ssize_t kh, Py_ssize_t kw, Py_ssize_t sh,
+                     Py_ssize_t sw, Py_ssize_t ph, Py_ssize_t pw, Py_ssize_t dh, Py_ssize_t dw, Py_ssize_t Ho,
+                     Py_ssize_t Wo, int nt) noexcept nogil:
+    """One input channel per group (groups == C): each output row is the sum over the kernel taps
+    of a weight times a run of an input row, with no columns at all. A task is one output plane."""
+    cdef Py_ssize_t M = Cout // C, plane, n, co, oh, i, j, ih, iw0, lo, hi, ow
+    cdef ftype* dst
+    cdef const ftype* src
+    cdef ftype wv, bv
+    for plane in prange(N * Cout, num_threads=nt, schedule="dynamic", chunksize=1):
+        n = plane // Cout
+        co = plane % Cout
+        bv = 0
         if bias != NULL:
-            for co in range(Cout):
-                dst = out + (n * Cout + co) * L + oh0 * Wo
-                bv = bias[co]
-                for t in range(T):
-                    dst[t] = dst[t] + bv
+            bv = bias[co]
+        for oh in range(Ho):
+            dst = out + (plane * Ho + oh) * Wo
+            for ow in range(Wo):
+                dst[ow] = bv
+            for i in range(kh):
+                ih = oh * sh - ph + i * dh
+                if ih < 0 or ih >= H:
+                    continue
+                for j in range(kw):
+                    wv = w[(co * kh + i) * kw + j]
+                    iw0 = j * dw - pw
+                    lo = _ceil_div(-iw0, sw)
+                    if lo < 0:
+                        lo = 0
+                    hi = _ceil_div(W - iw0, sw)
+                    if hi > Wo:
+                        hi = Wo
+                    src = x + ((n * C + co // M) * H + ih) * W + iw0
+                    if ftype is float:
+                        ember_dw_row_f32(dst, src, wv, lo, hi, sw)
+                    else:
+                        ember_dw_row_f64(dst, src, wv, lo, hi, sw)
 
 
 cdef void _col2im(const ntype* cols, ntype* out, Py_ssize_t C, Py_ssize_t H, Py_ssize_t W, Py_ssize_t kh,
@@ -361,23 +469,15 @@ cdef object _add_bias(TensorImpl out, object bias):
         o += b.reshape((1, -1) + (1,) * (out.nd - 2))
 
 
-cdef Py_ssize_t _tile_bytes = TILE_BYTES, _min_cols = MIN_COLS
-
-
-def _tune(Py_ssize_t tile, Py_ssize_t mincols):
-    global _tile_bytes, _min_cols
-    _tile_bytes = tile
-    _min_cols = mincols
-
-
 cdef object _conv_forward(TensorImpl input, TensorImpl weight, object bias, tuple stride, tuple padding,
                           tuple dilation, Py_ssize_t groups, int k):
     cdef Py_ssize_t N = input.sizes[0], C = input.sizes[1], Cout = weight.sizes[0]
-    cdef Py_ssize_t H, W, kh, kw, Ho, Wo, L, K, R, G = groups, n, n0, n1, chunk, rows, oh0, oh1, T, image
+    cdef Py_ssize_t H, W, kh, kw, Ho, Wo, L, K, R, G = groups, n, n0, n1, chunk, rows, oh0, oh1, T, image, imgs
     cdef int st = input.scalar_type, nt, saved
     cdef Py_ssize_t sh = stride[0], sw = stride[1], ph = padding[0], pw = padding[1], dh = dilation[0], dw = dilation[1]
-    cdef TensorImpl x, out, cols, wc
+    cdef TensorImpl x, out, cols, wc, prod
     cdef char* xp
+    cdef char* pp
     cdef char* cp
     cdef char* wp
     cdef char* bp
@@ -407,36 +507,62 @@ cdef object _conv_forward(TensorImpl input, TensorImpl weight, object bias, tupl
         return out
     xp = x.data()
     image = C * H * W * x.itemsize
-    if L >= _min_cols and ((st == ST_FLOAT32 and _sgemm != NULL) or (st == ST_FLOAT64 and _dgemm != NULL)):
-        rows = max(1, _tile_bytes // (R * Wo * x.itemsize))
-        rows = min(Ho, max(rows, _ceil_div(_min_cols, Wo)))
+    if G == C and G > 1 and (st == ST_FLOAT32 or st == ST_FLOAT64):
+        # depthwise: a direct loop (per-group GEMMs would be 1 x kh*kw)
         nt = num_threads()
-        if nt > N * _ceil_div(Ho, rows):
-            nt = N * _ceil_div(Ho, rows)
-        cols = new_tensor((nt * R * rows * Wo,), st)
+        wc = contiguous(weight)
+        bc = None if bias is None else contiguous(<TensorImpl>bias)
+        wp = wc.data()
+        bp = NULL if bc is None else (<TensorImpl>bc).data()
+        op = out.data()
+        with nogil:
+            if st == ST_FLOAT32:
+                _depthwise(<const float*>xp, <const float*>wp, <const float*>bp, <float*>op, N, C, H, W, Cout, kh, kw,
+                           sh, sw, ph, pw, dh, dw, Ho, Wo, nt)
+            else:
+                _depthwise(<const double*>xp, <const double*>wp, <const double*>bp, <double*>op, N, C, H, W, Cout, kh,
+                           kw, sh, sw, ph, pw, dh, dw, Ho, Wo, nt)
+        return out
+    if (st == ST_FLOAT32 and _sgemm != NULL) or (st == ST_FLOAT64 and _dgemm != NULL):
+        nt = num_threads()
+        if L >= MIN_COLS:
+            # bands of whole output rows, unfolded small enough to stay in the L2 cache
+            imgs = 1
+            rows = max(1, TILE_BYTES // (R * Wo * x.itemsize))
+            rows = min(Ho, max(rows, _ceil_div(MIN_COLS, Wo)))
+        else:
+            # whole images, enough for a GEMM wide enough, but at least two tasks a thread
+            rows = Ho
+            imgs = max(_ceil_div(MIN_COLS, L), TILE_BYTES // (R * L * x.itemsize))
+            imgs = max(1, min(imgs, N // (2 * nt)))
+        if nt > _ceil_div(N, imgs) * _ceil_div(Ho, rows):
+            nt = _ceil_div(N, imgs) * _ceil_div(Ho, rows)
+        cols = new_tensor((nt * R * imgs * rows * Wo,), st)
+        prod = new_tensor((nt * (Cout // G) * imgs * L if imgs > 1 else 0,), st)
         wc = contiguous(weight)
         bc = None if bias is None else contiguous(<TensorImpl>bias)
         wp = wc.data()
         bp = NULL if bc is None else (<TensorImpl>bc).data()
         op = out.data()
         cp = cols.data()
+        pp = prod.data()
         with nogil:
             saved = _blas_get_threads()
             _blas_set_threads(1)
             if st == ST_FLOAT32:
-                _conv_bands(<const float*>xp, <const float*>wp, <const float*>bp, <float*>op, <float*>cp, N, C, H,
-                            W, Cout, G, kh, kw, sh, sw, ph, pw, dh, dw, Ho, Wo, rows, nt)
+                _conv_tasks(<const float*>xp, <const float*>wp, <const float*>bp, <float*>op, <float*>cp, <float*>pp,
+                            N, C, H, W, Cout, G, kh, kw, sh, sw, ph, pw, dh, dw, Ho, Wo, rows, imgs, nt)
             else:
-                _conv_bands(<const double*>xp, <const double*>wp, <const double*>bp, <double*>op, <double*>cp, N, C,
-                            H, W, Cout, G, kh, kw, sh, sw, ph, pw, dh, dw, Ho, Wo, rows, nt)
+                _conv_tasks(<const double*>xp, <const double*>wp, <const double*>bp, <double*>op, <double*>cp,
+                            <double*>pp, N, C, H, W, Cout, G, kh, kw, sh, sw, ph, pw, dh, dw, Ho, Wo, rows, imgs, nt)
             _blas_set_threads(saved)
         return out
-    if L >= _min_cols:
+    if L >= MIN_COLS:
         # Big images: unfold a band of output rows of one image at a time, small enough to stay
         # in the L2 cache for the GEMM that reads it back, and multiply it straight into the
         # output: W[g] (Cout/G, K) @ cols[g] (K, T) is the slice out[n, g, :, band] (rows L apart).
-        rows = max(1, _tile_bytes // (R * Wo * x.itemsize))
-        rows = max(rows, _ceil_div(_min_cols, Wo))
+        rows = max(1, TILE_BYTES // (R * Wo * x.itemsize))
+        rows = max(rows, _ceil_div(MIN_COLS, Wo))
         if rows > Ho:
             rows = Ho
         cols = new_tensor((R * rows * Wo,), st)
@@ -457,7 +583,7 @@ cdef object _conv_forward(TensorImpl input, TensorImpl weight, object bias, tupl
     # Small images: unfold several at a time, laid out (C*kh*kw, images, L) so that one GEMM per
     # group covers them, (Cout/G, K) @ (K, images * L), transposed into (images, Cout/G, L): one
     # copy of the output buys far fewer BLAS calls (and thread hand-overs)
-    chunk = max(_ceil_div(_min_cols, L), _tile_bytes // (R * L * x.itemsize))
+    chunk = max(_ceil_div(MIN_COLS, L), TILE_BYTES // (R * L * x.itemsize))
     chunk = max(1, min(chunk, COLS_BYTES // (R * L * x.itemsize), N))
     cols = new_tensor((R * chunk * L,), st)
     cp = cols.data()
