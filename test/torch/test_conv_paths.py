@@ -1,12 +1,12 @@
 """conv2d/conv1d through each of the forward kernel's paths, against a float64 NumPy reference.
 
-aten/native/cpu/conv.pyx picks a path by shape and dtype: images with at least 256 output
-positions go in bands of output rows (float32/float64: unfolded per thread and multiplied by
-BLAS's GEMM inside one OpenMP region; other dtypes: the same bands through np.matmul), smaller
-images are unfolded several at a time for one GEMM, and a 1x1 stride-1 unpadded convolution is
-a plain GEMM. The OpInfo samples (test/opinfo/nn.py) are small, so they only reach the second
-and third; these cases reach the first with strides, dilation, groups, padding, bias, views and
-both thread counts.
+aten/native/cpu/conv.pyx picks a path by shape and dtype. float32/float64: a 1x1 stride-1
+unpadded convolution is a plain GEMM; depthwise ones (groups == channels) a direct loop; the
+rest tasks on OpenMP threads calling BLAS's GEMM, a task being a band of output rows of one
+image (images with at least 256 output positions) or several small images, with tiny per-group
+products done as loops. Integers: bands through np.matmul, or several small images per GEMM.
+The OpInfo samples (test/opinfo/nn.py) are small; these cases reach the other paths with
+strides, dilation, groups, padding, bias, views and both thread counts.
 """
 from __future__ import annotations
 
@@ -57,12 +57,15 @@ def threads(request):
     torch.set_num_threads(saved)
 
 
-# (input shape, weight shape, kwargs): every one has >= 256 output positions per image
+# (input shape, weight shape, kwargs): >= 256 output positions per image unless marked
 BANDED = [
     ((3, 5, 20, 18), (7, 5, 3, 3), dict(padding=1)),
     ((2, 4, 41, 37), (6, 4, 3, 3), dict(stride=2, padding=(2, 1), dilation=2)),
     ((2, 6, 24, 20), (6, 3, 3, 3), dict(padding=1, groups=2)),
-    ((2, 6, 24, 20), (6, 1, 3, 3), dict(padding=1, groups=6)),          # depthwise
+    ((2, 6, 24, 20), (6, 1, 3, 3), dict(padding=1, groups=6)),          # depthwise: a direct loop
+    ((2, 4, 41, 37), (8, 1, 3, 5), dict(stride=2, padding=(1, 3), dilation=(2, 1), groups=4)),   # multiplier 2
+    ((3, 3, 5, 6), (3, 1, 3, 3), dict(padding=2, groups=3)),             # depthwise, small images
+    ((2, 4, 21, 19), (4, 2, 1, 3), dict(padding=(0, 1), groups=2)),      # 1 x 6 per group: a loop, not BLAS
     ((1, 3, 30, 41), (4, 3, 3, 5), dict(stride=(1, 2), padding=(0, 2))),
     ((2, 3, 33, 35), (5, 3, 1, 1), dict(stride=2)),                    # 1x1, strided: unfolded
     ((2, 3, 17, 16), (5, 3, 1, 1), dict(padding=1)),                   # 1x1, padded: unfolded
@@ -159,6 +162,18 @@ def test_conv1d_long_sequences_take_the_banded_path(dtype, threads):
     want = _ref(x[:, :, None], w[:, :, None], b, (1, 1), (0, 2), (1, 2), 2)[:, :, 0]
     tol = 1e-4 if dtype == np.float32 else 1e-12
     np.testing.assert_allclose(got.numpy(), want, rtol=tol, atol=tol * 10)
+
+
+def test_conv2d_from_several_python_threads_at_once_gives_the_serial_results():
+    # the banded path sets BLAS's (global) thread count while any convolution is inside it
+    from concurrent.futures import ThreadPoolExecutor
+    cases = [(torch.from_numpy(_rand((2, 8, 24 + i, 20), np.float32, 30 + i)),
+              torch.from_numpy(_rand((6, 8, 3, 3), np.float32, 40 + i))) for i in range(6)]
+    serial = [torch.conv2d(x, w, padding=1).numpy().copy() for x, w in cases]
+    with ThreadPoolExecutor(3) as pool:
+        for _ in range(3):
+            got = list(pool.map(lambda c: torch.conv2d(c[0], c[1], padding=1).numpy(), cases))
+            assert all(np.array_equal(a, b) for a, b in zip(got, serial))
 
 
 def test_conv2d_leaves_numpys_blas_usable():

@@ -1,12 +1,17 @@
-"""aten::convolution on CPU (1-D and 2-D, plain and transposed, any groups): im2col + GEMM.
+"""aten::convolution on CPU (1-D and 2-D, plain and transposed, any groups).
 
-Forward: the receptive fields of a chunk of images (up to 32 MiB of columns) are unfolded into
-columns laid out (C * kH * kW, images, Ho * Wo), and one BLAS GEMM per group covers the chunk:
-W[g] @ cols[g], transposed into the output. A 1x1 convolution with stride 1 and no padding
-uses the input itself as its columns. Transposed: the GEMM
-W[g]^T @ x[n, g] gives the columns and col2im adds them into the zeroed output. im2col and
-col2im run over channels on OpenMP threads; the GEMMs use BLAS's threads. 1-D convolutions are
-2-D ones with a height of 1. The checks and messages are PyTorch's (ConvUtils.h).
+Forward, float32/float64 (the benchmarked case): a 1x1 stride-1 unpadded convolution is one
+batched GEMM (the input is its own column matrix); a depthwise one (groups == channels) is a
+direct loop over rows (_depthwise); everything else is im2col + GEMM in tasks on OpenMP threads
+(_conv_tasks, see _DIRECT_BLAS): a task unfolds a band of output rows of one image into a
+per-thread buffer that stays in the L2 cache (at most 512 KiB, at least 256 columns) and BLAS
+multiplies it straight into the NCHW output (W[g] @ cols[g] is the band of out[n, g], no
+transpose or copy); images under 256 output positions go several to a task, one GEMM over all
+of them, copied into place. The GEMM is OpenBLAS's, single-threaded inside the region. Other
+dtypes (no BLAS) use np.matmul on the same bands, or on several small images at a time.
+Transposed: the GEMM W[g]^T @ x[n, g] gives the columns and col2im adds them into the zeroed
+output. 1-D convolutions are 2-D ones with a height of 1. The checks and messages are
+PyTorch's (ConvUtils.h).
 """
 import numpy as np
 
@@ -28,11 +33,12 @@ ctypedef fused ntype:
     int8_t
     uint8_t
 
-# _BLAS_NEIGHBOURS: im2col and col2im run between BLAS calls, whose worker threads keep
-# spinning for a while after each GEMM (OpenBLAS, like libgomp, busy-waits before sleeping). An
-# OpenMP region there fights those spinning threads for the cores: on two cores conv2d took
-# 64-74 ms with a 2-thread im2col against 38 ms with a serial one (BLAS on 2 threads in both).
-# So the unfolding is serial and the GEMMs get the threads.
+# _BLAS_NEIGHBOURS: where im2col and col2im run between multi-threaded BLAS calls (the np.matmul
+# paths: transposed convolutions, integers), BLAS's worker threads keep spinning for a while
+# after each GEMM (OpenBLAS, like libgomp, busy-waits before sleeping), and an OpenMP region
+# there fights them for the cores: on two cores conv2d took 64-74 ms with a 2-thread im2col
+# against 38 ms with a serial one. So there the unfolding is serial and the GEMMs get the
+# threads; in _conv_tasks BLAS is single-threaded and the tasks get them.
 
 cdef enum:
     COLS_BYTES = 1 << 25      # unfold at most this many bytes of columns at a time (32 MiB)
@@ -102,6 +108,24 @@ cdef void _find_blas():
 
 _find_blas()
 
+cdef int _blas_users = 0, _blas_saved_threads = 1
+
+
+cdef void _blas_single_threaded(bint enter):
+    """BLAS's thread count is global: set it to 1 while any thread is in a _conv_tasks region and
+    put back what it was when the last one leaves (under the GIL, so concurrent convolutions
+    from several Python threads neither race nor leave it at 1)."""
+    global _blas_users, _blas_saved_threads
+    if enter:
+        if _blas_users == 0:
+            _blas_saved_threads = _blas_get_threads()
+            _blas_set_threads(1)
+        _blas_users += 1
+    else:
+        _blas_users -= 1
+        if _blas_users == 0:
+            _blas_set_threads(_blas_saved_threads)
+
 
 cdef inline Py_ssize_t _ceil_div(Py_ssize_t a, Py_ssize_t b) noexcept nogil:
     # b > 0
@@ -115,7 +139,7 @@ cdef void _im2col(const ntype* x, ntype* cols, Py_ssize_t images, Py_ssize_t C, 
     covers them all: with T = (oh1 - oh0) * Wo,
     cols[(c*kh + i)*kw + j, n, (oh - oh0)*Wo + ow] = x[n, c, oh*sh - ph + i*dh, ow*sw - pw + j*dw]
     (0 outside the input). Each (row, oh) is one contiguous run (a memcpy when sw == 1) between
-    zero fills for the padding. Serial: see _BLAS_NEIGHBOURS."""
+    zero fills for the padding. Serial (one call per task in _conv_tasks)."""
     cdef Py_ssize_t row, n, c, i, j, oh, ow, ih, iw0, lo, hi, T = (oh1 - oh0) * Wo, R = C * kh * kw
     cdef ntype* dst
     cdef const ntype* src
@@ -154,22 +178,28 @@ cdef void _im2col(const ntype* x, ntype* cols, Py_ssize_t images, Py_ssize_t C, 
                 dst += Wo
 
 
-# The depthwise row kernel in C, compiled twice (AVX2+FMA and the baseline, which is all the
-# build's -march gives) with GCC picking one at load time for this CPU: the loop is a
-# multiply-add over a row, so the vector width is its speed.
+# The depthwise row kernel in C, compiled twice (AVX2 with FMA, and the baseline, which is all
+# the build's -march gives), the first taken where the CPU has them: the loop is a multiply-add
+# over a row, so the vector width is its speed.
 cdef extern from *:
     """
-    #if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__)
-    #define EMBER_CLONES __attribute__((target_clones("avx2,fma", "default")))
-    #else
-    #define EMBER_CLONES
-    #endif
-    #define EMBER_DW_ROW(NAME, T) \
-    EMBER_CLONES static void NAME(T* dst, const T* src, T wv, Py_ssize_t lo, Py_ssize_t hi, Py_ssize_t sw) { \
+    #define EMBER_DW_BODY(T) \
         Py_ssize_t ow; \
         if (sw == 1) { for (ow = lo; ow < hi; ow++) dst[ow] += wv * src[ow]; } \
-        else { for (ow = lo; ow < hi; ow++) dst[ow] += wv * src[ow * sw]; } \
-    }
+        else { for (ow = lo; ow < hi; ow++) dst[ow] += wv * src[ow * sw]; }
+    #if defined(__GNUC__) && defined(__x86_64__)
+    #define EMBER_DW_ROW(NAME, T) \
+    __attribute__((target("avx2,fma"))) static void NAME##_avx2(T* dst, const T* src, T wv, Py_ssize_t lo, \
+                                                                Py_ssize_t hi, Py_ssize_t sw) { EMBER_DW_BODY(T) } \
+    static void NAME##_base(T* dst, const T* src, T wv, Py_ssize_t lo, Py_ssize_t hi, Py_ssize_t sw) { \
+        EMBER_DW_BODY(T) } \
+    static void NAME(T* dst, const T* src, T wv, Py_ssize_t lo, Py_ssize_t hi, Py_ssize_t sw) { \
+        if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) NAME##_avx2(dst, src, wv, lo, hi, sw); \
+        else NAME##_base(dst, src, wv, lo, hi, sw); }
+    #else
+    #define EMBER_DW_ROW(NAME, T) \
+    static void NAME(T* dst, const T* src, T wv, Py_ssize_t lo, Py_ssize_t hi, Py_ssize_t sw) { EMBER_DW_BODY(T) }
+    #endif
     EMBER_DW_ROW(ember_dw_row_f32, float)
     EMBER_DW_ROW(ember_dw_row_f64, double)
     """
@@ -473,7 +503,7 @@ cdef object _conv_forward(TensorImpl input, TensorImpl weight, object bias, tupl
                           tuple dilation, Py_ssize_t groups, int k):
     cdef Py_ssize_t N = input.sizes[0], C = input.sizes[1], Cout = weight.sizes[0]
     cdef Py_ssize_t H, W, kh, kw, Ho, Wo, L, K, R, G = groups, n, n0, n1, chunk, rows, oh0, oh1, T, image, imgs
-    cdef int st = input.scalar_type, nt, saved
+    cdef int st = input.scalar_type, nt
     cdef Py_ssize_t sh = stride[0], sw = stride[1], ph = padding[0], pw = padding[1], dh = dilation[0], dw = dilation[1]
     cdef TensorImpl x, out, cols, wc, prod
     cdef char* xp
@@ -546,16 +576,15 @@ cdef object _conv_forward(TensorImpl input, TensorImpl weight, object bias, tupl
         op = out.data()
         cp = cols.data()
         pp = prod.data()
+        _blas_single_threaded(True)
         with nogil:
-            saved = _blas_get_threads()
-            _blas_set_threads(1)
             if st == ST_FLOAT32:
                 _conv_tasks(<const float*>xp, <const float*>wp, <const float*>bp, <float*>op, <float*>cp, <float*>pp,
                             N, C, H, W, Cout, G, kh, kw, sh, sw, ph, pw, dh, dw, Ho, Wo, rows, imgs, nt)
             else:
                 _conv_tasks(<const double*>xp, <const double*>wp, <const double*>bp, <double*>op, <double*>cp,
                             <double*>pp, N, C, H, W, Cout, G, kh, kw, sh, sw, ph, pw, dh, dw, Ho, Wo, rows, imgs, nt)
-            _blas_set_threads(saved)
+        _blas_single_threaded(False)
         return out
     if L >= MIN_COLS:
         # Big images: unfold a band of output rows of one image at a time, small enough to stay
