@@ -505,7 +505,7 @@ cdef object _conv_forward(TensorImpl input, TensorImpl weight, object bias, tupl
     cdef Py_ssize_t H, W, kh, kw, Ho, Wo, L, K, R, G = groups, n, n0, n1, chunk, rows, oh0, oh1, T, image, imgs
     cdef int st = input.scalar_type, nt
     cdef Py_ssize_t sh = stride[0], sw = stride[1], ph = padding[0], pw = padding[1], dh = dilation[0], dw = dilation[1]
-    cdef TensorImpl x, out, cols, wc, prod
+    cdef TensorImpl x, out, cols, wc, prods
     cdef char* xp
     cdef char* pp
     cdef char* cp
@@ -568,14 +568,14 @@ cdef object _conv_forward(TensorImpl input, TensorImpl weight, object bias, tupl
         if nt > _ceil_div(N, imgs) * _ceil_div(Ho, rows):
             nt = _ceil_div(N, imgs) * _ceil_div(Ho, rows)
         cols = new_tensor((nt * R * imgs * rows * Wo,), st)
-        prod = new_tensor((nt * (Cout // G) * imgs * L if imgs > 1 else 0,), st)
+        prods = new_tensor((nt * (Cout // G) * imgs * L if imgs > 1 else 0,), st)
         wc = contiguous(weight)
         bc = None if bias is None else contiguous(<TensorImpl>bias)
         wp = wc.data()
         bp = NULL if bc is None else (<TensorImpl>bc).data()
         op = out.data()
         cp = cols.data()
-        pp = prod.data()
+        pp = prods.data()
         _blas_single_threaded(True)
         with nogil:
             if st == ST_FLOAT32:
