@@ -1,10 +1,11 @@
 """conv2d/conv1d through each of the forward kernel's paths, against a float64 NumPy reference.
 
-aten/native/cpu/conv.pyx picks a path by shape and dtype. float32/float64: a 1x1 stride-1
-unpadded convolution is a plain GEMM; depthwise ones (groups == channels) a direct loop; the
-rest tasks on OpenMP threads calling BLAS's GEMM, a task being a band of output rows of one
-image (images with at least 256 output positions) or several small images, with tiny per-group
-products done as loops. Integers: bands through np.matmul, or several small images per GEMM.
+aten/native/cpu/conv.pyx picks a path by shape and dtype. float32/float64: depthwise
+convolutions (groups == channels) are a direct loop; the rest tasks on OpenMP threads calling
+BLAS's GEMM, a task being a band of output rows of one image (images with at least 256 output
+positions; a 1x1 stride-1 unpadded kernel reads the band in place) or several small images,
+with tiny per-group products done as loops. Integers: one batched np.matmul for 1x1, bands
+through np.matmul, or several small images per GEMM.
 The OpInfo samples (test/opinfo/nn.py) are small; these cases reach the other paths with
 strides, dilation, groups, padding, bias, views and both thread counts.
 """
@@ -137,12 +138,23 @@ def test_conv2d_same_padding_on_big_images(dtype, threads):
     np.testing.assert_allclose(got.numpy(), want, rtol=tol, atol=tol * 10)
 
 
-@pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_conv2d_one_by_one_is_a_plain_gemm(dtype, threads):
-    x, w, b = _rand((3, 7, 20, 20), dtype, 11), _rand((5, 7, 1, 1), dtype, 12), _rand((5,), dtype, 13)
-    got = torch.conv2d(torch.from_numpy(x), torch.from_numpy(w), torch.from_numpy(b))
-    tol = 1e-4 if dtype == np.float32 else 1e-12
-    np.testing.assert_allclose(got.numpy(), _ref(x, w, b, (1, 1), (0, 0), (1, 1), 1), rtol=tol, atol=tol * 10)
+ONE_BY_ONE = [((3, 7, 20, 20), (5, 7, 1, 1), 1),      # one band per image, read in place
+              ((2, 6, 30, 20), (4, 3, 1, 1), 2),      # groups
+              ((2, 300, 40, 40), (8, 300, 1, 1), 1),  # several bands per image
+              ((20, 6, 5, 5), (4, 6, 1, 1), 1)]       # small images: several per GEMM, unfolded
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64])
+@pytest.mark.parametrize("xs,ws,groups", ONE_BY_ONE, ids=[f"{xs}-{ws}-g{g}" for xs, ws, g in ONE_BY_ONE])
+def test_conv2d_one_by_one_is_a_plain_gemm(xs, ws, groups, dtype, threads):
+    x, w, b = _rand(xs, dtype, 11), _rand(ws, dtype, 12), _rand(ws[:1], dtype, 13)
+    got = torch.conv2d(torch.from_numpy(x), torch.from_numpy(w), torch.from_numpy(b), groups=groups)
+    want = _ref(x, w, b, (1, 1), (0, 0), (1, 1), groups)
+    if dtype == np.int64:
+        assert np.array_equal(got.numpy(), want.astype(dtype))
+    else:
+        tol = 1e-4 if dtype == np.float32 else 1e-12
+        np.testing.assert_allclose(got.numpy(), want, rtol=tol, atol=tol * np.abs(want).max())
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])

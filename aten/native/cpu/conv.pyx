@@ -1,14 +1,15 @@
 """aten::convolution on CPU (1-D and 2-D, plain and transposed, any groups).
 
-Forward, float32/float64 (the benchmarked case): a 1x1 stride-1 unpadded convolution is one
-batched GEMM (the input is its own column matrix); a depthwise one (groups == channels) is a
-direct loop over rows (_depthwise); everything else is im2col + GEMM in tasks on OpenMP threads
+Forward, float32/float64 (the benchmarked case): a depthwise convolution (groups == channels) is
+a direct loop over rows (_depthwise); everything else is im2col + GEMM in tasks on OpenMP threads
 (_conv_tasks, see _DIRECT_BLAS): a task unfolds a band of output rows of one image into a
 per-thread buffer that stays in the L2 cache (at most 512 KiB, at least 256 columns) and BLAS
 multiplies it straight into the NCHW output (W[g] @ cols[g] is the band of out[n, g], no
-transpose or copy); images under 256 output positions go several to a task, one GEMM over all
-of them, copied into place. The GEMM is OpenBLAS's, single-threaded inside the region. Other
-dtypes (no BLAS) use np.matmul on the same bands, or on several small images at a time.
+transpose or copy; a 1x1 stride-1 unpadded convolution skips the unfolding, the input band
+being its own columns); images under 256 output positions go several to a task, one GEMM over
+all of them, copied into place. The GEMM is OpenBLAS's, single-threaded inside the region.
+Other dtypes (no BLAS) use np.matmul: one batched GEMM for 1x1, else the same bands, or several
+small images at a time.
 Transposed: the GEMM W[g]^T @ x[n, g] gives the columns and col2im adds them into the zeroed
 output. 1-D convolutions are 2-D ones with a height of 1. The checks and messages are
 PyTorch's (ConvUtils.h).
@@ -215,9 +216,9 @@ ctypedef fused ftype:
 
 
 cdef void _gemm_into(const ftype* a, const ftype* b, ftype* c, Py_ssize_t M, Py_ssize_t T, Py_ssize_t K,
-                     Py_ssize_t ldc) noexcept nogil:
-    """c (M x T, rows ldc apart) = a (M x K) @ b (K x T), both contiguous. Products too small for
-    a BLAS call to pay (depthwise convolutions: 1 x 9 per group) are multiply-adds over the rows."""
+                     Py_ssize_t ldb, Py_ssize_t ldc) noexcept nogil:
+    """c (M x T, rows ldc apart) = a (M x K, contiguous) @ b (K x T, rows ldb apart). Products too
+    small for a BLAS call to pay (1 x 6 per group, say) are multiply-adds over the rows."""
     cdef Py_ssize_t co, kk, t
     cdef ftype* dst
     cdef const ftype* src
@@ -230,13 +231,13 @@ cdef void _gemm_into(const ftype* a, const ftype* b, ftype* c, Py_ssize_t M, Py_
                 dst[t] = av * b[t]
             for kk in range(1, K):
                 av = a[co * K + kk]
-                src = b + kk * T
+                src = b + kk * ldb
                 for t in range(T):
                     dst[t] = dst[t] + av * src[t]
     elif ftype is float:
-        _sgemm(CBLAS_ROW_MAJOR, CBLAS_NO_TRANS, CBLAS_NO_TRANS, M, T, K, 1.0, a, K, b, T, 0.0, c, ldc)
+        _sgemm(CBLAS_ROW_MAJOR, CBLAS_NO_TRANS, CBLAS_NO_TRANS, M, T, K, 1.0, a, K, b, ldb, 0.0, c, ldc)
     else:
-        _dgemm(CBLAS_ROW_MAJOR, CBLAS_NO_TRANS, CBLAS_NO_TRANS, M, T, K, 1.0, a, K, b, T, 0.0, c, ldc)
+        _dgemm(CBLAS_ROW_MAJOR, CBLAS_NO_TRANS, CBLAS_NO_TRANS, M, T, K, 1.0, a, K, b, ldb, 0.0, c, ldc)
 
 
 cdef void _conv_tasks(const ftype* x, const ftype* w, const ftype* bias, ftype* out, ftype* cols, ftype* prod,
@@ -247,12 +248,14 @@ cdef void _conv_tasks(const ftype* x, const ftype* w, const ftype* bias, ftype* 
     """The forward convolution as tasks, shared out dynamically over nt threads (a core that other
     work slows down takes fewer); BLAS is single-threaded in here (see _DIRECT_BLAS).
     A task is a band of `rows` output rows of one image (imgs == 1): unfold it into this thread's
-    `cols` buffer (R x rows*Wo), one GEMM per group writes the band of out[n, g] (rows L apart),
+    `cols` buffer (R x rows*Wo; a 1x1 stride-1 unpadded kernel reads the input band in place),
+    one GEMM per group writes the band of out[n, g] (rows L apart),
     and the bias is added while the band is in the cache. Or (small images, rows == Ho) `imgs`
     whole images: unfolded as (R, imgs, L), one GEMM per group into this thread's `prod`
     (Cout/G x imgs*L), copied (with the bias) into each image's channels."""
     cdef Py_ssize_t R = C * kh * kw, K = R // G, M = Cout // G, L = Ho * Wo, bands = (Ho + rows - 1) // rows
     cdef Py_ssize_t task, n0, cnt, oh0, oh1, T, g, co, i, t
+    cdef bint identity = kh == 1 and kw == 1 and sh == 1 and sw == 1 and ph == 0 and pw == 0
     cdef ftype* buf
     cdef ftype* pb
     cdef ftype* dst
@@ -269,10 +272,18 @@ cdef void _conv_tasks(const ftype* x, const ftype* w, const ftype* bias, ftype* 
         if oh1 > Ho:
             oh1 = Ho
         T = (oh1 - oh0) * Wo
-        _im2col(x + n0 * C * H * W, buf, cnt, C, H, W, kh, kw, sh, sw, ph, pw, dh, dw, Wo, oh0, oh1)
-        if imgs == 1:
+        if imgs == 1 and identity:
+            # a 1x1 stride-1 unpadded convolution: the band of the input is its own columns
             for g in range(G):
-                _gemm_into(w + g * M * K, buf + g * K * T, out + (n0 * Cout + g * M) * L + oh0 * Wo, M, T, K, L)
+                _gemm_into(w + g * M * K, x + (n0 * C + g * K) * L + oh0 * Wo,
+                           out + (n0 * Cout + g * M) * L + oh0 * Wo, M, T, K, L, L)
+        else:
+            _im2col(x + n0 * C * H * W, buf, cnt, C, H, W, kh, kw, sh, sw, ph, pw, dh, dw, Wo, oh0, oh1)
+        if imgs == 1:
+            if not identity:
+                for g in range(G):
+                    _gemm_into(w + g * M * K, buf + g * K * T, out + (n0 * Cout + g * M) * L + oh0 * Wo, M, T, K, T,
+                               L)
             if bias != NULL:
                 for co in range(Cout):
                     dst = out + (n0 * Cout + co) * L + oh0 * Wo
@@ -282,7 +293,7 @@ cdef void _conv_tasks(const ftype* x, const ftype* w, const ftype* bias, ftype* 
         else:
             pb = prod + threadid() * M * imgs * L
             for g in range(G):
-                _gemm_into(w + g * M * K, buf + g * K * cnt * L, pb, M, cnt * L, K, cnt * L)
+                _gemm_into(w + g * M * K, buf + g * K * cnt * L, pb, M, cnt * L, K, cnt * L, cnt * L)
                 for i in range(cnt):
                     for co in range(M):
                         dst = out + ((n0 + i) * Cout + g * M + co) * L
@@ -504,6 +515,7 @@ cdef object _conv_forward(TensorImpl input, TensorImpl weight, object bias, tupl
     cdef Py_ssize_t N = input.sizes[0], C = input.sizes[1], Cout = weight.sizes[0]
     cdef Py_ssize_t H, W, kh, kw, Ho, Wo, L, K, R, G = groups, n, n0, n1, chunk, rows, oh0, oh1, T, image, imgs
     cdef int st = input.scalar_type, nt
+    cdef bint blas, identity
     cdef Py_ssize_t sh = stride[0], sw = stride[1], ph = padding[0], pw = padding[1], dh = dilation[0], dw = dilation[1]
     cdef TensorImpl x, out, cols, wc, prods
     cdef char* xp
@@ -530,7 +542,8 @@ cdef object _conv_forward(TensorImpl input, TensorImpl weight, object bias, tupl
         _add_bias(out, bias)
         return out
     x = contiguous(input)
-    if kh == 1 and kw == 1 and sh == 1 and sw == 1 and ph == 0 and pw == 0:
+    blas = (st == ST_FLOAT32 and _sgemm != NULL) or (st == ST_FLOAT64 and _dgemm != NULL)
+    if kh == 1 and kw == 1 and sh == 1 and sw == 1 and ph == 0 and pw == 0 and not blas:
         # 1x1: the input is its own column matrix
         np.matmul(w, np_view(x).reshape(N, G, K, L), out=o)
         _add_bias(out, bias)
@@ -553,7 +566,7 @@ cdef object _conv_forward(TensorImpl input, TensorImpl weight, object bias, tupl
                 _depthwise(<const double*>xp, <const double*>wp, <const double*>bp, <double*>op, N, C, H, W, Cout, kh,
                            kw, sh, sw, ph, pw, dh, dw, Ho, Wo, nt)
         return out
-    if (st == ST_FLOAT32 and _sgemm != NULL) or (st == ST_FLOAT64 and _dgemm != NULL):
+    if blas:
         nt = num_threads()
         if L >= MIN_COLS:
             # bands of whole output rows, unfolded small enough to stay in the L2 cache
@@ -567,7 +580,8 @@ cdef object _conv_forward(TensorImpl input, TensorImpl weight, object bias, tupl
             imgs = max(1, min(imgs, N // (2 * nt)))
         if nt > _ceil_div(N, imgs) * _ceil_div(Ho, rows):
             nt = _ceil_div(N, imgs) * _ceil_div(Ho, rows)
-        cols = new_tensor((nt * R * imgs * rows * Wo,), st)
+        identity = kh == 1 and kw == 1 and sh == 1 and sw == 1 and ph == 0 and pw == 0 and imgs == 1
+        cols = new_tensor((0 if identity else nt * R * imgs * rows * Wo,), st)
         prods = new_tensor((nt * (Cout // G) * imgs * L if imgs > 1 else 0,), st)
         wc = contiguous(weight)
         bc = None if bias is None else contiguous(<TensorImpl>bias)
@@ -636,6 +650,7 @@ cdef object _conv_transpose(TensorImpl input, TensorImpl weight, object bias, tu
     cdef Py_ssize_t Cout = weight.sizes[1] * groups
     cdef Py_ssize_t Hi, Wi, kh, kw, Ho, Wo, Lin, n
     cdef int st = input.scalar_type, nt
+    cdef bint blas, identity
     cdef Py_ssize_t sh = stride[0], sw = stride[1], ph = padding[0], pw = padding[1], dh = dilation[0], dw = dilation[1]
     cdef TensorImpl x, out, cols
     cdef char* op
