@@ -73,6 +73,9 @@ BANDED = [
     ((1, 2, 64, 9), (3, 2, 5, 5), dict(padding=2)),                    # narrow: bands of many rows
     ((1, 130, 18, 18), (8, 130, 3, 3), dict(padding=1)),               # deep: a band is a few rows
     ((2, 64, 40, 40), (8, 64, 3, 3), dict(padding=1)),                 # 6 bands of 7 rows, the last short
+    ((2, 3, 22, 19), (4, 3, 3, 3), dict(padding=2, dilation=2)),       # same size, dilated: whole-band copies
+    ((1, 3, 30, 20), (4, 3, 5, 3), dict(padding=(2, 1))),
+    ((1, 2, 3, 300), (2, 2, 7, 3), dict(padding=(3, 1))),               # taps whose rows are all padding
 ]
 
 
