@@ -1,16 +1,22 @@
-"""aten::convolution on CPU (1-D and 2-D, plain and transposed, any groups): im2col + GEMM.
+"""aten::convolution on CPU (1-D and 2-D, plain and transposed, any groups).
 
-Forward: the receptive fields of a chunk of images (up to 32 MiB of columns) are unfolded into
-columns laid out (C * kH * kW, images, Ho * Wo), and one BLAS GEMM per group covers the chunk:
-W[g] @ cols[g], transposed into the output. A 1x1 convolution with stride 1 and no padding
-uses the input itself as its columns. Transposed: the GEMM
-W[g]^T @ x[n, g] gives the columns and col2im adds them into the zeroed output. im2col and
-col2im run over channels on OpenMP threads; the GEMMs use BLAS's threads. 1-D convolutions are
-2-D ones with a height of 1. The checks and messages are PyTorch's (ConvUtils.h).
+Forward, float32/float64 (the benchmarked case): a depthwise convolution (groups == channels) is
+a direct loop over rows (_depthwise); everything else is im2col + GEMM in tasks on OpenMP threads
+(_conv_tasks, see _DIRECT_BLAS): a task unfolds a band of output rows of one image into a
+per-thread buffer that stays in the L2 cache (at most 512 KiB, at least 256 columns) and BLAS
+multiplies it straight into the NCHW output (W[g] @ cols[g] is the band of out[n, g], no
+transpose or copy; a 1x1 stride-1 unpadded convolution skips the unfolding, the input band
+being its own columns); images under 256 output positions go several to a task, one GEMM over
+all of them, copied into place. The GEMM is OpenBLAS's, single-threaded inside the region.
+Other dtypes (no BLAS) use np.matmul: one batched GEMM for 1x1, else the same bands, or several
+small images at a time.
+Transposed: the GEMM W[g]^T @ x[n, g] gives the columns and col2im adds them into the zeroed
+output. 1-D convolutions are 2-D ones with a height of 1. The checks and messages are
+PyTorch's (ConvUtils.h).
 """
 import numpy as np
 
-from cython.parallel cimport prange
+from cython.parallel cimport prange, threadid
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t
 from libc.string cimport memcpy, memset
 
@@ -29,15 +35,98 @@ ctypedef fused ntype:
     int8_t
     uint8_t
 
-# _BLAS_NEIGHBOURS: im2col and col2im run between BLAS calls, whose worker threads keep
-# spinning for a while after each GEMM (OpenBLAS, like libgomp, busy-waits before sleeping). An
-# OpenMP region there fights those spinning threads for the cores: on two cores conv2d took
-# 64-74 ms with a 2-thread im2col against 38 ms with a serial one (BLAS on 2 threads in both).
-# So the unfolding is serial and the GEMMs get the threads.
+# _BLAS_NEIGHBOURS: where im2col and col2im run between multi-threaded BLAS calls (the np.matmul
+# paths: transposed convolutions, integers), BLAS's worker threads keep spinning for a while
+# after each GEMM (OpenBLAS, like libgomp, busy-waits before sleeping), and an OpenMP region
+# there fights them for the cores: on two cores conv2d took 64-74 ms with a 2-thread im2col
+# against 38 ms with a serial one. So there the unfolding is serial and the GEMMs get the
+# threads; in _conv_tasks BLAS is single-threaded and the tasks get them.
 
 cdef enum:
     COLS_BYTES = 1 << 25      # unfold at most this many bytes of columns at a time (32 MiB)
-    GRAIN = 32768
+    TILE_BYTES = 1 << 19      # a band of columns the GEMM reads back from the L2 cache (512 KiB)
+    MIN_COLS = 256            # columns per GEMM below which BLAS loses efficiency
+    SMALL_GEMM = 64           # GEMMs with fewer (rows x inner) than this are loops (depthwise)
+
+
+# _DIRECT_BLAS: the big-image forward calls BLAS's GEMM itself, from an OpenMP loop over bands of
+# output rows (unfold a band into a per-thread buffer that stays in the L2 cache, multiply it
+# straight into the output), with BLAS's own threads set to 1 for the loop: one parallel region
+# per convolution instead of a BLAS call (and a hand-over to BLAS's workers) per band, which on a
+# shared machine cost seconds. The GEMM is NumPy's OpenBLAS (the ILP64 CBLAS interface NumPy's
+# wheels bundle), found through NumPy's own extension module; where it isn't there (another
+# BLAS), the same bands go through np.matmul instead.
+cdef extern from "dlfcn.h" nogil:
+    void* dlopen(const char* filename, int flags)
+    void* dlsym(void* handle, const char* symbol)
+    int RTLD_LAZY
+    int RTLD_NOLOAD
+
+ctypedef void (*sgemm_t)(int order, int transa, int transb, int64_t m, int64_t n, int64_t k, float alpha,
+                         const float* a, int64_t lda, const float* b, int64_t ldb, float beta, float* c,
+                         int64_t ldc) noexcept nogil
+ctypedef void (*dgemm_t)(int order, int transa, int transb, int64_t m, int64_t n, int64_t k, double alpha,
+                         const double* a, int64_t lda, const double* b, int64_t ldb, double beta, double* c,
+                         int64_t ldc) noexcept nogil
+ctypedef void (*set_threads_t)(int n) noexcept nogil
+ctypedef int (*get_threads_t)() noexcept nogil
+
+cdef enum:
+    CBLAS_ROW_MAJOR = 101
+    CBLAS_NO_TRANS = 111
+
+cdef sgemm_t _sgemm = NULL
+cdef dgemm_t _dgemm = NULL
+cdef set_threads_t _blas_set_threads = NULL
+cdef get_threads_t _blas_get_threads = NULL
+
+
+cdef void _find_blas():
+    global _sgemm, _dgemm, _blas_set_threads, _blas_get_threads
+    cdef void* handle
+    cdef void* s
+    cdef void* d
+    cdef void* st
+    cdef void* gt
+    core = getattr(np, "_core", None) or getattr(np, "core", None)
+    path = getattr(getattr(core, "_multiarray_umath", None), "__file__", None)
+    if not path:
+        return
+    handle = dlopen(path.encode(), RTLD_LAZY | RTLD_NOLOAD)
+    if handle == NULL:
+        return
+    for prefix in (b"scipy_", b""):
+        s = dlsym(handle, prefix + b"cblas_sgemm64_")
+        d = dlsym(handle, prefix + b"cblas_dgemm64_")
+        st = dlsym(handle, prefix + b"openblas_set_num_threads64_")
+        gt = dlsym(handle, prefix + b"openblas_get_num_threads64_")
+        if s != NULL and d != NULL and st != NULL and gt != NULL:
+            _sgemm = <sgemm_t>s
+            _dgemm = <dgemm_t>d
+            _blas_set_threads = <set_threads_t>st
+            _blas_get_threads = <get_threads_t>gt
+            return
+
+
+_find_blas()
+
+cdef int _blas_users = 0, _blas_saved_threads = 1
+
+
+cdef void _blas_single_threaded(bint enter):
+    """BLAS's thread count is global: set it to 1 while any thread is in a _conv_tasks region and
+    put back what it was when the last one leaves (under the GIL, so concurrent convolutions
+    from several Python threads neither race nor leave it at 1)."""
+    global _blas_users, _blas_saved_threads
+    if enter:
+        if _blas_users == 0:
+            _blas_saved_threads = _blas_get_threads()
+            _blas_set_threads(1)
+        _blas_users += 1
+    else:
+        _blas_users -= 1
+        if _blas_users == 0:
+            _blas_set_threads(_blas_saved_threads)
 
 
 cdef inline Py_ssize_t _ceil_div(Py_ssize_t a, Py_ssize_t b) noexcept nogil:
@@ -47,15 +136,16 @@ cdef inline Py_ssize_t _ceil_div(Py_ssize_t a, Py_ssize_t b) noexcept nogil:
 
 cdef void _im2col(const ntype* x, ntype* cols, Py_ssize_t images, Py_ssize_t C, Py_ssize_t H, Py_ssize_t W,
                   Py_ssize_t kh, Py_ssize_t kw, Py_ssize_t sh, Py_ssize_t sw, Py_ssize_t ph, Py_ssize_t pw,
-                  Py_ssize_t dh, Py_ssize_t dw, Py_ssize_t Ho, Py_ssize_t Wo, int nt) noexcept nogil:
-    """Columns of `images` images, rows outermost so that one GEMM covers the whole chunk:
-    cols[(c*kh + i)*kw + j, n, oh*Wo + ow] = x[n, c, oh*sh - ph + i*dh, ow*sw - pw + j*dw] (0 outside).
-    One parallel region for all the rows of all the images."""
-    cdef Py_ssize_t task, row, c, i, j, oh, ow, ih, iw0, lo, hi, L = Ho * Wo, R = C * kh * kw
+                  Py_ssize_t dh, Py_ssize_t dw, Py_ssize_t Wo, Py_ssize_t oh0, Py_ssize_t oh1) noexcept nogil:
+    """The columns of output rows [oh0, oh1) of `images` images, rows outermost so that one GEMM
+    covers them all: with T = (oh1 - oh0) * Wo,
+    cols[(c*kh + i)*kw + j, n, (oh - oh0)*Wo + ow] = x[n, c, oh*sh - ph + i*dh, ow*sw - pw + j*dw]
+    (0 outside the input). Each (row, oh) is one contiguous run (a memcpy when sw == 1) between
+    zero fills for the padding. Serial (one call per task in _conv_tasks)."""
+    cdef Py_ssize_t row, n, c, i, j, oh, ow, ih, iw0, lo, hi, T = (oh1 - oh0) * Wo, R = C * kh * kw
     cdef ntype* dst
     cdef const ntype* src
-    for task in prange(images * R, num_threads=nt, schedule="dynamic", chunksize=8):
-        row = task % R
+    for row in range(R):
         c = row // (kh * kw)
         i = (row // kw) % kh
         j = row % kw
@@ -69,23 +159,191 @@ cdef void _im2col(const ntype* x, ntype* cols, Py_ssize_t images, Py_ssize_t C, 
             hi = Wo
         if hi < lo:
             hi = lo
+        for n in range(images):
+            dst = cols + (row * images + n) * T
+            for oh in range(oh0, oh1):
+                ih = oh * sh - ph + i * dh
+                if ih < 0 or ih >= H:
+                    memset(dst, 0, Wo * sizeof(ntype))
+                else:
+                    src = x + (n * C + c) * H * W + ih * W + iw0
+                    if lo > 0:
+                        memset(dst, 0, lo * sizeof(ntype))
+                    if sw == 1:
+                        if hi > lo:
+                            memcpy(dst + lo, src + lo, (hi - lo) * sizeof(ntype))
+                    else:
+                        for ow in range(lo, hi):
+                            dst[ow] = src[ow * sw]
+                    if hi < Wo:
+                        memset(dst + hi, 0, (Wo - hi) * sizeof(ntype))
+                dst += Wo
+
+
+# The depthwise row kernel in C, compiled twice (AVX2 with FMA, and the baseline, which is all
+# the build's -march gives), the first taken where the CPU has them: the loop is a multiply-add
+# over a row, so the vector width is its speed.
+cdef extern from *:
+    """
+    #define EMBER_DW_BODY(T) \
+        Py_ssize_t ow; \
+        if (sw == 1) { for (ow = lo; ow < hi; ow++) dst[ow] += wv * src[ow]; } \
+        else { for (ow = lo; ow < hi; ow++) dst[ow] += wv * src[ow * sw]; }
+    #if defined(__GNUC__) && defined(__x86_64__)
+    #define EMBER_DW_ROW(NAME, T) \
+    __attribute__((target("avx2,fma"))) static void NAME##_avx2(T* dst, const T* src, T wv, Py_ssize_t lo, \
+                                                                Py_ssize_t hi, Py_ssize_t sw) { EMBER_DW_BODY(T) } \
+    static void NAME##_base(T* dst, const T* src, T wv, Py_ssize_t lo, Py_ssize_t hi, Py_ssize_t sw) { \
+        EMBER_DW_BODY(T) } \
+    static void NAME(T* dst, const T* src, T wv, Py_ssize_t lo, Py_ssize_t hi, Py_ssize_t sw) { \
+        if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) NAME##_avx2(dst, src, wv, lo, hi, sw); \
+        else NAME##_base(dst, src, wv, lo, hi, sw); }
+    #else
+    #define EMBER_DW_ROW(NAME, T) \
+    static void NAME(T* dst, const T* src, T wv, Py_ssize_t lo, Py_ssize_t hi, Py_ssize_t sw) { EMBER_DW_BODY(T) }
+    #endif
+    EMBER_DW_ROW(ember_dw_row_f32, float)
+    EMBER_DW_ROW(ember_dw_row_f64, double)
+    """
+    void ember_dw_row_f32(float* dst, const float* src, float wv, Py_ssize_t lo, Py_ssize_t hi,
+                          Py_ssize_t sw) noexcept nogil
+    void ember_dw_row_f64(double* dst, const double* src, double wv, Py_ssize_t lo, Py_ssize_t hi,
+                          Py_ssize_t sw) noexcept nogil
+
+
+ctypedef fused ftype:
+    float
+    double
+
+
+cdef void _gemm_into(const ftype* a, const ftype* b, ftype* c, Py_ssize_t M, Py_ssize_t T, Py_ssize_t K,
+                     Py_ssize_t ldb, Py_ssize_t ldc) noexcept nogil:
+    """c (M x T, rows ldc apart) = a (M x K, contiguous) @ b (K x T, rows ldb apart). Products too
+    small for a BLAS call to pay (1 x 6 per group, say) are multiply-adds over the rows."""
+    cdef Py_ssize_t co, kk, t
+    cdef ftype* dst
+    cdef const ftype* src
+    cdef ftype av
+    if M * K < SMALL_GEMM:
+        for co in range(M):
+            dst = c + co * ldc
+            av = a[co * K]
+            for t in range(T):
+                dst[t] = av * b[t]
+            for kk in range(1, K):
+                av = a[co * K + kk]
+                src = b + kk * ldb
+                for t in range(T):
+                    dst[t] = dst[t] + av * src[t]
+    elif ftype is float:
+        _sgemm(CBLAS_ROW_MAJOR, CBLAS_NO_TRANS, CBLAS_NO_TRANS, M, T, K, 1.0, a, K, b, ldb, 0.0, c, ldc)
+    else:
+        _dgemm(CBLAS_ROW_MAJOR, CBLAS_NO_TRANS, CBLAS_NO_TRANS, M, T, K, 1.0, a, K, b, ldb, 0.0, c, ldc)
+
+
+cdef void _conv_tasks(const ftype* x, const ftype* w, const ftype* bias, ftype* out, ftype* cols, ftype* prod,
+                      Py_ssize_t N, Py_ssize_t C, Py_ssize_t H, Py_ssize_t W, Py_ssize_t Cout, Py_ssize_t G,
+                      Py_ssize_t kh, Py_ssize_t kw, Py_ssize_t sh, Py_ssize_t sw, Py_ssize_t ph, Py_ssize_t pw,
+                      Py_ssize_t dh, Py_ssize_t dw, Py_ssize_t Ho, Py_ssize_t Wo, Py_ssize_t rows, Py_ssize_t imgs,
+                      int nt) noexcept nogil:
+    """The forward convolution as tasks, shared out dynamically over nt threads (a core that other
+    work slows down takes fewer); BLAS is single-threaded in here (see _DIRECT_BLAS).
+    A task is a band of `rows` output rows of one image (imgs == 1): unfold it into this thread's
+    `cols` buffer (R x rows*Wo; a 1x1 stride-1 unpadded kernel reads the input band in place),
+    one GEMM per group writes the band of out[n, g] (rows L apart),
+    and the bias is added while the band is in the cache. Or (small images, rows == Ho) `imgs`
+    whole images: unfolded as (R, imgs, L), one GEMM per group into this thread's `prod`
+    (Cout/G x imgs*L), copied (with the bias) into each image's channels."""
+    cdef Py_ssize_t R = C * kh * kw, K = R // G, M = Cout // G, L = Ho * Wo, bands = (Ho + rows - 1) // rows
+    cdef Py_ssize_t task, n0, cnt, oh0, oh1, T, g, co, i, t
+    cdef bint identity = kh == 1 and kw == 1 and sh == 1 and sw == 1 and ph == 0 and pw == 0
+    cdef ftype* buf
+    cdef ftype* pb
+    cdef ftype* dst
+    cdef const ftype* src
+    cdef ftype bv
+    for task in prange(((N + imgs - 1) // imgs) * bands, num_threads=nt, schedule="dynamic", chunksize=1):
+        buf = cols + threadid() * R * imgs * rows * Wo
+        n0 = (task // bands) * imgs
+        cnt = N - n0
+        if cnt > imgs:
+            cnt = imgs
+        oh0 = (task % bands) * rows
+        oh1 = oh0 + rows
+        if oh1 > Ho:
+            oh1 = Ho
+        T = (oh1 - oh0) * Wo
+        if imgs == 1 and identity:
+            # a 1x1 stride-1 unpadded convolution: the band of the input is its own columns
+            for g in range(G):
+                _gemm_into(w + g * M * K, x + (n0 * C + g * K) * L + oh0 * Wo,
+                           out + (n0 * Cout + g * M) * L + oh0 * Wo, M, T, K, L, L)
+        else:
+            _im2col(x + n0 * C * H * W, buf, cnt, C, H, W, kh, kw, sh, sw, ph, pw, dh, dw, Wo, oh0, oh1)
+        if imgs == 1:
+            if not identity:
+                for g in range(G):
+                    _gemm_into(w + g * M * K, buf + g * K * T, out + (n0 * Cout + g * M) * L + oh0 * Wo, M, T, K, T,
+                               L)
+            if bias != NULL:
+                for co in range(Cout):
+                    dst = out + (n0 * Cout + co) * L + oh0 * Wo
+                    bv = bias[co]
+                    for t in range(T):
+                        dst[t] = dst[t] + bv
+        else:
+            pb = prod + threadid() * M * imgs * L
+            for g in range(G):
+                _gemm_into(w + g * M * K, buf + g * K * cnt * L, pb, M, cnt * L, K, cnt * L, cnt * L)
+                for i in range(cnt):
+                    for co in range(M):
+                        dst = out + ((n0 + i) * Cout + g * M + co) * L
+                        src = pb + (co * cnt + i) * L
+                        bv = 0
+                        if bias != NULL:
+                            bv = bias[g * M + co]
+                        for t in range(L):
+                            dst[t] = src[t] + bv
+
+
+cdef void _depthwise(const ftype* x, const ftype* w, const ftype* bias, ftype* out, Py_ssize_t N, Py_ssize_t C,
+                     Py_ssize_t H, Py_ssize_t W, Py_ssize_t Cout, Py_ssize_t kh, Py_ssize_t kw, Py_ssize_t sh,
+                     Py_ssize_t sw, Py_ssize_t ph, Py_ssize_t pw, Py_ssize_t dh, Py_ssize_t dw, Py_ssize_t Ho,
+                     Py_ssize_t Wo, int nt) noexcept nogil:
+    """One input channel per group (groups == C): each output row is the sum over the kernel taps
+    of a weight times a run of an input row, with no columns at all. A task is one output plane."""
+    cdef Py_ssize_t M = Cout // C, plane, n, co, oh, i, j, ih, iw0, lo, hi, ow
+    cdef ftype* dst
+    cdef const ftype* src
+    cdef ftype wv, bv
+    for plane in prange(N * Cout, num_threads=nt, schedule="dynamic", chunksize=1):
+        n = plane // Cout
+        co = plane % Cout
+        bv = 0
+        if bias != NULL:
+            bv = bias[co]
         for oh in range(Ho):
-            dst = cols + (row * images + task // R) * L + oh * Wo
-            ih = oh * sh - ph + i * dh
-            if ih < 0 or ih >= H:
-                memset(dst, 0, Wo * sizeof(ntype))
-                continue
-            src = x + ((task // R) * C + c) * H * W + ih * W + iw0
-            if lo > 0:
-                memset(dst, 0, lo * sizeof(ntype))
-            if sw == 1:
-                if hi > lo:
-                    memcpy(dst + lo, src + lo, (hi - lo) * sizeof(ntype))
-            else:
-                for ow in range(lo, hi):
-                    dst[ow] = src[ow * sw]
-            if hi < Wo:
-                memset(dst + hi, 0, (Wo - hi) * sizeof(ntype))
+            dst = out + (plane * Ho + oh) * Wo
+            for ow in range(Wo):
+                dst[ow] = bv
+            for i in range(kh):
+                ih = oh * sh - ph + i * dh
+                if ih < 0 or ih >= H:
+                    continue
+                for j in range(kw):
+                    wv = w[(co * kh + i) * kw + j]
+                    iw0 = j * dw - pw
+                    lo = _ceil_div(-iw0, sw)
+                    if lo < 0:
+                        lo = 0
+                    hi = _ceil_div(W - iw0, sw)
+                    if hi > Wo:
+                        hi = Wo
+                    src = x + ((n * C + co // M) * H + ih) * W + iw0
+                    if ftype is float:
+                        ember_dw_row_f32(dst, src, wv, lo, hi, sw)
+                    else:
+                        ember_dw_row_f64(dst, src, wv, lo, hi, sw)
 
 
 cdef void _col2im(const ntype* cols, ntype* out, Py_ssize_t C, Py_ssize_t H, Py_ssize_t W, Py_ssize_t kh,
@@ -117,21 +375,21 @@ cdef void _col2im(const ntype* cols, ntype* out, Py_ssize_t C, Py_ssize_t H, Py_
 
 cdef void _unfold(int st, const char* x, char* cols, Py_ssize_t images, Py_ssize_t C, Py_ssize_t H, Py_ssize_t W,
                   Py_ssize_t kh, Py_ssize_t kw, Py_ssize_t sh, Py_ssize_t sw, Py_ssize_t ph, Py_ssize_t pw,
-                  Py_ssize_t dh, Py_ssize_t dw, Py_ssize_t Ho, Py_ssize_t Wo, int nt) noexcept nogil:
+                  Py_ssize_t dh, Py_ssize_t dw, Py_ssize_t Wo, Py_ssize_t oh0, Py_ssize_t oh1) noexcept nogil:
     if st == ST_FLOAT32:
-        _im2col(<const float*>x, <float*>cols, images, C, H, W, kh, kw, sh, sw, ph, pw, dh, dw, Ho, Wo, nt)
+        _im2col(<const float*>x, <float*>cols, images, C, H, W, kh, kw, sh, sw, ph, pw, dh, dw, Wo, oh0, oh1)
     elif st == ST_FLOAT64:
-        _im2col(<const double*>x, <double*>cols, images, C, H, W, kh, kw, sh, sw, ph, pw, dh, dw, Ho, Wo, nt)
+        _im2col(<const double*>x, <double*>cols, images, C, H, W, kh, kw, sh, sw, ph, pw, dh, dw, Wo, oh0, oh1)
     elif st == ST_INT64:
-        _im2col(<const int64_t*>x, <int64_t*>cols, images, C, H, W, kh, kw, sh, sw, ph, pw, dh, dw, Ho, Wo, nt)
+        _im2col(<const int64_t*>x, <int64_t*>cols, images, C, H, W, kh, kw, sh, sw, ph, pw, dh, dw, Wo, oh0, oh1)
     elif st == ST_INT32:
-        _im2col(<const int32_t*>x, <int32_t*>cols, images, C, H, W, kh, kw, sh, sw, ph, pw, dh, dw, Ho, Wo, nt)
+        _im2col(<const int32_t*>x, <int32_t*>cols, images, C, H, W, kh, kw, sh, sw, ph, pw, dh, dw, Wo, oh0, oh1)
     elif st == ST_INT16:
-        _im2col(<const int16_t*>x, <int16_t*>cols, images, C, H, W, kh, kw, sh, sw, ph, pw, dh, dw, Ho, Wo, nt)
+        _im2col(<const int16_t*>x, <int16_t*>cols, images, C, H, W, kh, kw, sh, sw, ph, pw, dh, dw, Wo, oh0, oh1)
     elif st == ST_INT8:
-        _im2col(<const int8_t*>x, <int8_t*>cols, images, C, H, W, kh, kw, sh, sw, ph, pw, dh, dw, Ho, Wo, nt)
+        _im2col(<const int8_t*>x, <int8_t*>cols, images, C, H, W, kh, kw, sh, sw, ph, pw, dh, dw, Wo, oh0, oh1)
     else:
-        _im2col(<const uint8_t*>x, <uint8_t*>cols, images, C, H, W, kh, kw, sh, sw, ph, pw, dh, dw, Ho, Wo, nt)
+        _im2col(<const uint8_t*>x, <uint8_t*>cols, images, C, H, W, kh, kw, sh, sw, ph, pw, dh, dw, Wo, oh0, oh1)
 
 
 cdef void _fold(int st, const char* cols, char* out, Py_ssize_t C, Py_ssize_t H, Py_ssize_t W, Py_ssize_t kh,
@@ -257,12 +515,17 @@ cdef object _add_bias(TensorImpl out, object bias):
 cdef object _conv_forward(TensorImpl input, TensorImpl weight, object bias, tuple stride, tuple padding,
                           tuple dilation, Py_ssize_t groups, int k):
     cdef Py_ssize_t N = input.sizes[0], C = input.sizes[1], Cout = weight.sizes[0]
-    cdef Py_ssize_t H, W, kh, kw, Ho, Wo, L, K, G = groups, n0, n1, chunk
+    cdef Py_ssize_t H, W, kh, kw, Ho, Wo, L, K, R, G = groups, n, n0, n1, chunk, rows, oh0, oh1, T, image, imgs
     cdef int st = input.scalar_type, nt
+    cdef bint blas, identity
     cdef Py_ssize_t sh = stride[0], sw = stride[1], ph = padding[0], pw = padding[1], dh = dilation[0], dw = dilation[1]
-    cdef TensorImpl x, out, cols
+    cdef TensorImpl x, out, cols, wc, prods
     cdef char* xp
+    cdef char* pp
     cdef char* cp
+    cdef char* wp
+    cdef char* bp
+    cdef char* op
     H, W = _spatial(input, k)
     kh, kw = _spatial(weight, k)
     Ho = (H + 2 * ph - dh * (kh - 1) - 1) // sh + 1
@@ -273,6 +536,7 @@ cdef object _conv_forward(TensorImpl input, TensorImpl weight, object bias, tupl
         return out
     L = Ho * Wo
     K = (C // G) * kh * kw
+    R = C * kh * kw
     o = np_view(out).reshape(N, G, Cout // G, L)
     w = np.ascontiguousarray(np_view(weight)).reshape(G, Cout // G, K)
     if K == 0:
@@ -280,30 +544,102 @@ cdef object _conv_forward(TensorImpl input, TensorImpl weight, object bias, tupl
         _add_bias(out, bias)
         return out
     x = contiguous(input)
-    if kh == 1 and kw == 1 and sh == 1 and sw == 1 and ph == 0 and pw == 0:
+    blas = (st == ST_FLOAT32 and _sgemm != NULL) or (st == ST_FLOAT64 and _dgemm != NULL)
+    if kh == 1 and kw == 1 and sh == 1 and sw == 1 and ph == 0 and pw == 0 and not blas:
         # 1x1: the input is its own column matrix
         np.matmul(w, np_view(x).reshape(N, G, K, L), out=o)
         _add_bias(out, bias)
         return out
-    chunk = max(1, COLS_BYTES // max(1, C * kh * kw * L * x.itemsize))
-    if chunk > N:
-        chunk = N
-    cols = new_tensor((C * kh * kw * chunk * L,), st)
-    nt = 1     # see _BLAS_NEIGHBOURS
     xp = x.data()
+    image = C * H * W * x.itemsize
+    if G == C and G > 1 and (st == ST_FLOAT32 or st == ST_FLOAT64):
+        # depthwise: a direct loop (per-group GEMMs would be 1 x kh*kw)
+        nt = num_threads()
+        wc = contiguous(weight)
+        bc = None if bias is None else contiguous(<TensorImpl>bias)
+        wp = wc.data()
+        bp = NULL if bc is None else (<TensorImpl>bc).data()
+        op = out.data()
+        with nogil:
+            if st == ST_FLOAT32:
+                _depthwise(<const float*>xp, <const float*>wp, <const float*>bp, <float*>op, N, C, H, W, Cout, kh, kw,
+                           sh, sw, ph, pw, dh, dw, Ho, Wo, nt)
+            else:
+                _depthwise(<const double*>xp, <const double*>wp, <const double*>bp, <double*>op, N, C, H, W, Cout, kh,
+                           kw, sh, sw, ph, pw, dh, dw, Ho, Wo, nt)
+        return out
+    if blas:
+        nt = num_threads()
+        if L >= MIN_COLS:
+            # bands of whole output rows, unfolded small enough to stay in the L2 cache
+            imgs = 1
+            rows = max(1, TILE_BYTES // (R * Wo * x.itemsize))
+            rows = min(Ho, max(rows, _ceil_div(MIN_COLS, Wo)))
+        else:
+            # whole images, enough for a GEMM wide enough, but at least two tasks a thread
+            rows = Ho
+            imgs = max(_ceil_div(MIN_COLS, L), TILE_BYTES // (R * L * x.itemsize))
+            imgs = max(1, min(imgs, N // (2 * nt)))
+        if nt > _ceil_div(N, imgs) * _ceil_div(Ho, rows):
+            nt = _ceil_div(N, imgs) * _ceil_div(Ho, rows)
+        identity = kh == 1 and kw == 1 and sh == 1 and sw == 1 and ph == 0 and pw == 0 and imgs == 1
+        cols = new_tensor((0 if identity else nt * R * imgs * rows * Wo,), st)
+        prods = new_tensor((nt * (Cout // G) * imgs * L if imgs > 1 else 0,), st)
+        wc = contiguous(weight)
+        bc = None if bias is None else contiguous(<TensorImpl>bias)
+        wp = wc.data()
+        bp = NULL if bc is None else (<TensorImpl>bc).data()
+        op = out.data()
+        cp = cols.data()
+        pp = prods.data()
+        _blas_single_threaded(True)
+        with nogil:
+            if st == ST_FLOAT32:
+                _conv_tasks(<const float*>xp, <const float*>wp, <const float*>bp, <float*>op, <float*>cp, <float*>pp,
+                            N, C, H, W, Cout, G, kh, kw, sh, sw, ph, pw, dh, dw, Ho, Wo, rows, imgs, nt)
+            else:
+                _conv_tasks(<const double*>xp, <const double*>wp, <const double*>bp, <double*>op, <double*>cp,
+                            <double*>pp, N, C, H, W, Cout, G, kh, kw, sh, sw, ph, pw, dh, dw, Ho, Wo, rows, imgs, nt)
+        _blas_single_threaded(False)
+        return out
+    if L >= MIN_COLS:
+        # Big images: unfold a band of output rows of one image at a time, small enough to stay
+        # in the L2 cache for the GEMM that reads it back, and multiply it straight into the
+        # output: W[g] (Cout/G, K) @ cols[g] (K, T) is the slice out[n, g, :, band] (rows L apart).
+        rows = max(1, TILE_BYTES // (R * Wo * x.itemsize))
+        rows = max(rows, _ceil_div(MIN_COLS, Wo))
+        if rows > Ho:
+            rows = Ho
+        cols = new_tensor((R * rows * Wo,), st)
+        cp = cols.data()
+        cflat = np_view(cols)
+        b = None if bias is None else np_view(<TensorImpl>bias).reshape(G, Cout // G, 1)
+        for n in range(N):
+            for oh0 in range(0, Ho, rows):
+                oh1 = min(Ho, oh0 + rows)
+                T = (oh1 - oh0) * Wo
+                with nogil:
+                    _unfold(st, xp + n * image, cp, 1, C, H, W, kh, kw, sh, sw, ph, pw, dh, dw, Wo, oh0, oh1)
+                band = o[n, :, :, oh0 * Wo:oh1 * Wo]
+                np.matmul(w, cflat[:R * T].reshape(G, K, T), out=band)
+                if b is not None:
+                    band += b
+        return out
+    # Small images: unfold several at a time, laid out (C*kh*kw, images, L) so that one GEMM per
+    # group covers them, (Cout/G, K) @ (K, images * L), transposed into (images, Cout/G, L): one
+    # copy of the output buys far fewer BLAS calls (and thread hand-overs)
+    chunk = max(_ceil_div(MIN_COLS, L), TILE_BYTES // (R * L * x.itemsize))
+    chunk = max(1, min(chunk, COLS_BYTES // (R * L * x.itemsize), N))
+    cols = new_tensor((R * chunk * L,), st)
     cp = cols.data()
     for n0 in range(0, N, chunk):
         n1 = min(N, n0 + chunk)
         with nogil:
-            _unfold(st, xp + n0 * C * H * W * x.itemsize, cp, n1 - n0, C, H, W, kh, kw, sh, sw, ph, pw, dh, dw,
-                    Ho, Wo, nt)
-        cv = np_view(cols)[:C * kh * kw * (n1 - n0) * L].reshape(G, K, n1 - n0, L)
+            _unfold(st, xp + n0 * image, cp, n1 - n0, C, H, W, kh, kw, sh, sw, ph, pw, dh, dw, Wo, 0, Ho)
+        cv = np_view(cols)[:R * (n1 - n0) * L].reshape(G, K, n1 - n0, L)
         if n1 - n0 == 1:
             np.matmul(w, cv[:, :, 0, :], out=o[n0])
         else:
-            # one GEMM per group for the whole chunk, (Cout/G, K) @ (K, images * L), transposed into
-            # (images, Cout/G, L): one copy of the output buys far fewer BLAS calls (and thread
-            # hand-overs), which measured 1.5x faster on two busy cores and equal on one
             prod = np.matmul(w, cv.reshape(G, K, (n1 - n0) * L)).reshape(G, Cout // G, n1 - n0, L)
             o[n0:n1] = prod.transpose(2, 0, 1, 3)
     _add_bias(out, bias)
@@ -316,6 +652,7 @@ cdef object _conv_transpose(TensorImpl input, TensorImpl weight, object bias, tu
     cdef Py_ssize_t Cout = weight.sizes[1] * groups
     cdef Py_ssize_t Hi, Wi, kh, kw, Ho, Wo, Lin, n
     cdef int st = input.scalar_type, nt
+    cdef bint blas, identity
     cdef Py_ssize_t sh = stride[0], sw = stride[1], ph = padding[0], pw = padding[1], dh = dilation[0], dw = dilation[1]
     cdef TensorImpl x, out, cols
     cdef char* op
