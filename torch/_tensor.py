@@ -181,7 +181,9 @@ class Tensor(TensorImpl):
     __rmul__ = _binary(lambda a, b: _function("mul")(b, a))
     __imul__ = _binary(lambda a, b: a.mul_(b))
     __truediv__ = _binary(lambda a, b: a.div(b))
-    __rtruediv__ = _binary(lambda a, b: _function("div")(b, a))
+    # As PyTorch (torch/_tensor.py __rdiv__): a number divided by a tensor is reciprocal * number,
+    # which rounds differently from a true division.
+    __rtruediv__ = _binary(lambda a, b: a.reciprocal() * b)
     __itruediv__ = _binary(lambda a, b: a.div_(b))
     __floordiv__ = _binary(lambda a, b: a.floor_divide(b))
     __rfloordiv__ = _binary(lambda a, b: _function("floor_divide")(b, a))

@@ -246,3 +246,10 @@ def test_integer_division_by_zero_gives_ieee_infinities_not_an_error():
     assert out.dtype == torch.float32
     assert got[:2] == [float("inf"), float("-inf")]
     assert np.isnan(got[2])
+
+
+def test_number_divided_by_tensor_is_reciprocal_times_number_as_pytorch():
+    x = np.linspace(0.1, 50, 5001, dtype=np.float32)
+    got = (3.7 / torch.from_numpy(x)).numpy()
+    np.testing.assert_array_equal(got, (np.float32(1) / x) * np.float32(3.7))
+    assert (2 / torch.tensor([1, 2, 0])).tolist() == [2.0, 1.0, float("inf")]
