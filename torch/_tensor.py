@@ -168,17 +168,17 @@ class Tensor(TensorImpl):
         array = self.numpy()
         return array if dtype is None else array.astype(dtype, copy=False)
 
-    # Operators: the methods are generated; reflected forms call the function with the number
-    # first. As PyTorch's, a TypeError from the binding becomes NotImplemented (`t == None` is False,
+    # Operators: the methods are generated; reflected forms of commutative ops are the method
+    # itself (PyTorch binds __radd__ to add), the others call the function with the number first. As PyTorch's, a TypeError from the binding becomes NotImplemented (`t == None` is False,
     # `t + "a"` is Python's unsupported-operand error).
     __add__ = _binary(lambda a, b: a.add(b))
-    __radd__ = _binary(lambda a, b: _function("add")(b, a))
+    __radd__ = _binary(lambda a, b: a.add(b))
     __iadd__ = _binary(lambda a, b: a.add_(b))
     __sub__ = _binary(lambda a, b: a.sub(b))
     __rsub__ = _binary(lambda a, b: _function("sub")(b, a))
     __isub__ = _binary(lambda a, b: a.sub_(b))
     __mul__ = _binary(lambda a, b: a.mul(b))
-    __rmul__ = _binary(lambda a, b: _function("mul")(b, a))
+    __rmul__ = _binary(lambda a, b: a.mul(b))
     __imul__ = _binary(lambda a, b: a.mul_(b))
     __truediv__ = _binary(lambda a, b: a.div(b))
     # As PyTorch (torch/_tensor.py __rdiv__): a number divided by a tensor is reciprocal * number,
@@ -197,13 +197,13 @@ class Tensor(TensorImpl):
     __matmul__ = _binary(lambda a, b: a.matmul(b))
     __rmatmul__ = _binary(lambda a, b: _function("matmul")(b, a))
     __and__ = _binary(lambda a, b: a.bitwise_and(b))
-    __rand__ = _binary(lambda a, b: _function("bitwise_and")(b, a))
+    __rand__ = _binary(lambda a, b: a.bitwise_and(b))
     __iand__ = _binary(lambda a, b: a.bitwise_and_(b))
     __or__ = _binary(lambda a, b: a.bitwise_or(b))
-    __ror__ = _binary(lambda a, b: _function("bitwise_or")(b, a))
+    __ror__ = _binary(lambda a, b: a.bitwise_or(b))
     __ior__ = _binary(lambda a, b: a.bitwise_or_(b))
     __xor__ = _binary(lambda a, b: a.bitwise_xor(b))
-    __rxor__ = _binary(lambda a, b: _function("bitwise_xor")(b, a))
+    __rxor__ = _binary(lambda a, b: a.bitwise_xor(b))
     __ixor__ = _binary(lambda a, b: a.bitwise_xor_(b))
     __lshift__ = _binary(lambda a, b: a.bitwise_left_shift(b))
     __rlshift__ = _binary(lambda a, b: _function("bitwise_left_shift")(b, a))

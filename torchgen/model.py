@@ -750,6 +750,9 @@ class PointwiseFormula:
     # Tensor arguments that must hold no zero when the op computes in an integral dtype
     # (divisors: PyTorch raises "ZeroDivisionError" instead of trapping).
     nonzero_args: tuple[str, ...] = ()
+    # 0-dim CPU tensor arguments that a float16 computation takes at their own value in float
+    # instead of rounding them to float16 first (PyTorch's mul/div `original_scalar_value`).
+    opmath_scalar_args: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -934,7 +937,8 @@ def _read_dispatch(r: _Reader, raw: _YamlMap) -> list[tuple[DispatchKey, str]]:
     return dispatch
 
 
-_POINTWISE_KEYS = ("formula", "dtypes", "promote", "bool_inputs", "bool_formula", "bool_args", "nonzero_args")
+_POINTWISE_KEYS = ("formula", "dtypes", "promote", "bool_inputs", "bool_formula", "bool_args", "nonzero_args",
+                   "opmath_scalar_args")
 # Non-tensor argument types a pointwise formula may read (each converted to the compute dtype).
 _POINTWISE_SCALARS = (BaseType(BaseTy.Scalar), BaseType(BaseTy.int), BaseType(BaseTy.float), BaseType(BaseTy.bool))
 
@@ -958,11 +962,13 @@ def _read_pointwise(r: _Reader, raw: _YamlMap, func: FunctionSchema | None) -> P
     bool_formula = sub.opt("bool_formula", str)
     bool_args = tuple(sub.strings("bool_args") or ())
     nonzero_args = tuple(sub.strings("nonzero_args") or ())
+    opmath_scalar_args = tuple(sub.strings("opmath_scalar_args") or ())
     if func is None:
         return None
     args, returns = func.arguments.flat_all, func.returns
     tensor = BaseType(BaseTy.Tensor)
-    for key, names in (("bool_args", bool_args), ("nonzero_args", nonzero_args)):
+    for key, names in (("bool_args", bool_args), ("nonzero_args", nonzero_args),
+                       ("opmath_scalar_args", opmath_scalar_args)):
         for name in names:
             if not any(a.name == name and a.type == tensor for a in args):
                 sub.error(key, f"{key} names {name!r}, which is not a Tensor argument of {func.name}")
@@ -980,7 +986,10 @@ def _read_pointwise(r: _Reader, raw: _YamlMap, func: FunctionSchema | None) -> P
             if m.group(1) and not m.group(2) and m.group(1) not in arg_names:
                 sub.error(key, f"ember_pointwise formula uses unknown name {m.group(1)!r}; "
                           f"the arguments are: {', '.join(arg_names)}")  # fmt: skip
-    return PointwiseFormula(formula, dtypes, promote, bool_inputs, bool_formula, bool_args, nonzero_args)
+    if opmath_scalar_args and any(a.type != tensor for a in args):
+        sub.error("opmath_scalar_args", "opmath_scalar_args needs an op whose arguments are all Tensors")
+    return PointwiseFormula(formula, dtypes, promote, bool_inputs, bool_formula, bool_args, nonzero_args,
+                            opmath_scalar_args)
 
 
 def _read_bool_inputs(sub: _Reader, raw: Any) -> tuple[tuple[str, str], ...]:

@@ -117,6 +117,25 @@ def test_scalar_that_overflows_float16_is_refused_like_pytorch():
     assert torch.isinf(torch.add(h, 1e6)).all()  # a wrapped number is a tensor operand: it rounds to inf
 
 
+@pytest.mark.parametrize("call", [lambda h, s: torch.mul(h, s), lambda h, s: s * h, lambda h, s: h.clone().mul_(s),
+                                  lambda h, s: torch.mul(h, torch.tensor(s)), lambda h, s: torch.div(h, s)],
+                         ids=["mul", "rmul", "mul_", "mul_0dim_tensor", "div"])
+def test_mul_and_div_take_a_cpu_scalar_at_its_float_value(call):
+    """PyTorch's mul/div kernels read a CPU scalar operand in float for float16 (opmath); other
+    ops round it to float16 first."""
+    values = np.arange(1, 2000, dtype=np.float16) / np.float16(7)
+    got = call(torch.from_numpy(values), 0.1).numpy()
+    wide = values.astype(np.float32)
+    op = np.divide if call(torch.ones(1, dtype=H), 2.0).item() == 0.5 else np.multiply
+    np.testing.assert_array_equal(got, op(wide, np.float32(0.1)).astype(np.float16))
+
+
+def test_add_rounds_a_cpu_scalar_to_float16_first_as_pytorch():
+    values = np.arange(1, 2000, dtype=np.float16) / np.float16(7)
+    got = torch.sub(torch.from_numpy(values), 0.1).numpy()
+    np.testing.assert_array_equal(got, (values.astype(np.float32) - np.float32(np.float16(0.1))).astype(np.float16))
+
+
 def test_nan_to_num_uses_float16_limits():
     h = torch.from_numpy(np.array([np.nan, np.inf, -np.inf, 1.5], dtype=np.float16))
     assert torch.nan_to_num(h).numpy().tolist() == [0.0, 65504.0, -65504.0, 1.5]

@@ -68,16 +68,21 @@ def kernel_name(fn: NativeFunction) -> str:
 
 
 def _kernels(op: PointwiseOp) -> list[dict[str, str]]:
-    """The functional kernel, and the in-place and out= ones its variants register."""
+    """The functional kernel, and the in-place and out= ones its variants register. `opmath_out`
+    is the out= call that computes float16 in the float32 loop (opmath_scalar_args)."""
+    f32 = f"{op.table}[ST_FLOAT32], inputs, ST_FLOAT32, ST_FLOAT32, extra"
     kernels = [dict(name=kernel_name(op.fn), op=op.name, extra_params="",
-                    call="pointwise(fn, inputs, compute, out_type, extra)")]
+                    call="pointwise(fn, inputs, compute, out_type, extra)",
+                    opmath_call=f"pointwise_out({f32}, _empty_float16(), False)")]
     if op.variants.inplace is not None:
         kernels.append(dict(name=kernel_name(op.variants.inplace), op=str(op.variants.inplace.func.name),
-                            extra_params="", call=f"pointwise_out(fn, inputs, compute, out_type, extra, {op.tensors[0]}, True)"))
+                            extra_params="", call=f"pointwise_out(fn, inputs, compute, out_type, extra, {op.tensors[0]}, True)",
+                            opmath_call=f"pointwise_out({f32}, {op.tensors[0]}, True)"))
     if op.variants.out is not None:
         kernels.append(dict(name=kernel_name(op.variants.out), op=str(op.variants.out.func.name),
                             extra_params=", TensorImpl out=None",
-                            call="pointwise_out(fn, inputs, compute, out_type, extra, out, False)"))
+                            call="pointwise_out(fn, inputs, compute, out_type, extra, out, False)",
+                            opmath_call=f"pointwise_out({f32}, out, False)"))
     return kernels
 
 
@@ -96,7 +101,8 @@ def op_context(op: PointwiseOp) -> dict[str, Any]:
         name=op.name,
         formula=op.formula,
         kernel=f"{op.cname}_cpu",
-        table=f"_{op.cname}_loops",
+        table=op.table,
+        opmath_scalar_args=op.fn.pointwise.opmath_scalar_args if op.fn.pointwise else (),
         params=op.params("TensorImpl"),
         tensor_args=", ".join(op.tensors),
         extra_bytes=max(8, 8 * len(op.scalars)),

@@ -27,6 +27,11 @@ class PointwiseOp:
         return self.fn.func.name.unambiguous_name()
 
     @property
+    def table(self) -> str:
+        """The Cython name of the op's loop table (one loop per compute dtype)."""
+        return f"_{self.cname}_loops"
+
+    @property
     def formula(self) -> str:
         assert self.fn.pointwise is not None
         return self.fn.pointwise.formula
