@@ -25,8 +25,9 @@ MATH_FUNCTIONS: dict[str, tuple[str, str]] = {
 }
 # float32 spellings with a branch-free, vectorisable definition in aten/native/cpu/vec_math.h,
 # used by the "c" target (a float32 CPU loop compiled per ISA: torchgen/targets/cpu_loops.py).
-VECTOR_FLOAT32: dict[str, str] = {"exp": "ember_vm_expf", "exp2": "ember_vm_exp2f", "log": "ember_vm_logf",
-                                  "tanh": "ember_vm_tanhf", "fabs": "fabsf"}
+VECTOR_FLOAT32: dict[str, str] = {"exp": "ember_vm_expf", "exp2": "ember_vm_exp2f", "expm1": "ember_vm_expm1f",
+                                  "log": "ember_vm_logf", "log1p": "ember_vm_log1pf", "tanh": "ember_vm_tanhf",
+                                  "erf": "ember_vm_erff", "fabs": "fabsf"}
 # Defined for every loop dtype: aten/native/cpu/scalar_ops.pxd (Cython, `sm.<name>`) and
 # torchgen/templates/cuda_scalar_ops.cuh (CUDA, `ember_<name>`).
 HELPERS = frozenset({"truncdiv", "floordiv", "remainder", "fmod", "pow", "abs", "sign", "floor", "ceil", "trunc",

@@ -1,4 +1,4 @@
-"""float32 exp, exp2, log, tanh, sigmoid, silu through aten/native/cpu/vec_math.h.
+"""float32 exp, exp2, expm1, log, log1p, tanh, erf, sigmoid, silu through aten/native/cpu/vec_math.h.
 
 Their float32 loops are generated as C compiled for the baseline and for AVX2+FMA (picked at
 run time; ATEN_CPU_CAPABILITY=default forces the baseline). Checked here against NumPy in
@@ -9,6 +9,7 @@ layout (contiguous, strided, offset, tail of a vector) or the thread count.
 """
 from __future__ import annotations
 
+import math
 import os
 import subprocess
 import sys
@@ -30,14 +31,24 @@ def _sigmoid64(x: np.ndarray) -> np.ndarray:
         return 1.0 / (1.0 + np.exp(-x))
 
 
+_erf64 = np.frompyfunc(math.erf, 1, 1)
+
+
+def _erf(x: np.ndarray) -> np.ndarray:
+    return _erf64(x).astype(np.float64)
+
+
 # torch function, float64 reference, max ulp error allowed, the domain measured (where the
 # float32 op is meant to track the exact result: sigmoid below -88.7 is 0, as in PyTorch,
 # because exp(-x) overflows float32).
 OPS = {
     "exp": (torch.exp, np.exp, 1.5, (-np.inf, np.inf)),
     "exp2": (torch.exp2, np.exp2, 1.5, (-np.inf, np.inf)),
+    "expm1": (torch.expm1, np.expm1, 2.0, (-np.inf, np.inf)),
     "log": (torch.log, np.log, 1.5, (-np.inf, np.inf)),
+    "log1p": (torch.log1p, np.log1p, 2.0, (-np.inf, np.inf)),
     "tanh": (torch.tanh, np.tanh, 2.0, (-np.inf, np.inf)),
+    "erf": (torch.erf, _erf, 2.0, (-np.inf, np.inf)),
     "sigmoid": (torch.sigmoid, _sigmoid64, 2.5, (-88.0, np.inf)),
     "silu": (lambda t: torch.ops.aten.silu.default(t), lambda x: x * _sigmoid64(x), 3.0, (-88.0, np.inf)),
 }
@@ -97,10 +108,12 @@ def test_float32_error_is_within_its_ulp_bound_for_any_values(values):
 def _specials() -> np.ndarray:
     return np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, 88.72283172607422, 88.72283935546875, 89.0, -87.3,
                      -87.4, -100.0, -103.9, -103.97, -104.0, -104.5, -110.0, 1e-45, 1e-40, -1e-40, 1.0, -1.0,
-                     127.9, 128.0, -149.0, -149.6, -150.0, -151.0, F32_MAX, -F32_MAX], dtype=np.float32)
+                     127.9, 128.0, -149.0, -149.6, -150.0, -151.0, F32_MAX, -F32_MAX, 80.0, 80.1, -0.5, 0.5,
+                     -0.999, -1.0, -1.0000001, 3.92, -3.93, 0.875, 1e-8, -1e-8], dtype=np.float32)
 
 
-@pytest.mark.parametrize("name, ref_fn", [("exp", np.exp), ("exp2", np.exp2), ("log", np.log), ("tanh", np.tanh)])
+@pytest.mark.parametrize("name, ref_fn", [("exp", np.exp), ("exp2", np.exp2), ("expm1", np.expm1), ("log", np.log),
+                                          ("log1p", np.log1p), ("tanh", np.tanh), ("erf", _erf)])
 def test_special_values_overflow_and_denormal_underflow_round_as_the_exact_result(name, ref_fn):
     """inf, -inf, NaN, +-0, inf on overflow, denormals then 0 on underflow: the float32 rounding
     of the exact value (within one ulp where finite), signs of zeros included."""
