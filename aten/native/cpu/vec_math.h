@@ -1,4 +1,4 @@
-/* Branch-free float32 exp, exp2, log, tanh and erf that gcc vectorises, and the CPU-capability switch.
+/* Branch-free float32 exp, exp2, expm1, log, log1p, tanh and erf that gcc vectorises, and the CPU-capability switch.
  *
  * Shared by the softmax rows (nn_vec.h) and the generated pointwise loops
  * (torchgen/targets/cpu_loops.py: a float32 loop whose formula only calls functions of
