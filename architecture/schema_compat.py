@@ -19,6 +19,7 @@ always equal here.
 """
 from __future__ import annotations
 
+import ast
 import datetime
 import re
 from collections.abc import Mapping, Sequence
@@ -294,8 +295,18 @@ def _default_reasons(where: str, old: str | None, new: str | None) -> list[str]:
 _DEFAULT_TOKEN = re.compile(r""""(?:\\.|[^"\\])*"|'(?:\\.|[^'\\])*'|\s+""")
 
 
+# Symbolic defaults and their values: at::Reduction (`int reduction=Mean` is `int reduction=1`).
+_SYMBOLIC_DEFAULTS = {"Mean": "1", "Sum": "2"}
+_STRING_LITERAL = re.compile(r""""(?:\\.|[^"\\])*"|'(?:\\.|[^'\\])*'""")
+
+
 def _default_key(text: str) -> str:
-    """Default text without the spaces outside string literals: `[0, 1]` is `[0,1]`."""
+    """Default text without the spaces outside string literals (`[0, 1]` is `[0,1]`), a string
+    literal by its value whatever its quotes, a symbolic default by its value."""
+    if text in _SYMBOLIC_DEFAULTS:
+        return _SYMBOLIC_DEFAULTS[text]
+    if _STRING_LITERAL.fullmatch(text):
+        return repr(ast.literal_eval(text))
     return _DEFAULT_TOKEN.sub(lambda m: "" if m.group().isspace() else m.group(), text)
 
 

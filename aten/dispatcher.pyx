@@ -1,8 +1,10 @@
 """The dispatcher: one OperatorHandle per `name.overload`, a kernel table per dispatch key.
 
 A call's key set is the union of its tensor arguments' keys; the highest key present picks the
-kernel (c10/core/DispatchKey.h order). Kernels registered under
-alias keys fill the runtime keys as PyTorch's computeDispatchTableEntry does:
+kernel (c10/core/DispatchKey.h order). A call with no tensors and no device (`torch.cat([])`)
+runs the CPU kernel, as PyTorch's default TensorOptions backend, so the kernel reports the error.
+Kernels registered under alias keys fill the runtime keys as PyTorch's computeDispatchTableEntry
+does:
 direct > CompositeExplicitAutogradNonFunctional > CompositeExplicitAutograd >
 CompositeImplicitAutograd (backends, and autograd keys whose backend has no kernel) >
 Autograd alias > fallthrough.
@@ -104,9 +106,11 @@ cdef class OperatorHandle:
 
     cdef object lookup(self, uint64_t ks):
         cdef int k
+        if ks == 0:
+            ks = (<uint64_t>1) << DK_CPU
         while True:
             if ks == 0:
-                raise RuntimeError(f"aten::{self.name}: no dispatch key to dispatch on (no tensor arguments and no device)")
+                raise RuntimeError(f"aten::{self.name}: every kernel of the call's dispatch keys falls through")
             k = 63 - __builtin_clzll(ks)
             if k >= NUM_RUNTIME_KEYS:
                 raise RuntimeError(f"aten::{self.name}: unknown dispatch key bit {k}")

@@ -155,6 +155,45 @@ def _(torch: Any, np: Any, s: Sizes) -> Fn:
     return lambda: x[0]
 
 
+def _np_getitem(np: Any, s: Sizes) -> Fn:
+    x = _rand(np, (3, 4))
+    return lambda: x[0]
+
+
+@case("overhead.getitem", "x[0], x 3x4", "us", numpy=_np_getitem)
+def _(torch: Any, np: Any, s: Sizes) -> Fn:
+    x = _t(torch, np, (3, 4))
+    return lambda: x[0]
+
+
+def _np_getitem_slice(np: Any, s: Sizes) -> Fn:
+    x = _rand(np, (3, 4))
+    return lambda: x[:, 1]
+
+
+@case("overhead.getitem_slice", "x[:, 1], x 3x4", "us", numpy=_np_getitem_slice)
+def _(torch: Any, np: Any, s: Sizes) -> Fn:
+    x = _t(torch, np, (3, 4))
+    return lambda: x[:, 1]
+
+
+def _np_setitem(np: Any, s: Sizes) -> Fn:
+    x = _rand(np, (3, 4))
+
+    def run() -> None:
+        x[0] = 1.0
+    return run
+
+
+@case("overhead.setitem", "x[0] = 1.0, x 3x4", "us", numpy=_np_setitem)
+def _(torch: Any, np: Any, s: Sizes) -> Fn:
+    x = _t(torch, np, (3, 4))
+
+    def run() -> None:
+        x[0] = 1.0
+    return run
+
+
 def _np_add_out1(np: Any, s: Sizes) -> Fn:
     a, b, c = _np_one(np, 3)
     return lambda: np.add(a, b, out=c)

@@ -26,7 +26,7 @@ __all__ = sorted({
     "get_default_dtype", "get_num_threads", "is_tensor", "layout", "memory_format", "preserve_format",
     "promote_types", "result_type", "can_cast", "set_default_dtype", "set_num_threads", "strided", "tensor",
     "Generator", "default_generator", "get_rng_state", "initial_seed", "manual_seed", "seed", "set_rng_state",
-    *_DTYPE_NAMES, *_gen_index.FUNCTIONS})
+    *_DTYPE_NAMES, *_gen_index.FUNCTIONS, "unique"})
 
 _SUBMODULES = {"cuda": "torch.cuda", "ops": "torch._ops", "linalg": "torch.linalg", "special": "torch.special",
                "return_types": "torch.return_types", "random": "torch.random"}
@@ -34,10 +34,12 @@ _HELPERS = {"get_num_threads": "aten.native.cpu.loops", "set_num_threads": "aten
             "result_type": "torch._creation", "can_cast": "c10.scalar_type",
             **dict.fromkeys(("Generator", "default_generator", "get_rng_state", "initial_seed", "manual_seed",
                              "seed", "set_rng_state"), "torch.random")}
+# Python-level functions that take the place of the generated binding of the same name.
+PYTHON_FUNCTIONS = dict.fromkeys(("broadcast_tensors", "einsum", "nonzero", "norm", "unique"), "torch.functional")
 
 
 def __getattr__(name: str) -> _Any:
-    module = _gen_index.FUNCTIONS.get(name)
+    module = PYTHON_FUNCTIONS.get(name) or _gen_index.FUNCTIONS.get(name)
     if module is not None:
         value = getattr(_importlib.import_module(module), name)
     elif name in _SUBMODULES:
@@ -53,4 +55,5 @@ def __getattr__(name: str) -> _Any:
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_gen_index.FUNCTIONS) | set(_SUBMODULES) | set(_HELPERS))
+    return sorted(set(globals()) | set(_gen_index.FUNCTIONS) | set(PYTHON_FUNCTIONS) | set(_SUBMODULES)
+                  | set(_HELPERS))

@@ -45,8 +45,6 @@ def _infer(data: Any, dim: int, shape: list[int], kinds: set[str], leaf_dim: lis
 def tensor(data: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False,
            pin_memory: bool = False) -> Any:
     """A new tensor holding a copy of data (nested lists or tuples of numbers, a number, or an array)."""
-    if requires_grad:
-        raise NotImplementedError("requires_grad=True needs autograd, which arrives with the autograd issue")
     if isinstance(data, TensorImpl):
         warnings.warn("To copy construct from a tensor, it is recommended to use sourceTensor.clone().detach() "
                       "rather than torch.tensor(sourceTensor).", UserWarning, stacklevel=2)
@@ -78,7 +76,11 @@ def tensor(data: Any, dtype: Any = None, device: Any = None, requires_grad: bool
     out._numpy_view()[...] = array
     if device is not None and canonical(device).type == "cuda":
         from aten.native.cuda.pointwise import to_device
-        return to_device(out, dt)
+        out = to_device(out, dt)
+    if requires_grad:
+        if not (dt.is_floating_point or dt.is_complex):
+            raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
+        out._requires_grad = True
     return out
 
 

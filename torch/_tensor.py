@@ -6,8 +6,21 @@ import importlib
 from typing import Any
 
 from c10.tensor_impl import TensorImpl, set_tensor_type
+from torch import _tensor_conversions
 from torch._C import _gen_index
+from torch import _indexing as _indexing_setup  # noqa: F401  (gives the Cython indexing numpy's types)
+from torch._C._indexing import getitem as _getitem, setitem as _setitem
 from torch._size import Size
+
+
+def _binary(op: Any) -> Any:
+    """A binary operator method: a TypeError from the binding becomes NotImplemented."""
+    def method(self: Any, other: Any) -> Any:
+        try:
+            return op(self, other)
+        except TypeError:
+            return NotImplemented
+    return method
 
 
 class Tensor(TensorImpl):
@@ -48,6 +61,19 @@ class Tensor(TensorImpl):
             raise TypeError("len() of a 0-d tensor")
         return int(self._size_at(0))
 
+    # Indexing is Cython (torch/_C/_indexing.pyx): basic indices build one view in C.
+    __getitem__ = _getitem
+    __setitem__ = _setitem
+
+    def __delitem__(self, index: Any) -> None:
+        raise TypeError("Tensor does not support deleting items")
+
+    def __iter__(self) -> Any:
+        # As PyTorch: rows are views (unbind along dim 0), made up front.
+        if self.dim() == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return iter(self.unbind(0))
+
     def __bool__(self) -> bool:
         if self.numel() != 1:
             raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
@@ -70,33 +96,147 @@ class Tensor(TensorImpl):
 
     __hash__ = object.__hash__
 
-    # Operators: the methods are generated; reflected forms call the function with the number first.
-    def __add__(self, other: Any) -> Any:
-        return self.add(other)
+    # requires_grad: a flag only until autograd arrives (no graph is recorded, every tensor is a
+    # leaf, and results of operations do not inherit it). Stored on the Python object: moving it
+    # into TensorImpl changes c10/tensor_impl.pxd and so rebuilds every module.
+    _requires_grad = False
 
-    def __radd__(self, other: Any) -> Any:
-        return _function("add")(other, self)
+    @property
+    def requires_grad(self) -> bool:
+        return self._requires_grad
 
-    def __sub__(self, other: Any) -> Any:
-        return self.sub(other)
+    @requires_grad.setter
+    def requires_grad(self, value: Any) -> None:
+        if not isinstance(value, bool):
+            raise RuntimeError("requires_grad must be a bool")
+        if value and not (self.dtype.is_floating_point or self.dtype.is_complex):
+            raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
+        self._requires_grad = value
 
-    def __rsub__(self, other: Any) -> Any:
-        return _function("sub")(other, self)
+    def requires_grad_(self, requires_grad: Any = True) -> Tensor:
+        if not isinstance(requires_grad, bool):
+            raise TypeError("requires_grad_(): argument 'requires_grad' (position 1) must be bool, not "
+                            f"{type(requires_grad).__name__}")
+        if requires_grad and not (self.dtype.is_floating_point or self.dtype.is_complex):
+            raise RuntimeError("only Tensors of floating point dtype can require gradients")
+        self._requires_grad = requires_grad
+        return self
 
-    def __mul__(self, other: Any) -> Any:
-        return self.mul(other)
+    @property
+    def is_leaf(self) -> bool:
+        return True   # without autograd no tensor has a grad_fn
 
-    def __rmul__(self, other: Any) -> Any:
-        return _function("mul")(other, self)
+    # Python-level methods over the bindings, as PyTorch's torch/_tensor.py and python_variable_methods.
+    def norm(self, p: Any = "fro", dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Any:
+        from torch import functional
+        return functional.norm(self, p, dim, keepdim, dtype=dtype)
 
-    def __truediv__(self, other: Any) -> Any:
-        return self.div(other)
+    def unique(self, sorted: bool = True, return_inverse: bool = False, return_counts: bool = False,
+               dim: Any = None) -> Any:
+        from torch import functional
+        return functional.unique(self, sorted, return_inverse, return_counts, dim)
 
-    def __rtruediv__(self, other: Any) -> Any:
-        return _function("div")(other, self)
+    def nonzero(self, *, as_tuple: bool = False) -> Any:
+        from torch import functional
+        return functional.nonzero(self, as_tuple=as_tuple)
+
+    def __format__(self, spec: str) -> str:
+        if self.dim() == 0:
+            return self.item().__format__(spec)
+        return object.__format__(self, spec)
+
+    def __long__(self) -> int:
+        return int(self.item())
+
+    def __nonzero__(self) -> bool:
+        return self.__bool__()
+
+    def __complex__(self) -> complex:
+        return complex(self.item())
+
+    def __iter__(self) -> Any:
+        if self.dim() == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return iter(self.unbind(0))
+
+    def __reversed__(self) -> Any:
+        return self if self.dim() == 0 else self.flip(0)
+
+    def __contains__(self, element: Any) -> bool:
+        if isinstance(element, (TensorImpl, bool, int, float)):
+            return bool((self == element).any().item())
+        raise RuntimeError(f"Tensor.__contains__ only supports Tensor or scalar, but you passed in a {type(element)}.")
+
+    __array_priority__ = 1000
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> Any:
+        array = self.numpy()
+        return array if dtype is None else array.astype(dtype, copy=False)
+
+    # Operators: the methods are generated; reflected forms call the function with the number
+    # first. As PyTorch's, a TypeError from the binding becomes NotImplemented (`t == None` is False,
+    # `t + "a"` is Python's unsupported-operand error).
+    __add__ = _binary(lambda a, b: a.add(b))
+    __radd__ = _binary(lambda a, b: _function("add")(b, a))
+    __iadd__ = _binary(lambda a, b: a.add_(b))
+    __sub__ = _binary(lambda a, b: a.sub(b))
+    __rsub__ = _binary(lambda a, b: _function("sub")(b, a))
+    __isub__ = _binary(lambda a, b: a.sub_(b))
+    __mul__ = _binary(lambda a, b: a.mul(b))
+    __rmul__ = _binary(lambda a, b: _function("mul")(b, a))
+    __imul__ = _binary(lambda a, b: a.mul_(b))
+    __truediv__ = _binary(lambda a, b: a.div(b))
+    __rtruediv__ = _binary(lambda a, b: _function("div")(b, a))
+    __itruediv__ = _binary(lambda a, b: a.div_(b))
+    __floordiv__ = _binary(lambda a, b: a.floor_divide(b))
+    __rfloordiv__ = _binary(lambda a, b: _function("floor_divide")(b, a))
+    __ifloordiv__ = _binary(lambda a, b: a.floor_divide_(b))
+    __mod__ = _binary(lambda a, b: a.remainder(b))
+    __rmod__ = _binary(lambda a, b: _function("remainder")(b, a))
+    __imod__ = _binary(lambda a, b: a.remainder_(b))
+    __pow__ = _binary(lambda a, b: a.pow(b))
+    __rpow__ = _binary(lambda a, b: _function("pow")(b, a))
+    __ipow__ = _binary(lambda a, b: a.pow_(b))
+    __matmul__ = _binary(lambda a, b: a.matmul(b))
+    __rmatmul__ = _binary(lambda a, b: _function("matmul")(b, a))
+    __and__ = _binary(lambda a, b: a.bitwise_and(b))
+    __rand__ = _binary(lambda a, b: _function("bitwise_and")(b, a))
+    __iand__ = _binary(lambda a, b: a.bitwise_and_(b))
+    __or__ = _binary(lambda a, b: a.bitwise_or(b))
+    __ror__ = _binary(lambda a, b: _function("bitwise_or")(b, a))
+    __ior__ = _binary(lambda a, b: a.bitwise_or_(b))
+    __xor__ = _binary(lambda a, b: a.bitwise_xor(b))
+    __rxor__ = _binary(lambda a, b: _function("bitwise_xor")(b, a))
+    __ixor__ = _binary(lambda a, b: a.bitwise_xor_(b))
+    __lshift__ = _binary(lambda a, b: a.bitwise_left_shift(b))
+    __rlshift__ = _binary(lambda a, b: _function("bitwise_left_shift")(b, a))
+    __ilshift__ = _binary(lambda a, b: a.bitwise_left_shift_(b))
+    __rshift__ = _binary(lambda a, b: a.bitwise_right_shift(b))
+    __rrshift__ = _binary(lambda a, b: _function("bitwise_right_shift")(b, a))
+    __irshift__ = _binary(lambda a, b: a.bitwise_right_shift_(b))
+    __eq__ = _binary(lambda a, b: a.eq(b))  # type: ignore[assignment]
+    __ne__ = _binary(lambda a, b: a.ne(b))  # type: ignore[assignment]
+    __lt__ = _binary(lambda a, b: a.lt(b))
+    __le__ = _binary(lambda a, b: a.le(b))
+    __gt__ = _binary(lambda a, b: a.gt(b))
+    __ge__ = _binary(lambda a, b: a.ge(b))
+
+    # Python 2 names PyTorch still defines.
+    __div__, __rdiv__, __idiv__ = __truediv__, __rtruediv__, __itruediv__
 
     def __neg__(self) -> Any:
         return self.neg()
+
+    def __pos__(self) -> Any:
+        if self.dtype.name == "bool":
+            raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
+        return self
+
+    def __abs__(self) -> Any:
+        return self.abs()
+
+    def __invert__(self) -> Any:
+        return self.bitwise_not()
 
 
 def _function(name: str) -> Any:
@@ -114,6 +254,9 @@ class _LazyMethod:
         setattr(Tensor, self.name, fn)
         return fn if obj is None else fn.__get__(obj, cls)
 
+
+for _name, _method in _tensor_conversions.METHODS.items():
+    setattr(Tensor, _name, _method)
 
 for _name, (_module, _attr) in _gen_index.METHODS.items():
     if _name not in Tensor.__dict__:

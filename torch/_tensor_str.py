@@ -87,6 +87,8 @@ def tensor_repr(t: Any) -> str:
             suffixes.append(f"size={tuple(array.shape)}")
         if dt is not scalar_type.get_default_dtype():
             suffixes.append(f"dtype=torch.{dt.name}")
+        if t.requires_grad:
+            suffixes.append("requires_grad=True")
         return "tensor(" + ", ".join(["[]"] + suffixes) + ")"
     summarize = array.size > THRESHOLD
     shown = _summary_values(array) if summarize else array.reshape(-1)
@@ -94,4 +96,6 @@ def tensor_repr(t: Any) -> str:
     body = _format(array, fmt, len("tensor("), summarize)
     if not (dt is scalar_type.get_default_dtype() or dt.name in _IMPLICIT):
         suffixes.append(f"dtype=torch.{dt.name}")
+    if t.requires_grad:
+        suffixes.append("requires_grad=True")
     return "tensor(" + ", ".join([body] + suffixes) + ")"

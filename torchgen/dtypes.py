@@ -15,6 +15,7 @@ class DType:
     ctype: str         # Cython/C type of one element
     cuda_type: str     # CUDA C type of one element
     kind: str          # "b" bool, "i" integral, "f" floating
+    opmath: str = ""   # the dtype loops compute in (PyTorch's opmath_type), when not this one
 
     @property
     def is_bool(self) -> bool:
@@ -24,6 +25,12 @@ class DType:
     def is_floating(self) -> bool:
         return self.kind == "f"
 
+    @property
+    def compute(self) -> DType:
+        """The dtype a loop over this one computes in: float16 loads widen to float32 and the
+        result rounds once on the store, as PyTorch's CPU kernels do."""
+        return next(d for d in DTYPES if d.name == self.opmath) if self.opmath else self
+
 
 DTYPES: tuple[DType, ...] = (
     DType("bool", 11, "uint8_t", "unsigned char", "b"),
@@ -32,6 +39,8 @@ DTYPES: tuple[DType, ...] = (
     DType("int16", 2, "int16_t", "short", "i"),
     DType("int32", 3, "int32_t", "int", "i"),
     DType("int64", 4, "int64_t", "long long", "i"),
+    # `half` is C's _Float16 (c10/half.pxd); CUDA's __half comes from cuda_fp16.h.
+    DType("float16", 5, "half", "__half", "f", opmath="float32"),
     DType("float32", 6, "float", "float", "f"),
     DType("float64", 7, "double", "double", "f"),
 )

@@ -39,8 +39,10 @@ class Result:
 
 
 def _env() -> jinja2.Environment:
-    return jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)), undefined=jinja2.StrictUndefined,
-                              trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)), undefined=jinja2.StrictUndefined,
+                             trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
+    env.filters["pyrepr"] = repr   # a Python literal of text that may hold quotes (schema string defaults)
+    return env
 
 
 # Spelt in two parts (as upstream torchgen does) so that tools looking for generated files do not

@@ -1,5 +1,5 @@
 """The copying shape ops: cat's type promotion and legacy empty inputs, output layouts, large and
-threaded copies, dtypes without arithmetic kernels (float16), and every op's errors (types and
+threaded copies, float16 moved without arithmetic, and every op's errors (types and
 messages recorded from PyTorch 2.13)."""
 from __future__ import annotations
 

@@ -1,6 +1,7 @@
 """The generator on small schemas in a throw-away tree: what it writes, and when it writes."""
 from __future__ import annotations
 
+import ast
 import os
 import shutil
 import textwrap
@@ -209,3 +210,84 @@ def test_the_real_schema_generates_cleanly():
     result = generate(REPO, quiet=True)
     assert result.stubs == []
     assert "torch._C._gen_add" in dict(result.extensions)
+
+
+def _binding(root: Path, base: str) -> str:
+    return (root / f"build/gen/torch/_C/_gen_{base}.pyx").read_text()
+
+
+def test_scalar_overload_is_bound_and_tried_after_its_tensor_overload(tmp_path):
+    # Upstream skips only add/sub/mul/div.Scalar; the rest are bound, the Tensor form first
+    # (sort_overloads) whatever the schema order, so a tensor never lands in a Scalar.
+    root = make_tree(tmp_path, """
+        - func: fillit.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor
+          variants: function, method
+          dispatch:
+            CompositeExplicitAutograd: fillit_Scalar
+        - func: fillit.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor
+          variants: function, method
+          dispatch:
+            CompositeExplicitAutograd: fillit_Tensor
+        """)
+    (root / "aten/native/composite/fill.py").write_text(
+        "def fillit_Scalar(self, mask, value):\n    pass\n\n\ndef fillit_Tensor(self, mask, value):\n    pass\n")
+    generate(root, quiet=True)
+    bindings = _binding(root, "fillit")
+    assert bindings.index("aten::fillit.Tensor") < bindings.index("aten::fillit.Scalar")
+
+
+def test_factories_and_like_functions_take_requires_grad(tmp_path):
+    root = make_tree(tmp_path, """
+        - func: nothing(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+          dispatch:
+            CompositeExplicitAutograd: nothing
+        - func: nothing_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+          dispatch:
+            CompositeExplicitAutograd: nothing_like
+        - func: something(Tensor self) -> Tensor
+          dispatch:
+            CompositeExplicitAutograd: something
+        """)
+    (root / "aten/native/composite/f.py").write_text(
+        "def nothing(size, dtype=None, layout=None, device=None, pin_memory=None):\n    pass\n\n\n"
+        "def nothing_like(self, dtype=None, layout=None, device=None, pin_memory=None):\n    pass\n\n\n"
+        "def something(self):\n    pass\n")
+    generate(root, quiet=True)
+    for base in ("nothing", "nothing_like"):
+        text = _binding(root, base)
+        assert 'Param("requires_grad", P_OPT_BOOL, True, True, False, False)' in text
+        # The kernel gets the schema's five arguments; requires_grad (v[5]) is applied to its result.
+        assert "(v[0], v[1], v[2], v[3], v[4])), v[5])" in text and "set_requires_grad(" in text
+    assert "requires_grad" not in _binding(root, "something")
+
+
+def test_optional_argument_without_default_is_required_but_takes_none(tmp_path):
+    root = make_tree(tmp_path, """
+        - func: opt(Tensor self, Scalar? p, int[1] dim, bool keepdim=False, *, ScalarType dtype) -> Tensor
+          dispatch:
+            CompositeExplicitAutograd: opt
+        """)
+    (root / "aten/native/composite/o.py").write_text("def opt(self, p, dim, keepdim=False, dtype=None):\n    pass\n")
+    generate(root, quiet=True)
+    text = _binding(root, "opt")
+    assert 'Param("p", P_OPT_SCALAR, False, False, None, False)' in text
+    assert 'Param("dim", P_OPT_INT_LIST, False, False, None, False)' in text
+
+
+def test_reduction_enum_default_and_double_quoted_strings_generate_valid_python(tmp_path):
+    schema = ('loss(Tensor self, Tensor target, int reduction=Mean, str mode="valid", str q="\\"\'\\\\") -> Tensor')
+    root = make_tree(tmp_path, f"""
+        - func: {schema}
+          dispatch:
+            CompositeExplicitAutograd: loss
+        """)
+    (root / "aten/native/composite/l.py").write_text("def loss(self, target, reduction=1, mode='valid', q=''):\n    pass\n")
+    generate(root, quiet=True)
+    assert 'Param("reduction", P_INT, False, True, 1, False)' in _binding(root, "loss")
+    regs = ast.parse((root / "aten/_gen_registrations.py").read_text())
+    defined = [ast.literal_eval(node.args[0]) for node in ast.walk(regs)
+               if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "define"]
+    assert defined == [schema]
+    signatures = ast.parse((root / "torch/_C/_gen_signatures.py").read_text())
+    texts = [ast.literal_eval(n) for n in ast.walk(signatures) if isinstance(n, ast.Tuple)]
+    assert texts == [("(input, target, reduction=1, mode=\"valid\", q=\"\\\"'\\\\\")",)]

@@ -38,12 +38,15 @@ cdef class Signature:
     cdef readonly str display
     cdef list params
     cdef int npositional
-    cdef list parse(self, tuple args, dict kwargs, list errors)
+    cdef bint allow_numbers
+    cdef list parse(self, tuple args, dict kwargs, list errors, bint numbers)
 
 cdef class ArgParser:
     cdef readonly str name
     cdef list signatures
+    cdef bint allow_numbers
     cpdef tuple parse(self, tuple args, dict kwargs)
 
 cdef uint64_t device_keys(object device) noexcept
 cdef uint64_t list_keys(object tensors) noexcept
+cdef object set_requires_grad(object result, object flag)

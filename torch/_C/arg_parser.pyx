@@ -3,7 +3,9 @@
 The generated bindings (torch/_C/_gen_*.pyx) build one ArgParser per function or method from
 the schema; parse() returns (index of the matching signature, converted argument values).
 A Tensor parameter of a pointwise op also takes a Python number, wrapped as a 0-dim tensor
-that type promotion ranks below tensors (PyTorch's wrapped numbers).
+that type promotion ranks below tensors (PyTorch's wrapped numbers), but only when no signature
+matches the call as it is: `torch.lerp(x, y, 0.5)` picks lerp.Scalar, `torch.eq(x, 1)` (which
+has no bound eq.Scalar) wraps the 1 for eq.Tensor.
 """
 from libc.stdint cimport uint64_t
 from c10.scalar_type cimport dtype
@@ -52,7 +54,7 @@ cdef object _int_list(object obj, bint allow_single):
     return NO_MATCH
 
 
-cdef object _convert(Param p, object obj):
+cdef object _convert(Param p, object obj, bint numbers):
     """The value a kernel receives for obj, or NO_MATCH."""
     cdef int t = p.type
     if obj is None:
@@ -60,7 +62,7 @@ cdef object _convert(Param p, object obj):
     if t == P_TENSOR or t == P_OPT_TENSOR:
         if isinstance(obj, TensorImpl):
             return obj
-        if p.allow_numbers and isinstance(obj, (bool, int, float)):
+        if numbers and p.allow_numbers and isinstance(obj, (bool, int, float)):
             return wrap_number(obj)
         return NO_MATCH
     if t == P_SCALAR or t == P_OPT_SCALAR:
@@ -144,7 +146,9 @@ cdef class Signature:
         self.npositional = 0
         parts = []
         star = False
+        self.allow_numbers = False
         for p in params:
+            self.allow_numbers = self.allow_numbers or p.allow_numbers
             if p.kwonly and not star:
                 parts.append("*")
                 star = True
@@ -153,8 +157,9 @@ cdef class Signature:
             parts.append(repr(p))
         self.display = f"({', '.join(parts)})"
 
-    cdef list parse(self, tuple args, dict kwargs, list errors):
-        """Converted values in parameter order, or None (appending why to errors)."""
+    cdef list parse(self, tuple args, dict kwargs, list errors, bint numbers):
+        """Converted values in parameter order, or None (appending why to errors). With numbers,
+        Tensor parameters that allow it take Python numbers."""
         cdef Py_ssize_t nargs = len(args), i = 0, used = 0
         cdef list out = []
         cdef Param p
@@ -185,7 +190,7 @@ cdef class Signature:
             else:
                 errors.append(f"missing required argument '{p.name}'")
                 return None
-            value = _convert(p, obj)
+            value = _convert(p, obj, numbers)
             if value is NO_MATCH:
                 where = f"(position {i + 1})" if i < nargs else ""
                 errors.append(f"argument '{p.name}' {where} must be {_TYPE_NAMES[p.type]}, not {_type_name(obj)}"
@@ -205,8 +210,12 @@ cdef class ArgParser:
     """The signatures of one function or method; parse() picks the first that matches."""
 
     def __init__(self, str name, list signatures):
+        cdef Signature sig
         self.name = name
         self.signatures = signatures
+        self.allow_numbers = False
+        for sig in signatures:
+            self.allow_numbers = self.allow_numbers or sig.allow_numbers
 
     cpdef tuple parse(self, tuple args, dict kwargs):
         cdef list errors = []
@@ -214,10 +223,19 @@ cdef class ArgParser:
         cdef Signature sig
         cdef int index = 0
         for sig in self.signatures:
-            values = sig.parse(args, kwargs, errors)
+            values = sig.parse(args, kwargs, errors, False)
             if values is not None:
                 return index, values
             index += 1
+        if self.allow_numbers:
+            # Second pass: Python numbers for the Tensor parameters of pointwise ops.
+            errors = []
+            index = 0
+            for sig in self.signatures:
+                values = sig.parse(args, kwargs, errors, True)
+                if values is not None:
+                    return index, values
+                index += 1
         _raise_no_match(self, args, kwargs, errors)
 
     def __repr__(self):
@@ -247,3 +265,13 @@ cdef uint64_t list_keys(object tensors) noexcept:
         if t is not None:
             ks |= (<TensorImpl>t).key_set
     return ks
+
+
+cdef object set_requires_grad(object result, object flag):
+    """A factory's `requires_grad=True`: PyTorch's check, then the flag (torch.Tensor.requires_grad)."""
+    if flag:
+        dt = (<TensorImpl>result).dtype
+        if not (dt.is_floating_point or dt.is_complex):
+            raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
+        result._requires_grad = True
+    return result

@@ -1,8 +1,9 @@
 """Target: Python bindings (torch.<op>, Tensor.<op>), one Cython module per op base name.
 
-Like PyTorch's gen_python_functions: `self` is called `input` in functions, out= and `.Scalar`
-overloads that a Tensor overload already covers are not bound, and a Tensor parameter of a
-pointwise op accepts Python numbers.
+Like PyTorch's gen_python_functions: `self` is called `input` in functions, out= overloads and
+the `.Scalar` forms of add/sub/mul/div are not bound, overloads are tried Tensor before Scalar
+(sort_overloads), factory and *_like functions take `requires_grad=`, and a Tensor parameter of a
+pointwise op accepts Python numbers when no overload takes them as they are.
 """
 from __future__ import annotations
 
@@ -19,6 +20,8 @@ _LIST_PARAM: dict[Type, str] = {BaseType(BaseTy.Tensor): "P_TENSOR_LIST",
                                 OptionalType(BaseType(BaseTy.Tensor)): "P_OPT_TENSOR_LIST",
                                 BaseType(BaseTy.bool): "P_BOOL_LIST"}
 _DTYPE_DEFAULTS = {"long": "int64", "int": "int32", "float": "float32", "double": "float64", "bool": "bool"}
+# at::Reduction, the symbolic default of the losses' `int reduction=Mean`.
+REDUCTION_DEFAULTS = {"None": 0, "Mean": 1, "Sum": 2}
 
 
 def param_type(fn: NativeFunction, arg: Argument) -> str:
@@ -43,6 +46,8 @@ def param_type(fn: NativeFunction, arg: Argument) -> str:
 def python_default(fn: NativeFunction, arg: Argument) -> str:
     text = arg.default
     assert text is not None
+    if arg.type == BaseType(BaseTy.int) and text in ("Mean", "Sum"):
+        return str(REDUCTION_DEFAULTS[text])
     if text in ("None", "True", "False") or re.fullmatch(r"-?\d+", text) or re.fullmatch(r"-?[\d.]+(e-?\d+)?", text):
         return text
     if text.startswith("[") and text.endswith("]"):
@@ -88,22 +93,76 @@ def return_type(fn: NativeFunction) -> tuple[str, tuple[str, ...]] | None:
     return str(fn.func.name.name.base), tuple(n for n in names if n)
 
 
-# Ops without Python bindings, as upstream's gen_python_functions skips them: `index` is reached
-# through Tensor.__getitem__ (and its module name would shadow torch._C._gen_index).
-SKIP_BINDINGS = frozenset({"index"})
+# Ops without generated Python bindings, as upstream's gen_python_functions skips them: `index` is
+# reached through Tensor.__getitem__ (and its module name would shadow torch._C._gen_index); `to`
+# is bound by hand (torch/_tensor.py) for its device-or-dtype positional forms.
+SKIP_BINDINGS = frozenset({"index", "to"})
+
+
+# Upstream's SKIP_PYTHON_BINDINGS_SIGNATURES: the Tensor overloads take Python numbers for these.
+SKIP_SIGNATURES = frozenset({
+    "add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor",
+    "add_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)",
+    "sub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor",
+    "sub_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)",
+    "mul.Scalar(Tensor self, Scalar other) -> Tensor",
+    "mul_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)",
+    "div.Scalar(Tensor self, Scalar other) -> Tensor",
+    "div_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)",
+})
 
 
 def bound_functions(fns: list[NativeFunction]) -> list[NativeFunction]:
     """The overloads that get a Python binding, in schema order."""
-    names = {str(f.func.name) for f in fns}
     out = []
     for f in fns:
         if f.func.kind() in (SchemaKind.out, SchemaKind.scratch) or str(f.func.name.name) in SKIP_BINDINGS:
             continue
-        if f.func.name.overload_name == "Scalar" and f"{f.func.name.name}.Tensor" in names:
+        if str(f.func) in SKIP_SIGNATURES:
             continue
         out.append(f)
     return out
+
+
+def _type_smaller(t1: Type, t2: Type) -> bool:
+    """Upstream's is_arg_smaller: an overload taking t1 is tried after one taking t2 at that place."""
+    a, b = str(t1), str(t2)
+    return ((a == "Scalar" and b == "Tensor") or (a == "Scalar?" and b == "Tensor?")
+            or (a == "int[]" and b in ("int", "int?")) or (a == "Tensor[]" and "[]" in b)
+            or (a == "SymInt[]" and b == "int[]") or (a in ("SymInt", "int") and b == "Tensor"))
+
+
+def _smaller(f1: NativeFunction, f2: NativeFunction) -> bool:
+    a1, a2 = f1.func.arguments.flat_non_out, f2.func.arguments.flat_non_out
+    if len(a1) != len(a2):
+        return False
+    pairs = list(zip(a1, a2))
+    return (all(str(x.type) == str(y.type) or _type_smaller(x.type, y.type) for x, y in pairs)
+            and not all(x.type == y.type for x, y in pairs))
+
+
+def sort_overloads(fns: list[NativeFunction]) -> list[NativeFunction]:
+    """The order the parser tries overloads in: upstream's partial order (a Scalar overload after
+    the Tensor overload it shadows, `lerp.Tensor` before `lerp.Scalar`), schema order otherwise."""
+    remaining = list(fns)
+    ordered: list[NativeFunction] = []
+    while remaining:
+        # The first overload (in schema order) that no remaining overload must precede.
+        pick = next(f for f in remaining if not any(_smaller(f, g) for g in remaining if g is not f))
+        ordered.append(pick)
+        remaining.remove(pick)
+    return ordered
+
+
+def takes_requires_grad(fn: NativeFunction) -> bool:
+    """Upstream adds `requires_grad=False` to factory functions (a Tensor return and no Tensor
+    argument) and to new_*/*_like functions."""
+    func = fn.func
+    name = str(func.name.name)
+    if name.startswith("new_") or name.endswith("_like"):
+        return True
+    return (any(r.type.is_tensor_like() for r in func.returns)
+            and not any(a.type.is_tensor_like() for a in func.arguments.flat_non_out))
 
 
 def _signature(fn: NativeFunction, method: bool, op_var: str, out: tuple[NativeFunction, str] | None = None,
@@ -124,8 +183,9 @@ def _signature(fn: NativeFunction, method: bool, op_var: str, out: tuple[NativeF
         kind = param_type(fn, arg)
         params.append(dict(
             name="input" if arg.name == "self" else arg.name, type=kind, kwonly=arg not in args.flat_positional,
-            has_default=arg.default is not None or (kind.startswith("P_OPT") and kind != "P_OPT_TENSOR_LIST")
-            or isinstance(arg.type, OptionalType) or kind in _OPTIONAL_ONLY.values(),
+            # As PyTorch's parser: an optional type without a default (`Scalar? p`, batch_norm's
+            # `Tensor? weight`) accepts None but must still be given.
+            has_default=arg.default is not None,
             default=python_default(fn, arg) if arg.default is not None else "None",
             allow_numbers=allow_numbers and kind in ("P_TENSOR", "P_OPT_TENSOR")))
         value = f"v[{index}]"
@@ -149,13 +209,20 @@ def _signature(fn: NativeFunction, method: bool, op_var: str, out: tuple[NativeF
                            default="None", allow_numbers=False))
         out_context = dict(op_var=out_var, index=index, value=("*" if multi else "") + f"v[{index}]",
                            key_set=f"list_keys(v[{index}])" if multi else f"(<TensorImpl>v[{index}]).key_set")
+        index += 1
+    requires_grad = None
+    if takes_requires_grad(fn):
+        params.append(dict(name="requires_grad", type="P_OPT_BOOL", kwonly=True, has_default=True, default="False",
+                           allow_numbers=False))
+        requires_grad = f"v[{index}]"
     ret = return_type(fn)
     for p in params:
         p["kwonly"] = str(p["kwonly"])
         p["has_default"] = str(p["has_default"])
         p["allow_numbers"] = str(p["allow_numbers"])
     return dict(op=str(fn.func.name), op_var=op_var, params=params, key_set=" | ".join(key_terms),
-                call_args=", ".join(call_args), out=out_context, wrap=f"_rt_{ret[0]}" if ret else "")
+                call_args=", ".join(call_args), out=out_context, wrap=f"_rt_{ret[0]}" if ret else "",
+                requires_grad=requires_grad)
 
 
 def module_context(fns: list[NativeFunction]) -> dict[str, Any]:
@@ -169,7 +236,7 @@ def module_context(fns: list[NativeFunction]) -> dict[str, Any]:
     bindings = []
     names = sorted({python_name(f) for f in bound})
     for name in names:
-        group = [f for f in bound if python_name(f) == name]
+        group = sort_overloads([f for f in bound if python_name(f) == name])
         for method in (False, True):
             variant = Variant.method if method else Variant.function
             chosen = [f for f in group if variant in f.variants]

@@ -9,6 +9,9 @@ from torchgen.dtypes import DTYPES, DType
 def _convert(value: str, src: DType, dst: DType) -> str:
     if dst.is_bool:
         return f"<uint8_t>({value} != 0)"
+    if src.compute is not src or dst.compute is not dst:
+        # float16 converts through float both ways, as c10::Half does (double -> float -> half).
+        return f"<{dst.ctype}>(<float>{value})"
     return f"<{dst.ctype}>{value}"
 
 

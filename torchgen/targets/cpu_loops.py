@@ -76,17 +76,21 @@ def _vector_loop(op: PointwiseOp, dt: DType) -> dict[str, Any] | None:
 def _loop(op: PointwiseOp, dt: DType, value: str | None = None) -> dict[str, Any]:
     if value is None and (vector := _vector_loop(op, dt)) is not None:
         return vector
-    T = dt.ctype
+    T = dt.ctype               # what the operands hold
+    CT = dt.compute.ctype      # what the formula computes in (float for float16)
     out = op.out_dtype(dt)
     OT = out.ctype
     if value is None:
-        expr = render(op.formula_for(dt), op.names(), dt, "cython")
-        value = f"<uint8_t>(({expr}) != 0)" if out.is_bool else expr
+        expr = render(op.formula_for(dt), op.names(), dt.compute, "cython")
+        if out.is_bool:
+            value = f"<uint8_t>(({expr}) != 0)"
+        else:
+            value = expr if out.compute is out else f"<{OT}>({expr})"
     nin = len(op.tensors)
     xs = [f"x{i}" for i in range(nin)]
-    prologue = [f"cdef {T} {', '.join(xs)}"]
+    prologue = [f"cdef {CT} {', '.join(xs)}"]
     for i, s in enumerate(op.scalars):
-        prologue.append(f"cdef {T} c{i} = (<const {T}*>(<const char*>extra + {8 * i}))[0]")
+        prologue.append(f"cdef {CT} c{i} = (<const {CT}*>(<const char*>extra + {8 * i}))[0]")
     prologue.append(f"cdef {OT}* out = <{OT}*>data[0]")
     prologue += [f"cdef const {T}* p{i} = <const {T}*>data[{i + 1}]" for i in range(nin)]
     contiguous = [f"steps[0] == sizeof({OT})"] + [f"steps[{i + 1}] == sizeof({T})" for i in range(nin)]

@@ -11,17 +11,26 @@ from torchgen.targets.pointwise import PointwiseOp
 
 def _kernel(op: PointwiseOp, dt: DType) -> dict[str, Any]:
     out = op.out_dtype(dt)
-    expr = render(op.formula_for(dt), op.names(), dt, "cuda")
-    value = f"(unsigned char)(({expr}) != 0)" if out.is_bool else f"({out.cuda_type})({expr})"
+    CT = dt.compute.cuda_type          # float16 loads widen to float; the store rounds once
+    expr = render(op.formula_for(dt), op.names(), dt.compute, "cuda")
+    if out.is_bool:
+        value = f"(unsigned char)(({expr}) != 0)"
+    else:
+        value = f"({out.cuda_type})({expr})" if out.compute is out else f"__float2half_rn({expr})"
     nin = len(op.tensors)
-    scalar_params = [f"{dt.cuda_type} c{i}" for i in range(len(op.scalars))]
+    scalar_params = [f"{CT} c{i}" for i in range(len(op.scalars))]
     return dict(
         op=op.name, dtype=dt.name, formula=op.formula, name=f"{op.cname}_{dt.name}", out_t=out.cuda_type,
         params=[f"const {dt.cuda_type}* __restrict__ in{i}" for i in range(nin)] + scalar_params,
-        loads=[f"const {dt.cuda_type} x{i} = in{i}[i];" for i in range(nin)],
+        loads=[f"const {CT} x{i} = {_widen(dt, f'in{i}[i]')};" for i in range(nin)],
         strided_params=[f"const char* in{i}" for i in range(nin)] + scalar_params,
-        strided_loads=[f"const {dt.cuda_type} x{i} = *(const {dt.cuda_type}*)(in{i} + off[{i + 1}]);" for i in range(nin)],
+        strided_loads=[f"const {CT} x{i} = {_widen(dt, f'*(const {dt.cuda_type}*)(in{i} + off[{i + 1}])')};"
+                       for i in range(nin)],
         noperands=nin + 1, value=value)
+
+
+def _widen(dt: DType, load: str) -> str:
+    return load if dt.compute is dt else f"__half2float({load})"
 
 
 def cu_context(ops: list[PointwiseOp]) -> dict[str, Any]:

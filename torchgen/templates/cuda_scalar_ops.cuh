@@ -2,6 +2,8 @@
 // aten/native/cpu/scalar_ops.pxd (same names and semantics; keep the two in step).
 // Included into every generated .cu, so a kernel source is self-contained for PyCUDA.
 // Names carry an ember_ prefix so they never collide with CUDA's math overloads.
+// float16 kernels compute in float (cuda_fp16.h converts), so no helper takes __half.
+#include <cuda_fp16.h>
 template <typename T> __device__ __forceinline__ bool ember_signed() { return (T)(-1) < (T)0; }
 
 template <typename T> __device__ __forceinline__ T ember_truncdiv(T a, T b) {

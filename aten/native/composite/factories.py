@@ -116,6 +116,14 @@ def _on_device(t: Any, device: Any) -> Any:
     return _copy(_empty(t._sizes(), dtype=t.dtype, device=device), t)
 
 
+_FLOAT32 = scalar_type.dtype_from_name("float32")
+
+
+def _to_float16(wide: Any, device: Any) -> Any:
+    out = _empty(wide._sizes(), dtype=scalar_type.dtype_from_name("float16"))
+    return _on_device(_copy(out, wide), device)
+
+
 def _not_implemented(op: str, dtype: Any) -> NotImplementedError:
     return NotImplementedError(f"\"{op}_cpu\" not implemented for '{dtype.type_name}'")
 
@@ -138,8 +146,11 @@ def _arange(start: Any, end: Any, step: Any, dtype: Any, layout: Any, device: An
         # Integers (and bools) give int64, anything else the default dtype (PyTorch's rule).
         integral = all(isinstance(v, int) for v in (start, end, step))
         dtype = scalar_type.dtype_from_name("int64") if integral else scalar_type.get_default_dtype()
-    if dtype.name in ("bool", "float16"):
+    if dtype.name == "bool":
         raise _not_implemented("arange", dtype)
+    if dtype.name == "float16":
+        # PyTorch computes float16 ranges in float and rounds each value once.
+        return _to_float16(_arange(start, end, step, _FLOAT32, layout, None, pin_memory), device)
     floating = dtype.is_floating_point
     # The accumulation type: double for floating dtypes, int64 for integral ones.
     xstart, xend, xstep = (float(start), float(end), float(step)) if floating else \
@@ -189,8 +200,11 @@ def _spaced(op: str, start: Any, end: Any, steps: int, base: float, dtype: Any, 
     if steps == 1:
         _fill(out, start if op == "linspace" else _fills.c_pow(base, float(start)))
     elif steps > 1:
-        if out.dtype.name in ("bool", "float16"):
+        if out.dtype.name == "bool":
             raise _not_implemented(op, out.dtype)
+        if out.dtype.name == "float16":
+            wide = _spaced(op, start, end, steps, base, _FLOAT32, layout, None, pin_memory)
+            return _to_float16(wide, device)
         if op == "linspace":
             _fills.linspace_fill(out, start, end)
         else:

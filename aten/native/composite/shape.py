@@ -12,6 +12,7 @@ from typing import Any
 
 from aten.dispatcher import find_operator
 from aten.native.cpu import views as _v
+from aten.native.pointwise_meta import broadcast_shapes as _broadcast_shapes
 from c10.layout import channels_last, contiguous_format, preserve_format
 
 _view = find_operator("view")
@@ -255,3 +256,11 @@ def diag_embed(self: Any, offset: int = 0, dim1: int = -2, dim2: int = -1) -> An
     out = _zeros(sizes, dtype=self.dtype, device=self.device)
     _copy(_v.diagonal(out, offset, d1, d2), self)
     return out
+
+
+def broadcast_tensors(tensors: Any) -> Any:
+    """Views of every tensor expanded to their common broadcast shape (none for no tensors)."""
+    if not tensors:
+        return ()
+    shape = _broadcast_shapes(*tensors)
+    return tuple(_expand(t, shape) for t in tensors)

@@ -18,6 +18,7 @@ from c10.scalar_type cimport ST_INT8, ST_INT16, ST_INT32, ST_INT64, ST_FLOAT32, 
 from c10.tensor_impl cimport TensorImpl
 from aten.native.cpu.nn_common cimport (np_view, new_tensor, shape_of, cpp_type, type_name, reject_half,
                                         expand_param, contiguous, num_threads)
+from aten.native.cpu.half import float16_via_float32
 
 ctypedef fused ntype:
     float
@@ -218,6 +219,7 @@ cdef int _check(TensorImpl input, TensorImpl weight, object bias, tuple stride, 
     return 0
 
 
+@float16_via_float32
 def convolution_cpu(TensorImpl input not None, TensorImpl weight not None, bias, stride, padding, dilation,
                     bint transposed, output_padding, Py_ssize_t groups):
     cdef int k = weight.nd - 2

@@ -20,6 +20,7 @@ from aten.native.cpu.indexing_utils cimport (move_t, num_t, type_name, sizes_str
                                              check_cpu, clone_contiguous, int64_contiguous, scalar_tensor_of,
                                              bump_version, fresh, first_out_of_range, next_pos2)
 from aten.native.cpu.masked cimport nonzero_of
+from aten.native.cpu.half import float16_via_float32
 
 cdef enum:
     M_GATHER = 0     # other[pre, b, post] = self[pre, soff(b), post]
@@ -270,6 +271,7 @@ cdef inline Py_ssize_t _stride0(TensorImpl t, int dim):
     return t.strides[dim] if t.nd > 0 else 0
 
 
+@float16_via_float32
 def index_select_cpu(TensorImpl self not None, dim, TensorImpl index not None):
     cdef int d = self._wrap_dim(dim)
     cdef Py_ssize_t n = index.n_elem, size, bad
@@ -351,6 +353,7 @@ cdef _index_write(TensorImpl self, int d, TensorImpl idx, TensorImpl source, int
     run3(self.scalar_type, mode, self.data(), source.data(), &p, alpha)
 
 
+@float16_via_float32
 def index_copy__cpu(TensorImpl self not None, dim, TensorImpl index not None, TensorImpl source not None):
     cdef int d = self._wrap_dim(dim)
     cdef Py_ssize_t size, bad
@@ -372,12 +375,14 @@ def index_copy__cpu(TensorImpl self not None, dim, TensorImpl index not None, Te
     return self
 
 
+@float16_via_float32
 def index_copy_cpu(TensorImpl self not None, dim, TensorImpl index not None, TensorImpl source not None):
     self._wrap_dim(dim)
     check_kernel_dtype(self, "index_copy")
     return fresh(index_copy__cpu(clone_contiguous(self), dim, index, source))
 
 
+@float16_via_float32
 def index_add__cpu(TensorImpl self not None, dim, TensorImpl index not None, TensorImpl source not None, alpha=1):
     cdef int d = self._wrap_dim(dim)
     cdef Py_ssize_t n = index.n_elem, size, bad
@@ -421,12 +426,14 @@ def index_add__cpu(TensorImpl self not None, dim, TensorImpl index not None, Ten
     return self
 
 
+@float16_via_float32
 def index_add_cpu(TensorImpl self not None, dim, TensorImpl index not None, TensorImpl source not None, alpha=1):
     self._wrap_dim(dim)
     check_kernel_dtype(self, "index_add_cpu_")
     return fresh(index_add__cpu(clone_contiguous(self), dim, index, source, alpha))
 
 
+@float16_via_float32
 def index_fill__int_Scalar_cpu(TensorImpl self not None, dim, TensorImpl index not None, value):
     cdef int d
     cdef Py_ssize_t size, bad, n = index.n_elem
@@ -454,6 +461,7 @@ def index_fill__int_Scalar_cpu(TensorImpl self not None, dim, TensorImpl index n
     return self
 
 
+@float16_via_float32
 def index_fill__int_Tensor_cpu(TensorImpl self not None, dim, TensorImpl index not None, TensorImpl value not None):
     if value.nd != 0:
         raise RuntimeError(f"index_fill_ only supports a 0-dimensional value tensor, but got tensor with {value.nd} "
@@ -461,12 +469,14 @@ def index_fill__int_Tensor_cpu(TensorImpl self not None, dim, TensorImpl index n
     return index_fill__int_Scalar_cpu(self, dim, index, value._numpy_view().item())
 
 
+@float16_via_float32
 def index_fill_int_Scalar_cpu(TensorImpl self not None, dim, TensorImpl index not None, value):
     self._wrap_dim(dim)
     check_kernel_dtype(self, "index_fill_cpu")
     return fresh(index_fill__int_Scalar_cpu(clone_contiguous(self), dim, index, value))
 
 
+@float16_via_float32
 def index_fill_int_Tensor_cpu(TensorImpl self not None, dim, TensorImpl index not None, TensorImpl value not None):
     self._wrap_dim(dim)
     check_kernel_dtype(self, "index_fill_cpu")
@@ -699,6 +709,7 @@ cdef _Offsets _block_offsets(TensorImpl self, _Indexing info):
     return out
 
 
+@float16_via_float32
 def index_cpu(TensorImpl self not None, indices):
     cdef _Indexing info
     cdef TensorImpl out
@@ -748,6 +759,7 @@ def index_cpu(TensorImpl self not None, indices):
     return out
 
 
+@float16_via_float32
 def index_put__cpu(TensorImpl self not None, indices, TensorImpl values not None, accumulate=False):
     cdef _Indexing info
     cdef Plan3 p
@@ -762,10 +774,6 @@ def index_put__cpu(TensorImpl self not None, indices, TensorImpl values not None
     check_cpu(self)
     check_cpu(values)
     indices = tuple(indices)
-    if self.scalar_type != values.scalar_type:
-        raise RuntimeError("Index put requires the source and destination dtypes match, got "
-                           f"{type_name(self.scalar_type)} for the destination and {type_name(values.scalar_type)} "
-                           "for the source.")
     check_kernel_dtype(self, "index_put_" if not accumulate else "index_put_with_sort_")
     if len(indices) > self.nd:
         raise IndexError(f"too many indices for tensor of dimension {self.nd} (got {len(indices)})")
@@ -798,6 +806,11 @@ def index_put__cpu(TensorImpl self not None, indices, TensorImpl values not None
         else:
             raise RuntimeError(f"shape mismatch: value tensor of shape {sizes_str(values)} cannot be broadcast to "
                                f"indexing result of shape {shape_str(rsizes, nd)}")
+    # After the shape check, as make_index_put_iterator
+    if self.scalar_type != values.scalar_type:
+        raise RuntimeError("Index put requires the source and destination dtypes match, got "
+                           f"{type_name(self.scalar_type)} for the destination and {type_name(values.scalar_type)} "
+                           "for the source.")
     if info is None:
         p.npre = 0
         p.npost = nd
@@ -867,6 +880,7 @@ def index_put__cpu(TensorImpl self not None, indices, TensorImpl values not None
     return self
 
 
+@float16_via_float32
 def index_put_cpu(TensorImpl self not None, indices, TensorImpl values not None, accumulate=False):
     check_kernel_dtype(self, "index_put_")
     return fresh(index_put__cpu(clone_contiguous(self), indices, values, accumulate))

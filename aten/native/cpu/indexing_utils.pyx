@@ -21,7 +21,7 @@ cdef str sizes_str(TensorImpl t):
 
 
 cdef int check_kernel_dtype(TensorImpl t, str op) except -1:
-    """float16 has no CPU kernels in Ember yet: PyTorch's not-implemented error for it."""
+    """Kernels see float16 only through half.float16_via_float32 (float32 copies); a direct call refuses it."""
     if t.scalar_type == ST_FLOAT16:
         raise NotImplementedError(f'"{op}" not implemented for \'Half\'')
     return 0

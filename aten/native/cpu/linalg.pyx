@@ -11,6 +11,7 @@ import numpy as np
 from c10.scalar_type cimport dtype_of, is_floating, is_integral, ST_BOOL, ST_INT64
 from c10.tensor_impl cimport TensorImpl
 from aten.native.cpu.nn_common cimport np_view, new_tensor, cpp_type, type_name, reject_half, check_expand
+from aten.native.cpu.half import float16_via_float32
 
 
 cdef inline bint _blas_ok(object a):
@@ -77,6 +78,7 @@ cdef int _check_mm(TensorImpl self, TensorImpl mat2) except -1:
     return 0
 
 
+@float16_via_float32
 def mm_cpu(TensorImpl self not None, TensorImpl mat2 not None):
     _check_mm(self, mat2)
     cdef TensorImpl out = new_tensor((self.sizes[0], mat2.sizes[1]), self.scalar_type)
@@ -95,6 +97,7 @@ cdef int _matmul_into(TensorImpl out, TensorImpl a, TensorImpl b) except -1:
     return 0
 
 
+@float16_via_float32
 def addmm_cpu(TensorImpl self not None, TensorImpl mat1 not None, TensorImpl mat2 not None, beta=1, alpha=1):
     if self.scalar_type != mat2.scalar_type:
         raise RuntimeError(f"self and mat2 must have the same dtype, but got {type_name(self.scalar_type)} and "
@@ -131,6 +134,7 @@ cdef int _check_bmm(TensorImpl batch1, TensorImpl batch2) except -1:
     return 0
 
 
+@float16_via_float32
 def bmm_cpu(TensorImpl self not None, TensorImpl mat2 not None):
     _check_bmm(self, mat2)
     _no_bool("bmm", self)
@@ -139,6 +143,7 @@ def bmm_cpu(TensorImpl self not None, TensorImpl mat2 not None):
     return out
 
 
+@float16_via_float32
 def baddbmm_cpu(TensorImpl self not None, TensorImpl batch1 not None, TensorImpl batch2 not None, beta=1, alpha=1):
     cdef tuple shape
     if batch1.nd == 3 and batch2.nd == 3:
@@ -156,6 +161,7 @@ def baddbmm_cpu(TensorImpl self not None, TensorImpl batch1 not None, TensorImpl
     return out
 
 
+@float16_via_float32
 def addbmm_cpu(TensorImpl self not None, TensorImpl batch1 not None, TensorImpl batch2 not None, beta=1, alpha=1):
     if batch1.nd != 3:
         raise RuntimeError(f"batch1 must be a 3D tensor")
@@ -204,6 +210,7 @@ cdef int _check_addmv(TensorImpl self, TensorImpl mat, TensorImpl vec) except -1
     return 0
 
 
+@float16_via_float32
 def addmv_cpu(TensorImpl self not None, TensorImpl mat not None, TensorImpl vec not None, beta=1, alpha=1):
     _check_addmv(self, mat, vec)
     cdef TensorImpl out = new_tensor((mat.sizes[0],), mat.scalar_type)
@@ -212,6 +219,7 @@ def addmv_cpu(TensorImpl self not None, TensorImpl mat not None, TensorImpl vec 
     return out
 
 
+@float16_via_float32
 def mv_cpu(TensorImpl self not None, TensorImpl vec not None):
     # PyTorch: addmv(empty(self.size(0), vec's dtype), self, vec, beta=0): its checks, its messages
     cdef TensorImpl out
@@ -237,6 +245,7 @@ cdef int _check_dot(str op, TensorImpl self, TensorImpl other) except -1:
     return 0
 
 
+@float16_via_float32
 def dot_cpu(TensorImpl self not None, TensorImpl tensor not None):
     _check_dot("dot", self, tensor)
     cdef TensorImpl out = new_tensor((), self.scalar_type)
@@ -244,6 +253,7 @@ def dot_cpu(TensorImpl self not None, TensorImpl tensor not None):
     return out
 
 
+@float16_via_float32
 def vdot_cpu(TensorImpl self not None, TensorImpl other not None):
     # real dtypes only: vdot is dot (the conjugate is the identity)
     _check_dot("dot", self, other)
@@ -283,6 +293,7 @@ cdef list _parse_operand(str text, int start, str where, bint output):
     return labels
 
 
+@float16_via_float32
 def einsum_cpu(str equation, tensors, path=None):
     cdef TensorImpl t, first
     cdef int k

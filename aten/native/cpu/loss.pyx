@@ -13,6 +13,7 @@ from c10.scalar_type cimport (dtype_of, is_floating, promote, ST_UINT8, ST_INT64
 from c10.tensor_impl cimport TensorImpl
 from aten.native.cpu.loops cimport cast_contiguous
 from aten.native.cpu.nn_common cimport np_view, new_tensor, shape_of, type_name, contiguous, reject_half
+from aten.native.cpu.half import float16_via_float32
 
 ctypedef fused ftype:
     float
@@ -101,6 +102,7 @@ cdef tuple _nll_forward(TensorImpl self, TensorImpl target, object weight, int r
     return out, total_weight
 
 
+@float16_via_float32
 def nll_loss_forward_cpu(TensorImpl self not None, TensorImpl target not None, weight, int reduction,
                          int64_t ignore_index):
     if self.nd < 1 or self.nd > 2:
@@ -116,6 +118,7 @@ def nll_loss_forward_cpu(TensorImpl self not None, TensorImpl target not None, w
                         (N,) if self.nd == 2 else ())
 
 
+@float16_via_float32
 def nll_loss2d_forward_cpu(TensorImpl self not None, TensorImpl target not None, weight, int reduction,
                            int64_t ignore_index):
     if target.nd != 3:
@@ -162,6 +165,7 @@ cdef TensorImpl _reduce(object loss, int reduction, int st):
     return out
 
 
+@float16_via_float32
 def mse_loss_cpu(TensorImpl self not None, TensorImpl target not None, int reduction=MEAN):
     _check_reduction(reduction)
     shape = _broadcast(self, target)
@@ -173,6 +177,7 @@ def mse_loss_cpu(TensorImpl self not None, TensorImpl target not None, int reduc
     return _reduce(np.multiply(d, d, out=d), reduction, st)
 
 
+@float16_via_float32
 def binary_cross_entropy_cpu(TensorImpl self not None, TensorImpl target not None, weight=None, int reduction=MEAN):
     _check_reduction(reduction)
     _broadcast(self, target)
@@ -200,6 +205,7 @@ def binary_cross_entropy_cpu(TensorImpl self not None, TensorImpl target not Non
     return _reduce(loss, reduction, st)
 
 
+@float16_via_float32
 def binary_cross_entropy_with_logits_cpu(TensorImpl self not None, TensorImpl target not None, weight=None,
                                          pos_weight=None, int reduction=MEAN):
     _check_reduction(reduction)

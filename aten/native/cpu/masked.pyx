@@ -14,6 +14,7 @@ from aten.native.pointwise_meta cimport broadcast_shape
 from aten.native.cpu.indexing_utils cimport (move_t, num_t, type_name, sizes_str, shape_str, check_kernel_dtype,
                                              check_cpu, clone_contiguous, contiguous_of, int64_contiguous,
                                              scalar_tensor_of, bump_version, fresh, width_of, next_pos2)
+from aten.native.cpu.half import float16_via_float32
 
 # caffe2::TypeMeta names, which PyTorch prints for `mask.dtype()` in masked_fill's message.
 _TYPEMETA_NAMES = {ST_UINT8: "unsigned char", ST_INT8: "signed char", ST_INT16: "short int", ST_INT32: "int",
@@ -88,6 +89,7 @@ cdef TensorImpl nonzero_of(TensorImpl t):
     return out
 
 
+@float16_via_float32
 def nonzero_cpu(TensorImpl self not None):
     check_cpu(self)
     if self.nd > MAX_DIMS:
@@ -164,6 +166,7 @@ cdef int _masked_fill_into(TensorImpl self, TensorImpl mask, TensorImpl value) e
     return 0
 
 
+@float16_via_float32
 def masked_fill__Scalar_cpu(TensorImpl self not None, TensorImpl mask not None, value):
     cdef TensorImpl v
     check_cpu(self)
@@ -179,6 +182,7 @@ def masked_fill__Scalar_cpu(TensorImpl self not None, TensorImpl mask not None, 
     return self
 
 
+@float16_via_float32
 def masked_fill__Tensor_cpu(TensorImpl self not None, TensorImpl mask not None, TensorImpl value not None):
     if value.nd != 0:
         raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
@@ -196,11 +200,13 @@ cdef TensorImpl _expanded_copy(TensorImpl self, TensorImpl mask):
     return out
 
 
+@float16_via_float32
 def masked_fill_Scalar_cpu(TensorImpl self not None, TensorImpl mask not None, value):
     check_kernel_dtype(self, "masked_fill")
     return fresh(masked_fill__Scalar_cpu(_expanded_copy(self, mask), mask, value))
 
 
+@float16_via_float32
 def masked_fill_Tensor_cpu(TensorImpl self not None, TensorImpl mask not None, TensorImpl value not None):
     if value.nd != 0:
         raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
@@ -236,6 +242,7 @@ cdef Py_ssize_t _select_pass(move_t* s, const uint8_t* m, int nd, const Py_ssize
     return c
 
 
+@float16_via_float32
 def masked_select_cpu(TensorImpl self not None, TensorImpl mask not None):
     cdef Py_ssize_t sizes[MAX_DIMS]
     cdef Py_ssize_t ss[MAX_DIMS]
@@ -296,6 +303,7 @@ cdef void _scatter_where(move_t* s, const uint8_t* m, int nd, const Py_ssize_t* 
         next_pos2(no, sizes, cnt, ss, ms, &so, &mo)
 
 
+@float16_via_float32
 def masked_scatter__cpu(TensorImpl self not None, TensorImpl mask not None, TensorImpl source not None):
     cdef Py_ssize_t ms[MAX_DIMS]
     cdef Py_ssize_t count
@@ -351,6 +359,7 @@ def masked_scatter__cpu(TensorImpl self not None, TensorImpl mask not None, Tens
     return self
 
 
+@float16_via_float32
 def masked_scatter_cpu(TensorImpl self not None, TensorImpl mask not None, TensorImpl source not None):
     check_cpu(self)
     check_cpu(mask)
@@ -429,6 +438,7 @@ cdef TensorImpl _checked_offsets(TensorImpl self, TensorImpl idx):
     return offs
 
 
+@float16_via_float32
 def take_cpu(TensorImpl self not None, TensorImpl index not None):
     cdef TensorImpl idx, offs, out
     cdef Py_ssize_t n = index.n_elem, bad
@@ -480,6 +490,7 @@ def take_cpu(TensorImpl self not None, TensorImpl index not None):
     return out
 
 
+@float16_via_float32
 def put__cpu(TensorImpl self not None, TensorImpl index not None, TensorImpl source not None, accumulate=False):
     cdef TensorImpl idx, offs, src
     cdef Py_ssize_t n = index.n_elem
@@ -537,6 +548,7 @@ def put__cpu(TensorImpl self not None, TensorImpl index not None, TensorImpl sou
     return self
 
 
+@float16_via_float32
 def put_cpu(TensorImpl self not None, TensorImpl index not None, TensorImpl source not None, accumulate=False):
     check_kernel_dtype(self, "put_cpu")
     return fresh(put__cpu(clone_contiguous(self), index, source, accumulate))

@@ -12,6 +12,7 @@ from c10.tensor_impl cimport TensorImpl
 from aten.native.cpu.nn_common cimport np_view, new_tensor, shape_of, reject_half
 
 from aten.native.pointwise_meta import check_fits
+from aten.native.cpu.half import float16_via_float32
 
 
 def constant_pad_nd_cpu(TensorImpl self not None, pad, value=0):
@@ -144,6 +145,7 @@ cdef int _dtypes(str op, TensorImpl self) except -1:
     return 0
 
 
+@float16_via_float32
 def reflection_pad1d_cpu(TensorImpl self not None, padding):
     cdef tuple pads = _pairs(padding, 1, "padding")
     _check_batch_input(self, 1)
@@ -152,6 +154,7 @@ def reflection_pad1d_cpu(TensorImpl self not None, padding):
     return _gather_pad(self, pads, "reflect")
 
 
+@float16_via_float32
 def reflection_pad2d_cpu(TensorImpl self not None, padding):
     cdef tuple pads = _pairs(padding, 2, "padding")
     _check_batch_input(self, 2)
@@ -160,6 +163,7 @@ def reflection_pad2d_cpu(TensorImpl self not None, padding):
     return _gather_pad(self, pads, "reflect")
 
 
+@float16_via_float32
 def replication_pad1d_cpu(TensorImpl self not None, padding):
     cdef tuple pads = _pairs(padding, 1, "padding")
     _check_batch_input(self, 1)
@@ -168,6 +172,7 @@ def replication_pad1d_cpu(TensorImpl self not None, padding):
     return _gather_pad(self, pads, "replicate")
 
 
+@float16_via_float32
 def replication_pad2d_cpu(TensorImpl self not None, padding):
     cdef tuple pads = _pairs(padding, 2, "padding")
     _check_batch_input(self, 2)

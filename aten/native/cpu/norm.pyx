@@ -12,6 +12,7 @@ from libc.math cimport sqrt
 from c10.scalar_type cimport ST_FLOAT32, ST_FLOAT64
 from c10.tensor_impl cimport TensorImpl
 from aten.native.cpu.nn_common cimport new_tensor, shape_of, type_name, contiguous, num_threads, np_view
+from aten.native.cpu.half import float16_via_float32
 
 ctypedef fused ftype:
     float
@@ -94,6 +95,7 @@ cdef void _layer_norm(const ftype* x, ftype* y, ftype* mean_out, ftype* rstd_out
                     yr[i] = yr[i] + b[i]
 
 
+@float16_via_float32
 def native_layer_norm_cpu(TensorImpl input not None, normalized_shape, weight, bias, double eps):
     normalized_shape = tuple(normalized_shape)
     cdef int k = len(normalized_shape), i
@@ -192,6 +194,7 @@ cdef int _check_features(str name, object t, Py_ssize_t C) except -1:
     return 0
 
 
+@float16_via_float32
 def native_batch_norm_cpu(TensorImpl input not None, weight, bias, running_mean, running_var, bint training,
                           double momentum, double eps):
     if input.nd < 2:
@@ -267,6 +270,7 @@ cdef void _group_norm(const ftype* x, ftype* y, Py_ssize_t N, Py_ssize_t C, Py_s
             _affine(x + (n * C + c) * S, y + (n * C + c) * S, S, scale, shift)
 
 
+@float16_via_float32
 def native_group_norm_cpu(TensorImpl input not None, weight, bias, Py_ssize_t N, Py_ssize_t C, Py_ssize_t HxW,
                           Py_ssize_t group, double eps):
     if group <= 0:

@@ -12,6 +12,7 @@ from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t
 from c10.scalar_type cimport ST_INT8, ST_INT16, ST_INT32, ST_INT64, ST_FLOAT32, ST_FLOAT64, ST_BOOL
 from c10.tensor_impl cimport TensorImpl
 from aten.native.cpu.nn_common cimport new_tensor, shape_of, reject_half, require_floating, contiguous, num_threads
+from aten.native.cpu.half import float16_via_float32
 
 ctypedef fused ntype:
     float
@@ -131,6 +132,7 @@ cdef void _max_pool(const ntype* x, ntype* y, int64_t* ind, Py_ssize_t planes, P
                 ind[(p * Ho + oh) * Wo + ow] = best_i
 
 
+@float16_via_float32
 def max_pool2d_with_indices_cpu(TensorImpl self not None, kernel_size, stride=(), padding=0, dilation=1,
                                 bint ceil_mode=False):
     cdef tuple k = _pair(kernel_size, "max_pool2d", "kernel_size", False)
@@ -232,6 +234,7 @@ cdef void _avg_pool(const ntype* x, ntype* y, Py_ssize_t planes, Py_ssize_t H, P
                     y[(p * Ho + oh) * Wo + ow] = <ntype>(iacc // div)
 
 
+@float16_via_float32
 def avg_pool2d_cpu(TensorImpl self not None, kernel_size, stride=(), padding=0, bint ceil_mode=False,
                    bint count_include_pad=True, divisor_override=None):
     cdef tuple k = _pair(kernel_size, "avg_pool2d", "kernel_size", False)
@@ -303,6 +306,7 @@ cdef void _adaptive_avg(const ftype* x, ftype* y, Py_ssize_t planes, Py_ssize_t 
                 y[(p * Ho + oh) * Wo + ow] = <ftype>(acc / ((h1 - h0) * (w1 - w0)))
 
 
+@float16_via_float32
 def adaptive_avg_pool2d_cpu(TensorImpl self not None, output_size):
     output_size = tuple(output_size)
     if len(output_size) != 2:

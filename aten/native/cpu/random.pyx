@@ -31,6 +31,7 @@ from c10.tensor_impl cimport TensorImpl, MAX_DIMS, make_tensor, empty_contiguous
 import warnings
 
 from c10 import layout as _layout
+from aten.native.cpu.half import float16_via_float32
 
 cdef double _TWO_PI = 6.283185307179586        # 2.0 * c10::pi<double>, exact doubling
 cdef int64_t _INT64_MIN = INT64_MIN
@@ -861,6 +862,7 @@ cdef int _check_cpu(TensorImpl t, str op) except -1:
 
 # ==== Operators: in-place distributions ===============================================================
 
+@float16_via_float32
 def uniform_cpu(TensorImpl self not None, double from_=0, double to=1, generator=None):
     """aten::uniform_"""
     cdef Generator gen = generator_or_default(generator)
@@ -918,6 +920,7 @@ cdef int _normal_inplace(TensorImpl self, double mean, double std, Generator gen
     return 0
 
 
+@float16_via_float32
 def normal_cpu(TensorImpl self not None, double mean=0, double std=1, generator=None):
     """aten::normal_"""
     cdef Generator gen = generator_or_default(generator)
@@ -1069,6 +1072,7 @@ cdef int _random_from_to(TensorImpl self, int64_t from_, object to_opt, Generato
     return 0
 
 
+@float16_via_float32
 def random_from_cpu(TensorImpl self not None, int64_t from_, to=None, generator=None):
     """aten::random_.from: [from, to), or [from, max of the dtype] when to is None."""
     _check_cpu(self, "random_")
@@ -1076,6 +1080,7 @@ def random_from_cpu(TensorImpl self not None, int64_t from_, to=None, generator=
     return self
 
 
+@float16_via_float32
 def random_to_cpu(TensorImpl self not None, int64_t to, generator=None):
     """aten::random_.to: [0, to)."""
     _check_cpu(self, "random_")
@@ -1099,6 +1104,7 @@ def random_cpu(TensorImpl self not None, generator=None):
     return self
 
 
+@float16_via_float32
 def exponential_cpu(TensorImpl self not None, double lambd=1, generator=None):
     """aten::exponential_"""
     cdef Generator gen = generator_or_default(generator)
@@ -1121,6 +1127,7 @@ def exponential_cpu(TensorImpl self not None, double lambd=1, generator=None):
     return self
 
 
+@float16_via_float32
 def cauchy_cpu(TensorImpl self not None, double median=0, double sigma=1, generator=None):
     """aten::cauchy_"""
     cdef Generator gen = generator_or_default(generator)
@@ -1144,6 +1151,7 @@ def cauchy_cpu(TensorImpl self not None, double median=0, double sigma=1, genera
     return self
 
 
+@float16_via_float32
 def log_normal_cpu(TensorImpl self not None, double mean=1, double std=2, generator=None):
     """aten::log_normal_"""
     cdef Generator gen = generator_or_default(generator)
@@ -1164,6 +1172,7 @@ def log_normal_cpu(TensorImpl self not None, double mean=1, double std=2, genera
     return self
 
 
+@float16_via_float32
 def geometric_cpu(TensorImpl self not None, double p, generator=None):
     """aten::geometric_: the number of Bernoulli(p) trials up to the first success (every dtype)."""
     cdef Generator gen = generator_or_default(generator)
@@ -1199,6 +1208,7 @@ cdef int _bernoulli_scalar(TensorImpl self, double p, Generator gen) except -1:
     return 0
 
 
+@float16_via_float32
 def bernoulli_float_cpu(TensorImpl self not None, double p=0.5, generator=None):
     """aten::bernoulli_.float"""
     _check_cpu(self, "bernoulli_")
@@ -1297,6 +1307,7 @@ cdef int _bernoulli_tensor(TensorImpl self, TensorImpl p, Generator gen) except 
     return 0
 
 
+@float16_via_float32
 def bernoulli_tensor_cpu(TensorImpl self not None, TensorImpl p not None, generator=None):
     """aten::bernoulli_.Tensor"""
     _check_cpu(self, "bernoulli_")
@@ -1304,6 +1315,7 @@ def bernoulli_tensor_cpu(TensorImpl self not None, TensorImpl p not None, genera
     return self
 
 
+@float16_via_float32
 def bernoulli_cpu(TensorImpl self not None, generator=None):
     """aten::bernoulli: a 0/1 tensor like self (contiguous), each element drawn with probability self."""
     cdef TensorImpl result
@@ -1313,6 +1325,7 @@ def bernoulli_cpu(TensorImpl self not None, generator=None):
     return result
 
 
+@float16_via_float32
 def bernoulli_p_cpu(TensorImpl self not None, double p, generator=None):
     """aten::bernoulli.p: a 0/1 tensor like self (contiguous), each element 1 with probability p."""
     cdef TensorImpl result
@@ -1434,6 +1447,7 @@ cdef int _check_normal_tensor_std(TensorImpl std) except -1:
     return 0
 
 
+@float16_via_float32
 def normal_tensor_float_cpu(TensorImpl mean not None, double std=1, generator=None):
     """aten::normal.Tensor_float: normal(0, std) like mean (contiguous), plus mean."""
     cdef Generator gen = generator_or_default(generator)
@@ -1446,6 +1460,7 @@ def normal_tensor_float_cpu(TensorImpl mean not None, double std=1, generator=No
     return ret
 
 
+@float16_via_float32
 def normal_float_tensor_cpu(double mean, TensorImpl std not None, generator=None):
     """aten::normal.float_Tensor: normal(0, 1) like std (contiguous), times std, plus mean."""
     cdef Generator gen = generator_or_default(generator)
@@ -1466,6 +1481,7 @@ def normal_float_tensor_cpu(double mean, TensorImpl std not None, generator=None
     return ret
 
 
+@float16_via_float32
 def normal_tensor_tensor_cpu(TensorImpl mean not None, TensorImpl std not None, generator=None):
     """aten::normal.Tensor_Tensor: normal(0, 1) of the broadcast shape (mean's dtype), times std, plus mean."""
     cdef Generator gen = generator_or_default(generator)
@@ -1512,12 +1528,14 @@ cdef TensorImpl _like(TensorImpl self, object dtype, object layout, object devic
     return empty_like_cpu(self, st, memory_format is not _layout.contiguous_format)
 
 
+@float16_via_float32
 def rand_like_cpu(TensorImpl self not None, dtype=None, layout=None, device=None, pin_memory=None,
                   memory_format=None):
     """aten::rand_like"""
     return uniform_cpu(_like(self, dtype, layout, device, pin_memory, memory_format, "rand_like"), 0.0, 1.0, None)
 
 
+@float16_via_float32
 def rand_like_generator_cpu(TensorImpl self not None, generator=None, dtype=None, layout=None, device=None,
                             pin_memory=None, memory_format=None):
     """aten::rand_like.generator"""
@@ -1525,12 +1543,14 @@ def rand_like_generator_cpu(TensorImpl self not None, generator=None, dtype=None
                        generator)
 
 
+@float16_via_float32
 def randn_like_cpu(TensorImpl self not None, dtype=None, layout=None, device=None, pin_memory=None,
                    memory_format=None):
     """aten::randn_like"""
     return normal_cpu(_like(self, dtype, layout, device, pin_memory, memory_format, "randn_like"), 0.0, 1.0, None)
 
 
+@float16_via_float32
 def randn_like_generator_cpu(TensorImpl self not None, generator=None, dtype=None, layout=None, device=None,
                              pin_memory=None, memory_format=None):
     """aten::randn_like.generator"""
@@ -1538,6 +1558,7 @@ def randn_like_generator_cpu(TensorImpl self not None, generator=None, dtype=Non
                       generator)
 
 
+@float16_via_float32
 def randint_like_cpu(TensorImpl self not None, int64_t high, dtype=None, layout=None, device=None, pin_memory=None,
                      memory_format=None):
     """aten::randint_like: [0, high)"""
@@ -1545,6 +1566,7 @@ def randint_like_cpu(TensorImpl self not None, int64_t high, dtype=None, layout=
                            None)
 
 
+@float16_via_float32
 def randint_like_generator_cpu(TensorImpl self not None, int64_t high, generator=None, dtype=None, layout=None,
                                device=None, pin_memory=None, memory_format=None):
     """aten::randint_like.generator"""
@@ -1558,6 +1580,7 @@ cdef int64_t _scalar_high(TensorImpl high) except? -1:
     return <int64_t>high.item()
 
 
+@float16_via_float32
 def randint_like_tensor_cpu(TensorImpl self not None, TensorImpl high not None, dtype=None, layout=None,
                             device=None, pin_memory=None, memory_format=None):
     """aten::randint_like.Tensor: high given as a 0-dim CPU tensor"""
@@ -1565,6 +1588,7 @@ def randint_like_tensor_cpu(TensorImpl self not None, TensorImpl high not None, 
                            _scalar_high(high), None)
 
 
+@float16_via_float32
 def randint_like_tensor_generator_cpu(TensorImpl self not None, TensorImpl high not None, generator=None, dtype=None,
                                       layout=None, device=None, pin_memory=None, memory_format=None):
     """aten::randint_like.Tensor_generator"""
@@ -1572,6 +1596,7 @@ def randint_like_tensor_generator_cpu(TensorImpl self not None, TensorImpl high 
                            _scalar_high(high), generator)
 
 
+@float16_via_float32
 def randint_like_low_cpu(TensorImpl self not None, int64_t low, int64_t high, dtype=None, layout=None, device=None,
                          pin_memory=None, memory_format=None):
     """aten::randint_like.low_dtype: [low, high)"""
@@ -1579,6 +1604,7 @@ def randint_like_low_cpu(TensorImpl self not None, int64_t low, int64_t high, dt
                            None)
 
 
+@float16_via_float32
 def randint_like_low_generator_cpu(TensorImpl self not None, int64_t low, int64_t high, generator=None, dtype=None,
                                    layout=None, device=None, pin_memory=None, memory_format=None):
     """aten::randint_like.low_generator_dtype"""
@@ -1618,6 +1644,7 @@ cdef void _k_randperm(perm_t* r, Py_ssize_t stride, int64_t n, MT19937* e) noexc
         r[z * stride] = <perm_t>i
 
 
+@float16_via_float32
 def randperm_generator_cpu(int64_t n, generator=None, dtype=None, layout=None, device=None, pin_memory=None):
     """aten::randperm.generator: a random permutation of 0..n-1 (int64 unless dtype says otherwise)."""
     cdef Generator gen = generator_or_default(generator)
@@ -1869,6 +1896,7 @@ def multinomial_cpu(TensorImpl self not None, int64_t num_samples, bint replacem
 
 # ==== native_dropout ==========================================================================================
 
+@float16_via_float32
 def native_dropout_cpu(TensorImpl input not None, double p, train=None):
     """aten::native_dropout: (input * mask * (1 / (1 - p)), mask) with a bool mask like input."""
     cdef TensorImpl mask, output

@@ -14,6 +14,7 @@ from c10.tensor_impl cimport TensorImpl, empty_contiguous
 from aten.native.cpu.loops cimport cast_contiguous, copy_into
 
 from aten.native.cpu import loops as _loops
+from aten.native.cpu.half import float16_via_float32
 
 cdef enum:
     CHUNK = 512            # inner positions scanned together (their running values fit in L1)
@@ -158,17 +159,21 @@ cdef TensorImpl _cum(TensorImpl self, object dim, object dtype, bint prod, bint 
     return out
 
 
+@float16_via_float32
 def cumsum_cpu(TensorImpl self not None, int dim, dtype=None):
     return _cum(self, dim, dtype, False, False)
 
 
+@float16_via_float32
 def cumsum__cpu(TensorImpl self not None, int dim, dtype=None):
     return _cum(self, dim, dtype, False, True)
 
 
+@float16_via_float32
 def cumprod_cpu(TensorImpl self not None, int dim, dtype=None):
     return _cum(self, dim, dtype, True, False)
 
 
+@float16_via_float32
 def cumprod__cpu(TensorImpl self not None, int dim, dtype=None):
     return _cum(self, dim, dtype, True, True)

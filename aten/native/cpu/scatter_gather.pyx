@@ -17,6 +17,7 @@ from c10.tensor_impl cimport TensorImpl, MAX_DIMS, empty_contiguous, make_tensor
 from aten.native.cpu.indexing_utils cimport (move_t, num_t, type_name, sizes_str, check_kernel_dtype, check_cpu,
                                              clone_contiguous, int64_contiguous, scalar_tensor_of, bump_version, fresh,
                                              width_of, next_pos3, next_pos2, isnan_t, flattened)
+from aten.native.cpu.half import float16_via_float32
 
 cdef enum:
     R_NONE = 0      # plain write
@@ -254,6 +255,7 @@ cdef int _check_index_dtype(TensorImpl index, str method) except -1:
     return 0
 
 
+@float16_via_float32
 def gather_cpu(TensorImpl self not None, dim, TensorImpl index not None, sparse_grad=False):
     cdef int d = self._wrap_dim(dim), i, w, found = 0
     cdef TensorImpl out, idx
@@ -361,6 +363,7 @@ cdef _scatter_into(TensorImpl self, int d, TensorImpl index, TensorImpl src, int
     _run(self.scalar_type, self.data(), src.data(), <int64_t*>idx.data(), &p, op, False)
 
 
+@float16_via_float32
 def scatter__src_cpu(TensorImpl self not None, dim, TensorImpl index not None, TensorImpl src not None):
     cdef int d = self._wrap_dim(dim)
     _check_scatter(self, d, index, src)
@@ -370,6 +373,7 @@ def scatter__src_cpu(TensorImpl self not None, dim, TensorImpl index not None, T
     return self
 
 
+@float16_via_float32
 def scatter__value_cpu(TensorImpl self not None, dim, TensorImpl index not None, value):
     cdef int d = self._wrap_dim(dim)
     _check_scatter(self, d, index, None)
@@ -379,6 +383,7 @@ def scatter__value_cpu(TensorImpl self not None, dim, TensorImpl index not None,
     return self
 
 
+@float16_via_float32
 def scatter__reduce_cpu(TensorImpl self not None, dim, TensorImpl index not None, TensorImpl src not None, reduce):
     cdef int d = self._wrap_dim(dim), op
     _check_scatter(self, d, index, src)
@@ -392,6 +397,7 @@ def scatter__reduce_cpu(TensorImpl self not None, dim, TensorImpl index not None
     return self
 
 
+@float16_via_float32
 def scatter__value_reduce_cpu(TensorImpl self not None, dim, TensorImpl index not None, value, reduce):
     cdef int d = self._wrap_dim(dim), op
     _check_scatter(self, d, index, None)
@@ -402,6 +408,7 @@ def scatter__value_reduce_cpu(TensorImpl self not None, dim, TensorImpl index no
     return self
 
 
+@float16_via_float32
 def scatter_add__cpu(TensorImpl self not None, dim, TensorImpl index not None, TensorImpl src not None):
     cdef int d = self._wrap_dim(dim)
     _check_scatter(self, d, index, src)
@@ -411,27 +418,32 @@ def scatter_add__cpu(TensorImpl self not None, dim, TensorImpl index not None, T
     return self
 
 
+@float16_via_float32
 def scatter_src_cpu(TensorImpl self not None, dim, TensorImpl index not None, TensorImpl src not None):
     self._wrap_dim(dim)
     _check_scatter(self, self._wrap_dim(dim), index, src)
     return fresh(scatter__src_cpu(clone_contiguous(self), dim, index, src))
 
 
+@float16_via_float32
 def scatter_value_cpu(TensorImpl self not None, dim, TensorImpl index not None, value):
     _check_scatter(self, self._wrap_dim(dim), index, None)
     return fresh(scatter__value_cpu(clone_contiguous(self), dim, index, value))
 
 
+@float16_via_float32
 def scatter_reduce_cpu(TensorImpl self not None, dim, TensorImpl index not None, TensorImpl src not None, reduce):
     _check_scatter(self, self._wrap_dim(dim), index, src)
     return fresh(scatter__reduce_cpu(clone_contiguous(self), dim, index, src, reduce))
 
 
+@float16_via_float32
 def scatter_value_reduce_cpu(TensorImpl self not None, dim, TensorImpl index not None, value, reduce):
     _check_scatter(self, self._wrap_dim(dim), index, None)
     return fresh(scatter__value_reduce_cpu(clone_contiguous(self), dim, index, value, reduce))
 
 
+@float16_via_float32
 def scatter_add_cpu(TensorImpl self not None, dim, TensorImpl index not None, TensorImpl src not None):
     _check_scatter(self, self._wrap_dim(dim), index, src)
     return fresh(scatter_add__cpu(clone_contiguous(self), dim, index, src))
@@ -491,6 +503,7 @@ cdef void _divide(num_t* s, const int64_t* cnt, int nd, const Py_ssize_t* sizes,
         next_pos2(nd, sizes, c, sst, cst, &so, &co)
 
 
+@float16_via_float32
 def scatter_reduce__two_cpu(TensorImpl self not None, dim, TensorImpl index not None, TensorImpl src not None,
                             reduce, include_self=True):
     cdef int d = self._wrap_dim(dim), op
@@ -550,6 +563,7 @@ def scatter_reduce__two_cpu(TensorImpl self not None, dim, TensorImpl index not 
     return self
 
 
+@float16_via_float32
 def scatter_reduce_two_cpu(TensorImpl self not None, dim, TensorImpl index not None, TensorImpl src not None,
                            reduce, include_self=True):
     _check_scatter(self, self._wrap_dim(dim), index, src)
@@ -582,6 +596,7 @@ cdef int _infer_size(int nd, const Py_ssize_t* a, const Py_ssize_t* b, Py_ssize_
     return 0
 
 
+@float16_via_float32
 def take_along_dim_cpu(TensorImpl self not None, TensorImpl indices not None, dim=None):
     cdef Py_ssize_t a[MAX_DIMS]
     cdef Py_ssize_t bshape[MAX_DIMS]

@@ -14,6 +14,7 @@ from aten.native.cpu.loops cimport cast_contiguous
 from aten.native.pointwise_meta cimport result_type
 from aten.native.cpu.indexing_utils cimport (num_t, type_name, sizes_str, check_kernel_dtype, check_cpu,
                                              contiguous_of)
+from aten.native.cpu.half import float16_via_float32
 
 
 # ---------------------------------------------------------------------------------------------
@@ -72,6 +73,7 @@ cdef bint _dims_match_before_last(TensorImpl bd, TensorImpl inp):
     return True
 
 
+@float16_via_float32
 def searchsorted_cpu(TensorImpl sorted_sequence not None, TensorImpl self not None, out_int32=False, right=False,
                      side=None, TensorImpl sorter=None):
     cdef TensorImpl bd = sorted_sequence, inp, srt = None, out
@@ -160,17 +162,20 @@ def searchsorted_cpu(TensorImpl sorted_sequence not None, TensorImpl self not No
     return out
 
 
+@float16_via_float32
 def searchsorted_Scalar_cpu(TensorImpl sorted_sequence not None, self, out_int32=False, right=False, side=None,
                             TensorImpl sorter=None):
     return searchsorted_cpu(sorted_sequence, wrap_number(self), out_int32, right, side, sorter)
 
 
+@float16_via_float32
 def bucketize_cpu(TensorImpl self not None, TensorImpl boundaries not None, out_int32=False, right=False):
     if boundaries.nd != 1:
         raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim({boundaries.nd})")
     return searchsorted_cpu(boundaries, self, out_int32, right, None, None)
 
 
+@float16_via_float32
 def bucketize_Scalar_cpu(self, TensorImpl boundaries not None, out_int32=False, right=False):
     return bucketize_cpu(wrap_number(self), boundaries, out_int32, right)
 
@@ -217,6 +222,7 @@ cdef str _cpp_double(double v):
     return f"{v:g}"
 
 
+@float16_via_float32
 def histc_cpu(TensorImpl self not None, bins=100, min=0, max=0):
     cdef TensorImpl src, hist
     cdef double lo = float(min), hi = float(max)

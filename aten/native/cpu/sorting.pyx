@@ -24,6 +24,7 @@ from aten.native.cpu.loops cimport cast_contiguous, copy_into
 from aten.native.cpu.loops import get_num_threads
 from aten.native.cpu.indexing_utils cimport (num_t, type_name, check_kernel_dtype, check_cpu, next_pos2, flattened,
                                              isnan_t)
+from aten.native.cpu.half import float16_via_float32
 
 cdef enum:
     C_ASC = 0           # (!isnan(a) && isnan(b)) || a < b        sort, topk(largest=False)
@@ -632,14 +633,17 @@ cdef tuple _sort(TensorImpl self, bint stable, object dim, bint descending):
     return values, indices
 
 
+@float16_via_float32
 def sort_cpu(TensorImpl self not None, dim=-1, descending=False):
     return _sort(self, False, dim, descending)
 
 
+@float16_via_float32
 def sort_stable_cpu(TensorImpl self not None, stable=None, dim=-1, descending=False):
     return _sort(self, bool(stable) if stable is not None else False, dim, descending)
 
 
+@float16_via_float32
 def topk_cpu(TensorImpl self not None, k, dim=-1, largest=True, sorted=True):
     cdef int d = self._wrap_dim(dim)
     cdef SlicePlan p
@@ -666,6 +670,7 @@ cdef int _check_nonempty_dim(TensorImpl self, int d, str name) except -1:
     return 0
 
 
+@float16_via_float32
 def kthvalue_cpu(TensorImpl self not None, k, dim=-1, keepdim=False):
     cdef int d = self._wrap_dim(dim)
     cdef SlicePlan p
@@ -696,10 +701,12 @@ cdef tuple _median_dim(TensorImpl self, object dim, bint keepdim, bint ignore_na
     return values, indices
 
 
+@float16_via_float32
 def median_dim_cpu(TensorImpl self not None, dim, keepdim=False):
     return _median_dim(self, dim, keepdim, False, "median")
 
 
+@float16_via_float32
 def nanmedian_dim_cpu(TensorImpl self not None, dim, keepdim=False):
     return _median_dim(self, dim, keepdim, True, "nanmedian")
 
@@ -741,14 +748,17 @@ cdef void _store_nan(TensorImpl t):
         (<uint8_t*>t.data())[0] = 0
 
 
+@float16_via_float32
 def median_cpu(TensorImpl self not None):
     return _median_all(self, False)
 
 
+@float16_via_float32
 def nanmedian_cpu(TensorImpl self not None):
     return _median_all(self, True)
 
 
+@float16_via_float32
 def mode_cpu(TensorImpl self not None, dim=-1, keepdim=False):
     cdef int d = self._wrap_dim(dim)
     cdef SlicePlan p
@@ -921,12 +931,14 @@ cdef tuple _unique_flat(TensorImpl self, bint do_sort, bint return_inverse, bint
     return values, inverse, counts
 
 
+@float16_via_float32
 def _unique2_cpu(TensorImpl self not None, sorted=True, return_inverse=False, return_counts=False):
     check_cpu(self)
     check_kernel_dtype(self, "unique")
     return _unique_flat(self, True, return_inverse, return_counts)
 
 
+@float16_via_float32
 def unique_consecutive_cpu(TensorImpl self not None, return_inverse=False, return_counts=False, dim=None):
     check_cpu(self)
     check_kernel_dtype(self, "unique_consecutive")
@@ -935,6 +947,7 @@ def unique_consecutive_cpu(TensorImpl self not None, return_inverse=False, retur
     return _unique_flat(self, False, return_inverse, return_counts)
 
 
+@float16_via_float32
 def unique_dim_cpu(TensorImpl self not None, dim, sorted=True, return_inverse=False, return_counts=False):
     check_cpu(self)
     check_kernel_dtype(self, "unique_dim")

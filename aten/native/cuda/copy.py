@@ -21,6 +21,7 @@ def copy_cuda(self: Any, src: Any, non_blocking: bool = False) -> Any:
         value = src.item()
         ctype = CUDA_TYPES[self.dtype.name]
         mod = compiled_module(
+            '#include <cuda_fp16.h>\n'
             f'extern "C" __global__ void fill(long long n, {ctype}* out, {ctype} v) {{\n'
             "  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)blockDim.x * gridDim.x)\n"
             "    out[i] = v;\n}\n")

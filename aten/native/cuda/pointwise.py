@@ -19,7 +19,7 @@ _HERE = os.path.dirname(os.path.abspath(__file__))
 _modules: dict[str, Any] = {}
 _BLOCK = 256
 CUDA_TYPES = {"bool": "unsigned char", "uint8": "unsigned char", "int8": "signed char", "int16": "short",
-               "int32": "int", "int64": "long long", "float32": "float", "float64": "double"}
+               "int32": "int", "int64": "long long", "float16": "__half", "float32": "float", "float64": "double"}
 
 
 def compiled_module(source: str) -> Any:
@@ -52,8 +52,15 @@ def to_device(t: Any, dtype: Any) -> Any:
         return t
     out = tensor_impl.empty(t._sizes(), dtype, t.device)
     src_t, dst_t = CUDA_TYPES[t.dtype.name], CUDA_TYPES[dtype.name]
-    convert = "(unsigned char)(in[i] != 0)" if dtype.name == "bool" else f"({dst_t})in[i]"
+    value = "__half2float(in[i])" if t.dtype.name == "float16" else "in[i]"
+    if dtype.name == "bool":
+        convert = f"(unsigned char)({value} != 0)"
+    elif dtype.name == "float16":
+        convert = f"__float2half_rn((float){value})"   # double -> float -> half, as c10::Half
+    else:
+        convert = f"({dst_t}){value}"
     mod = compiled_module(
+        '#include <cuda_fp16.h>\n'
         f'extern "C" __global__ void cast(long long n, {dst_t}* out, const {src_t}* in) {{\n'
         "  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)blockDim.x * gridDim.x)\n"
         f"    out[i] = {convert};\n}}\n")
@@ -93,7 +100,9 @@ def launch(source: str, cname: str, tensors: tuple[Any, ...], scalars: tuple[Any
     n = out.numel()
     if n == 0:
         return out
-    c_scalars = [compute.numpy_dtype.type(v) for v in scalars]
+    # float16 kernels take their scalars as float (the dtype they compute in).
+    scalar_type_ = np.float32 if compute.name == "float16" else compute.numpy_dtype.type
+    c_scalars = [scalar_type_(v) for v in scalars]
     mod = compiled_module(source)
     grid, block = grid_for(n)
     if all(t._sizes() == shape and t.is_contiguous() for t in operands):

@@ -1,0 +1,156 @@
+"""float16 on the CPU: PyTorch computes float16 in float (opmath) and rounds each result once.
+
+So every op of the operator database, run on float16 tensors, must give the float32 op's result
+on the same (exactly widened) values, rounded to float16. Generated pointwise loops widen per
+element; handwritten kernels run their float32 loops on widened copies
+(aten/native/cpu/half.pyx) and write back what they modified.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import torch
+from dtype_cases import ALL_DTYPES
+from opinfo import all_ops
+from opinfo.core import to_torch
+
+H = torch.float16
+RANDOM_OPS = {"bernoulli", "multinomial", "normal", "rand_like", "randn_like", "randint_like", "dropout",
+              "native_dropout", "randperm"}
+# Their float16 results differ from the float32 ones by design: limits that depend on the dtype.
+DTYPE_DEPENDENT = {"nan_to_num"}
+# Composites of several ops round between their steps, in PyTorch too.
+SEVERAL_ROUNDINGS = {"linear", "cross_entropy_loss", "scaled_dot_product_attention"}
+OPS = [op for op in all_ops()
+       if torch.float32 in op.dtypes and op.name not in RANDOM_OPS and op.id not in DTYPE_DEPENDENT]
+
+
+def _as(value, kind):
+    """float32 arrays rounded to float16: kept as float16 ("half") or widened back ("float");
+    a float32 dtype argument becomes float16 for the half run."""
+    if value is torch.float32 and kind == "half":
+        return H
+    if isinstance(value, dict):
+        return {k: _as(v, kind) for k, v in value.items()}
+    if isinstance(value, np.ndarray) and value.dtype == np.float32:
+        rounded = value.astype(np.float16)
+        return rounded if kind == "half" else rounded.astype(np.float32)
+    if isinstance(value, list):
+        return [_as(v, kind) for v in value]
+    if isinstance(value, tuple):
+        return tuple(_as(v, kind) for v in value)
+    return value
+
+
+def _has_float32(value):
+    if value is torch.float32 or (isinstance(value, np.ndarray) and value.dtype == np.float32):
+        return True
+    if isinstance(value, dict):
+        return any(_has_float32(v) for v in value.values())
+    return isinstance(value, (list, tuple)) and any(_has_float32(v) for v in value)
+
+
+def _results(value):
+    return list(value) if isinstance(value, (tuple, list)) else [value]
+
+
+@pytest.mark.parametrize("op", OPS, ids=lambda op: op.id)
+def test_float16_op_is_the_float32_op_rounded_once(op):
+    ran = 0
+    rtol, atol = (1e-2, 1e-3) if op.id in SEVERAL_ROUNDINGS else (1e-3, 1e-5)
+    for sample in op.sample_inputs(torch.float32, np.random.default_rng(7)):
+        half_in = _has_float32(sample.args) or _has_float32(sample.kwargs)
+        try:
+            expected = op.function()(*to_torch(_as(sample.args, "float")), **to_torch(_as(sample.kwargs, "float")))
+        except (RuntimeError, ValueError, IndexError, TypeError):
+            continue   # an error case of the float32 op; its float16 twin is not this test's business
+        got = op.function()(*to_torch(_as(sample.args, "half")), **to_torch(_as(sample.kwargs, "half")))
+        for g, e in zip(_results(got), _results(expected)):
+            if not isinstance(e, torch.Tensor):
+                assert g == e
+                continue
+            assert isinstance(g, torch.Tensor)
+            assert tuple(g.shape) == tuple(e.shape)
+            if e.dtype == torch.float32 and half_in:
+                assert g.dtype == H, f"{op.id}: a float16 input gives {g.dtype}"
+                np.testing.assert_allclose(g.numpy().astype(np.float32), e.numpy().astype(np.float16),
+                                           rtol=rtol, atol=atol, equal_nan=True, err_msg=op.id)
+            else:
+                assert g.dtype == e.dtype
+                np.testing.assert_array_equal(g.numpy(), e.numpy(), err_msg=op.id)
+        ran += 1
+    if ran == 0:
+        pytest.skip("no float32 sample runs without an error")
+
+
+@pytest.mark.parametrize("src", ALL_DTYPES + [H], ids=str)
+@pytest.mark.parametrize("dst", ALL_DTYPES + [H], ids=str)
+def test_casts_to_and_from_float16_match_numpy(src, dst):
+    values = np.array([0.0, -0.0, 1.0, -2.5, 3.75, 100.0, 65504.0, 0.000061035, 1e-7, np.inf, -np.inf, np.nan])
+    np_src = np.dtype(src.numpy_dtype)
+    if np_src.kind in "iub":
+        values = np.array([0, 1, 2, 7, 100, 127])
+    a = values.astype(np_src)
+    if np.dtype(dst.numpy_dtype).kind in "iu":
+        a = a[np.isfinite(a.astype(np.float64))]  # float -> int of inf/nan is undefined behaviour in C
+    got = torch.from_numpy(a).to(dst)
+    # float64 -> float16 goes through float, as c10::Half converts.
+    expected = a.astype(np.float32).astype(dst.numpy_dtype) if dst is H and np_src.kind == "f" else a.astype(dst.numpy_dtype)
+    np.testing.assert_array_equal(got.numpy(), expected)
+
+
+def test_float16_promotion_follows_pytorch():
+    h = torch.ones(2, dtype=H)
+    assert torch.promote_types(H, torch.int64) is H
+    assert torch.promote_types(H, torch.float32) is torch.float32
+    assert (h + torch.tensor(2)).dtype is H
+    assert torch.add(h, 2.5).dtype is H
+    assert torch.add(h, torch.ones(2)).dtype is torch.float32
+    assert torch.div(torch.ones(2, dtype=torch.int64), h).dtype is H
+
+
+def test_scalar_that_overflows_float16_is_refused_like_pytorch():
+    h = torch.ones(2, dtype=H)
+    with pytest.raises(RuntimeError, match="value cannot be converted to type c10::Half without overflow"):
+        h.add(h, alpha=1e6)
+    assert torch.isinf(torch.add(h, 1e6)).all()  # a wrapped number is a tensor operand: it rounds to inf
+
+
+def test_nan_to_num_uses_float16_limits():
+    h = torch.from_numpy(np.array([np.nan, np.inf, -np.inf, 1.5], dtype=np.float16))
+    assert torch.nan_to_num(h).numpy().tolist() == [0.0, 65504.0, -65504.0, 1.5]
+
+
+def test_in_place_handwritten_kernels_write_float16_operands_back():
+    t = torch.zeros(5, dtype=H)
+    version = t._version
+    out = t.scatter_(0, torch.tensor([1, 3]), torch.tensor([1.5, 2.5], dtype=H))
+    assert out is t
+    assert t.numpy().tolist() == [0.0, 1.5, 0.0, 2.5, 0.0]
+    assert t._version > version
+    t.index_put_((torch.tensor([0]),), torch.tensor([7.0], dtype=H), accumulate=True)
+    assert t.numpy().tolist() == [7.0, 1.5, 0.0, 2.5, 0.0]
+
+
+def test_batch_norm_updates_float16_running_statistics():
+    x = torch.from_numpy(np.arange(12, dtype=np.float16).reshape(4, 3))
+    mean, var = torch.zeros(3, dtype=H), torch.ones(3, dtype=H)
+    torch.batch_norm(x, None, None, mean, var, True, 0.5, 1e-5, False)
+    np.testing.assert_allclose(mean.numpy(), 0.5 * x.numpy().astype(np.float32).mean(0), rtol=1e-3)
+    np.testing.assert_allclose(var.numpy(), 0.5 + 0.5 * x.numpy().astype(np.float32).var(0, ddof=1), rtol=1e-3)
+
+
+def test_reduction_with_explicit_dtype_keeps_that_dtype():
+    h = torch.full((1000,), 0.1, dtype=H)
+    wide = torch.sum(h, dtype=torch.float32)
+    assert wide.dtype is torch.float32
+    assert abs(float(wide) - 1000 * float(np.float16(0.1))) < 1e-3
+    assert torch.sum(h, dtype=H).dtype is H
+
+
+def test_float16_ranges_compute_in_float_and_round():
+    np.testing.assert_array_equal(torch.arange(0, 1, 0.125, dtype=H).numpy(),
+                                  np.arange(0, 1, 0.125, dtype=np.float32).astype(np.float16))
+    np.testing.assert_array_equal(torch.linspace(0, 1, 5, dtype=H).numpy(),
+                                  np.linspace(0, 1, 5, dtype=np.float32).astype(np.float16))

@@ -1,0 +1,119 @@
+"""Tensor.to, .type and the dtype/device shorthands (.float(), .cpu() ...): bound by hand, as in
+PyTorch (python_variable_methods.cpp, torch/_utils.py), because `to` takes a device or a dtype
+in the same positional slot. The work is aten::to.* / aten::_to_copy."""
+from __future__ import annotations
+
+from typing import Any
+
+from aten.dispatcher import find_operator
+from c10 import layout as _layout
+from c10.device import device as _device
+from c10.scalar_type import DTYPE_NAMES, dtype as _dtype
+
+_to = find_operator("to.dtype_layout")
+
+_SIGNATURES = (
+    " * (torch.device device = None, torch.dtype dtype = None, bool non_blocking = False, bool copy = False, "
+    "*, torch.memory_format memory_format = None)\n"
+    " * (torch.dtype dtype, bool non_blocking = False, bool copy = False, *, torch.memory_format memory_format = None)\n"
+    " * (Tensor tensor, bool non_blocking = False, bool copy = False, *, torch.memory_format memory_format = None)\n")
+
+
+def _invalid(args: tuple[Any, ...], kwargs: dict[str, Any]) -> TypeError:
+    got = ", ".join([builtin_type_name(a) for a in args] + [f"{k}={builtin_type_name(v)}" for k, v in kwargs.items()])
+    return TypeError(f"to() received an invalid combination of arguments - got ({got}), but expected one of:\n"
+                     + _SIGNATURES)
+
+
+def _is_device(v: Any) -> bool:
+    return isinstance(v, (_device, str)) or (isinstance(v, int) and not isinstance(v, bool))
+
+
+def to(self: Any, *args: Any, **kwargs: Any) -> Any:
+    """Tensor.to(device=None, dtype=None, non_blocking=False, copy=False, *, memory_format=None),
+    Tensor.to(dtype, ...) or Tensor.to(other, ...): self when nothing changes and copy is False."""
+    rest = list(args)
+    device = dtype = None
+    known = {"device", "dtype", "non_blocking", "copy", "memory_format", "tensor", "other"}
+    if set(kwargs) - known:
+        raise _invalid(args, kwargs)
+    if rest and isinstance(rest[0], _dtype):
+        dtype = rest.pop(0)
+    elif rest and hasattr(rest[0], "dtype") and hasattr(rest[0], "device") and not isinstance(rest[0], _dtype):
+        other = rest.pop(0)
+        dtype, device = other.dtype, other.device
+    else:
+        if rest and (rest[0] is None or _is_device(rest[0])):
+            device = rest.pop(0)
+        if rest and (rest[0] is None or isinstance(rest[0], _dtype)):
+            dtype = rest.pop(0)
+    if "tensor" in kwargs or "other" in kwargs:
+        other = kwargs.get("tensor", kwargs.get("other"))
+        dtype, device = other.dtype, other.device
+    device = kwargs.get("device", device)
+    dtype = kwargs.get("dtype", dtype)
+    flags = [kwargs.get("non_blocking", False), kwargs.get("copy", False)]
+    if len(rest) > 2 or not all(isinstance(v, bool) for v in rest):
+        raise _invalid(args, kwargs)
+    flags[:len(rest)] = rest
+    if (device is not None and not _is_device(device)) or (dtype is not None and not isinstance(dtype, _dtype)):
+        raise _invalid(args, kwargs)
+    if device is not None and not isinstance(device, _device):
+        device = _device(device)
+    memory_format = kwargs.get("memory_format")
+    if memory_format is not None and not isinstance(memory_format, _layout.memory_format):
+        raise _invalid(args, kwargs)
+    return _to(self, dtype=dtype, device=device, non_blocking=flags[0], copy=flags[1], memory_format=memory_format)
+
+
+# torch.FloatTensor ... names, by dtype (torch/_utils.py's _type).
+_TENSOR_TYPES = {d.type_name + "Tensor": d for d in DTYPE_NAMES.values()}
+
+
+def type(self: Any, dtype: Any = None, non_blocking: bool = False, **kwargs: Any) -> Any:  # noqa: A001
+    """The type name ('torch.FloatTensor') with no argument; else self converted to that type."""
+    cuda = self.device.type == "cuda"
+    if dtype is None:
+        return ("torch.cuda." if cuda else "torch.") + self.dtype.type_name + "Tensor"
+    device = self.device
+    if isinstance(dtype, str):
+        name = dtype
+        if name.startswith("torch.cuda."):
+            device, name = _device("cuda"), name[len("torch.cuda."):]
+        elif name.startswith("torch."):
+            device, name = _device("cpu"), name[len("torch."):]
+        if name not in _TENSOR_TYPES:
+            raise ValueError(f"invalid type: '{dtype}'")
+        dtype = _TENSOR_TYPES[name]
+    if not isinstance(dtype, _dtype):
+        raise TypeError(f"type(): expected a dtype or a type name string, got {builtin_type_name(dtype)}")
+    return _to(self, dtype=dtype, device=device, non_blocking=non_blocking)
+
+
+def builtin_type_name(v: Any) -> str:
+    return v.__class__.__name__
+
+
+def _as(name: str) -> Any:
+    target = DTYPE_NAMES[name]
+
+    def convert(self: Any, memory_format: Any = _layout.preserve_format) -> Any:
+        return _to(self, dtype=target, memory_format=memory_format)
+    convert.__name__ = {"float32": "float", "float64": "double", "float16": "half", "int64": "long", "int32": "int",
+                        "int16": "short", "int8": "char", "uint8": "byte", "bool": "bool"}[name]
+    convert.__doc__ = f"self.to(torch.{name})"
+    return convert
+
+
+def cpu(self: Any, memory_format: Any = _layout.preserve_format) -> Any:
+    return _to(self, device=_device("cpu"), memory_format=memory_format)
+
+
+def cuda(self: Any, device: Any = None, non_blocking: bool = False, memory_format: Any = _layout.preserve_format) -> Any:
+    target = _device("cuda", device) if isinstance(device, int) else _device("cuda" if device is None else device)
+    return _to(self, device=target, non_blocking=non_blocking, memory_format=memory_format)
+
+
+METHODS: dict[str, Any] = {"to": to, "type": type, "cpu": cpu, "cuda": cuda}
+METHODS.update({f.__name__: f for f in map(_as, ("float32", "float64", "float16", "int64", "int32", "int16", "int8",
+                                                  "uint8", "bool"))})
