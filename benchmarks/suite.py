@@ -277,6 +277,25 @@ def _(torch: Any, np: Any, s: Sizes) -> Fn:
     return lambda: torch.exp(a)
 
 
+def _unary_case(name: str, np_fn: Callable[[Any, Any], Any], call: Callable[[Any, Any], Any],
+                low: float = 0.0) -> None:
+    """A float32 transcendental like exp: (2^24,) values in [low, low + 1) in, one result out."""
+    def np_setup(np: Any, s: Sizes) -> Fn:
+        a = _rand(np, s.n) + np.float32(low)
+        return lambda: np_fn(np, a)
+
+    @case(f"pointwise.{name}", lambda s: f"torch.{name}(a), {pow2(s.n)}", "GB/s", lambda s: 2 * F32 * s.n,
+          numpy=np_setup, limit="copy")
+    def _(torch: Any, np: Any, s: Sizes) -> Fn:
+        a = torch.from_numpy(_rand(np, s.n) + np.float32(low))
+        return lambda: call(torch, a)
+
+
+_unary_case("log", lambda np, a: np.log(a), lambda torch, a: torch.log(a), low=0.5)
+_unary_case("sigmoid", lambda np, a: 1 / (1 + np.exp(-a)), lambda torch, a: torch.sigmoid(a))
+_unary_case("tanh", lambda np, a: np.tanh(a), lambda torch, a: torch.tanh(a))
+
+
 def _np_add_bcast(np: Any, s: Sizes) -> Fn:
     a, b = _rand(np, (s.side, s.side), seed=0), _rand(np, (s.side, 1), seed=1)
     return lambda: np.add(a, b)

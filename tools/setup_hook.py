@@ -41,7 +41,8 @@ def extensions() -> list:  # type: ignore[type-arg]
             module = ".".join(pyx.relative_to(ROOT).with_suffix("").parts)
             exts.append(Extension(module, [str(pyx.relative_to(ROOT))], extra_compile_args=CFLAGS,
                                   extra_link_args=LDFLAGS))
-    for module, source in result.extensions:
-        exts.append(Extension(module, [source], extra_compile_args=CFLAGS, extra_link_args=LDFLAGS))
+    for module, source in result.extensions:   # include_dirs: generated loops include aten/native/cpu/vec_math.h
+        exts.append(Extension(module, [source], include_dirs=["."], extra_compile_args=CFLAGS,
+                              extra_link_args=LDFLAGS))
     return cythonize(exts, include_path=[".", GEN_DIR], compiler_directives=directives(), nthreads=2,
                      quiet=True, shared_utility_qualified_name=SHARED_UTILITY)

@@ -23,6 +23,11 @@ MATH_FUNCTIONS: dict[str, tuple[str, str]] = {
                  "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "fabs", "erf", "erfc",
                  "atan2", "hypot", "copysign", "lgamma")
 }
+# float32 spellings with a branch-free, vectorisable definition in aten/native/cpu/vec_math.h,
+# used by the "c" target (a float32 CPU loop compiled per ISA: torchgen/targets/cpu_loops.py).
+VECTOR_FLOAT32: dict[str, str] = {"exp": "ember_vm_expf", "exp2": "ember_vm_exp2f", "expm1": "ember_vm_expm1f",
+                                  "log": "ember_vm_logf", "log1p": "ember_vm_log1pf", "tanh": "ember_vm_tanhf",
+                                  "erf": "ember_vm_erff", "fabs": "fabsf"}
 # Defined for every loop dtype: aten/native/cpu/scalar_ops.pxd (Cython, `sm.<name>`) and
 # torchgen/templates/cuda_scalar_ops.cuh (CUDA, `ember_<name>`).
 HELPERS = frozenset({"truncdiv", "floordiv", "remainder", "fmod", "pow", "abs", "sign", "floor", "ceil", "trunc",
@@ -97,6 +102,8 @@ class _Printer:
     def primary(self) -> str:
         kind, text = self.take()
         if kind == "num":
+            if self.target == "c":
+                return f"(({self.dtype.ctype}){text})"
             return f"(<{self.dtype.ctype}>{text})" if self.target == "cython" else f"(({self.dtype.cuda_type}){text})"
         if kind == "op" and text == "(":
             inner = self.expression()
@@ -122,6 +129,8 @@ class _Printer:
                 raise self.error("where() takes (condition, value if true, value if false)")
             c, a, b = args
             return f"({a} if {c} else {b})" if self.target == "cython" else f"(({c}) ? ({a}) : ({b}))"
+        if name in HELPERS and self.target == "c":
+            raise self.error(f"{name}() has no plain C definition (target c)")
         if name in HELPERS:
             return f"sm.{name}({', '.join(args)})" if self.target == "cython" else f"ember_{name}({', '.join(args)})"
         if name not in MATH_FUNCTIONS:
@@ -132,11 +141,19 @@ class _Printer:
                              "use a helper or restrict `dtypes`")
         single, double = MATH_FUNCTIONS[name]
         spelt = single if self.dtype.name == "float32" else double
+        if self.target == "c":
+            if self.dtype.name != "float32" or name not in VECTOR_FLOAT32:
+                raise self.error(f"{name}() has no vectorised {self.dtype.name} definition (target c)")
+            spelt = VECTOR_FLOAT32[name]
         return f"libm.{spelt}({', '.join(args)})" if self.target == "cython" else f"{spelt}({', '.join(args)})"
 
 
 def render(formula: str, names: dict[str, str], dtype: DType, target: str) -> str:
-    """The formula with arguments renamed per `names` and functions spelt for dtype and target."""
+    """The formula with arguments renamed per `names` and functions spelt for dtype and target.
+
+    Targets: "cython" (libm), "cuda", and "c": plain C for a float32 CPU loop, only the
+    functions of VECTOR_FLOAT32 and no helpers (anything else raises SchemaError).
+    """
     printer = _Printer(formula, tokenize(formula), names, dtype, target)
     text = printer.expression()
     if printer.pos != len(printer.tokens):

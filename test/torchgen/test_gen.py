@@ -65,8 +65,21 @@ def test_formula_is_rendered_for_both_targets_with_float_and_double_math(tmp_pat
     generate(root, quiet=True)
     cpu = (root / "build/gen/aten/native/cpu/_gen_neg.pyx").read_text()
     cu = (root / "aten/native/cuda/_gen_neg.cu").read_text()
-    assert "(libm.expf(x0) * (<float>2))" in cpu and "(libm.exp(x0) * (<double>2))" in cpu
+    # float32: C over contiguous blocks with vec_math.h's vectorisable exp, per ISA; float64: libm
+    assert "(ember_vm_expf(x0) * ((float)2))" in cpu and "(libm.exp(x0) * (<double>2))" in cpu
+    assert "EMBER_AVX2_ATTR static void neg_float32_vec_avx2(" in cpu and "neg_float32_strided(data, steps, n)" in cpu
+    float32_loop = cpu[cpu.index("cdef void neg_float32("):cpu.index("cdef void neg_float64(")]
+    assert "neg_float32_vec(p0, out, n)" in float32_loop and "libm" not in float32_loop
     assert "(expf(x0) * ((float)2))" in cu and "(double)((exp(x0) * ((double)2)))" in cu
+
+
+@pytest.mark.parametrize("formula, libm_call", [("exp(abs(self))", "libm.expf(sm.abs(x0))"),
+                                                ("sin(exp(self))", "libm.sinf(libm.expf(x0))")])
+def test_float32_formula_with_a_helper_or_unvectorised_function_keeps_libm(tmp_path, formula, libm_call):
+    root = make_tree(tmp_path, NEG.replace("-self", f'"{formula}"').replace("dtypes: All", "dtypes: Floating"))
+    generate(root, quiet=True)
+    cpu = (root / "build/gen/aten/native/cpu/_gen_neg.pyx").read_text()
+    assert libm_call in cpu and "vec_math" not in cpu
 
 
 def test_unchanged_schema_rewrites_nothing_and_keeps_mtimes(tmp_path):

@@ -4,21 +4,88 @@ from __future__ import annotations
 from typing import Any
 
 from torchgen.dtypes import DType
-from torchgen.formula import render
-from torchgen.model import NativeFunction
+from torchgen.formula import VECTOR_FLOAT32, render, tokenize
+from torchgen.model import NativeFunction, SchemaError
 from torchgen.targets.pointwise import PointwiseOp
 
 
-def _loop(op: PointwiseOp, dt: DType) -> dict[str, Any]:
+def _vector_loop(op: PointwiseOp, dt: DType) -> dict[str, Any] | None:
+    """A float32 loop whose formula calls exp, log, tanh... (VECTOR_FLOAT32 only, no helpers):
+    the formula rendered to C with aten/native/cpu/vec_math.h's branch-free spellings, over
+    contiguous blocks compiled for the baseline and for AVX2+FMA and picked at run time
+    (ember_use_avx2). Strided and broadcast operands are gathered into blocks of VM_BLOCK
+    elements, so every layout gets the same vector code and the same results. None when the
+    formula has no such function, or calls a helper or a function without a vector spelling."""
+    if dt.name != "float32" or op.out_dtype(dt).name != "float32":
+        return None
+    formula = op.formula_for(dt)
+    if not any(kind == "name" and text in VECTOR_FLOAT32 for kind, text in tokenize(formula)):
+        return None
+    try:
+        expr = render(formula, op.names(), dt, "c")
+    except SchemaError:  # a helper or a function without a vectorised float32 spelling: libm loop
+        return None
+    name = f"{op.cname}_{dt.name}"
+    nin = len(op.tensors)
+    xs = [f"x{i}" for i in range(nin)]
+    cs = [f"c{i}" for i in range(len(op.scalars))]
+    ins = [f"p{i}" for i in range(nin)]
+    vec_params = ", ".join([f"const float* {p}" for p in ins] + ["float* out", "Py_ssize_t n"] + [f"float {c}" for c in cs])
+    scalar_params = "".join(f", float {c}" for c in cs)
+    scalar_args = "".join(f", {c}" for c in cs)
+    body = f"{{ for (Py_ssize_t i = 0; i < n; i++) {{ {' '.join(f'float {x} = p{i}[i];' for i, x in enumerate(xs))} " \
+           f"out[i] = {expr}; }} }}"
+    c_code = [
+        "#pragma GCC push_options",
+        '#pragma GCC optimize("no-trapping-math")  /* selects stay selects: see vec_math.h */',
+        f"static void {name}_vec_base({vec_params}) {body}",
+        "#ifdef EMBER_HAVE_AVX2",
+        f"EMBER_AVX2_ATTR static void {name}_vec_avx2({vec_params}) {body}",
+        "#endif",
+        f"static void {name}_vec({vec_params}) {{",
+        "#ifdef EMBER_HAVE_AVX2",
+        f"    if (ember_use_avx2()) {{ {name}_vec_avx2({', '.join(ins)}, out, n{scalar_args}); return; }}",
+        "#endif",
+        f"    {name}_vec_base({', '.join(ins)}, out, n{scalar_args});",
+        "}",
+        f"static void {name}_strided(char** data, const Py_ssize_t* steps, Py_ssize_t n{scalar_params}) {{",
+        f"    float in[{nin}][EMBER_VM_BLOCK], res[EMBER_VM_BLOCK];",
+        "    for (Py_ssize_t s = 0; s < n; s += EMBER_VM_BLOCK) {",
+        "        Py_ssize_t m = n - s < EMBER_VM_BLOCK ? n - s : EMBER_VM_BLOCK;",
+        f"        for (int j = 0; j < {nin}; j++)",
+        "            for (Py_ssize_t i = 0; i < m; i++) in[j][i] = *(const float*)(data[j + 1] + (s + i) * steps[j + 1]);",
+        f"        {name}_vec({', '.join(f'in[{i}]' for i in range(nin))}, res, m{scalar_args});",
+        "        for (Py_ssize_t i = 0; i < m; i++) *(float*)(data[0] + (s + i) * steps[0]) = res[i];",
+        "    }",
+        "}",
+        "#pragma GCC pop_options",
+    ]
+    c_decls = [f"void {name}_vec({vec_params}) noexcept nogil",
+               f"void {name}_strided(char** data, const Py_ssize_t* steps, Py_ssize_t n{scalar_params}) noexcept nogil"]
+    loop = _loop(op, dt, "unused")
+    contiguous = " and ".join(["steps[0] == sizeof(float)"] + [f"steps[{i + 1}] == sizeof(float)" for i in range(nin)])
+    loop["prologue"] = [line for line in loop["prologue"] if not line.startswith("cdef float x0")]
+    loop["paths"] = [dict(keyword="if", cond=contiguous, hoisted=[], loop=False,
+                          body=[f"{name}_vec({', '.join(ins)}, out, n{scalar_args})"]),
+                     dict(keyword="else", cond="", hoisted=[], loop=False,
+                          body=[f"{name}_strided(data, steps, n{scalar_args})"])]
+    loop.update(c_code=c_code, c_decls=c_decls)
+    return loop
+
+
+def _loop(op: PointwiseOp, dt: DType, value: str | None = None) -> dict[str, Any]:
+    if value is None and (vector := _vector_loop(op, dt)) is not None:
+        return vector
     T = dt.ctype               # what the operands hold
     CT = dt.compute.ctype      # what the formula computes in (float for float16)
     out = op.out_dtype(dt)
     OT = out.ctype
-    expr = render(op.formula_for(dt), op.names(), dt.compute, "cython")
-    if out.is_bool:
-        value = f"<uint8_t>(({expr}) != 0)"
-    else:
-        value = expr if out.compute is out else f"<{OT}>({expr})"
+    if value is None:
+        expr = render(op.formula_for(dt), op.names(), dt.compute, "cython")
+        if out.is_bool:
+            value = f"<uint8_t>(({expr}) != 0)"
+        else:
+            value = expr if out.compute is out else f"<{OT}>({expr})"
     nin = len(op.tensors)
     xs = [f"x{i}" for i in range(nin)]
     prologue = [f"cdef {CT} {', '.join(xs)}"]

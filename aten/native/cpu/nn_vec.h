@@ -1,11 +1,12 @@
 /* Vectorisable exp and the softmax rows built on it.
  *
- * exp(x) = 2^n * p(r), n = round(x / ln 2), r = x - n ln 2 (|r| <= ln2/2), p a Taylor
- * polynomial (degree 7 for float, 13 for double: truncation error below half an ulp).
- * n is rounded by adding 1.5 * 2^23 (2^52), whose low mantissa bits then hold n, so 2^n is
- * built with integer adds and shifts that SSE2 and AVX2 have for every lane width: gcc
- * vectorises every loop here without -ffast-math. Inputs below the smallest normal result
- * give 0 (exact for -inf, the masks of attention), NaN stays NaN.
+ * float: ember_vm_expf_flush of vec_math.h (shared with the generated pointwise loops, with the
+ * CPU-capability switch ember_use_avx2). double: exp(x) = 2^n * p(r), n = round(x / ln 2),
+ * r = x - n ln 2 (|r| <= ln2/2), p a Taylor polynomial of degree 13 (truncation error below
+ * half an ulp). n is rounded by adding 1.5 * 2^52, whose low mantissa bits then hold n, so 2^n
+ * is built with integer adds and shifts that SSE2 and AVX2 have for every lane width: gcc
+ * vectorises every loop here without -ffast-math. Double inputs below the smallest normal
+ * result give 0 (exact for -inf, the masks of attention), NaN stays NaN.
  *
  * Sums use `omp simd reduction` so gcc may reorder them into vector lanes (-fopenmp).
  */
@@ -16,6 +17,7 @@
 #include <string.h>
 #include <stddef.h>
 #include <stdlib.h>
+#include "vec_math.h"
 
 /* FP exceptions are not observed anywhere in Ember: without this, the selects below (the
  * underflow to 0) would stay branches, since gcc may not execute a possibly trapping operation
@@ -37,21 +39,6 @@ typedef struct {
 #define EMBER_COLS 256
 
 #define EMBER_VEC_DEFINE(SUF, ATTR)                                                              \
-ATTR static inline float ember_expf_##SUF(float x) {                                              \
-    const float magic = 12582912.0f; /* 1.5 * 2^23 */                                              \
-    float xc = x > 88.0f ? 88.0f : x;                                                              \
-    float t = xc * 1.44269504088896341f + magic;                                                   \
-    float n = t - magic;                                                                           \
-    float r = xc - n * 0.693145751953125f - n * 1.428606765330187045e-06f;                         \
-    float p = 1.0f + r * (1.0f + r * (0.5f + r * (1.66666666666666667e-1f + r * (4.16666666666666667e-2f \
-              + r * (8.33333333333333333e-3f + r * (1.38888888888888889e-3f + r * 1.98412698412698413e-4f)))))); \
-    int32_t ti; memcpy(&ti, &t, 4);                                                                \
-    int32_t si = (ti - 0x4B400000 + 127) << 23;                                                    \
-    float s; memcpy(&s, &si, 4);                                                                   \
-    float e = p * s;                                                                               \
-    e = x > 88.72283935546875f ? INFINITY : e;                                                    \
-    return x < -87.33654475f ? 0.0f : e;                                                           \
-}                                                                                                 \
 ATTR static inline double ember_exp_##SUF(double x) {                                             \
     const double magic = 6755399441055744.0; /* 1.5 * 2^52 */                                      \
     double xc = x > 709.0 ? 709.0 : x;                                                             \
@@ -70,12 +57,12 @@ ATTR static inline double ember_exp_##SUF(double x) {                           
     return x < -708.3964185322641 ? 0.0 : e;                                                       \
 }                                                                                                 \
 ATTR static void ember_exp_f_##SUF(const float* x, float* y, Py_ssize_t n) {                       \
-    for (Py_ssize_t i = 0; i < n; i++) y[i] = ember_expf_##SUF(x[i]);                              \
+    for (Py_ssize_t i = 0; i < n; i++) y[i] = ember_vm_expf(x[i]);                                 \
 }                                                                                                 \
 ATTR static void ember_exp_d_##SUF(const double* x, double* y, Py_ssize_t n) {                     \
     for (Py_ssize_t i = 0; i < n; i++) y[i] = ember_exp_##SUF(x[i]);                               \
 }                                                                                                 \
-EMBER_ROWS(SUF, ATTR, float, f, ember_expf_##SUF, logf)                                          \
+EMBER_ROWS(SUF, ATTR, float, f, ember_vm_expf_flush, logf)                                       \
 EMBER_ROWS(SUF, ATTR, double, d, ember_exp_##SUF, log)
 
 #define EMBER_ROWS(SUF, ATTR, T, TS, EXP, LOG)                                                   \
@@ -129,9 +116,8 @@ ATTR static void ember_softmax_cols_##TS##_##SUF(const T* x, T* y, Py_ssize_t n,
 }
 
 EMBER_VEC_DEFINE(base, )
-#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
-#define EMBER_HAVE_AVX2 1
-EMBER_VEC_DEFINE(avx2, __attribute__((target("avx2,fma"))))
+#ifdef EMBER_HAVE_AVX2
+EMBER_VEC_DEFINE(avx2, EMBER_AVX2_ATTR)
 #endif
 
 #define EMBER_TABLE(SUF) { ember_softmax_row_f_##SUF, ember_softmax_row_d_##SUF,                \
@@ -142,21 +128,6 @@ static const ember_vec_table ember_vec_base = EMBER_TABLE(base);
 #ifdef EMBER_HAVE_AVX2
 static const ember_vec_table ember_vec_avx2 = EMBER_TABLE(avx2);
 #endif
-
-static int ember_use_avx2(void) {
-#ifdef EMBER_HAVE_AVX2
-    static int cached = -1;
-    if (cached < 0) {
-        const char* env = getenv("ATEN_CPU_CAPABILITY");
-        __builtin_cpu_init();
-        cached = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")
-                 && !(env && (strcmp(env, "default") == 0 || strcmp(env, "base") == 0));
-    }
-    return cached;
-#else
-    return 0;
-#endif
-}
 
 static const ember_vec_table* ember_vec(void) {
 #ifdef EMBER_HAVE_AVX2

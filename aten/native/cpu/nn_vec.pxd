@@ -1,6 +1,9 @@
 # Vectorised math kernels in C (nn_vec.h): exp rows for softmax and the losses. Each function
 # is compiled twice (baseline SSE2 and AVX2+FMA) and picked at import, as PyTorch's CPU
 # capability dispatch does.
+cdef extern from "vec_math.h":   # included by nn_vec.h; named here so a change to it rebuilds the users
+    pass
+
 cdef extern from "nn_vec.h" nogil:
     ctypedef struct ember_vec_table:
         void (*softmax_row_f)(const float* x, float* y, Py_ssize_t n) noexcept nogil
