@@ -322,11 +322,6 @@ def test_errors_match_pytorch_type_and_message(call, error, message):
         call()
 
 
-def test_sdpa_dropout_raises_until_random_numbers_exist():
-    with pytest.raises(NotImplementedError, match="dropout_p > 0"):
-        NN.scaled_dot_product_attention(t(2, 3, 4), t(2, 5, 4), t(2, 5, 6), None, 0.5)
-
-
 # ---- batch norm running statistics --------------------------------------------------------------
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
@@ -566,3 +561,16 @@ def test_avg_pool2d_output_shape_and_constant_input(h, w, k, s, p, ceil, include
 def test_adaptive_avg_pool2d_preserves_the_mean_of_constant_planes(h, w, oh, ow):
     out = NN.adaptive_avg_pool2d(t(2, 3, h, w, fill=1.5), (oh, ow))
     assert tuple(out.shape) == (2, 3, oh, ow) and np.allclose(out.numpy(), 1.5)
+
+
+def test_sdpa_dropout_is_pytorchs_math_path_from_the_default_generator():
+    rng = np.random.default_rng(0)
+    q, k, v = (torch.from_numpy(rng.standard_normal(s).astype(np.float32)) for s in [(2, 3, 4, 8), (2, 3, 5, 8),
+                                                                                        (2, 3, 5, 8)])
+    torch.manual_seed(1)
+    got = NN.scaled_dot_product_attention(q, k, v, dropout_p=0.3)
+    torch.manual_seed(1)
+    scores = torch.matmul(q, k.transpose(-2, -1)) * (1 / np.sqrt(8))
+    expected = torch.matmul(torch.dropout(torch.softmax(scores, -1), 0.3, True), v)
+    np.testing.assert_allclose(got.numpy(), expected.numpy(), rtol=1e-5, atol=1e-6)
+    assert (got.numpy() != NN.scaled_dot_product_attention(q, k, v).numpy()).any()

@@ -446,6 +446,9 @@ def _repeat_heads(t: Any, repeats: int) -> Any:
     return _reshape(expanded, sizes[:-3] + (sizes[-3] * repeats,) + sizes[-2:])
 
 
+_dropout = find_operator("dropout")
+
+
 def scaled_dot_product_attention(query: Any, key: Any, value: Any, attn_mask: Any = None, dropout_p: float = 0.0,
                                  is_causal: bool = False, scale: Any = None, enable_gqa: bool = False) -> Any:
     if not (query.dtype is key.dtype is value.dtype):
@@ -459,9 +462,6 @@ def scaled_dot_product_attention(query: Any, key: Any, value: Any, attn_mask: An
         raise RuntimeError(f"Expected attn_mask dtype to be bool or float or to match query dtype, but got "
                            f"attn_mask.dtype: {_CPP_TYPES[attn_mask.dtype.name]} and  query.dtype: "
                            f"{_CPP_TYPES[query.dtype.name]} instead.")
-    if dropout_p > 0.0:
-        raise NotImplementedError("scaled_dot_product_attention: dropout_p > 0 needs random numbers, which Ember's "
-                                  "operator library does not have yet; pass dropout_p=0.0")
     if attn_mask is not None and attn_mask.dtype.name == "bool":
         attn_mask = _bool_mask_to_float(attn_mask, query.dtype)
     negative = scale is not None and scale < 0
@@ -483,4 +483,7 @@ def scaled_dot_product_attention(query: Any, key: Any, value: Any, attn_mask: An
     if attn_mask is not None:
         attn = _add(attn, attn_mask)
     attn = _safe_softmax(attn, -1)
+    if dropout_p > 0.0:
+        # PyTorch's math path: at::dropout(attn, p, train=true), from the default generator.
+        attn = _dropout(attn, dropout_p, True)
     return _matmul(attn, value)
