@@ -574,3 +574,13 @@ def test_sdpa_dropout_is_pytorchs_math_path_from_the_default_generator():
     expected = torch.matmul(torch.dropout(torch.softmax(scores, -1), 0.3, True), v)
     np.testing.assert_allclose(got.numpy(), expected.numpy(), rtol=1e-5, atol=1e-6)
     assert (got.numpy() != NN.scaled_dot_product_attention(q, k, v).numpy()).any()
+
+
+def test_einsum_of_a_pure_permutation_is_a_view_as_in_pytorch():
+    a = torch.from_numpy(np.arange(24.0).reshape(2, 3, 4))
+    b = torch.einsum("ijk->kij", a)
+    assert tuple(b.shape) == (4, 2, 3) and b.stride() == (1, 12, 4)
+    np.testing.assert_array_equal(b.numpy(), np.einsum("ijk->kij", a.numpy()))
+    b[0, 0, 0] = 100.0
+    assert a[0, 0, 0].item() == 100.0
+    assert torch.einsum("ji", a[0]).stride() == (1, 4)

@@ -9,7 +9,7 @@ rejected as in PyTorch). The checks and their messages follow PyTorch's meta fun
 import numpy as np
 
 from c10.scalar_type cimport dtype_of, is_floating, is_integral, ST_BOOL, ST_INT64
-from c10.tensor_impl cimport TensorImpl
+from c10.tensor_impl cimport TensorImpl, make_tensor, MAX_DIMS
 from aten.native.cpu.nn_common cimport np_view, new_tensor, cpp_type, type_name, reject_half, check_expand
 from aten.native.cpu.half import float16_via_float32
 
@@ -367,6 +367,10 @@ def einsum_cpu(str equation, tensors, path=None):
         out_labels = ([None] if any(None in labels for labels in operands) else []) + \
             sorted([l for l, c in counts.items() if c == 1])
     summed = any(l not in out_labels for l in sizes)
+    if len(tensors) == 1 and not summed and None not in operands[0] and None not in out_labels \
+            and len(set(operands[0])) == len(operands[0]):
+        # A pure permutation is a view, as in PyTorch (no copy).
+        return _permuted_view(first, [operands[0].index(l) for l in out_labels])
     # the operands as arrays, size-1 dims of a label broadcast to its size (stride 0)
     arrays = []
     result_type = first.scalar_type
@@ -408,6 +412,15 @@ def einsum_cpu(str equation, tensors, path=None):
     if out.n_elem:
         np.einsum(subscripts, *arrays, out=np_view(out), optimize=len(arrays) > 1)
     return out
+
+
+cdef TensorImpl _permuted_view(TensorImpl t, list order):
+    cdef Py_ssize_t sizes[MAX_DIMS]
+    cdef Py_ssize_t strides[MAX_DIMS]
+    cdef int d
+    for d in range(t.nd):
+        sizes[d], strides[d] = t.sizes[order[d]], t.strides[order[d]]
+    return make_tensor(t.storage, t.offset, t.nd, sizes, strides, t.scalar_type, t.version_counter)
 
 
 cdef object dtype_numpy(int st):
