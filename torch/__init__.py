@@ -35,7 +35,8 @@ _HELPERS = {"get_num_threads": "aten.native.cpu.loops", "set_num_threads": "aten
             **dict.fromkeys(("Generator", "default_generator", "get_rng_state", "initial_seed", "manual_seed",
                              "seed", "set_rng_state"), "torch.random")}
 # Python-level functions that take the place of the generated binding of the same name.
-PYTHON_FUNCTIONS = dict.fromkeys(("broadcast_tensors", "einsum", "nonzero", "norm", "unique"), "torch.functional")
+PYTHON_FUNCTIONS = dict.fromkeys(("broadcast_tensors", "einsum", "nonzero", "norm", "split", "unique"),
+                                 "torch.functional")
 
 
 def __getattr__(name: str) -> _Any:

@@ -12,7 +12,7 @@ from typing import Any
 
 from c10.tensor_impl import TensorImpl
 
-__all__ = ["broadcast_tensors", "einsum", "nonzero", "norm", "unique"]
+__all__ = ["broadcast_tensors", "einsum", "nonzero", "norm", "split", "unique"]
 
 
 def _generated(name: str) -> Any:
@@ -29,6 +29,11 @@ def _linalg(name: str) -> Any:
 def broadcast_tensors(*tensors: Any) -> Any:
     """broadcast_tensors(*tensors): views of the tensors expanded to their common shape."""
     return _generated("broadcast_tensors")(tensors)
+
+
+def split(tensor: Any, split_size_or_sections: Any, dim: int = 0) -> Any:
+    """split(tensor, split_size_or_sections, dim=0): equal chunks of an int size, or the given sizes."""
+    return tensor.split(split_size_or_sections, dim)
 
 
 _EINSUM_NEEDS = ("einsum(): must specify the equation string and at least one operand, or at least one operand "

@@ -404,3 +404,10 @@ def test_tensor_has_pytorchs_python2_operator_names():
     assert x.__div__(2).tolist() == [1.0, 2.0] and x.__rdiv__(8).tolist() == [4.0, 2.0]
     assert x.clone().__idiv__(2).tolist() == [1.0, 2.0]
     assert torch.tensor(3).__long__() == 3 and torch.tensor(1).__nonzero__() is True
+
+
+def test_torch_split_takes_pytorchs_keyword_name():
+    a = torch.arange(10)
+    assert [t.tolist() for t in torch.split(a, split_size_or_sections=[3, 7])] == [[0, 1, 2], list(range(3, 10))]
+    assert [t.tolist() for t in torch.split(a, 4)] == [[0, 1, 2, 3], [4, 5, 6, 7], [8, 9]]
+    assert [t.tolist() for t in a.split(split_size=4)] == [[0, 1, 2, 3], [4, 5, 6, 7], [8, 9]]
