@@ -10,6 +10,8 @@ from libc.stdint cimport int64_t, uint8_t, int8_t, int16_t, int32_t
 from c10.scalar_type cimport dtype as DType, dtype_of, is_integral, ST_UINT8, ST_INT8, ST_INT16, ST_INT32, ST_INT64
 from c10.tensor_impl cimport TensorImpl, MAX_DIMS, make_tensor, sizes_from_sequence
 
+from c10 import layout as _layout
+
 cdef Py_ssize_t _SSIZE_MAX = <Py_ssize_t>((<size_t>-1) >> 1)
 
 
@@ -221,6 +223,27 @@ def preserve_strides(TensorImpl self not None):
     cdef Py_ssize_t out[MAX_DIMS]
     dense_strides_like(self, out)
     return tuple([out[i] for i in range(self.nd)])
+
+
+cdef int format_strides(TensorImpl t, object memory_format, str op, Py_ssize_t* out) except -1:
+    """The strides of a new tensor shaped like t in memory_format (empty_like's and clone's rule):
+    1 with out filled for preserve_format (None too; dense_strides_like) and channels_last, 0 for
+    contiguous_format (out untouched); PyTorch's errors for a non-4-D channels_last and for other
+    formats, the latter naming op."""
+    if memory_format is None or memory_format is _layout.preserve_format:
+        dense_strides_like(t, out)
+        return 1
+    if memory_format is _layout.contiguous_format:
+        return 0
+    if memory_format is _layout.channels_last:
+        if t.nd != 4:
+            raise RuntimeError("required rank 4 tensor to use channels_last format")
+        out[1] = 1
+        out[3] = t.sizes[1]
+        out[2] = out[3] * t.sizes[3]
+        out[0] = out[2] * t.sizes[2]
+        return 1
+    raise RuntimeError(f"{op}: unsupported memory format {memory_format!r}")
 
 
 def channels_last_strides(sizes):
