@@ -11,11 +11,12 @@ from c10.scalar_type cimport ST_BOOL, ST_UINT8, ST_INT8, ST_INT16, ST_INT32, ST_
 from c10.tensor_impl cimport TensorImpl, MAX_DIMS, empty_contiguous
 from aten.native.cpu.loops cimport copy_into
 from aten.native.pointwise_meta cimport broadcast_shape
-from aten.native.cpu.indexing_utils cimport (move_t, num_t, type_name, sizes_str, shape_str, check_kernel_dtype,
+from aten.native.cpu.indexing_utils cimport (move_t, num_t, type_name, sizes_str, check_kernel_dtype,
                                              check_cpu, clone_contiguous, contiguous_of, int64_contiguous,
                                              scalar_tensor_of, bump_version, fresh, width_of, next_pos2)
 from aten.native.cpu.half import float16_via_float32
 
+from aten.native.pointwise_meta import output_shape_error
 # caffe2::TypeMeta names, which PyTorch prints for `mask.dtype()` in masked_fill's message.
 _TYPEMETA_NAMES = {ST_UINT8: "unsigned char", ST_INT8: "signed char", ST_INT16: "short int", ST_INT32: "int",
                    ST_INT64: "long int", ST_FLOAT32: "float", ST_FLOAT64: "double", 5: "c10::Half", ST_BOOL: "bool"}
@@ -116,8 +117,7 @@ cdef int _check_mask_to_self(TensorImpl self, TensorImpl mask) except -1:
     cdef Py_ssize_t sizes[MAX_DIMS]
     cdef int nd = broadcast_shape((self, mask), sizes), d
     if nd != self.nd or any([sizes[d] != self.sizes[d] for d in range(nd)]):
-        raise RuntimeError(f"output with shape {sizes_str(self)} doesn't match the broadcast shape "
-                           f"{shape_str(sizes, nd)}")
+        raise output_shape_error(self._sizes(), [sizes[d] for d in range(nd)])
     return 0
 
 
