@@ -12,21 +12,33 @@ from c10.device import canonical
 from c10.tensor_impl import TensorImpl
 
 
-def _infer(data: Any, dim: int, shape: list[int], kinds: set[str], leaf_dim: list[int]) -> None:
+def infer_nested(data: Any, dim: int, shape: list[int], kinds: set[str], leaf_dim: list[int],
+                 for_index: bool = False) -> None:
     """Record the nested sequence's shape and the Python scalar kinds it holds; leaf_dim holds
-    the depth at which scalars were found (PyTorch's errors for ragged nesting)."""
+    the depth at which scalars were found (PyTorch's errors for ragged nesting).
+
+    for_index: the rules of a list used as an index (torch/_indexing.py, PyTorch's
+    sequenceToVariable): any sequence nests, a 0-d numpy array is a scalar, and the errors
+    speak of indexing; otherwise torch.tensor's rules (only lists and tuples nest)."""
     if isinstance(data, TensorImpl):
-        raise TypeError("torch.tensor of a list holding tensors needs torch.stack (not supported yet)")
-    if isinstance(data, (list, tuple)):
+        raise TypeError("indexing with a list holding tensors is not supported by Ember; use torch.stack"
+                        if for_index else "torch.tensor of a list holding tensors needs torch.stack (not supported yet)")
+    if for_index:
+        if isinstance(data, np.ndarray) and data.ndim == 0:
+            data = data.item()
+        nests = not isinstance(data, (str, bytes, np.ndarray)) and hasattr(data, "__len__") and hasattr(data, "__getitem__")
+    else:
+        nests = isinstance(data, (list, tuple))
+    if nests:
         if leaf_dim and dim >= leaf_dim[0]:
-            raise TypeError(f"'{type(data).__name__}' object cannot be interpreted as "
-                            f"{'a real number' if 'float' in kinds else 'an integer'}")
+            wanted = "a real number" if "float" in kinds and not for_index else "an integer"
+            raise TypeError(f"'{type(data).__name__}' object cannot be interpreted as {wanted}")
         if dim == len(shape):
             shape.append(len(data))
         elif shape[dim] != len(data):
             raise ValueError(f"expected sequence of length {shape[dim]} at dim {dim} (got {len(data)})")
         for item in data:
-            _infer(item, dim + 1, shape, kinds, leaf_dim)
+            infer_nested(item, dim + 1, shape, kinds, leaf_dim, for_index)
         return
     if dim < len(shape):
         raise TypeError("not a sequence")
@@ -54,7 +66,7 @@ def tensor(data: Any, dtype: Any = None, device: Any = None, requires_grad: bool
     else:
         shape: list[int] = []
         kinds: set[str] = set()
-        _infer(data, 0, shape, kinds, [])
+        infer_nested(data, 0, shape, kinds, [])
         if "float" in kinds or not kinds:
             inferred = scalar_type.get_default_dtype()
         elif "int" in kinds:

@@ -8,38 +8,9 @@ from typing import Any
 
 import numpy as np
 
-from c10.tensor_impl import TensorImpl, from_numpy
+from c10.tensor_impl import from_numpy
 from torch._C import _indexing
-
-
-def _infer(data: Any, dim: int, shape: list[int], kinds: set[str], leaf_dim: list[int]) -> None:
-    """The nested sequence's shape and scalar kinds, with torch.tensor's errors."""
-    if isinstance(data, TensorImpl):
-        raise TypeError("indexing with a list holding tensors is not supported by Ember; use torch.stack")
-    if isinstance(data, np.ndarray) and data.ndim == 0:
-        data = data.item()
-    if not isinstance(data, (str, bytes, np.ndarray)) and hasattr(data, "__len__") and hasattr(data, "__getitem__"):
-        if leaf_dim and dim >= leaf_dim[0]:
-            raise TypeError(f"'{type(data).__name__}' object cannot be interpreted as an integer")
-        if dim == len(shape):
-            shape.append(len(data))
-        elif shape[dim] != len(data):
-            raise ValueError(f"expected sequence of length {shape[dim]} at dim {dim} (got {len(data)})")
-        for item in data:
-            _infer(item, dim + 1, shape, kinds, leaf_dim)
-        return
-    if dim < len(shape):
-        raise TypeError("not a sequence")
-    if not leaf_dim:
-        leaf_dim.append(dim)
-    if isinstance(data, (bool, np.bool_)):
-        kinds.add("bool")
-    elif isinstance(data, (int, np.integer)):
-        kinds.add("int")
-    elif isinstance(data, (float, np.floating)):
-        kinds.add("float")
-    else:
-        raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
+from torch._creation import infer_nested
 
 
 def sequence_to_index(seq: Any) -> Any:
@@ -58,7 +29,7 @@ def sequence_to_index(seq: Any) -> Any:
         return from_numpy(array)
     shape: list[int] = []
     kinds: set[str] = set()
-    _infer(seq, 0, shape, kinds, [])
+    infer_nested(seq, 0, shape, kinds, [], for_index=True)
     if kinds == {"bool"}:
         array = np.array(seq, dtype=np.bool_)
     else:

@@ -85,6 +85,20 @@ def broadcast_shapes(*tensors):
     return tuple([sizes[i] for i in range(n)])
 
 
+def output_shape_error(output_shape, broadcast_shape):
+    """PyTorch's error for an in-place or out= output whose shape is not the broadcast shape of
+    the result (TensorIterator's check); raise what it returns."""
+    return RuntimeError(f"output with shape {list(output_shape)} doesn't match the broadcast shape "
+                        f"{list(broadcast_shape)}")
+
+
+def output_cast_error(result_type_name, output_type_name):
+    """PyTorch's error for an out= or in-place output of a dtype the result type can't be cast to
+    (c10::canCast failing); takes the dtypes' type names (Float, Long...); raise what it returns."""
+    return RuntimeError(f"result type {result_type_name} can't be cast to the desired output type "
+                        f"{output_type_name}")
+
+
 def warn_resized(old_shape, new_shape):
     """PyTorch's warning when an out= tensor that held elements is resized (Resize.cpp)."""
     import warnings

@@ -57,7 +57,9 @@ def _softmax_raw_samples(dtype, rng):
 
 # ---- convolution -----------------------------------------------------------------------------
 
-def _conv2d_ref(x, w, b, stride, padding, dilation, groups):
+def conv2d_reference(x, w, b, stride, padding, dilation, groups):
+    """float64 direct convolution: a sum over kernel taps of strided windows of the padded input
+    (also the reference of test/torch/test_conv_paths.py)."""
     x, w = _f64(x), _f64(w)
     N, C, H, W = x.shape
     Co, Cg, kh, kw = w.shape
@@ -88,7 +90,7 @@ def _conv2d(x, w, b=None, stride=1, padding=0, dilation=1, groups=1):
         tot = [dl[i] * (w.shape[2 + i] - 1) for i in range(2)]
         xb = np.pad(xb, ((0, 0), (0, 0), (tot[0] // 2, tot[0] - tot[0] // 2), (tot[1] // 2, tot[1] - tot[1] // 2)))
         padding = (0, 0)
-    out = _conv2d_ref(xb, w, b, _pair(stride), _pair(padding), _pair(dilation), groups).astype(x.dtype)
+    out = conv2d_reference(xb, w, b, _pair(stride), _pair(padding), _pair(dilation), groups).astype(x.dtype)
     return out[0] if unbatched else out
 
 
@@ -100,7 +102,7 @@ def _conv1d(x, w, b=None, stride=1, padding=0, dilation=1, groups=1):
             tot = _pair(dilation, 1)[0] * (w.shape[2] - 1)
             xb = np.pad(xb, ((0, 0), (0, 0), (tot // 2, tot - tot // 2)))
         padding = 0
-    out = _conv2d_ref(xb[:, :, None], w[:, :, None], b, (1, _pair(stride, 1)[0]), (0, _pair(padding, 1)[0]),
+    out = conv2d_reference(xb[:, :, None], w[:, :, None], b, (1, _pair(stride, 1)[0]), (0, _pair(padding, 1)[0]),
                       (1, _pair(dilation, 1)[0]), groups)[:, :, 0].astype(x.dtype)
     return out[0] if unbatched else out
 

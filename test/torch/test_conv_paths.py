@@ -15,28 +15,7 @@ import numpy as np
 import pytest
 
 import torch
-
-
-def _ref(x, w, b, stride, padding, dilation, groups):
-    """float64 direct convolution: a sum over kernel taps of strided windows of the padded input."""
-    x, w = np.asarray(x, np.float64), np.asarray(w, np.float64)
-    N, C, H, W = x.shape
-    Co, Cg, kh, kw = w.shape
-    (sh, sw), (ph, pw), (dh, dw) = stride, padding, dilation
-    xp = np.pad(x, ((0, 0), (0, 0), (ph, ph), (pw, pw)))
-    Ho = (H + 2 * ph - dh * (kh - 1) - 1) // sh + 1
-    Wo = (W + 2 * pw - dw * (kw - 1) - 1) // sw + 1
-    out = np.zeros((N, Co, Ho, Wo))
-    og = Co // groups
-    for g in range(groups):
-        for i in range(kh):
-            for j in range(kw):
-                patch = xp[:, g * Cg:(g + 1) * Cg, i * dh:i * dh + sh * (Ho - 1) + 1:sh,
-                           j * dw:j * dw + sw * (Wo - 1) + 1:sw]
-                out[:, g * og:(g + 1) * og] += np.einsum("nchw,oc->nohw", patch, w[g * og:(g + 1) * og, :, i, j])
-    if b is not None:
-        out += np.asarray(b, np.float64)[None, :, None, None]
-    return out
+from opinfo.nn import conv2d_reference as _ref
 
 
 def _pair(v):

@@ -19,12 +19,14 @@ from cpython.object cimport PyObject, PyTypeObject, Py_TYPE
 from cpython.sequence cimport PySequence_Check
 from cpython.slice cimport PySlice_Check, PySlice_Unpack
 from cpython.tuple cimport PyTuple_GET_ITEM, PyTuple_GET_SIZE
-from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t
+from libc.stdint cimport int64_t
 
 from c10.scalar_type cimport (ST_BOOL, ST_FLOAT32, ST_FLOAT64, ST_INT8, ST_INT16, ST_INT32, ST_INT64,
                               ST_UINT8, dtype_of, is_integral)
 from c10.tensor_impl cimport MAX_DIMS, TensorImpl, empty_contiguous, make_tensor, wrap_number
 from aten.dispatcher cimport OperatorHandle, find_operator
+from aten.native.cpu.views cimport (index_in_range, read_index, select_in_place, slice_in_place,
+                                    unsqueeze_in_place)
 
 from aten.native.pointwise_meta import check_fits as _check_fits
 
@@ -85,66 +87,37 @@ cdef int _check_dim(Geo* g, int dim) except -1:
 
 cdef int _select(Geo* g, int dim, Py_ssize_t index, Py_ssize_t real_dim) except -1:
     """PyTorch's applySelect: bounds-check against the current size, then select (a view)."""
-    cdef Py_ssize_t size
-    cdef int i
     if g.nd == 0:
         if index == 0:
             raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
                              "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
         raise IndexError(f"index {index} is out of bounds for dimension {real_dim} with size 0")
     _check_dim(g, dim)
-    size = g.sizes[dim]
-    if not (size > -1 - index and size > index):
-        raise IndexError(f"index {index} is out of bounds for dimension {real_dim} with size {size}")
-    if index < 0:
-        index += size
-    g.offset += index * g.strides[dim]
-    for i in range(dim, g.nd - 1):
-        g.sizes[i] = g.sizes[i + 1]
-        g.strides[i] = g.strides[i + 1]
+    if not index_in_range(index, g.sizes[dim]):
+        raise IndexError(f"index {index} is out of bounds for dimension {real_dim} with size {g.sizes[dim]}")
+    g.offset += select_in_place(g.nd, g.sizes, g.strides, dim, index)
     g.nd -= 1
     return 0
 
 
 cdef int _slice(Geo* g, int dim, Py_ssize_t start, Py_ssize_t stop, Py_ssize_t step) except -1:
     """PyTorch's applySlice and slice(): bounds clamped to the dim, positive steps only."""
-    cdef Py_ssize_t n
     if step <= 0:
         raise ValueError("step must be greater than zero")
     if g.nd == 0:
         raise IndexError("slice() cannot be applied to a 0-dim tensor.")
     _check_dim(g, dim)
-    n = g.sizes[dim]
-    if start < 0:
-        start += n
-    if stop < 0:
-        stop += n
-    if start < 0:
-        start = 0
-    elif start >= n:
-        start = n
-    if stop < start:
-        stop = start
-    elif stop >= n:
-        stop = n
-    g.offset += start * g.strides[dim]
-    g.sizes[dim] = (stop - start + step - 1) // step
-    g.strides[dim] *= step
+    g.offset += slice_in_place(g.sizes, g.strides, dim, start, stop, step)
     return 0
 
 
 cdef int _unsqueeze(Geo* g, int dim) except -1:
-    cdef int i
     if g.nd >= MAX_DIMS:
         raise RuntimeError(f"Ember tensors have at most {MAX_DIMS} dimensions, got {g.nd + 1}")
     if dim > g.nd:
         raise IndexError(f"Dimension out of range (expected to be in range of [{-g.nd - 1}, {g.nd}], "
                          f"but got {dim})")
-    for i in range(g.nd, dim, -1):
-        g.sizes[i] = g.sizes[i - 1]
-        g.strides[i] = g.strides[i - 1]
-    g.sizes[dim] = 1
-    g.strides[dim] = 1 if dim >= g.nd else g.sizes[dim + 1] * g.strides[dim + 1]
+    unsqueeze_in_place(g.nd, g.sizes, g.strides, dim)
     g.nd += 1
     return 0
 
@@ -260,19 +233,9 @@ cdef TensorImpl _bool_index(bint value):
 
 cdef Py_ssize_t _read_int(TensorImpl t) except? -1:
     """The value of a 0-dim integral tensor (Tensor.item<int64_t>())."""
-    cdef char* p
     if t.device_type != 0:
         return int(t.item())
-    p = t.data()
-    if t.scalar_type == ST_INT64:
-        return (<int64_t*>p)[0]
-    if t.scalar_type == ST_INT32:
-        return (<int32_t*>p)[0]
-    if t.scalar_type == ST_INT16:
-        return (<int16_t*>p)[0]
-    if t.scalar_type == ST_INT8:
-        return (<int8_t*>p)[0]
-    return (<uint8_t*>p)[0]
+    return read_index(t)
 
 
 cdef inline void _record(list outs, int* dim, TensorImpl t):

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from aten.dispatcher import find_operator
+from aten.native.pointwise_meta import output_cast_error
 from c10 import scalar_type
 
 _empty = find_operator("empty.memory_format")
@@ -92,5 +93,5 @@ def dropout(input: Any, p: float, train: bool) -> Any:
         noise = _empty(input.shape, dtype=input.dtype, device=input.device)
     noise = _bernoulli_(noise, 1 - p)
     if not input.dtype.is_floating_point:     # noise.div_(1 - p) cannot write a float into it
-        raise RuntimeError(f"result type Float can't be cast to the desired output type {input.dtype.type_name}")
+        raise output_cast_error("Float", input.dtype.type_name)
     return _mul(input, _div(noise, 1 - p))

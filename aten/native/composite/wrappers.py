@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from aten.dispatcher import find_operator
-from aten.native.pointwise_meta import warn_resized
+from aten.native.pointwise_meta import output_cast_error, output_shape_error, warn_resized
 from c10.scalar_type import can_cast
 
 _copy = find_operator("copy_")
@@ -21,8 +21,7 @@ _resize = find_operator("resize_")
 
 def _check_cast(result: Any, target: Any) -> None:
     if not can_cast(result.dtype, target.dtype):
-        raise RuntimeError(f"result type {result.dtype.type_name} can't be cast to the desired output type "
-                           f"{target.dtype.type_name}")
+        raise output_cast_error(result.dtype.type_name, target.dtype.type_name)
 
 
 class out_wrapper:
@@ -74,7 +73,6 @@ class inplace_wrapper:
             self._op = find_operator(self.functional)
         result = self._op(self_, *args, **kwargs)
         if result.shape != self_.shape:
-            raise RuntimeError(f"output with shape {list(self_.shape)} doesn't match the broadcast shape "
-                               f"{list(result.shape)}")
+            raise output_shape_error(self_.shape, result.shape)
         _check_cast(result, self_)
         return _copy(self_, result)

@@ -134,6 +134,18 @@ cdef inline Py_ssize_t _ceil_div(Py_ssize_t a, Py_ssize_t b) noexcept nogil:
     return -((-a) // b) if a < 0 else (a + b - 1) // b
 
 
+cdef inline Py_ssize_t _first_inside(Py_ssize_t w0, Py_ssize_t sw) noexcept nogil:
+    """The first k >= 0 whose input column w0 + k*sw is >= 0."""
+    cdef Py_ssize_t k = _ceil_div(-w0, sw)
+    return k if k > 0 else 0
+
+
+cdef inline Py_ssize_t _end_inside(Py_ssize_t W, Py_ssize_t n, Py_ssize_t w0, Py_ssize_t sw) noexcept nogil:
+    """One past the last k < n whose input column w0 + k*sw is < W."""
+    cdef Py_ssize_t k = _ceil_div(W - w0, sw)
+    return k if k < n else n
+
+
 cdef void _im2col(const ntype* x, ntype* cols, Py_ssize_t images, Py_ssize_t C, Py_ssize_t H, Py_ssize_t W,
                   Py_ssize_t kh, Py_ssize_t kw, Py_ssize_t sh, Py_ssize_t sw, Py_ssize_t ph, Py_ssize_t pw,
                   Py_ssize_t dh, Py_ssize_t dw, Py_ssize_t Wo, Py_ssize_t oh0, Py_ssize_t oh1) noexcept nogil:
@@ -151,12 +163,8 @@ cdef void _im2col(const ntype* x, ntype* cols, Py_ssize_t images, Py_ssize_t C, 
         j = row % kw
         # the output columns whose input column is inside [0, W)
         iw0 = j * dw - pw
-        lo = _ceil_div(-iw0, sw)
-        if lo < 0:
-            lo = 0
-        hi = _ceil_div(W - iw0, sw)
-        if hi > Wo:
-            hi = Wo
+        lo = _first_inside(iw0, sw)
+        hi = _end_inside(W, Wo, iw0, sw)
         if hi < lo:
             hi = lo
         for n in range(images):
@@ -333,12 +341,8 @@ cdef void _depthwise(const ftype* x, const ftype* w, const ftype* bias, ftype* o
                 for j in range(kw):
                     wv = w[(co * kh + i) * kw + j]
                     iw0 = j * dw - pw
-                    lo = _ceil_div(-iw0, sw)
-                    if lo < 0:
-                        lo = 0
-                    hi = _ceil_div(W - iw0, sw)
-                    if hi > Wo:
-                        hi = Wo
+                    lo = _first_inside(iw0, sw)
+                    hi = _end_inside(W, Wo, iw0, sw)
                     src = x + ((n * C + co // M) * H + ih) * W + iw0
                     if ftype is float:
                         ember_dw_row_f32(dst, src, wv, lo, hi, sw)
@@ -357,12 +361,8 @@ cdef void _col2im(const ntype* cols, ntype* out, Py_ssize_t C, Py_ssize_t H, Py_
         for i in range(kh):
             for j in range(kw):
                 ow0 = j * dw - pw
-                lo = _ceil_div(-ow0, sw)
-                if lo < 0:
-                    lo = 0
-                hi = _ceil_div(W - ow0, sw)
-                if hi > Wi:
-                    hi = Wi
+                lo = _first_inside(ow0, sw)
+                hi = _end_inside(W, Wi, ow0, sw)
                 for ih in range(Hi):
                     oh = ih * sh - ph + i * dh
                     if oh < 0 or oh >= H:

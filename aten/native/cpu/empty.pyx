@@ -9,14 +9,11 @@ from c10.scalar_type cimport dtype as DType, default_float_type, itemsize_of, ST
 from c10.storage cimport cpu_storage
 from c10.tensor_impl cimport TensorImpl, MAX_DIMS, empty_contiguous, make_tensor, sizes_from_sequence
 from aten.native.cpu.fill cimport fill_pattern, fill_bits, fill_value, zero_fill
-from aten.native.cpu.views cimport dense_strides_like
+from aten.native.cpu.views cimport format_strides
 
 from c10 import layout as _layout
 
 cdef object _STRIDED = _layout.strided
-cdef object _CONTIGUOUS = _layout.contiguous_format
-cdef object _PRESERVE = _layout.preserve_format
-cdef object _CHANNELS_LAST = _layout.channels_last
 EMPTY = object()                   # the value for filled_like_cpu / new_filled_cpu: leave it uninitialised
 cdef object _EMPTY = EMPTY
 
@@ -124,21 +121,10 @@ def filled_like_cpu(TensorImpl self not None, value, dtype, layout, device, pin_
             or pin_memory:
         return None
     st = _st(dtype, self.scalar_type)
-    if memory_format is None or memory_format is _PRESERVE:
-        dense_strides_like(self, strides)
-    elif memory_format is _CONTIGUOUS:
+    if not format_strides(self, memory_format, "empty_like", strides):
         out = empty_contiguous(self.nd, self.sizes, st, None)
         _fill_new(out, value)
         return out
-    elif memory_format is _CHANNELS_LAST:
-        if self.nd != 4:
-            raise RuntimeError("required rank 4 tensor to use channels_last format")
-        strides[1] = 1
-        strides[3] = self.sizes[1]
-        strides[2] = strides[3] * self.sizes[3]
-        strides[0] = strides[2] * self.sizes[2]
-    else:
-        raise RuntimeError(f"empty_like: unsupported memory format {memory_format!r}")
     for d in range(self.nd):
         n *= self.sizes[d]
     out = make_tensor(cpu_storage(n * itemsize_of(st)), 0, self.nd, self.sizes, strides, st)

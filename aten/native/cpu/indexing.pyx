@@ -271,6 +271,18 @@ cdef inline Py_ssize_t _stride0(TensorImpl t, int dim):
     return t.strides[dim] if t.nd > 0 else 0
 
 
+cdef int _check_in_bounds(TensorImpl idx, Py_ssize_t n, Py_ssize_t size, bint allow_negative, int d, type error,
+                          str prefix="") except -1:
+    """PyTorch's error (of type error, its message after prefix) for the first of the n values of
+    the contiguous int64 idx outside [0, size) (or [-size, size) when allow_negative)."""
+    cdef Py_ssize_t bad
+    with nogil:
+        bad = first_out_of_range(<int64_t*>idx.data(), n, size, allow_negative)
+    if bad >= 0:
+        raise error(f"{prefix}index {(<int64_t*>idx.data())[bad]} is out of bounds for dimension {d} with size {size}")
+    return 0
+
+
 @float16_via_float32
 def index_select_cpu(TensorImpl self not None, dim, TensorImpl index not None):
     cdef int d = self._wrap_dim(dim)
@@ -356,7 +368,7 @@ cdef _index_write(TensorImpl self, int d, TensorImpl idx, TensorImpl source, int
 @float16_via_float32
 def index_copy__cpu(TensorImpl self not None, dim, TensorImpl index not None, TensorImpl source not None):
     cdef int d = self._wrap_dim(dim)
-    cdef Py_ssize_t size, bad
+    cdef Py_ssize_t size
     cdef TensorImpl idx
     check_cpu(self)
     check_cpu(index)
@@ -365,11 +377,7 @@ def index_copy__cpu(TensorImpl self not None, dim, TensorImpl index not None, Te
     check_kernel_dtype(self, "index_copy_")
     size = _size0(self, d)
     idx = int64_contiguous(index)
-    with nogil:
-        bad = first_out_of_range(<int64_t*>idx.data(), idx.n_elem, size, False)
-    if bad >= 0:
-        raise IndexError(f"index_copy_(): index {(<int64_t*>idx.data())[bad]} is out of bounds for dimension {d} "
-                         f"with size {size}")
+    _check_in_bounds(idx, idx.n_elem, size, False, d, IndexError, "index_copy_(): ")
     _index_write(self, d, idx, source, M_COPY, None)
     bump_version(self)
     return self
@@ -385,7 +393,7 @@ def index_copy_cpu(TensorImpl self not None, dim, TensorImpl index not None, Ten
 @float16_via_float32
 def index_add__cpu(TensorImpl self not None, dim, TensorImpl index not None, TensorImpl source not None, alpha=1):
     cdef int d = self._wrap_dim(dim)
-    cdef Py_ssize_t n = index.n_elem, size, bad
+    cdef Py_ssize_t n = index.n_elem, size
     cdef list self_sizes, source_sizes
     cdef TensorImpl idx, a
     check_cpu(self)
@@ -416,10 +424,7 @@ def index_add__cpu(TensorImpl self not None, dim, TensorImpl index not None, Ten
     check_kernel_dtype(self, "index_add_cpu_")
     size = _size0(self, d)
     idx = int64_contiguous(index)
-    with nogil:
-        bad = first_out_of_range(<int64_t*>idx.data(), n, size, False)
-    if bad >= 0:
-        raise RuntimeError(f"index {(<int64_t*>idx.data())[bad]} is out of bounds for dimension {d} with size {size}")
+    _check_in_bounds(idx, n, size, False, d, RuntimeError)
     a = scalar_tensor_of(alpha, self.scalar_type)
     _index_write(self, d, idx, source, M_ADD, a)
     bump_version(self)
@@ -436,7 +441,7 @@ def index_add_cpu(TensorImpl self not None, dim, TensorImpl index not None, Tens
 @float16_via_float32
 def index_fill__int_Scalar_cpu(TensorImpl self not None, dim, TensorImpl index not None, value):
     cdef int d
-    cdef Py_ssize_t size, bad, n = index.n_elem
+    cdef Py_ssize_t size, n = index.n_elem
     cdef TensorImpl idx, v
     cdef Plan3 p
     check_cpu(self)
@@ -450,10 +455,7 @@ def index_fill__int_Scalar_cpu(TensorImpl self not None, dim, TensorImpl index n
     v = scalar_tensor_of(value, self.scalar_type)
     size = _size0(self, d)
     idx = int64_contiguous(index)
-    with nogil:
-        bad = first_out_of_range(<int64_t*>idx.data(), n, size, True)
-    if bad >= 0:
-        raise IndexError(f"index {(<int64_t*>idx.data())[bad]} is out of bounds for dimension {d} with size {size}")
+    _check_in_bounds(idx, n, size, True, d, IndexError)
     _dim_plan(&p, self, d, v, -1)
     _index_by(&p, idx, _stride0(self, d), size, 0)
     run3(self.scalar_type, M_COPY, self.data(), v.data(), &p, None)
@@ -530,7 +532,7 @@ cdef _Indexing _prepare(TensorImpl self, tuple indices):
     cdef int src = 0, j, k, d, nd = 0, first
     cdef TensorImpl t, nz
     cdef Py_ssize_t bshape[MAX_DIMS]
-    cdef Py_ssize_t s, bad, size, n
+    cdef Py_ssize_t s, size, n
     cdef bint adjacent = True
     cdef _Indexing info = _Indexing.__new__(_Indexing)
     if len(indices) > self.nd:
@@ -609,12 +611,9 @@ cdef _Indexing _prepare(TensorImpl self, tuple indices):
             continue
         t = <TensorImpl>tensors[k]
         size = self.sizes[d]
-        with nogil:
-            bad = first_out_of_range(<int64_t*>t.data(), t.n_elem, size, True)
-        if bad >= 0:
-            if size == 0:
-                raise IndexError("index is out of bounds for dimension with size 0")
-            raise IndexError(f"index {(<int64_t*>t.data())[bad]} is out of bounds for dimension {j} with size {size}")
+        if size == 0 and t.n_elem > 0:
+            raise IndexError("index is out of bounds for dimension with size 0")
+        _check_in_bounds(t, t.n_elem, size, True, j, IndexError)
         j += 1
     # Where the indexed block goes.
     real = [d for d in dims if d >= 0]

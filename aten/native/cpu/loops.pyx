@@ -16,7 +16,7 @@ from c10.tensor_impl cimport TensorImpl, MAX_DIMS, empty_contiguous
 from aten.native.cpu.loop_types cimport loop_fn, MAX_OPERANDS
 from aten.native.cpu._gen_cast cimport cast_loop
 from aten.native.pointwise_meta cimport broadcast_shape
-from aten.native.pointwise_meta import warn_resized
+from aten.native.pointwise_meta import output_cast_error, output_shape_error, warn_resized
 
 cdef enum:
     NOGIL_THRESHOLD = 4096
@@ -203,8 +203,7 @@ cdef int copy_into(TensorImpl dst, TensorImpl src) except -1:
     cdef int ndim = broadcast_shape((dst, src), sizes)
     cdef int d
     if ndim != dst.nd or any([sizes[d] != dst.sizes[d] for d in range(ndim)]):
-        raise RuntimeError(f"output with shape {list(dst._sizes())} doesn't match the broadcast shape "
-                           f"{[sizes[d] for d in range(ndim)]}")
+        raise output_shape_error(dst._sizes(), [sizes[d] for d in range(ndim)])
     run_loop(cast_loop(src.scalar_type, dst.scalar_type), dst, (src,), NULL)
     return 0
 
@@ -242,11 +241,9 @@ cdef TensorImpl pointwise_out(loop_fn fn, tuple inputs, int compute_type, int ou
         raise RuntimeError(f"Expected all tensors to be on the same device, but found at least two devices, "
                            f"cpu and {out.device_obj}!")
     if inplace and not _has_shape(out, ndim, sizes):
-        raise RuntimeError(f"output with shape {list(out._sizes())} doesn't match the broadcast shape "
-                           f"{[sizes[d] for d in range(ndim)]}")
+        raise output_shape_error(out._sizes(), [sizes[d] for d in range(ndim)])
     if not castable(out_type, out.scalar_type):
-        raise RuntimeError(f"result type {dtype_of(out_type).type_name} can't be cast to the desired output type "
-                           f"{dtype_of(out.scalar_type).type_name}")
+        raise output_cast_error(dtype_of(out_type).type_name, dtype_of(out.scalar_type).type_name)
     resize_output(out, ndim, sizes)
     for obj in inputs:
         t = <TensorImpl>obj

@@ -14,6 +14,7 @@ from c10.tensor_impl cimport TensorImpl
 from aten.native.cpu.loops cimport cast_contiguous
 from aten.native.cpu.nn_common cimport np_view, new_tensor, shape_of, type_name, contiguous, reject_half
 from aten.native.cpu.half import float16_via_float32
+from aten.native.pointwise_meta import output_cast_error, output_shape_error
 
 ctypedef fused ftype:
     float
@@ -199,8 +200,7 @@ def binary_cross_entropy_cpu(TensorImpl self not None, TensorImpl target not Non
     if weight is not None:
         loss = loss * np_view(<TensorImpl>weight).astype(x.dtype, copy=False)
     if np.broadcast_shapes(loss.shape, shape_of(self)) != shape_of(self):
-        raise RuntimeError(f"output with shape {list(shape_of(self))} doesn't match the broadcast shape "
-                           f"{list(np.broadcast_shapes(loss.shape, shape_of(self)))}")
+        raise output_shape_error(shape_of(self), np.broadcast_shapes(loss.shape, shape_of(self)))
     loss = np.broadcast_to(loss, shape_of(self)).astype(x.dtype, copy=False)
     return _reduce(loss, reduction, st)
 
@@ -213,14 +213,12 @@ def binary_cross_entropy_with_logits_cpu(TensorImpl self not None, TensorImpl ta
     # shape and dtype, and input must broadcast to it
     shape = _broadcast(target, self)
     if shape != shape_of(target):
-        raise RuntimeError(f"output with shape {list(shape_of(target))} doesn't match the broadcast shape "
-                           f"{list(shape)}")
+        raise output_shape_error(shape_of(target), shape)
     if not is_floating(self.scalar_type):
         raise NotImplementedError(f'"log_sigmoid_cpu" not implemented for \'{type_name(self.scalar_type)}\'')
     reject_half("binary_cross_entropy_with_logits", self)
     if not is_floating(target.scalar_type):
-        raise RuntimeError(f"result type Float can't be cast to the desired output type "
-                           f"{type_name(target.scalar_type)}")
+        raise output_cast_error("Float", type_name(target.scalar_type))
     reject_half("binary_cross_entropy_with_logits", target)
     cdef int st = target.scalar_type
     ct = np.float64 if ST_FLOAT64 in (self.scalar_type, target.scalar_type) else np.float32
@@ -237,7 +235,6 @@ def binary_cross_entropy_with_logits_cpu(TensorImpl self not None, TensorImpl ta
         _broadcast(target, <TensorImpl>weight)
         loss = loss * w
     if np.broadcast_shapes(loss.shape, shape_of(target)) != shape_of(target):
-        raise RuntimeError(f"output with shape {list(shape_of(target))} doesn't match the broadcast shape "
-                           f"{list(np.broadcast_shapes(loss.shape, shape_of(target)))}")
+        raise output_shape_error(shape_of(target), np.broadcast_shapes(loss.shape, shape_of(target)))
     loss = np.broadcast_to(loss, shape_of(target))
     return _reduce(loss.astype(dtype_of(st).numpy_dtype, copy=False), reduction, st)

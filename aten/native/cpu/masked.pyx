@@ -11,10 +11,12 @@ from c10.scalar_type cimport ST_BOOL, ST_UINT8, ST_INT8, ST_INT16, ST_INT32, ST_
 from c10.tensor_impl cimport TensorImpl, MAX_DIMS, empty_contiguous
 from aten.native.cpu.loops cimport copy_into
 from aten.native.pointwise_meta cimport broadcast_shape
-from aten.native.cpu.indexing_utils cimport (move_t, num_t, type_name, sizes_str, shape_str, check_kernel_dtype,
+from aten.native.cpu.indexing_utils cimport (move_t, num_t, type_name, sizes_str, check_kernel_dtype,
                                              check_cpu, clone_contiguous, contiguous_of, int64_contiguous,
-                                             scalar_tensor_of, bump_version, fresh, width_of, next_pos2)
+                                             scalar_tensor_of, bump_version, fresh, width_of, next_pos2,
+                                             first_out_of_range)
 from aten.native.cpu.half import float16_via_float32
+from aten.native.pointwise_meta import output_shape_error
 
 # caffe2::TypeMeta names, which PyTorch prints for `mask.dtype()` in masked_fill's message.
 _TYPEMETA_NAMES = {ST_UINT8: "unsigned char", ST_INT8: "signed char", ST_INT16: "short int", ST_INT32: "int",
@@ -116,8 +118,7 @@ cdef int _check_mask_to_self(TensorImpl self, TensorImpl mask) except -1:
     cdef Py_ssize_t sizes[MAX_DIMS]
     cdef int nd = broadcast_shape((self, mask), sizes), d
     if nd != self.nd or any([sizes[d] != self.sizes[d] for d in range(nd)]):
-        raise RuntimeError(f"output with shape {sizes_str(self)} doesn't match the broadcast shape "
-                           f"{shape_str(sizes, nd)}")
+        raise output_shape_error(self._sizes(), [sizes[d] for d in range(nd)])
     return 0
 
 
@@ -388,14 +389,6 @@ cdef void _flat_offsets(TensorImpl t, const int64_t* idx, Py_ssize_t n, int64_t*
         out[i] = off
 
 
-cdef Py_ssize_t _first_bad_flat(const int64_t* idx, Py_ssize_t n, Py_ssize_t numel) noexcept nogil:
-    cdef Py_ssize_t i
-    for i in range(n):
-        if idx[i] < -numel or idx[i] >= numel:
-            return i
-    return -1
-
-
 cdef void _take_copy(move_t* s, const int64_t* offs, Py_ssize_t n, move_t* out) noexcept nogil:
     cdef Py_ssize_t i
     for i in range(n):
@@ -424,15 +417,22 @@ cdef void _put_add(num_t* s, const int64_t* offs, Py_ssize_t n, const num_t* src
             s[offs[i]] = 1 if s[offs[i]] != 0 else 0
 
 
-cdef TensorImpl _checked_offsets(TensorImpl self, TensorImpl idx):
-    """Storage offsets for a contiguous int64 index tensor, after PyTorch's range check."""
-    cdef Py_ssize_t bad, n = idx.n_elem
-    cdef TensorImpl offs = empty_contiguous(1, &n, ST_INT64, None)
+cdef int _check_take_index(TensorImpl self, TensorImpl idx) except -1:
+    """take's range check of a contiguous int64 index: every value in [-numel, numel)."""
+    cdef Py_ssize_t bad
     with nogil:
-        bad = _first_bad_flat(<int64_t*>idx.data(), n, self.n_elem)
+        bad = first_out_of_range(<int64_t*>idx.data(), idx.n_elem, self.n_elem, True)
     if bad >= 0:
         raise IndexError(f"out of range: tried to access index {(<int64_t*>idx.data())[bad]} on a tensor of "
                          f"{self.n_elem} elements.")
+    return 0
+
+
+cdef TensorImpl _checked_offsets(TensorImpl self, TensorImpl idx):
+    """Storage offsets for a contiguous int64 index tensor, after PyTorch's range check."""
+    cdef Py_ssize_t n = idx.n_elem
+    cdef TensorImpl offs = empty_contiguous(1, &n, ST_INT64, None)
+    _check_take_index(self, idx)
     with nogil:
         _flat_offsets(self, <int64_t*>idx.data(), n, <int64_t*>offs.data())
     return offs
@@ -441,7 +441,7 @@ cdef TensorImpl _checked_offsets(TensorImpl self, TensorImpl idx):
 @float16_via_float32
 def take_cpu(TensorImpl self not None, TensorImpl index not None):
     cdef TensorImpl idx, offs, out
-    cdef Py_ssize_t n = index.n_elem, bad
+    cdef Py_ssize_t n = index.n_elem
     cdef int w
     cdef char* s
     cdef char* o
@@ -460,11 +460,7 @@ def take_cpu(TensorImpl self not None, TensorImpl index not None):
     w = width_of(self.scalar_type)
     if self.contiguous:
         # no offsets buffer: the flat position is the storage offset
-        with nogil:
-            bad = _first_bad_flat(<int64_t*>idx.data(), n, self.n_elem)
-        if bad >= 0:
-            raise IndexError(f"out of range: tried to access index {(<int64_t*>idx.data())[bad]} on a tensor of "
-                             f"{self.n_elem} elements.")
+        _check_take_index(self, idx)
         op = <int64_t*>idx.data()
         with nogil:
             if w == 1:

@@ -32,6 +32,7 @@ import warnings
 
 from c10 import layout as _layout
 from aten.native.cpu.half import float16_via_float32
+from aten.native.pointwise_meta import output_cast_error
 
 cdef double _TWO_PI = 6.283185307179586        # 2.0 * c10::pi<double>, exact doubling
 cdef int64_t _INT64_MIN = INT64_MIN
@@ -1386,8 +1387,7 @@ cdef int _combine(TensorImpl ret, TensorImpl other, bint multiply) except -1:
     if n == 0:
         return 0
     if not is_floating(common) and common != ret.scalar_type:
-        raise RuntimeError(f"result type {_type_name(common)} can't be cast to the desired output type "
-                           f"{_type_name(ret.scalar_type)}")
+        raise output_cast_error(_type_name(common), _type_name(ret.scalar_type))
     _expand_strides(other, ret, strides)
     # ret is contiguous: walk other in ret's logical order (row-major).
     for k in range(ret.nd):
@@ -1921,7 +1921,7 @@ def native_dropout_cpu(TensorImpl input not None, double p, train=None):
         if not _is_float_kernel_type(st):
             if is_floating(st):
                 _not_implemented("mul_cpu", st)
-            raise RuntimeError(f"result type Float can't be cast to the desired output type {_type_name(st)}")
+            raise output_cast_error("Float", _type_name(st))
         # output = input.mul(mask).mul_(scale): like input (mask shares its layout), in input's dtype
         output = empty_like_cpu(input, st, True)
         _dim_order(input.nd, input.sizes, input.strides, NULL, perm)

@@ -19,6 +19,7 @@ from aten.native.cpu.reduce cimport (ReduceCtx, ReduceOps, DimSet, parse_dims, r
 from aten.native.cpu.reduce_sum cimport fsum_ops, F_SUM, F_ABS, F_SQ, F_POW, F_NZ, F_SQDEV, F_EXPDEV
 from aten.native.cpu.reduce_minmax cimport value_ops, V_MAX, V_ABSMAX, V_ABSMIN
 from aten.native.cpu.half import float16_via_float32
+from aten.native.pointwise_meta import output_shape_error
 
 
 cdef inline void _store(const ReduceCtx* ctx, Py_ssize_t o, double v) noexcept nogil:
@@ -225,7 +226,7 @@ def logsumexp_cpu(TensorImpl self not None, dim, bint keepdim=False):
     check_dtype_kernel(src.scalar_type, "logsumexp_cpu")
     if not dims_given(dim) and not keepdim and self.nd > 0 and self.n_elem != 0:
         # PyTorch 2.x: an empty dim list reduces every dim but its output check then fails.
-        raise RuntimeError(f"output with shape [] doesn't match the broadcast shape {[1] * self.nd}")
+        raise output_shape_error([], [1] * self.nd)
     parse_dims(src, dim, True, &dims)
     ctx.in_type = src.scalar_type
     ctx.out2 = NULL

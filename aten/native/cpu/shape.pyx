@@ -13,10 +13,10 @@ from c10.tensor_impl cimport TensorImpl, MAX_DIMS, make_tensor, empty_contiguous
 from aten.native.cpu.loop_types cimport loop_fn
 from aten.native.cpu.loops cimport run_loop
 from aten.native.cpu._gen_cast cimport cast_loop
-from aten.native.cpu.views cimport wrap_dim, alias_with, narrow_view, dense_strides_like, contiguous_strides
+from aten.native.cpu.views cimport (wrap_dim, alias_with, narrow_view, dense_strides_like, contiguous_strides,
+                                    format_strides)
 from aten.native.pointwise_meta cimport result_type
 
-from c10 import layout as _layout
 from aten.native.pointwise_meta import check_fits
 
 
@@ -156,20 +156,10 @@ def clone_cpu(TensorImpl self not None, memory_format=None):
     """A copy of self: preserve_format (the default) keeps self's stride order."""
     cdef Py_ssize_t strides[MAX_DIMS]
     cdef TensorImpl out
-    if memory_format is None or memory_format is _layout.preserve_format:
-        out = empty_preserve(self)
-    elif memory_format is _layout.channels_last:
-        if self.nd != 4:
-            raise RuntimeError("required rank 4 tensor to use channels_last format")
-        strides[1] = 1
-        strides[3] = self.sizes[1]
-        strides[2] = strides[3] * self.sizes[3]
-        strides[0] = strides[2] * self.sizes[2]
-        out = empty_with_strides(4, self.sizes, strides, self.scalar_type)
-    elif memory_format is _layout.contiguous_format:
-        out = empty_contiguous(self.nd, self.sizes, self.scalar_type, None)
+    if format_strides(self, memory_format, "clone", strides):
+        out = empty_with_strides(self.nd, self.sizes, strides, self.scalar_type)
     else:
-        raise RuntimeError(f"clone: unsupported memory format {memory_format!r}")
+        out = empty_contiguous(self.nd, self.sizes, self.scalar_type, None)
     copy_elements(out, self)
     return out
 
@@ -562,19 +552,8 @@ def new_like_cpu(TensorImpl self not None, dtype=None, memory_format=None):
     strides: self's stride order under preserve_format (the default)."""
     cdef Py_ssize_t strides[MAX_DIMS]
     cdef int st = self.scalar_type if dtype is None else (<DType?>dtype).scalar_type
-    if memory_format is None or memory_format is _layout.preserve_format:
-        dense_strides_like(self, strides)
-    elif memory_format is _layout.contiguous_format:
+    if not format_strides(self, memory_format, "empty_like", strides):
         return empty_contiguous(self.nd, self.sizes, st, None)
-    elif memory_format is _layout.channels_last:
-        if self.nd != 4:
-            raise RuntimeError("required rank 4 tensor to use channels_last format")
-        strides[1] = 1
-        strides[3] = self.sizes[1]
-        strides[2] = strides[3] * self.sizes[3]
-        strides[0] = strides[2] * self.sizes[2]
-    else:
-        raise RuntimeError(f"empty_like: unsupported memory format {memory_format!r}")
     return empty_with_strides(self.nd, self.sizes, strides, st)
 
 

@@ -10,6 +10,8 @@ from libc.stdint cimport int64_t, uint8_t, int8_t, int16_t, int32_t
 from c10.scalar_type cimport dtype as DType, dtype_of, is_integral, ST_UINT8, ST_INT8, ST_INT16, ST_INT32, ST_INT64
 from c10.tensor_impl cimport TensorImpl, MAX_DIMS, make_tensor, sizes_from_sequence
 
+from c10 import layout as _layout
+
 cdef Py_ssize_t _SSIZE_MAX = <Py_ssize_t>((<size_t>-1) >> 1)
 
 
@@ -45,6 +47,13 @@ cdef TensorImpl alias_with(TensorImpl base, int ndim, const Py_ssize_t* sizes, c
                            Py_ssize_t offset):
     """A view of base: its storage and version counter, the given geometry."""
     return make_tensor(base.storage, offset, ndim, sizes, strides, base.scalar_type, base.version_counter)
+
+
+cdef inline void _copy_geometry(TensorImpl t, Py_ssize_t* sizes, Py_ssize_t* strides) noexcept:
+    cdef int i
+    for i in range(t.nd):
+        sizes[i] = t.sizes[i]
+        strides[i] = t.strides[i]
 
 
 cdef inline TensorImpl _alias(TensorImpl self):
@@ -214,6 +223,27 @@ cdef void dense_strides_like(TensorImpl t, Py_ssize_t* out) noexcept:
         out[perm[i]] = cur
         if t.sizes[perm[i]] > 1:
             cur *= t.sizes[perm[i]]
+
+
+cdef int format_strides(TensorImpl t, object memory_format, str op, Py_ssize_t* out) except -1:
+    """The strides of a new tensor shaped like t in memory_format (empty_like's and clone's rule):
+    1 with out filled for preserve_format (None too; dense_strides_like) and channels_last, 0 for
+    contiguous_format (out untouched); PyTorch's errors for a non-4-D channels_last and for other
+    formats, the latter naming op."""
+    if memory_format is None or memory_format is _layout.preserve_format:
+        dense_strides_like(t, out)
+        return 1
+    if memory_format is _layout.contiguous_format:
+        return 0
+    if memory_format is _layout.channels_last:
+        if t.nd != 4:
+            raise RuntimeError("required rank 4 tensor to use channels_last format")
+        out[1] = 1
+        out[3] = t.sizes[1]
+        out[2] = out[3] * t.sizes[3]
+        out[0] = out[2] * t.sizes[2]
+        return 1
+    raise RuntimeError(f"{op}: unsupported memory format {memory_format!r}")
 
 
 def preserve_strides(TensorImpl self not None):
@@ -398,16 +428,10 @@ def squeeze_dims(TensorImpl self not None, dim):
 def unsqueeze(TensorImpl self not None, Py_ssize_t dim):
     cdef Py_ssize_t sizes[MAX_DIMS]
     cdef Py_ssize_t strides[MAX_DIMS]
-    cdef int d = wrap_dim(dim, self.nd + 1), i, j = 0
+    cdef int d = wrap_dim(dim, self.nd + 1)
     _check_ndim(self.nd + 1)
-    for i in range(self.nd + 1):
-        if i == d:
-            sizes[i] = 1
-            strides[i] = 1 if d >= self.nd else self.sizes[d] * self.strides[d]
-        else:
-            sizes[i] = self.sizes[j]
-            strides[i] = self.strides[j]
-            j += 1
+    _copy_geometry(self, sizes, strides)
+    unsqueeze_in_place(self.nd, sizes, strides, d)
     return alias_with(self, self.nd + 1, sizes, strides, self.offset)
 
 
@@ -578,23 +602,16 @@ def index_value(TensorImpl start not None):
 def select(TensorImpl self not None, Py_ssize_t dim, Py_ssize_t index):
     cdef Py_ssize_t sizes[MAX_DIMS]
     cdef Py_ssize_t strides[MAX_DIMS]
-    cdef int d, i, j = 0
-    cdef Py_ssize_t size
+    cdef int d
     if self.nd == 0:
         raise IndexError("select() cannot be applied to a 0-dim tensor.")
     d = wrap_dim(dim, self.nd)
-    size = self.sizes[d]
-    if size <= -1 - index or size <= index:
+    if not index_in_range(index, self.sizes[d]):
         raise IndexError(f"select(): index {index} out of range for tensor of size {sizes_str(self.nd, self.sizes)} "
                          f"at dimension {d}")
-    if index < 0:
-        index += size
-    for i in range(self.nd):
-        if i != d:
-            sizes[j] = self.sizes[i]
-            strides[j] = self.strides[i]
-            j += 1
-    return alias_with(self, self.nd - 1, sizes, strides, self.offset + index * self.strides[d])
+    _copy_geometry(self, sizes, strides)
+    return alias_with(self, self.nd - 1, sizes, strides,
+                      self.offset + select_in_place(self.nd, sizes, strides, d, index))
 
 
 def slice_view(TensorImpl self not None, Py_ssize_t dim=0, start=None, end=None, Py_ssize_t step=1):
@@ -603,34 +620,17 @@ def slice_view(TensorImpl self not None, Py_ssize_t dim=0, start=None, end=None,
     cdef Py_ssize_t strides[MAX_DIMS]
     cdef Py_ssize_t start_val = 0 if start is None else start
     cdef Py_ssize_t end_val = _SSIZE_MAX if end is None else end
-    cdef Py_ssize_t n
-    cdef int d, i
+    cdef int d
     if self.nd == 0:
         raise IndexError("slice() cannot be applied to a 0-dim tensor.")
     d = wrap_dim(dim, self.nd)
     if step <= 0:
         raise RuntimeError("slice step must be positive")
-    n = self.sizes[d]
     if start_val == _SSIZE_MAX:
         start_val = 0
-    if start_val < 0:
-        start_val += n
-    if end_val < 0:
-        end_val += n
-    if start_val < 0:
-        start_val = 0
-    elif start_val >= n:
-        start_val = n
-    if end_val < start_val:
-        end_val = start_val
-    elif end_val >= n:
-        end_val = n
-    for i in range(self.nd):
-        sizes[i] = self.sizes[i]
-        strides[i] = self.strides[i]
-    sizes[d] = (end_val - start_val + step - 1) // step
-    strides[d] = self.strides[d] * step
-    return alias_with(self, self.nd, sizes, strides, self.offset + start_val * self.strides[d])
+    _copy_geometry(self, sizes, strides)
+    return alias_with(self, self.nd, sizes, strides,
+                      self.offset + slice_in_place(sizes, strides, d, start_val, end_val, step))
 
 
 def unbind(TensorImpl self not None, Py_ssize_t dim=0):
