@@ -112,3 +112,11 @@ def test_isclose_and_allclose_errors_match_pytorch():
 def test_allclose_is_a_python_bool():
     assert torch.allclose(torch.ones(2), torch.ones(2) + 1e-6) is True
     assert torch.ones(2).allclose(torch.zeros(2)) is False
+
+
+def test_isclose_measures_integer_errors_without_wrapping():
+    u8 = torch.tensor([0, 250], dtype=torch.uint8), torch.tensor([255, 0], dtype=torch.uint8)
+    assert torch.isclose(*u8, rtol=0, atol=1).tolist() == [False, False]
+    i8 = torch.tensor([100], dtype=torch.int8), torch.tensor([-100], dtype=torch.int8)
+    assert torch.isclose(*i8, rtol=0, atol=300).tolist() == [True]
+    assert torch.isclose(torch.tensor([5]), torch.tensor([3]), rtol=0.5, atol=0).tolist() == [False]

@@ -173,3 +173,49 @@ def test_float16_ranges_compute_in_float_and_round():
                                   np.arange(0, 1, 0.125, dtype=np.float32).astype(np.float16))
     np.testing.assert_array_equal(torch.linspace(0, 1, 5, dtype=H).numpy(),
                                   np.linspace(0, 1, 5, dtype=np.float32).astype(np.float16))
+
+
+def test_mixed_float16_and_float32_reach_the_kernel_unchanged():
+    """No widening when a float32 tensor takes part: in-place keeps self, PyTorch's dtype errors hold."""
+    x = torch.zeros(3)
+    r = x.masked_fill_(torch.tensor([True, False, True]), torch.tensor(2.0, dtype=H))
+    assert r is x and r.dtype is torch.float32 and x.tolist() == [2.0, 0.0, 2.0]
+    with pytest.raises(RuntimeError, match=r"expected m1 and m2 to have the same dtype, but got: c10::Half != float"):
+        torch.mm(torch.ones(2, 2, dtype=H), torch.ones(2, 2))
+    with pytest.raises(RuntimeError, match="Index put requires the source and destination dtypes match"):
+        torch.ones(3).index_put_((torch.tensor([0]),), torch.ones(1, dtype=H))
+    assert torch.index_fill(torch.zeros(3, dtype=H), 0, torch.tensor([1]), torch.tensor(2.0)).tolist() == [0, 2, 0]
+
+
+def test_writing_into_an_expanded_float16_tensor_is_refused():
+    e = torch.zeros(1, dtype=H).expand(3)
+    with pytest.raises(RuntimeError, match="more than one element of the written-to tensor"):
+        e.scatter_(0, torch.tensor([1]), torch.tensor([5.0], dtype=H))
+
+
+def test_mul_out_of_another_dtype_takes_the_float16_product():
+    x = torch.tensor([0.09967041015625], dtype=H)
+    got = torch.mul(x, torch.tensor(0.1), out=torch.empty(0))
+    assert got.item() == float(np.float16(np.float32(0.09967041015625) * np.float32(np.float16(0.1))))
+
+
+def test_einsum_permutation_of_float16_is_a_view():
+    x = torch.arange(6.0).reshape(2, 3).to(H)
+    y = torch.einsum("ij->ji", x)
+    assert y.dtype is H and y.data_ptr() == x.data_ptr() and y.stride() == (1, 3)
+
+
+def test_dtype_float16_requests_convert_the_input_first():
+    assert torch.sum(torch.full((10,), 0.1), dtype=H).dtype is H
+    assert torch.cumsum(torch.arange(4), 0, dtype=H).tolist() == [0.0, 1.0, 3.0, 6.0]
+    assert torch.randperm(4, dtype=H).dtype is H
+
+
+def test_random_on_float16_uses_float16_limits():
+    torch.manual_seed(0)
+    x = torch.ones(20000, dtype=H).random_(0, None)
+    assert x.max().item() <= 2048 and not torch.isinf(x).any().item()
+    with pytest.raises(RuntimeError, match="to - 1 is out of bounds for c10::Half"):
+        torch.ones(2, dtype=H).random_(70000)
+    with pytest.warns(UserWarning, match=r"to - 1 is out of bounds \[-\(2\^11\), 2\^11\]"):
+        torch.ones(2, dtype=H).random_(0, 5000)

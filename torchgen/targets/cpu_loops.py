@@ -135,21 +135,22 @@ def kernel_name(fn: NativeFunction) -> str:
 
 
 def _kernels(op: PointwiseOp) -> list[dict[str, str]]:
-    """The functional kernel, and the in-place and out= ones its variants register. `opmath_out`
-    is the out= call that computes float16 in the float32 loop (opmath_scalar_args)."""
+    """The functional kernel, and the in-place and out= ones its variants register. `opmath_call`
+    computes float16 in the float32 loop (opmath_scalar_args), when `opmath_when` holds: an out=
+    of another dtype takes the float16 result, rounded, as PyTorch's does."""
     f32 = f"{op.table}[ST_FLOAT32], inputs, ST_FLOAT32, ST_FLOAT32, extra"
     kernels = [dict(name=kernel_name(op.fn), op=op.name, extra_params="",
                     call="pointwise(fn, inputs, compute, out_type, extra)",
-                    opmath_call=f"pointwise_out({f32}, _empty_float16(), False)")]
+                    opmath_call=f"pointwise_out({f32}, _empty_float16(), False)", opmath_when="True")]
     if op.variants.inplace is not None:
         kernels.append(dict(name=kernel_name(op.variants.inplace), op=str(op.variants.inplace.func.name),
                             extra_params="", call=f"pointwise_out(fn, inputs, compute, out_type, extra, {op.tensors[0]}, True)",
-                            opmath_call=f"pointwise_out({f32}, {op.tensors[0]}, True)"))
+                            opmath_call=f"pointwise_out({f32}, {op.tensors[0]}, True)", opmath_when="True"))
     if op.variants.out is not None:
         kernels.append(dict(name=kernel_name(op.variants.out), op=str(op.variants.out.func.name),
                             extra_params=", TensorImpl out=None",
                             call="pointwise_out(fn, inputs, compute, out_type, extra, out, False)",
-                            opmath_call=f"pointwise_out({f32}, out, False)"))
+                            opmath_call=f"pointwise_out({f32}, out, False)", opmath_when="out.scalar_type == ST_FLOAT16"))
     return kernels
 
 

@@ -89,8 +89,8 @@ def isclose(self: Any, other: Any, rtol: float = 1e-05, atol: float = 1e-08, equ
         close = _logical_or(close, _logical_and(_isnan(self), _isnan(other)))
     if rtol == 0 and atol == 0:
         return close
-    if self.dtype.name == "bool":
-        # bool has no subtraction: PyTorch measures the error in the default dtype.
+    if not self.dtype.is_floating_point:
+        # PyTorch measures integral (and bool) errors in the default dtype: no wrap-around.
         self, other = _to_copy(self, dtype=get_default_dtype()), _to_copy(other, dtype=get_default_dtype())
     allowed = _add(_abs(_mul(other, scalar_to_tensor(rtol))), scalar_to_tensor(atol))
     actual = _abs(_sub(self, other))

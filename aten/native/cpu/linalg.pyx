@@ -293,8 +293,32 @@ cdef list _parse_operand(str text, int start, str where, bint output):
     return labels
 
 
-@float16_via_float32
 def einsum_cpu(str equation, tensors, path=None):
+    """aten::einsum: a single operand's pure permutation is a view, as in PyTorch (no copy, any
+    dtype); everything else is computed (_einsum_compute)."""
+    tensors = tuple(tensors)
+    order = _permutation_of(equation) if len(tensors) == 1 else None
+    if order is not None and isinstance(tensors[0], TensorImpl) and len(order) == (<TensorImpl>tensors[0]).nd:
+        return _permuted_view(<TensorImpl>tensors[0], order)
+    return _einsum_compute(equation, tensors, path)
+
+
+cdef object _permutation_of(str equation):
+    """The dim order of `ij->ji`-style equations (distinct letters, the output a permutation of
+    the input; implicit output: the letters sorted), else None."""
+    text = equation.replace(" ", "")
+    lhs, arrow, rhs = text.partition("->")
+    if not lhs.isalpha() or len(set(lhs)) != len(lhs):
+        return None
+    if not arrow:
+        rhs = "".join(sorted(lhs))
+    if sorted(rhs) != sorted(lhs) or not (rhs.isalpha() or rhs == ""):
+        return None
+    return [lhs.index(c) for c in rhs]
+
+
+@float16_via_float32
+def _einsum_compute(str equation, tensors, path=None):
     cdef TensorImpl t, first
     cdef int k
     tensors = tuple(tensors)
@@ -367,10 +391,6 @@ def einsum_cpu(str equation, tensors, path=None):
         out_labels = ([None] if any(None in labels for labels in operands) else []) + \
             sorted([l for l, c in counts.items() if c == 1])
     summed = any(l not in out_labels for l in sizes)
-    if len(tensors) == 1 and not summed and None not in operands[0] and None not in out_labels \
-            and len(set(operands[0])) == len(operands[0]):
-        # A pure permutation is a view, as in PyTorch (no copy).
-        return _permuted_view(first, [operands[0].index(l) for l in out_labels])
     # the operands as arrays, size-1 dims of a label broadcast to its size (stride 0)
     arrays = []
     result_type = first.scalar_type

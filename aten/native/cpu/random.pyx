@@ -1073,19 +1073,51 @@ cdef int _random_from_to(TensorImpl self, int64_t from_, object to_opt, Generato
     return 0
 
 
-@float16_via_float32
 def random_from_cpu(TensorImpl self not None, int64_t from_, to=None, generator=None):
     """aten::random_.from: [from, to), or [from, max of the dtype] when to is None."""
     _check_cpu(self, "random_")
+    if self.scalar_type == ST_FLOAT16:
+        return _random_float16(self, from_, to, generator)
     _random_from_to(self, from_, to, generator_or_default(generator))
     return self
 
 
-@float16_via_float32
 def random_to_cpu(TensorImpl self not None, int64_t to, generator=None):
     """aten::random_.to: [0, to)."""
-    _check_cpu(self, "random_")
-    _random_from_to(self, 0, to, generator_or_default(generator))
+    return random_from_cpu(self, 0, to, generator)
+
+
+# float16 draws as float32 with float16's limits: the integers up to 2^11 are exact there.
+_HALF_DIGITS, _HALF_MAX = 11, 65504
+
+
+def _random_float16(TensorImpl self, int64_t from_, to, generator):
+    if to is None:
+        if from_ == _INT64_MIN:
+            raise RuntimeError("random_full_64_bits_range_kernel_cpu handles only int64, double, float and bfloat16")
+        to_inc = 1 << _HALF_DIGITS
+        if not from_ < to_inc:
+            raise RuntimeError(f"random_ expects 'from' casted to dtype to be less than or equal to 'to_inc' casted "
+                               f"to dtype, but got from={from_} > to_inc={to_inc}")
+        to = to_inc + 1
+    elif not from_ < to:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={from_} >= to={to}")
+    if not -_HALF_MAX <= from_ <= _HALF_MAX:
+        raise RuntimeError("from is out of bounds for c10::Half")
+    if not -_HALF_MAX <= to - 1 <= _HALF_MAX:
+        raise RuntimeError("to - 1 is out of bounds for c10::Half")
+    for var, what in ((from_, "from"), (to - 1, "to - 1")):
+        if abs(var) > 1 << _HALF_DIGITS:
+            warnings.warn(f"{what} is out of bounds [-(2^{_HALF_DIGITS}), 2^{_HALF_DIGITS}]. Due to precision "
+                          "limitations c10::Half can support discrete uniform distribution only within this range. "
+                          "This warning will become an error in version 1.7 release, please fix the code in advance",
+                          UserWarning, stacklevel=3)
+    return _random_from_to_widened(self, from_, to, generator)
+
+
+@float16_via_float32
+def _random_from_to_widened(TensorImpl self, int64_t from_, to, generator):
+    _random_from_to(self, from_, to, generator_or_default(generator))
     return self
 
 
