@@ -587,3 +587,18 @@ def test_slices_sorted_on_several_threads_give_the_single_thread_result(threads)
                                                  lambda: torch.sort(a, stable=True, dim=1)) for r in op()])
     for single, multi in zip(*runs):
         np.testing.assert_array_equal(single, multi)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_index_select_of_large_rows_is_the_same_on_any_number_of_threads(threads):
+    a = np.random.default_rng(3).standard_normal((300, 257)).astype(np.float32)
+    idx = np.random.default_rng(4).integers(0, 300, 500)
+    before = torch.get_num_threads()
+    torch.set_num_threads(threads)
+    try:
+        got = torch.index_select(torch.from_numpy(a), 0, torch.from_numpy(idx))
+        got_t = torch.index_select(torch.from_numpy(a).t(), 1, torch.from_numpy(idx))
+    finally:
+        torch.set_num_threads(before)
+    np.testing.assert_array_equal(got.numpy(), a[idx])
+    np.testing.assert_array_equal(got_t.numpy(), a.T[:, idx])

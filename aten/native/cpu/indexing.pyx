@@ -20,12 +20,19 @@ from aten.native.cpu.indexing_utils cimport (move_t, num_t, type_name, sizes_str
                                              check_cpu, clone_contiguous, int64_contiguous, scalar_tensor_of,
                                              bump_version, fresh, first_out_of_range, next_pos2)
 from aten.native.cpu.masked cimport nonzero_of
+from aten.native.cpu.nn_common cimport num_threads
+from cython.parallel cimport prange
 from aten.native.cpu.half import float16_via_float32
 
 cdef enum:
     M_GATHER = 0     # other[pre, b, post] = self[pre, soff(b), post]
     M_COPY = 1       # self[pre, soff(b), post] = other[pre, b, post]
     M_ADD = 2        # self[pre, soff(b), post] += alpha * other[pre, b, post]
+
+
+cdef enum:
+    # Elements a gather moves before it is split across threads (the loop engine's grain).
+    _PARALLEL_GATHER = 32768
 
 
 cdef struct Plan3:
@@ -47,6 +54,8 @@ cdef struct Plan3:
     # the other operand's offset of position b: olin[b], or b * ostride
     const int64_t* olin
     Py_ssize_t ostride
+    # threads for gathers (each position writes its own rows; copies and adds may collide)
+    int nthreads
 
 
 cdef inline Py_ssize_t _soff(const Plan3* p, Py_ssize_t b) noexcept nogil:
@@ -158,6 +167,10 @@ cdef void _run3(move_t* s, move_t* o, num_t* sn, num_t* on, const Plan3* p, int 
                 for b in range(p.nb):
                     so = sp + _soff(p, b)
                     sn[so] = _norm(<num_t>(sn[so] + alpha * on[op + _ooff(p, b)]), is_bool)
+        elif mode == M_GATHER and nouter == 0 and p.nthreads > 1 and p.nb * inner >= _PARALLEL_GATHER:
+            # index_select of rows: one contiguous-or-strided row per position, split across threads
+            for b in prange(p.nb, schedule="static", num_threads=p.nthreads):
+                _row_move(o + op + _ooff(p, b), oin, s + sp + _soff(p, b), sin_, inner)
         else:
             for b in range(p.nb):
                 so = sp + _soff(p, b)
@@ -179,6 +192,7 @@ cdef int run3(int st, int mode, char* s, char* o, Plan3* p, TensorImpl alpha) ex
     """Run the plan on self data s and other data o of dtype st (alpha: one element, M_ADD only)."""
     cdef bint is_bool = st == ST_BOOL
     cdef Py_ssize_t itemsize
+    p.nthreads = num_threads() if mode == M_GATHER else 1
     p.npre = _coalesce(p.npre, p.pre_sizes, p.s_pre, p.o_pre)
     p.npost = _coalesce(p.npost, p.post_sizes, p.s_post, p.o_post)
     if mode != M_ADD:
