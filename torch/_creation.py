@@ -54,6 +54,22 @@ def infer_nested(data: Any, dim: int, shape: list[int], kinds: set[str], leaf_di
         raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
 
 
+# Python numbers must fit the integral dtype they are stored in (c10's `overflows`): uint8 lets
+# negatives down to -255 wrap, as two's complement.
+_INT_RANGES = {"uint8": (-255, 255), "int8": (-128, 127), "int16": (-(1 << 15), (1 << 15) - 1),
+               "int32": (-(1 << 31), (1 << 31) - 1)}
+
+
+def _check_fits(array: np.ndarray, dt: Any) -> None:
+    limits = _INT_RANGES.get(dt.name)
+    if limits is None or array.size == 0:
+        return
+    if array.dtype.kind == "f" and not np.isfinite(array).all():
+        raise RuntimeError(f"value cannot be converted to type {dt.name} without overflow")
+    if array.min() < limits[0] or array.max() > limits[1]:
+        raise RuntimeError(f"value cannot be converted to type {dt.name} without overflow")
+
+
 def tensor(data: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False,
            pin_memory: bool = False) -> Any:
     """A new tensor holding a copy of data (nested lists or tuples of numbers, a number, or an array)."""
@@ -80,8 +96,14 @@ def tensor(data: Any, dtype: Any = None, device: Any = None, requires_grad: bool
         # Convert as the data's own kind first, then cast: like PyTorch, -1 becomes 255 in uint8
         # and 1.7 becomes 1 in int64.
         widest = np.float64 if inferred.is_floating_point else (np.int64 if inferred.name != "bool" else np.bool_)
-        array = np.asarray(data, dtype=None if isinstance(data, (np.ndarray, np.generic)) else widest)
-        array = array.astype(dt.numpy_dtype)
+        from_python = not isinstance(data, (np.ndarray, np.generic))
+        array = np.asarray(data, dtype=None if not from_python else widest)
+        if from_python:
+            _check_fits(array, dt)
+        with np.errstate(over="ignore"):             # too large for a float dtype is inf, silently
+            if from_python and dt.name == "float16" and array.dtype == np.float64:
+                array = array.astype(np.float32)     # double -> float -> half, as c10::Half converts
+            array = array.astype(dt.numpy_dtype)
     except OverflowError:
         raise ValueError("Overflow when unpacking long long") from None
     out = tensor_impl.empty(array.shape, dt, None)

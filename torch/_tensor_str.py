@@ -12,6 +12,7 @@ from c10 import scalar_type
 
 THRESHOLD = 1000
 EDGE_ITEMS = 3
+LINEWIDTH = 80
 _IMPLICIT = ("int64", "bool")
 
 
@@ -62,7 +63,10 @@ def _format(array: np.ndarray, fmt: _Formatter, indent: int, summarize: bool) ->
     else:
         parts = [_format(array[i], fmt, indent + 1, summarize) for i in range(n)]
     if array.ndim == 1:
-        return "[" + ", ".join(parts) + "]"
+        # As many elements per line as fit the line width (each is the widest plus ", ").
+        per_line = max(1, (LINEWIDTH - indent) // (fmt.max_width + 2))
+        lines = [", ".join(parts[i:i + per_line]) for i in range(0, len(parts), per_line)]
+        return "[" + (",\n" + " " * (indent + 1)).join(lines) + "]"
     separator = "," + "\n" * (array.ndim - 1) + " " * (indent + 1)
     return "[" + separator.join(parts) + "]"
 
@@ -98,4 +102,18 @@ def tensor_repr(t: Any) -> str:
         suffixes.append(f"dtype=torch.{dt.name}")
     if t.requires_grad:
         suffixes.append("requires_grad=True")
-    return "tensor(" + ", ".join([body] + suffixes) + ")"
+    return _with_suffixes("tensor(" + body, suffixes, len("tensor("))
+
+
+def _with_suffixes(text: str, suffixes: list[str], indent: int) -> str:
+    """PyTorch's _add_suffixes: a suffix that would pass the line width starts a new line."""
+    parts = [text]
+    last_line = len(text) - text.rfind("\n") + 1
+    for suffix in suffixes:
+        if last_line + len(suffix) + 2 > LINEWIDTH:
+            parts.append(",\n" + " " * indent + suffix)
+            last_line = indent + len(suffix)
+        else:
+            parts.append(", " + suffix)
+            last_line += len(suffix) + 2
+    return "".join(parts) + ")"
