@@ -219,3 +219,9 @@ def test_random_on_float16_uses_float16_limits():
         torch.ones(2, dtype=H).random_(70000)
     with pytest.warns(UserWarning, match=r"to - 1 is out of bounds \[-\(2\^11\), 2\^11\]"):
         torch.ones(2, dtype=H).random_(0, 5000)
+
+
+def test_random_like_of_a_transposed_float16_tensor_keeps_its_layout():
+    x = torch.zeros(3, 4, dtype=H).t()
+    r = torch.rand_like(x)
+    assert r.dtype is H and r.stride() == x.stride()

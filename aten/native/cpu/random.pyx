@@ -1560,14 +1560,12 @@ cdef TensorImpl _like(TensorImpl self, object dtype, object layout, object devic
     return empty_like_cpu(self, st, memory_format is not _layout.contiguous_format)
 
 
-@float16_via_float32
 def rand_like_cpu(TensorImpl self not None, dtype=None, layout=None, device=None, pin_memory=None,
                   memory_format=None):
     """aten::rand_like"""
     return uniform_cpu(_like(self, dtype, layout, device, pin_memory, memory_format, "rand_like"), 0.0, 1.0, None)
 
 
-@float16_via_float32
 def rand_like_generator_cpu(TensorImpl self not None, generator=None, dtype=None, layout=None, device=None,
                             pin_memory=None, memory_format=None):
     """aten::rand_like.generator"""
@@ -1575,14 +1573,12 @@ def rand_like_generator_cpu(TensorImpl self not None, generator=None, dtype=None
                        generator)
 
 
-@float16_via_float32
 def randn_like_cpu(TensorImpl self not None, dtype=None, layout=None, device=None, pin_memory=None,
                    memory_format=None):
     """aten::randn_like"""
     return normal_cpu(_like(self, dtype, layout, device, pin_memory, memory_format, "randn_like"), 0.0, 1.0, None)
 
 
-@float16_via_float32
 def randn_like_generator_cpu(TensorImpl self not None, generator=None, dtype=None, layout=None, device=None,
                              pin_memory=None, memory_format=None):
     """aten::randn_like.generator"""
@@ -1590,7 +1586,6 @@ def randn_like_generator_cpu(TensorImpl self not None, generator=None, dtype=Non
                       generator)
 
 
-@float16_via_float32
 def randint_like_cpu(TensorImpl self not None, int64_t high, dtype=None, layout=None, device=None, pin_memory=None,
                      memory_format=None):
     """aten::randint_like: [0, high)"""
@@ -1598,7 +1593,6 @@ def randint_like_cpu(TensorImpl self not None, int64_t high, dtype=None, layout=
                            None)
 
 
-@float16_via_float32
 def randint_like_generator_cpu(TensorImpl self not None, int64_t high, generator=None, dtype=None, layout=None,
                                device=None, pin_memory=None, memory_format=None):
     """aten::randint_like.generator"""
@@ -1612,7 +1606,6 @@ cdef int64_t _scalar_high(TensorImpl high) except? -1:
     return <int64_t>high.item()
 
 
-@float16_via_float32
 def randint_like_tensor_cpu(TensorImpl self not None, TensorImpl high not None, dtype=None, layout=None,
                             device=None, pin_memory=None, memory_format=None):
     """aten::randint_like.Tensor: high given as a 0-dim CPU tensor"""
@@ -1620,7 +1613,6 @@ def randint_like_tensor_cpu(TensorImpl self not None, TensorImpl high not None, 
                            _scalar_high(high), None)
 
 
-@float16_via_float32
 def randint_like_tensor_generator_cpu(TensorImpl self not None, TensorImpl high not None, generator=None, dtype=None,
                                       layout=None, device=None, pin_memory=None, memory_format=None):
     """aten::randint_like.Tensor_generator"""
@@ -1628,7 +1620,6 @@ def randint_like_tensor_generator_cpu(TensorImpl self not None, TensorImpl high 
                            _scalar_high(high), generator)
 
 
-@float16_via_float32
 def randint_like_low_cpu(TensorImpl self not None, int64_t low, int64_t high, dtype=None, layout=None, device=None,
                          pin_memory=None, memory_format=None):
     """aten::randint_like.low_dtype: [low, high)"""
@@ -1636,7 +1627,6 @@ def randint_like_low_cpu(TensorImpl self not None, int64_t low, int64_t high, dt
                            None)
 
 
-@float16_via_float32
 def randint_like_low_generator_cpu(TensorImpl self not None, int64_t low, int64_t high, generator=None, dtype=None,
                                    layout=None, device=None, pin_memory=None, memory_format=None):
     """aten::randint_like.low_generator_dtype"""

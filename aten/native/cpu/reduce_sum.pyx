@@ -727,7 +727,6 @@ def all_dims_cpu(TensorImpl self not None, dim=None, bint keepdim=False):
     return _bool_reduce(self, &dims, keepdim, B_ALL, "all_cpu")
 
 
-@float16_via_float32
 def all_dim_cpu(TensorImpl self not None, int dim, bint keepdim=False):
     return all_dims_cpu(self, (dim,), keepdim)
 
@@ -746,7 +745,6 @@ def any_dims_cpu(TensorImpl self not None, dim=None, bint keepdim=False):
     return _bool_reduce(self, &dims, keepdim, B_ANY, "any_cpu")
 
 
-@float16_via_float32
 def any_dim_cpu(TensorImpl self not None, int dim, bint keepdim=False):
     return any_dims_cpu(self, (dim,), keepdim)
 

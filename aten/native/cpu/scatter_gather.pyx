@@ -425,25 +425,21 @@ def scatter_src_cpu(TensorImpl self not None, dim, TensorImpl index not None, Te
     return fresh(scatter__src_cpu(clone_contiguous(self), dim, index, src))
 
 
-@float16_via_float32
 def scatter_value_cpu(TensorImpl self not None, dim, TensorImpl index not None, value):
     _check_scatter(self, self._wrap_dim(dim), index, None)
     return fresh(scatter__value_cpu(clone_contiguous(self), dim, index, value))
 
 
-@float16_via_float32
 def scatter_reduce_cpu(TensorImpl self not None, dim, TensorImpl index not None, TensorImpl src not None, reduce):
     _check_scatter(self, self._wrap_dim(dim), index, src)
     return fresh(scatter__reduce_cpu(clone_contiguous(self), dim, index, src, reduce))
 
 
-@float16_via_float32
 def scatter_value_reduce_cpu(TensorImpl self not None, dim, TensorImpl index not None, value, reduce):
     _check_scatter(self, self._wrap_dim(dim), index, None)
     return fresh(scatter__value_reduce_cpu(clone_contiguous(self), dim, index, value, reduce))
 
 
-@float16_via_float32
 def scatter_add_cpu(TensorImpl self not None, dim, TensorImpl index not None, TensorImpl src not None):
     _check_scatter(self, self._wrap_dim(dim), index, src)
     return fresh(scatter_add__cpu(clone_contiguous(self), dim, index, src))

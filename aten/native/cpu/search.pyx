@@ -162,7 +162,6 @@ def searchsorted_cpu(TensorImpl sorted_sequence not None, TensorImpl self not No
     return out
 
 
-@float16_via_float32
 def searchsorted_Scalar_cpu(TensorImpl sorted_sequence not None, self, out_int32=False, right=False, side=None,
                             TensorImpl sorter=None):
     return searchsorted_cpu(sorted_sequence, wrap_number(self), out_int32, right, side, sorter)
@@ -175,7 +174,6 @@ def bucketize_cpu(TensorImpl self not None, TensorImpl boundaries not None, out_
     return searchsorted_cpu(boundaries, self, out_int32, right, None, None)
 
 
-@float16_via_float32
 def bucketize_Scalar_cpu(self, TensorImpl boundaries not None, out_int32=False, right=False):
     return bucketize_cpu(wrap_number(self), boundaries, out_int32, right)
 
