@@ -26,14 +26,16 @@ __all__ = sorted({
     "get_default_dtype", "get_num_threads", "is_tensor", "layout", "memory_format", "preserve_format",
     "promote_types", "result_type", "can_cast", "set_default_dtype", "set_num_threads", "strided", "tensor",
     "Generator", "default_generator", "get_rng_state", "initial_seed", "manual_seed", "seed", "set_rng_state",
-    *_DTYPE_NAMES, *_gen_index.FUNCTIONS, "unique"})
+    "from_dlpack", *_DTYPE_NAMES, *_gen_index.FUNCTIONS, "unique"})
 
 _SUBMODULES = {"cuda": "torch.cuda", "ops": "torch._ops", "linalg": "torch.linalg", "special": "torch.special",
-               "return_types": "torch.return_types", "random": "torch.random"}
+               "return_types": "torch.return_types", "random": "torch.random", "testing": "torch.testing",
+               "utils": "torch.utils", "library": "torch.library"}
 _HELPERS = {"get_num_threads": "aten.native.cpu.loops", "set_num_threads": "aten.native.cpu.loops",
             "result_type": "torch._creation", "can_cast": "c10.scalar_type",
             **dict.fromkeys(("Generator", "default_generator", "get_rng_state", "initial_seed", "manual_seed",
-                             "seed", "set_rng_state"), "torch.random")}
+                             "seed", "set_rng_state"), "torch.random"),
+            "from_dlpack": "torch.utils.dlpack"}
 # Python-level functions that take the place of the generated binding of the same name.
 PYTHON_FUNCTIONS = dict.fromkeys(("broadcast_tensors", "einsum", "nonzero", "norm", "split", "unique"),
                                  "torch.functional")
