@@ -71,6 +71,14 @@ def t(self: Any) -> Any:
     return _v.t(self)
 
 
+def alias(self: Any) -> Any:
+    return _v.alias_of(self)
+
+
+def detach_(self: Any) -> Any:
+    return self
+
+
 def expand(self: Any, size: Any, implicit: bool = False) -> Any:
     return _v.expand(self, size, implicit)
 

@@ -275,6 +275,11 @@ def is_channels_last_contiguous(TensorImpl self not None):
     return True
 
 
+def alias_of(TensorImpl self not None):
+    """A new tensor object over self's storage, geometry and version counter."""
+    return _alias(self)
+
+
 # -- view, reshape, flatten --------------------------------------------------------------------
 
 def view(TensorImpl self not None, size):
