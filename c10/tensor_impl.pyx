@@ -137,6 +137,23 @@ cdef class TensorImpl:
     def _untyped_storage(self):
         return self.storage
 
+    def _shallow_copy_from(self, TensorImpl other not None):
+        """`x.data = y`: self takes y's storage, geometry, dtype and device and keeps its own
+        version counter (c10's TensorImpl::shallow_copy_from)."""
+        cdef int i
+        self.storage = other.storage
+        self.offset = other.offset
+        self.nd = other.nd
+        for i in range(other.nd):
+            self.sizes[i] = other.sizes[i]
+            self.strides[i] = other.strides[i]
+        self.scalar_type = other.scalar_type
+        self.itemsize = other.itemsize
+        self.key_set = other.key_set
+        self.device_type = other.device_type
+        self.device_obj = other.device_obj
+        self.refresh_metadata()
+
     def data_ptr(self):
         return <Py_ssize_t>self.data()
 

@@ -158,7 +158,7 @@ def tensor_repr(t: Any) -> str:
             suffixes.append(f"dtype={dt}")
         body = "[]"
     else:
-        if not PRINT_OPTS.edgeitems and array.size > PRINT_OPTS.threshold:
+        if not PRINT_OPTS.edgeitems:
             suffixes.append(f"size={tuple(array.shape)}")
         if not (dt is scalar_type.get_default_dtype() or dt.name in ("int64", "bool")):
             suffixes.append(f"dtype={dt}")
