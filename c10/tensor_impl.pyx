@@ -16,6 +16,24 @@ from c10.scalar_type import dtype_from_numpy
 
 _CPU = _device_mod.CPU
 cdef type _tensor_type = None      # set by torch at import (set_tensor_type)
+cdef type _size_type = tuple       # torch.Size, set by torch at import (set_size_type)
+
+cdef extern from *:
+    """
+    /* A tuple (or tuple subclass: torch.Size) of n sizes, built in place as tuple's own
+       subtype constructor does, without the intermediate list and tuple. */
+    static PyObject* ember_new_size(PyObject* type, const Py_ssize_t* sizes, int n) {
+        PyObject* t = ((PyTypeObject*)type)->tp_alloc((PyTypeObject*)type, n);
+        if (t == NULL) return NULL;
+        for (int i = 0; i < n; i++) {
+            PyObject* v = PyLong_FromSsize_t(sizes[i]);
+            if (v == NULL) { Py_DECREF(t); return NULL; }
+            PyTuple_SET_ITEM(t, i, v);
+        }
+        return t;
+    }
+    """
+    object ember_new_size(object size_type, const Py_ssize_t* sizes, int n)
 
 
 def set_tensor_type(type cls):
@@ -24,6 +42,14 @@ def set_tensor_type(type cls):
     if not issubclass(cls, TensorImpl):
         raise TypeError(f"set_tensor_type: {cls!r} is not a subclass of TensorImpl")
     _tensor_type = cls
+
+
+def set_size_type(type cls):
+    """The tuple subclass `shape` and `size()` return (torch.Size)."""
+    global _size_type
+    if not issubclass(cls, tuple):
+        raise TypeError(f"set_size_type: {cls!r} is not a subclass of tuple")
+    _size_type = cls
 
 
 cdef class VersionCounter:
@@ -87,6 +113,15 @@ cdef class TensorImpl:
 
     def _sizes(self):
         return tuple([self.sizes[i] for i in range(self.nd)])
+
+    @property
+    def shape(self):
+        return ember_new_size(_size_type, self.sizes, self.nd)
+
+    def size(self, dim=None):
+        if dim is None:
+            return ember_new_size(_size_type, self.sizes, self.nd)
+        return self.sizes[self._wrap_dim(dim)]
 
     def stride(self, dim=None):
         if dim is None:

@@ -13,7 +13,7 @@ from torch import _tensor_conversions
 from torch._C import _gen_index
 from torch import _indexing as _indexing_setup  # noqa: F401  (gives the Cython indexing numpy's types)
 from torch._C._indexing import getitem as _getitem, setitem as _setitem
-from torch._size import Size
+from torch._size import Size  # noqa: F401  (registers torch.Size as the type of `shape`)
 
 
 def _binary(op: Any) -> Any:
@@ -28,13 +28,6 @@ def _binary(op: Any) -> Any:
 
 class Tensor(TensorImpl):
     __module__ = "torch"
-
-    @property
-    def shape(self) -> Size:
-        return Size(self._sizes())
-
-    def size(self, dim: int | None = None) -> Any:
-        return Size(self._sizes()) if dim is None else self._size_at(dim)
 
     def numpy(self, *, force: bool = False) -> Any:
         """A numpy array sharing this tensor's memory (CPU tensors only); force=True copies a CUDA

@@ -269,3 +269,17 @@ def test_legacy_and_as_tensor_constructors_agree_with_numpy(shape, dtype):
     made = typed(data.tolist()) if data.ndim else typed([data.item()])
     assert made.dtype == dtype
     assert made.tolist() == (data.tolist() if data.ndim else [data.item()])
+
+
+def test_size_indexing_gives_ints_and_slices_give_sizes():
+    import pickle
+    s = torch.ones(2, 3, 4).shape
+    assert type(s) is torch.Size and s == (2, 3, 4) and s[0] == 2 and s[-1] == 4
+    assert type(s[1:]) is torch.Size and s[1:] == (3, 4) and s[::-1] == (4, 3, 2)
+    assert type(s + (5,)) is torch.Size and s.numel() == 24 and torch.ones(()).shape.numel() == 1
+    assert pickle.loads(pickle.dumps(s)) == s and type(pickle.loads(pickle.dumps(s))) is torch.Size
+    assert repr(s[:0]) == "torch.Size([])" and torch.ones(2).size(-1) == 2 and torch.ones(2, 5).size() == (2, 5)
+    with pytest.raises(IndexError, match="tuple index out of range"):
+        s[3]
+    with pytest.raises(TypeError, match="tuple indices must be integers or slices, not str"):
+        s["a"]
