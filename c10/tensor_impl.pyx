@@ -12,9 +12,11 @@ from c10.dispatch_key cimport backend_key_set
 from cpython.long cimport PyLong_AsSsize_t, PyLong_CheckExact
 
 from c10 import device as _device_mod
+from c10 import layout as _layout
 from c10.scalar_type import dtype_from_numpy
 
 _CPU = _device_mod.CPU
+_CHANNELS_LAST = _layout.channels_last
 cdef type _tensor_type = None      # set by torch at import (set_tensor_type)
 cdef type _size_type = tuple       # torch.Size, set by torch at import (set_size_type)
 
@@ -143,7 +145,9 @@ cdef class TensorImpl:
         return self.offset
 
     def is_contiguous(self, memory_format=None):
-        return self.contiguous
+        if memory_format is None or memory_format is not _CHANNELS_LAST:
+            return self.contiguous   # contiguous_format, and preserve_format as PyTorch answers it
+        return _channels_last_contiguous(self)
 
     @property
     def dtype(self):
@@ -206,6 +210,20 @@ cdef class TensorImpl:
         return np.ndarray(self._sizes(), dtype=np_dtype, buffer=self.storage,
                           offset=self.offset * self.itemsize,
                           strides=tuple([self.strides[i] * self.itemsize for i in range(self.nd)]))
+
+
+cdef bint _channels_last_contiguous(TensorImpl t):
+    """Dense in N, H, W, C order (c10's is_channels_last_contiguous); size-1 dims are free."""
+    cdef Py_ssize_t expected = 1
+    cdef int d
+    if t.nd != 4:
+        return False
+    for d in (1, 3, 2, 0):
+        if t.sizes[d] != 1:
+            if t.strides[d] != expected:
+                return False
+            expected *= t.sizes[d]
+    return True
 
 
 cdef TensorImpl make_tensor(Storage storage, Py_ssize_t offset, int ndim, const Py_ssize_t* sizes,

@@ -9,6 +9,7 @@ from typing import Any
 from c10.layout import strided
 from c10.scalar_type import get_default_dtype
 from c10.tensor_impl import TensorImpl, set_tensor_type
+from c10.tensor_impl import from_numpy as _from_numpy
 from torch import _tensor_conversions
 from torch._C import _gen_index
 from torch import _indexing as _indexing_setup  # noqa: F401  (gives the Cython indexing numpy's types)
@@ -77,13 +78,18 @@ class Tensor(TensorImpl):
 
     def __bool__(self) -> bool:
         if self.numel() != 1:
-            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+            amount = "no values" if self.numel() == 0 else "more than one value"
+            raise RuntimeError(f"Boolean value of Tensor with {amount} is ambiguous")
         return bool(self.item())
 
     def __float__(self) -> float:
+        if self.numel() != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
         return float(self.item())
 
     def __int__(self) -> int:
+        if self.numel() != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
         return int(self.item())
 
     def __index__(self) -> int:
@@ -95,7 +101,8 @@ class Tensor(TensorImpl):
         from torch._tensor_str import tensor_repr
         return tensor_repr(self)
 
-    __hash__ = object.__hash__
+    def __hash__(self) -> int:
+        return id(self)   # identity, as PyTorch's
 
     # requires_grad: a flag only until autograd arrives (no graph is recorded, every tensor is a
     # leaf, and results of operations do not inherit it). Stored on the Python object: moving it
@@ -273,6 +280,13 @@ class Tensor(TensorImpl):
     def __array__(self, dtype: Any = None, copy: Any = None) -> Any:
         array = self.numpy()
         return array if dtype is None else array.astype(dtype, copy=False)
+
+    def __array_wrap__(self, array: Any, context: Any = None, return_scalar: bool = False) -> Any:
+        """A NumPy ufunc applied to a tensor gives a tensor (a bool result comes back as uint8,
+        as PyTorch's)."""
+        if array.dtype == bool:
+            array = array.astype("uint8")
+        return _from_numpy(array)
 
     # Operators: the methods are generated; reflected forms of commutative ops are the method
     # itself (PyTorch binds __radd__ to add), the others call the function with the number first. As PyTorch's, a TypeError from the binding becomes NotImplemented (`t == None` is False,

@@ -283,3 +283,41 @@ def test_size_indexing_gives_ints_and_slices_give_sizes():
         s[3]
     with pytest.raises(TypeError, match="tuple indices must be integers or slices, not str"):
         s["a"]
+
+
+def test_conversions_to_python_numbers_raise_pytorchs_errors():
+    with pytest.raises(RuntimeError, match="Boolean value of Tensor with no values is ambiguous"):
+        bool(torch.tensor([]))
+    with pytest.raises(RuntimeError, match="Boolean value of Tensor with more than one value is ambiguous"):
+        bool(torch.ones(2))
+    for convert in (int, float):
+        with pytest.raises(ValueError, match="only one element tensors can be converted to Python scalars"):
+            convert(torch.ones(2))
+    assert int(torch.tensor(2.7)) == 2 and float(torch.tensor([2.5])) == 2.5
+    with pytest.raises(RuntimeError, match="a Tensor with 2 elements cannot be converted to Scalar"):
+        torch.ones(2).item()
+
+
+def test_hash_is_identity():
+    x = torch.ones(2)
+    assert hash(x) == id(x) and len({x, torch.ones(2)}) == 2
+
+
+def test_numpy_ufuncs_on_tensors_give_tensors():
+    out = np.exp(torch.zeros(2))
+    assert isinstance(out, torch.Tensor) and out.tolist() == [1.0, 1.0]
+    compared = np.greater(torch.ones(2), 0)
+    assert compared.dtype == torch.uint8 and compared.tolist() == [1, 1]      # as PyTorch: bool comes back as uint8
+    with pytest.raises(RuntimeError, match=r"Can't call numpy\(\) on Tensor that requires grad"):
+        np.asarray(torch.ones(2, requires_grad=True))
+
+
+def test_is_contiguous_answers_for_each_memory_format():
+    x = torch.ones(2, 3, 4, 5)
+    cl = x.permute(0, 2, 3, 1).contiguous().permute(0, 3, 1, 2)
+    assert x.is_contiguous() and x.is_contiguous(memory_format=torch.contiguous_format)
+    assert not x.is_contiguous(memory_format=torch.channels_last)
+    assert cl.is_contiguous(memory_format=torch.channels_last) and not cl.is_contiguous()
+    assert not cl.is_contiguous(memory_format=torch.preserve_format)
+    assert torch.ones(1, 1, 1, 1).is_contiguous(memory_format=torch.channels_last)
+    assert not torch.ones(2).is_contiguous(memory_format=torch.channels_last)

@@ -175,7 +175,7 @@ def chunk(self: Any, chunks: int, dim: int = 0) -> Any:
 def contiguous(self: Any, memory_format: Any = contiguous_format) -> Any:
     """self when already laid out in memory_format, else a copy that is."""
     if memory_format is channels_last:
-        if _v.is_channels_last_contiguous(self):
+        if self.is_contiguous(memory_format=channels_last):
             return self
     elif self.is_contiguous():
         return self
