@@ -6,7 +6,9 @@ an aten kernel makes is a torch.Tensor without a wrapper object per call.
 import numpy as np
 
 from libc.stdint cimport uint64_t
-from c10.scalar_type cimport (dtype, dtype_of, itemsize_of, ST_BOOL, ST_INT64, ST_FLOAT64)
+from c10.scalar_type cimport (dtype, dtype_of, itemsize_of, ST_BOOL, ST_UINT8, ST_INT8, ST_INT16, ST_INT32,
+                              ST_INT64, ST_FLOAT16, ST_FLOAT32, ST_FLOAT64)
+from c10.half cimport half
 from c10.storage cimport Storage, cpu_storage, borrowed_storage
 from c10.dispatch_key cimport backend_key_set
 from cpython.long cimport PyLong_AsSsize_t, PyLong_CheckExact
@@ -193,6 +195,22 @@ cdef class TensorImpl:
         self.device_obj = other.device_obj
         self.refresh_metadata()
 
+    def item(self):
+        """The one element as a Python number (read in C: `loss.item()` is on every training step)."""
+        if self.n_elem != 1:
+            raise RuntimeError(f"a Tensor with {self.n_elem} elements cannot be converted to Scalar")
+        if self.device_type != 0:
+            return self._host_view().reshape(()).item()
+        return _read_scalar(self.data(), self.scalar_type)
+
+    def tolist(self):
+        """Nested lists of Python numbers (a number for a 0-dim tensor), read in C."""
+        if self.device_type != 0:
+            return self._host_view().tolist()
+        if self.nd == 0:
+            return _read_scalar(self.data(), self.scalar_type)
+        return _to_list(self, 0, self.data())
+
     def data_ptr(self):
         return <Py_ssize_t>self.data()
 
@@ -210,6 +228,37 @@ cdef class TensorImpl:
         return np.ndarray(self._sizes(), dtype=np_dtype, buffer=self.storage,
                           offset=self.offset * self.itemsize,
                           strides=tuple([self.strides[i] * self.itemsize for i in range(self.nd)]))
+
+
+cdef object _read_scalar(const char* p, int st):
+    if st == ST_FLOAT32:
+        return (<const float*>p)[0]
+    if st == ST_FLOAT64:
+        return (<const double*>p)[0]
+    if st == ST_INT64:
+        return (<const long long*>p)[0]
+    if st == ST_INT32:
+        return (<const int*>p)[0]
+    if st == ST_BOOL:
+        return (<const unsigned char*>p)[0] != 0
+    if st == ST_UINT8:
+        return (<const unsigned char*>p)[0]
+    if st == ST_INT8:
+        return (<const signed char*>p)[0]
+    if st == ST_INT16:
+        return (<const short*>p)[0]
+    if st == ST_FLOAT16:
+        return <float>(<const half*>p)[0]
+    raise TypeError(f"no Python number for scalar type {st}")
+
+
+cdef list _to_list(TensorImpl t, int d, const char* p):
+    cdef Py_ssize_t i, n = t.sizes[d]
+    cdef Py_ssize_t step = t.strides[d] * t.itemsize
+    cdef list out = [None] * n
+    for i in range(n):
+        out[i] = _read_scalar(p + i * step, t.scalar_type) if d == t.nd - 1 else _to_list(t, d + 1, p + i * step)
+    return out
 
 
 cdef bint _channels_last_contiguous(TensorImpl t):

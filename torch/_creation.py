@@ -10,6 +10,9 @@ from c10 import scalar_type
 from c10 import tensor_impl
 from c10.device import canonical
 from c10.tensor_impl import TensorImpl
+from torch._C._tensor_new import tensor_from_python
+
+_PYTHON_DATA = (list, tuple, float, int, bool)
 
 
 def infer_nested(data: Any, dim: int, shape: list[int], kinds: set[Any], leaf_dim: list[int],
@@ -115,6 +118,10 @@ def _check_fits(array: np.ndarray, dt: Any) -> None:
 def tensor(data: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False,
            pin_memory: bool = False) -> Any:
     """A new tensor holding a copy of data (nested lists or tuples of numbers, a number, or an array)."""
+    if type(data) in _PYTHON_DATA and device is None:
+        out = tensor_from_python(data, dtype)       # the common case, in C; None: not that case
+        if out is not None:
+            return _set_requires_grad(out, requires_grad) if requires_grad else out
     if isinstance(data, TensorImpl):
         warnings.warn("To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
                       "sourceTensor.detach().clone().requires_grad_(True), rather than torch.tensor(sourceTensor).",
@@ -151,10 +158,13 @@ def tensor(data: Any, dtype: Any = None, device: Any = None, requires_grad: bool
     if device is not None and canonical(device).type == "cuda":
         from aten.native.cuda.pointwise import to_device
         out = to_device(out, dt)
-    if requires_grad:
-        if not (dt.is_floating_point or dt.is_complex):
-            raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
-        out._requires_grad = True
+    return _set_requires_grad(out, requires_grad) if requires_grad else out
+
+
+def _set_requires_grad(out: Any, requires_grad: bool) -> Any:
+    if not (out.dtype.is_floating_point or out.dtype.is_complex):
+        raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
+    out._requires_grad = True
     return out
 
 

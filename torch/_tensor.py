@@ -39,14 +39,6 @@ class Tensor(TensorImpl):
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
         return self._numpy_view()
 
-    def tolist(self) -> Any:
-        return self._host_view().tolist()
-
-    def item(self) -> Any:
-        if self.numel() != 1:
-            raise RuntimeError(f"a Tensor with {self.numel()} elements cannot be converted to Scalar")
-        return self._host_view().reshape(()).item()
-
     def _host_view(self) -> Any:
         if self.is_cuda:
             from c10 import cuda as c10_cuda

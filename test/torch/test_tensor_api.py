@@ -321,3 +321,66 @@ def test_is_contiguous_answers_for_each_memory_format():
     assert not cl.is_contiguous(memory_format=torch.preserve_format)
     assert torch.ones(1, 1, 1, 1).is_contiguous(memory_format=torch.channels_last)
     assert not torch.ones(2).is_contiguous(memory_format=torch.channels_last)
+
+
+@settings(max_examples=60, deadline=None)
+@given(shape=st.lists(st.integers(0, 3), min_size=0, max_size=4),
+       dtype=st.sampled_from([torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64,
+                              torch.float16, torch.float32, torch.float64]),
+       transpose=st.booleans())
+def test_tolist_and_item_read_every_dtype_and_layout_as_numpy(shape, dtype, transpose):
+    rng = np.random.default_rng(len(shape))
+    if dtype == torch.bool:
+        a = rng.random(shape) > 0.5
+    elif dtype.is_floating_point:
+        a = (rng.standard_normal(shape) * 1e3).astype(dtype.numpy_dtype)
+    else:
+        info = np.iinfo(dtype.numpy_dtype)
+        a = rng.integers(info.min, info.max, size=shape, dtype=dtype.numpy_dtype, endpoint=True)
+    a = np.array(a)   # a fresh C-contiguous array, 0-dim included
+    t = torch.from_numpy(a)
+    if transpose and t.dim() >= 2:
+        t, a = t.transpose(0, -1), np.swapaxes(a, 0, -1)
+    assert t.tolist() == a.tolist()
+    if a.size == 1:
+        value = t.item()
+        assert value == a.item() and type(value) is type(a.item())
+
+
+_DTYPES = [None, torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64, torch.float16,
+           torch.float32, torch.float64]
+
+
+@settings(max_examples=80, deadline=None)
+@given(shape=st.lists(st.integers(0, 3), min_size=0, max_size=3), kind=st.sampled_from(["bool", "int", "float", "mixed"]),
+       dtype=st.sampled_from(_DTYPES), as_tuple=st.booleans())
+def test_tensor_from_python_numbers_matches_numpys_conversion(shape, kind, dtype, as_tuple):
+    rng = np.random.default_rng(len(shape) * 7 + len(kind))
+    values = rng.integers(-100, 100, size=shape)
+    if kind == "bool":
+        data = (values > 0).tolist()
+    elif kind == "float":
+        data = (values / 8).tolist()
+    elif kind == "mixed":       # ints and floats together: the default float dtype, as PyTorch
+        data = np.where(values > 0, values / 8, 0).tolist()
+        if values.size:
+            flat = data
+            while isinstance(flat, list) and isinstance(flat[0], list):
+                flat = flat[0]
+            if isinstance(flat, list):
+                flat[0] = int(values.flat[0])
+    else:
+        data = values.tolist()
+    if as_tuple and isinstance(data, list):
+        data = tuple(data)
+    if dtype is not None and kind in ("float", "mixed") and not dtype.is_floating_point:
+        return    # floats into integer dtypes go through the general path (tested elsewhere)
+    t = torch.tensor(data, dtype=dtype)
+    expected_dtype = dtype or {"bool": torch.bool, "int": torch.int64}.get(kind, torch.float32)
+    if not values.size and dtype is None:
+        expected_dtype = torch.float32
+    assert t.dtype == expected_dtype and t.shape == np.asarray(data).shape
+    reference = np.asarray(data, dtype=np.float64 if expected_dtype.is_floating_point else None)
+    reference = reference.astype(np.float32).astype(expected_dtype.numpy_dtype) if expected_dtype == torch.float16 \
+        else reference.astype(expected_dtype.numpy_dtype)
+    assert t.tolist() == reference.tolist()
