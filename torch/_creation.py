@@ -172,13 +172,13 @@ def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Any:
     """data as a tensor, sharing memory where it can: a tensor of the same dtype and device is
     returned as is, and a numpy array of a supported dtype is wrapped without a copy."""
     if isinstance(data, TensorImpl):
-        return data.to(dtype=dtype, device=device)  # type: ignore[attr-defined]
+        return data if dtype is None and device is None else data.to(dtype=dtype, device=device)  # type: ignore[attr-defined]
     if isinstance(data, np.ndarray) and data.dtype.isnative and data.dtype.kind in "biuf":
         try:
             shared = tensor_impl.from_numpy(data)
         except TypeError:     # a numpy dtype Ember has no tensors of: torch.tensor reports it
             return tensor(data, dtype=dtype, device=device)
-        return shared.to(dtype=dtype, device=device)
+        return shared if dtype is None and device is None else shared.to(dtype=dtype, device=device)
     return tensor(data, dtype=dtype, device=device)
 
 

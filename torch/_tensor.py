@@ -9,7 +9,7 @@ from typing import Any
 from c10.layout import strided
 from c10.scalar_type import get_default_dtype
 from c10.tensor_impl import TensorImpl, set_tensor_type
-from c10.tensor_impl import from_numpy as _from_numpy
+from c10.tensor_impl import empty as _empty, from_numpy as _from_numpy
 from torch import _tensor_conversions
 from torch._C import _gen_index
 from torch import _indexing as _indexing_setup  # noqa: F401  (gives the Cython indexing numpy's types)
@@ -130,6 +130,8 @@ class Tensor(TensorImpl):
     def __new__(cls, *args: Any, **kwargs: Any) -> Any:
         """The legacy constructor: torch.Tensor(), torch.Tensor(*sizes), torch.Tensor(data),
         torch.Tensor(other) (see torch/_legacy.py). Kernels make tensors without calling this."""
+        if args and not kwargs and all(type(a) is int for a in args):    # torch.Tensor(2, 3): the common form
+            return _empty(args, get_default_dtype())
         from torch._legacy import legacy_new
         return legacy_new(get_default_dtype(), None, args, kwargs, check_dtype=False)
 
