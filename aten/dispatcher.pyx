@@ -11,6 +11,7 @@ Autograd alias > fallthrough.
 """
 import importlib
 import os
+import re
 import sys
 
 from libc.stdint cimport uint64_t
@@ -24,6 +25,10 @@ cdef extern from *:
     int __builtin_clzll(unsigned long long) nogil
 
 cdef dict _operators = {}
+# Kernels replaced by a later registration at the same key ((operator, key) -> older kernels, oldest
+# first): torch.library's Library.impl overrides as PyTorch does, and removing the newer kernel
+# brings the older one back.
+cdef dict _shadowed = {}
 cdef bint _trace = os.environ.get("TORCH_SHOW_DISPATCH_TRACE", "") not in ("", "0")
 
 
@@ -63,8 +68,13 @@ cdef class LazyKernel:
         return f"<kernel {self.module}.{self.attr}>"
 
 
+cdef str _qualified(str name):
+    """The operator's full name: aten's operators are registered without their namespace."""
+    return name if "::" in name else "aten::" + name
+
+
 cdef class OperatorHandle:
-    """One operator overload (aten::name.overload) and its kernels."""
+    """One operator overload (aten::name.overload, or ns::name.overload for torch.library's) and its kernels."""
 
     def __init__(self, str name, str schema):
         self.name = name
@@ -74,13 +84,41 @@ cdef class OperatorHandle:
         self.tensor_params = _tensor_params(schema)
         self.rebuild_table()
 
-    def register(self, key, kernel):
-        """Register kernel (callable or LazyKernel) at a runtime or alias DispatchKey."""
+    def register(self, key, kernel, bint override=False):
+        """Register kernel (callable or LazyKernel) at a runtime or alias DispatchKey.
+
+        A key that has a kernel already raises, unless override: then the new kernel shadows the
+        old one until deregister() removes it."""
         k = int(DispatchKey(key))
         if k in self.registered:
-            raise RuntimeError(f"aten::{self.name} already has a kernel for dispatch key {DispatchKey(k).name}")
+            if not override:
+                raise RuntimeError(f"{_qualified(self.name)} already has a kernel for dispatch key "
+                                   f"{DispatchKey(k).name}")
+            _shadowed.setdefault((self.name, k), []).append(self.registered[k])
         self.registered[k] = kernel
         self.rebuild_table()
+
+    def deregister(self, key, kernel):
+        """Remove kernel from key (the newest registration, or one it shadows); the kernel it shadowed
+        comes back."""
+        k = int(DispatchKey(key))
+        older = _shadowed.get((self.name, k))
+        if self.registered.get(k) is kernel:
+            if older:
+                self.registered[k] = older.pop()
+            else:
+                del self.registered[k]
+        elif older and kernel in older:
+            older.remove(kernel)
+        else:
+            raise RuntimeError(f"{_qualified(self.name)} has no such kernel for dispatch key {DispatchKey(k).name}")
+        if older is not None and not older:
+            del _shadowed[(self.name, k)]
+        self.rebuild_table()
+
+    def has_kernel(self, key):
+        """Whether a kernel is registered directly at key (runtime or alias)."""
+        return int(DispatchKey(key)) in self.registered
 
     def registered_keys(self):
         return sorted(DispatchKey(k) for k in self.registered)
@@ -110,20 +148,22 @@ cdef class OperatorHandle:
             ks = (<uint64_t>1) << DK_CPU
         while True:
             if ks == 0:
-                raise RuntimeError(f"aten::{self.name}: every kernel of the call's dispatch keys falls through")
+                raise RuntimeError(f"{_qualified(self.name)}: every kernel of the call's dispatch keys falls through")
             k = 63 - __builtin_clzll(ks)
             if k >= NUM_RUNTIME_KEYS:
-                raise RuntimeError(f"aten::{self.name}: unknown dispatch key bit {k}")
+                raise RuntimeError(f"{_qualified(self.name)}: unknown dispatch key bit {k}")
             kernel = self.table[k]
             if kernel is FALLTHROUGH:
                 ks &= ~((<uint64_t>1) << k)
                 continue
             break
         if kernel is None:
+            qualified = _qualified(self.name)
             raise NotImplementedError(
-                f"Could not run 'aten::{self.name}' with arguments from the '{_KEY_NAMES[k]}' backend. "
-                f"'aten::{self.name}' is only available for these backends: "
-                f"[{', '.join(_KEY_NAMES[r] for r in sorted(self.registered))}].")
+                f"Could not run '{qualified}' with arguments from the '{_KEY_NAMES[k]}' backend. "
+                "This could be because the operator doesn't exist for this backend, or was omitted during the "
+                f"selective/custom build process (if using custom build). '{qualified}' is only available for "
+                f"these backends: [{', '.join(_KEY_NAMES[r] for r in sorted(self.registered))}].")
         if type(kernel) is LazyKernel:
             lazy = kernel
             kernel = (<LazyKernel>lazy).resolve()
@@ -134,7 +174,7 @@ cdef class OperatorHandle:
                 if value is lazy:
                     self.registered[key] = kernel
         if _trace:
-            sys.stderr.write(f"[call] op=[aten::{self.name}], key=[{_KEY_NAMES[k]}]\n")
+            sys.stderr.write(f"[call] op=[{_qualified(self.name)}], key=[{_KEY_NAMES[k]}]\n")
         return kernel
 
     def kernel_for(self, uint64_t ks):
@@ -164,7 +204,7 @@ cdef class OperatorHandle:
         return self.lookup(ks)(*args, **kwargs)
 
     def __repr__(self):
-        return f"<OperatorHandle aten::{self.name}>"
+        return f"<OperatorHandle {_qualified(self.name)}>"
 
 
 cdef dict _tensor_params(str schema):
@@ -172,7 +212,11 @@ cdef dict _tensor_params(str schema):
     cdef dict found = {}
     text = schema[schema.index("(") + 1:schema.rindex(") -> ")]
     position = 0
-    for part in text.split(", ") if text else []:
+    if "[" in text and "=[" in text:    # a list default ("int[] size=[1, 2]"): split outside brackets
+        parts = [p.strip() for p in re.split(r",(?![^\[]*\])", text)]
+    else:
+        parts = text.split(", ") if text else []
+    for part in parts:
         if part == "*":
             continue
         declaration = part.split("=", 1)[0]
@@ -196,13 +240,30 @@ cdef tuple _wrap_numbers(dict tensor_params, tuple args, dict kwargs):
 
 
 def define(str schema):
-    """Declare an operator from its schema text; returns its handle."""
+    """Declare an operator from its schema text; returns its handle.
+
+    aten's operators are named without their namespace ("add.Tensor"); others with it
+    ("myops::op.overload"), as torch.library defines them."""
     name = schema.split("(", 1)[0]
+    if name.startswith("aten::"):
+        name = name[6:]
+        schema = schema[6:]
     if name in _operators:
-        raise RuntimeError(f"operator aten::{name} is defined twice")
+        raise RuntimeError(f"operator {_qualified(name)} is defined twice")
     handle = OperatorHandle(name, schema)
     _operators[name] = handle
     return handle
+
+
+def undefine(str name):
+    """Remove an operator (torch.library's Library._destroy); calls through old handles keep working."""
+    if name.startswith("aten::"):
+        name = name[6:]
+    if name not in _operators:
+        raise RuntimeError(f"No such operator {_qualified(name)}")
+    del _operators[name]
+    for key in [key for key in _shadowed if key[0] == name]:
+        del _shadowed[key]
 
 
 def register_kernel(str name, key, kernel):
@@ -217,13 +278,33 @@ cpdef OperatorHandle find_operator(str name):
     try:
         return <OperatorHandle>_operators[name]
     except KeyError:
-        raise RuntimeError(f"No such operator aten::{name}") from None
+        if name.startswith("aten::") and name[6:] in _operators:
+            return <OperatorHandle>_operators[name[6:]]
+        raise RuntimeError(f"No such operator {_qualified(name)}") from None
 
 
 def has_operator(str name):
-    return name in _operators
+    return name in _operators or (name.startswith("aten::") and name[6:] in _operators)
 
 
 def operator_names():
     return sorted(_operators)
 
+
+
+def defined_names():
+    """Operator names in definition order (the order torch.ops lists a packet's overloads in)."""
+    return list(_operators)
+
+
+def keys_of(values):
+    """The union of the dispatch key sets of values' tensors (and of tensors inside lists and tuples)."""
+    cdef uint64_t ks = 0
+    for a in values:
+        if isinstance(a, TensorImpl):
+            ks |= (<TensorImpl>a).key_set
+        elif isinstance(a, (list, tuple)):
+            for e in a:
+                if isinstance(e, TensorImpl):
+                    ks |= (<TensorImpl>e).key_set
+    return ks
