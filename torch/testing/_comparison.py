@@ -29,7 +29,7 @@ _DTYPE_PRECISIONS = {
 # Python numbers take the tolerances of int64 / float64 / complex128 (which has float64's).
 _NUMBER_DTYPES = {int: torch.int64, float: torch.float64, complex: getattr(torch, "complex128", torch.float64)}
 
-_NUMPY_OF = {
+_NUMPY_OF: dict[Any, Any] = {
     torch.bool: np.bool_, torch.uint8: np.uint8, torch.int8: np.int8, torch.int16: np.int16,
     torch.int32: np.int32, torch.int64: np.int64, torch.float16: np.float16, torch.float32: np.float32,
     torch.float64: np.float64,
@@ -39,7 +39,7 @@ _NUMPY_OF = {
 class _Failure(Exception):
     """A user-facing failure: the exception type to raise, its message, and where it happened."""
 
-    def __init__(self, kind: type[Exception], message: str, item: tuple = ()) -> None:
+    def __init__(self, kind: type[Exception], message: str, item: tuple[Any, ...] = ()) -> None:
         super().__init__(message)
         self.kind = kind
         self.message = message
@@ -63,7 +63,7 @@ def _default_tolerances(*dtypes: Any) -> tuple[float, float]:
     return max(rtols), max(atols)
 
 
-def _tolerances(*dtypes: Any, rtol: float | None, atol: float | None, item: tuple) -> tuple[float, float]:
+def _tolerances(*dtypes: Any, rtol: float | None, atol: float | None, item: tuple[Any, ...]) -> tuple[float, float]:
     if (rtol is None) != (atol is None):
         raise _Failure(ValueError, "Both 'rtol' and 'atol' must be either specified or omitted, "
                                    f"but got no {'rtol' if rtol is None else 'atol'}.", item)
@@ -73,7 +73,7 @@ def _tolerances(*dtypes: Any, rtol: float | None, atol: float | None, item: tupl
 
 
 # ----------------------------------------------------------------------------------------- reports
-def _diff_line(kind: str, diff: Any, index: tuple | None, tol: float, exact: bool) -> str:
+def _diff_line(kind: str, diff: Any, index: tuple[int, ...] | None, tol: float, exact: bool) -> str:
     if index is None:
         line = f"{kind.title()} difference: {diff}"
     else:
@@ -81,8 +81,8 @@ def _diff_line(kind: str, diff: Any, index: tuple | None, tol: float, exact: boo
     return line if exact else f"{line} (up to {tol} allowed)"
 
 
-def _mismatch_message(identifier: str, extra: str, abs_diff: Any, abs_index: tuple | None, atol: float,
-                      rel_diff: Any, rel_index: tuple | None, rtol: float) -> str:
+def _mismatch_message(identifier: str, extra: str, abs_diff: Any, abs_index: tuple[int, ...] | None, atol: float,
+                      rel_diff: Any, rel_index: tuple[int, ...] | None, rtol: float) -> str:
     exact = rtol == 0 and atol == 0
     lines = [f"{identifier} are not {'equal' if exact else 'close'}!", "", extra.strip(),
              _diff_line("absolute", abs_diff, abs_index, atol, exact),
@@ -129,13 +129,13 @@ def _argmax(values: np.ndarray) -> int:
     return int(np.argmax(values))
 
 
-def _unravel(flat: int, shape: tuple) -> tuple:
+def _unravel(flat: int, shape: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(int(i) for i in np.unravel_index(flat, shape)) if shape else ()
 
 
 # ------------------------------------------------------------------------------------------- pairs
 class _Pair:
-    def __init__(self, actual: Any, expected: Any, item: tuple) -> None:
+    def __init__(self, actual: Any, expected: Any, item: tuple[Any, ...]) -> None:
         self.actual, self.expected, self.item = actual, expected, item
 
     def fail(self, kind: type[Exception], message: str) -> NoReturn:
@@ -146,7 +146,7 @@ class _Pair:
 
 
 class _NonePair(_Pair):
-    def __init__(self, actual: Any, expected: Any, item: tuple, **options: Any) -> None:
+    def __init__(self, actual: Any, expected: Any, item: tuple[Any, ...], **options: Any) -> None:
         if actual is not None and expected is not None:
             raise _Unsupported
         super().__init__(actual, expected, item)
@@ -157,7 +157,7 @@ class _NonePair(_Pair):
 
 
 class _BooleanPair(_Pair):
-    def __init__(self, actual: Any, expected: Any, item: tuple, **options: Any) -> None:
+    def __init__(self, actual: Any, expected: Any, item: tuple[Any, ...], **options: Any) -> None:
         if not all(isinstance(value, (bool, np.bool_)) for value in (actual, expected)):
             raise _Unsupported
         super().__init__(bool(actual), bool(expected), item)
@@ -168,7 +168,7 @@ class _BooleanPair(_Pair):
 
 
 class _NumberPair(_Pair):
-    def __init__(self, actual: Any, expected: Any, item: tuple, *, rtol: float | None, atol: float | None,
+    def __init__(self, actual: Any, expected: Any, item: tuple[Any, ...], *, rtol: float | None, atol: float | None,
                  equal_nan: bool, check_dtype: bool, **options: Any) -> None:
         numbers = (int, float, complex, np.number)
         if not all(isinstance(value, numbers) for value in (actual, expected)):
@@ -205,7 +205,7 @@ class _NumberPair(_Pair):
 
 
 class _TensorLikePair(_Pair):
-    def __init__(self, actual: Any, expected: Any, item: tuple, *, allow_subclasses: bool, rtol: float | None,
+    def __init__(self, actual: Any, expected: Any, item: tuple[Any, ...], *, allow_subclasses: bool, rtol: float | None,
                  atol: float | None, equal_nan: bool, check_device: bool, check_dtype: bool, check_layout: bool,
                  check_stride: bool, **options: Any) -> None:
         if not (isinstance(actual, type(expected)) or isinstance(expected, type(actual))):
@@ -303,7 +303,7 @@ def _isclose(actual: np.ndarray, expected: np.ndarray, rtol: float, atol: float,
 _PAIR_TYPES = (_NonePair, _BooleanPair, _NumberPair, _TensorLikePair)
 
 
-def _originate(actual: Any, expected: Any, item: tuple, options: dict) -> list[_Pair]:
+def _originate(actual: Any, expected: Any, item: tuple[Any, ...], options: dict[str, Any]) -> list[_Pair]:
     sequence, mapping = collections.abc.Sequence, collections.abc.Mapping
     if (isinstance(actual, sequence) and not isinstance(actual, str)
             and isinstance(expected, sequence) and not isinstance(expected, str)):

@@ -10,9 +10,9 @@ import numpy as np
 
 import torch
 
-_INTEGRAL = {torch.uint8: np.uint8, torch.int8: np.int8, torch.int16: np.int16, torch.int32: np.int32,
+_INTEGRAL: dict[Any, Any] = {torch.uint8: np.uint8, torch.int8: np.int8, torch.int16: np.int16, torch.int32: np.int32,
              torch.int64: np.int64}
-_FLOATING = {torch.float16: np.float16, torch.float32: np.float32, torch.float64: np.float64}
+_FLOATING: dict[Any, Any] = {torch.float16: np.float16, torch.float32: np.float32, torch.float64: np.float64}
 
 
 def _limits(low: Any, high: Any, dtype: Any, lowest: Any, highest: Any, default_low: Any,
