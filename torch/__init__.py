@@ -8,6 +8,8 @@ from __future__ import annotations
 import importlib as _importlib
 from typing import Any as _Any
 
+__version__ = "0.1.0"   # the ember-torch distribution's version (pyproject.toml); a constant keeps import fast
+
 from c10.device import device
 from c10.layout import channels_last, contiguous_format, layout, memory_format, preserve_format, strided
 from c10.scalar_type import DTYPE_NAMES as _DTYPE_NAMES
@@ -33,7 +35,7 @@ __all__ = sorted({
 
 _SUBMODULES = {"cuda": "torch.cuda", "ops": "torch._ops", "linalg": "torch.linalg", "special": "torch.special",
                "return_types": "torch.return_types", "random": "torch.random", "testing": "torch.testing",
-               "utils": "torch.utils", "library": "torch.library"}
+               "utils": "torch.utils", "library": "torch.library", "version": "torch.version"}
 _HELPERS = {"get_num_threads": "aten.native.cpu.loops", "set_num_threads": "aten.native.cpu.loops",
             "result_type": "torch._creation", "can_cast": "c10.scalar_type",
             **dict.fromkeys(("Generator", "default_generator", "get_rng_state", "initial_seed", "manual_seed",
