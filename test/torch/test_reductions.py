@@ -518,10 +518,14 @@ def test_threaded_paths_give_the_single_thread_results(data, a, op):
         threaded = call()
     with threads(1, 1):
         single = call()
+    # A split float sum rounds differently: allow float32's error on the magnitude summed, since
+    # a result near zero after cancellation has no meaningful relative error.
+    finite = np.abs(a[np.isfinite(a)].astype(np.float64)) if a.dtype.kind == "f" else np.zeros(1)
+    atol = 1e-6 * max(1.0, float(finite.max(initial=0.0)) * a.shape[dim])
     for x, y in zip(threaded if isinstance(threaded, tuple) else (threaded,),
                     single if isinstance(single, tuple) else (single,)):
         assert x.dtype == y.dtype and x.shape == y.shape
-        np.testing.assert_allclose(x.numpy(), y.numpy(), rtol=1e-6, atol=1e-6, equal_nan=True)
+        np.testing.assert_allclose(x.numpy(), y.numpy(), rtol=1e-6, atol=atol, equal_nan=True)
 
 
 def test_full_reduction_split_across_threads_keeps_the_first_maximum(reduce_threads):
