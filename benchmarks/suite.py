@@ -194,6 +194,39 @@ def _(torch: Any, np: Any, s: Sizes) -> Fn:
     return run
 
 
+def _np_view(np: Any, s: Sizes) -> Fn:
+    x = _rand(np, (3, 4))
+    return lambda: x.reshape(-1)
+
+
+@case("overhead.view", "x.view(-1), x 3x4", "us", numpy=_np_view)
+def _(torch: Any, np: Any, s: Sizes) -> Fn:
+    x = _t(torch, np, (3, 4))
+    return lambda: x.view(-1)
+
+
+def _np_shape(np: Any, s: Sizes) -> Fn:
+    x = _rand(np, (3, 4))
+    return lambda: x.shape
+
+
+@case("overhead.shape", "x.shape, x 3x4", "us", numpy=_np_shape)
+def _(torch: Any, np: Any, s: Sizes) -> Fn:
+    x = _t(torch, np, (3, 4))
+    return lambda: x.shape
+
+
+def _np_add_scalar(np: Any, s: Sizes) -> Fn:
+    x = _rand(np, (3, 4))
+    return lambda: x + 1
+
+
+@case("overhead.add_scalar", "x + 1, x 3x4", "us", numpy=_np_add_scalar)
+def _(torch: Any, np: Any, s: Sizes) -> Fn:
+    x = _t(torch, np, (3, 4))
+    return lambda: x + 1
+
+
 def _np_add_out1(np: Any, s: Sizes) -> Fn:
     a, b, c = _np_one(np, 3)
     return lambda: np.add(a, b, out=c)

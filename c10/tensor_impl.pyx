@@ -12,10 +12,30 @@ from c10.dispatch_key cimport backend_key_set
 from cpython.long cimport PyLong_AsSsize_t, PyLong_CheckExact
 
 from c10 import device as _device_mod
+from c10 import layout as _layout
 from c10.scalar_type import dtype_from_numpy
 
 _CPU = _device_mod.CPU
+_CHANNELS_LAST = _layout.channels_last
 cdef type _tensor_type = None      # set by torch at import (set_tensor_type)
+cdef type _size_type = tuple       # torch.Size, set by torch at import (set_size_type)
+
+cdef extern from *:
+    """
+    /* A tuple (or tuple subclass: torch.Size) of n sizes, built in place as tuple's own
+       subtype constructor does, without the intermediate list and tuple. */
+    static PyObject* ember_new_size(PyObject* type, const Py_ssize_t* sizes, int n) {
+        PyObject* t = ((PyTypeObject*)type)->tp_alloc((PyTypeObject*)type, n);
+        if (t == NULL) return NULL;
+        for (int i = 0; i < n; i++) {
+            PyObject* v = PyLong_FromSsize_t(sizes[i]);
+            if (v == NULL) { Py_DECREF(t); return NULL; }
+            PyTuple_SET_ITEM(t, i, v);
+        }
+        return t;
+    }
+    """
+    object ember_new_size(object size_type, const Py_ssize_t* sizes, int n)
 
 
 def set_tensor_type(type cls):
@@ -24,6 +44,14 @@ def set_tensor_type(type cls):
     if not issubclass(cls, TensorImpl):
         raise TypeError(f"set_tensor_type: {cls!r} is not a subclass of TensorImpl")
     _tensor_type = cls
+
+
+def set_size_type(type cls):
+    """The tuple subclass `shape` and `size()` return (torch.Size)."""
+    global _size_type
+    if not issubclass(cls, tuple):
+        raise TypeError(f"set_size_type: {cls!r} is not a subclass of tuple")
+    _size_type = cls
 
 
 cdef class VersionCounter:
@@ -88,6 +116,15 @@ cdef class TensorImpl:
     def _sizes(self):
         return tuple([self.sizes[i] for i in range(self.nd)])
 
+    @property
+    def shape(self):
+        return ember_new_size(_size_type, self.sizes, self.nd)
+
+    def size(self, dim=None):
+        if dim is None:
+            return ember_new_size(_size_type, self.sizes, self.nd)
+        return self.sizes[self._wrap_dim(dim)]
+
     def stride(self, dim=None):
         if dim is None:
             return tuple([self.strides[i] for i in range(self.nd)])
@@ -108,7 +145,9 @@ cdef class TensorImpl:
         return self.offset
 
     def is_contiguous(self, memory_format=None):
-        return self.contiguous
+        if memory_format is None or memory_format is not _CHANNELS_LAST:
+            return self.contiguous   # contiguous_format, and preserve_format as PyTorch answers it
+        return _channels_last_contiguous(self)
 
     @property
     def dtype(self):
@@ -137,6 +176,23 @@ cdef class TensorImpl:
     def _untyped_storage(self):
         return self.storage
 
+    def _shallow_copy_from(self, TensorImpl other not None):
+        """`x.data = y`: self takes y's storage, geometry, dtype and device and keeps its own
+        version counter (c10's TensorImpl::shallow_copy_from)."""
+        cdef int i
+        self.storage = other.storage
+        self.offset = other.offset
+        self.nd = other.nd
+        for i in range(other.nd):
+            self.sizes[i] = other.sizes[i]
+            self.strides[i] = other.strides[i]
+        self.scalar_type = other.scalar_type
+        self.itemsize = other.itemsize
+        self.key_set = other.key_set
+        self.device_type = other.device_type
+        self.device_obj = other.device_obj
+        self.refresh_metadata()
+
     def data_ptr(self):
         return <Py_ssize_t>self.data()
 
@@ -154,6 +210,20 @@ cdef class TensorImpl:
         return np.ndarray(self._sizes(), dtype=np_dtype, buffer=self.storage,
                           offset=self.offset * self.itemsize,
                           strides=tuple([self.strides[i] * self.itemsize for i in range(self.nd)]))
+
+
+cdef bint _channels_last_contiguous(TensorImpl t):
+    """Dense in N, H, W, C order (c10's is_channels_last_contiguous); size-1 dims are free."""
+    cdef Py_ssize_t expected = 1
+    cdef int d
+    if t.nd != 4:
+        return False
+    for d in (1, 3, 2, 0):
+        if t.sizes[d] != 1:
+            if t.strides[d] != expected:
+                return False
+            expected *= t.sizes[d]
+    return True
 
 
 cdef TensorImpl make_tensor(Storage storage, Py_ssize_t offset, int ndim, const Py_ssize_t* sizes,

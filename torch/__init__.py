@@ -14,15 +14,18 @@ from c10.scalar_type import DTYPE_NAMES as _DTYPE_NAMES
 from c10.scalar_type import dtype, get_default_dtype, promote_types, set_default_dtype
 import aten._gen_registrations  # noqa: F401  (defines every operator; kernels load on first call)
 from torch._C import _gen_index
-from torch._creation import from_numpy, is_tensor, tensor
+from torch._creation import as_tensor, from_numpy, is_tensor, tensor
 from torch._size import Size
 from torch._tensor import Tensor
 
 globals().update(_DTYPE_NAMES)   # torch.float32, torch.float, torch.int64, torch.long, torch.bool ...
 
+_LEGACY_TYPES = ("FloatTensor", "DoubleTensor", "HalfTensor", "LongTensor", "IntTensor", "ShortTensor", "CharTensor",
+                 "ByteTensor", "BoolTensor")
+
 # The public names (PyTorch's rule: what __all__ lists); submodules are reached as attributes.
 __all__ = sorted({
-    "Size", "Tensor", "channels_last", "contiguous_format", "device", "dtype", "from_numpy",
+    "Size", "Tensor", "as_tensor", "set_printoptions", "UntypedStorage", *_LEGACY_TYPES, "channels_last", "contiguous_format", "device", "dtype", "from_numpy",
     "get_default_dtype", "get_num_threads", "is_tensor", "layout", "memory_format", "preserve_format",
     "promote_types", "result_type", "can_cast", "set_default_dtype", "set_num_threads", "strided", "tensor",
     "Generator", "default_generator", "get_rng_state", "initial_seed", "manual_seed", "seed", "set_rng_state",
@@ -35,7 +38,8 @@ _HELPERS = {"get_num_threads": "aten.native.cpu.loops", "set_num_threads": "aten
             "result_type": "torch._creation", "can_cast": "c10.scalar_type",
             **dict.fromkeys(("Generator", "default_generator", "get_rng_state", "initial_seed", "manual_seed",
                              "seed", "set_rng_state"), "torch.random"),
-            "from_dlpack": "torch.utils.dlpack"}
+            "from_dlpack": "torch.utils.dlpack", "set_printoptions": "torch._tensor_str",
+            "UntypedStorage": "torch.storage"}
 # Python-level functions that take the place of the generated binding of the same name.
 PYTHON_FUNCTIONS = dict.fromkeys(("broadcast_tensors", "einsum", "nonzero", "norm", "split", "unique"),
                                  "torch.functional")
@@ -49,6 +53,9 @@ def __getattr__(name: str) -> _Any:
         value = _importlib.import_module(_SUBMODULES[name])
         if name == "ops":
             value = value.ops
+    elif name in _LEGACY_TYPES:
+        from torch._legacy import TYPED_CONSTRUCTORS
+        value = TYPED_CONSTRUCTORS[name]
     elif name in _HELPERS:
         value = getattr(_importlib.import_module(_HELPERS[name]), name)
     else:
@@ -59,4 +66,4 @@ def __getattr__(name: str) -> _Any:
 
 def __dir__() -> list[str]:
     return sorted(set(globals()) | set(_gen_index.FUNCTIONS) | set(PYTHON_FUNCTIONS) | set(_SUBMODULES)
-                  | set(_HELPERS))
+                  | set(_HELPERS) | set(_LEGACY_TYPES))

@@ -12,22 +12,37 @@ from c10.device import canonical
 from c10.tensor_impl import TensorImpl
 
 
-def infer_nested(data: Any, dim: int, shape: list[int], kinds: set[str], leaf_dim: list[int],
-                 for_index: bool = False) -> None:
-    """Record the nested sequence's shape and the Python scalar kinds it holds; leaf_dim holds
-    the depth at which scalars were found (PyTorch's errors for ragged nesting).
+def infer_nested(data: Any, dim: int, shape: list[int], kinds: set[Any], leaf_dim: list[int],
+                 for_index: bool = False) -> bool:
+    """Record the nested sequence's shape and the scalar kinds it holds ("bool", "int", "float"
+    for Python numbers; the dtype of numpy scalars, nested arrays and one-element tensors);
+    leaf_dim holds the depth at which scalars were found (PyTorch's errors for ragged nesting).
+    Returns whether a tensor was found (torch.tensor then reads it as a number).
 
     for_index: the rules of a list used as an index (torch/_indexing.py, PyTorch's
     sequenceToVariable): any sequence nests, a 0-d numpy array is a scalar, and the errors
-    speak of indexing; otherwise torch.tensor's rules (only lists and tuples nest)."""
+    speak of indexing; otherwise torch.tensor's rules (lists and tuples nest, and so do numpy
+    arrays, as leaves of their own dtype)."""
     if isinstance(data, TensorImpl):
-        raise TypeError("indexing with a list holding tensors is not supported by Ember; use torch.stack"
-                        if for_index else "torch.tensor of a list holding tensors needs torch.stack (not supported yet)")
+        if for_index:
+            raise TypeError("indexing with a list holding tensors is not supported by Ember; use torch.stack")
+        if data.numel() != 1:  # type: ignore[attr-defined]
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        _leaf(dim, shape, leaf_dim)
+        kinds.add(data.dtype)  # type: ignore[attr-defined]
+        return True
     if for_index:
         if isinstance(data, np.ndarray) and data.ndim == 0:
             data = data.item()
         nests = not isinstance(data, (str, bytes, np.ndarray)) and hasattr(data, "__len__") and hasattr(data, "__getitem__")
     else:
+        if isinstance(data, np.ndarray) and data.ndim > 0:
+            if shape[dim:dim + data.ndim] != list(data.shape)[:len(shape) - dim]:
+                raise ValueError(f"expected sequence of length {shape[dim]} at dim {dim} (got {data.shape[0]})")
+            shape[len(shape):] = list(data.shape)[len(shape) - dim:]
+            _leaf(dim + data.ndim, shape, leaf_dim)
+            kinds.add(scalar_type.dtype_from_numpy(data.dtype))
+            return False
         nests = isinstance(data, (list, tuple))
     if nests:
         if leaf_dim and dim >= leaf_dim[0]:
@@ -37,21 +52,48 @@ def infer_nested(data: Any, dim: int, shape: list[int], kinds: set[str], leaf_di
             shape.append(len(data))
         elif shape[dim] != len(data):
             raise ValueError(f"expected sequence of length {shape[dim]} at dim {dim} (got {len(data)})")
+        found = False
         for item in data:
-            infer_nested(item, dim + 1, shape, kinds, leaf_dim, for_index)
-        return
+            found = infer_nested(item, dim + 1, shape, kinds, leaf_dim, for_index) or found
+        return found
+    _leaf(dim, shape, leaf_dim)
+    if isinstance(data, (bool, np.bool_)):
+        kinds.add("bool")
+    elif isinstance(data, (np.integer, np.floating)) and not for_index:   # np.float64 is a float: first
+        kinds.add(scalar_type.dtype_from_numpy(data.dtype))
+    elif isinstance(data, (int, float, np.integer, np.floating)):
+        kinds.add("int" if isinstance(data, (int, np.integer)) else "float")
+    else:
+        raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
+    return False
+
+
+def _leaf(dim: int, shape: list[int], leaf_dim: list[int]) -> None:
     if dim < len(shape):
         raise TypeError("not a sequence")
     if not leaf_dim:
         leaf_dim.append(dim)
-    if isinstance(data, (bool, np.bool_)):
-        kinds.add("bool")
-    elif isinstance(data, (int, np.integer)):
-        kinds.add("int")
-    elif isinstance(data, (float, np.floating)):
-        kinds.add("float")
-    else:
-        raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
+
+
+def _inferred_dtype(kinds: set[Any]) -> Any:
+    """PyTorch's infer_scalar_type over a sequence: the promotion of every element's type, a
+    Python float being the default dtype, an int int64 and a bool bool."""
+    names = {"float": scalar_type.get_default_dtype(), "int": scalar_type.dtype_from_name("int64"),
+             "bool": scalar_type.dtype_from_name("bool")}
+    result = None
+    for kind in kinds:
+        dt = names[kind] if isinstance(kind, str) else kind
+        result = dt if result is None else scalar_type.promote_types(result, dt)
+    return scalar_type.get_default_dtype() if result is None else result
+
+
+def _items(data: Any) -> Any:
+    """data with every tensor replaced by its Python number (nested lists keep their shape)."""
+    if isinstance(data, TensorImpl):
+        return data.item()  # type: ignore[attr-defined]
+    if isinstance(data, (list, tuple)):
+        return [_items(v) for v in data]
+    return data
 
 
 # Python numbers must fit the integral dtype they are stored in (c10's `overflows`): uint8 lets
@@ -74,21 +116,19 @@ def tensor(data: Any, dtype: Any = None, device: Any = None, requires_grad: bool
            pin_memory: bool = False) -> Any:
     """A new tensor holding a copy of data (nested lists or tuples of numbers, a number, or an array)."""
     if isinstance(data, TensorImpl):
-        warnings.warn("To copy construct from a tensor, it is recommended to use sourceTensor.clone().detach() "
-                      "rather than torch.tensor(sourceTensor).", UserWarning, stacklevel=2)
-        data = data.tolist()  # type: ignore[attr-defined]
+        warnings.warn("To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
+                      "sourceTensor.detach().clone().requires_grad_(True), rather than torch.tensor(sourceTensor).",
+                      UserWarning, stacklevel=2)
+        copy = data.detach().to(dtype=dtype, device=device, copy=True)  # type: ignore[attr-defined]
+        return copy.requires_grad_(True) if requires_grad else copy
     if isinstance(data, (np.ndarray, np.generic)):
         inferred = scalar_type.dtype_from_numpy(data.dtype)
     else:
         shape: list[int] = []
-        kinds: set[str] = set()
-        infer_nested(data, 0, shape, kinds, [])
-        if "float" in kinds or not kinds:
-            inferred = scalar_type.get_default_dtype()
-        elif "int" in kinds:
-            inferred = scalar_type.dtype_from_name("int64")
-        else:
-            inferred = scalar_type.dtype_from_name("bool")
+        kinds: set[Any] = set()
+        if infer_nested(data, 0, shape, kinds, []):
+            data = _items(data)
+        inferred = _inferred_dtype(kinds)
     dt = inferred if dtype is None else dtype
     if not isinstance(dt, scalar_type.dtype):
         raise TypeError(f"tensor(): argument 'dtype' must be torch.dtype, not {type(dt).__name__}")
@@ -116,6 +156,20 @@ def tensor(data: Any, dtype: Any = None, device: Any = None, requires_grad: bool
             raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
         out._requires_grad = True
     return out
+
+
+def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Any:
+    """data as a tensor, sharing memory where it can: a tensor of the same dtype and device is
+    returned as is, and a numpy array of a supported dtype is wrapped without a copy."""
+    if isinstance(data, TensorImpl):
+        return data.to(dtype=dtype, device=device)  # type: ignore[attr-defined]
+    if isinstance(data, np.ndarray) and data.dtype.isnative and data.dtype.kind in "biuf":
+        try:
+            shared = tensor_impl.from_numpy(data)
+        except TypeError:     # a numpy dtype Ember has no tensors of: torch.tensor reports it
+            return tensor(data, dtype=dtype, device=device)
+        return shared.to(dtype=dtype, device=device)
+    return tensor(data, dtype=dtype, device=device)
 
 
 def from_numpy(array: Any) -> Any:

@@ -28,7 +28,7 @@ def sequence_to_index(seq: Any) -> Any:
                             "uint64, uint32, uint16, uint8, and bool.")
         return from_numpy(array)
     shape: list[int] = []
-    kinds: set[str] = set()
+    kinds: set[Any] = set()
     infer_nested(seq, 0, shape, kinds, [], for_index=True)
     if kinds == {"bool"}:
         array = np.array(seq, dtype=np.bool_)

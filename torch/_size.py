@@ -1,22 +1,9 @@
-"""torch.Size: the shape of a tensor, a tuple of ints."""
+"""torch.Size lives in torch/_C/_size.pyx (compiled); TensorImpl builds it for `shape`/`size()`."""
 from __future__ import annotations
 
-import math
+from c10.tensor_impl import set_size_type
+from torch._C._size import Size
 
+set_size_type(Size)
 
-class Size(tuple):  # type: ignore[type-arg]
-    __module__ = "torch"
-    __slots__ = ()
-
-    def numel(self) -> int:
-        return math.prod(self)
-
-    def __repr__(self) -> str:
-        return f"torch.Size({list(self)})"
-
-    def __getitem__(self, index):  # type: ignore[no-untyped-def]
-        result = tuple.__getitem__(self, index)
-        return Size(result) if isinstance(index, slice) else result
-
-    def __add__(self, other):  # type: ignore[no-untyped-def]
-        return Size(tuple(self) + tuple(other))
+__all__ = ["Size"]

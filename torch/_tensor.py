@@ -3,14 +3,18 @@ class); its methods are generated bindings, attached lazily on first access."""
 from __future__ import annotations
 
 import importlib
+import warnings
 from typing import Any
 
+from c10.layout import strided
+from c10.scalar_type import get_default_dtype
 from c10.tensor_impl import TensorImpl, set_tensor_type
+from c10.tensor_impl import from_numpy as _from_numpy
 from torch import _tensor_conversions
 from torch._C import _gen_index
 from torch import _indexing as _indexing_setup  # noqa: F401  (gives the Cython indexing numpy's types)
 from torch._C._indexing import getitem as _getitem, setitem as _setitem
-from torch._size import Size
+from torch._size import Size  # noqa: F401  (registers torch.Size as the type of `shape`)
 
 
 def _binary(op: Any) -> Any:
@@ -26,15 +30,13 @@ def _binary(op: Any) -> Any:
 class Tensor(TensorImpl):
     __module__ = "torch"
 
-    @property
-    def shape(self) -> Size:
-        return Size(self._sizes())
-
-    def size(self, dim: int | None = None) -> Any:
-        return Size(self._sizes()) if dim is None else self._size_at(dim)
-
-    def numpy(self) -> Any:
-        """A numpy array sharing this tensor's memory (CPU tensors only)."""
+    def numpy(self, *, force: bool = False) -> Any:
+        """A numpy array sharing this tensor's memory (CPU tensors only); force=True copies a CUDA
+        tensor to the host and drops requires_grad first, as PyTorch's."""
+        if force:
+            return self.detach()._host_view()
+        if self.requires_grad:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
         return self._numpy_view()
 
     def tolist(self) -> Any:
@@ -76,13 +78,18 @@ class Tensor(TensorImpl):
 
     def __bool__(self) -> bool:
         if self.numel() != 1:
-            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+            amount = "no values" if self.numel() == 0 else "more than one value"
+            raise RuntimeError(f"Boolean value of Tensor with {amount} is ambiguous")
         return bool(self.item())
 
     def __float__(self) -> float:
+        if self.numel() != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
         return float(self.item())
 
     def __int__(self) -> int:
+        if self.numel() != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
         return int(self.item())
 
     def __index__(self) -> int:
@@ -94,7 +101,8 @@ class Tensor(TensorImpl):
         from torch._tensor_str import tensor_repr
         return tensor_repr(self)
 
-    __hash__ = object.__hash__
+    def __hash__(self) -> int:
+        return id(self)   # identity, as PyTorch's
 
     # requires_grad: a flag only until autograd arrives (no graph is recorded, every tensor is a
     # leaf, and results of operations do not inherit it). Stored on the Python object: moving it
@@ -125,6 +133,111 @@ class Tensor(TensorImpl):
     @property
     def is_leaf(self) -> bool:
         return True   # without autograd no tensor has a grad_fn
+
+    # -- construction, aliases and metadata (PyTorch's python_variable.cpp properties) -------
+    def __new__(cls, *args: Any, **kwargs: Any) -> Any:
+        """The legacy constructor: torch.Tensor(), torch.Tensor(*sizes), torch.Tensor(data),
+        torch.Tensor(other) (see torch/_legacy.py). Kernels make tensors without calling this."""
+        from torch._legacy import legacy_new
+        return legacy_new(get_default_dtype(), None, args, kwargs, check_dtype=False)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        pass   # all the work is in __new__ (TensorImpl.__init__ refuses direct construction)
+
+    def new(self, *args: Any, **kwargs: Any) -> Any:
+        """The legacy constructor in self's dtype and on self's device."""
+        from torch._legacy import legacy_new
+        return legacy_new(self.dtype, self.device, args, kwargs, check_dtype=True)
+
+    def new_tensor(self, data: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False,
+                   layout: Any = None, pin_memory: bool = False) -> Any:
+        """A copy of data, by default in self's dtype and on self's device."""
+        from torch._creation import tensor
+        if isinstance(data, TensorImpl):
+            warnings.warn("To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() "
+                          "or sourceTensor.detach().clone().requires_grad_(True), rather than "
+                          "tensor.new_tensor(sourceTensor).", UserWarning, stacklevel=2)
+            data = data.detach().to(dtype=dtype or self.dtype, device=device or self.device, copy=True)
+            return data.requires_grad_(requires_grad) if requires_grad else data
+        return tensor(data, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
+
+    @property
+    def data(self) -> Any:
+        """An alias of this tensor that does not require grad."""
+        return self.detach()
+
+    @data.setter
+    def data(self, new: Any) -> None:
+        if not isinstance(new, TensorImpl):
+            raise TypeError(f"Variable data has to be a tensor, but got {type(new).__name__}")
+        self._shallow_copy_from(new)
+
+    def detach(self) -> Any:
+        return _function("detach")(self)
+
+    def detach_(self) -> Any:
+        self._requires_grad = False
+        return self
+
+    @property
+    def T(self) -> Any:
+        if self.dim() == 2:
+            return self.t()
+        if self.dim() == 0:
+            warnings.warn("Tensor.T is deprecated on 0-D tensors. This function is the identity in these cases.",
+                          UserWarning, stacklevel=2)
+        elif self.dim() > 2:
+            warnings.warn("The use of `x.T` on tensors of dimension other than 2 to reverse their shape is deprecated "
+                          "and it will throw an error in a future release. Consider `x.mT` to transpose batches of "
+                          "matrices or `x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the dimensions of a "
+                          "tensor.", UserWarning, stacklevel=2)
+        return self.permute(tuple(range(self.dim() - 1, -1, -1)))
+
+    @property
+    def mT(self) -> Any:
+        if self.dim() < 2:
+            raise RuntimeError(f"tensor.mT is only supported on matrices or batches of matrices. Got {self.dim()}-D tensor.")
+        return self.transpose(-2, -1)
+
+    @property
+    def H(self) -> Any:
+        # Ember has no complex dtypes, so the conjugate transpose is the transpose.
+        if self.dim() == 0:
+            warnings.warn("Tensor.H is deprecated on 0-D tensors. Consider using x.conj().", UserWarning, stacklevel=2)
+            return self.alias()
+        if self.dim() != 2:
+            extra = " For batches of matrices, consider using tensor.mH" if self.dim() > 2 else ""
+            raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got {self.dim()}-D tensor.{extra}")
+        return self.t()
+
+    @property
+    def mH(self) -> Any:
+        if self.dim() < 2:
+            raise RuntimeError(f"tensor.mH is only supported on matrices or batches of matrices. Got {self.dim()}-D tensor.")
+        return self.transpose(-2, -1)
+
+    @property
+    def itemsize(self) -> int:
+        return int(self.element_size())
+
+    @property
+    def nbytes(self) -> int:
+        return int(self.numel() * self.element_size())
+
+    def untyped_storage(self) -> Any:
+        from torch.storage import UntypedStorage
+        return UntypedStorage._wrap(self._untyped_storage)
+
+    @property
+    def is_cpu(self) -> bool:
+        return bool(self.device.type == "cpu")
+
+    @property
+    def layout(self) -> Any:
+        return strided
+
+    def get_device(self) -> int:
+        return -1 if self.device.type == "cpu" else int(self.device.index or 0)
 
     # Python-level methods over the bindings, as PyTorch's torch/_tensor.py and python_variable_methods.
     def norm(self, p: Any = "fro", dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Any:
@@ -167,6 +280,13 @@ class Tensor(TensorImpl):
     def __array__(self, dtype: Any = None, copy: Any = None) -> Any:
         array = self.numpy()
         return array if dtype is None else array.astype(dtype, copy=False)
+
+    def __array_wrap__(self, array: Any, context: Any = None, return_scalar: bool = False) -> Any:
+        """A NumPy ufunc applied to a tensor gives a tensor (a bool result comes back as uint8,
+        as PyTorch's)."""
+        if array.dtype == bool:
+            array = array.astype("uint8")
+        return _from_numpy(array)
 
     # DLPack (torch/_dlpack.py does the work; loaded on first use).
     def __dlpack__(self, *, stream: Any = -1, max_version: tuple[int, int] | None = None,

@@ -1,19 +1,63 @@
 """repr(tensor) in PyTorch's format (torch/_tensor_str.py's rules): one formatter per tensor
 chooses integer-valued (`1.`), fixed (`1.0000`) or scientific (`1.0000e+00`) notation from the
-non-zero finite values, pads to their widest, and summarises above 1000 elements."""
+non-zero finite values shown, pads to their widest, and summarises above `threshold` elements.
+`set_printoptions` changes precision, threshold, edge items, line width and scientific mode."""
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import math
-from typing import Any
+from typing import Any, Iterator
 
 import numpy as np
 
 from c10 import scalar_type
 
-THRESHOLD = 1000
-EDGE_ITEMS = 3
-LINEWIDTH = 80
-_IMPLICIT = ("int64", "bool")
+
+@dataclasses.dataclass
+class _PrinterOptions:
+    precision: int = 4
+    threshold: float = 1000
+    edgeitems: int = 3
+    linewidth: int = 80
+    sci_mode: bool | None = None
+
+
+PRINT_OPTS = _PrinterOptions()
+_PROFILES = {"default": (4, 1000, 3, 80), "short": (2, 1000, 2, 80), "full": (4, math.inf, 3, 80)}
+
+
+def set_printoptions(precision: int | None = None, threshold: float | None = None, edgeitems: int | None = None,
+                     linewidth: int | None = None, profile: str | None = None, sci_mode: bool | None = None) -> None:
+    """Set options for printing tensors (PyTorch's names and profiles: default, short, full).
+    As PyTorch's, sci_mode is reset to automatic unless given."""
+    if profile in _PROFILES:
+        PRINT_OPTS.precision, PRINT_OPTS.threshold, PRINT_OPTS.edgeitems, PRINT_OPTS.linewidth = _PROFILES[profile]
+    if precision is not None:
+        PRINT_OPTS.precision = precision
+    if threshold is not None:
+        PRINT_OPTS.threshold = threshold
+    if edgeitems is not None:
+        PRINT_OPTS.edgeitems = edgeitems
+    if linewidth is not None:
+        PRINT_OPTS.linewidth = linewidth
+    PRINT_OPTS.sci_mode = sci_mode
+
+
+def get_printoptions() -> dict[str, Any]:
+    """The current options, as keyword arguments for set_printoptions."""
+    return dataclasses.asdict(PRINT_OPTS)
+
+
+@contextlib.contextmanager
+def printoptions(**kwargs: Any) -> Iterator[None]:
+    """Change the print options inside a with block only."""
+    old = get_printoptions()
+    set_printoptions(**kwargs)
+    try:
+        yield
+    finally:
+        set_printoptions(**old)
 
 
 class _Formatter:
@@ -31,40 +75,47 @@ class _Formatter:
         magnitudes = np.abs(finite)
         low, high = float(magnitudes.min()), float(magnitudes.max())
         self.int_mode = bool(np.all(finite == np.ceil(finite)))
-        if self.int_mode:
-            self.sci_mode = high / low > 1000.0 or high > 1e8
+        if PRINT_OPTS.sci_mode is not None:
+            self.sci_mode = PRINT_OPTS.sci_mode
         else:
             self.sci_mode = high / low > 1000.0 or high > 1e8 or low < 1e-4
-        self.max_width = max(len(self._text(v)) for v in finite.tolist())
-
-    def _text(self, value: Any) -> str:
-        if not self.floating:
-            return str(value)
+        precision = PRINT_OPTS.precision
         if self.sci_mode:
-            return f"{value:.4e}"
-        if self.int_mode:
-            text = f"{value:.0f}"
-            return text if math.isinf(value) or math.isnan(value) else text + "."
-        return f"{value:.4f}"
+            self.max_width = max(len(f"{v:.{precision}e}") for v in finite.tolist())
+        elif self.int_mode:
+            self.max_width = max(len(f"{v:.0f}") + 1 for v in finite.tolist())
+        else:
+            self.max_width = max(len(f"{v:.{precision}f}") for v in finite.tolist())
 
     def format(self, value: Any) -> str:
-        text = self._text(value)
+        if not self.floating:
+            text = str(value)
+        elif self.sci_mode:
+            text = f"{value:.{PRINT_OPTS.precision}e}"
+        elif self.int_mode:
+            text = f"{value:.0f}"
+            if not (math.isinf(value) or math.isnan(value)):
+                text += "."
+        else:
+            text = f"{value:.{PRINT_OPTS.precision}f}"
         return " " * (self.max_width - len(text)) + text
 
 
 def _format(array: np.ndarray, fmt: _Formatter, indent: int, summarize: bool) -> str:
     if array.ndim == 0:
         return fmt.format(array.item())
-    n = array.shape[0]
-    if summarize and n > 2 * EDGE_ITEMS:
-        head = [_format(array[i], fmt, indent + 1, summarize) for i in range(EDGE_ITEMS)]
-        tail = [_format(array[i], fmt, indent + 1, summarize) for i in range(n - EDGE_ITEMS, n)]
+    n, edge = array.shape[0], PRINT_OPTS.edgeitems
+    if summarize and not edge:
+        parts = ["..."]
+    elif summarize and n > 2 * edge:
+        head = [_format(array[i], fmt, indent + 1, summarize) for i in range(edge)]
+        tail = [_format(array[i], fmt, indent + 1, summarize) for i in range(n - edge, n)]
         parts = head + [" ..." if array.ndim == 1 else "..."] + tail
     else:
         parts = [_format(array[i], fmt, indent + 1, summarize) for i in range(n)]
     if array.ndim == 1:
         # As many elements per line as fit the line width (each is the widest plus ", ").
-        per_line = max(1, (LINEWIDTH - indent) // (fmt.max_width + 2))
+        per_line = max(1, (PRINT_OPTS.linewidth - indent) // (fmt.max_width + 2))
         lines = [", ".join(parts[i:i + per_line]) for i in range(0, len(parts), per_line)]
         return "[" + (",\n" + " " * (indent + 1)).join(lines) + "]"
     separator = "," + "\n" * (array.ndim - 1) + " " * (indent + 1)
@@ -73,36 +124,51 @@ def _format(array: np.ndarray, fmt: _Formatter, indent: int, summarize: bool) ->
 
 def _summary_values(array: np.ndarray) -> np.ndarray:
     """The elements a summarised repr shows (the formatter looks only at those, as PyTorch's)."""
+    edge = PRINT_OPTS.edgeitems
     if array.ndim == 0:
         return array.reshape(1)
-    if array.shape[0] > 2 * EDGE_ITEMS:
-        array = np.concatenate([array[:EDGE_ITEMS], array[-EDGE_ITEMS:]])
-    return np.concatenate([_summary_values(a) for a in array]) if array.ndim > 1 else array
+    if array.ndim > 1 and not edge:
+        return array[:0].reshape(-1)
+    if array.shape[0] > 2 * edge:
+        array = np.concatenate([array[:edge], array[-edge:]]) if edge else array[:0]
+    if array.ndim == 1:
+        return array
+    return np.concatenate([_summary_values(a) for a in array]) if len(array) else array.reshape(-1)
+
+
+def _body(array: np.ndarray, floating: bool, indent: int) -> str:
+    summarize = array.size > PRINT_OPTS.threshold
+    shown = _summary_values(array) if summarize else array.reshape(-1)
+    return _format(array, _Formatter(shown, floating), indent, summarize)
 
 
 def tensor_repr(t: Any) -> str:
+    from torch._tensor import Tensor
+    prefix = "tensor(" if type(t) is Tensor else f"{type(t).__name__}("
+    indent = len(prefix)
     array = t._host_view()
     dt = t.dtype
     suffixes = []
     if t.is_cuda:
         suffixes.append(f"device='{t.device}'")
     if array.size == 0:
-        if array.ndim > 1:
+        if array.ndim != 1:
             suffixes.append(f"size={tuple(array.shape)}")
         if dt is not scalar_type.get_default_dtype():
-            suffixes.append(f"dtype=torch.{dt.name}")
-        if t.requires_grad:
-            suffixes.append("requires_grad=True")
-        return "tensor(" + ", ".join(["[]"] + suffixes) + ")"
-    summarize = array.size > THRESHOLD
-    shown = _summary_values(array) if summarize else array.reshape(-1)
-    fmt = _Formatter(shown, dt.is_floating_point)
-    body = _format(array, fmt, len("tensor("), summarize)
-    if not (dt is scalar_type.get_default_dtype() or dt.name in _IMPLICIT):
-        suffixes.append(f"dtype=torch.{dt.name}")
-    if t.requires_grad:
+            suffixes.append(f"dtype={dt}")
+        body = "[]"
+    else:
+        if not PRINT_OPTS.edgeitems:
+            suffixes.append(f"size={tuple(array.shape)}")
+        if not (dt is scalar_type.get_default_dtype() or dt.name in ("int64", "bool")):
+            suffixes.append(f"dtype={dt}")
+        body = _body(array, dt.is_floating_point, indent)
+    grad_fn = getattr(t, "grad_fn", None)
+    if grad_fn is not None:
+        suffixes.append(f"grad_fn=<{grad_fn.name() if hasattr(grad_fn, 'name') else type(grad_fn).__name__}>")
+    elif t.requires_grad:
         suffixes.append("requires_grad=True")
-    return _with_suffixes("tensor(" + body, suffixes, len("tensor("))
+    return _with_suffixes(prefix + body, suffixes, indent)
 
 
 def _with_suffixes(text: str, suffixes: list[str], indent: int) -> str:
@@ -110,7 +176,7 @@ def _with_suffixes(text: str, suffixes: list[str], indent: int) -> str:
     parts = [text]
     last_line = len(text) - text.rfind("\n") + 1
     for suffix in suffixes:
-        if last_line + len(suffix) + 2 > LINEWIDTH:
+        if last_line + len(suffix) + 2 > PRINT_OPTS.linewidth:
             parts.append(",\n" + " " * indent + suffix)
             last_line = indent + len(suffix)
         else:

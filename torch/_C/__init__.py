@@ -1,6 +1,9 @@
 """torch._C: the generated bindings (_gen_<op> modules) and the argument parser they use.
 
 _gen_index maps every torch.<name> function and Tensor.<name> method to its module.
+TensorBase is the extension type under torch.Tensor (c10's TensorImpl, as PyTorch's
+torch._C.TensorBase is its C++ tensor's Python type).
 """
 
+from c10.tensor_impl import TensorImpl as TensorBase  # noqa: F401
 from torch._C import _nn  # noqa: E402,F401  (torch._C._nn: lazy, loads nothing until used)

@@ -71,6 +71,14 @@ def t(self: Any) -> Any:
     return _v.t(self)
 
 
+def alias(self: Any) -> Any:
+    return _v.alias_of(self)
+
+
+def detach_(self: Any) -> Any:
+    return self
+
+
 def expand(self: Any, size: Any, implicit: bool = False) -> Any:
     return _v.expand(self, size, implicit)
 
@@ -167,7 +175,7 @@ def chunk(self: Any, chunks: int, dim: int = 0) -> Any:
 def contiguous(self: Any, memory_format: Any = contiguous_format) -> Any:
     """self when already laid out in memory_format, else a copy that is."""
     if memory_format is channels_last:
-        if _v.is_channels_last_contiguous(self):
+        if self.is_contiguous(memory_format=channels_last):
             return self
     elif self.is_contiguous():
         return self

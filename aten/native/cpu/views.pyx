@@ -261,18 +261,9 @@ def channels_last_strides(sizes):
     return (h * w * c, 1, w * c, c)
 
 
-def is_channels_last_contiguous(TensorImpl self not None):
-    """PyTorch's is_contiguous(memory_format=torch.channels_last)."""
-    cdef Py_ssize_t expected = 1
-    cdef int d
-    if self.nd != 4:
-        return False
-    for d in (1, 3, 2, 0):
-        if self.sizes[d] != 1:
-            if self.strides[d] != expected:
-                return False
-            expected *= self.sizes[d]
-    return True
+def alias_of(TensorImpl self not None):
+    """A new tensor object over self's storage, geometry and version counter."""
+    return _alias(self)
 
 
 # -- view, reshape, flatten --------------------------------------------------------------------

@@ -1,0 +1,75 @@
+"""torch.UntypedStorage: the bytes under a tensor (`Tensor.untyped_storage()`), enough for
+sharing checks (`data_ptr`, `_cdata`), sizes and reading bytes on the CPU."""
+from __future__ import annotations
+
+from typing import Any
+
+from c10 import tensor_impl
+from c10.scalar_type import dtype_from_name
+
+
+class UntypedStorage:
+    __module__ = "torch.storage"
+
+    def __init__(self, size: int = 0, *, device: Any = None) -> None:
+        if isinstance(size, bool) or not isinstance(size, int):
+            raise TypeError(f"UntypedStorage(): argument 'size' must be int, not {type(size).__name__}")
+        self._storage = tensor_impl.empty((size,), dtype_from_name("uint8"), device)._untyped_storage
+
+    @classmethod
+    def _wrap(cls, storage: Any) -> UntypedStorage:
+        self = cls.__new__(cls)
+        self._storage = storage
+        return self
+
+    def nbytes(self) -> int:
+        return int(self._storage.nbytes())
+
+    def size(self) -> int:
+        return self.nbytes()
+
+    def __len__(self) -> int:
+        return self.nbytes()
+
+    def data_ptr(self) -> int:
+        return int(self._storage.data_ptr())
+
+    @property
+    def _cdata(self) -> int:
+        """One number per storage object (PyTorch's pointer to its StorageImpl)."""
+        return id(self._storage)
+
+    @property
+    def device(self) -> Any:
+        return self._storage.device
+
+    @property
+    def is_cuda(self) -> bool:
+        return bool(self.device.type == "cuda")
+
+    def element_size(self) -> int:
+        return 1
+
+    def _bytes(self) -> memoryview:
+        if self.is_cuda:
+            raise NotImplementedError("reading the bytes of a CUDA storage needs Tensor.cpu() first")
+        return memoryview(self._storage).cast("B")
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(index, slice):
+            return list(self._bytes()[index])
+        n = self.nbytes()
+        if not isinstance(index, int) or isinstance(index, bool):
+            raise TypeError(f"can't index a torch.UntypedStorage with {type(index).__name__}")
+        if index < -n or index >= n:
+            raise IndexError(f"index {index} out of range for storage of size {n}")
+        return self._bytes()[index]
+
+    def tolist(self) -> list[int]:
+        return list(self._bytes()) if self.nbytes() else []
+
+    def __repr__(self) -> str:
+        info = f"[torch.storage.UntypedStorage(device={self.device}) of size {len(self)}]"
+        return " " + "\n ".join(str(b) for b in self.tolist()) + "\n" + info
+
+    __str__ = __repr__
