@@ -534,6 +534,21 @@ def test_negative_stride_capsule_raises_and_stays_unconsumed() -> None:
     assert made.deleted == 0
 
 
+def test_null_data_pointer_is_refused_unless_empty() -> None:
+    made = HandMade(np.zeros(4), [4], [1])
+    made.managed.dl_tensor.data = None
+    with pytest.raises(BufferError, match="no data pointer"):
+        torch.from_dlpack(made.capsule)
+    assert made.deleted == 0
+    empty = HandMade(np.zeros(4), [0, 3], [3, 1])
+    empty.managed.dl_tensor.data = None
+    t = torch.from_dlpack(empty.capsule)
+    assert tuple(t.shape) == (0, 3)
+    del t
+    gc.collect()
+    assert empty.deleted == 1
+
+
 def test_too_many_dimensions_raise() -> None:
     made = HandMade(np.zeros(1), [1] * 17, [1] * 17)
     with pytest.raises(RuntimeError, match="at most 16 dimensions"):
@@ -759,3 +774,24 @@ def test_property_from_dlpack_of_ndarray_is_the_same_view(case: tuple, via_capsu
                 assert t.stride(i) * view.itemsize == view.strides[i]
     back = torch.from_dlpack(t.__dlpack__(max_version=(1, 0)))    # and round trip
     assert back.data_ptr() == t.data_ptr() and back.stride() == t.stride()
+
+
+# -- CUDA (skipped without a GPU and PyCUDA) --------------------------------------------------
+@pytest.mark.cuda
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs an NVIDIA GPU and PyCUDA")
+@pytest.mark.parametrize("versioned", [False, True])
+def test_cuda_tensor_round_trip_shares_device_memory(versioned: bool) -> None:
+    t = torch.arange(12., device="cuda").reshape(3, 4)[1:, ::2]
+    assert t.__dlpack_device__() == (DLDeviceType.kDLCUDA, 0)
+    capsule = t.__dlpack__(max_version=(1, 0) if versioned else None, stream=1)
+    fields = read_capsule(capsule, versioned)
+    assert fields["device"] == (2, 0) and fields["data"] == t.data_ptr() and fields["strides"] == [4, 2]
+    u = torch.from_dlpack(capsule)
+    assert u.is_cuda and u.data_ptr() == t.data_ptr()
+    assert u.cpu().tolist() == t.cpu().tolist()
+    with pytest.raises(BufferError, match="per-thread default stream is not supported."):
+        t.__dlpack__(stream=2)
+    with pytest.raises(AssertionError, match="unsupported stream on CUDA: 0."):
+        t.__dlpack__(stream=0)
+    back = torch.from_dlpack(t.__dlpack__(dl_device=(1, 0)))
+    assert back.device == torch.device("cpu") and back.tolist() == t.cpu().tolist()

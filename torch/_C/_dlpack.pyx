@@ -376,6 +376,8 @@ def from_capsule(object capsule):
     if nbytes > <Py_ssize_t>0x7FFFFFFFFFFFFFFF // 2:
         raise RuntimeError(f"DLPack tensor of sizes {[c_sizes[i] for i in range(nd)]} and strides "
                            f"{[c_strides[i] for i in range(nd)]} spans more memory than can be addressed")
+    if t.data == NULL and numel > 0:
+        raise BufferError(f"DLPack tensor of {numel} elements has no data pointer")
     address = <Py_ssize_t>t.data + <Py_ssize_t>t.byte_offset
 
     # Take ownership: from now on the owner calls the producer's deleter exactly once.

@@ -25,7 +25,6 @@ def to_dlpack(data: Any, *, dl_device: Any = None, copy: Any = None) -> Any:
     return _to_dlpack(data, dl_device=dl_device, copy=copy)
 
 
-to_dlpack.__name__ = to_dlpack.__qualname__ = "_to_dlpack"      # PyTorch's name for the same function
 
 
 def from_dlpack(ext_tensor: Any, *, device: Any = None, copy: bool | None = None) -> Any:
