@@ -282,6 +282,16 @@ class Tensor(TensorImpl):
             array = array.astype("uint8")
         return _from_numpy(array)
 
+    # DLPack (torch/_dlpack.py does the work; loaded on first use).
+    def __dlpack__(self, *, stream: Any = -1, max_version: tuple[int, int] | None = None,
+                   dl_device: tuple[Any, int] | None = None, copy: bool | None = None) -> Any:
+        from torch._dlpack import tensor_dlpack
+        return tensor_dlpack(self, stream, max_version, dl_device, copy)
+
+    def __dlpack_device__(self) -> tuple[Any, int]:
+        from torch._dlpack import dl_device_of
+        return dl_device_of(self.device)
+
     # Operators: the methods are generated; reflected forms of commutative ops are the method
     # itself (PyTorch binds __radd__ to add), the others call the function with the number first. As PyTorch's, a TypeError from the binding becomes NotImplemented (`t == None` is False,
     # `t + "a"` is Python's unsupported-operand error).
