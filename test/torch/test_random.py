@@ -634,3 +634,20 @@ def test_both_float32_normal_fill_paths_reproduce_pytorch(avx2):
             assert ref.digest(arrays_of(ref.DIGEST_CASES[name](torch))) == DIGESTS[name]
     finally:
         kernels._use_avx2(previous)
+
+
+def test_float16_uniform_stays_below_to_and_checks_halfs_bounds():
+    """As PyTorch's Half kernel: drawn in float, rounded, and a value rounded up to `to` becomes `from`."""
+    g = torch.Generator().manual_seed(0)
+    x = torch.empty(200_000, dtype=torch.float16).uniform_(-9, 9, generator=g)
+    assert x.max().item() < 9 and x.min().item() >= -9
+    # Recorded from PyTorch 2.13: torch.empty(5, dtype=torch.float16).uniform_(-9, 9, generator=Generator seeded 0).
+    g.manual_seed(0)
+    assert torch.empty(5, dtype=torch.float16).uniform_(-9, 9, generator=g).tolist() == \
+        [-0.0673828125, 4.828125, -7.40625, -6.625, -3.466796875]
+    with pytest.raises(RuntimeError, match="from is out of bounds for c10::Half"):
+        torch.empty(2, dtype=torch.float16).uniform_(-1e5, 1)
+    with pytest.raises(RuntimeError, match="to is out of bounds for c10::Half"):
+        torch.empty(2, dtype=torch.float16).uniform_(0, 1e5)
+    with pytest.raises(RuntimeError, match=r"to-from <= std::numeric_limits<Half>::max\(\)"):
+        torch.empty(2, dtype=torch.float16).uniform_(-60000, 60000)

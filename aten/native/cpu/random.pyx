@@ -863,9 +863,10 @@ cdef int _check_cpu(TensorImpl t, str op) except -1:
 
 # ==== Operators: in-place distributions ===============================================================
 
-@float16_via_float32
 def uniform_cpu(TensorImpl self not None, double from_=0, double to=1, generator=None):
     """aten::uniform_"""
+    if self.scalar_type == ST_FLOAT16:
+        return _uniform_float16(self, from_, to, generator)
     cdef Generator gen = generator_or_default(generator)
     cdef int st = self.scalar_type
     cdef OpArgs args
@@ -1089,6 +1090,31 @@ def random_to_cpu(TensorImpl self not None, int64_t to, generator=None):
 
 # float16 draws as float32 with float16's limits: the integers up to 2^11 are exact there.
 _HALF_DIGITS, _HALF_MAX = 11, 65504
+
+
+def _uniform_float16(TensorImpl self, double from_, double to, generator):
+    """PyTorch's Half uniform_: draw in float, round to half, and give `from` where the rounding
+    reached `to` (the range stays [from, to)); bounds are half's."""
+    import numpy as np
+    if not -_HALF_MAX <= from_ <= _HALF_MAX:
+        raise RuntimeError("from is out of bounds for c10::Half")
+    if not -_HALF_MAX <= to <= _HALF_MAX:
+        raise RuntimeError("to is out of bounds for c10::Half")
+    if not (from_ <= to):
+        raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={_g(from_)} > to={_g(to)}")
+    if not ((to - from_) <= _HALF_MAX):
+        raise RuntimeError(f"uniform_ expects to-from <= std::numeric_limits<Half>::max(), but found to={_g(to)} and "
+                           f"from={_g(from_)} which result in to-from to exceed the limit")
+    _uniform_widened(self, from_, to, generator)
+    if self.n_elem:
+        values = self._numpy_view()
+        values[values == np.float16(np.float32(to))] = np.float16(np.float32(from_))
+    return self
+
+
+@float16_via_float32
+def _uniform_widened(TensorImpl self, double from_, double to, generator):
+    return uniform_cpu(self, from_, to, generator)
 
 
 def _random_float16(TensorImpl self, int64_t from_, to, generator):
