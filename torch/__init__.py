@@ -43,7 +43,7 @@ _HELPERS = {"get_num_threads": "aten.native.cpu.loops", "set_num_threads": "aten
             "from_dlpack": "torch.utils.dlpack", "set_printoptions": "torch._tensor_str",
             "UntypedStorage": "torch.storage"}
 # Python-level functions that take the place of the generated binding of the same name.
-PYTHON_FUNCTIONS = dict.fromkeys(("broadcast_tensors", "einsum", "nonzero", "norm", "split", "unique"),
+PYTHON_FUNCTIONS = dict.fromkeys(("broadcast_tensors", "einsum", "nonzero", "norm", "numel", "split", "unique"),
                                  "torch.functional")
 
 

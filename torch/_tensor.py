@@ -359,6 +359,13 @@ class Tensor(TensorImpl):
     def __invert__(self) -> Any:
         return self.bitwise_not()
 
+    # -- aliases (issue 5, aliases branch): PyTorch's Python-level names for metadata queries --
+    def nelement(self) -> int:
+        return self.numel()
+
+    def ndimension(self) -> int:
+        return self.dim()
+
 
 def _function(name: str) -> Any:
     return getattr(importlib.import_module(_gen_index.FUNCTIONS[name]), name)

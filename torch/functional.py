@@ -121,3 +121,11 @@ def norm(input: Any, p: Any = "fro", dim: Any = None, keepdim: bool = False, out
             raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {' '.join(str(d) for d in dims)}")
         raise RuntimeError(f"linalg.matrix_norm: Order {p} not supported.")
     return _linalg("vector_norm")(input, 2.0 if p is None else p, dims, keepdim, **kwargs)
+
+
+def numel(input: Any) -> int:
+    """The number of elements of input (upstream binds torch.numel by hand too: its schema,
+    numel(Tensor self) -> int, is a method only)."""
+    if not isinstance(input, TensorImpl):
+        raise TypeError(f"numel(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    return input.numel()

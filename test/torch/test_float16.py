@@ -21,7 +21,7 @@ RANDOM_OPS = {"bernoulli", "multinomial", "normal", "rand_like", "randn_like", "
 # Their float16 results differ from the float32 ones by design: limits that depend on the dtype.
 DTYPE_DEPENDENT = {"nan_to_num"}
 # Composites of several ops round between their steps, in PyTorch too.
-SEVERAL_ROUNDINGS = {"linear", "cross_entropy_loss", "scaled_dot_product_attention"}
+SEVERAL_ROUNDINGS = {"linear", "cross_entropy_loss", "scaled_dot_product_attention", "diff"}
 OPS = [op for op in all_ops()
        if torch.float32 in op.dtypes and op.name not in RANDOM_OPS and op.id not in DTYPE_DEPENDENT]
 

@@ -788,3 +788,20 @@ def unfold(TensorImpl self not None, Py_ssize_t dimension, Py_ssize_t size, Py_s
     sizes[self.nd] = size
     strides[self.nd] = 1 if self.nd == 0 else self.strides[d]
     return alias_with(self, self.nd + 1, sizes, strides, self.offset)
+
+
+# -- in-place views (t_, transpose_, squeeze_, unsqueeze_, as_strided_, swapaxes_) -------------
+
+def restride_(TensorImpl self not None, TensorImpl view not None):
+    """Give self the geometry (sizes, strides, offset) of `view`, a view of self's storage, and
+    return self: PyTorch's in-place view ops change metadata only, so the version stays."""
+    cdef int i
+    if view.storage is not self.storage:
+        raise RuntimeError("restride_: the view must share self's storage")
+    self.nd = view.nd
+    for i in range(view.nd):
+        self.sizes[i] = view.sizes[i]
+        self.strides[i] = view.strides[i]
+    self.offset = view.offset
+    self.refresh_metadata()
+    return self
