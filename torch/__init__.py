@@ -25,13 +25,17 @@ globals().update(_DTYPE_NAMES)   # torch.float32, torch.float, torch.int64, torc
 _LEGACY_TYPES = ("FloatTensor", "DoubleTensor", "HalfTensor", "LongTensor", "IntTensor", "ShortTensor", "CharTensor",
                  "ByteTensor", "BoolTensor")
 
+# Python-level functions that take the place of the generated binding of the same name.
+PYTHON_FUNCTIONS = dict.fromkeys(("broadcast_tensors", "einsum", "nonzero", "norm", "numel", "split", "unique"),
+                                 "torch.functional")
+
 # The public names (PyTorch's rule: what __all__ lists); submodules are reached as attributes.
 __all__ = sorted({
-    "Size", "Tensor", "as_tensor", "set_printoptions", "UntypedStorage", *_LEGACY_TYPES, "channels_last", "contiguous_format", "device", "dtype", "from_numpy",
-    "get_default_dtype", "get_num_threads", "is_tensor", "layout", "memory_format", "preserve_format",
-    "promote_types", "result_type", "can_cast", "set_default_dtype", "set_num_threads", "strided", "tensor",
-    "Generator", "default_generator", "get_rng_state", "initial_seed", "manual_seed", "seed", "set_rng_state",
-    "from_dlpack", *_DTYPE_NAMES, *_gen_index.FUNCTIONS, "unique"})
+    "Size", "Tensor", "UntypedStorage", "as_tensor", "channels_last", "contiguous_format", "device", "dtype",
+    "from_dlpack", "from_numpy", "get_default_dtype", "get_num_threads", "is_tensor", "layout", "memory_format",
+    "preserve_format", "promote_types", "result_type", "can_cast", "set_default_dtype", "set_num_threads",
+    "set_printoptions", "strided", "tensor", "Generator", "default_generator", "get_rng_state", "initial_seed",
+    "manual_seed", "seed", "set_rng_state", *_LEGACY_TYPES, *_DTYPE_NAMES, *_gen_index.FUNCTIONS, *PYTHON_FUNCTIONS})
 
 _SUBMODULES = {"cuda": "torch.cuda", "ops": "torch._ops", "linalg": "torch.linalg", "special": "torch.special",
                "return_types": "torch.return_types", "random": "torch.random", "testing": "torch.testing",
@@ -42,10 +46,6 @@ _HELPERS = {"get_num_threads": "aten.native.cpu.loops", "set_num_threads": "aten
                              "seed", "set_rng_state"), "torch.random"),
             "from_dlpack": "torch.utils.dlpack", "set_printoptions": "torch._tensor_str",
             "UntypedStorage": "torch.storage"}
-# Python-level functions that take the place of the generated binding of the same name.
-PYTHON_FUNCTIONS = dict.fromkeys(("broadcast_tensors", "einsum", "nonzero", "norm", "numel", "split", "unique"),
-                                 "torch.functional")
-
 
 def __getattr__(name: str) -> _Any:
     module = PYTHON_FUNCTIONS.get(name) or _gen_index.FUNCTIONS.get(name)
