@@ -185,16 +185,10 @@ cdef class OperatorHandle:
         """Call with the key set taken from the tensor arguments (or the `device` argument).
 
         As PyTorch's torch.ops, a Python number passed for a Tensor argument is wrapped."""
-        cdef uint64_t ks = 0
+        cdef uint64_t ks
         if self.tensor_params:
             args, kwargs = _wrap_numbers(self.tensor_params, args, kwargs)
-        for a in args:
-            if isinstance(a, TensorImpl):
-                ks |= (<TensorImpl>a).key_set
-            elif isinstance(a, (list, tuple)):
-                for e in a:
-                    if isinstance(e, TensorImpl):
-                        ks |= (<TensorImpl>e).key_set
+        ks = _union_keys(args)
         for a in kwargs.values():
             if isinstance(a, TensorImpl):
                 ks |= (<TensorImpl>a).key_set
@@ -297,7 +291,7 @@ def defined_names():
     return list(_operators)
 
 
-def keys_of(values):
+cdef uint64_t _union_keys(object values) except? 0xFFFFFFFFFFFFFFFF:
     """The union of the dispatch key sets of values' tensors (and of tensors inside lists and tuples)."""
     cdef uint64_t ks = 0
     for a in values:
@@ -308,3 +302,8 @@ def keys_of(values):
                 if isinstance(e, TensorImpl):
                     ks |= (<TensorImpl>e).key_set
     return ks
+
+
+def keys_of(values):
+    """_union_keys for Python callers (torch.library's user operators)."""
+    return _union_keys(values)
