@@ -35,17 +35,21 @@ __all__ = sorted({
     "from_dlpack", "from_numpy", "get_default_dtype", "get_num_threads", "is_tensor", "layout", "memory_format",
     "preserve_format", "promote_types", "result_type", "can_cast", "set_default_dtype", "set_num_threads",
     "set_printoptions", "strided", "tensor", "Generator", "default_generator", "get_rng_state", "initial_seed",
-    "manual_seed", "seed", "set_rng_state", *_LEGACY_TYPES, *_DTYPE_NAMES, *_gen_index.FUNCTIONS, *PYTHON_FUNCTIONS})
+    "manual_seed", "seed", "set_rng_state", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
+    "is_grad_enabled", "is_inference_mode_enabled", *_LEGACY_TYPES, *_DTYPE_NAMES, *_gen_index.FUNCTIONS, *PYTHON_FUNCTIONS})
 
 _SUBMODULES = {"cuda": "torch.cuda", "ops": "torch._ops", "linalg": "torch.linalg", "special": "torch.special",
                "return_types": "torch.return_types", "random": "torch.random", "testing": "torch.testing",
-               "utils": "torch.utils", "library": "torch.library", "version": "torch.version"}
+               "utils": "torch.utils", "library": "torch.library", "version": "torch.version",
+               "autograd": "torch.autograd"}
 _HELPERS = {"get_num_threads": "aten.native.cpu.loops", "set_num_threads": "aten.native.cpu.loops",
             "result_type": "torch._creation", "can_cast": "c10.scalar_type",
             **dict.fromkeys(("Generator", "default_generator", "get_rng_state", "initial_seed", "manual_seed",
                              "seed", "set_rng_state"), "torch.random"),
             "from_dlpack": "torch.utils.dlpack", "set_printoptions": "torch._tensor_str",
-            "UntypedStorage": "torch.storage"}
+            "UntypedStorage": "torch.storage",
+            **dict.fromkeys(("no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "is_grad_enabled",
+                             "is_inference_mode_enabled"), "torch.autograd.grad_mode")}
 
 def __getattr__(name: str) -> _Any:
     module = PYTHON_FUNCTIONS.get(name) or _gen_index.FUNCTIONS.get(name)

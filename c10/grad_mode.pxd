@@ -1,0 +1,5 @@
+# Grad mode and inference mode: thread-local flags (c10/core/GradMode.h, InferenceMode.h). The
+# dispatcher reads grad mode on every call, so both are C-level reads.
+cdef bint grad_enabled() noexcept nogil
+cdef void set_grad_enabled_flag(bint enabled) noexcept nogil
+cdef bint inference_enabled() noexcept nogil
