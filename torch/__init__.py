@@ -6,6 +6,7 @@ on first use (PEP 562), and so are the `cuda` and `ops` submodules.
 from __future__ import annotations
 
 import importlib as _importlib
+from typing import TYPE_CHECKING
 from typing import Any as _Any
 
 from c10.device import device
@@ -19,6 +20,36 @@ from torch._size import Size
 from torch._tensor import Tensor
 
 globals().update(_DTYPE_NAMES)   # torch.float32, torch.float, torch.int64, torch.long, torch.bool ...
+
+if TYPE_CHECKING:
+    # Types only (mypy, IDEs): what __getattr__ and DTYPE_NAMES give at run time. The generated
+    # functions' stubs are build output (torchgen/templates/stubs_functions.pyi.j2). The dtype
+    # names below shadow builtins here: annotations in this file must not use int, float or bool.
+    from torch._C._gen_variable_functions import *  # noqa: F403
+    from torch.functional import broadcast_tensors, einsum, nonzero, norm, split, unique
+    from torch.random import (Generator, default_generator, get_rng_state, initial_seed, manual_seed, seed,
+                              set_rng_state)
+    from torch._creation import result_type
+    from c10.scalar_type import can_cast
+    from aten.native.cpu.loops import get_num_threads, set_num_threads
+    from torch import cuda, linalg, random, return_types, special, utils
+    from torch._ops import ops
+
+    uint8: dtype
+    int8: dtype
+    int16: dtype
+    short: dtype
+    int32: dtype
+    int: dtype
+    int64: dtype
+    long: dtype
+    float16: dtype
+    half: dtype
+    float32: dtype
+    float: dtype
+    float64: dtype
+    double: dtype
+    bool: dtype
 
 # The public names (PyTorch's rule: what __all__ lists); submodules are reached as attributes.
 __all__ = sorted({

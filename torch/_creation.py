@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import warnings
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -10,6 +10,9 @@ from c10 import scalar_type
 from c10 import tensor_impl
 from c10.device import canonical
 from c10.tensor_impl import TensorImpl
+
+if TYPE_CHECKING:
+    from torch._tensor import Tensor
 
 
 def infer_nested(data: Any, dim: int, shape: list[int], kinds: set[str], leaf_dim: list[int],
@@ -71,7 +74,7 @@ def _check_fits(array: np.ndarray, dt: Any) -> None:
 
 
 def tensor(data: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False,
-           pin_memory: bool = False) -> Any:
+           pin_memory: bool = False) -> Tensor:
     """A new tensor holding a copy of data (nested lists or tuples of numbers, a number, or an array)."""
     if isinstance(data, TensorImpl):
         warnings.warn("To copy construct from a tensor, it is recommended to use sourceTensor.clone().detach() "
@@ -118,7 +121,7 @@ def tensor(data: Any, dtype: Any = None, device: Any = None, requires_grad: bool
     return out
 
 
-def from_numpy(array: Any) -> Any:
+def from_numpy(array: Any) -> Tensor:
     """A tensor sharing memory with a numpy array."""
     return tensor_impl.from_numpy(array)
 

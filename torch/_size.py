@@ -2,9 +2,10 @@
 from __future__ import annotations
 
 import math
+from typing import Any, SupportsIndex, overload
 
 
-class Size(tuple):  # type: ignore[type-arg]
+class Size(tuple[int, ...]):
     __module__ = "torch"
     __slots__ = ()
 
@@ -14,9 +15,15 @@ class Size(tuple):  # type: ignore[type-arg]
     def __repr__(self) -> str:
         return f"torch.Size({list(self)})"
 
-    def __getitem__(self, index):  # type: ignore[no-untyped-def]
-        result = tuple.__getitem__(self, index)
-        return Size(result) if isinstance(index, slice) else result
+    @overload
+    def __getitem__(self, index: SupportsIndex) -> int: ...
+    @overload
+    def __getitem__(self, index: slice) -> Size: ...
 
-    def __add__(self, other):  # type: ignore[no-untyped-def]
+    def __getitem__(self, index: SupportsIndex | slice) -> int | Size:
+        if isinstance(index, slice):
+            return Size(tuple.__getitem__(self, index))
+        return tuple.__getitem__(self, index)
+
+    def __add__(self, other: Any) -> Size:
         return Size(tuple(self) + tuple(other))

@@ -3,7 +3,7 @@ class); its methods are generated bindings, attached lazily on first access."""
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from c10.tensor_impl import TensorImpl, set_tensor_type
 from torch import _tensor_conversions
@@ -23,7 +23,14 @@ def _binary(op: Any) -> Any:
     return method
 
 
-class Tensor(TensorImpl):
+if TYPE_CHECKING:
+    # Types only: the generated methods' stubs (torchgen/templates/stubs_tensor.pyi.j2, build output).
+    from torch._C._gen_tensor_base import TensorBase as _TensorBase
+else:
+    _TensorBase = TensorImpl
+
+
+class Tensor(_TensorBase):
     __module__ = "torch"
 
     @property
