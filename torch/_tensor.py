@@ -3,6 +3,7 @@ class); its methods are generated bindings, attached lazily on first access."""
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from c10.tensor_impl import TensorImpl, set_tensor_type
@@ -13,7 +14,7 @@ from torch._C._indexing import getitem as _getitem, setitem as _setitem
 from torch._size import Size
 
 
-def _binary(op: Any) -> Any:
+def _binary(op: Any) -> Callable[[Tensor, Any], Tensor]:
     """A binary operator method: a TypeError from the binding becomes NotImplemented."""
     def method(self: Any, other: Any) -> Any:
         try:

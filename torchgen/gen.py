@@ -89,7 +89,7 @@ def generate(root: Path, *, quiet: bool = False) -> Result:
     namespaces: dict[str, dict[str, str]] = {}
     function_sigs: dict[str, list[str]] = {}
     method_sigs: dict[str, list[str]] = {}
-    function_stubs: dict[str, list[str]] = {}
+    function_stubs: dict[str, dict[str, list[str]]] = {ns: {} for ns in ("", *stubs.NAMESPACES)}
     method_stubs: dict[str, list[str]] = {}
     return_types: dict[str, list[str]] = {}
     python_functions, python_methods = stubs.python_overrides(root)
@@ -129,8 +129,9 @@ def generate(root: Path, *, quiet: bool = False) -> Result:
             fs, ms = bindings.signature_entries(context)
             function_sigs.update(fs)
             method_sigs.update(ms)
-            fs, ms, rts = stubs.stub_entries(group, context, python_functions, python_methods)
-            function_stubs.update(fs)
+            fns_by_ns, ms, rts = stubs.stub_entries(group, context, python_functions, python_methods)
+            for space, overloads in fns_by_ns.items():
+                function_stubs.setdefault(space, {}).update(overloads)
             method_stubs.update(ms)
             return_types.update(rts)
 
@@ -154,13 +155,14 @@ def generate(root: Path, *, quiet: bool = False) -> Result:
     # Type stubs (never imported at run time): torch/__init__.py and torch/_tensor.py read them
     # under TYPE_CHECKING.
     rt_names = sorted(return_types)
-    for path, template, context in (
-            ("torch/_C/_gen_variable_functions.pyi", "stubs_functions.pyi.j2",
-             dict(functions=sorted(function_stubs.items()), return_types=rt_names)),
-            ("torch/_C/_gen_tensor_base.pyi", "stubs_tensor.pyi.j2",
-             dict(methods=sorted(method_stubs.items()), conversions=stubs.CONVERSIONS, return_types=rt_names)),
-            ("torch/_C/_gen_return_types.pyi", "stubs_return_types.pyi.j2",
-             dict(return_types=sorted(return_types.items())))):
+    outputs: list[tuple[str, str, dict[str, Any]]] = [
+        (f"torch/_C/_gen_{space or 'variable'}_functions.pyi", "stubs_functions.pyi.j2",
+         dict(functions=sorted(by_name.items()), return_types=rt_names)) for space, by_name in function_stubs.items()]
+    outputs += [
+        ("torch/_C/_gen_tensor_base.pyi", "stubs_tensor.pyi.j2",
+         dict(methods=sorted(method_stubs.items()), conversions=stubs.CONVERSIONS, return_types=rt_names)),
+        ("torch/_C/_gen_return_types.pyi", "stubs_return_types.pyi.j2", dict(return_types=sorted(return_types.items())))]
+    for path, template, context in outputs:
         pkg.write(path, env.get_template(template).render(header=header("stubs.py", template, []), **context))
     for path, text in kernel_stubs.items():
         # Never overwrite: plan_registrations only plans stubs for files that do not exist.

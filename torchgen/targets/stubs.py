@@ -189,19 +189,25 @@ def python_overrides(root: Path) -> tuple[set[str], set[str]]:
     return functions, methods
 
 
+# python_module namespaces that get a stub of their own (torch.linalg, torch.special, torch._C._nn),
+# written even when empty since their package imports it under TYPE_CHECKING.
+NAMESPACES = ("linalg", "nn", "special")
+
+
 def stub_entries(group: list[NativeFunction], context: dict[str, Any], skip_functions: set[str],
-                 skip_methods: set[str]) -> tuple[dict[str, list[str]], dict[str, list[str]], dict[str, list[str]]]:
-    """Overloads of each torch.<name> function and Tensor.<name> method of one op group, and the
-    return_types (name -> fields) they name."""
-    functions: dict[str, list[str]] = {}
+                 skip_methods: set[str]) -> tuple[dict[str, dict[str, list[str]]], dict[str, list[str]],
+                                                   dict[str, list[str]]]:
+    """Overloads of each function (by namespace, "" for torch.<name>) and Tensor.<name> method of
+    one op group, and the return_types (name -> fields) they name."""
+    functions: dict[str, dict[str, list[str]]] = {}
     methods: dict[str, list[str]] = {}
     for b in context["bindings"]:
-        if b["namespace"]:
-            continue   # torch.linalg, torch.special, torch._C._nn: not stubbed yet
         method = b["function"].startswith("Tensor_")
         name = b["python_name"]
-        if name in (skip_methods if method else skip_functions):
-            continue
-        (methods if method else functions)[name] = _overloads(group, b, method)
+        if method:
+            if name not in skip_methods:
+                methods[name] = _overloads(group, b, True)
+        elif b["namespace"] or name not in skip_functions:
+            functions.setdefault(b["namespace"], {})[name] = _overloads(group, b, False)
     return_types = {rt["name"]: rt["fields"] for rt in context["return_types"]}
     return functions, methods, return_types
