@@ -2,6 +2,8 @@
 type-checks cleanly, and a wrong argument type is reported at its line."""
 from __future__ import annotations
 
+import ast
+import importlib
 import os
 import re
 import subprocess
@@ -94,3 +96,35 @@ def test_generated_stubs_name_their_template_and_schema() -> None:
         head = (ROOT / "torch" / "_C" / name).read_text().splitlines()[:2]
         assert "torchgen/targets/stubs.py" in head[0] and "templates/stubs_" in head[0]
         assert "native_functions.yaml" in head[1]
+
+
+def _stub_names(path: Path) -> tuple[set[str], bool]:
+    """Top-level names a .pyi declares, and whether it is partial (a module __getattr__)."""
+    names: set[str] = set()
+    for node in ast.parse(path.read_text()).body:
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            names.add(node.target.id)
+        elif isinstance(node, ast.Assign):
+            names.update(t.id for t in node.targets if isinstance(t, ast.Name))
+    return names, "__getattr__" in names
+
+
+HANDWRITTEN_STUBS = sorted(p for d in ("c10", "aten", "torch") for p in (ROOT / d).rglob("*.pyi")
+                           if not p.name.startswith("_gen_"))
+
+
+@pytest.mark.parametrize("stub", HANDWRITTEN_STUBS, ids=lambda p: str(p.relative_to(ROOT)))
+def test_cython_module_stub_matches_the_compiled_module(stub: Path) -> None:
+    # Each handwritten .pyi types a Cython module: what it declares exists, and (unless it is a
+    # partial stub) every public function and class the module defines is declared.
+    module_name = ".".join(stub.relative_to(ROOT).with_suffix("").parts)
+    assert stub.with_suffix(".pyx").exists(), f"{stub} has no Cython module beside it"
+    module = importlib.import_module(module_name)
+    declared, partial = _stub_names(stub)
+    assert not [n for n in declared - {"__getattr__"} if not hasattr(module, n)]
+    if not partial:
+        defined = {n for n, v in vars(module).items() if not n.startswith("_") and callable(v)
+                   and getattr(v, "__module__", None) == module_name}
+        assert not sorted(defined - declared), f"add these to {stub.name}"
