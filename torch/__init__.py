@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from torch._creation import result_type
     from c10.scalar_type import can_cast
     from aten.native.cpu.loops import get_num_threads, set_num_threads
-    from torch import cuda, linalg, random, return_types, special, utils
+    from torch import linalg, random, return_types, special, utils   # not cuda: torch._C and torch.cuda stay apart
     from torch._ops import ops
 
     uint8: dtype
