@@ -101,6 +101,7 @@ class _Parser:
             m = _TOKEN.match(text, pos)
             if m is None:
                 self.error(f"unexpected character '{text[pos]}' here:", pos, 1)
+            assert m is not None      # error() raises
             kind = m.lastgroup
             if kind != "space":
                 value = m.group(0)

@@ -22,6 +22,9 @@ class device:
     """torch.device: a device type and an optional index."""
 
     __slots__ = ("type", "index", "_device_type")
+    type: str
+    index: int | None
+    _device_type: DeviceType
 
     def __init__(self, type: Any, index: int | None = None) -> None:  # noqa: A002 (PyTorch's name)
         if isinstance(type, device):

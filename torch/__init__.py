@@ -6,6 +6,7 @@ on first use (PEP 562), and so are the `cuda` and `ops` submodules.
 from __future__ import annotations
 
 import importlib as _importlib
+from typing import TYPE_CHECKING
 from typing import Any as _Any
 
 __version__ = "0.1.0"   # the ember-torch distribution's version (pyproject.toml); a constant keeps import fast
@@ -28,6 +29,52 @@ _LEGACY_TYPES = ("FloatTensor", "DoubleTensor", "HalfTensor", "LongTensor", "Int
 # Python-level functions that take the place of the generated binding of the same name.
 PYTHON_FUNCTIONS = dict.fromkeys(("broadcast_tensors", "einsum", "nonzero", "norm", "numel", "split", "unique"),
                                  "torch.functional")
+
+if TYPE_CHECKING:
+    # Types only (mypy, IDEs): what __getattr__ and DTYPE_NAMES give at run time. The generated
+    # functions' stubs are build output (torchgen/templates/stubs_functions.pyi.j2). The dtype
+    # names below shadow builtins here: annotations in this file must not use int, float or bool.
+    from torch._C._gen_variable_functions import *  # noqa: F403
+    from torch.functional import broadcast_tensors, einsum, nonzero, norm, numel, split, unique
+    from torch.random import (Generator, default_generator, get_rng_state, initial_seed, manual_seed, seed,
+                              set_rng_state)
+    from torch._creation import result_type
+    from torch._legacy import tensortype as _tensortype
+    from torch._tensor_str import set_printoptions
+    from torch.storage import UntypedStorage
+    from torch.utils.dlpack import from_dlpack
+    from torch.autograd.grad_mode import (enable_grad, inference_mode, is_grad_enabled,
+                                          is_inference_mode_enabled, no_grad, set_grad_enabled)
+    from c10.scalar_type import can_cast
+    from aten.native.cpu.loops import get_num_threads, set_num_threads
+    from torch import (autograd, library, linalg, random, return_types, special, testing, utils,  # not cuda:
+                       version)  # torch._C and torch.cuda stay apart
+    from torch._ops import ops
+
+    uint8: dtype
+    int8: dtype
+    int16: dtype
+    short: dtype
+    int32: dtype
+    int: dtype
+    int64: dtype
+    long: dtype
+    float16: dtype
+    half: dtype
+    float32: dtype
+    float: dtype
+    float64: dtype
+    double: dtype
+    bool: dtype
+    FloatTensor: _tensortype
+    DoubleTensor: _tensortype
+    HalfTensor: _tensortype
+    LongTensor: _tensortype
+    IntTensor: _tensortype
+    ShortTensor: _tensortype
+    CharTensor: _tensortype
+    ByteTensor: _tensortype
+    BoolTensor: _tensortype
 
 # The public names (PyTorch's rule: what __all__ lists); submodules are reached as attributes.
 __all__ = sorted({

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import warnings
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -13,6 +13,9 @@ from c10.tensor_impl import TensorImpl
 from torch._C._tensor_new import tensor_from_python
 
 _PYTHON_DATA = (list, tuple, float, int, bool)
+
+if TYPE_CHECKING:
+    from torch._tensor import Tensor
 
 
 def infer_nested(data: Any, dim: int, shape: list[int], kinds: set[Any], leaf_dim: list[int],
@@ -29,10 +32,10 @@ def infer_nested(data: Any, dim: int, shape: list[int], kinds: set[Any], leaf_di
     if isinstance(data, TensorImpl):
         if for_index:
             raise TypeError("indexing with a list holding tensors is not supported by Ember; use torch.stack")
-        if data.numel() != 1:  # type: ignore[attr-defined]
+        if data.numel() != 1:
             raise ValueError("only one element tensors can be converted to Python scalars")
         _leaf(dim, shape, leaf_dim)
-        kinds.add(data.dtype)  # type: ignore[attr-defined]
+        kinds.add(data.dtype)
         return True
     if for_index:
         if isinstance(data, np.ndarray) and data.ndim == 0:
@@ -93,7 +96,7 @@ def _inferred_dtype(kinds: set[Any]) -> Any:
 def _items(data: Any) -> Any:
     """data with every tensor replaced by its Python number (nested lists keep their shape)."""
     if isinstance(data, TensorImpl):
-        return data.item()  # type: ignore[attr-defined]
+        return data.item()
     if isinstance(data, (list, tuple)):
         return [_items(v) for v in data]
     return data
@@ -116,7 +119,7 @@ def _check_fits(array: np.ndarray, dt: Any) -> None:
 
 
 def tensor(data: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False,
-           pin_memory: bool = False) -> Any:
+           pin_memory: bool = False) -> Tensor:
     """A new tensor holding a copy of data (nested lists or tuples of numbers, a number, or an array)."""
     if type(data) in _PYTHON_DATA and device is None:
         out = tensor_from_python(data, dtype)       # the common case, in C; None: not that case
@@ -182,7 +185,7 @@ def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Any:
     return tensor(data, dtype=dtype, device=device)
 
 
-def from_numpy(array: Any) -> Any:
+def from_numpy(array: Any) -> Tensor:
     """A tensor sharing memory with a numpy array."""
     return tensor_impl.from_numpy(array)
 

@@ -66,7 +66,7 @@ def to_dlpack(data: Any, *, dl_device: Any = None, copy: Any = None, versioned: 
     if copy is not None and not isinstance(copy, bool):
         raise TypeError(f"_to_dlpack(): argument 'copy' must be bool, not {type(copy).__name__}")
     target = _parse_dl_device(dl_device)
-    tensor = data
+    tensor: Any = data
     if target is not None:
         kind, index = target
         if kind == DLDeviceType.kDLCPU:

@@ -12,6 +12,7 @@ A packet's call tries each overload's schema in definition order and runs the fi
 from __future__ import annotations
 
 import types
+from collections.abc import Callable
 from typing import Any
 
 import aten._gen_registrations  # noqa: F401  (defines the operators)
@@ -120,8 +121,8 @@ def _same(value: Any, default: Any) -> bool:
     return type(value) is type(default) and bool(value == default)
 
 
-def bind(schema: FunctionSchema, qualname: str, args: tuple, kwargs: dict, numbers_as_tensors: bool = False
-         ) -> tuple[tuple, dict, int]:
+def bind(schema: FunctionSchema, qualname: str, args: tuple[Any, ...], kwargs: dict[str, Any], numbers_as_tensors: bool = False
+         ) -> tuple[tuple[Any, ...], dict[str, Any], int]:
     """Match a call against schema: (kernel's positional args, kernel's keyword args, dispatch key set).
 
     RuntimeError, with PyTorch's messages, when the call does not fit the schema."""
@@ -186,8 +187,8 @@ class OpOverload:
         self.__doc__ = f"{self._name}: see its _schema"
         self._parsed: FunctionSchema | None = None
         # Set by torch.library.register_autograd for issue 6's autograd to use.
-        self._autograd_backward = None
-        self._autograd_setup_context = None
+        self._autograd_backward: Callable[..., Any] | None = None
+        self._autograd_setup_context: Callable[..., Any] | None = None
         self._call = handle if self.namespace == "aten" else self._checked_call
 
     @property
@@ -207,7 +208,7 @@ class OpOverload:
         call_args, call_kwargs, ks = bind(self._schema, self.overloadpacket._qualified_op_name, args, kwargs)
         return self._handle.kernel_for(ks)(*call_args, **call_kwargs)
 
-    def _matches(self, args: tuple, kwargs: dict) -> bool:
+    def _matches(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
         bind(self._schema, self.overloadpacket._qualified_op_name, args, kwargs, self.namespace == "aten")
         return True
 

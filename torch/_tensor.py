@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import importlib
 import warnings
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, overload
 
 from c10.layout import strided
 from c10.scalar_type import get_default_dtype
@@ -17,7 +18,7 @@ from torch._C._indexing import getitem as _getitem, setitem as _setitem
 from torch._size import Size  # noqa: F401  (registers torch.Size as the type of `shape`)
 
 
-def _binary(op: Any) -> Any:
+def _binary(op: Any) -> Callable[[Tensor, Any], Tensor]:
     """A binary operator method: a TypeError from the binding becomes NotImplemented."""
     def method(self: Any, other: Any) -> Any:
         try:
@@ -27,8 +28,28 @@ def _binary(op: Any) -> Any:
     return method
 
 
-class Tensor(TensorImpl):
+if TYPE_CHECKING:
+    # Types only: the generated methods' stubs (torchgen/templates/stubs_tensor.pyi.j2, build output).
+    from torch._C._gen_tensor_base import TensorBase as _TensorBase
+else:
+    _TensorBase = TensorImpl
+
+
+class Tensor(_TensorBase):
     __module__ = "torch"
+
+    if TYPE_CHECKING:
+        # TensorImpl builds these in C (c10/tensor_impl.pyx); their types as torch.Size.
+        @property
+        def shape(self) -> Size: ...
+
+        @overload  # type: ignore[override]   # TensorImpl's stub says Any; these are its real types
+        def size(self, dim: None = None) -> Size: ...
+
+        @overload
+        def size(self, dim: int) -> int: ...
+
+        def size(self, dim: int | None = None) -> Size | int: ...
 
     def numpy(self, *, force: bool = False) -> Any:
         """A numpy array sharing this tensor's memory (CPU tensors only); force=True copies a CUDA
@@ -151,8 +172,9 @@ class Tensor(TensorImpl):
             warnings.warn("To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() "
                           "or sourceTensor.detach().clone().requires_grad_(True), rather than "
                           "tensor.new_tensor(sourceTensor).", UserWarning, stacklevel=2)
-            data = data.detach().to(dtype=dtype or self.dtype, device=device or self.device, copy=True)
-            return data.requires_grad_(requires_grad) if requires_grad else data
+            copy: Any = data
+            copy = copy.detach().to(dtype=dtype or self.dtype, device=device or self.device, copy=True)
+            return copy.requires_grad_(requires_grad) if requires_grad else copy
         return tensor(data, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
 
     @property

@@ -48,7 +48,7 @@ def to(self: Any, *args: Any, **kwargs: Any) -> Any:
         if rest and (rest[0] is None or isinstance(rest[0], _dtype)):
             dtype = rest.pop(0)
     if "tensor" in kwargs or "other" in kwargs:
-        other = kwargs.get("tensor", kwargs.get("other"))
+        other = kwargs["tensor"] if "tensor" in kwargs else kwargs["other"]
         dtype, device = other.dtype, other.device
     device = kwargs.get("device", device)
     dtype = kwargs.get("dtype", dtype)

@@ -100,7 +100,8 @@ def nonzero(input: Any, *, out: Any = None, as_tuple: bool = False) -> Any:
         raise RuntimeError("nonzero does not support the out kwarg when as_tuple is True")
     if not isinstance(input, TensorImpl):
         return _generated("nonzero")(input)   # the binding's TypeError
-    indices = _generated("nonzero")(input.unsqueeze(0) if input.dim() == 0 else input)
+    tensor: Any = input   # a torch.Tensor (every TensorImpl is one)
+    indices = _generated("nonzero")(tensor.unsqueeze(0) if tensor.dim() == 0 else tensor)
     return tuple(indices.unbind(1))
 
 

@@ -18,7 +18,7 @@ import jinja2
 
 from torchgen.file_manager import FileManager, write_if_changed
 from torchgen.model import NativeFunction, SchemaError, parse_native_yaml
-from torchgen.targets import bindings, casts, cpu_loops, cuda, registrations, variants
+from torchgen.targets import bindings, casts, cpu_loops, cuda, registrations, stubs, variants
 from torchgen.targets.pointwise import PointwiseOp, pointwise_op
 
 SCHEMA = "aten/native/native_functions.yaml"
@@ -89,6 +89,11 @@ def generate(root: Path, *, quiet: bool = False) -> Result:
     namespaces: dict[str, dict[str, str]] = {}
     function_sigs: dict[str, list[str]] = {}
     method_sigs: dict[str, list[str]] = {}
+    function_stubs: dict[str, dict[str, list[str]]] = {ns: {} for ns in ("", *stubs.NAMESPACES)}
+    method_stubs: dict[str, list[str]] = {}
+    return_types: dict[str, list[str]] = {}
+    python_functions, python_methods = stubs.python_overrides(root)
+    python_methods |= set(stubs.CONVERSIONS) | {"to", "type", "cpu", "cuda"}
     for base, group in _by_base(fns).items():
         ops: list[PointwiseOp] = [op for f in group if (op := pointwise_op(f, group)) is not None]
         served = {str(v.func.name) for op in ops for v in (op.variants.inplace, op.variants.out) if v is not None}
@@ -124,10 +129,15 @@ def generate(root: Path, *, quiet: bool = False) -> Result:
             fs, ms = bindings.signature_entries(context)
             function_sigs.update(fs)
             method_sigs.update(ms)
+            fns_by_ns, ms, rts = stubs.stub_entries(group, context, python_functions, python_methods)
+            for space, overloads in fns_by_ns.items():
+                function_stubs.setdefault(space, {}).update(overloads)
+            method_stubs.update(ms)
+            return_types.update(rts)
 
-    stubs: dict[str, str] = {}
+    kernel_stubs: dict[str, str] = {}
     regs = registrations.plan_registrations([f for f in fns if not variants.needs_generated_kernel(f)], root,
-                                            generated, stubs) + extra
+                                            generated, kernel_stubs) + extra
     pkg.write(f"{WRAPPERS_MODULE.replace('.', '/')}.py", env.get_template("wrappers.py.j2").render(
         header=header("variants.py", "wrappers.py.j2", []), wrappers=wrapper_lines))
     regs += [registrations.Registration(op, "CompositeExplicitAutograd", WRAPPERS_MODULE, kernel)
@@ -142,7 +152,19 @@ def generate(root: Path, *, quiet: bool = False) -> Result:
     pkg.write("torch/_C/_gen_signatures.py", env.get_template("bindings_signatures.py.j2").render(
         header=header("bindings.py", "bindings_signatures.py.j2", []),
         functions=sorted(function_sigs.items()), methods=sorted(method_sigs.items())))
-    for path, text in stubs.items():
+    # Type stubs (never imported at run time): torch/__init__.py and torch/_tensor.py read them
+    # under TYPE_CHECKING.
+    rt_names = sorted(return_types)
+    outputs: list[tuple[str, str, dict[str, Any]]] = [
+        (f"torch/_C/_gen_{space or 'variable'}_functions.pyi", "stubs_functions.pyi.j2",
+         dict(functions=sorted(by_name.items()), return_types=rt_names)) for space, by_name in function_stubs.items()]
+    outputs += [
+        ("torch/_C/_gen_tensor_base.pyi", "stubs_tensor.pyi.j2",
+         dict(methods=sorted(method_stubs.items()), conversions=stubs.CONVERSIONS, return_types=rt_names)),
+        ("torch/_C/_gen_return_types.pyi", "stubs_return_types.pyi.j2", dict(return_types=sorted(return_types.items())))]
+    for path, template, context in outputs:
+        pkg.write(path, env.get_template(template).render(header=header("stubs.py", template, []), **context))
+    for path, text in kernel_stubs.items():
         # Never overwrite: plan_registrations only plans stubs for files that do not exist.
         write_if_changed(root / path, text)
         result.stubs.append(path)

@@ -33,6 +33,12 @@ class _StructSeq(tuple):  # type: ignore[type-arg]
         return (type(self), (tuple(self),))
 
 
+def _field(i: int, doc: str) -> property:
+    def get(self: tuple[Any, ...]) -> Any:
+        return tuple.__getitem__(self, i)
+    return property(get, doc=doc)
+
+
 def structseq(name: str, fields: list[str]) -> type:
     """The return type torch.return_types.<name> with these fields (made once per name)."""
     existing = globals().get(name)
@@ -44,7 +50,7 @@ def structseq(name: str, fields: list[str]) -> type:
                                  "n_fields": len(fields), "n_sequence_fields": len(fields),
                                  "_field_names": tuple(fields)}
     for i, field in enumerate(fields):
-        namespace[field] = property(lambda self, i=i: tuple.__getitem__(self, i), doc=f"field {i}: {field}")
+        namespace[field] = _field(i, f"field {i}: {field}")
     cls = type(name, (_StructSeq,), namespace)
     setattr(sys.modules[__name__], name, cls)
     return cls

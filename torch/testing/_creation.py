@@ -47,9 +47,8 @@ def make_tensor(*shape: Any, dtype: Any, device: Any, low: Any = None, high: Any
     `noncontiguous` gives a view with stride 2 in the last dimension (for two or more elements);
     `exclude_zero` replaces zeros by 1 (bool, integers) or the dtype's smallest normal number.
     """
-    if len(shape) == 1 and isinstance(shape[0], collections.abc.Sequence):
-        shape = shape[0]
-    shape = tuple(shape)
+    sizes: Any = shape[0] if len(shape) == 1 and isinstance(shape[0], collections.abc.Sequence) else shape
+    shape = tuple(sizes)
 
     if noncontiguous and memory_format is not None:
         raise ValueError("The parameters `noncontiguous` and `memory_format` are mutually exclusive, "
@@ -71,10 +70,10 @@ def make_tensor(*shape: Any, dtype: Any, device: Any, low: Any = None, high: Any
         low, high = _limits(low, high, dtype, int(info.min), highest, -9, 10)
         result = torch.randint(low, high, shape, device=device, dtype=dtype)
     elif dtype in _FLOATING:
-        info = np.finfo(_FLOATING[dtype])
-        low, high = _limits(low, high, dtype, float(info.min), float(info.max), -9, 9)
+        finfo = np.finfo(_FLOATING[dtype])
+        low, high = _limits(low, high, dtype, float(finfo.min), float(finfo.max), -9, 9)
         result = torch.empty(shape, device=device, dtype=dtype)
-        if high - low >= float(info.max):   # uniform_ needs high - low to be finite: draw half, double it
+        if high - low >= float(finfo.max):   # uniform_ needs high - low to be finite: draw half, double it
             result.uniform_(low / 2, high / 2).mul_(2)
         else:
             result.uniform_(low, high)

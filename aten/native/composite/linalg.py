@@ -35,7 +35,7 @@ def _prod(values: Any) -> int:
     return n
 
 
-def infer_size(a: tuple, b: tuple) -> tuple:
+def infer_size(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
     """The broadcast of two shapes, with PyTorch's message when they do not broadcast."""
     n = max(len(a), len(b))
     out = []

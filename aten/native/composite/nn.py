@@ -47,7 +47,7 @@ _CPP_TYPES = {"uint8": "unsigned char", "int8": "signed char", "int16": "short i
               "int64": "long int", "float16": "c10::Half", "float32": "float", "float64": "double", "bool": "bool"}
 
 
-def _expand_param(value: Any, n: int, name: str) -> tuple:
+def _expand_param(value: Any, n: int, name: str) -> tuple[Any, ...]:
     if isinstance(value, int):
         return (value,) * n
     value = tuple(value)
@@ -59,7 +59,7 @@ def _expand_param(value: Any, n: int, name: str) -> tuple:
     return value
 
 
-def _batchify(input: Any, spatial: int, name: str) -> tuple:
+def _batchify(input: Any, spatial: int, name: str) -> tuple[Any, ...]:
     if input.dim() != spatial + 1 and input.dim() != spatial + 2:
         raise RuntimeError(f"Expected {spatial + 1}D (unbatched) or {spatial + 2}D (batched) input to {name}, but got "
                            f"input of size: {list(input._sizes())}")
@@ -282,7 +282,7 @@ def nll_loss2d(self: Any, target: Any, weight: Any = None, reduction: int = _MEA
     return _nll_loss2d_forward(self, target, weight, reduction, ignore_index)[0]
 
 
-def _nll_nd_forward(self: Any, target: Any, weight: Any, reduction: int, ignore_index: int) -> tuple:
+def _nll_nd_forward(self: Any, target: Any, weight: Any, reduction: int, ignore_index: int) -> tuple[Any, ...]:
     """upstream's nll_loss_nd, keeping total_weight (the mean's denominator) for label smoothing."""
     if self.dim() < 1:
         raise ValueError(f"Expected 1 or more dimensions (got {self.dim()})")
@@ -393,7 +393,7 @@ _UPSTREAM_CHECK = ("Expected static_cast<int64_t>({}->size()) == spatial_dimensi
                    "(Could this error message be improved?  If so, please report an enhancement request to PyTorch.)")
 
 
-def _output_size(input: Any, output_size: Any, scale_factors: Any) -> tuple:
+def _output_size(input: Any, output_size: Any, scale_factors: Any) -> tuple[Any, ...]:
     spatial = input.dim() - 2
     if output_size is not None:
         if scale_factors is not None:

@@ -1,0 +1,5 @@
+# Partial type stub for the Cython module aten/native/cpu/factories.pyx (mypy cannot read .pyx): its
+# Python-level functions are untyped kernels' helpers, reached as attributes of the module.
+from typing import Any
+
+def __getattr__(name: str) -> Any: ...

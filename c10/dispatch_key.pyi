@@ -1,0 +1,34 @@
+# Type stub for the Cython module c10/dispatch_key.pyx (mypy cannot read .pyx): keep in step with it.
+from collections.abc import Iterable, Iterator
+from enum import IntEnum
+
+class DispatchKey(IntEnum):
+    CPU = 0
+    CUDA = 1
+    BackendSelect = 2
+    ADInplaceOrView = 3
+    AutogradOther = 4
+    AutogradCPU = 5
+    AutogradCUDA = 6
+    Autograd = 100
+    CompositeExplicitAutogradNonFunctional = 101
+    CompositeExplicitAutograd = 102
+    CompositeImplicitAutograd = 103
+    @property
+    def is_alias(self) -> bool: ...
+
+NUM_RUNTIME: int
+BACKEND_KEYS: tuple[DispatchKey, ...]
+AUTOGRAD_KEYS: tuple[DispatchKey, ...]
+AUTOGRAD_FOR_BACKEND: dict[DispatchKey, DispatchKey]
+
+class DispatchKeySet:
+    repr: int
+    def __init__(self, keys: int | DispatchKey | Iterable[DispatchKey | int] = ()) -> None: ...
+    def __or__(self, other: int | DispatchKey | Iterable[DispatchKey | int] | DispatchKeySet) -> DispatchKeySet: ...
+    def __sub__(self, other: int | DispatchKey | Iterable[DispatchKey | int] | DispatchKeySet) -> DispatchKeySet: ...
+    def __contains__(self, key: object) -> bool: ...
+    def __iter__(self) -> Iterator[DispatchKey]: ...
+    def __len__(self) -> int: ...
+    def __hash__(self) -> int: ...
+    def highest_priority_key(self) -> DispatchKey: ...
