@@ -14,10 +14,12 @@ $(PY):
 	$(PYTHON) -m venv $(VENV)
 
 # Build requirements come from pyproject.toml (one list); then an editable install without
-# isolation, so later `make build` runs reuse the same Cython and compile incrementally.
+# isolation, so later `make build` runs reuse the same Cython and compile incrementally. The
+# compat mode puts the checkout on sys.path with a .pth file, which mypy follows (it ignores the
+# default mode's import hook), so user scripts anywhere get Ember's type stubs.
 $(STAMP): $(PY) pyproject.toml setup.py setup.cfg
 	$(PY) tools/build_requires.py | xargs -d '\n' $(PY) -m pip install -q
-	$(PY) -m pip install -q --no-build-isolation -e ".[test]"
+	$(PY) -m pip install -q --no-build-isolation --config-settings editable_mode=compat -e ".[test]"
 	touch $(STAMP)
 
 install: $(STAMP)
