@@ -11,7 +11,7 @@ from c10.layout import strided
 from c10.scalar_type import get_default_dtype
 from c10.tensor_impl import TensorImpl, set_tensor_type
 from c10.tensor_impl import empty as _empty, from_numpy as _from_numpy
-from torch import _tensor_conversions
+from torch import _tensor_autograd, _tensor_conversions
 from torch._C import _gen_index
 from torch import _indexing as _indexing_setup  # noqa: F401  (gives the Cython indexing numpy's types)
 from torch._C._indexing import getitem as _getitem, setitem as _setitem
@@ -50,6 +50,26 @@ class Tensor(_TensorBase):
         def size(self, dim: int) -> int: ...
 
         def size(self, dim: int | None = None) -> Size | int: ...
+
+        # Autograd state and methods, attached from torch/_tensor_autograd.py.
+        requires_grad: bool
+        grad: Tensor | None
+        grad_fn: Any
+        is_leaf: bool
+        retains_grad: bool
+        output_nr: int
+        _requires_grad: bool
+        _grad_fn: Any
+        _output_nr: int
+        _retains_grad: bool
+
+        def requires_grad_(self, requires_grad: bool = True) -> Tensor: ...
+        def retain_grad(self) -> None: ...
+        def register_hook(self, hook: Any) -> Any: ...
+        def detach_(self) -> Tensor: ...
+
+        def backward(self, gradient: Tensor | None = None, retain_graph: bool | None = None,
+                     create_graph: bool = False, inputs: Any = None) -> None: ...
 
     def numpy(self, *, force: bool = False) -> Any:
         """A numpy array sharing this tensor's memory (CPU tensors only); force=True copies a CUDA
@@ -117,36 +137,6 @@ class Tensor(_TensorBase):
     def __hash__(self) -> int:
         return id(self)   # identity, as PyTorch's
 
-    # requires_grad: a flag only until autograd arrives (no graph is recorded, every tensor is a
-    # leaf, and results of operations do not inherit it). Stored on the Python object: moving it
-    # into TensorImpl changes c10/tensor_impl.pxd and so rebuilds every module.
-    _requires_grad = False
-
-    @property
-    def requires_grad(self) -> bool:
-        return self._requires_grad
-
-    @requires_grad.setter
-    def requires_grad(self, value: Any) -> None:
-        if not isinstance(value, bool):
-            raise RuntimeError("requires_grad must be a bool")
-        if value and not (self.dtype.is_floating_point or self.dtype.is_complex):
-            raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
-        self._requires_grad = value
-
-    def requires_grad_(self, requires_grad: Any = True) -> Tensor:
-        if not isinstance(requires_grad, bool):
-            raise TypeError("requires_grad_(): argument 'requires_grad' (position 1) must be bool, not "
-                            f"{type(requires_grad).__name__}")
-        if requires_grad and not (self.dtype.is_floating_point or self.dtype.is_complex):
-            raise RuntimeError("only Tensors of floating point dtype can require gradients")
-        self._requires_grad = requires_grad
-        return self
-
-    @property
-    def is_leaf(self) -> bool:
-        return True   # without autograd no tensor has a grad_fn
-
     # -- construction, aliases and metadata (PyTorch's python_variable.cpp properties) -------
     def __new__(cls, *args: Any, **kwargs: Any) -> Any:
         """The legacy constructor: torch.Tensor(), torch.Tensor(*sizes), torch.Tensor(data),
@@ -190,10 +180,6 @@ class Tensor(_TensorBase):
 
     def detach(self) -> Any:
         return _function("detach")(self)
-
-    def detach_(self) -> Any:
-        self._requires_grad = False
-        return self
 
     @property
     def T(self) -> Any:
@@ -405,7 +391,8 @@ class _LazyMethod:
         return fn if obj is None else fn.__get__(obj, cls)
 
 
-for _name, _method in _tensor_conversions.METHODS.items():
+for _name, _method in {**_tensor_conversions.METHODS, **_tensor_autograd.METHODS,
+                        **_tensor_autograd.PROPERTIES, **_tensor_autograd.DEFAULTS}.items():
     setattr(Tensor, _name, _method)
 
 for _name, (_module, _attr) in _gen_index.METHODS.items():

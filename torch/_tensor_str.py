@@ -165,7 +165,7 @@ def tensor_repr(t: Any) -> str:
         body = _body(array, dt.is_floating_point, indent)
     grad_fn = getattr(t, "grad_fn", None)
     if grad_fn is not None:
-        suffixes.append(f"grad_fn=<{grad_fn.name() if hasattr(grad_fn, 'name') else type(grad_fn).__name__}>")
+        suffixes.append(f"grad_fn=<{type(grad_fn).__name__}>")
     elif t.requires_grad:
         suffixes.append("requires_grad=True")
     return _with_suffixes(prefix + body, suffixes, indent)

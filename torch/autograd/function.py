@@ -1,0 +1,193 @@
+"""torch.autograd.Function: a user-defined operation with its own backward (PyTorch's
+torch/autograd/function.py and python_function.cpp).
+
+`F.apply(*args)` runs `forward` without recording history, then, when an input requires grad
+and grad mode is on, makes one backward node, an instance of `FBackward`, which is also the
+`ctx` that forward saw. The outputs get it as their grad_fn. The engine later calls
+`F.backward(ctx, *grads)`."""
+from __future__ import annotations
+
+import functools
+from typing import Any, Callable
+
+from aten.dispatcher import find_operator
+from c10 import grad_mode as _mode
+from c10.tensor_impl import TensorImpl
+from torch.autograd.grad_mode import no_grad
+from torch.csrc.autograd import graph
+
+_zeros = find_operator("zeros")
+
+
+class FunctionCtx:
+    """What forward (or setup_context) receives as ctx: save tensors, mark outputs."""
+
+    needs_input_grad: tuple[bool, ...] = ()
+
+    def save_for_backward(self, *tensors: Any) -> None:
+        for t in tensors:
+            if t is not None and not hasattr(t, "_grad_fn"):
+                raise TypeError("save_for_backward can only save variables, but argument "
+                                f"{tensors.index(t)} is of type {type(t).__name__}")
+        self._to_save = tensors
+
+    def save_for_forward(self, *tensors: Any) -> None:
+        self.saved_for_forward = tensors
+
+    def mark_dirty(self, *args: Any) -> None:
+        """The tensors forward modified in place (they must be among the inputs)."""
+        self._dirty = args
+
+    def mark_non_differentiable(self, *args: Any) -> None:
+        """Outputs that never get a gradient (indices, masks): they do not require grad."""
+        self._non_differentiable = args
+
+    def set_materialize_grads(self, value: bool) -> None:
+        """False: backward receives None (not zeros) for outputs whose gradient is missing."""
+        self._materialize_grads = value
+
+    @property
+    def saved_tensors(self) -> tuple[Any, ...]:
+        saved = self.__dict__.get("_saved_variables")
+        if saved is None:
+            return tuple(self.__dict__.get("_to_save", ()))
+        return tuple(v.unpack() for v in saved)
+
+
+class BackwardCFunction(graph.Node, FunctionCtx):
+    """The backward node of one Function.apply call (subclassed per Function as <Name>Backward)."""
+
+    _forward_cls: Any = None
+
+    def name(self) -> str:
+        return type(self).__name__
+
+    def apply(self, grads: Any) -> tuple[Any, ...]:
+        cls = self._forward_cls
+        grads = list(grads)
+        if self.__dict__.get("_materialize_grads", True):
+            for i, g in enumerate(grads):
+                meta = self._input_metadata[i] if i < len(self._input_metadata) else None
+                if g is None and meta is not None:
+                    grads[i] = _zeros(meta[0], dtype=meta[1], device=meta[2])
+        result = cls.backward(self, *grads)
+        result = tuple(result) if isinstance(result, tuple) else (result,)
+        expected = len(self.next_functions)
+        if len(result) > expected and all(g is None for g in result[expected:]):
+            result = result[:expected]
+        if len(result) != expected:
+            raise RuntimeError(f"function {self.name()} returned an incorrect number of gradients "
+                               f"(expected {expected}, got {len(result)})")
+        tensor_inputs = self.__dict__.get("_tensor_inputs", ())
+        for i, g in enumerate(result):
+            if g is not None and i < len(tensor_inputs) and not tensor_inputs[i]:
+                raise RuntimeError(f"function {self.name()} returned a gradient different than None at position "
+                                   f"{i + 1}, but the corresponding forward input was not a Variable")
+        return result
+
+    def release_variables(self) -> None:
+        graph.Node.release_variables(self)
+        for v in self.__dict__.get("_saved_variables") or ():
+            v.release()
+
+
+class FunctionMeta(type):
+    """Gives each Function subclass its backward node class, <Name>Backward."""
+
+    def __init__(cls, name: str, bases: tuple[type, ...], attrs: dict[str, Any]) -> None:
+        cls._backward_cls = type(name + "Backward", (BackwardCFunction,), {"_forward_cls": cls,
+                                                                           "__module__": cls.__module__})
+        super().__init__(name, bases, attrs)
+
+
+class Function(FunctionCtx, metaclass=FunctionMeta):
+    """Subclass with static `forward(ctx, *args)` (or `forward(*args)` plus `setup_context(ctx,
+    inputs, output)`) and `backward(ctx, *grad_outputs)`; call it as `MyFunction.apply(...)`."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        raise RuntimeError("Legacy autograd function with non-static forward method is deprecated. Please use new-style "
+                           "autograd function with static forward method. (Example: "
+                           "https://pytorch.org/docs/stable/autograd.html#torch.autograd.Function)")
+
+    @staticmethod
+    def forward(*args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError("You must implement the forward function for custom autograd.Function.")
+
+    @staticmethod
+    def setup_context(ctx: Any, inputs: tuple[Any, ...], output: Any) -> Any:
+        raise NotImplementedError("setup_context is not implemented.")
+
+    @staticmethod
+    def backward(ctx: Any, *grad_outputs: Any) -> Any:
+        raise NotImplementedError("You must implement either the backward or vjp method for your custom "
+                                  "autograd.Function to use it with backward mode AD.")
+
+    vjp = backward
+
+    @classmethod
+    def apply(cls, *args: Any, **kwargs: Any) -> Any:
+        node = cls._backward_cls()
+        is_tensor = tuple(isinstance(a, TensorImpl) for a in args)
+        node.needs_input_grad = tuple(t and a.requires_grad for t, a in zip(is_tensor, args))
+        node._tensor_inputs = is_tensor
+        record = _mode.is_grad_enabled() and any(node.needs_input_grad)
+        with no_grad():
+            if cls.setup_context is not Function.setup_context:
+                output = cls.forward(*args, **kwargs)
+                cls.setup_context(node, args, output)
+            else:
+                output = cls.forward(node, *args, **kwargs)
+        if not record:
+            return output
+        node.next_functions = tuple(graph.gradient_edge(a) if t and a.requires_grad else (None, 0)
+                                    for t, a in zip(is_tensor, args))
+        return _wrap_outputs(node, args, output)
+
+
+def _is_tensor(value: Any) -> bool:
+    return isinstance(value, TensorImpl)
+
+
+def _wrap_outputs(node: Any, args: tuple[Any, ...], output: Any) -> Any:
+    """Give the outputs their grad_fn (an input returned as is becomes an alias; one marked dirty
+    gets its history rebased) and save what forward asked to save."""
+    single = not isinstance(output, tuple)
+    outputs = (output,) if single else output
+    dirty = {id(t) for t in node.__dict__.get("_dirty", ())}
+    non_diff = {id(t) for t in node.__dict__.get("_non_differentiable", ())}
+    inputs = {id(a) for a in args}
+    wrapped: list[Any] = []
+    metadata: list[Any] = []
+    for i, out in enumerate(outputs):
+        if not _is_tensor(out):
+            wrapped.append(out)
+            metadata.append(None)
+            continue
+        if id(out) in dirty:
+            if out.is_leaf and out.requires_grad:
+                raise RuntimeError("a leaf Variable that requires grad has been used in an in-place operation.")
+            out._bump_version()          # as PyTorch: rebasing a dirty tensor's history counts as a write
+        elif id(out) in inputs:
+            out = out.detach()           # an input returned as is: a new alias carries the history
+        if id(out) in non_diff or not (out.dtype.is_floating_point or out.dtype.is_complex):
+            out._requires_grad = False
+        else:
+            out._grad_fn = node
+            out._output_nr = i
+        wrapped.append(out)
+        metadata.append((out.shape, out.dtype, out.device))
+    node._input_metadata = metadata
+    to_save = node.__dict__.pop("_to_save", None)
+    if to_save is not None:
+        outputs_by_id = {id(o) for o in wrapped if isinstance(o, TensorImpl)}
+        node._saved_variables = tuple(graph.SavedVariable(t, id(t) in outputs_by_id, node) for t in to_save)
+    return wrapped[0] if single else tuple(wrapped)
+
+
+def once_differentiable(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """A backward that is not itself differentiable: it runs without recording history."""
+    @functools.wraps(fn)
+    def wrapper(ctx: Any, *args: Any) -> Any:
+        with no_grad():
+            return fn(ctx, *args)
+    return wrapper

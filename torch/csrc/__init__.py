@@ -1,0 +1,1 @@
+"""torch.csrc: the autograd engine (Cython) and, later, the generated backward nodes."""

@@ -1,0 +1,1 @@
+"""The autograd graph and engine: Node, AccumulateGrad, SavedVariable, run_backward (graph.pyx)."""

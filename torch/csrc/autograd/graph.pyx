@@ -1,0 +1,401 @@
+"""The autograd graph and its engine (torch/csrc/autograd/{function,engine}.cpp, in Cython).
+
+A Node is one backward function: `apply(grads)` maps the gradients of its forward outputs to
+the gradients of its forward inputs, which flow along `next_functions` (one edge per input:
+the input's grad_fn and output number, its AccumulateGrad for a leaf, or None). The engine
+counts each node's dependencies from the roots, then runs nodes whose inputs are complete,
+highest sequence number first (the reverse of creation, as PyTorch's ready queue), summing the
+gradients that meet at one input.
+
+Tensors keep their autograd state as attributes (`_grad_fn`, `_output_nr`, `_requires_grad`,
+`grad`, `_retains_grad`, `_hooks`); this module reads and writes them through the helpers below.
+"""
+import heapq
+import itertools
+import weakref
+
+from c10 cimport grad_mode
+from c10.tensor_impl cimport TensorImpl
+
+cdef object _sequence = itertools.count()
+
+SECOND_BACKWARD = ("Trying to backward through the graph a second time (or directly access saved tensors after they "
+                   "have already been freed). Saved intermediate values of the graph are freed when you call "
+                   ".backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the "
+                   "graph a second time or if you need to access saved tensors after calling backward.")
+
+
+cdef class Node:
+    """One backward function of the graph."""
+    cdef public tuple next_functions
+    cdef public object _sequence_nr
+    cdef public list _pre_hooks           # fn(grad_outputs) -> new grad_outputs or None
+    cdef public list _post_hooks          # fn(grad_inputs, grad_outputs) -> new grad_inputs or None
+    cdef public dict _tensor_pre_hooks    # output number -> [fn(grad) -> grad or None] (tensor hooks)
+    cdef public dict _retain_grad_tensors  # output number -> weakref to a tensor that retains its grad
+    cdef public list _input_metadata      # per forward output: (shape, dtype, device)
+    cdef public dict metadata
+    cdef public bint _released
+    cdef object __weakref__
+
+    def __init__(self, next_functions=()):
+        self.next_functions = tuple(next_functions)
+        self._sequence_nr = next(_sequence)
+        self._pre_hooks = []
+        self._post_hooks = []
+        self._tensor_pre_hooks = {}
+        self._retain_grad_tensors = {}
+        self._input_metadata = []
+        self.metadata = {}
+        self._released = False
+
+    def name(self):
+        return type(self).__name__
+
+    def apply(self, grads):
+        raise NotImplementedError(f"{self.name()}.apply")
+
+    def release_variables(self):
+        """Free what the node saved for backward (after a backward without retain_graph)."""
+        self._released = True
+
+    def register_hook(self, fn):
+        """fn(grad_inputs, grad_outputs) after the node runs; a returned tuple replaces grad_inputs."""
+        self._post_hooks.append(fn)
+        return _RemovableHandle(self._post_hooks, fn)
+
+    def register_prehook(self, fn):
+        """fn(grad_outputs) before the node runs; a returned tuple replaces grad_outputs."""
+        self._pre_hooks.append(fn)
+        return _RemovableHandle(self._pre_hooks, fn)
+
+    def _register_tensor_hook(self, int output_nr, fn):
+        hooks = self._tensor_pre_hooks.setdefault(output_nr, [])
+        hooks.append(fn)
+        return _RemovableHandle(hooks, fn)
+
+    def __repr__(self):
+        return f"<{self.name()} object at {id(self):#x}>"
+
+
+class _RemovableHandle:
+    """What register_hook returns: `remove()` unregisters the hook."""
+
+    def __init__(self, hooks, fn):
+        self._hooks = hooks
+        self._fn = fn
+
+    def remove(self):
+        if self._fn in self._hooks:
+            self._hooks.remove(self._fn)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.remove()
+
+
+cdef class AccumulateGrad(Node):
+    """The node of a leaf that requires grad: adds the incoming gradient into `variable.grad`."""
+    cdef public object variable
+
+    def __init__(self, variable):
+        Node.__init__(self, ())
+        self.variable = variable
+        self._sequence_nr = float("inf")   # PyTorch's UINT64_MAX: ready leaves accumulate first
+        self._input_metadata = [_metadata(variable)]
+
+    def name(self):
+        return "torch::autograd::AccumulateGrad"
+
+    def apply(self, grads):
+        accumulate_grad(self.variable, grads[0])
+        return ()
+
+
+cdef object _metadata(t):
+    return (t.shape, t.dtype, t.device)
+
+
+def accumulate_grad(variable, new_grad):
+    """variable.grad += new_grad as PyTorch's AccumulateGrad: the first gradient is stored as a
+    copy (the incoming one may be the caller's tensor), later ones add in place, or out of place
+    under create_graph so that the sum stays differentiable."""
+    if new_grad is None:
+        return
+    old = variable.grad
+    if old is None:
+        variable.grad = new_grad.clone()
+    elif grad_mode.grad_enabled():
+        variable.grad = old + new_grad
+    else:
+        old.add_(new_grad)
+
+
+def grad_accumulator(tensor):
+    """The AccumulateGrad node of a leaf that requires grad (made once, held weakly by the tensor)."""
+    ref = tensor.__dict__.get("_grad_accumulator")
+    node = ref() if ref is not None else None
+    if node is None:
+        node = AccumulateGrad(tensor)
+        tensor.__dict__["_grad_accumulator"] = weakref.ref(node)
+    return node
+
+
+def gradient_edge(tensor):
+    """(node, input number) a gradient for tensor flows into: its grad_fn, or its accumulator."""
+    fn = tensor._grad_fn
+    if fn is not None:
+        return (fn, tensor._output_nr)
+    if tensor.requires_grad:
+        return (grad_accumulator(tensor), 0)
+    return (None, 0)
+
+
+cdef class SavedVariable:
+    """A tensor saved for backward, with the version it had: unpacking after an in-place change,
+    or after the graph was freed, raises PyTorch's errors."""
+    cdef object tensor
+    cdef object saved_version
+    cdef object grad_fn_name
+    cdef int output_nr
+    cdef bint was_output
+    cdef bint released
+
+    def __init__(self, tensor, bint is_output=False, node=None):
+        self.tensor = tensor
+        self.released = False
+        if tensor is not None:
+            self.saved_version = tensor._version
+            self.was_output = is_output
+            self.output_nr = tensor._output_nr if is_output else 0
+            self.grad_fn_name = node.name() if (is_output and node is not None) else None
+
+    def unpack(self):
+        if self.released:
+            raise RuntimeError(SECOND_BACKWARD)
+        t = self.tensor
+        if t is None:
+            return None
+        if t._version != self.saved_version:
+            what = f"[torch.{t.dtype.type_name}Tensor [{', '.join(str(s) for s in t.shape)}]]"
+            if self.grad_fn_name is not None:
+                what += f", which is output {self.output_nr} of {self.grad_fn_name},"
+            raise RuntimeError(
+                f"one of the variables needed for gradient computation has been modified by an inplace operation: "
+                f"{what} is at version {t._version}; expected version {self.saved_version} instead. Hint: enable "
+                f"anomaly detection to find the operation that failed to compute its gradient, with "
+                f"torch.autograd.set_detect_anomaly(True, check_nan=False).")
+        return t
+
+    def release(self):
+        self.tensor = None
+        self.released = True
+
+
+# -- the engine --------------------------------------------------------------------------------
+
+cdef dict _dependencies(list roots):
+    cdef dict deps = {}
+    seen = set()
+    stack = [node for node in roots if node is not None]
+    for node in stack:
+        seen.add(id(node))
+    while stack:
+        node = stack.pop()
+        for edge in node.next_functions:
+            nxt = edge[0]
+            if nxt is None:
+                continue
+            deps[nxt] = deps.get(nxt, 0) + 1
+            if id(nxt) not in seen:
+                seen.add(id(nxt))
+                stack.append(nxt)
+    return deps
+
+
+cdef set _needed(list roots, set targets):
+    """The nodes from which a target can be reached (only those run when inputs are given)."""
+    cdef dict memo = {}
+    order = []
+    stack = [(node, False) for node in roots if node is not None]
+    while stack:
+        node, expanded = stack.pop()
+        if id(node) in memo and not expanded:
+            continue
+        if expanded:
+            needed = id(node) in targets or any(
+                e[0] is not None and memo.get(id(e[0]), False) for e in node.next_functions)
+            memo[id(node)] = needed
+            continue
+        memo[id(node)] = False
+        stack.append((node, True))
+        for e in node.next_functions:
+            if e[0] is not None and id(e[0]) not in memo:
+                stack.append((e[0], False))
+    return {k for k, v in memo.items() if v}
+
+
+cdef object _add(a, b):
+    if a is None:
+        return b
+    if b is None:
+        return a
+    return a + b
+
+
+cdef tuple _call_pre_hooks(Node node, list grads):
+    for nr, hooks in node._tensor_pre_hooks.items():
+        for fn in list(hooks):
+            if nr < len(grads) and grads[nr] is not None:
+                replaced = fn(grads[nr])
+                if replaced is not None:
+                    grads[nr] = replaced
+    for nr, ref in node._retain_grad_tensors.items():
+        tensor = ref()
+        if tensor is not None and nr < len(grads) and grads[nr] is not None:
+            g = grads[nr]
+            tensor.grad = g.detach().clone() if tensor.grad is None else tensor.grad + g
+    result = tuple(grads)
+    for fn in list(node._pre_hooks):
+        replaced = fn(result)
+        if replaced is not None:
+            result = tuple(replaced)
+    return result
+
+
+cdef object _validate(Node node, Py_ssize_t i, object grad, object edge):
+    """A gradient must have its input's shape; a different dtype is cast, as PyTorch's
+    validate_outputs does."""
+    nxt = edge[0]
+    if grad is None or nxt is None:
+        return grad
+    if isinstance(nxt, AccumulateGrad):
+        shape, dtype, device = _metadata((<AccumulateGrad>nxt).variable)
+    elif len((<Node>nxt)._input_metadata) > edge[1] and (<Node>nxt)._input_metadata[edge[1]] is not None:
+        shape, dtype, device = (<Node>nxt)._input_metadata[edge[1]]
+    else:
+        return grad
+    if grad.shape != shape:
+        expanded = _sum_to(grad, shape)
+        if expanded is None:
+            raise RuntimeError(f"Function {node.name()} returned an invalid gradient at index {i} - got "
+                               f"{list(grad.shape)} but expected shape compatible with {list(shape)}")
+        grad = expanded
+    if grad.dtype != dtype:
+        grad = grad.to(dtype)
+    return grad
+
+
+cdef object _sum_to(grad, shape):
+    """grad summed down to shape when shape broadcasts to grad's shape, else None."""
+    gshape = tuple(grad.shape)
+    shape = tuple(shape)
+    lead = len(gshape) - len(shape)
+    if lead < 0:
+        return None
+    for have, want in zip(gshape[lead:], shape):
+        if want != 1 and have != want:
+            return None
+    dims = list(range(lead)) + [lead + i for i, want in enumerate(shape) if want == 1 and gshape[lead + i] != 1]
+    if dims:
+        grad = grad.sum(dims, keepdim=True)
+    return grad.reshape(shape) if tuple(grad.shape) != shape else grad
+
+
+def run_backward(tuple roots, tuple grads, bint keep_graph, bint create_graph, tuple inputs=(),
+                 bint allow_unused=True, bint accumulate_grad=True):
+    """Propagate grads from roots (tensors) through the graph.
+
+    accumulate_grad=True (Tensor.backward): leaves add into `.grad`; with inputs, only those
+    get gradients. False (autograd.grad): the gradients of inputs are returned, nothing is
+    accumulated."""
+    root_edges = [gradient_edge(t) for t in roots]
+    for i, (t, edge) in enumerate(zip(roots, root_edges)):
+        if edge[0] is None:
+            raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
+    input_edges = []
+    for i, t in enumerate(inputs):
+        edge = gradient_edge(t)
+        if edge[0] is None and not accumulate_grad:
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
+        input_edges.append(edge)
+    targets = {id(e[0]) for e in input_edges if e[0] is not None}
+    captured = [None] * len(inputs)
+    capture_at = {}
+    for i, edge in enumerate(input_edges):
+        if edge[0] is not None:
+            capture_at.setdefault(id(edge[0]), []).append((edge[1], i))
+
+    root_nodes = [e[0] for e in root_edges]
+    deps = _dependencies(root_nodes)
+    needed = _needed(root_nodes, targets) if inputs else None
+    buffers = {}
+    for (node, nr), g in zip(root_edges, grads):
+        buf = buffers.setdefault(node, [None] * max(1, len(node._input_metadata), nr + 1))
+        if len(buf) <= nr:
+            buf.extend([None] * (nr + 1 - len(buf)))
+        buf[nr] = _add(buf[nr], g)
+    ready = []
+    counter = itertools.count()
+    for node in dict.fromkeys(root_nodes):
+        if deps.get(node, 0) == 0:
+            heapq.heappush(ready, (-node._sequence_nr, next(counter), node))
+
+    previous_mode = grad_mode.grad_enabled()
+    grad_mode.set_grad_enabled_flag(create_graph)
+    try:
+        while ready:
+            _, _, node = heapq.heappop(ready)
+            inputs_grads = buffers.pop(node, [None])
+            if needed is not None and id(node) not in needed:
+                continue
+            step = _call_pre_hooks(<Node>node, list(inputs_grads))
+            for output_nr, index in capture_at.get(id(node), ()):
+                captured[index] = step[output_nr] if output_nr < len(step) else None
+            if id(node) in capture_at and not accumulate_grad:
+                # autograd.grad: the gradient was wanted here; run on only if something beyond needs it.
+                if not any(e[0] is not None and id(e[0]) in needed for e in node.next_functions):
+                    continue
+            if not accumulate_grad and isinstance(node, AccumulateGrad):
+                continue
+            outputs = node.apply(step)
+            outputs = tuple(outputs) if outputs is not None else ()
+            for fn in list((<Node>node)._post_hooks):
+                replaced = fn(outputs, step)
+                if replaced is not None:
+                    outputs = tuple(replaced)
+            if not keep_graph:
+                node.release_variables()
+            nexts = (<Node>node).next_functions
+            if len(outputs) != len(nexts):
+                raise RuntimeError(f"function {node.name()} returned an incorrect number of gradients "
+                                   f"(expected {len(nexts)}, got {len(outputs)})")
+            for i, (grad, edge) in enumerate(zip(outputs, nexts)):
+                nxt = edge[0]
+                if nxt is None:
+                    continue
+                grad = _validate(<Node>node, i, grad, edge)
+                buf = buffers.get(nxt)
+                if buf is None:
+                    buf = buffers[nxt] = [None] * max(1, len((<Node>nxt)._input_metadata), edge[1] + 1)
+                if len(buf) <= edge[1]:
+                    buf.extend([None] * (edge[1] + 1 - len(buf)))
+                buf[edge[1]] = _add(buf[edge[1]], grad)
+                deps[nxt] -= 1
+                if deps[nxt] == 0:
+                    heapq.heappush(ready, (-nxt._sequence_nr, next(counter), nxt))
+    finally:
+        grad_mode.set_grad_enabled_flag(previous_mode)
+    if accumulate_grad:
+        for t, edge, g in zip(inputs, input_edges, captured):   # backward(inputs=[non-leaf])
+            if edge[0] is not None and not isinstance(edge[0], AccumulateGrad) and g is not None:
+                t.grad = g.detach().clone() if t.grad is None else t.grad + g
+    else:
+        for i, g in enumerate(captured):
+            if g is None and not allow_unused:
+                raise RuntimeError(f"The differentiated Tensor at index {i} appears to not have been used in the "
+                                   "graph. Set allow_unused=True if this is the desired behavior.")
+        return tuple(captured)
+    return None
