@@ -18,6 +18,7 @@ from libc.stdint cimport uint64_t
 from c10.dispatch_key cimport (DK_CPU, DK_CUDA, DK_BACKEND_SELECT, DK_AD_INPLACE_OR_VIEW,
                                DK_AUTOGRAD_OTHER, DK_AUTOGRAD_CPU, DK_AUTOGRAD_CUDA, NUM_RUNTIME_KEYS)
 from c10.tensor_impl cimport TensorImpl, wrap_number
+from c10.grad_mode cimport grad_enabled
 
 from c10.dispatch_key import DispatchKey
 
@@ -25,6 +26,8 @@ cdef extern from *:
     int __builtin_clzll(unsigned long long) nogil
 
 cdef dict _operators = {}
+cdef uint64_t AUTOGRAD_BITS = (((<uint64_t>1) << DK_AUTOGRAD_OTHER) | ((<uint64_t>1) << DK_AUTOGRAD_CPU)
+                               | ((<uint64_t>1) << DK_AUTOGRAD_CUDA))
 # Kernels replaced by a later registration at the same key ((operator, key) -> older kernels, oldest
 # first): torch.library's Library.impl overrides as PyTorch does, and removing the newer kernel
 # brings the older one back.
@@ -144,6 +147,8 @@ cdef class OperatorHandle:
 
     cdef object lookup(self, uint64_t ks):
         cdef int k
+        if ks & AUTOGRAD_BITS and not grad_enabled():
+            ks &= ~AUTOGRAD_BITS     # no_grad: autograd kernels are skipped, as if nothing required grad
         if ks == 0:
             ks = (<uint64_t>1) << DK_CPU
         while True:
@@ -188,14 +193,13 @@ cdef class OperatorHandle:
         cdef uint64_t ks
         if self.tensor_params:
             args, kwargs = _wrap_numbers(self.tensor_params, args, kwargs)
-        ks = _union_keys(args)
-        for a in kwargs.values():
-            if isinstance(a, TensorImpl):
-                ks |= (<TensorImpl>a).key_set
-        if ks == 0:
-            dev = kwargs.get("device")
-            ks = (<uint64_t>1) << (DK_CUDA if dev is not None and dev.type == "cuda" else DK_CPU)
-        return self.lookup(ks)(*args, **kwargs)
+        ks = _call_key_set(args, kwargs)
+        return self.lookup(_or_default_backend(ks, kwargs))(*args, **kwargs)
+
+    def call_below_autograd(self, *args, **kwargs):
+        """Run the kernel under the Autograd keys (what an autograd kernel calls for the real work)."""
+        cdef uint64_t ks = _call_key_set(args, kwargs) & ~AUTOGRAD_BITS
+        return self.lookup(_or_default_backend(ks, kwargs))(*args, **kwargs)
 
     def __repr__(self):
         return f"<OperatorHandle {_qualified(self.name)}>"
@@ -302,6 +306,22 @@ cdef uint64_t _union_keys(object values) except? 0xFFFFFFFFFFFFFFFF:
                 if isinstance(e, TensorImpl):
                     ks |= (<TensorImpl>e).key_set
     return ks
+
+
+cdef inline uint64_t _call_key_set(tuple args, dict kwargs) except? 0xFFFFFFFFFFFFFFFF:
+    cdef uint64_t ks = _union_keys(args)
+    for a in kwargs.values():
+        if isinstance(a, TensorImpl):
+            ks |= (<TensorImpl>a).key_set
+    return ks
+
+
+cdef inline uint64_t _or_default_backend(uint64_t ks, dict kwargs) except? 0xFFFFFFFFFFFFFFFF:
+    """A call with no tensors runs on the `device` argument's backend (CPU by default)."""
+    if ks != 0:
+        return ks
+    dev = kwargs.get("device")
+    return (<uint64_t>1) << (DK_CUDA if dev is not None and dev.type == "cuda" else DK_CPU)
 
 
 def keys_of(values):

@@ -10,7 +10,7 @@ from c10.scalar_type cimport (dtype, dtype_of, itemsize_of, ST_BOOL, ST_UINT8, S
                               ST_INT64, ST_FLOAT16, ST_FLOAT32, ST_FLOAT64)
 from c10.half cimport half
 from c10.storage cimport Storage, cpu_storage, borrowed_storage
-from c10.dispatch_key cimport backend_key_set
+from c10.dispatch_key cimport backend_key_set, DK_AUTOGRAD_CPU, DK_AUTOGRAD_CUDA
 from cpython.buffer cimport PyObject_GetBuffer, PyBuffer_Release, PyBUF_RECORDS_RO
 from cpython.long cimport PyLong_AsSsize_t, PyLong_CheckExact
 
@@ -211,6 +211,15 @@ cdef class TensorImpl:
         if self.nd == 0:
             return _read_scalar(self.data(), self.scalar_type)
         return _to_list(self, 0, self.data())
+
+    def _set_autograd_key(self, bint on):
+        """Put this tensor's Autograd key (AutogradCPU or AutogradCUDA) in its key set, or take it
+        out: set while it requires grad, so the dispatcher runs autograd kernels only for them."""
+        cdef uint64_t bit = (<uint64_t>1) << (DK_AUTOGRAD_CPU if self.device_type == 0 else DK_AUTOGRAD_CUDA)
+        if on:
+            self.key_set |= bit
+        else:
+            self.key_set &= ~bit
 
     def data_ptr(self):
         return <Py_ssize_t>self.data()

@@ -16,6 +16,7 @@ from c10.layout import channels_last, contiguous_format, layout, memory_format, 
 from c10.scalar_type import DTYPE_NAMES as _DTYPE_NAMES
 from c10.scalar_type import dtype, get_default_dtype, promote_types, set_default_dtype
 import aten._gen_registrations  # noqa: F401  (defines every operator; kernels load on first call)
+import torch.csrc.autograd._gen_registrations  # noqa: F401  (autograd kernels, loaded on first call too)
 from torch._C import _gen_index
 from torch._creation import as_tensor, from_numpy, is_tensor, tensor
 from torch._size import Size

@@ -168,6 +168,7 @@ def _set_requires_grad(out: Any, requires_grad: bool) -> Any:
     if not (out.dtype.is_floating_point or out.dtype.is_complex):
         raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
     out._requires_grad = True
+    out._set_autograd_key(True)
     return out
 
 

@@ -36,7 +36,7 @@ def _set_requires_grad(self: Any, value: Any) -> None:
         raise RuntimeError(_LEAF_ONLY)
     if value:
         _check_differentiable_dtype(self)
-    self._requires_grad = value
+    graph.set_requires_grad_flag(self, value)
 
 
 def requires_grad_(self: Any, requires_grad: Any = True) -> Any:
@@ -47,9 +47,9 @@ def requires_grad_(self: Any, requires_grad: Any = True) -> Any:
         if not requires_grad:
             raise RuntimeError(_LEAF_ONLY)
         return self
-    if requires_grad:
-        _check_differentiable_dtype(self)
-    self._requires_grad = requires_grad
+    if requires_grad and not (self.dtype.is_floating_point or self.dtype.is_complex):
+        raise RuntimeError("only Tensors of floating point dtype can require gradients")   # PyTorch's wording here
+    graph.set_requires_grad_flag(self, requires_grad)
     return self
 
 
@@ -104,8 +104,7 @@ def backward(self: Any, gradient: Any = None, retain_graph: Any = None, create_g
 
 
 def detach_(self: Any) -> Any:
-    self.__dict__.pop("_grad_fn", None)
-    self._requires_grad = False
+    graph.clear_history(self)
     return self
 
 

@@ -17,15 +17,16 @@ from typing import Any
 import jinja2
 
 from torchgen.file_manager import FileManager, write_if_changed
-from torchgen.model import NativeFunction, SchemaError, parse_native_yaml
-from torchgen.targets import bindings, casts, cpu_loops, cuda, registrations, stubs, variants
+from torchgen.model import NativeFunction, SchemaError, SchemaKind, parse_native_yaml
+from torchgen.targets import autograd, bindings, casts, cpu_loops, cuda, registrations, stubs, variants
 from torchgen.targets.pointwise import PointwiseOp, pointwise_op
 
 SCHEMA = "aten/native/native_functions.yaml"
 TAGS = "aten/native/tags.yaml"
 GEN_DIR = "build/gen"
 # Package directories that receive generated files (stale _gen_* files there are removed).
-PACKAGE_DIRS = ("aten", "aten/native/cpu", "aten/native/composite", "aten/native/cuda", "torch/_C")
+PACKAGE_DIRS = ("aten", "aten/native/cpu", "aten/native/composite", "aten/native/cuda", "torch/_C",
+                "torch/csrc/autograd")
 WRAPPERS_MODULE = "aten.native.composite._gen_wrappers"
 TEMPLATES = Path(__file__).parent / "templates"
 
@@ -152,6 +153,7 @@ def generate(root: Path, *, quiet: bool = False) -> Result:
     pkg.write("torch/_C/_gen_signatures.py", env.get_template("bindings_signatures.py.j2").render(
         header=header("bindings.py", "bindings_signatures.py.j2", []),
         functions=sorted(function_sigs.items()), methods=sorted(method_sigs.items())))
+    _generate_autograd(root, fns, env, pkg)
     # Type stubs (never imported at run time): torch/__init__.py and torch/_tensor.py read them
     # under TYPE_CHECKING.
     rt_names = sorted(return_types)
@@ -176,6 +178,37 @@ def generate(root: Path, *, quiet: bool = False) -> Result:
         for path in result.removed:
             print(f"torchgen: removed stale generated file {path}", file=sys.stderr)
     return result
+
+
+def _generate_autograd(root: Path, fns: list[NativeFunction], env: jinja2.Environment, pkg: FileManager) -> None:
+    """Backward nodes and autograd kernels from tools/autograd/derivatives.yaml, and their registrations."""
+    derivatives = autograd.load_derivatives(root, fns)
+    groups = _by_base(fns)
+    contexts = []
+    covered: set[str] = set()
+    for d in derivatives:
+        siblings = [f for f in groups[d.fn.func.name.name.base]
+                    if f is not d.fn and variants.needs_generated_kernel(f) and variants.functional_of(f, groups[
+                        d.fn.func.name.name.base]) is d.fn]
+        context = autograd.kernel_context(d, siblings)
+        contexts.append(context)
+        covered |= {context["op"], *(v["op"] for v in context["inplace"]), *(v["op"] for v in context["out"])}
+    outs = [dict(op=str(f.func.name), kernel=f.func.name.unambiguous_name().replace(".", "_"),
+                 base=str(f.func.name.name.base)) for f in fns if f.func.kind() is SchemaKind.out]
+    covered |= {o["op"] for o in outs}
+    missing = [dict(op=str(f.func.name), kernel=f.func.name.unambiguous_name().replace(".", "_"),
+                    inplace=f.func.kind() is SchemaKind.inplace)
+               for f in autograd.differentiable_without_formula(fns, covered)]
+    all_fns = [d.fn for d in derivatives]
+    pkg.write(f"{autograd.KERNELS_MODULE.replace('.', '/')}.py", env.get_template("autograd_functions.py.j2").render(
+        header=header("autograd.py", "autograd_functions.py.j2", all_fns), derivatives=contexts,
+        not_implemented=missing, outs=outs))
+    registrations_ = [(c["op"], c["kernel"]) for c in contexts]
+    registrations_ += [(v["op"], v["kernel"]) for c in contexts for v in c["inplace"]]
+    registrations_ += [(k["op"], k["kernel"]) for k in missing + outs]
+    pkg.write("torch/csrc/autograd/_gen_registrations.py", env.get_template("autograd_registrations.py.j2").render(
+        header=header("autograd.py", "autograd_registrations.py.j2", []), module=autograd.KERNELS_MODULE,
+        registrations=sorted(registrations_)))
 
 
 def _remove_stale(root: Path, written: set[Path], extensions: set[str]) -> list[str]:

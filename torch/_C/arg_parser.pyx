@@ -297,4 +297,5 @@ cdef object set_requires_grad(object result, object flag):
         if not (dt.is_floating_point or dt.is_complex):
             raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
         result._requires_grad = True
+        result._set_autograd_key(True)
     return result

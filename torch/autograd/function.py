@@ -170,10 +170,9 @@ def _wrap_outputs(node: Any, args: tuple[Any, ...], output: Any) -> Any:
         elif id(out) in inputs:
             out = out.detach()           # an input returned as is: a new alias carries the history
         if id(out) in non_diff or not (out.dtype.is_floating_point or out.dtype.is_complex):
-            out._requires_grad = False
+            graph.set_requires_grad_flag(out, False)
         else:
-            out._grad_fn = node
-            out._output_nr = i
+            graph.set_history(out, node, i)
         wrapped.append(out)
         metadata.append((out.shape, out.dtype, out.device))
     node._input_metadata = metadata

@@ -133,6 +133,26 @@ def accumulate_grad(variable, new_grad):
         old.add_(new_grad)
 
 
+def set_requires_grad_flag(tensor, bint flag):
+    """A leaf's requires_grad; the tensor's Autograd dispatch key follows it."""
+    tensor._requires_grad = flag
+    tensor._set_autograd_key(flag or tensor._grad_fn is not None)
+
+
+def set_history(tensor, Node node, int output_nr):
+    """tensor is output output_nr of node's forward: gradients for it flow into node."""
+    tensor._grad_fn = node
+    tensor._output_nr = output_nr
+    tensor._set_autograd_key(True)
+
+
+def clear_history(tensor):
+    """detach_(): no grad_fn, no requires_grad."""
+    tensor.__dict__.pop("_grad_fn", None)
+    tensor._requires_grad = False
+    tensor._set_autograd_key(False)
+
+
 def grad_accumulator(tensor):
     """The AccumulateGrad node of a leaf that requires grad (made once, held weakly by the tensor)."""
     ref = tensor.__dict__.get("_grad_accumulator")

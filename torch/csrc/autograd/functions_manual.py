@@ -1,0 +1,151 @@
+"""Helpers the backward formulas of tools/autograd/derivatives.yaml call (PyTorch's
+FunctionsManual.cpp, by the same names where Ember has the same formula).
+
+Formulas are written with tensor methods and these functions, so that create_graph=True
+differentiates through them. Ember has no complex dtypes: conj() and handle_r_to_c are the
+identity, and kept only so formulas read like upstream's."""
+from __future__ import annotations
+
+from typing import Any
+
+from aten.dispatcher import find_operator
+
+_sum_dims = find_operator("sum.dim_IntList")
+_zeros = find_operator("zeros")
+_reshape = find_operator("reshape")
+
+
+def handle_r_to_c(scalar_type: Any, grad: Any) -> Any:
+    return grad
+
+
+def maybe_multiply(t: Any, s: Any) -> Any:
+    """t * s, skipping the multiplication by 1 (as upstream)."""
+    return t if (isinstance(s, (int, float)) and s == 1) else t * s
+
+
+def sum_to(grad: Any, shape: Any) -> Any:
+    """grad summed down to shape (undoes broadcasting): leading dims, then the dims of size 1."""
+    if grad is None:
+        return None
+    shape = tuple(shape)
+    if tuple(grad.shape) == shape:
+        return grad
+    lead = grad.dim() - len(shape)
+    dims = list(range(lead)) + [lead + i for i, size in enumerate(shape) if size == 1 and grad.shape[lead + i] != 1]
+    if dims:
+        grad = _sum_dims(grad, dims, True)
+    return _reshape(grad, shape) if lead or tuple(grad.shape) != shape else grad
+
+
+def sum_backward(grad: Any, sizes: Any, dims: Any, keepdim: bool) -> Any:
+    """The gradient of sum(self, dims, keepdim): grad broadcast back over the summed dims."""
+    sizes = tuple(sizes)
+    if not keepdim and len(sizes) > 0:
+        if dims is None or (isinstance(dims, (list, tuple)) and len(dims) == 0):
+            dims = range(len(sizes))
+        elif isinstance(dims, int):
+            dims = (dims,)
+        for d in sorted(d % len(sizes) for d in dims):
+            grad = grad.unsqueeze(d)
+    return grad.expand(sizes)
+
+
+def mean_backward(grad: Any, sizes: Any, dims: Any, numel: int, keepdim: bool) -> Any:
+    sizes = tuple(sizes)
+    if dims is None or (isinstance(dims, (list, tuple)) and len(dims) == 0):
+        count = numel
+    else:
+        count = 1
+        for d in ((dims,) if isinstance(dims, int) else dims):
+            count *= sizes[d % len(sizes)] if sizes else 1
+    return sum_backward(grad, sizes, dims, keepdim) / count
+
+
+def mul_tensor_backward(grad: Any, other: Any, self_scalar_type: Any) -> Any:
+    return grad * other
+
+
+def div_tensor_self_backward(grad: Any, other: Any, self_scalar_type: Any) -> Any:
+    return grad / other
+
+
+def div_tensor_other_backward(grad: Any, self: Any, other: Any) -> Any:
+    return -grad * (self / other) / other
+
+
+def mm_mat1_backward(grad: Any, mat2: Any, sizes: Any, strides: Any, layout: Any, alpha: Any) -> Any:
+    return maybe_multiply(grad.mm(mat2.t()), alpha)
+
+
+def mm_mat2_backward(grad: Any, mat1: Any, sizes: Any, strides: Any, layout: Any, alpha: Any) -> Any:
+    return maybe_multiply(mat1.t().mm(grad), alpha)
+
+
+def pow_backward(grad: Any, self: Any, exponent: Any) -> Any:
+    if isinstance(exponent, (int, float)) and exponent == 0:
+        return grad * 0
+    return grad * exponent * self.pow(exponent - 1)
+
+
+def threshold_backward(grad: Any, self: Any, threshold: Any) -> Any:
+    return grad * (self > threshold)
+
+
+def softmax_backward_data(grad: Any, output: Any, dim: int) -> Any:
+    return output * (grad - (grad * output).sum(dim, keepdim=True))
+
+
+def log_softmax_backward_data(grad: Any, output: Any, dim: int) -> Any:
+    return grad - output.exp() * grad.sum(dim, keepdim=True)
+
+
+def zeros(sizes: Any, like: Any) -> Any:
+    return _zeros(tuple(sizes), dtype=like.dtype, device=like.device)
+
+
+def permute_backwards(grad: Any, dims: Any) -> Any:
+    inverse = [0] * len(dims)
+    for i, d in enumerate(dims):
+        inverse[d % len(dims)] = i
+    return grad.permute(inverse)
+
+
+def select_backward(grad: Any, sizes: Any, dim: int, index: int) -> Any:
+    """The gradient of select: grad placed at `index` of `dim` in zeros of the input's shape."""
+    return _index_into_zeros(grad.unsqueeze(dim), sizes, dim, index % sizes[dim], index % sizes[dim] + 1, 1)
+
+
+def slice_backward(grad: Any, sizes: Any, dim: int, start: Any, end: Any, step: int) -> Any:
+    n = sizes[dim]
+    first, last, _ = slice(start, end, step).indices(n)
+    return _index_into_zeros(grad, sizes, dim, first, max(first, last), step)
+
+
+def _index_into_zeros(values: Any, sizes: Any, dim: int, start: int, end: int, step: int) -> Any:
+    """zeros of `sizes` with `values` at start:end:step along dim, built out of place (pad and
+    interleave with zeros) so that it stays differentiable."""
+    sizes = list(sizes)
+    count = values.shape[dim]
+    if step != 1 and count > 0:
+        gap = list(values.shape)
+        gap[dim] = count * (step - 1)
+        parts = [values.unsqueeze(dim + 1), _zeros(tuple(gap[:dim] + [count, step - 1] + gap[dim + 1:]),
+                                                   dtype=values.dtype, device=values.device)]
+        values = _cat(parts, dim + 1).flatten(dim, dim + 1)
+        values = values.narrow(dim, 0, (count - 1) * step + 1)
+    before = list(sizes)
+    before[dim] = start
+    after = list(sizes)
+    after[dim] = sizes[dim] - start - values.shape[dim]
+    pieces = [_zeros(tuple(before), dtype=values.dtype, device=values.device), values,
+              _zeros(tuple(after), dtype=values.dtype, device=values.device)]
+    return _cat(pieces, dim)
+
+
+_cat = find_operator("cat")
+
+
+def mse_loss_backward(grad: Any, self: Any, target: Any, reduction: int) -> Any:
+    scale = 2.0 / self.numel() if reduction == 1 else 2.0
+    return scale * (self - target) * grad

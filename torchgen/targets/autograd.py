@@ -1,0 +1,212 @@
+"""Target: autograd, from tools/autograd/derivatives.yaml (PyTorch's format; formulas are
+Python expressions over tensor methods and torch/csrc/autograd/functions_manual.py).
+
+For each entry, a backward Node class (`<Name>Backward<k>`) whose apply evaluates the formulas,
+and an autograd kernel, registered at the Autograd key for the op and its in-place variant:
+run the op below autograd, then record the node with exactly what its formulas read. Upstream's
+`X.sym_sizes()`, `X.scalar_type()`, `X.dim()`, `X.sym_numel()` save only that fact about X,
+not X. Broadcasting is undone generically (sum_to each input's shape). out= variants and ops
+without an entry get kernels that refuse, or record a node that raises, as PyTorch's do.
+"""
+from __future__ import annotations
+
+import ast
+import keyword
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from torchgen.model import (BaseTy, BaseType, DispatchKey, ListType, Location, NativeFunction, OptionalType,
+                            SchemaError, SchemaErrors, SchemaKind, _load_yaml)
+from torchgen.targets.bindings import python_default
+
+DERIVATIVES = "tools/autograd/derivatives.yaml"
+KERNELS_MODULE = "torch.csrc.autograd._gen_variable_type"
+
+# Upstream's metadata accessors, and the name each saved fact gets.
+_META = {"sym_sizes": "sizes", "sizes": "sizes", "scalar_type": "scalar_type", "dim": "dim", "sym_numel": "numel",
+         "numel": "numel", "sym_strides": "strides", "strides": "strides", "layout": "layout"}
+_META_EXPR = {"sizes": "tuple({0}.shape)", "scalar_type": "{0}.dtype", "dim": "{0}.dim()", "numel": "{0}.numel()",
+              "strides": "{0}.stride()", "layout": "None"}
+_SPECIAL = {"grad", "grads", "result", "grad_input_mask"}
+
+
+@dataclass
+class Formula:
+    input: str                  # the differentiable input it gives the gradient of
+    kind: str                   # "tensor", "optional", "list"
+    source: str                 # the Python expression, metadata accessors rewritten
+
+
+@dataclass
+class Derivative:
+    fn: NativeFunction
+    loc: Location
+    node: str                                       # class name, e.g. AddBackward0
+    formulas: list[Formula]
+    saved_tensors: list[str] = field(default_factory=list)     # inputs saved whole (SavedVariable)
+    saved_values: list[str] = field(default_factory=list)      # non-tensor inputs kept as they are
+    saved_meta: list[tuple[str, str]] = field(default_factory=list)   # (input, fact)
+    saves_result: bool = False
+    output_differentiability: list[bool] | None = None
+
+
+def _pascal(name: str) -> str:
+    return "".join(part[:1].upper() + part[1:] for part in name.strip("_").split("_"))
+
+
+def _kind(t: Any) -> str | None:
+    if t == BaseType(BaseTy.Tensor):
+        return "tensor"
+    if t == OptionalType(BaseType(BaseTy.Tensor)):
+        return "optional"
+    if isinstance(t, ListType) and t.elem in (BaseType(BaseTy.Tensor), OptionalType(BaseType(BaseTy.Tensor))):
+        return "list"
+    return None
+
+
+class _Rewrite(ast.NodeTransformer):
+    """Collects what a formula reads; `X.sym_sizes()` and friends become saved facts."""
+
+    def __init__(self, inputs: set[str]) -> None:
+        self.inputs = inputs
+        self.names: set[str] = set()
+        self.meta: set[tuple[str, str]] = set()
+
+    def visit_Call(self, node: ast.Call) -> Any:
+        f = node.func
+        if (isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id in self.inputs
+                and f.attr in _META and not node.args and not node.keywords):
+            fact = _META[f.attr]
+            self.meta.add((f.value.id, fact))
+            return ast.copy_location(ast.Name(id=f"{f.value.id}_{fact}", ctx=ast.Load()), node)
+        return self.generic_visit(node)
+
+    def visit_Name(self, node: ast.Name) -> Any:
+        self.names.add(node.id)
+        return node
+
+
+def load_derivatives(root: Path, fns: list[NativeFunction]) -> list[Derivative]:
+    path = root / DERIVATIVES
+    if not path.exists():        # a schema without derivatives (torchgen's own tests): nothing differentiable
+        return []
+    entries = _load_yaml(path.read_text(), str(path))
+    by_schema = {str(fn.func): fn for fn in fns}
+    counts: dict[str, int] = {}
+    errors: list[SchemaError] = []
+    result: list[Derivative] = []
+    for entry, line in zip(entries, entries.item_lines):
+        loc = Location(DERIVATIVES, line)
+        name = entry.get("name")
+        fn = by_schema.get(name) if isinstance(name, str) else None
+        if fn is None:
+            errors.append(SchemaError(loc, f"derivatives.yaml: 'name' {name!r} is not a `func:` of "
+                                           "aten/native/native_functions.yaml (it must match the schema text exactly)"))
+            continue
+        if fn.func.kind() is not SchemaKind.functional:
+            errors.append(SchemaError(loc, f"derivatives.yaml: {name} is not a functional op (in-place variants "
+                                           "reuse the functional formula; out= variants are never differentiable)"))
+            continue
+        args = {a.name: a for a in fn.func.arguments.flat_all}
+        base = fn.func.name.name.base
+        node = f"{_pascal(base)}Backward{counts.get(base, 0)}"
+        counts[base] = counts.get(base, 0) + 1
+        derivative = Derivative(fn, loc, node, [])
+        non_differentiable = set()
+        used: set[str] = set()
+        meta: set[tuple[str, str]] = set()
+        for key, value in entry.items():
+            if key in ("name", "dispatch", "result"):
+                continue
+            if key == "output_differentiability":
+                derivative.output_differentiability = [bool(v) for v in value]
+                continue
+            if key not in args:
+                errors.append(SchemaError(Location(DERIVATIVES, entry.key_lines.get(key, line)),
+                                          f"derivatives.yaml: {name} has no input named {key!r}"))
+                continue
+            kind = _kind(args[key].type)
+            if kind is None:
+                errors.append(SchemaError(loc, f"derivatives.yaml: {name}: {key!r} is not a tensor input"))
+                continue
+            if value == "non_differentiable":
+                non_differentiable.add(key)
+                continue
+            try:
+                tree = ast.parse(str(value), mode="eval")
+            except SyntaxError as e:
+                errors.append(SchemaError(Location(DERIVATIVES, entry.key_lines.get(key, line)),
+                                          f"derivatives.yaml: formula for {key!r} is not a Python expression: {e.msg}"))
+                continue
+            rewrite = _Rewrite(set(args))
+            tree = rewrite.visit(tree)
+            used |= rewrite.names
+            meta |= rewrite.meta
+            derivative.formulas.append(Formula(key, kind, ast.unparse(tree)))
+        for a in fn.func.arguments.flat_all:
+            if _kind(a.type) in ("tensor", "optional") and a.name not in non_differentiable \
+                    and a.name not in {f.input for f in derivative.formulas}:
+                errors.append(SchemaError(loc, f"derivatives.yaml: {name}: tensor input {a.name!r} needs a formula or "
+                                               "`non_differentiable`"))
+        order = {a.name: i for i, a in enumerate(fn.func.arguments.flat_all)}
+        derivative.formulas.sort(key=lambda f: order[f.input])
+        derivative.saved_tensors = [n for n in args if n in used and _kind(args[n].type) in ("tensor", "optional")]
+        derivative.saved_values = [n for n in args if n in used and _kind(args[n].type) is None]
+        derivative.saved_meta = sorted(meta)
+        derivative.saves_result = "result" in used
+        for n in used & set(args):
+            if _kind(args[n].type) == "list":
+                errors.append(SchemaError(loc, f"derivatives.yaml: {name}: formulas may read a tensor list only "
+                                               f"through metadata ({n}.sym_sizes() ...), not {n!r} itself"))
+        result.append(derivative)
+    if errors:
+        raise SchemaErrors(errors)
+    return result
+
+
+def _py_name(name: str) -> str:
+    return name + "_" if keyword.iskeyword(name) else name
+
+
+def kernel_context(d: Derivative, variants: list[NativeFunction]) -> dict[str, Any]:
+    fn = d.fn
+    params = [a for a in fn.func.arguments.flat_all]
+    defaults = [python_default(fn, a) if a.default is not None else "_REQUIRED" for a in params]
+    differentiable = [f.input for f in d.formulas]
+    is_view = any(r.annotation is not None and not r.annotation.is_write for r in fn.func.returns)
+    return dict(
+        op=str(fn.func.name), kernel=fn.func.name.unambiguous_name().replace(".", "_"), node=d.node,
+        names=[a.name for a in params], locals=[_py_name(a.name) for a in params], defaults=defaults,
+        differentiable=differentiable, list_inputs=[f.input for f in d.formulas if f.kind == "list"],
+        formulas=[dict(input=f.input, local=_py_name(f.input), kind=f.kind, source=f.source) for f in d.formulas],
+        saved_tensors=d.saved_tensors, saved_values=d.saved_values,
+        saved_meta=[dict(input=i, fact=fact, attr=f"{i}_{fact}", expr=_META_EXPR[fact].format(_py_name(i)))
+                    for i, fact in d.saved_meta],
+        saves_result=d.saves_result, is_view=is_view,
+        output_differentiability=d.output_differentiability,
+        multi_output=len(fn.func.returns) > 1,
+        sizes_of=[f.input for f in d.formulas if f.kind in ("tensor", "optional")],
+        inplace=[dict(op=str(v.func.name), kernel=v.func.name.unambiguous_name().replace(".", "_")) for v in variants
+                 if v.func.kind() is SchemaKind.inplace],
+        out=[dict(op=str(v.func.name), kernel=v.func.name.unambiguous_name().replace(".", "_"),
+                  base=str(v.func.name.name.base)) for v in variants if v.func.kind() is SchemaKind.out],
+    )
+
+
+def differentiable_without_formula(fns: list[NativeFunction], covered: set[str]) -> list[NativeFunction]:
+    """Ops that get the 'not implemented' autograd kernel: a kernel below autograd exists (not
+    CompositeImplicitAutograd, whose decomposition autograd sees), a tensor input, and a result
+    that can be floating."""
+    chosen = []
+    for fn in fns:
+        name = str(fn.func.name)
+        keys = {k for k, _ in fn.dispatch}
+        if name in covered or not keys or keys == {DispatchKey.parse("CompositeImplicitAutograd")}:
+            continue
+        if not any(_kind(a.type) for a in fn.func.arguments.flat_all):
+            continue
+        if not any(_kind(r.type) in ("tensor", "list") for r in fn.func.returns):
+            continue
+        chosen.append(fn)
+    return chosen
