@@ -58,6 +58,42 @@ cdef inline bint _takes_i(int64_t v, int64_t best, bint is_max) noexcept nogil:
     return v >= best if is_max else v <= best
 
 
+cdef void _ext_row(ord_t* out, int64_t* ind, const ord_t* x, Py_ssize_t n, bint is_max) noexcept nogil:
+    """A contiguous row. While the running value is not NaN, "v is NaN or v >= best" is exactly
+    "not (v < best)": one comparison; after a NaN only NaNs take over."""
+    cdef Py_ssize_t i = 0, k = 0
+    cdef ord_t best = x[0], v
+    if is_max:
+        while i < n:
+            v = x[i]
+            if not (v < best):
+                best = v
+                k = i
+                if (ord_t is float or ord_t is double) and v != v:
+                    break
+            out[i] = best
+            ind[i] = k
+            i += 1
+    else:
+        while i < n:
+            v = x[i]
+            if not (v > best):
+                best = v
+                k = i
+                if (ord_t is float or ord_t is double) and v != v:
+                    break
+            out[i] = best
+            ind[i] = k
+            i += 1
+    while i < n:                        # the running value is NaN
+        v = x[i]
+        if v != v:
+            k = i
+        out[i] = best
+        ind[i] = k
+        i += 1
+
+
 cdef void _ext_slice(ord_t* out, int64_t* ind, const ord_t* x, Py_ssize_t n, Py_ssize_t inner,
                      bint is_max) noexcept nogil:
     """One outer slice: out[i, j] = the max (min) of x[0..i, j], ind[i, j] where it was taken."""
@@ -65,28 +101,10 @@ cdef void _ext_slice(ord_t* out, int64_t* ind, const ord_t* x, Py_ssize_t n, Py_
     cdef double fbest[CHUNK]
     cdef int64_t ibest[CHUNK]
     cdef int64_t where[CHUNK]
-    cdef double f, fv
-    cdef int64_t v, iv, k
+    cdef double fv
+    cdef int64_t iv
     if inner == 1:
-        k = 0
-        if ord_t is float or ord_t is double:
-            f = x[0]
-            for i in range(n):
-                fv = x[i]
-                if _takes_f(fv, f, is_max):
-                    f = fv
-                    k = i
-                out[i] = <ord_t>f
-                ind[i] = k
-        else:
-            v = x[0]
-            for i in range(n):
-                iv = x[i]
-                if _takes_i(iv, v, is_max):
-                    v = iv
-                    k = i
-                out[i] = <ord_t>v
-                ind[i] = k
+        _ext_row(out, ind, x, n, is_max)
         return
     j0 = 0
     while j0 < inner:
