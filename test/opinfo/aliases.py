@@ -316,8 +316,15 @@ def _cum_samples(dt, rng):
     if a.dtype.kind == "f":
         a[1, 2] = np.nan
         a[2, 0] = a[2, 3] = np.nan
+    long_row = random_values(dt, (2, 1500), rng, int_range=(-50, 50))
+    long_col = random_values(dt, (1200, 2), rng, int_range=(-50, 50))
+    wide = random_values(dt, (2, 3, 600), rng, int_range=(-3, 3))   # inner 600: more than one scan chunk
+    if a.dtype.kind == "f":
+        long_row[0, 700] = long_col[900, 1] = wide[1, 1, 550] = np.nan
     return [SampleInput((a, 1), name="dim 1"), SampleInput((a, -2), name="dim -2"),
-            SampleInput((random_values(dt, (), rng), 0), name="0-dim"), SampleInput((random_values(dt, (0, 3), rng), 0), name="empty")]
+            SampleInput((random_values(dt, (), rng), 0), name="0-dim"), SampleInput((random_values(dt, (0, 3), rng), 0), name="empty"),
+            SampleInput((long_row, 1), name="long dim 1"), SampleInput((long_col, 0), name="long dim 0"),
+            SampleInput((wide, 1), name="inner 600")]
 
 
 def _logcumsumexp_ref(a, dim):

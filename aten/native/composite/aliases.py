@@ -72,7 +72,6 @@ _select = _op("select.int")
 _stack = _op("stack")
 _maximum = _op("maximum")
 _minimum = _op("minimum")
-_logaddexp = _op("logaddexp")
 _amin = _op("amin")
 _amax = _op("amax")
 _split_with_sizes = _op("split_with_sizes")
@@ -458,54 +457,6 @@ def trace(self: Any) -> Any:
     if self.dtype is _BOOL:
         raise NotImplementedError("\"trace\" not implemented for 'Bool'")
     return _sum(_diagonal(self, 0, 0, 1), None)
-
-
-def _cum_extreme(self: Any, dim: int, take_new: Any, name: str) -> Any:
-    d = self._wrap_dim(dim)
-    values = _clone(self)
-    indices = _zeros_like(self, dtype=_INT64)
-    if self.dim() == 0 or self._sizes()[d] == 0:
-        return values, indices
-    best = _select(values, d, 0)
-    best_index = _select(indices, d, 0)
-    for i in range(1, self._sizes()[d]):
-        x = _select(self, d, i)
-        take = take_new(x, best)
-        best = _where(take, x, best)
-        best_index = _where(take, scalar_to_tensor(i), best_index)
-        _copy(_select(values, d, i), best)
-        _copy(_select(indices, d, i), best_index)
-    return values, indices
-
-
-def _nan_first(x: Any, best: Any, cmp: Any) -> Any:
-    if not x.dtype.is_floating_point:
-        return cmp(x, best)
-    from_nan = _isnan(x)
-    return _where(_isnan(best), from_nan, _where(from_nan, from_nan, cmp(x, best)))
-
-
-def cummax(self: Any, dim: int) -> Any:
-    return _cum_extreme(self, dim, lambda x, best: _nan_first(x, best, _ge), "cummax")
-
-
-def cummin(self: Any, dim: int) -> Any:
-    return _cum_extreme(self, dim, lambda x, best: _nan_first(x, best, _le), "cummin")
-
-
-@float16_via_float32
-def logcumsumexp(self: Any, dim: int) -> Any:
-    if not self.dtype.is_floating_point:
-        raise NotImplementedError(f"\"logcumsumexp_out_cpu\" not implemented for '{self.dtype.type_name}'")
-    d = self._wrap_dim(dim)
-    result = _clone(self)
-    if self.dim() == 0 or self._sizes()[d] == 0:
-        return result
-    acc = _select(result, d, 0)
-    for i in range(1, self._sizes()[d]):
-        acc = _logaddexp(acc, _select(self, d, i))
-        _copy(_select(result, d, i), acc)
-    return result
 
 
 def aminmax(self: Any, dim: Any = None, keepdim: bool = False) -> Any:

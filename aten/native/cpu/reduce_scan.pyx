@@ -16,10 +16,6 @@ from aten.native.cpu.loops cimport cast_contiguous, copy_into
 from aten.native.cpu import loops as _loops
 from aten.native.cpu.half import float16_via_float32
 
-cdef enum:
-    CHUNK = 512            # inner positions scanned together (their running values fit in L1)
-    PAR_MIN = 65536        # elements: below this one thread
-
 ctypedef fused num_t:
     uint8_t
     int8_t
@@ -33,6 +29,27 @@ ctypedef fused num_t:
 _CPP_NAMES = {ST_UINT8: "unsigned char", ST_INT8: "signed char", ST_INT16: "short int", ST_INT32: "int",
               ST_INT64: "long int", ST_FLOAT16: "c10::Half", ST_FLOAT32: "float", ST_FLOAT64: "double",
               ST_BOOL: "bool"}
+
+
+cdef void scan_geometry(TensorImpl t, int d, Py_ssize_t* outer, Py_ssize_t* n, Py_ssize_t* inner) noexcept:
+    """The sizes before dim d (outer), of d (n) and after it (inner) of t; d is already wrapped."""
+    cdef int i
+    outer[0] = n[0] = inner[0] = 1
+    for i in range(t.nd):
+        if i < d:
+            outer[0] *= t.sizes[i]
+        elif i == d:
+            n[0] = t.sizes[i]
+        else:
+            inner[0] *= t.sizes[i]
+
+
+cdef int scan_threads(Py_ssize_t n_elem, Py_ssize_t outer) except -1:
+    """Threads for a scan over n_elem elements in `outer` independent slices."""
+    cdef int nt = _loops.get_num_threads()
+    if n_elem < PAR_MIN or outer < 2:
+        return 1
+    return <int>outer if nt > outer else nt
 
 
 cdef void _scan_slice(num_t* out, const num_t* x, Py_ssize_t n, Py_ssize_t inner, bint prod) noexcept nogil:
@@ -104,7 +121,7 @@ cdef void _scan(num_t* out, const num_t* x, Py_ssize_t outer, Py_ssize_t n, Py_s
 cdef TensorImpl _cum(TensorImpl self, object dim, object dtype, bint prod, bint inplace):
     cdef str name = "cumprod" if prod else "cumsum"
     cdef int d = self._wrap_dim(dim), st, nt
-    cdef Py_ssize_t outer = 1, n = 1, inner = 1, i
+    cdef Py_ssize_t outer, n, inner
     cdef TensorImpl src, out
     if dtype is not None:
         st = (<DType?>dtype).scalar_type
@@ -124,19 +141,9 @@ cdef TensorImpl _cum(TensorImpl self, object dim, object dtype, bint prod, bint 
         bad = st if st == ST_BOOL or st == ST_FLOAT16 else self.scalar_type
         raise NotImplementedError(f'"{name}_out_cpu" not implemented for \'{dtype_of(bad).type_name}\'')
     src = self if self.scalar_type == st and self.contiguous else cast_contiguous(self, st)
-    for i in range(self.nd):
-        if i < d:
-            outer *= self.sizes[i]
-        elif i == d:
-            n = self.sizes[i]
-        else:
-            inner *= self.sizes[i]
+    scan_geometry(self, d, &outer, &n, &inner)
     out = empty_contiguous(self.nd, self.sizes, st, None)
-    nt = _loops.get_num_threads()
-    if src.n_elem < PAR_MIN or outer < 2:
-        nt = 1
-    elif nt > outer:
-        nt = <int>outer
+    nt = scan_threads(src.n_elem, outer)
     with nogil:
         if st == ST_UINT8:
             _scan(<uint8_t*>out.data(), <const uint8_t*>src.data(), outer, n, inner, prod, nt)
