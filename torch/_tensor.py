@@ -14,6 +14,7 @@ from c10.tensor_impl import empty as _empty, from_numpy as _from_numpy
 from torch import _tensor_autograd, _tensor_conversions
 from torch._C import _gen_index
 from torch import _indexing as _indexing_setup  # noqa: F401  (gives the Cython indexing numpy's types)
+from torch import _indexing_autograd  # noqa: F401  (indexing of tensors that require grad records history)
 from torch._C._indexing import getitem as _getitem, setitem as _setitem
 from torch._size import Size  # noqa: F401  (registers torch.Size as the type of `shape`)
 

@@ -11,6 +11,8 @@ collected per dim as PyTorch's applySlicing does and handed to the `index.Tensor
 """
 import warnings
 
+from c10.dispatch_key cimport DK_AUTOGRAD_CPU, DK_AUTOGRAD_CUDA
+from c10.grad_mode cimport grad_enabled
 from cpython.bool cimport PyBool_Check
 from cpython.complex cimport PyComplex_Check
 from cpython.float cimport PyFloat_Check
@@ -19,7 +21,7 @@ from cpython.object cimport PyObject, PyTypeObject, Py_TYPE
 from cpython.sequence cimport PySequence_Check
 from cpython.slice cimport PySlice_Check, PySlice_Unpack
 from cpython.tuple cimport PyTuple_GET_ITEM, PyTuple_GET_SIZE
-from libc.stdint cimport int64_t
+from libc.stdint cimport int64_t, uint64_t
 
 from c10.scalar_type cimport (ST_BOOL, ST_FLOAT32, ST_FLOAT64, ST_INT8, ST_INT16, ST_INT32, ST_INT64,
                               ST_UINT8, dtype_of, is_integral)
@@ -192,6 +194,19 @@ cdef tuple _wrap_tuple(object index):
     return (index,)
 
 
+cdef object _autograd_getitem = None
+cdef object _autograd_setitem = None
+cdef uint64_t _AUTOGRAD_KEYS = ((<uint64_t>1) << DK_AUTOGRAD_CPU) | ((<uint64_t>1) << DK_AUTOGRAD_CUDA)
+
+
+def install_autograd(getitem, setitem):
+    """Called once by torch._indexing_autograd: indexing of tensors that require grad (in grad
+    mode) goes there, which records history around these functions run under no_grad."""
+    global _autograd_getitem, _autograd_setitem
+    _autograd_getitem = getitem
+    _autograd_setitem = setitem
+
+
 def install(np_integer, np_ndarray, convert_sequence):
     """Called once by torch._indexing: numpy's types, and sequenceToVariable for what the flat
     int list fast path below does not cover."""
@@ -352,6 +367,8 @@ def getitem(TensorImpl self, index):
     cdef Py_ssize_t start, stop, step
     cdef list outs
     cdef TensorImpl sliced
+    if self.key_set & _AUTOGRAD_KEYS and _autograd_getitem is not None and grad_enabled():
+        return _autograd_getitem(self, index)
     if PyLong_CheckExact(index):
         _load(&g, self)
         _select(&g, 0, _unpack_long(index), 0)
@@ -510,6 +527,9 @@ def setitem(TensorImpl self, index, value):
         tvalue = <TensorImpl>value
     else:
         scalar = _value_scalar(self, value)
+    if ((self.key_set | (tvalue.key_set if tvalue is not None else 0)) & _AUTOGRAD_KEYS
+            and _autograd_setitem is not None and grad_enabled()):
+        return _autograd_setitem(self, index, value)
     if index is False:
         return
     _load(&g, self)

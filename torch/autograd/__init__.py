@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from torch.autograd.function import Function, FunctionCtx, once_differentiable
+from torch.autograd.gradcheck import gradcheck, gradgradcheck
 from torch.autograd.grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled,
                                       no_grad, set_grad_enabled)
 from aten.dispatcher import find_operator
@@ -18,7 +19,7 @@ from torch.csrc.autograd import graph
 _ones_like = find_operator("ones_like")
 _zeros_like = find_operator("zeros_like")
 
-__all__ = ["Function", "FunctionCtx", "backward", "enable_grad", "grad", "inference_mode", "is_grad_enabled",
+__all__ = ["Function", "FunctionCtx", "backward", "enable_grad", "grad", "gradcheck", "gradgradcheck", "inference_mode", "is_grad_enabled",
            "is_inference_mode_enabled", "no_grad", "once_differentiable", "set_grad_enabled"]
 
 

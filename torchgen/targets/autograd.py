@@ -26,7 +26,7 @@ KERNELS_MODULE = "torch.csrc.autograd._gen_variable_type"
 # Upstream's metadata accessors, and the name each saved fact gets.
 _META = {"sym_sizes": "sizes", "sizes": "sizes", "scalar_type": "scalar_type", "dim": "dim", "sym_numel": "numel",
          "numel": "numel", "sym_strides": "strides", "strides": "strides", "layout": "layout"}
-_META_EXPR = {"sizes": "tuple({0}.shape)", "scalar_type": "{0}.dtype", "dim": "{0}.dim()", "numel": "{0}.numel()",
+_META_EXPR = {"args_sizes": "[tuple(t.shape) for t in {0}]", "sizes": "tuple({0}.shape)", "scalar_type": "{0}.dtype", "dim": "{0}.dim()", "numel": "{0}.numel()",
               "strides": "{0}.stride()", "layout": "None"}
 _SPECIAL = {"grad", "grads", "result", "grad_input_mask"}
 
@@ -75,6 +75,10 @@ class _Rewrite(ast.NodeTransformer):
 
     def visit_Call(self, node: ast.Call) -> Any:
         f = node.func
+        if (isinstance(f, ast.Name) and f.id in ("to_args_sizes", "to_args_sizes_symint") and len(node.args) == 1
+                and isinstance(node.args[0], ast.Name) and node.args[0].id in self.inputs):
+            self.meta.add((node.args[0].id, "args_sizes"))
+            return ast.copy_location(ast.Name(id=f"{node.args[0].id}_args_sizes", ctx=ast.Load()), node)
         if (isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id in self.inputs
                 and f.attr in _META and not node.args and not node.keywords):
             fact = _META[f.attr]
@@ -104,9 +108,9 @@ def load_derivatives(root: Path, fns: list[NativeFunction]) -> list[Derivative]:
             errors.append(SchemaError(loc, f"derivatives.yaml: 'name' {name!r} is not a `func:` of "
                                            "aten/native/native_functions.yaml (it must match the schema text exactly)"))
             continue
-        if fn.func.kind() is not SchemaKind.functional:
-            errors.append(SchemaError(loc, f"derivatives.yaml: {name} is not a functional op (in-place variants "
-                                           "reuse the functional formula; out= variants are never differentiable)"))
+        if fn.func.kind() is SchemaKind.out:
+            errors.append(SchemaError(loc, f"derivatives.yaml: {name} is an out= variant: those are never "
+                                           "differentiable"))
             continue
         args = {a.name: a for a in fn.func.arguments.flat_all}
         base = fn.func.name.name.base
@@ -189,9 +193,20 @@ def kernel_context(d: Derivative, variants: list[NativeFunction]) -> dict[str, A
         sizes_of=[f.input for f in d.formulas if f.kind in ("tensor", "optional")],
         inplace=[dict(op=str(v.func.name), kernel=v.func.name.unambiguous_name().replace(".", "_")) for v in variants
                  if v.func.kind() is SchemaKind.inplace],
+        # An in-place op with its own entry (copy_): its kernel is the in-place form of itself.
+        inplace_entry=fn.func.kind() is SchemaKind.inplace,
         out=[dict(op=str(v.func.name), kernel=v.func.name.unambiguous_name().replace(".", "_"),
                   base=str(v.func.name.name.base)) for v in variants if v.func.kind() is SchemaKind.out],
     )
+
+
+# Ops with floating results that never require grad (PyTorch's DONT_REQUIRE_DERIVATIVE in
+# tools/autograd/gen_variable_type.py): the results are new values, not functions of the inputs.
+DONT_REQUIRE_DERIVATIVE = frozenset({
+    "empty_like", "zeros_like", "ones_like", "full_like", "rand_like", "randn_like", "randint_like",
+    "new_empty", "new_empty_strided", "new_zeros", "new_ones", "new_full", "multinomial", "bernoulli",
+    "histc", "bincount", "one_hot", "isnan", "isinf", "isfinite", "isposinf", "isneginf", "signbit",
+})
 
 
 def differentiable_without_formula(fns: list[NativeFunction], covered: set[str]) -> list[NativeFunction]:
@@ -203,6 +218,8 @@ def differentiable_without_formula(fns: list[NativeFunction], covered: set[str])
         name = str(fn.func.name)
         keys = {k for k, _ in fn.dispatch}
         if name in covered or not keys or keys == {DispatchKey.parse("CompositeImplicitAutograd")}:
+            continue
+        if fn.func.name.name.base in DONT_REQUIRE_DERIVATIVE:
             continue
         if not any(_kind(a.type) for a in fn.func.arguments.flat_all):
             continue

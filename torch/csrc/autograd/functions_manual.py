@@ -149,3 +149,47 @@ _cat = find_operator("cat")
 def mse_loss_backward(grad: Any, self: Any, target: Any, reduction: int) -> Any:
     scale = 2.0 / self.numel() if reduction == 1 else 2.0
     return scale * (self - target) * grad
+
+
+_where = find_operator("where.self")
+
+
+def where(condition: Any, a: Any, b: Any) -> Any:
+    return _where(condition, a, b)
+
+
+def pow_backward_self(grad: Any, self: Any, exponent: Any) -> Any:
+    """d/dself self**exponent, 0 where the exponent is 0 (as upstream's pow_backward_self)."""
+    return where(exponent == 0, 0.0, grad * exponent * self.pow(exponent - 1))
+
+
+def pow_backward_exponent(grad: Any, self: Any, exponent: Any, result: Any) -> Any:
+    """d/dexponent self**exponent = result * log(self), 0 where self is 0 and exponent >= 0."""
+    return grad * where((self == 0) & (exponent >= 0), 0.0, result * self.log())
+
+
+def cat_tensors_backward(grad: Any, sizes: Any, dim: int) -> list[Any]:
+    """Each input's slice of the gradient (a 1-D empty input of a legacy cat gets an empty one)."""
+    out: list[Any] = []
+    offset = 0
+    d = dim % grad.dim() if grad.dim() else 0
+    for shape in sizes:
+        if len(shape) == 1 and shape[0] == 0 and grad.dim() != 1:
+            out.append(_zeros((0,), dtype=grad.dtype, device=grad.device))
+            continue
+        out.append(grad.narrow(d, offset, shape[d]))
+        offset += shape[d]
+    return out
+
+
+def clamp_backward(grad: Any, self: Any, min: Any, max: Any) -> Any:
+    keep = None
+    if min is not None:
+        keep = self >= min
+    if max is not None:
+        keep = (self <= max) if keep is None else keep & (self <= max)
+    return grad if keep is None else where(keep, grad, 0.0)
+
+
+def index_select_backward(grad: Any, sizes: Any, dim: int, index: Any) -> Any:
+    return _zeros(tuple(sizes), dtype=grad.dtype, device=grad.device).index_add(dim, index, grad)

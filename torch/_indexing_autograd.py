@@ -1,0 +1,93 @@
+"""Indexing of tensors that require grad (torch/_C/_indexing.pyx hands them here in grad mode).
+
+Every index, basic or advanced, maps each result element to one element of self. Indexing a
+tensor of flat positions (0 .. numel-1) the same way gives that map, so one backward serves
+all index forms: getitem's gradient adds grad into zeros at those positions (index_add_, which
+sums repeated positions); setitem's gives self the gradient with those positions zeroed and the
+value the gradient there, summed to its shape."""
+from __future__ import annotations
+
+from typing import Any
+
+from aten.dispatcher import find_operator
+from c10.scalar_type import dtype_from_name
+from torch._C import _indexing
+from torch.autograd.grad_mode import no_grad
+from torch.csrc.autograd import graph
+from torch.csrc.autograd.functions_manual import sum_to
+from torch.csrc.autograd.variable_type import check_inplace, edges, set_outputs
+
+_arange = find_operator("arange")
+_zeros = find_operator("zeros")
+_INT64 = dtype_from_name("int64")
+
+
+def _positions(self: Any, index: Any) -> Any:
+    """The flat position in self of each element self[index] selects."""
+    with no_grad():
+        flat = _arange(self.numel(), dtype=_INT64, device=self.device).reshape(tuple(self.shape))
+        return _indexing.getitem(flat, index).reshape(-1)
+
+
+class IndexBackward0(graph.Node):
+    positions: Any
+    shape: tuple[int, ...]
+    numel: int
+
+    def apply(self, grads: Any) -> tuple[Any, ...]:
+        grad = grads[0]
+        if grad is None:
+            return (None,)
+        out = _zeros((self.numel,), dtype=grad.dtype, device=grad.device)
+        return (out.index_add(0, self.positions, grad.reshape(-1)).reshape(self.shape),)
+
+
+class IndexPutBackward0(graph.Node):
+    needs: tuple[bool, ...]
+    positions: Any
+    selected_shape: tuple[int, ...]
+    value_shape: tuple[int, ...]
+
+    def apply(self, grads: Any) -> tuple[Any, ...]:
+        grad = grads[0]
+        if grad is None:
+            return (None, None)
+        flat = grad.reshape(-1)
+        grad_self = grad_value = None
+        if self.needs[0]:
+            grad_self = flat.index_fill(0, self.positions, 0).reshape(tuple(grad.shape))
+        if self.needs[1]:
+            grad_value = sum_to(flat.index_select(0, self.positions).reshape(self.selected_shape), self.value_shape)
+        return (grad_self, grad_value)
+
+
+def getitem(self: Any, index: Any) -> Any:
+    with no_grad():
+        result = _indexing.getitem(self, index)
+    node = IndexBackward0(edges((self,)))
+    node.positions = _positions(self, index)
+    node.shape, node.numel = tuple(self.shape), self.numel()
+    if result is self:                       # t[...] is t itself in Cython's fast path
+        with no_grad():
+            result = self.alias()
+    set_outputs(node, result)
+    result.__dict__["_view_base"] = self.__dict__.get("_view_base", self)
+    return result
+
+
+def setitem(self: Any, index: Any, value: Any) -> None:
+    check_inplace(self, "__setitem__")
+    value_is_tensor = hasattr(value, "_grad_fn")
+    with no_grad():
+        selected_shape = tuple(_indexing.getitem(self, index).shape)
+        _indexing.setitem(self, index, value)
+    node = IndexPutBackward0(edges((self, value if value_is_tensor else None)))
+    node.needs = tuple(e[0] is not None for e in node.next_functions)
+    node.positions = _positions(self, index)
+    node.selected_shape = selected_shape
+    node.value_shape = tuple(value.shape) if value_is_tensor else ()
+    if any(node.needs):
+        set_outputs(node, self)
+
+
+_indexing.install_autograd(getitem, setitem)
