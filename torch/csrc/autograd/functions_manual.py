@@ -193,3 +193,12 @@ def clamp_backward(grad: Any, self: Any, min: Any, max: Any) -> Any:
 
 def index_select_backward(grad: Any, sizes: Any, dim: int, index: Any) -> Any:
     return _zeros(tuple(sizes), dtype=grad.dtype, device=grad.device).index_add(dim, index, grad)
+
+
+# ==== Pointwise (unary, binary, activations) ====
+
+
+# ==== Reductions, shapes, views, indexing, linear algebra ====
+
+
+# ==== Neural-network kernels (conv, pooling, norms, losses, embedding, dropout) ====
