@@ -88,6 +88,7 @@ GROUPS = {
     "softmax": "softmax, float32",
     "conv": "conv2d, float32, 3x3, padding 1",
     "movement": "cat / index_select / sort, float32",
+    "autograd": "autograd: recording overhead and a training step, float32",
 }
 
 
@@ -620,6 +621,53 @@ def interpreter_meta(torch: Any) -> Dict[str, Any]:
             "threads": torch.get_num_threads(),
             "python": sys.version.split()[0], "executable": sys.executable}
 
+# -- autograd (issue 6): recording overhead and a training step --------------------------------
+
+def _np_add_grad(np: Any, s: Sizes) -> Fn:
+    a, b = _np_one(np)
+    return lambda: a + b
+
+
+@case("autograd.add", "a + b, requires_grad", "us", numpy=_np_add_grad)
+def _(torch: Any, np: Any, s: Sizes) -> Fn:
+    a, b = (t.requires_grad_() for t in _one(torch, np, s))
+    return lambda: a + b
+
+
+def _mlp_arrays(np: Any) -> List[Any]:
+    rng = np.random.default_rng(0)
+    return [rng.standard_normal(shape).astype(np.float32) * scale
+            for shape, scale in (((64, 64), 1.0), ((64, 256), 0.1), ((256,), 0.0), ((256, 10), 0.1), ((10,), 0.0),
+                                 ((64, 10), 1.0))]
+
+
+def _np_mlp_step(np: Any, s: Sizes) -> Fn:
+    x, w1, b1, w2, b2, y = _mlp_arrays(np)
+
+    def step() -> None:                       # the same forward and its hand-written backward
+        h = x @ w1 + b1
+        a = np.maximum(h, 0)
+        out = a @ w2 + b2
+        d_out = 2 * (out - y) / out.size
+        d_a = d_out @ w2.T
+        d_h = d_a * (h > 0)
+        (a.T @ d_out, d_out.sum(0), x.T @ d_h, d_h.sum(0))
+    return step
+
+
+@case("autograd.mlp_step", "MLP 64-256-10, batch 64: forward + backward", "us", numpy=_np_mlp_step)
+def _(torch: Any, np: Any, s: Sizes) -> Fn:
+    x, w1, b1, w2, b2, y = (torch.from_numpy(a) for a in _mlp_arrays(np))
+    params = [w1.requires_grad_(), b1.requires_grad_(), w2.requires_grad_(), b2.requires_grad_()]
+
+    def step() -> None:
+        for p in params:
+            p.grad = None
+        out = torch.relu(x.mm(w1) + b1).mm(w2) + b2
+        ((out - y) * (out - y)).mean().backward()
+    return step
+
+
 
 def serve(argv: List[str]) -> int:
     """`suite.py --serve [--quick] [--threads N] [--target S]`: the compared interpreter's side.
@@ -661,3 +709,4 @@ if __name__ == "__main__":
     here = os.path.dirname(os.path.abspath(__file__))
     sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != here]
     sys.exit(serve(sys.argv[1:]))
+

@@ -191,9 +191,13 @@ cdef class TensorImpl:
             self.strides[i] = other.strides[i]
         self.scalar_type = other.scalar_type
         self.itemsize = other.itemsize
-        self.key_set = other.key_set
+        # The backend keys are other's; whether self requires grad (its Autograd key) stays.
+        had_autograd = (self.key_set & ~backend_key_set(self.device_type)) != 0
+        self.key_set = backend_key_set(other.device_type)
         self.device_type = other.device_type
         self.device_obj = other.device_obj
+        if had_autograd:
+            self._set_autograd_key(True)
         self.refresh_metadata()
 
     def item(self):

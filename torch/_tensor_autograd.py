@@ -83,7 +83,7 @@ def retain_grad(self: Any) -> None:
     if self._grad_fn is None or self._retains_grad:
         return
     import weakref
-    self._grad_fn._retain_grad_tensors[self._output_nr] = weakref.ref(self)
+    self._grad_fn._register_retain_grad(self._output_nr, weakref.ref(self))
     self._retains_grad = True
 
 

@@ -190,3 +190,26 @@ def test_two_layer_network_trains_and_its_loss_gradcheck_passes():
             w1 -= 0.1 * w1.grad
             w2 -= 0.1 * w2.grad
     assert loss.item() < 0.05 * first
+
+
+def test_memory_stays_flat_over_many_training_steps():
+    """The graph is freed after each backward: resident memory after 2,000 steps of a small
+    two-layer network is what it was after the first 200 (issue 6 asks 10,000 in the report;
+    the benchmark note gives that figure)."""
+    import resource
+    rng = np.random.default_rng(0)
+    x = torch.from_numpy(rng.standard_normal((16, 8)))
+    w1 = torch.from_numpy(rng.standard_normal((8, 16))).requires_grad_()
+    w2 = torch.from_numpy(rng.standard_normal((16, 1))).requires_grad_()
+
+    def steps(n):
+        for _ in range(n):
+            loss = torch.tanh(x.mm(w1)).mm(w2).sum()
+            w1.grad = w2.grad = None
+            loss.backward()
+
+    steps(200)
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    steps(2000)
+    after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    assert after - before < 4096          # kilobytes: no growth beyond noise

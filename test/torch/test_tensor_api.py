@@ -376,7 +376,12 @@ def test_tensor_from_python_numbers_matches_numpys_conversion(shape, kind, dtype
     if dtype is not None and kind in ("float", "mixed") and not dtype.is_floating_point:
         return    # floats into integer dtypes go through the general path (tested elsewhere)
     t = torch.tensor(data, dtype=dtype)
-    expected_dtype = dtype or {"bool": torch.bool, "int": torch.int64}.get(kind, torch.float32)
+    def leaves(v):
+        return [x for item in v for x in leaves(item)] if isinstance(v, (list, tuple)) else [v]
+
+    kinds = {type(v) for v in leaves(data)}
+    inferred = torch.float32 if float in kinds else torch.int64 if int in kinds else torch.bool
+    expected_dtype = dtype or inferred
     if not values.size and dtype is None:
         expected_dtype = torch.float32
     assert t.dtype == expected_dtype and t.shape == np.asarray(data).shape

@@ -14,7 +14,9 @@ import heapq
 import itertools
 import weakref
 
+from libc.stdint cimport uint64_t
 from c10 cimport grad_mode
+from c10.dispatch_key cimport DK_AUTOGRAD_CPU, DK_AUTOGRAD_CUDA
 from c10.tensor_impl cimport TensorImpl
 
 cdef object _sequence = itertools.count()
@@ -34,23 +36,31 @@ cdef class Node:
     cdef public dict _tensor_pre_hooks    # output number -> [fn(grad) -> grad or None] (tensor hooks)
     cdef public dict _retain_grad_tensors  # output number -> weakref to a tensor that retains its grad
     cdef public list _input_metadata      # per forward output: (shape, dtype, device)
-    cdef public dict metadata
+    cdef dict _metadata_dict
     cdef public bint _released
     cdef object __weakref__
 
     def __init__(self, next_functions=()):
         self.next_functions = tuple(next_functions)
         self._sequence_nr = next(_sequence)
-        self._pre_hooks = []
-        self._post_hooks = []
-        self._tensor_pre_hooks = {}
-        self._retain_grad_tensors = {}
+        # Hook containers are made on first use: most nodes never get a hook.
+        self._pre_hooks = None
+        self._post_hooks = None
+        self._tensor_pre_hooks = None
+        self._retain_grad_tensors = None
         self._input_metadata = []
-        self.metadata = {}
+        self._metadata_dict = None
         self._released = False
 
     def name(self):
         return type(self).__name__
+
+    @property
+    def metadata(self):
+        """A dict for the user's own data about this node."""
+        if self._metadata_dict is None:
+            self._metadata_dict = {}
+        return self._metadata_dict
 
     def apply(self, grads):
         raise NotImplementedError(f"{self.name()}.apply")
@@ -61,18 +71,29 @@ cdef class Node:
 
     def register_hook(self, fn):
         """fn(grad_inputs, grad_outputs) after the node runs; a returned tuple replaces grad_inputs."""
+        if self._post_hooks is None:
+            self._post_hooks = []
         self._post_hooks.append(fn)
         return _RemovableHandle(self._post_hooks, fn)
 
     def register_prehook(self, fn):
         """fn(grad_outputs) before the node runs; a returned tuple replaces grad_outputs."""
+        if self._pre_hooks is None:
+            self._pre_hooks = []
         self._pre_hooks.append(fn)
         return _RemovableHandle(self._pre_hooks, fn)
 
     def _register_tensor_hook(self, int output_nr, fn):
+        if self._tensor_pre_hooks is None:
+            self._tensor_pre_hooks = {}
         hooks = self._tensor_pre_hooks.setdefault(output_nr, [])
         hooks.append(fn)
         return _RemovableHandle(hooks, fn)
+
+    def _register_retain_grad(self, int output_nr, tensor_ref):
+        if self._retain_grad_tensors is None:
+            self._retain_grad_tensors = {}
+        self._retain_grad_tensors[output_nr] = tensor_ref
 
     def __repr__(self):
         return f"<{self.name()} object at {id(self):#x}>"
@@ -173,6 +194,67 @@ def gradient_edge(tensor):
     return (None, 0)
 
 
+# -- what every autograd kernel does, in C ----------------------------------------------------
+
+cdef uint64_t _AUTOGRAD_KEYS = ((<uint64_t>1) << DK_AUTOGRAD_CPU) | ((<uint64_t>1) << DK_AUTOGRAD_CUDA)
+
+
+cpdef bint requires_grad(object value):
+    """Whether a value (a tensor, or a list or tuple of them, nested) requires grad: its Autograd
+    dispatch key, which follows requires_grad and grad_fn."""
+    if isinstance(value, TensorImpl):
+        return ((<TensorImpl>value).key_set & _AUTOGRAD_KEYS) != 0
+    if isinstance(value, (list, tuple)):
+        for v in value:
+            if requires_grad(v):
+                return True
+    return False
+
+
+cdef tuple _edge(object value):
+    if isinstance(value, TensorImpl) and ((<TensorImpl>value).key_set & _AUTOGRAD_KEYS):
+        fn = value._grad_fn
+        if fn is not None:
+            return (fn, value._output_nr)
+        return (grad_accumulator(value), 0)
+    return (None, 0)
+
+
+cpdef tuple edges(tuple values):
+    """next_functions for the differentiable inputs (a tensor list gives one edge per tensor)."""
+    cdef list out = []
+    for v in values:
+        if isinstance(v, (list, tuple)):
+            for t in v:
+                out.append(_edge(t))
+        else:
+            out.append(_edge(v))
+    return tuple(out)
+
+
+cpdef tuple needs(tuple next_edges):
+    """Which inputs need a gradient (grad_input_mask): those with an edge."""
+    return tuple([e[0] is not None for e in next_edges])
+
+
+cpdef set_outputs(Node node, object result, object differentiable=None):
+    """Make node the grad_fn of result's floating outputs; record their metadata for checks."""
+    cdef list metadata = []
+    cdef tuple outputs = result if isinstance(result, tuple) else (result,)
+    cdef Py_ssize_t i
+    for i in range(len(outputs)):
+        out = outputs[i]
+        if (isinstance(out, TensorImpl) and (out.dtype.is_floating_point or out.dtype.is_complex)
+                and (differentiable is None or differentiable[i])):
+            out._grad_fn = node
+            out._output_nr = i
+            (<TensorImpl>out)._set_autograd_key(True)
+            metadata.append((out.shape, out.dtype, out.device))
+        else:
+            metadata.append(None)
+    node._input_metadata = metadata
+
+
 cdef class SavedVariable:
     """A tensor saved for backward, with the version it had: unpacking after an in-place change,
     or after the graph was freed, raises PyTorch's errors."""
@@ -266,19 +348,21 @@ cdef object _add(a, b):
 
 
 cdef tuple _call_pre_hooks(Node node, list grads):
-    for nr, hooks in node._tensor_pre_hooks.items():
+    if node._tensor_pre_hooks is None and node._retain_grad_tensors is None and node._pre_hooks is None:
+        return tuple(grads)
+    for nr, hooks in (node._tensor_pre_hooks or {}).items():
         for fn in list(hooks):
             if nr < len(grads) and grads[nr] is not None:
                 replaced = fn(grads[nr])
                 if replaced is not None:
                     grads[nr] = replaced
-    for nr, ref in node._retain_grad_tensors.items():
+    for nr, ref in (node._retain_grad_tensors or {}).items():
         tensor = ref()
         if tensor is not None and nr < len(grads) and grads[nr] is not None:
             g = grads[nr]
             tensor.grad = g.detach().clone() if tensor.grad is None else tensor.grad + g
     result = tuple(grads)
-    for fn in list(node._pre_hooks):
+    for fn in list(node._pre_hooks or ()):
         replaced = fn(result)
         if replaced is not None:
             result = tuple(replaced)
@@ -382,7 +466,7 @@ def run_backward(tuple roots, tuple grads, bint keep_graph, bint create_graph, t
                 continue
             outputs = node.apply(step)
             outputs = tuple(outputs) if outputs is not None else ()
-            for fn in list((<Node>node)._post_hooks):
+            for fn in list((<Node>node)._post_hooks or ()):
                 replaced = fn(outputs, step)
                 if replaced is not None:
                     outputs = tuple(replaced)

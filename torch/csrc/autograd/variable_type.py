@@ -7,6 +7,10 @@ from typing import Any
 
 from c10.tensor_impl import TensorImpl
 from torch.csrc.autograd import graph
+from torch.csrc.autograd.graph import edges, requires_grad, set_outputs
+
+__all__ = ["bind", "check_inplace", "check_out", "edges", "mark_view", "requires_grad", "set_outputs",
+           "NotImplementedBackward"]
 
 _VIEW_INPLACE = ("Ember does not support in-place operations on a view of a tensor that requires grad yet (the "
                  "gradient of its base would be wrong); clone() the view, or use the out-of-place operation")
@@ -18,46 +22,6 @@ def bind(args: tuple[Any, ...], kwargs: dict[str, Any], names: tuple[str, ...], 
     for key, value in kwargs.items():
         values[names.index(key)] = value
     return values
-
-
-def requires_grad(value: Any) -> bool:
-    if isinstance(value, TensorImpl):
-        return bool(value.requires_grad)  # type: ignore[attr-defined]
-    if isinstance(value, (list, tuple)):
-        return any(requires_grad(v) for v in value)
-    return False
-
-
-def edges(values: tuple[Any, ...]) -> tuple[Any, ...]:
-    """next_functions for the differentiable inputs (a tensor list gives one edge per tensor)."""
-    out: list[Any] = []
-    for v in values:
-        if isinstance(v, (list, tuple)):
-            out.extend(_edge(t) for t in v)
-        else:
-            out.append(_edge(v))
-    return tuple(out)
-
-
-def _edge(value: Any) -> Any:
-    if isinstance(value, TensorImpl) and value.requires_grad:  # type: ignore[attr-defined]
-        return graph.gradient_edge(value)
-    return (None, 0)
-
-
-def set_outputs(node: Any, result: Any, differentiable: tuple[bool, ...] | None = None) -> None:
-    """Make node the grad_fn of result's floating outputs; record their metadata for checks."""
-    outputs = result if isinstance(result, tuple) else (result,)
-    metadata: list[Any] = []
-    for i, out in enumerate(outputs):
-        usable = (isinstance(out, TensorImpl) and (out.dtype.is_floating_point or out.dtype.is_complex)
-                  and (differentiable is None or differentiable[i]))
-        if usable:
-            graph.set_history(out, node, i)
-            metadata.append((out.shape, out.dtype, out.device))
-        else:
-            metadata.append(None)
-    node._input_metadata = metadata
 
 
 def mark_view(result: Any, base: Any) -> Any:
