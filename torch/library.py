@@ -339,11 +339,9 @@ def register_kernel(op: Any, device_types: Any, func: Callable[..., Any] | None 
 
 def register_autograd(op: Any, backward: Callable[..., Any], /, *, setup_context: Callable[..., Any] | None = None,
                       lib: Library | None = None) -> None:
-    """Record op's backward formula (and setup_context) for autograd.
-
-    Ember has no autograd yet (issue 6): the functions are stored on the operator as
-    `_autograd_backward` and `_autograd_setup_context` for issue 6 to call; until then they are never
-    run and no gradient is computed through op."""
+    """Make op differentiable: `backward(ctx, *grads)` returns one gradient per input, and
+    `setup_context(ctx, inputs, output)` saves what backward needs (as an autograd.Function's).
+    An autograd kernel is registered for op: it runs op below autograd inside such a Function."""
     overload = _resolve_op(op, "register_autograd")
     if overload.namespace == "aten":
         raise RuntimeError(f"register_autograd({overload._name}): expected a custom operator (not one of aten's); "
@@ -354,3 +352,26 @@ def register_autograd(op: Any, backward: Callable[..., Any], /, *, setup_context
         raise TypeError(f"register_autograd: expected setup_context to be callable, got {type(setup_context)}")
     overload._autograd_backward = backward
     overload._autograd_setup_context = setup_context
+    overload._handle.register(DispatchKey.Autograd, _autograd_kernel(overload, backward, setup_context), True)
+
+
+def _autograd_kernel(overload: Any, backward: Callable[..., Any],
+                     setup_context: Callable[..., Any] | None) -> Callable[..., Any]:
+    """The Autograd-key kernel of a custom op: a torch.autograd.Function around its kernel."""
+    from torch.autograd.function import Function
+    handle = overload._handle
+
+    def forward(*args: Any, **kwargs: Any) -> Any:
+        return handle.call_below_autograd(*args, **kwargs)
+
+    def setup(ctx: Any, inputs: tuple[Any, ...], output: Any) -> None:
+        if setup_context is not None:
+            setup_context(ctx, inputs, output)
+
+    def run_backward(ctx: Any, *grads: Any) -> Any:
+        return backward(ctx, *grads)
+
+    name = "".join(part.capitalize() for part in overload._opname.split("_"))
+    function = type(name, (Function,), {"forward": staticmethod(forward), "setup_context": staticmethod(setup),
+                                        "backward": staticmethod(run_backward)})
+    return lambda *args, **kwargs: function.apply(*args, **kwargs)

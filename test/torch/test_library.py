@@ -169,18 +169,27 @@ def test_register_kernel_default_device_types(lib):
     assert ns_of(lib).half_(torch.full((1,), 8.0)).tolist() == [4.0]
 
 
-def test_register_autograd_stores_the_formulas_for_autograd(lib):
+def test_register_autograd_makes_a_custom_op_differentiable(lib):
     lib.define("sq(Tensor x) -> Tensor")
     lib.impl("sq", lambda x: x * x, "CPU")
 
     def backward(ctx, grad):
-        return grad * 2
+        (x,) = ctx.saved_tensors
+        return grad * 2 * x
 
     def setup_context(ctx, inputs, output):
-        pass
+        ctx.save_for_backward(inputs[0])
     torch.library.register_autograd(f"{lib.ns}::sq", backward, setup_context=setup_context, lib=lib)
     op = ns_of(lib).sq.default
     assert op._autograd_backward is backward and op._autograd_setup_context is setup_context
+    x = torch.tensor([1.0, -3.0], requires_grad=True)
+    y = ns_of(lib).sq(x)
+    assert type(y.grad_fn).__name__ == "SqBackward"
+    y.sum().backward()
+    assert x.grad.tolist() == [2.0, -6.0]
+    assert torch.autograd.gradcheck(ns_of(lib).sq, (torch.tensor([0.5, 2.0], dtype=torch.float64, requires_grad=True),))
+    with torch.no_grad():
+        assert ns_of(lib).sq(x).grad_fn is None
     with pytest.raises(RuntimeError, match="custom operator"):
         torch.library.register_autograd("aten::neg", backward)
 
