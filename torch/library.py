@@ -372,6 +372,6 @@ def _autograd_kernel(overload: Any, backward: Callable[..., Any],
         return backward(ctx, *grads)
 
     name = "".join(part.capitalize() for part in overload._opname.split("_"))
-    function: Any = type(name, (Function,), {"forward": staticmethod(forward), "setup_context": staticmethod(setup),
-                                        "backward": staticmethod(run_backward)})
+    body = {"forward": staticmethod(forward), "setup_context": staticmethod(setup), "backward": staticmethod(run_backward)}
+    function: Any = type(name, (Function,), body)
     return lambda *args, **kwargs: function.apply(*args, **kwargs)
