@@ -18,7 +18,7 @@ from libc.stdint cimport uint64_t
 from c10.dispatch_key cimport (DK_CPU, DK_CUDA, DK_BACKEND_SELECT, DK_AD_INPLACE_OR_VIEW,
                                DK_AUTOGRAD_OTHER, DK_AUTOGRAD_CPU, DK_AUTOGRAD_CUDA, NUM_RUNTIME_KEYS)
 from c10.tensor_impl cimport TensorImpl, wrap_number
-from c10.grad_mode cimport grad_enabled
+from c10.grad_mode cimport grad_enabled, below_autograd, enter_below_autograd, exit_below_autograd
 
 from c10.dispatch_key import DispatchKey
 
@@ -147,8 +147,8 @@ cdef class OperatorHandle:
 
     cdef object lookup(self, uint64_t ks):
         cdef int k
-        if ks & AUTOGRAD_BITS and not grad_enabled():
-            ks &= ~AUTOGRAD_BITS     # no_grad: autograd kernels are skipped, as if nothing required grad
+        if ks & AUTOGRAD_BITS and (below_autograd() or not grad_enabled()):
+            ks &= ~AUTOGRAD_BITS     # no_grad, or inside an autograd kernel's call below autograd
         if ks == 0:
             ks = (<uint64_t>1) << DK_CPU
         while True:
@@ -199,7 +199,12 @@ cdef class OperatorHandle:
     def call_below_autograd(self, *args, **kwargs):
         """Run the kernel under the Autograd keys (what an autograd kernel calls for the real work)."""
         cdef uint64_t ks = _call_key_set(args, kwargs) & ~AUTOGRAD_BITS
-        return self.lookup(_or_default_backend(ks, kwargs))(*args, **kwargs)
+        kernel = self.lookup(_or_default_backend(ks, kwargs))
+        enter_below_autograd()
+        try:
+            return kernel(*args, **kwargs)
+        finally:
+            exit_below_autograd()
 
     def __repr__(self):
         return f"<OperatorHandle {_qualified(self.name)}>"

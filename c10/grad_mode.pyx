@@ -9,9 +9,11 @@ cdef extern from *:
     """
     static __thread int ember_grad_enabled = 1;
     static __thread int ember_inference_enabled = 0;
+    static __thread int ember_below_autograd = 0;
     """
     int ember_grad_enabled
     int ember_inference_enabled
+    int ember_below_autograd
 
 
 cdef bint grad_enabled() noexcept nogil:
@@ -25,6 +27,20 @@ cdef void set_grad_enabled_flag(bint enabled) noexcept nogil:
 
 cdef bint inference_enabled() noexcept nogil:
     return ember_inference_enabled != 0
+
+
+cdef bint below_autograd() noexcept nogil:
+    return ember_below_autograd != 0
+
+
+cdef void enter_below_autograd() noexcept nogil:
+    global ember_below_autograd
+    ember_below_autograd += 1
+
+
+cdef void exit_below_autograd() noexcept nogil:
+    global ember_below_autograd
+    ember_below_autograd -= 1
 
 
 def is_grad_enabled():
