@@ -47,7 +47,7 @@ def _edge(value: Any) -> Any:
 
 def set_outputs(node: Any, result: Any, differentiable: tuple[bool, ...] | None = None) -> None:
     """Make node the grad_fn of result's floating outputs; record their metadata for checks."""
-    outputs = result if isinstance(result, tuple) else (result,)
+    outputs = result if isinstance(result, (tuple, list)) else (result,)
     metadata: list[Any] = []
     for i, out in enumerate(outputs):
         usable = (isinstance(out, TensorImpl) and (out.dtype.is_floating_point or out.dtype.is_complex)
