@@ -172,6 +172,14 @@ CASES = {
     "index_select": (lambda a: a.index_select(1, idx([3, 0, 3])), lambda: (rand(2, 4),)),
     "scatter_inplace": (lambda a, s: (a * 1).scatter_(1, idx([[0, 2]]), s), lambda: (rand(2, 4), rand(1, 2, seed=1))),
     "scatter_add_inplace": (lambda a, s: (a * 1).scatter_add_(0, idx([[1, 1]]), s), lambda: (rand(2, 4), rand(1, 2, seed=1))),
+    "cumprod_inplace": (lambda a: (a * 1).cumprod_(1), lambda: (const([[2.0, 0.0, 3.0], [1.5, -1.0, 2.0]]),)),
+    "squeeze_dims": (lambda a: a.squeeze((0, 2)), lambda: (rand(1, 3, 1),)),
+    "index_add_inplace": (lambda a, s: (a * 1).index_add_(0, idx([1, 1]), s, alpha=2.0),
+                          lambda: (rand(3, 2), rand(2, 2, seed=1))),
+    "index_fill_inplace": (lambda a: (a * 1).index_fill_(1, idx([0, 2]), 1.5), lambda: (rand(2, 3),)),
+    "index_fill_tensor": (lambda a, v: a.index_fill(1, idx([0, 2]), v), lambda: (rand(2, 3), rand(seed=1).reshape(()))),
+    "index_fill_tensor_inplace": (lambda a, v: (a * 1).index_fill_(0, idx([1]), v),
+                                  lambda: (rand(2, 3), rand(seed=1).reshape(()))),
     "cumsum_inplace": (lambda a: (a * 1).cumsum_(0), lambda: (rand(3, 2),)),
     # linear algebra
     "vdot": (torch.vdot, lambda: (rand(4), rand(4, seed=1))),
@@ -203,3 +211,60 @@ def test_gradcheck(name):
 def test_gradgradcheck(name):
     fn, make = CASES[name]
     assert gradgradcheck(fn, make())
+
+
+def test_integer_and_non_differentiable_results_do_not_require_grad():
+    a = rand(3, 4)
+    for out in (a.argmax(), a.max(1).indices, a.sort(1).indices, a.topk(2).indices, a.cummax(0).indices,
+                a.kthvalue(2, 1).indices, a.nonzero(), torch.count_nonzero(a), a.view(torch.float32)):
+        assert not out.requires_grad
+    values, indices = a.max(0)
+    assert values.requires_grad and not indices.requires_grad
+
+
+def test_ties_share_the_gradient_as_pytorch():
+    a = const([[1.0, 3.0, 3.0], [3.0, 0.0, 2.0]])
+    a.max().backward()
+    assert a.grad.tolist() == [[0.0, 1 / 3, 1 / 3], [1 / 3, 0.0, 0.0]]
+    b = const([[1.0, 3.0, 3.0], [2.0, 2.0, 2.0]])
+    b.amax(1).sum().backward()
+    assert b.grad.tolist() == [[0.0, 0.5, 0.5], [1 / 3, 1 / 3, 1 / 3]]
+    c = const([[1.0, 3.0, 3.0], [2.0, 2.0, 0.0]])
+    c.max(1).values.sum().backward()     # one index per row gets it all
+    assert c.grad.sum(1).tolist() == [1.0, 1.0] and c.grad[1, 2].item() == 0.0
+
+
+def test_edges_match_pytorch():
+    a = const([2.0, 0.0, 3.0, 0.0])
+    (a.cumprod(0) * torch.arange(1.0, 5.0, dtype=torch.float64)).sum().backward()
+    assert a.grad.tolist() == [1.0, 22.0, 0.0, 0.0]
+    b = const([[1.0, 1.0, 1.0], [1.0, 2.0, 3.0]])
+    b.std(1).sum().backward()
+    assert b.grad[0].tolist() == [0.0, 0.0, 0.0]
+    n = const([0.0, 0.0])
+    n.norm().backward()
+    assert n.grad.tolist() == [0.0, 0.0]
+    m = const([1.0, float("nan"), 3.0, float("nan")])
+    m.max().backward()
+    assert m.grad.tolist() == [0.0, 0.5, 0.0, 0.5]
+    s = const([1.0, float("nan"), 2.0])
+    s.nansum().backward()
+    assert s.grad.tolist() == [1.0, 0.0, 1.0]
+    x = const([1.0, 2.0, 3.0])
+    (x.put(idx([0, 0]), torch.tensor([7.0, 8.0], dtype=torch.float64)) * torch.tensor([1.0, 2.0, 3.0],
+                                                                                     dtype=torch.float64)).sum().backward()
+    assert x.grad.tolist() == [0.0, 2.0, 3.0]
+    t = const([1.0, 2.0, 3.0])
+    t.take(idx([2, 2, -1])).sum().backward()
+    assert t.grad.tolist() == [0.0, 0.0, 3.0]
+
+
+def test_split_pieces_without_gradient_get_zeros_and_diag_of_a_vector_is_differentiable():
+    a = rand(5, 2)
+    a.split(2)[1].sum().backward()
+    assert a.grad.tolist() == [[0.0, 0.0], [0.0, 0.0], [1.0, 1.0], [1.0, 1.0], [0.0, 0.0]]
+    v = rand(3)
+    d = torch.diag(v, 1)
+    assert d.requires_grad and d.shape == (4, 4)
+    d.sum().backward()
+    assert v.grad.tolist() == [1.0, 1.0, 1.0]

@@ -356,7 +356,8 @@ def var_backward(grad: Any, self: Any, dims: Any, correction: Any, keepdim: bool
         return None
     c = 1 if correction is None else correction
     n = _count(self.shape, dims)
-    scale = 2.0 / (n - c) if n != c else float("inf")
+    dof = max(0, n - c)       # as the forward: no degrees of freedom left gives inf
+    scale = 2.0 / dof if dof else float("inf")
     dims_ = _reduced_dims(dims, self.dim())
     grad = restore_reduced_dims(grad, dims, keepdim, self.dim())
     return (scale * grad) * (self - self.mean(dims_, keepdim=True)) if self.dim() else (scale * grad) * (self - self)
@@ -404,8 +405,8 @@ def norm_backward(grad: Any, self: Any, p: Any, norm: Any, dims: Any = None, kee
     ndim = self.dim()
     grad = restore_reduced_dims(grad, dims, keepdim, ndim)
     norm = restore_reduced_dims(norm, dims, keepdim, ndim)
-    if p == 0.0:
-        return self * 0
+    if p == 0.0:              # a count of non-zeros: no gradient (None, as upstream's undefined one)
+        return None
     if p == 1.0:
         return _sign(self) * grad
     if p == 2.0:
