@@ -45,9 +45,11 @@ class Derivative:
     node: str                                       # class name, e.g. AddBackward0
     formulas: list[Formula]
     saved_tensors: list[str] = field(default_factory=list)     # inputs saved whole (SavedVariable)
+    saved_lists: list[str] = field(default_factory=list)       # tensor-list inputs saved whole (one SavedVariable each)
     saved_values: list[str] = field(default_factory=list)      # non-tensor inputs kept as they are
     saved_meta: list[tuple[str, str]] = field(default_factory=list)   # (input, fact)
     saves_result: bool = False
+    result_aliases: list[tuple[str, int]] = field(default_factory=list)   # (name, output index) formulas read
     output_differentiability: list[bool] | None = None
 
 
@@ -158,15 +160,27 @@ def load_derivatives(root: Path, fns: list[NativeFunction]) -> list[Derivative]:
         derivative.saved_tensors = [n for n in args if n in used and _kind(args[n].type) in ("tensor", "optional")]
         derivative.saved_values = [n for n in args if n in used and _kind(args[n].type) is None]
         derivative.saved_meta = sorted(meta)
-        derivative.saves_result = "result" in used
-        for n in used & set(args):
-            if _kind(args[n].type) == "list":
-                errors.append(SchemaError(loc, f"derivatives.yaml: {name}: formulas may read a tensor list only "
-                                               f"through metadata ({n}.sym_sizes() ...), not {n!r} itself"))
+        # Several outputs (a tuple, or a Tensor[] return): `result` is the tuple; `result<i>` and
+        # the returns' names (upstream's `indices`...) are its elements.
+        if _multi_output(fn):
+            for i, r in enumerate(fn.func.returns):
+                for alias in (f"result{i}", r.name):
+                    if alias and alias in used and alias not in args:
+                        derivative.result_aliases.append((alias, i))
+        derivative.saves_result = "result" in used or bool(derivative.result_aliases)
+        # A tensor list a formula reads (index's indices, einsum's operands) is saved whole, one
+        # SavedVariable per tensor.
+        derivative.saved_lists = [n for n in args if n in used and _kind(args[n].type) == "list"]
         result.append(derivative)
     if errors:
         raise SchemaErrors(errors)
     return result
+
+
+def _multi_output(fn: NativeFunction) -> bool:
+    """Several outputs: more than one return, or one Tensor[] return (split, unbind...)."""
+    returns = fn.func.returns
+    return len(returns) > 1 or (len(returns) == 1 and isinstance(returns[0].type, ListType))
 
 
 def _py_name(name: str) -> str:
@@ -184,12 +198,12 @@ def kernel_context(d: Derivative, variants: list[NativeFunction]) -> dict[str, A
         names=[a.name for a in params], locals=[_py_name(a.name) for a in params], defaults=defaults,
         differentiable=differentiable, list_inputs=[f.input for f in d.formulas if f.kind == "list"],
         formulas=[dict(input=f.input, local=_py_name(f.input), kind=f.kind, source=f.source) for f in d.formulas],
-        saved_tensors=d.saved_tensors, saved_values=d.saved_values,
+        saved_tensors=d.saved_tensors, saved_lists=d.saved_lists, saved_values=d.saved_values,
         saved_meta=[dict(input=i, fact=fact, attr=f"{i}_{fact}", expr=_META_EXPR[fact].format(_py_name(i)))
                     for i, fact in d.saved_meta],
         saves_result=d.saves_result, is_view=is_view,
         output_differentiability=d.output_differentiability,
-        multi_output=len(fn.func.returns) > 1,
+        multi_output=_multi_output(fn), result_aliases=[dict(name=n, index=i) for n, i in d.result_aliases],
         sizes_of=[f.input for f in d.formulas if f.kind in ("tensor", "optional")],
         inplace=[dict(op=str(v.func.name), kernel=v.func.name.unambiguous_name().replace(".", "_")) for v in variants
                  if v.func.kind() is SchemaKind.inplace],

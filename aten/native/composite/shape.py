@@ -244,11 +244,8 @@ def concatenate(tensors: Any, dim: int = 0) -> Any:
 def diag(self: Any, diagonal: int = 0) -> Any:
     if self.dim() not in (1, 2):
         raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {self.dim()}D")
-    if self.dim() == 1:
-        n = self.numel() + abs(diagonal)
-        out = _zeros((n, n), dtype=self.dtype, device=self.device)
-        _copy(_diagonal(out, diagonal), self)
-        return out
+    if self.dim() == 1:     # diag_embed (not a copy into zeros), so that autograd sees it (as upstream)
+        return find_operator("diag_embed")(self, diagonal, 0, 1)
     return _clone(_diagonal(self, diagonal), memory_format=contiguous_format)
 
 

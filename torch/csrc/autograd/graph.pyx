@@ -240,7 +240,7 @@ cpdef tuple needs(tuple next_edges):
 cpdef set_outputs(Node node, object result, object differentiable=None):
     """Make node the grad_fn of result's floating outputs; record their metadata for checks."""
     cdef list metadata = []
-    cdef tuple outputs = result if isinstance(result, tuple) else (result,)
+    cdef tuple outputs = tuple(result) if isinstance(result, (tuple, list)) else (result,)
     cdef Py_ssize_t i
     for i in range(len(outputs)):
         out = outputs[i]
