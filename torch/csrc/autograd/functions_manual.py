@@ -147,7 +147,7 @@ _cat = find_operator("cat")
 
 
 def mse_loss_backward(grad: Any, self: Any, target: Any, reduction: int) -> Any:
-    scale = 2.0 / self.numel() if reduction == 1 else 2.0
+    scale = 2.0 / max(self.numel(), 1) if reduction == 1 else 2.0      # an empty input has no gradient to scale
     return scale * (self - target) * grad
 
 
