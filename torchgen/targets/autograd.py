@@ -49,6 +49,9 @@ class Derivative:
     saved_meta: list[tuple[str, str]] = field(default_factory=list)   # (input, fact)
     saves_result: bool = False
     output_differentiability: list[bool] | None = None
+    # Ops with several outputs: the outputs the formulas read (`result` as a tuple reads all;
+    # `result0`, `result1`... or a return's name reads one), as (index, name in the formulas).
+    saved_outputs: list[tuple[int, str]] = field(default_factory=list)
 
 
 def _pascal(name: str) -> str:
@@ -158,6 +161,16 @@ def load_derivatives(root: Path, fns: list[NativeFunction]) -> list[Derivative]:
         derivative.saved_tensors = [n for n in args if n in used and _kind(args[n].type) in ("tensor", "optional")]
         derivative.saved_values = [n for n in args if n in used and _kind(args[n].type) is None]
         derivative.saved_meta = sorted(meta)
+        returns = fn.func.returns
+        if len(returns) > 1:
+            # upstream's rules: `grad` is grads[0]; formulas that read only `grad` make only the
+            # first output differentiable (native_layer_norm's mean and rstd do not require grad)
+            for i, r in enumerate(returns):
+                for alias in {f"result{i}", r.name} - {None}:
+                    if alias in used and alias not in args:
+                        derivative.saved_outputs.append((i, alias))
+            if derivative.output_differentiability is None and "grads" not in used:
+                derivative.output_differentiability = [i == 0 for i in range(len(returns))]
         derivative.saves_result = "result" in used
         for n in used & set(args):
             if _kind(args[n].type) == "list":
@@ -190,6 +203,7 @@ def kernel_context(d: Derivative, variants: list[NativeFunction]) -> dict[str, A
         saves_result=d.saves_result, is_view=is_view,
         output_differentiability=d.output_differentiability,
         multi_output=len(fn.func.returns) > 1,
+        saved_outputs=[dict(index=i, name=n) for i, n in d.saved_outputs],
         sizes_of=[f.input for f in d.formulas if f.kind in ("tensor", "optional")],
         inplace=[dict(op=str(v.func.name), kernel=v.func.name.unambiguous_name().replace(".", "_")) for v in variants
                  if v.func.kind() is SchemaKind.inplace],
