@@ -142,3 +142,141 @@ def test_gradcheck(name):
 def test_gradgradcheck(name):
     fn, make = CASES[name]
     assert gradgradcheck(fn, make())
+
+
+def grad_of(y, x, seed=None):
+    return torch.autograd.grad(y, x, seed if seed is not None else torch.ones_like(y))[0]
+
+
+def test_outputs_that_are_not_differentiable_do_not_require_grad():
+    x = rand(2, 3, 4, 4)
+    out, indices = nn.max_pool2d_with_indices(x, 2)
+    assert out.requires_grad and not indices.requires_grad
+    y, mean, rstd = torch.native_layer_norm(x, (4,), None, None, 1e-5)
+    assert y.requires_grad and not mean.requires_grad and not rstd.requires_grad
+    y, save_mean, save_invstd = torch.native_batch_norm(x, None, None, None, None, True, 0.1, 1e-5)
+    assert y.requires_grad and not save_mean.requires_grad and not save_invstd.requires_grad
+    out, mask = torch.native_dropout(x, 0.5, True)
+    assert out.requires_grad and not mask.requires_grad
+    loss, total_weight = nn.nll_loss_forward(x[:, :, 0, 0], longs([0, 1]), None, 1, -100)
+    assert loss.requires_grad and not total_weight.requires_grad
+    assert not nn.one_hot(longs([0, 2])).requires_grad
+    # group_norm's statistics are differentiable outputs in PyTorch (its formula reads all three)
+    assert all(t.requires_grad for t in torch.native_group_norm(x, None, None, 2, 3, 16, 3, 1e-5))
+
+
+def test_batch_norm_running_statistics_are_updated_and_never_require_grad():
+    x = rand(4, 2, 3)
+    running_mean, running_var = torch.zeros(2, dtype=torch.float64), torch.ones(2, dtype=torch.float64)
+    y = torch.batch_norm(x, None, None, running_mean, running_var, True, 0.5, 1e-5, False)
+    y.sum().backward()
+    assert not running_mean.requires_grad and not running_var.requires_grad
+    expected = 0.5 * x.detach().numpy().mean(axis=(0, 2))
+    np.testing.assert_allclose(running_mean.numpy(), expected)
+    # normalised over the batch: the gradient of the sum is zero
+    np.testing.assert_allclose(x.grad.numpy(), 0.0, atol=1e-12)
+
+
+def test_max_pool_ties_send_the_gradient_to_the_first_maximum():
+    x = torch.ones(1, 1, 2, 4, dtype=torch.float64).requires_grad_()
+    g = grad_of(nn.max_pool2d_with_indices(x, 2)[0], x)
+    np.testing.assert_array_equal(g.numpy()[0, 0], [[1, 0, 1, 0], [0, 0, 0, 0]])
+    # overlapping windows that share their maximum add up
+    x = torch.tensor([[[[0.0, 5.0, 0.0, 1.0]]]], dtype=torch.float64).requires_grad_()
+    g = grad_of(nn.max_pool2d_with_indices(x, (1, 2), 1)[0], x)
+    np.testing.assert_array_equal(g.numpy()[0, 0], [[0, 2, 0, 1]])
+
+
+def test_nll_loss_ignore_index_weights_and_all_ignored():
+    x = rand(3, 4)
+    w = torch.tensor([1.0, 2.0, 3.0, 4.0], dtype=torch.float64)
+    g = grad_of(nn.nll_loss(x, longs([1, 3, 1]), w, 1, 3), x).numpy()
+    expected = np.zeros((3, 4))
+    expected[0, 1] = expected[2, 1] = -2.0 / 4.0       # weight 2, total weight 2 + 2
+    np.testing.assert_allclose(g, expected)
+    g = grad_of(nn.nll_loss(x, longs([-100, -100, -100])), x)   # nan loss, zero gradient (as PyTorch)
+    np.testing.assert_array_equal(g.numpy(), 0.0)
+
+
+def test_embedding_padding_idx_gets_no_gradient_and_scale_grad_by_freq_divides_by_counts():
+    w = rand(5, 2)
+    idx = longs([[0, 1, 1], [4, 1, 2]])
+    seed = torch.from_numpy(np.arange(12, dtype=np.float64).reshape(2, 3, 2))
+    g = grad_of(torch.embedding(w, idx, 1), w, seed).numpy()
+    np.testing.assert_array_equal(g, [[0, 1], [0, 0], [10, 11], [0, 0], [6, 7]])
+    g = grad_of(torch.embedding(w, idx, 4, True), w, seed).numpy()
+    np.testing.assert_allclose(g, [[0, 1], [(2 + 4 + 8) / 3, (3 + 5 + 9) / 3], [10, 11], [0, 0], [0, 0]])
+
+
+def test_dropout_gradient_is_the_saved_mask_scaled():
+    x = rand(50, 4)
+    out, mask = torch.native_dropout(x, 0.25, True)
+    g = grad_of(out, x).numpy()
+    np.testing.assert_allclose(g, mask.numpy() / 0.75)
+    np.testing.assert_allclose(out.detach().numpy(), x.detach().numpy() * g)
+    out, mask = torch.native_dropout(x, 0.25, False)
+    np.testing.assert_array_equal(grad_of(out, x).numpy(), 1.0)
+    y = torch.dropout(x, 0.5, True)
+    np.testing.assert_allclose(grad_of(y, x).numpy() * x.detach().numpy(), y.detach().numpy())
+
+
+def test_loss_class_weights_that_require_grad_are_refused():
+    x = rand(2, 3)
+    w = torch.ones(3, dtype=torch.float64).requires_grad_()
+    with pytest.raises(RuntimeError, match="not differentiable with respect to argument 'weight'"):
+        nn.nll_loss(x, longs([0, 1]), w).backward()
+
+
+def test_binary_cross_entropy_gradients_at_the_edges_match_pytorch():
+    x = torch.tensor([0.0, 1.0, 0.5], dtype=torch.float64).requires_grad_()
+    t = torch.tensor([0.0, 1.0, 0.2], dtype=torch.float64).requires_grad_()
+    gx, gt = torch.autograd.grad(nn.binary_cross_entropy(x, t, None, 2), (x, t))
+    np.testing.assert_allclose(gx.numpy(), [0.0, 0.0, 0.3 / 0.25])
+    assert gt.numpy()[0] == np.inf and gt.numpy()[1] == -np.inf and gt.numpy()[2] == 0
+
+
+def test_convolution_backward_is_differentiable_with_create_graph():
+    x, w = rand(1, 2, 5, 5), rand(3, 2, 3, 3, seed=1)
+    y = torch.conv2d(x, w, None, 2, 1)
+    gx, = torch.autograd.grad((y * y).sum(), x, create_graph=True)
+    assert gx.requires_grad
+    penalty = (gx * gx).sum()
+    gw, = torch.autograd.grad(penalty, w)
+    assert gw.shape == w.shape and np.isfinite(gw.numpy()).all()
+
+
+def test_float32_convolution_gradient_agrees_with_float64():
+    x, w = rand(2, 3, 6, 6), rand(4, 3, 3, 3, seed=1)
+    g64 = torch.autograd.grad(torch.conv2d(x, w, None, 1, 1).sum(), (x, w))
+    x32, w32 = (t.detach().to(torch.float32).requires_grad_() for t in (x, w))
+    g32 = torch.autograd.grad(torch.conv2d(x32, w32, None, 1, 1).sum(), (x32, w32))
+    for a, b in zip(g32, g64):
+        assert a.dtype == torch.float32
+        np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-4, atol=1e-4)
+
+
+def test_small_convolutional_network_trains():
+    rng = np.random.default_rng(0)
+    x = torch.from_numpy(rng.standard_normal((8, 1, 6, 6)))
+    target = longs(rng.integers(0, 3, 8))
+    conv_w = torch.from_numpy(rng.standard_normal((4, 1, 3, 3)) * 0.5).requires_grad_()
+    gamma = torch.ones(4, dtype=torch.float64).requires_grad_()
+    beta = torch.zeros(4, dtype=torch.float64).requires_grad_()
+    lin_w = torch.from_numpy(rng.standard_normal((3, 16)) * 0.3).requires_grad_()
+    params = [conv_w, gamma, beta, lin_w]
+
+    def loss_fn():
+        h = torch.conv2d(x, conv_w, None, 1, 1)
+        h = torch.batch_norm(h, gamma, beta, None, None, True, 0.1, 1e-5, False).relu()
+        h = nn.max_pool2d_with_indices(h, 2)[0]
+        h = nn.adaptive_avg_pool2d(h, (2, 2)).reshape(8, 16)
+        return nn.cross_entropy_loss(nn.linear(h, lin_w), target)
+
+    first = loss_fn().item()
+    for _ in range(30):
+        loss = loss_fn()
+        grads = torch.autograd.grad(loss, params)
+        with torch.no_grad():
+            for p, g in zip(params, grads):
+                p -= 0.2 * g
+    assert loss_fn().item() < 0.5 * first
