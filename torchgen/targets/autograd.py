@@ -5,8 +5,11 @@ For each entry, a backward Node class (`<Name>Backward<k>`) whose apply evaluate
 and an autograd kernel, registered at the Autograd key for the op and its in-place variant:
 run the op below autograd, then record the node with exactly what its formulas read. Upstream's
 `X.sym_sizes()`, `X.scalar_type()`, `X.dim()`, `X.sym_numel()` save only that fact about X,
-not X. Broadcasting is undone generically (sum_to each input's shape). out= variants and ops
-without an entry get kernels that refuse, or record a node that raises, as PyTorch's do.
+not X. Ops with several outputs: `grad` is grads[0], outputs are read as `result` (a tuple),
+`result0`, `result1`... or by their return names, and as upstream, an entry whose formulas read
+only `grad` makes only the first output differentiable. Broadcasting is undone generically
+(sum_to each input's shape). out= variants and ops without an entry get kernels that refuse, or
+record a node that raises, as PyTorch's do.
 """
 from __future__ import annotations
 

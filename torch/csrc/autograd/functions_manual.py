@@ -394,7 +394,7 @@ def upsample_bilinear2d_backward(grad: Any, self_sizes: Any, output_size: Any, a
 
 
 def _eye(n: int, like: Any) -> Any:
-    return _constant([[1.0 if i == j else 0.0 for j in range(n)] for i in range(n)], like).reshape(n, n)
+    return find_operator("eye")(n, dtype=like.dtype, device=like.device)
 
 
 def _norm_stats(x: Any, dims: list[int], eps: float) -> tuple[Any, Any, Any]:
