@@ -5,8 +5,11 @@ For each entry, a backward Node class (`<Name>Backward<k>`) whose apply evaluate
 and an autograd kernel, registered at the Autograd key for the op and its in-place variant:
 run the op below autograd, then record the node with exactly what its formulas read. Upstream's
 `X.sym_sizes()`, `X.scalar_type()`, `X.dim()`, `X.sym_numel()` save only that fact about X,
-not X. Broadcasting is undone generically (sum_to each input's shape). out= variants and ops
-without an entry get kernels that refuse, or record a node that raises, as PyTorch's do.
+not X. Ops with several outputs: `grad` is grads[0], outputs are read as `result` (a tuple),
+`result0`, `result1`... or by their return names, and as upstream, an entry whose formulas read
+only `grad` makes only the first output differentiable. Broadcasting is undone generically
+(sum_to each input's shape). out= variants and ops without an entry get kernels that refuse, or
+record a node that raises, as PyTorch's do.
 """
 from __future__ import annotations
 
@@ -100,6 +103,7 @@ def load_derivatives(root: Path, fns: list[NativeFunction]) -> list[Derivative]:
     entries = _load_yaml(path.read_text(), str(path))
     by_schema = {str(fn.func): fn for fn in fns}
     counts: dict[str, int] = {}
+    seen: dict[str, int] = {}
     errors: list[SchemaError] = []
     result: list[Derivative] = []
     for entry, line in zip(entries, entries.item_lines):
@@ -110,6 +114,10 @@ def load_derivatives(root: Path, fns: list[NativeFunction]) -> list[Derivative]:
             errors.append(SchemaError(loc, f"derivatives.yaml: 'name' {name!r} is not a `func:` of "
                                            "aten/native/native_functions.yaml (it must match the schema text exactly)"))
             continue
+        if name in seen:
+            errors.append(SchemaError(loc, f"derivatives.yaml: {name} has a second entry (first at line {seen[name]})"))
+            continue
+        seen[name] = line
         if fn.func.kind() is SchemaKind.out:
             errors.append(SchemaError(loc, f"derivatives.yaml: {name} is an out= variant: those are never "
                                            "differentiable"))
@@ -167,6 +175,11 @@ def load_derivatives(root: Path, fns: list[NativeFunction]) -> list[Derivative]:
                 for alias in (f"result{i}", r.name):
                     if alias and alias in used and alias not in args:
                         derivative.result_aliases.append((alias, i))
+            # Upstream's rule: formulas that read only `grad` make only the first of several
+            # outputs differentiable (native_layer_norm's mean and rstd do not require grad).
+            if (len(fn.func.returns) > 1 and derivative.output_differentiability is None
+                    and "grads" not in used):
+                derivative.output_differentiability = [i == 0 for i in range(len(fn.func.returns))]
         derivative.saves_result = "result" in used or bool(derivative.result_aliases)
         # A tensor list a formula reads (index's indices, einsum's operands) is saved whole, one
         # SavedVariable per tensor.
