@@ -822,8 +822,17 @@ def _ntuple(value: Any, n: int) -> tuple[int, ...]:
 
 
 def _constant(values: Any, like: Any) -> Any:
-    import torch
-    return torch.tensor(values, dtype=like.dtype, device=like.device)
+    """A tensor of the numbers in a list (or a list of equal-length lists), in like's dtype and
+    on its device (made through c10, since this layer may not import torch)."""
+    from c10 import tensor_impl
+    from c10.scalar_type import dtype_from_name
+    nested = len(values) > 0 and isinstance(values[0], list)
+    shape = (len(values), len(values[0])) if nested else (len(values),)
+    flat = [v for row in values for v in row] if nested else list(values)
+    t: Any = tensor_impl.empty(shape, dtype_from_name("float64"))
+    if flat:
+        t._numpy_view().reshape(-1)[:] = flat
+    return t.to(dtype=like.dtype, device=like.device)
 
 
 def convolution_backward_input(grad: Any, input_sizes: Any, weight: Any, stride: Any, padding: Any, dilation: Any,
