@@ -46,6 +46,7 @@ if TYPE_CHECKING:
     from torch.utils.dlpack import from_dlpack
     from torch.autograd.grad_mode import (enable_grad, inference_mode, is_grad_enabled,
                                           is_inference_mode_enabled, no_grad, set_grad_enabled)
+    from torch.autograd.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled
     from c10.scalar_type import can_cast
     from aten.native.cpu.loops import get_num_threads, set_num_threads
     from torch import (autograd, library, linalg, random, return_types, special, testing, utils,  # not cuda:
@@ -84,7 +85,8 @@ __all__ = sorted({
     "preserve_format", "promote_types", "result_type", "can_cast", "set_default_dtype", "set_num_threads",
     "set_printoptions", "strided", "tensor", "Generator", "default_generator", "get_rng_state", "initial_seed",
     "manual_seed", "seed", "set_rng_state", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
-    "is_grad_enabled", "is_inference_mode_enabled", *_LEGACY_TYPES, *_DTYPE_NAMES, *_gen_index.FUNCTIONS, *PYTHON_FUNCTIONS})
+    "is_grad_enabled", "is_inference_mode_enabled", "is_anomaly_enabled", "is_anomaly_check_nan_enabled",
+    *_LEGACY_TYPES, *_DTYPE_NAMES, *_gen_index.FUNCTIONS, *PYTHON_FUNCTIONS})
 
 _SUBMODULES = {"cuda": "torch.cuda", "ops": "torch._ops", "linalg": "torch.linalg", "special": "torch.special",
                "return_types": "torch.return_types", "random": "torch.random", "testing": "torch.testing",
@@ -97,7 +99,8 @@ _HELPERS = {"get_num_threads": "aten.native.cpu.loops", "set_num_threads": "aten
             "from_dlpack": "torch.utils.dlpack", "set_printoptions": "torch._tensor_str",
             "UntypedStorage": "torch.storage",
             **dict.fromkeys(("no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "is_grad_enabled",
-                             "is_inference_mode_enabled"), "torch.autograd.grad_mode")}
+                             "is_inference_mode_enabled"), "torch.autograd.grad_mode"),
+            **dict.fromkeys(("is_anomaly_enabled", "is_anomaly_check_nan_enabled"), "torch.autograd.anomaly_mode")}
 
 def __getattr__(name: str) -> _Any:
     module = PYTHON_FUNCTIONS.get(name) or _gen_index.FUNCTIONS.get(name)

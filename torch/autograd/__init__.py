@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+from torch.autograd import functional
+from torch.autograd.anomaly_mode import detect_anomaly, set_detect_anomaly
 from torch.autograd.function import Function, FunctionCtx, once_differentiable
 from torch.autograd.gradcheck import gradcheck, gradgradcheck
 from torch.autograd.grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled,
@@ -19,7 +21,8 @@ from torch.csrc.autograd import graph
 _ones_like = find_operator("ones_like")
 _zeros_like = find_operator("zeros_like")
 
-__all__ = ["Function", "FunctionCtx", "backward", "enable_grad", "grad", "gradcheck", "gradgradcheck", "inference_mode", "is_grad_enabled",
+__all__ = ["Function", "FunctionCtx", "backward", "detect_anomaly", "enable_grad", "functional", "grad", "gradcheck",
+           "gradgradcheck", "set_detect_anomaly", "inference_mode", "is_grad_enabled",
            "is_inference_mode_enabled", "no_grad", "once_differentiable", "set_grad_enabled"]
 
 

@@ -20,6 +20,20 @@ from c10.dispatch_key cimport DK_AUTOGRAD_CPU, DK_AUTOGRAD_CUDA
 from c10.tensor_impl cimport TensorImpl
 
 cdef object _sequence = itertools.count()
+cdef bint _anomaly_enabled = False        # torch.autograd.set_detect_anomaly
+cdef bint _anomaly_check_nan = True
+
+
+def set_anomaly_mode(bint enabled, bint check_nan=True):
+    """Anomaly detection on or off: nodes record their forward stack, and (with check_nan) a
+    backward that returns NaN raises, naming the node."""
+    global _anomaly_enabled, _anomaly_check_nan
+    _anomaly_enabled = enabled
+    _anomaly_check_nan = check_nan
+
+
+def anomaly_mode():
+    return (_anomaly_enabled, _anomaly_check_nan)
 
 SECOND_BACKWARD = ("Trying to backward through the graph a second time (or directly access saved tensors after they "
                    "have already been freed). Saved intermediate values of the graph are freed when you call "
@@ -50,6 +64,9 @@ cdef class Node:
         self._retain_grad_tensors = None
         self._input_metadata = []
         self._metadata_dict = None
+        if _anomaly_enabled:
+            import traceback
+            self.metadata["traceback_"] = traceback.format_stack()[:-1]
         self._released = False
 
     def name(self):
@@ -408,6 +425,17 @@ cdef object _sum_to(grad, shape):
     return grad.reshape(shape) if tuple(grad.shape) != shape else grad
 
 
+cdef int _check_nan(Node node, tuple outputs) except -1:
+    import warnings
+    for i, g in enumerate(outputs):
+        if g is not None and (g.dtype.is_floating_point or g.dtype.is_complex) and bool(g.isnan().any()):
+            stack = "".join(node.metadata.get("traceback_", ()))
+            warnings.warn(f"Error detected in {node.name()}. Traceback of forward call that caused the error:\n{stack}",
+                          UserWarning, stacklevel=2)
+            raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th output.")
+    return 0
+
+
 def run_backward(tuple roots, tuple grads, bint keep_graph, bint create_graph, tuple inputs=(),
                  bint allow_unused=True, bint accumulate_grad=True):
     """Propagate grads from roots (tensors) through the graph.
@@ -470,6 +498,8 @@ def run_backward(tuple roots, tuple grads, bint keep_graph, bint create_graph, t
                 replaced = fn(outputs, step)
                 if replaced is not None:
                     outputs = tuple(replaced)
+            if _anomaly_enabled and _anomaly_check_nan:
+                _check_nan(<Node>node, outputs)
             if not keep_graph:
                 node.release_variables()
             nexts = (<Node>node).next_functions

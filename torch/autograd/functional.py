@@ -1,0 +1,165 @@
+"""torch.autograd.functional: vjp, jvp, jacobian, hessian, vhp, hvp of a function of tensors
+(PyTorch's torch/autograd/functional.py, reverse mode; jvp by the double-vjp trick as upstream).
+
+Inputs and outputs may be one tensor or a tuple of tensors; results keep that structure."""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from aten.dispatcher import find_operator
+from c10.tensor_impl import TensorImpl
+from torch.autograd.grad_mode import enable_grad
+
+__all__ = ["vjp", "jvp", "jacobian", "hessian", "vhp", "hvp"]
+
+_zeros_like = find_operator("zeros_like")
+_stack = find_operator("stack")
+
+
+def _as_tuple(value: Any, what: str, fn_name: str) -> tuple[bool, tuple[Any, ...]]:
+    is_tuple = isinstance(value, tuple)
+    values = value if is_tuple else (value,)
+    for i, v in enumerate(values):
+        if not isinstance(v, TensorImpl):
+            if is_tuple:
+                raise TypeError(f"The {what} given to {fn_name} must be either a Tensor or a tuple of Tensors but the "
+                                f"value at index {i} has type {type(v)}.")
+            raise TypeError(f"The {what} given to {fn_name} must be either a Tensor or a tuple of Tensors but the "
+                            f"given {what} has type {type(v)}.")
+    return is_tuple, values
+
+
+def _prepare(inputs: tuple[Any, ...], create_graph: bool) -> tuple[Any, ...]:
+    """Inputs that require grad, detached from the caller's graph unless create_graph."""
+    out: list[Any] = []
+    for x in inputs:
+        t: Any = x if (create_graph and x.requires_grad) else x.detach()
+        out.append(t.requires_grad_(True) if not t.requires_grad else t)
+    return tuple(out)
+
+
+def _grad(outputs: tuple[Any, ...], inputs: tuple[Any, ...], grad_outputs: tuple[Any, ...],
+          create_graph: bool) -> tuple[Any, ...]:
+    from torch.autograd import grad
+    diff = [(o, g) for o, g in zip(outputs, grad_outputs) if o.requires_grad]
+    if not diff:
+        return (None,) * len(inputs)
+    return tuple(grad([o for o, _ in diff], inputs, [g for _, g in diff], create_graph=create_graph,
+                      retain_graph=True, allow_unused=True))
+
+
+def _fill(grads: tuple[Any, ...], like: tuple[Any, ...]) -> tuple[Any, ...]:
+    return tuple(_zeros_like(x) if g is None else g for g, x in zip(grads, like))
+
+
+def _detach(values: tuple[Any, ...], create_graph: bool) -> tuple[Any, ...]:
+    return values if create_graph else tuple(v.detach() if v is not None else None for v in values)
+
+
+def _unwrap(is_tuple: bool, values: tuple[Any, ...]) -> Any:
+    return values if is_tuple else values[0]
+
+
+def vjp(func: Callable[..., Any], inputs: Any, v: Any = None, create_graph: bool = False,
+        strict: bool = False) -> tuple[Any, Any]:
+    """(func(inputs), v^T J): the vector-Jacobian product at inputs."""
+    in_tuple, xs = _as_tuple(inputs, "inputs", "vjp")
+    with enable_grad():
+        xs = _prepare(xs, create_graph)
+        out_tuple, outs = _as_tuple(func(*xs), "outputs of the user-provided function", "vjp")
+        if v is None:
+            if len(outs) != 1 or outs[0].numel() != 1:
+                raise RuntimeError("The vector v can only be None if the user-provided function returns a single "
+                                   "Tensor with a single element.")
+            vs: tuple[Any, ...] = (_zeros_like(outs[0]) + 1,)
+        else:
+            _, vs = _as_tuple(v, "v", "vjp")
+        grads = _grad(outs, xs, vs, create_graph)
+    return _unwrap(out_tuple, _detach(outs, create_graph)), _unwrap(in_tuple, _detach(_fill(grads, xs), create_graph))
+
+
+def jvp(func: Callable[..., Any], inputs: Any, v: Any = None, create_graph: bool = False,
+        strict: bool = False) -> tuple[Any, Any]:
+    """(func(inputs), J v): the Jacobian-vector product, by differentiating a vjp in its vector."""
+    in_tuple, xs = _as_tuple(inputs, "inputs", "jvp")
+    if v is None:
+        if len(xs) != 1 or xs[0].numel() != 1:
+            raise RuntimeError("The vector v can only be None if the input to the user-provided function is a single "
+                               "Tensor with a single element.")
+        vs: tuple[Any, ...] = (_zeros_like(xs[0]) + 1,)
+    else:
+        _, vs = _as_tuple(v, "v", "jvp")
+    with enable_grad():
+        xs = _prepare(xs, create_graph)
+        out_tuple, outs = _as_tuple(func(*xs), "outputs of the user-provided function", "jvp")
+        dummies = tuple(_zeros_like(o).requires_grad_(True) for o in outs)
+        grads = _fill(_grad(outs, xs, dummies, True), xs)
+        result = _grad(grads, dummies, vs, create_graph)
+    return _unwrap(out_tuple, _detach(outs, create_graph)), _unwrap(out_tuple, _detach(_fill(result, outs),
+                                                                                        create_graph))
+
+
+def jacobian(func: Callable[..., Any], inputs: Any, create_graph: bool = False, strict: bool = False,
+             vectorize: bool = False, strategy: str = "reverse-mode") -> Any:
+    """d func(inputs) / d inputs: for each output and input, a tensor of shape out.shape + in.shape."""
+    in_tuple, xs = _as_tuple(inputs, "inputs", "jacobian")
+    with enable_grad():
+        xs = _prepare(xs, create_graph)
+        out_tuple, outs = _as_tuple(func(*xs), "outputs of the user-provided function", "jacobian")
+        blocks: list[tuple[Any, ...]] = []
+        for out in outs:
+            flat = out.reshape(-1)
+            rows: list[list[Any]] = [[] for _ in xs]
+            for k in range(flat.numel()):
+                seed = _zeros_like(flat)
+                seed[k] = 1
+                grads = _fill(_grad((flat,), xs, (seed,), create_graph), xs)
+                for i, g in enumerate(grads):
+                    rows[i].append(g)
+            per_input = []
+            for i, x in enumerate(xs):
+                stacked = _stack(rows[i], 0) if rows[i] else _zeros_like(x).reshape(0, *x.shape)
+                per_input.append(_detach((stacked.reshape(tuple(out.shape) + tuple(x.shape)),), create_graph)[0])
+            blocks.append(tuple(per_input))
+    if not out_tuple and not in_tuple:
+        return blocks[0][0]
+    if not out_tuple:
+        return blocks[0]
+    if not in_tuple:
+        return tuple(b[0] for b in blocks)
+    return tuple(blocks)
+
+
+def hessian(func: Callable[..., Any], inputs: Any, create_graph: bool = False, strict: bool = False,
+            vectorize: bool = False, outer_jacobian_strategy: str = "reverse-mode") -> Any:
+    """The Hessian of a scalar function: the jacobian of its gradient."""
+    in_tuple, xs = _as_tuple(inputs, "inputs", "hessian")
+
+    def gradient(*args: Any) -> Any:
+        out = func(*args)
+        if not isinstance(out, TensorImpl) or out.numel() != 1:
+            raise RuntimeError("The function given to hessian should return a single Tensor with a single element.")
+        return _unwrap(in_tuple, _fill(_grad((out,), args, (_zeros_like(out) + 1,), True), args))
+
+    return jacobian(gradient, inputs, create_graph=create_graph)
+
+
+def vhp(func: Callable[..., Any], inputs: Any, v: Any = None, create_graph: bool = False,
+        strict: bool = False) -> tuple[Any, Any]:
+    """(func(inputs), v^T H) for a scalar function."""
+    in_tuple, xs = _as_tuple(inputs, "inputs", "vhp")
+    _, vs = _as_tuple(v, "v", "vhp")
+    with enable_grad():
+        xs = _prepare(xs, create_graph)
+        out = func(*xs)
+        if not isinstance(out, TensorImpl) or out.numel() != 1:
+            raise RuntimeError("The function given to vhp should return a single Tensor with a single element.")
+        grads = _fill(_grad((out,), xs, (_zeros_like(out) + 1,), True), xs)
+        result = _fill(_grad(grads, xs, vs, create_graph), xs)
+    return _detach((out,), create_graph)[0], _unwrap(in_tuple, _detach(result, create_graph))
+
+
+def hvp(func: Callable[..., Any], inputs: Any, v: Any = None, create_graph: bool = False,
+        strict: bool = False) -> tuple[Any, Any]:
+    """(func(inputs), H v); H is symmetric, so this is vhp."""
+    return vhp(func, inputs, v, create_graph, strict)
