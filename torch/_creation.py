@@ -11,6 +11,7 @@ from c10 import tensor_impl
 from c10.device import canonical
 from c10.tensor_impl import TensorImpl
 from torch._C._tensor_new import tensor_from_python
+from torch.csrc.autograd import graph
 
 _PYTHON_DATA = (list, tuple, float, int, bool)
 
@@ -167,8 +168,7 @@ def tensor(data: Any, dtype: Any = None, device: Any = None, requires_grad: bool
 def _set_requires_grad(out: Any, requires_grad: bool) -> Any:
     if not (out.dtype.is_floating_point or out.dtype.is_complex):
         raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
-    out._requires_grad = True
-    out._set_autograd_key(True)
+    graph.set_requires_grad_flag(out, True)
     return out
 
 

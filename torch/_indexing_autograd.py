@@ -22,15 +22,19 @@ _zeros = find_operator("zeros")
 _INT64 = dtype_from_name("int64")
 
 
-def _positions(self: Any, index: Any) -> Any:
-    """The flat position in self of each element self[index] selects."""
+def _positions(shape: tuple[int, ...], device: Any, index: Any) -> Any:
+    """The flat position in a tensor of `shape` of each element [index] selects (computed at
+    backward time: O(numel), so not on the forward path)."""
     with no_grad():
-        flat = _arange(self.numel(), dtype=_INT64, device=self.device).reshape(tuple(self.shape))
+        numel = 1
+        for size in shape:
+            numel *= size
+        flat = _arange(numel, dtype=_INT64, device=device).reshape(shape)
         return _indexing.getitem(flat, index).reshape(-1)
 
 
 class IndexBackward0(graph.Node):
-    positions: Any
+    index: Any
     shape: tuple[int, ...]
     numel: int
 
@@ -39,12 +43,13 @@ class IndexBackward0(graph.Node):
         if grad is None:
             return (None,)
         out = _zeros((self.numel,), dtype=grad.dtype, device=grad.device)
-        return (out.index_add(0, self.positions, grad.reshape(-1)).reshape(self.shape),)
+        positions = _positions(self.shape, grad.device, self.index)
+        return (out.index_add(0, positions, grad.reshape(-1)).reshape(self.shape),)
 
 
 class IndexPutBackward0(graph.Node):
     needs: tuple[bool, ...]
-    positions: Any
+    index: Any
     selected_shape: tuple[int, ...]
     value_shape: tuple[int, ...]
 
@@ -53,11 +58,12 @@ class IndexPutBackward0(graph.Node):
         if grad is None:
             return (None, None)
         flat = grad.reshape(-1)
+        positions = _positions(tuple(grad.shape), grad.device, self.index)
         grad_self = grad_value = None
         if self.needs[0]:
-            grad_self = flat.index_fill(0, self.positions, 0).reshape(tuple(grad.shape))
+            grad_self = flat.index_fill(0, positions, 0).reshape(tuple(grad.shape))
         if self.needs[1]:
-            grad_value = sum_to(flat.index_select(0, self.positions).reshape(self.selected_shape), self.value_shape)
+            grad_value = sum_to(flat.index_select(0, positions).reshape(self.selected_shape), self.value_shape)
         return (grad_self, grad_value)
 
 
@@ -65,7 +71,7 @@ def getitem(self: Any, index: Any) -> Any:
     with no_grad():
         result = _indexing.getitem(self, index)
     node = IndexBackward0(edges((self,)))
-    node.positions = _positions(self, index)
+    node.index = index
     node.shape, node.numel = tuple(self.shape), self.numel()
     if result is self:                       # t[...] is t itself in Cython's fast path
         with no_grad():
@@ -83,7 +89,7 @@ def setitem(self: Any, index: Any, value: Any) -> None:
         _indexing.setitem(self, index, value)
     node = IndexPutBackward0(edges((self, value if value_is_tensor else None)))
     node.needs = tuple(e[0] is not None for e in node.next_functions)
-    node.positions = _positions(self, index)
+    node.index = index
     node.selected_shape = selected_shape
     node.value_shape = tuple(value.shape) if value_is_tensor else ()
     if any(node.needs):

@@ -203,12 +203,7 @@ def grad_accumulator(tensor):
 
 def gradient_edge(tensor):
     """(node, input number) a gradient for tensor flows into: its grad_fn, or its accumulator."""
-    fn = tensor._grad_fn
-    if fn is not None:
-        return (fn, tensor._output_nr)
-    if tensor.requires_grad:
-        return (grad_accumulator(tensor), 0)
-    return (None, 0)
+    return _edge(tensor)
 
 
 # -- what every autograd kernel does, in C ----------------------------------------------------
@@ -410,7 +405,7 @@ cdef object _validate(Node node, Py_ssize_t i, object grad, object edge):
 
 
 cdef object _sum_to(grad, shape):
-    """grad summed down to shape when shape broadcasts to grad's shape, else None."""
+    """grad summed down to shape (functions_manual.sum_to) when shape broadcasts to grad's shape, else None."""
     gshape = tuple(grad.shape)
     shape = tuple(shape)
     lead = len(gshape) - len(shape)
@@ -419,10 +414,8 @@ cdef object _sum_to(grad, shape):
     for have, want in zip(gshape[lead:], shape):
         if want != 1 and have != want:
             return None
-    dims = list(range(lead)) + [lead + i for i, want in enumerate(shape) if want == 1 and gshape[lead + i] != 1]
-    if dims:
-        grad = grad.sum(dims, keepdim=True)
-    return grad.reshape(shape) if tuple(grad.shape) != shape else grad
+    from torch.csrc.autograd.functions_manual import sum_to
+    return sum_to(grad, shape)
 
 
 cdef int _check_nan(Node node, tuple outputs) except -1:
