@@ -9,5 +9,6 @@ cdef class OperatorHandle:
 
     cdef object lookup(self, uint64_t ks)
     cdef void rebuild_table(self)
+    cdef object call_below(self, tuple args, dict kwargs)
 
 cpdef OperatorHandle find_operator(str name)

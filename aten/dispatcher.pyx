@@ -198,6 +198,9 @@ cdef class OperatorHandle:
 
     def call_below_autograd(self, *args, **kwargs):
         """Run the kernel under the Autograd keys (what an autograd kernel calls for the real work)."""
+        return self.call_below(args, kwargs)
+
+    cdef object call_below(self, tuple args, dict kwargs):
         cdef uint64_t ks = _call_key_set(args, kwargs) & ~AUTOGRAD_BITS
         kernel = self.lookup(_or_default_backend(ks, kwargs))
         enter_below_autograd()

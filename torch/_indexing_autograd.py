@@ -15,7 +15,8 @@ from torch._C import _indexing
 from torch.autograd.grad_mode import no_grad
 from torch.csrc.autograd import graph
 from torch.csrc.autograd.functions_manual import sum_to
-from torch.csrc.autograd.variable_type import check_inplace, edges, set_outputs
+from torch.csrc.autograd.graph import edges, set_outputs
+from torch.csrc.autograd.variable_type import check_inplace
 
 _arange = find_operator("arange")
 _zeros = find_operator("zeros")

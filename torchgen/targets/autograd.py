@@ -14,7 +14,6 @@ record a node that raises, as PyTorch's do.
 from __future__ import annotations
 
 import ast
-import keyword
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -29,8 +28,6 @@ KERNELS_MODULE = "torch.csrc.autograd._gen_variable_type"
 # Upstream's metadata accessors, and the name each saved fact gets.
 _META = {"sym_sizes": "sizes", "sizes": "sizes", "scalar_type": "scalar_type", "dim": "dim", "sym_numel": "numel",
          "numel": "numel", "sym_strides": "strides", "strides": "strides", "layout": "layout"}
-_META_EXPR = {"args_sizes": "[tuple(t.shape) for t in {0}]", "sizes": "tuple({0}.shape)", "scalar_type": "{0}.dtype", "dim": "{0}.dim()", "numel": "{0}.numel()",
-              "strides": "{0}.stride()", "layout": "None"}
 _SPECIAL = {"grad", "grads", "result", "grad_input_mask"}
 
 
@@ -196,28 +193,31 @@ def _multi_output(fn: NativeFunction) -> bool:
     return len(returns) > 1 or (len(returns) == 1 and isinstance(returns[0].type, ListType))
 
 
-def _py_name(name: str) -> str:
-    return name + "_" if keyword.iskeyword(name) else name
-
-
 def kernel_context(d: Derivative, variants: list[NativeFunction]) -> dict[str, Any]:
     fn = d.fn
     params = [a for a in fn.func.arguments.flat_all]
     defaults = [python_default(fn, a) if a.default is not None else "_REQUIRED" for a in params]
     differentiable = [f.input for f in d.formulas]
     is_view = any(r.annotation is not None and not r.annotation.is_write for r in fn.func.returns)
+    names = [a.name for a in params]
+    # What the node saves, in the order its apply unpacks `node._saved`: (kind, argument, local
+    # name in the formulas). Kinds are variable_type.SAVE_KINDS.
+    saves = ([("sizes", f.input, f"sizes_{f.input}") for f in d.formulas if f.kind in ("tensor", "optional")]
+             + [("needs", f.input, f"needs_{f.input}") for f in d.formulas if f.kind == "list"]
+             + [("tensor", n, f"saved_{n}") for n in d.saved_tensors]
+             + [("list", n, f"saved_{n}") for n in d.saved_lists]
+             + [("value", n, n) for n in d.saved_values]
+             + [(fact, i, f"{i}_{fact}") for i, fact in d.saved_meta])
     return dict(
         op=str(fn.func.name), kernel=fn.func.name.unambiguous_name().replace(".", "_"), node=d.node,
-        names=[a.name for a in params], locals=[_py_name(a.name) for a in params], defaults=defaults,
-        differentiable=differentiable, list_inputs=[f.input for f in d.formulas if f.kind == "list"],
-        formulas=[dict(input=f.input, local=_py_name(f.input), kind=f.kind, source=f.source) for f in d.formulas],
+        names=names, names_tuple=repr(tuple(names)), defaults=defaults,
+        formulas=[dict(input=f.input, kind=f.kind, source=f.source) for f in d.formulas],
         saved_tensors=d.saved_tensors, saved_lists=d.saved_lists, saved_values=d.saved_values,
-        saved_meta=[dict(input=i, fact=fact, attr=f"{i}_{fact}", expr=_META_EXPR[fact].format(_py_name(i)))
-                    for i, fact in d.saved_meta],
+        saves=[dict(kind=kind, index=names.index(arg), local=local) for kind, arg, local in saves],
+        inputs=[names.index(n) for n in differentiable],
         saves_result=d.saves_result, is_view=is_view,
         output_differentiability=d.output_differentiability,
         multi_output=_multi_output(fn), result_aliases=[dict(name=n, index=i) for n, i in d.result_aliases],
-        sizes_of=[f.input for f in d.formulas if f.kind in ("tensor", "optional")],
         inplace=[dict(op=str(v.func.name), kernel=v.func.name.unambiguous_name().replace(".", "_")) for v in variants
                  if v.func.kind() is SchemaKind.inplace],
         # An in-place op with its own entry (copy_): its kernel is the in-place form of itself.

@@ -11,6 +11,9 @@ class Node:
     _tensor_pre_hooks: dict[int, list[Any]] | None
     _retain_grad_tensors: dict[int, Any] | None
     _input_metadata: list[Any]
+    needs: tuple[bool, ...] | None
+    _saved: tuple[Any, ...] | None
+    _saved_result: Any
     @property
     def metadata(self) -> dict[str, Any]: ...
     def _register_retain_grad(self, output_nr: int, tensor_ref: Any) -> None: ...

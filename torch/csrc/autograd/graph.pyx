@@ -17,9 +17,10 @@ import weakref
 from libc.stdint cimport uint64_t
 from c10 cimport grad_mode
 from c10.dispatch_key cimport DK_AUTOGRAD_CPU, DK_AUTOGRAD_CUDA
+from c10.scalar_type cimport dtype_of, is_floating
 from c10.tensor_impl cimport TensorImpl
 
-cdef object _sequence = itertools.count()
+cdef uint64_t _sequence = 0             # creation order of nodes: the ready queue runs the newest first
 cdef bint _anomaly_enabled = False        # torch.autograd.set_detect_anomaly
 cdef bint _anomaly_check_nan = True
 
@@ -41,33 +42,31 @@ SECOND_BACKWARD = ("Trying to backward through the graph a second time (or direc
                    "graph a second time or if you need to access saved tensors after calling backward.")
 
 
+cdef int _init_node(Node node, tuple next_functions) except -1:
+    global _sequence
+    node.next_functions = next_functions
+    node._sequence_nr = _sequence
+    _sequence += 1
+    # Hook containers are made on first use: most nodes never get a hook.
+    node._input_metadata = []
+    if _anomaly_enabled:
+        import traceback
+        node.metadata["traceback_"] = traceback.format_stack()
+    return 0
+
+
+cdef Node new_node(type node_type, tuple next_functions):
+    """A node of a (generated) Node subclass, without a Python-level __init__ call."""
+    cdef Node node = Node.__new__(node_type)
+    _init_node(node, next_functions)
+    return node
+
+
 cdef class Node:
     """One backward function of the graph."""
-    cdef public tuple next_functions
-    cdef public object _sequence_nr
-    cdef public list _pre_hooks           # fn(grad_outputs) -> new grad_outputs or None
-    cdef public list _post_hooks          # fn(grad_inputs, grad_outputs) -> new grad_inputs or None
-    cdef public dict _tensor_pre_hooks    # output number -> [fn(grad) -> grad or None] (tensor hooks)
-    cdef public dict _retain_grad_tensors  # output number -> weakref to a tensor that retains its grad
-    cdef public list _input_metadata      # per forward output: (shape, dtype, device)
-    cdef dict _metadata_dict
-    cdef public bint _released
-    cdef object __weakref__
 
     def __init__(self, next_functions=()):
-        self.next_functions = tuple(next_functions)
-        self._sequence_nr = next(_sequence)
-        # Hook containers are made on first use: most nodes never get a hook.
-        self._pre_hooks = None
-        self._post_hooks = None
-        self._tensor_pre_hooks = None
-        self._retain_grad_tensors = None
-        self._input_metadata = []
-        self._metadata_dict = None
-        if _anomaly_enabled:
-            import traceback
-            self.metadata["traceback_"] = traceback.format_stack()[:-1]
-        self._released = False
+        _init_node(self, tuple(next_functions))
 
     def name(self):
         return type(self).__name__
@@ -85,6 +84,19 @@ cdef class Node:
     def release_variables(self):
         """Free what the node saved for backward (after a backward without retain_graph)."""
         self._released = True
+        if self._saved is not None:
+            for value in self._saved:
+                if isinstance(value, SavedVariable):
+                    (<SavedVariable>value).release()
+                elif isinstance(value, list):
+                    for v in value:
+                        if isinstance(v, SavedVariable):
+                            (<SavedVariable>v).release()
+        if isinstance(self._saved_result, SavedVariable):
+            (<SavedVariable>self._saved_result).release()
+        elif isinstance(self._saved_result, tuple):
+            for v in self._saved_result:
+                (<SavedVariable>v).release()
 
     def register_hook(self, fn):
         """fn(grad_inputs, grad_outputs) after the node runs; a returned tuple replaces grad_inputs."""
@@ -136,7 +148,6 @@ class _RemovableHandle:
 
 cdef class AccumulateGrad(Node):
     """The node of a leaf that requires grad: adds the incoming gradient into `variable.grad`."""
-    cdef public object variable
 
     def __init__(self, variable):
         Node.__init__(self, ())
@@ -203,7 +214,7 @@ def grad_accumulator(tensor):
 
 def gradient_edge(tensor):
     """(node, input number) a gradient for tensor flows into: its grad_fn, or its accumulator."""
-    return _edge(tensor)
+    return edge_of(tensor)
 
 
 # -- what every autograd kernel does, in C ----------------------------------------------------
@@ -223,7 +234,7 @@ cpdef bint requires_grad(object value):
     return False
 
 
-cdef tuple _edge(object value):
+cdef tuple edge_of(object value):
     if isinstance(value, TensorImpl) and ((<TensorImpl>value).key_set & _AUTOGRAD_KEYS):
         fn = value._grad_fn
         if fn is not None:
@@ -238,9 +249,9 @@ cpdef tuple edges(tuple values):
     for v in values:
         if isinstance(v, (list, tuple)):
             for t in v:
-                out.append(_edge(t))
+                out.append(edge_of(t))
         else:
-            out.append(_edge(v))
+            out.append(edge_of(v))
     return tuple(out)
 
 
@@ -251,31 +262,54 @@ cpdef tuple needs(tuple next_edges):
 
 cpdef set_outputs(Node node, object result, object differentiable=None):
     """Make node the grad_fn of result's floating outputs; record their metadata for checks."""
+    cdef TensorImpl impl
+    if isinstance(result, TensorImpl):
+        impl = <TensorImpl>result
+        if is_floating(impl.scalar_type) and (differentiable is None or differentiable[0]):
+            _set_output(node, impl, 0)
+            node._input_metadata = [(impl.shape, dtype_of(impl.scalar_type), impl.device_obj)]
+        else:
+            node._input_metadata = [None]
+        return
     cdef list metadata = []
     cdef tuple outputs = tuple(result) if isinstance(result, (tuple, list)) else (result,)
     cdef Py_ssize_t i
     for i in range(len(outputs)):
         out = outputs[i]
-        if (isinstance(out, TensorImpl) and (out.dtype.is_floating_point or out.dtype.is_complex)
+        if (isinstance(out, TensorImpl) and is_floating((<TensorImpl>out).scalar_type)
                 and (differentiable is None or differentiable[i])):
-            out._grad_fn = node
-            out._output_nr = i
-            (<TensorImpl>out)._set_autograd_key(True)
-            metadata.append((out.shape, out.dtype, out.device))
+            impl = <TensorImpl>out
+            _set_output(node, impl, i)
+            metadata.append((impl.shape, dtype_of(impl.scalar_type), impl.device_obj))
         else:
             metadata.append(None)
     node._input_metadata = metadata
 
 
+cdef inline int _set_output(Node node, TensorImpl out, Py_ssize_t output_nr) except -1:
+    out._grad_fn = node
+    out._output_nr = output_nr
+    out.key_set |= (<uint64_t>1) << (DK_AUTOGRAD_CPU if out.device_type == 0 else DK_AUTOGRAD_CUDA)
+    return 0
+
+
+cdef SavedVariable save(object tensor):
+    """SavedVariable(tensor), without a Python-level call."""
+    cdef SavedVariable saved = SavedVariable.__new__(SavedVariable)
+    saved.tensor = tensor
+    if tensor is not None:
+        saved.saved_version = tensor._version
+    return saved
+
+
+cdef SavedVariable save_output(object tensor, Node node):
+    """SavedVariable(tensor, True, node): an output of node's forward, saved by node."""
+    return SavedVariable(tensor, True, node)
+
+
 cdef class SavedVariable:
     """A tensor saved for backward, with the version it had: unpacking after an in-place change,
     or after the graph was freed, raises PyTorch's errors."""
-    cdef object tensor
-    cdef object saved_version
-    cdef object grad_fn_name
-    cdef int output_nr
-    cdef bint was_output
-    cdef bint released
 
     def __init__(self, tensor, bint is_output=False, node=None):
         self.tensor = tensor

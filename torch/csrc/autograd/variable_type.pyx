@@ -1,0 +1,231 @@
+"""What the generated autograd kernels (torchgen/templates/autograd_functions.py.j2) are made
+of (PyTorch's VariableType): `AutogradKernel`, which runs an op below autograd and records its
+backward node from a declarative description of what the node saves, in C; the checks of
+in-place and out= calls under autograd; and the node that stands in for a missing formula.
+
+Every differentiable op call with an input that requires grad runs `AutogradKernel.__call__`,
+so it does its work without Python-level calls: the generated Python part of an op is only its
+node's `apply` (the formulas), which runs at backward time."""
+from cpython.ref cimport Py_INCREF
+from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
+from aten.dispatcher cimport OperatorHandle
+from c10.scalar_type cimport dtype_of
+from c10.tensor_impl cimport TensorImpl
+from torch.csrc.autograd.graph cimport Node, edge_of, new_node, requires_grad, save, save_output, set_outputs
+from torch.csrc.autograd import graph
+
+__all__ = ["AutogradKernel", "bind", "check_inplace", "check_out", "mark_view", "NotImplementedBackward", "SAVE_KINDS"]
+
+_VIEW_INPLACE = ("Ember does not support in-place operations on a view of a tensor that requires grad yet (the "
+                 "gradient of its base would be wrong); clone() the view, or use the out-of-place operation")
+
+# What a node saves of one argument (the generator's names for them: SAVE_KINDS).
+cdef enum:
+    SAVE_SIZES = 0         # tuple(x.shape), or None for an absent optional tensor
+    SAVE_TENSOR = 1        # SavedVariable(x) (version-checked when unpacked)
+    SAVE_LIST = 2          # [SavedVariable(t) or None, ...] for a tensor list
+    SAVE_VALUE = 3         # x as it is (a number, a list of ints, a flag)
+    SAVE_NEEDS = 4         # per tensor of a list: whether it requires grad
+    SAVE_DTYPE = 5         # x.dtype
+    SAVE_DIM = 6           # x.dim()
+    SAVE_NUMEL = 7         # x.numel()
+    SAVE_STRIDES = 8       # x.stride()
+    SAVE_ARGS_SIZES = 9    # [tuple(t.shape) for t in x]
+    SAVE_NONE = 10         # a fact Ember does not model (layout): None
+
+SAVE_KINDS = {"sizes": SAVE_SIZES, "tensor": SAVE_TENSOR, "list": SAVE_LIST, "value": SAVE_VALUE,
+              "needs": SAVE_NEEDS, "scalar_type": SAVE_DTYPE, "dim": SAVE_DIM, "numel": SAVE_NUMEL,
+              "strides": SAVE_STRIDES, "args_sizes": SAVE_ARGS_SIZES, "layout": SAVE_NONE}
+
+cdef class AutogradKernel:
+    """The autograd kernel of one op (or of an in-place variant, inplace=True): runs the op below
+    autograd, then, if a differentiable input requires grad, records a `node_type` node.
+
+    inputs: the argument positions whose gradients the node computes, in formula order (a tensor
+    list gives one edge per tensor). saves: (kind, argument position) per saved value, in the
+    order the node's apply unpacks `node._saved`. saves_result: 0 none, 1 the output, 2 the
+    outputs (a tuple)."""
+    cdef OperatorHandle op
+    cdef type node_type
+    cdef tuple names
+    cdef tuple defaults
+    cdef tuple inputs
+    cdef tuple saves
+    cdef object output_differentiability
+    cdef int saves_result
+    cdef bint is_view
+    cdef bint inplace
+    cdef bint clone_self                 # an in-place op whose formulas read self as it was
+    cdef readonly str op_name
+
+    def __init__(self, OperatorHandle op, type node_type, tuple names, tuple defaults, tuple inputs, tuple saves,
+                 *, output_differentiability=None, int saves_result=0, bint is_view=False, bint inplace=False,
+                 bint clone_self=False):
+        self.op = op
+        self.op_name = op.name
+        self.node_type = node_type
+        self.names = names
+        self.defaults = defaults
+        self.inputs = inputs
+        self.saves = saves
+        self.output_differentiability = output_differentiability
+        self.saves_result = saves_result
+        self.is_view = is_view
+        self.inplace = inplace
+        self.clone_self = clone_self
+
+    def __call__(self, *args, **kwargs):
+        cdef list values = _bind(args, kwargs, self.names, self.defaults)
+        cdef bint record = self._requires_grad(values)
+        cdef tuple next_functions
+        if not self.inplace:
+            result = self.op.call_below(args, kwargs)
+            if self.is_view:
+                mark_view(result, values[0])
+            if record:
+                self._record(values, result, self._edges(values))
+            return result
+        if not record:
+            return self.op.call_below(args, kwargs)
+        check_inplace(values[0], self.op_name)
+        # The edges as they are before the write: the node replaces self's history.
+        next_functions = self._edges(values)
+        if self.clone_self:
+            original = values[0].clone()
+        result = self.op.call_below(args, kwargs)
+        if self.clone_self:
+            values[0] = original
+        self._record(values, result, next_functions)
+        return result
+
+    cdef bint _requires_grad(self, list values) except -1:
+        for i in self.inputs:
+            if requires_grad(values[<Py_ssize_t>i]):
+                return True
+        return False
+
+    cdef tuple _edges(self, list values):
+        cdef list out = []
+        for i in self.inputs:
+            v = values[<Py_ssize_t>i]
+            if isinstance(v, (list, tuple)):
+                for t in v:
+                    out.append(edge_of(t))
+            else:
+                out.append(edge_of(v))
+        return tuple(out)
+
+    cdef int _record(self, list values, object result, tuple next_functions) except -1:
+        cdef Node node = new_node(self.node_type, next_functions)
+        node.needs = tuple([e[0] is not None for e in next_functions])
+        cdef Py_ssize_t n = len(self.saves), k
+        cdef tuple saved = PyTuple_New(n)
+        cdef object value                # an object: PyTuple_SET_ITEM steals the reference taken
+        for k in range(n):
+            kind, index = self.saves[k]
+            value = _saved_value(kind, values[<Py_ssize_t>index])
+            Py_INCREF(value)
+            PyTuple_SET_ITEM(saved, k, value)
+        node._saved = saved
+        set_outputs(node, result, self.output_differentiability)
+        if self.saves_result == 1:
+            node._saved_result = save_output(result, node)
+        elif self.saves_result == 2:
+            node._saved_result = tuple([save_output(r, node) for r in result])
+        return 0
+
+
+cdef object _saved_value(int kind, object x):
+    cdef TensorImpl t
+    if kind == SAVE_VALUE:
+        return x
+    if kind == SAVE_TENSOR:
+        return save(x)
+    if kind == SAVE_SIZES:
+        return None if x is None else _sizes(<TensorImpl>x)
+    if kind == SAVE_LIST:
+        return [save(t) if t is not None else None for t in x]
+    if kind == SAVE_NEEDS:
+        return tuple([t is not None and requires_grad(t) for t in x])
+    if kind == SAVE_ARGS_SIZES:
+        return [_sizes(<TensorImpl>t) for t in x]
+    if kind == SAVE_NONE or x is None:
+        return None
+    t = <TensorImpl>x
+    if kind == SAVE_DTYPE:
+        return dtype_of(t.scalar_type)
+    if kind == SAVE_DIM:
+        return t.nd
+    if kind == SAVE_NUMEL:
+        return t.n_elem
+    if kind == SAVE_STRIDES:
+        return tuple([t.strides[i] for i in range(t.nd)])
+    raise ValueError(f"AutogradKernel: unknown save kind {kind}")
+
+
+cdef tuple _sizes(TensorImpl t):
+    cdef tuple out = PyTuple_New(t.nd)
+    cdef Py_ssize_t i
+    cdef object size                 # a Python int: PyTuple_SET_ITEM steals the reference taken
+    for i in range(t.nd):
+        size = t.sizes[i]
+        Py_INCREF(size)
+        PyTuple_SET_ITEM(out, i, size)
+    return out
+
+
+cdef list _bind(tuple args, dict kwargs, tuple names, tuple defaults):
+    """The call's argument values in schema order (defaults filled in)."""
+    cdef Py_ssize_t n = len(args)
+    cdef list values = list(args)
+    if n < len(defaults):
+        values.extend(defaults[n:])
+    if kwargs:
+        for key, value in kwargs.items():
+            values[names.index(key)] = value
+    return values
+
+
+def bind(args, kwargs, names, defaults):
+    """The call's argument values in schema order (defaults filled in)."""
+    return _bind(tuple(args), dict(kwargs), tuple(names), tuple(defaults))
+
+
+cpdef object mark_view(object result, object base):
+    """A view's base, for the in-place check (views of views point at the first base)."""
+    if isinstance(result, TensorImpl):
+        root = base.__dict__.get("_view_base", base)
+        result.__dict__["_view_base"] = root
+    elif isinstance(result, (list, tuple)):
+        for r in result:
+            mark_view(r, base)
+    return result
+
+
+cpdef check_inplace(object self, str op):
+    """An in-place op under autograd: never on a leaf that requires grad, nor (yet) on a view."""
+    if self.requires_grad and self._grad_fn is None:
+        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+    base = self.__dict__.get("_view_base")
+    if base is not None and (base.requires_grad or self.requires_grad):
+        raise RuntimeError(f"{op}: {_VIEW_INPLACE}")
+
+
+def check_out(str op, list values):
+    if any(requires_grad(v) for v in values):
+        raise RuntimeError(f"{op}(): functions with out=... arguments don't support automatic differentiation, but "
+                           "one of the arguments requires grad.")
+
+
+class NotImplementedBackward(graph.Node):
+    """Recorded for an op without a derivative formula: differentiating through it raises."""
+
+    def __init__(self, op, next_functions):
+        super().__init__(next_functions)
+        self.op = op
+
+    def name(self):
+        return "NotImplemented"
+
+    def apply(self, grads):
+        raise RuntimeError(f"derivative for aten::{self.op} is not implemented")
