@@ -150,10 +150,7 @@ cdef class AccumulateGrad(Node):
     """The node of a leaf that requires grad: adds the incoming gradient into `variable.grad`."""
 
     def __init__(self, variable):
-        Node.__init__(self, ())
-        self.variable = variable
-        self._sequence_nr = float("inf")   # PyTorch's UINT64_MAX: ready leaves accumulate first
-        self._input_metadata = [_metadata(variable)]
+        _init_accumulator(self, variable)
 
     def name(self):
         return "torch::autograd::AccumulateGrad"
@@ -161,6 +158,17 @@ cdef class AccumulateGrad(Node):
     def apply(self, grads):
         accumulate_grad(self.variable, grads[0])
         return ()
+
+
+cdef object _INF = float("inf")
+
+
+cdef int _init_accumulator(AccumulateGrad node, object variable) except -1:
+    node.next_functions = ()
+    node.variable = variable
+    node._sequence_nr = _INF            # PyTorch's UINT64_MAX: ready leaves accumulate first
+    node._input_metadata = [None]       # the engine checks gradients against the variable itself
+    return 0
 
 
 cdef object _metadata(t):
@@ -202,14 +210,19 @@ def clear_history(tensor):
     tensor._set_autograd_key(False)
 
 
-def grad_accumulator(tensor):
-    """The AccumulateGrad node of a leaf that requires grad (made once, held weakly by the tensor)."""
-    ref = tensor.__dict__.get("_grad_accumulator")
-    node = ref() if ref is not None else None
-    if node is None:
-        node = AccumulateGrad(tensor)
-        tensor.__dict__["_grad_accumulator"] = weakref.ref(node)
-    return node
+cpdef AccumulateGrad grad_accumulator(object tensor):
+    """The AccumulateGrad node of a leaf that requires grad (made once, held weakly by the tensor,
+    as PyTorch's: every edge to it keeps it alive)."""
+    cdef dict state = tensor.__dict__
+    ref = state.get("_grad_accumulator")
+    if ref is not None:
+        node = ref()
+        if node is not None:
+            return <AccumulateGrad>node
+    cdef AccumulateGrad fresh = AccumulateGrad.__new__(AccumulateGrad)
+    _init_accumulator(fresh, tensor)
+    state["_grad_accumulator"] = weakref.ref(fresh)
+    return fresh
 
 
 def gradient_edge(tensor):
