@@ -11,6 +11,7 @@ from typing import Any
 
 from aten.dispatcher import find_operator
 from c10.scalar_type import dtype_from_name
+from c10.tensor_impl import TensorImpl
 from torch._C import _indexing
 from torch.autograd.grad_mode import no_grad
 from torch.csrc.autograd import graph
@@ -34,6 +35,24 @@ def _positions(shape: tuple[int, ...], device: Any, index: Any) -> Any:
         return _indexing.getitem(flat, index).reshape(-1)
 
 
+def _save_index(index: Any) -> Any:
+    """The index with each tensor in it saved (version-checked): an index tensor modified in place
+    before backward raises PyTorch's error instead of giving a wrong gradient."""
+    if isinstance(index, TensorImpl):
+        return graph.SavedVariable(index)
+    if isinstance(index, (tuple, list)):
+        return type(index)(_save_index(i) for i in index)
+    return index
+
+
+def _unpack_index(index: Any) -> Any:
+    if isinstance(index, graph.SavedVariable):
+        return index.unpack()
+    if isinstance(index, (tuple, list)):
+        return type(index)(_unpack_index(i) for i in index)
+    return index
+
+
 class IndexBackward0(graph.Node):
     index: Any
     shape: tuple[int, ...]
@@ -44,7 +63,7 @@ class IndexBackward0(graph.Node):
         if grad is None:
             return (None,)
         out = _zeros((self.numel,), dtype=grad.dtype, device=grad.device)
-        positions = _positions(self.shape, grad.device, self.index)
+        positions = _positions(self.shape, grad.device, _unpack_index(self.index))
         return (out.index_add(0, positions, grad.reshape(-1)).reshape(self.shape),)
 
 
@@ -59,7 +78,7 @@ class IndexPutBackward0(graph.Node):
         if grad is None:
             return (None, None)
         flat = grad.reshape(-1)
-        positions = _positions(tuple(grad.shape), grad.device, self.index)
+        positions = _positions(tuple(grad.shape), grad.device, _unpack_index(self.index))
         grad_self = grad_value = None
         if self.needs[0]:
             grad_self = flat.index_fill(0, positions, 0).reshape(tuple(grad.shape))
@@ -72,7 +91,7 @@ def getitem(self: Any, index: Any) -> Any:
     with no_grad():
         result = _indexing.getitem(self, index)
     node = IndexBackward0(edges((self,)))
-    node.index = index
+    node.index = _save_index(index)
     node.shape, node.numel = tuple(self.shape), self.numel()
     if result is self:                       # t[...] is t itself in Cython's fast path
         with no_grad():
@@ -90,7 +109,7 @@ def setitem(self: Any, index: Any, value: Any) -> None:
         _indexing.setitem(self, index, value)
     node = IndexPutBackward0(edges((self, value if value_is_tensor else None)))
     node.needs = tuple(e[0] is not None for e in node.next_functions)
-    node.index = index
+    node.index = _save_index(index)
     node.selected_shape = selected_shape
     node.value_shape = tuple(value.shape) if value_is_tensor else ()
     if any(node.needs):

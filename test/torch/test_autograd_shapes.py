@@ -268,3 +268,26 @@ def test_split_pieces_without_gradient_get_zeros_and_diag_of_a_vector_is_differe
     assert d.requires_grad and d.shape == (4, 4)
     d.sum().backward()
     assert v.grad.tolist() == [1.0, 1.0, 1.0]
+
+
+def test_index_tensor_modified_before_backward_raises_the_version_error():
+    x = torch.randn(5, dtype=torch.float64, requires_grad=True)
+    index = torch.tensor([0, 2, 2])
+    y = x[index]
+    index[0] = 4                                   # the gradient would silently go to the wrong element
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        y.sum().backward()
+    h = x * 1
+    h[index] = torch.tensor(1.0, dtype=torch.float64)
+    index.add_(0)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        h.sum().backward()
+
+
+def test_repeated_index_and_mask_gradients():
+    x = torch.randn(5, dtype=torch.float64, requires_grad=True)
+    (x[torch.tensor([0, 2, 2])] * 2).sum().backward()
+    assert x.grad.tolist() == [2.0, 0.0, 4.0, 0.0, 0.0]
+    x.grad = None
+    x[torch.tensor([True, False, True, False, True])].sum().backward()
+    assert x.grad.tolist() == [1.0, 0.0, 1.0, 0.0, 1.0]
