@@ -213,3 +213,36 @@ def test_memory_stays_flat_over_many_training_steps():
     steps(2000)
     after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     assert after - before < 4096          # kilobytes: no growth beyond noise
+
+
+@pytest.mark.parametrize("overwrite", ["fill_(2.0)", "zero_()", "uniform_()", "normal_()", "exponential_()",
+                                       "random_(3)", "random_(1, 4)", "cauchy_()", "log_normal_()",
+                                       "geometric_(0.5)"])
+def test_inplace_overwrite_records_a_zero_gradient(overwrite):
+    a = torch.randn(3, dtype=torch.float64, requires_grad=True)
+    x = a * 1
+    y = eval(f"x.{overwrite}")
+    assert y is x and y.grad_fn is not None and y.requires_grad
+    (y * a).sum().backward()                  # only the product's path reaches a
+    np.testing.assert_array_equal(a.grad.numpy(), y.detach().numpy())
+
+
+def test_resize_of_a_tensor_that_requires_grad_raises_also_under_no_grad():
+    a = torch.randn(3, requires_grad=True)
+    for t in (a, a * 1):
+        with pytest.raises(RuntimeError, match="cannot resize variables that require grad"):
+            t.resize_(2)
+    with torch.no_grad(), pytest.raises(RuntimeError, match="cannot resize variables that require grad"):
+        a.resize_(2)
+    assert torch.zeros(2).resize_(3).shape == (3,)
+
+
+def test_float_power_inplace_is_recorded_as_pow():
+    b = torch.rand(3, dtype=torch.float64, requires_grad=True)
+    e = torch.tensor(1.5, dtype=torch.float64, requires_grad=True)
+    x = b * 1
+    x.float_power_(e)
+    assert x.grad_fn.name() == "PowBackward0"
+    x.sum().backward()
+    np.testing.assert_allclose(b.grad.numpy(), 1.5 * b.detach().numpy() ** 0.5)
+    np.testing.assert_allclose(e.grad.item(), float((b.detach().numpy() ** 1.5 * np.log(b.detach().numpy())).sum()))

@@ -236,6 +236,11 @@ DONT_REQUIRE_DERIVATIVE = frozenset({
 })
 
 
+# Ops whose backend kernel itself refuses a tensor that requires grad, in grad mode or not
+# (resize_: PyTorch's "cannot resize variables that require grad"): no autograd kernel.
+REFUSES_GRAD = frozenset({"resize_"})
+
+
 def differentiable_without_formula(fns: list[NativeFunction], covered: set[str]) -> list[NativeFunction]:
     """Ops that get the 'not implemented' autograd kernel: a kernel below autograd exists (not
     CompositeImplicitAutograd, whose decomposition autograd sees), a tensor input, and a result
@@ -246,7 +251,7 @@ def differentiable_without_formula(fns: list[NativeFunction], covered: set[str])
         keys = {k for k, _ in fn.dispatch}
         if name in covered or not keys or keys == {DispatchKey.parse("CompositeImplicitAutograd")}:
             continue
-        if fn.func.name.name.base in DONT_REQUIRE_DERIVATIVE:
+        if fn.func.name.name.base in DONT_REQUIRE_DERIVATIVE or str(fn.func.name) in REFUSES_GRAD:
             continue
         if not any(_kind(a.type) for a in fn.func.arguments.flat_all):
             continue

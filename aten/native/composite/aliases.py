@@ -62,6 +62,7 @@ _sign = _op("sign")
 _copysign = _op("copysign.Tensor")
 _xlogy = _op("xlogy.Tensor")
 _pow = _op("pow.Tensor_Tensor")
+_pow_ = _op("pow_.Tensor")
 _mm = _op("mm")
 _outer = _op("outer")
 _narrow = _op("narrow")
@@ -370,11 +371,13 @@ def float_power(self: Any, exponent: Any) -> Any:
     return _pow(base, exp)
 
 
-def float_power_(self: Any, exponent: Any) -> Any:
+def float_power_inplace(self: Any, exponent: Any) -> Any:
+    """float_power_ (both overloads), implicit autograd: the pow_ it runs is what autograd records."""
     if self.dtype is not _FLOAT64:
         raise RuntimeError(f"the base given to float_power_ has dtype {self.dtype.type_name} but the operation's "
                            "result requires dtype Double")
-    return _copy(self, float_power(self, exponent))
+    # pow_ in place (as PyTorch's decomposition): under autograd it is recorded as PowBackward.
+    return _pow_(self, _to_dtype(_as_tensor(exponent), _FLOAT64))
 
 
 def inner(self: Any, other: Any) -> Any:
