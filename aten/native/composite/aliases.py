@@ -14,7 +14,8 @@ from typing import Any
 from aten.dispatcher import find_operator
 from aten.native.cpu import views as _v
 from aten.native.cpu.half import float16_via_float32
-from c10.scalar_type import dtype_from_name, get_default_dtype
+from aten.native.pointwise_meta import output_cast_error
+from c10.scalar_type import can_cast, dtype_from_name, get_default_dtype
 from c10.tensor_impl import scalar_to_tensor
 
 _op = find_operator
@@ -83,6 +84,7 @@ _clone = _op("clone")
 _copy = _op("copy_")
 _expand = _op("expand")
 _logical_not = _op("logical_not")
+_polygamma = _op("polygamma")
 
 _FLOAT64 = dtype_from_name("float64")
 _INT64 = dtype_from_name("int64")
@@ -375,6 +377,17 @@ def float_power_(self: Any, exponent: Any) -> Any:
         raise RuntimeError(f"the base given to float_power_ has dtype {self.dtype.type_name} but the operation's "
                            "result requires dtype Double")
     return _copy(self, float_power(self, exponent))
+
+
+def polygamma_(self: Any, n: int) -> Any:
+    result = _polygamma(n, self)
+    if not can_cast(result.dtype, self.dtype):
+        raise output_cast_error(result.dtype.type_name, self.dtype.type_name)
+    return _copy(self, result)
+
+
+def special_polygamma(n: int, self: Any) -> Any:
+    return _polygamma(n, self)
 
 
 def inner(self: Any, other: Any) -> Any:
