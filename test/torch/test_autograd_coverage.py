@@ -18,7 +18,6 @@ from opinfo.core import OpInfo, to_torch
 
 # Differentiable in PyTorch, no formula in Ember yet (issue 6 continues).
 KNOWN_MISSING = {
-    "quantile", "quantile_nan", "nanquantile", "nanquantile_no_nan",
     "normal_Tensor_float", "normal_Tensor_Tensor",
     "repeat_interleave",
 }

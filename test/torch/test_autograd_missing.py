@@ -37,6 +37,20 @@ CASES = {
     "polygamma_method": (lambda a: a.polygamma(2), lambda: (rand(3, positive=True),)),
     "polygamma_inplace": (lambda a: (a * 1).polygamma_(2), lambda: (rand(3, positive=True),)),
     "special_polygamma": (lambda a: torch.special.polygamma(2, a), lambda: (rand(2, 2, positive=True),)),
+    # quantile/nanquantile: distinct values (ties make the sort's choice, not a derivative, decide).
+    "quantile_scalar": (lambda a: torch.quantile(a, 0.35), lambda: (rand(7),)),
+    "quantile_dim": (lambda a: torch.quantile(a, 0.6, dim=0, keepdim=True), lambda: (noncontig(4, 3),)),
+    "quantile_tensor_q": (lambda a, q: torch.quantile(a, q, dim=1), lambda: (rand(3, 5), t64([0.1, 0.55, 0.9]))),
+    "quantile_method_0d_q": (lambda a, q: a.quantile(q, -1), lambda: (rand(2, 6), t64(0.45))),
+    "quantile_lower": (lambda a: torch.quantile(a, t64([0.2, 0.7]).detach(), 1, interpolation="lower"),
+                       lambda: (rand(3, 4),)),
+    "quantile_higher": (lambda a: torch.quantile(a, 0.3, 0, interpolation="higher"), lambda: (rand(5, 2),)),
+    "quantile_midpoint": (lambda a: torch.quantile(a, 0.45, interpolation="midpoint"), lambda: (rand(2, 3),)),
+    "quantile_nearest": (lambda a: torch.quantile(a, 0.45, 1, True, interpolation="nearest"), lambda: (rand(2, 5),)),
+    "nanquantile": (lambda a: torch.nanquantile(a, 0.3, dim=1), lambda: (t64([[1.5, float("nan"), -0.2, 3.0],
+                                                                            [0.3, 2.2, -1.0, 0.8]]),)),
+    "nanquantile_tensor_q": (lambda a, q: a.nanquantile(q, 0), lambda: (rand(5, 2), t64([0.3, 0.8]))),
+    "nanquantile_midpoint": (lambda a: torch.nanquantile(a, 0.5, interpolation="midpoint"), lambda: (rand(6),)),
 }
 
 
@@ -83,3 +97,47 @@ def test_polygamma_errors_as_pytorch():
         torch.tensor([1, 2]).polygamma_(1)
     with pytest.raises(RuntimeError, match="don't support automatic differentiation"):
         torch.polygamma(1, t64([1.0]), out=torch.empty(1, dtype=torch.float64))
+
+
+# -- quantile, nanquantile --------------------------------------------------------------------------
+
+def test_quantile_gradients_match_pytorch():
+    """Values from PyTorch 2.13: ties send the gradient where the sort put the tied values, q gets
+    (n - 1) * (above - below) for linear interpolation only, NaN slices send it to the NaN."""
+    x = t64([[3.0, 1.0, 2.0, 5.0], [1.0, 1.0, 1.0, 0.0]])
+    q = t64([0.3, 0.5])
+    torch.quantile(x, q, dim=1).sum().backward()
+    torch.testing.assert_close(x.grad, torch.tensor([[0.5, 0.1, 1.4, 0.0], [1.4, 0.5, 0.0, 0.1]], dtype=torch.float64))
+    assert q.grad.tolist() == [6.0, 3.0]
+    expected = {"lower": [[0.0, 2.0, 0.0, 0.0], [1.0, 0.0, 3.0, 4.0]],
+                "higher": [[1.0, 0.0, 3.0, 4.0], [0.0, 2.0, 0.0, 0.0]],
+                "midpoint": [[0.5, 1.0, 1.5, 2.0], [0.5, 1.0, 1.5, 2.0]],
+                "nearest": [[1.0, 0.0, 3.0, 4.0], [0.0, 2.0, 0.0, 0.0]],
+                "linear": [[0.7, 0.6, 2.1, 2.8], [0.3, 1.4, 0.9, 1.2]]}
+    weights = torch.tensor([1.0, 2.0, 3.0, 4.0], dtype=torch.float64)
+    for fn in (torch.quantile, torch.nanquantile):
+        for interpolation, grad in expected.items():
+            x.grad = q.grad = None
+            (fn(x, 0.7, dim=0, keepdim=True, interpolation=interpolation) * weights).sum().backward()
+            torch.testing.assert_close(x.grad, torch.tensor(grad, dtype=torch.float64), msg=f"{fn} {interpolation}")
+            r = fn(x, q, 1, interpolation=interpolation)
+            r.sum().backward()
+            assert (q.grad is None) == (interpolation != "linear")
+    y = t64([2.0, 2.0, 2.0, 1.0, 2.0])
+    torch.quantile(y, torch.tensor([0.1, 0.6, 0.9], dtype=torch.float64)).sum().backward()
+    assert y.grad.tolist() == pytest.approx([0.4, 0.6, 0.8, 0.6, 0.6])
+    z = t64([float("nan"), 1.0, 2.0])
+    torch.nanquantile(z, 0.4).backward()
+    assert z.grad.tolist() == pytest.approx([0.0, 0.6, 0.4])
+    z.grad = None
+    torch.quantile(z, 0.4).backward()
+    assert z.grad.tolist() == [1.0, 0.0, 0.0]
+
+
+def test_quantile_out_records_a_copy():
+    out = torch.empty((), dtype=torch.float64)
+    x = rand(5)
+    r = torch.quantile(x, 0.3, out=out)
+    assert r is out and out.requires_grad
+    out.backward()
+    assert x.grad.sum().item() == pytest.approx(1.0)
