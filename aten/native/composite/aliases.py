@@ -85,6 +85,7 @@ _copy = _op("copy_")
 _expand = _op("expand")
 _logical_not = _op("logical_not")
 _polygamma = _op("polygamma")
+_transpose_ = _op("transpose_")
 
 _FLOAT64 = dtype_from_name("float64")
 _INT64 = dtype_from_name("int64")
@@ -229,12 +230,12 @@ def is_nonzero(self: Any) -> bool:
 
 # -- in-place views ---------------------------------------------------------------------------------
 
-def swapaxes_(self: Any, axis0: int, axis1: int) -> Any:
-    return _v.restride_(self, _transpose(self, axis0, axis1))
+def swapaxes_via_transpose(self: Any, axis0: int, axis1: int) -> Any:
+    return _transpose_(self, axis0, axis1)
 
 
-def swapdims_(self: Any, dim0: int, dim1: int) -> Any:
-    return _v.restride_(self, _transpose(self, dim0, dim1))
+def swapdims_via_transpose(self: Any, dim0: int, dim1: int) -> Any:
+    return _transpose_(self, dim0, dim1)
 
 
 def transpose_(self: Any, dim0: int, dim1: int) -> Any:
