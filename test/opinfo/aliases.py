@@ -423,6 +423,45 @@ def _digamma_samples(dt, rng):
     return out
 
 
+def _polygamma_ref(n, a):
+    """(-1)^(n+1) n! sum_k (x + k)^-(n+1): 2000 terms summed directly, then the Euler-Maclaurin
+    tail (integral, half term, two derivative terms); digamma for n = 0; +-inf at the poles."""
+    if n == 0:
+        return _digamma_ref(a)
+    s = n + 1
+    sign = 1.0 if n % 2 else -1.0
+    fact = float(math.factorial(n))
+
+    def value(x: float) -> float:
+        if x <= 0 and x == math.floor(x):
+            return sign * math.inf
+        k = np.arange(2000, dtype=F64)
+        total = float(np.sum((x + k) ** -s))
+        m = x + 2000.0
+        total += m ** (1 - s) / (s - 1) + 0.5 * m ** -s + s * m ** (-s - 1) / 12 - s * (s + 1) * (s + 2) * m ** (-s - 3) / 720
+        return sign * fact * total
+
+    x = a.astype(F64)
+    return np.array([value(v) for v in x.reshape(-1)]).reshape(x.shape).astype(_float_result(a))
+
+
+def _polygamma_samples(dt, rng):
+    """Orders 0 to 4 on positive values (integers: 0 and up), negative non-integers, and the pole
+    at 0 (negative integer x is a pole only for n >= 2: n = 1's reflection gives a huge finite value)."""
+    out = []
+    for n in range(5):
+        for shape in SHAPES:
+            a = random_values(dt, shape, rng)
+            if NUMPY_OF[dt].kind == "f":
+                a = np.asarray(np.abs(a) + np.asarray(0.1, a.dtype))
+            elif NUMPY_OF[dt].kind in "iu":
+                a = np.asarray(np.abs(a.astype(np.int64))).astype(NUMPY_OF[dt])
+            out.append(SampleInput((n, a), name=f"n={n} {shape}"))
+        if NUMPY_OF[dt].kind == "f":
+            out.append(SampleInput((n, np.array([0.0, -0.5, -2.3, 1.0, 7.5, 30.0], dtype=NUMPY_OF[dt])), name=f"n={n} edges"))
+    return out
+
+
 def _int_binary(dt, rng):
     return [SampleInput((random_values(dt, (3, 4), rng, int_range=(-10, 10)), random_values(dt, (4,), rng, int_range=(-9, 9))),
                         name="3x4,4"),
@@ -462,6 +501,10 @@ COMPOSITE_OPS = [
     OpInfo("lgamma", _lgamma_ref, _unary, ALL_AND_BOOL, inplace="lgamma_", tol={torch.float32: (1e-5, 1e-5)}),
     OpInfo("digamma", _digamma_ref, _digamma_samples, ALL_AND_BOOL, inplace="digamma_",
            tol={torch.float32: (1e-5, 1e-5), torch.float64: (1e-8, 1e-8)}),
+    OpInfo("polygamma", _polygamma_ref, _polygamma_samples, ALL_AND_BOOL, method=False,
+           tol={torch.float32: (1e-5, 1e-5), torch.float64: (1e-8, 1e-8)}),
+    OpInfo("special.polygamma", _polygamma_ref, _polygamma_samples, FLOATING, method=False,
+           variant="special_polygamma", tol={torch.float32: (1e-5, 1e-5), torch.float64: (1e-8, 1e-8)}),
     OpInfo("gcd", lambda a, b: np.gcd(a, b).astype(np.result_type(a, b)), _int_binary, INTEGRAL, inplace="gcd_"),
     OpInfo("lcm", lambda a, b: np.lcm(a, b).astype(np.result_type(a, b)), _int_binary, INTEGRAL, inplace="lcm_"),
     OpInfo("inner", _inner_ref, _inner_samples, ALL, tol={torch.float32: (1e-5, 1e-5)}),

@@ -16,13 +16,8 @@ import torch
 from opinfo import all_ops
 from opinfo.core import OpInfo, to_torch
 
-# Differentiable in PyTorch, no formula in Ember yet (issue 6 continues).
-KNOWN_MISSING = {
-    "digamma",                      # needs polygamma, which Ember lacks
-    "quantile", "quantile_nan", "nanquantile", "nanquantile_no_nan",
-    "normal_Tensor_float", "normal_Tensor_Tensor",
-    "repeat_interleave",
-}
+# Differentiable in PyTorch, no formula in Ember yet (empty: every op of the database has one).
+KNOWN_MISSING: set[str] = set()
 # Not differentiable in PyTorch either: backward raises there too.
 NOT_DIFFERENTIABLE = {"floor_divide", "_unique2", "unique_consecutive", "unique_dim",
                       "scatter_reduce_arg"}   # scatter.reduce

@@ -129,8 +129,8 @@ CASES = {
     "gelu_tanh": (lambda a: nn.gelu(a, approximate="tanh"), lambda: (noncontig(2, 3),)),
 }
 
-# lgamma's gradient is digamma, which has no derivative in Ember (no polygamma op).
-NO_GRADGRAD = {"lgamma"}
+# Every case is twice differentiable (lgamma's gradient, digamma, differentiates through polygamma).
+NO_GRADGRAD: set[str] = set()
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
@@ -241,10 +241,3 @@ def test_integer_and_bool_results_do_not_require_grad():
     x = rand(4)
     for r in (torch.signbit(x), torch.isnan(x), torch.isfinite(x), x.eq(x), torch.logical_not(x)):
         assert not r.requires_grad
-
-
-def test_digamma_has_no_derivative_yet():
-    # PyTorch's is polygamma(1, x); Ember has no polygamma op.
-    y = torch.digamma(rand(3, positive=True))
-    with pytest.raises(RuntimeError, match="derivative for aten::digamma is not implemented"):
-        y.sum().backward()

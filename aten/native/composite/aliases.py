@@ -14,7 +14,8 @@ from typing import Any
 from aten.dispatcher import find_operator
 from aten.native.cpu import views as _v
 from aten.native.cpu.half import float16_via_float32
-from c10.scalar_type import dtype_from_name, get_default_dtype
+from aten.native.pointwise_meta import output_cast_error
+from c10.scalar_type import can_cast, dtype_from_name, get_default_dtype
 from c10.tensor_impl import scalar_to_tensor
 
 _op = find_operator
@@ -84,6 +85,8 @@ _clone = _op("clone")
 _copy = _op("copy_")
 _expand = _op("expand")
 _logical_not = _op("logical_not")
+_polygamma = _op("polygamma")
+_transpose_ = _op("transpose_")
 
 _FLOAT64 = dtype_from_name("float64")
 _INT64 = dtype_from_name("int64")
@@ -228,12 +231,12 @@ def is_nonzero(self: Any) -> bool:
 
 # -- in-place views ---------------------------------------------------------------------------------
 
-def swapaxes_(self: Any, axis0: int, axis1: int) -> Any:
-    return _v.restride_(self, _transpose(self, axis0, axis1))
+def swapaxes_via_transpose(self: Any, axis0: int, axis1: int) -> Any:
+    return _transpose_(self, axis0, axis1)
 
 
-def swapdims_(self: Any, dim0: int, dim1: int) -> Any:
-    return _v.restride_(self, _transpose(self, dim0, dim1))
+def swapdims_via_transpose(self: Any, dim0: int, dim1: int) -> Any:
+    return _transpose_(self, dim0, dim1)
 
 
 def transpose_(self: Any, dim0: int, dim1: int) -> Any:
@@ -378,6 +381,17 @@ def float_power_inplace(self: Any, exponent: Any) -> Any:
                            "result requires dtype Double")
     # pow_ in place (as PyTorch's decomposition): under autograd it is recorded as PowBackward.
     return _pow_(self, _to_dtype(_as_tensor(exponent), _FLOAT64))
+
+
+def polygamma_(self: Any, n: int) -> Any:
+    result = _polygamma(n, self)
+    if not can_cast(result.dtype, self.dtype):
+        raise output_cast_error(result.dtype.type_name, self.dtype.type_name)
+    return _copy(self, result)
+
+
+def special_polygamma(n: int, self: Any) -> Any:
+    return _polygamma(n, self)
 
 
 def inner(self: Any, other: Any) -> Any:

@@ -164,7 +164,7 @@ def quantile(self: Any, q: Any, dim: Any = None, keepdim: bool = False, interpol
     return _run(self, q, dim, keepdim, interpolation, False)
 
 
-def quantile_out(self: Any, q: Any, dim: Any = None, keepdim: bool = False, interpolation: str = "linear",
+def quantile_out_checked(self: Any, q: Any, dim: Any = None, keepdim: bool = False, interpolation: str = "linear",
                  out: Any = None) -> Any:
     return _run(self, q, dim, keepdim, interpolation, False, out)
 
@@ -183,7 +183,7 @@ def nanquantile(self: Any, q: Any, dim: Any = None, keepdim: bool = False, inter
     return _run(self, q, dim, keepdim, interpolation, True)
 
 
-def nanquantile_out(self: Any, q: Any, dim: Any = None, keepdim: bool = False, interpolation: str = "linear",
+def nanquantile_out_checked(self: Any, q: Any, dim: Any = None, keepdim: bool = False, interpolation: str = "linear",
                     out: Any = None) -> Any:
     return _run(self, q, dim, keepdim, interpolation, True, out)
 

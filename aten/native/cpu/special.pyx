@@ -1,14 +1,19 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
 """Pointwise kernels the formula language cannot spell (they loop per element): digamma,
-gcd and lcm. They run on the loop engine (loops.pointwise: broadcasting, strides, threads).
+polygamma, gcd and lcm. They run on the loop engine (loops.pointwise: broadcasting, strides, threads).
 
 digamma follows the usual method (PyTorch's calc_digamma): the reflection formula below 0,
 the recurrence psi(x) = psi(x + 1) - 1/x up to x >= 10, then the asymptotic series; poles
 (0 and negative integers) give -inf at +0, +inf at -0 and NaN at negative integers, as PyTorch.
+polygamma(n, x) is digamma for n = 0, the trigamma series for n = 1 (reflection below 1/2, six
+recurrence steps, then the asymptotic series), and (-1)^(n+1) n! zeta(n + 1, x) above, with the
+Hurwitz zeta by Euler-Maclaurin summation (the Cephes method PyTorch uses, so that poles,
+infinities and NaNs come out as PyTorch's: zeta(s, q) is +inf at q = 0, -1, ...).
 gcd and lcm are integer-only (Euclid's algorithm on |a|, |b|), computed in int64 and stored in
 the promoted dtype (wrapping as PyTorch's integer arithmetic does).
 """
-from libc.math cimport tan, floor, log, NAN, INFINITY, copysign
+from libc.math cimport (tan, sin, sinf, floor, trunc, log, exp, expf, lgamma, lgammaf, pow, fabs, NAN, INFINITY,
+                        copysign)
 from libc.stdint cimport int64_t
 
 from c10.scalar_type cimport (ST_BOOL, ST_FLOAT16, ST_FLOAT32, ST_FLOAT64, ST_INT64, dtype_of, is_floating,
@@ -28,8 +33,9 @@ cdef inline double _digamma(double x) noexcept nogil:
     if x < 0:
         if x == floor(x):
             return NAN
-        # psi(1 - x) - psi(x) = pi / tan(pi x)
-        r = x - floor(x)
+        # psi(1 - x) - psi(x) = pi / tan(pi x), with x's fractional part r (pi r is exact
+        # enough near the poles, as PyTorch's modf: x = -1e-9 keeps its digits)
+        r = x - trunc(x)
         return _digamma(1.0 - x) - _PI / tan(_PI * r)
     while x < 10:
         result -= 1.0 / x
@@ -63,6 +69,139 @@ def digamma_cpu(TensorImpl self not None):
     if st == ST_FLOAT64:
         return pointwise(_digamma_f64, (self,), ST_FLOAT64, ST_FLOAT64, NULL)
     return pointwise(_digamma_f32, (self,), ST_FLOAT32, ST_FLOAT32, NULL)
+
+
+cdef inline double _trigamma(double x) noexcept nogil:
+    cdef double sign = 1.0, result = 0.0, s, ixx
+    cdef int i
+    if x < 0.5:
+        # psi1(1 - x) + psi1(x) = pi^2 / sin^2(pi x)
+        sign = -1.0
+        s = sin(_PI * x)
+        result -= (_PI * _PI) / (s * s)
+        x = 1.0 - x
+    for i in range(6):
+        result += 1.0 / (x * x)
+        x += 1.0
+    ixx = 1.0 / (x * x)
+    result += (1.0 + 1.0 / (2.0 * x) + ixx * (1.0 / 6.0 - ixx * (1.0 / 30.0 - ixx * (1.0 / 42.0)))) / x
+    return sign * result
+
+
+# (2k)! / B_2k for k = 1..12 (B: Bernoulli numbers): the Euler-Maclaurin correction terms.
+cdef double[12] _ZETA_A = [12.0, -720.0, 30240.0, -1209600.0, 47900160.0, -1892437580.3183792,
+                           74724249600.0, -2950130727918.164, 116467828143500.67, -4597978722407473.0,
+                           1.8152105401943546e+17, -7.166165256175667e+18]
+cdef double _MACHEP = 1.11022302462515654042e-16
+
+
+cdef inline double _zeta(double x, double q) noexcept nogil:
+    """Hurwitz zeta(x, q) = sum_k (q + k)^-x: nine or more terms directly (q pushed past 9),
+    then the Euler-Maclaurin tail."""
+    cdef double a, b, k, s, t, w
+    cdef int i
+    if x == 1.0:
+        return INFINITY
+    if x < 1.0:
+        return NAN
+    if q <= 0.0:
+        if q == floor(q):
+            return INFINITY
+        if x != floor(x):
+            return NAN
+    s = pow(q, -x)
+    a = q
+    i = 0
+    b = 0.0
+    while i < 9 or a <= 9.0:
+        i += 1
+        a += 1.0
+        b = pow(a, -x)
+        s += b
+        if -_MACHEP * s < b < _MACHEP * s:
+            return s
+    w = a
+    s += b * w / (x - 1.0)
+    s -= 0.5 * b
+    a = 1.0
+    k = 0.0
+    for i in range(12):
+        a *= x + k
+        b /= w
+        t = a * b / _ZETA_A[i]
+        s = s + t
+        if fabs(t / s) < _MACHEP:
+            return s
+        k += 1.0
+        a *= x + k
+        b /= w
+        k += 1.0
+    return s
+
+
+cdef inline double _polygamma(long n, double x) noexcept nogil:
+    if n == 0:
+        return _digamma(x)
+    if n == 1:
+        return _trigamma(x)
+    return (1.0 if n % 2 else -1.0) * exp(lgamma(n + 1.0)) * _zeta(n + 1.0, x)
+
+
+cdef void _polygamma_f64(char** data, const Py_ssize_t* strides, Py_ssize_t n, const void* extra) noexcept nogil:
+    cdef Py_ssize_t i
+    cdef long order = (<const long*>extra)[0]
+    for i in range(n):
+        (<double*>(data[0] + i * strides[0]))[0] = _polygamma(order, (<double*>(data[1] + i * strides[1]))[0])
+
+
+cdef inline float _trigamma_f(float x) noexcept nogil:
+    """_trigamma in float arithmetic, as PyTorch's float kernel (its values near the poles)."""
+    cdef float sign = 1.0, result = 0.0, s, ixx
+    cdef float one = 1.0, pi = <float>_PI
+    cdef int i
+    if x < <float>0.5:
+        sign = -one
+        s = sinf(pi * x)
+        result -= (pi * pi) / (s * s)
+        x = one - x
+    for i in range(6):
+        result += one / (x * x)
+        x += one
+    ixx = one / (x * x)
+    result += (one + one / (<float>2.0 * x)
+               + ixx * (one / <float>6.0 - ixx * (one / <float>30.0 - ixx * (one / <float>42.0)))) / x
+    return sign * result
+
+
+cdef inline float _polygamma_float(long n, float x) noexcept nogil:
+    """float32: n! in float and zeta in double rounded to float before the product, as PyTorch."""
+    cdef float fact
+    if n == 0:
+        return <float>_digamma(x)
+    if n == 1:
+        return _trigamma_f(x)
+    fact = expf(lgammaf(<float>n + <float>1.0))
+    return (<float>1.0 if n % 2 else <float>-1.0) * fact * <float>_zeta(n + 1.0, x)
+
+
+cdef void _polygamma_f32(char** data, const Py_ssize_t* strides, Py_ssize_t n, const void* extra) noexcept nogil:
+    cdef Py_ssize_t i
+    cdef long order = (<const long*>extra)[0]
+    for i in range(n):
+        (<float*>(data[0] + i * strides[0]))[0] = _polygamma_float(order, (<float*>(data[1] + i * strides[1]))[0])
+
+
+@float16_via_float32
+def polygamma_cpu(long n, TensorImpl self not None):
+    if n < 0:
+        raise RuntimeError("polygamma(n, x) does not support negative n.")
+    cdef int st = self.scalar_type
+    cdef long order = n
+    if not is_floating(st):
+        st = default_float_type()
+    if st == ST_FLOAT64:
+        return pointwise(_polygamma_f64, (self,), ST_FLOAT64, ST_FLOAT64, &order)
+    return pointwise(_polygamma_f32, (self,), ST_FLOAT32, ST_FLOAT32, &order)
 
 
 cdef inline int64_t _gcd(int64_t a, int64_t b) noexcept nogil:

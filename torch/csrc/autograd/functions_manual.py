@@ -756,21 +756,14 @@ def take_along_dim_backward(grad: Any, sizes: Any, indices: Any, dim: Any) -> An
 def einsum_backward(grad: Any, equation: str, tensors: Any, i: int) -> Any:
     """Operand i's gradient: the einsum of the output's gradient with the other operands, to
     operand i's subscripts (subscripts only operand i has are broadcast back)."""
-    lhs, _, out = equation.replace(" ", "").partition("->")
-    ins = lhs.split(",")
-    if not _ or "..." in equation:
-        raise RuntimeError("einsum backward: Ember differentiates explicit equations without '...' only so far")
+    ins, out = einsum_explicit_subscripts(equation, [t.dim() for t in tensors])
     mine = ins[i]
-    if len(set(mine)) != len(mine):
-        raise RuntimeError("einsum backward: an operand with a repeated subscript is not supported by Ember yet")
     others = [s for j, s in enumerate(ins) if j != i]
     available = set(out).union(*others) if others else set(out)
-    target = "".join(c for c in mine if c in available)
+    unique = "".join(c for k, c in enumerate(mine) if mine.index(c) == k)
+    target = "".join(c for c in unique if c in available)
     g = _einsum(",".join([out] + others) + "->" + target, [grad] + [t for j, t in enumerate(tensors) if j != i])
-    for pos, c in enumerate(mine):
-        if c not in available:
-            g = g.unsqueeze(pos)
-    return g.expand(tuple(tensors[i].shape))
+    return einsum_operand_gradient(g, mine, available, tensors[i])
 
 
 def aminmax_backward(gmin: Any, gmax: Any, self: Any, dim: Any, keepdim: bool, mn: Any, mx: Any) -> Any:
@@ -783,6 +776,118 @@ def aminmax_backward(gmin: Any, gmax: Any, self: Any, dim: Any, keepdim: bool, m
 def nansum_backward(grad: Any, self: Any, dims: Any, keepdim: bool) -> Any:
     expanded = restore_reduced_dims(grad, dims, keepdim, self.dim()).expand(tuple(self.shape))
     return where(self.isnan(), 0.0, expanded)
+
+
+# -- issue 6's last missing formulas: einsum's '...' and repeated subscripts, repeat_interleave,
+# as_strided, in-place views --
+
+def einsum_explicit_subscripts(equation: str, ndims: list[int]) -> tuple[list[str], str]:
+    """The operands' and the output's subscripts with '...' spelled out in unused letters (the
+    ellipsis dims broadcast right-aligned, as PyTorch's einsum) and an implicit output made explicit
+    (the ellipsis dims, then the letters used exactly once in alphabetical order)."""
+    lhs, arrow, out = equation.replace(" ", "").partition("->")
+    ins = lhs.split(",")
+    used = set(c for c in equation if c.isalpha())
+    fresh = [c for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz" if c not in used]
+    counts = [nd - (len(sub) - 3) if "..." in sub else 0 for sub, nd in zip(ins, ndims)]
+    width = max(counts, default=0)
+    letters = "".join(fresh[:width])
+    if not arrow:
+        once = sorted(c for c in set(lhs) if c.isalpha() and lhs.count(c) == 1)
+        out = ("..." if "..." in lhs else "") + "".join(once)
+    ins = [sub.replace("...", letters[width - n:] if n else "") for sub, n in zip(ins, counts)]
+    return ins, out.replace("...", letters)
+
+
+def einsum_operand_gradient(g: Any, mine: str, available: set[str], operand: Any) -> Any:
+    """g (over operand's distinct subscripts that the other operands or the output have, in order
+    of first use) laid out as the operand: subscripts only it has broadcast back, a repeated
+    subscript's gradient on that diagonal only, dims it broadcast (size 1) summed."""
+    first: dict[str, int] = {}
+    for pos, c in enumerate(mine):
+        if c in first or c not in available:
+            g = g.unsqueeze(pos)
+        first.setdefault(c, pos)
+    shape = tuple(operand.shape)
+    for pos, c in enumerate(mine):
+        p0 = first[c]
+        if p0 != pos:
+            n = max(shape[pos], g.shape[p0])
+            mask = [1] * len(mine)
+            mask[p0] = mask[pos] = n
+            positions = _arange(n, device=g.device)
+            g = g * (positions.unsqueeze(1) == positions).to(g.dtype).reshape(mask)
+    summed = [k for k in range(len(shape)) if shape[k] == 1 and g.shape[k] != 1]
+    if summed:
+        g = g.sum(summed, True)
+    return g.expand(shape)
+
+
+_repeat_interleave_index = find_operator("repeat_interleave.Tensor")
+_ones_of = find_operator("ones")
+
+
+def repeat_interleave_backward(grad: Any, sizes: Any, repeats: Any, dim: Any) -> Any:
+    """repeat_interleave.self_Tensor's gradient, as PyTorch's decomposition (index_select of
+    self with repeat_interleave(repeats)) gives it: each output's gradient added back to the
+    element it repeats (index_add, so the backward differentiates again)."""
+    sizes = tuple(sizes)
+    if dim is None:
+        n = 1
+        for size in sizes:
+            n *= size
+        d = 0
+    else:
+        d = dim % max(len(sizes), 1)
+        n = sizes[d] if sizes else 1
+    reps = repeats.reshape(-1)
+    if reps.numel() == 1:
+        reps = reps.expand(n)
+    index = _repeat_interleave_index(reps)
+    full = list(grad.shape)
+    full[d] = n
+    return _zeros_of(full, grad).index_add(d, index, grad).reshape(sizes)
+
+
+def _storage_positions(sizes: Any, strides: Any, offset: int, device: Any) -> Any:
+    """The storage index of each element of the geometry (an int64 tensor of shape sizes)."""
+    index = _arange(1, device=device).reshape(()) + offset
+    for n, st in zip(sizes, strides):
+        index = index.unsqueeze(-1) + _arange(n, device=device) * st
+    return index
+
+
+def _storage_extent(sizes: Any, strides: Any, offset: int) -> int:
+    if any(n == 0 for n in sizes):
+        return 0
+    return offset + 1 + sum((n - 1) * st for n, st in zip(sizes, strides))
+
+
+def as_strided_backward(grad: Any, self: Any, size: Any, stride: Any, storage_offset: Any) -> Any:
+    """PyTorch's as_strided_backward: the output's gradient scattered (summed, for an output
+    geometry that overlaps itself) into a zero storage at the output's positions, read back at the
+    input's positions, each divided by the number of input elements sharing its memory (an input
+    that overlaps itself, e.g. expanded). Positions outside the input's view get no gradient."""
+    size, stride = tuple(size), tuple(stride)
+    in_sizes, in_strides = tuple(self.shape), tuple(self.stride())
+    in_offset = self.storage_offset()
+    out_offset = in_offset if storage_offset is None else int(storage_offset)
+    shared = min(in_offset, out_offset)
+    length = max(_storage_extent(size, stride, out_offset - shared),
+                 _storage_extent(in_sizes, in_strides, in_offset - shared))
+    out_index = _storage_positions(size, stride, out_offset - shared, grad.device).reshape(-1)
+    in_index = _storage_positions(in_sizes, in_strides, in_offset - shared, grad.device).reshape(-1)
+    storage = _zeros_of((length,), grad).index_add(0, out_index, grad.reshape(-1))
+    count = _zeros_of((length,), grad).index_add(0, in_index, _ones_of((in_index.numel(),), dtype=grad.dtype,
+                                                                       device=grad.device))
+    return (storage.index_select(0, in_index) / count.index_select(0, in_index)).reshape(in_sizes)
+
+
+def inplace_view_backward(grad_of_view: Any, self: Any) -> Any:
+    """An in-place view's gradient (t_, transpose_, squeeze_, ...): the out-of-place view's,
+    grad_of_view, in self's shape before the op. Reading self here makes the generated kernel keep
+    self as it was before the op changed its shape (the shape it sums the gradient to)."""
+    return grad_of_view.reshape(tuple(self.shape))
 
 
 # ==== Neural-network kernels (conv, pooling, norms, losses, embedding, dropout) ====

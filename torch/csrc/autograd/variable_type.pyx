@@ -202,10 +202,18 @@ cpdef object mark_view(object result, object base):
     return result
 
 
+# In-place views change only self's metadata, never the values its base shares: on a view they
+# rebase the view's own history alone, as PyTorch's do.
+_INPLACE_VIEWS = frozenset({"t_", "transpose_", "squeeze_", "squeeze_.dim", "squeeze_.dims", "unsqueeze_"})
+
+
 cpdef check_inplace(object self, str op):
-    """An in-place op under autograd: never on a leaf that requires grad, nor (yet) on a view."""
+    """An in-place op under autograd: never on a leaf that requires grad, nor (yet) on a view
+    (in-place views excepted)."""
     if self.requires_grad and self._grad_fn is None:
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+    if op in _INPLACE_VIEWS:
+        return
     base = self.__dict__.get("_view_base")
     if base is not None and (base.requires_grad or self.requires_grad):
         raise RuntimeError(f"{op}: {_VIEW_INPLACE}")
