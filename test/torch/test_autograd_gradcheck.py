@@ -6,7 +6,8 @@ differences, with respect to every floating tensor argument PyTorch differentiat
 lists the others: running statistics, class weights...):
   - gradcheck on its first usable samples, plus its first broadcasting one when those do not
     broadcast, contiguous and as non-contiguous copies (to_torch(..., noncontiguous=True));
-  - gradcheck of its in-place variant (on a clone) when the entry declares one;
+  - gradcheck of its in-place variant (on a clone) when the entry declares one, also with a
+    self that does not require grad;
   - gradgradcheck on its smallest chosen sample.
 A usable sample runs, gives a float64 result that requires grad, and has finite inputs of at
 most MAX_NUMEL elements each (finite differences cost two calls per element). Samples sitting on
@@ -296,6 +297,9 @@ def test_gradcheck(op: OpInfo) -> None:
                     and tuple(expected[0].shape) == first.shape and expected[0].dtype == torch.float64):
                 fn, inputs = _call(op, sample, inplace=True)
                 assert gradcheck(fn, inputs), f"{op.inplace} {sample.name!r}"
+                if len(inputs) > 1:    # self constant, the other inputs differentiable
+                    constant = inputs[0].detach()
+                    assert gradcheck(lambda *rest: fn(constant, *rest), inputs[1:]), f"{op.inplace} {sample.name!r}"
                 break
 
 

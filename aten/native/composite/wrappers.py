@@ -13,6 +13,7 @@ from typing import Any
 
 from aten.dispatcher import find_operator
 from aten.native.pointwise_meta import output_cast_error, output_shape_error, warn_resized
+from c10.grad_mode import is_grad_enabled
 from c10.scalar_type import can_cast
 
 _copy = find_operator("copy_")
@@ -73,9 +74,12 @@ class inplace_wrapper:
         if self._op is None:
             self._op = find_operator(self.functional)
         # Under autograd the functional op may save self for its backward (absolute saves it for
-        # sign(self)): it computes on a copy, so that writing the result into self does not
-        # invalidate that saved value (PyTorch's in-place kernels save the original self too).
-        result = self._op(_clone(self_) if self_.requires_grad else self_, *args, **kwargs)
+        # sign(self), multiply for the other factor's gradient): it computes on a copy, so that
+        # writing the result into self does not invalidate that saved value (PyTorch's in-place
+        # kernels save the original self too).
+        recording = is_grad_enabled() and any(
+            getattr(a, "requires_grad", False) for a in (self_, *args, *kwargs.values()))
+        result = self._op(_clone(self_) if recording else self_, *args, **kwargs)
         if result.shape != self_.shape:
             raise output_shape_error(self_.shape, result.shape)
         _check_cast(result, self_)
