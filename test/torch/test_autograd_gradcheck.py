@@ -8,7 +8,8 @@ lists the others: running statistics, class weights...):
     broadcast, contiguous and as non-contiguous copies (to_torch(..., noncontiguous=True));
   - gradcheck of its in-place variant (on a clone) when the entry declares one, also with a
     self that does not require grad;
-  - gradgradcheck on its smallest chosen sample.
+  - gradgradcheck on its smallest chosen sample;
+  - for several outputs, one backward from all of them against one per output.
 A usable sample runs, gives a float64 result that requires grad, and has finite inputs of at
 most MAX_NUMEL elements each (finite differences cost two calls per element). Samples sitting on
 a kink, a tie or outside a domain are moved off it per op (SANITIZE), never by loosening
@@ -281,6 +282,23 @@ def _cached_samples(op: OpInfo) -> list[SampleInput]:
     return _SAMPLE_CACHE[op.id]
 
 
+def _joint_vjp_matches(fn: Callable[..., Any], inputs: tuple[Any, ...]) -> bool:
+    """One backward from all outputs at once equals the sum of one backward per output
+    (gradcheck differentiates outputs one by one; several roots on one node once got None)."""
+    outputs = [t for t in fn(*inputs) if t.dtype.is_floating_point and t.requires_grad]
+    if len(outputs) < 2:
+        return True
+    rng = np.random.default_rng(2)
+    seeds = [torch.from_numpy(rng.standard_normal(tuple(t.shape))) for t in outputs]
+
+    def dense(grads: Any) -> list[np.ndarray]:
+        return [np.zeros(tuple(x.shape)) if g is None else g.numpy() for x, g in zip(inputs, grads)]
+    joint = dense(torch.autograd.grad(outputs, inputs, seeds, retain_graph=True, allow_unused=True))
+    separate = [dense(torch.autograd.grad(o, inputs, s, retain_graph=True, allow_unused=True))
+                for o, s in zip(outputs, seeds)]
+    return all(np.allclose(j, sum(parts), rtol=1e-10, atol=1e-12) for j, *parts in zip(joint, *separate))
+
+
 @pytest.mark.parametrize("op", _params(CHECKED, XFAIL))
 def test_gradcheck(op: OpInfo) -> None:
     samples = _cached_samples(op)
@@ -289,6 +307,8 @@ def test_gradcheck(op: OpInfo) -> None:
         for sample in samples:
             fn, inputs = _call(op, sample, noncontiguous)
             assert gradcheck(fn, inputs), f"{op.id} {sample.name!r} noncontiguous={noncontiguous}"
+    fn, inputs = _call(op, samples[0])
+    assert _joint_vjp_matches(fn, inputs), f"{op.id} {samples[0].name!r}: backward from all outputs at once"
     if op.inplace:
         for sample in samples:
             expected = _call(op, sample)[0](*_call(op, sample)[1])
@@ -327,3 +347,15 @@ def test_result_does_not_require_grad(op: OpInfo) -> None:
         except Exception:
             continue
         assert not [t for _, t in _leaves(result) if t.requires_grad], f"{op.id} {sample.name!r}"
+
+
+def test_edges_follow_pytorch() -> None:
+    """Gradients where finite differences say nothing (NaN inputs), as PyTorch 2.13 gives them."""
+    nan = float("nan")
+    a = torch.tensor([nan, 2.0, 1.0, 3.0, 2.0], dtype=torch.float64, requires_grad=True)
+    b = torch.tensor([2.0, nan, 2.0, 1.0, 2.0], dtype=torch.float64, requires_grad=True)
+    torch.maximum(a, b).sum().backward()      # a NaN sends the gradient to both sides
+    assert a.grad.tolist() == [1.0, 1.0, 0.0, 1.0, 0.5] and b.grad.tolist() == [1.0, 1.0, 1.0, 0.0, 0.5]
+    x = torch.tensor([[nan, nan], [nan, 1.0]], dtype=torch.float64, requires_grad=True)
+    torch.nanmean(x, 1).sum().backward()      # an all-NaN row: 0/0
+    assert np.isnan(x.grad[0].numpy()).all() and x.grad[1].tolist() == [0.0, 1.0]
