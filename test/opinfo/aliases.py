@@ -266,6 +266,7 @@ def _cross_samples(dt, rng):
     r = lambda s: random_values(dt, s, rng, int_range=(-3, 3))  # noqa: E731
     return [SampleInput((r((4, 3)), r((4, 3)), 1), name="dim 1"), SampleInput((r((3, 2)), r((3, 2)), 0), name="dim 0"),
             SampleInput((r((2, 3, 2)), r((2, 3, 2)), -2), name="negative dim"),
+            SampleInput((r((2, 1, 3)), r((1, 4, 3)), -1), name="broadcast"),
             SampleInput((r((0, 3)), r((0, 3)), 1), name="empty")]
 
 

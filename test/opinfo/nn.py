@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 import torch
-from dtype_cases import random_values
+from dtype_cases import NUMPY_OF, random_values
 from opinfo.core import FLOATING, INTEGRAL, OpInfo, SampleInput
 
 NUMERIC = INTEGRAL + FLOATING
@@ -517,7 +517,7 @@ def _bce(x, t, weight=None, reduction=1):
 def bce_samples(dtype, rng):
     out = []
     for red in (0, 1, 2):
-        x = rng.random((3, 4)).astype(np.dtype(dtype.numpy_dtype))
+        x = rng.random((3, 4)).astype(NUMPY_OF[dtype])
         x[0, :2] = (0, 1)
         t = rng.random((3, 4)).astype(x.dtype)
         out.append(SampleInput((x, t, None, red), name=f"{red}"))

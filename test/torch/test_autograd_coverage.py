@@ -20,7 +20,8 @@ from opinfo.core import OpInfo, to_torch
 KNOWN_MISSING: set[str] = set()
 # Not differentiable in PyTorch either: backward raises there too.
 NOT_DIFFERENTIABLE = {"floor_divide", "_unique2", "unique_consecutive", "unique_dim",
-                      "scatter_reduce_arg"}   # scatter.reduce
+                      "scatter_reduce_arg",   # scatter.reduce
+                      "bernoulli_p"}          # bernoulli.p
 
 OPS = [op for op in all_ops() if torch.float64 in op.dtypes]
 

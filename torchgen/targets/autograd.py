@@ -231,7 +231,7 @@ def kernel_context(d: Derivative, variants: list[NativeFunction]) -> dict[str, A
 # tools/autograd/gen_variable_type.py): the results are new values, not functions of the inputs.
 DONT_REQUIRE_DERIVATIVE = frozenset({
     "empty_like", "zeros_like", "ones_like", "full_like", "rand_like", "randn_like", "randint_like",
-    "new_empty", "new_empty_strided", "new_zeros", "new_ones", "new_full", "multinomial", "bernoulli",
+    "new_empty", "new_empty_strided", "new_zeros", "new_ones", "new_full", "multinomial",
     "histc", "bincount", "one_hot", "isnan", "isinf", "isfinite", "isposinf", "isneginf", "signbit",
 })
 

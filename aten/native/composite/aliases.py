@@ -57,6 +57,7 @@ _unsqueeze = _op("unsqueeze")
 _as_strided = _op("as_strided")
 _flip = _op("flip")
 _sum = _op("sum.dim_IntList")
+_nansum = _op("nansum")
 _isnan = _op("isnan")
 _where = _op("where.self")
 _sign = _op("sign")
@@ -316,7 +317,9 @@ def nanmean(self: Any, dim: Any = None, keepdim: bool = False, dtype: Any = None
         raise RuntimeError(f"nanmean(): expected input to have floating point or complex dtype but got "
                            f"{self.dtype.type_name}")
     count = _sum(_logical_not(_isnan(self)), dim, keepdim)
-    return _div(nansum(self, dim, keepdim, dtype), count)
+    # The op (not the kernel above): autograd then records nansum's formula, whose product
+    # with the mask gives NaN gradients for all-NaN slices, as PyTorch's.
+    return _div(_nansum(self, dim, keepdim, dtype=dtype), count)
 
 
 def xlogy(self: Any, other: Any) -> Any:

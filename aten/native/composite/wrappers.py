@@ -13,9 +13,11 @@ from typing import Any
 
 from aten.dispatcher import find_operator
 from aten.native.pointwise_meta import output_cast_error, output_shape_error, warn_resized
+from c10.grad_mode import is_grad_enabled
 from c10.scalar_type import can_cast
 
 _copy = find_operator("copy_")
+_clone = find_operator("clone")
 _resize = find_operator("resize_")
 
 
@@ -71,7 +73,13 @@ class inplace_wrapper:
     def __call__(self, self_: Any, *args: Any, **kwargs: Any) -> Any:
         if self._op is None:
             self._op = find_operator(self.functional)
-        result = self._op(self_, *args, **kwargs)
+        # Under autograd the functional op may save self for its backward (absolute saves it for
+        # sign(self), multiply for the other factor's gradient): it computes on a copy, so that
+        # writing the result into self does not invalidate that saved value (PyTorch's in-place
+        # kernels save the original self too).
+        recording = is_grad_enabled() and any(
+            getattr(a, "requires_grad", False) for a in (self_, *args, *kwargs.values()))
+        result = self._op(_clone(self_) if recording else self_, *args, **kwargs)
         if result.shape != self_.shape:
             raise output_shape_error(self_.shape, result.shape)
         _check_cast(result, self_)

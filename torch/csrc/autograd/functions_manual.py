@@ -775,7 +775,7 @@ def aminmax_backward(gmin: Any, gmax: Any, self: Any, dim: Any, keepdim: bool, m
 
 def nansum_backward(grad: Any, self: Any, dims: Any, keepdim: bool) -> Any:
     expanded = restore_reduced_dims(grad, dims, keepdim, self.dim()).expand(tuple(self.shape))
-    return where(self.isnan(), 0.0, expanded)
+    return expanded * self.isnan().logical_not()     # PyTorch's product: an inf or NaN grad gives NaN there
 
 
 # -- issue 6's last missing formulas: einsum's '...' and repeated subscripts, repeat_interleave,

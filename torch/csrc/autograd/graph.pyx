@@ -360,7 +360,9 @@ cdef class SavedVariable:
 cdef dict _dependencies(list roots):
     cdef dict deps = {}
     seen = set()
-    stack = [node for node in roots if node is not None]
+    # Each node once: several roots may share one (the outputs of unbind, var_mean...), and
+    # counting its edges twice left the nodes below it waiting forever.
+    stack = list(dict.fromkeys(node for node in roots if node is not None))
     for node in stack:
         seen.add(id(node))
     while stack:
