@@ -23,6 +23,7 @@ cdef class TensorImpl:
     cdef VersionCounter version_counter
     cdef bint is_wrapped_number
     cdef bint contiguous
+    cdef TensorImpl view_base         # the tensor this one is a view of (views of views: the first), or None
 
     cdef inline char* data(self) noexcept nogil:
         return self.storage.data + self.offset * self.itemsize
@@ -33,6 +34,8 @@ cdef class TensorImpl:
 
 cdef TensorImpl make_tensor(Storage storage, Py_ssize_t offset, int ndim, const Py_ssize_t* sizes,
                             const Py_ssize_t* strides, int scalar_type, VersionCounter version=*)
+cdef TensorImpl make_view(TensorImpl base, Py_ssize_t offset, int ndim, const Py_ssize_t* sizes,
+                          const Py_ssize_t* strides, int scalar_type)
 cdef TensorImpl empty_contiguous(int ndim, const Py_ssize_t* sizes, int scalar_type, object device)
 cdef int sizes_from_sequence(object seq, Py_ssize_t* out, str what) except -1
 cdef TensorImpl wrap_number(object value)

@@ -172,6 +172,14 @@ cdef class TensorImpl:
         self.version_counter.version += 1
 
     @property
+    def _base(self):
+        """The tensor this one is a view of (its storage and version counter), or None."""
+        return self.view_base
+
+    def _is_view(self):
+        return self.view_base is not None
+
+    @property
     def _is_wrapped_number(self):
         return self.is_wrapped_number
 
@@ -287,6 +295,15 @@ cdef bint _channels_last_contiguous(TensorImpl t):
                 return False
             expected *= t.sizes[d]
     return True
+
+
+cdef TensorImpl make_view(TensorImpl base, Py_ssize_t offset, int ndim, const Py_ssize_t* sizes,
+                          const Py_ssize_t* strides, int scalar_type):
+    """A view of base: its storage and version counter, the given geometry, and base (or base's
+    own base) as `_base`, which autograd needs for in-place ops on views."""
+    cdef TensorImpl t = make_tensor(base.storage, offset, ndim, sizes, strides, scalar_type, base.version_counter)
+    t.view_base = base.view_base if base.view_base is not None else base
+    return t
 
 
 cdef TensorImpl make_tensor(Storage storage, Py_ssize_t offset, int ndim, const Py_ssize_t* sizes,

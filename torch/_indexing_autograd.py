@@ -14,7 +14,7 @@ from c10.scalar_type import dtype_from_name
 from c10.tensor_impl import TensorImpl
 from torch._C import _indexing
 from torch.autograd.grad_mode import no_grad
-from torch.csrc.autograd import graph
+from torch.csrc.autograd import graph, view_nodes
 from torch.csrc.autograd.functions_manual import sum_to
 from torch.csrc.autograd.graph import edges, set_outputs
 from torch.csrc.autograd.variable_type import check_inplace
@@ -97,13 +97,15 @@ def getitem(self: Any, index: Any) -> Any:
         with no_grad():
             result = self.alias()
     set_outputs(node, result)
-    result.__dict__["_view_base"] = self.__dict__.get("_view_base", self)
+    graph.record_view_version(result)
     return result
 
 
 def setitem(self: Any, index: Any, value: Any) -> None:
     check_inplace(self, "__setitem__")
     value_is_tensor = hasattr(value, "_grad_fn")
+    base = self._base
+    base_edge = graph.gradient_edge(base) if base is not None else None
     with no_grad():
         selected_shape = tuple(_indexing.getitem(self, index).shape)
         _indexing.setitem(self, index, value)
@@ -112,7 +114,9 @@ def setitem(self: Any, index: Any, value: Any) -> None:
     node.index = _save_index(index)
     node.selected_shape = selected_shape
     node.value_shape = tuple(value.shape) if value_is_tensor else ()
-    if any(node.needs):
+    if base is not None and base_edge is not None and (node.needs[1] or base_edge[0] is not None):
+        view_nodes.rebase_history(self, base, node, base_edge)     # a write into a view writes its base
+    elif any(node.needs):
         set_outputs(node, self)
 
 

@@ -111,7 +111,7 @@ def detach_(self: Any) -> Any:
 PROPERTIES: dict[str, property] = {
     "requires_grad": property(_get_requires_grad, _set_requires_grad),
     "grad": property(_get_grad, _set_grad, _del_grad),
-    "grad_fn": property(lambda self: self._grad_fn),
+    "grad_fn": property(graph.current_grad_fn),
     "is_leaf": property(lambda self: self._grad_fn is None),
     "retains_grad": property(lambda self: bool(self._retains_grad)),
     "output_nr": property(lambda self: self._output_nr),

@@ -25,7 +25,7 @@ from libc.stdint cimport int64_t, uint64_t
 
 from c10.scalar_type cimport (ST_BOOL, ST_FLOAT32, ST_FLOAT64, ST_INT8, ST_INT16, ST_INT32, ST_INT64,
                               ST_UINT8, dtype_of, is_integral)
-from c10.tensor_impl cimport MAX_DIMS, TensorImpl, empty_contiguous, make_tensor, wrap_number
+from c10.tensor_impl cimport MAX_DIMS, TensorImpl, empty_contiguous, make_tensor, make_view, wrap_number
 from aten.dispatcher cimport OperatorHandle, find_operator
 from aten.native.cpu.views cimport (index_in_range, read_index, select_in_place, slice_in_place,
                                     unsqueeze_in_place)
@@ -72,7 +72,7 @@ cdef inline void _load(Geo* g, TensorImpl t) noexcept:
 
 
 cdef inline TensorImpl _view(TensorImpl base, Geo* g):
-    return make_tensor(base.storage, g.offset, g.nd, g.sizes, g.strides, base.scalar_type, base.version_counter)
+    return make_view(base, g.offset, g.nd, g.sizes, g.strides, base.scalar_type)
 
 
 cdef int _check_dim(Geo* g, int dim) except -1:
@@ -438,7 +438,7 @@ cdef TensorImpl _strip_leading_ones(TensorImpl t):
         k += 1
     if k == 0:
         return t
-    return make_tensor(t.storage, t.offset, t.nd - k, t.sizes + k, t.strides + k, t.scalar_type, t.version_counter)
+    return make_view(t, t.offset, t.nd - k, t.sizes + k, t.strides + k, t.scalar_type)
 
 
 cdef int _copy_to(TensorImpl dst, TensorImpl src) except -1:

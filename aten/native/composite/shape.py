@@ -75,6 +75,10 @@ def alias(self: Any) -> Any:
     return _v.alias_of(self)
 
 
+def detach(self: Any) -> Any:
+    return _v.detach_of(self)
+
+
 def detach_(self: Any) -> Any:
     return self
 

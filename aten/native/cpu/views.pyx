@@ -8,7 +8,7 @@ PyTorch's (aten/src/ATen/native/TensorShape.cpp, InferSize.h, TensorUtils.cpp).
 """
 from libc.stdint cimport int64_t, uint8_t, int8_t, int16_t, int32_t
 from c10.scalar_type cimport dtype as DType, dtype_of, is_integral, ST_UINT8, ST_INT8, ST_INT16, ST_INT32, ST_INT64
-from c10.tensor_impl cimport TensorImpl, MAX_DIMS, make_tensor, sizes_from_sequence
+from c10.tensor_impl cimport TensorImpl, MAX_DIMS, make_tensor, make_view, sizes_from_sequence
 
 from c10 import layout as _layout
 
@@ -45,8 +45,8 @@ cdef inline str _list_str(object seq):
 
 cdef TensorImpl alias_with(TensorImpl base, int ndim, const Py_ssize_t* sizes, const Py_ssize_t* strides,
                            Py_ssize_t offset):
-    """A view of base: its storage and version counter, the given geometry."""
-    return make_tensor(base.storage, offset, ndim, sizes, strides, base.scalar_type, base.version_counter)
+    """A view of base: its storage and version counter, the given geometry (base is its `_base`)."""
+    return make_view(base, offset, ndim, sizes, strides, base.scalar_type)
 
 
 cdef inline void _copy_geometry(TensorImpl t, Py_ssize_t* sizes, Py_ssize_t* strides) noexcept:
@@ -266,6 +266,13 @@ def alias_of(TensorImpl self not None):
     return _alias(self)
 
 
+def detach_of(TensorImpl self not None):
+    """detach's alias: self's storage, geometry and version counter, but not a view for autograd
+    (PyTorch's detach() has no `_base`)."""
+    return make_tensor(self.storage, self.offset, self.nd, self.sizes, self.strides, self.scalar_type,
+                       self.version_counter)
+
+
 # -- view, reshape, flatten --------------------------------------------------------------------
 
 def view(TensorImpl self not None, size):
@@ -334,7 +341,7 @@ def view_dtype(TensorImpl self not None, DType dtype not None):
             strides[i] = self.strides[i] // ratio
         sizes[last] = self.sizes[last] // ratio
         offset = self.offset // ratio
-    return make_tensor(self.storage, offset, self.nd, sizes, strides, dtype.scalar_type, self.version_counter)
+    return make_view(self, offset, self.nd, sizes, strides, dtype.scalar_type)
 
 
 def flatten_shape(TensorImpl self not None, Py_ssize_t start_dim, Py_ssize_t end_dim):

@@ -225,6 +225,61 @@ cpdef AccumulateGrad grad_accumulator(object tensor):
     return fresh
 
 
+# -- views: their history follows their base's (view_nodes.py) ---------------------------------
+
+cdef object _view_nodes = None
+
+
+cdef object _views():
+    global _view_nodes
+    if _view_nodes is None:
+        from torch.csrc.autograd import view_nodes
+        _view_nodes = view_nodes
+    return _view_nodes
+
+
+cdef int _refresh_view(TensorImpl view) except -1:
+    """A view whose base was written (through the base or another alias: the shared version
+    counter moved) since its history was recorded gets the history of a view of the base's
+    current one, as PyTorch regenerates a view's grad_fn."""
+    recorded = view.__dict__.get("_view_version")
+    if recorded is None or recorded == view.version_counter.version:
+        return 0
+    base_edge = edge_of(view.view_base)
+    if base_edge[0] is None:
+        view.__dict__["_view_version"] = view.version_counter.version
+        return 0
+    _views().replay_view(view, view.view_base, base_edge)
+    return 0
+
+
+cpdef int record_view_version(object result) except -1:
+    """The version at which a view output got its history (what _refresh_view compares)."""
+    if isinstance(result, TensorImpl):
+        if (<TensorImpl>result).view_base is not None and ((<TensorImpl>result).key_set & _AUTOGRAD_KEYS):
+            result.__dict__["_view_version"] = (<TensorImpl>result).version_counter.version
+    elif isinstance(result, (list, tuple)):
+        for r in result:
+            record_view_version(r)
+    return 0
+
+
+def set_view_history(view, Node node):
+    """view is the one output of node (a view's regenerated or rebased history)."""
+    cdef TensorImpl impl = <TensorImpl?>view
+    _set_output(node, impl, 0)
+    node._input_metadata = [(impl.shape, dtype_of(impl.scalar_type), impl.device_obj)]
+    record_view_version(view)
+
+
+def current_grad_fn(view):
+    """grad_fn of a tensor, brought up to date first when it is a view whose base was written."""
+    if isinstance(view, TensorImpl) and (<TensorImpl>view).view_base is not None and \
+            ((<TensorImpl>view).key_set & _AUTOGRAD_KEYS):
+        _refresh_view(<TensorImpl>view)
+    return view._grad_fn
+
+
 def gradient_edge(tensor):
     """(node, input number) a gradient for tensor flows into: its grad_fn, or its accumulator."""
     return edge_of(tensor)
@@ -249,6 +304,8 @@ cpdef bint requires_grad(object value):
 
 cdef tuple edge_of(object value):
     if isinstance(value, TensorImpl) and ((<TensorImpl>value).key_set & _AUTOGRAD_KEYS):
+        if (<TensorImpl>value).view_base is not None:
+            _refresh_view(<TensorImpl>value)
         fn = value._grad_fn
         if fn is not None:
             return (fn, value._output_nr)

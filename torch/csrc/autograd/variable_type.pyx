@@ -11,13 +11,11 @@ from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
 from aten.dispatcher cimport OperatorHandle
 from c10.scalar_type cimport dtype_of
 from c10.tensor_impl cimport TensorImpl
-from torch.csrc.autograd.graph cimport Node, edge_of, new_node, requires_grad, save, save_output, set_outputs
+from torch.csrc.autograd.graph cimport (Node, edge_of, new_node, record_view_version, requires_grad, save, save_output,
+                                        set_outputs)
 from torch.csrc.autograd import graph
 
-__all__ = ["AutogradKernel", "bind", "check_inplace", "check_out", "mark_view", "NotImplementedBackward", "SAVE_KINDS"]
-
-_VIEW_INPLACE = ("Ember does not support in-place operations on a view of a tensor that requires grad yet (the "
-                 "gradient of its base would be wrong); clone() the view, or use the out-of-place operation")
+__all__ = ["AutogradKernel", "bind", "check_inplace", "check_out", "NotImplementedBackward", "SAVE_KINDS"]
 
 # What a node saves of one argument (the generator's names for them: SAVE_KINDS).
 cdef enum:
@@ -56,6 +54,7 @@ cdef class AutogradKernel:
     cdef bint is_view
     cdef bint inplace
     cdef bint clone_self                 # an in-place op whose formulas read self as it was
+    cdef bint inplace_view               # t_, squeeze_...: changes a view's geometry, never its values
     cdef readonly str op_name
 
     def __init__(self, OperatorHandle op, type node_type, tuple names, tuple defaults, tuple inputs, tuple saves,
@@ -73,29 +72,43 @@ cdef class AutogradKernel:
         self.is_view = is_view
         self.inplace = inplace
         self.clone_self = clone_self
+        self.inplace_view = self.op_name in _INPLACE_VIEWS
 
     def __call__(self, *args, **kwargs):
         cdef list values = _bind(args, kwargs, self.names, self.defaults)
         cdef bint record = self._requires_grad(values)
         cdef tuple next_functions
+        cdef TensorImpl base
         if not self.inplace:
             result = self.op.call_below(args, kwargs)
-            if self.is_view:
-                mark_view(result, values[0])
             if record:
                 self._record(values, result, self._edges(values))
+                if self.is_view:
+                    record_view_version(result)
             return result
         if not record:
             return self.op.call_below(args, kwargs)
         check_inplace(values[0], self.op_name)
+        # A write into a view (not a view op such as t_, which changes only the view): the
+        # base's history is rebased (view_nodes.CopySlices).
+        base = (<TensorImpl>values[0]).view_base if isinstance(values[0], TensorImpl) and not self.inplace_view \
+            else None
         # The edges as they are before the write: the node replaces self's history.
         next_functions = self._edges(values)
+        base_edge = edge_of(base) if base is not None else None
         if self.clone_self:
             original = values[0].clone()
         result = self.op.call_below(args, kwargs)
+        view = values[0]
         if self.clone_self:
             values[0] = original
-        self._record(values, result, next_functions)
+        if base is None:
+            self._record(values, result, next_functions)
+        else:
+            node = self._make_node(values, result, next_functions)
+            if self.saves_result == 1:
+                node._saved_result = save_output(result, node)
+            _view_nodes().rebase_history(view, base, node, base_edge)
         return result
 
     cdef bint _requires_grad(self, list values) except -1:
@@ -116,6 +129,16 @@ cdef class AutogradKernel:
         return tuple(out)
 
     cdef int _record(self, list values, object result, tuple next_functions) except -1:
+        cdef Node node = self._make_node(values, result, next_functions)
+        set_outputs(node, result, self.output_differentiability)
+        if self.saves_result == 1:
+            node._saved_result = save_output(result, node)
+        elif self.saves_result == 2:
+            node._saved_result = tuple([save_output(r, node) for r in result])
+        return 0
+
+    cdef Node _make_node(self, list values, object result, tuple next_functions):
+        """The op's node with its edges and saved values; result's history is set by the caller."""
         cdef Node node = new_node(self.node_type, next_functions)
         node.needs = tuple([e[0] is not None for e in next_functions])
         cdef Py_ssize_t n = len(self.saves), k
@@ -127,12 +150,7 @@ cdef class AutogradKernel:
             Py_INCREF(value)
             PyTuple_SET_ITEM(saved, k, value)
         node._saved = saved
-        set_outputs(node, result, self.output_differentiability)
-        if self.saves_result == 1:
-            node._saved_result = save_output(result, node)
-        elif self.saves_result == 2:
-            node._saved_result = tuple([save_output(r, node) for r in result])
-        return 0
+        return node
 
 
 cdef object _saved_value(int kind, object x):
@@ -191,32 +209,32 @@ def bind(args, kwargs, names, defaults):
     return _bind(tuple(args), dict(kwargs), tuple(names), tuple(defaults))
 
 
-cpdef object mark_view(object result, object base):
-    """A view's base, for the in-place check (views of views point at the first base)."""
-    if isinstance(result, TensorImpl):
-        root = base.__dict__.get("_view_base", base)
-        result.__dict__["_view_base"] = root
-    elif isinstance(result, (list, tuple)):
-        for r in result:
-            mark_view(r, base)
-    return result
-
-
 # In-place views change only self's metadata, never the values its base shares: on a view they
 # rebase the view's own history alone, as PyTorch's do.
 _INPLACE_VIEWS = frozenset({"t_", "transpose_", "squeeze_", "squeeze_.dim", "squeeze_.dims", "unsqueeze_"})
 
 
 cpdef check_inplace(object self, str op):
-    """An in-place op under autograd: never on a leaf that requires grad, nor (yet) on a view
-    (in-place views excepted)."""
+    """An in-place op under autograd: never on a leaf that requires grad, nor on a view of one
+    (unless it only changes the view's geometry: t_, squeeze_...)."""
     if self.requires_grad and self._grad_fn is None:
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
-    if op in _INPLACE_VIEWS:
+    if op in _INPLACE_VIEWS or not isinstance(self, TensorImpl):
         return
-    base = self.__dict__.get("_view_base")
-    if base is not None and (base.requires_grad or self.requires_grad):
-        raise RuntimeError(f"{op}: {_VIEW_INPLACE}")
+    base = (<TensorImpl>self).view_base
+    if base is not None and base.requires_grad and base._grad_fn is None:
+        raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
+
+
+cdef object _view_nodes_module = None
+
+
+cdef object _view_nodes():
+    global _view_nodes_module
+    if _view_nodes_module is None:
+        from torch.csrc.autograd import view_nodes
+        _view_nodes_module = view_nodes
+    return _view_nodes_module
 
 
 def check_out(str op, list values):
