@@ -210,6 +210,8 @@ OPS += [
            inplace="hypot_"),
     OpInfo("maximum", lambda a, b: np.maximum(a, b), binary_samples(special=True), ALL_AND_BOOL),
     OpInfo("minimum", lambda a, b: np.minimum(a, b), binary_samples(special=True), ALL_AND_BOOL),
+    OpInfo("max", lambda a, b: np.maximum(a, b), binary_samples(special=True), ALL_AND_BOOL, variant="max_other"),
+    OpInfo("min", lambda a, b: np.minimum(a, b), binary_samples(special=True), ALL_AND_BOOL, variant="min_other"),
     OpInfo("fmax", lambda a, b: np.fmax(a, b), binary_samples(special=True), ALL),
     OpInfo("fmin", lambda a, b: np.fmin(a, b), binary_samples(special=True), ALL),
     OpInfo("where", lambda c, a, b: np.where(c, a, b), _where_samples, ALL_AND_BOOL, method=False),

@@ -596,3 +596,11 @@ def sum_to_size_symint(self: Any, size: Any) -> Any:
 
 def diagflat(self: Any, offset: int = 0) -> Any:
     return _diag(_reshape(_contiguous(self), [-1]), offset)
+
+
+def max_other(self: Any, other: Any) -> Any:
+    return _maximum(self, other)
+
+
+def min_other(self: Any, other: Any) -> Any:
+    return _minimum(self, other)
