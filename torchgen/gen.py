@@ -203,12 +203,15 @@ def _generate_autograd(root: Path, fns: list[NativeFunction], env: jinja2.Enviro
     pkg.write(f"{autograd.KERNELS_MODULE.replace('.', '/')}.py", env.get_template("autograd_functions.py.j2").render(
         header=header("autograd.py", "autograd_functions.py.j2", all_fns), derivatives=contexts,
         not_implemented=missing, outs=outs))
-    registrations_ = [(c["op"], c["kernel"]) for c in contexts]
-    registrations_ += [(v["op"], v["kernel"]) for c in contexts for v in c["inplace"]]
-    registrations_ += [(k["op"], k["kernel"]) for k in missing + outs]
+    module = autograd.KERNELS_MODULE
+    registrations_ = [(c["op"], module, c["kernel"]) for c in contexts]
+    registrations_ += [(v["op"], module, v["kernel"]) for c in contexts for v in c["inplace"]]
+    registrations_ += [(k["op"], module, k["kernel"]) for k in missing + outs]
+    schemas = {str(f.func.name) for f in fns}
+    registrations_ += [(op, autograd.MANUAL_KERNELS_MODULE, kernel) for op, kernel in autograd.MANUAL_KERNELS.items()
+                       if op in schemas]
     pkg.write("torch/csrc/autograd/_gen_registrations.py", env.get_template("autograd_registrations.py.j2").render(
-        header=header("autograd.py", "autograd_registrations.py.j2", []), module=autograd.KERNELS_MODULE,
-        registrations=sorted(registrations_)))
+        header=header("autograd.py", "autograd_registrations.py.j2", []), registrations=sorted(registrations_)))
 
 
 def _remove_stale(root: Path, written: set[Path], extensions: set[str]) -> list[str]:

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import torch
-from torch.autograd import gradcheck, gradgradcheck
+from gradcheck_cases import gradcheck_tests
 
 
 def rand(*shape, positive=False, seed=0):
@@ -201,16 +201,7 @@ NO_GRADGRAD = {
 }
 
 
-@pytest.mark.parametrize("name", sorted(CASES))
-def test_gradcheck(name):
-    fn, make = CASES[name]
-    assert gradcheck(fn, make())
-
-
-@pytest.mark.parametrize("name", sorted(set(CASES) - set(NO_GRADGRAD)))
-def test_gradgradcheck(name):
-    fn, make = CASES[name]
-    assert gradgradcheck(fn, make())
+test_gradcheck, test_gradgradcheck = gradcheck_tests(CASES, NO_GRADGRAD)
 
 
 def test_integer_and_non_differentiable_results_do_not_require_grad():

@@ -236,6 +236,11 @@ DONT_REQUIRE_DERIVATIVE = frozenset({
 })
 
 
+# Autograd kernels written by hand in torch/csrc/autograd/variable_type.pyx (PyTorch's
+# VariableTypeManual.cpp): op name -> kernel name there.
+MANUAL_KERNELS_MODULE = "torch.csrc.autograd.variable_type"
+MANUAL_KERNELS = {"detach_": "detach_"}
+
 # Ops whose backend kernel itself refuses a tensor that requires grad, in grad mode or not
 # (resize_: PyTorch's "cannot resize variables that require grad"): no autograd kernel.
 REFUSES_GRAD = frozenset({"resize_"})
@@ -251,7 +256,8 @@ def differentiable_without_formula(fns: list[NativeFunction], covered: set[str])
         keys = {k for k, _ in fn.dispatch}
         if name in covered or not keys or keys == {DispatchKey.parse("CompositeImplicitAutograd")}:
             continue
-        if fn.func.name.name.base in DONT_REQUIRE_DERIVATIVE or str(fn.func.name) in REFUSES_GRAD:
+        if (fn.func.name.name.base in DONT_REQUIRE_DERIVATIVE or str(fn.func.name) in REFUSES_GRAD
+                or str(fn.func.name) in MANUAL_KERNELS):
             continue
         if not any(_kind(a.type) for a in fn.func.arguments.flat_all):
             continue

@@ -33,6 +33,7 @@ cpdef tuple edges(tuple values)
 cpdef tuple needs(tuple next_edges)
 cpdef set_outputs(Node node, object result, object differentiable=*)
 cdef tuple edge_of(object value)
+cdef int append_edges(list out, object value) except -1
 cpdef int record_view_version(object result) except -1
 cpdef AccumulateGrad grad_accumulator(object tensor)
 cdef SavedVariable save(object tensor)

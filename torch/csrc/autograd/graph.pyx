@@ -317,12 +317,18 @@ cpdef tuple edges(tuple values):
     """next_functions for the differentiable inputs (a tensor list gives one edge per tensor)."""
     cdef list out = []
     for v in values:
-        if isinstance(v, (list, tuple)):
-            for t in v:
-                out.append(edge_of(t))
-        else:
-            out.append(edge_of(v))
+        append_edges(out, v)
     return tuple(out)
+
+
+cdef int append_edges(list out, object value) except -1:
+    """The edge of a tensor input, or one per tensor of a list input."""
+    if isinstance(value, (list, tuple)):
+        for t in value:
+            out.append(edge_of(t))
+    else:
+        out.append(edge_of(value))
+    return 0
 
 
 cpdef tuple needs(tuple next_edges):

@@ -11,11 +11,11 @@ from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
 from aten.dispatcher cimport OperatorHandle
 from c10.scalar_type cimport dtype_of
 from c10.tensor_impl cimport TensorImpl
-from torch.csrc.autograd.graph cimport (Node, edge_of, new_node, record_view_version, requires_grad, save, save_output,
-                                        set_outputs)
+from torch.csrc.autograd.graph cimport (Node, append_edges, edge_of, new_node, record_view_version, requires_grad,
+                                        save, save_output, set_outputs)
 from torch.csrc.autograd import graph
 
-__all__ = ["AutogradKernel", "bind", "check_inplace", "check_out", "NotImplementedBackward", "SAVE_KINDS"]
+__all__ = ["AutogradKernel", "bind", "check_inplace", "check_out", "detach_", "NotImplementedBackward", "SAVE_KINDS"]
 
 # What a node saves of one argument (the generator's names for them: SAVE_KINDS).
 cdef enum:
@@ -120,12 +120,7 @@ cdef class AutogradKernel:
     cdef tuple _edges(self, list values):
         cdef list out = []
         for i in self.inputs:
-            v = values[<Py_ssize_t>i]
-            if isinstance(v, (list, tuple)):
-                for t in v:
-                    out.append(edge_of(t))
-            else:
-                out.append(edge_of(v))
+            append_edges(out, values[<Py_ssize_t>i])
         return tuple(out)
 
     cdef int _record(self, list values, object result, tuple next_functions) except -1:
@@ -241,6 +236,12 @@ def check_out(str op, list values):
     if any(requires_grad(v) for v in values):
         raise RuntimeError(f"{op}(): functions with out=... arguments don't support automatic differentiation, but "
                            "one of the arguments requires grad.")
+
+
+def detach_(self):
+    """detach_'s autograd kernel (written by hand, as PyTorch's): self leaves the graph."""
+    graph.clear_history(self)
+    return self
 
 
 class NotImplementedBackward(graph.Node):
