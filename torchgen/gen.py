@@ -208,8 +208,7 @@ def _generate_autograd(root: Path, fns: list[NativeFunction], env: jinja2.Enviro
     registrations_ += [(v["op"], module, v["kernel"]) for c in contexts for v in c["inplace"]]
     registrations_ += [(k["op"], module, k["kernel"]) for k in missing + outs]
     schemas = {str(f.func.name) for f in fns}
-    registrations_ += [(op, autograd.MANUAL_KERNELS_MODULE, kernel) for op, kernel in autograd.MANUAL_KERNELS.items()
-                       if op in schemas]
+    registrations_ += [(op, where, kernel) for op, (where, kernel) in autograd.MANUAL_KERNELS.items() if op in schemas]
     pkg.write("torch/csrc/autograd/_gen_registrations.py", env.get_template("autograd_registrations.py.j2").render(
         header=header("autograd.py", "autograd_registrations.py.j2", []), registrations=sorted(registrations_)))
 

@@ -126,3 +126,21 @@ def test_in_place_view_ops_change_only_the_view_history():
     assert x.grad_fn.name() == "MulBackward0"         # the base is untouched
     (v * torch.arange(6.0, dtype=torch.float64).reshape(3, 2)).sum().backward()
     assert a.grad.tolist() == [[0.0, 2.0, 4.0], [1.0, 3.0, 5.0]]
+
+
+def test_as_strided_inplace_gradient_reads_the_old_geometry():
+    def f(a):
+        y = a * 1
+        y.as_strided_((2, 2), (1, 3), 1)
+        return y
+
+    def overlapping(a):
+        y = a * 1
+        y.as_strided_((3, 2), (0, 1), 0)
+        return y
+
+    a = torch.rand(3, 3, dtype=torch.float64, requires_grad=True)
+    assert gradcheck(f, (a,)) and gradgradcheck(f, (a,))
+    assert gradcheck(overlapping, (a,))
+    with pytest.raises(RuntimeError, match="a leaf Variable that requires grad"):
+        a.as_strided_((2,), (1,))

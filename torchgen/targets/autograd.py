@@ -236,10 +236,9 @@ DONT_REQUIRE_DERIVATIVE = frozenset({
 })
 
 
-# Autograd kernels written by hand in torch/csrc/autograd/variable_type.pyx (PyTorch's
-# VariableTypeManual.cpp): op name -> kernel name there.
-MANUAL_KERNELS_MODULE = "torch.csrc.autograd.variable_type"
-MANUAL_KERNELS = {"detach_": "detach_"}
+# Autograd kernels written by hand (PyTorch's VariableTypeManual.cpp): op name -> (module, kernel).
+MANUAL_KERNELS = {"detach_": ("torch.csrc.autograd.variable_type", "detach_"),
+                  "as_strided_": ("torch.csrc.autograd.view_nodes", "as_strided_")}
 
 # Ops whose backend kernel itself refuses a tensor that requires grad, in grad mode or not
 # (resize_: PyTorch's "cannot resize variables that require grad"): no autograd kernel.

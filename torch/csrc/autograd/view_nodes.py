@@ -21,12 +21,14 @@ from aten.dispatcher import find_operator
 from c10 import grad_mode
 from c10.scalar_type import dtype_from_name
 from torch.csrc.autograd import graph
+from torch.csrc.autograd.variable_type import check_inplace
 
 _arange = find_operator("arange")
+_as_strided_ = find_operator("as_strided_")
 _zeros = find_operator("zeros")
 _INT64 = dtype_from_name("int64")
 
-__all__ = ["CopySlices", "AsStridedBackward0", "rebase_history", "replay_view"]
+__all__ = ["CopySlices", "AsStridedBackward0", "as_strided_", "rebase_history", "replay_view"]
 
 
 class _Geometry:
@@ -37,6 +39,11 @@ class _Geometry:
         self.sizes = tuple(tensor.shape)
         self.strides = tuple(tensor.stride())
         self.offset = tensor.storage_offset() - base.storage_offset()
+
+    def shifted(self, offset: int) -> _Geometry:
+        moved = _Geometry.__new__(_Geometry)
+        moved.sizes, moved.strides, moved.offset = self.sizes, self.strides, self.offset + offset
+        return moved
 
     def positions(self, device: Any) -> Any:
         """The storage position of each element, flattened (int64, no history)."""
@@ -129,3 +136,19 @@ def rebase_history(view: Any, base: Any, fn: graph.Node, base_edge: tuple[Any, i
     node.needs = fn.needs
     graph.set_outputs(node, base)
     replay_view(view, base, (node, 0))
+
+
+def as_strided_(self: Any, size: Any, stride: Any, storage_offset: Any = None) -> Any:
+    """as_strided_'s autograd kernel (by hand: its formula needs self's geometry from before the
+    op): the gradient of the new geometry lands in storage and is read back with the old one."""
+    check_inplace(self, "as_strided_")
+    edge = graph.gradient_edge(self)
+    old = _Geometry(self, self).shifted(self.storage_offset())
+    _as_strided_.call_below_autograd(self, size, stride, storage_offset)
+    new = _Geometry(self, self).shifted(self.storage_offset())
+    low = min(old.offset, new.offset)
+    node = AsStridedBackward0((edge,))
+    node.base, node.view = old.shifted(-low), new.shifted(-low)
+    node.needs = (True,)
+    graph.set_outputs(node, self)
+    return self
