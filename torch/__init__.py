@@ -92,6 +92,7 @@ _SUBMODULES = {"cuda": "torch.cuda", "ops": "torch._ops", "linalg": "torch.linal
                "return_types": "torch.return_types", "random": "torch.random", "testing": "torch.testing",
                "utils": "torch.utils", "library": "torch.library", "version": "torch.version",
                "autograd": "torch.autograd"}
+_SUBMODULES["optim"] = "torch.optim"
 _HELPERS = {"get_num_threads": "aten.native.cpu.loops", "set_num_threads": "aten.native.cpu.loops",
             "result_type": "torch._creation", "can_cast": "c10.scalar_type",
             **dict.fromkeys(("Generator", "default_generator", "get_rng_state", "initial_seed", "manual_seed",

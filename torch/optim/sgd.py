@@ -1,0 +1,108 @@
+"""SGD with momentum, dampening, Nesterov, weight decay and maximize: PyTorch's single-tensor
+update (torch/optim/sgd.py), in place on the parameters under no_grad."""
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import torch
+from torch import Tensor
+
+from torch.optim.optimizer import Optimizer, ParamsT, _scalar, _to_scalar, _use_grad_for_differentiable
+
+__all__ = ["SGD", "sgd"]
+
+
+class SGD(Optimizer):
+    """Implements stochastic gradient descent (optionally with momentum)."""
+
+    def __init__(self, params: ParamsT, lr: float | Tensor = 1e-3, momentum: float = 0, dampening: float = 0,
+                 weight_decay: float | Tensor = 0, nesterov: bool = False, *, maximize: bool = False,
+                 foreach: bool | None = None, differentiable: bool = False, fused: bool | None = None) -> None:
+        if isinstance(lr, Tensor) and lr.numel() != 1:
+            raise ValueError("Tensor lr must be 1-element")
+        if lr < 0.0:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if momentum < 0.0:
+            raise ValueError(f"Invalid momentum value: {momentum}")
+        if weight_decay < 0.0:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        defaults = {"lr": lr, "momentum": momentum, "dampening": dampening, "weight_decay": weight_decay,
+                    "nesterov": nesterov, "maximize": maximize, "foreach": foreach,
+                    "differentiable": differentiable, "fused": fused}
+        if nesterov and (momentum <= 0 or dampening != 0):
+            raise ValueError("Nesterov momentum requires a momentum and zero dampening")
+        super().__init__(params, defaults)
+        if fused:
+            if differentiable:
+                raise RuntimeError("`fused` does not support `differentiable`")
+            if foreach:
+                raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        super().__setstate__(state)
+        for group in self.param_groups:
+            group.setdefault("nesterov", False)
+            group.setdefault("maximize", False)
+            group.setdefault("foreach", None)
+            group.setdefault("differentiable", False)
+            group.setdefault("fused", False)
+
+    @_use_grad_for_differentiable
+    def step(self, closure: Callable[[], Any] | None = None) -> Any:
+        """Perform a single optimization step.
+
+        Args:
+            closure (Callable, optional): A closure that reevaluates the model and returns the loss.
+        """
+        loss = None
+        if closure is not None:
+            with torch.enable_grad():
+                loss = closure()
+        state = self.state
+        for group in self.param_groups:
+            momentum = group["momentum"]
+            params: list[Tensor] = []
+            grads: list[Tensor] = []
+            buffers: list[Tensor | None] = []
+            for p in group["params"]:
+                grad = p.grad
+                if grad is not None:
+                    params.append(p)
+                    grads.append(grad)
+                    if momentum != 0:
+                        buffers.append(state[p].get("momentum_buffer"))
+            sgd(params, grads, buffers, weight_decay=group["weight_decay"], momentum=momentum, lr=group["lr"],
+                dampening=group["dampening"], nesterov=group["nesterov"], maximize=group["maximize"])
+            if momentum != 0:
+                for p, buf in zip(params, buffers):
+                    state[p]["momentum_buffer"] = buf
+        return loss
+
+
+def sgd(params: list[Tensor], d_p_list: list[Tensor], momentum_buffer_list: list[Tensor | None],
+        has_sparse_grad: bool = False, foreach: bool | None = None, fused: bool | None = None,
+        grad_scale: Tensor | None = None, found_inf: Tensor | None = None, *, weight_decay: float,
+        momentum: float, lr: float, dampening: float, nesterov: bool, maximize: bool) -> None:
+    r"""Functional API that performs SGD algorithm computation (PyTorch's single-tensor form; new
+    momentum buffers are stored into momentum_buffer_list).
+
+    See :class:`~torch.optim.SGD` for details.
+    """
+    if grad_scale is not None or found_inf is not None:
+        raise AssertionError("Expected grad_scale and found_inf to be None")
+    lr = _scalar(_to_scalar(lr))
+    weight_decay = _scalar(weight_decay)
+    for i, param in enumerate(params):
+        grad = d_p_list[i] if not maximize else -d_p_list[i]
+        if weight_decay != 0:
+            grad = grad.add(param, alpha=weight_decay)
+        if momentum != 0:
+            buf = momentum_buffer_list[i]
+            if buf is None:
+                buf = grad.detach().clone()
+                momentum_buffer_list[i] = buf
+            else:
+                buf.mul_(momentum).add_(grad, alpha=1 - dampening)
+            grad = grad.add(buf, alpha=momentum) if nesterov else buf
+        param.add_(grad, alpha=-lr)
