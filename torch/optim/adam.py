@@ -137,9 +137,9 @@ def adam(params: list[Tensor], grads: list[Tensor], exp_avgs: list[Tensor], exp_
         raise RuntimeError("API has changed, `state_steps` argument must contain a list of singleton tensors")
     if grad_scale is not None or found_inf is not None:
         raise AssertionError("Expected grad_scale and found_inf to be None")
-    lr = _scalar(_to_scalar(lr))
-    beta1 = _scalar(_to_scalar(beta1))
-    beta2 = _scalar(_to_scalar(beta2))
+    lr_: float = _scalar(_to_scalar(lr))
+    beta1_: float = _scalar(_to_scalar(beta1))
+    beta2_: float = _scalar(_to_scalar(beta2))
     for i, param in enumerate(params):
         grad = grads[i] if not maximize else -grads[i]
         exp_avg = exp_avgs[i]
@@ -148,15 +148,15 @@ def adam(params: list[Tensor], grads: list[Tensor], exp_avgs: list[Tensor], exp_
         step_t.add_(1)
         if weight_decay != 0:
             if decoupled_weight_decay:
-                param.mul_(1 - lr * weight_decay)
+                param.mul_(1 - lr_ * weight_decay)
             else:
                 grad = grad.add(param, alpha=weight_decay)
-        exp_avg.lerp_(grad, 1 - beta1)
-        exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
+        exp_avg.lerp_(grad, 1 - beta1_)
+        exp_avg_sq.mul_(beta2_).addcmul_(grad, grad, value=1 - beta2_)
         step = step_t.item()
-        bias_correction1 = 1 - beta1 ** step
-        bias_correction2 = 1 - beta2 ** step
-        step_size = lr / bias_correction1
+        bias_correction1 = 1 - beta1_ ** step
+        bias_correction2 = 1 - beta2_ ** step
+        step_size = lr_ / bias_correction1
         bias_correction2_sqrt = bias_correction2 ** 0.5
         if amsgrad:
             torch.maximum(max_exp_avg_sqs[i], exp_avg_sq, out=max_exp_avg_sqs[i])
