@@ -405,6 +405,12 @@ class _WeightsOnlyUnpickler(pickle._Unpickler):  # type: ignore[name-defined,mis
         return any(obj is value for value in self.allowed_values)
 
     def find_class(self, module: str, name: str) -> Any:
+        if self.proto < 3:   # protocol 2 names Python 3's modules by their Python 2 names
+            import _compat_pickle
+            if (module, name) in _compat_pickle.NAME_MAPPING:
+                module, name = _compat_pickle.NAME_MAPPING[(module, name)]
+            elif module in _compat_pickle.IMPORT_MAPPING:
+                module = _compat_pickle.IMPORT_MAPPING[module]
         full_path = f"{module}.{name}"
         if module in _BLOCKED_MODULES:
             raise pickle.UnpicklingError(f"Trying to load unsupported GLOBAL {full_path} whose module {module} "
@@ -450,14 +456,21 @@ class _WeightsOnlyUnpickler(pickle._Unpickler):  # type: ignore[name-defined,mis
         if isinstance(inst, type) or not any(type(inst) is value for value in self.allowed_values):
             raise pickle.UnpicklingError("Can only build Tensor, Parameter, OrderedDict or types allowlisted "
                                          f"via `add_safe_globals`, but got {type(inst)}")
+        if type(inst) is torch.Tensor:
+            raise pickle.UnpicklingError("Ember cannot BUILD a torch.Tensor (PyTorch's set_ state)")
         setstate = getattr(inst, "__setstate__", None)
         if type(inst) is OrderedDict:
             inst.__dict__.update(state)
-        elif setstate is not None and type(inst) is not torch.Tensor:
+        elif setstate is not None:
             setstate(state)
         else:
-            raise pickle.UnpicklingError(f"Can only build Tensor, Parameter, OrderedDict or types allowlisted "
-                                         f"via `add_safe_globals`, but got {type(inst)}")
+            slotstate = None
+            if isinstance(state, tuple) and len(state) == 2:
+                state, slotstate = state
+            if state:
+                inst.__dict__.update(state)
+            for key, value in (slotstate or {}).items():
+                setattr(inst, key, value)
 
     def load_setitems(self) -> None:
         if type(self._peek_under_mark()) not in (dict, OrderedDict, Counter):
