@@ -78,7 +78,7 @@ def _tensor_reduce(tensor: Any) -> tuple[Any, tuple[Any, ...]]:
     from torch.storage import TypedStorage
     if _is_parameter(tensor):
         return _rebuild_parameter, (tensor.detach(), bool(tensor.requires_grad), OrderedDict())
-    args = (TypedStorage._from_tensor(tensor), int(tensor.storage_offset()), tuple(tensor.size()),
+    args: tuple[Any, ...] = (TypedStorage._from_tensor(tensor), int(tensor.storage_offset()), tuple(tensor.size()),
             tuple(tensor.stride()), bool(tensor.requires_grad), OrderedDict())
     return _rebuild_tensor_v2, args
 

@@ -41,7 +41,12 @@ __all__ = ["save", "load", "StorageType", "default_restore_location", "location_
 
 DEFAULT_PROTOCOL = 2
 
-FileLike = Union[str, os.PathLike, BinaryIO, IO[bytes]]
+FileLike = Union[str, "os.PathLike[str]", BinaryIO, IO[bytes]]
+
+# pickle's pure-Python Pickler and Unpickler (their opcode methods are what the classes below
+# extend; typeshed describes only the C classes).
+_PyPickler: Any = getattr(pickle, "_Pickler")
+_PyUnpickler: Any = getattr(pickle, "_Unpickler")
 
 _STORAGE_ALIGNMENT = 64
 _LEGACY_MAGIC_NUMBER = 0x1950A86A20F9469CFC6C
@@ -186,7 +191,7 @@ def location_tag(storage: Any) -> str:
     return str(device.type)
 
 
-class _Pickler(pickle._Pickler):  # type: ignore[name-defined,misc]
+class _Pickler(_PyPickler):  # type: ignore[misc]
     """pickle's Python Pickler, writing storages as persistent ids and the globals PyTorch's names
     them by (torch.float32, torch.FloatStorage, torch.device) that Ember's objects lack."""
 
@@ -223,7 +228,7 @@ class _Pickler(pickle._Pickler):  # type: ignore[name-defined,misc]
             return self.save_reduce(torch.device, (str(obj),), obj=obj)
         if isinstance(obj, torch.layout):
             return self.save_reduce(_get_layout, (str(obj),), obj=obj)
-        return super().save(obj, save_persistent_id)   # type: ignore[no-any-return]
+        super().save(obj, save_persistent_id)
 
     def _save_torch_global(self, obj: Any, name: str) -> None:
         self.framer.commit_frame()
@@ -307,7 +312,7 @@ def _open_for_writing(f: FileLike) -> Iterator[IO[bytes]]:
         if not hasattr(f, "write"):
             raise AttributeError(f"expected 'f' to be string, path, or a file-like object with a 'write' "
                                  f"attribute, but got {type(f).__name__}")
-        yield f  # type: ignore[misc]
+        yield f
 
 
 # -- loading --------------------------------------------------------------------------------------
@@ -388,18 +393,23 @@ def _weights_only_message(message: str) -> str:
 _BLOCKED_MODULES = ("sys", "os", "posix", "nt")
 
 
-class _WeightsOnlyUnpickler(pickle._Unpickler):  # type: ignore[name-defined,misc]
+class _WeightsOnlyUnpickler(_PyUnpickler):  # type: ignore[misc]
     """pickle's Python Unpickler with a restricted opcode table: globals only from the allow list,
     calls (REDUCE, NEWOBJ) only of allowed globals, BUILD only on instances of allowed types, and no
     opcode that can reach anything else (INST, OBJ, EXT*, text persistent ids)."""
 
-    dispatch = dict(pickle._Unpickler.dispatch)  # type: ignore[attr-defined]
+    dispatch = dict(_PyUnpickler.dispatch)
 
     def __init__(self, file: IO[bytes], persistent_load: Callable[[Any], Any], encoding: str = "utf-8") -> None:
         super().__init__(file, encoding=encoding)
         self._persistent_load = persistent_load
         self.allowed = {**_allowed_globals(), **_user_allowed_globals()}
         self.allowed_values = list(self.allowed.values())
+
+    stack: list[Any]
+    metastack: list[list[Any]]
+    proto: int
+    append: Callable[[Any], None]
 
     def _is_allowed(self, obj: Any) -> bool:
         return any(obj is value for value in self.allowed_values)
@@ -447,8 +457,9 @@ class _WeightsOnlyUnpickler(pickle._Unpickler):  # type: ignore[name-defined,mis
         if not self._is_allowed(cls) or not isinstance(cls, type):
             raise pickle.UnpicklingError("Can only create new object for nn.Parameter or classes allowlisted "
                                          f"via `add_safe_globals` but got {cls}")
-        parameter = self.allowed.get("torch.nn.parameter.Parameter")
-        self.append(cls(*args) if cls is parameter else cls.__new__(cls, *args))
+        parameter: Any = self.allowed.get("torch.nn.parameter.Parameter")
+        new: Any = cls.__new__
+        self.append(parameter(*args) if cls is parameter else new(cls, *args))
 
     def load_build(self) -> None:
         state = self.stack.pop()
@@ -476,13 +487,13 @@ class _WeightsOnlyUnpickler(pickle._Unpickler):  # type: ignore[name-defined,mis
         if type(self._peek_under_mark()) not in (dict, OrderedDict, Counter):
             raise pickle.UnpicklingError("Can only SETITEMS for dict, collections.OrderedDict, collections.Counter, "
                                          f"but got {type(self._peek_under_mark())}")
-        pickle._Unpickler.load_setitems(self)  # type: ignore[attr-defined]
+        _PyUnpickler.load_setitems(self)
 
     def load_setitem(self) -> None:
         if type(self.stack[-3]) not in (dict, OrderedDict, Counter):
             raise pickle.UnpicklingError("Can only SETITEM for dict, collections.OrderedDict, collections.Counter, "
                                          f"but got {type(self.stack[-3])}")
-        pickle._Unpickler.load_setitem(self)  # type: ignore[attr-defined]
+        _PyUnpickler.load_setitem(self)
 
     def _peek_under_mark(self) -> Any:
         return self.metastack[-1][-1] if self.metastack and self.metastack[-1] else None
@@ -490,17 +501,17 @@ class _WeightsOnlyUnpickler(pickle._Unpickler):  # type: ignore[name-defined,mis
     def load_append(self) -> None:
         if type(self.stack[-2]) is not list:
             raise pickle.UnpicklingError(f"Can only append to lists, but got {type(self.stack[-2])}")
-        pickle._Unpickler.load_append(self)  # type: ignore[attr-defined]
+        _PyUnpickler.load_append(self)
 
     def load_appends(self) -> None:
         if type(self._peek_under_mark()) not in (list, set):
             raise pickle.UnpicklingError(f"Can only extend lists, but got {type(self._peek_under_mark())}")
-        pickle._Unpickler.load_appends(self)  # type: ignore[attr-defined]
+        _PyUnpickler.load_appends(self)
 
     def load_additems(self) -> None:
         if type(self._peek_under_mark()) is not set:
             raise pickle.UnpicklingError(f"Can only add items to sets, but got {type(self._peek_under_mark())}")
-        pickle._Unpickler.load_additems(self)  # type: ignore[attr-defined]
+        _PyUnpickler.load_additems(self)
 
 
 def _install_weights_only_dispatch() -> None:
@@ -594,7 +605,7 @@ class _ZipReader:
             with self.zip.open(info) as record:
                 got = 0
                 while got < out.nbytes:
-                    n = record.readinto(out[got:])
+                    n = getattr(record, "readinto")(out[got:])
                     if not n:
                         break
                     got += n
@@ -682,7 +693,7 @@ def _load_zip(reader: _ZipReader, map_location: Any, weights_only: bool, pickle_
         except (EOFError, IndexError, KeyError, struct.error, ValueError, TypeError) as exc:
             raise RuntimeError(f"Weights only load failed: data.pkl is malformed ({type(exc).__name__}: {exc})") \
                 from exc
-    unpickler_type = _GeneralUnpickler
+    unpickler_type: Any = _GeneralUnpickler
     if pickle_module is not None and pickle_module is not pickle:
         unpickler_type = type("_Unpickler", (_GeneralUnpickler, pickle_module.Unpickler), {})
     return unpickler_type(data, persistent_load, **pickle_load_args).load()
@@ -745,7 +756,7 @@ def _load_legacy(fileobj: IO[bytes], map_location: Any, weights_only: bool,
         if len(header) != 8 or struct.unpack("<q", header)[0] != storage._size():
             raise RuntimeError(f"Invalid legacy checkpoint: storage {key} is truncated or has the wrong size")
         target = memoryview(storage._tensor._untyped_storage)
-        if fileobj.readinto(target) != target.nbytes:   # type: ignore[attr-defined]
+        if getattr(fileobj, "readinto")(target) != target.nbytes:
             raise RuntimeError(f"Invalid legacy checkpoint: storage {key} is truncated")
     return result
 

@@ -80,6 +80,7 @@ class TypedStorage:
     takes one) and what `torch.load` rebuilds one checkpoint record into. It keeps a 1-D tensor of
     its dtype over the whole storage; tensors rebuilt from it are views of that memory."""
     __module__ = "torch.storage"
+    _tensor: Any
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         raise RuntimeError("Ember's TypedStorage is internal to pickling; use Tensor.untyped_storage()")
