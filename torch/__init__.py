@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from torch._legacy import tensortype as _tensortype
     from torch._tensor_str import set_printoptions
     from torch.storage import UntypedStorage
+    from torch.serialization import load, save
     from torch.utils.dlpack import from_dlpack
     from torch.autograd.grad_mode import (enable_grad, inference_mode, is_grad_enabled,
                                           is_inference_mode_enabled, no_grad, set_grad_enabled)
@@ -50,7 +51,7 @@ if TYPE_CHECKING:
     from c10.scalar_type import can_cast
     from aten.native.cpu.loops import get_num_threads, set_num_threads
     from torch import (autograd, library, linalg, random, return_types, special, testing, utils,  # not cuda:
-                       version)  # torch._C and torch.cuda stay apart
+                       serialization, version)  # torch._C and torch.cuda stay apart
     from torch._ops import ops
 
     uint8: dtype
@@ -86,19 +87,20 @@ __all__ = sorted({
     "set_printoptions", "strided", "tensor", "Generator", "default_generator", "get_rng_state", "initial_seed",
     "manual_seed", "seed", "set_rng_state", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
     "is_grad_enabled", "is_inference_mode_enabled", "is_anomaly_enabled", "is_anomaly_check_nan_enabled",
+    "save", "load",
     *_LEGACY_TYPES, *_DTYPE_NAMES, *_gen_index.FUNCTIONS, *PYTHON_FUNCTIONS})
 
 _SUBMODULES = {"cuda": "torch.cuda", "ops": "torch._ops", "linalg": "torch.linalg", "special": "torch.special",
                "return_types": "torch.return_types", "random": "torch.random", "testing": "torch.testing",
                "utils": "torch.utils", "library": "torch.library", "version": "torch.version",
-               "autograd": "torch.autograd"}
-_SUBMODULES["optim"] = "torch.optim"
+               "autograd": "torch.autograd", "optim": "torch.optim", "serialization": "torch.serialization"}
 _HELPERS = {"get_num_threads": "aten.native.cpu.loops", "set_num_threads": "aten.native.cpu.loops",
             "result_type": "torch._creation", "can_cast": "c10.scalar_type",
             **dict.fromkeys(("Generator", "default_generator", "get_rng_state", "initial_seed", "manual_seed",
                              "seed", "set_rng_state"), "torch.random"),
             "from_dlpack": "torch.utils.dlpack", "set_printoptions": "torch._tensor_str",
             "UntypedStorage": "torch.storage",
+            "save": "torch.serialization", "load": "torch.serialization",
             **dict.fromkeys(("no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "is_grad_enabled",
                              "is_inference_mode_enabled"), "torch.autograd.grad_mode"),
             **dict.fromkeys(("is_anomaly_enabled", "is_anomaly_check_nan_enabled"), "torch.autograd.anomaly_mode")}

@@ -368,6 +368,17 @@ class Tensor(_TensorBase):
     def __invert__(self) -> Any:
         return self.bitwise_not()
 
+    # -- pickling (issue 7, serialization branch): PyTorch's pickle of a tensor, through the rebuild
+    # functions of torch/_utils.py, so pickles and checkpoints are interchangeable with PyTorch's.
+    def __reduce_ex__(self, proto: Any) -> Any:
+        from torch._utils import _tensor_reduce
+        return _tensor_reduce(self)
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Any:
+        """A copy with its own memory; tensors sharing a storage in one deepcopy share the copy's."""
+        from torch._utils import _tensor_deepcopy
+        return _tensor_deepcopy(self, memo)
+
     # -- aliases (issue 5, aliases branch): PyTorch's Python-level names for metadata queries --
     def nelement(self) -> int:
         return self.numel()

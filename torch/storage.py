@@ -73,3 +73,78 @@ class UntypedStorage:
         return " " + "\n ".join(str(b) for b in self.tolist()) + "\n" + info
 
     __str__ = __repr__
+
+
+class TypedStorage:
+    """A storage seen as elements of one dtype: what tensors pickle (`torch._utils._rebuild_tensor_v2`
+    takes one) and what `torch.load` rebuilds one checkpoint record into. It keeps a 1-D tensor of
+    its dtype over the whole storage; tensors rebuilt from it are views of that memory."""
+    __module__ = "torch.storage"
+    _tensor: Any
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        raise RuntimeError("Ember's TypedStorage is internal to pickling; use Tensor.untyped_storage()")
+
+    @classmethod
+    def _from_tensor(cls, tensor: Any) -> TypedStorage:
+        """The storage under tensor, typed by its dtype."""
+        import torch
+        base = tensor.detach()
+        numel = int(base._untyped_storage.nbytes()) // int(base.element_size())
+        return cls._wrap(torch.as_strided(base, (numel,), (1,), 0).detach())
+
+    @classmethod
+    def _wrap(cls, tensor: Any) -> TypedStorage:
+        """Over a 1-D contiguous tensor that covers its whole storage from offset 0."""
+        self = cls.__new__(cls)
+        self._tensor = tensor
+        return self
+
+    @property
+    def dtype(self) -> Any:
+        return self._tensor.dtype
+
+    @property
+    def device(self) -> Any:
+        return self._tensor.device
+
+    @property
+    def _untyped_storage(self) -> UntypedStorage:
+        return UntypedStorage._wrap(self._tensor._untyped_storage)
+
+    def _size(self) -> int:
+        return int(self._tensor.numel())
+
+    def size(self) -> int:
+        return self._size()
+
+    def __len__(self) -> int:
+        return self._size()
+
+    def nbytes(self) -> int:
+        return int(self._tensor._untyped_storage.nbytes())
+
+    def element_size(self) -> int:
+        return int(self._tensor.element_size())
+
+    def tolist(self) -> list[Any]:
+        return list(self._tensor.tolist())
+
+    def __repr__(self) -> str:
+        values = "\n".join(f" {v}" for v in self.tolist())
+        return f"{values}\n[torch.storage.TypedStorage(dtype={self.dtype}, device={self.device}) of size {len(self)}]"
+
+    def __reduce__(self) -> tuple[Any, tuple[bytes]]:
+        # As PyTorch's: the storage pickles as the bytes of a torch.save of itself.
+        import io
+        from torch.serialization import save
+        buffer = io.BytesIO()
+        save(self, buffer)
+        return _load_from_bytes, (buffer.getvalue(),)
+
+
+def _load_from_bytes(b: bytes) -> Any:
+    """Unpickle a storage pickled by TypedStorage.__reduce__ (PyTorch's name and behaviour)."""
+    import io
+    from torch.serialization import load
+    return load(io.BytesIO(b), weights_only=False)
