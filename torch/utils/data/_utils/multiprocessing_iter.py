@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import itertools
 import multiprocessing
+import os
 import queue
 from typing import Any
 
@@ -33,12 +34,15 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
         self._worker_init_fn = loader.worker_init_fn
         self._worker_result_queue: Any = context.Queue()
         self._shutdown = False
+        # NB: a worker forked while another loader's iterator lives inherits a copy of it; that copy
+        # must never manage processes it did not start (multiprocessing refuses, and it would stop them).
+        self._owner_pid = os.getpid()
+        self._unreachable: set[int] = set()
         self._workers_done_event = context.Event()
         self._index_queues: list[Any] = []
         self._workers: list[Any] = []
         for worker_id in range(self._num_workers):
-            index_queue = context.Queue()
-            index_queue.cancel_join_thread()  # never block interpreter exit on undelivered indices
+            index_queue = _worker.IndexChannel(context)
             process = context.Process(
                 target=_worker._worker_loop,
                 args=(
@@ -176,11 +180,16 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
 
     def _mark_worker_as_unavailable(self, worker_id: int, shutdown: bool = False) -> None:
         # None tells the worker to exit; a dead worker simply never reads it.
-        self._index_queues[worker_id].put(None)
+        try:
+            self._index_queues[worker_id].put(None)
+        except OSError:
+            # The channel is gone: a garbage collection finalised its pipe before this iterator.
+            # The worker cannot be told to stop, so it is terminated at once, not waited for.
+            self._unreachable.add(worker_id)
         self._workers_status[worker_id] = False
 
     def _shutdown_workers(self) -> None:
-        if self._shutdown:
+        if self._shutdown or os.getpid() != self._owner_pid:
             return
         self._shutdown = True
         try:
@@ -188,11 +197,14 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
             for worker_id in range(len(self._workers)):
                 if self._persistent_workers or self._workers_status[worker_id]:
                     self._mark_worker_as_unavailable(worker_id, shutdown=True)
-            for process in self._workers:
-                process.join(timeout=MP_STATUS_CHECK_INTERVAL)
+            for worker_id, process in enumerate(self._workers):
+                if worker_id not in self._unreachable:
+                    process.join(timeout=MP_STATUS_CHECK_INTERVAL)
             for index_queue in self._index_queues:
-                index_queue.cancel_join_thread()
-                index_queue.close()
+                try:
+                    index_queue.close()
+                except OSError:
+                    pass
         finally:
             for process in self._workers:
                 if process.is_alive():

@@ -72,7 +72,12 @@ class ExceptionWrapper:
             exception = self.exc_type(msg)
         except Exception:
             raise RuntimeError(msg) from None
-        raise exception
+        try:
+            raise exception
+        finally:
+            # NB: the local would tie exception -> traceback -> this frame -> exception, a cycle that
+            # keeps the failed DataLoader iterator (and its worker handles) alive until a gc pass.
+            del exception
 
 
 @dataclass(frozen=True)
@@ -87,6 +92,34 @@ class _ResumeIteration:
     """Persistent workers: start a new epoch (fresh fetcher)."""
 
     seed: int | None = None
+
+
+class IndexChannel:
+    """The main process's one-way line to one worker: a pipe written synchronously.
+
+    NB: not a multiprocessing.Queue: a Queue writes through a feeder thread that its finalizer
+    stops when a garbage cycle holding the DataLoader iterator is collected, before the
+    iterator's __del__ can tell the workers to stop, so the workers would wait out the join
+    timeout. One writer and one reader need no lock; indices are small.
+    """
+
+    def __init__(self, context: Any) -> None:
+        self._reader, self._writer = context.Pipe(duplex=False)
+
+    def put(self, obj: Any) -> None:
+        self._writer.send(obj)
+
+    def get(self, timeout: float) -> Any:
+        """The next message; queue.Empty after `timeout` seconds; None once the writer is gone."""
+        if not self._reader.poll(timeout):
+            raise queue.Empty
+        try:
+            return self._reader.recv()
+        except EOFError:
+            return None
+
+    def close(self) -> None:
+        self._writer.close()
 
 
 class ManagerWatchdog:
