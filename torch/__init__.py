@@ -49,7 +49,7 @@ if TYPE_CHECKING:
     from torch.autograd.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled
     from c10.scalar_type import can_cast
     from aten.native.cpu.loops import get_num_threads, set_num_threads
-    from torch import (autograd, library, linalg, random, return_types, special, testing, utils,  # not cuda:
+    from torch import (autograd, library, linalg, nn, random, return_types, special, testing, utils,  # not cuda:
                        version)  # torch._C and torch.cuda stay apart
     from torch._ops import ops
 
@@ -91,7 +91,7 @@ __all__ = sorted({
 _SUBMODULES = {"cuda": "torch.cuda", "ops": "torch._ops", "linalg": "torch.linalg", "special": "torch.special",
                "return_types": "torch.return_types", "random": "torch.random", "testing": "torch.testing",
                "utils": "torch.utils", "library": "torch.library", "version": "torch.version",
-               "autograd": "torch.autograd"}
+               "autograd": "torch.autograd", "nn": "torch.nn"}
 _HELPERS = {"get_num_threads": "aten.native.cpu.loops", "set_num_threads": "aten.native.cpu.loops",
             "result_type": "torch._creation", "can_cast": "c10.scalar_type",
             **dict.fromkeys(("Generator", "default_generator", "get_rng_state", "initial_seed", "manual_seed",
