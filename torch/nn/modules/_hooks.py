@@ -87,6 +87,11 @@ class _BackwardHook:
                 grad_outputs = result if isinstance(result, tuple) else (result,)
         self.grad_outputs = grad_outputs
         if self.input_positions is None:
+            if self.hooks:
+                warnings.warn("Full backward hook is firing when gradients are computed with respect to module outputs "
+                              "since no inputs require gradients. See https://docs.pytorch.org/docs/main/generated/"
+                              "torch.nn.Module.html#torch.nn.Module.register_full_backward_hook for more details.",
+                              stacklevel=2)
             grad_inputs = (None,) * self.n_inputs
             for hook in self.hooks:
                 result = hook(self.module, grad_inputs, grad_outputs)

@@ -24,7 +24,7 @@ T = TypeVar("T", bound="Module")
 def _typename(obj: Any) -> str:
     """torch.typename: 'torch.FloatTensor'-style names for tensors, the qualified class otherwise."""
     if isinstance(obj, Tensor):
-        return type(obj).__module__ + "." + type(obj).__name__ if type(obj) is not Tensor else "torch.Tensor"
+        return obj.type()   # type: ignore[no-any-return]
     module = getattr(type(obj), "__module__", "")
     name = getattr(type(obj), "__qualname__", type(obj).__name__)
     return name if module in ("builtins", "__builtin__", None, "") else f"{module}.{name}"
