@@ -53,7 +53,7 @@ def mse_loss(input: Tensor, target: Tensor, size_average: bool | None = None, re
     x, y = torch.broadcast_tensors(input, target)
     if weight is not None:
         return _weighted((x - y).pow(2), weight, input, reduction, True)
-    return _nn.mse_loss(x, y, _reduction.get_enum(reduction))   # type: ignore[no-any-return]
+    return _nn.mse_loss(x, y, _reduction.get_enum(reduction))
 
 
 def l1_loss(input: Tensor, target: Tensor, size_average: bool | None = None, reduce: bool | None = None,
@@ -106,7 +106,7 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
     """log_softmax over the class dim (1, or 0 for unbatched input) then NLL; target holds class
     indices (integer) or class probabilities (floating, input's shape)."""
     reduction = _reduction_name(size_average, reduce, reduction)
-    return _nn.cross_entropy_loss(input, target, weight, _reduction.get_enum(reduction),   # type: ignore[no-any-return]
+    return _nn.cross_entropy_loss(input, target, weight, _reduction.get_enum(reduction),
                                   ignore_index, label_smoothing)
 
 
@@ -114,7 +114,7 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_a
              ignore_index: int = -100, reduce: bool | None = None, reduction: str = "mean") -> Tensor:
     """-input[n, target[n]] (times weight[target[n]]), reduced; input holds log-probabilities."""
     reduction = _reduction_name(size_average, reduce, reduction)
-    return _nn.nll_loss_nd(input, target, weight, _reduction.get_enum(reduction),   # type: ignore[no-any-return]
+    return _nn.nll_loss_nd(input, target, weight, _reduction.get_enum(reduction),
                            ignore_index)
 
 
@@ -129,7 +129,7 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
                          f"({input.size()}) is deprecated. Please ensure they have the same size.")
     if weight is not None:
         weight = weight.expand(torch.broadcast_shapes(target.size(), weight.size()))
-    return _nn.binary_cross_entropy(input, target, weight, enum)   # type: ignore[no-any-return]
+    return _nn.binary_cross_entropy(input, target, weight, enum)
 
 
 def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tensor | None = None,

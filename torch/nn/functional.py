@@ -23,7 +23,7 @@ __all__ = ["linear", "bilinear", "threshold", "relu", "relu6", "elu", "selu", "c
 
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """y = input @ weight.T + bias."""
-    return _nn.linear(input, weight, bias)   # type: ignore[no-any-return]
+    return _nn.linear(input, weight, bias)
 
 
 def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
@@ -105,7 +105,7 @@ def celu_(input: Tensor, alpha: float = 1.0) -> Tensor:
 
 def gelu(input: Tensor, approximate: str = "none") -> Tensor:
     """x * Phi(x) (approximate='tanh': the tanh approximation)."""
-    return _nn.gelu(input, approximate=approximate)   # type: ignore[no-any-return]
+    return _nn.gelu(input, approximate=approximate)
 
 
 def silu(input: Tensor, inplace: bool = False) -> Tensor:
@@ -160,7 +160,7 @@ def tanh(input: Tensor) -> Tensor:
 
 def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
     """log(1 + exp(beta * x)) / beta (x where beta * x > threshold)."""
-    return _nn.softplus(input, beta, threshold)   # type: ignore[no-any-return]
+    return _nn.softplus(input, beta, threshold)
 
 
 def softsign(input: Tensor) -> Tensor:
@@ -220,21 +220,21 @@ def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: 
     """exp(x) / sum(exp(x)) along dim (computed in dtype when given)."""
     if dim is None:
         dim = _softmax_dim("softmax", input.dim(), _stacklevel)
-    return input.softmax(dim, dtype=dtype)   # type: ignore[no-any-return]
+    return input.softmax(dim, dtype=dtype)
 
 
 def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: Any = None) -> Tensor:
     """softmax(-x) along dim."""
     if dim is None:
         dim = _softmax_dim("softmin", input.dim(), _stacklevel)
-    return (-input).softmax(dim, dtype=dtype)   # type: ignore[no-any-return]
+    return (-input).softmax(dim, dtype=dtype)
 
 
 def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: Any = None) -> Tensor:
     """log(softmax(x)) along dim, computed stably."""
     if dim is None:
         dim = _softmax_dim("log_softmax", input.dim(), _stacklevel)
-    return input.log_softmax(dim, dtype=dtype)   # type: ignore[no-any-return]
+    return input.log_softmax(dim, dtype=dtype)
 
 
 def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:

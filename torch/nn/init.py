@@ -6,8 +6,6 @@ import math
 import warnings
 from typing import Any
 
-import numpy as np
-
 import torch
 from torch import Tensor
 
@@ -182,18 +180,30 @@ def orthogonal_(tensor: Tensor, gain: float = 1, generator: Any = None) -> Tenso
         return tensor
     rows = tensor.size(0)
     cols = tensor.numel() // rows
-    flattened = torch.empty((rows, cols), dtype=torch.float64).normal_(0, 1, generator=generator).numpy()
+    flattened = torch.empty((rows, cols), dtype=torch.float64).normal_(0, 1, generator=generator)
     if rows < cols:
-        flattened = flattened.T
-    # Ember has no torch.linalg.qr: the decomposition runs in NumPy on the sampled matrix.
-    q, r = np.linalg.qr(flattened)
-    q = q * np.sign(np.diag(r))
+        flattened = flattened.t()
+    q = _orthonormal_columns(flattened)
     if rows < cols:
-        q = q.T
+        q = q.t()
     with torch.no_grad():
-        tensor.view(rows, cols).copy_(torch.from_numpy(np.ascontiguousarray(q)))
+        tensor.view(rows, cols).copy_(q)
         tensor.mul_(gain)
     return tensor
+
+
+def _orthonormal_columns(a: Tensor) -> Tensor:
+    """Q of the QR decomposition of a tall matrix with R's diagonal positive (PyTorch's Q after
+    its sign fix), by Gram-Schmidt with one reorthogonalisation per column ("twice is enough")."""
+    q = a.clone()
+    for j in range(a.shape[1]):
+        v = q[:, j]
+        if j:
+            basis = q[:, :j]
+            for _ in range(2):
+                v = v - basis.matmul(basis.t().matmul(v))
+        q[:, j] = v / v.norm()
+    return q
 
 
 def sparse_(tensor: Tensor, sparsity: float, std: float = 0.01, generator: Any = None) -> Tensor:

@@ -79,7 +79,7 @@ class StateDictMixin:
                 keep_vars = args[2]
         if destination is None:
             destination = OrderedDict()
-            destination._metadata = OrderedDict()   # type: ignore[attr-defined]
+            destination._metadata = OrderedDict()
         local_metadata = {"version": self._version}
         if hasattr(destination, "_metadata"):
             destination._metadata[prefix[:-1]] = local_metadata

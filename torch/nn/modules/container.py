@@ -62,7 +62,7 @@ class Sequential(Module):
                 delattr(self, key)
         else:
             delattr(self, self._get_item_by_idx(self._modules.keys(), idx))
-        self._modules = _renumber(self._modules)   # type: ignore[assignment]
+        self._modules = _renumber(self._modules)
 
     def __len__(self) -> int:
         return len(self._modules)
@@ -101,7 +101,7 @@ class Sequential(Module):
     def pop(self, key: Any) -> Module:
         v = self[key]
         del self[key]
-        return v   # type: ignore[no-any-return]
+        return v
 
     def __dir__(self) -> list[str]:
         return [key for key in super().__dir__() if not key.isdigit()]
@@ -150,7 +150,7 @@ class ModuleList(Module):
 
     def __getitem__(self, idx: Any) -> Any:
         if isinstance(idx, slice):
-            return self.__class__(list(self._modules.values())[idx])
+            return self.__class__([m for m in list(self._modules.values())[idx] if m is not None])
         return self._modules[str(_abs_index(idx, len(self)))]
 
     def __setitem__(self, idx: int, module: Module) -> None:
@@ -162,7 +162,7 @@ class ModuleList(Module):
                 delattr(self, str(k))
         else:
             delattr(self, str(_abs_index(idx, len(self))))
-        self._modules = _renumber(self._modules)   # type: ignore[assignment]
+        self._modules = _renumber(self._modules)
 
     def __len__(self) -> int:
         return len(self._modules)
@@ -213,7 +213,7 @@ class ModuleList(Module):
     def pop(self, key: Any) -> Module:
         v = self[key]
         del self[key]
-        return v   # type: ignore[no-any-return]
+        return v
 
     def extend(self, modules: Iterable[Module]) -> ModuleList:
         """Append every module of an iterable."""
@@ -277,8 +277,9 @@ class ModuleDict(Module):
             for key, module in modules.items():
                 self[key] = module
             return
-        for j, m in enumerate(modules):
-            if not isinstance(m, Iterable):
+        for j, pair in enumerate(modules):
+            m: Any = pair
+            if not isinstance(pair, Iterable):
                 raise TypeError("ModuleDict update sequence element #" + str(j) + " should be Iterable; is"
                                 + type(m).__name__)
             if not len(m) == 2:
@@ -451,8 +452,9 @@ class ParameterDict(Module):
             for key, parameter in sorted(parameters.items()):
                 self[key] = parameter
         else:
-            for j, p in enumerate(parameters):
-                if not isinstance(p, Iterable):
+            for j, pair in enumerate(parameters):
+                p: Any = pair
+                if not isinstance(pair, Iterable):
                     raise TypeError("ParameterDict update sequence element #" + str(j) + " should be Iterable; is"
                                     + type(p).__name__)
                 if not len(p) == 2:

@@ -24,7 +24,7 @@ T = TypeVar("T", bound="Module")
 def _typename(obj: Any) -> str:
     """torch.typename: 'torch.FloatTensor'-style names for tensors, the qualified class otherwise."""
     if isinstance(obj, Tensor):
-        return obj.type()   # type: ignore[no-any-return]
+        return obj.type()
     module = getattr(type(obj), "__module__", "")
     name = getattr(type(obj), "__qualname__", type(obj).__name__)
     return name if module in ("builtins", "__builtin__", None, "") else f"{module}.{name}"
@@ -235,7 +235,7 @@ class Module(HooksMixin, StateDictMixin):
             mod = getattr(mod, item)
             if not isinstance(mod, Module):
                 raise AttributeError("`" + item + "` is not an nn.Module")
-        return mod   # type: ignore[no-any-return]
+        return mod
 
     def set_submodule(self, target: str, module: Module, strict: bool = False) -> None:
         """Replace (or with strict=False, add) the submodule at a dotted path."""
@@ -271,7 +271,7 @@ class Module(HooksMixin, StateDictMixin):
         buffer = getattr(mod, buffer_name)
         if buffer_name not in mod._buffers:
             raise AttributeError("`" + buffer_name + "` is not a buffer")
-        return buffer   # type: ignore[no-any-return]
+        return buffer
 
     # -- iteration --------------------------------------------------------------------------
     def _named_members(self, get_members: Callable[[Module], Any], prefix: str = "", recurse: bool = True,
