@@ -50,8 +50,10 @@ if TYPE_CHECKING:
     from torch.autograd.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled
     from c10.scalar_type import can_cast
     from aten.native.cpu.loops import get_num_threads, set_num_threads
-    from torch import (autograd, library, linalg, random, return_types, special, testing, utils,  # not cuda:
-                       serialization, version)  # torch._C and torch.cuda stay apart
+    # not cuda (torch._C and torch.cuda stay apart), nor optim (torch.optim and torch.utils.data
+    # must not know each other, and import-linter follows torch's imports)
+    from torch import (autograd, library, linalg, nn, random, return_types, serialization, special, testing, utils,
+                       version)
     from torch._ops import ops
 
     uint8: dtype
@@ -93,7 +95,8 @@ __all__ = sorted({
 _SUBMODULES = {"cuda": "torch.cuda", "ops": "torch._ops", "linalg": "torch.linalg", "special": "torch.special",
                "return_types": "torch.return_types", "random": "torch.random", "testing": "torch.testing",
                "utils": "torch.utils", "library": "torch.library", "version": "torch.version",
-               "autograd": "torch.autograd", "optim": "torch.optim", "serialization": "torch.serialization"}
+               "autograd": "torch.autograd", "nn": "torch.nn", "optim": "torch.optim",
+               "serialization": "torch.serialization"}
 _HELPERS = {"get_num_threads": "aten.native.cpu.loops", "set_num_threads": "aten.native.cpu.loops",
             "result_type": "torch._creation", "can_cast": "c10.scalar_type",
             **dict.fromkeys(("Generator", "default_generator", "get_rng_state", "initial_seed", "manual_seed",

@@ -412,8 +412,10 @@ def test_tensor_manifest_is_the_same_once_lazy_methods_are_resolved():
     assert collect_class("torch.Tensor") == before
 
 
-def test_torch_nn_is_absent_for_now():
-    assert collect_module("torch.nn") == {"surface": "torch.nn", "kind": "module", "absent": True, "names": {}}
+def test_torch_nn_is_collected_from_its_all():
+    collected = collect_module("torch.nn")
+    assert collected["has_all"] and "absent" not in collected
+    assert {"Module", "Parameter", "Linear", "Sequential", "CrossEntropyLoss"} <= set(collected["names"])
 
 
 def test_real_manifests_are_json_serialisable_and_deterministic():

@@ -4,7 +4,7 @@ from __future__ import annotations
 import importlib as _importlib
 from typing import Any as _Any
 
-_SUBMODULES = ("collect_env", "data", "dlpack")
+_SUBMODULES = ("collect_env", "data", "dlpack", "hooks")
 
 
 def __getattr__(name: str) -> _Any:

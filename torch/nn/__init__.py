@@ -1,0 +1,9 @@
+"""torch.nn: modules, parameters, functional, init and utils (PyTorch's API).
+
+Loaded on first access of `torch.nn` (torch/__init__.py's _SUBMODULES)."""
+from torch.nn import functional, init, utils
+from torch.nn.modules import *  # noqa: F403
+from torch.nn.modules import __all__ as _modules_all
+from torch.nn.parameter import Buffer, Parameter
+
+__all__ = ["Parameter", "Buffer", "functional", "init", "utils", *_modules_all]

@@ -1,0 +1,168 @@
+"""The loss functions of torch.nn.functional (PyTorch's signatures, checks and reductions)."""
+from __future__ import annotations
+
+import warnings
+
+import torch
+from torch import Tensor
+from torch._C import _nn
+from torch.nn import _reduction
+
+
+def _reduction_name(size_average: bool | None, reduce: bool | None, reduction: str) -> str:
+    if size_average is not None or reduce is not None:
+        return _reduction.legacy_get_string(size_average, reduce)
+    return reduction
+
+
+def _reduce(loss: Tensor, reduction: str) -> Tensor:
+    if reduction == "none":
+        return loss
+    if reduction == "mean":
+        return loss.mean()
+    if reduction == "sum":
+        return loss.sum()
+    raise ValueError(f"{reduction} is not a valid value for reduction")
+
+
+def _weighted(loss: Tensor, weight: Tensor, input: Tensor, reduction: str, mean_by_weight: bool) -> Tensor:
+    if weight.size() != input.size():
+        raise ValueError("Weights and input must have the same size.")
+    loss = loss * weight
+    if reduction == "none":
+        return loss
+    if reduction == "sum":
+        return loss.sum()
+    if reduction == "mean":
+        return loss.sum() / weight.sum() if mean_by_weight else loss.mean()
+    raise ValueError(f"Invalid reduction mode: {reduction}. Expected one of 'none', 'mean', 'sum'.")
+
+
+def _warn_size(input: Tensor, target: Tensor) -> None:
+    if target.size() != input.size():
+        warnings.warn(f"Using a target size ({target.size()}) that is different to the input size ({input.size()}). "
+                      "This will likely lead to incorrect results due to broadcasting. "
+                      "Please ensure they have the same size.", stacklevel=3)
+
+
+def mse_loss(input: Tensor, target: Tensor, size_average: bool | None = None, reduce: bool | None = None,
+             reduction: str = "mean", weight: Tensor | None = None) -> Tensor:
+    """Mean squared error: (input - target)^2, reduced."""
+    _warn_size(input, target)
+    reduction = _reduction_name(size_average, reduce, reduction)
+    x, y = torch.broadcast_tensors(input, target)
+    if weight is not None:
+        return _weighted((x - y).pow(2), weight, input, reduction, True)
+    return _nn.mse_loss(x, y, _reduction.get_enum(reduction))
+
+
+def l1_loss(input: Tensor, target: Tensor, size_average: bool | None = None, reduce: bool | None = None,
+            reduction: str = "mean", weight: Tensor | None = None) -> Tensor:
+    """Mean absolute error: |input - target|, reduced."""
+    _warn_size(input, target)
+    reduction = _reduction_name(size_average, reduce, reduction)
+    x, y = torch.broadcast_tensors(input, target)
+    loss = (x - y).abs()
+    if weight is not None:
+        return _weighted(loss, weight, input, reduction, True)
+    _reduction.get_enum(reduction)
+    return _reduce(loss, reduction)
+
+
+def smooth_l1_loss(input: Tensor, target: Tensor, size_average: bool | None = None, reduce: bool | None = None,
+                   reduction: str = "mean", beta: float = 1.0) -> Tensor:
+    """0.5 d^2 / beta where |d| < beta, |d| - 0.5 beta elsewhere (d = input - target)."""
+    _warn_size(input, target)
+    reduction = _reduction_name(size_average, reduce, reduction)
+    _reduction.get_enum(reduction)
+    if beta < 0:
+        raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
+    x, y = torch.broadcast_tensors(input, target)
+    z = (x - y).abs()
+    if beta == 0.0:
+        return _reduce(z, reduction)
+    loss = torch.where(z < beta, z * z * (0.5 / beta), z - 0.5 * beta)
+    return _reduce(loss, reduction)
+
+
+def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0,
+               weight: Tensor | None = None) -> Tensor:
+    """0.5 d^2 where |d| < delta, delta (|d| - 0.5 delta) elsewhere (d = input - target)."""
+    _warn_size(input, target)
+    _reduction.get_enum(reduction)
+    if delta <= 0:
+        raise RuntimeError("huber_loss does not support non-positive values for delta.")
+    x, y = torch.broadcast_tensors(input, target)
+    z = (x - y).abs()
+    loss = torch.where(z < delta, z * z * 0.5, (z - 0.5 * delta) * delta)
+    if weight is not None:
+        return _weighted(loss, weight, input, reduction, False)
+    return _reduce(loss, reduction)
+
+
+def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average: bool | None = None,
+                  ignore_index: int = -100, reduce: bool | None = None, reduction: str = "mean",
+                  label_smoothing: float = 0.0) -> Tensor:
+    """log_softmax over the class dim (1, or 0 for unbatched input) then NLL; target holds class
+    indices (integer) or class probabilities (floating, input's shape)."""
+    reduction = _reduction_name(size_average, reduce, reduction)
+    return _nn.cross_entropy_loss(input, target, weight, _reduction.get_enum(reduction),
+                                  ignore_index, label_smoothing)
+
+
+def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average: bool | None = None,
+             ignore_index: int = -100, reduce: bool | None = None, reduction: str = "mean") -> Tensor:
+    """-input[n, target[n]] (times weight[target[n]]), reduced; input holds log-probabilities."""
+    reduction = _reduction_name(size_average, reduce, reduction)
+    return _nn.nll_loss_nd(input, target, weight, _reduction.get_enum(reduction),
+                           ignore_index)
+
+
+def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
+                         size_average: bool | None = None, reduce: bool | None = None,
+                         reduction: str = "mean") -> Tensor:
+    """-(target log(input) + (1 - target) log(1 - input)), logs clamped at -100, reduced."""
+    reduction = _reduction_name(size_average, reduce, reduction)
+    enum = _reduction.get_enum(reduction)
+    if target.size() != input.size():
+        raise ValueError(f"Using a target size ({target.size()}) that is different to the input size "
+                         f"({input.size()}) is deprecated. Please ensure they have the same size.")
+    if weight is not None:
+        weight = weight.expand(torch.broadcast_shapes(target.size(), weight.size()))
+    return _nn.binary_cross_entropy(input, target, weight, enum)
+
+
+def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tensor | None = None,
+                                     size_average: bool | None = None, reduce: bool | None = None,
+                                     reduction: str = "mean", pos_weight: Tensor | None = None) -> Tensor:
+    """binary_cross_entropy(sigmoid(input), target), computed stably; pos_weight scales the
+    positive term."""
+    reduction = _reduction_name(size_average, reduce, reduction)
+    enum = _reduction.get_enum(reduction)
+    if target.size() != input.size():
+        raise ValueError(f"Target size ({target.size()}) must be the same as input size ({input.size()})")
+    return torch.binary_cross_entropy_with_logits(input, target, weight, pos_weight, enum)
+
+
+def kl_div(input: Tensor, target: Tensor, size_average: bool | None = None, reduce: bool | None = None,
+           reduction: str = "mean", log_target: bool = False) -> Tensor:
+    """target * (log(target) - input) pointwise (input holds log-probabilities; log_target: so
+    does target), reduced; 'batchmean' divides the sum by the batch size."""
+    if size_average is not None or reduce is not None:
+        reduction = _reduction.legacy_get_string(size_average, reduce)
+    elif reduction == "mean":
+        warnings.warn("reduction: 'mean' divides the total loss by both the batch size and the support size."
+                      "'batchmean' divides only by the batch size, and aligns with the KL div math definition."
+                      "'mean' will be changed to behave the same as 'batchmean' in the next major release.",
+                      stacklevel=2)
+    if reduction != "batchmean":
+        _reduction.get_enum(reduction)
+    if log_target:
+        loss = target.exp() * (target - input)
+    else:
+        loss = torch.xlogy(target, target) - target * input
+    if reduction == "batchmean":
+        reduced = loss.sum()
+        return reduced / input.size(0) if input.dim() != 0 else reduced
+    return _reduce(loss, reduction)
+

@@ -1,0 +1,251 @@
+"""torch.nn.functional: the stateless functions behind the layers (PyTorch's signatures).
+
+Each is composed of Ember operators that have autograd formulas (torch._C._nn.*, torch.*,
+Tensor methods), so gradients flow through them. The losses are in torch/nn/_losses.py."""
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import torch
+from torch import Tensor
+from torch._C import _nn
+from torch.nn._losses import (binary_cross_entropy, binary_cross_entropy_with_logits, cross_entropy, huber_loss,
+                              kl_div, l1_loss, mse_loss, nll_loss, smooth_l1_loss)
+
+__all__ = ["linear", "bilinear", "threshold", "relu", "relu6", "elu", "selu", "celu", "gelu", "silu", "mish",
+           "leaky_relu", "hardtanh", "hardsigmoid", "hardswish", "sigmoid", "tanh", "softplus", "softsign",
+           "tanhshrink", "hardshrink", "softshrink", "glu", "logsigmoid", "prelu", "softmax", "softmin",
+           "log_softmax", "dropout", "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss",
+           "cross_entropy", "nll_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div",
+           "relu_", "elu_", "leaky_relu_", "hardtanh_", "threshold_", "selu_", "celu_"]
+
+
+def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    """y = input @ weight.T + bias."""
+    return _nn.linear(input, weight, bias)
+
+
+def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    """y[..., o] = sum_ij input1[..., i] weight[o, i, j] input2[..., j] + bias[o]."""
+    if input1.shape[:-1] != input2.shape[:-1]:
+        raise RuntimeError(f"bilinear(): input batch dimensions do not match: got {tuple(input1.shape[:-1])} and "
+                           f"{tuple(input2.shape[:-1])}")
+    if weight.dim() != 3:
+        raise RuntimeError(f"bilinear(): weight must be a three-dimensional tensor, but got {weight.dim()}")
+    if input1.shape[-1] != weight.shape[1]:
+        raise RuntimeError(f"bilinear(): input1 size does not match weight size: got {input1.shape[-1]} but "
+                           f"expected {weight.shape[1]}")
+    if input2.shape[-1] != weight.shape[2]:
+        raise RuntimeError(f"bilinear(): input2 size does not match weight size: got {input2.shape[-1]} but "
+                           f"expected {weight.shape[2]}")
+    lead = input1.shape[:-1]
+    x1 = input1.reshape(-1, input1.shape[-1])
+    x2 = input2.reshape(-1, input2.shape[-1])
+    # (N, I) @ (I, O*J) -> (N, O, J), then contract J with x2.
+    t = x1.matmul(weight.permute(1, 0, 2).reshape(weight.shape[1], -1)).reshape(x1.shape[0], weight.shape[0], -1)
+    out = t.mul(x2.unsqueeze(1)).sum(-1)
+    if bias is not None:
+        out = out + bias
+    return out.reshape(*lead, weight.shape[0])
+
+
+# -- activations -----------------------------------------------------------------------------
+def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
+    """value where input <= threshold, input elsewhere."""
+    if inplace:
+        return input.masked_fill_(input <= threshold, value)
+    return torch.threshold(input, threshold, value)
+
+
+def threshold_(input: Tensor, threshold: float, value: float) -> Tensor:
+    return input.masked_fill_(input <= threshold, value)
+
+
+def relu(input: Tensor, inplace: bool = False) -> Tensor:
+    """max(input, 0)."""
+    return torch.relu_(input) if inplace else torch.relu(input)
+
+
+def relu_(input: Tensor) -> Tensor:
+    return torch.relu_(input)
+
+
+def relu6(input: Tensor, inplace: bool = False) -> Tensor:
+    """min(max(input, 0), 6)."""
+    return _nn.hardtanh_(input, 0.0, 6.0) if inplace else _nn.relu6(input)
+
+
+def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
+    """input if input > 0 else alpha * (exp(input) - 1)."""
+    return _nn.elu_(input, alpha) if inplace else _nn.elu(input, alpha)
+
+
+def elu_(input: Tensor, alpha: float = 1.0) -> Tensor:
+    return _nn.elu_(input, alpha)
+
+
+def selu(input: Tensor, inplace: bool = False) -> Tensor:
+    """scale * elu(input, alpha) with SELU's constants."""
+    return torch.selu_(input) if inplace else torch.selu(input)
+
+
+def selu_(input: Tensor) -> Tensor:
+    return torch.selu_(input)
+
+
+def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
+    """max(0, x) + min(0, alpha * (exp(x / alpha) - 1))."""
+    return torch.celu_(input, alpha) if inplace else torch.celu(input, alpha)
+
+
+def celu_(input: Tensor, alpha: float = 1.0) -> Tensor:
+    return torch.celu_(input, alpha)
+
+
+def gelu(input: Tensor, approximate: str = "none") -> Tensor:
+    """x * Phi(x) (approximate='tanh': the tanh approximation)."""
+    return _nn.gelu(input, approximate=approximate)
+
+
+def silu(input: Tensor, inplace: bool = False) -> Tensor:
+    """x * sigmoid(x)."""
+    return _nn.silu_(input) if inplace else _nn.silu(input)
+
+
+def mish(input: Tensor, inplace: bool = False) -> Tensor:
+    """x * tanh(softplus(x))."""
+    return _nn.mish_(input) if inplace else _nn.mish(input)
+
+
+def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
+    """input if input >= 0 else negative_slope * input."""
+    return _nn.leaky_relu_(input, negative_slope) if inplace else _nn.leaky_relu(input, negative_slope)
+
+
+def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:
+    return _nn.leaky_relu_(input, negative_slope)
+
+
+def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False) -> Tensor:
+    """input clamped to [min_val, max_val]."""
+    if min_val > max_val:
+        raise ValueError("min_val cannot be greater than max_val")
+    return _nn.hardtanh_(input, min_val, max_val) if inplace else _nn.hardtanh(input, min_val, max_val)
+
+
+def hardtanh_(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:
+    return hardtanh(input, min_val, max_val, inplace=True)
+
+
+def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
+    """relu6(x + 3) / 6."""
+    return _nn.hardsigmoid_(input) if inplace else _nn.hardsigmoid(input)
+
+
+def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
+    """x * relu6(x + 3) / 6."""
+    return _nn.hardswish_(input) if inplace else _nn.hardswish(input)
+
+
+def sigmoid(input: Tensor) -> Tensor:
+    """1 / (1 + exp(-input))."""
+    return input.sigmoid()
+
+
+def tanh(input: Tensor) -> Tensor:
+    """tanh(input)."""
+    return input.tanh()
+
+
+def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
+    """log(1 + exp(beta * x)) / beta (x where beta * x > threshold)."""
+    return _nn.softplus(input, beta, threshold)
+
+
+def softsign(input: Tensor) -> Tensor:
+    """x / (1 + |x|)."""
+    return input / (input.abs() + 1)
+
+
+def tanhshrink(input: Tensor) -> Tensor:
+    """x - tanh(x)."""
+    return input - input.tanh()
+
+
+def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    """x where |x| > lambd, 0 elsewhere."""
+    return input.masked_fill(input.abs() <= lambd, 0)
+
+
+def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    """x - lambd above lambd, x + lambd below -lambd, 0 between."""
+    if lambd < 0:
+        raise RuntimeError(f"lambda must be greater or equal to 0, but found to be {lambd}.")
+    return input - input.clamp(-lambd, lambd)
+
+
+def glu(input: Tensor, dim: int = -1) -> Tensor:
+    """a * sigmoid(b), where a and b are the halves of input along dim."""
+    if input.dim() == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    size = input.shape[dim]
+    if size % 2:
+        raise RuntimeError(f"Halving dimension must be even, but dimension {dim % input.dim()} is size {size}")
+    a, b = input.chunk(2, dim)
+    return a * b.sigmoid()
+
+
+def logsigmoid(input: Tensor) -> Tensor:
+    """log(sigmoid(x)) = -softplus(-x), stable for large |x|."""
+    return -_nn.softplus(-input, 1.0, 20.0)
+
+
+def prelu(input: Tensor, weight: Tensor) -> Tensor:
+    """max(0, x) + weight * min(0, x), weight per channel (dim 1) or one for all."""
+    if weight.numel() != 1 and input.dim() >= 2:
+        shape = [1] * input.dim()
+        shape[1] = weight.numel()
+        weight = weight.reshape(shape)
+    return torch.where(input >= 0, input, weight * input)
+
+
+def _softmax_dim(name: str, ndim: int, stacklevel: int) -> int:
+    warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call to include dim=X as "
+                  "an argument.", stacklevel=stacklevel)
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: Any = None) -> Tensor:
+    """exp(x) / sum(exp(x)) along dim (computed in dtype when given)."""
+    if dim is None:
+        dim = _softmax_dim("softmax", input.dim(), _stacklevel)
+    return input.softmax(dim, dtype=dtype)
+
+
+def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: Any = None) -> Tensor:
+    """softmax(-x) along dim."""
+    if dim is None:
+        dim = _softmax_dim("softmin", input.dim(), _stacklevel)
+    return (-input).softmax(dim, dtype=dtype)
+
+
+def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: Any = None) -> Tensor:
+    """log(softmax(x)) along dim, computed stably."""
+    if dim is None:
+        dim = _softmax_dim("log_softmax", input.dim(), _stacklevel)
+    return input.log_softmax(dim, dtype=dtype)
+
+
+def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
+    """Zero each element with probability p and scale the rest by 1/(1-p) (identity unless training)."""
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if not inplace:
+        return torch.dropout(input, p, training)
+    if not training or p == 0.0:
+        return input
+    if p == 1.0:
+        return input.zero_()
+    keep = torch.empty_like(input).bernoulli_(1.0 - p)
+    return input.mul_(keep.div_(1.0 - p))

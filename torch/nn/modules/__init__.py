@@ -1,0 +1,18 @@
+"""The nn.Module classes."""
+from torch.nn.modules.activation import (CELU, ELU, GELU, GLU, SELU, Hardshrink, Hardsigmoid, Hardswish, Hardtanh,
+                                         LeakyReLU, LogSigmoid, LogSoftmax, Mish, PReLU, ReLU, ReLU6, Sigmoid, SiLU,
+                                         Softmax, Softmin, Softplus, Softshrink, Softsign, Tanh, Tanhshrink, Threshold)
+from torch.nn.modules.container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
+from torch.nn.modules.dropout import Dropout
+from torch.nn.modules.flatten import Flatten, Unflatten
+from torch.nn.modules.linear import Bilinear, Identity, Linear
+from torch.nn.modules.loss import (BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, HuberLoss, KLDivLoss, L1Loss, MSELoss,
+                                   NLLLoss, SmoothL1Loss)
+from torch.nn.modules.module import Module
+
+__all__ = ["Module", "Identity", "Linear", "Bilinear", "Sequential", "ModuleList", "ModuleDict", "ParameterList",
+           "ParameterDict", "Flatten", "Unflatten", "Dropout", "Threshold", "ReLU", "Hardtanh", "ReLU6", "Sigmoid",
+           "Tanh", "SiLU", "Mish", "Hardsigmoid", "Hardswish", "ELU", "CELU", "SELU", "GLU", "GELU", "Hardshrink",
+           "LeakyReLU", "LogSigmoid", "Softplus", "Softshrink", "PReLU", "Softsign", "Tanhshrink", "Softmin",
+           "Softmax", "LogSoftmax", "L1Loss", "MSELoss", "SmoothL1Loss", "HuberLoss", "CrossEntropyLoss", "NLLLoss",
+           "BCELoss", "BCEWithLogitsLoss", "KLDivLoss"]
