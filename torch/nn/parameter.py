@@ -6,6 +6,7 @@ from typing import Any
 
 import torch
 from torch import Tensor
+from torch._utils import _tensor_reduce
 
 __all__ = ["Parameter", "Buffer", "is_lazy"]
 
@@ -59,11 +60,8 @@ class Parameter(Tensor):
         return "Parameter containing:\n" + repr(plain)
 
     def __reduce_ex__(self, protocol: Any) -> Any:
-        return (_rebuild_parameter, (self.detach(), self.requires_grad))
-
-
-def _rebuild_parameter(data: Any, requires_grad: bool) -> Parameter:
-    return Parameter(data, requires_grad)
+        # PyTorch's form (torch._utils._rebuild_parameter): pickles and checkpoints interchange.
+        return _tensor_reduce(self)
 
 
 class _BufferMeta(type):
