@@ -31,9 +31,10 @@ class LayerNorm(Module):
                  bias: bool = True, device: Any = None, dtype: Any = None) -> None:
         super().__init__()
         if isinstance(normalized_shape, numbers.Integral):
-            normalized_shape = (int(normalized_shape),)
-        assert not isinstance(normalized_shape, numbers.Integral)
-        self.normalized_shape = tuple(normalized_shape)
+            self.normalized_shape = (int(normalized_shape),)
+        else:
+            assert not isinstance(normalized_shape, int)
+            self.normalized_shape = tuple(normalized_shape)
         self.eps = eps
         self.elementwise_affine = elementwise_affine
         if elementwise_affine:
