@@ -12,13 +12,22 @@ from torch import Tensor
 from torch._C import _nn
 from torch.nn._losses import (binary_cross_entropy, binary_cross_entropy_with_logits, cross_entropy, huber_loss,
                               kl_div, l1_loss, mse_loss, nll_loss, smooth_l1_loss)
+# Layers: convolution, padding, pooling, normalisation, embedding.
+from torch.nn._layer_functional import (adaptive_avg_pool1d, adaptive_avg_pool2d, avg_pool1d, avg_pool2d, batch_norm,
+                                        conv1d, conv2d, conv_transpose1d, conv_transpose2d, embedding, group_norm,
+                                        layer_norm, max_pool1d, max_pool1d_with_indices, max_pool2d,
+                                        max_pool2d_with_indices, one_hot, pad)
 
 __all__ = ["linear", "bilinear", "threshold", "relu", "relu6", "elu", "selu", "celu", "gelu", "silu", "mish",
            "leaky_relu", "hardtanh", "hardsigmoid", "hardswish", "sigmoid", "tanh", "softplus", "softsign",
            "tanhshrink", "hardshrink", "softshrink", "glu", "logsigmoid", "prelu", "softmax", "softmin",
            "log_softmax", "dropout", "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss",
            "cross_entropy", "nll_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div",
-           "relu_", "elu_", "leaky_relu_", "hardtanh_", "threshold_", "selu_", "celu_"]
+           "relu_", "elu_", "leaky_relu_", "hardtanh_", "threshold_", "selu_", "celu_",
+           # Layers: convolution, padding, pooling, normalisation, embedding.
+           "conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d", "pad", "max_pool1d", "max_pool2d",
+           "max_pool1d_with_indices", "max_pool2d_with_indices", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d",
+           "adaptive_avg_pool2d", "batch_norm", "layer_norm", "group_norm", "embedding", "one_hot"]
 
 
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
