@@ -2,7 +2,7 @@
 #   make build   the edit loop: regenerate from the schema, compile only what changed (2 cores)
 #   make test    pytest, then the architecture audit (python -m architecture), then mypy
 #   make audit   the architecture audit alone (layers, cycles, coupling, surfaces, maps)
-#   make demo    a short script computing with tensors
+#   make demo    trains an MLP on the digits data (examples/train_digits.py)
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
@@ -39,7 +39,7 @@ typecheck: $(STAMP)
 	$(PY) -m mypy
 
 demo: build
-	$(PY) examples/demo.py
+	$(PY) examples/train_digits.py
 
 # BENCH_ARGS: e.g. --quick, --filter REGEX, --compare-python /path/to/torch-venv/bin/python
 BENCH_ARGS ?=

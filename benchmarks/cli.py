@@ -157,7 +157,7 @@ def build_rows(cases: List[suite.Case], sizes: suite.Sizes, results: Dict[str, D
     rows = []
     for c in cases:
         row: Dict[str, Any] = {"id": c.id, "group": c.group, "label": c.label(sizes), "unit": c.unit,
-                               "work": c.work(sizes) if c.unit != "us" else None}
+                               "work": c.work(sizes) if c.unit not in suite.PER_CALL else None}
         for key, result in results[c.id].items():
             result = dict(result)
             if "seconds" in result:

@@ -66,7 +66,7 @@ class Case:
     id: str                                   # stable key: group.name (filter, JSON)
     group: str                                # section of the table
     label: Callable[[Sizes], str]             # what the row shows
-    unit: str                                 # "us" (per call) or a rate: GB/s, GFLOP/s, Melem/s
+    unit: str                                 # "us" or "ms" (per call) or a rate: GB/s, GFLOP/s, Melem/s
     work: Callable[[Sizes], float]            # bytes, flops or elements per call (rates only)
     torch: Setup
     numpy: Optional[NumpySetup] = None        # NumPy's equivalent, when there is one
@@ -74,8 +74,8 @@ class Case:
 
     def rate(self, seconds: float, sizes: Sizes) -> float:
         """The figure the table shows for a per-call time."""
-        if self.unit == "us":
-            return seconds * 1e6
+        if self.unit in PER_CALL:
+            return seconds * PER_CALL[self.unit]
         scale = 1e6 if self.unit == "Melem/s" else 1e9
         return float(self.work(sizes)) / seconds / scale
 
@@ -89,6 +89,7 @@ GROUPS = {
     "conv": "conv2d, float32, 3x3, padding 1",
     "movement": "cat / index_select / sort, float32",
     "autograd": "autograd: recording overhead and a training step, float32",
+    "examples": "examples/: training, float32 (the programs' own models, data and loops)",
 }
 
 
@@ -101,6 +102,7 @@ def _t(torch: Any, np: Any, shape: Any, dtype: Any = None, seed: int = 0) -> Any
 
 
 CASES: List[Case] = []
+PER_CALL = {"us": 1e6, "ms": 1e3}             # units that show a time per call, and their scale
 
 
 def case(id: str, label: Any, unit: str, work: Callable[[Sizes], float] = lambda s: 0.0,
@@ -666,6 +668,55 @@ def _(torch: Any, np: Any, s: Sizes) -> Fn:
         out = torch.relu(x.mm(w1) + b1).mm(w2) + b2
         ((out - y) * (out - y)).mean().backward()
     return step
+
+
+# -- examples (issue 7): an epoch or a step of the programs in examples/ ------------------------
+#
+# Each case loads the example's file and times its own training function on its own model and
+# data, seeded as the program seeds them; the interpreter's `import torch` decides which torch
+# runs it. An example needing a module the torch lacks (cnn_digits: nn.Conv2d) reports the error.
+
+EXAMPLES = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "examples")
+
+
+def _example(name: str) -> Any:
+    import importlib.util
+    spec = importlib.util.spec_from_file_location(f"_bench_example_{name}", os.path.join(EXAMPLES, f"{name}.py"))
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _digits_epoch(name: str, model_class: str, lr: float) -> Setup:
+    def setup(torch: Any, np: Any, s: Sizes) -> Fn:
+        ex = _example(name)
+        torch.manual_seed(0)
+        train_set, _ = ex.load_digits()
+        loader = torch.utils.data.DataLoader(train_set, batch_size=64, shuffle=True,
+                                             generator=torch.Generator().manual_seed(0))
+        model = getattr(ex, model_class)()
+        optimizer = torch.optim.SGD(model.parameters(), lr=lr, momentum=0.9)
+        loss_fn = torch.nn.CrossEntropyLoss()
+        return lambda: ex.train_epoch(model, loader, loss_fn, optimizer)
+    return setup
+
+
+case("examples.digits_mlp_epoch", "train_digits.py: MLP 64-256-10, 1437 digits, batch 64, SGD momentum: 1 epoch",
+     "ms")(_digits_epoch("train_digits", "MLP", 0.1))
+case("examples.cnn_digits_epoch", "cnn_digits.py: 2 conv + 2 max-pool + linear, batch 64, SGD momentum: 1 epoch",
+     "ms")(_digits_epoch("cnn_digits", "CNN", 0.05))
+
+
+@case("examples.char_gpt_step", "char_gpt.py: 2 layers, d=64, 4 heads, context 32, batch 16, AdamW: 1 step", "ms")
+def _(torch: Any, np: Any, s: Sizes) -> Fn:
+    ex = _example("char_gpt")
+    torch.manual_seed(0)
+    data, chars = ex.load_text()
+    model = ex.CharGPT(len(chars))
+    optimizer = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=0.01)
+    batches = torch.Generator().manual_seed(0)
+    return lambda: ex.train_step(model, optimizer, *ex.get_batch(data, batches))
 
 
 

@@ -109,6 +109,15 @@ def test_filter_matches_ids_and_labels_and_an_empty_match_fails(capsys):
     assert "overhead.add" in capsys.readouterr().err
 
 
+def test_example_rows_time_an_epoch_or_a_step_of_the_programs_in_milliseconds(capsys):
+    assert [c.id for c in suite.select(r"^examples\.")] == [
+        "examples.digits_mlp_epoch", "examples.cnn_digits_epoch", "examples.char_gpt_step"]
+    _, rows = table(run(capsys, "--filter", r"^examples\.digits_mlp_epoch$", "--no-stream"))
+    (cells,) = rows.values()
+    assert cells[0].startswith("train_digits.py: MLP 64-256-10") and cells[0].endswith("1 epoch")
+    assert cells[1] == "ms" and FIGURE.match(cells[2]) and cells[3].endswith(" ms") and cells[4] == "-"
+
+
 FAKE_TORCH = '''
 """A stand-in for another torch: NumPy arrays, add only (so a.exp() is missing)."""
 import numpy as _np
