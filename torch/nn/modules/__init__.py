@@ -9,10 +9,14 @@ from torch.nn.modules.linear import Bilinear, Identity, Linear
 from torch.nn.modules.loss import (BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, HuberLoss, KLDivLoss, L1Loss, MSELoss,
                                    NLLLoss, SmoothL1Loss)
 from torch.nn.modules.module import Module
+# -- sequence models: recurrent layers, attention, transformer --
+from torch.nn.modules.rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
 
 __all__ = ["Module", "Identity", "Linear", "Bilinear", "Sequential", "ModuleList", "ModuleDict", "ParameterList",
            "ParameterDict", "Flatten", "Unflatten", "Dropout", "Threshold", "ReLU", "Hardtanh", "ReLU6", "Sigmoid",
            "Tanh", "SiLU", "Mish", "Hardsigmoid", "Hardswish", "ELU", "CELU", "SELU", "GLU", "GELU", "Hardshrink",
            "LeakyReLU", "LogSigmoid", "Softplus", "Softshrink", "PReLU", "Softsign", "Tanhshrink", "Softmin",
            "Softmax", "LogSoftmax", "L1Loss", "MSELoss", "SmoothL1Loss", "HuberLoss", "CrossEntropyLoss", "NLLLoss",
-           "BCELoss", "BCEWithLogitsLoss", "KLDivLoss"]
+           "BCELoss", "BCEWithLogitsLoss", "KLDivLoss",
+           # sequence models
+           "RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
