@@ -12,13 +12,18 @@ from torch import Tensor
 from torch._C import _nn
 from torch.nn._losses import (binary_cross_entropy, binary_cross_entropy_with_logits, cross_entropy, huber_loss,
                               kl_div, l1_loss, mse_loss, nll_loss, smooth_l1_loss)
+# -- sequence models: attention --
+from torch.nn._attention import (_canonical_mask, _in_projection_packed, _mha_shape_check, _none_or_dtype,
+                                 multi_head_attention_forward, scaled_dot_product_attention)
 
 __all__ = ["linear", "bilinear", "threshold", "relu", "relu6", "elu", "selu", "celu", "gelu", "silu", "mish",
            "leaky_relu", "hardtanh", "hardsigmoid", "hardswish", "sigmoid", "tanh", "softplus", "softsign",
            "tanhshrink", "hardshrink", "softshrink", "glu", "logsigmoid", "prelu", "softmax", "softmin",
            "log_softmax", "dropout", "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss",
            "cross_entropy", "nll_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div",
-           "relu_", "elu_", "leaky_relu_", "hardtanh_", "threshold_", "selu_", "celu_"]
+           "relu_", "elu_", "leaky_relu_", "hardtanh_", "threshold_", "selu_", "celu_",
+           # sequence models
+           "scaled_dot_product_attention", "multi_head_attention_forward"]
 
 
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:

@@ -10,6 +10,7 @@ from torch.nn.modules.loss import (BCELoss, BCEWithLogitsLoss, CrossEntropyLoss,
                                    NLLLoss, SmoothL1Loss)
 from torch.nn.modules.module import Module
 # -- sequence models: recurrent layers, attention, transformer --
+from torch.nn.modules.activation import MultiheadAttention
 from torch.nn.modules.rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
 
 __all__ = ["Module", "Identity", "Linear", "Bilinear", "Sequential", "ModuleList", "ModuleDict", "ParameterList",
@@ -19,4 +20,4 @@ __all__ = ["Module", "Identity", "Linear", "Bilinear", "Sequential", "ModuleList
            "Softmax", "LogSoftmax", "L1Loss", "MSELoss", "SmoothL1Loss", "HuberLoss", "CrossEntropyLoss", "NLLLoss",
            "BCELoss", "BCEWithLogitsLoss", "KLDivLoss",
            # sequence models
-           "RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
+           "RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell", "MultiheadAttention"]
