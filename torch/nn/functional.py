@@ -13,8 +13,11 @@ from torch._C import _nn
 from torch.nn._losses import (binary_cross_entropy, binary_cross_entropy_with_logits, cross_entropy, huber_loss,
                               kl_div, l1_loss, mse_loss, nll_loss, smooth_l1_loss)
 # -- sequence models: attention --
-from torch.nn._attention import (_canonical_mask, _in_projection_packed, _mha_shape_check, _none_or_dtype,
-                                 multi_head_attention_forward, scaled_dot_product_attention)
+from torch.nn._attention import _canonical_mask as _canonical_mask
+from torch.nn._attention import _in_projection_packed as _in_projection_packed
+from torch.nn._attention import _mha_shape_check as _mha_shape_check
+from torch.nn._attention import _none_or_dtype as _none_or_dtype
+from torch.nn._attention import multi_head_attention_forward, scaled_dot_product_attention
 
 __all__ = ["linear", "bilinear", "threshold", "relu", "relu6", "elu", "selu", "celu", "gelu", "silu", "mish",
            "leaky_relu", "hardtanh", "hardsigmoid", "hardswish", "sigmoid", "tanh", "softplus", "softsign",

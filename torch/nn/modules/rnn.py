@@ -85,7 +85,8 @@ class RNNBase(Module):
             layer_input = input_size if layer == 0 else real_hidden * directions
             for direction in range(directions):
                 suffix = "_reverse" if direction == 1 else ""
-                shapes = [("weight_ih", (gate_size, layer_input)), ("weight_hh", (gate_size, real_hidden))]
+                shapes: list[tuple[str, tuple[int, ...]]] = [("weight_ih", (gate_size, layer_input)),
+                                                             ("weight_hh", (gate_size, real_hidden))]
                 if bias:
                     shapes += [("bias_ih", (gate_size,)), ("bias_hh", (gate_size,))]
                 if proj_size > 0:
