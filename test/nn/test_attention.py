@@ -247,6 +247,7 @@ def test_encoder_layer_names_and_repr_as_pytorch():
   (dropout1): Dropout(p=0.1, inplace=False)
   (dropout2): Dropout(p=0.1, inplace=False)
 )"""
+    assert isinstance(layer.norm1, nn.LayerNorm) and isinstance(layer.norm2, nn.LayerNorm)
     assert [(k, tuple(v.shape)) for k, v in layer.state_dict().items()] == [
         ('self_attn.in_proj_weight', (24, 8)), ('self_attn.in_proj_bias', (24,)),
         ('self_attn.out_proj.weight', (8, 8)), ('self_attn.out_proj.bias', (8,)), ('linear1.weight', (16, 8)),
@@ -260,7 +261,7 @@ def test_encoder_layer_names_and_repr_as_pytorch():
 
 def test_encoder_stacks_deep_copies_and_applies_norm():
     layer = nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0, batch_first=True)
-    norm = type(layer.norm1)(8)
+    norm = nn.LayerNorm(8)
     enc = nn.TransformerEncoder(layer, 2, norm=norm, enable_nested_tensor=False)
     assert len(enc.layers) == 2 and enc.layers[0] is not layer
     assert enc.layers[0].linear1.weight is not enc.layers[1].linear1.weight

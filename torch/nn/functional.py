@@ -12,6 +12,11 @@ from torch import Tensor
 from torch._C import _nn
 from torch.nn._losses import (binary_cross_entropy, binary_cross_entropy_with_logits, cross_entropy, huber_loss,
                               kl_div, l1_loss, mse_loss, nll_loss, smooth_l1_loss)
+# Layers: convolution, padding, pooling, normalisation, embedding.
+from torch.nn._layer_functional import (adaptive_avg_pool1d, adaptive_avg_pool2d, avg_pool1d, avg_pool2d, batch_norm,
+                                        conv1d, conv2d, conv_transpose1d, conv_transpose2d, embedding, group_norm,
+                                        layer_norm, max_pool1d, max_pool1d_with_indices, max_pool2d,
+                                        max_pool2d_with_indices, one_hot, pad)
 # -- sequence models: attention --
 from torch.nn._attention import _canonical_mask as _canonical_mask
 from torch.nn._attention import _in_projection_packed as _in_projection_packed
@@ -25,6 +30,10 @@ __all__ = ["linear", "bilinear", "threshold", "relu", "relu6", "elu", "selu", "c
            "log_softmax", "dropout", "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss",
            "cross_entropy", "nll_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div",
            "relu_", "elu_", "leaky_relu_", "hardtanh_", "threshold_", "selu_", "celu_",
+           # Layers: convolution, padding, pooling, normalisation, embedding.
+           "conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d", "pad", "max_pool1d", "max_pool2d",
+           "max_pool1d_with_indices", "max_pool2d_with_indices", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d",
+           "adaptive_avg_pool2d", "batch_norm", "layer_norm", "group_norm", "embedding", "one_hot",
            # sequence models
            "scaled_dot_product_attention", "multi_head_attention_forward"]
 

@@ -56,77 +56,11 @@ cdef enum:
 # shared machine cost seconds. The GEMM is NumPy's OpenBLAS (the ILP64 CBLAS interface NumPy's
 # wheels bundle), found through NumPy's own extension module; where it isn't there (another
 # BLAS), the same bands go through np.matmul instead.
-cdef extern from "dlfcn.h" nogil:
-    void* dlopen(const char* filename, int flags)
-    void* dlsym(void* handle, const char* symbol)
-    int RTLD_LAZY
-    int RTLD_NOLOAD
+from aten.native.cpu.blas cimport (CBLAS_NO_TRANS, CBLAS_ROW_MAJOR, blas_dgemm, blas_sgemm, blas_single_threaded,
+                                   dgemm_t, sgemm_t)
 
-ctypedef void (*sgemm_t)(int order, int transa, int transb, int64_t m, int64_t n, int64_t k, float alpha,
-                         const float* a, int64_t lda, const float* b, int64_t ldb, float beta, float* c,
-                         int64_t ldc) noexcept nogil
-ctypedef void (*dgemm_t)(int order, int transa, int transb, int64_t m, int64_t n, int64_t k, double alpha,
-                         const double* a, int64_t lda, const double* b, int64_t ldb, double beta, double* c,
-                         int64_t ldc) noexcept nogil
-ctypedef void (*set_threads_t)(int n) noexcept nogil
-ctypedef int (*get_threads_t)() noexcept nogil
-
-cdef enum:
-    CBLAS_ROW_MAJOR = 101
-    CBLAS_NO_TRANS = 111
-
-cdef sgemm_t _sgemm = NULL
-cdef dgemm_t _dgemm = NULL
-cdef set_threads_t _blas_set_threads = NULL
-cdef get_threads_t _blas_get_threads = NULL
-
-
-cdef void _find_blas():
-    global _sgemm, _dgemm, _blas_set_threads, _blas_get_threads
-    cdef void* handle
-    cdef void* s
-    cdef void* d
-    cdef void* st
-    cdef void* gt
-    core = getattr(np, "_core", None) or getattr(np, "core", None)
-    path = getattr(getattr(core, "_multiarray_umath", None), "__file__", None)
-    if not path:
-        return
-    handle = dlopen(path.encode(), RTLD_LAZY | RTLD_NOLOAD)
-    if handle == NULL:
-        return
-    for prefix in (b"scipy_", b""):
-        s = dlsym(handle, prefix + b"cblas_sgemm64_")
-        d = dlsym(handle, prefix + b"cblas_dgemm64_")
-        st = dlsym(handle, prefix + b"openblas_set_num_threads64_")
-        gt = dlsym(handle, prefix + b"openblas_get_num_threads64_")
-        if s != NULL and d != NULL and st != NULL and gt != NULL:
-            _sgemm = <sgemm_t>s
-            _dgemm = <dgemm_t>d
-            _blas_set_threads = <set_threads_t>st
-            _blas_get_threads = <get_threads_t>gt
-            return
-
-
-_find_blas()
-
-cdef int _blas_users = 0, _blas_saved_threads = 1
-
-
-cdef void _blas_single_threaded(bint enter):
-    """BLAS's thread count is global: set it to 1 while any thread is in a _conv_tasks region and
-    put back what it was when the last one leaves (under the GIL, so concurrent convolutions
-    from several Python threads neither race nor leave it at 1)."""
-    global _blas_users, _blas_saved_threads
-    if enter:
-        if _blas_users == 0:
-            _blas_saved_threads = _blas_get_threads()
-            _blas_set_threads(1)
-        _blas_users += 1
-    else:
-        _blas_users -= 1
-        if _blas_users == 0:
-            _blas_set_threads(_blas_saved_threads)
+cdef sgemm_t _sgemm = blas_sgemm()
+cdef dgemm_t _dgemm = blas_dgemm()
 
 
 cdef inline Py_ssize_t _ceil_div(Py_ssize_t a, Py_ssize_t b) noexcept nogil:
@@ -592,7 +526,7 @@ cdef object _conv_forward(TensorImpl input, TensorImpl weight, object bias, tupl
         op = out.data()
         cp = cols.data()
         pp = prods.data()
-        _blas_single_threaded(True)
+        blas_single_threaded(True)
         with nogil:
             if st == ST_FLOAT32:
                 _conv_tasks(<const float*>xp, <const float*>wp, <const float*>bp, <float*>op, <float*>cp, <float*>pp,
@@ -600,7 +534,7 @@ cdef object _conv_forward(TensorImpl input, TensorImpl weight, object bias, tupl
             else:
                 _conv_tasks(<const double*>xp, <const double*>wp, <const double*>bp, <double*>op, <double*>cp,
                             <double*>pp, N, C, H, W, Cout, G, kh, kw, sh, sw, ph, pw, dh, dw, Ho, Wo, rows, imgs, nt)
-        _blas_single_threaded(False)
+        blas_single_threaded(False)
         return out
     if L >= MIN_COLS:
         # Big images: unfold a band of output rows of one image at a time, small enough to stay

@@ -11,6 +11,7 @@ import numpy as np
 from c10.scalar_type cimport dtype_of, is_floating, is_integral, ST_BOOL, ST_INT64
 from c10.tensor_impl cimport TensorImpl, make_tensor, MAX_DIMS
 from aten.native.cpu.nn_common cimport np_view, new_tensor, cpp_type, type_name, reject_half, check_expand
+from aten.native.cpu.blas cimport blas_single_threaded, small_gemm
 from aten.native.cpu.half import float16_via_float32
 
 
@@ -93,7 +94,22 @@ cdef int _matmul_into(TensorImpl out, TensorImpl a, TensorImpl b) except -1:
     if a.sizes[a.nd - 1] == 0:
         r[...] = 0
         return 0
-    np.matmul(_mat(a), _mat(b), out=r)
+    _gemm(_mat(a), _mat(b), r, a.sizes[a.nd - 2] if a.nd >= 2 else 1, b.sizes[b.nd - 1] if b.nd >= 2 else 1,
+          a.sizes[a.nd - 1])
+    return 0
+
+
+cdef int _gemm(object a, object b, object out, Py_ssize_t m, Py_ssize_t n, Py_ssize_t k) except -1:
+    """np.matmul(a, b, out=out), each (m x k)(k x n) product single-threaded when it is small
+    (blas.pyx says why)."""
+    cdef bint single = small_gemm(m, n, k)
+    if single:
+        blas_single_threaded(True)
+    try:
+        np.matmul(a, b, out=out)
+    finally:
+        if single:
+            blas_single_threaded(False)
     return 0
 
 
@@ -192,7 +208,7 @@ def addbmm_cpu(TensorImpl self not None, TensorImpl batch1 not None, TensorImpl 
             a = np.ascontiguousarray(np.moveaxis(np_view(batch1), 0, 1)).reshape(shape[0], -1)
             b = _mat(batch2).reshape(-1, shape[1]) if batch2.contiguous else \
                 np.ascontiguousarray(np_view(batch2)).reshape(-1, shape[1])
-            np.matmul(a, b, out=r)
+            _gemm(a, b, r, shape[0], shape[1], a.shape[1])
     _scale_add(r, _scalar(alpha, out.scalar_type), _scalar(beta, out.scalar_type), np_view(self))
     return out
 

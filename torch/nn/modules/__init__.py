@@ -9,6 +9,13 @@ from torch.nn.modules.linear import Bilinear, Identity, Linear
 from torch.nn.modules.loss import (BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, HuberLoss, KLDivLoss, L1Loss, MSELoss,
                                    NLLLoss, SmoothL1Loss)
 from torch.nn.modules.module import Module
+# Layers: convolution, pooling, normalisation, embedding.
+from torch.nn.modules.batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d
+from torch.nn.modules.conv import Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d
+from torch.nn.modules.normalization import GroupNorm, LayerNorm
+from torch.nn.modules.pooling import (AdaptiveAvgPool1d, AdaptiveAvgPool2d, AvgPool1d, AvgPool2d, MaxPool1d,
+                                      MaxPool2d)
+from torch.nn.modules.sparse import Embedding
 # -- sequence models: recurrent layers, attention, transformer --
 from torch.nn.modules.activation import MultiheadAttention
 from torch.nn.modules.rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
@@ -20,6 +27,10 @@ __all__ = ["Module", "Identity", "Linear", "Bilinear", "Sequential", "ModuleList
            "LeakyReLU", "LogSigmoid", "Softplus", "Softshrink", "PReLU", "Softsign", "Tanhshrink", "Softmin",
            "Softmax", "LogSoftmax", "L1Loss", "MSELoss", "SmoothL1Loss", "HuberLoss", "CrossEntropyLoss", "NLLLoss",
            "BCELoss", "BCEWithLogitsLoss", "KLDivLoss",
+           # Layers: convolution, pooling, normalisation, embedding.
+           "Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d", "MaxPool1d", "MaxPool2d", "AvgPool1d",
+           "AvgPool2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "BatchNorm1d", "BatchNorm2d", "BatchNorm3d",
+           "LayerNorm", "GroupNorm", "Embedding",
            # sequence models
            "RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell", "MultiheadAttention",
            "TransformerEncoderLayer", "TransformerEncoder"]

@@ -12,55 +12,14 @@ from typing import Any
 import torch
 from torch import Tensor
 from torch.nn import functional as F
-from torch.nn import init
 from torch.nn.modules.activation import GELU, MultiheadAttention, ReLU
 from torch.nn.modules.container import ModuleList
 from torch.nn.modules.dropout import Dropout
 from torch.nn.modules.linear import Linear
 from torch.nn.modules.module import Module
-from torch.nn.parameter import Parameter
+from torch.nn.modules.normalization import LayerNorm
 
 __all__ = ["TransformerEncoder", "TransformerEncoderLayer"]
-
-
-class _StandInLayerNorm(Module):
-    """nn.LayerNorm's parameters, repr and forward, until torch/nn/modules/normalization.py lands."""
-
-    weight: Tensor | None
-    bias: Tensor | None
-
-    def __init__(self, normalized_shape: int | tuple[int, ...], eps: float = 1e-5, elementwise_affine: bool = True,
-                 bias: bool = True, device: Any = None, dtype: Any = None) -> None:
-        super().__init__()
-        shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
-        self.normalized_shape = shape
-        self.eps = eps
-        self.elementwise_affine = elementwise_affine
-        if elementwise_affine:
-            self.weight = Parameter(init.ones_(torch.empty(shape, device=device, dtype=dtype)))
-        else:
-            self.register_parameter("weight", None)
-        if elementwise_affine and bias:
-            self.bias = Parameter(init.zeros_(torch.empty(shape, device=device, dtype=dtype)))
-        else:
-            self.register_parameter("bias", None)
-
-    def _get_name(self) -> str:
-        return "LayerNorm"
-
-    def forward(self, input: Tensor) -> Tensor:
-        out: Tensor = torch.layer_norm(input, list(self.normalized_shape), self.weight, self.bias, self.eps)
-        return out
-
-    def extra_repr(self) -> str:
-        return (f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}, "
-                f"bias={self.bias is not None}")
-
-
-try:  # nn.LayerNorm arrives with the nn-layers branch; the stand-in goes when it is merged
-    from torch.nn.modules.normalization import LayerNorm  # type: ignore[import-not-found, unused-ignore]
-except ImportError:
-    LayerNorm = _StandInLayerNorm  # type: ignore[misc, assignment, unused-ignore]
 
 
 def _generate_square_subsequent_mask(sz: int, device: Any = None, dtype: Any = None) -> Tensor:
