@@ -17,6 +17,12 @@ from torch.nn._layer_functional import (adaptive_avg_pool1d, adaptive_avg_pool2d
                                         conv1d, conv2d, conv_transpose1d, conv_transpose2d, embedding, group_norm,
                                         layer_norm, max_pool1d, max_pool1d_with_indices, max_pool2d,
                                         max_pool2d_with_indices, one_hot, pad)
+# -- sequence models: attention --
+from torch.nn._attention import _canonical_mask as _canonical_mask
+from torch.nn._attention import _in_projection_packed as _in_projection_packed
+from torch.nn._attention import _mha_shape_check as _mha_shape_check
+from torch.nn._attention import _none_or_dtype as _none_or_dtype
+from torch.nn._attention import multi_head_attention_forward, scaled_dot_product_attention
 
 __all__ = ["linear", "bilinear", "threshold", "relu", "relu6", "elu", "selu", "celu", "gelu", "silu", "mish",
            "leaky_relu", "hardtanh", "hardsigmoid", "hardswish", "sigmoid", "tanh", "softplus", "softsign",
@@ -27,7 +33,9 @@ __all__ = ["linear", "bilinear", "threshold", "relu", "relu6", "elu", "selu", "c
            # Layers: convolution, padding, pooling, normalisation, embedding.
            "conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d", "pad", "max_pool1d", "max_pool2d",
            "max_pool1d_with_indices", "max_pool2d_with_indices", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d",
-           "adaptive_avg_pool2d", "batch_norm", "layer_norm", "group_norm", "embedding", "one_hot"]
+           "adaptive_avg_pool2d", "batch_norm", "layer_norm", "group_norm", "embedding", "one_hot",
+           # sequence models
+           "scaled_dot_product_attention", "multi_head_attention_forward"]
 
 
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:

@@ -16,6 +16,10 @@ from torch.nn.modules.normalization import GroupNorm, LayerNorm
 from torch.nn.modules.pooling import (AdaptiveAvgPool1d, AdaptiveAvgPool2d, AvgPool1d, AvgPool2d, MaxPool1d,
                                       MaxPool2d)
 from torch.nn.modules.sparse import Embedding
+# -- sequence models: recurrent layers, attention, transformer --
+from torch.nn.modules.activation import MultiheadAttention
+from torch.nn.modules.rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
+from torch.nn.modules.transformer import TransformerEncoder, TransformerEncoderLayer
 
 __all__ = ["Module", "Identity", "Linear", "Bilinear", "Sequential", "ModuleList", "ModuleDict", "ParameterList",
            "ParameterDict", "Flatten", "Unflatten", "Dropout", "Threshold", "ReLU", "Hardtanh", "ReLU6", "Sigmoid",
@@ -26,4 +30,7 @@ __all__ = ["Module", "Identity", "Linear", "Bilinear", "Sequential", "ModuleList
            # Layers: convolution, pooling, normalisation, embedding.
            "Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d", "MaxPool1d", "MaxPool2d", "AvgPool1d",
            "AvgPool2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "BatchNorm1d", "BatchNorm2d", "BatchNorm3d",
-           "LayerNorm", "GroupNorm", "Embedding"]
+           "LayerNorm", "GroupNorm", "Embedding",
+           # sequence models
+           "RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell", "MultiheadAttention",
+           "TransformerEncoderLayer", "TransformerEncoder"]

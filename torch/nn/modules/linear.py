@@ -64,6 +64,10 @@ class Linear(Module):
         return f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}"
 
 
+class NonDynamicallyQuantizableLinear(Linear):
+    """A Linear under another name: MultiheadAttention's out_proj (PyTorch's, so reprs and pickles match)."""
+
+
 class Bilinear(Module):
     """y = x1^T A x2 + b.
 
