@@ -28,32 +28,6 @@ N_HEADS = 4
 N_LAYERS = 2
 
 
-if hasattr(nn, "Embedding") and hasattr(nn, "LayerNorm"):
-    Embedding, LayerNorm = nn.Embedding, nn.LayerNorm
-else:
-    # Ember before its nn.Embedding and nn.LayerNorm: the same two modules written here, with
-    # PyTorch's parameter names and initialisation (so the weights come out the same).
-    class Embedding(nn.Module):  # type: ignore[no-redef]
-        def __init__(self, num_embeddings: int, embedding_dim: int) -> None:
-            super().__init__()
-            self.weight = nn.Parameter(torch.empty(num_embeddings, embedding_dim))
-            nn.init.normal_(self.weight)
-
-        def forward(self, index: torch.Tensor) -> torch.Tensor:
-            return self.weight[index]
-
-    class LayerNorm(nn.Module):  # type: ignore[no-redef]
-        def __init__(self, normalized_shape: int, eps: float = 1e-5) -> None:
-            super().__init__()
-            self.normalized_shape = (normalized_shape,)
-            self.eps = eps
-            self.weight = nn.Parameter(torch.ones(normalized_shape))
-            self.bias = nn.Parameter(torch.zeros(normalized_shape))
-
-        def forward(self, x: torch.Tensor) -> torch.Tensor:
-            return torch.layer_norm(x, self.normalized_shape, self.weight, self.bias, self.eps)
-
-
 class CausalSelfAttention(nn.Module):
     """Multi-head attention where position t attends to positions 0..t only."""
 
@@ -81,9 +55,9 @@ class Block(nn.Module):
 
     def __init__(self, d_model: int, n_heads: int, context: int) -> None:
         super().__init__()
-        self.ln1 = LayerNorm(d_model)
+        self.ln1 = nn.LayerNorm(d_model)
         self.attn = CausalSelfAttention(d_model, n_heads, context)
-        self.ln2 = LayerNorm(d_model)
+        self.ln2 = nn.LayerNorm(d_model)
         self.mlp = nn.Sequential(
             nn.Linear(d_model, 4 * d_model),
             nn.GELU(),
@@ -100,10 +74,10 @@ class CharGPT(nn.Module):
                  n_layers: int = N_LAYERS, context: int = CONTEXT) -> None:
         super().__init__()
         self.context = context
-        self.tok_emb = Embedding(vocab_size, d_model)
-        self.pos_emb = Embedding(context, d_model)
+        self.tok_emb = nn.Embedding(vocab_size, d_model)
+        self.pos_emb = nn.Embedding(context, d_model)
         self.blocks = nn.Sequential(*[Block(d_model, n_heads, context) for _ in range(n_layers)])
-        self.ln_f = LayerNorm(d_model)
+        self.ln_f = nn.LayerNorm(d_model)
         self.head = nn.Linear(d_model, vocab_size)
 
     def forward(self, idx: torch.Tensor) -> torch.Tensor:

@@ -3,12 +3,16 @@ wheels bundle): its GEMMs for kernels that call BLAS from their own loops (conv.
 thread count, which is one global setting.
 
 Why the thread count matters: OpenBLAS hands a GEMM above its own small threshold to its worker
-threads, which busy-wait between calls. On a machine whose cores are shared (2 cores here, other
-processes running), a worker that is not scheduled stalls the whole product: a 64x64x256 GEMM,
-2 threads or 1 alike when the machine is idle (23 vs 26 us), took milliseconds under load. So
-GEMMs below SMALL_GEMM_MACS multiply-adds run single-threaded (small_gemm + blas_single_threaded);
-larger ones, where the second thread halves the time, keep BLAS's threads. Where NumPy's BLAS is
-another library, nothing is found and everything goes through np.matmul unchanged."""
+threads, which busy-wait between calls, as do the OpenMP threads of Ember's own loops. On 2 cores
+shared with other processes, a worker that is not scheduled stalls the whole product (a
+64x64x256 GEMM: 23 us idle, milliseconds under load), and BLAS's spinning workers and the next
+OpenMP region fight for the cores (the char transformer step of examples/char_gpt.py: 130 ms with
+both pools at 2 threads, 14.7 ms with BLAS single-threaded below 2^26 multiply-adds; PyTorch,
+whose BLAS shares its OpenMP pool, 9.5 ms). So GEMMs below SMALL_GEMM_MACS (a 400^3 product) run
+single-threaded (small_gemm + blas_single_threaded), at the cost of the second thread on
+mid-sized products (256^3: 372 us instead of 205 us idle); larger ones keep BLAS's threads.
+Where NumPy's BLAS is another library, nothing is found and everything goes through np.matmul.
+"""
 import numpy as np
 
 cdef extern from "dlfcn.h" nogil:
@@ -21,7 +25,7 @@ ctypedef void (*set_threads_t)(int n) noexcept nogil
 ctypedef int (*get_threads_t)() noexcept nogil
 
 cdef enum:
-    SMALL_GEMM_MACS = 1 << 22      # m * n * k below which a GEMM gains nothing from a second thread
+    SMALL_GEMM_MACS = 1 << 26      # m * n * k below which a GEMM runs single-threaded (see above)
 
 cdef sgemm_t _sgemm = NULL
 cdef dgemm_t _dgemm = NULL
