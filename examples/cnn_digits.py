@@ -2,9 +2,8 @@
 
 The convolutional sibling of train_digits.py, in PyTorch tutorial style: two 3x3 convolutions,
 each followed by ReLU and 2x2 max pooling (8x8 -> 4x4 -> 2x2), then a linear head. The same data
-(examples/data/digits.npz), split, loader and optimizer as train_digits.py; like it, this file
-stands alone. It uses nothing but PyTorch's public API, so it runs unchanged under Ember and
-under PyTorch.
+(examples/data/digits.npz), split, loader and optimizer: it trains with train_digits.py's fit().
+It uses nothing but PyTorch's public API, so it runs unchanged under Ember and under PyTorch.
 
     python examples/cnn_digits.py [--epochs 15] [--seed 0]
 """
@@ -12,28 +11,14 @@ from __future__ import annotations
 
 import argparse
 import os
-import time
-from typing import Optional, Sequence, Tuple
-
-import numpy as np
+import sys
+from typing import Optional, Sequence
 
 import torch
 from torch import nn
-from torch.utils.data import DataLoader, TensorDataset
 
-DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "digits.npz")
-
-
-def load_digits(test_size: int = 360, split_seed: int = 0) -> Tuple[TensorDataset, TensorDataset]:
-    """The digits as (train, test) datasets of (image, label); images are float32 in [0, 1].
-
-    The split is fixed: a permutation drawn from its own seeded generator, whatever --seed is."""
-    with np.load(DATA) as data:
-        images = torch.from_numpy(data["images"].astype(np.float32) / 16.0)   # (1797, 8, 8)
-        labels = torch.from_numpy(data["labels"])                              # (1797,) int64
-    order = torch.randperm(len(labels), generator=torch.Generator().manual_seed(split_seed))
-    test, train = order[:test_size], order[test_size:]
-    return TensorDataset(images[train], labels[train]), TensorDataset(images[test], labels[test])
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))   # its sibling, train_digits.py
+from train_digits import accuracy, fit, load_digits, train_epoch  # noqa: E402,F401  (the benchmarks use them)
 
 
 class CNN(nn.Module):
@@ -58,32 +43,6 @@ class CNN(nn.Module):
         return self.classifier(self.features(x.unsqueeze(1)))   # add the channel dimension
 
 
-def train_epoch(model: nn.Module, loader: DataLoader, loss_fn: nn.Module,
-                optimizer: torch.optim.Optimizer) -> float:
-    """One pass over the training data; returns the mean loss over the samples."""
-    model.train()
-    total, count = 0.0, 0
-    for images, labels in loader:
-        loss = loss_fn(model(images), labels)
-        optimizer.zero_grad()
-        loss.backward()
-        optimizer.step()
-        total += loss.item() * len(labels)
-        count += len(labels)
-    return total / count
-
-
-def accuracy(model: nn.Module, loader: DataLoader) -> float:
-    """The fraction of samples whose highest-scoring class is the label."""
-    model.eval()
-    correct, count = 0, 0
-    with torch.no_grad():
-        for images, labels in loader:
-            correct += (model(images).argmax(dim=1) == labels).sum().item()
-            count += len(labels)
-    return correct / count
-
-
 def main(argv: Optional[Sequence[str]] = None) -> float:
     """Trains the CNN, printing one line per epoch; returns the final test accuracy."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -91,26 +50,8 @@ def main(argv: Optional[Sequence[str]] = None) -> float:
     parser.add_argument("--seed", type=int, default=0, help="seeds the weights and the shuffling")
     parser.add_argument("--lr", type=float, default=0.05)
     args = parser.parse_args(argv)
-
     torch.manual_seed(args.seed)
-    train_set, test_set = load_digits()
-    train_loader = DataLoader(train_set, batch_size=64, shuffle=True,
-                              generator=torch.Generator().manual_seed(args.seed))
-    test_loader = DataLoader(test_set, batch_size=256)
-
-    model = CNN()
-    loss_fn = nn.CrossEntropyLoss()
-    optimizer = torch.optim.SGD(model.parameters(), lr=args.lr, momentum=0.9)
-    print(f"torch {torch.__version__}: {len(train_set)} training and {len(test_set)} test images")
-
-    acc = 0.0
-    for epoch in range(1, args.epochs + 1):
-        start = time.perf_counter()
-        loss = train_epoch(model, train_loader, loss_fn, optimizer)
-        seconds = time.perf_counter() - start
-        acc = accuracy(model, test_loader)
-        print(f"epoch {epoch:3d}  loss {loss:.4f}  test accuracy {acc:6.2%}  {seconds:.3f} s")
-    return acc
+    return fit(CNN(), args.epochs, args.lr, args.seed)
 
 
 if __name__ == "__main__":

@@ -79,6 +79,27 @@ def accuracy(model: nn.Module, loader: DataLoader) -> float:
     return correct / count
 
 
+def fit(model: nn.Module, epochs: int, lr: float, seed: int) -> float:
+    """Trains model on the digits with SGD (momentum 0.9), printing one line per epoch; returns
+    the final test accuracy. cnn_digits.py trains its network with it too."""
+    train_set, test_set = load_digits()
+    train_loader = DataLoader(train_set, batch_size=64, shuffle=True,
+                              generator=torch.Generator().manual_seed(seed))
+    test_loader = DataLoader(test_set, batch_size=256)
+    loss_fn = nn.CrossEntropyLoss()
+    optimizer = torch.optim.SGD(model.parameters(), lr=lr, momentum=0.9)
+    print(f"torch {torch.__version__}: {len(train_set)} training and {len(test_set)} test images")
+
+    acc = 0.0
+    for epoch in range(1, epochs + 1):
+        start = time.perf_counter()
+        loss = train_epoch(model, train_loader, loss_fn, optimizer)
+        seconds = time.perf_counter() - start
+        acc = accuracy(model, test_loader)
+        print(f"epoch {epoch:3d}  loss {loss:.4f}  test accuracy {acc:6.2%}  {seconds:.3f} s")
+    return acc
+
+
 def main(argv: Optional[Sequence[str]] = None) -> float:
     """Trains the MLP, printing one line per epoch; returns the final test accuracy."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -86,26 +107,8 @@ def main(argv: Optional[Sequence[str]] = None) -> float:
     parser.add_argument("--seed", type=int, default=0, help="seeds the weights and the shuffling")
     parser.add_argument("--lr", type=float, default=0.1)
     args = parser.parse_args(argv)
-
     torch.manual_seed(args.seed)
-    train_set, test_set = load_digits()
-    train_loader = DataLoader(train_set, batch_size=64, shuffle=True,
-                              generator=torch.Generator().manual_seed(args.seed))
-    test_loader = DataLoader(test_set, batch_size=256)
-
-    model = MLP()
-    loss_fn = nn.CrossEntropyLoss()
-    optimizer = torch.optim.SGD(model.parameters(), lr=args.lr, momentum=0.9)
-    print(f"torch {torch.__version__}: {len(train_set)} training and {len(test_set)} test images")
-
-    acc = 0.0
-    for epoch in range(1, args.epochs + 1):
-        start = time.perf_counter()
-        loss = train_epoch(model, train_loader, loss_fn, optimizer)
-        seconds = time.perf_counter() - start
-        acc = accuracy(model, test_loader)
-        print(f"epoch {epoch:3d}  loss {loss:.4f}  test accuracy {acc:6.2%}  {seconds:.3f} s")
-    return acc
+    return fit(MLP(), args.epochs, args.lr, args.seed)
 
 
 if __name__ == "__main__":

@@ -58,9 +58,7 @@ class Adagrad(Optimizer):
             group.setdefault("maximize", False)
             group.setdefault("differentiable", False)
             group.setdefault("fused", None)
-        for s in self.state.values():
-            if "step" in s and not isinstance(s["step"], Tensor):
-                s["step"] = torch.tensor(float(s["step"]), dtype=_get_scalar_dtype())
+        self._steps_as_tensors()
 
     def share_memory(self) -> None:
         """Calls tensor.share_memory_() on the state sum tensors."""
@@ -75,10 +73,7 @@ class Adagrad(Optimizer):
         Args:
             closure (Callable, optional): A closure that reevaluates the model and returns the loss.
         """
-        loss = None
-        if closure is not None:
-            with torch.enable_grad():
-                loss = closure()
+        loss = self._evaluate(closure)
         state = self.state
         for group in self.param_groups:
             params: list[Tensor] = []

@@ -191,6 +191,22 @@ class Optimizer:
         self._init_hook_dicts()
         self.defaults.setdefault("differentiable", False)
 
+    def _steps_as_tensors(self) -> None:
+        """Old pickles kept each parameter's 'step' as a number: make it PyTorch's float32 0-dim tensor."""
+        for group in self.param_groups:
+            for p in group["params"]:
+                p_state = self.state.get(p, {})
+                if "step" in p_state and not isinstance(p_state["step"], torch.Tensor):
+                    p_state["step"] = torch.tensor(float(p_state["step"]), dtype=_get_scalar_dtype())
+
+    @staticmethod
+    def _evaluate(closure: Callable[[], Any] | None) -> Any:
+        """The closure's loss (computed with grad enabled, as step runs without), or None."""
+        if closure is None:
+            return None
+        with torch.enable_grad():
+            return closure()
+
     def __repr__(self) -> str:
         format_string = self.__class__.__name__ + " ("
         for i, group in enumerate(self.param_groups):

@@ -55,10 +55,7 @@ class SGD(Optimizer):
         Args:
             closure (Callable, optional): A closure that reevaluates the model and returns the loss.
         """
-        loss = None
-        if closure is not None:
-            with torch.enable_grad():
-                loss = closure()
+        loss = self._evaluate(closure)
         state = self.state
         for group in self.param_groups:
             momentum = group["momentum"]
