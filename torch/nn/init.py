@@ -218,3 +218,13 @@ def sparse_(tensor: Tensor, sparsity: float, std: float = 0.01, generator: Any =
             zero_indices = torch.randperm(rows)[:num_zeros]
             tensor[zero_indices, col_idx] = 0
     return tensor
+
+
+def _default_weight_and_bias_(weight: Tensor, bias: Tensor | None) -> None:
+    """Linear's and Conv's reset_parameters, as PyTorch's: kaiming_uniform_(a=sqrt(5)) on the weight,
+    which is U(-1/sqrt(fan_in), 1/sqrt(fan_in)), and the bias from the same bound."""
+    kaiming_uniform_(weight, a=math.sqrt(5))
+    if bias is not None:
+        fan_in, _ = _calculate_fan_in_and_fan_out(weight)
+        bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
+        uniform_(bias, -bound, bound)

@@ -218,10 +218,12 @@ def kernel_context(d: Derivative, variants: list[NativeFunction]) -> dict[str, A
         saves_result=d.saves_result, is_view=is_view,
         output_differentiability=d.output_differentiability,
         multi_output=_multi_output(fn), result_aliases=[dict(name=n, index=i) for n, i in d.result_aliases],
-        inplace=[dict(op=str(v.func.name), kernel=v.func.name.unambiguous_name().replace(".", "_")) for v in variants
-                 if v.func.kind() is SchemaKind.inplace],
-        # An in-place op with its own entry (copy_): its kernel is the in-place form of itself.
+        inplace=[dict(op=str(v.func.name), kernel=v.func.name.unambiguous_name().replace(".", "_"),
+                      inplace_view="inplace_view" in v.tags) for v in variants if v.func.kind() is SchemaKind.inplace],
+        # An in-place op with its own entry (copy_, t_): its kernel is the in-place form of itself.
         inplace_entry=fn.func.kind() is SchemaKind.inplace,
+        # t_, squeeze_...: they change self's geometry only, never the memory a view shares.
+        inplace_view="inplace_view" in fn.tags,
         out=[dict(op=str(v.func.name), kernel=v.func.name.unambiguous_name().replace(".", "_"),
                   base=str(v.func.name.name.base)) for v in variants if v.func.kind() is SchemaKind.out],
     )

@@ -35,6 +35,7 @@ cpdef set_outputs(Node node, object result, object differentiable=*)
 cdef tuple edge_of(object value)
 cdef int append_edges(list out, object value) except -1
 cpdef int record_view_version(object result) except -1
+cdef object view_nodes_module()
 cpdef AccumulateGrad grad_accumulator(object tensor)
 cdef SavedVariable save(object tensor)
 cdef SavedVariable save_output(object tensor, Node node)

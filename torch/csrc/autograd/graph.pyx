@@ -230,7 +230,8 @@ cpdef AccumulateGrad grad_accumulator(object tensor):
 cdef object _view_nodes = None
 
 
-cdef object _views():
+cdef object view_nodes_module():
+    """torch.csrc.autograd.view_nodes (Python; imported on the first view whose history changes)."""
     global _view_nodes
     if _view_nodes is None:
         from torch.csrc.autograd import view_nodes
@@ -249,7 +250,7 @@ cdef int _refresh_view(TensorImpl view) except -1:
     if base_edge[0] is None:
         view.__dict__["_view_version"] = view.version_counter.version
         return 0
-    _views().replay_view(view, view.view_base, base_edge)
+    view_nodes_module().replay_view(view, view.view_base, base_edge)
     return 0
 
 

@@ -12,10 +12,10 @@ from aten.dispatcher cimport OperatorHandle
 from c10.scalar_type cimport dtype_of
 from c10.tensor_impl cimport TensorImpl
 from torch.csrc.autograd.graph cimport (Node, append_edges, edge_of, new_node, record_view_version, requires_grad,
-                                        save, save_output, set_outputs)
+                                        save, save_output, set_outputs, view_nodes_module)
 from torch.csrc.autograd import graph
 
-__all__ = ["AutogradKernel", "bind", "check_inplace", "check_out", "detach_", "NotImplementedBackward", "SAVE_KINDS"]
+__all__ = ["AutogradKernel", "check_inplace", "check_out", "detach_", "NotImplementedBackward", "SAVE_KINDS"]
 
 # What a node saves of one argument (the generator's names for them: SAVE_KINDS).
 cdef enum:
@@ -59,7 +59,7 @@ cdef class AutogradKernel:
 
     def __init__(self, OperatorHandle op, type node_type, tuple names, tuple defaults, tuple inputs, tuple saves,
                  *, output_differentiability=None, int saves_result=0, bint is_view=False, bint inplace=False,
-                 bint clone_self=False):
+                 bint clone_self=False, bint inplace_view=False):
         self.op = op
         self.op_name = op.name
         self.node_type = node_type
@@ -72,7 +72,7 @@ cdef class AutogradKernel:
         self.is_view = is_view
         self.inplace = inplace
         self.clone_self = clone_self
-        self.inplace_view = self.op_name in _INPLACE_VIEWS
+        self.inplace_view = inplace_view
 
     def __call__(self, *args, **kwargs):
         cdef list values = _bind(args, kwargs, self.names, self.defaults)
@@ -88,7 +88,7 @@ cdef class AutogradKernel:
             return result
         if not record:
             return self.op.call_below(args, kwargs)
-        check_inplace(values[0], self.op_name)
+        check_inplace(values[0], self.op_name, self.inplace_view)
         # A write into a view (not a view op such as t_, which changes only the view): the
         # base's history is rebased (view_nodes.CopySlices).
         base = (<TensorImpl>values[0]).view_base if isinstance(values[0], TensorImpl) and not self.inplace_view \
@@ -108,7 +108,7 @@ cdef class AutogradKernel:
             node = self._make_node(values, result, next_functions)
             if self.saves_result == 1:
                 node._saved_result = save_output(result, node)
-            _view_nodes().rebase_history(view, base, node, base_edge)
+            view_nodes_module().rebase_history(view, base, node, base_edge)
         return result
 
     cdef bint _requires_grad(self, list values) except -1:
@@ -199,37 +199,18 @@ cdef list _bind(tuple args, dict kwargs, tuple names, tuple defaults):
     return values
 
 
-def bind(args, kwargs, names, defaults):
-    """The call's argument values in schema order (defaults filled in)."""
-    return _bind(tuple(args), dict(kwargs), tuple(names), tuple(defaults))
 
 
-# In-place views change only self's metadata, never the values its base shares: on a view they
-# rebase the view's own history alone, as PyTorch's do.
-_INPLACE_VIEWS = frozenset({"t_", "transpose_", "squeeze_", "squeeze_.dim", "squeeze_.dims", "unsqueeze_"})
-
-
-cpdef check_inplace(object self, str op):
+cpdef check_inplace(object self, str op, bint inplace_view=False):
     """An in-place op under autograd: never on a leaf that requires grad, nor on a view of one
-    (unless it only changes the view's geometry: t_, squeeze_...)."""
+    (unless the op only changes the view's geometry: the schema's inplace_view tag, t_, squeeze_...)."""
     if self.requires_grad and self._grad_fn is None:
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
-    if op in _INPLACE_VIEWS or not isinstance(self, TensorImpl):
+    if inplace_view or not isinstance(self, TensorImpl):
         return
     base = (<TensorImpl>self).view_base
     if base is not None and base.requires_grad and base._grad_fn is None:
         raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
-
-
-cdef object _view_nodes_module = None
-
-
-cdef object _view_nodes():
-    global _view_nodes_module
-    if _view_nodes_module is None:
-        from torch.csrc.autograd import view_nodes
-        _view_nodes_module = view_nodes
-    return _view_nodes_module
 
 
 def check_out(str op, list values):

@@ -1,7 +1,6 @@
 """Conv1d, Conv2d, ConvTranspose1d and ConvTranspose2d (PyTorch's attributes, initialisation and reprs)."""
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -93,12 +92,7 @@ class _ConvNd(Module):
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
-        # As PyTorch: weight ~ U(-1/sqrt(fan_in), 1/sqrt(fan_in)) via kaiming_uniform_(a=sqrt(5)), bias the same.
-        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
-        if self.bias is not None:
-            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
-            bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
-            init.uniform_(self.bias, -bound, bound)
+        init._default_weight_and_bias_(self.weight, self.bias)
 
     def extra_repr(self) -> str:
         s = f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, stride={self.stride}"

@@ -15,6 +15,22 @@ from torch.nn.parameter import Parameter
 __all__ = ["LayerNorm", "GroupNorm"]
 
 
+def _affine_parameters(module: Module, affine: bool, bias: bool, shape: Any, device: Any, dtype: Any) -> None:
+    """weight (and bias unless bias=False) of shape when affine, else both registered as None; then
+    their initial values (PyTorch's: ones and zeros)."""
+    module.register_parameter("weight", Parameter(torch.empty(shape, device=device, dtype=dtype)) if affine else None)
+    module.register_parameter("bias", Parameter(torch.empty(shape, device=device, dtype=dtype))
+                              if affine and bias else None)
+    _reset_affine(module)
+
+
+def _reset_affine(module: Any) -> None:
+    if module.weight is not None:
+        init.ones_(module.weight)
+    if module.bias is not None:
+        init.zeros_(module.bias)
+
+
 class LayerNorm(Module):
     """Normalise over the trailing normalized_shape dimensions of each sample.
 
@@ -37,23 +53,10 @@ class LayerNorm(Module):
             self.normalized_shape = tuple(normalized_shape)
         self.eps = eps
         self.elementwise_affine = elementwise_affine
-        if elementwise_affine:
-            self.weight = Parameter(torch.empty(self.normalized_shape, device=device, dtype=dtype))
-            if bias:
-                self.bias = Parameter(torch.empty(self.normalized_shape, device=device, dtype=dtype))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
-        self.reset_parameters()
+        _affine_parameters(self, elementwise_affine, bias, self.normalized_shape, device, dtype)
 
     def reset_parameters(self) -> None:
-        if self.elementwise_affine:
-            assert self.weight is not None
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        _reset_affine(self)
 
     def forward(self, input: Tensor) -> Tensor:
         return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
@@ -83,23 +86,10 @@ class GroupNorm(Module):
         self.num_channels = num_channels
         self.eps = eps
         self.affine = affine
-        if affine:
-            self.weight = Parameter(torch.empty(num_channels, device=device, dtype=dtype))
-            if bias:
-                self.bias = Parameter(torch.empty(num_channels, device=device, dtype=dtype))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
-        self.reset_parameters()
+        _affine_parameters(self, affine, bias, num_channels, device, dtype)
 
     def reset_parameters(self) -> None:
-        if self.affine:
-            assert self.weight is not None
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        _reset_affine(self)
 
     def forward(self, input: Tensor) -> Tensor:
         return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
