@@ -12,7 +12,18 @@ cdef enum:
     CBLAS_ROW_MAJOR = 101
     CBLAS_NO_TRANS = 111
 
+ctypedef struct GemmPlan:
+    Py_ssize_t batch, m, n, k
+    int ta, tb                      # CBLAS_NO_TRANS or CBLAS_TRANS
+    Py_ssize_t lda, ldb
+    Py_ssize_t a_batch, b_batch     # element strides between the batch's matrices
+    Py_ssize_t a_rs, b_cs           # A's row stride, B's column stride (for bands)
+
 cdef sgemm_t blas_sgemm() noexcept
 cdef dgemm_t blas_dgemm() noexcept
 cdef void blas_single_threaded(bint enter) noexcept
 cdef bint small_gemm(Py_ssize_t m, Py_ssize_t n, Py_ssize_t k) noexcept
+cdef bint gemm_plan(GemmPlan* p, Py_ssize_t batch, Py_ssize_t m, Py_ssize_t n, Py_ssize_t k,
+                    const Py_ssize_t* a_strides, const Py_ssize_t* b_strides) noexcept nogil
+cdef void run_gemm(const GemmPlan* p, bint dbl, const char* a, const char* b, char* c,
+                   int nthreads) noexcept nogil

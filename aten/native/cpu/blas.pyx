@@ -9,11 +9,14 @@ shared with other processes, a worker that is not scheduled stalls the whole pro
 OpenMP region fight for the cores (the char transformer step of examples/char_gpt.py: 130 ms with
 both pools at 2 threads, 14.7 ms with BLAS single-threaded below 2^26 multiply-adds; PyTorch,
 whose BLAS shares its OpenMP pool, 9.5 ms). So GEMMs below SMALL_GEMM_MACS (a 400^3 product) run
-single-threaded (small_gemm + blas_single_threaded), at the cost of the second thread on
-mid-sized products (256^3: 372 us instead of 205 us idle); larger ones keep BLAS's threads.
+single-threaded (small_gemm + blas_single_threaded); larger ones keep BLAS's threads.
+Float mm/bmm/addmm/baddbmm (linalg.pyx) instead split the work across Ember's own OpenMP threads,
+each calling BLAS single-threaded (run_gemm, like conv.pyx's tasks), so the second core serves
+mid-sized products too (char_gpt's step: 14.7 -> 11 ms; 512x64x256: 218 -> 121 us).
 Where NumPy's BLAS is another library, nothing is found and everything goes through np.matmul.
 """
 import numpy as np
+from cython.parallel cimport prange
 
 cdef extern from "dlfcn.h" nogil:
     void* dlopen(const char* filename, int flags)
@@ -98,3 +101,105 @@ cdef bint small_gemm(Py_ssize_t m, Py_ssize_t n, Py_ssize_t k) noexcept:
 def blas_threads():
     """BLAS's current thread count (None where NumPy's BLAS was not found): for tests."""
     return _get_threads() if _get_threads != NULL else None
+
+
+# ---- GEMMs split across Ember's own OpenMP threads ----
+
+cdef enum:
+    CBLAS_TRANS = 112
+    PARALLEL_GEMM_MACS = 1 << 18   # below this a GEMM (all batches) is cheaper than waking a thread
+
+
+cdef bint _operand(Py_ssize_t rows, Py_ssize_t cols, Py_ssize_t rs, Py_ssize_t cs, int* trans,
+                   Py_ssize_t* ld) noexcept nogil:
+    """How BLAS reads a rows x cols matrix with element strides (rs, cs): row-major (ld = rs) or
+    column-major, i.e. transposed (ld = cs); False when neither. A dimension of size 1 has no
+    meaningful stride, so it is given the one BLAS's leading-dimension check wants."""
+    if rows == 1:
+        rs = cols if cols > 1 else 1
+    if cols == 1:
+        cs = 1
+        if rows == 1:
+            rs = 1
+    if cs == 1 and rs >= (cols if cols > 1 else 1):
+        trans[0] = CBLAS_NO_TRANS
+        ld[0] = rs
+        return True
+    if rs == 1 and cs >= (rows if rows > 1 else 1):
+        trans[0] = CBLAS_TRANS
+        ld[0] = cs
+        return True
+    return False
+
+
+cdef bint gemm_plan(GemmPlan* p, Py_ssize_t batch, Py_ssize_t m, Py_ssize_t n, Py_ssize_t k,
+                    const Py_ssize_t* a_strides, const Py_ssize_t* b_strides) noexcept nogil:
+    """Fills p's shape and operand layouts from (batch, row, column) element strides of A (m x k)
+    and B (k x n); the result is contiguous (batch, m, n). False where BLAS cannot read an operand
+    in place (the caller copies it) or BLAS was not found."""
+    if _sgemm == NULL:
+        return False
+    p.batch, p.m, p.n, p.k = batch, m, n, k
+    p.a_batch, p.b_batch = a_strides[0], b_strides[0]
+    p.a_rs, p.b_cs = a_strides[1], b_strides[2]
+    return (_operand(m, k, a_strides[1], a_strides[2], &p.ta, &p.lda)
+            and _operand(k, n, b_strides[1], b_strides[2], &p.tb, &p.ldb))
+
+
+cdef void _gemm_piece(const GemmPlan* p, bint dbl, const char* a, const char* b, char* c, Py_ssize_t t,
+                      Py_ssize_t pieces) noexcept nogil:
+    """Piece t of `pieces`: a run of whole batches, or of rows (columns) of a single product."""
+    cdef Py_ssize_t lo, hi, i, size = 4 if not dbl else 8
+    cdef Py_ssize_t m = p.m, n = p.n
+    cdef const char* pa
+    cdef const char* pb
+    cdef char* pc
+    if p.batch >= pieces:
+        lo, hi = p.batch * t // pieces, p.batch * (t + 1) // pieces
+        for i in range(lo, hi):
+            pa = a + i * p.a_batch * size
+            pb = b + i * p.b_batch * size
+            pc = c + i * m * n * size
+            if dbl:
+                _dgemm(CBLAS_ROW_MAJOR, p.ta, p.tb, m, n, p.k, 1.0, <const double*>pa, p.lda, <const double*>pb,
+                       p.ldb, 0.0, <double*>pc, n)
+            else:
+                _sgemm(CBLAS_ROW_MAJOR, p.ta, p.tb, m, n, p.k, 1.0, <const float*>pa, p.lda, <const float*>pb,
+                       p.ldb, 0.0, <float*>pc, n)
+        return
+    # one product (batch is 1 here): a band of output rows, or of columns when there are few rows
+    if m >= n:
+        lo, hi = m * t // pieces, m * (t + 1) // pieces
+        pa, pb, pc = a + lo * p.a_rs * size, b, c + lo * n * size
+        m = hi - lo
+    else:
+        lo, hi = n * t // pieces, n * (t + 1) // pieces
+        pa, pb, pc = a, b + lo * p.b_cs * size, c + lo * size
+        n = hi - lo
+    if m == 0 or n == 0:
+        return
+    if dbl:
+        _dgemm(CBLAS_ROW_MAJOR, p.ta, p.tb, m, n, p.k, 1.0, <const double*>pa, p.lda, <const double*>pb, p.ldb,
+               0.0, <double*>pc, p.n)
+    else:
+        _sgemm(CBLAS_ROW_MAJOR, p.ta, p.tb, m, n, p.k, 1.0, <const float*>pa, p.lda, <const float*>pb, p.ldb,
+               0.0, <float*>pc, p.n)
+
+
+cdef void run_gemm(const GemmPlan* p, bint dbl, const char* a, const char* b, char* c,
+                   int nthreads) noexcept nogil:
+    """C = A @ B for each batch, with BLAS single-threaded inside and the work split across up to
+    nthreads of Ember's OpenMP threads: whole batches per thread, else bands of one product. The
+    caller holds blas_single_threaded (blas.pyx's docstring says why BLAS's own pool is avoided)."""
+    cdef Py_ssize_t t, pieces = nthreads
+    cdef double macs = <double>p.batch * p.m * p.n * p.k
+    if p.batch > 1:
+        if pieces > p.batch:
+            pieces = p.batch
+    elif (p.m if p.m >= p.n else p.n) < 2 * pieces:
+        pieces = 1
+    if macs < PARALLEL_GEMM_MACS or pieces <= 1:
+        _gemm_piece(p, dbl, a, b, c, 0, 1)
+        return
+    for t in prange(pieces, schedule="static", num_threads=pieces):
+        _gemm_piece(p, dbl, a, b, c, t, pieces)

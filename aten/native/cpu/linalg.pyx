@@ -8,10 +8,11 @@ rejected as in PyTorch). The checks and their messages follow PyTorch's meta fun
 """
 import numpy as np
 
-from c10.scalar_type cimport dtype_of, is_floating, is_integral, ST_BOOL, ST_INT64
+from c10.scalar_type cimport dtype_of, is_floating, is_integral, ST_BOOL, ST_FLOAT32, ST_FLOAT64, ST_INT64
 from c10.tensor_impl cimport TensorImpl, make_tensor, MAX_DIMS
-from aten.native.cpu.nn_common cimport np_view, new_tensor, cpp_type, type_name, reject_half, check_expand
-from aten.native.cpu.blas cimport blas_single_threaded, small_gemm
+from aten.native.cpu.nn_common cimport (np_view, new_tensor, cpp_type, type_name, reject_half, check_expand, contiguous,
+                                        num_threads)
+from aten.native.cpu.blas cimport GemmPlan, blas_sgemm, blas_single_threaded, gemm_plan, run_gemm, small_gemm
 from aten.native.cpu.half import float16_via_float32
 
 
@@ -94,9 +95,48 @@ cdef int _matmul_into(TensorImpl out, TensorImpl a, TensorImpl b) except -1:
     if a.sizes[a.nd - 1] == 0:
         r[...] = 0
         return 0
+    if _direct_gemm(out, a, b):
+        return 0
     _gemm(_mat(a), _mat(b), r, a.sizes[a.nd - 2] if a.nd >= 2 else 1, b.sizes[b.nd - 1] if b.nd >= 2 else 1,
           a.sizes[a.nd - 1])
     return 0
+
+
+cdef bint _plan(GemmPlan* plan, TensorImpl out, TensorImpl a, TensorImpl b) noexcept:
+    """blas.gemm_plan for out = a @ b (2-D, or 3-D stacks of the same length)."""
+    cdef Py_ssize_t sa[3]
+    cdef Py_ssize_t sb[3]
+    sa[0] = a.strides[0] if a.nd == 3 else 0
+    sb[0] = b.strides[0] if b.nd == 3 else 0
+    sa[1], sa[2] = a.strides[a.nd - 2], a.strides[a.nd - 1]
+    sb[1], sb[2] = b.strides[b.nd - 2], b.strides[b.nd - 1]
+    return gemm_plan(plan, out.sizes[0] if out.nd == 3 else 1, a.sizes[a.nd - 2], b.sizes[b.nd - 1],
+                     a.sizes[a.nd - 1], sa, sb)
+
+
+cdef bint _direct_gemm(TensorImpl out, TensorImpl a, TensorImpl b) except -1:
+    """Float matrices and stacks of them (mm, bmm, addmm's product) straight through BLAS on the
+    tensors' memory, split across Ember's threads (blas.run_gemm); False leaves the product to
+    np.matmul (vectors, integers, BLAS not found). An operand BLAS cannot read in place is copied
+    to a contiguous one first, as PyTorch does."""
+    cdef GemmPlan plan
+    cdef int st = out.scalar_type
+    if (st != ST_FLOAT32 and st != ST_FLOAT64) or not (a.nd == b.nd == out.nd) or not (a.nd == 2 or a.nd == 3):
+        return False
+    if a.scalar_type != st or b.scalar_type != st or not out.contiguous:
+        return False
+    if blas_sgemm() == NULL:
+        return False
+    if not _plan(&plan, out, a, b):
+        a, b = contiguous(a), contiguous(b)
+        if not _plan(&plan, out, a, b):
+            return False
+    cdef int nt = num_threads()
+    blas_single_threaded(True)
+    with nogil:
+        run_gemm(&plan, st == ST_FLOAT64, a.data(), b.data(), out.data(), nt)
+    blas_single_threaded(False)
+    return True
 
 
 cdef int _gemm(object a, object b, object out, Py_ssize_t m, Py_ssize_t n, Py_ssize_t k) except -1:
