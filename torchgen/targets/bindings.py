@@ -97,6 +97,8 @@ def return_type(fn: NativeFunction) -> tuple[str, tuple[str, ...]] | None:
 # reached through Tensor.__getitem__ (and its module name would shadow torch._C._gen_index); `to`
 # is bound by hand (torch/_tensor.py) for its device-or-dtype positional forms.
 SKIP_BINDINGS = frozenset({"index", "to"})
+# Upstream's `.*_backward` patterns: backward kernels are reached through autograd and torch.ops.aten.
+SKIP_BINDING_PATTERN = re.compile(r".*_backward(_(out|input|weight|bias))?")
 
 
 # Upstream's SKIP_PYTHON_BINDINGS_SIGNATURES: the Tensor overloads take Python numbers for these.
@@ -117,6 +119,8 @@ def bound_functions(fns: list[NativeFunction]) -> list[NativeFunction]:
     out = []
     for f in fns:
         if f.func.kind() in (SchemaKind.out, SchemaKind.scratch) or str(f.func.name.name) in SKIP_BINDINGS:
+            continue
+        if SKIP_BINDING_PATTERN.fullmatch(str(f.func.name.name.base)):
             continue
         if str(f.func) in SKIP_SIGNATURES:
             continue

@@ -1,5 +1,5 @@
 """Pointwise ops whose optional or string arguments choose between generated formulas or
-combine them: div's rounding_mode, clamp/clip, square, nan_to_num, gelu, logit."""
+combine them: div's rounding_mode, clamp/clip, square, nan_to_num, gelu (and its backward), logit."""
 from __future__ import annotations
 
 from typing import Any
@@ -20,6 +20,8 @@ _isposinf = find_operator("isposinf")
 _isneginf = find_operator("isneginf")
 _gelu = find_operator("_ember_gelu")
 _gelu_tanh = find_operator("_ember_gelu_tanh")
+_gelu_backward = find_operator("_ember_gelu_backward")
+_gelu_tanh_backward = find_operator("_ember_gelu_tanh_backward")
 _logit = find_operator("_ember_logit")
 
 _FLOAT_LIMITS = {"float16": 65504.0, "float32": 3.4028234663852886e38, "float64": 1.7976931348623157e308}
@@ -80,6 +82,14 @@ def gelu(self: Any, approximate: str = "none") -> Any:
         return _gelu(self)
     if approximate == "tanh":
         return _gelu_tanh(self)
+    raise RuntimeError("approximate argument must be either none or tanh.")
+
+
+def gelu_backward(grad_output: Any, self: Any, approximate: str = "none") -> Any:
+    if approximate == "none":
+        return _gelu_backward(grad_output, self)
+    if approximate == "tanh":
+        return _gelu_tanh_backward(grad_output, self)
     raise RuntimeError("approximate argument must be either none or tanh.")
 
 

@@ -145,6 +145,133 @@ def native_layer_norm_cpu(TensorImpl input not None, normalized_shape, weight, b
     return out, mean, rstd
 
 
+# ---- layer norm backward (create_graph=False: functions_manual.layer_norm_backward) -------------
+
+cdef void _layer_norm_grad_input(const ftype* g, const ftype* x, const ftype* mean, const ftype* rstd,
+                                 const ftype* w, ftype* dx, Py_ssize_t rows, Py_ssize_t M, int nt) noexcept nogil:
+    """dx = rstd * (gw - mean(gw) - xhat * mean(gw * xhat)) per row, gw = g * w, xhat = (x - mean) * rstd:
+    two passes over the row, sums in double."""
+    cdef Py_ssize_t r, i
+    cdef double a, b, gw, xhat, mu, rs
+    cdef const ftype* gr
+    cdef const ftype* xr
+    cdef ftype* dr
+    for r in prange(rows, num_threads=nt, schedule="static"):
+        gr, xr, dr = g + r * M, x + r * M, dx + r * M
+        mu, rs = mean[r], rstd[r]
+        a = 0
+        b = 0
+        for i in range(M):
+            gw = gr[i] * w[i] if w != NULL else gr[i]
+            a = a + gw
+            b = b + gw * (xr[i] - mu) * rs
+        a = a / M
+        b = b / M
+        for i in range(M):
+            gw = gr[i] * w[i] if w != NULL else gr[i]
+            xhat = (xr[i] - mu) * rs
+            dr[i] = <ftype>(rs * (gw - a - xhat * b))
+
+
+cdef void _layer_norm_grad_weight(const ftype* g, const ftype* x, const ftype* mean, const ftype* rstd, ftype* dw,
+                                  double* partial, Py_ssize_t rows, Py_ssize_t M, int nt) noexcept nogil:
+    """dw = sum over rows of g * xhat: each thread sums a run of rows into its own double row of
+    `partial`, then the runs are added in thread order (the same result for any scheduling)."""
+    cdef Py_ssize_t t, r, i, lo, hi
+    cdef double mu, rs
+    cdef double* acc
+    for t in prange(nt, num_threads=nt, schedule="static"):
+        lo, hi = rows * t // nt, rows * (t + 1) // nt
+        acc = partial + t * M
+        for i in range(M):
+            acc[i] = 0
+        for r in range(lo, hi):
+            mu, rs = mean[r], rstd[r]
+            for i in range(M):
+                acc[i] = acc[i] + g[r * M + i] * (x[r * M + i] - mu) * rs
+    for i in range(M):
+        mu = 0
+        for t in range(nt):
+            mu = mu + partial[t * M + i]
+        dw[i] = <ftype>mu
+
+
+cdef int _check_layer_norm_grad(TensorImpl grad_out, TensorImpl input, TensorImpl mean, TensorImpl rstd,
+                                Py_ssize_t* rows, Py_ssize_t* M) except -1:
+    """rows and row length from the statistics (one per row); every tensor of input's dtype."""
+    _dtype_check("LayerNormBackwardKernelImpl", input)
+    for t, name in ((grad_out, "grad_out"), (mean, "mean"), (rstd, "rstd")):
+        if t.scalar_type != input.scalar_type:
+            raise RuntimeError(f"layer_norm backward: expected {name} of dtype {type_name(input.scalar_type)}, got "
+                               f"{type_name(t.scalar_type)}")
+    if shape_of(grad_out) != shape_of(input):
+        raise RuntimeError(f"layer_norm backward: grad_out of shape {list(shape_of(grad_out))} does not match input of "
+                           f"shape {list(shape_of(input))}")
+    rows[0] = mean.n_elem
+    if rstd.n_elem != rows[0] or (rows[0] and input.n_elem % rows[0]):
+        raise RuntimeError(f"layer_norm backward: mean ({mean.n_elem}) and rstd ({rstd.n_elem}) must hold one value per "
+                           f"row of input ({input.n_elem} elements)")
+    M[0] = input.n_elem // rows[0] if rows[0] else 0
+    return 0
+
+
+@float16_via_float32
+def layer_norm_backward_input_cpu(TensorImpl grad_out not None, TensorImpl input not None, TensorImpl mean not None,
+                                  TensorImpl rstd not None, weight):
+    cdef Py_ssize_t rows, M
+    _check_layer_norm_grad(grad_out, input, mean, rstd, &rows, &M)
+    _param_dtype(input, weight)
+    if weight is not None and rows and (<TensorImpl?>weight).n_elem != M:
+        raise RuntimeError(f"layer_norm backward: weight has {(<TensorImpl>weight).n_elem} elements, expected {M}")
+    cdef TensorImpl out = new_tensor(shape_of(input), input.scalar_type)
+    if out.n_elem == 0:
+        return out
+    g, x, mu, rs, w = contiguous(grad_out), contiguous(input), contiguous(mean), contiguous(rstd), _param(weight)
+    cdef const char* wp = _ptr(w)
+    cdef int nt = num_threads() if input.n_elem >= GRAIN and rows > 1 else 1
+    cdef char* gp = (<TensorImpl>g).data()
+    cdef char* xp = (<TensorImpl>x).data()
+    cdef char* mp = (<TensorImpl>mu).data()
+    cdef char* rp = (<TensorImpl>rs).data()
+    with nogil:
+        if input.scalar_type == ST_FLOAT32:
+            _layer_norm_grad_input(<float*>gp, <float*>xp, <float*>mp, <float*>rp, <float*>wp, <float*>out.data(),
+                                   rows, M, nt)
+        else:
+            _layer_norm_grad_input(<double*>gp, <double*>xp, <double*>mp, <double*>rp, <double*>wp,
+                                   <double*>out.data(), rows, M, nt)
+    return out
+
+
+@float16_via_float32
+def layer_norm_backward_weight_cpu(TensorImpl grad_out not None, TensorImpl input not None, TensorImpl mean not None,
+                                   TensorImpl rstd not None, normalized_shape):
+    cdef Py_ssize_t rows, M
+    _check_layer_norm_grad(grad_out, input, mean, rstd, &rows, &M)
+    cdef tuple shape = tuple(normalized_shape)
+    cdef TensorImpl out = new_tensor(shape, input.scalar_type)
+    if rows == 0 or M == 0:
+        np_view(out)[...] = 0
+        return out
+    if out.n_elem != M:
+        raise RuntimeError(f"layer_norm backward: normalized_shape {list(shape)} does not match rows of {M} elements")
+    g, x, mu, rs = contiguous(grad_out), contiguous(input), contiguous(mean), contiguous(rstd)
+    cdef int nt = num_threads() if input.n_elem >= GRAIN and rows > 1 else 1
+    cdef TensorImpl partial = new_tensor((nt * M,), ST_FLOAT64)
+    cdef char* gp = (<TensorImpl>g).data()
+    cdef char* xp = (<TensorImpl>x).data()
+    cdef char* mp = (<TensorImpl>mu).data()
+    cdef char* rp = (<TensorImpl>rs).data()
+    with nogil:
+        if input.scalar_type == ST_FLOAT32:
+            _layer_norm_grad_weight(<float*>gp, <float*>xp, <float*>mp, <float*>rp, <float*>out.data(),
+                                    <double*>partial.data(), rows, M, nt)
+        else:
+            _layer_norm_grad_weight(<double*>gp, <double*>xp, <double*>mp, <double*>rp, <double*>out.data(),
+                                    <double*>partial.data(), rows, M, nt)
+    return out
+
+
 # ---- batch norm -------------------------------------------------------------------------------
 
 cdef void _batch_norm(const ftype* x, ftype* y, Py_ssize_t N, Py_ssize_t C, Py_ssize_t S, const ftype* w,

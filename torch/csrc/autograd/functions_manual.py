@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from aten.dispatcher import find_operator
+from c10 import grad_mode as _grad_mode
 
 _sum_dims = find_operator("sum.dim_IntList")
 _zeros = find_operator("zeros")
@@ -263,18 +264,21 @@ def hardswish_backward(grad: Any, self: Any) -> Any:
     return where(self <= -3, 0.0, where(self < 3, grad * (self / 3 + 0.5), grad))
 
 
-def gelu_backward(grad: Any, self: Any, approximate: str) -> Any:
+gelu_backward = find_operator("gelu_backward")     # an op: its own derivative gives gelu's second
+
+
+def gelu_double_backward(ggI: Any, gO: Any, self: Any, approximate: str) -> Any:
+    """d/dx of gO * gelu'(x), times ggI. Exact: gelu''(x) = pdf(x) (2 - x^2). Tanh form, with
+    u = beta (x + kappa x^3) and t = tanh(u): (1 - t^2) (u' - x t u'^2 + x u'' / 2)."""
     if approximate == "tanh":
         beta = math.sqrt(2.0 / math.pi)
         kappa = 0.044715
-        inner = beta * (self + kappa * self * self * self)
-        t = inner.tanh()
-        left_derivative = 0.5 * (1 + t)
-        right_derivative = 0.5 * self * (1 - t * t) * (beta * (1 + 3 * kappa * self * self))
-        return grad * (left_derivative + right_derivative)
-    cdf = 0.5 * (1 + (self * math.sqrt(0.5)).erf())
+        du = beta * (1 + 3 * kappa * self * self)
+        t = (beta * (self + kappa * self * self * self)).tanh()
+        second = (1 - t * t) * (du - self * t * du * du + 3 * beta * kappa * self * self)
+        return ggI * gO * second
     pdf = (-0.5 * self * self).exp() * (1.0 / math.sqrt(2.0 * math.pi))
-    return grad * (cdf + self * pdf)
+    return ggI * gO * pdf * (2 - self * self)
 
 
 def logit_backward(grad: Any, self: Any, eps: Any) -> Any:
@@ -1111,12 +1115,24 @@ def _channel_view(t: Any, ndim: int) -> Any:
     return t.reshape([1, -1] + [1] * (ndim - 2)) if ndim > 1 else t
 
 
-def layer_norm_backward(which: int, grad: Any, input: Any, normalized_shape: Any, weight: Any, eps: float) -> Any:
+_layer_norm_backward_input = find_operator("_ember_layer_norm_backward_input")
+_layer_norm_backward_weight = find_operator("_ember_layer_norm_backward_weight")
+
+
+def layer_norm_backward(which: int, grad: Any, input: Any, normalized_shape: Any, weight: Any, eps: float,
+                        mean: Any, rstd: Any) -> Any:
+    """Without create_graph, fused kernels from the forward's mean and rstd (PyTorch's
+    native_layer_norm_backward); with it, the same gradient in differentiable operations, the
+    statistics recomputed from the input so that they are differentiated too."""
     axis = input.dim() - len(normalized_shape)
     dims = list(range(axis, input.dim()))
     batch = list(range(axis))
     if which == 2:
         return grad.sum(batch) if batch else grad
+    if not _grad_mode.is_grad_enabled() and input.device.type == "cpu":
+        if which == 1:
+            return _layer_norm_backward_weight(grad, input, mean, rstd, normalized_shape)
+        return _layer_norm_backward_input(grad, input, mean, rstd, weight)
     _, rstd, xhat = _norm_stats(input, dims, eps)
     if which == 1:
         return (grad * xhat).sum(batch) if batch else grad * xhat
