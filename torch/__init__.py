@@ -28,7 +28,8 @@ _LEGACY_TYPES = ("FloatTensor", "DoubleTensor", "HalfTensor", "LongTensor", "Int
                  "ByteTensor", "BoolTensor")
 
 # Python-level functions that take the place of the generated binding of the same name.
-PYTHON_FUNCTIONS = dict.fromkeys(("broadcast_tensors", "einsum", "nonzero", "norm", "numel", "split", "unique"),
+PYTHON_FUNCTIONS = dict.fromkeys(("broadcast_shapes", "broadcast_tensors", "einsum", "nonzero", "norm", "numel", "split",
+                                  "unique"),
                                  "torch.functional")
 
 if TYPE_CHECKING:
@@ -36,7 +37,7 @@ if TYPE_CHECKING:
     # functions' stubs are build output (torchgen/templates/stubs_functions.pyi.j2). The dtype
     # names below shadow builtins here: annotations in this file must not use int, float or bool.
     from torch._C._gen_variable_functions import *  # noqa: F403
-    from torch.functional import broadcast_tensors, einsum, nonzero, norm, numel, split, unique
+    from torch.functional import broadcast_shapes, broadcast_tensors, einsum, nonzero, norm, numel, split, unique
     from torch.random import (Generator, default_generator, get_rng_state, initial_seed, manual_seed, seed,
                               set_rng_state)
     from torch._creation import result_type

@@ -1,5 +1,5 @@
 """Python-level functions over the generated bindings, as PyTorch's torch/functional.py (and its
-hand-written bindings of nonzero): varargs forms (einsum, broadcast_tensors), string norm orders,
+hand-written bindings of nonzero): varargs forms (einsum, broadcast_tensors, broadcast_shapes), string norm orders,
 unique over _unique2/unique_dim, nonzero(as_tuple=True).
 
 torch.<name> resolves these names here before the generated bindings (torch.__init__'s
@@ -12,7 +12,7 @@ from typing import Any
 
 from c10.tensor_impl import TensorImpl
 
-__all__ = ["broadcast_tensors", "einsum", "nonzero", "norm", "split", "unique"]
+__all__ = ["broadcast_shapes", "broadcast_tensors", "einsum", "nonzero", "norm", "split", "unique"]
 
 
 def _generated(name: str) -> Any:
@@ -29,6 +29,36 @@ def _linalg(name: str) -> Any:
 def broadcast_tensors(*tensors: Any) -> Any:
     """broadcast_tensors(*tensors): views of the tensors expanded to their common shape."""
     return _generated("broadcast_tensors")(tensors)
+
+
+def broadcast_shapes(*shapes: Any) -> Any:
+    """broadcast_shapes(*shapes): the shape broadcast_tensors would give tensors of these shapes
+    (each a sequence of sizes or one int; None is skipped), computed without making tensors."""
+    from collections.abc import Sequence
+
+    from torch._size import Size
+    given = [(shape,) if isinstance(shape, int) else shape for shape in shapes if shape is not None]
+    for shape in given:
+        if not isinstance(shape, Sequence):
+            raise RuntimeError(f"Input shapes should be of type ints, a tuple of ints, or a list of ints, got {shape}")
+    common: list[Any] = [1] * max((len(shape) for shape in given), default=0)
+    for index, shape in enumerate(given):
+        for dim in range(-1, -1 - len(shape), -1):
+            size = shape[dim]
+            if size == common[dim]:
+                continue
+            if common[dim] == 1:
+                if size < 0:
+                    raise ValueError("Attempting to broadcast a dimension with negative length!")
+                common[dim] = size
+            elif size != 1:
+                raise RuntimeError(f"Attempting to broadcast a dimension of length {size} at {dim}! Mismatching "
+                                   f"argument at index {index} had {shape}; but expected shape should be "
+                                   f"broadcastable to {common}")
+    for i, size in enumerate(common):
+        if not isinstance(size, int):
+            raise TypeError(f"torch.Size() takes an iterable of 'int' (item {i} is '{type(size).__name__}')")
+    return Size(common)
 
 
 def split(tensor: Any, split_size_or_sections: Any, dim: int = 0) -> Any:

@@ -71,6 +71,18 @@ def test_trunc_normal_stays_in_its_interval():
     assert abs(mean - 0.3548) < 0.01   # the mean of N(0.5, 1) truncated to [-1, 1.5]
 
 
+@pytest.mark.parametrize("kwargs, expected", [
+    # PyTorch 2.13, torch.manual_seed(0); nn.init.trunc_normal_(torch.empty(6), **kwargs)
+    ({}, [1.541, -0.29343, -0.71926, 0.56843, -1.08452, -1.3986]),                       # normal draws redrawn
+    ({"a": 1.5, "b": 3.0}, [1.53349, 1.75329, 1.63272, 1.69805, 1.96113, 2.06013]),      # uniform candidates
+    ({"mean": 0.0, "std": 0.02, "a": -0.04, "b": 0.04}, [0.03082, -0.00587, -0.01439, 0.01137, -0.02169, -0.02797]),
+])
+def test_trunc_normal_draws_pytorchs_values_for_a_seed(kwargs, expected):
+    torch.manual_seed(0)
+    t = init.trunc_normal_(torch.empty(6), **kwargs)
+    np.testing.assert_allclose(t.numpy(), expected, atol=6e-6)
+
+
 def test_constant_zeros_ones_eye_and_dirac():
     t = torch.empty(3, 4)
     assert torch.equal(init.constant_(t, 2.5), torch.full((3, 4), 2.5))

@@ -190,3 +190,25 @@ ERRORS = [
 def test_errors_match_pytorch(call, error, message):
     with pytest.raises(error, match=re.escape(message)):
         call()
+
+
+@pytest.mark.parametrize("shapes, expected", [
+    (((3, 2), (2,)), (3, 2)), ((), ()), ((5, (3, 1)), (3, 5)), (((1,), torch.Size([0])), (0,)),
+    (([2, 1], None, (4, 1, 3)), (4, 2, 3)),
+])
+def test_broadcast_shapes_gives_the_broadcast_tensors_shape(shapes, expected):
+    result = torch.broadcast_shapes(*shapes)
+    assert type(result) is torch.Size and result == expected
+
+
+def test_broadcast_shapes_errors_as_pytorch():
+    with pytest.raises(RuntimeError, match=r"Attempting to broadcast a dimension of length 4 at -1! Mismatching "
+                                           r"argument at index 1 had \(4,\); but expected shape should be "
+                                           r"broadcastable to \[3, 2\]"):
+        torch.broadcast_shapes((3, 2), (4,))
+    with pytest.raises(ValueError, match="Attempting to broadcast a dimension with negative length!"):
+        torch.broadcast_shapes((1,), (-2,))
+    with pytest.raises(TypeError, match=r"torch.Size\(\) takes an iterable of 'int' \(item 0 is 'float'\)"):
+        torch.broadcast_shapes((2.5,))
+    with pytest.raises(RuntimeError, match="Input shapes should be of type ints, a tuple of ints, or a list of ints"):
+        torch.broadcast_shapes(3.5)

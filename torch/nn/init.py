@@ -70,7 +70,9 @@ def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, generator: Any 
 
 def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float = -2.0, b: float = 2.0,
                   generator: Any = None) -> Tensor:
-    """Fill with N(mean, std^2) truncated to [a, b] (inverse-CDF sampling, as PyTorch's)."""
+    """Fill with N(mean, std^2) truncated to [a, b], drawing as PyTorch 2.13 does (the same values
+    for the same seed): where [a, b] holds more than 30% of the mass, normal draws redrawn
+    wherever they fall outside; else uniform candidates on [a, b] accepted against the density."""
     def norm_cdf(x: float) -> float:
         return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
 
@@ -78,13 +80,43 @@ def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float 
         warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. "
                       "The distribution of values may be incorrect.", stacklevel=2)
     with torch.no_grad():
-        low, high = norm_cdf((a - mean) / std), norm_cdf((b - mean) / std)
-        tensor.uniform_(2 * low - 1, 2 * high - 1, generator=generator)
-        tensor.erfinv_()
-        tensor.mul_(std * math.sqrt(2.0))
-        tensor.add_(mean)
-        tensor.clamp_(min=a, max=b)
+        if norm_cdf((b - mean) / std) - norm_cdf((a - mean) / std) > 0.3:
+            _redraw_outside(tensor, mean, std, a, b, generator)
+        else:
+            _accept_against_density(tensor, mean, std, a, b, generator)
         return tensor
+
+
+def _redraw_outside(tensor: Tensor, mean: float, std: float, a: float, b: float, generator: Any) -> None:
+    # the bounds in the tensor's dtype, so that a draw equal to a rounded bound is kept
+    low, high = tensor.new_tensor(a).item(), tensor.new_tensor(b).item()
+    result = tensor.normal_(mean, std, generator=generator)
+    while True:
+        outside = (result < low) | (result > high)
+        if not outside.any():
+            break
+        result = torch.where(outside, torch.empty_like(result).normal_(mean, std, generator=generator), result)
+    if result is not tensor:
+        tensor.copy_(result)
+
+
+def _accept_against_density(tensor: Tensor, mean: float, std: float, a: float, b: float, generator: Any) -> None:
+    log_peak = -0.5 * ((max(a, min(mean, b)) - mean) / std) ** 2
+
+    def rejected(candidates: Tensor) -> Tensor:
+        """Where log(uniform) exceeds the candidates' log density relative to the peak (in place on candidates)."""
+        candidates.sub_(mean).div_(std).pow_(2).mul_(-0.5).sub_(log_peak)
+        return torch.empty_like(tensor).uniform_(generator=generator).log_().gt(candidates)
+
+    tensor.uniform_(a, b, generator=generator)
+    pending = rejected(tensor.clone())
+    result = tensor
+    while pending.any():
+        candidates = torch.empty_like(tensor).uniform_(a, b, generator=generator)
+        result = torch.where(pending, candidates, result)
+        pending = torch.where(pending, rejected(candidates), pending)
+    if result is not tensor:
+        tensor.copy_(result)
 
 
 def constant_(tensor: Tensor, val: float) -> Tensor:
