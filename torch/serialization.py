@@ -563,10 +563,18 @@ def _storage_dtype(storage_type: Any) -> Any:
     raise RuntimeError(f"invalid storage type in checkpoint: {storage_type!r}")
 
 
+_END_OF_CENTRAL_DIRECTORY_SIZE = 22
+
+
 class _ZipReader:
     """The records of a checkpoint archive, with PyTorch's reader errors."""
 
     def __init__(self, fileobj: IO[bytes]) -> None:
+        start = fileobj.tell()
+        size = fileobj.seek(0, io.SEEK_END) - start
+        fileobj.seek(start)
+        if size < _END_OF_CENTRAL_DIRECTORY_SIZE:     # miniz's test: too short to be an archive at all
+            raise RuntimeError("PytorchStreamReader failed reading zip archive: not a ZIP archive." + _CORRUPT_MESSAGE)
         try:
             self.zip = zipfile.ZipFile(fileobj)
             names = self.zip.namelist()

@@ -279,6 +279,14 @@ def test_truncated_checkpoint_raises_pytorchs_error(cut):
     assert str(info.value) == CENTRAL
 
 
+@pytest.mark.parametrize("length", [4, 10, 21])
+def test_checkpoint_shorter_than_a_zip_directory_is_not_a_zip_archive(length):
+    raw = REFERENCE.read_bytes()
+    with pytest.raises(RuntimeError) as info:
+        torch.load(io.BytesIO(raw[:length]))
+    assert str(info.value) == CENTRAL.replace("failed finding central directory", "not a ZIP archive")
+
+
 def test_malformed_inputs_raise_clear_errors():
     with pytest.raises(EOFError):
         torch.load(io.BytesIO(b""))
