@@ -25,11 +25,11 @@ from torch.nn._attention import _none_or_dtype as _none_or_dtype
 from torch.nn._attention import multi_head_attention_forward, scaled_dot_product_attention
 
 __all__ = ["linear", "bilinear", "threshold", "relu", "relu6", "elu", "selu", "celu", "gelu", "silu", "mish",
-           "leaky_relu", "hardtanh", "hardsigmoid", "hardswish", "sigmoid", "tanh", "softplus", "softsign",
+           "leaky_relu", "rrelu", "hardtanh", "hardsigmoid", "hardswish", "sigmoid", "tanh", "softplus", "softsign",
            "tanhshrink", "hardshrink", "softshrink", "glu", "logsigmoid", "prelu", "softmax", "softmin",
            "log_softmax", "dropout", "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss",
            "cross_entropy", "nll_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div",
-           "relu_", "elu_", "leaky_relu_", "hardtanh_", "threshold_", "selu_", "celu_",
+           "relu_", "elu_", "leaky_relu_", "rrelu_", "hardtanh_", "threshold_", "selu_", "celu_",
            # Layers: convolution, padding, pooling, normalisation, embedding.
            "conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d", "pad", "max_pool1d", "max_pool2d",
            "max_pool1d_with_indices", "max_pool2d_with_indices", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d",
@@ -142,6 +142,17 @@ def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = Fals
 
 def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:
     return _nn.leaky_relu_(input, negative_slope)
+
+
+def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,
+          inplace: bool = False) -> Tensor:
+    """leaky_relu with a slope drawn from U(lower, upper) per non-positive element in training,
+    the mean slope (lower + upper) / 2 otherwise."""
+    return torch.rrelu_(input, lower, upper, training) if inplace else torch.rrelu(input, lower, upper, training)
+
+
+def rrelu_(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False) -> Tensor:
+    return torch.rrelu_(input, lower, upper, training)
 
 
 def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False) -> Tensor:

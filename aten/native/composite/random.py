@@ -2,10 +2,12 @@
 
 rand, randn, randint, randperm and normal.float_float make an empty tensor and fill it with
 uniform_, normal_ or random_ (TensorFactories.cpp); dropout is PyTorch's CPU _dropout: a
-bernoulli(1 - p) mask like the input, divided by 1 - p, times the input (Dropout.cpp).
+bernoulli(1 - p) mask like the input, divided by 1 - p, times the input (Dropout.cpp); rrelu
+draws a slope for each non-positive element, in order, as PyTorch's CPU rrelu_with_noise.
 """
 from __future__ import annotations
 
+import struct
 from typing import Any
 
 from aten.dispatcher import find_operator
@@ -21,6 +23,16 @@ _bernoulli_ = find_operator("bernoulli_.float")
 _mul = find_operator("mul.Tensor")
 _div = find_operator("div.Tensor")
 _zeros = find_operator("zeros")
+_ones = find_operator("ones")
+_le = find_operator("le.Tensor")
+_count_nonzero = find_operator("count_nonzero")
+_index_put_ = find_operator("index_put_")
+_leaky_relu = find_operator("leaky_relu")
+_leaky_relu_ = find_operator("leaky_relu_")
+_to_dtype = find_operator("to.dtype")
+_copy_ = find_operator("copy_")
+_FLOAT64 = scalar_type.dtype_from_name("float64")
+_FLOAT32 = scalar_type.dtype_from_name("float32")
 
 _INT64 = scalar_type.dtype_from_name("int64")
 
@@ -95,3 +107,43 @@ def dropout(input: Any, p: float, train: bool) -> Any:
     if not input.dtype.is_floating_point:     # noise.div_(1 - p) cannot write a float into it
         raise output_cast_error("Float", input.dtype.type_name)
     return _mul(input, _div(noise, 1 - p))
+
+
+def _rrelu_check(lower: Any, upper: Any) -> None:
+    if float(lower) > float(upper):
+        raise RuntimeError("Lower bound should be less than or equal to the upper bound")
+
+
+def _rrelu_train(self: Any, lower: Any, upper: Any, generator: Any) -> Any:
+    """x * r with r ~ U(lower, upper) for each element <= 0, in order, and 1 elsewhere, as
+    PyTorch's CPU kernel: bounds and slope in the op's math type (float below float64), each
+    slope drawn as a double."""
+    if not self.dtype.is_floating_point:
+        raise NotImplementedError(f'"rrelu_with_noise_out_cpu" not implemented for \'{self.dtype.type_name}\'')
+    math_type = _FLOAT64 if self.dtype == _FLOAT64 else _FLOAT32
+    if math_type == _FLOAT32:
+        lower, upper = (struct.unpack("f", struct.pack("f", float(b)))[0] for b in (lower, upper))
+    nonpositive = _le(self, _zeros((), dtype=self.dtype, device=self.device))
+    draws = _uniform_(_empty((int(_count_nonzero(nonpositive).item()),), dtype=_FLOAT64, device=self.device),
+                      float(lower), float(upper), generator=generator)
+    noise = _index_put_(_ones(self.shape, dtype=math_type, device=self.device), (nonpositive,),
+                        _to_dtype(draws, math_type))
+    return _to_dtype(_mul(_to_dtype(self, math_type), noise), self.dtype)
+
+
+def rrelu(self: Any, lower: Any = 0.125, upper: Any = 0.3333333333333333, training: bool = False,
+          generator: Any = None) -> Any:
+    """Randomized leaky ReLU: a random slope per non-positive element in training, the mean slope
+    (lower + upper) / 2 otherwise."""
+    _rrelu_check(lower, upper)
+    if not training:
+        return _leaky_relu(self, (float(lower) + float(upper)) / 2)
+    return _rrelu_train(self, lower, upper, generator)
+
+
+def rrelu_(self: Any, lower: Any = 0.125, upper: Any = 0.3333333333333333, training: bool = False,
+           generator: Any = None) -> Any:
+    _rrelu_check(lower, upper)
+    if not training:
+        return _leaky_relu_(self, (float(lower) + float(upper)) / 2)
+    return _copy_(self, _rrelu_train(self, lower, upper, generator))

@@ -1,7 +1,8 @@
 """The nn.Module classes."""
 from torch.nn.modules.activation import (CELU, ELU, GELU, GLU, SELU, Hardshrink, Hardsigmoid, Hardswish, Hardtanh,
-                                         LeakyReLU, LogSigmoid, LogSoftmax, Mish, PReLU, ReLU, ReLU6, Sigmoid, SiLU,
-                                         Softmax, Softmin, Softplus, Softshrink, Softsign, Tanh, Tanhshrink, Threshold)
+                                         LeakyReLU, LogSigmoid, LogSoftmax, Mish, PReLU, ReLU, ReLU6, RReLU, Sigmoid,
+                                         SiLU, Softmax, Softmax2d, Softmin, Softplus, Softshrink, Softsign, Tanh,
+                                         Tanhshrink, Threshold)
 from torch.nn.modules.container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from torch.nn.modules.dropout import Dropout
 from torch.nn.modules.flatten import Flatten, Unflatten
@@ -24,8 +25,8 @@ from torch.nn.modules.transformer import TransformerEncoder, TransformerEncoderL
 __all__ = ["Module", "Identity", "Linear", "Bilinear", "Sequential", "ModuleList", "ModuleDict", "ParameterList",
            "ParameterDict", "Flatten", "Unflatten", "Dropout", "Threshold", "ReLU", "Hardtanh", "ReLU6", "Sigmoid",
            "Tanh", "SiLU", "Mish", "Hardsigmoid", "Hardswish", "ELU", "CELU", "SELU", "GLU", "GELU", "Hardshrink",
-           "LeakyReLU", "LogSigmoid", "Softplus", "Softshrink", "PReLU", "Softsign", "Tanhshrink", "Softmin",
-           "Softmax", "LogSoftmax", "L1Loss", "MSELoss", "SmoothL1Loss", "HuberLoss", "CrossEntropyLoss", "NLLLoss",
+           "LeakyReLU", "RReLU", "LogSigmoid", "Softplus", "Softshrink", "PReLU", "Softsign", "Tanhshrink", "Softmin",
+           "Softmax", "Softmax2d", "LogSoftmax", "L1Loss", "MSELoss", "SmoothL1Loss", "HuberLoss", "CrossEntropyLoss", "NLLLoss",
            "BCELoss", "BCEWithLogitsLoss", "KLDivLoss",
            # Layers: convolution, pooling, normalisation, embedding.
            "Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d", "MaxPool1d", "MaxPool2d", "AvgPool1d",

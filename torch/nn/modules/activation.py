@@ -12,8 +12,8 @@ from torch.nn.modules.module import Module
 from torch.nn.parameter import Parameter
 
 __all__ = ["Threshold", "ReLU", "Hardtanh", "ReLU6", "Sigmoid", "Tanh", "SiLU", "Mish", "Hardsigmoid", "Hardswish",
-           "ELU", "CELU", "SELU", "GLU", "GELU", "Hardshrink", "LeakyReLU", "LogSigmoid", "Softplus", "Softshrink",
-           "PReLU", "Softsign", "Tanhshrink", "Softmin", "Softmax", "LogSoftmax",
+           "ELU", "CELU", "SELU", "GLU", "GELU", "Hardshrink", "LeakyReLU", "RReLU", "LogSigmoid", "Softplus", "Softshrink",
+           "PReLU", "Softsign", "Tanhshrink", "Softmin", "Softmax", "Softmax2d", "LogSoftmax",
            # sequence models
            "MultiheadAttention"]
 
@@ -228,6 +228,21 @@ class LeakyReLU(Module):
         return f"negative_slope={self.negative_slope}{_inplace_suffix(self.inplace)}"
 
 
+class RReLU(Module):
+    """Randomized leaky ReLU: in training a slope drawn from U(lower, upper) for each non-positive
+    element, in evaluation the mean slope (lower + upper) / 2."""
+
+    def __init__(self, lower: float = 1.0 / 8, upper: float = 1.0 / 3, inplace: bool = False) -> None:
+        super().__init__()
+        self.lower, self.upper, self.inplace = lower, upper, inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.rrelu(input, self.lower, self.upper, self.training, self.inplace)
+
+    def extra_repr(self) -> str:
+        return f"lower={self.lower}, upper={self.upper}{_inplace_suffix(self.inplace)}"
+
+
 class LogSigmoid(Module):
     """log(sigmoid(x))."""
 
@@ -310,6 +325,15 @@ class Softmax(_SoftmaxBase):
 
     def forward(self, input: Tensor) -> Tensor:
         return F.softmax(input, self.dim, _stacklevel=5)
+
+
+class Softmax2d(Module):
+    """Softmax over the channels at each spatial location of a (C, H, W) or (N, C, H, W) input."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        if input.dim() not in (3, 4):
+            raise ValueError(f"Softmax2d: expected input to be 3D or 4D, got {input.dim()}D instead")
+        return F.softmax(input, -3, _stacklevel=5)
 
 
 class LogSoftmax(_SoftmaxBase):
