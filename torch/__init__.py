@@ -90,7 +90,7 @@ __all__ = sorted({
     "set_printoptions", "strided", "tensor", "Generator", "default_generator", "get_rng_state", "initial_seed",
     "manual_seed", "seed", "set_rng_state", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
     "is_grad_enabled", "is_inference_mode_enabled", "is_anomaly_enabled", "is_anomaly_check_nan_enabled",
-    "save", "load",
+    "save", "load", "OutOfMemoryError",
     *_LEGACY_TYPES, *_DTYPE_NAMES, *_gen_index.FUNCTIONS, *PYTHON_FUNCTIONS})
 
 _SUBMODULES = {"cuda": "torch.cuda", "ops": "torch._ops", "linalg": "torch.linalg", "special": "torch.special",
@@ -103,7 +103,7 @@ _HELPERS = {"get_num_threads": "aten.native.cpu.loops", "set_num_threads": "aten
             **dict.fromkeys(("Generator", "default_generator", "get_rng_state", "initial_seed", "manual_seed",
                              "seed", "set_rng_state"), "torch.random"),
             "from_dlpack": "torch.utils.dlpack", "set_printoptions": "torch._tensor_str",
-            "UntypedStorage": "torch.storage",
+            "UntypedStorage": "torch.storage", "OutOfMemoryError": "c10.cuda.caching_allocator",
             "save": "torch.serialization", "load": "torch.serialization",
             **dict.fromkeys(("no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "is_grad_enabled",
                              "is_inference_mode_enabled"), "torch.autograd.grad_mode"),

@@ -8,6 +8,8 @@ from __future__ import annotations
 import threading
 from typing import Any
 
+from c10.cuda.caching_allocator import CachingAllocator
+
 _lock = threading.Lock()
 _state: dict[str, Any] = {}
 
@@ -32,11 +34,27 @@ def _init() -> dict[str, Any]:
         if count == 0:
             _state["error"] = "CUDA driver found but no CUDA device is present."
             return _state
-        from pycuda.tools import DeviceMemoryPool
         context = drv.Device(0).retain_primary_context()
         context.push()
-        _state.update(drv=drv, count=count, context=context, pool=DeviceMemoryPool())
+        _state.update(drv=drv, count=count, context=context,
+                      allocator=CachingAllocator(0, _driver_malloc(drv), lambda handle: handle.free(),
+                                                 drv.Device(0).total_memory()))
         return _state
+
+
+def _driver_malloc(drv: Any) -> Any:
+    def malloc(nbytes: int) -> tuple[int, Any]:
+        try:
+            handle = drv.mem_alloc(nbytes)
+        except drv.MemoryError as e:      # PyCUDA's, not Python's: the allocator retries on MemoryError
+            raise MemoryError(str(e)) from e
+        return int(handle), handle
+    return malloc
+
+
+def is_initialized() -> bool:
+    """Whether CUDA was initialised successfully (without initialising it)."""
+    return bool(_state) and "error" not in _state
 
 
 def is_available() -> bool:
@@ -56,10 +74,17 @@ def lazy_init() -> dict[str, Any]:
 
 
 def allocate(nbytes: int, device: Any) -> tuple[int, Any]:
-    """(device address, owner) of nbytes on a CUDA device, from a caching pool as PyTorch does."""
+    """(device address, owner) of nbytes on a CUDA device, from the caching allocator: the block
+    goes back to its cache when the owner is collected."""
+    block = allocator(device.index or 0).allocate(max(int(nbytes), 1))
+    return block.address, block
+
+
+def allocator(index: int) -> CachingAllocator:
+    """The caching allocator of device `index` (only device 0 has a context so far)."""
     state = lazy_init()
-    index = device.index or 0
     if index >= state["count"]:
         raise RuntimeError(f"CUDA error: invalid device ordinal (device {index} requested, {state['count']} present)")
-    block = state["pool"].allocate(max(int(nbytes), 1))
-    return int(block), block
+    if index != 0:
+        raise NotImplementedError(f"Ember uses CUDA device 0 only so far (device {index} requested)")
+    return state["allocator"]

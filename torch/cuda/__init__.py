@@ -1,11 +1,22 @@
-"""torch.cuda: whether a GPU can be used (PyCUDA and a driver are imported only when asked)."""
+"""torch.cuda: whether a GPU can be used and its memory (PyCUDA and a driver are imported only when asked)."""
 from __future__ import annotations
 
 from c10 import cuda as _c10_cuda
+from c10.cuda.caching_allocator import OutOfMemoryError
+from torch.cuda.memory import (empty_cache, max_memory_allocated, max_memory_reserved, memory_allocated,
+                               memory_reserved, memory_stats, reset_peak_memory_stats)
+
+__all__ = ["is_available", "is_initialized", "device_count", "init", "current_device", "OutOfMemoryError",
+           "empty_cache", "max_memory_allocated", "max_memory_reserved", "memory_allocated", "memory_reserved",
+           "memory_stats", "reset_peak_memory_stats"]
 
 
 def is_available() -> bool:
     return _c10_cuda.is_available()
+
+
+def is_initialized() -> bool:
+    return _c10_cuda.is_initialized()
 
 
 def device_count() -> int:
@@ -14,3 +25,9 @@ def device_count() -> int:
 
 def init() -> None:
     _c10_cuda.lazy_init()
+
+
+def current_device() -> int:
+    """The device new CUDA tensors go to: 0 (Ember drives device 0 only so far)."""
+    _c10_cuda.lazy_init()
+    return 0
