@@ -17,6 +17,7 @@ Where NumPy's BLAS is another library, nothing is found and everything goes thro
 """
 import numpy as np
 from cython.parallel cimport prange
+from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
 
 cdef extern from "dlfcn.h" nogil:
     void* dlopen(const char* filename, int flags)
@@ -186,20 +187,67 @@ cdef void _gemm_piece(const GemmPlan* p, bint dbl, const char* a, const char* b,
                0.0, <float*>pc, p.n)
 
 
+cdef enum:
+    MAX_PIECES = 256
+    LATE_STREAK = 3         # split products in a row whose helper thread started late ...
+    SERIAL_CALLS = 200      # ... make this many products run on the calling thread alone
+
+cdef int _late_streak = 0
+cdef int _serial_left = 0
+
+
+cdef inline double _now() noexcept nogil:
+    cdef timespec ts
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return ts.tv_sec + ts.tv_nsec * 1e-9
+
+
 cdef void run_gemm(const GemmPlan* p, bint dbl, const char* a, const char* b, char* c,
                    int nthreads) noexcept nogil:
     """C = A @ B for each batch, with BLAS single-threaded inside and the work split across up to
     nthreads of Ember's OpenMP threads: whole batches per thread, else bands of one product. The
-    caller holds blas_single_threaded (blas.pyx's docstring says why BLAS's own pool is avoided)."""
+    caller holds blas_single_threaded (blas.pyx's docstring says why BLAS's own pool is avoided).
+
+    A split pays only while the other threads get a core: on a machine busy with other processes
+    a descheduled thread holds the whole product up for milliseconds (train_digits.py's epoch:
+    25 ms alone, 150 ms beside a compiler on both cores). So each split product's wall time is
+    compared with its longest piece; after LATE_STREAK products in a row whose pieces started late
+    the next SERIAL_CALLS run on the calling thread, then splitting is tried again."""
+    global _late_streak, _serial_left
     cdef Py_ssize_t t, pieces = nthreads
     cdef double macs = <double>p.batch * p.m * p.n * p.k
+    cdef double start, begun, total, longest = 0
+    cdef double took[MAX_PIECES]
     if p.batch > 1:
         if pieces > p.batch:
             pieces = p.batch
     elif (p.m if p.m >= p.n else p.n) < 2 * pieces:
         pieces = 1
-    if macs < PARALLEL_GEMM_MACS or pieces <= 1:
+    if pieces > MAX_PIECES:
+        pieces = MAX_PIECES
+    if macs < PARALLEL_GEMM_MACS or pieces <= 1 or _serial_left > 0:
+        if _serial_left > 0 and macs >= PARALLEL_GEMM_MACS:
+            _serial_left -= 1
         _gemm_piece(p, dbl, a, b, c, 0, 1)
         return
+    start = _now()
     for t in prange(pieces, schedule="static", num_threads=pieces):
+        begun = _now()
         _gemm_piece(p, dbl, a, b, c, t, pieces)
+        took[t] = _now() - begun
+    total = _now() - start
+    for t in range(pieces):
+        if took[t] > longest:
+            longest = took[t]
+    if total > 2 * longest + 50e-6:
+        _late_streak += 1
+        if _late_streak >= LATE_STREAK:
+            _late_streak = 0
+            _serial_left = SERIAL_CALLS
+    else:
+        _late_streak = 0
+
+
+def gemm_split_state():
+    """(products in a row split late, products still to run unsplit): for tests."""
+    return _late_streak, _serial_left
