@@ -9,7 +9,7 @@ from tools.setup_hook import extensions  # noqa: E402
 
 setup(
     packages=find_packages(include=["c10*", "aten*", "torch*", "torchgen*"]),
-    package_data={"aten.native": ["*.yaml"], "aten.native.cuda": ["*.cu"], "torchgen": ["templates/*.j2"],
+    package_data={"aten.native": ["*.yaml"], "aten.native.cuda": ["*.cu", "kernels/*.cu"], "torchgen": ["templates/*.j2"],
                   "": ["*.pxd", "*.pyi", "py.typed"]},
     ext_modules=extensions(),
     zip_safe=False,

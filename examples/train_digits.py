@@ -54,11 +54,12 @@ class MLP(nn.Module):
 
 
 def train_epoch(model: nn.Module, loader: DataLoader, loss_fn: nn.Module,
-                optimizer: torch.optim.Optimizer) -> float:
+                optimizer: torch.optim.Optimizer, device: str = "cpu") -> float:
     """One pass over the training data; returns the mean loss over the samples."""
     model.train()
     total, count = 0.0, 0
     for images, labels in loader:
+        images, labels = images.to(device), labels.to(device)
         loss = loss_fn(model(images), labels)
         optimizer.zero_grad()
         loss.backward()
@@ -68,34 +69,36 @@ def train_epoch(model: nn.Module, loader: DataLoader, loss_fn: nn.Module,
     return total / count
 
 
-def accuracy(model: nn.Module, loader: DataLoader) -> float:
+def accuracy(model: nn.Module, loader: DataLoader, device: str = "cpu") -> float:
     """The fraction of samples whose highest-scoring class is the label."""
     model.eval()
     correct, count = 0, 0
     with torch.no_grad():
         for images, labels in loader:
+            images, labels = images.to(device), labels.to(device)
             correct += (model(images).argmax(dim=1) == labels).sum().item()
             count += len(labels)
     return correct / count
 
 
-def fit(model: nn.Module, epochs: int, lr: float, seed: int) -> float:
-    """Trains model on the digits with SGD (momentum 0.9), printing one line per epoch; returns
-    the final test accuracy. cnn_digits.py trains its network with it too."""
+def fit(model: nn.Module, epochs: int, lr: float, seed: int, device: str = "cpu") -> float:
+    """Trains model on the digits with SGD (momentum 0.9) on device, printing one line per epoch;
+    returns the final test accuracy. cnn_digits.py trains its network with it too."""
+    model.to(device)
     train_set, test_set = load_digits()
     train_loader = DataLoader(train_set, batch_size=64, shuffle=True,
                               generator=torch.Generator().manual_seed(seed))
     test_loader = DataLoader(test_set, batch_size=256)
     loss_fn = nn.CrossEntropyLoss()
     optimizer = torch.optim.SGD(model.parameters(), lr=lr, momentum=0.9)
-    print(f"torch {torch.__version__}: {len(train_set)} training and {len(test_set)} test images")
+    print(f"torch {torch.__version__} on {device}: {len(train_set)} training and {len(test_set)} test images")
 
     acc = 0.0
     for epoch in range(1, epochs + 1):
         start = time.perf_counter()
-        loss = train_epoch(model, train_loader, loss_fn, optimizer)
+        loss = train_epoch(model, train_loader, loss_fn, optimizer, device)
         seconds = time.perf_counter() - start
-        acc = accuracy(model, test_loader)
+        acc = accuracy(model, test_loader, device)
         print(f"epoch {epoch:3d}  loss {loss:.4f}  test accuracy {acc:6.2%}  {seconds:.3f} s")
     return acc
 
@@ -106,9 +109,10 @@ def main(argv: Optional[Sequence[str]] = None) -> float:
     parser.add_argument("--epochs", type=int, default=20)
     parser.add_argument("--seed", type=int, default=0, help="seeds the weights and the shuffling")
     parser.add_argument("--lr", type=float, default=0.1)
+    parser.add_argument("--device", default="cpu", help='"cuda" trains on the GPU')
     args = parser.parse_args(argv)
     torch.manual_seed(args.seed)
-    return fit(MLP(), args.epochs, args.lr, args.seed)
+    return fit(MLP(), args.epochs, args.lr, args.seed, args.device)
 
 
 if __name__ == "__main__":

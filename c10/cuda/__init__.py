@@ -88,3 +88,48 @@ def allocator(index: int) -> CachingAllocator:
     if index != 0:
         raise NotImplementedError(f"Ember uses CUDA device 0 only so far (device {index} requested)")
     return state["allocator"]
+
+
+def synchronize() -> None:
+    """Wait for all work queued on the device (the default stream) to finish."""
+    lazy_init()["drv"].Context.synchronize()
+
+
+def device_name(index: int) -> str:
+    state = lazy_init()
+    if not 0 <= index < state["count"]:
+        raise RuntimeError(f"CUDA error: invalid device ordinal (device {index} requested, {state['count']} present)")
+    return str(state["drv"].Device(index).name())
+
+
+class Event:
+    """torch.cuda.Event on the default stream: record(), query(), synchronize(), elapsed_time()."""
+
+    __module__ = "torch.cuda"
+
+    def __init__(self, enable_timing: bool = False, blocking: bool = False, interprocess: bool = False) -> None:
+        drv = lazy_init()["drv"]
+        flags = 0 if enable_timing else drv.event_flags.DISABLE_TIMING
+        if blocking:
+            flags |= drv.event_flags.BLOCKING_SYNC
+        self.enable_timing = enable_timing
+        self._event = drv.Event(flags)
+        self._recorded = False
+
+    def record(self, stream: Any = None) -> None:
+        self._event.record()
+        self._recorded = True
+
+    def query(self) -> bool:
+        return bool(self._event.query())
+
+    def synchronize(self) -> None:
+        self._event.synchronize()
+
+    def elapsed_time(self, end_event: "Event") -> float:
+        """Milliseconds between this event and end_event (both recorded, with timing)."""
+        if not (self.enable_timing and end_event.enable_timing):
+            raise RuntimeError("Both events must be created with argument 'enable_timing=True'.")
+        if not (self._recorded and end_event._recorded):
+            raise RuntimeError("Both events must be recorded before calculating elapsed time.")
+        return float(self._event.time_till(end_event._event))

@@ -1,5 +1,5 @@
-"""aten::copy_ on CUDA: a broadcast scalar (fill_, zeros, ones, full) or a same-shape copy,
-converting the dtype on the device."""
+"""aten::copy_ on CUDA (clone and contiguous go through it): a broadcast scalar (fill_, zeros, ones, full), or an element-wise
+copy between any two views (kernels/copy.cu's strided copy), converting the dtype on the device."""
 from __future__ import annotations
 
 from typing import Any
@@ -8,16 +8,39 @@ import numpy as np
 
 from aten.native.cuda.pointwise import grid_for, compiled_module, to_device, CUDA_TYPES
 from c10 import cuda as c10_cuda
+from c10 import tensor_impl
+
+
+def strided_copy(dst: Any, src: Any) -> None:
+    """dst[...] = src[...] element by element for two CUDA views of one shape and dtype."""
+    n = dst.numel()
+    if n == 0:
+        return
+    state = c10_cuda.lazy_init()
+    if dst.is_contiguous() and src.is_contiguous():
+        state["drv"].memcpy_dtod(dst.data_ptr(), src.data_ptr(), n * dst.element_size())
+        return
+    shape = tuple(dst.shape)
+    meta = np.asarray([len(shape), *shape, *dst.stride(), *src.stride()], dtype=np.int64)
+    fn = compiled_module("kernels/copy.cu").get_function(f"strided_copy_{dst.element_size()}")
+    grid, block = grid_for(n)
+    fn(np.int64(n), state["drv"].In(meta), np.uintp(dst.data_ptr()), np.uintp(src.data_ptr()), grid=grid, block=block)
+
+
+def contiguous_cuda(t: Any) -> Any:
+    """t itself when contiguous, else a contiguous copy."""
+    if t.is_contiguous():
+        return t
+    out = tensor_impl.empty(tuple(t.shape), t.dtype, t.device)
+    strided_copy(out, t)
+    return out
 
 
 def copy_cuda(self: Any, src: Any, non_blocking: bool = False) -> Any:
-    state = c10_cuda.lazy_init()
-    if not self.is_contiguous():
-        raise NotImplementedError("copy_ into a non-contiguous CUDA tensor is not supported yet")
     n = self.numel()
     if n == 0:
         return self
-    if src.numel() == 1 and tuple(self.shape) != tuple(src.shape):
+    if src.numel() == 1 and tuple(self.shape) != tuple(src.shape) and self.is_contiguous():
         value = src.item()
         ctype = CUDA_TYPES[self.dtype.name]
         mod = compiled_module(
@@ -28,12 +51,17 @@ def copy_cuda(self: Any, src: Any, non_blocking: bool = False) -> Any:
         grid, block = grid_for(n)
         mod.get_function("fill")(np.int64(n), np.uintp(self.data_ptr()), self.dtype.numpy_dtype.type(value),
                                  grid=grid, block=block)
-    elif tuple(self.shape) == tuple(src.shape):
-        converted = to_device(src, self.dtype)
-        if not converted.is_contiguous():
-            raise NotImplementedError("copy_ from a non-contiguous CUDA tensor is not supported yet")
-        state["drv"].memcpy_dtod(self.data_ptr(), converted.data_ptr(), n * self.element_size())
     else:
-        raise NotImplementedError(f"copy_ on CUDA broadcasting {list(src.shape)} to {list(self.shape)} is not supported yet")
+        source = src.expand(tuple(self.shape)) if tuple(self.shape) != tuple(src.shape) else src
+        if source.is_cuda and source.dtype is self.dtype:
+            strided_copy(self, source)
+        else:
+            # to another dtype or from the host: made contiguous on the device first, then placed
+            strided_copy(self, to_device(_host_contiguous(source), self.dtype))
     self._bump_version()
     return self
+
+
+def _host_contiguous(t: Any) -> Any:
+    """A CPU tensor as is (to_device copies it out contiguously); a CUDA one made contiguous."""
+    return contiguous_cuda(t) if t.is_cuda else t

@@ -1,0 +1,60 @@
+// nll_loss_forward on the device (handwritten; aten/native/cuda/loss.py): input (N, C) log
+// probabilities, target (N) class indices, optional class weights. One block of 256 threads
+// strides over the samples: loss_i = -weight[t] * input[i, t] (0 where t == ignore_index), written
+// per sample for reduction 'none', else summed with the weights in a shared-memory tree
+// (accumulating in double for float too, as the CPU kernel). A target outside [0, C) sets
+// bad[0] to 1 + its sample index; the launcher reads it back and raises PyTorch's IndexError.
+
+#define EMBER_NLL_THREADS 256
+
+template <typename T>
+__device__ __forceinline__ void nll_forward(long long N, long long C, const T* __restrict__ input,
+                                            const long long* __restrict__ target, const T* __restrict__ weight,
+                                            long long ignore_index, int reduction, T* __restrict__ out,
+                                            T* __restrict__ total_weight, long long* __restrict__ bad) {
+  __shared__ double loss_sum[EMBER_NLL_THREADS];
+  __shared__ double weight_sum[EMBER_NLL_THREADS];
+  double loss_acc = 0, weight_acc = 0;
+  for (long long i = threadIdx.x; i < N; i += blockDim.x) {
+    const long long t = target[i];
+    double loss = 0;
+    if (t != ignore_index) {
+      if (t < 0 || t >= C) {
+        atomicCAS((unsigned long long*)bad, 0ULL, (unsigned long long)(i + 1));
+      } else {
+        const double w = weight ? (double)weight[t] : 1.0;
+        loss = -w * (double)input[i * C + t];
+        weight_acc += w;
+      }
+    }
+    if (reduction == 0) out[i] = (T)loss;
+    loss_acc += loss;
+  }
+  loss_sum[threadIdx.x] = loss_acc;
+  weight_sum[threadIdx.x] = weight_acc;
+  __syncthreads();
+  for (int half = blockDim.x / 2; half > 0; half /= 2) {
+    if (threadIdx.x < half) {
+      loss_sum[threadIdx.x] += loss_sum[threadIdx.x + half];
+      weight_sum[threadIdx.x] += weight_sum[threadIdx.x + half];
+    }
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) {
+    total_weight[0] = (T)weight_sum[0];
+    if (reduction == 1) out[0] = (T)(loss_sum[0] / weight_sum[0]);   // 0/0 is NaN, as PyTorch's
+    if (reduction == 2) out[0] = (T)loss_sum[0];
+  }
+}
+
+// reduction: 0 none, 1 mean, 2 sum (at::Reduction); launch one block of 256 threads
+#define EMBER_NLL(T, NAME)                                                                         \
+  extern "C" __global__ void nll_forward_##NAME(long long N, long long C, const T* input,          \
+                                                const long long* target, const T* weight,          \
+                                                long long ignore_index, int reduction, T* out,     \
+                                                T* total_weight, long long* bad) {                 \
+    nll_forward<T>(N, C, input, target, weight, ignore_index, reduction, out, total_weight, bad);  \
+  }
+
+EMBER_NLL(float, float32)
+EMBER_NLL(double, float64)

@@ -1,0 +1,84 @@
+// Row reductions on the device (handwritten; aten/native/cuda/reduce.py): the input is contiguous
+// (rows, R), the reduced dimensions moved last; one block of 256 threads per row (grid-stride over
+// rows) folds R with a strided loop, then a shared-memory tree. Sums accumulate in the result type
+// (float in float, as PyTorch's CUDA sum); min/max propagate NaN and keep the first index of the
+// extreme value, as PyTorch's.
+
+#define EMBER_REDUCE_THREADS 256
+
+template <typename T>
+__device__ __forceinline__ void sum_rows(long long rows, long long R, const T* __restrict__ in,
+                                         T* __restrict__ out, double scale) {
+  __shared__ T partial[EMBER_REDUCE_THREADS];
+  for (long long row = blockIdx.x; row < rows; row += gridDim.x) {
+    const T* x = in + row * R;
+    T acc = T(0);
+    for (long long j = threadIdx.x; j < R; j += blockDim.x) acc += x[j];
+    partial[threadIdx.x] = acc;
+    __syncthreads();
+    for (int half = blockDim.x / 2; half > 0; half /= 2) {
+      if (threadIdx.x < half) partial[threadIdx.x] += partial[threadIdx.x + half];
+      __syncthreads();
+    }
+    if (threadIdx.x == 0) out[row] = scale == 1.0 ? partial[0] : (T)(partial[0] * scale);
+    __syncthreads();
+  }
+}
+
+template <typename T>
+__device__ __forceinline__ bool is_nan(T v) { return v != v; }
+
+// Whether (a, ia) wins over (b, ib): NaN first, then the larger (smaller) value, then the lower index.
+template <typename T>
+__device__ __forceinline__ bool better(T a, long long ia, T b, long long ib, bool is_max) {
+  if (is_nan(a) || is_nan(b)) return is_nan(a) && (!is_nan(b) || ia < ib);
+  if (a == b) return ia < ib;
+  return is_max ? a > b : a < b;
+}
+
+template <typename T>
+__device__ __forceinline__ void minmax_rows(long long rows, long long R, const T* __restrict__ in,
+                                            T* __restrict__ values, long long* __restrict__ indices,
+                                            int is_max) {
+  __shared__ T best_v[EMBER_REDUCE_THREADS];
+  __shared__ long long best_i[EMBER_REDUCE_THREADS];
+  for (long long row = blockIdx.x; row < rows; row += gridDim.x) {
+    const T* x = in + row * R;
+    T v = x[0];
+    long long vi = 0;
+    for (long long j = threadIdx.x; j < R; j += blockDim.x)
+      if (better(x[j], j, v, vi, is_max)) { v = x[j]; vi = j; }
+    best_v[threadIdx.x] = v;
+    best_i[threadIdx.x] = vi;
+    __syncthreads();
+    for (int half = blockDim.x / 2; half > 0; half /= 2) {
+      if (threadIdx.x < half &&
+          better(best_v[threadIdx.x + half], best_i[threadIdx.x + half], best_v[threadIdx.x], best_i[threadIdx.x],
+                 is_max)) {
+        best_v[threadIdx.x] = best_v[threadIdx.x + half];
+        best_i[threadIdx.x] = best_i[threadIdx.x + half];
+      }
+      __syncthreads();
+    }
+    if (threadIdx.x == 0) {
+      if (values) values[row] = best_v[0];
+      if (indices) indices[row] = best_i[0];
+    }
+    __syncthreads();
+  }
+}
+
+#define EMBER_REDUCE(T, NAME)                                                                      \
+  extern "C" __global__ void sum_rows_##NAME(long long rows, long long R, const T* in, T* out,     \
+                                             double scale) {                                       \
+    sum_rows<T>(rows, R, in, out, scale);                                                          \
+  }                                                                                                \
+  extern "C" __global__ void minmax_rows_##NAME(long long rows, long long R, const T* in,          \
+                                                T* values, long long* indices, int is_max) {       \
+    minmax_rows<T>(rows, R, in, values, indices, is_max);                                          \
+  }
+
+EMBER_REDUCE(float, float32)
+EMBER_REDUCE(double, float64)
+EMBER_REDUCE(int, int32)
+EMBER_REDUCE(long long, int64)

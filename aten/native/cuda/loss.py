@@ -1,0 +1,51 @@
+"""nll_loss_forward on CUDA (cross_entropy is log_softmax + nll_loss): kernels/nll_loss.cu, with
+the CPU kernel's checks and messages; an out-of-range target is found on the device and raised
+here as PyTorch's IndexError."""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from aten.native.cuda.copy import contiguous_cuda
+from aten.native.cuda.linalg import _same_device
+from aten.native.cuda.pointwise import compiled_module, to_device
+from c10 import cuda as c10_cuda
+from c10 import scalar_type, tensor_impl
+
+_INT64 = scalar_type.dtype_from_name("int64")
+
+
+def nll_loss_forward_cuda(self: Any, target: Any, weight: Any, reduction: int, ignore_index: int) -> Any:
+    if self.dim() < 1 or self.dim() > 2:
+        raise RuntimeError("input tensor should be 1D or 2D")
+    if target.dim() > 1:
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    no_batch = self.dim() == 1 and target.dim() == 0
+    if not no_batch and (target.dim() == 0 or self.shape[0] != target.shape[0]):
+        raise RuntimeError(f"size mismatch (got input: {list(self.shape)}, target: {list(target.shape)})")
+    _same_device(self, target, *([weight] if weight is not None else []))
+    if self.dtype.name not in ("float32", "float64"):
+        raise NotImplementedError(f'"nll_loss_forward_out_cuda" not implemented for \'{self.dtype.type_name}\'')
+    if target.dtype != _INT64:
+        raise RuntimeError(f"expected scalar type Long but found {target.dtype.type_name}")
+    n = 1 if self.dim() == 1 else self.shape[0]
+    c = self.shape[-1]
+    if weight is not None and weight.numel() != c:
+        raise RuntimeError(f"weight tensor should be defined either for all {c} classes or no classes but got weight "
+                           f"tensor of shape: {list(weight.shape)}")
+    source, labels = contiguous_cuda(self), contiguous_cuda(target)
+    w = to_device(contiguous_cuda(weight), self.dtype) if weight is not None else None
+    out = tensor_impl.empty((n,) if reduction == 0 and self.dim() == 2 else (), self.dtype, self.device)
+    total_weight = tensor_impl.empty((), self.dtype, self.device)
+    state = c10_cuda.lazy_init()
+    bad = np.zeros(1, dtype=np.int64)
+    bad_dev = state["drv"].to_device(bad)
+    fn = compiled_module("kernels/nll_loss.cu").get_function(f"nll_forward_{self.dtype.name}")
+    fn(np.int64(n), np.int64(c), np.uintp(source.data_ptr()), np.uintp(labels.data_ptr()),
+       np.uintp(w.data_ptr() if w is not None else 0), np.int64(ignore_index), np.int32(reduction),
+       np.uintp(out.data_ptr()), np.uintp(total_weight.data_ptr()), bad_dev, grid=(1, 1, 1), block=(256, 1, 1))
+    state["drv"].memcpy_dtoh(bad, bad_dev)
+    if bad[0]:
+        raise IndexError(f"Target {int(labels.reshape(-1)[int(bad[0]) - 1].item())} is out of bounds.")
+    return out, total_weight

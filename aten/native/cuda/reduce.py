@@ -1,0 +1,158 @@
+"""Reductions on CUDA (sum, mean, amax, amin, max/min along a dim, argmax, argmin): the reduced
+dimensions are moved last and made contiguous, then kernels/reduce.cu folds each row."""
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+
+from aten.native.cuda.copy import contiguous_cuda
+from aten.native.cuda.pointwise import compiled_module, to_device
+from c10 import scalar_type, tensor_impl
+
+_THREADS = 256
+_MAX_BLOCKS = 65535
+_INT64 = scalar_type.dtype_from_name("int64")
+_MINMAX_TYPES = ("float32", "float64", "int32", "int64")
+
+
+def _dims(self: Any, dim: Any) -> list[int]:
+    """The reduced dimensions, wrapped and deduplicated (None or [] is all of them)."""
+    nd = self.dim()
+    if dim is None or (not isinstance(dim, int) and len(dim) == 0):
+        return list(range(nd))
+    dims = [dim] if isinstance(dim, int) else list(dim)
+    wrapped = []
+    for d in dims:
+        if not -max(nd, 1) <= d < max(nd, 1):
+            raise IndexError(f"Dimension out of range (expected to be in range of [{-max(nd, 1)}, {max(nd, 1) - 1}], "
+                             f"but got {d})")
+        d = d % max(nd, 1)
+        if d in wrapped:
+            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+        wrapped.append(d)
+    return [d for d in wrapped if d < nd]
+
+
+def _rows(self: Any, dims: Sequence[int]) -> tuple[Any, int, int, list[int]]:
+    """self as contiguous (rows, R) with dims last, rows, R, and the kept dimensions' sizes."""
+    kept = [d for d in range(self.dim()) if d not in dims]
+    moved = contiguous_cuda(self.permute(kept + list(dims)))
+    r = 1
+    for d in dims:
+        r *= self.shape[d]
+    rows = 1
+    for d in kept:
+        rows *= self.shape[d]
+    return moved, rows, r, [self.shape[d] for d in kept]
+
+
+def _shape(self: Any, dims: Sequence[int], keepdim: bool) -> tuple[int, ...]:
+    if keepdim:
+        return tuple(1 if d in dims else s for d, s in enumerate(self.shape))
+    return tuple(s for d, s in enumerate(self.shape) if d not in dims)
+
+
+def _grid(rows: int) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
+    return (max(1, min(rows, _MAX_BLOCKS)), 1, 1), (_THREADS, 1, 1)
+
+
+def _sum(self: Any, dim: Any, keepdim: bool, dtype: Any, mean: bool, name: str) -> Any:
+    if dtype is None:
+        dtype = self.dtype if self.dtype.is_floating_point or mean else _INT64
+    if mean and not dtype.is_floating_point:
+        raise RuntimeError(f"mean(): could not infer output dtype. Input dtype must be either a floating point or "
+                           f"complex dtype. Got: {self.dtype.type_name}")
+    if dtype.name not in ("float32", "float64", "int64"):
+        raise NotImplementedError(f'"{name}_cuda" not implemented for \'{dtype.type_name}\'')
+    source = to_device(contiguous_cuda(self), dtype)
+    dims = _dims(self, dim)
+    moved, rows, r, _ = _rows(source, dims)
+    out = tensor_impl.empty(_shape(self, dims, keepdim), dtype, self.device)
+    if rows == 0:
+        return out
+    if r == 0:
+        return out.fill_(float("nan") if mean else 0)
+    scale = 1.0 / r if mean else 1.0
+    fn = compiled_module("kernels/reduce.cu").get_function(f"sum_rows_{dtype.name}")
+    grid, block = _grid(rows)
+    fn(np.int64(rows), np.int64(r), np.uintp(moved.data_ptr()), np.uintp(out.data_ptr()), np.float64(scale),
+       grid=grid, block=block)
+    return out
+
+
+def sum_cuda(self: Any, dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Any:
+    return _sum(self, dim, keepdim, dtype, False, "sum")
+
+
+def mean_cuda(self: Any, dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Any:
+    return _sum(self, dim, keepdim, dtype, True, "mean")
+
+
+def _minmax(self: Any, dims: list[int], keepdim: bool, is_max: bool, values: bool, indices: bool,
+            name: str) -> tuple[Any, Any]:
+    if self.dtype.name not in _MINMAX_TYPES:
+        raise NotImplementedError(f'"{name}_cuda" not implemented for \'{self.dtype.type_name}\'')
+    for d in dims or range(self.dim()):
+        if self.shape[d] == 0:
+            raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+    if self.numel() == 0 and not dims:
+        raise RuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0.")
+    moved, rows, r, _ = _rows(self, dims)
+    shape = _shape(self, dims, keepdim)
+    out_v = tensor_impl.empty(shape, self.dtype, self.device) if values else None
+    out_i = tensor_impl.empty(shape, _INT64, self.device) if indices else None
+    if rows == 0:
+        return out_v, out_i
+    fn = compiled_module("kernels/reduce.cu").get_function(f"minmax_rows_{self.dtype.name}")
+    grid, block = _grid(rows)
+    fn(np.int64(rows), np.int64(r), np.uintp(moved.data_ptr()),
+       np.uintp(out_v.data_ptr() if out_v is not None else 0), np.uintp(out_i.data_ptr() if out_i is not None else 0),
+       np.int32(is_max), grid=grid, block=block)
+    return out_v, out_i
+
+
+def amax_cuda(self: Any, dim: Any = (), keepdim: bool = False) -> Any:
+    return _minmax(self, _dims(self, dim), keepdim, True, True, False, "amax")[0]
+
+
+def amin_cuda(self: Any, dim: Any = (), keepdim: bool = False) -> Any:
+    return _minmax(self, _dims(self, dim), keepdim, False, True, False, "amin")[0]
+
+
+def max_all_cuda(self: Any) -> Any:
+    if self.numel() == 0:
+        raise RuntimeError("max(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
+                           "reduction dim with the 'dim' argument.")
+    return _minmax(self, list(range(self.dim())), False, True, True, False, "max")[0]
+
+
+def min_all_cuda(self: Any) -> Any:
+    if self.numel() == 0:
+        raise RuntimeError("min(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
+                           "reduction dim with the 'dim' argument.")
+    return _minmax(self, list(range(self.dim())), False, False, True, False, "min")[0]
+
+
+def max_dim_cuda(self: Any, dim: int, keepdim: bool = False) -> Any:
+    return _minmax(self, _dims(self, dim), keepdim, True, True, True, "max")
+
+
+def min_dim_cuda(self: Any, dim: int, keepdim: bool = False) -> Any:
+    return _minmax(self, _dims(self, dim), keepdim, False, True, True, "min")
+
+
+def _arg(self: Any, dim: Any, keepdim: bool, is_max: bool, name: str) -> Any:
+    if dim is None:
+        flat = contiguous_cuda(self).reshape(-1)
+        result = _minmax(flat, [0], False, is_max, False, True, name)[1]
+        return result.reshape([1] * self.dim()) if keepdim else result
+    return _minmax(self, _dims(self, dim), keepdim, is_max, False, True, name)[1]
+
+
+def argmax_cuda(self: Any, dim: Any = None, keepdim: bool = False) -> Any:
+    return _arg(self, dim, keepdim, True, "argmax")
+
+
+def argmin_cuda(self: Any, dim: Any = None, keepdim: bool = False) -> Any:
+    return _arg(self, dim, keepdim, False, "argmin")

@@ -1,0 +1,136 @@
+"""`python -m benchmarks.gpu [--compare-python PATH]`: Ember's GPU backend against its targets.
+
+- Pointwise bandwidth: torch.add on 2^26 float32 elements (12 bytes per element read and
+  written) as a fraction of the device's own copy bandwidth (a device-to-device memcpy of the
+  same size, 8 bytes per element). Target: at least 80%.
+- GEMM: float32 4096^3 TFLOP/s, beside what the PyTorch at --compare-python gets from cuBLAS with
+  TF32 off (run in a subprocess from an empty directory so that it imports that PyTorch).
+  Target: at least 50% of it.
+- Training: examples/train_digits.py's MLP epoch on the GPU, seconds.
+
+Times are CUDA events around repeated calls after a warm-up; each figure is the best of 5.
+Without a GPU (or without PyCUDA) it says so and exits 0: nothing to measure.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from typing import Any, Callable
+
+_TORCH_GEMM = """
+import json, torch
+torch.backends.cuda.matmul.allow_tf32 = False
+a = torch.randn(4096, 4096, device="cuda"); b = torch.randn(4096, 4096, device="cuda")
+for _ in range(3): a @ b
+best = float("inf")
+for _ in range(5):
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    start.record(); [a @ b for _ in range(5)]; end.record(); end.synchronize()
+    best = min(best, start.elapsed_time(end) / 5)
+print(json.dumps({"torch": torch.__version__, "ms": best, "device": torch.cuda.get_device_name()}))
+"""
+
+
+def _best_ms(torch: Any, fn: Callable[[], Any], calls: int = 5, repeats: int = 5) -> float:
+    for _ in range(2):
+        fn()
+    best = float("inf")
+    for _ in range(repeats):
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        for _ in range(calls):
+            fn()
+        end.record()
+        end.synchronize()
+        best = min(best, start.elapsed_time(end) / calls)
+    return best
+
+
+def _bandwidth(torch: Any) -> dict[str, float]:
+    from c10 import cuda as c10_cuda
+    n = 1 << 26
+    a, b = torch.ones(n, device="cuda"), torch.ones(n, device="cuda")
+    dst = torch.empty(n, device="cuda")
+    drv = c10_cuda.lazy_init()["drv"]
+    copy_ms = _best_ms(torch, lambda: drv.memcpy_dtod(dst.data_ptr(), a.data_ptr(), n * 4))
+    add_ms = _best_ms(torch, lambda: torch.add(a, b))
+    copy_gbs = 2 * n * 4 / copy_ms / 1e6
+    add_gbs = 3 * n * 4 / add_ms / 1e6
+    return {"copy_GBps": copy_gbs, "add_GBps": add_gbs, "fraction": add_gbs / copy_gbs}
+
+
+def _gemm(torch: Any) -> float:
+    a, b = torch.randn(4096, 4096, device="cuda"), torch.randn(4096, 4096, device="cuda")
+    ms = _best_ms(torch, lambda: a @ b, calls=3)
+    return 2 * 4096 ** 3 / ms / 1e9
+
+
+def _reference_gemm(python: str) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory() as empty:
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+        run = subprocess.run([python, "-c", _TORCH_GEMM], cwd=empty, env=env, capture_output=True, text=True)
+    if run.returncode != 0:
+        return {"error": run.stderr.strip().splitlines()[-1] if run.stderr.strip() else f"exit {run.returncode}"}
+    result = json.loads(run.stdout.strip().splitlines()[-1])
+    result["TFLOPs"] = 2 * 4096 ** 3 / result["ms"] / 1e9
+    return result
+
+
+def _digits_epoch(torch: Any) -> float:
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "examples"))
+    import train_digits as ex
+    torch.manual_seed(0)
+    train_set, _ = ex.load_digits()
+    loader = torch.utils.data.DataLoader(train_set, batch_size=64, shuffle=True,
+                                         generator=torch.Generator().manual_seed(0))
+    model = ex.MLP().to("cuda")
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    loss_fn = torch.nn.CrossEntropyLoss()
+    ex.train_epoch(model, loader, loss_fn, optimizer, "cuda")
+    best = float("inf")
+    for _ in range(3):
+        start = time.perf_counter()
+        ex.train_epoch(model, loader, loss_fn, optimizer, "cuda")
+        torch.cuda.synchronize()
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.gpu", description=__doc__.splitlines()[0])
+    parser.add_argument("--compare-python", help="an interpreter whose PyTorch (with CUDA) gives the cuBLAS figure")
+    parser.add_argument("--json", help="also write the results here")
+    args = parser.parse_args(argv)
+    import torch
+    if not torch.cuda.is_available():
+        print("No CUDA device here (or PyCUDA is not installed): nothing to measure.")
+        return 0
+    results: dict[str, Any] = {"device": torch.cuda.get_device_name()}
+    results["bandwidth"] = _bandwidth(torch)
+    print(f"{results['device']}: device copy {results['bandwidth']['copy_GBps']:.0f} GB/s, torch.add "
+          f"{results['bandwidth']['add_GBps']:.0f} GB/s = {results['bandwidth']['fraction']:.0%} (target >= 80%)")
+    results["gemm_TFLOPs"] = _gemm(torch)
+    line = f"float32 GEMM 4096^3: {results['gemm_TFLOPs']:.1f} TFLOP/s"
+    if args.compare_python:
+        ref = results["reference_gemm"] = _reference_gemm(args.compare_python)
+        if "error" in ref:
+            line += f"; reference failed: {ref['error']}"
+        else:
+            line += (f", PyTorch {ref['torch']} cuBLAS (TF32 off) {ref['TFLOPs']:.1f} = "
+                     f"{results['gemm_TFLOPs'] / ref['TFLOPs']:.0%} (target >= 50%)")
+    print(line)
+    results["digits_epoch_s"] = _digits_epoch(torch)
+    print(f"train_digits.py MLP epoch on the GPU: {results['digits_epoch_s'] * 1000:.1f} ms")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(results, f, indent=2)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

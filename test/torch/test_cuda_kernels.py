@@ -1,0 +1,183 @@
+"""The handwritten CUDA kernels (aten/native/cuda/kernels/*.cu) against the CPU results on the
+same inputs: float32 within 1e-5 relative (GEMMs: scaled by K), float64 tighter, ints exact.
+
+Run where an NVIDIA GPU and PyCUDA are present: `pip install -e .[cuda]`, then `pytest -m cuda`.
+"""
+import numpy as np
+import pytest
+
+import torch
+
+pytestmark = [pytest.mark.cuda,
+              pytest.mark.skipif(not torch.cuda.is_available(), reason="needs an NVIDIA GPU and PyCUDA")]
+
+FLOATS = [torch.float32, torch.float64]
+
+
+def _pair(shape, dtype, seed=0):
+    cpu = torch.from_numpy(np.random.default_rng(seed).standard_normal(shape)).to(dtype)
+    return cpu, cpu.cuda()
+
+
+def _close(got, expected, rtol):
+    assert got.device.type == "cuda" and got.dtype == expected.dtype and got.shape == expected.shape
+    np.testing.assert_allclose(got.cpu().numpy(), expected.numpy(), rtol=rtol, atol=rtol)
+
+
+# ---- copies ------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.int64, torch.int16, torch.uint8, torch.bool])
+def test_views_copy_and_clone_on_the_device_as_on_the_cpu(dtype):
+    cpu = torch.arange(60).reshape(3, 4, 5).to(dtype)
+    gpu = cpu.cuda()
+    for view in (lambda t: t.transpose(0, 2), lambda t: t[:, 1::2, ::3], lambda t: t.permute(1, 2, 0)[1]):
+        assert torch.equal(view(gpu).contiguous().cpu(), view(cpu).contiguous())
+        assert torch.equal(view(gpu).clone().cpu(), view(cpu).clone())
+    target_cpu, target_gpu = torch.zeros(5, 4, 3, dtype=dtype), torch.zeros(5, 4, 3, dtype=dtype, device="cuda")
+    target_cpu.transpose(0, 2).copy_(cpu)
+    target_gpu.transpose(0, 2).copy_(gpu)
+    assert torch.equal(target_gpu.cpu(), target_cpu)
+
+
+def test_copy_broadcasts_and_converts_on_the_device():
+    gpu = torch.zeros(3, 4, device="cuda")
+    gpu.copy_(torch.arange(4, dtype=torch.int64, device="cuda"))
+    assert gpu.tolist() == [[0.0, 1.0, 2.0, 3.0]] * 3
+    gpu[1].copy_(torch.tensor([9, 8, 7, 6]))
+    assert gpu.tolist()[1] == [9.0, 8.0, 7.0, 6.0]
+
+
+# ---- matmul family -----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("m, k, n", [(1, 1, 1), (7, 13, 5), (128, 128, 128), (130, 257, 129), (512, 64, 300)])
+def test_mm_matches_the_cpu_for_every_layout(dtype, m, k, n):
+    a_cpu, a_gpu = _pair((m, k), dtype)
+    b_cpu, b_gpu = _pair((k, n), dtype, 1)
+    rtol = (1e-5 if dtype == torch.float32 else 1e-12) * max(1, k) ** 0.5
+    _close(torch.mm(a_gpu, b_gpu), torch.mm(a_cpu, b_cpu), rtol)
+    _close(torch.mm(a_gpu.t().contiguous().t(), b_gpu.t().contiguous().t()), torch.mm(a_cpu, b_cpu), rtol)
+    bias_cpu, bias_gpu = _pair((n,), dtype, 2)
+    _close(torch.addmm(bias_gpu, a_gpu, b_gpu, beta=0.5, alpha=2.0), torch.addmm(bias_cpu, a_cpu, b_cpu, beta=0.5,
+                                                                                 alpha=2.0), rtol)
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_bmm_and_matmul_match_the_cpu(dtype):
+    a_cpu, a_gpu = _pair((6, 33, 17), dtype)
+    b_cpu, b_gpu = _pair((6, 17, 40), dtype, 1)
+    rtol = 1e-5 if dtype == torch.float32 else 1e-12
+    _close(torch.bmm(a_gpu, b_gpu), torch.bmm(a_cpu, b_cpu), rtol)
+    _close(a_gpu @ b_gpu, a_cpu @ b_cpu, rtol)
+    _close(torch.bmm(a_gpu, a_gpu.transpose(1, 2)), torch.bmm(a_cpu, a_cpu.transpose(1, 2)), rtol)
+
+
+def test_mm_errors_as_on_the_cpu():
+    with pytest.raises(RuntimeError, match=r"mat1 and mat2 shapes cannot be multiplied \(2x3 and 2x3\)"):
+        torch.mm(torch.ones(2, 3, device="cuda"), torch.ones(2, 3, device="cuda"))
+    with pytest.raises(RuntimeError, match="Expected all tensors to be on the same device"):
+        torch.mm(torch.ones(2, 3, device="cuda"), torch.ones(3, 2))
+
+
+# ---- reductions and softmax ----------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("dim", [None, 0, 1, -1, (0, 2), (1, 2)])
+@pytest.mark.parametrize("keepdim", [False, True])
+def test_sum_mean_amax_amin_match_the_cpu(dtype, dim, keepdim):
+    cpu, gpu = _pair((5, 300, 7), dtype)
+    rtol = 1e-5 if dtype == torch.float32 else 1e-12
+    for op in ("sum", "mean", "amax", "amin"):
+        if dim is None and op in ("amax", "amin"):
+            got, expected = getattr(torch, op)(gpu), getattr(torch, op)(cpu)
+        else:
+            args = () if dim is None else (dim,)
+            got, expected = getattr(torch, op)(gpu, *args, keepdim=keepdim), getattr(torch, op)(cpu, *args,
+                                                                                                 keepdim=keepdim)
+        _close(got, expected, rtol)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.int32, torch.int64])
+def test_max_min_argmax_argmin_match_the_cpu_with_ties_and_nan(dtype):
+    cpu = torch.tensor([[3, 1, 3, 0], [2, 2, 5, 5], [7, 0, 0, 7]], dtype=dtype)
+    if dtype.is_floating_point:
+        cpu[1, 1] = float("nan")
+    gpu = cpu.cuda()
+    for dim in (0, 1, -1):
+        for op in (torch.max, torch.min):
+            v_gpu, i_gpu = op(gpu, dim)
+            v_cpu, i_cpu = op(cpu, dim)
+            np.testing.assert_array_equal(v_gpu.cpu().numpy(), v_cpu.numpy())
+            assert torch.equal(i_gpu.cpu(), i_cpu)
+        assert torch.equal(torch.argmax(gpu, dim).cpu(), torch.argmax(cpu, dim))
+        assert torch.equal(torch.argmin(gpu, dim, keepdim=True).cpu(), torch.argmin(cpu, dim, keepdim=True))
+    assert torch.equal(torch.argmax(gpu).cpu(), torch.argmax(cpu))
+    np.testing.assert_array_equal(torch.max(gpu).cpu().numpy(), torch.max(cpu).numpy())
+
+
+def test_integer_sum_is_int64_as_on_the_cpu():
+    cpu = torch.arange(12, dtype=torch.int32).reshape(3, 4)
+    got = torch.sum(cpu.cuda(), 1)
+    assert got.dtype == torch.int64 and got.tolist() == torch.sum(cpu, 1).tolist()
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("dim", [0, 1, -1])
+def test_softmax_and_log_softmax_match_the_cpu(dtype, dim):
+    cpu, gpu = _pair((4, 1000, 3), dtype)
+    rtol = 1e-5 if dtype == torch.float32 else 1e-12
+    _close(torch.softmax(gpu, dim), torch.softmax(cpu, dim), rtol)
+    _close(torch.log_softmax(gpu, dim), torch.log_softmax(cpu, dim), rtol)
+
+
+def test_reductions_of_empty_dims_error_as_on_the_cpu():
+    with pytest.raises(IndexError, match="Expected reduction dim 0 to have non-zero size"):
+        torch.amax(torch.ones(0, 3, device="cuda"), 0)
+    assert torch.sum(torch.ones(0, 3, device="cuda"), 0).tolist() == [0.0, 0.0, 0.0]
+
+
+def test_addmm_with_an_empty_inner_dimension_or_beta_zero():
+    bias = torch.tensor([1.0, float("nan")], device="cuda")
+    assert torch.addmm(bias, torch.ones(3, 0, device="cuda"), torch.ones(0, 2, device="cuda"), beta=2.0).tolist()[0][0] \
+        == 2.0
+    assert torch.addmm(bias, torch.ones(1, 2, device="cuda"), torch.ones(2, 2, device="cuda"), beta=0).tolist() == [
+        [2.0, 2.0]]
+
+
+def test_an_op_without_a_cuda_kernel_raises_not_implemented_naming_it():
+    with pytest.raises(NotImplementedError, match=r"Could not run 'aten::\w+' with arguments from the 'CUDA' backend"):
+        torch.kthvalue(torch.ones(4, device="cuda"), 2)
+
+
+# ---- losses and a whole training run -------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_nll_loss_and_cross_entropy_match_the_cpu(dtype, reduction):
+    logits_cpu, logits_gpu = _pair((70, 10), dtype)
+    target_cpu = torch.from_numpy(np.random.default_rng(3).integers(0, 10, 70))
+    target_cpu[5] = -100
+    weight_cpu = torch.linspace(0.5, 2.0, 10, dtype=dtype)
+    rtol = 1e-5 if dtype == torch.float32 else 1e-12
+    for weight in (None, weight_cpu):
+        kwargs = dict(reduction=reduction, weight=weight)
+        expected = torch.nn.functional.cross_entropy(logits_cpu, target_cpu, **kwargs)
+        gpu_kwargs = dict(reduction=reduction, weight=None if weight is None else weight.cuda())
+        _close(torch.nn.functional.cross_entropy(logits_gpu, target_cpu.cuda(), **gpu_kwargs), expected, rtol)
+
+
+def test_nll_loss_target_out_of_bounds_is_an_index_error():
+    with pytest.raises(IndexError, match="Target 12 is out of bounds."):
+        torch.nn.functional.nll_loss(torch.zeros(3, 10, device="cuda"), torch.tensor([1, 12, 0], device="cuda"))
+
+
+def test_the_digits_mlp_trains_on_the_gpu_as_on_the_cpu():
+    import os
+    import sys
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "examples"))
+    import train_digits
+    torch.manual_seed(0)
+    cpu_accuracy = train_digits.fit(train_digits.MLP(), 3, 0.1, 0)
+    torch.manual_seed(0)
+    gpu_accuracy = train_digits.fit(train_digits.MLP(), 3, 0.1, 0, device="cuda")
+    assert abs(gpu_accuracy - cpu_accuracy) <= 0.01
