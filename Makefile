@@ -8,7 +8,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.ember-installed
 
-.PHONY: demo test build install audit typecheck bench clean
+.PHONY: demo test build install audit typecheck bench clean gpu-deps
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -45,6 +45,15 @@ demo: build
 BENCH_ARGS ?=
 bench: build
 	$(PY) -m benchmarks $(BENCH_ARGS)
+
+# What tools/gpu_run.sh needs on a GPU machine without network, for its Python (GPU_PYTHON_VERSION):
+# wheels of the build and test requirements and PyCUDA's sdist, into .device/ (git-ignored).
+GPU_PYTHON_VERSION ?= 3.12
+gpu-deps: $(PY)
+	$(PY) -m pip download -q -d .device/wheels --only-binary=:all: --python-version $(GPU_PYTHON_VERSION) \
+		--platform manylinux2014_x86_64 --platform manylinux_2_17_x86_64 --platform manylinux_2_28_x86_64 \
+		setuptools wheel cython numpy jinja2 pyyaml pytest hypothesis pytools platformdirs mako typing_extensions
+	$(PY) -m pip download -q -d .device/sdist --no-deps --no-binary pycuda pycuda
 
 clean:
 	rm -rf build $(VENV) *.egg-info
