@@ -130,6 +130,22 @@ def test_layer_norm_weight_gradient_over_many_rows_is_the_same_for_any_thread_co
         np.testing.assert_allclose(gw.numpy(), grads[0][1].numpy(), rtol=1e-5)
 
 
+def test_layer_and_group_norm_outputs_do_not_depend_on_the_thread_count():
+    # each row's statistics are private to the thread computing it (they were once shared: a race)
+    torch.manual_seed(13)
+    x, w = torch.randn(4096, 48), torch.randn(48)
+    before = torch.get_num_threads()
+    outputs = []
+    try:
+        for threads in (1, 2, 3):
+            torch.set_num_threads(threads)
+            outputs.append((F.layer_norm(x, (48,), w), F.group_norm(x.reshape(64, 64, 48), 8)))
+    finally:
+        torch.set_num_threads(before)
+    for layer, group in outputs[1:]:
+        assert torch.equal(layer, outputs[0][0]) and torch.equal(group, outputs[0][1])
+
+
 def test_layer_norm_backward_kernels_reject_mismatched_statistics():
     x, g = torch.randn(4, 6), torch.randn(4, 6)
     mean, rstd = torch.zeros(4, 1), torch.ones(4, 1)

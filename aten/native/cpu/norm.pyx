@@ -49,17 +49,25 @@ cdef inline const char* _ptr(object t) noexcept:
 
 # ---- statistics and the affine output over one contiguous block ------------------------------
 
-cdef inline void _moments(const ftype* x, Py_ssize_t n, double* mean, double* var) noexcept nogil:
+# Two functions returning values rather than one writing through pointers: a variable a prange
+# body only passes by address is shared between the threads in Cython (a data race); assigned
+# directly, it is private to each.
+cdef inline double _mean(const ftype* x, Py_ssize_t n) noexcept nogil:
     cdef Py_ssize_t i
-    cdef double s = 0, d, q = 0
+    cdef double s = 0
     for i in range(n):
         s += x[i]
-    s = s / n
+    return s / n
+
+
+cdef inline double _variance(const ftype* x, Py_ssize_t n, double mean) noexcept nogil:
+    """The biased variance (the mean of squared deviations from mean)."""
+    cdef Py_ssize_t i
+    cdef double d, q = 0
     for i in range(n):
-        d = x[i] - s
+        d = x[i] - mean
         q += d * d
-    mean[0] = s
-    var[0] = q / n
+    return q / n
 
 
 cdef inline void _affine(const ftype* x, ftype* y, Py_ssize_t n, double scale, double shift) noexcept nogil:
@@ -80,7 +88,8 @@ cdef void _layer_norm(const ftype* x, ftype* y, ftype* mean_out, ftype* rstd_out
     for r in prange(rows, num_threads=nt, schedule="static"):
         xr = x + r * M
         yr = y + r * M
-        _moments(xr, M, &mean, &var)
+        mean = _mean(xr, M)
+        var = _variance(xr, M, mean)
         rstd = 1.0 / sqrt(var + eps)
         mean_out[r] = <ftype>mean
         rstd_out[r] = <ftype>rstd
@@ -383,7 +392,8 @@ cdef void _group_norm(const ftype* x, ftype* y, Py_ssize_t N, Py_ssize_t C, Py_s
     for ng in prange(N * G, num_threads=nt, schedule="static"):
         n = ng // G
         g = ng % G
-        _moments(x + (n * C + g * D) * S, D * S, &mean, &var)
+        mean = _mean(x + (n * C + g * D) * S, D * S)
+        var = _variance(x + (n * C + g * D) * S, D * S, mean)
         rstd = 1.0 / sqrt(var + eps)
         mean_out[ng] = <ftype>mean
         rstd_out[ng] = <ftype>rstd
