@@ -117,6 +117,11 @@ def generate(root: Path, *, quiet: bool = False) -> Result:
                         extra.append(registrations.Registration(str(v.func.name), "CPU", cpu_module,
                                                                 cpu_loops.kernel_name(v)))
                 generated[(op.name, "CUDA")] = f"aten.native.cuda._gen_{base}_launch"
+                for v in (op.variants.inplace, op.variants.out):
+                    if v is not None:
+                        extra.append(registrations.Registration(str(v.func.name), "CUDA",
+                                                                f"aten.native.cuda._gen_{base}_launch",
+                                                                f"{v.func.name.unambiguous_name()}_cuda"))
         context = bindings.module_context(group)
         if context["bindings"]:
             module = f"torch._C._gen_{base}"

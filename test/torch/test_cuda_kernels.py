@@ -181,3 +181,22 @@ def test_the_digits_mlp_trains_on_the_gpu_as_on_the_cpu():
     torch.manual_seed(0)
     gpu_accuracy = train_digits.fit(train_digits.MLP(), 3, 0.1, 0, device="cuda")
     assert abs(gpu_accuracy - cpu_accuracy) <= 0.01
+
+
+# ---- in-place and out= variants of the generated pointwise ops -----------------------------------
+
+def test_inplace_and_out_pointwise_variants_write_into_their_target():
+    cpu = torch.arange(12, dtype=torch.float32).reshape(3, 4)
+    gpu = cpu.cuda()
+    gpu.add_(torch.ones(4, device="cuda"), alpha=2)
+    gpu.t().mul_(torch.full((4, 3), 0.5, device="cuda"))     # through a transposed view
+    cpu.add_(torch.ones(4), alpha=2)
+    cpu.t().mul_(torch.full((4, 3), 0.5))
+    assert torch.equal(gpu.cpu(), cpu)
+    out = torch.empty(0, device="cuda")
+    torch.exp(gpu, out=out)
+    np.testing.assert_allclose(out.cpu().numpy(), torch.exp(cpu).numpy(), rtol=1e-6)
+    with pytest.raises(RuntimeError, match="result type Float can't be cast to the desired output type Long"):
+        torch.ones(3, dtype=torch.int64, device="cuda").add_(torch.ones(3, device="cuda"))
+    with pytest.raises(RuntimeError, match=r"output with shape \[3\] doesn't match the broadcast shape \[2, 3\]"):
+        torch.ones(3, device="cuda").add_(torch.ones(2, 3, device="cuda"))

@@ -6,6 +6,7 @@ from typing import Any
 
 from torchgen.dtypes import DType
 from torchgen.formula import render
+from torchgen.model import NativeFunction
 from torchgen.targets.pointwise import PointwiseOp
 
 
@@ -45,5 +46,15 @@ def launcher_context(ops: list[PointwiseOp], source: str) -> dict[str, Any]:
             tensor_args=", ".join(op.tensors), scalar_args="".join(f"{s}, " for s in op.scalars),
             scalar_names="".join(f"{s!r}, " for s in op.scalars), promote=op.promote,
             dtypes=repr(tuple(d.name for d in op.dtypes)),
-            bool_inputs=repr(op.fn.pointwise.bool_inputs if op.fn.pointwise else ())))
+            bool_inputs=repr(op.fn.pointwise.bool_inputs if op.fn.pointwise else ()),
+            call_args=", ".join(a.name for a in op.args),
+            inplace=variant_kernel(op.variants.inplace), out=variant_kernel(op.variants.out)))
     return dict(ops=contexts, source=source)
+
+
+def variant_kernel(fn: NativeFunction | None) -> dict[str, str] | None:
+    """The CUDA kernel an in-place or out= variant registers: the functional result written into
+    self or out (pointwise.write_into)."""
+    if fn is None:
+        return None
+    return dict(name=str(fn.func.name), kernel=f"{fn.func.name.unambiguous_name()}_cuda")

@@ -123,3 +123,19 @@ def launch(source: str, cname: str, tensors: tuple[Any, ...], scalars: tuple[Any
     fn(np.int64(n), meta_dev, np.uintp(out.data_ptr()), *[np.uintp(t.data_ptr()) for t in operands], *c_scalars,
        grid=grid, block=block)
     return out
+
+
+def write_into(target: Any, result: Any, inplace: bool) -> Any:
+    """An in-place (inplace) or out= variant: the functional result written into target, with
+    PyTorch's checks: the result's dtype must cast to target's, and an in-place target must have
+    the broadcast shape (an out= one is resized to it)."""
+    if not scalar_type.can_cast(result.dtype, target.dtype):
+        raise RuntimeError(f"result type {result.dtype.type_name} can't be cast to the desired output type "
+                           f"{target.dtype.type_name}")
+    if tuple(target.shape) != tuple(result.shape):
+        if inplace:
+            raise RuntimeError(f"output with shape {list(target.shape)} doesn't match the broadcast shape "
+                               f"{list(result.shape)}")
+        target.resize_(tuple(result.shape))
+    from aten.native.cuda.copy import copy_cuda
+    return copy_cuda(target, result)
