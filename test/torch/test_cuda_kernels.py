@@ -200,3 +200,65 @@ def test_inplace_and_out_pointwise_variants_write_into_their_target():
         torch.ones(3, dtype=torch.int64, device="cuda").add_(torch.ones(3, device="cuda"))
     with pytest.raises(RuntimeError, match=r"output with shape \[3\] doesn't match the broadcast shape \[2, 3\]"):
         torch.ones(3, device="cuda").add_(torch.ones(2, 3, device="cuda"))
+
+
+# ---- indexing, embedding, cat, layer norm ------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.int32, torch.int64])
+@pytest.mark.parametrize("dim", [0, 1, -1])
+def test_index_select_and_index_add_match_the_cpu(dtype, dim):
+    cpu = torch.arange(60).reshape(3, 4, 5).to(dtype)
+    index = torch.tensor([2, 0, 2, 1])
+    index = index[index < cpu.shape[dim]]
+    assert torch.equal(torch.index_select(cpu.cuda(), dim, index.cuda()).cpu(), torch.index_select(cpu, dim, index))
+    source_shape = list(cpu.shape)
+    source_shape[dim] = len(index)
+    source = torch.arange(int(np.prod(source_shape))).reshape(source_shape).to(dtype)
+    got = torch.index_add(cpu.cuda(), dim, index.cuda(), source.cuda(), alpha=2)   # repeated 2: atomics
+    assert torch.equal(got.cpu(), torch.index_add(cpu, dim, index, source, alpha=2))
+
+
+def test_index_errors_as_on_the_cpu():
+    with pytest.raises(IndexError, match="index out of range in self"):
+        torch.index_select(torch.ones(3, 4, device="cuda"), 0, torch.tensor([5], device="cuda"))
+    with pytest.raises(RuntimeError, match="index 5 is out of bounds for dimension 0 with size 3"):
+        torch.index_add(torch.ones(3, 4, device="cuda"), 0, torch.tensor([5], device="cuda"),
+                        torch.ones(1, 4, device="cuda"))
+
+
+def test_embedding_forward_and_backward_match_the_cpu():
+    weight_cpu = torch.randn(10, 6, dtype=torch.float64, requires_grad=True)
+    weight_gpu = weight_cpu.detach().cuda().requires_grad_()
+    indices = torch.tensor([[1, 3, 3], [0, 9, 1]])
+    out_cpu = torch.nn.functional.embedding(indices, weight_cpu, padding_idx=0)
+    out_gpu = torch.nn.functional.embedding(indices.cuda(), weight_gpu, padding_idx=0)
+    _close(out_gpu, out_cpu.detach(), 1e-12)
+    out_cpu.square().sum().backward()
+    out_gpu.square().sum().backward()
+    _close(weight_gpu.grad, weight_cpu.grad, 1e-12)
+
+
+def test_cat_matches_the_cpu_with_promotion_and_views():
+    a, b = torch.arange(6).reshape(2, 3), torch.arange(4.0).reshape(2, 2)
+    for dim in (1, -1):
+        assert torch.equal(torch.cat([a.cuda(), b.cuda()], dim).cpu(), torch.cat([a, b], dim))
+    c = torch.arange(12.0).reshape(3, 4).t()
+    assert torch.equal(torch.cat([c.cuda(), c.cuda()], 0).cpu(), torch.cat([c, c], 0))
+    with pytest.raises(RuntimeError, match="Sizes of tensors must match except in dimension 0"):
+        torch.cat([torch.ones(2, 3, device="cuda"), torch.ones(2, 4, device="cuda")])
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_layer_norm_forward_and_backward_match_the_cpu(dtype):
+    x_cpu = torch.randn(8, 5, 32, dtype=dtype, requires_grad=True)
+    w_cpu = torch.randn(32, dtype=dtype, requires_grad=True)
+    b_cpu = torch.randn(32, dtype=dtype, requires_grad=True)
+    x_gpu, w_gpu, b_gpu = (t.detach().cuda().requires_grad_() for t in (x_cpu, w_cpu, b_cpu))
+    rtol = 1e-5 if dtype == torch.float32 else 1e-12
+    out_cpu = torch.nn.functional.layer_norm(x_cpu, (32,), w_cpu, b_cpu)
+    out_gpu = torch.nn.functional.layer_norm(x_gpu, (32,), w_gpu, b_gpu)
+    _close(out_gpu, out_cpu.detach(), rtol)
+    out_cpu.square().sum().backward()
+    out_gpu.square().sum().backward()
+    for g, c in ((x_gpu, x_cpu), (w_gpu, w_cpu), (b_gpu, b_cpu)):
+        _close(g.grad, c.grad, rtol * 10)
