@@ -19,6 +19,8 @@ __all__ = ["Generator", "default_generator", "fork_rng", "get_rng_state", "initi
 
 def manual_seed(seed: Any) -> Generator:
     """Seed the default generator (an int in [-2**63, 2**64); negatives wrap modulo 2**64); returns it."""
+    from c10 import cuda as _c10_cuda
+    _c10_cuda.manual_seed(int(seed))      # as PyTorch's: every device's default generator
     return default_generator.manual_seed(int(seed))
 
 

@@ -5,6 +5,7 @@ False and any CUDA allocation raises a RuntimeError that says which of the two i
 """
 from __future__ import annotations
 
+import atexit
 import threading
 from typing import Any
 
@@ -36,10 +37,23 @@ def _init() -> dict[str, Any]:
             return _state
         context = drv.Device(0).retain_primary_context()
         context.push()
+        atexit.register(_shutdown)
         _state.update(drv=drv, count=count, context=context,
                       allocator=CachingAllocator(0, _driver_malloc(drv), lambda handle: handle.free(),
                                                  drv.Device(0).total_memory()))
         return _state
+
+
+def _shutdown() -> None:
+    """At exit: cached blocks back to the driver and the context popped; PyCUDA aborts the process
+    when it finds a context still pushed at its own cleanup."""
+    state = _state
+    if "context" not in state:
+        return
+    state["allocator"].empty_cache()
+    state["context"].pop()
+    from pycuda.tools import clear_context_caches
+    clear_context_caches()
 
 
 def _driver_malloc(drv: Any) -> Any:
@@ -133,3 +147,26 @@ class Event:
         if not (self._recorded and end_event._recorded):
             raise RuntimeError("Both events must be recorded before calculating elapsed time.")
         return float(self._event.time_till(end_event._event))
+
+
+# The default CUDA generator: Philox's 64-bit seed and the offset each launch consumes (one per
+# random kernel), so that a seed gives the same draws run after run. Settable before CUDA starts.
+DEFAULT_SEED = 67280421310721      # PyTorch's default seed
+_philox = {"seed": DEFAULT_SEED, "offset": 0}
+
+
+def manual_seed(seed: int) -> None:
+    _philox["seed"] = int(seed) % (1 << 64)
+    _philox["offset"] = 0
+
+
+def initial_seed() -> int:
+    return int(_philox["seed"])
+
+
+def philox_next() -> tuple[int, int]:
+    """(seed, offset) for one random kernel launch; advances the offset."""
+    with _lock:
+        offset = _philox["offset"]
+        _philox["offset"] = offset + 1
+        return int(_philox["seed"]), int(offset)

@@ -63,7 +63,9 @@ class Block:
     def __del__(self) -> None:
         allocator = self.allocator
         if allocator is not None:
-            allocator._release(self.address, self.size, self.handle)
+            # no lock here: the collector can run this inside allocate(), which holds it; the
+            # block waits in a list (append is atomic) until the next call under the lock
+            allocator._returned.append((self.address, self.size, self.handle))
 
 
 class CachingAllocator:
@@ -76,6 +78,7 @@ class CachingAllocator:
         self._total = total_memory
         self._lock = threading.Lock()
         self._cached: dict[int, list[tuple[int, Any]]] = {}
+        self._returned: list[tuple[int, int, Any]] = []
         self.allocated = self.peak_allocated = 0
         self.reserved = self.peak_reserved = 0
         self.num_allocs = self.num_frees = self.num_driver_allocs = self.num_retries = 0
@@ -83,6 +86,7 @@ class CachingAllocator:
     def allocate(self, nbytes: int) -> Block:
         size = round_size(int(nbytes))
         with self._lock:
+            self._take_returned()
             free_list = self._cached.get(size)
             if free_list:
                 address, handle = free_list.pop()
@@ -115,18 +119,21 @@ class CachingAllocator:
             f"{_format(self.allocated)} is allocated by PyTorch, and {_format(self.reserved - self.allocated)} is "
             "reserved by PyTorch but unallocated.")
 
-    def _release(self, address: int, size: int, handle: Any) -> None:
-        with self._lock:
+    def _take_returned(self) -> None:
+        """Blocks given back since the last call go to their free lists (under the lock)."""
+        while self._returned:
+            address, size, handle = self._returned.pop()
             self._cached.setdefault(size, []).append((address, handle))
             self.allocated -= size
             self.num_frees += 1
 
     def _release_cached(self) -> None:
-        for size, blocks in self._cached.items():
+        self._take_returned()
+        cached, self._cached = self._cached, {}
+        for size, blocks in cached.items():
             for _, handle in blocks:
                 self._free(handle)
                 self.reserved -= size
-        self._cached.clear()
 
     def empty_cache(self) -> None:
         """Return every cached (unused) block to the driver; blocks in use stay."""
@@ -135,11 +142,13 @@ class CachingAllocator:
 
     def reset_peak_stats(self) -> None:
         with self._lock:
+            self._take_returned()
             self.peak_allocated, self.peak_reserved = self.allocated, self.reserved
 
     def stats(self) -> dict[str, int]:
         """A subset of torch.cuda.memory_stats(), under PyTorch's keys."""
         with self._lock:
+            self._take_returned()
             return {"allocated_bytes.all.current": self.allocated, "allocated_bytes.all.peak": self.peak_allocated,
                     "reserved_bytes.all.current": self.reserved, "reserved_bytes.all.peak": self.peak_reserved,
                     "allocation.all.allocated": self.num_allocs, "allocation.all.freed": self.num_frees,

@@ -111,3 +111,25 @@ def test_torch_cuda_memory_functions_without_a_gpu_initialise_nothing():
     assert torch.OutOfMemoryError is torch.cuda.OutOfMemoryError
     with pytest.raises(ValueError, match="Expected a cuda device"):
         torch.cuda.memory_allocated("cpu")
+
+
+def test_a_block_collected_while_the_allocator_is_busy_does_not_deadlock():
+    # PyCUDA's mem_alloc runs the collector when the device is full; a block freed then (here one
+    # held only by a reference cycle) must not wait for the lock allocate() holds
+    import threading
+    alloc, driver = _allocator()
+
+    def malloc_collecting(nbytes):
+        gc.collect()
+        return driver.malloc(nbytes)
+
+    alloc._malloc = malloc_collecting
+    cycle = [alloc.allocate(100)]
+    cycle.append(cycle)
+    del cycle
+    done, kept = threading.Event(), []
+    worker = threading.Thread(target=lambda: (kept.append(alloc.allocate(5000)), done.set()), daemon=True)
+    worker.start()
+    worker.join(timeout=10)
+    assert done.is_set(), "allocate() deadlocked on a block collected inside it"
+    assert alloc.stats()["allocation.all.freed"] == 1

@@ -262,3 +262,58 @@ def test_layer_norm_forward_and_backward_match_the_cpu(dtype):
     out_gpu.square().sum().backward()
     for g, c in ((x_gpu, x_cpu), (w_gpu, w_cpu), (b_gpu, b_cpu)):
         _close(g.grad, c.grad, rtol * 10)
+
+
+# ---- fills, overlap, launch limits ---------------------------------------------------------------
+
+def test_fills_of_every_dtype():
+    assert torch.ones(3, dtype=torch.bool, device="cuda").tolist() == [True] * 3
+    assert torch.full((3,), 1.5, dtype=torch.float16, device="cuda").tolist() == [1.5] * 3
+    assert torch.zeros(2, dtype=torch.int8, device="cuda").tolist() == [0, 0]
+
+
+def test_log_softmax_of_large_logits_keeps_its_precision():
+    x = torch.tensor([1e6, 1e6 + 1, 1e6 - 3])
+    _close(torch.log_softmax(x.cuda(), 0), torch.log_softmax(x, 0), 1e-5)
+
+
+def test_overlapping_copies_raise_or_go_through_a_temporary_as_pytorch():
+    x = torch.arange(10.0, device="cuda")
+    with pytest.raises(RuntimeError, match="refer to a single memory location"):
+        x[1:].copy_(x[:-1])
+    m = torch.arange(9.0).reshape(3, 3)
+    gpu = m.cuda()
+    gpu.copy_(gpu.t())
+    assert torch.equal(gpu.cpu(), m.t())
+
+
+def test_bmm_beyond_the_grid_limit_of_batches():
+    a = torch.randn(70000, 2, 3, device="cuda")
+    b = torch.randn(70000, 3, 2, device="cuda")
+    _close(torch.bmm(a, b), torch.bmm(a.cpu(), b.cpu()), 1e-5)
+
+
+# ---- random ------------------------------------------------------------------------------------
+
+def test_seeded_random_draws_repeat_and_have_the_right_distribution():
+    torch.manual_seed(7)
+    first = torch.rand(1 << 20, device="cuda")
+    torch.cuda.manual_seed(7)
+    assert torch.equal(torch.rand(1 << 20, device="cuda").cpu(), first.cpu())
+    values = first.cpu().numpy()
+    assert 0.0 <= values.min() and values.max() < 1.0 and abs(values.mean() - 0.5) < 0.005
+    normal = torch.randn(1 << 20, dtype=torch.float64, device="cuda").cpu().numpy()
+    assert abs(normal.mean()) < 0.01 and abs(normal.std() - 1) < 0.01
+    ones = torch.empty(1 << 20, device="cuda").bernoulli_(0.3).cpu().numpy()
+    assert set(np.unique(ones)) <= {0.0, 1.0} and abs(ones.mean() - 0.3) < 0.005
+
+
+def test_dropout_on_the_gpu_zeroes_and_scales():
+    x = torch.ones(1 << 16, device="cuda")
+    y = torch.nn.functional.dropout(x, 0.25, training=True).cpu().numpy()
+    assert set(np.unique(y)) <= {0.0, 1 / 0.75} and abs((y == 0).mean() - 0.25) < 0.01
+
+
+def test_a_cpu_generator_for_a_cuda_tensor_is_an_error():
+    with pytest.raises(RuntimeError, match="Expected a 'cuda' device type for generator but found 'cpu'"):
+        torch.empty(3, device="cuda").uniform_(generator=torch.Generator())

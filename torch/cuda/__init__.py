@@ -10,7 +10,7 @@ from torch.cuda.memory import (empty_cache, max_memory_allocated, max_memory_res
                                memory_reserved, memory_stats, reset_peak_memory_stats)
 
 __all__ = ["is_available", "is_initialized", "device_count", "init", "current_device", "synchronize", "get_device_name",
-           "Event", "OutOfMemoryError",
+           "Event", "OutOfMemoryError", "manual_seed", "manual_seed_all", "initial_seed",
            "empty_cache", "max_memory_allocated", "max_memory_reserved", "memory_allocated", "memory_reserved",
            "memory_stats", "reset_peak_memory_stats"]
 
@@ -45,3 +45,16 @@ def synchronize(device: Any = None) -> None:
 def get_device_name(device: Any = None) -> str:
     from torch.cuda.memory import _device_index
     return _c10_cuda.device_name(_device_index(device))
+
+
+def manual_seed(seed: int) -> None:
+    """Seed the CUDA generator (Philox; no device is needed to set it)."""
+    _c10_cuda.manual_seed(int(seed))
+
+
+def manual_seed_all(seed: int) -> None:
+    _c10_cuda.manual_seed(int(seed))
+
+
+def initial_seed() -> int:
+    return _c10_cuda.initial_seed()

@@ -11,12 +11,31 @@ from c10 import cuda as c10_cuda
 from c10 import tensor_impl
 
 
+def _extent(t: Any) -> tuple[int, int]:
+    """The byte range [first, last] a view can touch."""
+    span = sum((size - 1) * stride for size, stride in zip(t.shape, t.stride()) if size > 0)
+    return t.data_ptr(), t.data_ptr() + (span + 1) * t.element_size() - 1
+
+
 def strided_copy(dst: Any, src: Any) -> None:
-    """dst[...] = src[...] element by element for two CUDA views of one shape and dtype."""
+    """dst[...] = src[...] element by element for two CUDA views of one shape and dtype. Views of
+    the same memory: the same view is nothing to do; contiguous ones overlapping in part are
+    PyTorch's error; other overlapping ones go through a temporary copy of src."""
     n = dst.numel()
     if n == 0:
         return
     state = c10_cuda.lazy_init()
+    (d0, d1), (s0, s1) = _extent(dst), _extent(src)
+    if d0 <= s1 and s0 <= d1:
+        if d0 == s0 and dst.stride() == src.stride():
+            return
+        if dst.is_contiguous() and src.is_contiguous():
+            raise RuntimeError("unsupported operation: some elements of the input tensor and the written-to tensor "
+                               "refer to a single memory location. Please clone() the tensor before performing "
+                               "the operation.")
+        temp = tensor_impl.empty(tuple(src.shape), src.dtype, src.device)
+        strided_copy(temp, src)
+        src = temp
     if dst.is_contiguous() and src.is_contiguous():
         state["drv"].memcpy_dtod(dst.data_ptr(), src.data_ptr(), n * dst.element_size())
         return
@@ -43,14 +62,22 @@ def copy_cuda(self: Any, src: Any, non_blocking: bool = False) -> Any:
     if src.numel() == 1 and tuple(self.shape) != tuple(src.shape) and self.is_contiguous():
         value = src.item()
         ctype = CUDA_TYPES[self.dtype.name]
+        # PyCUDA packs neither numpy bools nor halves: bool goes as a byte, float16 as a float
+        # rounded to half on the device
+        arg: Any
+        if self.dtype.name == "float16":
+            arg_type, arg, store = "float", np.float32(value), "__float2half_rn(v)"
+        elif self.dtype.name == "bool":
+            arg_type, arg, store = "unsigned char", np.uint8(bool(value)), "v"
+        else:
+            arg_type, arg, store = ctype, self.dtype.numpy_dtype.type(value), "v"
         mod = compiled_module(
             '#include <cuda_fp16.h>\n'
-            f'extern "C" __global__ void fill(long long n, {ctype}* out, {ctype} v) {{\n'
+            f'extern "C" __global__ void fill(long long n, {ctype}* out, {arg_type} v) {{\n'
             "  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)blockDim.x * gridDim.x)\n"
-            "    out[i] = v;\n}\n")
+            f"    out[i] = {store};\n}}\n")
         grid, block = grid_for(n)
-        mod.get_function("fill")(np.int64(n), np.uintp(self.data_ptr()), self.dtype.numpy_dtype.type(value),
-                                 grid=grid, block=block)
+        mod.get_function("fill")(np.int64(n), np.uintp(self.data_ptr()), arg, grid=grid, block=block)
     else:
         source = src.expand(tuple(self.shape)) if tuple(self.shape) != tuple(src.shape) else src
         if source.is_cuda and source.dtype is self.dtype:

@@ -12,6 +12,7 @@ from c10 import tensor_impl
 
 _TILE = 128        # gemm.cu's BM and BN
 _THREADS = 256
+_MAX_GRID = 65535
 _GEMM_TYPES = {"float32": "float", "float64": "double"}
 
 
@@ -41,8 +42,9 @@ def _gemm(a: Any, b: Any, batch: int, alpha: Any = 1, beta: Any = 0, bias: Any =
     use_bias = beta != 0 and bias is not None
     bias_ptr, bias_rs, bias_cs = (bias.data_ptr(), *bias.stride()) if use_bias else (0, 0, 0)
     fn = compiled_module("kernels/gemm.cu").get_function(f"gemm_{_GEMM_TYPES[dtype.name]}")
-    grid = ((n + _TILE - 1) // _TILE, (m + _TILE - 1) // _TILE, batch)
-    fn(np.int64(m), np.int64(n), np.int64(k), np.uintp(a.data_ptr()), np.int64(a_bs), np.int64(a_st[-2]),
+    # the kernel loops over row tiles and batches beyond the grid's y and z limits
+    grid = ((n + _TILE - 1) // _TILE, min((m + _TILE - 1) // _TILE, _MAX_GRID), min(batch, _MAX_GRID))
+    fn(np.int64(batch), np.int64(m), np.int64(n), np.int64(k), np.uintp(a.data_ptr()), np.int64(a_bs), np.int64(a_st[-2]),
        np.int64(a_st[-1]), np.uintp(b.data_ptr()), np.int64(b_bs), np.int64(b_st[-2]), np.int64(b_st[-1]),
        np.uintp(out.data_ptr()), scalar(alpha), scalar(beta if use_bias else 0), np.uintp(bias_ptr),
        np.int64(bias_rs), np.int64(bias_cs), grid=grid, block=(_THREADS, 1, 1))

@@ -31,7 +31,8 @@ def compiled_module(source: str) -> Any:
                 text = f.read()
         else:
             text = source
-        _modules[source] = SourceModule(text, no_extern_c=True, options=["-O3"])
+        _modules[source] = SourceModule(text, no_extern_c=True, options=["-O3"],
+                                        include_dirs=[os.path.join(_HERE, "kernels")])
     return _modules[source]
 
 

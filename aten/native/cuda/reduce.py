@@ -58,11 +58,13 @@ def _grid(rows: int) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
 
 
 def _sum(self: Any, dim: Any, keepdim: bool, dtype: Any, mean: bool, name: str) -> Any:
+    given = dtype is not None
     if dtype is None:
         dtype = self.dtype if self.dtype.is_floating_point or mean else _INT64
     if mean and not dtype.is_floating_point:
-        raise RuntimeError(f"mean(): could not infer output dtype. Input dtype must be either a floating point or "
-                           f"complex dtype. Got: {self.dtype.type_name}")
+        which, got = ("Optional dtype", dtype) if given else ("Input dtype", self.dtype)
+        raise RuntimeError(f"mean(): could not infer output dtype. {which} must be either a floating point or "
+                           f"complex dtype. Got: {got.type_name}")
     if dtype.name not in ("float32", "float64", "int64"):
         raise NotImplementedError(f'"{name}_cuda" not implemented for \'{dtype.type_name}\'')
     source = to_device(contiguous_cuda(self), dtype)
@@ -144,6 +146,8 @@ def min_dim_cuda(self: Any, dim: int, keepdim: bool = False) -> Any:
 
 def _arg(self: Any, dim: Any, keepdim: bool, is_max: bool, name: str) -> Any:
     if dim is None:
+        if self.numel() == 0:
+            raise RuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0.")
         flat = contiguous_cuda(self).reshape(-1)
         result = _minmax(flat, [0], False, is_max, False, True, name)[1]
         return result.reshape([1] * self.dim()) if keepdim else result

@@ -1,7 +1,7 @@
 // softmax and log_softmax over the last dimension of a contiguous (rows, R) input (handwritten;
 // aten/native/cuda/softmax.py moves the dimension last): one block of 256 threads per row finds the
 // row's maximum, then the sum of exp(x - max) (in float for float, double for double), then writes
-// exp(x - max) / sum or x - max - log(sum). The backward kernels take the forward output y:
+// exp(x - max) / sum or (x - max) - log(sum). The backward kernels take the forward output y:
 // softmax: g * y - y * sum(g * y); log_softmax: g - exp(y) * sum(g).
 
 #define EMBER_SOFTMAX_THREADS 256
@@ -37,8 +37,8 @@ __device__ __forceinline__ void softmax_rows(long long rows, long long R, const 
     for (long long j = threadIdx.x; j < R; j += blockDim.x) s += exp(x[j] - m);
     s = block_reduce(s, scratch, false);
     if (log) {
-      const T shift = m + ::log(s);
-      for (long long j = threadIdx.x; j < R; j += blockDim.x) y[j] = x[j] - shift;
+      const T log_sum = ::log(s);   // (x - max) - log(sum), not x - (max + log(sum)): max may dwarf it
+      for (long long j = threadIdx.x; j < R; j += blockDim.x) y[j] = (x[j] - m) - log_sum;
     } else {
       for (long long j = threadIdx.x; j < R; j += blockDim.x) y[j] = exp(x[j] - m) / s;
     }
