@@ -1,8 +1,8 @@
 // softmax and log_softmax over the last dimension of a contiguous (rows, R) input (handwritten;
 // aten/native/cuda/softmax.py moves the dimension last): one block of 256 threads per row finds the
 // row's maximum, then the sum of exp(x - max) (in float for float, double for double), then writes
-// exp(x - max) / sum or (x - max) - log(sum). The backward kernels take the forward output y:
-// softmax: g * y - y * sum(g * y); log_softmax: g - exp(y) * sum(g).
+// exp(x - max) / sum or (x - max) - log(sum). Their gradients come from the autograd formulas
+// (reductions and pointwise ops, which run on the device too).
 
 #define EMBER_SOFTMAX_THREADS 256
 
@@ -45,30 +45,10 @@ __device__ __forceinline__ void softmax_rows(long long rows, long long R, const 
   }
 }
 
-template <typename T>
-__device__ __forceinline__ void softmax_backward_rows(long long rows, long long R, const T* __restrict__ grad,
-                                                      const T* __restrict__ output, T* __restrict__ out, int log) {
-  __shared__ T scratch[EMBER_SOFTMAX_THREADS];
-  for (long long row = blockIdx.x; row < rows; row += gridDim.x) {
-    const T* g = grad + row * R;
-    const T* y = output + row * R;
-    T* dx = out + row * R;
-    T s = T(0);
-    for (long long j = threadIdx.x; j < R; j += blockDim.x) s += log ? g[j] : g[j] * y[j];
-    s = block_reduce(s, scratch, false);
-    for (long long j = threadIdx.x; j < R; j += blockDim.x)
-      dx[j] = log ? g[j] - exp(y[j]) * s : y[j] * (g[j] - s);
-  }
-}
-
 #define EMBER_SOFTMAX(T, NAME)                                                                     \
   extern "C" __global__ void softmax_rows_##NAME(long long rows, long long R, const T* in, T* out, \
                                                  int log) {                                        \
     softmax_rows<T>(rows, R, in, out, log);                                                        \
-  }                                                                                                \
-  extern "C" __global__ void softmax_backward_rows_##NAME(long long rows, long long R, const T* grad, \
-                                                          const T* output, T* out, int log) {      \
-    softmax_backward_rows<T>(rows, R, grad, output, out, log);                                     \
   }
 
 EMBER_SOFTMAX(float, float32)
