@@ -66,7 +66,8 @@ def to_device(t: Any, dtype: Any) -> Any:
         "  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)blockDim.x * gridDim.x)\n"
         f"    out[i] = {convert};\n}}\n")
     if not t.is_contiguous():
-        raise NotImplementedError("converting a non-contiguous CUDA tensor's dtype is not supported yet")
+        from aten.native.cuda.copy import contiguous_cuda
+        t = contiguous_cuda(t)
     grid, block = grid_for(t.numel())
     mod.get_function("cast")(np.int64(t.numel()), np.uintp(out.data_ptr()), np.uintp(t.data_ptr()), grid=grid, block=block)
     return out
