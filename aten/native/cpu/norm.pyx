@@ -224,6 +224,16 @@ cdef int _check_layer_norm_grad(TensorImpl grad_out, TensorImpl input, TensorImp
     return 0
 
 
+cdef tuple _grad_operands(TensorImpl grad_out, TensorImpl input, TensorImpl mean, TensorImpl rstd, char** p):
+    """grad_out, input, mean and rstd made contiguous, their data pointers in p[0..3]; the tuple
+    returned keeps them alive while the kernel reads them."""
+    cdef tuple kept = (contiguous(grad_out), contiguous(input), contiguous(mean), contiguous(rstd))
+    cdef int i
+    for i in range(4):
+        p[i] = (<TensorImpl>kept[i]).data()
+    return kept
+
+
 @float16_via_float32
 def layer_norm_backward_input_cpu(TensorImpl grad_out not None, TensorImpl input not None, TensorImpl mean not None,
                                   TensorImpl rstd not None, weight):
@@ -235,19 +245,17 @@ def layer_norm_backward_input_cpu(TensorImpl grad_out not None, TensorImpl input
     cdef TensorImpl out = new_tensor(shape_of(input), input.scalar_type)
     if out.n_elem == 0:
         return out
-    g, x, mu, rs, w = contiguous(grad_out), contiguous(input), contiguous(mean), contiguous(rstd), _param(weight)
+    cdef char* p[4]
+    kept = _grad_operands(grad_out, input, mean, rstd, p)
+    w = _param(weight)
     cdef const char* wp = _ptr(w)
     cdef int nt = num_threads() if input.n_elem >= GRAIN and rows > 1 else 1
-    cdef char* gp = (<TensorImpl>g).data()
-    cdef char* xp = (<TensorImpl>x).data()
-    cdef char* mp = (<TensorImpl>mu).data()
-    cdef char* rp = (<TensorImpl>rs).data()
     with nogil:
         if input.scalar_type == ST_FLOAT32:
-            _layer_norm_grad_input(<float*>gp, <float*>xp, <float*>mp, <float*>rp, <float*>wp, <float*>out.data(),
-                                   rows, M, nt)
+            _layer_norm_grad_input(<float*>p[0], <float*>p[1], <float*>p[2], <float*>p[3], <float*>wp,
+                                   <float*>out.data(), rows, M, nt)
         else:
-            _layer_norm_grad_input(<double*>gp, <double*>xp, <double*>mp, <double*>rp, <double*>wp,
+            _layer_norm_grad_input(<double*>p[0], <double*>p[1], <double*>p[2], <double*>p[3], <double*>wp,
                                    <double*>out.data(), rows, M, nt)
     return out
 
@@ -264,20 +272,17 @@ def layer_norm_backward_weight_cpu(TensorImpl grad_out not None, TensorImpl inpu
         return out
     if out.n_elem != M:
         raise RuntimeError(f"layer_norm backward: normalized_shape {list(shape)} does not match rows of {M} elements")
-    g, x, mu, rs = contiguous(grad_out), contiguous(input), contiguous(mean), contiguous(rstd)
+    cdef char* p[4]
+    kept = _grad_operands(grad_out, input, mean, rstd, p)
     cdef int nt = num_threads() if input.n_elem >= GRAIN and rows > 1 else 1
     cdef TensorImpl partial = new_tensor((nt * M,), ST_FLOAT64)
-    cdef char* gp = (<TensorImpl>g).data()
-    cdef char* xp = (<TensorImpl>x).data()
-    cdef char* mp = (<TensorImpl>mu).data()
-    cdef char* rp = (<TensorImpl>rs).data()
     with nogil:
         if input.scalar_type == ST_FLOAT32:
-            _layer_norm_grad_weight(<float*>gp, <float*>xp, <float*>mp, <float*>rp, <float*>out.data(),
+            _layer_norm_grad_weight(<float*>p[0], <float*>p[1], <float*>p[2], <float*>p[3], <float*>out.data(),
                                     <double*>partial.data(), rows, M, nt)
         else:
-            _layer_norm_grad_weight(<double*>gp, <double*>xp, <double*>mp, <double*>rp, <double*>out.data(),
-                                    <double*>partial.data(), rows, M, nt)
+            _layer_norm_grad_weight(<double*>p[0], <double*>p[1], <double*>p[2], <double*>p[3],
+                                    <double*>out.data(), <double*>partial.data(), rows, M, nt)
     return out
 
 

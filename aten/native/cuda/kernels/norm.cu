@@ -3,19 +3,9 @@
 // squared deviations (two passes, in double as the CPU kernel), writes mean and rstd, then
 // y = (x - mean) * rstd * weight + bias (weight and bias optional, length M).
 
-#define EMBER_NORM_THREADS 256
+#include "block_reduce.cuh"
 
-__device__ __forceinline__ double block_sum(double v, double* scratch) {
-  scratch[threadIdx.x] = v;
-  __syncthreads();
-  for (int half = blockDim.x / 2; half > 0; half /= 2) {
-    if (threadIdx.x < half) scratch[threadIdx.x] += scratch[threadIdx.x + half];
-    __syncthreads();
-  }
-  const double result = scratch[0];
-  __syncthreads();
-  return result;
-}
+#define EMBER_NORM_THREADS 256
 
 template <typename T>
 __device__ __forceinline__ void layer_norm_rows(long long rows, long long M, const T* __restrict__ x,
@@ -28,13 +18,13 @@ __device__ __forceinline__ void layer_norm_rows(long long rows, long long M, con
     T* yr = y + row * M;
     double s = 0;
     for (long long j = threadIdx.x; j < M; j += blockDim.x) s += (double)xr[j];
-    const double mean = block_sum(s, scratch) / M;
+    const double mean = ember_block_reduce(s, scratch, EmberSum()) / M;
     double q = 0;
     for (long long j = threadIdx.x; j < M; j += blockDim.x) {
       const double d = (double)xr[j] - mean;
       q += d * d;
     }
-    const double rstd = 1.0 / sqrt(block_sum(q, scratch) / M + eps);
+    const double rstd = 1.0 / sqrt(ember_block_reduce(q, scratch, EmberSum()) / M + eps);
     if (threadIdx.x == 0) {
       mean_out[row] = (T)mean;
       rstd_out[row] = (T)rstd;

@@ -4,6 +4,8 @@
 // (float in float, as PyTorch's CUDA sum); min/max propagate NaN and keep the first index of the
 // extreme value, as PyTorch's.
 
+#include "block_reduce.cuh"
+
 #define EMBER_REDUCE_THREADS 256
 
 template <typename T>
@@ -14,14 +16,8 @@ __device__ __forceinline__ void sum_rows(long long rows, long long R, const T* _
     const T* x = in + row * R;
     T acc = T(0);
     for (long long j = threadIdx.x; j < R; j += blockDim.x) acc += x[j];
-    partial[threadIdx.x] = acc;
-    __syncthreads();
-    for (int half = blockDim.x / 2; half > 0; half /= 2) {
-      if (threadIdx.x < half) partial[threadIdx.x] += partial[threadIdx.x + half];
-      __syncthreads();
-    }
-    if (threadIdx.x == 0) out[row] = scale == 1.0 ? partial[0] : (T)(partial[0] * scale);
-    __syncthreads();
+    const T total = ember_block_reduce(acc, partial, EmberSum());
+    if (threadIdx.x == 0) out[row] = scale == 1.0 ? total : (T)(total * scale);
   }
 }
 

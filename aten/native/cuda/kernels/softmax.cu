@@ -4,24 +4,9 @@
 // exp(x - max) / sum or (x - max) - log(sum). Their gradients come from the autograd formulas
 // (reductions and pointwise ops, which run on the device too).
 
-#define EMBER_SOFTMAX_THREADS 256
+#include "block_reduce.cuh"
 
-template <typename T>
-__device__ __forceinline__ T block_reduce(T v, T* scratch, bool is_max) {
-  scratch[threadIdx.x] = v;
-  __syncthreads();
-  for (int half = blockDim.x / 2; half > 0; half /= 2) {
-    if (threadIdx.x < half) {
-      const T other = scratch[threadIdx.x + half];
-      scratch[threadIdx.x] = is_max ? (other > scratch[threadIdx.x] || other != other ? other : scratch[threadIdx.x])
-                                    : scratch[threadIdx.x] + other;
-    }
-    __syncthreads();
-  }
-  const T result = scratch[0];
-  __syncthreads();
-  return result;
-}
+#define EMBER_SOFTMAX_THREADS 256
 
 template <typename T>
 __device__ __forceinline__ void softmax_rows(long long rows, long long R, const T* __restrict__ in,
@@ -32,10 +17,10 @@ __device__ __forceinline__ void softmax_rows(long long rows, long long R, const 
     T* y = out + row * R;
     T m = -INFINITY;
     for (long long j = threadIdx.x; j < R; j += blockDim.x) m = (x[j] > m || x[j] != x[j]) ? x[j] : m;
-    m = block_reduce(m, scratch, true);
+    m = ember_block_reduce(m, scratch, EmberMax());
     T s = T(0);
     for (long long j = threadIdx.x; j < R; j += blockDim.x) s += exp(x[j] - m);
-    s = block_reduce(s, scratch, false);
+    s = ember_block_reduce(s, scratch, EmberSum());
     if (log) {
       const T log_sum = ::log(s);   // (x - max) - log(sum), not x - (max + log(sum)): max may dwarf it
       for (long long j = threadIdx.x; j < R; j += blockDim.x) y[j] = (x[j] - m) - log_sum;
