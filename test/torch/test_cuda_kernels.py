@@ -317,3 +317,49 @@ def test_dropout_on_the_gpu_zeroes_and_scales():
 def test_a_cpu_generator_for_a_cuda_tensor_is_an_error():
     with pytest.raises(RuntimeError, match="Expected a 'cuda' device type for generator but found 'cpu'"):
         torch.empty(3, device="cuda").uniform_(generator=torch.Generator())
+
+
+# ---- convolution and pooling ---------------------------------------------------------------------
+
+CONV_CASES = [
+    dict(shape=(2, 3, 9, 8), weight=(4, 3, 3, 3)),
+    dict(shape=(2, 4, 9, 8), weight=(6, 2, 3, 2), stride=(2, 1), padding=(1, 2), dilation=(2, 1), groups=2),
+    dict(shape=(1, 4, 7, 7), weight=(4, 1, 3, 3), padding=1, groups=4),
+    dict(shape=(2, 3, 20), weight=(5, 3, 4), stride=2, padding=1),
+]
+
+
+@pytest.mark.parametrize("case", CONV_CASES, ids=range(len(CONV_CASES)))
+@pytest.mark.parametrize("transposed", [False, True])
+def test_convolution_forward_and_backward_match_the_cpu(case, transposed):
+    k = len(case["shape"]) - 2
+    weight_shape = case["weight"]
+    if transposed:   # (C_in, C_out / groups, ...) for the same channel counts
+        groups = case.get("groups", 1)
+        weight_shape = (case["shape"][1], weight_shape[0] // groups) + tuple(weight_shape[2:])
+    x_cpu, x_gpu = (t.requires_grad_() for t in _pair(case["shape"], torch.float64))
+    w_cpu, w_gpu = (t.requires_grad_() for t in _pair(weight_shape, torch.float64, 1))
+    out_channels = weight_shape[1] * case.get("groups", 1) if transposed else weight_shape[0]
+    b_cpu, b_gpu = (t.requires_grad_() for t in _pair((out_channels,), torch.float64, 2))
+    options = dict(stride=case.get("stride", 1), padding=case.get("padding", 0), dilation=case.get("dilation", 1),
+                   groups=case.get("groups", 1))
+    name = ("conv_transpose" if transposed else "conv") + f"{k}d"
+    fn = getattr(torch.nn.functional, name)
+    out_cpu, out_gpu = fn(x_cpu, w_cpu, b_cpu, **options), fn(x_gpu, w_gpu, b_gpu, **options)
+    _close(out_gpu, out_cpu.detach(), 1e-10)
+    out_cpu.square().sum().backward()
+    out_gpu.square().sum().backward()
+    for g, c in ((x_gpu, x_cpu), (w_gpu, w_cpu), (b_gpu, b_cpu)):
+        _close(g.grad, c.grad, 1e-10)
+
+
+def test_max_pool2d_forward_and_backward_match_the_cpu():
+    x_cpu, x_gpu = (t.requires_grad_() for t in _pair((2, 3, 9, 10), torch.float64))
+    for options in (dict(kernel_size=2), dict(kernel_size=3, stride=2, padding=1, dilation=1, ceil_mode=True)):
+        out_cpu, idx_cpu = torch.nn.functional.max_pool2d(x_cpu, return_indices=True, **options)
+        out_gpu, idx_gpu = torch.nn.functional.max_pool2d(x_gpu, return_indices=True, **options)
+        _close(out_gpu, out_cpu.detach(), 1e-15)
+        assert torch.equal(idx_gpu.cpu(), idx_cpu)
+        out_cpu.sum().backward()
+        out_gpu.sum().backward()
+        _close(x_gpu.grad, x_cpu.grad, 1e-15)

@@ -412,8 +412,10 @@ cdef int _check(TensorImpl input, TensorImpl weight, object bias, tuple stride, 
 
 
 @float16_via_float32
-def convolution_cpu(TensorImpl input not None, TensorImpl weight not None, bias, stride, padding, dilation,
-                    bint transposed, output_padding, Py_ssize_t groups):
+def convolution_params(TensorImpl input not None, TensorImpl weight not None, bias, stride, padding, dilation,
+                       bint transposed, output_padding, Py_ssize_t groups):
+    """PyTorch's convolution checks; (stride, padding, dilation, output_padding) expanded to the
+    weight's spatial dimensions. The CUDA kernel (aten/native/cuda/conv.py) checks through it too."""
     cdef int k = weight.nd - 2
     if k < 1:
         raise RuntimeError(f"weight should have at least three dimensions")
@@ -422,6 +424,14 @@ def convolution_cpu(TensorImpl input not None, TensorImpl weight not None, bias,
     dilation = expand_param(dilation, k, "dilation")
     output_padding = expand_param(output_padding, k, "output_padding")
     _check(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
+    return stride, padding, dilation, output_padding
+
+
+def convolution_cpu(TensorImpl input not None, TensorImpl weight not None, bias, stride, padding, dilation,
+                    bint transposed, output_padding, Py_ssize_t groups):
+    cdef int k = weight.nd - 2
+    stride, padding, dilation, output_padding = convolution_params(input, weight, bias, stride, padding, dilation,
+                                                                   transposed, output_padding, groups)
     if k > 2:
         raise NotImplementedError("Ember: convolution is implemented for 1-D and 2-D inputs only")
     if k == 1:

@@ -132,9 +132,10 @@ cdef void _max_pool(const ntype* x, ntype* y, int64_t* ind, Py_ssize_t planes, P
                 ind[(p * Ho + oh) * Wo + ow] = best_i
 
 
-@float16_via_float32
-def max_pool2d_with_indices_cpu(TensorImpl self not None, kernel_size, stride=(), padding=0, dilation=1,
-                                bint ceil_mode=False):
+def max_pool2d_geometry(TensorImpl self not None, kernel_size, stride=(), padding=0, dilation=1,
+                        bint ceil_mode=False):
+    """PyTorch's max_pool2d argument and shape checks; (kh, kw, sh, sw, ph, pw, dh, dw, N, C, H, W,
+    Ho, Wo). The CUDA kernel (aten/native/cuda/conv.py) checks through it too."""
     cdef tuple k = _pair(kernel_size, "max_pool2d", "kernel_size", False)
     cdef tuple s = _pair(stride, "max_pool2d", "stride", True)
     cdef tuple pd = _pair(padding, "max_pool2d", "padding", False)
@@ -149,6 +150,15 @@ def max_pool2d_with_indices_cpu(TensorImpl self not None, kernel_size, stride=()
     cdef Py_ssize_t Ho = pooling_output_shape(H, kh, ph, sh, dh, ceil_mode)
     cdef Py_ssize_t Wo = pooling_output_shape(W, kw, pw, sw, dw, ceil_mode)
     pool2d_shape_check(self, kh, kw, sh, sw, ph, pw, dh, dw, C, H, W, Ho, Wo)
+    return kh, kw, sh, sw, ph, pw, dh, dw, N, C, H, W, Ho, Wo
+
+
+@float16_via_float32
+def max_pool2d_with_indices_cpu(TensorImpl self not None, kernel_size, stride=(), padding=0, dilation=1,
+                                bint ceil_mode=False):
+    cdef Py_ssize_t kh, kw, sh, sw, ph, pw, dh, dw, N, C, H, W, Ho, Wo
+    kh, kw, sh, sw, ph, pw, dh, dw, N, C, H, W, Ho, Wo = max_pool2d_geometry(self, kernel_size, stride, padding,
+                                                                             dilation, ceil_mode)
     reject_half("max_pool2d", self)
     if self.scalar_type == ST_BOOL:
         raise NotImplementedError('"max_pool2d" not implemented for \'Bool\'')

@@ -1,0 +1,76 @@
+"""convolution and max_pool2d_with_indices on CUDA: kernels/conv.cu, one thread per output
+element; the argument checks and output shapes are the CPU kernels' (conv.pyx
+convolution_params, pool.pyx max_pool2d_geometry), so errors read the same on both devices."""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from aten.native.cpu.conv import convolution_params
+from aten.native.cpu.pool import max_pool2d_geometry
+from aten.native.cuda.copy import contiguous_cuda
+from aten.native.cuda.linalg import _same_device
+from aten.native.cuda.pointwise import compiled_module, grid_for
+from c10 import scalar_type, tensor_impl
+
+_INT64 = scalar_type.dtype_from_name("int64")
+_TYPES = ("float32", "float64")
+
+
+def convolution_cuda(input: Any, weight: Any, bias: Any, stride: Any, padding: Any, dilation: Any,
+                     transposed: bool, output_padding: Any, groups: int) -> Any:
+    _same_device(input, weight, *([bias] if bias is not None else []))
+    stride, padding, dilation, output_padding = convolution_params(input, weight, bias, stride, padding, dilation,
+                                                                   transposed, output_padding, groups)
+    k = weight.dim() - 2
+    if k > 2:
+        raise NotImplementedError("Ember: convolution is implemented for 1-D and 2-D inputs only")
+    if input.dtype.name not in _TYPES:
+        raise NotImplementedError(f'"conv_cuda" not implemented for \'{input.dtype.type_name}\'')
+    if k == 1:       # a 2-D convolution over a height of 1
+        stride, padding, dilation, output_padding = ((1,) + tuple(stride), (0,) + tuple(padding),
+                                                     (1,) + tuple(dilation), (0,) + tuple(output_padding))
+    x = contiguous_cuda(input)
+    n, c = x.shape[0], x.shape[1]
+    h, w = (1, x.shape[2]) if k == 1 else (x.shape[2], x.shape[3])
+    kh, kw = (1, weight.shape[2]) if k == 1 else (weight.shape[2], weight.shape[3])
+    if transposed:
+        o = weight.shape[1] * groups
+        ho = (h - 1) * stride[0] - 2 * padding[0] + dilation[0] * (kh - 1) + output_padding[0] + 1
+        wo = (w - 1) * stride[1] - 2 * padding[1] + dilation[1] * (kw - 1) + output_padding[1] + 1
+    else:
+        o = weight.shape[0]
+        ho = (h + 2 * padding[0] - dilation[0] * (kh - 1) - 1) // stride[0] + 1
+        wo = (w + 2 * padding[1] - dilation[1] * (kw - 1) - 1) // stride[1] + 1
+    out = tensor_impl.empty((n, o, wo) if k == 1 else (n, o, ho, wo), input.dtype, input.device)
+    if out.numel() == 0:
+        return out
+    wt = contiguous_cuda(weight)
+    b = contiguous_cuda(bias) if bias is not None else None
+    grid, block = grid_for(out.numel())
+    compiled_module("kernels/conv.cu").get_function(f"conv2d_{input.dtype.name}")(
+        *(np.int64(v) for v in (n, c, h, w, o, kh, kw, ho, wo, groups, stride[0], stride[1], padding[0], padding[1],
+                                dilation[0], dilation[1])),
+        np.int32(bool(transposed)), np.uintp(x.data_ptr()), np.uintp(wt.data_ptr()),
+        np.uintp(b.data_ptr() if b is not None else 0), np.uintp(out.data_ptr()), grid=grid, block=block)
+    return out
+
+
+def max_pool2d_with_indices_cuda(self: Any, kernel_size: Any, stride: Any = (), padding: Any = 0, dilation: Any = 1,
+                                 ceil_mode: bool = False) -> Any:
+    kh, kw, sh, sw, ph, pw, dh, dw, n, c, h, w, ho, wo = max_pool2d_geometry(self, kernel_size, stride, padding,
+                                                                             dilation, ceil_mode)
+    if self.dtype.name not in _TYPES:
+        raise NotImplementedError(f'"max_pool2d" not implemented for \'{self.dtype.type_name}\'')
+    shape = tuple(self.shape[:-2]) + (ho, wo)
+    out = tensor_impl.empty(shape, self.dtype, self.device)
+    indices = tensor_impl.empty(shape, _INT64, self.device)
+    if out.numel() == 0:
+        return out, indices
+    x = contiguous_cuda(self)
+    grid, block = grid_for(out.numel())
+    compiled_module("kernels/conv.cu").get_function(f"max_pool2d_{self.dtype.name}")(
+        *(np.int64(v) for v in (n * c, h, w, ho, wo, kh, kw, sh, sw, ph, pw, dh, dw)),
+        np.uintp(x.data_ptr()), np.uintp(out.data_ptr()), np.uintp(indices.data_ptr()), grid=grid, block=block)
+    return out, indices
