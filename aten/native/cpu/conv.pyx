@@ -411,7 +411,6 @@ cdef int _check(TensorImpl input, TensorImpl weight, object bias, tuple stride, 
     return 0
 
 
-@float16_via_float32
 def convolution_params(TensorImpl input not None, TensorImpl weight not None, bias, stride, padding, dilation,
                        bint transposed, output_padding, Py_ssize_t groups):
     """PyTorch's convolution checks; (stride, padding, dilation, output_padding) expanded to the
@@ -427,6 +426,7 @@ def convolution_params(TensorImpl input not None, TensorImpl weight not None, bi
     return stride, padding, dilation, output_padding
 
 
+@float16_via_float32
 def convolution_cpu(TensorImpl input not None, TensorImpl weight not None, bias, stride, padding, dilation,
                     bint transposed, output_padding, Py_ssize_t groups):
     cdef int k = weight.nd - 2
