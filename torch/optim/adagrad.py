@@ -17,6 +17,9 @@ __all__ = ["Adagrad", "adagrad"]
 class Adagrad(Optimizer):
     """Implements Adagrad algorithm."""
 
+    _GROUP_DEFAULTS = {"foreach": None, "maximize": False, "differentiable": False, "fused": None}
+    _STEP_TENSORS = True
+
     def __init__(self, params: ParamsT, lr: float | Tensor = 1e-2, lr_decay: float = 0, weight_decay: float = 0,
                  initial_accumulator_value: float = 0, eps: float = 1e-10, foreach: bool | None = None, *,
                  maximize: bool = False, differentiable: bool = False, fused: bool | None = None) -> None:
@@ -36,11 +39,7 @@ class Adagrad(Optimizer):
                     "initial_accumulator_value": initial_accumulator_value, "foreach": foreach,
                     "maximize": maximize, "differentiable": differentiable, "fused": fused}
         super().__init__(params, defaults)
-        if fused:
-            if differentiable:
-                raise RuntimeError("`fused` does not support `differentiable`")
-            if foreach:
-                raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
+        self._check_fused(fused, differentiable, foreach)
         for group in self.param_groups:
             for p in group["params"]:
                 self._init_state(p, initial_accumulator_value)
@@ -50,15 +49,6 @@ class Adagrad(Optimizer):
         state["step"] = torch.tensor(0.0, dtype=_get_scalar_dtype())
         state["sum"] = torch.full_like(p, initial_accumulator_value, memory_format=torch.preserve_format)
         return state
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("foreach", None)
-            group.setdefault("maximize", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("fused", None)
-        self._steps_as_tensors()
 
     def share_memory(self) -> None:
         """Calls tensor.share_memory_() on the state sum tensors."""

@@ -186,10 +186,29 @@ class Optimizer:
     def __getstate__(self) -> dict[str, Any]:
         return {"defaults": self.defaults, "state": self.state, "param_groups": self.param_groups}
 
+    # Options an older pickle's param groups may lack, with the values they meant then (each
+    # optimizer's own); _STEP_TENSORS: its per-parameter 'step' is a tensor in PyTorch's format.
+    _GROUP_DEFAULTS: dict[str, Any] = {}
+    _STEP_TENSORS = False
+
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
         self._init_hook_dicts()
         self.defaults.setdefault("differentiable", False)
+        for group in self.param_groups:
+            for name, value in self._GROUP_DEFAULTS.items():
+                group.setdefault(name, value)
+        if self._STEP_TENSORS:
+            self._steps_as_tensors()
+
+    @staticmethod
+    def _check_fused(fused: bool | None, differentiable: bool, foreach: bool | None) -> None:
+        """PyTorch's checks of the fused option (Ember runs the single-tensor path either way)."""
+        if fused:
+            if differentiable:
+                raise RuntimeError("`fused` does not support `differentiable`")
+            if foreach:
+                raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
 
     def _steps_as_tensors(self) -> None:
         """Old pickles kept each parameter's 'step' as a number: make it PyTorch's float32 0-dim tensor."""

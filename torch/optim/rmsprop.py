@@ -17,6 +17,9 @@ __all__ = ["RMSprop", "rmsprop"]
 class RMSprop(Optimizer):
     """Implements RMSprop algorithm."""
 
+    _GROUP_DEFAULTS = {"momentum": 0, "centered": False, "foreach": None, "maximize": False, "differentiable": False, "capturable": False}
+    _STEP_TENSORS = True
+
     def __init__(self, params: ParamsT, lr: float | Tensor = 1e-2, alpha: float = 0.99, eps: float = 1e-8,
                  weight_decay: float = 0, momentum: float = 0, centered: bool = False, capturable: bool = False,
                  foreach: bool | None = None, maximize: bool = False, differentiable: bool = False) -> None:
@@ -36,17 +39,6 @@ class RMSprop(Optimizer):
                     "weight_decay": weight_decay, "capturable": capturable, "foreach": foreach,
                     "maximize": maximize, "differentiable": differentiable}
         super().__init__(params, defaults)
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("momentum", 0)
-            group.setdefault("centered", False)
-            group.setdefault("foreach", None)
-            group.setdefault("maximize", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("capturable", False)
-        self._steps_as_tensors()
 
     @_use_grad_for_differentiable
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
