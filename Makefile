@@ -1,6 +1,6 @@
 # Ember: `make demo` and `make test` set everything up from a fresh clone.
 #   make build   the edit loop: regenerate from the schema, compile only what changed (2 cores)
-#   make test    pytest, then the architecture audit (python -m architecture), then mypy
+#   make test    pytest, the GPU tests on the CUDA host emulator, the architecture audit, then mypy
 #   make audit   the architecture audit alone (layers, cycles, coupling, surfaces, maps)
 #   make demo    trains an MLP on the digits data (examples/train_digits.py)
 PYTHON ?= python3
@@ -27,8 +27,11 @@ install: $(STAMP)
 build: $(STAMP)
 	$(PY) setup.py -q build_ext --inplace
 
+# The second pytest runs the GPU tests (-m cuda) on the CUDA host emulator (c10/cuda/host_driver.py):
+# the kernels compiled by g++ and run on the CPU, so they are exercised where there is no GPU.
 test: build
 	ATEN_NUM_THREADS=1 $(PY) -m pytest -q
+	EMBER_CUDA_EMULATOR=1 ATEN_NUM_THREADS=1 $(PY) -m pytest -q -m cuda
 	$(MAKE) --no-print-directory audit typecheck
 
 # Runs import-linter's contracts (.importlinter) too; exit status bits in architecture/cli.py.

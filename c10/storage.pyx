@@ -50,6 +50,14 @@ cdef class Storage:
         cdef char* fresh
         if nbytes <= self.size_bytes:
             return 0
+        if self.device_type != 0 and self.owner is not None:
+            from c10 import cuda as _cuda
+            moved = _cuda.regrow(self.owner, self.size_bytes, nbytes, self.device)
+            if moved is not None:
+                self.data = <char*><Py_ssize_t>moved[0]
+                self.owner = moved[1]
+                self.size_bytes = nbytes
+                return 0
         if not self.owns_data or self.device_type != 0:
             raise RuntimeError("Trying to resize storage that is not resizable")
         if self.view_count > 0:

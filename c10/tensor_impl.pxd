@@ -37,5 +37,6 @@ cdef TensorImpl make_tensor(Storage storage, Py_ssize_t offset, int ndim, const 
 cdef TensorImpl make_view(TensorImpl base, Py_ssize_t offset, int ndim, const Py_ssize_t* sizes,
                           const Py_ssize_t* strides, int scalar_type)
 cdef TensorImpl empty_contiguous(int ndim, const Py_ssize_t* sizes, int scalar_type, object device)
+cdef Storage storage_for(Py_ssize_t nbytes, object device)
 cdef int sizes_from_sequence(object seq, Py_ssize_t* out, str what) except -1
 cdef TensorImpl wrap_number(object value)

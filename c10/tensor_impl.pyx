@@ -337,7 +337,6 @@ cdef TensorImpl empty_contiguous(int ndim, const Py_ssize_t* sizes, int scalar_t
     cdef Py_ssize_t strides[MAX_DIMS]
     cdef Py_ssize_t n = 1
     cdef int i
-    cdef Storage storage
     if ndim > MAX_DIMS:
         raise RuntimeError(f"Ember tensors have at most {MAX_DIMS} dimensions, got {ndim}")
     for i in range(ndim - 1, -1, -1):
@@ -349,13 +348,16 @@ cdef TensorImpl empty_contiguous(int ndim, const Py_ssize_t* sizes, int scalar_t
     n = 1
     for i in range(ndim):
         n *= sizes[i]
+    return make_tensor(storage_for(n * itemsize_of(scalar_type), device), 0, ndim, sizes, strides, scalar_type)
+
+
+cdef Storage storage_for(Py_ssize_t nbytes, object device):
+    """New uninitialised memory on device (None means CPU)."""
     if device is None or device is _CPU or device.type == "cpu":
-        storage = cpu_storage(n * itemsize_of(scalar_type))
-    else:
-        from c10 import cuda as _cuda     # only when a CUDA tensor is made
-        address, owner = _cuda.allocate(n * itemsize_of(scalar_type), device)
-        storage = borrowed_storage(address, n * itemsize_of(scalar_type), owner, device)
-    return make_tensor(storage, 0, ndim, sizes, strides, scalar_type)
+        return cpu_storage(nbytes)
+    from c10 import cuda as _cuda     # only when a CUDA tensor is made
+    address, owner = _cuda.allocate(nbytes, device)
+    return borrowed_storage(address, nbytes, owner, device)
 
 
 cdef int sizes_from_sequence(object seq, Py_ssize_t* out, str what) except -1:

@@ -2,14 +2,17 @@
 
 Without PyCUDA (`pip install -e .[cuda]`) or without a driver and GPU, is_available() is
 False and any CUDA allocation raises a RuntimeError that says which of the two is missing.
+With EMBER_CUDA_EMULATOR=1 the driver is c10.cuda.host_driver instead: one emulated device whose
+kernels run on the CPU (for testing the CUDA paths where there is no GPU).
 """
 from __future__ import annotations
 
 import atexit
+import os
 import threading
 from typing import Any
 
-from c10.cuda.caching_allocator import CachingAllocator
+from c10.cuda.caching_allocator import Block, CachingAllocator
 
 _lock = threading.Lock()
 _state: dict[str, Any] = {}
@@ -21,7 +24,7 @@ def _init() -> dict[str, Any]:
         if _state:
             return _state
         try:
-            import pycuda.driver as drv
+            drv = _driver_module()
         except ImportError as e:
             _state["error"] = ("Ember was installed without CUDA support: PyCUDA is not importable "
                                f"({e}). Install it with `pip install -e .[cuda]` on a machine with an NVIDIA driver.")
@@ -44,6 +47,44 @@ def _init() -> dict[str, Any]:
         return _state
 
 
+def emulated() -> bool:
+    """Whether CUDA is (to be) the host emulator rather than PyCUDA and a GPU."""
+    return os.environ.get("EMBER_CUDA_EMULATOR", "") not in ("", "0")
+
+
+def _driver_module() -> Any:
+    if emulated():
+        from c10.cuda import host_driver
+        return host_driver
+    import pycuda.driver
+    return pycuda.driver
+
+
+def source_module(source: str, include_dirs: list[str]) -> Any:
+    """A compiled kernel module (PyCUDA's SourceModule, or the emulator's) for a CUDA C++ source
+    whose kernels are extern "C". Compiled code is cached on disk (kernel_cache_dir()) by a hash of
+    the preprocessed source, so a second run loads it instead of compiling: PyCUDA hashes nvcc's
+    preprocessed text, the options and nvcc's version; the emulator g++'s preprocessed text."""
+    lazy_init()
+    if emulated():
+        from c10.cuda.host_driver import SourceModule as HostSourceModule
+        return HostSourceModule(source, no_extern_c=True, include_dirs=include_dirs,
+                                cache_dir=kernel_cache_dir("host-kernels"))
+    from pycuda.compiler import SourceModule
+    return SourceModule(source, no_extern_c=True, options=["-O3"], include_dirs=include_dirs,
+                        cache_dir=kernel_cache_dir("cuda-kernels"))
+
+
+def kernel_cache_dir(kind: str) -> str:
+    """Where compiled kernels of a kind are kept: $EMBER_KERNEL_CACHE/kind, by default under the
+    user's cache directory ($XDG_CACHE_HOME or ~/.cache) in ember/."""
+    root = os.environ.get("EMBER_KERNEL_CACHE") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "ember")
+    path = os.path.join(root, kind)
+    os.makedirs(path, exist_ok=True)
+    return path
+
+
 def _shutdown() -> None:
     """At exit: cached blocks back to the driver and the context popped; PyCUDA aborts the process
     when it finds a context still pushed at its own cleanup."""
@@ -52,6 +93,8 @@ def _shutdown() -> None:
         return
     state["allocator"].empty_cache()
     state["context"].pop()
+    if emulated():
+        return
     from pycuda.tools import clear_context_caches
     clear_context_caches()
 
@@ -92,6 +135,16 @@ def allocate(nbytes: int, device: Any) -> tuple[int, Any]:
     goes back to its cache when the owner is collected."""
     block = allocator(device.index or 0).allocate(max(int(nbytes), 1))
     return block.address, block
+
+
+def regrow(owner: Any, old_nbytes: int, nbytes: int, device: Any) -> tuple[int, Any] | None:
+    """A bigger block for a storage's device memory (resize_), its old bytes copied over; None when
+    the memory is not the caching allocator's (borrowed through DLPack, say), which cannot grow."""
+    if not isinstance(owner, Block):
+        return None
+    address, block = allocate(nbytes, device)
+    lazy_init()["drv"].memcpy_dtod(address, owner.address, old_nbytes)
+    return address, block
 
 
 def allocator(index: int) -> CachingAllocator:

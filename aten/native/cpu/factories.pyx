@@ -16,8 +16,7 @@ from libc.math cimport fma, pow
 from libc.stdint cimport uint8_t, int8_t, int16_t, int32_t, int64_t
 from c10.scalar_type cimport (dtype as DType, dtype_of, default_float_type, ST_UINT8, ST_INT8, ST_INT16, ST_INT32,
                               ST_INT64, ST_FLOAT32, ST_FLOAT64)
-from c10.storage cimport cpu_storage
-from c10.tensor_impl cimport TensorImpl, MAX_DIMS, make_tensor, sizes_from_sequence
+from c10.tensor_impl cimport TensorImpl, MAX_DIMS, make_tensor, sizes_from_sequence, storage_for
 from aten.native.cpu.views cimport sizes_str
 
 from aten.native.cpu.empty import check_tensor_options
@@ -26,6 +25,11 @@ from aten.native.pointwise_meta import check_fits
 
 
 def empty_strided_cpu(size, stride, dtype=None, layout=None, device=None, pin_memory=None):
+    return empty_strided_on(None, size, stride, dtype, layout, pin_memory)
+
+
+def empty_strided_on(device, size, stride, dtype=None, layout=None, pin_memory=None):
+    """empty_strided's checks and storage, on device (None: the CPU); the CUDA kernel shares it."""
     cdef Py_ssize_t sizes[MAX_DIMS]
     cdef Py_ssize_t strides[MAX_DIMS]
     cdef int n = sizes_from_sequence(size, sizes, "size"), m, i
@@ -38,7 +42,7 @@ def empty_strided_cpu(size, stride, dtype=None, layout=None, device=None, pin_me
         if sizes[i] < 0:
             raise RuntimeError(f"Trying to create tensor with negative dimension {sizes[i]}: {sizes_str(n, sizes)}")
     nbytes = computed_storage_nbytes(size, stride, dtype_of(st).itemsize)
-    return make_tensor(cpu_storage(nbytes), 0, n, sizes, strides, st)
+    return make_tensor(storage_for(nbytes, device), 0, n, sizes, strides, st)
 
 
 cdef int64_t scalar_to_int(object value, int st) except? -1:

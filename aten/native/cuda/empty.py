@@ -1,4 +1,4 @@
-"""aten::empty on CUDA: device memory from c10.cuda's caching pool."""
+"""aten::empty and aten::empty_strided on CUDA: device memory from c10.cuda's caching pool."""
 from __future__ import annotations
 
 from typing import Any
@@ -13,3 +13,10 @@ def empty_cuda(size: Any, dtype: Any = None, layout: Any = None, device: Any = N
     check_tensor_options(layout, None, memory_format)
     dt = scalar_type.get_default_dtype() if dtype is None else dtype
     return tensor_impl.empty(tuple(size), dt, canonical(device if device is not None else "cuda"))
+
+
+def empty_strided_cuda(size: Any, stride: Any, dtype: Any = None, layout: Any = None, device: Any = None,
+                       pin_memory: Any = None) -> Any:
+    from aten.native.cpu.factories import empty_strided_on
+    return empty_strided_on(canonical(device if device is not None else "cuda"), size, stride, dtype, layout,
+                            pin_memory)

@@ -25,14 +25,12 @@ CUDA_TYPES = {"bool": "unsigned char", "uint8": "unsigned char", "int8": "signed
 def compiled_module(source: str) -> Any:
     """The compiled module for a .cu text (compiled once per process; nvcc results cached on disk)."""
     if source not in _modules:
-        from pycuda.compiler import SourceModule
         if source.endswith(".cu"):
             with open(os.path.join(_HERE, source)) as f:
                 text = f.read()
         else:
             text = source
-        _modules[source] = SourceModule(text, no_extern_c=True, options=["-O3"],
-                                        include_dirs=[os.path.join(_HERE, "kernels")])
+        _modules[source] = c10_cuda.source_module(text, include_dirs=[os.path.join(_HERE, "kernels")])
     return _modules[source]
 
 

@@ -3,7 +3,7 @@
 // and any thread can draw its own without state. Host and device: test/torch/test_philox.py
 // compiles it for the host and checks the published known-answer vectors.
 #pragma once
-#ifndef __CUDACC__
+#if !defined(__CUDACC__) && !defined(EMBER_CUDA_HOST)
 #define __host__
 #define __device__
 #define __forceinline__ inline

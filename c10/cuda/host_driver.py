@@ -1,0 +1,269 @@
+"""A stand-in for PyCUDA's driver that runs Ember's CUDA kernels on the CPU, for machines without a
+GPU (CI, this project's development machines). Chosen by setting EMBER_CUDA_EMULATOR=1.
+
+Device memory is host memory; a kernel source is compiled by g++ with ember_cuda_host.h forced in
+front (host_emulator/ beside this file, whose cuda_fp16.h stands in for CUDA's), into a shared
+library cached on disk by the source's hash; a launch runs the grid on the calling thread. It
+checks what a GPU run would: the kernels' indexing and barriers, and that the launchers pass
+PyCUDA-typed arguments. It says nothing of speed, and the float results may differ from a GPU's
+in the last bits (no fused multiply-adds, the C library's math functions).
+"""
+from __future__ import annotations
+
+import ctypes
+import functools
+import hashlib
+import os
+import re
+import subprocess
+import tempfile
+import threading
+import time
+from typing import Any
+
+import numpy as np
+
+_HEADERS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "host_emulator")
+_PRELUDE = os.path.join(_HEADERS, "ember_cuda_host.h")
+_BARRIER_CALL = re.compile(r"__syncthreads\s*\(\s*\)\s*;")    # a call: the prelude only defines it
+_KERNEL = re.compile(r"__attribute__\(\(ember_kernel\)\)\s+void\s+(\w+)\s*\(")
+_FLAGS = ["-std=c++17", "-O1", "-shared", "-fPIC", "-fvisibility=hidden", "-Wno-attributes"]
+_lock = threading.Lock()
+
+
+class Error(Exception):
+    """pycuda.driver.Error's stand-in."""
+
+
+class MemoryError(Error):  # noqa: A001 - the name PyCUDA's driver module uses
+    pass
+
+
+class LaunchError(Error):
+    pass
+
+
+class CompileError(Error):
+    pass
+
+
+def init(flags: int = 0) -> None:
+    pass
+
+
+class _Context:
+    def push(self) -> None:
+        pass
+
+    def pop(self) -> None:
+        pass
+
+
+class Context:
+    @staticmethod
+    def synchronize() -> None:
+        """Launches run to completion before they return: nothing is ever pending."""
+
+
+class Device:
+    def __init__(self, index: int) -> None:
+        if index != 0:
+            raise Error(f"cuDeviceGet failed: invalid device ordinal ({index})")
+
+    @staticmethod
+    def count() -> int:
+        return 1
+
+    def name(self) -> str:
+        return "Ember CUDA host emulator"
+
+    def total_memory(self) -> int:
+        return 8 << 30
+
+    def retain_primary_context(self) -> _Context:
+        return _Context()
+
+
+class DeviceAllocation:
+    """Device memory: a host buffer whose address stands for the device pointer."""
+
+    def __init__(self, nbytes: int) -> None:
+        self._buffer: Any = np.empty(max(int(nbytes), 1), dtype=np.uint8)
+        self.nbytes = int(nbytes)
+
+    def __int__(self) -> int:
+        return int(self._buffer.ctypes.data) if self._buffer is not None else 0
+
+    __index__ = __int__
+
+    def free(self) -> None:
+        self._buffer = None
+
+
+def mem_alloc(nbytes: int) -> DeviceAllocation:
+    if nbytes > Device(0).total_memory():
+        raise MemoryError("cuMemAlloc failed: out of memory")
+    return DeviceAllocation(nbytes)
+
+
+def to_device(array: Any) -> DeviceAllocation:
+    array = np.ascontiguousarray(array)
+    allocation = mem_alloc(array.nbytes)
+    memcpy_htod(allocation, array)
+    return allocation
+
+
+def memcpy_htod(dest: Any, source: Any) -> None:
+    source = np.ascontiguousarray(source)
+    ctypes.memmove(int(dest), source.ctypes.data, source.nbytes)
+
+
+def memcpy_dtoh(dest: Any, source: Any) -> None:
+    if not dest.flags.c_contiguous:
+        raise Error("memcpy_dtoh needs a contiguous host array")
+    ctypes.memmove(dest.ctypes.data, int(source), dest.nbytes)
+
+
+def memcpy_dtod(dest: Any, source: Any, nbytes: int) -> None:
+    ctypes.memmove(int(dest), int(source), int(nbytes))
+
+
+class In:
+    """A host array copied to the device for the duration of one launch (as pycuda.driver.In)."""
+
+    def __init__(self, array: Any) -> None:
+        self.array = np.ascontiguousarray(array)
+
+
+class event_flags:  # noqa: N801 - PyCUDA's name
+    DEFAULT = 0
+    BLOCKING_SYNC = 1
+    DISABLE_TIMING = 2
+
+
+class Event:
+    def __init__(self, flags: int = 0) -> None:
+        self._time: float | None = None
+
+    def record(self, stream: Any = None) -> "Event":
+        self._time = time.perf_counter()
+        return self
+
+    def query(self) -> bool:
+        return True
+
+    def synchronize(self) -> "Event":
+        return self
+
+    def time_till(self, end: "Event") -> float:
+        assert self._time is not None and end._time is not None
+        return (end._time - self._time) * 1000.0
+
+
+@functools.lru_cache(maxsize=None)
+def _compiler_identity() -> str:
+    """What besides the source decides the compiled code: g++'s version and the flags."""
+    version = subprocess.run(["g++", "--version"], capture_output=True, text=True).stdout.split("\n", 1)[0]
+    return version + " " + " ".join(_FLAGS) + "\n"
+
+
+def _preprocess(text: str, include_dirs: list[str]) -> str:
+    command = ["g++", "-std=c++17", "-E", "-P", "-x", "c++", "-I", _HEADERS, *[f"-I{d}" for d in include_dirs],
+               "-include", _PRELUDE, "-"]
+    done = subprocess.run(command, input=text, capture_output=True, text=True)
+    if done.returncode:
+        raise CompileError(f"g++ -E failed for a kernel source:\n{done.stderr}")
+    return done.stdout
+
+
+class SourceModule:
+    """A kernel source compiled for the host; the signature of pycuda.compiler.SourceModule."""
+
+    def __init__(self, source: str, no_extern_c: bool = False, options: list[str] | None = None,
+                 include_dirs: list[str] | None = None, cache_dir: str | None = None, **_: Any) -> None:
+        include_dirs = list(include_dirs or [])
+        if not no_extern_c:
+            source = 'extern "C" {\n' + source + "\n}\n"
+        expanded = _preprocess(source, include_dirs)
+        self._kernels = sorted(set(_KERNEL.findall(expanded)))
+        # Barriers need a stack per thread; kernels without them run each thread as a plain call.
+        self._barriers = bool(_BARRIER_CALL.search(expanded))
+        trampolines = "".join(f'extern "C" __attribute__((visibility("default"))) void ember_entry_{k}(void** a) '
+                              f"{{ ember_emu::invoke(&{k}, a); }}\n" for k in self._kernels)
+        full = source + "\n" + trampolines
+        digest = hashlib.sha256((_compiler_identity() + full + expanded).encode()).hexdigest()[:24]
+        if cache_dir is None:
+            with tempfile.TemporaryDirectory() as tmp:
+                self._library = self._build(full, include_dirs, os.path.join(tmp, f"{digest}.so"))
+        else:
+            library = os.path.join(cache_dir, f"{digest}.so")
+            self._library = self._build(full, include_dirs, library) if not os.path.exists(library) \
+                else ctypes.CDLL(library)
+        self._library.ember_emu_launch.restype = ctypes.c_char_p
+        self._library.ember_emu_launch.argtypes = [ctypes.c_void_p, ctypes.c_void_p, *[ctypes.c_uint] * 6, ctypes.c_int]
+
+    @staticmethod
+    def _build(source: str, include_dirs: list[str], library: str) -> Any:
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "kernel.cpp")
+            with open(path, "w") as f:
+                f.write(source)
+            built = os.path.join(tmp, "kernel.so")
+            command = ["g++", *_FLAGS, "-I", _HEADERS, *[f"-I{d}" for d in include_dirs], "-include", _PRELUDE, path,
+                       "-o", built]
+            done = subprocess.run(command, capture_output=True, text=True)
+            if done.returncode:
+                raise CompileError(f"g++ failed for a kernel source:\n{done.stderr[-4000:]}")
+            os.replace(built, library)    # atomic: a concurrent process sees no half-written library
+        return ctypes.CDLL(library)
+
+    def get_function(self, name: str) -> "Function":
+        if name not in self._kernels:
+            raise LogicError(f"cuModuleGetFunction failed: named symbol not found ({name})")
+        return Function(self, name, getattr(self._library, f"ember_entry_{name}"))
+
+
+class LogicError(Error):
+    pass
+
+
+class Function:
+    def __init__(self, module: SourceModule, name: str, entry: Any) -> None:
+        self._module = module
+        self.name = name
+        self._entry = entry
+
+    def __call__(self, *args: Any, grid: tuple[int, ...] = (1, 1, 1), block: tuple[int, ...] = (1, 1, 1),
+                 shared: int = 0, stream: Any = None) -> None:
+        keep: list[Any] = []
+        pointers = (ctypes.c_void_p * max(len(args), 1))()
+        for i, arg in enumerate(args):
+            pointers[i] = ctypes.addressof(_argument(arg, i, keep))
+        grid = tuple(grid) + (1,) * (3 - len(grid))
+        block = tuple(block) + (1,) * (3 - len(block))
+        if any(b < 1 for b in block) or block[0] * block[1] * block[2] > 1024 or any(g < 1 for g in grid):
+            raise LaunchError(f"cuLaunchKernel failed: invalid argument (grid {grid}, block {block})")
+        if grid[1] > 65535 or grid[2] > 65535:
+            raise LaunchError(f"cuLaunchKernel failed: invalid argument (grid {grid} beyond 65535 in y or z)")
+        with _lock:
+            error = self._module._library.ember_emu_launch(ctypes.cast(self._entry, ctypes.c_void_p), pointers,
+                                                           *grid, *block, int(self._module._barriers))
+        if error:
+            raise LaunchError(f"{self.name}: {error.decode()}")
+
+
+def _argument(arg: Any, index: int, keep: list[Any]) -> Any:
+    """The bytes of one kernel argument, as PyCUDA packs it: numpy scalars by their dtype, device
+    memory and In() as pointers; anything else is the TypeError PyCUDA raises."""
+    value: Any
+    if isinstance(arg, np.number):
+        value = ctypes.create_string_buffer(arg.tobytes(), max(arg.nbytes, 1))
+    elif isinstance(arg, DeviceAllocation):
+        value = ctypes.c_void_p(int(arg))
+    elif isinstance(arg, In):
+        keep.append(arg.array)
+        value = ctypes.c_void_p(arg.array.ctypes.data)
+    else:
+        raise TypeError(f"invalid type on parameter #{index} (0-based)")
+    keep.append(value)
+    return value

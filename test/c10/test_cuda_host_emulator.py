@@ -1,0 +1,121 @@
+"""c10.cuda.host_driver: CUDA kernels compiled by g++ and run on the CPU, PyCUDA's calling
+conventions included, so the CUDA paths are tested where there is no GPU (EMBER_CUDA_EMULATOR=1)."""
+import numpy as np
+import pytest
+
+from c10.cuda import host_driver as drv
+
+REVERSE = r"""
+extern "C" __global__ void reverse_blocks(int n, float* data) {
+  __shared__ float tile[256];
+  const int t = threadIdx.y * blockDim.x + threadIdx.x, count = blockDim.x * blockDim.y;
+  const int i = blockIdx.x * count + t;
+  if (i < n) tile[t] = data[i];
+  __syncthreads();
+  const int j = blockIdx.x * count + (count - 1 - t);
+  if (j < n && i < n) data[i] = tile[count - 1 - t];
+}
+"""
+
+
+@pytest.fixture
+def cache(tmp_path):
+    return str(tmp_path)
+
+
+def _upload(array):
+    return drv.to_device(np.ascontiguousarray(array))
+
+
+def _download(allocation, like):
+    out = np.empty_like(like)
+    drv.memcpy_dtoh(out, allocation)
+    return out
+
+
+def test_threads_of_a_block_meet_at_barriers_and_share_memory(cache):
+    data = np.arange(512, dtype=np.float32)
+    device = _upload(data)
+    kernel = drv.SourceModule(REVERSE, no_extern_c=True, cache_dir=cache).get_function("reverse_blocks")
+    kernel(np.int32(512), device, grid=(2, 1), block=(16, 16, 1))
+    expected = np.concatenate([data[:256][::-1], data[256:][::-1]])
+    np.testing.assert_array_equal(_download(device, data), expected)
+
+
+def test_atomic_adds_from_every_thread_all_land(cache):
+    source = r"""extern "C" __global__ void histogram(long long n, const int* bins, double* counts) {
+      for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)blockDim.x * gridDim.x)
+        atomicAdd(&counts[bins[i]], 1.0);
+    }"""
+    bins = np.random.default_rng(0).integers(0, 7, 10_000).astype(np.int32)
+    counts = _upload(np.zeros(7))
+    drv.SourceModule(source, no_extern_c=True, cache_dir=cache).get_function("histogram")(
+        np.int64(bins.size), _upload(bins), counts, grid=(5, 1, 1), block=(128, 1, 1))
+    np.testing.assert_array_equal(_download(counts, np.zeros(7)), np.bincount(bins, minlength=7))
+
+
+def test_half_conversions_round_to_nearest_even(cache):
+    source = r"""#include <cuda_fp16.h>
+    extern "C" __global__ void to_half(int n, const float* in, __half* out) {
+      const int i = threadIdx.x; if (i < n) out[i] = __float2half_rn(in[i]);
+    }"""
+    values = np.array([1.0, 1.0 + 2 ** -11, 1.0 + 3 * 2 ** -11, 65504.0, 1e-8, -2.5], dtype=np.float32)
+    out = drv.mem_alloc(values.size * 2)
+    drv.SourceModule(source, no_extern_c=True, cache_dir=cache).get_function("to_half")(
+        np.int32(values.size), _upload(values), out, block=(32, 1, 1))
+    np.testing.assert_array_equal(_download(out, np.zeros(values.size, np.float16)), values.astype(np.float16))
+
+
+def test_barriers_at_different_calls_in_one_block_are_an_error(cache):
+    source = r"""extern "C" __global__ void split(int* x) {
+      if (threadIdx.x < 16) { __syncthreads(); x[threadIdx.x] = 1; } else { __syncthreads(); x[threadIdx.x] = 2; }
+    }"""
+    kernel = drv.SourceModule(source, no_extern_c=True, cache_dir=cache).get_function("split")
+    with pytest.raises(drv.LaunchError, match="divergent barrier"):
+        kernel(drv.mem_alloc(128), block=(32, 1, 1))
+
+
+def test_arguments_must_be_typed_as_pycuda_wants(cache):
+    kernel = drv.SourceModule(REVERSE, no_extern_c=True, cache_dir=cache).get_function("reverse_blocks")
+    with pytest.raises(TypeError, match=r"invalid type on parameter #0 \(0-based\)"):
+        kernel(512, drv.mem_alloc(4), block=(1, 1, 1))
+
+
+def test_launch_shapes_beyond_the_hardware_limits_are_refused(cache):
+    kernel = drv.SourceModule(REVERSE, no_extern_c=True, cache_dir=cache).get_function("reverse_blocks")
+    with pytest.raises(drv.LaunchError, match="invalid argument"):
+        kernel(np.int32(0), drv.mem_alloc(4), block=(2048, 1, 1))
+    with pytest.raises(drv.LaunchError, match="65535"):
+        kernel(np.int32(0), drv.mem_alloc(4), grid=(1, 70000, 1), block=(1, 1, 1))
+
+
+def test_an_unknown_kernel_name_is_the_drivers_error(cache):
+    with pytest.raises(drv.LogicError, match="named symbol not found"):
+        drv.SourceModule(REVERSE, no_extern_c=True, cache_dir=cache).get_function("reverse")
+
+
+def test_kernels_made_by_macros_are_found(cache):
+    source = r"""#define FILL(T, NAME) extern "C" __global__ void fill_##NAME(T* out, T v) { out[threadIdx.x] = v; }
+    FILL(float, float32)
+    FILL(long long, int64)"""
+    module = drv.SourceModule(source, no_extern_c=True, cache_dir=cache)
+    out = drv.mem_alloc(32)
+    module.get_function("fill_int64")(out, np.int64(-3), block=(4, 1, 1))
+    assert _download(out, np.zeros(4, np.int64)).tolist() == [-3] * 4
+
+
+def test_a_compiled_source_is_loaded_from_the_disk_cache(cache, monkeypatch):
+    drv.SourceModule(REVERSE, no_extern_c=True, cache_dir=cache)
+
+    def no_compiler(*args, **kwargs):
+        raise AssertionError("compiled again despite the cache")
+    monkeypatch.setattr(drv.SourceModule, "_build", staticmethod(no_compiler))
+    drv.SourceModule(REVERSE, no_extern_c=True, cache_dir=cache).get_function("reverse_blocks")
+    with pytest.raises(AssertionError, match="compiled again"):
+        drv.SourceModule(REVERSE.replace("256", "512"), no_extern_c=True, cache_dir=cache)
+
+
+def test_a_compile_error_names_the_line(cache):
+    with pytest.raises(drv.CompileError, match="undeclared_name"):
+        drv.SourceModule('extern "C" __global__ void k(float* x) { x[0] = undeclared_name; }', no_extern_c=True,
+                         cache_dir=cache)
