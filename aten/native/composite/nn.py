@@ -436,7 +436,7 @@ _tril = find_operator("tril")
 
 def _bool_mask_to_float(mask: Any, dtype: Any) -> Any:
     """True: attend (0); False: masked out (-inf)."""
-    return _where(mask, _zeros(mask._sizes(), dtype=dtype), float("-inf"))
+    return _where(mask, _zeros(mask._sizes(), dtype=dtype, device=mask.device), float("-inf"))
 
 
 def _repeat_heads(t: Any, repeats: int) -> Any:
@@ -472,7 +472,7 @@ def scaled_dot_product_attention(query: Any, key: Any, value: Any, attn_mask: An
         if attn_mask is not None:
             raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set when is_causal=True")
         length, source = q._sizes()[-2], key._sizes()[-2]
-        attn_mask = _bool_mask_to_float(_tril(_ones((length, source), dtype=_BOOL)), q.dtype)
+        attn_mask = _bool_mask_to_float(_tril(_ones((length, source), dtype=_BOOL, device=q.device)), q.dtype)
     if enable_gqa and query.dim() >= 3:
         hq, hk, hv = query._sizes()[-3], key._sizes()[-3], value._sizes()[-3]
         if not (hq == hk == hv) and (hq % hk != 0 or hq % hv != 0):

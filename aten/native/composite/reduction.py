@@ -80,3 +80,154 @@ def norm_ScalarOpt_dim(self: Any, p: Any, dim: Any, keepdim: bool = False) -> An
 
 def norm_ScalarOpt_dim_dtype(self: Any, p: Any, dim: Any, keepdim: bool, dtype: Any) -> Any:
     return _vector_norm(self, 2 if p is None else p, dim, keepdim, dtype=dtype)
+
+
+# ---- the reductions' kernels on devices without a dedicated one (CUDA), over sum/mean/amax ----
+# Registered as CompositeExplicitAutograd beside the CPU kernels: the CPU keeps its one-pass
+# Cython kernel, and autograd uses the ops' own formulas either way.
+
+_amax = find_operator("amax")
+_amin = find_operator("amin")
+_sub = find_operator("sub.Tensor")
+_add = find_operator("add.Tensor")
+_mul = find_operator("mul.Tensor")
+_div = find_operator("div.Tensor")
+_pow = find_operator("pow.Tensor_Tensor")
+_abs = find_operator("abs")
+_sqrt = find_operator("sqrt")
+_exp = find_operator("exp")
+_log = find_operator("log")
+_isinf = find_operator("isinf")
+_where = find_operator("where.self")
+_ne = find_operator("ne.Tensor")     # with a number: the dispatcher wraps it
+_eq = find_operator("eq.Tensor")
+_gt = find_operator("gt.Tensor")
+_to = find_operator("to.dtype")
+_reshape = find_operator("reshape")
+_zeros_like = find_operator("zeros_like")
+
+
+def _reduced_dims(self: Any, dim: Any) -> list[int]:
+    """The dims a reduction over `dim` (None or empty: all of them) folds, wrapped."""
+    if dim is None or (not isinstance(dim, int) and len(dim) == 0):
+        return list(range(self.dim()))
+    dims = [dim] if isinstance(dim, int) else list(dim)
+    return sorted({self._wrap_dim(d) for d in dims}) if self.dim() else []
+
+
+def _kept_shape(self: Any, dims: list[int], keepdim: bool) -> list[int]:
+    return [1 if i in dims else s for i, s in enumerate(self.shape) if keepdim or i not in dims]
+
+
+def _check_floating(self: Any, what: str) -> None:
+    if not self.dtype.is_floating_point:
+        raise RuntimeError(f"{what}: Expected a floating point or complex tensor as input. Got {self.dtype.type_name}")
+
+
+def _var_parts(self: Any, dim: Any, correction: Any, keepdim: bool) -> tuple[Any, Any]:
+    """(variance, mean): the mean first, then the squared deviations from it (two passes, as
+    precise as Welford's one)."""
+    if not self.dtype.is_floating_point:
+        raise RuntimeError("std and var only support floating point and complex dtypes")
+    dims = _reduced_dims(self, dim)
+    count = 1
+    for d in dims:
+        count *= self.shape[d]
+    mean = _mean_dim(self, dims, True)
+    deviation = _sub(self, mean)
+    squares = _sum_dim(_mul(deviation, deviation), dims, keepdim)
+    divisor = max(count - (1 if correction is None else correction), 0)
+    variance = _div(squares, divisor)
+    return variance, mean if keepdim else _reshape(mean, _kept_shape(self, dims, False))
+
+
+def var_correction(self: Any, dim: Any = None, correction: Any = None, keepdim: bool = False) -> Any:
+    return _var_parts(self, dim, correction, keepdim)[0]
+
+
+def std_correction(self: Any, dim: Any = None, correction: Any = None, keepdim: bool = False) -> Any:
+    return _sqrt(_var_parts(self, dim, correction, keepdim)[0])
+
+
+def var_mean_correction(self: Any, dim: Any = None, correction: Any = None, keepdim: bool = False) -> Any:
+    return _var_parts(self, dim, correction, keepdim)
+
+
+def std_mean_correction(self: Any, dim: Any = None, correction: Any = None, keepdim: bool = False) -> Any:
+    variance, mean = _var_parts(self, dim, correction, keepdim)
+    return _sqrt(variance), mean
+
+
+def logsumexp(self: Any, dim: Any, keepdim: bool = False) -> Any:
+    """log(sum(exp(x - m))) + m with m the maximum (0 where it is infinite), as PyTorch's."""
+    if not self.dtype.is_floating_point:
+        self = _to(self, _default_float())
+    dims = _reduced_dims(self, dim)
+    if self.numel() == 0:
+        return _log(_sum_dim(_exp(self), dims, keepdim))
+    peak = _amax(self, dims, True)
+    peak = _where(_isinf(peak), _zeros_like(peak), peak)
+    total = _add(_log(_sum_dim(_exp(_sub(self, peak)), dims, True)), peak)
+    return total if keepdim else _reshape(total, _kept_shape(self, dims, False))
+
+
+def linalg_vector_norm(self: Any, ord: Any = 2, dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Any:
+    _check_floating(self, "linalg.vector_norm")
+    if dtype is not None:
+        self = _to(self, dtype)
+    dims = _reduced_dims(self, dim)
+    ord = float(ord)
+    magnitude = _abs(self)
+    if ord == float("inf") or ord == float("-inf"):
+        if self.numel() == 0:
+            raise RuntimeError(f"linalg.vector_norm cannot compute the {ord} norm on an empty tensor because the "
+                               "operation does not have an identity")
+        return (_amax if ord > 0 else _amin)(magnitude, dims, keepdim)
+    if ord == 0:
+        return _sum_dim(_to(_ne(self, 0), self.dtype), dims, keepdim)
+    if ord == 1:
+        return _sum_dim(magnitude, dims, keepdim)
+    if ord == 2:
+        return _sqrt(_sum_dim(_mul(self, self), dims, keepdim))
+    return _pow(_sum_dim(_pow(magnitude, ord), dims, keepdim), 1.0 / ord)
+
+
+def _truth(self: Any, dim: Any, keepdim: bool, every: bool) -> Any:
+    """any/all: counts of nonzero elements compared with 0 (any) or with the count (all); uint8
+    inputs give uint8, others bool, as PyTorch's."""
+    dims = _reduced_dims(self, dim)
+    count = 1
+    for d in dims:
+        count *= self.shape[d]
+    nonzero = _sum_dim(_ne(self, 0), dims, keepdim)
+    result = _eq(nonzero, count) if every else _gt(nonzero, 0)
+    return _to(result, self.dtype) if self.dtype.name == "uint8" else result
+
+
+def any_all(self: Any) -> Any:
+    return _truth(self, None, False, False)
+
+
+def any_dim(self: Any, dim: int, keepdim: bool = False) -> Any:
+    return _truth(self, dim, keepdim, False)
+
+
+def any_dims(self: Any, dim: Any = None, keepdim: bool = False) -> Any:
+    return _truth(self, dim, keepdim, False)
+
+
+def all_all(self: Any) -> Any:
+    return _truth(self, None, False, True)
+
+
+def all_dim(self: Any, dim: int, keepdim: bool = False) -> Any:
+    return _truth(self, dim, keepdim, True)
+
+
+def all_dims(self: Any, dim: Any = None, keepdim: bool = False) -> Any:
+    return _truth(self, dim, keepdim, True)
+
+
+def _default_float() -> Any:
+    from c10 import scalar_type
+    return scalar_type.get_default_dtype()

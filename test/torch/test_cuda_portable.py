@@ -1,0 +1,146 @@
+"""Operators that run on CUDA through the portable kernels (aten/native/composite/portable.py and
+the reductions in composite/reduction.py) against the CPU's own kernels, forward and backward.
+
+Run with a GPU (`pytest -m cuda`) or on the CUDA host emulator (`EMBER_CUDA_EMULATOR=1`).
+"""
+import numpy as np
+import pytest
+
+import torch
+import torch.nn.functional as F
+
+pytestmark = [pytest.mark.cuda,
+              pytest.mark.skipif(not torch.cuda.is_available(), reason="needs an NVIDIA GPU and PyCUDA")]
+
+
+def _inputs(shape, seed=0, dtype=torch.float64):
+    cpu = torch.from_numpy(np.random.default_rng(seed).standard_normal(shape)).to(dtype)
+    return cpu.requires_grad_(), cpu.detach().cuda().requires_grad_()
+
+
+def _same(fn, shape=(3, 5, 4), rtol=1e-10, seed=0, backward=True):
+    """fn on the CPU and on the device: equal results and, when backward, equal gradients."""
+    cpu, gpu = _inputs(shape, seed)
+    expected, got = fn(cpu), fn(gpu)
+    for e, g in zip(expected if isinstance(expected, tuple) else (expected,), got if isinstance(got, tuple) else (got,)):
+        assert g.device.type == "cuda" and g.dtype == e.dtype and g.shape == e.shape
+        np.testing.assert_allclose(g.detach().cpu().numpy(), e.detach().numpy(), rtol=rtol, atol=rtol)
+    if backward:
+        first = lambda r: r[0] if isinstance(r, tuple) else r   # noqa: E731
+        first(expected).sum().backward()
+        first(got).sum().backward()
+        np.testing.assert_allclose(gpu.grad.cpu().numpy(), cpu.grad.numpy(), rtol=rtol, atol=rtol)
+
+
+@pytest.mark.parametrize("dim", [None, 1, (0, 2), -1])
+@pytest.mark.parametrize("correction", [0, 1, 2])
+@pytest.mark.parametrize("keepdim", [False, True])
+def test_var_std_and_their_means_match_the_cpu(dim, correction, keepdim):
+    _same(lambda t: torch.var(t, dim, correction=correction, keepdim=keepdim))
+    _same(lambda t: torch.std(t, dim, correction=correction, keepdim=keepdim))
+    _same(lambda t: torch.var_mean(t, dim, correction=correction, keepdim=keepdim))
+    _same(lambda t: torch.std_mean(t, dim, correction=correction, keepdim=keepdim))
+
+
+def test_var_of_integers_is_refused_as_on_the_cpu():
+    with pytest.raises(RuntimeError, match="std and var only support floating point and complex dtypes"):
+        torch.arange(4, device="cuda").var()
+
+
+@pytest.mark.parametrize("dim", [0, -1, (0, 1)])
+@pytest.mark.parametrize("keepdim", [False, True])
+def test_logsumexp_matches_the_cpu_with_infinities(dim, keepdim):
+    _same(lambda t: torch.logsumexp(t * 30, dim, keepdim=keepdim))
+    cpu = torch.tensor([[float("-inf"), float("-inf")], [float("inf"), 1.0], [1000.0, 1000.0]])
+    assert torch.equal(torch.logsumexp(cpu.cuda(), 1).cpu(), torch.logsumexp(cpu, 1))
+
+
+@pytest.mark.parametrize("ord", [2, 1, 0, 3.5, float("inf"), float("-inf")])
+@pytest.mark.parametrize("dim", [None, 1, (0, 2)])
+def test_vector_norms_match_the_cpu(ord, dim):
+    _same(lambda t: torch.linalg.vector_norm(t, ord, dim), backward=ord not in (0,))
+
+
+def test_clip_grad_norm_works_on_the_device():
+    cpu, gpu = torch.nn.Linear(5, 3).double(), None
+    gpu = torch.nn.Linear(5, 3).double().cuda()
+    gpu.load_state_dict(cpu.state_dict())
+    x = torch.randn(4, 5, dtype=torch.float64)
+    cpu(x).pow(2).sum().backward()
+    gpu(x.cuda()).pow(2).sum().backward()
+    norms = torch.nn.utils.clip_grad_norm_(cpu.parameters(), 0.5), torch.nn.utils.clip_grad_norm_(gpu.parameters(), 0.5)
+    assert abs(norms[0].item() - norms[1].item()) < 1e-10
+    np.testing.assert_allclose(gpu.weight.grad.cpu().numpy(), cpu.weight.grad.numpy(), rtol=1e-10)
+
+
+@pytest.mark.parametrize("dtype", [torch.bool, torch.uint8, torch.int64, torch.float32])
+def test_any_and_all_match_the_cpu(dtype):
+    cpu = torch.tensor([[0, 1, 0], [1, 1, 1], [0, 0, 0]]).to(dtype)
+    gpu = cpu.cuda()
+    for op in (torch.any, torch.all):
+        assert torch.equal(op(gpu).cpu(), op(cpu))
+        for dim in (0, 1):
+            for keepdim in (False, True):
+                got, expected = op(gpu, dim, keepdim=keepdim).cpu(), op(cpu, dim, keepdim=keepdim)
+                assert got.dtype == expected.dtype and torch.equal(got, expected)
+
+
+def test_masked_fill_matches_the_cpu_and_keeps_the_dtype():
+    mask_cpu = torch.tensor([[True, False, True, False, False]])
+    _same(lambda t: t.masked_fill(mask_cpu.to(t.device).unsqueeze(-1).expand(3, 5, 4), -2.5))
+    ints = torch.arange(6).reshape(2, 3)
+    mask = torch.tensor([True, False, True])
+    assert torch.equal(ints.cuda().masked_fill(mask.cuda(), 7.9).cpu(), ints.masked_fill(mask, 7.9))
+    filled = ints.cuda()
+    filled.masked_fill_(mask.cuda(), torch.tensor(-1))
+    assert torch.equal(filled.cpu(), ints.clone().masked_fill_(mask, torch.tensor(-1)))
+    with pytest.raises(RuntimeError, match="masked_fill_ only supports boolean masks, but got mask with dtype Long"):
+        ints.cuda().masked_fill(torch.ones(3, dtype=torch.int64, device="cuda"), 0)
+
+
+@pytest.mark.parametrize("diagonal", [-2, 0, 1, 5])
+def test_tril_and_triu_match_the_cpu(diagonal):
+    _same(lambda t: torch.tril(t, diagonal))
+    _same(lambda t: torch.triu(t, diagonal))
+
+
+def test_flip_repeat_and_pad_match_the_cpu():
+    _same(lambda t: t.flip(0, 2))
+    _same(lambda t: t.repeat(2, 1, 3))
+    _same(lambda t: t.repeat(2, 1, 1, 2))
+    _same(lambda t: F.pad(t, (1, 2, 0, 3), value=0.5))
+    _same(lambda t: F.pad(t, (-1, 2, 1, -2)))
+
+
+@pytest.mark.parametrize("reduction", ["none", "mean", "sum"])
+def test_mse_and_bce_with_logits_losses_match_the_cpu(reduction):
+    target = torch.rand(3, 5, 4, dtype=torch.float64)
+    pos_weight = torch.rand(4, dtype=torch.float64) * 3
+    _same(lambda t: F.mse_loss(t, target.to(t.device), reduction=reduction))
+    _same(lambda t: F.binary_cross_entropy_with_logits(t * 20, target.to(t.device), reduction=reduction))
+    _same(lambda t: F.binary_cross_entropy_with_logits(t, target.to(t.device), pos_weight=pos_weight.to(t.device),
+                                                       weight=target.to(t.device), reduction=reduction))
+
+
+def test_one_hot_matches_the_cpu():
+    labels = torch.tensor([[0, 3], [2, 1]])
+    assert torch.equal(F.one_hot(labels.cuda()).cpu(), F.one_hot(labels))
+    assert torch.equal(F.one_hot(labels.cuda(), 6).cpu(), F.one_hot(labels, 6))
+    with pytest.raises(RuntimeError, match="Class values must be smaller than num_classes."):
+        F.one_hot(labels.cuda(), 3)
+
+
+def test_causal_attention_matches_the_cpu():
+    q, k, v = (torch.randn(2, 3, 5, 8, dtype=torch.float64) for _ in range(3))
+    expected = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+    got = F.scaled_dot_product_attention(q.cuda(), k.cuda(), v.cuda(), is_causal=True)
+    np.testing.assert_allclose(got.cpu().numpy(), expected.numpy(), rtol=1e-10)
+
+
+@pytest.mark.parametrize("dtype", [torch.int64, torch.int32, torch.uint8, torch.float32])
+def test_randint_draws_in_range_and_covers_it(dtype):
+    torch.cuda.manual_seed(0)
+    draws = torch.randint(3, 10, (4000,), device="cuda", dtype=dtype).cpu()
+    assert draws.dtype == dtype and int(draws.min()) == 3 and int(draws.max()) == 9
+    counts = np.bincount(draws.numpy().astype(np.int64))[3:]
+    assert counts.min() > 4000 / 7 * 0.8
