@@ -144,3 +144,42 @@ def test_randint_draws_in_range_and_covers_it(dtype):
     assert draws.dtype == dtype and int(draws.min()) == 3 and int(draws.max()) == 9
     counts = np.bincount(draws.numpy().astype(np.int64))[3:]
     assert counts.min() > 4000 / 7 * 0.8
+
+
+@pytest.mark.parametrize("training", [True, False])
+@pytest.mark.parametrize("affine", [True, False])
+def test_batch_norm_matches_the_cpu_with_its_running_statistics(training, affine):
+    stats_cpu = [torch.rand(5, dtype=torch.float64), torch.rand(5, dtype=torch.float64) + 0.5]
+    stats_gpu = [s.cuda() for s in stats_cpu]
+    weight, bias = torch.rand(5, dtype=torch.float64), torch.rand(5, dtype=torch.float64)
+
+    def bn(t):
+        stats = stats_gpu if t.is_cuda else stats_cpu
+        w, b = (weight.to(t.device), bias.to(t.device)) if affine else (None, None)
+        return F.batch_norm(t, *stats, w, b, training=training, momentum=0.3, eps=1e-3)
+    _same(bn, shape=(4, 5, 3, 2))
+    for got, expected in zip(stats_gpu, stats_cpu):
+        np.testing.assert_allclose(got.cpu().numpy(), expected.numpy(), rtol=1e-10)
+
+
+def test_group_norm_matches_the_cpu():
+    weight, bias = torch.rand(6, dtype=torch.float64), torch.rand(6, dtype=torch.float64)
+    _same(lambda t: F.group_norm(t, 3, weight.to(t.device), bias.to(t.device), eps=1e-4), shape=(2, 6, 3, 3))
+    _same(lambda t: F.group_norm(t, 2), shape=(2, 6, 5))
+
+
+@pytest.mark.parametrize("kernel, stride, padding, ceil_mode, count_include_pad, divisor", [
+    (2, None, 0, False, True, None), (3, 2, 1, False, True, None), (3, 2, 1, True, False, None),
+    ((2, 3), (1, 2), (1, 1), True, True, None), (3, 1, 1, False, True, 4)])
+def test_avg_pool2d_matches_the_cpu(kernel, stride, padding, ceil_mode, count_include_pad, divisor):
+    _same(lambda t: F.avg_pool2d(t, kernel, stride, padding, ceil_mode, count_include_pad, divisor), shape=(2, 3, 7, 6))
+
+
+@pytest.mark.parametrize("output_size", [1, (3, 2), (7, 4), (5, 9)])
+def test_adaptive_avg_pool2d_matches_the_cpu(output_size):
+    _same(lambda t: F.adaptive_avg_pool2d(t, output_size), shape=(2, 3, 7, 6))
+
+
+def test_pools_of_integers_are_refused_on_the_device():
+    with pytest.raises(NotImplementedError, match="\"avg_pool2d_out_cuda_frame\" not implemented for 'Long'"):
+        F.avg_pool2d(torch.ones(1, 1, 4, 4, dtype=torch.int64, device="cuda"), 2)

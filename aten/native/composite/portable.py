@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from aten.dispatcher import find_operator
+from aten.native.cpu.norm import check_batch_norm, check_group_norm
 from c10 import scalar_type
 
 _where = find_operator("where.self")
@@ -42,6 +43,10 @@ _uniform_ = find_operator("uniform_")
 _floor = find_operator("floor")
 _abs = find_operator("abs")
 _clone = find_operator("clone")
+_var_mean = find_operator("var_mean.correction")
+_sqrt = find_operator("sqrt")
+_div = find_operator("div.Tensor")
+_empty = find_operator("empty.memory_format")
 
 _BOOL = scalar_type.dtype_from_name("bool")
 _INT64 = scalar_type.dtype_from_name("int64")
@@ -252,3 +257,54 @@ def _largest_integer(dtype: Any) -> int:
         return 1
     bits = 8 * dtype.itemsize
     return (1 << (bits - 1)) - 1 if dtype.is_signed else (1 << bits) - 1
+
+
+# ---- normalisation ----------------------------------------------------------------------------------
+
+def _channels(t: Any, dims: int) -> Any:
+    """A (C,) tensor viewed as (1, C, 1, ...) against a dims-dimensional input."""
+    return _reshape(t, [1, -1] + [1] * (dims - 2))
+
+
+def _affine(normalized: Any, weight: Any, bias: Any, dims: int) -> Any:
+    if weight is not None:
+        normalized = _mul(normalized, _channels(weight, dims))
+    if bias is not None:
+        normalized = _add(normalized, _channels(bias, dims))
+    return normalized
+
+
+def native_batch_norm(input: Any, weight: Any, bias: Any, running_mean: Any, running_var: Any, training: bool,
+                      momentum: float, eps: float) -> Any:
+    """(output, save_mean, save_invstd): batch statistics in training (and the running ones moved
+    towards them, the variance unbiased), the running ones in evaluation, as the CPU kernel."""
+    check_batch_norm(input, weight, bias, running_mean, running_var, training)
+    nd = input.dim()
+    if training:
+        dims = [0] + list(range(2, nd))
+        variance, mean = _var_mean(input, dims, correction=0)
+        invstd = _div(1.0, _sqrt(_add(variance, eps)))
+        count = input.numel() // input.shape[1]
+        if running_mean is not None:
+            _copy_(running_mean, _add(_mul(running_mean, 1 - momentum), _mul(mean, momentum)))
+        if running_var is not None:
+            unbiased = _mul(variance, count / max(count - 1, 1))
+            _copy_(running_var, _add(_mul(running_var, 1 - momentum), _mul(unbiased, momentum)))
+        save_mean, save_invstd = mean, invstd
+    else:
+        mean, invstd = running_mean, _div(1.0, _sqrt(_add(running_var, eps)))
+        save_mean = _empty((0,), dtype=input.dtype, device=input.device)
+        save_invstd = _empty((0,), dtype=input.dtype, device=input.device)
+    normalized = _mul(_sub(input, _channels(mean, nd)), _channels(invstd, nd))
+    return _same_dtype(_affine(normalized, weight, bias, nd), input), save_mean, save_invstd
+
+
+def native_group_norm(input: Any, weight: Any, bias: Any, N: int, C: int, HxW: int, group: int, eps: float) -> Any:
+    """(output, mean, rstd), the statistics (N, group) over each group's channels and positions."""
+    check_group_norm(input, weight, bias, N, C, HxW, group)
+    grouped = _reshape(input, (N, group, -1))
+    variance, mean = _var_mean(grouped, [2], correction=0, keepdim=True)
+    rstd = _div(1.0, _sqrt(_add(variance, eps)))
+    normalized = _reshape(_mul(_sub(grouped, mean), rstd), tuple(input.shape))
+    out = _affine(normalized, weight, bias, input.dim()) if input.dim() >= 2 else normalized
+    return out, _reshape(mean, (N, group)), _reshape(rstd, (N, group))

@@ -336,15 +336,12 @@ cdef int _check_features(str name, object t, Py_ssize_t C) except -1:
 
 
 @float16_via_float32
-def native_batch_norm_cpu(TensorImpl input not None, weight, bias, running_mean, running_var, bint training,
-                          double momentum, double eps):
+def check_batch_norm(TensorImpl input not None, weight, bias, running_mean, running_var, bint training):
+    """PyTorch's native_batch_norm argument checks (the portable kernel checks through it too)."""
     if input.nd < 2:
         raise IndexError(f"Dimension out of range (expected to be in range of [{-max(input.nd, 1)}, "
                          f"{max(input.nd, 1) - 1}], but got 1)")
-    cdef Py_ssize_t N = input.sizes[0], C = input.sizes[1], S = 1
-    cdef int i
-    for i in range(2, input.nd):
-        S *= input.sizes[i]
+    cdef Py_ssize_t C = input.sizes[1]
     for name, t in (("running_mean", running_mean), ("running_var", running_var)):
         if t is None and not training:
             raise RuntimeError(f"{name} must be defined in evaluation mode")
@@ -357,6 +354,15 @@ def native_batch_norm_cpu(TensorImpl input not None, weight, bias, running_mean,
     if input.n_elem == 0:
         raise RuntimeError(f"input tensor must have at least one element, but got input_sizes = "
                            f"{list(shape_of(input))}")
+
+
+def native_batch_norm_cpu(TensorImpl input not None, weight, bias, running_mean, running_var, bint training,
+                          double momentum, double eps):
+    check_batch_norm(input, weight, bias, running_mean, running_var, training)
+    cdef Py_ssize_t N = input.sizes[0], C = input.sizes[1], S = 1
+    cdef int i
+    for i in range(2, input.nd):
+        S *= input.sizes[i]
     cdef TensorImpl out = new_tensor(shape_of(input), input.scalar_type)
     cdef TensorImpl save_mean = new_tensor((C if training else 0,), input.scalar_type)
     cdef TensorImpl save_invstd = new_tensor((C if training else 0,), input.scalar_type)
@@ -413,8 +419,9 @@ cdef void _group_norm(const ftype* x, ftype* y, Py_ssize_t N, Py_ssize_t C, Py_s
 
 
 @float16_via_float32
-def native_group_norm_cpu(TensorImpl input not None, weight, bias, Py_ssize_t N, Py_ssize_t C, Py_ssize_t HxW,
-                          Py_ssize_t group, double eps):
+def check_group_norm(TensorImpl input not None, weight, bias, Py_ssize_t N, Py_ssize_t C, Py_ssize_t HxW,
+                     Py_ssize_t group):
+    """PyTorch's native_group_norm argument checks (the portable kernel checks through it too)."""
     if group <= 0:
         raise RuntimeError(f"Expected num groups to be greater than 0, got {group}")
     if C % group != 0:
@@ -431,6 +438,11 @@ def native_group_norm_cpu(TensorImpl input not None, weight, bias, Py_ssize_t N,
     _dtype_check("GroupNormKernelImpl", input)
     _param_dtype(input, weight)
     _param_dtype(input, bias)
+
+
+def native_group_norm_cpu(TensorImpl input not None, weight, bias, Py_ssize_t N, Py_ssize_t C, Py_ssize_t HxW,
+                          Py_ssize_t group, double eps):
+    check_group_norm(input, weight, bias, N, C, HxW, group)
     cdef TensorImpl out = new_tensor(shape_of(input), input.scalar_type)
     cdef TensorImpl mean = new_tensor((N, group), input.scalar_type), rstd = new_tensor((N, group), input.scalar_type)
     if N * group == 0:

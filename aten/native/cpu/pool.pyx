@@ -245,8 +245,10 @@ cdef void _avg_pool(const ntype* x, ntype* y, Py_ssize_t planes, Py_ssize_t H, P
 
 
 @float16_via_float32
-def avg_pool2d_cpu(TensorImpl self not None, kernel_size, stride=(), padding=0, bint ceil_mode=False,
-                   bint count_include_pad=True, divisor_override=None):
+def avg_pool2d_geometry(TensorImpl self not None, kernel_size, stride=(), padding=0, bint ceil_mode=False,
+                        divisor_override=None):
+    """PyTorch's avg_pool2d argument and shape checks; (kh, kw, sh, sw, ph, pw, N, C, H, W, Ho, Wo).
+    The CUDA kernel (aten/native/cuda/conv.py) checks through it too."""
     cdef tuple k = _pair(kernel_size, "avg_pool2d", "kernel_size", False)
     cdef tuple s = _pair(stride, "avg_pool2d", "stride", True)
     cdef tuple pd = _pair(padding, "avg_pool2d", "padding", False)
@@ -263,6 +265,14 @@ def avg_pool2d_cpu(TensorImpl self not None, kernel_size, stride=(), padding=0, 
     cdef Py_ssize_t Ho = pooling_output_shape(H, kh, ph, sh, 1, ceil_mode)
     cdef Py_ssize_t Wo = pooling_output_shape(W, kw, pw, sw, 1, ceil_mode)
     pool2d_shape_check(self, kh, kw, sh, sw, ph, pw, 1, 1, C, H, W, Ho, Wo)
+    return kh, kw, sh, sw, ph, pw, N, C, H, W, Ho, Wo
+
+
+def avg_pool2d_cpu(TensorImpl self not None, kernel_size, stride=(), padding=0, bint ceil_mode=False,
+                   bint count_include_pad=True, divisor_override=None):
+    cdef Py_ssize_t kh, kw, sh, sw, ph, pw, N, C, H, W, Ho, Wo
+    kh, kw, sh, sw, ph, pw, N, C, H, W, Ho, Wo = avg_pool2d_geometry(self, kernel_size, stride, padding, ceil_mode,
+                                                                     divisor_override)
     reject_half("avg_pool2d", self)
     if self.scalar_type == ST_BOOL:
         raise NotImplementedError('"avg_pool2d" not implemented for \'Bool\'')
@@ -316,8 +326,9 @@ cdef void _adaptive_avg(const ftype* x, ftype* y, Py_ssize_t planes, Py_ssize_t 
                 y[(p * Ho + oh) * Wo + ow] = <ftype>(acc / ((h1 - h0) * (w1 - w0)))
 
 
-@float16_via_float32
-def adaptive_avg_pool2d_cpu(TensorImpl self not None, output_size):
+def adaptive_avg_pool2d_geometry(TensorImpl self not None, output_size):
+    """PyTorch's adaptive_avg_pool2d argument and shape checks; (planes, H, W, Ho, Wo). The CUDA
+    kernel (aten/native/cuda/conv.py) checks through it too."""
     output_size = tuple(output_size)
     if len(output_size) != 2:
         raise RuntimeError("adaptive_avg_pool2d: output_size must be 2")
@@ -331,10 +342,15 @@ def adaptive_avg_pool2d_cpu(TensorImpl self not None, output_size):
     if output_size[0] < 0 or output_size[1] < 0:
         raise RuntimeError(f"adaptive_avg_pool2d: elements of output_size must be greater than or equal to 0 but "
                            f"received {{{output_size[0]}, {output_size[1]}}}")
+    return (self.sizes[self.nd - 3] * (self.sizes[0] if self.nd == 4 else 1), self.sizes[self.nd - 2],
+            self.sizes[self.nd - 1], output_size[0], output_size[1])
+
+
+@float16_via_float32
+def adaptive_avg_pool2d_cpu(TensorImpl self not None, output_size):
+    cdef Py_ssize_t planes, H, W, Ho, Wo
+    planes, H, W, Ho, Wo = adaptive_avg_pool2d_geometry(self, output_size)
     require_floating("adaptive_avg_pool2d", self)
-    cdef Py_ssize_t Ho = output_size[0], Wo = output_size[1]
-    cdef Py_ssize_t H = self.sizes[self.nd - 2], W = self.sizes[self.nd - 1]
-    cdef Py_ssize_t planes = self.sizes[self.nd - 3] * (self.sizes[0] if self.nd == 4 else 1)
     shape = tuple(list(shape_of(self)[:self.nd - 2]) + [Ho, Wo])
     cdef TensorImpl out = new_tensor(shape, self.scalar_type)
     if out.n_elem == 0:

@@ -1,6 +1,7 @@
-"""convolution and max_pool2d_with_indices on CUDA: kernels/conv.cu, one thread per output
-element; the argument checks and output shapes are the CPU kernels' (conv.pyx
-convolution_params, pool.pyx max_pool2d_geometry), so errors read the same on both devices."""
+"""convolution, max_pool2d_with_indices, avg_pool2d and adaptive average pooling on CUDA:
+kernels/conv.cu, one thread per output element; the argument checks and output shapes are the
+CPU kernels' (conv.pyx convolution_params, pool.pyx *_geometry), so errors read the same on both
+devices. The pools' backward passes are composites over convolution and matmul."""
 from __future__ import annotations
 
 from typing import Any
@@ -8,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from aten.native.cpu.conv import convolution_params
-from aten.native.cpu.pool import max_pool2d_geometry
+from aten.native.cpu.pool import adaptive_avg_pool2d_geometry, avg_pool2d_geometry, max_pool2d_geometry
 from aten.native.cuda.copy import contiguous_cuda
 from aten.native.cuda.linalg import _same_device
 from aten.native.cuda.pointwise import compiled_module, grid_for
@@ -74,3 +75,35 @@ def max_pool2d_with_indices_cuda(self: Any, kernel_size: Any, stride: Any = (), 
         *(np.int64(v) for v in (n * c, h, w, ho, wo, kh, kw, sh, sw, ph, pw, dh, dw)),
         np.uintp(x.data_ptr()), np.uintp(out.data_ptr()), np.uintp(indices.data_ptr()), grid=grid, block=block)
     return out, indices
+
+
+def avg_pool2d_cuda(self: Any, kernel_size: Any, stride: Any = (), padding: Any = 0, ceil_mode: bool = False,
+                    count_include_pad: bool = True, divisor_override: Any = None) -> Any:
+    kh, kw, sh, sw, ph, pw, n, c, h, w, ho, wo = avg_pool2d_geometry(self, kernel_size, stride, padding, ceil_mode,
+                                                                     divisor_override)
+    if self.dtype.name not in _TYPES:
+        raise NotImplementedError(f'"avg_pool2d_out_cuda_frame" not implemented for \'{self.dtype.type_name}\'')
+    out = tensor_impl.empty(tuple(self.shape[:-2]) + (ho, wo), self.dtype, self.device)
+    if out.numel() == 0:
+        return out
+    x = contiguous_cuda(self)
+    grid, block = grid_for(out.numel())
+    compiled_module("kernels/conv.cu").get_function(f"avg_pool2d_{self.dtype.name}")(
+        *(np.int64(v) for v in (n * c, h, w, ho, wo, kh, kw, sh, sw, ph, pw)), np.int32(bool(count_include_pad)),
+        np.int64(divisor_override or 0), np.uintp(x.data_ptr()), np.uintp(out.data_ptr()), grid=grid, block=block)
+    return out
+
+
+def adaptive_avg_pool2d_cuda(self: Any, output_size: Any) -> Any:
+    planes, h, w, ho, wo = adaptive_avg_pool2d_geometry(self, output_size)
+    if self.dtype.name not in _TYPES:
+        raise NotImplementedError(f'"adaptive_avg_pool2d_cuda" not implemented for \'{self.dtype.type_name}\'')
+    out = tensor_impl.empty(tuple(self.shape[:-2]) + (ho, wo), self.dtype, self.device)
+    if out.numel() == 0:
+        return out
+    x = contiguous_cuda(self)
+    grid, block = grid_for(out.numel())
+    compiled_module("kernels/conv.cu").get_function(f"adaptive_avg_pool2d_{self.dtype.name}")(
+        *(np.int64(v) for v in (planes, h, w, ho, wo)), np.uintp(x.data_ptr()), np.uintp(out.data_ptr()),
+        grid=grid, block=block)
+    return out

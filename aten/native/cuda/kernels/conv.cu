@@ -83,6 +83,51 @@ __device__ __forceinline__ void max_pool2d(long long planes, long long H, long l
   }
 }
 
+// Average pooling, one thread per output: the window clipped to the padded frame gives the
+// divisor when padding counts (count_include_pad), the window clipped to the input otherwise,
+// unless a divisor overrides both (PyTorch's AvgPool2d rules). Sums accumulate in double.
+template <typename T>
+__device__ __forceinline__ void avg_pool2d(long long planes, long long H, long long W, long long HO, long long WO,
+                                           long long KH, long long KW, long long sh, long long sw, long long ph,
+                                           long long pw, int count_include_pad, long long divisor_override,
+                                           const T* __restrict__ x, T* __restrict__ y) {
+  const long long total = planes * HO * WO;
+  for (long long e = blockIdx.x * (long long)blockDim.x + threadIdx.x; e < total;
+       e += (long long)blockDim.x * gridDim.x) {
+    const long long ow = e % WO, oh = (e / WO) % HO, p = e / (WO * HO);
+    long long h0 = oh * sh - ph, w0 = ow * sw - pw;
+    long long h1 = min(h0 + KH, H + ph), w1 = min(w0 + KW, W + pw);
+    const long long padded = (h1 - h0) * (w1 - w0);
+    h0 = max(h0, 0LL); w0 = max(w0, 0LL); h1 = min(h1, H); w1 = min(w1, W);
+    if (h0 >= h1 || w0 >= w1) { y[e] = T(0); continue; }
+    const T* xp = x + p * H * W;
+    double acc = 0;
+    for (long long h = h0; h < h1; ++h)
+      for (long long w = w0; w < w1; ++w) acc += xp[h * W + w];
+    const long long divisor = divisor_override ? divisor_override
+                                               : (count_include_pad ? padded : (h1 - h0) * (w1 - w0));
+    y[e] = (T)(acc / divisor);
+  }
+}
+
+// Adaptive average pooling, one thread per output: window [floor(o*I/O), ceil((o+1)*I/O)).
+template <typename T>
+__device__ __forceinline__ void adaptive_avg_pool2d(long long planes, long long H, long long W, long long HO,
+                                                    long long WO, const T* __restrict__ x, T* __restrict__ y) {
+  const long long total = planes * HO * WO;
+  for (long long e = blockIdx.x * (long long)blockDim.x + threadIdx.x; e < total;
+       e += (long long)blockDim.x * gridDim.x) {
+    const long long ow = e % WO, oh = (e / WO) % HO, p = e / (WO * HO);
+    const long long h0 = oh * H / HO, h1 = ((oh + 1) * H + HO - 1) / HO;
+    const long long w0 = ow * W / WO, w1 = ((ow + 1) * W + WO - 1) / WO;
+    const T* xp = x + p * H * W;
+    double acc = 0;
+    for (long long h = h0; h < h1; ++h)
+      for (long long w = w0; w < w1; ++w) acc += xp[h * W + w];
+    y[e] = (T)(acc / ((h1 - h0) * (w1 - w0)));
+  }
+}
+
 #define EMBER_CONV(T, NAME)                                                                        \
   extern "C" __global__ void conv2d_##NAME(long long N, long long C, long long H, long long W,     \
                                            long long O, long long KH, long long KW, long long HO,   \
@@ -98,6 +143,17 @@ __device__ __forceinline__ void max_pool2d(long long planes, long long H, long l
                                                long long ph, long long pw, long long dh,           \
                                                long long dw, const T* x, T* y, long long* indices) { \
     max_pool2d<T>(planes, H, W, HO, WO, KH, KW, sh, sw, ph, pw, dh, dw, x, y, indices);            \
+  }                                                                                                \
+  extern "C" __global__ void avg_pool2d_##NAME(long long planes, long long H, long long W,         \
+                                               long long HO, long long WO, long long KH,           \
+                                               long long KW, long long sh, long long sw,           \
+                                               long long ph, long long pw, int count_include_pad,  \
+                                               long long divisor_override, const T* x, T* y) {     \
+    avg_pool2d<T>(planes, H, W, HO, WO, KH, KW, sh, sw, ph, pw, count_include_pad, divisor_override, x, y); \
+  }                                                                                                \
+  extern "C" __global__ void adaptive_avg_pool2d_##NAME(long long planes, long long H, long long W, \
+                                                        long long HO, long long WO, const T* x, T* y) { \
+    adaptive_avg_pool2d<T>(planes, H, W, HO, WO, x, y);                                            \
   }
 
 EMBER_CONV(float, float32)
