@@ -308,3 +308,36 @@ def native_group_norm(input: Any, weight: Any, bias: Any, N: int, C: int, HxW: i
     normalized = _reshape(_mul(_sub(grouped, mean), rstd), tuple(input.shape))
     out = _affine(normalized, weight, bias, input.dim()) if input.dim() >= 2 else normalized
     return out, _reshape(mean, (N, group)), _reshape(rstd, (N, group))
+
+
+# ---- index_fill -----------------------------------------------------------------------------------
+
+_index_put_ = find_operator("index_put_")
+
+
+def index_fill__scalar(self: Any, dim: int, index: Any, value: Any) -> Any:
+    """self[..., index, ...] = value along dim: index_put_ with the index at dim's place."""
+    if index.dtype is not _INT64:
+        raise IndexError("index_fill_(): Expected dtype int64 for index.")
+    d = self._wrap_dim(dim)
+    if index.dim() > 1:
+        raise RuntimeError("Index has to be a vector/scalar")
+    filler = _full((), value, dtype=self.dtype, device=self.device)
+    if self.dim() == 0:
+        return _index_put_(self, [index], filler, False) if index.numel() else self
+    return _index_put_(self, [None] * d + [index.reshape(-1)], filler, False)
+
+
+def index_fill__tensor(self: Any, dim: int, index: Any, value: Any) -> Any:
+    if value.dim() != 0:
+        raise RuntimeError(f"index_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+                           f"{value.dim()} dimension(s).")
+    return index_fill__scalar(self, dim, index, value.item())
+
+
+def index_fill_scalar(self: Any, dim: int, index: Any, value: Any) -> Any:
+    return index_fill__scalar(_clone(self), dim, index, value)
+
+
+def index_fill_tensor(self: Any, dim: int, index: Any, value: Any) -> Any:
+    return index_fill__tensor(_clone(self), dim, index, value)

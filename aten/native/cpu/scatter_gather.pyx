@@ -255,6 +255,20 @@ cdef int _check_index_dtype(TensorImpl index, str method) except -1:
     return 0
 
 
+def check_gather(TensorImpl self not None, int d, TensorImpl index not None):
+    """gather's index checks (d wrapped); the CUDA kernel checks through it too."""
+    cdef int i
+    _check_index_dtype(index, "gather")
+    if index.n_elem != 0 and _ndim1(self) != _ndim1(index):
+        raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
+    if index.n_elem == 0:
+        return
+    for i in range(_ndim1(self)):
+        if i != d and _size1(index, i) > _size1(self, i):
+            raise RuntimeError(f"Size does not match at dimension {i} expected index {sizes_str(index)} to be no "
+                               f"larger than self {sizes_str(self)} apart from dimension {d}")
+
+
 @float16_via_float32
 def gather_cpu(TensorImpl self not None, dim, TensorImpl index not None, sparse_grad=False):
     cdef int d = self._wrap_dim(dim), i, w, found = 0
@@ -267,17 +281,11 @@ def gather_cpu(TensorImpl self not None, dim, TensorImpl index not None, sparse_
     cdef int64_t* ip
     check_cpu(self)
     check_cpu(index)
-    _check_index_dtype(index, "gather")
+    check_gather(self, d, index)
     check_kernel_dtype(self, "gather_out_cpu")
-    if index.n_elem != 0 and _ndim1(self) != _ndim1(index):
-        raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
     out = empty_contiguous(index.nd, index.sizes, self.scalar_type, None)
     if index.n_elem == 0:
         return out
-    for i in range(_ndim1(self)):
-        if i != d and _size1(index, i) > _size1(self, i):
-            raise RuntimeError(f"Size does not match at dimension {i} expected index {sizes_str(index)} to be no "
-                               f"larger than self {sizes_str(self)} apart from dimension {d}")
     idx = index if index.scalar_type == ST_INT64 else int64_contiguous(index)
     _plan(&p, self, d, idx, out)
     size = _size1(self, d)
@@ -343,13 +351,18 @@ cdef int _reduce_op(object reduce, bint new_options) except -1:
 cdef int _check_scatter(TensorImpl self, int d, TensorImpl index, TensorImpl src) except -1:
     check_cpu(self)
     check_cpu(index)
-    _check_index_dtype(index, "scatter")
     if src is not None:
         check_cpu(src)
-        if self.scalar_type != src.scalar_type:
-            raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
-    _scatter_shape_check(self, d, index, src)
+    check_scatter(self, d, index, src)
     return 0
+
+
+def check_scatter(TensorImpl self not None, int d, TensorImpl index not None, TensorImpl src):
+    """scatter's checks (d wrapped; src None for a value); the CUDA kernels check through it too."""
+    _check_index_dtype(index, "scatter")
+    if src is not None and self.scalar_type != src.scalar_type:
+        raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
+    _scatter_shape_check(self, d, index, src)
 
 
 cdef _scatter_into(TensorImpl self, int d, TensorImpl index, TensorImpl src, int op):

@@ -62,3 +62,168 @@ EMBER_INDEX(float, float32)
 EMBER_INDEX(double, float64)
 EMBER_INDEX(int, int32)
 EMBER_INDEX(long long, int64)
+
+// ---- advanced indexing, gather and scatter --------------------------------------------------------
+// One thread per element of the indexing result (int64 `meta`, uploaded per launch):
+//   [nd, K, allow_negative, sizes[nd], self_strides[nd], value_strides[nd],
+//    K x (index pointer, self stride of the indexed dim, its size, index_strides[nd])]
+// The self offset of result element e is the sum of its coordinates times self_strides (0 along
+// the indexed block) plus, for each index tensor, its value at e (wrapped when negative values
+// count from the end) times the indexed dim's stride. A value out of range records 1 + e, the
+// value and k in bad[0..2] (the first thread to find one); the launcher raises PyTorch's error.
+
+#define EMBER_MAX_INDEX_DIMS 16
+
+__device__ __forceinline__ long long indexed_offset(long long e, const long long* __restrict__ meta,
+                                                    long long* value_offset, long long* bad) {
+  const int nd = (int)meta[0], K = (int)meta[1];
+  const bool allow_negative = meta[2] != 0;
+  const long long* sizes = meta + 3;
+  const long long* self_strides = sizes + nd;
+  const long long* value_strides = self_strides + nd;
+  long long coord[EMBER_MAX_INDEX_DIMS];
+  long long rest = e, offset = 0, voffset = 0;
+  for (int d = nd - 1; d >= 0; --d) {
+    coord[d] = rest % sizes[d];
+    rest /= sizes[d];
+    offset += coord[d] * self_strides[d];
+    voffset += coord[d] * value_strides[d];
+  }
+  const long long* block = value_strides + nd;
+  for (int k = 0; k < K; ++k, block += 3 + nd) {
+    const long long* index = (const long long*)block[0];
+    long long at = 0;
+    for (int d = 0; d < nd; ++d) at += coord[d] * block[3 + d];
+    const long long value = index[at], size = block[2];
+    const long long p = (value < 0 && allow_negative) ? value + size : value;
+    if (p < 0 || p >= size) {
+      if (atomicCAS((unsigned long long*)bad, 0ULL, (unsigned long long)(e + 1)) == 0ULL) {
+        bad[1] = value;
+        bad[2] = k;
+      }
+      return -1;
+    }
+    offset += p * block[1];
+  }
+  *value_offset = voffset;
+  return offset;
+}
+
+template <typename T>
+__device__ __forceinline__ void take(long long n, const long long* meta, const T* __restrict__ src,
+                                     T* __restrict__ out, long long* bad) {
+  for (long long e = blockIdx.x * (long long)blockDim.x + threadIdx.x; e < n; e += (long long)blockDim.x * gridDim.x) {
+    long long unused;
+    const long long offset = indexed_offset(e, meta, &unused, bad);
+    if (offset >= 0) out[e] = src[offset];
+  }
+}
+
+template <typename T>
+__device__ __forceinline__ void put(long long n, const long long* meta, T* dst, const T* __restrict__ values,
+                                    long long* bad) {
+  for (long long e = blockIdx.x * (long long)blockDim.x + threadIdx.x; e < n; e += (long long)blockDim.x * gridDim.x) {
+    long long voffset;
+    const long long offset = indexed_offset(e, meta, &voffset, bad);
+    if (offset >= 0) dst[offset] = values[voffset];
+  }
+}
+
+template <typename T>
+__device__ __forceinline__ void put_add(long long n, const long long* meta, T* dst, const T* __restrict__ values,
+                                        long long* bad) {
+  for (long long e = blockIdx.x * (long long)blockDim.x + threadIdx.x; e < n; e += (long long)blockDim.x * gridDim.x) {
+    long long voffset;
+    const long long offset = indexed_offset(e, meta, &voffset, bad);
+    if (offset >= 0) atomic_add(dst + offset, values[voffset]);
+  }
+}
+
+// Copies by element width: the bytes move unchanged whatever the dtype.
+#define EMBER_MOVE(T, BYTES)                                                                      \
+  extern "C" __global__ void take_##BYTES(long long n, const long long* meta, const T* src, T* out, \
+                                          long long* bad) {                                       \
+    take<T>(n, meta, src, out, bad);                                                              \
+  }                                                                                               \
+  extern "C" __global__ void put_##BYTES(long long n, const long long* meta, T* dst, const T* values, \
+                                         long long* bad) {                                        \
+    put<T>(n, meta, dst, values, bad);                                                            \
+  }
+
+EMBER_MOVE(unsigned char, 1)
+EMBER_MOVE(unsigned short, 2)
+EMBER_MOVE(unsigned int, 4)
+EMBER_MOVE(unsigned long long, 8)
+
+#define EMBER_PUT_ADD(T, NAME)                                                                    \
+  extern "C" __global__ void put_add_##NAME(long long n, const long long* meta, T* dst, const T* values, \
+                                            long long* bad) {                                     \
+    put_add<T>(n, meta, dst, values, bad);                                                        \
+  }
+
+EMBER_PUT_ADD(float, float32)
+EMBER_PUT_ADD(double, float64)
+EMBER_PUT_ADD(int, int32)
+EMBER_PUT_ADD(long long, int64)
+
+// nonzero over a contiguous tensor, in chunks of `chunk` elements per thread: the counts per chunk
+// first, then (from their prefix sums, taken on the host) each chunk's positions in order, written
+// as nd coordinates out[j * nd + d] (meta = [nd, sizes[nd]]). float16 is read as its bits: nonzero
+// unless both zeros (the sign bit masked off).
+template <typename T> __device__ __forceinline__ bool is_nonzero(T v) { return v != T(0); }
+struct ember_half_bits { unsigned short bits; };
+template <> __device__ __forceinline__ bool is_nonzero(ember_half_bits v) { return (v.bits & 0x7fff) != 0; }
+
+template <typename T>
+__device__ __forceinline__ void count_nonzero_chunks(long long n, long long chunk, const T* x, long long* counts) {
+  const long long chunks = (n + chunk - 1) / chunk;
+  for (long long c = blockIdx.x * (long long)blockDim.x + threadIdx.x; c < chunks;
+       c += (long long)blockDim.x * gridDim.x) {
+    long long count = 0;
+    const long long end = min(n, (c + 1) * chunk);
+    for (long long i = c * chunk; i < end; ++i) count += is_nonzero(x[i]);
+    counts[c] = count;
+  }
+}
+
+template <typename T>
+__device__ __forceinline__ void write_nonzero_chunks(long long n, long long chunk, const T* x,
+                                                     const long long* starts, const long long* meta, long long* out) {
+  const long long chunks = (n + chunk - 1) / chunk;
+  const int nd = (int)meta[0];
+  for (long long c = blockIdx.x * (long long)blockDim.x + threadIdx.x; c < chunks;
+       c += (long long)blockDim.x * gridDim.x) {
+    long long j = starts[c];
+    const long long end = min(n, (c + 1) * chunk);
+    for (long long i = c * chunk; i < end; ++i) {
+      if (!is_nonzero(x[i])) continue;
+      long long rest = i;
+      for (int d = nd - 1; d >= 0; --d) {
+        out[j * nd + d] = rest % meta[1 + d];
+        rest /= meta[1 + d];
+      }
+      ++j;
+    }
+  }
+}
+
+#define EMBER_NONZERO(T, NAME)                                                                    \
+  extern "C" __global__ void count_nonzero_chunks_##NAME(long long n, long long chunk, const T* x, \
+                                                         long long* counts) {                     \
+    count_nonzero_chunks<T>(n, chunk, x, counts);                                                 \
+  }                                                                                               \
+  extern "C" __global__ void write_nonzero_chunks_##NAME(long long n, long long chunk, const T* x, \
+                                                         const long long* starts, const long long* meta, \
+                                                         long long* out) {                        \
+    write_nonzero_chunks<T>(n, chunk, x, starts, meta, out);                                      \
+  }
+
+EMBER_NONZERO(unsigned char, bool)
+EMBER_NONZERO(unsigned char, uint8)
+EMBER_NONZERO(signed char, int8)
+EMBER_NONZERO(short, int16)
+EMBER_NONZERO(int, int32)
+EMBER_NONZERO(long long, int64)
+EMBER_NONZERO(ember_half_bits, float16)
+EMBER_NONZERO(float, float32)
+EMBER_NONZERO(double, float64)
