@@ -351,6 +351,19 @@ def test_convolution_forward_and_backward_match_the_cpu(case, transposed):
         _close(g.grad, c.grad, 1e-10)
 
 
+def test_transposed_convolution_with_output_padding_matches_the_cpu():
+    x_cpu, x_gpu = (t.requires_grad_() for t in _pair((2, 4, 5, 6), torch.float64))
+    w_cpu, w_gpu = (t.requires_grad_() for t in _pair((4, 3, 3, 2), torch.float64, 1))
+    options = dict(stride=(2, 3), padding=(1, 0), output_padding=(1, 2), dilation=(1, 2))
+    out_cpu = torch.nn.functional.conv_transpose2d(x_cpu, w_cpu, **options)
+    out_gpu = torch.nn.functional.conv_transpose2d(x_gpu, w_gpu, **options)
+    _close(out_gpu, out_cpu, 1e-10)
+    out_cpu.square().sum().backward()
+    out_gpu.square().sum().backward()
+    _close(x_gpu.grad, x_cpu.grad, 1e-10)
+    _close(w_gpu.grad, w_cpu.grad, 1e-10)
+
+
 def test_max_pool2d_forward_and_backward_match_the_cpu():
     x_cpu, x_gpu = (t.requires_grad_() for t in _pair((2, 3, 9, 10), torch.float64))
     for options in (dict(kernel_size=2), dict(kernel_size=3, stride=2, padding=1, dilation=1, ceil_mode=True)):

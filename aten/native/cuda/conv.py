@@ -1,5 +1,6 @@
 """convolution, max_pool2d_with_indices, avg_pool2d and adaptive average pooling on CUDA:
-kernels/conv.cu, one thread per output element; the argument checks and output shapes are the
+kernels/conv.cu (convolutions as im2col + GEMM, transposed ones as GEMM + col2im, with gemm.cu;
+pools one thread per output element); the argument checks and output shapes are the
 CPU kernels' (conv.pyx convolution_params, pool.pyx *_geometry), so errors read the same on both
 devices. The pools' backward passes are composites over convolution and matmul."""
 from __future__ import annotations
@@ -10,8 +11,9 @@ import numpy as np
 
 from aten.native.cpu.conv import convolution_params
 from aten.native.cpu.pool import adaptive_avg_pool2d_geometry, avg_pool2d_geometry, max_pool2d_geometry
-from aten.native.cuda.copy import contiguous_cuda
-from aten.native.cuda.linalg import _same_device
+from aten.native.cpu.views import as_strided
+from aten.native.cuda.copy import contiguous_cuda, copy_cuda
+from aten.native.cuda.linalg import _same_device, gemm
 from aten.native.cuda.pointwise import compiled_module, grid_for
 from c10 import scalar_type, tensor_impl
 
@@ -47,15 +49,61 @@ def convolution_cuda(input: Any, weight: Any, bias: Any, stride: Any, padding: A
     out = tensor_impl.empty((n, o, wo) if k == 1 else (n, o, ho, wo), input.dtype, input.device)
     if out.numel() == 0:
         return out
+    geometry = (kh, kw, stride[0], stride[1], padding[0], padding[1], dilation[0], dilation[1])
     wt = contiguous_cuda(weight)
     b = contiguous_cuda(bias) if bias is not None else None
-    grid, block = grid_for(out.numel())
-    compiled_module("kernels/conv.cu").get_function(f"conv2d_{input.dtype.name}")(
-        *(np.int64(v) for v in (n, c, h, w, o, kh, kw, ho, wo, groups, stride[0], stride[1], padding[0], padding[1],
-                                dilation[0], dilation[1])),
-        np.int32(bool(transposed)), np.uintp(x.data_ptr()), np.uintp(wt.data_ptr()),
-        np.uintp(b.data_ptr() if b is not None else 0), np.uintp(out.data_ptr()), grid=grid, block=block)
+    if transposed:
+        _transposed(x, wt, b, out, groups, (n, c, h, w, o, ho, wo), geometry)
+    else:
+        _im2col_gemm(x, wt, b, out, groups, (n, c, h, w, o, ho, wo), geometry)
     return out
+
+
+def _view(t: Any, sizes: tuple[int, ...], strides: tuple[int, ...], offset: int = 0) -> Any:
+    """A view of t's storage at t's own offset plus offset (elements)."""
+    return as_strided(t, sizes, strides, t.storage_offset() + offset)
+
+
+def _im2col_gemm(x: Any, wt: Any, b: Any, out: Any, groups: int, shape: tuple[int, ...],
+                 geometry: tuple[int, ...]) -> None:
+    """out (N, O, L) = W (O, C*KK) @ cols (N, C*KK, L) per group, the bias in the GEMM's epilogue."""
+    n, c, h, w, o, ho, wo = shape
+    kh, kw = geometry[:2]
+    kk, length = kh * kw, ho * wo
+    cg, og = c // groups, o // groups
+    cols = tensor_impl.empty((n, c * kk, length), x.dtype, x.device)
+    grid, block = grid_for(cols.numel())
+    compiled_module("kernels/conv.cu").get_function(f"im2col_{x.dtype.name}")(
+        *(np.int64(v) for v in (n, c, h, w, kh, kw, ho, wo, *geometry[2:])), np.uintp(x.data_ptr()),
+        np.uintp(cols.data_ptr()), grid=grid, block=block)
+    for g in range(groups):
+        a = _view(wt, (n, og, cg * kk), (0, cg * kk, 1), g * og * cg * kk)
+        rows = _view(cols, (n, cg * kk, length), (c * kk * length, length, 1), g * cg * kk * length)
+        bias = _view(b, (og, length), (1, 0), g * og) if b is not None else None
+        if groups == 1:
+            gemm(a, rows, n, 1, 1 if b is not None else 0, bias, out=out)
+        else:
+            product = gemm(a, rows, n, 1, 1 if b is not None else 0, bias)
+            copy_cuda(_view(out, (n, og, length), (o * length, length, 1), g * og * length), product)
+
+
+def _transposed(x: Any, wt: Any, b: Any, out: Any, groups: int, shape: tuple[int, ...],
+                geometry: tuple[int, ...]) -> None:
+    """Per group, cols (N, OG*KK, H*W) = W_g^T (OG*KK, C_g) @ x_g (C_g, H*W), then col2im into the
+    group's output channels (with the bias)."""
+    n, c, h, w, o, ho, wo = shape
+    kh, kw = geometry[:2]
+    kk, plane = kh * kw, h * w
+    cg, og = c // groups, o // groups
+    col2im = compiled_module("kernels/conv.cu").get_function(f"col2im_{x.dtype.name}")
+    grid, block = grid_for(n * og * ho * wo)
+    for g in range(groups):
+        weight_t = _view(wt, (n, og * kk, cg), (0, 1, og * kk), g * cg * og * kk)
+        x_g = _view(x, (n, cg, plane), (c * plane, plane, 1), g * cg * plane)
+        cols = gemm(weight_t, x_g, n)
+        col2im(*(np.int64(v) for v in (n, og, o, g * og, h, w, kh, kw, ho, wo, *geometry[2:])),
+               np.uintp(cols.data_ptr()), np.uintp(b.data_ptr() if b is not None else 0), np.uintp(out.data_ptr()),
+               grid=grid, block=block)
 
 
 def max_pool2d_with_indices_cuda(self: Any, kernel_size: Any, stride: Any = (), padding: Any = 0, dilation: Any = 1,

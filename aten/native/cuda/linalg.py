@@ -24,16 +24,19 @@ def _same_device(*tensors: Any) -> None:
                            f"and {second}!")
 
 
-def _gemm(a: Any, b: Any, batch: int, alpha: Any = 1, beta: Any = 0, bias: Any = None) -> Any:
+def gemm(a: Any, b: Any, batch: int, alpha: Any = 1, beta: Any = 0, bias: Any = None, out: Any = None) -> Any:
     """alpha * (a @ b) + beta * bias as a new contiguous tensor: (batch, M, K) @ (batch, K, N), or 2-D
-    operands as one product; bias (read only when beta != 0) already expanded to (M, N)."""
+    operands as one product; bias (read only when beta != 0) already expanded to (M, N) and the
+    same for every batch. `out`, when given, is a contiguous tensor of batch * M * N elements that
+    receives the product (in that layout) instead of a new one."""
     dtype = a.dtype
     if dtype.name not in _GEMM_TYPES:
         raise NotImplementedError(f'"addmm_cuda" not implemented for \'{dtype.type_name}\'')
     three = a.dim() == 3
     m, k = a.shape[-2], a.shape[-1]
     n = b.shape[-1]
-    out = tensor_impl.empty((batch, m, n) if three else (m, n), dtype, a.device)
+    if out is None:
+        out = tensor_impl.empty((batch, m, n) if three else (m, n), dtype, a.device)
     if out.numel() == 0:
         return out
     a_st, b_st = a.stride(), b.stride()
@@ -67,7 +70,7 @@ def _check_mm(self: Any, mat2: Any) -> None:
 def mm_cuda(self: Any, mat2: Any) -> Any:
     _same_device(self, mat2)
     _check_mm(self, mat2)
-    return _gemm(self, mat2, 1)
+    return gemm(self, mat2, 1)
 
 
 def bmm_cuda(self: Any, mat2: Any) -> Any:
@@ -81,7 +84,7 @@ def bmm_cuda(self: Any, mat2: Any) -> Any:
                            f"{self.shape[2]}] but got: [{mat2.shape[0]}, {mat2.shape[1]}].")
     if self.dtype != mat2.dtype:
         raise RuntimeError(f"expected scalar type {self.dtype.type_name} but found {mat2.dtype.type_name}")
-    return _gemm(self, mat2, self.shape[0])
+    return gemm(self, mat2, self.shape[0])
 
 
 def addmm_cuda(self: Any, mat1: Any, mat2: Any, beta: Any = 1, alpha: Any = 1) -> Any:
@@ -92,4 +95,4 @@ def addmm_cuda(self: Any, mat1: Any, mat2: Any, beta: Any = 1, alpha: Any = 1) -
         raise RuntimeError(f"self and mat2 must have the same dtype, but got {self.dtype.type_name} and "
                            f"{mat2.dtype.type_name}")
     bias = self.expand(mat1.shape[0], mat2.shape[1]) if beta != 0 else None
-    return _gemm(mat1, mat2, 1, alpha, beta, bias)
+    return gemm(mat1, mat2, 1, alpha, beta, bias)

@@ -1,53 +1,53 @@
-// Convolution (1-D as height 1, 2-D; grouped; strided, padded, dilated; transposed) and 2-D max
-// pooling on the device (handwritten; aten/native/cuda/conv.py): one thread per output element
-// sums its window directly, in the tensor's type. Inputs are contiguous (N, C, H, W); a transposed
-// convolution's weight is (C, O / G, KH, KW), where an output position takes the input positions
-// that stride onto it. The convolution backward passes run through these same kernels (the
-// autograd formulas are convolutions of the gradient).
+// Convolution as im2col + GEMM and its transpose as GEMM + col2im (aten/native/cuda/conv.py runs
+// the GEMMs with gemm.cu), and 2-D max, average and adaptive average pooling, one thread per output
+// element (handwritten). Inputs are contiguous (N, C, H, W); 1-D convolutions come as height 1.
 
+// cols (N, C*KH*KW, HO*WO): row (c, i, j) holds, for each output position, the input element
+// under kernel tap (i, j) of channel c, or 0 in the padding.
 template <typename T>
-__device__ __forceinline__ void conv2d_direct(long long N, long long C, long long H, long long W, long long O,
-                                              long long KH, long long KW, long long HO, long long WO, long long G,
-                                              long long sh, long long sw, long long ph, long long pw, long long dh,
-                                              long long dw, int transposed, const T* __restrict__ x,
-                                              const T* __restrict__ w, const T* __restrict__ bias,
-                                              T* __restrict__ y) {
-  const long long total = N * O * HO * WO, Cg = C / G, Og = O / G;
+__device__ __forceinline__ void im2col(long long N, long long C, long long H, long long W, long long KH,
+                                       long long KW, long long HO, long long WO, long long sh, long long sw,
+                                       long long ph, long long pw, long long dh, long long dw,
+                                       const T* __restrict__ x, T* __restrict__ cols) {
+  const long long L = HO * WO, total = N * C * KH * KW * L;
   for (long long e = blockIdx.x * (long long)blockDim.x + threadIdx.x; e < total;
        e += (long long)blockDim.x * gridDim.x) {
-    const long long ow = e % WO, oh = (e / WO) % HO, o = (e / (WO * HO)) % O, n = e / (WO * HO * O);
-    const long long g = o / Og;
-    T acc = bias ? bias[o] : T(0);
-    for (long long c = 0; c < Cg; ++c) {
-      const long long ci = g * Cg + c;
-      const T* xc = x + (n * C + ci) * H * W;
-      for (long long i = 0; i < KH; ++i) {
-        long long ih;
-        if (transposed) {
-          const long long t = oh + ph - i * dh;
-          if (t < 0 || t % sh) continue;
-          ih = t / sh;
-        } else {
-          ih = oh * sh - ph + i * dh;
-        }
-        if (ih < 0 || ih >= H) continue;
-        for (long long j = 0; j < KW; ++j) {
-          long long iw;
-          if (transposed) {
-            const long long u = ow + pw - j * dw;
-            if (u < 0 || u % sw) continue;
-            iw = u / sw;
-          } else {
-            iw = ow * sw - pw + j * dw;
-          }
-          if (iw < 0 || iw >= W) continue;
-          const long long widx = transposed ? ((ci * Og + (o - g * Og)) * KH + i) * KW + j
-                                            : ((o * Cg + c) * KH + i) * KW + j;
-          acc += w[widx] * xc[ih * W + iw];
-        }
+    const long long l = e % L, row = (e / L) % (C * KH * KW), n = e / (L * C * KH * KW);
+    const long long j = row % KW, i = (row / KW) % KH, c = row / (KW * KH);
+    const long long ih = (l / WO) * sh - ph + i * dh, iw = (l % WO) * sw - pw + j * dw;
+    cols[e] = (ih >= 0 && ih < H && iw >= 0 && iw < W) ? x[((n * C + c) * H + ih) * W + iw] : T(0);
+  }
+}
+
+// A transposed convolution's output from cols (N, OG*KH*KW, H*W) (the weight's transpose times the
+// input, one group): output (oh, ow) of channel o sums the cols of every tap (i, j) and input
+// position (ih, iw) that strides onto it, oh = ih * sh - ph + i * dh; then the bias. Written into
+// channels [o0, o0 + OG) of an output with O channels.
+template <typename T>
+__device__ __forceinline__ void col2im(long long N, long long OG, long long O, long long o0, long long H,
+                                       long long W, long long KH, long long KW, long long HO, long long WO,
+                                       long long sh, long long sw, long long ph, long long pw, long long dh,
+                                       long long dw, const T* __restrict__ cols, const T* __restrict__ bias,
+                                       T* __restrict__ y) {
+  const long long total = N * OG * HO * WO;
+  for (long long e = blockIdx.x * (long long)blockDim.x + threadIdx.x; e < total;
+       e += (long long)blockDim.x * gridDim.x) {
+    const long long ow = e % WO, oh = (e / WO) % HO, o = (e / (WO * HO)) % OG, n = e / (WO * HO * OG);
+    T acc = bias ? bias[o0 + o] : T(0);
+    for (long long i = 0; i < KH; ++i) {
+      const long long th = oh + ph - i * dh;
+      if (th < 0 || th % sh) continue;
+      const long long ih = th / sh;
+      if (ih >= H) continue;
+      for (long long j = 0; j < KW; ++j) {
+        const long long tw = ow + pw - j * dw;
+        if (tw < 0 || tw % sw) continue;
+        const long long iw = tw / sw;
+        if (iw >= W) continue;
+        acc += cols[((n * OG + o) * KH * KW + i * KW + j) * H * W + ih * W + iw];
       }
     }
-    y[e] = acc;
+    y[((n * O + o0 + o) * HO + oh) * WO + ow] = acc;
   }
 }
 
@@ -129,13 +129,18 @@ __device__ __forceinline__ void adaptive_avg_pool2d(long long planes, long long 
 }
 
 #define EMBER_CONV(T, NAME)                                                                        \
-  extern "C" __global__ void conv2d_##NAME(long long N, long long C, long long H, long long W,     \
-                                           long long O, long long KH, long long KW, long long HO,   \
-                                           long long WO, long long G, long long sh, long long sw,  \
+  extern "C" __global__ void im2col_##NAME(long long N, long long C, long long H, long long W,     \
+                                           long long KH, long long KW, long long HO, long long WO,  \
+                                           long long sh, long long sw, long long ph, long long pw, \
+                                           long long dh, long long dw, const T* x, T* cols) {      \
+    im2col<T>(N, C, H, W, KH, KW, HO, WO, sh, sw, ph, pw, dh, dw, x, cols);                        \
+  }                                                                                                \
+  extern "C" __global__ void col2im_##NAME(long long N, long long OG, long long O, long long o0,   \
+                                           long long H, long long W, long long KH, long long KW,   \
+                                           long long HO, long long WO, long long sh, long long sw, \
                                            long long ph, long long pw, long long dh, long long dw, \
-                                           int transposed, const T* x, const T* w, const T* bias,  \
-                                           T* y) {                                                 \
-    conv2d_direct<T>(N, C, H, W, O, KH, KW, HO, WO, G, sh, sw, ph, pw, dh, dw, transposed, x, w, bias, y); \
+                                           const T* cols, const T* bias, T* y) {                   \
+    col2im<T>(N, OG, O, o0, H, W, KH, KW, HO, WO, sh, sw, ph, pw, dh, dw, cols, bias, y);          \
   }                                                                                                \
   extern "C" __global__ void max_pool2d_##NAME(long long planes, long long H, long long W,         \
                                                long long HO, long long WO, long long KH,           \
