@@ -374,3 +374,40 @@ def test_max_pool2d_forward_and_backward_match_the_cpu():
         out_cpu.sum().backward()
         out_gpu.sum().backward()
         _close(x_gpu.grad, x_cpu.grad, 1e-15)
+
+
+# ---- float16 (computed in float32, rounded once) -----------------------------------------------
+
+HALF_CASES = {
+    "mm": lambda a, b: a @ b,
+    "bmm": lambda a, b: a.reshape(2, 3, 8) @ b.reshape(2, 8, 3),
+    "addmm": lambda a, b: torch.addmm(b[:6, :6], a, b, beta=0.5),
+    "sum": lambda a, b: a.sum(1),
+    "mean": lambda a, b: a.mean(),
+    "amax": lambda a, b: a.amax(0),
+    "max_dim": lambda a, b: a.max(1)[0],
+    "argmax": lambda a, b: a.argmax(1),
+    "softmax": lambda a, b: a.softmax(-1),
+    "log_softmax": lambda a, b: a.log_softmax(0),
+    "layer_norm": lambda a, b: torch.nn.functional.layer_norm(a, (8,)),
+    "conv2d": lambda a, b: torch.nn.functional.conv2d(a.reshape(1, 2, 3, 8), b.reshape(12, 2, 2, 1)),
+    "avg_pool2d": lambda a, b: torch.nn.functional.avg_pool2d(a.reshape(1, 2, 3, 8), 2),
+}
+
+
+@pytest.mark.parametrize("name", list(HALF_CASES))
+def test_float16_kernels_compute_in_float_and_round_as_the_cpu(name):
+    rng = np.random.default_rng(3)
+    a = torch.from_numpy(rng.standard_normal((6, 8))).half()
+    b = torch.from_numpy(rng.standard_normal((8, 6))).half()
+    got = HALF_CASES[name](a.cuda(), b.cuda())
+    wide = HALF_CASES[name](a.float(), b.float())       # the float32 result on the CPU, rounded once
+    expected = wide.half() if wide.dtype == torch.float32 else wide
+    assert got.dtype == expected.dtype and got.shape == expected.shape
+    np.testing.assert_allclose(got.cpu().float().numpy(), expected.float().numpy(), rtol=1e-3, atol=1e-3)
+
+
+def test_float16_sum_can_ask_for_a_float32_result():
+    a = torch.full((1000,), 0.1, dtype=torch.float16, device="cuda")
+    total = a.sum(dtype=torch.float32)
+    assert total.dtype == torch.float32 and abs(total.item() - 1000 * float(np.float16(0.1))) < 1e-2

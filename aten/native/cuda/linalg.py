@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from aten.native.cuda.pointwise import compiled_module
+from aten.native.cuda.pointwise import compiled_module, float16_via_float32
 from c10 import tensor_impl
 
 _TILE = 128        # gemm.cu's BM and BN
@@ -67,12 +67,14 @@ def _check_mm(self: Any, mat2: Any) -> None:
                            f"{mat2.dtype.type_name}")
 
 
+@float16_via_float32
 def mm_cuda(self: Any, mat2: Any) -> Any:
     _same_device(self, mat2)
     _check_mm(self, mat2)
     return gemm(self, mat2, 1)
 
 
+@float16_via_float32
 def bmm_cuda(self: Any, mat2: Any) -> Any:
     _same_device(self, mat2)
     if self.dim() != 3:
@@ -87,6 +89,7 @@ def bmm_cuda(self: Any, mat2: Any) -> Any:
     return gemm(self, mat2, self.shape[0])
 
 
+@float16_via_float32
 def addmm_cuda(self: Any, mat1: Any, mat2: Any, beta: Any = 1, alpha: Any = 1) -> Any:
     """beta * self + alpha * (mat1 @ mat2) in the GEMM's epilogue; beta == 0 ignores self (NaN in it too)."""
     _same_device(self, mat1, mat2)

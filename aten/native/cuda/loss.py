@@ -9,13 +9,14 @@ import numpy as np
 
 from aten.native.cuda.copy import contiguous_cuda
 from aten.native.cuda.linalg import _same_device
-from aten.native.cuda.pointwise import compiled_module, to_device
+from aten.native.cuda.pointwise import compiled_module, float16_via_float32, to_device
 from c10 import cuda as c10_cuda
 from c10 import scalar_type, tensor_impl
 
 _INT64 = scalar_type.dtype_from_name("int64")
 
 
+@float16_via_float32
 def nll_loss_forward_cuda(self: Any, target: Any, weight: Any, reduction: int, ignore_index: int) -> Any:
     if self.dim() < 1 or self.dim() > 2:
         raise RuntimeError("input tensor should be 1D or 2D")

@@ -8,13 +8,14 @@ import numpy as np
 
 from aten.native.cuda.copy import contiguous_cuda
 from aten.native.cuda.linalg import _same_device
-from aten.native.cuda.pointwise import compiled_module
+from aten.native.cuda.pointwise import compiled_module, float16_via_float32
 from c10 import tensor_impl
 
 _THREADS = 256
 _MAX_BLOCKS = 65535
 
 
+@float16_via_float32
 def native_layer_norm_cuda(input: Any, normalized_shape: Any, weight: Any, bias: Any, eps: float) -> Any:
     normalized = tuple(normalized_shape)
     k = len(normalized)

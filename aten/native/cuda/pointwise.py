@@ -6,7 +6,7 @@ operands of another dtype, and CPU scalars (wrapped numbers), are converted on t
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -139,3 +139,45 @@ def write_into(target: Any, result: Any, inplace: bool) -> Any:
         target.resize_(tuple(result.shape))
     from aten.native.cuda.copy import copy_cuda
     return copy_cuda(target, result)
+
+
+_HALF = scalar_type.dtype_from_name("float16")
+_FLOAT = scalar_type.dtype_from_name("float32")
+
+
+def float16_via_float32(kernel: Callable[..., Any]) -> Callable[..., Any]:
+    """Decorator for a CUDA kernel without float16 code (GEMM, reductions, softmax, norms, pools,
+    convolution): a call whose floating tensors are all float16 runs on float32 copies, and its
+    float32 results round to float16, as PyTorch's CUDA kernels compute half in float (opmath).
+    A dtype argument of float16 becomes float32 for the call; one naming another dtype keeps the
+    results as they come. Only for functional kernels: nothing is written back."""
+    def floating(v: Any) -> list[Any]:
+        if isinstance(v, (tuple, list)):
+            return [t for item in v for t in floating(item)]
+        return [v] if hasattr(v, "is_cuda") and v.dtype.is_floating_point else []
+
+    def widen(v: Any) -> Any:
+        if isinstance(v, (tuple, list)):
+            return type(v)(widen(item) for item in v)
+        if v is _HALF:
+            return _FLOAT
+        return to_device(v, _FLOAT) if hasattr(v, "is_cuda") and v.dtype is _HALF else v
+
+    def narrow(v: Any) -> Any:
+        if isinstance(v, (tuple, list)):
+            return type(v)(narrow(item) for item in v)
+        return to_device(v, _HALF) if hasattr(v, "is_cuda") and v.dtype is _FLOAT else v
+
+    def run(*args: Any, **kwargs: Any) -> Any:
+        tensors = floating(list(args) + list(kwargs.values()))
+        if not tensors or any(t.dtype is not _HALF for t in tensors):
+            return kernel(*args, **kwargs)
+        values = list(args) + list(kwargs.values())
+        keep = any(isinstance(v, scalar_type.dtype) and v is not _HALF for v in values)
+        result = kernel(*widen(args), **{k: widen(v) for k, v in kwargs.items()})
+        return result if keep else narrow(result)
+
+    run.__name__ = getattr(kernel, "__name__", "kernel")
+    run.__doc__ = kernel.__doc__
+    run.__wrapped__ = kernel        # type: ignore[attr-defined]
+    return run

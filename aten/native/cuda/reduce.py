@@ -7,7 +7,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from aten.native.cuda.copy import contiguous_cuda
-from aten.native.cuda.pointwise import compiled_module, to_device
+from aten.native.cuda.pointwise import compiled_module, float16_via_float32, to_device
 from c10 import scalar_type, tensor_impl
 
 _THREADS = 256
@@ -83,10 +83,12 @@ def _sum(self: Any, dim: Any, keepdim: bool, dtype: Any, mean: bool, name: str) 
     return out
 
 
+@float16_via_float32
 def sum_cuda(self: Any, dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Any:
     return _sum(self, dim, keepdim, dtype, False, "sum")
 
 
+@float16_via_float32
 def mean_cuda(self: Any, dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Any:
     return _sum(self, dim, keepdim, dtype, True, "mean")
 
@@ -114,14 +116,17 @@ def _minmax(self: Any, dims: list[int], keepdim: bool, is_max: bool, values: boo
     return out_v, out_i
 
 
+@float16_via_float32
 def amax_cuda(self: Any, dim: Any = (), keepdim: bool = False) -> Any:
     return _minmax(self, _dims(self, dim), keepdim, True, True, False, "amax")[0]
 
 
+@float16_via_float32
 def amin_cuda(self: Any, dim: Any = (), keepdim: bool = False) -> Any:
     return _minmax(self, _dims(self, dim), keepdim, False, True, False, "amin")[0]
 
 
+@float16_via_float32
 def max_all_cuda(self: Any) -> Any:
     if self.numel() == 0:
         raise RuntimeError("max(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
@@ -129,6 +134,7 @@ def max_all_cuda(self: Any) -> Any:
     return _minmax(self, list(range(self.dim())), False, True, True, False, "max")[0]
 
 
+@float16_via_float32
 def min_all_cuda(self: Any) -> Any:
     if self.numel() == 0:
         raise RuntimeError("min(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
@@ -136,10 +142,12 @@ def min_all_cuda(self: Any) -> Any:
     return _minmax(self, list(range(self.dim())), False, False, True, False, "min")[0]
 
 
+@float16_via_float32
 def max_dim_cuda(self: Any, dim: int, keepdim: bool = False) -> Any:
     return _minmax(self, _dims(self, dim), keepdim, True, True, True, "max")
 
 
+@float16_via_float32
 def min_dim_cuda(self: Any, dim: int, keepdim: bool = False) -> Any:
     return _minmax(self, _dims(self, dim), keepdim, False, True, True, "min")
 
@@ -154,9 +162,11 @@ def _arg(self: Any, dim: Any, keepdim: bool, is_max: bool, name: str) -> Any:
     return _minmax(self, _dims(self, dim), keepdim, is_max, False, True, name)[1]
 
 
+@float16_via_float32
 def argmax_cuda(self: Any, dim: Any = None, keepdim: bool = False) -> Any:
     return _arg(self, dim, keepdim, True, "argmax")
 
 
+@float16_via_float32
 def argmin_cuda(self: Any, dim: Any = None, keepdim: bool = False) -> Any:
     return _arg(self, dim, keepdim, False, "argmin")

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from aten.native.cuda.copy import contiguous_cuda, strided_copy
-from aten.native.cuda.pointwise import compiled_module
+from aten.native.cuda.pointwise import compiled_module, float16_via_float32
 from c10 import tensor_impl
 
 _THREADS = 256
@@ -52,9 +52,11 @@ def _softmax(self: Any, dim: int, log: bool, name: str) -> Any:
     return out.reshape(()) if self.dim() == 0 else _back(out, self, dim)
 
 
+@float16_via_float32
 def softmax_cuda(self: Any, dim: int, half_to_float: bool = False) -> Any:
     return _softmax(self, dim, False, "softmax")
 
 
+@float16_via_float32
 def log_softmax_cuda(self: Any, dim: int, half_to_float: bool = False) -> Any:
     return _softmax(self, dim, True, "log_softmax")
