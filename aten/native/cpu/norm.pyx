@@ -335,7 +335,6 @@ cdef int _check_features(str name, object t, Py_ssize_t C) except -1:
     return 0
 
 
-@float16_via_float32
 def check_batch_norm(TensorImpl input not None, weight, bias, running_mean, running_var, bint training):
     """PyTorch's native_batch_norm argument checks (the portable kernel checks through it too)."""
     if input.nd < 2:
@@ -356,6 +355,7 @@ def check_batch_norm(TensorImpl input not None, weight, bias, running_mean, runn
                            f"{list(shape_of(input))}")
 
 
+@float16_via_float32
 def native_batch_norm_cpu(TensorImpl input not None, weight, bias, running_mean, running_var, bint training,
                           double momentum, double eps):
     check_batch_norm(input, weight, bias, running_mean, running_var, training)
@@ -418,7 +418,6 @@ cdef void _group_norm(const ftype* x, ftype* y, Py_ssize_t N, Py_ssize_t C, Py_s
             _affine(x + (n * C + c) * S, y + (n * C + c) * S, S, scale, shift)
 
 
-@float16_via_float32
 def check_group_norm(TensorImpl input not None, weight, bias, Py_ssize_t N, Py_ssize_t C, Py_ssize_t HxW,
                      Py_ssize_t group):
     """PyTorch's native_group_norm argument checks (the portable kernel checks through it too)."""
@@ -440,6 +439,7 @@ def check_group_norm(TensorImpl input not None, weight, bias, Py_ssize_t N, Py_s
     _param_dtype(input, bias)
 
 
+@float16_via_float32
 def native_group_norm_cpu(TensorImpl input not None, weight, bias, Py_ssize_t N, Py_ssize_t C, Py_ssize_t HxW,
                           Py_ssize_t group, double eps):
     check_group_norm(input, weight, bias, N, C, HxW, group)

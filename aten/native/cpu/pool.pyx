@@ -244,7 +244,6 @@ cdef void _avg_pool(const ntype* x, ntype* y, Py_ssize_t planes, Py_ssize_t H, P
                     y[(p * Ho + oh) * Wo + ow] = <ntype>(iacc // div)
 
 
-@float16_via_float32
 def avg_pool2d_geometry(TensorImpl self not None, kernel_size, stride=(), padding=0, bint ceil_mode=False,
                         divisor_override=None):
     """PyTorch's avg_pool2d argument and shape checks; (kh, kw, sh, sw, ph, pw, N, C, H, W, Ho, Wo).
@@ -268,6 +267,7 @@ def avg_pool2d_geometry(TensorImpl self not None, kernel_size, stride=(), paddin
     return kh, kw, sh, sw, ph, pw, N, C, H, W, Ho, Wo
 
 
+@float16_via_float32
 def avg_pool2d_cpu(TensorImpl self not None, kernel_size, stride=(), padding=0, bint ceil_mode=False,
                    bint count_include_pad=True, divisor_override=None):
     cdef Py_ssize_t kh, kw, sh, sw, ph, pw, N, C, H, W, Ho, Wo
