@@ -181,6 +181,39 @@ def test_the_digits_mlp_trains_on_the_gpu_as_on_the_cpu():
     assert abs(gpu_accuracy - cpu_accuracy) <= 0.01
 
 
+def _small_cnn():
+    return torch.nn.Sequential(
+        torch.nn.Conv2d(1, 4, 3, padding=1), torch.nn.BatchNorm2d(4), torch.nn.ReLU(), torch.nn.MaxPool2d(2),
+        torch.nn.Conv2d(4, 6, 3, groups=2), torch.nn.GroupNorm(2, 6), torch.nn.GELU(),
+        torch.nn.AdaptiveAvgPool2d(1), torch.nn.Flatten(), torch.nn.Dropout(0.0), torch.nn.Linear(6, 3)).double()
+
+
+def test_a_cnn_trains_on_the_device_step_for_step_as_on_the_cpu(tmp_path):
+    torch.manual_seed(0)
+    cpu_model = _small_cnn()
+    gpu_model = _small_cnn().cuda()
+    gpu_model.load_state_dict(cpu_model.state_dict())
+    x = torch.randn(8, 1, 8, 8, dtype=torch.float64)
+    y = torch.tensor([0, 1, 2, 0, 1, 2, 0, 1])
+    losses = {}
+    for model, device in ((cpu_model, "cpu"), (gpu_model, "cuda")):
+        optimizer = torch.optim.AdamW(model.parameters(), lr=0.01)
+        losses[device] = []
+        for _ in range(4):
+            optimizer.zero_grad()
+            loss = torch.nn.functional.cross_entropy(model(x.to(device)), y.to(device), label_smoothing=0.1)
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            optimizer.step()
+            losses[device].append(loss.item())
+    np.testing.assert_allclose(losses["cuda"], losses["cpu"], rtol=1e-9)
+    torch.save(gpu_model.state_dict(), tmp_path / "cnn.pt")
+    restored = _small_cnn()
+    restored.load_state_dict(torch.load(tmp_path / "cnn.pt", map_location="cpu"))
+    for (name, a), b in zip(restored.state_dict().items(), cpu_model.state_dict().values()):
+        np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-9, atol=1e-12, err_msg=name)
+
+
 # ---- in-place and out= variants of the generated pointwise ops -----------------------------------
 
 def test_inplace_and_out_pointwise_variants_write_into_their_target():
