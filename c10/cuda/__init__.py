@@ -10,7 +10,7 @@ from __future__ import annotations
 import atexit
 import os
 import threading
-from typing import Any
+from typing import Any, Callable
 
 from c10.cuda.caching_allocator import Block, CachingAllocator
 
@@ -85,12 +85,22 @@ def kernel_cache_dir(kind: str) -> str:
     return path
 
 
+_shutdown_hooks: list[Callable[[], None]] = []
+
+
+def at_shutdown(hook: Callable[[], None]) -> None:
+    """Run hook at exit before the context goes (to free device memory a module keeps)."""
+    _shutdown_hooks.append(hook)
+
+
 def _shutdown() -> None:
-    """At exit: cached blocks back to the driver and the context popped; PyCUDA aborts the process
-    when it finds a context still pushed at its own cleanup."""
+    """At exit: kept device memory freed, cached blocks back to the driver and the context popped;
+    PyCUDA aborts the process when it finds a context still pushed at its own cleanup."""
     state = _state
     if "context" not in state:
         return
+    for hook in _shutdown_hooks:
+        hook()
     state["allocator"].empty_cache()
     state["context"].pop()
     if emulated():

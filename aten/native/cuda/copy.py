@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from aten.native.cuda.pointwise import grid_for, compiled_module, to_device, CUDA_TYPES
+from aten.native.cuda.pointwise import CUDA_TYPES, compiled_module, device_meta, grid_for, to_device
 from c10 import cuda as c10_cuda
 from c10 import tensor_impl
 
@@ -40,10 +40,10 @@ def strided_copy(dst: Any, src: Any) -> None:
         state["drv"].memcpy_dtod(dst.data_ptr(), src.data_ptr(), n * dst.element_size())
         return
     shape = tuple(dst.shape)
-    meta = np.asarray([len(shape), *shape, *dst.stride(), *src.stride()], dtype=np.int64)
+    meta = device_meta([len(shape), *shape, *dst.stride(), *src.stride()])
     fn = compiled_module("kernels/copy.cu").get_function(f"strided_copy_{dst.element_size()}")
     grid, block = grid_for(n)
-    fn(np.int64(n), state["drv"].In(meta), np.uintp(dst.data_ptr()), np.uintp(src.data_ptr()), grid=grid, block=block)
+    fn(np.int64(n), meta, np.uintp(dst.data_ptr()), np.uintp(src.data_ptr()), grid=grid, block=block)
 
 
 def contiguous_cuda(t: Any) -> Any:

@@ -34,6 +34,23 @@ def compiled_module(source: str) -> Any:
     return _modules[source]
 
 
+_metas: dict[tuple[int, ...], Any] = {}
+_MAX_METAS = 1024
+c10_cuda.at_shutdown(_metas.clear)
+
+
+def device_meta(values: Any) -> Any:
+    """Device memory holding the int64 values (a kernel's shapes and strides): uploaded once per
+    distinct list and kept, so a launch over a layout seen before copies nothing to the device."""
+    key = tuple(int(v) for v in values)
+    found = _metas.get(key)
+    if found is None:
+        if len(_metas) >= _MAX_METAS:
+            _metas.clear()     # the dropped blocks are freed when no launch holds them any more
+        found = _metas[key] = c10_cuda.lazy_init()["drv"].to_device(np.asarray(key, dtype=np.int64))
+    return found
+
+
 def grid_for(n: int) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
     blocks = max(1, min((n + _BLOCK - 1) // _BLOCK, 65535))
     return (blocks, 1, 1), (_BLOCK, 1, 1)
@@ -117,8 +134,7 @@ def launch(source: str, cname: str, tensors: tuple[Any, ...], scalars: tuple[Any
         strides = [0] * pad + [0 if size == 1 and full != 1 else st * t.element_size()
                                for size, st, full in zip(t._sizes(), t.stride(), shape[pad:])]
         meta += strides
-    state = c10_cuda.lazy_init()
-    meta_dev = state["drv"].to_device(np.asarray(meta, dtype=np.int64))
+    meta_dev = device_meta(meta)
     fn = mod.get_function(f"{cname}_{compute.name}_strided")
     fn(np.int64(n), meta_dev, np.uintp(out.data_ptr()), *[np.uintp(t.data_ptr()) for t in operands], *c_scalars,
        grid=grid, block=block)
