@@ -119,23 +119,16 @@ __device__ __forceinline__ void take(long long n, const long long* meta, const T
   }
 }
 
-template <typename T>
+// self[offset] = value, or += with atomics (kAdd) so that repeated positions all count.
+template <typename T, bool kAdd>
 __device__ __forceinline__ void put(long long n, const long long* meta, T* dst, const T* __restrict__ values,
                                     long long* bad) {
   for (long long e = blockIdx.x * (long long)blockDim.x + threadIdx.x; e < n; e += (long long)blockDim.x * gridDim.x) {
     long long voffset;
     const long long offset = indexed_offset(e, meta, &voffset, bad);
-    if (offset >= 0) dst[offset] = values[voffset];
-  }
-}
-
-template <typename T>
-__device__ __forceinline__ void put_add(long long n, const long long* meta, T* dst, const T* __restrict__ values,
-                                        long long* bad) {
-  for (long long e = blockIdx.x * (long long)blockDim.x + threadIdx.x; e < n; e += (long long)blockDim.x * gridDim.x) {
-    long long voffset;
-    const long long offset = indexed_offset(e, meta, &voffset, bad);
-    if (offset >= 0) atomic_add(dst + offset, values[voffset]);
+    if (offset < 0) continue;
+    if constexpr (kAdd) atomic_add(dst + offset, values[voffset]);
+    else dst[offset] = values[voffset];
   }
 }
 
@@ -147,7 +140,7 @@ __device__ __forceinline__ void put_add(long long n, const long long* meta, T* d
   }                                                                                               \
   extern "C" __global__ void put_##BYTES(long long n, const long long* meta, T* dst, const T* values, \
                                          long long* bad) {                                        \
-    put<T>(n, meta, dst, values, bad);                                                            \
+    put<T, false>(n, meta, dst, values, bad);                                                     \
   }
 
 EMBER_MOVE(unsigned char, 1)
@@ -158,7 +151,7 @@ EMBER_MOVE(unsigned long long, 8)
 #define EMBER_PUT_ADD(T, NAME)                                                                    \
   extern "C" __global__ void put_add_##NAME(long long n, const long long* meta, T* dst, const T* values, \
                                             long long* bad) {                                     \
-    put_add<T>(n, meta, dst, values, bad);                                                        \
+    put<T, true>(n, meta, dst, values, bad);                                                      \
   }
 
 EMBER_PUT_ADD(float, float32)
