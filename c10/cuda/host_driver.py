@@ -204,7 +204,8 @@ class SourceModule:
 
     @staticmethod
     def _build(source: str, include_dirs: list[str], library: str) -> Any:
-        with tempfile.TemporaryDirectory() as tmp:
+        # beside the library, so the final rename never crosses file systems
+        with tempfile.TemporaryDirectory(dir=os.path.dirname(library)) as tmp:
             path = os.path.join(tmp, "kernel.cpp")
             with open(path, "w") as f:
                 f.write(source)

@@ -157,3 +157,26 @@ def test_nonzero_matches_the_cpu(dtype):
     if dtype.is_floating_point:     # -0.0 is zero, NaN is not
         special = torch.tensor([-0.0, float("nan"), 0.0, 1.0], dtype=dtype)
         assert torch.nonzero(special.cuda()).cpu().tolist() == [[1], [3]]
+
+
+def test_gather_and_scatter_take_zero_dim_tensors_as_the_cpu():
+    x = torch.tensor([1.0, 2.0, 3.0])
+    index = torch.tensor(1)
+    assert torch.equal(x.cuda().gather(0, index.cuda()).cpu(), x.gather(0, index))
+    assert torch.equal(x.cuda().scatter_(0, index.cuda(), torch.tensor(9.0).cuda()).cpu(),
+                       x.clone().scatter_(0, index, torch.tensor(9.0)))
+    scalar = torch.zeros(())
+    assert torch.equal(scalar.cuda().scatter(0, torch.tensor([0]).cuda(), torch.tensor([5.0]).cuda()).cpu(),
+                       scalar.scatter(0, torch.tensor([0]), torch.tensor([5.0])))
+
+
+def test_index_put_into_a_tensor_of_sixteen_dims():
+    x = torch.zeros((2,) * 16)
+    key = (torch.zeros((1,) * 16, dtype=torch.int64),)
+    assert torch.equal(x.cuda().index_put_(tuple(k.cuda() for k in key), torch.tensor(1.0)).cpu(),
+                       x.clone().index_put_(key, torch.tensor(1.0)))
+
+
+def test_a_cpu_half_operand_is_a_device_mismatch_not_an_upload():
+    with pytest.raises(RuntimeError, match="Expected all tensors to be on the same device"):
+        torch.mm(torch.ones(2, 2, dtype=torch.float16, device="cuda"), torch.ones(2, 2, dtype=torch.float16))

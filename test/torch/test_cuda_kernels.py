@@ -444,3 +444,14 @@ def test_float16_sum_can_ask_for_a_float32_result():
     a = torch.full((1000,), 0.1, dtype=torch.float16, device="cuda")
     total = a.sum(dtype=torch.float32)
     assert total.dtype == torch.float32 and abs(total.item() - 1000 * float(np.float16(0.1))) < 1e-2
+
+
+@pytest.mark.parametrize("groups", [1, 2])
+def test_convolution_in_batch_chunks_matches_the_cpu(monkeypatch, groups):
+    import aten.native.cuda.conv as cuda_conv
+    monkeypatch.setattr(cuda_conv, "_COLS_LIMIT", 100)      # one sample's columns at a time
+    x_cpu, x_gpu = _pair((5, 4, 6, 7), torch.float64)
+    w_cpu, w_gpu = _pair((6, 4 // groups, 3, 3), torch.float64, 1)
+    b_cpu, b_gpu = _pair((6,), torch.float64, 2)
+    _close(torch.nn.functional.conv2d(x_gpu, w_gpu, b_gpu, padding=1, groups=groups),
+           torch.nn.functional.conv2d(x_cpu, w_cpu, b_cpu, padding=1, groups=groups), 1e-12)

@@ -183,3 +183,47 @@ def test_adaptive_avg_pool2d_matches_the_cpu(output_size):
 def test_pools_of_integers_are_refused_on_the_device():
     with pytest.raises(NotImplementedError, match="\"avg_pool2d_out_cuda_frame\" not implemented for 'Long'"):
         F.avg_pool2d(torch.ones(1, 1, 4, 4, dtype=torch.int64, device="cuda"), 2)
+
+
+def test_float16_reductions_compute_in_float32_and_do_not_overflow():
+    x = torch.tensor([0.0, 20.0] * 500, dtype=torch.float16)
+    assert torch.equal(x.cuda().var().cpu(), x.var())
+    big = torch.tensor([300.0, 400.0], dtype=torch.float16)
+    assert big.cuda().norm().item() == 500.0
+    assert torch.logsumexp(torch.tensor([20.0, 20.0], dtype=torch.float16).cuda(), 0).dtype == torch.float16
+    mean, var = torch.var_mean(x.cuda())
+    assert mean.dtype == var.dtype == torch.float16
+
+
+def test_float16_batch_and_group_norm_match_the_cpu():
+    x = torch.randn(4, 2, 5, dtype=torch.float16)
+    stats_cpu = [torch.zeros(2, dtype=torch.float16), torch.ones(2, dtype=torch.float16)]
+    stats_gpu = [s.cuda() for s in stats_cpu]
+    expected = F.batch_norm(x, *stats_cpu, training=True)
+    got = F.batch_norm(x.cuda(), *stats_gpu, training=True)
+    assert got.dtype == torch.float16
+    np.testing.assert_allclose(got.cpu().float().numpy(), expected.float().numpy(), atol=2e-3)
+    for g, e in zip(stats_gpu, stats_cpu):
+        np.testing.assert_allclose(g.cpu().float().numpy(), e.float().numpy(), atol=1e-3)
+    np.testing.assert_allclose(F.group_norm(x.cuda(), 1).cpu().float().numpy(), F.group_norm(x, 1).float().numpy(),
+                               atol=2e-3)
+
+
+def test_edge_cases_match_the_cpu():
+    ints = torch.tensor([[0, 1], [0, 0]])
+    assert torch.equal(ints.cuda().any(dim=()).cpu(), ints.any(dim=()))
+    assert torch.equal(F.group_norm(torch.randn(0, 4, 3, device="cuda"), 2).cpu(), torch.empty(0, 4, 3))
+    assert torch.equal(torch.linalg.vector_norm(torch.zeros(0, 3, device="cuda"), float("inf"), dim=1).cpu(),
+                       torch.empty(0))
+    with pytest.raises(RuntimeError, match="cannot compute the -1 norm on an empty tensor"):
+        torch.linalg.vector_norm(torch.zeros(0, device="cuda"), -1)
+    assert torch.tensor(1.0, device="cuda").flip(0).item() == 1.0
+    with pytest.raises(RuntimeError, match="dim 0 appears multiple times in the list of dims"):
+        torch.zeros(2, 2, device="cuda").flip(0, -2)
+    assert torch.tensor(1.0, device="cuda").index_fill_(0, torch.tensor([0], device="cuda"), 5.0).item() == 5.0
+    with pytest.raises(IndexError, match="index 7 is out of bounds for dimension 1 with size 4"):
+        torch.zeros(3, 4, device="cuda").index_fill(1, torch.tensor([7], device="cuda"), 1.0)
+    with pytest.raises(RuntimeError, match="to - 1 is out of bounds for unsigned char"):
+        torch.zeros(4, dtype=torch.uint8, device="cuda").random_(0, 300)
+    sums = torch.sum(torch.tensor([1.5, 2.25, 3.0], device="cuda"), dtype=torch.float16)
+    assert sums.dtype == torch.float16 and sums.item() == 6.75

@@ -51,6 +51,8 @@ _empty = find_operator("empty.memory_format")
 _BOOL = scalar_type.dtype_from_name("bool")
 _INT64 = scalar_type.dtype_from_name("int64")
 _FLOAT64 = scalar_type.dtype_from_name("float64")
+_FLOAT32 = scalar_type.dtype_from_name("float32")
+_HALF = scalar_type.dtype_from_name("float16")
 
 
 def _same_dtype(result: Any, like: Any) -> Any:
@@ -116,9 +118,12 @@ def triu(self: Any, diagonal: int = 0) -> Any:
 
 def flip(self: Any, dims: Any) -> Any:
     wrapped = [self._wrap_dim(d) for d in dims]
-    if len(set(wrapped)) != len(wrapped):
-        raise RuntimeError("dims has duplicates")
+    for d in wrapped:
+        if wrapped.count(d) > 1:
+            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
     out = _clone(self)
+    if self.dim() == 0:
+        return out
     for d in wrapped:
         out = _index_select(out, d, _arange_range(self.shape[d] - 1, -1, -1, dtype=_INT64, device=self.device))
     return out
@@ -232,6 +237,14 @@ def random_from(self: Any, from_: int, to: Any = None, generator: Any = None) ->
         to = _largest_integer(self.dtype) + 1
     if from_ >= to:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={from_} >= to={to}")
+    name = _C_TYPE_NAMES.get(self.dtype.name)
+    if name is not None:
+        bits = 8 * self.dtype.itemsize
+        low, high = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if self.dtype.is_signed else (0, (1 << bits) - 1)
+        if not low <= from_ <= high:
+            raise RuntimeError(f"from is out of bounds for {name}")
+        if not low <= to - 1 <= high:
+            raise RuntimeError(f"to - 1 is out of bounds for {name}")
     draws = _uniform_(_full(tuple(self.shape), 0, dtype=_FLOAT64, device=self.device), 0.0, 1.0,
                       generator=generator)
     values = _add(_floor(_mul(draws, float(to - from_))), float(from_))
@@ -246,6 +259,8 @@ def random_(self: Any, generator: Any = None) -> Any:
     return random_from(self, 0, None, generator)
 
 
+_C_TYPE_NAMES = {"uint8": "unsigned char", "int8": "signed char", "int16": "short int", "int32": "int",
+                 "int64": "long int"}
 _MANTISSA_BITS = {"float16": 11, "bfloat16": 8, "float32": 24, "float64": 53}
 
 
@@ -278,6 +293,14 @@ def native_batch_norm(input: Any, weight: Any, bias: Any, running_mean: Any, run
                       momentum: float, eps: float) -> Any:
     """(output, save_mean, save_invstd): batch statistics in training (and the running ones moved
     towards them, the variance unbiased), the running ones in evaluation, as the CPU kernel."""
+    if input.dtype is _HALF:     # computed in float32, running statistics written back rounded
+        wide = [None if t is None else _to(t, _FLOAT32) for t in (input, weight, bias, running_mean, running_var)]
+        out, save_mean, save_invstd = native_batch_norm(wide[0], wide[1], wide[2], wide[3], wide[4], training,
+                                                        momentum, eps)
+        for original, widened in ((running_mean, wide[3]), (running_var, wide[4])):
+            if training and original is not None:
+                _copy_(original, widened)
+        return _to(out, _HALF), _to(save_mean, _HALF), _to(save_invstd, _HALF)
     check_batch_norm(input, weight, bias, running_mean, running_var, training)
     nd = input.dim()
     if training:
@@ -301,8 +324,11 @@ def native_batch_norm(input: Any, weight: Any, bias: Any, running_mean: Any, run
 
 def native_group_norm(input: Any, weight: Any, bias: Any, N: int, C: int, HxW: int, group: int, eps: float) -> Any:
     """(output, mean, rstd), the statistics (N, group) over each group's channels and positions."""
+    if input.dtype is _HALF:     # computed in float32
+        wide = [None if t is None else _to(t, _FLOAT32) for t in (input, weight, bias)]
+        return tuple(_to(t, _HALF) for t in native_group_norm(wide[0], wide[1], wide[2], N, C, HxW, group, eps))
     check_group_norm(input, weight, bias, N, C, HxW, group)
-    grouped = _reshape(input, (N, group, -1))
+    grouped = _reshape(input, (N, group, C // group * HxW))
     variance, mean = _var_mean(grouped, [2], correction=0, keepdim=True)
     rstd = _div(1.0, _sqrt(_add(variance, eps)))
     normalized = _reshape(_mul(_sub(grouped, mean), rstd), tuple(input.shape))
@@ -322,10 +348,16 @@ def index_fill__scalar(self: Any, dim: int, index: Any, value: Any) -> Any:
     d = self._wrap_dim(dim)
     if index.dim() > 1:
         raise RuntimeError("Index has to be a vector/scalar")
+    target = self if self.dim() else _reshape(self, (1,))       # a 0-dim self is filled as (1,)
+    size = target.shape[d]
+    if index.numel():
+        low, high = _amin(index, (), False).item(), _amax(index, (), False).item()
+        if low < -size or high >= size:      # checked here to name dim, as the CPU's message does
+            bad = next(v for v in index.reshape(-1).tolist() if not -size <= v < size)
+            raise IndexError(f"index {bad} is out of bounds for dimension {d} with size {size}")
     filler = _full((), value, dtype=self.dtype, device=self.device)
-    if self.dim() == 0:
-        return _index_put_(self, [index], filler, False) if index.numel() else self
-    return _index_put_(self, [None] * d + [index.reshape(-1)], filler, False)
+    _index_put_(target, [None] * d + [index.reshape(-1)], filler, False)
+    return self
 
 
 def index_fill__tensor(self: Any, dim: int, index: Any, value: Any) -> Any:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from aten.dispatcher import find_operator
+from c10 import scalar_type
 
 _sum_dim = find_operator("sum.dim_IntList")
 _mean_dim = find_operator("mean.dim")
@@ -124,11 +125,12 @@ def _check_floating(self: Any, what: str) -> None:
         raise RuntimeError(f"{what}: Expected a floating point or complex tensor as input. Got {self.dtype.type_name}")
 
 
-def _var_parts(self: Any, dim: Any, correction: Any, keepdim: bool) -> tuple[Any, Any]:
-    """(variance, mean): the mean first, then the squared deviations from it (two passes, as
-    precise as Welford's one)."""
+def _var_parts(self: Any, dim: Any, correction: Any, keepdim: bool) -> tuple[Any, Any, bool]:
+    """(variance, mean, whether they round to float16): the mean first, then the squared
+    deviations from it (two passes, as precise as Welford's one)."""
     if not self.dtype.is_floating_point:
         raise RuntimeError("std and var only support floating point and complex dtypes")
+    self, half = _opmath(self)
     dims = _reduced_dims(self, dim)
     count = 1
     for d in dims:
@@ -138,68 +140,79 @@ def _var_parts(self: Any, dim: Any, correction: Any, keepdim: bool) -> tuple[Any
     squares = _sum_dim(_mul(deviation, deviation), dims, keepdim)
     divisor = max(count - (1 if correction is None else correction), 0)
     variance = _div(squares, divisor)
-    return variance, mean if keepdim else _reshape(mean, _kept_shape(self, dims, False))
+    return variance, mean if keepdim else _reshape(mean, _kept_shape(self, dims, False)), half
 
 
 def var_correction(self: Any, dim: Any = None, correction: Any = None, keepdim: bool = False) -> Any:
-    return _var_parts(self, dim, correction, keepdim)[0]
+    variance, _, half = _var_parts(self, dim, correction, keepdim)
+    return _narrow(variance, half)
 
 
 def std_correction(self: Any, dim: Any = None, correction: Any = None, keepdim: bool = False) -> Any:
-    return _sqrt(_var_parts(self, dim, correction, keepdim)[0])
+    variance, _, half = _var_parts(self, dim, correction, keepdim)
+    return _narrow(_sqrt(variance), half)
 
 
 def var_mean_correction(self: Any, dim: Any = None, correction: Any = None, keepdim: bool = False) -> Any:
-    return _var_parts(self, dim, correction, keepdim)
+    variance, mean, half = _var_parts(self, dim, correction, keepdim)
+    return _narrow(variance, half), _narrow(mean, half)
 
 
 def std_mean_correction(self: Any, dim: Any = None, correction: Any = None, keepdim: bool = False) -> Any:
-    variance, mean = _var_parts(self, dim, correction, keepdim)
-    return _sqrt(variance), mean
+    variance, mean, half = _var_parts(self, dim, correction, keepdim)
+    return _narrow(_sqrt(variance), half), _narrow(mean, half)
 
 
 def logsumexp(self: Any, dim: Any, keepdim: bool = False) -> Any:
     """log(sum(exp(x - m))) + m with m the maximum (0 where it is infinite), as PyTorch's."""
     if not self.dtype.is_floating_point:
         self = _to(self, _default_float())
+    self, half = _opmath(self)
     dims = _reduced_dims(self, dim)
     if self.numel() == 0:
-        return _log(_sum_dim(_exp(self), dims, keepdim))
+        return _narrow(_log(_sum_dim(_exp(self), dims, keepdim)), half)
     peak = _amax(self, dims, True)
     peak = _where(_isinf(peak), _zeros_like(peak), peak)
     total = _add(_log(_sum_dim(_exp(_sub(self, peak)), dims, True)), peak)
-    return total if keepdim else _reshape(total, _kept_shape(self, dims, False))
+    return _narrow(total if keepdim else _reshape(total, _kept_shape(self, dims, False)), half)
 
 
 def linalg_vector_norm(self: Any, ord: Any = 2, dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Any:
     _check_floating(self, "linalg.vector_norm")
     if dtype is not None:
         self = _to(self, dtype)
+    self, half = _opmath(self)
     dims = _reduced_dims(self, dim)
     ord = float(ord)
+    if (ord < 0 or ord == float("inf")) and any(self.shape[d] == 0 for d in dims):
+        raise RuntimeError(f"linalg.vector_norm cannot compute the {ord:g} norm on an empty tensor because the "
+                           "operation does not have an identity")
     magnitude = _abs(self)
     if ord == float("inf") or ord == float("-inf"):
-        if self.numel() == 0:
-            raise RuntimeError(f"linalg.vector_norm cannot compute the {ord} norm on an empty tensor because the "
-                               "operation does not have an identity")
-        return (_amax if ord > 0 else _amin)(magnitude, dims, keepdim)
-    if ord == 0:
-        return _sum_dim(_to(_ne(self, 0), self.dtype), dims, keepdim)
-    if ord == 1:
-        return _sum_dim(magnitude, dims, keepdim)
-    if ord == 2:
-        return _sqrt(_sum_dim(_mul(self, self), dims, keepdim))
-    return _pow(_sum_dim(_pow(magnitude, ord), dims, keepdim), 1.0 / ord)
+        norm = (_amax if ord > 0 else _amin)(magnitude, dims, keepdim)
+    elif ord == 0:
+        norm = _sum_dim(_to(_ne(self, 0), self.dtype), dims, keepdim)
+    elif ord == 1:
+        norm = _sum_dim(magnitude, dims, keepdim)
+    elif ord == 2:
+        norm = _sqrt(_sum_dim(_mul(self, self), dims, keepdim))
+    else:
+        norm = _pow(_sum_dim(_pow(magnitude, ord), dims, keepdim), 1.0 / ord)
+    return _narrow(norm, half)
 
 
 def _truth(self: Any, dim: Any, keepdim: bool, every: bool) -> Any:
     """any/all: counts of nonzero elements compared with 0 (any) or with the count (all); uint8
     inputs give uint8, others bool, as PyTorch's."""
+    truth = _ne(self, 0)
+    if dim is not None and not isinstance(dim, int) and len(dim) == 0:
+        result = truth          # any/all over no dims: elementwise, as PyTorch's
+        return _to(result, self.dtype) if self.dtype.name == "uint8" else result
     dims = _reduced_dims(self, dim)
     count = 1
     for d in dims:
         count *= self.shape[d]
-    nonzero = _sum_dim(_ne(self, 0), dims, keepdim)
+    nonzero = _sum_dim(truth, dims, keepdim)
     result = _eq(nonzero, count) if every else _gt(nonzero, 0)
     return _to(result, self.dtype) if self.dtype.name == "uint8" else result
 
@@ -229,5 +242,18 @@ def all_dims(self: Any, dim: Any = None, keepdim: bool = False) -> Any:
 
 
 def _default_float() -> Any:
-    from c10 import scalar_type
     return scalar_type.get_default_dtype()
+
+
+_HALF = scalar_type.dtype_from_name("float16")
+_FLOAT32 = scalar_type.dtype_from_name("float32")
+
+
+def _opmath(self: Any) -> tuple[Any, bool]:
+    """float16 computed in float32 (its squares, powers and exps overflow half), as PyTorch's
+    opmath; (the operand to compute with, whether results round back to float16)."""
+    return (_to(self, _FLOAT32), True) if self.dtype is _HALF else (self, False)
+
+
+def _narrow(result: Any, half: bool) -> Any:
+    return _to(result, _HALF) if half else result

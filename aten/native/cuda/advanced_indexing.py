@@ -25,6 +25,7 @@ _INT64 = scalar_type.dtype_from_name("int64")
 _BOOL = scalar_type.dtype_from_name("bool")
 _ACCUMULATING = ("float32", "float64", "int32", "int64")
 _CHUNK = 256          # mask elements one nonzero thread scans
+_MAX_DIMS = 32        # index.cu's EMBER_MAX_INDEX_DIMS
 
 
 def _sizes_str(shape: Any) -> str:
@@ -71,6 +72,10 @@ class _Plan:
         return n
 
     def meta(self, value_strides: list[int]) -> list[int]:
+        if len(self.shape) > _MAX_DIMS:
+            raise RuntimeError(f"indexing: results of more than {_MAX_DIMS} dimensions are not supported "
+                               f"(got {len(self.shape)})")
+        assert len(value_strides) == len(self.shape) == len(self.self_strides)
         meta = [len(self.shape), len(self.blocks), int(self.allow_negative), *self.shape, *self.self_strides,
                 *value_strides]
         for index, dim_stride, dim_size, strides in self.blocks:
@@ -264,13 +269,18 @@ def _clone(self: Any) -> Any:
     return copy_cuda(out, self)
 
 
+def _one_dim(t: Any) -> Any:
+    """A 0-dim tensor as a (1,) view (gather and scatter treat it so, as PyTorch's)."""
+    return t if t.dim() else as_strided(t, (1,), (1,), t.storage_offset())
+
+
 def _dim_plan(self: Any, d: int, index: Any) -> _Plan:
-    """gather/scatter: result element at coordinates c reads self at c with c[d] = index[c]."""
-    nd = self.dim()
-    shape = list(index.shape) if nd else []
-    strides = [self.stride(i) if i != d else 0 for i in range(nd)]
-    plan = _Plan(self, shape, strides, False)
-    plan.add_index(index, self.stride(d) if nd else 1, self.shape[d] if nd else 1, list(index.stride()) if nd else [])
+    """gather/scatter: result element at coordinates c reads self at c with c[d] = index[c]
+    (self and index of one dimensionality, 0-dim ones seen as (1,))."""
+    self, index = _one_dim(self), _one_dim(index)
+    strides = [self.stride(i) if i != d else 0 for i in range(self.dim())]
+    plan = _Plan(self, list(index.shape), strides, False)
+    plan.add_index(index, self.stride(d), self.shape[d], list(index.stride()))
     return plan
 
 
@@ -297,7 +307,7 @@ def _scatter(self: Any, dim: int, index: Any, src: Any, accumulate: bool, is_val
     plan = _dim_plan(self, d, index)
     if not src.is_cuda:
         src = to_device(src, src.dtype)
-    values_strides = [0] * len(plan.shape) if is_value else list(src.stride())
+    values_strides = [0] * len(plan.shape) if is_value else list(_one_dim(src).stride())
     bad = _launch(f"put_add_{self.dtype.name}" if accumulate else f"put_{self.element_size()}", plan.numel(),
                   plan.meta(values_strides), self.data_ptr(), src.data_ptr())
     self._bump_version()

@@ -65,27 +65,35 @@ def _view(t: Any, sizes: tuple[int, ...], strides: tuple[int, ...], offset: int 
     return as_strided(t, sizes, strides, t.storage_offset() + offset)
 
 
+_COLS_LIMIT = 1 << 26      # elements of im2col's buffer at once; larger batches go in chunks
+
+
 def _im2col_gemm(x: Any, wt: Any, b: Any, out: Any, groups: int, shape: tuple[int, ...],
                  geometry: tuple[int, ...]) -> None:
-    """out (N, O, L) = W (O, C*KK) @ cols (N, C*KK, L) per group, the bias in the GEMM's epilogue."""
+    """out (N, O, L) = W (O, C*KK) @ cols (N, C*KK, L) per group, the bias in the GEMM's epilogue;
+    cols for as many samples at a time as fit _COLS_LIMIT."""
     n, c, h, w, o, ho, wo = shape
     kh, kw = geometry[:2]
     kk, length = kh * kw, ho * wo
     cg, og = c // groups, o // groups
-    cols = tensor_impl.empty((n, c * kk, length), x.dtype, x.device)
-    grid, block = grid_for(cols.numel())
-    compiled_module("kernels/conv.cu").get_function(f"im2col_{x.dtype.name}")(
-        *(np.int64(v) for v in (n, c, h, w, kh, kw, ho, wo, *geometry[2:])), np.uintp(x.data_ptr()),
-        np.uintp(cols.data_ptr()), grid=grid, block=block)
-    for g in range(groups):
-        a = _view(wt, (n, og, cg * kk), (0, cg * kk, 1), g * og * cg * kk)
-        rows = _view(cols, (n, cg * kk, length), (c * kk * length, length, 1), g * cg * kk * length)
-        bias = _view(b, (og, length), (1, 0), g * og) if b is not None else None
-        if groups == 1:
-            gemm(a, rows, n, 1, 1 if b is not None else 0, bias, out=out)
-        else:
-            product = gemm(a, rows, n, 1, 1 if b is not None else 0, bias)
-            copy_cuda(_view(out, (n, og, length), (o * length, length, 1), g * og * length), product)
+    chunk = max(1, min(n, _COLS_LIMIT // max(c * kk * length, 1)))
+    cols = tensor_impl.empty((chunk, c * kk, length), x.dtype, x.device)
+    im2col = compiled_module("kernels/conv.cu").get_function(f"im2col_{x.dtype.name}")
+    for start in range(0, n, chunk):
+        m = min(chunk, n - start)
+        grid, block = grid_for(m * c * kk * length)
+        im2col(*(np.int64(v) for v in (m, c, h, w, kh, kw, ho, wo, *geometry[2:])),
+               np.uintp(x.data_ptr() + start * c * h * w * x.element_size()), np.uintp(cols.data_ptr()),
+               grid=grid, block=block)
+        for g in range(groups):
+            a = _view(wt, (m, og, cg * kk), (0, cg * kk, 1), g * og * cg * kk)
+            rows = _view(cols, (m, cg * kk, length), (c * kk * length, length, 1), g * cg * kk * length)
+            bias = _view(b, (og, length), (1, 0), g * og) if b is not None else None
+            target = _view(out, (m, og, length), (o * length, length, 1), (start * o + g * og) * length)
+            if groups == 1:
+                gemm(a, rows, m, 1, 1 if b is not None else 0, bias, out=target)
+            else:
+                copy_cuda(target, gemm(a, rows, m, 1, 1 if b is not None else 0, bias))
 
 
 def _transposed(x: Any, wt: Any, b: Any, out: Any, groups: int, shape: tuple[int, ...],

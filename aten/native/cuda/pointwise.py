@@ -165,8 +165,9 @@ def float16_via_float32(kernel: Callable[..., Any]) -> Callable[..., Any]:
     """Decorator for a CUDA kernel without float16 code (GEMM, reductions, softmax, norms, pools,
     convolution): a call whose floating tensors are all float16 runs on float32 copies, and its
     float32 results round to float16, as PyTorch's CUDA kernels compute half in float (opmath).
-    A dtype argument of float16 becomes float32 for the call; one naming another dtype keeps the
-    results as they come. Only for functional kernels: nothing is written back."""
+    A dtype argument of float16 becomes float32 for the call (whatever the inputs), the results
+    rounding to float16; one naming another dtype keeps the results as they come. Only for
+    functional kernels: nothing is written back."""
     def floating(v: Any) -> list[Any]:
         if isinstance(v, (tuple, list)):
             return [t for item in v for t in floating(item)]
@@ -177,7 +178,8 @@ def float16_via_float32(kernel: Callable[..., Any]) -> Callable[..., Any]:
             return type(v)(widen(item) for item in v)
         if v is _HALF:
             return _FLOAT
-        return to_device(v, _FLOAT) if hasattr(v, "is_cuda") and v.dtype is _HALF else v
+        # CPU operands stay as they are, for the kernel's own device check
+        return to_device(v, _FLOAT) if hasattr(v, "is_cuda") and v.is_cuda and v.dtype is _HALF else v
 
     def narrow(v: Any) -> Any:
         if isinstance(v, (tuple, list)):
@@ -185,10 +187,11 @@ def float16_via_float32(kernel: Callable[..., Any]) -> Callable[..., Any]:
         return to_device(v, _HALF) if hasattr(v, "is_cuda") and v.dtype is _FLOAT else v
 
     def run(*args: Any, **kwargs: Any) -> Any:
-        tensors = floating(list(args) + list(kwargs.values()))
-        if not tensors or any(t.dtype is not _HALF for t in tensors):
-            return kernel(*args, **kwargs)
         values = list(args) + list(kwargs.values())
+        tensors = floating(values)
+        asks_half = any(v is _HALF for v in values)
+        if not asks_half and (not tensors or any(t.dtype is not _HALF for t in tensors)):
+            return kernel(*args, **kwargs)
         keep = any(isinstance(v, scalar_type.dtype) and v is not _HALF for v in values)
         result = kernel(*widen(args), **{k: widen(v) for k, v in kwargs.items()})
         return result if keep else narrow(result)

@@ -72,7 +72,7 @@ EMBER_INDEX(long long, int64)
 // count from the end) times the indexed dim's stride. A value out of range records 1 + e, the
 // value and k in bad[0..2] (the first thread to find one); the launcher raises PyTorch's error.
 
-#define EMBER_MAX_INDEX_DIMS 16
+#define EMBER_MAX_INDEX_DIMS 32   // advanced_indexing.py _MAX_DIMS
 
 __device__ __forceinline__ long long indexed_offset(long long e, const long long* __restrict__ meta,
                                                     long long* value_offset, long long* bad) {
