@@ -82,7 +82,7 @@ class CharGPT(nn.Module):
 
     def forward(self, idx: torch.Tensor) -> torch.Tensor:
         """(batch, time) character indices -> (batch, time, vocab) next-character scores."""
-        positions = torch.arange(idx.size(1))
+        positions = torch.arange(idx.size(1), device=idx.device)
         x = self.tok_emb(idx) + self.pos_emb(positions)
         return self.head(self.ln_f(self.blocks(x)))
 
