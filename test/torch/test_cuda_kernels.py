@@ -455,3 +455,27 @@ def test_convolution_in_batch_chunks_matches_the_cpu(monkeypatch, groups):
     b_cpu, b_gpu = _pair((6,), torch.float64, 2)
     _close(torch.nn.functional.conv2d(x_gpu, w_gpu, b_gpu, padding=1, groups=groups),
            torch.nn.functional.conv2d(x_cpu, w_cpu, b_cpu, padding=1, groups=groups), 1e-12)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.int32, torch.int64, torch.bool])
+@pytest.mark.parametrize("dim", [0, 1, -1])
+def test_cumsum_and_cumprod_match_the_cpu(dtype, dim):
+    cpu = torch.from_numpy(np.random.default_rng(4).integers(-3, 4, (4, 5, 6))).to(dtype)
+    for op in (torch.cumsum, torch.cumprod):
+        got, expected = op(cpu.cuda(), dim), op(cpu, dim)
+        assert got.dtype == expected.dtype and torch.equal(got.cpu(), expected)
+    assert torch.equal(torch.cumsum(cpu.cuda(), dim, dtype=torch.float64).cpu(), torch.cumsum(cpu, dim,
+                                                                                             dtype=torch.float64))
+
+
+def test_cumsum_in_place_and_its_gradient_match_the_cpu():
+    x_cpu, x_gpu = (t.requires_grad_() for t in _pair((3, 7), torch.float64))
+    for x in (x_cpu, x_gpu):
+        (x.cumsum(1) * torch.arange(7.0, dtype=torch.float64, device=x.device)).sum().backward()
+    _close(x_gpu.grad, x_cpu.grad, 1e-12)
+    ints = torch.arange(6, device="cuda")
+    ints.cumsum_(0)
+    assert ints.tolist() == [0, 1, 3, 6, 10, 15]
+    with pytest.raises(RuntimeError, match="Bad in-place call: input tensor dtype long int and output tensor dtype "
+                                           "double should match"):
+        ints.cumsum_(0, dtype=torch.float64)

@@ -9,6 +9,7 @@ from typing import Any
 
 from aten.dispatcher import find_operator
 from aten.native.cpu.norm import check_batch_norm, check_group_norm
+from aten.native.type_names import CPP_TYPE_NAMES
 from c10 import scalar_type
 
 _where = find_operator("where.self")
@@ -237,8 +238,8 @@ def random_from(self: Any, from_: int, to: Any = None, generator: Any = None) ->
         to = _largest_integer(self.dtype) + 1
     if from_ >= to:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={from_} >= to={to}")
-    name = _C_TYPE_NAMES.get(self.dtype.name)
-    if name is not None:
+    if not self.dtype.is_floating_point and self.dtype is not _BOOL:
+        name = CPP_TYPE_NAMES[self.dtype.name]
         bits = 8 * self.dtype.itemsize
         low, high = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if self.dtype.is_signed else (0, (1 << bits) - 1)
         if not low <= from_ <= high:
@@ -259,8 +260,6 @@ def random_(self: Any, generator: Any = None) -> Any:
     return random_from(self, 0, None, generator)
 
 
-_C_TYPE_NAMES = {"uint8": "unsigned char", "int8": "signed char", "int16": "short int", "int32": "int",
-                 "int64": "long int"}
 _MANTISSA_BITS = {"float16": 11, "bfloat16": 8, "float32": 24, "float64": 53}
 
 

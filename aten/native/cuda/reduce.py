@@ -1,13 +1,15 @@
 """Reductions on CUDA (sum, mean, amax, amin, max/min along a dim, argmax, argmin): the reduced
-dimensions are moved last and made contiguous, then kernels/reduce.cu folds each row."""
+dimensions are moved last and made contiguous, then kernels/reduce.cu folds each row. Scans
+(cumsum, cumprod) walk each line along their dim in place."""
 from __future__ import annotations
 
 from typing import Any, Sequence
 
 import numpy as np
 
-from aten.native.cuda.copy import contiguous_cuda
+from aten.native.cuda.copy import contiguous_cuda, copy_cuda
 from aten.native.cuda.pointwise import compiled_module, float16_via_float32, to_device
+from aten.native.type_names import CPP_TYPE_NAMES
 from c10 import scalar_type, tensor_impl
 
 _THREADS = 256
@@ -170,3 +172,59 @@ def argmax_cuda(self: Any, dim: Any = None, keepdim: bool = False) -> Any:
 @float16_via_float32
 def argmin_cuda(self: Any, dim: Any = None, keepdim: bool = False) -> Any:
     return _arg(self, dim, keepdim, False, "argmin")
+
+
+_SCAN_TYPES = ("float32", "float64", "int32", "int64")
+
+
+def _scan(self: Any, dim: int, dtype: Any, prod: bool, inplace: bool) -> Any:
+    """cumsum/cumprod with PyTorch's dtypes: integral (and bool) inputs give int64 unless dtype
+    says otherwise; an in-place scan keeps self's dtype."""
+    name = "cumprod" if prod else "cumsum"
+    d = self._wrap_dim(dim)
+    if dtype is not None:
+        out_dtype = dtype
+    elif not self.dtype.is_floating_point and not inplace:
+        out_dtype = _INT64
+    else:
+        out_dtype = self.dtype
+    if inplace and out_dtype is not self.dtype:
+        raise RuntimeError(f"Bad in-place call: input tensor dtype {CPP_TYPE_NAMES[self.dtype.name]} and output "
+                           f"tensor dtype {CPP_TYPE_NAMES[out_dtype.name]} should match")
+    out = tensor_impl.empty(tuple(self.shape), out_dtype, self.device)
+    if self.numel() == 0:
+        return out
+    src = to_device(contiguous_cuda(self), out_dtype)
+    if self.dim() == 0:
+        return copy_cuda(out, src)
+    if out_dtype.name not in _SCAN_TYPES:
+        raise NotImplementedError(f'"{name}_cuda" not implemented for \'{out_dtype.type_name}\'')
+    outer = inner = 1
+    for s in self.shape[:d]:
+        outer *= s
+    for s in self.shape[d + 1:]:
+        inner *= s
+    lines = outer * inner
+    compiled_module("kernels/reduce.cu").get_function(f"scan_lines_{out_dtype.name}")(
+        np.int64(outer), np.int64(self.shape[d]), np.int64(inner), np.uintp(src.data_ptr()), np.uintp(out.data_ptr()),
+        np.int32(prod), grid=(max(1, min((lines + _THREADS - 1) // _THREADS, _MAX_BLOCKS)), 1, 1),
+        block=(_THREADS, 1, 1))
+    return out
+
+
+@float16_via_float32
+def cumsum_cuda(self: Any, dim: int, dtype: Any = None) -> Any:
+    return _scan(self, dim, dtype, False, False)
+
+
+@float16_via_float32
+def cumprod_cuda(self: Any, dim: int, dtype: Any = None) -> Any:
+    return _scan(self, dim, dtype, True, False)
+
+
+def cumsum__cuda(self: Any, dim: int, dtype: Any = None) -> Any:
+    return copy_cuda(self, _scan(self, dim, dtype, False, True))
+
+
+def cumprod__cuda(self: Any, dim: int, dtype: Any = None) -> Any:
+    return copy_cuda(self, _scan(self, dim, dtype, True, True))

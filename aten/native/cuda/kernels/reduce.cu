@@ -64,6 +64,23 @@ __device__ __forceinline__ void minmax_rows(long long rows, long long R, const T
   }
 }
 
+// cumsum/cumprod along a dim of a contiguous (outer, n, inner) tensor: one thread per (outer,
+// inner) line walks its n elements in order (neighbouring threads read neighbouring elements).
+template <typename T>
+__device__ __forceinline__ void scan_lines(long long outer, long long n, long long inner, const T* __restrict__ in,
+                                           T* __restrict__ out, int prod) {
+  const long long lines = outer * inner;
+  for (long long e = blockIdx.x * (long long)blockDim.x + threadIdx.x; e < lines;
+       e += (long long)blockDim.x * gridDim.x) {
+    const long long base = (e / inner) * n * inner + e % inner;
+    T acc = prod ? T(1) : T(0);
+    for (long long i = 0; i < n; ++i) {
+      acc = prod ? acc * in[base + i * inner] : acc + in[base + i * inner];
+      out[base + i * inner] = acc;
+    }
+  }
+}
+
 #define EMBER_REDUCE(T, NAME)                                                                      \
   extern "C" __global__ void sum_rows_##NAME(long long rows, long long R, const T* in, T* out,     \
                                              double scale) {                                       \
@@ -72,6 +89,10 @@ __device__ __forceinline__ void minmax_rows(long long rows, long long R, const T
   extern "C" __global__ void minmax_rows_##NAME(long long rows, long long R, const T* in,          \
                                                 T* values, long long* indices, int is_max) {       \
     minmax_rows<T>(rows, R, in, values, indices, is_max);                                          \
+  }                                                                                                \
+  extern "C" __global__ void scan_lines_##NAME(long long outer, long long n, long long inner,      \
+                                               const T* in, T* out, int prod) {                    \
+    scan_lines<T>(outer, n, inner, in, out, prod);                                                 \
   }
 
 EMBER_REDUCE(float, float32)
