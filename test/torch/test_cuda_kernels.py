@@ -479,3 +479,14 @@ def test_cumsum_in_place_and_its_gradient_match_the_cpu():
     with pytest.raises(RuntimeError, match="Bad in-place call: input tensor dtype long int and output tensor dtype "
                                            "double should match"):
         ints.cumsum_(0, dtype=torch.float64)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.int64, torch.bool])
+def test_prod_matches_the_cpu(dtype):
+    cpu = torch.from_numpy(np.random.default_rng(5).integers(-2, 3, (3, 4, 5))).to(dtype)
+    for dim in (0, -1):
+        for keepdim in (False, True):
+            got, expected = torch.prod(cpu.cuda(), dim, keepdim=keepdim), torch.prod(cpu, dim, keepdim=keepdim)
+            assert got.dtype == expected.dtype and torch.equal(got.cpu(), expected)
+    assert torch.equal(torch.prod(cpu.cuda()).cpu(), torch.prod(cpu))
+    assert torch.prod(torch.ones(0, 3, device="cuda"), 0).tolist() == [1.0, 1.0, 1.0]

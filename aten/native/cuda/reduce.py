@@ -59,7 +59,8 @@ def _grid(rows: int) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
     return (max(1, min(rows, _MAX_BLOCKS)), 1, 1), (_THREADS, 1, 1)
 
 
-def _sum(self: Any, dim: Any, keepdim: bool, dtype: Any, mean: bool, name: str) -> Any:
+def _sum(self: Any, dim: Any, keepdim: bool, dtype: Any, mean: bool, name: str, prod: bool = False) -> Any:
+    """sum, mean or (prod) product over dim, in dtype (integral inputs: int64 unless given)."""
     given = dtype is not None
     if dtype is None:
         dtype = self.dtype if self.dtype.is_floating_point or mean else _INT64
@@ -76,10 +77,14 @@ def _sum(self: Any, dim: Any, keepdim: bool, dtype: Any, mean: bool, name: str) 
     if rows == 0:
         return out
     if r == 0:
-        return out.fill_(float("nan") if mean else 0)
+        return out.fill_(float("nan") if mean else (1 if prod else 0))
+    grid, block = _grid(rows)
+    if prod:
+        compiled_module("kernels/reduce.cu").get_function(f"prod_rows_{dtype.name}")(
+            np.int64(rows), np.int64(r), np.uintp(moved.data_ptr()), np.uintp(out.data_ptr()), grid=grid, block=block)
+        return out
     scale = 1.0 / r if mean else 1.0
     fn = compiled_module("kernels/reduce.cu").get_function(f"sum_rows_{dtype.name}")
-    grid, block = _grid(rows)
     fn(np.int64(rows), np.int64(r), np.uintp(moved.data_ptr()), np.uintp(out.data_ptr()), np.float64(scale),
        grid=grid, block=block)
     return out
@@ -93,6 +98,16 @@ def sum_cuda(self: Any, dim: Any = None, keepdim: bool = False, dtype: Any = Non
 @float16_via_float32
 def mean_cuda(self: Any, dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Any:
     return _sum(self, dim, keepdim, dtype, True, "mean")
+
+
+@float16_via_float32
+def prod_cuda(self: Any, dtype: Any = None) -> Any:
+    return _sum(self, None, False, dtype, False, "prod", prod=True)
+
+
+@float16_via_float32
+def prod_dim_cuda(self: Any, dim: int, keepdim: bool = False, dtype: Any = None) -> Any:
+    return _sum(self, dim, keepdim, dtype, False, "prod", prod=True)
 
 
 def _minmax(self: Any, dims: list[int], keepdim: bool, is_max: bool, values: bool, indices: bool,

@@ -21,6 +21,10 @@ struct EmberSum {
   template <typename T> __device__ __forceinline__ T operator()(T a, T b) const { return a + b; }
 };
 
+struct EmberProd {
+  template <typename T> __device__ __forceinline__ T operator()(T a, T b) const { return a * b; }
+};
+
 // the larger value, NaN winning (as PyTorch's max)
 struct EmberMax {
   template <typename T> __device__ __forceinline__ T operator()(T a, T b) const { return (b > a || b != b) ? b : a; }

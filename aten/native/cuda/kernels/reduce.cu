@@ -8,15 +8,16 @@
 
 #define EMBER_REDUCE_THREADS 256
 
-template <typename T>
-__device__ __forceinline__ void sum_rows(long long rows, long long R, const T* __restrict__ in,
-                                         T* __restrict__ out, double scale) {
+// Sums (scaled for means) and products of each row; Op folds two values, `identity` is its unit.
+template <typename T, typename Op>
+__device__ __forceinline__ void fold_rows(long long rows, long long R, const T* __restrict__ in,
+                                          T* __restrict__ out, double scale, T identity, Op op) {
   __shared__ T partial[EMBER_REDUCE_THREADS];
   for (long long row = blockIdx.x; row < rows; row += gridDim.x) {
     const T* x = in + row * R;
-    T acc = T(0);
-    for (long long j = threadIdx.x; j < R; j += blockDim.x) acc += x[j];
-    const T total = ember_block_reduce(acc, partial, EmberSum());
+    T acc = identity;
+    for (long long j = threadIdx.x; j < R; j += blockDim.x) acc = op(acc, x[j]);
+    const T total = ember_block_reduce(acc, partial, op);
     if (threadIdx.x == 0) out[row] = scale == 1.0 ? total : (T)(total * scale);
   }
 }
@@ -84,7 +85,10 @@ __device__ __forceinline__ void scan_lines(long long outer, long long n, long lo
 #define EMBER_REDUCE(T, NAME)                                                                      \
   extern "C" __global__ void sum_rows_##NAME(long long rows, long long R, const T* in, T* out,     \
                                              double scale) {                                       \
-    sum_rows<T>(rows, R, in, out, scale);                                                          \
+    fold_rows<T>(rows, R, in, out, scale, (T)0, EmberSum());                                       \
+  }                                                                                                \
+  extern "C" __global__ void prod_rows_##NAME(long long rows, long long R, const T* in, T* out) {  \
+    fold_rows<T>(rows, R, in, out, 1.0, (T)1, EmberProd());                                        \
   }                                                                                                \
   extern "C" __global__ void minmax_rows_##NAME(long long rows, long long R, const T* in,          \
                                                 T* values, long long* indices, int is_max) {       \
