@@ -179,6 +179,19 @@ def device_name(index: int) -> str:
     return str(state["drv"].Device(index).name())
 
 
+def device_properties(index: int) -> dict[str, Any]:
+    """name, major, minor (compute capability), total_memory (bytes), multi_processor_count."""
+    state = lazy_init()
+    if not 0 <= index < state["count"]:
+        raise RuntimeError(f"CUDA error: invalid device ordinal (device {index} requested, {state['count']} present)")
+    drv = state["drv"]
+    device = drv.Device(index)
+    major, minor = device.compute_capability()
+    return {"name": str(device.name()), "major": int(major), "minor": int(minor),
+            "total_memory": int(device.total_memory()),
+            "multi_processor_count": int(device.get_attribute(drv.device_attribute.MULTIPROCESSOR_COUNT))}
+
+
 class Event:
     """torch.cuda.Event on the default stream: record(), query(), synchronize(), elapsed_time()."""
 

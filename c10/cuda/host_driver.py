@@ -83,6 +83,18 @@ class Device:
     def retain_primary_context(self) -> _Context:
         return _Context()
 
+    def compute_capability(self) -> tuple[int, int]:
+        """sm_90's: the emulator accepts the CUDA C that nvcc compiles for it (make test checks that)."""
+        return 9, 0
+
+    def get_attribute(self, attribute: int) -> int:
+        return {device_attribute.MULTIPROCESSOR_COUNT: 1, device_attribute.MAX_THREADS_PER_BLOCK: 1024}[attribute]
+
+
+class device_attribute:  # noqa: N801 - PyCUDA's name
+    MAX_THREADS_PER_BLOCK = 1
+    MULTIPROCESSOR_COUNT = 16
+
 
 class DeviceAllocation:
     """Device memory: a host buffer whose address stands for the device pointer."""

@@ -40,3 +40,31 @@ def test_mixing_devices_other_than_scalars_is_an_error():
     with pytest.raises(RuntimeError, match="Expected all tensors to be on the same device"):
         torch.ones(2) + torch.ones(2, device="cuda")
     assert (torch.tensor(2.0) + torch.ones(2, device="cuda")).tolist() == [3.0, 3.0]
+
+
+def test_device_properties_and_capability():
+    properties = torch.cuda.get_device_properties(0)
+    assert properties.name == torch.cuda.get_device_name(0)
+    assert properties.total_memory > 0 and properties.multi_processor_count >= 1
+    assert torch.cuda.get_device_capability() == (properties.major, properties.minor)
+    assert repr(properties).startswith("_CudaDeviceProperties(name=")
+    with pytest.raises(RuntimeError, match="invalid device ordinal"):
+        torch.cuda.get_device_properties(torch.cuda.device_count())
+
+
+def test_streams_order_work_as_one_stream_does():
+    side = torch.cuda.Stream()
+    assert torch.cuda.current_stream() == torch.cuda.default_stream()
+    assert repr(side) == "<torch.cuda.Stream device=cuda:0 cuda_stream=0x0>" and side.device == torch.device("cuda:0")
+    x = torch.arange(4.0, device="cuda")
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        y = x * 2
+    torch.cuda.current_stream().wait_stream(side)
+    done = side.record_event()
+    done.synchronize()
+    side.synchronize()
+    assert side.query() and y.tolist() == [0.0, 2.0, 4.0, 6.0]
+    with torch.cuda.device(0):
+        torch.cuda.set_device(0)
+        assert torch.cuda.current_device() == 0

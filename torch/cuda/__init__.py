@@ -8,11 +8,13 @@ from c10.cuda import Event
 from c10.cuda.caching_allocator import OutOfMemoryError
 from torch.cuda.memory import (empty_cache, max_memory_allocated, max_memory_reserved, memory_allocated,
                                memory_reserved, memory_stats, reset_peak_memory_stats)
+from torch.cuda.streams import Stream, StreamContext, current_stream, default_stream, stream
 
 __all__ = ["is_available", "is_initialized", "device_count", "init", "current_device", "synchronize", "get_device_name",
            "Event", "OutOfMemoryError", "manual_seed", "manual_seed_all", "initial_seed",
            "empty_cache", "max_memory_allocated", "max_memory_reserved", "memory_allocated", "memory_reserved",
-           "memory_stats", "reset_peak_memory_stats"]
+           "memory_stats", "reset_peak_memory_stats", "Stream", "StreamContext", "current_stream", "default_stream",
+           "stream", "get_device_properties", "get_device_capability", "set_device", "device"]
 
 
 def is_available() -> bool:
@@ -58,3 +60,53 @@ def manual_seed_all(seed: int) -> None:
 
 def initial_seed() -> int:
     return _c10_cuda.initial_seed()
+
+
+class _CudaDeviceProperties:
+    """What torch.cuda.get_device_properties gives: name, major, minor, total_memory (bytes),
+    multi_processor_count."""
+
+    def __init__(self, properties: dict[str, Any]) -> None:
+        self.name: str = properties["name"]
+        self.major: int = properties["major"]
+        self.minor: int = properties["minor"]
+        self.total_memory: int = properties["total_memory"]
+        self.multi_processor_count: int = properties["multi_processor_count"]
+
+    def __repr__(self) -> str:
+        return (f"_CudaDeviceProperties(name='{self.name}', major={self.major}, minor={self.minor}, "
+                f"total_memory={self.total_memory // (1 << 20)}MB, multi_processor_count={self.multi_processor_count})")
+
+
+def get_device_properties(device: Any = None) -> _CudaDeviceProperties:
+    from torch.cuda.memory import _device_index
+    return _CudaDeviceProperties(_c10_cuda.device_properties(_device_index(device)))
+
+
+def get_device_capability(device: Any = None) -> tuple[int, int]:
+    properties = get_device_properties(device)
+    return properties.major, properties.minor
+
+
+def set_device(device: Any) -> None:
+    """Make device the current one: only device 0 exists for Ember so far."""
+    from torch.cuda.memory import _device_index
+    index = _device_index(device)
+    if index != 0:
+        _c10_cuda.allocator(index)       # PyTorch's invalid-ordinal error, or Ember's device-0-only one
+
+
+class device:
+    """`with torch.cuda.device(i):` CUDA work inside goes to device i (0, the only one so far)."""
+
+    __module__ = "torch.cuda"
+
+    def __init__(self, device: Any) -> None:
+        self.index = device
+
+    def __enter__(self) -> None:
+        if self.index is not None and not (isinstance(self.index, int) and self.index < 0):
+            set_device(self.index)
+
+    def __exit__(self, *exc: Any) -> None:
+        return None
