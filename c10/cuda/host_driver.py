@@ -47,6 +47,10 @@ class CompileError(Error):
     pass
 
 
+class LogicError(Error):
+    pass
+
+
 def init(flags: int = 0) -> None:
     pass
 
@@ -234,10 +238,6 @@ class SourceModule:
         if name not in self._kernels:
             raise LogicError(f"cuModuleGetFunction failed: named symbol not found ({name})")
         return Function(self, name, getattr(self._library, f"ember_entry_{name}"))
-
-
-class LogicError(Error):
-    pass
 
 
 class Function:

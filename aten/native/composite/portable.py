@@ -122,9 +122,9 @@ def flip(self: Any, dims: Any) -> Any:
     for d in wrapped:
         if wrapped.count(d) > 1:
             raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
-    out = _clone(self)
-    if self.dim() == 0:
-        return out
+    if self.dim() == 0 or not wrapped:
+        return _clone(self)
+    out = self
     for d in wrapped:
         out = _index_select(out, d, _arange_range(self.shape[d] - 1, -1, -1, dtype=_INT64, device=self.device))
     return out

@@ -204,16 +204,14 @@ def linalg_vector_norm(self: Any, ord: Any = 2, dim: Any = None, keepdim: bool =
 def _truth(self: Any, dim: Any, keepdim: bool, every: bool) -> Any:
     """any/all: counts of nonzero elements compared with 0 (any) or with the count (all); uint8
     inputs give uint8, others bool, as PyTorch's."""
-    truth = _ne(self, 0)
-    if dim is not None and not isinstance(dim, int) and len(dim) == 0:
-        result = truth          # any/all over no dims: elementwise, as PyTorch's
-        return _to(result, self.dtype) if self.dtype.name == "uint8" else result
-    dims = _reduced_dims(self, dim)
-    count = 1
-    for d in dims:
-        count *= self.shape[d]
-    nonzero = _sum_dim(truth, dims, keepdim)
-    result = _eq(nonzero, count) if every else _gt(nonzero, 0)
+    result = _ne(self, 0)
+    if dim is None or isinstance(dim, int) or len(dim):     # dim=(): elementwise, as PyTorch's
+        dims = _reduced_dims(self, dim)
+        count = 1
+        for d in dims:
+            count *= self.shape[d]
+        nonzero = _sum_dim(result, dims, keepdim)
+        result = _eq(nonzero, count) if every else _gt(nonzero, 0)
     return _to(result, self.dtype) if self.dtype.name == "uint8" else result
 
 

@@ -55,8 +55,7 @@ class _Plan:
     along each result dim (0 along the indexed block), and per index tensor its strides over the
     result dims, the stride and size of the self dim it indexes."""
 
-    def __init__(self, self_: Any, shape: list[int], self_strides: list[int], allow_negative: bool) -> None:
-        self.tensor = self_
+    def __init__(self, shape: list[int], self_strides: list[int], allow_negative: bool) -> None:
         self.shape = shape
         self.self_strides = self_strides
         self.allow_negative = allow_negative
@@ -152,7 +151,7 @@ def _indexing_plan(self: Any, indices: Any) -> tuple[_Plan, list[int]]:
             coordinates = nonzero_cuda(t if t.is_cuda else to_device(t, t.dtype))
             if t.dim() == 0:       # adds a dim of size 1 (True) or 0 (False), indexing none, as NumPy
                 dims.append(-1)
-                tensors.append(_zeros_int64(coordinates.shape[0], self.device))
+                tensors.append(tensor_impl.empty((coordinates.shape[0],), _INT64, self.device).fill_(0))
                 positions.append(src)
             for j in range(t.dim()):
                 dims.append(src + j)
@@ -184,7 +183,7 @@ def _indexing_plan(self: Any, indices: Any) -> tuple[_Plan, list[int]]:
     post = [d for d in range(self.dim()) if d not in real and d not in pre]
     shape = [self.shape[d] for d in pre] + block_shape + [self.shape[d] for d in post]
     strides = [self.stride(d) for d in pre] + [0] * len(block_shape) + [self.stride(d) for d in post]
-    plan = _Plan(self, shape, strides, True)
+    plan = _Plan(shape, strides, True)
     for t, d in zip(tensors, dims):
         index_strides = [0] * len(shape)
         for i, (size, stride) in enumerate(zip(t.shape, t.stride())):
@@ -192,13 +191,6 @@ def _indexing_plan(self: Any, indices: Any) -> tuple[_Plan, list[int]]:
                 index_strides[len(pre) + len(block_shape) - t.dim() + i] = stride
         plan.add_index(t, self.stride(d) if d >= 0 else 0, self.shape[d] if d >= 0 else 1, index_strides)
     return plan, dims
-
-
-def _zeros_int64(n: int, device: Any) -> Any:
-    out = tensor_impl.empty((n,), _INT64, device)
-    if n:
-        c10_cuda.lazy_init()["drv"].memcpy_htod(out.data_ptr(), np.zeros(n, dtype=np.int64))
-    return out
 
 
 def _raise_out_of_range(bad: list[int], plan: _Plan, dims: list[int] | None, gather_dim: int | None = None) -> None:
@@ -279,7 +271,7 @@ def _dim_plan(self: Any, d: int, index: Any) -> _Plan:
     (self and index of one dimensionality, 0-dim ones seen as (1,))."""
     self, index = _one_dim(self), _one_dim(index)
     strides = [self.stride(i) if i != d else 0 for i in range(self.dim())]
-    plan = _Plan(self, list(index.shape), strides, False)
+    plan = _Plan(list(index.shape), strides, False)
     plan.add_index(index, self.stride(d), self.shape[d], list(index.stride()))
     return plan
 
@@ -316,10 +308,8 @@ def _scatter(self: Any, dim: int, index: Any, src: Any, accumulate: bool, is_val
 
 
 def _value(self: Any, value: Any) -> Any:
-    host = np.asarray(value).astype(self.dtype.numpy_dtype)
-    out = tensor_impl.empty((), self.dtype, self.device)
-    c10_cuda.lazy_init()["drv"].memcpy_htod(out.data_ptr(), np.ascontiguousarray(host))
-    return out
+    """value as a 0-dim tensor of self's dtype on self's device (scatter's broadcast source)."""
+    return tensor_impl.empty((), self.dtype, self.device).fill_(value)
 
 
 def scatter__src_cuda(self: Any, dim: int, index: Any, src: Any) -> Any:
