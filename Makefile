@@ -29,9 +29,11 @@ build: $(STAMP)
 
 # The second pytest runs the GPU tests (-m cuda) on the CUDA host emulator (c10/cuda/host_driver.py):
 # the kernels compiled by g++ and run on the CPU, so they are exercised where there is no GPU.
+# Both run on two workers (pytest-xdist). The main run hands out whole files, so a module's
+# fixtures (the nvcc compiles above all) are built once; the emulated kernels share a disk cache.
 test: build
-	ATEN_NUM_THREADS=1 $(PY) -m pytest -q
-	EMBER_CUDA_EMULATOR=1 ATEN_NUM_THREADS=1 $(PY) -m pytest -q -m cuda
+	ATEN_NUM_THREADS=1 $(PY) -m pytest -q -n 2 --dist loadfile
+	EMBER_CUDA_EMULATOR=1 ATEN_NUM_THREADS=1 $(PY) -m pytest -q -m cuda -n 2
 	$(MAKE) --no-print-directory audit typecheck
 
 # Runs import-linter's contracts (.importlinter) too; exit status bits in architecture/cli.py.

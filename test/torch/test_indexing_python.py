@@ -204,7 +204,7 @@ GET_ERRORS = [
 
 
 @pytest.mark.filterwarnings("ignore:Using a non-tuple sequence")       # "a" is a sequence of sequences
-@pytest.mark.parametrize("index, exc, message", GET_ERRORS, ids=lambda v: repr(v)[:40])
+@pytest.mark.parametrize("index, exc, message", GET_ERRORS, ids=[case[-1][:40] for case in GET_ERRORS])
 def test_getitem_errors(index, exc, message):
     t, _ = base((3, 4))
     with pytest.raises(exc, match="^" + re.escape(message) + "$"):
@@ -289,7 +289,7 @@ SET_ERRORS = [
 ]
 
 
-@pytest.mark.parametrize("index, value, exc, message", SET_ERRORS, ids=lambda v: repr(v)[:30])
+@pytest.mark.parametrize("index, value, exc, message", SET_ERRORS, ids=[case[-1][:40] for case in SET_ERRORS])
 def test_setitem_errors(index, value, exc, message):
     t, a = base((3, 4))
     before = a.copy()
