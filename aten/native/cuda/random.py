@@ -14,6 +14,7 @@ from c10 import cuda as c10_cuda
 from c10 import scalar_type, tensor_impl
 
 _UINT8 = scalar_type.dtype_from_name("uint8")
+_FLOATING = ("float16", "float32", "float64")     # the dtypes kernels/random.cu draws
 
 
 def _check_generator(generator: Any) -> None:
@@ -42,7 +43,7 @@ def _fill_random(self: Any, kernel: str, a: float, b: float, generator: Any) -> 
 
 def uniform_cuda(self: Any, from_: float = 0.0, to: float = 1.0, generator: Any = None) -> Any:
     start = from_
-    if self.dtype.name not in ("float32", "float64"):
+    if self.dtype.name not in _FLOATING:
         raise NotImplementedError(f'"uniform_kernel_cuda" not implemented for \'{self.dtype.type_name}\'')
     if start > to:
         raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={start} > to={to}")
@@ -50,7 +51,7 @@ def uniform_cuda(self: Any, from_: float = 0.0, to: float = 1.0, generator: Any 
 
 
 def normal_cuda(self: Any, mean: float = 0.0, std: float = 1.0, generator: Any = None) -> Any:
-    if self.dtype.name not in ("float32", "float64"):
+    if self.dtype.name not in _FLOATING:
         raise NotImplementedError(f'"normal_kernel_cuda" not implemented for \'{self.dtype.type_name}\'')
     if std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
