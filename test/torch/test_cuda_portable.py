@@ -227,3 +227,88 @@ def test_edge_cases_match_the_cpu():
         torch.zeros(4, dtype=torch.uint8, device="cuda").random_(0, 300)
     sums = torch.sum(torch.tensor([1.5, 2.25, 3.0], device="cuda"), dtype=torch.float16)
     assert sums.dtype == torch.float16 and sums.item() == 6.75
+
+
+# ---- matrix-vector and batched-add products (composite/portable_linalg.py) --------------------------
+
+@pytest.mark.parametrize("op, shapes", [
+    (lambda a, b: torch.dot(a, b), [(7,), (7,)]),
+    (lambda a, b: torch.vdot(a, b), [(7,), (7,)]),
+    (lambda a, b: torch.mv(a, b), [(4, 7), (7,)]),
+    (lambda a, b: torch.mv(a.t(), b), [(7, 4), (7,)]),
+    (lambda a, b: torch.addmv(b[:4], a, b, beta=0.5, alpha=2), [(4, 7), (7,)]),
+    (lambda a, b: torch.baddbmm(a[:, :, :3] @ b[:, :, :3].transpose(1, 2), a, b.transpose(1, 2), beta=2,
+                                alpha=-1), [(2, 3, 5), (2, 3, 5)]),
+    (lambda a, b: torch.addbmm(a[0, :, :3], a, b, alpha=0.5), [(3, 4, 5), (3, 5, 3)]),
+    (lambda a, b: torch.matmul(a, b), [(5,), (5, 3)]),
+], ids=["dot", "vdot", "mv", "mv_transposed", "addmv", "baddbmm", "addbmm", "matmul_vector_matrix"])
+def test_matrix_vector_products_match_the_cpu_forward_and_backward(op, shapes):
+    (a_cpu, a_gpu), (b_cpu, b_gpu) = _inputs(shapes[0], 1), _inputs(shapes[1], 2)
+    expected, got = op(a_cpu, b_cpu), op(a_gpu, b_gpu)
+    assert got.device.type == "cuda" and got.shape == expected.shape and got.dtype == expected.dtype
+    np.testing.assert_allclose(got.detach().cpu().numpy(), expected.detach().numpy(), rtol=1e-10, atol=1e-10)
+    expected.sum().backward()
+    got.sum().backward()
+    for cpu, gpu in ((a_cpu, a_gpu), (b_cpu, b_gpu)):
+        np.testing.assert_allclose(gpu.grad.cpu().numpy(), cpu.grad.numpy(), rtol=1e-10, atol=1e-10)
+
+
+def test_beta_zero_ignores_nan_in_the_added_tensor():
+    mat, vec = torch.randn(3, 4, device="cuda"), torch.randn(4, device="cuda")
+    got = torch.addmv(torch.full((3,), float("nan"), device="cuda"), mat, vec, beta=0)
+    assert torch.isfinite(got).all()
+    b = torch.randn(2, 3, 4, device="cuda")
+    assert torch.isfinite(torch.baddbmm(torch.full((2, 3, 3), float("nan"), device="cuda"), b, b.transpose(1, 2),
+                                        beta=0)).all()
+
+
+def test_matrix_vector_shape_errors_are_the_cpus():
+    m, v = torch.zeros(3, 4, device="cuda"), torch.zeros(5, device="cuda")
+    with pytest.raises(RuntimeError, match=r"size mismatch, got input \(3\), mat \(3x4\), vec \(5\)"):
+        torch.mv(m, v)
+    with pytest.raises(RuntimeError, match="1D tensors expected, but got 2D and 1D tensors"):
+        torch.dot(m, v)
+    with pytest.raises(RuntimeError, match="inconsistent tensor size"):
+        torch.dot(torch.zeros(3, device="cuda"), v)
+    with pytest.raises(RuntimeError, match="batch1 must be a 3D tensor"):
+        torch.baddbmm(m, m, m)
+
+
+# ---- losses ----------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("reduction", ["none", "mean", "sum"])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_binary_cross_entropy_matches_the_cpu_with_its_clamped_logs(reduction, weighted):
+    probabilities = torch.tensor([[0.0, 0.3, 1.0], [0.5, 0.99, 1e-30]], dtype=torch.float64)
+    target = torch.tensor([[0.0, 1.0, 1.0], [0.2, 0.0, 1.0]], dtype=torch.float64)
+    weight = torch.tensor([1.0, 2.0, 0.5], dtype=torch.float64) if weighted else None
+    cpu = probabilities.clone().requires_grad_()
+    gpu = probabilities.cuda().requires_grad_()
+    expected = F.binary_cross_entropy(cpu, target, weight, reduction=reduction)
+    got = F.binary_cross_entropy(gpu, target.cuda(), None if weight is None else weight.cuda(), reduction=reduction)
+    np.testing.assert_allclose(got.detach().cpu().numpy(), expected.detach().numpy(), rtol=1e-12)
+    got.sum().backward()
+    expected.sum().backward()
+    np.testing.assert_allclose(gpu.grad.cpu().numpy(), cpu.grad.numpy(), rtol=1e-12)
+
+
+def test_binary_cross_entropy_refuses_inputs_outside_zero_to_one():
+    with pytest.raises(RuntimeError, match="all elements of input should be between 0 and 1"):
+        F.binary_cross_entropy(torch.tensor([1.5], device="cuda"), torch.tensor([1.0], device="cuda"))
+
+
+@pytest.mark.parametrize("reduction", ["none", "mean", "sum"])
+def test_spatial_cross_entropy_matches_the_cpu(reduction):
+    cpu, gpu = _inputs((2, 4, 3, 5), 3)
+    target = torch.from_numpy(np.random.default_rng(4).integers(0, 4, (2, 3, 5)))
+    target[0, 0, 0] = -100
+    weight = torch.tensor([1.0, 2.0, 0.5, 1.5], dtype=torch.float64)
+    expected = F.cross_entropy(cpu, target, weight, reduction=reduction)
+    got = F.cross_entropy(gpu, target.cuda(), weight.cuda(), reduction=reduction)
+    assert got.shape == expected.shape
+    np.testing.assert_allclose(got.detach().cpu().numpy(), expected.detach().numpy(), rtol=1e-10, atol=1e-12)
+    expected.sum().backward()
+    got.sum().backward()
+    np.testing.assert_allclose(gpu.grad.cpu().numpy(), cpu.grad.numpy(), rtol=1e-10, atol=1e-12)
+    with pytest.raises(RuntimeError, match="size mismatch"):
+        F.nll_loss(gpu, target[:, :2].cuda())

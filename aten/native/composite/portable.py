@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from aten.dispatcher import find_operator
+from aten.native.cpu.loss import check_binary_cross_entropy, check_nll_loss2d
 from aten.native.cpu.norm import check_batch_norm, check_group_norm
 from aten.native.type_names import CPP_TYPE_NAMES
 from c10 import scalar_type
@@ -48,6 +49,11 @@ _var_mean = find_operator("var_mean.correction")
 _sqrt = find_operator("sqrt")
 _div = find_operator("div.Tensor")
 _empty = find_operator("empty.memory_format")
+_log = find_operator("log")
+_logical_and = find_operator("logical_and")
+_all = find_operator("all")
+_permute = find_operator("permute")
+_nll_loss_forward = find_operator("nll_loss_forward")
 
 _BOOL = scalar_type.dtype_from_name("bool")
 _INT64 = scalar_type.dtype_from_name("int64")
@@ -201,6 +207,29 @@ def binary_cross_entropy_with_logits(self: Any, target: Any, weight: Any = None,
     if weight is not None:
         loss = _mul(loss, weight)
     return _reduce(loss, reduction)
+
+
+def binary_cross_entropy(self: Any, target: Any, weight: Any = None, reduction: int = 1) -> Any:
+    """(t - 1) max(log(1 - x), -100) - t max(log(x), -100): PyTorch clamps the logs so that x of
+    0 or 1 gives a finite loss. Checking x's range costs one device sync (CUDA asserts instead)."""
+    check_binary_cross_entropy(self, target, weight, reduction)
+    if self.numel() and not _all(_logical_and(_ge(self, 0), _le(self, 1))).item():
+        raise RuntimeError("all elements of input should be between 0 and 1")
+    log_x = _clamp_min(_log(self), -100)
+    log_1mx = _clamp_min(_log1p(_neg(self)), -100)
+    loss = _sub(_mul(_sub(target, 1), log_1mx), _mul(target, log_x))
+    if weight is not None:
+        loss = _mul(loss, weight)
+    return _reduce(_same_dtype(loss, self), reduction)
+
+
+def nll_loss2d_forward(self: Any, target: Any, weight: Any, reduction: int, ignore_index: int) -> Any:
+    """nll_loss over the N*H*W pixels: classes moved last, pixels as the batch."""
+    check_nll_loss2d(self, target)
+    n, c, h, w = self.shape
+    pixels = _reshape(_permute(self, (0, 2, 3, 1)), (n * h * w, c))
+    output, total_weight = _nll_loss_forward(pixels, _reshape(target, (n * h * w,)), weight, reduction, ignore_index)
+    return (_reshape(output, (n, h, w)) if reduction == 0 else output), total_weight
 
 
 def one_hot(self: Any, num_classes: int = -1) -> Any:

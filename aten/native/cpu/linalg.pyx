@@ -176,7 +176,7 @@ def addmm_cpu(TensorImpl self not None, TensorImpl mat1 not None, TensorImpl mat
     return out
 
 
-cdef int _check_bmm(TensorImpl batch1, TensorImpl batch2) except -1:
+cpdef int check_bmm(TensorImpl batch1, TensorImpl batch2) except -1:
     if batch1.nd != 3:
         raise RuntimeError("batch1 must be a 3D tensor")
     if batch2.nd != 3:
@@ -192,33 +192,35 @@ cdef int _check_bmm(TensorImpl batch1, TensorImpl batch2) except -1:
 
 @float16_via_float32
 def bmm_cpu(TensorImpl self not None, TensorImpl mat2 not None):
-    _check_bmm(self, mat2)
+    check_bmm(self, mat2)
     _no_bool("bmm", self)
     cdef TensorImpl out = new_tensor((self.sizes[0], self.sizes[1], mat2.sizes[2]), self.scalar_type)
     _matmul_into(out, self, mat2)
     return out
 
 
-@float16_via_float32
-def baddbmm_cpu(TensorImpl self not None, TensorImpl batch1 not None, TensorImpl batch2 not None, beta=1, alpha=1):
-    cdef tuple shape
+cpdef int check_baddbmm(TensorImpl self, TensorImpl batch1, TensorImpl batch2) except -1:
     if batch1.nd == 3 and batch2.nd == 3:
-        shape = (batch1.sizes[0], batch1.sizes[1], batch2.sizes[2])
-        check_expand(self, shape)
+        check_expand(self, (batch1.sizes[0], batch1.sizes[1], batch2.sizes[2]))
     if self.scalar_type != batch1.scalar_type:
         raise RuntimeError(f"Input dtypes must be the same, got: input {cpp_type(self.scalar_type)}, batch1: "
                            f"{cpp_type(batch1.scalar_type)}, batch2: {cpp_type(batch2.scalar_type)}")
-    _check_bmm(batch1, batch2)
+    check_bmm(batch1, batch2)
     _no_bool("baddbmm", self)
-    shape = (batch1.sizes[0], batch1.sizes[1], batch2.sizes[2])
+    return 0
+
+
+@float16_via_float32
+def baddbmm_cpu(TensorImpl self not None, TensorImpl batch1 not None, TensorImpl batch2 not None, beta=1, alpha=1):
+    check_baddbmm(self, batch1, batch2)
+    cdef tuple shape = (batch1.sizes[0], batch1.sizes[1], batch2.sizes[2])
     cdef TensorImpl out = new_tensor(shape, batch1.scalar_type)
     _matmul_into(out, batch1, batch2)
     _scale_add(np_view(out), _scalar(alpha, out.scalar_type), _scalar(beta, out.scalar_type), np_view(self))
     return out
 
 
-@float16_via_float32
-def addbmm_cpu(TensorImpl self not None, TensorImpl batch1 not None, TensorImpl batch2 not None, beta=1, alpha=1):
+cpdef int check_addbmm(TensorImpl self, TensorImpl batch1, TensorImpl batch2) except -1:
     if batch1.nd != 3:
         raise RuntimeError(f"batch1 must be a 3D tensor")
     if batch2.nd != 3:
@@ -229,8 +231,7 @@ def addbmm_cpu(TensorImpl self not None, TensorImpl batch1 not None, TensorImpl 
     if batch1.sizes[2] != batch2.sizes[1]:
         raise RuntimeError(f"Incompatible matrix sizes for bmm ({batch1.sizes[1]}x{batch1.sizes[2]} and "
                            f"{batch2.sizes[1]}x{batch2.sizes[2]})")
-    cdef tuple shape = (batch1.sizes[1], batch2.sizes[2])
-    check_expand(self, shape)
+    check_expand(self, (batch1.sizes[1], batch2.sizes[2]))
     if self.scalar_type != batch2.scalar_type:
         raise RuntimeError(f"self and mat2 must have the same dtype, but got {type_name(self.scalar_type)} and "
                            f"{type_name(batch2.scalar_type)}")
@@ -238,6 +239,13 @@ def addbmm_cpu(TensorImpl self not None, TensorImpl batch1 not None, TensorImpl 
         raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {type_name(batch1.scalar_type)} and "
                            f"{type_name(batch2.scalar_type)}")
     _no_bool("addmm_impl_cpu_", self)
+    return 0
+
+
+@float16_via_float32
+def addbmm_cpu(TensorImpl self not None, TensorImpl batch1 not None, TensorImpl batch2 not None, beta=1, alpha=1):
+    check_addbmm(self, batch1, batch2)
+    cdef tuple shape = (batch1.sizes[1], batch2.sizes[2])
     cdef TensorImpl out = new_tensor(shape, batch1.scalar_type)
     cdef object r = np_view(out)
     if out.n_elem:
@@ -253,7 +261,7 @@ def addbmm_cpu(TensorImpl self not None, TensorImpl batch1 not None, TensorImpl 
     return out
 
 
-cdef int _check_addmv(TensorImpl self, TensorImpl mat, TensorImpl vec) except -1:
+cpdef int check_addmv(TensorImpl self, TensorImpl mat, TensorImpl vec) except -1:
     if not (mat.nd == 2 and vec.nd == 1 and self.nd <= 1):
         raise RuntimeError(f"vector + matrix @ vector expected, got {self.nd}, {mat.nd}, {vec.nd}")
     if not (mat.sizes[1] == vec.sizes[0] and (mat.sizes[0] == self.n_elem or self.n_elem == 1)):
@@ -268,26 +276,30 @@ cdef int _check_addmv(TensorImpl self, TensorImpl mat, TensorImpl vec) except -1
 
 @float16_via_float32
 def addmv_cpu(TensorImpl self not None, TensorImpl mat not None, TensorImpl vec not None, beta=1, alpha=1):
-    _check_addmv(self, mat, vec)
+    check_addmv(self, mat, vec)
     cdef TensorImpl out = new_tensor((mat.sizes[0],), mat.scalar_type)
     _matmul_into(out, mat, vec)
     _scale_add(np_view(out), _scalar(alpha, out.scalar_type), _scalar(beta, out.scalar_type), np_view(self))
     return out
 
 
-@float16_via_float32
-def mv_cpu(TensorImpl self not None, TensorImpl vec not None):
+cpdef int check_mv(TensorImpl self, TensorImpl vec) except -1:
     # PyTorch: addmv(empty(self.size(0), vec's dtype), self, vec, beta=0): its checks, its messages
-    cdef TensorImpl out
     if self.nd != 2 or vec.nd != 1:
         raise RuntimeError(f"vector + matrix @ vector expected, got 1, {self.nd}, {vec.nd}")
-    out = new_tensor((self.sizes[0],), vec.scalar_type)
-    _check_addmv(out, self, vec)
+    check_addmv(new_tensor((self.sizes[0],), vec.scalar_type), self, vec)
+    return 0
+
+
+@float16_via_float32
+def mv_cpu(TensorImpl self not None, TensorImpl vec not None):
+    check_mv(self, vec)
+    cdef TensorImpl out = new_tensor((self.sizes[0],), vec.scalar_type)
     _matmul_into(out, self, vec)
     return out
 
 
-cdef int _check_dot(str op, TensorImpl self, TensorImpl other) except -1:
+cpdef int check_dot(str op, TensorImpl self, TensorImpl other) except -1:
     if self.nd != 1 or other.nd != 1:
         raise RuntimeError(f"1D tensors expected, but got {self.nd}D and {other.nd}D tensors")
     if self.scalar_type != other.scalar_type:
@@ -303,7 +315,7 @@ cdef int _check_dot(str op, TensorImpl self, TensorImpl other) except -1:
 
 @float16_via_float32
 def dot_cpu(TensorImpl self not None, TensorImpl tensor not None):
-    _check_dot("dot", self, tensor)
+    check_dot("dot", self, tensor)
     cdef TensorImpl out = new_tensor((), self.scalar_type)
     np_view(out)[()] = np.dot(np_view(self), np_view(tensor)) if self.n_elem else 0
     return out
@@ -312,7 +324,7 @@ def dot_cpu(TensorImpl self not None, TensorImpl tensor not None):
 @float16_via_float32
 def vdot_cpu(TensorImpl self not None, TensorImpl other not None):
     # real dtypes only: vdot is dot (the conjugate is the identity)
-    _check_dot("dot", self, other)
+    check_dot("dot", self, other)
     cdef TensorImpl out = new_tensor((), self.scalar_type)
     np_view(out)[()] = np.dot(np_view(self), np_view(other)) if self.n_elem else 0
     return out

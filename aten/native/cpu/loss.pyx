@@ -119,9 +119,7 @@ def nll_loss_forward_cpu(TensorImpl self not None, TensorImpl target not None, w
                         (N,) if self.nd == 2 else ())
 
 
-@float16_via_float32
-def nll_loss2d_forward_cpu(TensorImpl self not None, TensorImpl target not None, weight, int reduction,
-                           int64_t ignore_index):
+cpdef int check_nll_loss2d(TensorImpl self, TensorImpl target) except -1:
     if target.nd != 3:
         raise RuntimeError(f"only batches of spatial targets supported (3D tensors) but got targets of dimension: "
                            f"{target.nd}")
@@ -130,6 +128,13 @@ def nll_loss2d_forward_cpu(TensorImpl self not None, TensorImpl target not None,
                            f"{self.nd}")
     if (self.sizes[0] != target.sizes[0] or self.sizes[2] != target.sizes[1] or self.sizes[3] != target.sizes[2]):
         raise RuntimeError(f"size mismatch (got input: {list(shape_of(self))} , target: {list(shape_of(target))}")
+    return 0
+
+
+@float16_via_float32
+def nll_loss2d_forward_cpu(TensorImpl self not None, TensorImpl target not None, weight, int reduction,
+                           int64_t ignore_index):
+    check_nll_loss2d(self, target)
     return _nll_forward(self, target, weight, reduction, ignore_index, self.sizes[0], self.sizes[1],
                         self.sizes[2] * self.sizes[3], shape_of(target))
 
@@ -178,14 +183,20 @@ def mse_loss_cpu(TensorImpl self not None, TensorImpl target not None, int reduc
     return _reduce(np.multiply(d, d, out=d), reduction, st)
 
 
-@float16_via_float32
-def binary_cross_entropy_cpu(TensorImpl self not None, TensorImpl target not None, weight=None, int reduction=MEAN):
+cpdef int check_binary_cross_entropy(TensorImpl self, TensorImpl target, object weight, int reduction) except -1:
+    """The checks before the values' range (which needs the data)."""
     _check_reduction(reduction)
     _broadcast(self, target)
     if target.scalar_type != self.scalar_type:
         raise RuntimeError(f"Found dtype {type_name(target.scalar_type)} but expected {type_name(self.scalar_type)}")
     if weight is not None:
         _broadcast(self, <TensorImpl?>weight)
+    return 0
+
+
+@float16_via_float32
+def binary_cross_entropy_cpu(TensorImpl self not None, TensorImpl target not None, weight=None, int reduction=MEAN):
+    check_binary_cross_entropy(self, target, weight, reduction)
     cdef int st = self.scalar_type
     if st != ST_FLOAT32 and st != ST_FLOAT64:
         raise NotImplementedError(f'"binary_cross_entropy" not implemented for \'{type_name(st)}\'')
