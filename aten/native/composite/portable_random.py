@@ -10,6 +10,7 @@ import math
 from typing import Any
 
 from aten.dispatcher import find_operator
+from aten.native.cpu.random import check_randperm
 from aten.native.type_names import CPP_TYPE_NAMES
 from c10 import scalar_type
 
@@ -39,6 +40,20 @@ _expand = find_operator("expand")
 _broadcast_tensors = find_operator("broadcast_tensors")
 _ones_like = find_operator("ones_like")
 _clone = find_operator("clone")
+_empty = find_operator("empty.memory_format")
+_sort_stable = find_operator("sort.stable")
+_narrow = find_operator("narrow")
+_topk = find_operator("topk")
+_cumsum = find_operator("cumsum")
+_sum_dim = find_operator("sum.dim_IntList")
+_unsqueeze = find_operator("unsqueeze")
+_cat = find_operator("cat")
+_clamp_max = find_operator("clamp_max")
+_any = find_operator("any")
+_isfinite = find_operator("isfinite")
+_logical_not = find_operator("logical_not")
+_INT64 = scalar_type.dtype_from_name("int64")
+_HALF = scalar_type.dtype_from_name("float16")
 
 _BOOL = scalar_type.dtype_from_name("bool")
 _FLOAT32 = scalar_type.dtype_from_name("float32")
@@ -247,3 +262,66 @@ def geometric_(self: Any, p: float, generator: Any = None) -> Any:
         u = _to(u, _FLOAT64)
     trials = _clamp_min(_ceil(_div(_log1p(_neg(u)), math.log1p(-p))), 1)
     return _fill_(self, trials)
+
+
+# ---- permutations and categorical draws -----------------------------------------------------------
+
+def randperm_generator(n: int, generator: Any = None, dtype: Any = None, layout: Any = None, device: Any = None,
+                       pin_memory: Any = None) -> Any:
+    """The order that sorts n uniform keys (53 random bits each; a tie keeps the smaller index first)."""
+    dtype = _INT64 if dtype is None else dtype
+    check_randperm(n, dtype.scalar_type)
+    keys = _uniform_(_empty((n,), dtype=_FLOAT64, layout=layout, device=device, pin_memory=pin_memory), 0.0, 1.0,
+                     generator=generator)
+    order = _sort_stable(keys, stable=True)[1]
+    return order if dtype is _INT64 else _to(order, dtype)
+
+
+# categorical draws compared at once against every category, at most this many comparisons per chunk
+_COMPARISONS = 1 << 24
+
+
+def _check_distributions(p: Any) -> None:
+    """The CPU kernel's checks of the rows (one device sync)."""
+    if _any(_lt(p, 0)).item():
+        raise RuntimeError("invalid multinomial distribution (encountering probability entry < 0)")
+    if _any(_logical_not(_isfinite(p))).item():
+        raise RuntimeError("invalid multinomial distribution (encountering probability entry = infinity or NaN)")
+    if _any(_le(_sum_dim(p, [-1], False), 0)).item():
+        raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+
+
+def multinomial(self: Any, num_samples: int, replacement: bool = False, generator: Any = None) -> Any:
+    """Without replacement (or one sample): the k largest p / E with E ~ Exp(1), as PyTorch's
+    kernels draw; with replacement: for each u ~ U[0, 1), the number of categories whose normalised
+    cumulative probability is at most u."""
+    if not 0 < self.dim() <= 2:
+        raise RuntimeError("prob_dist must be 1 or 2 dim")
+    if not self.dtype.is_floating_point:
+        raise RuntimeError(f"multinomial only supports floating-point dtypes for input, got: {self.dtype.type_name}")
+    if num_samples <= 0:
+        raise RuntimeError("cannot sample n_sample <= 0 samples")
+    categories = self.shape[-1]
+    if not (replacement or num_samples <= categories):
+        raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without replacement")
+    if categories > (1 << 24):
+        raise RuntimeError("number of categories cannot exceed 2^24")
+    if self.numel() == 0:
+        return _empty(tuple(self.shape[:-1]) + (num_samples,), dtype=_INT64, device=self.device)
+    p = _to(self, _FLOAT32) if self.dtype is _HALF else self
+    _check_distributions(p)
+    if not replacement or num_samples == 1:
+        keys = _div(p, exponential_(_empty_like(p), 1.0, generator))
+        return _topk(keys, num_samples, -1)[1]
+    cdf = _cumsum(p, -1)
+    cdf = _div(cdf, _narrow(cdf, -1, categories - 1, 1))     # each row over its total
+    rows = 1 if p.dim() == 1 else p.shape[0]
+    chunk = max(1, _COMPARISONS // (rows * categories))
+    pieces = []
+    for start in range(0, num_samples, chunk):
+        count = min(chunk, num_samples - start)
+        u = _uniform_(_empty(tuple(p.shape[:-1]) + (count,), dtype=p.dtype, device=p.device), 0.0, 1.0,
+                      generator=generator)
+        below = _le(_unsqueeze(cdf, -2), _unsqueeze(u, -1))        # (..., count, categories)
+        pieces.append(_clamp_max(_sum_dim(below, [-1], False), categories - 1))
+    return pieces[0] if len(pieces) == 1 else _cat(pieces, -1)

@@ -1692,6 +1692,23 @@ cdef void _k_randperm(perm_t* r, Py_ssize_t stride, int64_t n, MT19937* e) noexc
         r[z * stride] = <perm_t>i
 
 
+cpdef int check_randperm(int64_t n, int st) except -1:
+    """n and the result's dtype (its scalar type) as PyTorch's randperm checks them."""
+    if n < 0:
+        raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
+    if st == ST_BOOL or st == ST_FLOAT16:
+        _not_implemented("randperm", st)
+    if st == ST_FLOAT32 and n > (1 << 24) + 1:
+        raise RuntimeError("n cannot be greater than 2^24+1 for Float type.")
+    if st == ST_FLOAT64 and n > (1 << 53) + 1:
+        raise RuntimeError("n cannot be greater than 2^53+1 for Double type.")
+    if not is_floating(st):
+        lo, hi = _int_limits(st)
+        if not (lo <= (n - 1 if n > 0 else n) <= hi):
+            raise RuntimeError(f"value cannot be converted to type {_CPP_INT_NAMES[st]} without overflow")
+    return 0
+
+
 @float16_via_float32
 def randperm_generator_cpu(int64_t n, generator=None, dtype=None, layout=None, device=None, pin_memory=None):
     """aten::randperm.generator: a random permutation of 0..n-1 (int64 unless dtype says otherwise)."""
@@ -1707,18 +1724,7 @@ def randperm_generator_cpu(int64_t n, generator=None, dtype=None, layout=None, d
         raise RuntimeError("pin_memory=True needs CUDA, which this CPU kernel cannot use")
     if device is not None and device.type != "cpu":
         raise RuntimeError(f"randperm: Ember has random kernels for CPU tensors only, got device '{device}'")
-    if n < 0:
-        raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
-    if st == ST_BOOL or st == ST_FLOAT16:
-        _not_implemented("randperm", st)
-    if st == ST_FLOAT32 and n > (1 << 24) + 1:
-        raise RuntimeError("n cannot be greater than 2^24+1 for Float type.")
-    if st == ST_FLOAT64 and n > (1 << 53) + 1:
-        raise RuntimeError("n cannot be greater than 2^53+1 for Double type.")
-    if not is_floating(st):
-        lo, hi = _int_limits(st)
-        if not (lo <= (n - 1 if n > 0 else n) <= hi):
-            raise RuntimeError(f"value cannot be converted to type {_CPP_INT_NAMES[st]} without overflow")
+    check_randperm(n, st)
     out = empty_contiguous(1, &size, st, None)
     data = out.data()
     e = &gen.engine
