@@ -411,3 +411,12 @@ def test_torch_split_takes_pytorchs_keyword_name():
     assert [t.tolist() for t in torch.split(a, split_size_or_sections=[3, 7])] == [[0, 1, 2], list(range(3, 10))]
     assert [t.tolist() for t in torch.split(a, 4)] == [[0, 1, 2, 3], [4, 5, 6, 7], [8, 9]]
     assert [t.tolist() for t in a.split(split_size=4)] == [[0, 1, 2, 3], [4, 5, 6, 7], [8, 9]]
+
+
+def test_none_for_an_int_list_with_a_default_is_the_default_as_in_pytorch():
+    x = torch.arange(6.0).reshape(2, 3)
+    assert torch.equal(torch.roll(x, 1, None), torch.roll(x, 1))
+    assert torch.equal(x.roll(1, dims=None), torch.roll(x, 1))
+    with pytest.raises(TypeError, match="flip\\(\\): argument 'dims' \\(position 2\\) must be tuple of ints, not "
+                                        "NoneType"):
+        torch.flip(x, None)

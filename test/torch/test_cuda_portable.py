@@ -312,3 +312,49 @@ def test_spatial_cross_entropy_matches_the_cpu(reduction):
     np.testing.assert_allclose(gpu.grad.cpu().numpy(), cpu.grad.numpy(), rtol=1e-10, atol=1e-12)
     with pytest.raises(RuntimeError, match="size mismatch"):
         F.nll_loss(gpu, target[:, :2].cuda())
+
+
+# ---- comparison, counting and data movement (composite/portable_shape.py) ----------------------------
+
+def test_equal_compares_shape_and_values_on_the_device():
+    a = torch.arange(6.0, device="cuda").reshape(2, 3)
+    assert torch.equal(a, a.clone()) and not torch.equal(a, a.t()) and not torch.equal(a, a + 1)
+    assert torch.equal(torch.zeros(0, 3, device="cuda"), torch.zeros(0, 3, device="cuda"))
+    with pytest.raises(RuntimeError, match="Expected all tensors to be on the same device"):
+        torch.equal(a, a.cpu())
+
+
+@pytest.mark.parametrize("dim", [None, 0, (0, 2), -1])
+def test_count_nonzero_matches_the_cpu(dim):
+    cpu = torch.from_numpy(np.random.default_rng(5).integers(-1, 2, (3, 4, 5)))
+    assert torch.equal(torch.count_nonzero(cpu.cuda(), dim).cpu(), torch.count_nonzero(cpu, dim))
+
+
+@pytest.mark.parametrize("shifts, dims", [(2, None), (-7, None), ((1, -2), (0, 2)), (5, 1), ((0,), (1,))])
+def test_roll_matches_the_cpu(shifts, dims):
+    _same(lambda t: torch.roll(t, shifts, dims))
+    with pytest.raises(RuntimeError, match="shifts and dimensions must align"):
+        torch.roll(torch.zeros(3, device="cuda"), (1, 2), (0,))
+
+
+def test_take_along_dim_broadcasts_as_on_the_cpu():
+    indices = torch.from_numpy(np.random.default_rng(6).integers(0, 4, (3, 1, 2)))
+    _same(lambda t: torch.take_along_dim(t, indices.to(t.device), 2))
+    _same(lambda t: torch.take_along_dim(t, indices.to(t.device).reshape(-1)))
+    values = torch.randn(4, 6, dtype=torch.float64)
+    order = torch.argsort(values, 1)
+    assert torch.equal(torch.take_along_dim(values.cuda(), order.cuda(), 1).cpu(),
+                       torch.take_along_dim(values, order, 1))
+
+
+def test_index_copy_matches_the_cpu_and_checks_its_indices():
+    source = torch.randn(3, 2, 4, dtype=torch.float64)
+    index = torch.tensor([4, 0, 2])
+    _same(lambda t: t.index_copy(0, index.to(t.device), source.to(t.device)), shape=(5, 2, 4))
+    target = torch.zeros(5, 2, 4, dtype=torch.float64, device="cuda")
+    target.index_copy_(0, index.cuda(), source.cuda())
+    assert torch.equal(target.cpu(), torch.zeros(5, 2, 4, dtype=torch.float64).index_copy_(0, index, source))
+    with pytest.raises(IndexError, match="index_copy_\\(\\): index 5 is out of bounds for dimension 0 with size 5"):
+        target.index_copy_(0, torch.tensor([5, 0, 1], device="cuda"), source.cuda())
+    with pytest.raises(RuntimeError, match="index_copy_\\(\\): Expected a long tensor for index"):
+        target.index_copy_(0, torch.tensor([1, 0, 2], dtype=torch.int32, device="cuda"), source.cuda())

@@ -213,7 +213,10 @@ cdef class Signature:
             else:
                 errors.append(f"missing required argument '{p.name}'")
                 return None
-            value = _convert(p, obj, numbers)
+            if obj is None and p.has_default and (p.type == P_INT_LIST or p.type == P_OPT_INT_LIST):
+                value = p.default       # PyTorch: None for an int list with a default is that default
+            else:
+                value = _convert(p, obj, numbers)
             if value is NO_MATCH:
                 where = f"(position {i + 1})" if i < nargs else ""
                 errors.append(f"argument '{p.name}' {where} must be {_TYPE_NAMES[p.type]}, not {_type_name(obj)}"

@@ -336,7 +336,7 @@ def index_select_cpu(TensorImpl self not None, dim, TensorImpl index not None):
     return out
 
 
-cdef int _check_index_copy(TensorImpl self, int d, TensorImpl index, TensorImpl source) except -1:
+cpdef int check_index_copy(TensorImpl self, int d, TensorImpl index, TensorImpl source) except -1:
     cdef Py_ssize_t n = index.n_elem
     cdef list self_sliced, source_sliced
     if index.nd >= 2:
@@ -387,7 +387,7 @@ def index_copy__cpu(TensorImpl self not None, dim, TensorImpl index not None, Te
     check_cpu(self)
     check_cpu(index)
     check_cpu(source)
-    _check_index_copy(self, d, index, source)
+    check_index_copy(self, d, index, source)
     check_kernel_dtype(self, "index_copy_")
     size = _size0(self, d)
     idx = int64_contiguous(index)
