@@ -358,3 +358,58 @@ def test_index_copy_matches_the_cpu_and_checks_its_indices():
         target.index_copy_(0, torch.tensor([5, 0, 1], device="cuda"), source.cuda())
     with pytest.raises(RuntimeError, match="index_copy_\\(\\): Expected a long tensor for index"):
         target.index_copy_(0, torch.tensor([1, 0, 2], dtype=torch.int32, device="cuda"), source.cuda())
+
+
+# ---- einsum (composite/portable_einsum.py) --------------------------------------------------------
+
+EINSUM_CASES = [
+    ("ij,jk->ik", [(3, 4), (4, 5)]),
+    ("bhqd,bhkd->bhqk", [(2, 3, 4, 5), (2, 3, 6, 5)]),
+    ("bij,bjk", [(2, 3, 4), (2, 4, 2)]),
+    ("ii->i", [(4, 4)]),
+    ("ii", [(4, 4)]),
+    ("iij->j", [(3, 3, 2)]),
+    ("ij->ji", [(3, 4)]),
+    ("ij->", [(3, 4)]),
+    ("i,j->ij", [(3,), (4,)]),
+    ("i,i->", [(5,), (5,)]),
+    ("...ij,...jk->...ik", [(2, 1, 3, 4), (5, 4, 2)]),
+    ("i...->...", [(3, 2, 4)]),
+    ("ij,jk,kl->il", [(2, 3), (3, 4), (4, 5)]),
+    ("ab,bc,ca->", [(2, 3), (3, 4), (4, 2)]),
+    ("bi,bi->b", [(1, 4), (3, 4)]),
+    ("ij,ij->ij", [(3, 1), (3, 4)]),
+    ("i,j,k->ijk", [(2,), (3,), (4,)]),
+    ("ijk,ikl->jl", [(2, 3, 4), (2, 4, 5)]),
+    ("ab,ab,ab->a", [(3, 4), (3, 4), (3, 4)]),
+]
+
+
+@pytest.mark.parametrize("equation, shapes", EINSUM_CASES, ids=[c[0] for c in EINSUM_CASES])
+def test_einsum_matches_the_cpu_forward_and_backward(equation, shapes):
+    pairs = [_inputs(shape, seed) for seed, shape in enumerate(shapes)]
+    expected = torch.einsum(equation, *[cpu for cpu, _ in pairs])
+    got = torch.einsum(equation, *[gpu for _, gpu in pairs])
+    assert got.device.type == "cuda" and got.shape == expected.shape and got.dtype == expected.dtype
+    np.testing.assert_allclose(got.detach().cpu().numpy(), expected.detach().numpy(), rtol=1e-10, atol=1e-10)
+    expected.sum().backward()
+    got.sum().backward()
+    for cpu, gpu in pairs:
+        np.testing.assert_allclose(gpu.grad.cpu().numpy(), cpu.grad.numpy(), rtol=1e-10, atol=1e-10)
+
+
+def test_einsum_of_integers_sums_in_int64_and_checks_as_the_cpu():
+    t = torch.arange(6, dtype=torch.int32).reshape(2, 3)
+    got = torch.einsum("ij->i", t.cuda())
+    assert got.dtype == torch.int64 and torch.equal(got.cpu(), torch.einsum("ij->i", t))
+    with pytest.raises(RuntimeError, match="einsum\\(\\): output subscript k does not appear"):
+        torch.einsum("ij->k", t.cuda())
+    with pytest.raises(RuntimeError, match="einsum\\(\\): subscript j has size 3 for operand 1 which does not "
+                                           "broadcast with previously seen size 4"):
+        torch.einsum("ij,jk->ik", torch.zeros(2, 4, device="cuda"), torch.zeros(3, 2, device="cuda"))
+
+
+def test_einsum_permutation_is_a_view_on_the_device():
+    t = torch.randn(3, 4, device="cuda")
+    view = torch.einsum("ij->ji", t)
+    assert view.data_ptr() == t.data_ptr() and view.stride() == (1, 4)

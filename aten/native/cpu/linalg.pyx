@@ -385,11 +385,11 @@ cdef object _permutation_of(str equation):
     return [lhs.index(c) for c in rhs]
 
 
-@float16_via_float32
-def _einsum_compute(str equation, tensors, path=None):
+def einsum_plan(str equation, tuple tensors):
+    """einsum's checks, and what it computes: each operand's labels (None for its ellipsis), the
+    output's, each label's size (size-1 dims broadcast) and the result's dtype."""
     cdef TensorImpl t, first
     cdef int k
-    tensors = tuple(tensors)
     if len(tensors) == 0:
         raise RuntimeError("einsum(): must provide at least one operand")
     arrow = equation.find("->")
@@ -407,7 +407,6 @@ def _einsum_compute(str equation, tensors, path=None):
     first = <TensorImpl?>tensors[0]
     for obj in tensors:
         t = <TensorImpl?>obj
-        reject_half("einsum", t)
         if len(tensors) > 1 and t.scalar_type != first.scalar_type:
             raise RuntimeError(f"expected scalar type {type_name(first.scalar_type)} but found "
                                f"{type_name(t.scalar_type)}")
@@ -459,13 +458,25 @@ def _einsum_compute(str equation, tensors, path=None):
         out_labels = ([None] if any(None in labels for labels in operands) else []) + \
             sorted([l for l, c in counts.items() if c == 1])
     summed = any(l not in out_labels for l in sizes)
-    # the operands as arrays, size-1 dims of a label broadcast to its size (stride 0)
-    arrays = []
     result_type = first.scalar_type
     if len(tensors) == 1 and summed and is_integral(result_type, True):
         result_type = ST_INT64
     if len(tensors) > 1 and result_type == ST_BOOL and summed:
         raise NotImplementedError('"bmm" not implemented for \'Bool\'')
+    return operands, out_labels, sizes, dtype_of(result_type)
+
+
+@float16_via_float32
+def _einsum_compute(str equation, tensors, path=None):
+    cdef TensorImpl t
+    cdef int k
+    tensors = tuple(tensors)
+    for obj in tensors:
+        reject_half("einsum", <TensorImpl?>obj)
+    operands, out_labels, sizes, result_dtype = einsum_plan(equation, tensors)
+    cdef int result_type = result_dtype.scalar_type
+    # the operands as arrays, size-1 dims of a label broadcast to its size (stride 0)
+    arrays = []
     for k in range(len(tensors)):
         t = <TensorImpl>tensors[k]
         a = np_view(t)
