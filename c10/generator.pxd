@@ -6,11 +6,13 @@
 # without the GIL.
 from libc.stdint cimport uint32_t, uint64_t
 from cpython.pythread cimport PyThread_type_lock, PyThread_acquire_lock, PyThread_release_lock, WAIT_LOCK
+from c10.tensor_impl cimport TensorImpl
 
 cdef enum:
     MT_N = 624
     MT_M = 397
     CPU_STATE_SIZE = 5056      # sizeof(at::detail::CPUGeneratorImplState): get_state()'s byte count
+    CUDA_STATE_SIZE = 16       # a CUDA generator's state: the seed and the Philox offset, 8 bytes each
 
 cdef struct MT19937:
     uint64_t seed              # the seed it was initialised with (initial_seed())
@@ -78,8 +80,13 @@ cdef class Generator:
     cdef bint has_next_float_normal
     cdef PyThread_type_lock mutex
     cdef object _device
+    # a CUDA generator is Philox's: engine.seed and the offset each kernel launch consumes
+    cdef bint is_cuda
+    cdef uint64_t philox_offset
 
     cdef void set_current_seed(self, uint64_t seed) noexcept nogil
+    cdef TensorImpl _cuda_state(self)
+    cdef object _set_cuda_state(self, TensorImpl t)
 
     # Kernels hold the lock while they draw (PyTorch's generator->mutex_); take it without the GIL.
     cdef inline void lock(self) noexcept nogil:

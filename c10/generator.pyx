@@ -52,7 +52,8 @@ cdef uint64_t _seed_from_python(object seed) except? 0:
 
 
 cdef class Generator:
-    """torch.Generator(device='cpu'): an independent stream of pseudo-random numbers."""
+    """torch.Generator(device='cpu'): an independent stream of pseudo-random numbers (mt19937 on
+    the CPU, Philox seed and offset on CUDA)."""
 
     def __cinit__(self, *args, **kwargs):
         self.mutex = PyThread_allocate_lock()
@@ -62,10 +63,16 @@ cdef class Generator:
 
     def __init__(self, device="cpu"):
         dev = _device_cls("cpu") if device is None else _device_cls(device)
-        if dev.type != "cpu":
-            raise RuntimeError(f"Ember's torch.Generator supports only the CPU device (PyTorch's mt19937 generator); "
+        if dev.type == "cuda":
+            if dev.index not in (None, 0):
+                raise RuntimeError(f"Ember drives CUDA device 0 only; got device '{dev}'")
+            self.is_cuda = True
+            self._device = _device_cls("cuda", 0)
+        elif dev.type == "cpu":
+            self._device = _device_cls("cpu")
+        else:
+            raise RuntimeError(f"Ember's torch.Generator supports the CPU (mt19937) and CUDA (Philox) devices; "
                                f"got device '{dev}'")
-        self._device = _device_cls("cpu")
 
     def __dealloc__(self):
         if self.mutex != NULL:
@@ -86,6 +93,7 @@ cdef class Generator:
                                               + <uint32_t>j)
         self.engine.left = 1
         self.engine.next = 0
+        self.philox_offset = 0
 
     @property
     def device(self):
@@ -114,8 +122,11 @@ cdef class Generator:
         return self.engine.seed
 
     def get_state(self):
-        """The generator's state as a uint8 tensor (PyTorch's CPUGeneratorImplState bytes)."""
+        """The generator's state as a uint8 tensor (PyTorch's CPUGeneratorImplState bytes; for CUDA,
+        the seed and the Philox offset, 8 bytes each, as PyTorch's CUDA generator gives them)."""
         cdef Py_ssize_t size = CPU_STATE_SIZE
+        if self.is_cuda:
+            return self._cuda_state()
         cdef TensorImpl out = empty_contiguous(1, &size, ST_UINT8, None)
         cdef uint8_t* buf = <uint8_t*>out.data()
         cdef uint64_t word
@@ -144,6 +155,29 @@ cdef class Generator:
             self.unlock()
         return out
 
+    cdef TensorImpl _cuda_state(self):
+        cdef Py_ssize_t size = CUDA_STATE_SIZE
+        cdef TensorImpl out = empty_contiguous(1, &size, ST_UINT8, None)
+        cdef uint8_t* buf = <uint8_t*>out.data()
+        with nogil:
+            self.lock()
+            memcpy(buf, &self.engine.seed, 8)
+            memcpy(buf + 8, &self.philox_offset, 8)
+            self.unlock()
+        return out
+
+    def _philox_next(self):
+        """(seed, offset) for one CUDA kernel launch, which consumes the offset."""
+        cdef uint64_t seed, offset
+        if not self.is_cuda:
+            raise RuntimeError(f"Expected a 'cuda' device type for generator but found '{self._device.type}'")
+        with nogil:
+            self.lock()
+            seed, offset = self.engine.seed, self.philox_offset
+            self.philox_offset += 1
+            self.unlock()
+        return seed, offset
+
     def set_state(self, new_state):
         """Restore a state from get_state() (Ember's or PyTorch's); returns the generator."""
         cdef TensorImpl t
@@ -162,6 +196,8 @@ cdef class Generator:
             raise TypeError("RNG state must be a torch.ByteTensor")
         if not t.contiguous:
             raise RuntimeError("RNG state must be contiguous")
+        if self.is_cuda:
+            return self._set_cuda_state(t)
         if t.n_elem != CPU_STATE_SIZE:
             raise RuntimeError(f"Expected a CPUGeneratorImplState of size {CPU_STATE_SIZE} but found the input RNG "
                                f"state size to be {t.n_elem}")
@@ -193,11 +229,31 @@ cdef class Generator:
             self.unlock()
         return self
 
+    cdef object _set_cuda_state(self, TensorImpl t):
+        """PyTorch's CUDA layout: the seed, then (optionally) the offset."""
+        cdef uint64_t seed, offset = 0
+        if t.n_elem != CUDA_STATE_SIZE and t.n_elem != 8:
+            raise RuntimeError("RNG state is wrong size")
+        memcpy(&seed, t.data(), 8)
+        if t.n_elem == CUDA_STATE_SIZE:
+            memcpy(&offset, <const char*>t.data() + 8, 8)
+        with nogil:
+            self.lock()
+            self.set_current_seed(seed)
+            self.philox_offset = offset
+            self.unlock()
+        return self
+
     def get_offset(self):
-        raise RuntimeError("CPU Generator does not use offset")
+        if not self.is_cuda:
+            raise RuntimeError("CPU Generator does not use offset")
+        return self.philox_offset
 
     def set_offset(self, offset):
-        raise RuntimeError("CPU Generator does not use offset")
+        if not self.is_cuda:
+            raise RuntimeError("CPU Generator does not use offset")
+        self.philox_offset = <uint64_t>offset
+        return self
 
     def clone_state(self):
         """A new generator with a copy of this one's state."""
@@ -216,7 +272,12 @@ cdef class Generator:
         self.manual_seed(seed)
         if offset is not None:
             self.set_offset(offset)
-        if isinstance(rng_state, (bytes, bytearray)):
+        if isinstance(rng_state, (bytes, bytearray)) and self.is_cuda:
+            size = len(rng_state)
+            t = empty_contiguous(1, &size, ST_UINT8, None)
+            memcpy(t.data(), <const char*>rng_state, size)
+            rng_state = t
+        elif isinstance(rng_state, (bytes, bytearray)):
             if len(rng_state) != CPU_STATE_SIZE:
                 raise RuntimeError(f"Expected a CPUGeneratorImplState of size {CPU_STATE_SIZE} but found the input "
                                    f"RNG state size to be {len(rng_state)}")
@@ -233,6 +294,12 @@ _default.set_current_seed(_nondeterministic_seed())
 default_generator = _default
 
 
+# The default CUDA generator (torch.cuda.default_generators[0]): Philox's seed and the offset each
+# random kernel launch consumes, so that a seed gives the same draws run after run. It needs no GPU
+# to exist or to be seeded; PyTorch seeds it with the default seed, not a random one.
+default_cuda_generator = Generator("cuda")
+
+
 cdef Generator default_cpu_generator():
     return _default
 
@@ -243,4 +310,6 @@ cdef Generator generator_or_default(object gen):
         return _default
     if not isinstance(gen, Generator):
         raise TypeError(f"expected a torch.Generator, but got {type(gen).__name__}")
+    if (<Generator>gen).is_cuda:
+        raise RuntimeError("Expected a 'cpu' device type for generator but found 'cuda'")
     return <Generator>gen

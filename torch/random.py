@@ -3,7 +3,7 @@
 The generator itself is c10.generator.Generator (torch.Generator): PyTorch's mt19937, so
 `torch.manual_seed(s)` followed by an operator gives PyTorch's numbers for that seed (see the
 random section of aten/native/native_functions.yaml for which operators are bit-exact).
-CUDA tensors have no random kernels in Ember, so only the CPU generator is seeded.
+manual_seed seeds the default CUDA generator (Philox, torch.cuda.default_generators) too.
 """
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import contextlib
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from c10.generator import Generator, default_generator
+from c10.generator import Generator, default_cuda_generator, default_generator
 
 __all__ = ["Generator", "default_generator", "fork_rng", "get_rng_state", "initial_seed", "manual_seed", "seed",
            "set_rng_state"]
@@ -19,8 +19,7 @@ __all__ = ["Generator", "default_generator", "fork_rng", "get_rng_state", "initi
 
 def manual_seed(seed: Any) -> Generator:
     """Seed the default generator (an int in [-2**63, 2**64); negatives wrap modulo 2**64); returns it."""
-    from c10 import cuda as _c10_cuda
-    _c10_cuda.manual_seed(int(seed))      # as PyTorch's: every device's default generator
+    default_cuda_generator.manual_seed(int(seed))      # as PyTorch's: every device's default generator
     return default_generator.manual_seed(int(seed))
 
 

@@ -223,26 +223,3 @@ class Event:
         if not (self._recorded and end_event._recorded):
             raise RuntimeError("Both events must be recorded before calculating elapsed time.")
         return float(self._event.time_till(end_event._event))
-
-
-# The default CUDA generator: Philox's 64-bit seed and the offset each launch consumes (one per
-# random kernel), so that a seed gives the same draws run after run. Settable before CUDA starts.
-DEFAULT_SEED = 67280421310721      # PyTorch's default seed
-_philox = {"seed": DEFAULT_SEED, "offset": 0}
-
-
-def manual_seed(seed: int) -> None:
-    _philox["seed"] = int(seed) % (1 << 64)
-    _philox["offset"] = 0
-
-
-def initial_seed() -> int:
-    return int(_philox["seed"])
-
-
-def philox_next() -> tuple[int, int]:
-    """(seed, offset) for one random kernel launch; advances the offset."""
-    with _lock:
-        offset = _philox["offset"]
-        _philox["offset"] = offset + 1
-        return int(_philox["seed"]), int(offset)

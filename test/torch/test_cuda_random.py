@@ -149,3 +149,37 @@ def test_a_vae_style_reparameterisation_trains_on_the_device():
     loss = F.mse_loss(z, torch.ones_like(z)) - 0.5 * torch.mean(1 + log_var - mu ** 2 - log_var.exp())
     loss.backward()
     assert mu.grad.device.type == "cuda" and torch.isfinite(log_var.grad).all()
+
+
+def test_a_cuda_generator_gives_its_own_repeatable_stream():
+    g = torch.Generator(device="cuda").manual_seed(11)
+    first = torch.randn(1000, device="cuda", generator=g).cpu()
+    state = g.get_state()
+    second = torch.rand(1000, device="cuda", generator=g).cpu()
+    g.set_state(state)
+    assert torch.equal(torch.rand(1000, device="cuda", generator=g).cpu(), second)
+    again = torch.Generator(device="cuda").manual_seed(11)
+    assert torch.equal(torch.randn(1000, device="cuda", generator=again).cpu(), first)
+    torch.cuda.manual_seed(11)       # the default generator with the same seed draws the same
+    assert torch.equal(torch.randn(1000, device="cuda").cpu(), first)
+
+
+def test_the_default_cuda_generator_state_round_trips():
+    torch.cuda.manual_seed(3)
+    state = torch.cuda.get_rng_state()
+    drawn = torch.rand(100, device="cuda").cpu()
+    torch.cuda.set_rng_state(state)
+    assert torch.equal(torch.rand(100, device="cuda").cpu(), drawn)
+    assert torch.cuda.default_generators[0].initial_seed() == 3 == torch.cuda.initial_seed()
+
+
+def test_every_random_op_takes_a_cuda_generator():
+    g = torch.Generator(device="cuda").manual_seed(0)
+    x = torch.rand(64, device="cuda")
+    for draw in (lambda: torch.randn_like(x, generator=g), lambda: torch.bernoulli(x, generator=g),
+                 lambda: torch.normal(x, 1.0, generator=g), lambda: x.clone().exponential_(generator=g),
+                 lambda: torch.randint(0, 5, (64,), device="cuda", generator=g),
+                 lambda: torch.randperm(64, device="cuda", generator=g),
+                 lambda: torch.multinomial(x + 0.1, 4, generator=g)):
+        start = g.get_offset()
+        assert draw().device.type == "cuda" and g.get_offset() > start

@@ -138,9 +138,25 @@ def test_seed_is_nondeterministic_and_reseeds():
                           torch.rand(4, generator=torch.Generator().manual_seed(s2)).numpy())
 
 
-def test_generator_on_cuda_is_refused():
-    with pytest.raises(RuntimeError, match="supports only the CPU device"):
-        torch.Generator(device="cuda")
+def test_a_cuda_generator_keeps_a_philox_seed_and_offset_without_a_gpu():
+    g = torch.Generator(device="cuda").manual_seed(123)
+    assert g.device == torch.device("cuda", 0) and g.initial_seed() == 123 and g.get_offset() == 0
+    state = g.get_state()
+    assert state.dtype == torch.uint8 and state.shape == (16,)
+    assert int.from_bytes(bytes(state[:8].tolist()), "little") == 123
+    g.set_offset(8)
+    assert int.from_bytes(bytes(g.get_state()[8:].tolist()), "little") == 8
+    g.set_state(state)
+    assert g.get_offset() == 0 and g.initial_seed() == 123
+    with pytest.raises(RuntimeError, match="RNG state is wrong size"):
+        g.set_state(torch.zeros(5, dtype=torch.uint8))
+    clone = pickle.loads(pickle.dumps(g.set_offset(3)))
+    assert clone.device.type == "cuda" and clone.get_offset() == 3 and clone.initial_seed() == 123
+
+
+def test_a_cuda_generator_is_refused_by_cpu_operators():
+    with pytest.raises(RuntimeError, match="Expected a 'cpu' device type for generator but found 'cuda'"):
+        torch.rand(3, generator=torch.Generator(device="cuda"))
 
 
 def test_cpu_generator_has_no_offset():

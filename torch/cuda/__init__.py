@@ -6,12 +6,14 @@ from typing import Any
 from c10 import cuda as _c10_cuda
 from c10.cuda import Event
 from c10.cuda.caching_allocator import OutOfMemoryError
+from c10.generator import default_cuda_generator
 from torch.cuda.memory import (empty_cache, max_memory_allocated, max_memory_reserved, memory_allocated,
                                memory_reserved, memory_stats, reset_peak_memory_stats)
 from torch.cuda.streams import Stream, StreamContext, current_stream, default_stream, stream
 
 __all__ = ["is_available", "is_initialized", "device_count", "init", "current_device", "synchronize", "get_device_name",
-           "Event", "OutOfMemoryError", "manual_seed", "manual_seed_all", "initial_seed",
+           "Event", "OutOfMemoryError", "manual_seed", "manual_seed_all", "initial_seed", "seed", "seed_all",
+           "get_rng_state", "set_rng_state", "get_rng_state_all", "set_rng_state_all", "default_generators",
            "empty_cache", "max_memory_allocated", "max_memory_reserved", "memory_allocated", "memory_reserved",
            "memory_stats", "reset_peak_memory_stats", "Stream", "StreamContext", "current_stream", "default_stream",
            "stream", "get_device_properties", "get_device_capability", "set_device", "device"]
@@ -49,17 +51,48 @@ def get_device_name(device: Any = None) -> str:
     return _c10_cuda.device_name(_device_index(device))
 
 
+# torch.cuda.default_generators: one Philox generator per device (Ember drives device 0)
+default_generators = (default_cuda_generator,)
+
+
 def manual_seed(seed: int) -> None:
     """Seed the CUDA generator (Philox; no device is needed to set it)."""
-    _c10_cuda.manual_seed(int(seed))
+    default_cuda_generator.manual_seed(int(seed))
 
 
 def manual_seed_all(seed: int) -> None:
-    _c10_cuda.manual_seed(int(seed))
+    default_cuda_generator.manual_seed(int(seed))
+
+
+def seed() -> None:
+    """Seed the CUDA generator from a non-deterministic source."""
+    default_generators[0].seed()
+
+
+def seed_all() -> None:
+    default_generators[0].seed()
 
 
 def initial_seed() -> int:
-    return _c10_cuda.initial_seed()
+    return int(default_cuda_generator.initial_seed())
+
+
+def get_rng_state(device: Any = "cuda") -> Any:
+    """The CUDA generator's state: a uint8 CPU tensor of its seed and Philox offset (16 bytes)."""
+    return default_generators[0].get_state()
+
+
+def set_rng_state(new_state: Any, device: Any = "cuda") -> None:
+    default_generators[0].set_state(new_state)
+
+
+def get_rng_state_all() -> list[Any]:
+    return [get_rng_state()]
+
+
+def set_rng_state_all(new_states: Any) -> None:
+    for state in new_states:
+        set_rng_state(state)
 
 
 class _CudaDeviceProperties:

@@ -1,7 +1,7 @@
-"""uniform_, normal_ and bernoulli_ on CUDA: kernels/random.cu, Philox draws keyed by the CUDA
-generator's seed and a per-launch offset (c10.cuda.philox_next); torch.manual_seed and
-torch.cuda.manual_seed set the seed. Ember has no CUDA Generator objects yet: passing a CPU one
-is PyTorch's device error."""
+"""uniform_, normal_ and bernoulli_ on CUDA: kernels/random.cu, Philox draws keyed by a CUDA
+generator's seed and a per-launch offset: the generator passed (torch.Generator(device="cuda")) or
+the default (c10.generator.default_cuda_generator), which torch.manual_seed and
+torch.cuda.manual_seed seed. Passing a CPU generator is PyTorch's device error."""
 from __future__ import annotations
 
 from typing import Any
@@ -10,27 +10,30 @@ import numpy as np
 
 from aten.native.cuda.copy import copy_cuda
 from aten.native.cuda.pointwise import compiled_module, grid_for
-from c10 import cuda as c10_cuda
 from c10 import scalar_type, tensor_impl
+from c10.generator import default_cuda_generator
 
 _UINT8 = scalar_type.dtype_from_name("uint8")
 _FLOATING = ("float16", "float32", "float64")     # the dtypes kernels/random.cu draws
 
 
-def _check_generator(generator: Any) -> None:
-    if generator is not None:
-        device = getattr(generator, "device", None)
-        kind = getattr(device, "type", "cpu")
+def _cuda_generator(generator: Any) -> Any:
+    """The generator a kernel draws from: generator, which must be a CUDA one, or the default."""
+    if generator is None:
+        return default_cuda_generator
+    kind = getattr(getattr(generator, "device", None), "type", "cpu")
+    if kind != "cuda":
         raise RuntimeError(f"Expected a 'cuda' device type for generator but found '{kind}'")
+    return generator
 
 
 def _fill_random(self: Any, kernel: str, a: float, b: float, generator: Any) -> Any:
-    _check_generator(generator)
+    generator = _cuda_generator(generator)
     n = self.numel()
     if n == 0:
         return self
     target = self if self.is_contiguous() else tensor_impl.empty(tuple(self.shape), self.dtype, self.device)
-    seed, offset = c10_cuda.philox_next()
+    seed, offset = generator._philox_next()
     grid, block = grid_for(n)
     compiled_module("kernels/random.cu").get_function(kernel)(
         np.int64(n), np.uintp(target.data_ptr()), np.float64(a), np.float64(b), np.uint64(seed), np.uint64(offset),
@@ -61,12 +64,12 @@ def normal_cuda(self: Any, mean: float = 0.0, std: float = 1.0, generator: Any =
 def bernoulli_float_cuda(self: Any, p: float = 0.5, generator: Any = None) -> Any:
     if not 0 <= p <= 1:
         raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p}")
-    _check_generator(generator)
+    generator = _cuda_generator(generator)
     n = self.numel()
     if n == 0:
         return self
     draws = tensor_impl.empty(tuple(self.shape), _UINT8, self.device)
-    seed, offset = c10_cuda.philox_next()
+    seed, offset = generator._philox_next()
     grid, block = grid_for(n)
     compiled_module("kernels/random.cu").get_function("bernoulli_bytes")(
         np.int64(n), np.uintp(draws.data_ptr()), np.float64(p), np.uint64(seed), np.uint64(offset),
