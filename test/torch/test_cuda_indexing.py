@@ -180,3 +180,72 @@ def test_index_put_into_a_tensor_of_sixteen_dims():
 def test_a_cpu_half_operand_is_a_device_mismatch_not_an_upload():
     with pytest.raises(RuntimeError, match="Expected all tensors to be on the same device"):
         torch.mm(torch.ones(2, 2, dtype=torch.float16, device="cuda"), torch.ones(2, 2, dtype=torch.float16))
+
+
+# ---- scatter with a reduction -----------------------------------------------------------------------
+
+@pytest.mark.parametrize("reduce", ["sum", "prod", "mean", "amax", "amin"])
+@pytest.mark.parametrize("include_self", [True, False])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.int32, torch.int64])
+def test_scatter_reduce_matches_the_cpu(reduce, include_self, dtype):
+    rng = np.random.default_rng(7)
+    self_ = torch.from_numpy(rng.integers(-5, 6, (4, 6))).to(dtype)
+    src = torch.from_numpy(rng.integers(-5, 6, (3, 6))).to(dtype)
+    index = torch.from_numpy(rng.integers(0, 4, (3, 6)))
+    expected = self_.scatter_reduce(0, index, src, reduce, include_self=include_self)
+    got = self_.cuda().scatter_reduce(0, index.cuda(), src.cuda(), reduce, include_self=include_self)
+    assert got.device.type == "cuda" and got.dtype == dtype
+    assert torch.equal(got.cpu(), expected)
+    strided = self_.t().contiguous().cuda().t()       # in place on a non-contiguous tensor
+    strided.scatter_reduce_(0, index.cuda(), src.cuda(), reduce, include_self=include_self)
+    assert torch.equal(strided.cpu(), expected)
+
+
+def test_scatter_reduce_propagates_nan_in_amax_and_amin():
+    self_ = torch.tensor([0.0, 1.0, float("nan")])
+    src = torch.tensor([float("nan"), 5.0, 2.0, -3.0])
+    index = torch.tensor([0, 1, 2, 1])
+    for reduce in ("amax", "amin"):
+        expected = self_.scatter_reduce(0, index, src, reduce)
+        got = self_.cuda().scatter_reduce(0, index.cuda(), src.cuda(), reduce).cpu()
+        np.testing.assert_array_equal(got.numpy(), expected.numpy())
+
+
+def test_scatter_reduce_backpropagates_as_on_the_cpu():
+    rng = np.random.default_rng(8)
+    index = torch.from_numpy(rng.integers(0, 3, (5, 4)))
+    for reduce in ("sum", "mean", "amax", "prod"):
+        self_cpu = torch.from_numpy(rng.standard_normal((3, 4))).requires_grad_()
+        src_cpu = torch.from_numpy(rng.standard_normal((5, 4))).requires_grad_()
+        self_gpu = self_cpu.detach().cuda().requires_grad_()
+        src_gpu = src_cpu.detach().cuda().requires_grad_()
+        self_cpu.scatter_reduce(0, index, src_cpu, reduce).sum().backward()
+        self_gpu.scatter_reduce(0, index.cuda(), src_gpu, reduce).sum().backward()
+        np.testing.assert_allclose(self_gpu.grad.cpu().numpy(), self_cpu.grad.numpy(), rtol=1e-10)
+        np.testing.assert_allclose(src_gpu.grad.cpu().numpy(), src_cpu.grad.numpy(), rtol=1e-10)
+
+
+def test_legacy_scatter_reduce_add_and_multiply_match_the_cpu():
+    self_ = torch.arange(1.0, 9.0).reshape(2, 4)
+    index = torch.tensor([[0, 1, 0, 1]])
+    src = torch.full((1, 4), 3.0)
+    for reduce in ("add", "multiply"):
+        with pytest.warns(UserWarning, match="The reduce argument of torch.scatter with Tensor src is deprecated"):
+            got = self_.cuda().scatter(0, index.cuda(), src.cuda(), reduce=reduce)
+        with pytest.warns(UserWarning):
+            expected = self_.scatter(0, index, src, reduce=reduce)
+        assert torch.equal(got.cpu(), expected)
+        assert torch.equal(self_.cuda().scatter(0, index.cuda(), 2.0, reduce=reduce).cpu(),
+                           self_.scatter(0, index, 2.0, reduce=reduce))
+
+
+def test_scatter_reduce_errors_are_the_cpus():
+    t = torch.zeros(3, device="cuda")
+    index = torch.tensor([0, 1], device="cuda")
+    with pytest.raises(RuntimeError, match="reduce argument must be either sum, prod, mean, amax or amin, got max"):
+        t.scatter_reduce(0, index, t[:2], "max")
+    with pytest.raises(RuntimeError, match="index 3 is out of bounds for dimension 0 with size 3"):
+        t.scatter_reduce(0, torch.tensor([0, 3], device="cuda"), t[:2], "amax")
+    with pytest.raises(NotImplementedError, match="not implemented for 'Short'"):
+        torch.zeros(3, dtype=torch.int16, device="cuda").scatter_reduce(0, index, torch.zeros(2, dtype=torch.int16,
+                                                                                               device="cuda"), "sum")

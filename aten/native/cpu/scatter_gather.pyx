@@ -335,7 +335,8 @@ cdef int _scatter_shape_check(TensorImpl self, int dim, TensorImpl index, Tensor
     return 0
 
 
-cdef int _reduce_op(object reduce, bint new_options) except -1:
+cpdef int scatter_reduce_op(object reduce, bint new_options) except -1:
+    """The reduction scatter's reduce names (scatter_reduce's five when new_options), or PyTorch's error."""
     if new_options:
         ops = {"sum": R_ADD, "prod": R_MUL, "mean": R_ADD, "amax": R_MAX, "amin": R_MIN}
         if reduce not in ops:
@@ -400,7 +401,7 @@ def scatter__value_cpu(TensorImpl self not None, dim, TensorImpl index not None,
 def scatter__reduce_cpu(TensorImpl self not None, dim, TensorImpl index not None, TensorImpl src not None, reduce):
     cdef int d = self._wrap_dim(dim), op
     _check_scatter(self, d, index, src)
-    op = _reduce_op(reduce, False)
+    op = scatter_reduce_op(reduce, False)
     warnings.warn("The reduce argument of torch.scatter with Tensor src is deprecated and will be removed in a "
                   "future PyTorch release. Use torch.scatter_reduce instead for more reduction options.",
                   UserWarning, stacklevel=3)
@@ -414,7 +415,7 @@ def scatter__reduce_cpu(TensorImpl self not None, dim, TensorImpl index not None
 def scatter__value_reduce_cpu(TensorImpl self not None, dim, TensorImpl index not None, value, reduce):
     cdef int d = self._wrap_dim(dim), op
     _check_scatter(self, d, index, None)
-    op = _reduce_op(reduce, False)
+    op = scatter_reduce_op(reduce, False)
     check_kernel_dtype(self, "scatter_fill_cpu_")
     _scatter_into(self, d, index, scalar_tensor_of(value, self.scalar_type), op)
     bump_version(self)
@@ -461,7 +462,7 @@ def scatter_add_cpu(TensorImpl self not None, dim, TensorImpl index not None, Te
 # ---------------------------------------------------------------------------------------------
 # scatter_reduce.two
 
-cdef object _identity(str reduce, int st):
+cpdef object scatter_identity(str reduce, int st):
     """The value that leaves a reduction unchanged (written where include_self=False scatters)."""
     if reduce in ("sum", "mean"):
         return 0
@@ -523,7 +524,7 @@ def scatter_reduce__two_cpu(TensorImpl self not None, dim, TensorImpl index not 
     cdef int64_t init
     cdef Py_ssize_t k
     _check_scatter(self, d, index, src)
-    op = _reduce_op(reduce, True)
+    op = scatter_reduce_op(reduce, True)
     if reduce == "mean" and st == ST_BOOL:
         raise NotImplementedError("\"scatter_gather_tensor_cpu_reduce_mean\" not implemented for 'Bool'")
     check_kernel_dtype(self, "scatter_reduce_two_cpu")
@@ -532,7 +533,7 @@ def scatter_reduce__two_cpu(TensorImpl self not None, dim, TensorImpl index not 
         return self
     idx = _checked_index(self, d, index)
     if not include_self:
-        _scatter_into(self, d, idx, scalar_tensor_of(_identity(reduce, st), st), R_NONE)
+        _scatter_into(self, d, idx, scalar_tensor_of(scatter_identity(reduce, st), st), R_NONE)
     if reduce == "mean":
         counts = empty_contiguous(self.nd, self.sizes, ST_INT64, None)
         init = 1 if include_self else 0
@@ -576,7 +577,7 @@ def scatter_reduce__two_cpu(TensorImpl self not None, dim, TensorImpl index not 
 def scatter_reduce_two_cpu(TensorImpl self not None, dim, TensorImpl index not None, TensorImpl src not None,
                            reduce, include_self=True):
     _check_scatter(self, self._wrap_dim(dim), index, src)
-    _reduce_op(reduce, True)
+    scatter_reduce_op(reduce, True)
     return fresh(scatter_reduce__two_cpu(clone_contiguous(self), dim, index, src, reduce, include_self))
 
 

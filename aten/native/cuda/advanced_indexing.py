@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from aten.native.cpu.scatter_gather import check_gather, check_scatter
+from aten.native.cpu.scatter_gather import check_gather, check_scatter, scatter_identity, scatter_reduce_op
 from aten.native.cpu.views import as_strided
 from aten.native.cuda.copy import contiguous_cuda, copy_cuda
 from aten.native.cuda.pointwise import compiled_module, grid_for, to_device
@@ -37,15 +37,16 @@ def _on_device(t: Any) -> Any:
     return to_device(t, _INT64) if t.dtype is not _INT64 or not t.is_cuda else t
 
 
-def _launch(kernel: str, n: int, meta: list[int], *pointers: Any) -> list[int]:
-    """One take/put launch over n result elements; returns the error slot [1 + e, value, k]."""
+def _launch(kernel: str, n: int, meta: list[int], *pointers: Any, extra: tuple[Any, ...] = ()) -> list[int]:
+    """One take/put launch over n result elements (extra: arguments after the error slot);
+    returns the error slot [1 + e, value, k]."""
     state = c10_cuda.lazy_init()
     bad = np.zeros(3, dtype=np.int64)
     bad_dev = state["drv"].to_device(bad)
     grid, block = grid_for(n)
     compiled_module("kernels/index.cu").get_function(kernel)(
         np.int64(n), state["drv"].In(np.asarray(meta, dtype=np.int64)), *[np.uintp(p) for p in pointers], bad_dev,
-        grid=grid, block=block)
+        *extra, grid=grid, block=block)
     state["drv"].memcpy_dtoh(bad, bad_dev)
     return [int(v) for v in bad]
 
@@ -289,8 +290,10 @@ def gather_cuda(self: Any, dim: int, index: Any, sparse_grad: bool = False) -> A
     return out
 
 
-def _scatter(self: Any, dim: int, index: Any, src: Any, accumulate: bool, is_value: bool = False) -> Any:
-    """self, with src's elements written (or added) at index along dim; a value is a 0-dim src."""
+def _scatter(self: Any, dim: int, index: Any, src: Any, accumulate: bool, is_value: bool = False,
+             combine: int | None = None) -> Any:
+    """self, with src's elements written (or added, or combined by put_reduce's op) at index along
+    dim; a value is a 0-dim src."""
     d = self._wrap_dim(dim)
     check_scatter(self, d, index, None if is_value else src)
     if index.numel() == 0:
@@ -300,8 +303,11 @@ def _scatter(self: Any, dim: int, index: Any, src: Any, accumulate: bool, is_val
     if not src.is_cuda:
         src = to_device(src, src.dtype)
     values_strides = [0] * len(plan.shape) if is_value else list(_one_dim(src).stride())
-    bad = _launch(f"put_add_{self.dtype.name}" if accumulate else f"put_{self.element_size()}", plan.numel(),
-                  plan.meta(values_strides), self.data_ptr(), src.data_ptr())
+    if combine is not None:
+        kernel, extra = f"put_reduce_{self.dtype.name}", (np.int32(combine),)
+    else:
+        kernel, extra = (f"put_add_{self.dtype.name}" if accumulate else f"put_{self.element_size()}"), ()
+    bad = _launch(kernel, plan.numel(), plan.meta(values_strides), self.data_ptr(), src.data_ptr(), extra=extra)
     self._bump_version()
     _raise_out_of_range(bad, plan, None, d)
     return self
@@ -339,3 +345,83 @@ def scatter_add__cuda(self: Any, dim: int, index: Any, src: Any) -> Any:
 def scatter_add_cuda(self: Any, dim: int, index: Any, src: Any) -> Any:
     check_scatter(self, self._wrap_dim(dim), index, src)
     return scatter_add__cuda(_clone(self), dim, index, src)
+
+
+# ---- scatter with a reduction ---------------------------------------------------------------------
+
+_COMBINE = {"prod": 0, "multiply": 0, "amax": 1, "amin": 2}     # index.cu put_reduce's op
+
+
+def _check_reducing(self: Any, name: str) -> None:
+    if self.dtype.name not in _ACCUMULATING:
+        raise NotImplementedError(f'"{name}" not implemented for \'{self.dtype.type_name}\'')
+
+
+def _scatter_reducing(self: Any, d: int, index: Any, src: Any, reduce: str, is_value: bool) -> Any:
+    if reduce in ("sum", "add", "mean"):
+        return _scatter(self, d, index, src, True, is_value)
+    return _scatter(self, d, index, src, False, is_value, _COMBINE[reduce])
+
+
+def scatter_reduce__two_cuda(self: Any, dim: int, index: Any, src: Any, reduce: str, include_self: bool = True) -> Any:
+    """sum and mean add with atomics (mean then divides by each position's count, itself included
+    unless include_self is False); prod, amax and amin combine by compare-and-swap."""
+    d = self._wrap_dim(dim)
+    check_scatter(self, d, index, src)
+    scatter_reduce_op(reduce, True)
+    if reduce == "mean" and self.dtype is _BOOL:
+        raise NotImplementedError("\"scatter_gather_tensor_cuda_reduce_mean\" not implemented for 'Bool'")
+    _check_reducing(self, "scatter_reduce_two_cuda")
+    if index.numel() == 0:
+        return self
+    target = self if self.is_contiguous() else contiguous_cuda(self)
+    if not include_self:
+        identity = scatter_identity(reduce, self.dtype.scalar_type)
+        _scatter(target, d, index, _value(target, identity), False, True)
+    _scatter_reducing(target, d, index, src, reduce, False)
+    if reduce == "mean":
+        counts = tensor_impl.empty(tuple(self.shape), _INT64, self.device).fill_(1 if include_self else 0)
+        _scatter(counts, d, index, _value(counts, 1), True, True)
+        grid, block = grid_for(target.numel())
+        compiled_module("kernels/index.cu").get_function(f"divide_by_counts_{self.dtype.name}")(
+            np.int64(target.numel()), np.uintp(target.data_ptr()), np.uintp(counts.data_ptr()), grid=grid, block=block)
+    if target is not self:
+        copy_cuda(self, target)
+    self._bump_version()
+    return self
+
+
+def scatter_reduce_two_cuda(self: Any, dim: int, index: Any, src: Any, reduce: str, include_self: bool = True) -> Any:
+    check_scatter(self, self._wrap_dim(dim), index, src)
+    scatter_reduce_op(reduce, True)
+    return scatter_reduce__two_cuda(_clone(self), dim, index, src, reduce, include_self)
+
+
+def scatter__reduce_cuda(self: Any, dim: int, index: Any, src: Any, reduce: str) -> Any:
+    """The legacy reduce= ('add' or 'multiply') of scatter_, with PyTorch's deprecation warning."""
+    d = self._wrap_dim(dim)
+    check_scatter(self, d, index, src)
+    scatter_reduce_op(reduce, False)
+    warnings.warn("The reduce argument of torch.scatter with Tensor src is deprecated and will be removed in a "
+                  "future PyTorch release. Use torch.scatter_reduce instead for more reduction options.",
+                  UserWarning, stacklevel=3)
+    _check_reducing(self, "scatter_cuda_")
+    return _scatter_reducing(self, d, index, src, reduce, False)
+
+
+def scatter_reduce_cuda(self: Any, dim: int, index: Any, src: Any, reduce: str) -> Any:
+    check_scatter(self, self._wrap_dim(dim), index, src)
+    return scatter__reduce_cuda(_clone(self), dim, index, src, reduce)
+
+
+def scatter__value_reduce_cuda(self: Any, dim: int, index: Any, value: Any, reduce: str) -> Any:
+    d = self._wrap_dim(dim)
+    check_scatter(self, d, index, None)
+    scatter_reduce_op(reduce, False)
+    _check_reducing(self, "scatter_fill_cuda_")
+    return _scatter_reducing(self, d, index, _value(self, value), reduce, True)
+
+
+def scatter_value_reduce_cuda(self: Any, dim: int, index: Any, value: Any, reduce: str) -> Any:
+    check_scatter(self, self._wrap_dim(dim), index, None)
+    return scatter__value_reduce_cuda(_clone(self), dim, index, value, reduce)

@@ -159,6 +159,62 @@ EMBER_PUT_ADD(double, float64)
 EMBER_PUT_ADD(int, int32)
 EMBER_PUT_ADD(long long, int64)
 
+// scatter_reduce's prod, amax and amin (op 0, 1, 2): a compare-and-swap loop on the value's bits,
+// so that repeated positions all combine. amax/amin propagate a NaN from the source and keep one
+// already in self, as the CPU's reductions do.
+template <typename T> __device__ __forceinline__ T reduce_combine(T a, T b, int op) {
+  if (op == 0) return (T)(a * b);
+  if (op == 1) return (b != b || a < b) ? b : a;
+  return (b != b || b < a) ? b : a;
+}
+
+template <typename T, typename Bits> __device__ __forceinline__ void atomic_combine(T* address, T v, int op) {
+  Bits* bits = (Bits*)address;
+  Bits old = *bits, assumed;
+  do {
+    assumed = old;
+    T current;
+    memcpy(&current, &assumed, sizeof(T));
+    const T next = reduce_combine(current, v, op);
+    Bits wanted;
+    memcpy(&wanted, &next, sizeof(T));
+    if (wanted == assumed) return;
+    old = atomicCAS(bits, assumed, wanted);
+  } while (assumed != old);
+}
+
+// mean's last step: each sum over its count (at least 1); integers divide with floor, as PyTorch's
+// (the template serves the integral types; float and double have their overloads)
+template <typename T> __device__ __forceinline__ T divide_by_count(T s, long long c) {
+  const T b = (T)(c > 0 ? c : 1);
+  T q = (T)(s / b);
+  if (s % b != 0 && s < 0) q -= 1;
+  return q;
+}
+__device__ __forceinline__ float divide_by_count(float s, long long c) { return s / (float)(c > 0 ? c : 1); }
+__device__ __forceinline__ double divide_by_count(double s, long long c) { return s / (double)(c > 0 ? c : 1); }
+
+#define EMBER_PUT_REDUCE(T, BITS, NAME)                                                           \
+  extern "C" __global__ void put_reduce_##NAME(long long n, const long long* meta, T* dst, const T* values, \
+                                               long long* bad, int op) {                          \
+    for (long long e = blockIdx.x * (long long)blockDim.x + threadIdx.x; e < n;                   \
+         e += (long long)blockDim.x * gridDim.x) {                                                \
+      long long voffset;                                                                          \
+      const long long offset = indexed_offset(e, meta, &voffset, bad);                           \
+      if (offset >= 0) atomic_combine<T, BITS>(dst + offset, values[voffset], op);               \
+    }                                                                                             \
+  }                                                                                               \
+  extern "C" __global__ void divide_by_counts_##NAME(long long n, T* sums, const long long* counts) { \
+    for (long long e = blockIdx.x * (long long)blockDim.x + threadIdx.x; e < n;                   \
+         e += (long long)blockDim.x * gridDim.x)                                                  \
+      sums[e] = divide_by_count(sums[e], counts[e]);                                              \
+  }
+
+EMBER_PUT_REDUCE(float, unsigned int, float32)
+EMBER_PUT_REDUCE(double, unsigned long long, float64)
+EMBER_PUT_REDUCE(int, unsigned int, int32)
+EMBER_PUT_REDUCE(long long, unsigned long long, int64)
+
 // nonzero over a contiguous tensor, in chunks of `chunk` elements per thread: the counts per chunk
 // first, then (from their prefix sums, taken on the host) each chunk's positions in order, written
 // as nd coordinates out[j * nd + d] (meta = [nd, sizes[nd]]). float16 is read as its bits: nonzero
