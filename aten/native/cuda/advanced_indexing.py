@@ -303,10 +303,11 @@ def _scatter(self: Any, dim: int, index: Any, src: Any, accumulate: bool, is_val
     if not src.is_cuda:
         src = to_device(src, src.dtype)
     values_strides = [0] * len(plan.shape) if is_value else list(_one_dim(src).stride())
+    extra: tuple[Any, ...] = ()
     if combine is not None:
         kernel, extra = f"put_reduce_{self.dtype.name}", (np.int32(combine),)
     else:
-        kernel, extra = (f"put_add_{self.dtype.name}" if accumulate else f"put_{self.element_size()}"), ()
+        kernel = f"put_add_{self.dtype.name}" if accumulate else f"put_{self.element_size()}"
     bad = _launch(kernel, plan.numel(), plan.meta(values_strides), self.data_ptr(), src.data_ptr(), extra=extra)
     self._bump_version()
     _raise_out_of_range(bad, plan, None, d)
