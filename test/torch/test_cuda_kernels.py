@@ -144,7 +144,7 @@ def test_addmm_with_an_empty_inner_dimension_or_beta_zero():
 
 def test_an_op_without_a_cuda_kernel_raises_not_implemented_naming_it():
     with pytest.raises(NotImplementedError, match=r"Could not run 'aten::\w+' with arguments from the 'CUDA' backend"):
-        torch.cummax(torch.ones(4, device="cuda"), 0)
+        torch.histc(torch.ones(4, device="cuda"))
 
 
 # ---- losses and a whole training run -------------------------------------------------------------
@@ -490,3 +490,42 @@ def test_prod_matches_the_cpu(dtype):
             assert got.dtype == expected.dtype and torch.equal(got.cpu(), expected)
     assert torch.equal(torch.prod(cpu.cuda()).cpu(), torch.prod(cpu))
     assert torch.prod(torch.ones(0, 3, device="cuda"), 0).tolist() == [1.0, 1.0, 1.0]
+
+
+# ---- cummax, cummin, logcumsumexp ----------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.float16, torch.int64, torch.int32,
+                                   torch.int16, torch.int8, torch.uint8, torch.bool])
+@pytest.mark.parametrize("dim", [0, 1, -1])
+def test_cummax_and_cummin_match_the_cpu_with_ties_and_nan(dtype, dim):
+    data = np.random.default_rng(9).integers(0, 4, (5, 6, 3)).astype(np.float64)
+    if dtype.is_floating_point:
+        data[1, 2, 0] = data[3, 0, 1] = np.nan
+    cpu = torch.from_numpy(data).to(dtype)
+    for op in (torch.cummax, torch.cummin):
+        (values, indices), (ev, ei) = op(cpu.cuda(), dim), op(cpu, dim)
+        assert values.dtype == dtype and indices.dtype == torch.int64
+        np.testing.assert_array_equal(values.cpu().numpy(), ev.numpy())
+        np.testing.assert_array_equal(indices.cpu().numpy(), ei.numpy())
+
+
+def test_cummax_backpropagates_as_on_the_cpu():
+    cpu = torch.randn(4, 7, dtype=torch.float64, requires_grad=True)
+    gpu = cpu.detach().cuda().requires_grad_()
+    torch.cummax(cpu, 1).values.sum().backward()
+    torch.cummax(gpu, 1).values.sum().backward()
+    np.testing.assert_array_equal(gpu.grad.cpu().numpy(), cpu.grad.numpy())
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_logcumsumexp_matches_the_cpu_with_infinities(dtype):
+    data = np.random.default_rng(10).standard_normal((4, 9)) * 50
+    data[0, :3] = -np.inf
+    data[1, 4] = np.inf
+    data[2, 2] = np.nan
+    cpu = torch.from_numpy(data).to(dtype)
+    for dim in (0, 1):
+        np.testing.assert_allclose(torch.logcumsumexp(cpu.cuda(), dim).cpu().numpy(),
+                                   torch.logcumsumexp(cpu, dim).numpy(), rtol=1e-6)
+    with pytest.raises(NotImplementedError, match="not implemented for 'Long'"):
+        torch.logcumsumexp(torch.ones(3, dtype=torch.int64, device="cuda"), 0)

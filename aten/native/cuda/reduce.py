@@ -192,6 +192,20 @@ def argmin_cuda(self: Any, dim: Any = None, keepdim: bool = False) -> Any:
 _SCAN_TYPES = ("float32", "float64", "int32", "int64")
 
 
+def _lines(self: Any, d: int) -> tuple[int, int, int]:
+    """(outer, n, inner): self read as lines of n elements along dim d (a 0-dim self: one line of 1)."""
+    outer = inner = 1
+    for s in self.shape[:d]:
+        outer *= s
+    for s in self.shape[d + 1:]:
+        inner *= s
+    return outer, (self.shape[d] if self.dim() else 1), inner
+
+
+def _line_grid(lines: int) -> tuple[int, int, int]:
+    return max(1, min((lines + _THREADS - 1) // _THREADS, _MAX_BLOCKS)), 1, 1
+
+
 def _scan(self: Any, dim: int, dtype: Any, prod: bool, inplace: bool) -> Any:
     """cumsum/cumprod with PyTorch's dtypes: integral (and bool) inputs give int64 unless dtype
     says otherwise; an in-place scan keeps self's dtype."""
@@ -214,15 +228,10 @@ def _scan(self: Any, dim: int, dtype: Any, prod: bool, inplace: bool) -> Any:
         return copy_cuda(out, src)
     if out_dtype.name not in _SCAN_TYPES:
         raise NotImplementedError(f'"{name}_cuda" not implemented for \'{out_dtype.type_name}\'')
-    outer = inner = 1
-    for s in self.shape[:d]:
-        outer *= s
-    for s in self.shape[d + 1:]:
-        inner *= s
-    lines = outer * inner
+    outer, n, inner = _lines(self, d)
     compiled_module("kernels/reduce.cu").get_function(f"scan_lines_{out_dtype.name}")(
-        np.int64(outer), np.int64(self.shape[d]), np.int64(inner), np.uintp(src.data_ptr()), np.uintp(out.data_ptr()),
-        np.int32(prod), grid=(max(1, min((lines + _THREADS - 1) // _THREADS, _MAX_BLOCKS)), 1, 1),
+        np.int64(outer), np.int64(n), np.int64(inner), np.uintp(src.data_ptr()), np.uintp(out.data_ptr()),
+        np.int32(prod), grid=_line_grid(outer * inner),
         block=(_THREADS, 1, 1))
     return out
 
@@ -243,3 +252,54 @@ def cumsum__cuda(self: Any, dim: int, dtype: Any = None) -> Any:
 
 def cumprod__cuda(self: Any, dim: int, dtype: Any = None) -> Any:
     return copy_cuda(self, _scan(self, dim, dtype, True, True))
+
+
+# the kernel each dtype's cummax/cummin runs (bool as its bytes)
+_EXTREME_TYPES = {"float32": "float32", "float64": "float64", "int64": "int64", "int32": "int32", "int16": "int16",
+                  "int8": "int8", "uint8": "uint8", "bool": "uint8"}
+
+
+def _cum_extreme(self: Any, dim: int, is_max: bool) -> tuple[Any, Any]:
+    """cummax/cummin as PyTorch's CPU runs them: among equal values the last index, and a NaN, once
+    seen, stays (kernels/reduce.cu extreme_lines)."""
+    if self.dim() == 0 and dim not in (0, -1):
+        raise IndexError(f"{'cummax' if is_max else 'cummin'}(): Expected reduction dim -1 or 0 for scalar but got "
+                         f"{dim}")
+    values = tensor_impl.empty(tuple(self.shape), self.dtype, self.device)
+    indices = tensor_impl.empty(tuple(self.shape), _INT64, self.device)
+    if self.numel() == 0:
+        return values, indices
+    d = self._wrap_dim(dim) if self.dim() else 0
+    src = contiguous_cuda(self)
+    outer, n, inner = _lines(self, d)
+    compiled_module("kernels/reduce.cu").get_function(f"extreme_lines_{_EXTREME_TYPES[self.dtype.name]}")(
+        np.int64(outer), np.int64(n), np.int64(inner), np.uintp(src.data_ptr()), np.uintp(values.data_ptr()),
+        np.uintp(indices.data_ptr()), np.int32(is_max), grid=_line_grid(outer * inner), block=(_THREADS, 1, 1))
+    return values, indices
+
+
+@float16_via_float32
+def cummax_cuda(self: Any, dim: int) -> Any:
+    return _cum_extreme(self, dim, True)
+
+
+@float16_via_float32
+def cummin_cuda(self: Any, dim: int) -> Any:
+    return _cum_extreme(self, dim, False)
+
+
+@float16_via_float32
+def logcumsumexp_cuda(self: Any, dim: int) -> Any:
+    """Accumulated in double, as PyTorch's CPU kernel does for float32 and float64."""
+    d = self._wrap_dim(dim)
+    if not self.dtype.is_floating_point:
+        raise NotImplementedError(f'"logcumsumexp_cuda" not implemented for \'{self.dtype.type_name}\'')
+    out = tensor_impl.empty(tuple(self.shape), self.dtype, self.device)
+    if self.numel() == 0:
+        return out
+    src = contiguous_cuda(self)
+    outer, n, inner = _lines(self, d)
+    compiled_module("kernels/reduce.cu").get_function(f"log_cumsum_exp_lines_{self.dtype.name}")(
+        np.int64(outer), np.int64(n), np.int64(inner), np.uintp(src.data_ptr()), np.uintp(out.data_ptr()),
+        grid=_line_grid(outer * inner), block=(_THREADS, 1, 1))
+    return out

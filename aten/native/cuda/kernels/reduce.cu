@@ -82,6 +82,61 @@ __device__ __forceinline__ void scan_lines(long long outer, long long n, long lo
   }
 }
 
+// cummax/cummin (is_max) the way PyTorch's CPU scan runs them: an element takes over when it is
+// NaN, or when the running value is not NaN and the element is >= (<= for cummin) it, so among
+// equal values the last index wins and a NaN, once seen, stays.
+template <typename T>
+__device__ __forceinline__ void extreme_lines(long long outer, long long n, long long inner, const T* __restrict__ in,
+                                              T* __restrict__ values, long long* __restrict__ indices, int is_max) {
+  const long long lines = outer * inner;
+  for (long long e = blockIdx.x * (long long)blockDim.x + threadIdx.x; e < lines;
+       e += (long long)blockDim.x * gridDim.x) {
+    const long long base = (e / inner) * n * inner + e % inner;
+    T best = in[base];
+    long long at = 0;
+    for (long long i = 0; i < n; ++i) {
+      const T v = in[base + i * inner];
+      const bool takes = v != v || (best == best && (is_max ? v >= best : v <= best));
+      if (takes) { best = v; at = i; }
+      values[base + i * inner] = best;
+      indices[base + i * inner] = at;
+    }
+  }
+}
+
+// logcumsumexp in double (PyTorch's CPU acc type for float and double): each element log-added
+// to the running value as log1p(exp(min - max)) + max; a NaN running value stays NaN, and two
+// equal infinities give the element.
+template <typename T>
+__device__ __forceinline__ void log_cumsum_exp_lines(long long outer, long long n, long long inner,
+                                                     const T* __restrict__ in, T* __restrict__ out) {
+  const long long lines = outer * inner;
+  for (long long e = blockIdx.x * (long long)blockDim.x + threadIdx.x; e < lines;
+       e += (long long)blockDim.x * gridDim.x) {
+    const long long base = (e / inner) * n * inner + e % inner;
+    double acc = -INFINITY;
+    for (long long i = 0; i < n; ++i) {
+      const double x = (double)in[base + i * inner];
+      double lo, hi;
+      if (acc != acc) { lo = hi = acc; }
+      else { lo = acc < x ? acc : x; hi = x < acc ? acc : x; }
+      acc = (lo != hi || isfinite(lo)) ? log1p(exp(lo - hi)) + hi : x;
+      out[base + i * inner] = (T)acc;
+    }
+  }
+}
+
+#define EMBER_EXTREME_SCAN(T, NAME)                                                                \
+  extern "C" __global__ void extreme_lines_##NAME(long long outer, long long n, long long inner,  \
+                                                  const T* in, T* values, long long* indices,     \
+                                                  int is_max) {                                   \
+    extreme_lines<T>(outer, n, inner, in, values, indices, is_max);                               \
+  }
+
+EMBER_EXTREME_SCAN(unsigned char, uint8)
+EMBER_EXTREME_SCAN(signed char, int8)
+EMBER_EXTREME_SCAN(short, int16)
+
 #define EMBER_REDUCE(T, NAME)                                                                      \
   extern "C" __global__ void sum_rows_##NAME(long long rows, long long R, const T* in, T* out,     \
                                              double scale) {                                       \
@@ -97,9 +152,19 @@ __device__ __forceinline__ void scan_lines(long long outer, long long n, long lo
   extern "C" __global__ void scan_lines_##NAME(long long outer, long long n, long long inner,      \
                                                const T* in, T* out, int prod) {                    \
     scan_lines<T>(outer, n, inner, in, out, prod);                                                 \
-  }
+  }                                                                                                \
+  EMBER_EXTREME_SCAN(T, NAME)
 
 EMBER_REDUCE(float, float32)
 EMBER_REDUCE(double, float64)
 EMBER_REDUCE(int, int32)
 EMBER_REDUCE(long long, int64)
+
+#define EMBER_LOG_CUMSUM_EXP(T, NAME)                                                              \
+  extern "C" __global__ void log_cumsum_exp_lines_##NAME(long long outer, long long n, long long inner, \
+                                                         const T* in, T* out) {                    \
+    log_cumsum_exp_lines<T>(outer, n, inner, in, out);                                             \
+  }
+
+EMBER_LOG_CUMSUM_EXP(float, float32)
+EMBER_LOG_CUMSUM_EXP(double, float64)
