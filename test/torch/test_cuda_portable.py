@@ -413,3 +413,15 @@ def test_einsum_permutation_is_a_view_on_the_device():
     t = torch.randn(3, 4, device="cuda")
     view = torch.einsum("ij->ji", t)
     assert view.data_ptr() == t.data_ptr() and view.stride() == (1, 4)
+
+
+@pytest.mark.parametrize("mode", ["reflect", "replicate"])
+@pytest.mark.parametrize("shape, pad", [((2, 3, 7), (2, 3)), ((3, 7), (0, 6)), ((2, 2, 5, 6), (1, 2, 3, 4)),
+                                        ((2, 5, 6), (5, 0, 0, 4))])
+def test_reflection_and_replication_padding_match_the_cpu(mode, shape, pad):
+    _same(lambda t: F.pad(t, pad, mode=mode), shape=shape)
+
+
+def test_padding_errors_are_the_cpus():
+    with pytest.raises(RuntimeError, match="Padding size should be less than the corresponding input dimension"):
+        F.pad(torch.zeros(1, 2, 3, device="cuda"), (3, 0), mode="reflect")

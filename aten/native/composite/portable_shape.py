@@ -1,5 +1,6 @@
 """Portable kernels for comparison, counting and data movement: equal, count_nonzero, roll,
-take_along_dim and index_copy written over eq/all, ne/sum, index_select, gather and index_put_,
+take_along_dim, index_copy and the reflection/replication pads written over eq/all, ne/sum,
+index_select, gather and index_put_,
 registered as CompositeExplicitAutograd beside the CPU kernels as in portable.py. The checks and
 messages are the CPU kernels'.
 """
@@ -9,6 +10,7 @@ from typing import Any, Sequence
 
 from aten.dispatcher import find_operator
 from aten.native.cpu.indexing import check_index_copy
+from aten.native.cpu.nn_pad import check_gather_pad
 from c10 import scalar_type
 
 _eq = find_operator("eq.Tensor")
@@ -26,6 +28,12 @@ _copy_ = find_operator("copy_")
 _clone = find_operator("clone")
 _amin = find_operator("amin")
 _amax = find_operator("amax")
+_abs = find_operator("abs")
+_where = find_operator("where.self")
+_ge = find_operator("ge.Tensor")
+_add = find_operator("add.Tensor")
+_neg = find_operator("neg")
+_clamp = find_operator("clamp")
 
 _INT64 = scalar_type.dtype_from_name("int64")
 
@@ -103,3 +111,36 @@ def index_copy_(self: Any, dim: int, index: Any, source: Any) -> Any:
 
 def index_copy(self: Any, dim: int, index: Any, source: Any) -> Any:
     return index_copy_(_clone(self), dim, index, source)
+
+
+def _gather_pad(self: Any, pads: Sequence[tuple[int, int]], reflect: bool) -> Any:
+    """Along each padded dim (last first), the input position each output position reads: mirrored
+    about the edges without repeating them (reflect) or the nearest edge (replicate)."""
+    out = self
+    for i, (lo, hi) in enumerate(pads):
+        d = self.dim() - 1 - i
+        size = self.shape[d]
+        positions = _arange(-lo, size + hi, dtype=_INT64, device=self.device)
+        if reflect:
+            positions = _abs(positions)
+            positions = _where(_ge(positions, size), _add(_neg(positions), 2 * (size - 1)), positions)
+        else:
+            positions = _clamp(positions, 0, size - 1)
+        out = _index_select(out, d, positions)
+    return out
+
+
+def reflection_pad1d(self: Any, padding: Sequence[int]) -> Any:
+    return _gather_pad(self, check_gather_pad(self, padding, True, 1), True)
+
+
+def reflection_pad2d(self: Any, padding: Sequence[int]) -> Any:
+    return _gather_pad(self, check_gather_pad(self, padding, True, 2), True)
+
+
+def replication_pad1d(self: Any, padding: Sequence[int]) -> Any:
+    return _gather_pad(self, check_gather_pad(self, padding, False, 1), False)
+
+
+def replication_pad2d(self: Any, padding: Sequence[int]) -> Any:
+    return _gather_pad(self, check_gather_pad(self, padding, False, 2), False)

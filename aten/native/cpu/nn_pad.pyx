@@ -145,38 +145,42 @@ cdef int _dtypes(str op, TensorImpl self) except -1:
     return 0
 
 
+def check_gather_pad(TensorImpl self not None, padding, bint reflect, int spatial):
+    """reflection_pad/replication_pad's checks over `spatial` trailing dims; returns the (lo, hi)
+    pairs, last dim first (F.pad's order). Shared with the portable kernels."""
+    cdef tuple pads = _pairs(padding, spatial, "padding")
+    _check_batch_input(self, spatial)
+    if reflect:
+        _check_reflect(self, pads, 4)
+    else:
+        _check_replicate(self, pads)
+    return pads
+
+
 @float16_via_float32
 def reflection_pad1d_cpu(TensorImpl self not None, padding):
-    cdef tuple pads = _pairs(padding, 1, "padding")
-    _check_batch_input(self, 1)
-    _check_reflect(self, pads, 4)
+    cdef tuple pads = check_gather_pad(self, padding, True, 1)
     _dtypes("reflection_pad1d", self)
     return _gather_pad(self, pads, "reflect")
 
 
 @float16_via_float32
 def reflection_pad2d_cpu(TensorImpl self not None, padding):
-    cdef tuple pads = _pairs(padding, 2, "padding")
-    _check_batch_input(self, 2)
-    _check_reflect(self, pads, 4)
+    cdef tuple pads = check_gather_pad(self, padding, True, 2)
     _dtypes("reflection_pad2d", self)
     return _gather_pad(self, pads, "reflect")
 
 
 @float16_via_float32
 def replication_pad1d_cpu(TensorImpl self not None, padding):
-    cdef tuple pads = _pairs(padding, 1, "padding")
-    _check_batch_input(self, 1)
-    _check_replicate(self, pads)
+    cdef tuple pads = check_gather_pad(self, padding, False, 1)
     _dtypes("replication_pad1d", self)
     return _gather_pad(self, pads, "replicate")
 
 
 @float16_via_float32
 def replication_pad2d_cpu(TensorImpl self not None, padding):
-    cdef tuple pads = _pairs(padding, 2, "padding")
-    _check_batch_input(self, 2)
-    _check_replicate(self, pads)
+    cdef tuple pads = check_gather_pad(self, padding, False, 2)
     _dtypes("replication_pad2d", self)
     return _gather_pad(self, pads, "replicate")
 
