@@ -174,3 +174,51 @@ def test_sampling_from_a_language_model_on_the_device():
     tokens = torch.gather(top.indices, -1, torch.multinomial(probs, 1))
     assert tokens.shape == (4, 1) and tokens.device.type == "cuda"
     assert all(t in row for t, row in zip(tokens.cpu().ravel().tolist(), top.indices.cpu().tolist()))
+
+
+# ---- searchsorted and bucketize (kernels/search.cu) -------------------------------------------------
+
+@pytest.mark.parametrize("right", [False, True])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.int64, torch.int32, torch.uint8])
+def test_searchsorted_matches_the_cpu_for_rows_and_shared_boundaries(right, dtype):
+    rng = np.random.default_rng(14)
+    rows = torch.from_numpy(np.sort(rng.integers(0, 20, (3, 9)), axis=1)).to(dtype)
+    values = torch.from_numpy(rng.integers(0, 21, (3, 5))).to(dtype)
+    _same((torch.searchsorted(rows.cuda(), values.cuda(), right=right),),
+          (torch.searchsorted(rows, values, right=right),))
+    _same((torch.searchsorted(rows[0].cuda(), values.cuda(), right=right, out_int32=True),),
+          (torch.searchsorted(rows[0], values, right=right, out_int32=True),))
+    _same((torch.bucketize(values.cuda(), rows[1].cuda(), right=right),), (torch.bucketize(values, rows[1], right=right),))
+
+
+def test_searchsorted_with_a_sorter_scalars_nan_and_mixed_dtypes_matches_the_cpu():
+    boundaries = torch.tensor([3.0, 1.0, float("nan"), 2.0])
+    sorter = torch.argsort(boundaries)
+    values = torch.tensor([0.5, 2.0, 2.5, float("nan"), 9.0])
+    _same((torch.searchsorted(boundaries.cuda(), values.cuda(), sorter=sorter.cuda()),),
+          (torch.searchsorted(boundaries, values, sorter=sorter),))
+    _same((torch.searchsorted(boundaries.cuda(), values.cuda(), side="right", sorter=sorter.cuda()),),
+          (torch.searchsorted(boundaries, values, side="right", sorter=sorter),))
+    ints = torch.tensor([1, 3, 5, 7])
+    _same((torch.searchsorted(ints.cuda(), torch.tensor([2.5, 7.0]).cuda()),),
+          (torch.searchsorted(ints, torch.tensor([2.5, 7.0])),))
+    _same((torch.searchsorted(ints.cuda(), 4),), (torch.searchsorted(ints, 4),))
+    _same((torch.bucketize(4.5, ints.cuda()),), (torch.bucketize(4.5, ints),))
+
+
+def test_inverse_cdf_sampling_as_a_renderer_does_it():
+    weights = torch.rand(4, 16, dtype=torch.float64) + 0.01
+    cdf = torch.cumsum(weights / weights.sum(-1, keepdim=True), -1)
+    u = torch.rand(4, 32, dtype=torch.float64)
+    expected = torch.searchsorted(cdf, u, right=True)
+    assert torch.equal(torch.searchsorted(cdf.cuda(), u.cuda(), right=True).cpu(), expected)
+
+
+def test_searchsorted_errors_are_the_cpus():
+    with pytest.raises(RuntimeError, match="torch.searchsorted\\(\\): sorter index out of range"):
+        torch.searchsorted(torch.zeros(3, device="cuda"), torch.zeros(2, device="cuda"),
+                           sorter=torch.tensor([0, 1, 5], device="cuda"))
+    with pytest.raises(RuntimeError, match="side can only be 'left' or 'right' but got middle"):
+        torch.searchsorted(torch.zeros(3, device="cuda"), torch.zeros(2, device="cuda"), side="middle")
+    with pytest.raises(RuntimeError, match="boundaries tensor must be 1 dimension, but got dim\\(2\\)"):
+        torch.bucketize(torch.zeros(2, device="cuda"), torch.zeros(2, 2, device="cuda"))

@@ -73,20 +73,9 @@ cdef bint _dims_match_before_last(TensorImpl bd, TensorImpl inp):
     return True
 
 
-@float16_via_float32
-def searchsorted_cpu(TensorImpl sorted_sequence not None, TensorImpl self not None, out_int32=False, right=False,
-                     side=None, TensorImpl sorter=None):
-    cdef TensorImpl bd = sorted_sequence, inp, srt = None, out
-    cdef int common
-    cdef Py_ssize_t n, idim_in, idim_bd, v, vmin, vmax, i
-    cdef bint is_right, one_d
-    cdef const int64_t* sp = NULL
-    cdef int64_t* o64 = NULL
-    cdef int32_t* o32 = NULL
-    cdef char* ip
-    cdef char* bp
-    check_cpu(bd)
-    check_cpu(self)
+def check_searchsorted(TensorImpl bd not None, TensorImpl self not None, right, side, TensorImpl sorter):
+    """searchsorted's checks but the sorter's values (which need the data); returns whether to
+    search from the right. Shared with the CUDA kernel."""
     if side is not None:
         if side != "left" and side != "right":
             raise RuntimeError(f"torch.searchsorted(): side can only be 'left' or 'right' but got {side}")
@@ -94,7 +83,6 @@ def searchsorted_cpu(TensorImpl sorted_sequence not None, TensorImpl self not No
             raise RuntimeError(f"torch.searchsorted(): side and right can't be set to opposites, got side of {side} "
                                "while right was True")
     if sorter is not None:
-        check_cpu(sorter)
         if sorter._sizes() != bd._sizes():
             raise RuntimeError(f"torch.searchsorted(): boundary and sorter must have the same size, but got boundary "
                                f"tensor {sizes_str(bd)}and got sorter tensor {sizes_str(sorter)}")
@@ -113,6 +101,27 @@ def searchsorted_cpu(TensorImpl sorted_sequence not None, TensorImpl self not No
         if sorter.scalar_type != ST_INT64:
             raise RuntimeError(f"torch.searchsorted(): sorter must be a tensor of long dtype but got dtype "
                                f"{type_name(sorter.scalar_type)}")
+    return (side == "right") if side is not None else bool(right)
+
+
+@float16_via_float32
+def searchsorted_cpu(TensorImpl sorted_sequence not None, TensorImpl self not None, out_int32=False, right=False,
+                     side=None, TensorImpl sorter=None):
+    cdef TensorImpl bd = sorted_sequence, inp, srt = None, out
+    cdef int common
+    cdef Py_ssize_t n, idim_in, idim_bd, v, vmin, vmax, i
+    cdef bint is_right, one_d
+    cdef const int64_t* sp = NULL
+    cdef int64_t* o64 = NULL
+    cdef int32_t* o32 = NULL
+    cdef char* ip
+    cdef char* bp
+    check_cpu(bd)
+    check_cpu(self)
+    if sorter is not None:
+        check_cpu(sorter)
+    is_right = check_searchsorted(bd, self, right, side, sorter)
+    if sorter is not None:
         srt = contiguous_of(sorter)
         if srt.n_elem > 0:
             vmin = (<int64_t*>srt.data())[0]
@@ -124,7 +133,6 @@ def searchsorted_cpu(TensorImpl sorted_sequence not None, TensorImpl self not No
             if vmin < 0 or vmax >= srt.sizes[srt.nd - 1]:
                 raise RuntimeError("torch.searchsorted(): sorter index out of range")
         sp = <int64_t*>srt.data()
-    is_right = (side == "right") if side is not None else bool(right)
     out = empty_contiguous(self.nd, self.sizes, ST_INT32 if out_int32 else ST_INT64, None)
     if self.n_elem == 0:
         return out
