@@ -24,8 +24,11 @@ def manual_seed(seed: Any) -> Generator:
 
 
 def seed() -> int:
-    """Seed the default generator from a non-deterministic source; returns the 64-bit seed."""
-    return int(default_generator.seed())
+    """Seed the default generator from a non-deterministic source, and the CUDA one with the same
+    seed (as PyTorch's); returns the 64-bit seed."""
+    value = int(default_generator.seed())
+    default_cuda_generator.manual_seed(value)
+    return value
 
 
 def initial_seed() -> int:
@@ -46,12 +49,17 @@ def set_rng_state(new_state: Any) -> None:
 @contextlib.contextmanager
 def fork_rng(devices: Iterable[Any] | None = None, enabled: bool = True, _caller: str = "fork_rng",
              _devices_kw: str = "devices", device_type: str | None = None) -> Iterator[None]:
-    """Restore the CPU generator's state on exit (Ember has no CUDA generator to fork)."""
+    """Restore the CPU generator's state on exit, and the CUDA one's unless device_type names
+    another device or devices is empty (Ember drives one CUDA device; its state needs no GPU)."""
     if not enabled or device_type == "meta":
         yield
         return
+    fork_cuda = device_type in (None, "cuda") and (devices is None or len(list(devices)) > 0)
     state = get_rng_state()
+    cuda_state = default_cuda_generator.get_state() if fork_cuda else None
     try:
         yield
     finally:
         set_rng_state(state)
+        if cuda_state is not None:
+            default_cuda_generator.set_state(cuda_state)

@@ -420,3 +420,12 @@ def test_none_for_an_int_list_with_a_default_is_the_default_as_in_pytorch():
     with pytest.raises(TypeError, match="flip\\(\\): argument 'dims' \\(position 2\\) must be tuple of ints, not "
                                         "NoneType"):
         torch.flip(x, None)
+    with pytest.raises(TypeError, match="must be tuple of ints, not NoneType"):
+        torch.rot90(x, 1, dims=None)           # a default other than [] takes no None
+
+
+def test_einsum_sums_an_ellipsis_the_output_leaves_out_as_pytorch():
+    x = torch.arange(6.0).reshape(2, 3)
+    assert torch.einsum("...i->i", x).tolist() == [3.0, 5.0, 7.0]
+    assert torch.einsum("...i,...i->i", x, x).tolist() == [9.0, 17.0, 29.0]
+    assert torch.einsum("b...i->b", torch.ones(2, 3, 4)).tolist() == [12.0, 12.0]

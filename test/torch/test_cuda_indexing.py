@@ -246,6 +246,16 @@ def test_scatter_reduce_errors_are_the_cpus():
         t.scatter_reduce(0, index, t[:2], "max")
     with pytest.raises(RuntimeError, match="index 3 is out of bounds for dimension 0 with size 3"):
         t.scatter_reduce(0, torch.tensor([0, 3], device="cuda"), t[:2], "amax")
-    with pytest.raises(NotImplementedError, match="not implemented for 'Short'"):
-        torch.zeros(3, dtype=torch.int16, device="cuda").scatter_reduce(0, index, torch.zeros(2, dtype=torch.int16,
-                                                                                               device="cuda"), "sum")
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.int16, torch.int8, torch.uint8, torch.bool])
+@pytest.mark.parametrize("reduce", ["sum", "prod", "amax", "amin"])
+def test_scatter_reduce_of_narrow_dtypes_reduces_in_a_wider_one_as_the_cpu(dtype, reduce):
+    rng = np.random.default_rng(15)
+    self_ = torch.from_numpy(rng.integers(0, 3, (3, 4))).to(dtype)
+    src = torch.from_numpy(rng.integers(0, 3, (5, 4))).to(dtype)
+    index = torch.from_numpy(rng.integers(0, 3, (5, 4)))
+    for include_self in (True, False):
+        expected = self_.scatter_reduce(0, index, src, reduce, include_self=include_self)
+        got = self_.cuda().scatter_reduce(0, index.cuda(), src.cuda(), reduce, include_self=include_self)
+        assert got.dtype == dtype and torch.equal(got.cpu(), expected)

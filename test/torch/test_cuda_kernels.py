@@ -144,7 +144,7 @@ def test_addmm_with_an_empty_inner_dimension_or_beta_zero():
 
 def test_an_op_without_a_cuda_kernel_raises_not_implemented_naming_it():
     with pytest.raises(NotImplementedError, match=r"Could not run 'aten::\w+' with arguments from the 'CUDA' backend"):
-        torch.histc(torch.ones(4, device="cuda"))
+        torch.digamma(torch.ones(4, device="cuda"))
 
 
 # ---- losses and a whole training run -------------------------------------------------------------

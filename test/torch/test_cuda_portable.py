@@ -425,3 +425,35 @@ def test_reflection_and_replication_padding_match_the_cpu(mode, shape, pad):
 def test_padding_errors_are_the_cpus():
     with pytest.raises(RuntimeError, match="Padding size should be less than the corresponding input dimension"):
         F.pad(torch.zeros(1, 2, 3, device="cuda"), (3, 0), mode="reflect")
+
+
+def test_float16_matrix_vector_products_compute_as_the_cpu():
+    a = torch.randn(3, 4).half()
+    v = torch.randn(4).half()
+    for op in (lambda m, x: torch.mv(m, x), lambda m, x: torch.dot(m[0], x), lambda m, x: torch.addmv(m[:, 0], m, x),
+               lambda m, x: torch.baddbmm(m[None, :, :3], m[None], m.t()[None, :, :3])):
+        expected, got = op(a, v), op(a.cuda(), v.cuda())
+        assert got.dtype == torch.float16
+        np.testing.assert_allclose(got.cpu().float().numpy(), expected.float().numpy(), rtol=2e-3, atol=2e-3)
+
+
+def test_roll_and_pads_move_every_dtype_and_roll_a_dim_named_twice():
+    for t in (torch.arange(6).reshape(2, 3).half(), torch.tensor([[True, False, False], [False, True, True]])):
+        assert torch.equal(torch.roll(t.cuda(), 1).cpu(), torch.roll(t, 1))
+    x = torch.arange(5.0).reshape(1, 1, 5).half()
+    assert torch.equal(F.pad(x.cuda(), (2, 1), mode="reflect").cpu(), F.pad(x, (2, 1), mode="reflect"))
+    grid = torch.arange(12).reshape(3, 4)
+    expected = torch.tensor([[2, 3, 0, 1], [6, 7, 4, 5], [10, 11, 8, 9]])
+    assert torch.equal(torch.roll(grid, (1, 1), (1, 1)), expected)
+    assert torch.equal(torch.roll(grid.cuda(), (1, 1), (1, 1)).cpu(), expected)
+    with pytest.raises(IndexError, match="Dimension specified as -1 but tensor has no dimensions"):
+        torch.roll(torch.tensor(3, device="cuda"), 1, -1)
+
+
+def test_loss_dtype_errors_are_the_cpus():
+    with pytest.raises(NotImplementedError, match="\"binary_cross_entropy\" not implemented for 'Long'"):
+        torch.ops.aten.binary_cross_entropy(torch.ones(3, dtype=torch.int64, device="cuda"),
+                                            torch.ones(3, dtype=torch.int64, device="cuda"))
+    scores = torch.randn(2, 3, 4, 4, device="cuda")
+    with pytest.raises(RuntimeError, match="expected target dtype to be Long or Byte, but got Int"):
+        F.nll_loss(scores, torch.zeros(2, 4, 4, dtype=torch.int32, device="cuda"))

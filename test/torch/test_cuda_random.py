@@ -183,3 +183,22 @@ def test_every_random_op_takes_a_cuda_generator():
                  lambda: torch.multinomial(x + 0.1, 4, generator=g)):
         start = g.get_offset()
         assert draw().device.type == "cuda" and g.get_offset() > start
+
+
+def test_fork_rng_and_seed_cover_the_cuda_generator():
+    with torch.random.fork_rng():
+        inside = torch.rand(8, device="cuda").cpu()
+    assert torch.equal(torch.rand(8, device="cuda").cpu(), inside)
+    value = torch.seed()
+    assert torch.cuda.initial_seed() == value
+
+
+def test_edge_cases_of_the_random_ops_match_the_cpu():
+    assert torch.zeros(0, device="cuda").bernoulli_(torch.tensor(2.0, device="cuda")).shape == (0,)
+    with pytest.raises(RuntimeError, match="to - 1 is out of bounds for bool"):
+        torch.randint_like(torch.empty(5, dtype=torch.bool, device="cuda"), 3)
+    with pytest.raises(RuntimeError, match="invalid multinomial distribution \\(sum of probabilities <= 0\\)"):
+        torch.multinomial(torch.ones(2, 0, device="cuda"), 1, True)
+    with pytest.raises(RuntimeError, match="probability tensor contains either `inf`, `nan` or element < 0"):
+        torch.multinomial(torch.tensor([-1.0, 1.0], device="cuda"), 1)
+    assert torch.multinomial(torch.ones(0, 3, device="cuda"), 2).shape == (0, 2)

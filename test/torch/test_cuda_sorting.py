@@ -161,7 +161,9 @@ def test_multinomial_checks_as_the_cpu_does():
                        (torch.tensor([0.5, float("inf")]), "encountering probability entry = infinity or NaN"),
                        (torch.zeros(3), "sum of probabilities <= 0")]:
         with pytest.raises(RuntimeError, match=message):
-            torch.multinomial(p.cuda(), 1)
+            torch.multinomial(p.cuda(), 2, replacement=True)
+        with pytest.raises(RuntimeError, match=message):
+            torch.multinomial(p, 2, replacement=True)
     with pytest.raises(RuntimeError, match="cannot sample n_sample > prob_dist.size\\(-1\\) samples without"):
         torch.multinomial(torch.ones(3, device="cuda"), 4)
 
@@ -222,3 +224,9 @@ def test_searchsorted_errors_are_the_cpus():
         torch.searchsorted(torch.zeros(3, device="cuda"), torch.zeros(2, device="cuda"), side="middle")
     with pytest.raises(RuntimeError, match="boundaries tensor must be 1 dimension, but got dim\\(2\\)"):
         torch.bucketize(torch.zeros(2, device="cuda"), torch.zeros(2, 2, device="cuda"))
+
+
+def test_searchsorted_of_a_scalar_outside_the_boundaries_dtype_converts_as_the_cpu():
+    for boundaries, value in [(torch.tensor([1, 2], dtype=torch.int8), 300), (torch.tensor([1.0, 2.0]), 1e300),
+                              (torch.tensor([1, 2], dtype=torch.int16), -40000)]:
+        assert torch.equal(torch.searchsorted(boundaries.cuda(), value).cpu(), torch.searchsorted(boundaries, value))

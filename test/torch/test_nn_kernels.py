@@ -584,3 +584,11 @@ def test_einsum_of_a_pure_permutation_is_a_view_as_in_pytorch():
     b[0, 0, 0] = 100.0
     assert a[0, 0, 0].item() == 100.0
     assert torch.einsum("ji", a[0]).stride() == (1, 4)
+
+
+def test_spatial_nll_loss_takes_only_int64_targets_as_pytorch():
+    scores = torch.randn(2, 3, 4, 4)
+    with pytest.raises(RuntimeError, match="expected scalar type Long but found Byte"):
+        torch.nn.functional.nll_loss(scores, torch.zeros(2, 4, 4, dtype=torch.uint8))
+    with pytest.raises(RuntimeError, match="expected target dtype to be Long or Byte, but got Int"):
+        torch.nn.functional.nll_loss(scores, torch.zeros(2, 4, 4, dtype=torch.int32))

@@ -212,3 +212,9 @@ def test_broadcast_shapes_errors_as_pytorch():
         torch.broadcast_shapes((2.5,))
     with pytest.raises(RuntimeError, match="Input shapes should be of type ints, a tuple of ints, or a list of ints"):
         torch.broadcast_shapes(3.5)
+
+
+def test_roll_of_a_dim_named_twice_rolls_by_the_sum():
+    grid = torch.arange(12).reshape(3, 4)
+    assert torch.equal(torch.roll(grid, (1, 1), (1, 1)), torch.roll(grid, 2, 1))
+    assert torch.equal(torch.roll(grid, (1, -1, 2), (0, 1, 1)), torch.roll(torch.roll(grid, 1, 0), 1, 1))

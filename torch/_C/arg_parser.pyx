@@ -213,8 +213,9 @@ cdef class Signature:
             else:
                 errors.append(f"missing required argument '{p.name}'")
                 return None
-            if obj is None and p.has_default and (p.type == P_INT_LIST or p.type == P_OPT_INT_LIST):
-                value = p.default       # PyTorch: None for an int list with a default is that default
+            if obj is None and p.has_default and p.default == () and (p.type == P_INT_LIST or
+                                                                     p.type == P_OPT_INT_LIST):
+                value = p.default       # PyTorch: None for an int list that defaults to [] is []
             else:
                 value = _convert(p, obj, numbers)
             if value is NO_MATCH:

@@ -213,6 +213,8 @@ def binary_cross_entropy(self: Any, target: Any, weight: Any = None, reduction: 
     """(t - 1) max(log(1 - x), -100) - t max(log(x), -100): PyTorch clamps the logs so that x of
     0 or 1 gives a finite loss. Checking x's range costs one device sync (CUDA asserts instead)."""
     check_binary_cross_entropy(self, target, weight, reduction)
+    if not self.dtype.is_floating_point:
+        raise NotImplementedError(f'"binary_cross_entropy" not implemented for \'{self.dtype.type_name}\'')
     if self.numel() and not _all(_logical_and(_ge(self, 0), _le(self, 1))).item():
         raise RuntimeError("all elements of input should be between 0 and 1")
     log_x = _clamp_min(_log(self), -100)
@@ -226,6 +228,8 @@ def binary_cross_entropy(self: Any, target: Any, weight: Any = None, reduction: 
 def nll_loss2d_forward(self: Any, target: Any, weight: Any, reduction: int, ignore_index: int) -> Any:
     """nll_loss over the N*H*W pixels: classes moved last, pixels as the batch."""
     check_nll_loss2d(self, target)
+    if target.dtype is not _INT64 and target.dtype.name != "uint8":
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {target.dtype.type_name}")
     n, c, h, w = self.shape
     pixels = _reshape(_permute(self, (0, 2, 3, 1)), (n * h * w, c))
     output, total_weight = _nll_loss_forward(pixels, _reshape(target, (n * h * w,)), weight, reduction, ignore_index)
@@ -267,10 +271,12 @@ def random_from(self: Any, from_: int, to: Any = None, generator: Any = None) ->
         to = _largest_integer(self.dtype) + 1
     if from_ >= to:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={from_} >= to={to}")
-    if not self.dtype.is_floating_point and self.dtype is not _BOOL:
+    if not self.dtype.is_floating_point:
         name = CPP_TYPE_NAMES[self.dtype.name]
         bits = 8 * self.dtype.itemsize
         low, high = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if self.dtype.is_signed else (0, (1 << bits) - 1)
+        if self.dtype is _BOOL:
+            low, high = 0, 1
         if not low <= from_ <= high:
             raise RuntimeError(f"from is out of bounds for {name}")
         if not low <= to - 1 <= high:

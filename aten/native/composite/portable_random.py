@@ -11,6 +11,7 @@ from typing import Any
 
 from aten.dispatcher import find_operator
 from aten.native.cpu.random import check_randperm
+from aten.native.pointwise_meta import output_cast_error
 from aten.native.type_names import CPP_TYPE_NAMES
 from c10 import scalar_type
 
@@ -77,8 +78,8 @@ def _check_floating(self: Any, distribution: str, name: str) -> None:
                            f"floating point but you specified {name}")
 
 
-def _not_implemented(op: str, self: Any) -> None:
-    raise NotImplementedError(f'"{op}_{self.device.type}" not implemented for \'{self.dtype.type_name}\'')
+def _not_implemented(op: str, self: Any, suffix: str = "") -> None:
+    raise NotImplementedError(f'"{op}_{self.device.type}{suffix}" not implemented for \'{self.dtype.type_name}\'')
 
 
 # ---- the *_like factories ---------------------------------------------------------------------
@@ -155,11 +156,11 @@ def _check_probabilities(p: Any) -> None:
 
 def bernoulli__tensor(self: Any, p: Any, generator: Any = None) -> Any:
     """self[i] = u[i] < p[i], with p broadcast to self's shape."""
-    if not p.dtype.is_floating_point:
-        raise NotImplementedError(f'"bernoulli_tensor_cpu_p_" not implemented for \'{p.dtype.type_name}\'')
-    _check_probabilities(p)
     if self.numel() == 0:
         return self
+    if not p.dtype.is_floating_point:
+        _not_implemented("bernoulli_tensor", p, "_p_")
+    _check_probabilities(p)
     draws = _uniform_like(self, generator)
     return _copy_(self, _lt(draws, _expand(p, tuple(self.shape))))
 
@@ -181,7 +182,6 @@ def native_dropout(input: Any, p: float, train: Any = None) -> Any:
         keep = 1.0 - p
         mask = _bernoulli_(_empty_like(input, dtype=_BOOL), keep)
         if not input.dtype.is_floating_point:
-            from aten.native.pointwise_meta import output_cast_error
             raise output_cast_error("Float", input.dtype.type_name)
         return _mul(_mul(input, mask), 0.0 if keep == 0 else 1.0 / keep), mask
     return _clone(input), _ones_like(input, dtype=_BOOL)
@@ -291,6 +291,14 @@ def _check_distributions(p: Any) -> None:
         raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
 
 
+def _check_rows(p: Any) -> None:
+    """The checks of the CPU kernel's draw by keys (no replacement, or one sample)."""
+    if p.numel() and _any(_logical_not(_logical_and(_isfinite(p), _ge(p, 0)))).item():
+        raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
+    if p.numel() == 0 or _any(_le(_sum_dim(p, [-1], False), 0)).item():
+        raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+
+
 def multinomial(self: Any, num_samples: int, replacement: bool = False, generator: Any = None) -> Any:
     """Without replacement (or one sample): the k largest p / E with E ~ Exp(1), as PyTorch's
     kernels draw; with replacement: for each u ~ U[0, 1), the number of categories whose normalised
@@ -306,13 +314,15 @@ def multinomial(self: Any, num_samples: int, replacement: bool = False, generato
         raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without replacement")
     if categories > (1 << 24):
         raise RuntimeError("number of categories cannot exceed 2^24")
-    if self.numel() == 0:
-        return _empty(tuple(self.shape[:-1]) + (num_samples,), dtype=_INT64, device=self.device)
+    shape = tuple(self.shape[:-1]) + (num_samples,)
+    if self.dim() == 2 and self.shape[0] == 0:
+        return _empty(shape, dtype=_INT64, device=self.device)
     p = _to(self, _FLOAT32) if self.dtype is _HALF else self
-    _check_distributions(p)
     if not replacement or num_samples == 1:
+        _check_rows(p)
         keys = _div(p, exponential_(_empty_like(p), 1.0, generator))
         return _topk(keys, num_samples, -1)[1]
+    _check_distributions(p)
     cdf = _cumsum(p, -1)
     cdf = _div(cdf, _narrow(cdf, -1, categories - 1, 1))     # each row over its total
     rows = 1 if p.dim() == 1 else p.shape[0]

@@ -59,6 +59,8 @@ def roll(self: Any, shifts: Sequence[int], dims: Sequence[int] = ()) -> Any:
         return _reshape(roll(_reshape(self, (-1,)), shifts, (0,)), tuple(self.shape))
     if len(shifts) != len(dims):
         raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}")
+    if self.dim() == 0:
+        raise IndexError(f"Dimension specified as {dims[0]} but tensor has no dimensions")
     out = self
     for shift, dim in zip(shifts, dims):
         d = self._wrap_dim(dim)

@@ -48,6 +48,11 @@ cdef object _scalar(object value, int st):
 
 cdef int _no_bool(str op, TensorImpl t) except -1:
     reject_half(op, t)
+    return _refuse_bool(op, t)
+
+
+cdef int _refuse_bool(str op, TensorImpl t) except -1:
+    """The shared checks' dtype test: they also serve the portable kernels, which see float16 as it is."""
     if t.scalar_type == ST_BOOL:
         raise NotImplementedError(f'"{op}" not implemented for \'Bool\'')
     return 0
@@ -206,7 +211,7 @@ cpdef int check_baddbmm(TensorImpl self, TensorImpl batch1, TensorImpl batch2) e
         raise RuntimeError(f"Input dtypes must be the same, got: input {cpp_type(self.scalar_type)}, batch1: "
                            f"{cpp_type(batch1.scalar_type)}, batch2: {cpp_type(batch2.scalar_type)}")
     check_bmm(batch1, batch2)
-    _no_bool("baddbmm", self)
+    _refuse_bool("baddbmm", self)
     return 0
 
 
@@ -238,7 +243,7 @@ cpdef int check_addbmm(TensorImpl self, TensorImpl batch1, TensorImpl batch2) ex
     if batch1.scalar_type != batch2.scalar_type:
         raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {type_name(batch1.scalar_type)} and "
                            f"{type_name(batch2.scalar_type)}")
-    _no_bool("addmm_impl_cpu_", self)
+    _refuse_bool("addmm_impl_cpu_", self)
     return 0
 
 
@@ -270,7 +275,7 @@ cpdef int check_addmv(TensorImpl self, TensorImpl mat, TensorImpl vec) except -1
     if not (self.scalar_type == mat.scalar_type == vec.scalar_type):
         raise RuntimeError(f"addmv input tensors must have the same dtype, but got {type_name(self.scalar_type)}, "
                            f"{type_name(mat.scalar_type)}, and {type_name(vec.scalar_type)}")
-    _no_bool("addmv_impl_cpu", self)
+    _refuse_bool("addmv_impl_cpu", self)
     return 0
 
 
@@ -309,7 +314,7 @@ cpdef int check_dot(str op, TensorImpl self, TensorImpl other) except -1:
         raise RuntimeError(f"inconsistent tensor size, expected tensor [{self.n_elem}] and src [{other.n_elem}] to "
                            f"have the same number of elements, but got {self.n_elem} and {other.n_elem} elements "
                            "respectively")
-    _no_bool(op, self)
+    _refuse_bool(op, self)
     return 0
 
 
@@ -494,13 +499,17 @@ def _einsum_compute(str equation, tensors, path=None):
         arrays.append(np.lib.stride_tricks.as_strided(a, tuple(shape), tuple(strides), writeable=False))
     def spec(labels):
         return "".join(["..." if l is None else l for l in labels])
-    subscripts = ",".join([spec(labels) for labels in operands]) + "->" + spec(out_labels)
     ell_shapes = []
     for k in range(len(arrays)):
         if None in operands[k]:
             start = operands[k].index(None)
             ell_shapes.append(arrays[k].shape[start:start + arrays[k].ndim - (len(operands[k]) - 1)])
     ell_shape = np.broadcast_shapes(*ell_shapes) if ell_shapes else ()
+    # an output without the operands' ellipsis sums over its dims (NumPy wants them kept: they
+    # are kept in front, then summed)
+    summed_ellipsis = bool(ell_shapes) and None not in out_labels
+    kept = [None] + out_labels if summed_ellipsis else out_labels
+    subscripts = ",".join([spec(labels) for labels in operands]) + "->" + spec(kept)
     out_shape = []
     for l in out_labels:
         if l is None:
@@ -508,7 +517,10 @@ def _einsum_compute(str equation, tensors, path=None):
         else:
             out_shape.append(sizes[l])
     cdef TensorImpl out = new_tensor(tuple(out_shape), result_type)
-    if out.n_elem:
+    if out.n_elem and summed_ellipsis:
+        np_view(out)[...] = np.einsum(subscripts, *arrays, optimize=len(arrays) > 1).sum(
+            axis=tuple(range(len(ell_shape))))
+    elif out.n_elem:
         np.einsum(subscripts, *arrays, out=np_view(out), optimize=len(arrays) > 1)
     return out
 

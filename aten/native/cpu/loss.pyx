@@ -128,6 +128,8 @@ cpdef int check_nll_loss2d(TensorImpl self, TensorImpl target) except -1:
                            f"{self.nd}")
     if (self.sizes[0] != target.sizes[0] or self.sizes[2] != target.sizes[1] or self.sizes[3] != target.sizes[2]):
         raise RuntimeError(f"size mismatch (got input: {list(shape_of(self))} , target: {list(shape_of(target))}")
+    if target.scalar_type == ST_UINT8:      # the 1-D form takes bytes; PyTorch's spatial kernel reads int64
+        raise RuntimeError("expected scalar type Long but found Byte")
     return 0
 
 

@@ -214,17 +214,18 @@ def roll_cpu(TensorImpl self not None, shifts, dims=()):
         return alias_with(out, self.nd, self.sizes, shift, 0)
     if len(shifts) != len(dims):
         raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}")
-    ndims = len(dims)
-    if ndims > MAX_DIMS:
-        raise RuntimeError(f"Ember tensors have at most {MAX_DIMS} dimensions, got {ndims}")
-    for k in range(ndims):
-        which[k] = wrap_dim(dims[k], self.nd, False)
+    # a dim named twice rolls by the sum of its shifts (PyTorch rolls it once per mention)
+    total = {}
+    for k in range(len(dims)):
+        d = wrap_dim(dims[k], self.nd, False)
+        total[d] = total.get(d, 0) + shifts[k]
+    ndims = len(total)
     if self.n_elem == 0:
         out = empty_preserve(self)
         return out
-    for k in range(ndims):
-        n = self.sizes[which[k]]
-        shift[k] = shifts[k] % n        # Python's %: in [0, n)
+    for k, d in enumerate(total):
+        which[k] = d
+        shift[k] = total[d] % self.sizes[d]        # Python's %: in [0, n)
     out = empty_contiguous(self.nd, self.sizes, self.scalar_type, None)
     # Each rolled dim splits into two runs: out[s:] = self[:n - s] and out[:s] = self[n - s:].
     # Copy every combination of runs (2 ** len(dims) block copies).

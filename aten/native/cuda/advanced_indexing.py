@@ -351,11 +351,18 @@ def scatter_add_cuda(self: Any, dim: int, index: Any, src: Any) -> Any:
 # ---- scatter with a reduction ---------------------------------------------------------------------
 
 _COMBINE = {"prod": 0, "multiply": 0, "amax": 1, "amin": 2}     # index.cu put_reduce's op
+# dtypes index.cu's atomics do not cover reduce in a wider one and round (or wrap) back once
+_WIDER = {"float16": "float32", "int16": "int32", "int8": "int32", "uint8": "int32", "bool": "int32"}
 
 
-def _check_reducing(self: Any, name: str) -> None:
-    if self.dtype.name not in _ACCUMULATING:
-        raise NotImplementedError(f'"{name}" not implemented for \'{self.dtype.type_name}\'')
+def _in_wider(self: Any, src: Any, reduce_into: Any) -> Any:
+    """reduce_into(wide_self, wide_src) on copies in the wider dtype, the result copied back."""
+    wide = scalar_type.dtype_from_name(_WIDER[self.dtype.name])
+    work = to_device(contiguous_cuda(self), wide)      # a new tensor: the dtypes differ
+    reduce_into(work, to_device(src, wide))
+    copy_cuda(self, work)
+    self._bump_version()
+    return self
 
 
 def _scatter_reducing(self: Any, d: int, index: Any, src: Any, reduce: str, is_value: bool) -> Any:
@@ -372,9 +379,11 @@ def scatter_reduce__two_cuda(self: Any, dim: int, index: Any, src: Any, reduce: 
     scatter_reduce_op(reduce, True)
     if reduce == "mean" and self.dtype is _BOOL:
         raise NotImplementedError("\"scatter_gather_tensor_cuda_reduce_mean\" not implemented for 'Bool'")
-    _check_reducing(self, "scatter_reduce_two_cuda")
     if index.numel() == 0:
         return self
+    if self.dtype.name in _WIDER:
+        return _in_wider(self, src, lambda wide, wide_src: scatter_reduce__two_cuda(wide, d, index, wide_src, reduce,
+                                                                                    include_self))
     target = self if self.is_contiguous() else contiguous_cuda(self)
     if not include_self:
         identity = scatter_identity(reduce, self.dtype.scalar_type)
@@ -406,7 +415,8 @@ def scatter__reduce_cuda(self: Any, dim: int, index: Any, src: Any, reduce: str)
     warnings.warn("The reduce argument of torch.scatter with Tensor src is deprecated and will be removed in a "
                   "future PyTorch release. Use torch.scatter_reduce instead for more reduction options.",
                   UserWarning, stacklevel=3)
-    _check_reducing(self, "scatter_cuda_")
+    if self.dtype.name in _WIDER and index.numel():
+        return _in_wider(self, src, lambda wide, wide_src: _scatter_reducing(wide, d, index, wide_src, reduce, False))
     return _scatter_reducing(self, d, index, src, reduce, False)
 
 
@@ -419,7 +429,9 @@ def scatter__value_reduce_cuda(self: Any, dim: int, index: Any, value: Any, redu
     d = self._wrap_dim(dim)
     check_scatter(self, d, index, None)
     scatter_reduce_op(reduce, False)
-    _check_reducing(self, "scatter_fill_cuda_")
+    if self.dtype.name in _WIDER and index.numel():
+        return _in_wider(self, _value(self, value),
+                         lambda wide, wide_src: _scatter_reducing(wide, d, index, wide_src, reduce, True))
     return _scatter_reducing(self, d, index, _value(self, value), reduce, True)
 
 

@@ -43,15 +43,14 @@ def _index_vector(index: Any, op: str) -> Any:
     return to_device(contiguous_cuda(index), _INT64)
 
 
-def _run(kernel: str, dtype: Any, total: int, *args: Any) -> int:
+def _run(kernel: str, total: int, *args: Any) -> int:
     """Launch kernel over total elements with a device error slot; returns the slot's value."""
     state = c10_cuda.lazy_init()
     bad = np.zeros(1, dtype=np.int64)
     bad_dev = state["drv"].to_device(bad)
     if total:
         grid, block = grid_for(total)
-        compiled_module("kernels/index.cu").get_function(f"{kernel}_{dtype.name}")(*args, bad_dev, grid=grid,
-                                                                                  block=block)
+        compiled_module("kernels/index.cu").get_function(kernel)(*args, bad_dev, grid=grid, block=block)
     state["drv"].memcpy_dtoh(bad, bad_dev)
     return int(bad[0])
 
@@ -59,8 +58,6 @@ def _run(kernel: str, dtype: Any, total: int, *args: Any) -> int:
 def index_select_cuda(self: Any, dim: int, index: Any) -> Any:
     _same_device(self, index)
     idx = _index_vector(index, "index_select")
-    if self.dtype.name not in _TYPES:
-        raise NotImplementedError(f'"index_select_cuda" not implemented for \'{self.dtype.type_name}\'')
     d = _wrap_dim(dim, self.dim())
     shape = tuple(self.shape) or (1,)
     outer, size, inner = _around(shape, d)
@@ -68,7 +65,7 @@ def index_select_cuda(self: Any, dim: int, index: Any) -> Any:
     out_shape = tuple(n if i == d else s for i, s in enumerate(self.shape)) if self.dim() else ((n,) if n != 1 else ())
     out = tensor_impl.empty(out_shape, self.dtype, self.device)
     source = contiguous_cuda(self)
-    if _run("index_select", self.dtype, outer * n * inner, np.int64(outer), np.int64(size), np.int64(inner),
+    if _run(f"index_select_{self.element_size()}", outer * n * inner, np.int64(outer), np.int64(size), np.int64(inner),
             np.int64(n), np.uintp(source.data_ptr()), np.uintp(idx.data_ptr()), np.uintp(out.data_ptr())):
         raise IndexError("index out of range in self")
     return out
@@ -90,7 +87,7 @@ def index_add__cuda(self: Any, dim: int, index: Any, source: Any, alpha: Any = 1
     target = contiguous_cuda(self)
     src = to_device(contiguous_cuda(source.expand(tuple(n if i == d else s for i, s in enumerate(self.shape)))
                                     if self.dim() else source), self.dtype)
-    bad = _run("index_add", self.dtype, outer * n * inner, np.int64(outer), np.int64(size), np.int64(inner),
+    bad = _run(f"index_add_{self.dtype.name}", outer * n * inner, np.int64(outer), np.int64(size), np.int64(inner),
                np.int64(n), np.uintp(target.data_ptr()), np.uintp(idx.data_ptr()), np.uintp(src.data_ptr()),
                self.dtype.numpy_dtype.type(alpha))
     if bad:

@@ -17,6 +17,7 @@ from c10 import scalar_type, tensor_impl
 _INT64 = scalar_type.dtype_from_name("int64")
 _INT32 = scalar_type.dtype_from_name("int32")
 _FLOAT32 = scalar_type.dtype_from_name("float32")
+_FLOAT64 = scalar_type.dtype_from_name("float64")
 _SEARCHED = ("float32", "float64", "int64", "int32", "int16", "int8", "uint8")
 
 
@@ -61,10 +62,12 @@ def searchsorted_cuda(sorted_sequence: Any, self: Any, out_int32: bool = False, 
 
 def _wrapped(value: Any, like: Any) -> Any:
     """A Python number as a 0-dim tensor on like's device in the dtype it promotes with like to
-    (a float with integer boundaries: the default float dtype)."""
+    (a float with integer boundaries: the default float dtype), converted as C converts, wrapping
+    or overflowing to infinity, as the CPU kernel's cast does."""
     floating = isinstance(value, float)
     dtype = like.dtype if like.dtype.is_floating_point or not floating else _FLOAT32
-    return tensor_impl.empty((), dtype, like.device).fill_(value)
+    exact = tensor_impl.empty((), _FLOAT64 if floating else _INT64, like.device).fill_(value)
+    return to_device(exact, dtype)
 
 
 def searchsorted_Scalar_cuda(sorted_sequence: Any, self: Any, out_int32: bool = False, right: bool = False,

@@ -46,12 +46,20 @@ __device__ __forceinline__ void index_add(long long outer, long long size, long 
   }
 }
 
-#define EMBER_INDEX(T, NAME)                                                                       \
-  extern "C" __global__ void index_select_##NAME(long long outer, long long size, long long inner, \
-                                                 long long n, const T* in, const long long* index, \
-                                                 T* out, long long* bad) {                          \
+// index_select moves elements unchanged, so it goes by element width: every dtype has one
+#define EMBER_INDEX_SELECT(T, BYTES)                                                               \
+  extern "C" __global__ void index_select_##BYTES(long long outer, long long size, long long inner, \
+                                                  long long n, const T* in, const long long* index, \
+                                                  T* out, long long* bad) {                         \
     index_select<T>(outer, size, inner, n, in, index, out, bad);                                   \
-  }                                                                                                \
+  }
+
+EMBER_INDEX_SELECT(unsigned char, 1)
+EMBER_INDEX_SELECT(unsigned short, 2)
+EMBER_INDEX_SELECT(unsigned int, 4)
+EMBER_INDEX_SELECT(unsigned long long, 8)
+
+#define EMBER_INDEX(T, NAME)                                                                       \
   extern "C" __global__ void index_add_##NAME(long long outer, long long size, long long inner,    \
                                               long long n, T* self, const long long* index,        \
                                               const T* source, T alpha, long long* bad) {          \
