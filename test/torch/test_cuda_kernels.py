@@ -144,7 +144,7 @@ def test_addmm_with_an_empty_inner_dimension_or_beta_zero():
 
 def test_an_op_without_a_cuda_kernel_raises_not_implemented_naming_it():
     with pytest.raises(NotImplementedError, match=r"Could not run 'aten::\w+' with arguments from the 'CUDA' backend"):
-        torch.digamma(torch.ones(4, device="cuda"))
+        torch.mode(torch.ones(4, device="cuda"))
 
 
 # ---- losses and a whole training run -------------------------------------------------------------
@@ -529,3 +529,45 @@ def test_logcumsumexp_matches_the_cpu_with_infinities(dtype):
                                    torch.logcumsumexp(cpu, dim).numpy(), rtol=1e-6)
     with pytest.raises(NotImplementedError, match="not implemented for 'Long'"):
         torch.logcumsumexp(torch.ones(3, dtype=torch.int64, device="cuda"), 0)
+
+
+# ---- digamma, gcd, lcm (kernels/special.cu) -------------------------------------------------------
+
+SPECIAL_POINTS = [0.0, -0.0, -1.0, -2.5, -1e-9, 0.3, 0.5, 1.0, 2.25, 9.999, 10.0, 10.5, 123.25, float("inf"),
+                  float("nan")]
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.float16, torch.int64])
+@pytest.mark.parametrize("n", [0, 1, 2, 3, 5])
+def test_digamma_and_polygamma_match_the_cpu_at_poles_and_beyond(dtype, n):
+    """The same method as the CPU's; a GPU's libm may differ from glibc's in the last bits."""
+    cpu = torch.tensor(SPECIAL_POINTS, dtype=torch.float64).to(dtype) if dtype.is_floating_point \
+        else torch.arange(-3, 20)
+    rtol = 1e-12 if dtype == torch.float64 else 1e-5 if dtype != torch.float16 else 1e-3
+    for got, expected in [(torch.digamma(cpu.cuda()), torch.digamma(cpu)),
+                          (torch.polygamma(n, cpu.cuda()), torch.polygamma(n, cpu))]:
+        assert got.dtype == expected.dtype
+        np.testing.assert_allclose(got.cpu().double().numpy(), expected.double().numpy(), rtol=rtol)
+
+
+def test_digamma_backpropagates_through_polygamma_as_on_the_cpu():
+    cpu = torch.tensor([0.5, 2.0, 7.5, -1.5], dtype=torch.float64, requires_grad=True)
+    gpu = cpu.detach().cuda().requires_grad_()
+    torch.digamma(cpu).sum().backward()
+    torch.digamma(gpu).sum().backward()
+    np.testing.assert_allclose(gpu.grad.cpu().numpy(), cpu.grad.numpy(), rtol=1e-12)
+    with pytest.raises(RuntimeError, match="polygamma\\(n, x\\) does not support negative n."):
+        torch.polygamma(-1, gpu.detach())
+
+
+@pytest.mark.parametrize("dtype", [torch.int64, torch.int32, torch.int16, torch.uint8])
+def test_gcd_and_lcm_match_the_cpu_with_broadcasting(dtype):
+    rng = np.random.default_rng(16)
+    a = torch.from_numpy(rng.integers(-20 if dtype != torch.uint8 else 0, 60, (4, 1))).to(dtype)
+    b = torch.from_numpy(rng.integers(0, 60, (5,))).to(dtype)
+    for op in (torch.gcd, torch.lcm):
+        got, expected = op(a.cuda(), b.cuda()), op(a, b)
+        assert got.dtype == expected.dtype and torch.equal(got.cpu(), expected)
+    assert torch.equal(torch.gcd(a.cuda(), torch.tensor(6, dtype=dtype)).cpu(), torch.gcd(a, torch.tensor(6, dtype=dtype)))
+    with pytest.raises(NotImplementedError, match="\"gcd_cuda\" not implemented for 'Float'"):
+        torch.gcd(torch.ones(2, device="cuda"), torch.ones(2, device="cuda"))

@@ -240,7 +240,7 @@ cdef void _lcm_i64(char** data, const Py_ssize_t* strides, Py_ssize_t n, const v
 cdef _integer_binary(str name, TensorImpl self, TensorImpl other, bint is_lcm):
     cdef int st = result_type((self, other))
     if is_floating(st) or st == ST_BOOL:
-        raise RuntimeError(f"\"{name}_cpu\" not implemented for '{dtype_of(st).type_name}'")
+        raise NotImplementedError(f"\"{name}_cpu\" not implemented for '{dtype_of(st).type_name}'")
     cdef TensorImpl out = pointwise(_lcm_i64 if is_lcm else _gcd_i64, (self, other), ST_INT64, ST_INT64, NULL)
     return out if st == ST_INT64 else cast_contiguous(out, st)
 
