@@ -62,6 +62,12 @@ _FLOAT32 = scalar_type.dtype_from_name("float32")
 _HALF = scalar_type.dtype_from_name("float16")
 
 
+def not_implemented_for(op: str, t: Any, suffix: str = "") -> NotImplementedError:
+    """PyTorch's error for a dtype a kernel has no loop for, the kernel named after t's device:
+    "op_cuda" not implemented for 'Bool'. Shared by the portable modules."""
+    return NotImplementedError(f'"{op}_{t.device.type}{suffix}" not implemented for \'{t.dtype.type_name}\'')
+
+
 def _same_dtype(result: Any, like: Any) -> Any:
     return result if result.dtype is like.dtype else _to(result, like.dtype)
 

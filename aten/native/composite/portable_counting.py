@@ -9,6 +9,7 @@ import math
 from typing import Any
 
 from aten.dispatcher import find_operator
+from aten.native.composite.portable import not_implemented_for
 from c10 import scalar_type
 
 _zeros = find_operator("zeros")
@@ -41,10 +42,6 @@ _FLOAT32 = scalar_type.dtype_from_name("float32")
 _FLOAT64 = scalar_type.dtype_from_name("float64")
 
 
-def _not_implemented(op: str, t: Any) -> None:
-    raise NotImplementedError(f'"{op}_{t.device.type}" not implemented for \'{t.dtype.type_name}\'')
-
-
 def _add_at(out: Any, positions: Any, values: Any) -> Any:
     """out[positions[i]] += values[i] (or += values, broadcast), repeats accumulating."""
     return _index_put_(out, [positions], values, True)
@@ -52,7 +49,7 @@ def _add_at(out: Any, positions: Any, values: Any) -> Any:
 
 def bincount(self: Any, weights: Any = None, minlength: int = 0) -> Any:
     if self.dtype.is_floating_point or self.dtype is _BOOL:
-        _not_implemented("bincount", self)
+        raise not_implemented_for("bincount", self)
     if minlength < 0:
         raise RuntimeError("minlength should be >= 0")
     if self.dim() == 1 and self.numel() == 0:
@@ -75,7 +72,7 @@ def histc(self: Any, bins: int = 100, min: Any = 0, max: Any = 0) -> Any:
     """Each x in [min, max] counts in bin int((x - min) * bins / (max - min)) computed in x's dtype
     (the last bin takes x == max), as the CPU kernel; min == max == 0 takes the data's range."""
     if not self.dtype.is_floating_point:
-        _not_implemented("histogram", self)
+        raise not_implemented_for("histogram", self)
     if bins <= 0:
         raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")
     lo, hi = float(min), float(max)

@@ -10,6 +10,7 @@ rest are the GEMM's rows and columns.
 """
 from __future__ import annotations
 
+import math
 from typing import Any, Hashable, Sequence
 
 from aten.dispatcher import find_operator
@@ -76,24 +77,15 @@ def _contract(a: Any, la: list[Label], b: Any, lb: list[Label], keep: set[Label]
 
     a = arrange(a, la, batch + left + contracted, batch + contracted)
     b = arrange(b, lb, batch + contracted + right, batch + contracted)
-    n_batch, n_left, n_right = len(batch), len(left), len(right)
+    n_batch, n_left = len(batch), len(left)
     batch_sizes = tuple(a.shape[:n_batch])
     left_sizes = tuple(a.shape[n_batch:n_batch + n_left])
     right_sizes = tuple(b.shape[n_batch + len(contracted):])
-    k = 1
-    for label in contracted:
-        k *= full[label]
-    rows, cols, count = _product(left_sizes), _product(right_sizes), _product(batch_sizes)
+    k = math.prod(full[label] for label in contracted)
+    rows, cols, count = math.prod(left_sizes), math.prod(right_sizes), math.prod(batch_sizes)
     # integers too: bmm refuses what the device's GEMM cannot do, as PyTorch's CUDA einsum does
     product = _bmm(_reshape(a, (count, rows, k)), _reshape(b, (count, k, cols)))
     return _reshape(product, batch_sizes + left_sizes + right_sizes), batch + left + right
-
-
-def _product(sizes: Sequence[int]) -> int:
-    out = 1
-    for s in sizes:
-        out *= s
-    return out
 
 
 def einsum(equation: str, tensors: Sequence[Any], path: Any = None) -> Any:

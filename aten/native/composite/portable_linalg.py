@@ -34,8 +34,7 @@ def dot(self: Any, tensor: Any) -> Any:
 
 def vdot(self: Any, other: Any) -> Any:
     """Real dtypes only: the conjugate is the identity, so vdot is dot."""
-    check_dot("dot", self, other)
-    return _reshape(_mm(_unsqueeze(self, 0), _unsqueeze(other, 1)), ())
+    return dot(self, other)
 
 
 def mv(self: Any, vec: Any) -> Any:

@@ -10,6 +10,7 @@ import math
 from typing import Any
 
 from aten.dispatcher import find_operator
+from aten.native.composite.portable import not_implemented_for
 from aten.native.cpu.random import check_randperm
 from aten.native.pointwise_meta import output_cast_error
 from aten.native.type_names import CPP_TYPE_NAMES
@@ -76,10 +77,6 @@ def _check_floating(self: Any, distribution: str, name: str) -> None:
     if not self.dtype.is_floating_point:
         raise RuntimeError(f"{distribution} distribution is a continuous probability distribution. dtype must be a "
                            f"floating point but you specified {name}")
-
-
-def _not_implemented(op: str, self: Any, suffix: str = "") -> None:
-    raise NotImplementedError(f'"{op}_{self.device.type}{suffix}" not implemented for \'{self.dtype.type_name}\'')
 
 
 # ---- the *_like factories ---------------------------------------------------------------------
@@ -159,7 +156,7 @@ def bernoulli__tensor(self: Any, p: Any, generator: Any = None) -> Any:
     if self.numel() == 0:
         return self
     if not p.dtype.is_floating_point:
-        _not_implemented("bernoulli_tensor", p, "_p_")
+        raise not_implemented_for("bernoulli_tensor", p, "_p_")
     _check_probabilities(p)
     draws = _uniform_like(self, generator)
     return _copy_(self, _lt(draws, _expand(p, tuple(self.shape))))
@@ -245,7 +242,7 @@ def log_normal_(self: Any, mean: float = 1.0, std: float = 2.0, generator: Any =
     if self.numel() == 0:
         return self
     if not self.dtype.is_floating_point:
-        _not_implemented("log_normal", self)
+        raise not_implemented_for("log_normal", self)
     return _fill_(self, _exp(_normal_(_empty_like(self), mean, std, generator=generator)))
 
 
@@ -256,7 +253,7 @@ def geometric_(self: Any, p: float, generator: Any = None) -> Any:
     if self.numel() == 0:
         return self
     if self.dtype is _BOOL:
-        _not_implemented("geometric", self)
+        raise not_implemented_for("geometric", self)
     u = _uniform_like(self, generator)
     if u.dtype is not _FLOAT64:
         u = _to(u, _FLOAT64)

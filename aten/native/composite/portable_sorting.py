@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from aten.dispatcher import find_operator
+from aten.native.composite.portable import not_implemented_for
 from c10 import scalar_type
 
 _sort_stable = find_operator("sort.stable")
@@ -37,7 +38,7 @@ _NAN_AS = {"float16": float("nan"), "float32": float("nan"), "float64": float("n
 
 def _refuse_bool(self: Any, op: str) -> None:
     if self.dtype is _BOOL:
-        raise NotImplementedError(f'"{op}_{self.device.type}" not implemented for \'Bool\'')
+        raise not_implemented_for(op, self)
 
 
 def _check_nonempty_dim(self: Any, d: int, name: str) -> None:

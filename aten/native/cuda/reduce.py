@@ -9,6 +9,7 @@ import numpy as np
 
 from aten.native.cuda.copy import contiguous_cuda, copy_cuda
 from aten.native.cuda.pointwise import compiled_module, float16_via_float32, to_device
+from aten.native.cuda.sort import ORDERED_TYPES
 from aten.native.type_names import CPP_TYPE_NAMES
 from c10 import scalar_type, tensor_impl
 
@@ -254,11 +255,6 @@ def cumprod__cuda(self: Any, dim: int, dtype: Any = None) -> Any:
     return copy_cuda(self, _scan(self, dim, dtype, True, True))
 
 
-# the kernel each dtype's cummax/cummin runs (bool as its bytes)
-_EXTREME_TYPES = {"float32": "float32", "float64": "float64", "int64": "int64", "int32": "int32", "int16": "int16",
-                  "int8": "int8", "uint8": "uint8", "bool": "uint8"}
-
-
 def _cum_extreme(self: Any, dim: int, is_max: bool) -> tuple[Any, Any]:
     """cummax/cummin as PyTorch's CPU runs them: among equal values the last index, and a NaN, once
     seen, stays (kernels/reduce.cu extreme_lines)."""
@@ -272,7 +268,7 @@ def _cum_extreme(self: Any, dim: int, is_max: bool) -> tuple[Any, Any]:
     d = self._wrap_dim(dim) if self.dim() else 0
     src = contiguous_cuda(self)
     outer, n, inner = _lines(self, d)
-    compiled_module("kernels/reduce.cu").get_function(f"extreme_lines_{_EXTREME_TYPES[self.dtype.name]}")(
+    compiled_module("kernels/reduce.cu").get_function(f"extreme_lines_{ORDERED_TYPES[self.dtype.name]}")(
         np.int64(outer), np.int64(n), np.int64(inner), np.uintp(src.data_ptr()), np.uintp(values.data_ptr()),
         np.uintp(indices.data_ptr()), np.int32(is_max), grid=_line_grid(outer * inner), block=(_THREADS, 1, 1))
     return values, indices

@@ -16,15 +16,16 @@ _INT64 = scalar_type.dtype_from_name("int64")
 _SHARED_LIMIT = 2048          # 2 * EMBER_SORT_THREADS: a row this long sorts in one block
 _THREADS = 256
 _MAX_BLOCKS = 65535
-# the kernel sorting each dtype (bool as bytes: False < True)
-_KERNEL_TYPES = {"float32": "float32", "float64": "float64", "int64": "int64", "int32": "int32", "int16": "int16",
+# the kernel type each dtype's ordered comparisons run (sort here, cummax/cummin in reduce.py):
+# bool as its bytes, False < True
+ORDERED_TYPES = {"float32": "float32", "float64": "float64", "int64": "int64", "int32": "int32", "int16": "int16",
                  "int8": "int8", "uint8": "uint8", "bool": "uint8"}
 
 
 def _sort_rows(work: Any, indices: Any, rows: int, n: int, descending: bool) -> None:
     """Sorts each of the rows of the contiguous (rows, n) `work` in place, positions into `indices`."""
     module = compiled_module("kernels/sort.cu")
-    kind = _KERNEL_TYPES[work.dtype.name]
+    kind = ORDERED_TYPES[work.dtype.name]
     p = 1
     while p < n:
         p *= 2
@@ -49,7 +50,7 @@ def _sort_rows(work: Any, indices: Any, rows: int, n: int, descending: bool) -> 
 
 def _sort(self: Any, dim: Any, descending: bool) -> tuple[Any, Any]:
     d = self._wrap_dim(dim)
-    if self.dtype.name not in _KERNEL_TYPES:
+    if self.dtype.name not in ORDERED_TYPES:
         raise NotImplementedError(f'"sort" not implemented for \'{self.dtype.type_name}\'')
     shape = tuple(self.shape)
     values = tensor_impl.empty(shape, self.dtype, self.device)

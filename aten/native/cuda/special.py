@@ -9,7 +9,7 @@ import numpy as np
 
 from aten.native.cuda.copy import contiguous_cuda
 from aten.native.cuda.pointwise import compiled_module, float16_via_float32, grid_for, to_device
-from aten.native.pointwise_meta import result_type_of
+from aten.native.pointwise_meta import broadcast_shapes, result_type_of
 from c10 import scalar_type, tensor_impl
 
 _INT64 = scalar_type.dtype_from_name("int64")
@@ -45,18 +45,6 @@ def polygamma_cuda(n: int, self: Any) -> Any:
     return _unary("polygamma", self, (np.int64(n),))
 
 
-def _broadcast_shape(a: Any, b: Any) -> tuple[int, ...]:
-    n = max(a.dim(), b.dim())
-    sa, sb = (1,) * (n - a.dim()) + tuple(a.shape), (1,) * (n - b.dim()) + tuple(b.shape)
-    shape = []
-    for i, (x, y) in enumerate(zip(sa, sb)):
-        if x != y and x != 1 and y != 1:
-            raise RuntimeError(f"The size of tensor a ({x}) must match the size of tensor b ({y}) at non-singleton "
-                               f"dimension {i}")
-        shape.append(y if x == 1 else x)
-    return tuple(shape)
-
-
 def _integer_binary(name: str, self: Any, other: Any) -> Any:
     """Euclid in int64 on both operands broadcast, stored in their promoted dtype."""
     dtype = result_type_of(self, other)
@@ -66,7 +54,7 @@ def _integer_binary(name: str, self: Any, other: Any) -> Any:
         if not t.is_cuda and t.dim() != 0:
             raise RuntimeError(f"Expected all tensors to be on the same device, but found at least two devices, "
                                f"cuda:0 and {t.device}!")
-    shape = _broadcast_shape(self, other)
+    shape = broadcast_shapes(self, other)
     a, b = (contiguous_cuda(to_device(t, _INT64).expand(shape)) for t in (self, other))
     out = tensor_impl.empty(shape, _INT64, a.device)
     if out.numel():
