@@ -3,7 +3,8 @@
 Flags are explicit (-O3: gcc 12 does not vectorise these loops at Debian's default -O2;
 -fwrapv: integer overflow wraps, as in PyTorch; OpenMP compiled *and* linked). All Cython
 modules share one utility module, c10._cyutility (about -18% CPU and -46% .so size).
-EMBER_CYTHON_DEBUG=1 turns bounds checking back on.
+EMBER_CYTHON_DEBUG=1 turns bounds checking back on; EMBER_BUILD_JOBS=N cythonizes on N processes
+(default 2, this project's machines; a GPU box has more cores).
 """
 from __future__ import annotations
 
@@ -44,5 +45,5 @@ def extensions() -> list:  # type: ignore[type-arg]
     for module, source in result.extensions:   # include_dirs: generated loops include aten/native/cpu/vec_math.h
         exts.append(Extension(module, [source], include_dirs=["."], extra_compile_args=CFLAGS,
                               extra_link_args=LDFLAGS))
-    return cythonize(exts, include_path=[".", GEN_DIR], compiler_directives=directives(), nthreads=2,
+    return cythonize(exts, include_path=[".", GEN_DIR], compiler_directives=directives(), nthreads=int(os.environ.get("EMBER_BUILD_JOBS", "2")),
                      quiet=True, shared_utility_qualified_name=SHARED_UTILITY)
