@@ -5,11 +5,14 @@ Device memory is host memory; a kernel source is compiled by g++ with ember_cuda
 front (host_emulator/ beside this file, whose cuda_fp16.h stands in for CUDA's), into a shared
 library cached on disk by the source's hash; a launch runs the grid on the calling thread. It
 checks what a GPU run would: the kernels' indexing and barriers, and that the launchers pass
-PyCUDA-typed arguments. It says nothing of speed, and the float results may differ from a GPU's
+PyCUDA-typed arguments, and that every pointer a copy or a kernel is given is device memory (a
+host address there is the GPU's "invalid argument" or "illegal memory access", which host memory
+standing in for device memory would otherwise hide). It says nothing of speed, and the float results may differ from a GPU's
 in the last bits (no fused multiply-adds, the C library's math functions).
 """
 from __future__ import annotations
 
+import bisect
 import ctypes
 import functools
 import hashlib
@@ -26,7 +29,7 @@ import numpy as np
 _HEADERS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "host_emulator")
 _PRELUDE = os.path.join(_HEADERS, "ember_cuda_host.h")
 _BARRIER_CALL = re.compile(r"__syncthreads\s*\(\s*\)\s*;")    # a call: the prelude only defines it
-_KERNEL = re.compile(r"__attribute__\(\(ember_kernel\)\)\s+void\s+(\w+)\s*\(")
+_KERNEL = re.compile(r"__attribute__\(\(ember_kernel\)\)\s+void\s+(\w+)\s*\(([^)]*)\)")
 _FLAGS = ["-std=c++17", "-O1", "-shared", "-fPIC", "-fvisibility=hidden", "-Wno-attributes"]
 _lock = threading.Lock()
 
@@ -100,12 +103,20 @@ class device_attribute:  # noqa: N801 - PyCUDA's name
     MULTIPROCESSOR_COUNT = 16
 
 
+# The live allocations' start addresses (sorted) and ends, to tell device pointers from host ones.
+_starts: list[int] = []
+_ends: dict[int, int] = {}
+
+
 class DeviceAllocation:
     """Device memory: a host buffer whose address stands for the device pointer."""
 
     def __init__(self, nbytes: int) -> None:
         self._buffer: Any = np.empty(max(int(nbytes), 1), dtype=np.uint8)
         self.nbytes = int(nbytes)
+        start = int(self._buffer.ctypes.data)
+        bisect.insort(_starts, start)
+        _ends[start] = start + self._buffer.nbytes
 
     def __int__(self) -> int:
         return int(self._buffer.ctypes.data) if self._buffer is not None else 0
@@ -113,7 +124,28 @@ class DeviceAllocation:
     __index__ = __int__
 
     def free(self) -> None:
-        self._buffer = None
+        if self._buffer is not None:
+            start = int(self._buffer.ctypes.data)
+            del _starts[bisect.bisect_left(_starts, start)]
+            del _ends[start]
+            self._buffer = None
+
+    def __del__(self) -> None:
+        try:
+            self.free()
+        except Exception:     # at interpreter exit the module's globals may already be gone
+            pass
+
+
+def _is_device_memory(address: int, nbytes: int = 0) -> bool:
+    """Whether [address, address + nbytes) lies in one live allocation (its end counts as in it)."""
+    i = bisect.bisect_right(_starts, address) - 1
+    return i >= 0 and address + nbytes <= _ends[_starts[i]]
+
+
+def _check_device_memory(address: int, nbytes: int, call: str) -> None:
+    if not _is_device_memory(address, nbytes):
+        raise LogicError(f"{call} failed: invalid argument (address {address:#x} is not device memory)")
 
 
 def mem_alloc(nbytes: int) -> DeviceAllocation:
@@ -131,16 +163,20 @@ def to_device(array: Any) -> DeviceAllocation:
 
 def memcpy_htod(dest: Any, source: Any) -> None:
     source = np.ascontiguousarray(source)
+    _check_device_memory(int(dest), source.nbytes, "cuMemcpyHtoD")
     ctypes.memmove(int(dest), source.ctypes.data, source.nbytes)
 
 
 def memcpy_dtoh(dest: Any, source: Any) -> None:
     if not dest.flags.c_contiguous:
         raise Error("memcpy_dtoh needs a contiguous host array")
+    _check_device_memory(int(source), dest.nbytes, "cuMemcpyDtoH")
     ctypes.memmove(dest.ctypes.data, int(source), dest.nbytes)
 
 
 def memcpy_dtod(dest: Any, source: Any, nbytes: int) -> None:
+    _check_device_memory(int(dest), int(nbytes), "cuMemcpyDtoD")
+    _check_device_memory(int(source), int(nbytes), "cuMemcpyDtoD")
     ctypes.memmove(int(dest), int(source), int(nbytes))
 
 
@@ -201,7 +237,10 @@ class SourceModule:
         if not no_extern_c:
             source = 'extern "C" {\n' + source + "\n}\n"
         expanded = _preprocess(source, include_dirs)
-        self._kernels = sorted(set(_KERNEL.findall(expanded)))
+        # each kernel's pointer parameters (by position), whose arguments must be device memory
+        self._pointers = {name: frozenset(i for i, p in enumerate(params.split(",")) if "*" in p)
+                          for name, params in _KERNEL.findall(expanded)}
+        self._kernels = sorted(self._pointers)
         # Barriers need a stack per thread; kernels without them run each thread as a plain call.
         self._barriers = bool(_BARRIER_CALL.search(expanded))
         trampolines = "".join(f'extern "C" __attribute__((visibility("default"))) void ember_entry_{k}(void** a) '
@@ -237,21 +276,22 @@ class SourceModule:
     def get_function(self, name: str) -> "Function":
         if name not in self._kernels:
             raise LogicError(f"cuModuleGetFunction failed: named symbol not found ({name})")
-        return Function(self, name, getattr(self._library, f"ember_entry_{name}"))
+        return Function(self, name, getattr(self._library, f"ember_entry_{name}"), self._pointers[name])
 
 
 class Function:
-    def __init__(self, module: SourceModule, name: str, entry: Any) -> None:
+    def __init__(self, module: SourceModule, name: str, entry: Any, pointers: frozenset[int]) -> None:
         self._module = module
         self.name = name
         self._entry = entry
+        self._pointers = pointers
 
     def __call__(self, *args: Any, grid: tuple[int, ...] = (1, 1, 1), block: tuple[int, ...] = (1, 1, 1),
                  shared: int = 0, stream: Any = None) -> None:
         keep: list[Any] = []
         pointers = (ctypes.c_void_p * max(len(args), 1))()
         for i, arg in enumerate(args):
-            pointers[i] = ctypes.addressof(_argument(arg, i, keep))
+            pointers[i] = ctypes.addressof(_argument(arg, i, keep, i in self._pointers))
         grid = tuple(grid) + (1,) * (3 - len(grid))
         block = tuple(block) + (1,) * (3 - len(block))
         if any(b < 1 for b in block) or block[0] * block[1] * block[2] > 1024 or any(g < 1 for g in grid):
@@ -265,10 +305,14 @@ class Function:
             raise LaunchError(f"{self.name}: {error.decode()}")
 
 
-def _argument(arg: Any, index: int, keep: list[Any]) -> Any:
+def _argument(arg: Any, index: int, keep: list[Any], is_pointer: bool) -> Any:
     """The bytes of one kernel argument, as PyCUDA packs it: numpy scalars by their dtype, device
-    memory and In() as pointers; anything else is the TypeError PyCUDA raises."""
+    memory and In() as pointers; anything else is the TypeError PyCUDA raises. An address given
+    for a pointer parameter outside device memory is refused, where a GPU would fault on it."""
     value: Any
+    if is_pointer and isinstance(arg, np.integer) and arg and not _is_device_memory(int(arg)):
+        raise LaunchError(f"cuLaunchKernel: an illegal memory access would follow: argument #{index} "
+                          f"({int(arg):#x}) is not device memory")
     if isinstance(arg, np.number):
         value = ctypes.create_string_buffer(arg.tobytes(), max(arg.nbytes, 1))
     elif isinstance(arg, DeviceAllocation):

@@ -59,7 +59,9 @@ def copy_cuda(self: Any, src: Any, non_blocking: bool = False) -> Any:
     n = self.numel()
     if n == 0:
         return self
-    if src.numel() == 1 and tuple(self.shape) != tuple(src.shape) and self.is_contiguous():
+    if not self.is_cuda:
+        _copy_to_host(self, src)
+    elif src.numel() == 1 and tuple(self.shape) != tuple(src.shape) and self.is_contiguous():
         value = src.item()
         ctype = CUDA_TYPES[self.dtype.name]
         # PyCUDA packs neither numpy bools nor halves: bool goes as a byte, float16 as a float
@@ -87,6 +89,18 @@ def copy_cuda(self: Any, src: Any, non_blocking: bool = False) -> Any:
             strided_copy(self, to_device(_host_contiguous(source), self.dtype))
     self._bump_version()
     return self
+
+
+def _copy_to_host(dst: Any, src: Any) -> None:
+    """A CPU dst written from a CUDA src: src broadcast, made contiguous and converted to dst's
+    dtype on the device, then one device-to-host copy (through a buffer when dst is a view)."""
+    source = src.expand(tuple(dst.shape)) if tuple(dst.shape) != tuple(src.shape) else src
+    on_device = to_device(contiguous_cuda(source), dst.dtype)
+    host = dst._numpy_view()
+    buffer = host if host.flags.c_contiguous else np.empty(host.shape, dtype=host.dtype)
+    c10_cuda.lazy_init()["drv"].memcpy_dtoh(buffer, on_device.data_ptr())
+    if buffer is not host:
+        host[...] = buffer
 
 
 def _host_contiguous(t: Any) -> Any:
