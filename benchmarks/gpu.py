@@ -6,7 +6,9 @@
 - GEMM: float32 4096^3 TFLOP/s, beside what the PyTorch at --compare-python gets from cuBLAS with
   TF32 off (run in a subprocess from an empty directory so that it imports that PyTorch).
   Target: at least 50% of it.
-- Training: examples/train_digits.py's MLP epoch on the GPU, seconds.
+- Training: examples/train_digits.py's MLP epoch on the GPU, seconds, and the time of one small
+  op (torch.add of two 1000-element tensors, launch and Python overhead), each beside the same
+  code run by the PyTorch at --compare-python.
 
 Times are CUDA events around repeated calls after a warm-up; each figure is the best of 5.
 Without a GPU (or without PyCUDA) it says so and exits 0: nothing to measure.
@@ -19,8 +21,9 @@ import os
 import subprocess
 import sys
 import tempfile
-import time
 from typing import Any, Callable
+
+_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 _TORCH_GEMM = """
 import json, torch
@@ -70,35 +73,61 @@ def _gemm(torch: Any) -> float:
     return 2 * 4096 ** 3 / ms / 1e9
 
 
-def _reference_gemm(python: str) -> dict[str, Any]:
-    with tempfile.TemporaryDirectory() as empty:
-        env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-        run = subprocess.run([python, "-c", _TORCH_GEMM], cwd=empty, env=env, capture_output=True, text=True)
+def _run_script(python: str, code: str, cwd: str, *args: str) -> dict[str, Any]:
+    """The JSON object a script prints last, run by another interpreter (PYTHONPATH dropped, so
+    that it imports its own torch), or {"error": its last line of stderr}."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    run = subprocess.run([python, "-c", code, *args], cwd=cwd, env=env, capture_output=True, text=True)
     if run.returncode != 0:
         return {"error": run.stderr.strip().splitlines()[-1] if run.stderr.strip() else f"exit {run.returncode}"}
-    result = json.loads(run.stdout.strip().splitlines()[-1])
-    result["TFLOPs"] = 2 * 4096 ** 3 / result["ms"] / 1e9
+    result: dict[str, Any] = json.loads(run.stdout.strip().splitlines()[-1])
     return result
 
 
-def _digits_epoch(torch: Any) -> float:
-    sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "examples"))
-    import train_digits as ex
-    torch.manual_seed(0)
-    train_set, _ = ex.load_digits()
-    loader = torch.utils.data.DataLoader(train_set, batch_size=64, shuffle=True,
-                                         generator=torch.Generator().manual_seed(0))
-    model = ex.MLP().to("cuda")
-    optimizer = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
-    loss_fn = torch.nn.CrossEntropyLoss()
+def _reference_gemm(python: str) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory() as empty:
+        result = _run_script(python, _TORCH_GEMM, empty)
+    if "error" not in result:
+        result["TFLOPs"] = 2 * 4096 ** 3 / result["ms"] / 1e9
+    return result
+
+
+# Run as a script by both Ember and the reference PyTorch (whichever `torch` its interpreter
+# imports), so the two figures come from the same code.
+_TRAINING = """
+import json, sys, time
+sys.path.insert(0, sys.argv[1])
+import torch
+import train_digits as ex
+torch.manual_seed(0)
+train_set, _ = ex.load_digits()
+loader = torch.utils.data.DataLoader(train_set, batch_size=64, shuffle=True,
+                                     generator=torch.Generator().manual_seed(0))
+model = ex.MLP().to("cuda")
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+loss_fn = torch.nn.CrossEntropyLoss()
+ex.train_epoch(model, loader, loss_fn, optimizer, "cuda")
+epoch = float("inf")
+for _ in range(3):
+    start = time.perf_counter()
     ex.train_epoch(model, loader, loss_fn, optimizer, "cuda")
-    best = float("inf")
-    for _ in range(3):
-        start = time.perf_counter()
-        ex.train_epoch(model, loader, loss_fn, optimizer, "cuda")
-        torch.cuda.synchronize()
-        best = min(best, time.perf_counter() - start)
-    return best
+    torch.cuda.synchronize()
+    epoch = min(epoch, time.perf_counter() - start)
+a, b = torch.ones(1000, device="cuda"), torch.ones(1000, device="cuda")
+small = float("inf")
+for _ in range(5):
+    torch.cuda.synchronize()
+    start = time.perf_counter()
+    for _ in range(1000):
+        torch.add(a, b)
+    torch.cuda.synchronize()
+    small = min(small, (time.perf_counter() - start) / 1000)
+print(json.dumps({"torch": torch.__version__, "epoch_s": epoch, "small_op_us": small * 1e6}))
+"""
+
+
+def _training(python: str, cwd: str) -> dict[str, Any]:
+    return _run_script(python, _TRAINING, cwd, os.path.join(_ROOT, "examples"))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -124,8 +153,18 @@ def main(argv: list[str] | None = None) -> int:
             line += (f", PyTorch {ref['torch']} cuBLAS (TF32 off) {ref['TFLOPs']:.1f} = "
                      f"{results['gemm_TFLOPs'] / ref['TFLOPs']:.0%} (target >= 50%)")
     print(line)
-    results["digits_epoch_s"] = _digits_epoch(torch)
-    print(f"train_digits.py MLP epoch on the GPU: {results['digits_epoch_s'] * 1000:.1f} ms")
+    ember = results["training"] = _training(sys.executable, _ROOT)
+    if "error" in ember:
+        print(f"train_digits.py on the GPU failed: {ember['error']}")
+    else:
+        line = (f"train_digits.py MLP epoch on the GPU: {ember['epoch_s'] * 1000:.1f} ms; "
+                f"one small torch.add: {ember['small_op_us']:.1f} us")
+        if args.compare_python:
+            with tempfile.TemporaryDirectory() as empty:
+                ref = results["reference_training"] = _training(args.compare_python, empty)
+            line += (f" (PyTorch: {ref['epoch_s'] * 1000:.1f} ms; {ref['small_op_us']:.1f} us)" if "error" not in ref
+                     else f"; reference failed: {ref['error']}")
+        print(line)
     if args.json:
         with open(args.json, "w") as f:
             json.dump(results, f, indent=2)
