@@ -6,7 +6,7 @@ predicting the next character, AdamW. The text is the source of the standard lib
 module, which every CPython install carries, read with inspect.getsource. It uses nothing but
 PyTorch's public API, so it runs unchanged under Ember and under PyTorch.
 
-    python examples/char_gpt.py [--steps 300] [--seed 0] [--generate 200]
+    python examples/char_gpt.py [--steps 300] [--seed 0] [--generate 200] [--device cuda]
 """
 from __future__ import annotations
 
@@ -130,22 +130,24 @@ def main(argv: Optional[Sequence[str]] = None) -> List[float]:
     parser.add_argument("--lr", type=float, default=3e-3)
     parser.add_argument("--every", type=int, default=50, help="steps per progress line")
     parser.add_argument("--generate", type=int, default=200, help="characters to sample at the end")
+    parser.add_argument("--device", default="cpu", help='"cuda" trains on the GPU')
     args = parser.parse_args(argv)
 
     torch.manual_seed(args.seed)
     data, chars = load_text()
-    model = CharGPT(len(chars))
+    model = CharGPT(len(chars)).to(args.device)
     optimizer = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=0.01)
     batches = torch.Generator().manual_seed(args.seed)
     n_params = sum(p.numel() for p in model.parameters())
-    print(f"torch {torch.__version__}: {len(data)} characters, vocabulary {len(chars)},"
+    print(f"torch {torch.__version__} on {args.device}: {len(data)} characters, vocabulary {len(chars)},"
           f" {n_params} parameters; uniform guessing is loss {math.log(len(chars)):.3f}")
 
     means: List[float] = []
     losses: List[float] = []
     start = time.perf_counter()
     for step in range(1, args.steps + 1):
-        losses.append(train_step(model, optimizer, *get_batch(data, batches)))
+        x, y = get_batch(data, batches)
+        losses.append(train_step(model, optimizer, x.to(args.device), y.to(args.device)))
         if step % args.every == 0 or step == args.steps:
             means.append(sum(losses) / len(losses))
             seconds = time.perf_counter() - start
@@ -154,8 +156,8 @@ def main(argv: Optional[Sequence[str]] = None) -> List[float]:
 
     if args.generate > 0:
         model.eval()
-        prompt = torch.tensor([[chars.index("\n")]])
-        out = model.generate(prompt, args.generate, torch.Generator().manual_seed(args.seed))
+        prompt = torch.tensor([[chars.index("\n")]], device=args.device)
+        out = model.generate(prompt, args.generate, torch.Generator(device=args.device).manual_seed(args.seed))
         print("sample:\n" + "".join(chars[i] for i in out[0].tolist()))
     return means
 

@@ -49,9 +49,10 @@ def main(argv: Optional[Sequence[str]] = None) -> float:
     parser.add_argument("--epochs", type=int, default=15)
     parser.add_argument("--seed", type=int, default=0, help="seeds the weights and the shuffling")
     parser.add_argument("--lr", type=float, default=0.05)
+    parser.add_argument("--device", default="cpu", help='"cuda" trains on the GPU')
     args = parser.parse_args(argv)
     torch.manual_seed(args.seed)
-    return fit(CNN(), args.epochs, args.lr, args.seed)
+    return fit(CNN(), args.epochs, args.lr, args.seed, args.device)
 
 
 if __name__ == "__main__":
