@@ -45,7 +45,9 @@ def compiled(tmp_path_factory: pytest.TempPathFactory) -> dict[Path, tuple[int, 
 @pytest.mark.nvcc
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is not installed on this machine")
 @pytest.mark.parametrize("source", SOURCES, ids=lambda p: p.name)
-def test_cuda_source_compiles_with_nvcc_for_each_arch(source, compiled):
+def test_cuda_source_compiles_with_nvcc_for_each_arch_without_warnings(source, compiled):
     returncode, stderr, size = compiled[source]
     assert returncode == 0, stderr
     assert size > 0
+    # PyCUDA shows a user nvcc's warnings (as a UserWarning) the first time a kernel compiles
+    assert "warning" not in stderr, stderr

@@ -4,7 +4,12 @@
 // Names carry an ember_ prefix so they never collide with CUDA's math overloads.
 // float16 kernels compute in float (cuda_fp16.h converts), so no helper takes __half.
 #include <cuda_fp16.h>
-template <typename T> __device__ __forceinline__ bool ember_signed() { return (T)(-1) < (T)0; }
+template <typename T> __device__ __forceinline__ constexpr bool ember_signed() { return (T)(-1) < (T)0; }
+// a < 0, never compared for an unsigned T (nvcc warns of a pointless comparison there)
+template <typename T> __device__ __forceinline__ bool ember_negative(T a) {
+    if constexpr (ember_signed<T>()) return a < (T)0;
+    else return false;
+}
 
 template <typename T> __device__ __forceinline__ T ember_truncdiv(T a, T b) {
     if (b == 0) return 0;
@@ -18,7 +23,7 @@ template <typename T> __device__ __forceinline__ T ember_floordiv(T a, T b) {
     if (b == 0) return 0;
     if (ember_signed<T>() && b == (T)-1) return (T)(0 - a);
     T q = (T)(a / b);
-    if (ember_signed<T>() && a % b != 0 && ((a < 0) != (b < 0))) q -= 1;
+    if (a % b != 0 && ember_negative(a) != ember_negative(b)) q -= 1;
     return q;
 }
 template <typename F> __device__ __forceinline__ F ember_floordiv_float(F a, F b) {
@@ -39,7 +44,7 @@ __device__ __forceinline__ double ember_floordiv(double a, double b) { return em
 template <typename T> __device__ __forceinline__ T ember_remainder(T a, T b) {
     if (b == 0 || (ember_signed<T>() && b == (T)-1)) return 0;
     T r = a % b;
-    if (ember_signed<T>() && r != 0 && ((r < 0) != (b < 0))) r += b;
+    if (r != 0 && ember_negative(r) != ember_negative(b)) r += b;
     return r;
 }
 template <typename F> __device__ __forceinline__ F ember_remainder_float(F a, F b) {
@@ -58,7 +63,7 @@ __device__ __forceinline__ float ember_fmod(float a, float b) { return fmodf(a, 
 __device__ __forceinline__ double ember_fmod(double a, double b) { return fmod(a, b); }
 
 template <typename T> __device__ __forceinline__ T ember_pow(T a, T b) {
-    if (ember_signed<T>() && b < 0) {
+    if (ember_negative(b)) {
         if (a == 1) return 1;
         if (a == (T)-1) return (T)((b % 2) != 0 ? -1 : 1);
         return 0;
@@ -75,11 +80,11 @@ template <typename T> __device__ __forceinline__ T ember_pow(T a, T b) {
 __device__ __forceinline__ float ember_pow(float a, float b) { return powf(a, b); }
 __device__ __forceinline__ double ember_pow(double a, double b) { return pow(a, b); }
 
-template <typename T> __device__ __forceinline__ T ember_abs(T a) { return a < 0 ? (T)(0 - a) : a; }
+template <typename T> __device__ __forceinline__ T ember_abs(T a) { return ember_negative(a) ? (T)(0 - a) : a; }
 __device__ __forceinline__ float ember_abs(float a) { return fabsf(a); }
 __device__ __forceinline__ double ember_abs(double a) { return fabs(a); }
 
-template <typename T> __device__ __forceinline__ T ember_sign(T a) { return (T)((0 < a) - (a < 0)); }
+template <typename T> __device__ __forceinline__ T ember_sign(T a) { return (T)((0 < a) - ember_negative(a)); }
 
 template <typename T> __device__ __forceinline__ T ember_floor(T a) { return a; }
 __device__ __forceinline__ float ember_floor(float a) { return floorf(a); }
@@ -126,11 +131,11 @@ __device__ __forceinline__ bool ember_isfinite(float a) { return ::isfinite(a); 
 __device__ __forceinline__ bool ember_isfinite(double a) { return ::isfinite(a); }
 
 template <typename T> __device__ __forceinline__ T ember_lshift(T a, T b) {
-    if (b < 0 || (long long)b >= (long long)(8 * sizeof(T))) return 0;
+    if (ember_negative(b) || (long long)b >= (long long)(8 * sizeof(T))) return 0;
     return (T)(a << b);
 }
 template <typename T> __device__ __forceinline__ T ember_rshift(T a, T b) {
-    if (b < 0 || (long long)b >= (long long)(8 * sizeof(T))) return (T)(a < 0 ? -1 : 0);
+    if (ember_negative(b) || (long long)b >= (long long)(8 * sizeof(T))) return (T)(ember_negative(a) ? -1 : 0);
     return (T)(a >> b);
 }
 
