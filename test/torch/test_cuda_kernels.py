@@ -233,6 +233,30 @@ def test_inplace_and_out_pointwise_variants_write_into_their_target():
         torch.ones(3, device="cuda").add_(torch.ones(2, 3, device="cuda"))
 
 
+def test_inplace_and_out_variants_write_in_place_without_a_temporary():
+    gpu = torch.arange(12, dtype=torch.float32, device="cuda").reshape(3, 4)
+    address, version = gpu.data_ptr(), gpu._version
+    gpu.mul_(gpu).sub_(torch.ones(4, dtype=torch.int64, device="cuda"), alpha=3)   # self as operand; int converted
+    assert gpu.data_ptr() == address and gpu._version == version + 2
+    expected = torch.arange(12, dtype=torch.float32).reshape(3, 4) ** 2 - 3
+    assert torch.equal(gpu.cpu(), expected)
+    out = torch.empty(3, 4, device="cuda")
+    address = out.data_ptr()
+    assert torch.add(gpu, 1, out=out) is out and out.data_ptr() == address
+    assert torch.equal(out.cpu(), expected + 1)
+
+
+@pytest.mark.parametrize("case", ["shifted", "broadcast row"])
+def test_inplace_partial_overlap_is_pytorchs_error_on_both_devices(case):
+    for device in ("cpu", "cuda"):
+        x = torch.arange(6.0, device=device)
+        with pytest.raises(RuntimeError, match="some elements of the input tensor and the written-to tensor refer"):
+            if case == "shifted":
+                x[1:].add_(x[:-1])
+            else:
+                x.reshape(2, 3).add_(x.reshape(2, 3)[0])
+
+
 # ---- indexing, embedding, cat, layer norm ------------------------------------------------------
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.int32, torch.int64])

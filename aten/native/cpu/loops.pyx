@@ -306,7 +306,7 @@ cdef bint _dense(TensorImpl t) noexcept:
     return True
 
 
-cdef int check_no_partial_overlap(TensorImpl out, TensorImpl t) except -1:
+cpdef int check_no_partial_overlap(TensorImpl out, TensorImpl t) except -1:
     """PyTorch's assert_no_partial_overlap: an input that shares some, but not all, of the
     written memory would be read after being overwritten. Only decidable for dense layouts."""
     cdef Py_ssize_t a0, a1, b0, b1

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from aten.native.cuda.pointwise import CUDA_TYPES, compiled_module, device_meta, grid_for, to_device
+from aten.native.cuda.pointwise import CUDA_TYPES, compiled_module, device_meta, grid_for, kernel, to_device
 from c10 import cuda as c10_cuda
 from c10 import tensor_impl
 
@@ -73,13 +73,13 @@ def copy_cuda(self: Any, src: Any, non_blocking: bool = False) -> Any:
             arg_type, arg, store = "unsigned char", np.uint8(bool(value)), "v"
         else:
             arg_type, arg, store = ctype, self.dtype.numpy_dtype.type(value), "v"
-        mod = compiled_module(
+        text = (
             '#include <cuda_fp16.h>\n'
             f'extern "C" __global__ void fill(long long n, {ctype}* out, {arg_type} v) {{\n'
             "  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)blockDim.x * gridDim.x)\n"
             f"    out[i] = {store};\n}}\n")
         grid, block = grid_for(n)
-        mod.get_function("fill")(np.int64(n), np.uintp(self.data_ptr()), arg, grid=grid, block=block)
+        kernel(text, "fill")(np.int64(n), np.uintp(self.data_ptr()), arg, grid=grid, block=block)
     else:
         source = src.expand(tuple(self.shape)) if tuple(self.shape) != tuple(src.shape) else src
         if source.is_cuda and source.dtype is self.dtype:

@@ -11,6 +11,7 @@ from typing import Any, Callable
 import numpy as np
 
 from aten.native import pointwise_meta
+from aten.native.cpu.loops import check_no_partial_overlap
 from c10 import cuda as c10_cuda
 from c10 import scalar_type, tensor_impl
 from c10.device import canonical
@@ -32,6 +33,17 @@ def compiled_module(source: str) -> Any:
             text = source
         _modules[source] = c10_cuda.source_module(text, include_dirs=[os.path.join(_HERE, "kernels")])
     return _modules[source]
+
+
+_functions: dict[tuple[str, str], Any] = {}
+
+
+def kernel(source: str, name: str) -> Any:
+    """A kernel of a compiled module, looked up in the module once per process."""
+    found = _functions.get((source, name))
+    if found is None:
+        found = _functions[(source, name)] = compiled_module(source).get_function(name)
+    return found
 
 
 _metas: dict[tuple[int, ...], Any] = {}
@@ -58,14 +70,13 @@ def grid_for(n: int) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
 
 def to_device(t: Any, dtype: Any) -> Any:
     """t on the GPU as dtype: a CPU tensor is uploaded, another dtype converted there."""
-    state = c10_cuda.lazy_init()
+    if t.is_cuda and t.dtype is dtype:
+        return t
     if not t.is_cuda:
         host = np.ascontiguousarray(t._numpy_view().astype(dtype.numpy_dtype))
         out = tensor_impl.empty(t._sizes(), dtype, canonical("cuda"))
-        state["drv"].memcpy_htod(out.data_ptr(), host)
+        c10_cuda.lazy_init()["drv"].memcpy_htod(out.data_ptr(), host)
         return out
-    if t.dtype is dtype:
-        return t
     out = tensor_impl.empty(t._sizes(), dtype, t.device)
     src_t, dst_t = CUDA_TYPES[t.dtype.name], CUDA_TYPES[dtype.name]
     value = "__half2float(in[i])" if t.dtype.name == "float16" else "in[i]"
@@ -75,7 +86,7 @@ def to_device(t: Any, dtype: Any) -> Any:
         convert = f"__float2half_rn((float){value})"   # double -> float -> half, as c10::Half
     else:
         convert = f"({dst_t}){value}"
-    mod = compiled_module(
+    text = (
         '#include <cuda_fp16.h>\n'
         f'extern "C" __global__ void cast(long long n, {dst_t}* out, const {src_t}* in) {{\n'
         "  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)blockDim.x * gridDim.x)\n"
@@ -84,12 +95,16 @@ def to_device(t: Any, dtype: Any) -> Any:
         from aten.native.cuda.copy import contiguous_cuda
         t = contiguous_cuda(t)
     grid, block = grid_for(t.numel())
-    mod.get_function("cast")(np.int64(t.numel()), np.uintp(out.data_ptr()), np.uintp(t.data_ptr()), grid=grid, block=block)
+    kernel(text, "cast")(np.int64(t.numel()), np.uintp(out.data_ptr()), np.uintp(t.data_ptr()), grid=grid, block=block)
     return out
 
 
 def launch(source: str, cname: str, tensors: tuple[Any, ...], scalars: tuple[Any, ...], scalar_names: tuple[str, ...],
-           promote: str, dtypes: tuple[str, ...], bool_inputs: tuple[tuple[str, str], ...] = ()) -> Any:
+           promote: str, dtypes: tuple[str, ...], bool_inputs: tuple[tuple[str, str], ...] = (),
+           into: Any = None) -> Any:
+    """The op's result as a new tensor, or written into `into` (an in-place or out= target) and
+    `into` returned, when that is safe: it has the result's shape and dtype, is contiguous, and
+    every operand is either it or memory apart from it. Otherwise the new tensor, for write_into."""
     c10_cuda.lazy_init()
     is_bool = [t.dtype.name == "bool" for t in tensors]
     for when, message in bool_inputs:
@@ -113,19 +128,25 @@ def launch(source: str, cname: str, tensors: tuple[Any, ...], scalars: tuple[Any
                                f"{device} and cpu!")
     shape = pointwise_meta.broadcast_shapes(*tensors)
     operands = [to_device(t, compute) for t in tensors]
-    out = tensor_impl.empty(shape, out_dtype, device)
+    if into is not None and into.is_cuda:
+        for t in operands:
+            if any(t is original for original in tensors):    # converted copies are fresh memory
+                check_no_partial_overlap(into, t)             # PyTorch's error, as on the CPU
+    if into is not None and _can_write_into(into, shape, out_dtype, operands):
+        out = into
+    else:
+        out = tensor_impl.empty(shape, out_dtype, device)
     n = out.numel()
     if n == 0:
         return out
     # float16 kernels take their scalars as float (the dtype they compute in).
     scalar_type_ = np.float32 if compute.name == "float16" else compute.numpy_dtype.type
     c_scalars = [scalar_type_(v) for v in scalars]
-    mod = compiled_module(source)
     grid, block = grid_for(n)
     if all(t._sizes() == shape and t.is_contiguous() for t in operands):
-        fn = mod.get_function(f"{cname}_{compute.name}")
-        fn(np.int64(n), np.uintp(out.data_ptr()), *[np.uintp(t.data_ptr()) for t in operands], *c_scalars,
-           grid=grid, block=block)
+        kernel(source, f"{cname}_{compute.name}")(np.int64(n), np.uintp(out.data_ptr()),
+                                                  *[np.uintp(t.data_ptr()) for t in operands], *c_scalars,
+                                                  grid=grid, block=block)
         return out
     nd = len(shape)
     meta = [nd, *shape, *[s * out.element_size() for s in out.stride()]]
@@ -135,16 +156,37 @@ def launch(source: str, cname: str, tensors: tuple[Any, ...], scalars: tuple[Any
                                for size, st, full in zip(t._sizes(), t.stride(), shape[pad:])]
         meta += strides
     meta_dev = device_meta(meta)
-    fn = mod.get_function(f"{cname}_{compute.name}_strided")
-    fn(np.int64(n), meta_dev, np.uintp(out.data_ptr()), *[np.uintp(t.data_ptr()) for t in operands], *c_scalars,
+    kernel(source, f"{cname}_{compute.name}_strided")(np.int64(n), meta_dev, np.uintp(out.data_ptr()), *[np.uintp(t.data_ptr()) for t in operands], *c_scalars,
        grid=grid, block=block)
     return out
+
+
+def _can_write_into(target: Any, shape: tuple[int, ...], dtype: Any, operands: list[Any]) -> bool:
+    """Whether a pointwise kernel may write its result straight into target: each element is read
+    and written by one thread, so an operand may be target itself but must not overlap it otherwise."""
+    if not (target.is_cuda and target.dtype is dtype and target._sizes() == shape and target.is_contiguous()):
+        return False
+    start = target.data_ptr()
+    end = start + target.numel() * target.element_size()
+    for t in operands:
+        if t.data_ptr() == start and t._sizes() == shape and t.is_contiguous():
+            continue
+        t_start = t.data_ptr()
+        t_end = t_start + sum((size - 1) * st for size, st in zip(t._sizes(), t.stride()) if size > 0) * \
+            t.element_size() + t.element_size()
+        if t_start < end and start < t_end:
+            return False
+    return True
 
 
 def write_into(target: Any, result: Any, inplace: bool) -> Any:
     """An in-place (inplace) or out= variant: the functional result written into target, with
     PyTorch's checks: the result's dtype must cast to target's, and an in-place target must have
-    the broadcast shape (an out= one is resized to it)."""
+    the broadcast shape (an out= one is resized to it). A result that is target (launch wrote it
+    there) only counts as a new version."""
+    if result is target:
+        target._bump_version()
+        return target
     if not scalar_type.can_cast(result.dtype, target.dtype):
         raise RuntimeError(f"result type {result.dtype.type_name} can't be cast to the desired output type "
                            f"{target.dtype.type_name}")
