@@ -18,6 +18,7 @@ import functools
 import hashlib
 import os
 import re
+import struct
 import subprocess
 import tempfile
 import threading
@@ -303,6 +304,17 @@ class Function:
                                                            *grid, *block, int(self._module._barriers))
         if error:
             raise LaunchError(f"{self.name}: {error.decode()}")
+
+    def prepare(self, arg_types: Any) -> "Function":
+        """PyCUDA's prepared form: the arguments' struct format, from numpy types or a string."""
+        self.arg_format = arg_types if isinstance(arg_types, str) else "".join(np.dtype(t).char for t in arg_types)
+        return self
+
+    def prepared_call(self, grid: tuple[int, ...], block: tuple[int, ...], *args: Any, shared_size: int = 0) -> None:
+        """Packed as PyCUDA packs them (so its TypeErrors and range errors), then launched."""
+        struct.pack(self.arg_format, *args)
+        self(*[np.dtype(char).type(arg) for char, arg in zip(self.arg_format, args)], grid=grid, block=block,
+             shared=shared_size)
 
 
 def _argument(arg: Any, index: int, keep: list[Any], is_pointer: bool) -> Any:

@@ -119,3 +119,32 @@ def test_a_compile_error_names_the_line(cache):
     with pytest.raises(drv.CompileError, match="undeclared_name"):
         drv.SourceModule('extern "C" __global__ void k(float* x) { x[0] = undeclared_name; }', no_extern_c=True,
                          cache_dir=cache)
+
+
+def test_host_memory_given_as_device_memory_is_the_gpus_error(cache):
+    """On a GPU a host address in a copy is "invalid argument" and in a kernel an illegal memory
+    access; host memory standing in for device memory must not hide that."""
+    host = np.zeros(4, dtype=np.float32)
+    device = _upload(host)
+    with pytest.raises(drv.LogicError, match="cuMemcpyDtoD failed: invalid argument"):
+        drv.memcpy_dtod(host.ctypes.data, int(device), 16)
+    with pytest.raises(drv.LogicError, match="cuMemcpyDtoH failed"):
+        drv.memcpy_dtoh(host, host.ctypes.data)
+    with pytest.raises(drv.LogicError, match="past the end|not device memory"):
+        drv.memcpy_htod(int(device) + 8, host)           # 16 bytes from 8 bytes in: past the end
+    kernel = drv.SourceModule(REVERSE, no_extern_c=True, cache_dir=cache).get_function("reverse_blocks")
+    with pytest.raises(drv.LaunchError, match="argument #1 .* is not device memory"):
+        kernel(np.int32(4), np.uintp(host.ctypes.data), grid=(1, 1), block=(4, 1, 1))
+    kernel(np.int32(4), np.uintp(int(device)), grid=(1, 1), block=(4, 1, 1))    # an address, not the object
+
+
+def test_prepared_calls_pack_their_arguments_as_pycuda(cache):
+    data = np.arange(8, dtype=np.float32)
+    device = _upload(data)
+    kernel = drv.SourceModule(REVERSE, no_extern_c=True, cache_dir=cache).get_function("reverse_blocks")
+    kernel.prepare([np.int32, np.uintp])
+    assert kernel.arg_format == "iL"
+    kernel.prepared_call((1, 1), (8, 1, 1), 8, int(device))
+    assert np.array_equal(_download(device, data), data[::-1])
+    with pytest.raises(Exception, match="integer"):
+        kernel.prepared_call((1, 1), (8, 1, 1), 8.0, int(device))

@@ -46,6 +46,18 @@ def kernel(source: str, name: str) -> Any:
     return found
 
 
+_prepared: dict[tuple[str, str], Any] = {}
+
+
+def prepared_kernel(source: str, name: str, arg_format: str) -> Any:
+    """A kernel in PyCUDA's prepared form (arguments packed by one struct format, the launch's
+    fast path), prepared once per process; a kernel's format never changes."""
+    found = _prepared.get((source, name))
+    if found is None:
+        found = _prepared[(source, name)] = kernel(source, name).prepare(arg_format)
+    return found
+
+
 _metas: dict[tuple[int, ...], Any] = {}
 _MAX_METAS = 1024
 c10_cuda.at_shutdown(_metas.clear)
@@ -143,10 +155,12 @@ def launch(source: str, cname: str, tensors: tuple[Any, ...], scalars: tuple[Any
     scalar_type_ = np.float32 if compute.name == "float16" else compute.numpy_dtype.type
     c_scalars = [scalar_type_(v) for v in scalars]
     grid, block = grid_for(n)
+    # the arguments: n, (the strided kernels: meta,) out and the inputs as pointers, then the scalars
+    pointers = "P" * (len(operands) + 1)
+    scalar_format = np.dtype(scalar_type_).char * len(scalars)
     if all(t._sizes() == shape and t.is_contiguous() for t in operands):
-        kernel(source, f"{cname}_{compute.name}")(np.int64(n), np.uintp(out.data_ptr()),
-                                                  *[np.uintp(t.data_ptr()) for t in operands], *c_scalars,
-                                                  grid=grid, block=block)
+        prepared_kernel(source, f"{cname}_{compute.name}", "q" + pointers + scalar_format).prepared_call(
+            grid, block, n, out.data_ptr(), *[t.data_ptr() for t in operands], *c_scalars)
         return out
     nd = len(shape)
     meta = [nd, *shape, *[s * out.element_size() for s in out.stride()]]
@@ -156,8 +170,8 @@ def launch(source: str, cname: str, tensors: tuple[Any, ...], scalars: tuple[Any
                                for size, st, full in zip(t._sizes(), t.stride(), shape[pad:])]
         meta += strides
     meta_dev = device_meta(meta)
-    kernel(source, f"{cname}_{compute.name}_strided")(np.int64(n), meta_dev, np.uintp(out.data_ptr()), *[np.uintp(t.data_ptr()) for t in operands], *c_scalars,
-       grid=grid, block=block)
+    prepared_kernel(source, f"{cname}_{compute.name}_strided", "qP" + pointers + scalar_format).prepared_call(
+        grid, block, n, int(meta_dev), out.data_ptr(), *[t.data_ptr() for t in operands], *c_scalars)
     return out
 
 
