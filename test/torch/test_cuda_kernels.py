@@ -246,6 +246,11 @@ def test_inplace_and_out_variants_write_in_place_without_a_temporary():
     assert torch.equal(out.cpu(), expected + 1)
 
 
+def test_an_out_tensor_on_the_cpu_for_a_cuda_op_is_the_same_device_error():
+    with pytest.raises(RuntimeError, match="Expected all tensors to be on the same device.*cpu and cuda:0"):
+        torch.add(torch.ones(3, device="cuda"), 1, out=torch.empty(3))
+
+
 @pytest.mark.parametrize("case", ["shifted", "broadcast row"])
 def test_inplace_partial_overlap_is_pytorchs_error_on_both_devices(case):
     for device in ("cpu", "cuda"):

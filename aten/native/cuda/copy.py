@@ -6,15 +6,9 @@ from typing import Any
 
 import numpy as np
 
-from aten.native.cuda.pointwise import CUDA_TYPES, compiled_module, device_meta, grid_for, kernel, to_device
+from aten.native.cuda.pointwise import CUDA_TYPES, byte_extent, compiled_module, device_meta, grid_for, kernel, to_device
 from c10 import cuda as c10_cuda
 from c10 import tensor_impl
-
-
-def _extent(t: Any) -> tuple[int, int]:
-    """The byte range [first, last] a view can touch."""
-    span = sum((size - 1) * stride for size, stride in zip(t.shape, t.stride()) if size > 0)
-    return t.data_ptr(), t.data_ptr() + (span + 1) * t.element_size() - 1
 
 
 def strided_copy(dst: Any, src: Any) -> None:
@@ -25,7 +19,7 @@ def strided_copy(dst: Any, src: Any) -> None:
     if n == 0:
         return
     state = c10_cuda.lazy_init()
-    (d0, d1), (s0, s1) = _extent(dst), _extent(src)
+    (d0, d1), (s0, s1) = byte_extent(dst), byte_extent(src)
     if d0 <= s1 and s0 <= d1:
         if d0 == s0 and dst.stride() == src.stride():
             return

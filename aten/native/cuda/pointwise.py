@@ -180,17 +180,20 @@ def _can_write_into(target: Any, shape: tuple[int, ...], dtype: Any, operands: l
     and written by one thread, so an operand may be target itself but must not overlap it otherwise."""
     if not (target.is_cuda and target.dtype is dtype and target._sizes() == shape and target.is_contiguous()):
         return False
-    start = target.data_ptr()
-    end = start + target.numel() * target.element_size()
+    start, end = byte_extent(target)
     for t in operands:
         if t.data_ptr() == start and t._sizes() == shape and t.is_contiguous():
             continue
-        t_start = t.data_ptr()
-        t_end = t_start + sum((size - 1) * st for size, st in zip(t._sizes(), t.stride()) if size > 0) * \
-            t.element_size() + t.element_size()
-        if t_start < end and start < t_end:
+        t_start, t_end = byte_extent(t)
+        if t_start <= end and start <= t_end:
             return False
     return True
+
+
+def byte_extent(t: Any) -> tuple[int, int]:
+    """The first and last device addresses a view can touch (both inclusive)."""
+    span = sum((size - 1) * stride for size, stride in zip(t.shape, t.stride()) if size > 0)
+    return t.data_ptr(), t.data_ptr() + (span + 1) * t.element_size() - 1
 
 
 def write_into(target: Any, result: Any, inplace: bool) -> Any:
@@ -201,6 +204,9 @@ def write_into(target: Any, result: Any, inplace: bool) -> Any:
     if result is target:
         target._bump_version()
         return target
+    if not target.is_cuda:      # an out= tensor on the CPU (in-place ones are refused by launch)
+        raise RuntimeError("Expected all tensors to be on the same device, but found at least two devices, "
+                           f"cpu and {result.device}!")
     if not scalar_type.can_cast(result.dtype, target.dtype):
         raise RuntimeError(f"result type {result.dtype.type_name} can't be cast to the desired output type "
                            f"{target.dtype.type_name}")
