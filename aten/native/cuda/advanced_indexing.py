@@ -17,7 +17,7 @@ import numpy as np
 from aten.native.cpu.scatter_gather import check_gather, check_scatter, scatter_identity, scatter_reduce_op
 from aten.native.cpu.views import as_strided
 from aten.native.cuda.copy import contiguous_cuda, copy_cuda
-from aten.native.cuda.pointwise import compiled_module, grid_for, to_device
+from aten.native.cuda.pointwise import grid_for, kernel_function, to_device
 from c10 import cuda as c10_cuda
 from c10 import scalar_type, tensor_impl
 
@@ -44,7 +44,7 @@ def _launch(kernel: str, n: int, meta: list[int], *pointers: Any, extra: tuple[A
     bad = np.zeros(3, dtype=np.int64)
     bad_dev = state["drv"].to_device(bad)
     grid, block = grid_for(n)
-    compiled_module("kernels/index.cu").get_function(kernel)(
+    kernel_function("kernels/index.cu", kernel)(
         np.int64(n), state["drv"].In(np.asarray(meta, dtype=np.int64)), *[np.uintp(p) for p in pointers], bad_dev,
         *extra, grid=grid, block=block)
     state["drv"].memcpy_dtoh(bad, bad_dev)
@@ -107,16 +107,15 @@ def nonzero_cuda(self: Any) -> Any:
         return tensor_impl.empty((0, nd), _INT64, self.device)
     chunks = (n + _CHUNK - 1) // _CHUNK
     counts = tensor_impl.empty((chunks,), _INT64, self.device)
-    module = compiled_module("kernels/index.cu")
     grid, block = grid_for(chunks)
-    module.get_function(f"count_nonzero_chunks_{self.dtype.name}")(
+    kernel_function("kernels/index.cu", f"count_nonzero_chunks_{self.dtype.name}")(
         np.int64(n), np.int64(_CHUNK), np.uintp(mask.data_ptr()), np.uintp(counts.data_ptr()), grid=grid, block=block)
     host = np.empty(chunks, dtype=np.int64)
     state["drv"].memcpy_dtoh(host, counts.data_ptr())
     starts = np.concatenate([[0], np.cumsum(host)[:-1]]).astype(np.int64)
     out = tensor_impl.empty((int(host.sum()), nd), _INT64, self.device)
     if out.numel():
-        module.get_function(f"write_nonzero_chunks_{self.dtype.name}")(
+        kernel_function("kernels/index.cu", f"write_nonzero_chunks_{self.dtype.name}")(
             np.int64(n), np.int64(_CHUNK), np.uintp(mask.data_ptr()), state["drv"].In(starts),
             state["drv"].In(np.asarray([nd, *self.shape], dtype=np.int64)), np.uintp(out.data_ptr()),
             grid=grid, block=block)
@@ -393,7 +392,7 @@ def scatter_reduce__two_cuda(self: Any, dim: int, index: Any, src: Any, reduce: 
         counts = tensor_impl.empty(tuple(self.shape), _INT64, self.device).fill_(1 if include_self else 0)
         _scatter(counts, d, index, _value(counts, 1), True, True)
         grid, block = grid_for(target.numel())
-        compiled_module("kernels/index.cu").get_function(f"divide_by_counts_{self.dtype.name}")(
+        kernel_function("kernels/index.cu", f"divide_by_counts_{self.dtype.name}")(
             np.int64(target.numel()), np.uintp(target.data_ptr()), np.uintp(counts.data_ptr()), grid=grid, block=block)
     if target is not self:
         copy_cuda(self, target)

@@ -14,7 +14,7 @@ from aten.native.cpu.pool import adaptive_avg_pool2d_geometry, avg_pool2d_geomet
 from aten.native.cpu.views import as_strided
 from aten.native.cuda.copy import contiguous_cuda, copy_cuda
 from aten.native.cuda.linalg import _same_device, gemm
-from aten.native.cuda.pointwise import compiled_module, float16_via_float32, grid_for
+from aten.native.cuda.pointwise import float16_via_float32, grid_for, kernel_function
 from c10 import scalar_type, tensor_impl
 
 _INT64 = scalar_type.dtype_from_name("int64")
@@ -78,7 +78,7 @@ def _im2col_gemm(x: Any, wt: Any, b: Any, out: Any, groups: int, shape: tuple[in
     cg, og = c // groups, o // groups
     chunk = max(1, min(n, _COLS_LIMIT // max(c * kk * length, 1)))
     cols = tensor_impl.empty((chunk, c * kk, length), x.dtype, x.device)
-    im2col = compiled_module("kernels/conv.cu").get_function(f"im2col_{x.dtype.name}")
+    im2col = kernel_function("kernels/conv.cu", f"im2col_{x.dtype.name}")
     for start in range(0, n, chunk):
         m = min(chunk, n - start)
         grid, block = grid_for(m * c * kk * length)
@@ -104,7 +104,7 @@ def _transposed(x: Any, wt: Any, b: Any, out: Any, groups: int, shape: tuple[int
     kh, kw = geometry[:2]
     kk, plane = kh * kw, h * w
     cg, og = c // groups, o // groups
-    col2im = compiled_module("kernels/conv.cu").get_function(f"col2im_{x.dtype.name}")
+    col2im = kernel_function("kernels/conv.cu", f"col2im_{x.dtype.name}")
     grid, block = grid_for(n * og * ho * wo)
     for g in range(groups):
         weight_t = _view(wt, (n, og * kk, cg), (0, 1, og * kk), g * cg * og * kk)
@@ -129,7 +129,7 @@ def max_pool2d_with_indices_cuda(self: Any, kernel_size: Any, stride: Any = (), 
         return out, indices
     x = contiguous_cuda(self)
     grid, block = grid_for(out.numel())
-    compiled_module("kernels/conv.cu").get_function(f"max_pool2d_{self.dtype.name}")(
+    kernel_function("kernels/conv.cu", f"max_pool2d_{self.dtype.name}")(
         *(np.int64(v) for v in (n * c, h, w, ho, wo, kh, kw, sh, sw, ph, pw, dh, dw)),
         np.uintp(x.data_ptr()), np.uintp(out.data_ptr()), np.uintp(indices.data_ptr()), grid=grid, block=block)
     return out, indices
@@ -147,7 +147,7 @@ def avg_pool2d_cuda(self: Any, kernel_size: Any, stride: Any = (), padding: Any 
         return out
     x = contiguous_cuda(self)
     grid, block = grid_for(out.numel())
-    compiled_module("kernels/conv.cu").get_function(f"avg_pool2d_{self.dtype.name}")(
+    kernel_function("kernels/conv.cu", f"avg_pool2d_{self.dtype.name}")(
         *(np.int64(v) for v in (n * c, h, w, ho, wo, kh, kw, sh, sw, ph, pw)), np.int32(bool(count_include_pad)),
         np.int64(divisor_override or 0), np.uintp(x.data_ptr()), np.uintp(out.data_ptr()), grid=grid, block=block)
     return out
@@ -163,7 +163,7 @@ def adaptive_avg_pool2d_cuda(self: Any, output_size: Any) -> Any:
         return out
     x = contiguous_cuda(self)
     grid, block = grid_for(out.numel())
-    compiled_module("kernels/conv.cu").get_function(f"adaptive_avg_pool2d_{self.dtype.name}")(
+    kernel_function("kernels/conv.cu", f"adaptive_avg_pool2d_{self.dtype.name}")(
         *(np.int64(v) for v in (planes, h, w, ho, wo)), np.uintp(x.data_ptr()), np.uintp(out.data_ptr()),
         grid=grid, block=block)
     return out

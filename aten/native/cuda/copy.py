@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from aten.native.cuda.pointwise import CUDA_TYPES, byte_extent, compiled_module, device_meta, grid_for, kernel, to_device
+from aten.native.cuda.pointwise import CUDA_TYPES, byte_extent, device_meta, grid_for, kernel_function, to_device
 from c10 import cuda as c10_cuda
 from c10 import tensor_impl
 
@@ -35,7 +35,7 @@ def strided_copy(dst: Any, src: Any) -> None:
         return
     shape = tuple(dst.shape)
     meta = device_meta([len(shape), *shape, *dst.stride(), *src.stride()])
-    fn = compiled_module("kernels/copy.cu").get_function(f"strided_copy_{dst.element_size()}")
+    fn = kernel_function("kernels/copy.cu", f"strided_copy_{dst.element_size()}")
     grid, block = grid_for(n)
     fn(np.int64(n), meta, np.uintp(dst.data_ptr()), np.uintp(src.data_ptr()), grid=grid, block=block)
 
@@ -73,7 +73,7 @@ def copy_cuda(self: Any, src: Any, non_blocking: bool = False) -> Any:
             "  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)blockDim.x * gridDim.x)\n"
             f"    out[i] = {store};\n}}\n")
         grid, block = grid_for(n)
-        kernel(text, "fill")(np.int64(n), np.uintp(self.data_ptr()), arg, grid=grid, block=block)
+        kernel_function(text, "fill")(np.int64(n), np.uintp(self.data_ptr()), arg, grid=grid, block=block)
     else:
         source = src.expand(tuple(self.shape)) if tuple(self.shape) != tuple(src.shape) else src
         if source.is_cuda and source.dtype is self.dtype:

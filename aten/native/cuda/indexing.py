@@ -10,7 +10,7 @@ import numpy as np
 
 from aten.native.cuda.copy import contiguous_cuda, copy_cuda, strided_copy
 from aten.native.cuda.linalg import _same_device
-from aten.native.cuda.pointwise import compiled_module, grid_for, to_device
+from aten.native.cuda.pointwise import grid_for, kernel_function, to_device
 from aten.native.pointwise_meta import result_type_of
 from c10 import cuda as c10_cuda
 from c10 import scalar_type, tensor_impl
@@ -50,7 +50,7 @@ def _run(kernel: str, total: int, *args: Any) -> int:
     bad_dev = state["drv"].to_device(bad)
     if total:
         grid, block = grid_for(total)
-        compiled_module("kernels/index.cu").get_function(kernel)(*args, bad_dev, grid=grid, block=block)
+        kernel_function("kernels/index.cu", kernel)(*args, bad_dev, grid=grid, block=block)
     state["drv"].memcpy_dtoh(bad, bad_dev)
     return int(bad[0])
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from aten.native.cuda.pointwise import compiled_module, float16_via_float32
+from aten.native.cuda.pointwise import float16_via_float32, kernel_function
 from c10 import tensor_impl
 
 _TILE = 128        # gemm.cu's BM and BN
@@ -44,7 +44,7 @@ def gemm(a: Any, b: Any, batch: int, alpha: Any = 1, beta: Any = 0, bias: Any = 
     scalar = dtype.numpy_dtype.type
     use_bias = beta != 0 and bias is not None
     bias_ptr, bias_rs, bias_cs = (bias.data_ptr(), *bias.stride()) if use_bias else (0, 0, 0)
-    fn = compiled_module("kernels/gemm.cu").get_function(f"gemm_{_GEMM_TYPES[dtype.name]}")
+    fn = kernel_function("kernels/gemm.cu", f"gemm_{_GEMM_TYPES[dtype.name]}")
     # the kernel loops over row tiles and batches beyond the grid's y and z limits
     grid = ((n + _TILE - 1) // _TILE, min((m + _TILE - 1) // _TILE, _MAX_GRID), min(batch, _MAX_GRID))
     fn(np.int64(batch), np.int64(m), np.int64(n), np.int64(k), np.uintp(a.data_ptr()), np.int64(a_bs), np.int64(a_st[-2]),

@@ -9,7 +9,7 @@ import numpy as np
 
 from aten.native.cuda.copy import contiguous_cuda
 from aten.native.cuda.linalg import _same_device
-from aten.native.cuda.pointwise import compiled_module, float16_via_float32, to_device
+from aten.native.cuda.pointwise import float16_via_float32, kernel_function, to_device
 from c10 import cuda as c10_cuda
 from c10 import scalar_type, tensor_impl
 
@@ -42,7 +42,7 @@ def nll_loss_forward_cuda(self: Any, target: Any, weight: Any, reduction: int, i
     state = c10_cuda.lazy_init()
     bad = np.zeros(1, dtype=np.int64)
     bad_dev = state["drv"].to_device(bad)
-    fn = compiled_module("kernels/nll_loss.cu").get_function(f"nll_forward_{self.dtype.name}")
+    fn = kernel_function("kernels/nll_loss.cu", f"nll_forward_{self.dtype.name}")
     fn(np.int64(n), np.int64(c), np.uintp(source.data_ptr()), np.uintp(labels.data_ptr()),
        np.uintp(w.data_ptr() if w is not None else 0), np.int64(ignore_index), np.int32(reduction),
        np.uintp(out.data_ptr()), np.uintp(total_weight.data_ptr()), bad_dev, grid=(1, 1, 1), block=(256, 1, 1))

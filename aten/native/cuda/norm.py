@@ -8,7 +8,7 @@ import numpy as np
 
 from aten.native.cuda.copy import contiguous_cuda
 from aten.native.cuda.linalg import _same_device
-from aten.native.cuda.pointwise import compiled_module, float16_via_float32
+from aten.native.cuda.pointwise import float16_via_float32, kernel_function
 from c10 import tensor_impl
 
 _THREADS = 256
@@ -50,7 +50,7 @@ def native_layer_norm_cuda(input: Any, normalized_shape: Any, weight: Any, bias:
     x = contiguous_cuda(input)
     w = contiguous_cuda(weight) if weight is not None else None
     b = contiguous_cuda(bias) if bias is not None else None
-    fn = compiled_module("kernels/norm.cu").get_function(f"layer_norm_rows_{input.dtype.name}")
+    fn = kernel_function("kernels/norm.cu", f"layer_norm_rows_{input.dtype.name}")
     fn(np.int64(rows), np.int64(m), np.uintp(x.data_ptr()), np.uintp(w.data_ptr() if w is not None else 0),
        np.uintp(b.data_ptr() if b is not None else 0), np.float64(eps), np.uintp(out.data_ptr()),
        np.uintp(mean.data_ptr()), np.uintp(rstd.data_ptr()), grid=(min(rows, _MAX_BLOCKS), 1, 1),

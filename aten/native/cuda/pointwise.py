@@ -38,7 +38,7 @@ def compiled_module(source: str) -> Any:
 _functions: dict[tuple[str, str], Any] = {}
 
 
-def kernel(source: str, name: str) -> Any:
+def kernel_function(source: str, name: str) -> Any:
     """A kernel of a compiled module, looked up in the module once per process."""
     found = _functions.get((source, name))
     if found is None:
@@ -54,7 +54,7 @@ def prepared_kernel(source: str, name: str, arg_format: str) -> Any:
     fast path), prepared once per process; a kernel's format never changes."""
     found = _prepared.get((source, name))
     if found is None:
-        found = _prepared[(source, name)] = kernel(source, name).prepare(arg_format)
+        found = _prepared[(source, name)] = kernel_function(source, name).prepare(arg_format)
     return found
 
 
@@ -107,7 +107,7 @@ def to_device(t: Any, dtype: Any) -> Any:
         from aten.native.cuda.copy import contiguous_cuda
         t = contiguous_cuda(t)
     grid, block = grid_for(t.numel())
-    kernel(text, "cast")(np.int64(t.numel()), np.uintp(out.data_ptr()), np.uintp(t.data_ptr()), grid=grid, block=block)
+    kernel_function(text, "cast")(np.int64(t.numel()), np.uintp(out.data_ptr()), np.uintp(t.data_ptr()), grid=grid, block=block)
     return out
 
 

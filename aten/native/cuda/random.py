@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from aten.native.cuda.copy import copy_cuda
-from aten.native.cuda.pointwise import compiled_module, grid_for
+from aten.native.cuda.pointwise import grid_for, kernel_function
 from c10 import scalar_type, tensor_impl
 from c10.generator import default_cuda_generator
 
@@ -35,7 +35,7 @@ def _fill_random(self: Any, kernel: str, a: float, b: float, generator: Any) -> 
     target = self if self.is_contiguous() else tensor_impl.empty(tuple(self.shape), self.dtype, self.device)
     seed, offset = generator._philox_next()
     grid, block = grid_for(n)
-    compiled_module("kernels/random.cu").get_function(kernel)(
+    kernel_function("kernels/random.cu", kernel)(
         np.int64(n), np.uintp(target.data_ptr()), np.float64(a), np.float64(b), np.uint64(seed), np.uint64(offset),
         grid=grid, block=block)
     if target is not self:
@@ -71,7 +71,7 @@ def bernoulli_float_cuda(self: Any, p: float = 0.5, generator: Any = None) -> An
     draws = tensor_impl.empty(tuple(self.shape), _UINT8, self.device)
     seed, offset = generator._philox_next()
     grid, block = grid_for(n)
-    compiled_module("kernels/random.cu").get_function("bernoulli_bytes")(
+    kernel_function("kernels/random.cu", "bernoulli_bytes")(
         np.int64(n), np.uintp(draws.data_ptr()), np.float64(p), np.uint64(seed), np.uint64(offset),
         grid=grid, block=block)
     copy_cuda(self, draws)

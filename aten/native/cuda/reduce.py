@@ -8,7 +8,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from aten.native.cuda.copy import contiguous_cuda, copy_cuda
-from aten.native.cuda.pointwise import compiled_module, float16_via_float32, to_device
+from aten.native.cuda.pointwise import float16_via_float32, kernel_function, to_device
 from aten.native.cuda.sort import ORDERED_TYPES
 from aten.native.type_names import CPP_TYPE_NAMES
 from c10 import scalar_type, tensor_impl
@@ -81,11 +81,11 @@ def _sum(self: Any, dim: Any, keepdim: bool, dtype: Any, mean: bool, name: str, 
         return out.fill_(float("nan") if mean else (1 if prod else 0))
     grid, block = _grid(rows)
     if prod:
-        compiled_module("kernels/reduce.cu").get_function(f"prod_rows_{dtype.name}")(
+        kernel_function("kernels/reduce.cu", f"prod_rows_{dtype.name}")(
             np.int64(rows), np.int64(r), np.uintp(moved.data_ptr()), np.uintp(out.data_ptr()), grid=grid, block=block)
         return out
     scale = 1.0 / r if mean else 1.0
-    fn = compiled_module("kernels/reduce.cu").get_function(f"sum_rows_{dtype.name}")
+    fn = kernel_function("kernels/reduce.cu", f"sum_rows_{dtype.name}")
     fn(np.int64(rows), np.int64(r), np.uintp(moved.data_ptr()), np.uintp(out.data_ptr()), np.float64(scale),
        grid=grid, block=block)
     return out
@@ -126,7 +126,7 @@ def _minmax(self: Any, dims: list[int], keepdim: bool, is_max: bool, values: boo
     out_i = tensor_impl.empty(shape, _INT64, self.device) if indices else None
     if rows == 0:
         return out_v, out_i
-    fn = compiled_module("kernels/reduce.cu").get_function(f"minmax_rows_{self.dtype.name}")
+    fn = kernel_function("kernels/reduce.cu", f"minmax_rows_{self.dtype.name}")
     grid, block = _grid(rows)
     fn(np.int64(rows), np.int64(r), np.uintp(moved.data_ptr()),
        np.uintp(out_v.data_ptr() if out_v is not None else 0), np.uintp(out_i.data_ptr() if out_i is not None else 0),
@@ -230,7 +230,7 @@ def _scan(self: Any, dim: int, dtype: Any, prod: bool, inplace: bool) -> Any:
     if out_dtype.name not in _SCAN_TYPES:
         raise NotImplementedError(f'"{name}_cuda" not implemented for \'{out_dtype.type_name}\'')
     outer, n, inner = _lines(self, d)
-    compiled_module("kernels/reduce.cu").get_function(f"scan_lines_{out_dtype.name}")(
+    kernel_function("kernels/reduce.cu", f"scan_lines_{out_dtype.name}")(
         np.int64(outer), np.int64(n), np.int64(inner), np.uintp(src.data_ptr()), np.uintp(out.data_ptr()),
         np.int32(prod), grid=_line_grid(outer * inner),
         block=(_THREADS, 1, 1))
@@ -268,7 +268,7 @@ def _cum_extreme(self: Any, dim: int, is_max: bool) -> tuple[Any, Any]:
     d = self._wrap_dim(dim) if self.dim() else 0
     src = contiguous_cuda(self)
     outer, n, inner = _lines(self, d)
-    compiled_module("kernels/reduce.cu").get_function(f"extreme_lines_{ORDERED_TYPES[self.dtype.name]}")(
+    kernel_function("kernels/reduce.cu", f"extreme_lines_{ORDERED_TYPES[self.dtype.name]}")(
         np.int64(outer), np.int64(n), np.int64(inner), np.uintp(src.data_ptr()), np.uintp(values.data_ptr()),
         np.uintp(indices.data_ptr()), np.int32(is_max), grid=_line_grid(outer * inner), block=(_THREADS, 1, 1))
     return values, indices
@@ -295,7 +295,7 @@ def logcumsumexp_cuda(self: Any, dim: int) -> Any:
         return out
     src = contiguous_cuda(self)
     outer, n, inner = _lines(self, d)
-    compiled_module("kernels/reduce.cu").get_function(f"log_cumsum_exp_lines_{self.dtype.name}")(
+    kernel_function("kernels/reduce.cu", f"log_cumsum_exp_lines_{self.dtype.name}")(
         np.int64(outer), np.int64(n), np.int64(inner), np.uintp(src.data_ptr()), np.uintp(out.data_ptr()),
         grid=_line_grid(outer * inner), block=(_THREADS, 1, 1))
     return out

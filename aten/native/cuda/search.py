@@ -9,7 +9,7 @@ import numpy as np
 
 from aten.native.cpu.search import check_searchsorted
 from aten.native.cuda.copy import contiguous_cuda
-from aten.native.cuda.pointwise import compiled_module, float16_via_float32, grid_for, to_device
+from aten.native.cuda.pointwise import float16_via_float32, grid_for, kernel_function, to_device
 from aten.native.pointwise_meta import result_type_of
 from c10 import cuda as c10_cuda
 from c10 import scalar_type, tensor_impl
@@ -26,7 +26,7 @@ def _check_sorter(sorter: Any, row_len: int) -> None:
     bad = np.zeros(1, dtype=np.uint64)
     bad_dev = state["drv"].to_device(bad)
     grid, block = grid_for(sorter.numel())
-    compiled_module("kernels/search.cu").get_function("check_sorter")(
+    kernel_function("kernels/search.cu", "check_sorter")(
         np.int64(sorter.numel()), np.uintp(sorter.data_ptr()), np.int64(row_len), bad_dev, grid=grid, block=block)
     state["drv"].memcpy_dtoh(bad, bad_dev)
     if bad[0]:
@@ -52,7 +52,7 @@ def searchsorted_cuda(sorted_sequence: Any, self: Any, out_int32: bool = False, 
     values = to_device(contiguous_cuda(self), common)
     boundaries = to_device(contiguous_cuda(bd), common)
     grid, block = grid_for(values.numel())
-    compiled_module("kernels/search.cu").get_function(f"searchsorted_{common.name}")(
+    kernel_function("kernels/search.cu", f"searchsorted_{common.name}")(
         np.int64(values.numel()), np.uintp(values.data_ptr()), np.uintp(boundaries.data_ptr()),
         np.uintp(sorter.data_ptr() if sorter is not None else 0), np.int64(self.shape[-1] if self.dim() else 1),
         np.int64(row_len), np.int32(bd.dim() == 1), np.int32(is_right), np.uintp(out.data_ptr()),

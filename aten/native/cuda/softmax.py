@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from aten.native.cuda.copy import contiguous_cuda, strided_copy
-from aten.native.cuda.pointwise import compiled_module, float16_via_float32
+from aten.native.cuda.pointwise import float16_via_float32, kernel_function
 from c10 import tensor_impl
 
 _THREADS = 256
@@ -46,7 +46,7 @@ def _softmax(self: Any, dim: int, log: bool, name: str) -> Any:
         rows = self.numel() // r if r else 0
     out = tensor_impl.empty(tuple(source.shape), self.dtype, self.device)
     if rows and r:
-        fn = compiled_module("kernels/softmax.cu").get_function(f"softmax_rows_{self.dtype.name}")
+        fn = kernel_function("kernels/softmax.cu", f"softmax_rows_{self.dtype.name}")
         fn(np.int64(rows), np.int64(r), np.uintp(source.data_ptr()), np.uintp(out.data_ptr()), np.int32(log),
            grid=(min(rows, _MAX_BLOCKS), 1, 1), block=(_THREADS, 1, 1))
     return out.reshape(()) if self.dim() == 0 else _back(out, self, dim)

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from aten.native.cuda.copy import strided_copy
-from aten.native.cuda.pointwise import compiled_module, float16_via_float32
+from aten.native.cuda.pointwise import float16_via_float32, kernel_function
 from c10 import scalar_type, tensor_impl
 
 _INT64 = scalar_type.dtype_from_name("int64")
@@ -24,20 +24,19 @@ ORDERED_TYPES = {"float32": "float32", "float64": "float64", "int64": "int64", "
 
 def _sort_rows(work: Any, indices: Any, rows: int, n: int, descending: bool) -> None:
     """Sorts each of the rows of the contiguous (rows, n) `work` in place, positions into `indices`."""
-    module = compiled_module("kernels/sort.cu")
     kind = ORDERED_TYPES[work.dtype.name]
     p = 1
     while p < n:
         p *= 2
     args = (np.int64(rows), np.int64(n), np.int64(p), np.uintp(work.data_ptr()), np.uintp(indices.data_ptr()))
     if p <= _SHARED_LIMIT:
-        module.get_function(f"sort_shared_{kind}")(*args, np.int32(descending),
+        kernel_function("kernels/sort.cu", f"sort_shared_{kind}")(*args, np.int32(descending),
                                                    grid=(min(rows, _MAX_BLOCKS), 1, 1), block=(max(1, p // 2), 1, 1))
         return
     blocks = (min((rows * n + _THREADS - 1) // _THREADS, _MAX_BLOCKS), 1, 1)
-    module.get_function("sort_iota")(np.int64(rows), np.int64(n), np.uintp(indices.data_ptr()), grid=blocks,
+    kernel_function("kernels/sort.cu", "sort_iota")(np.int64(rows), np.int64(n), np.uintp(indices.data_ptr()), grid=blocks,
                                      block=(_THREADS, 1, 1))
-    step = module.get_function(f"sort_step_{kind}")
+    step = kernel_function("kernels/sort.cu", f"sort_step_{kind}")
     pairs = (min((rows * p // 2 + _THREADS - 1) // _THREADS, _MAX_BLOCKS), 1, 1)
     k = 2
     while k <= p:

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from aten.native.cuda.copy import contiguous_cuda
-from aten.native.cuda.pointwise import compiled_module, float16_via_float32, grid_for, to_device
+from aten.native.cuda.pointwise import float16_via_float32, grid_for, kernel_function, to_device
 from aten.native.pointwise_meta import broadcast_shapes, result_type_of
 from c10 import scalar_type, tensor_impl
 
@@ -19,7 +19,7 @@ _BOOL = scalar_type.dtype_from_name("bool")
 
 def _launch(kernel: str, n: int, *tensors: Any, extra: tuple[Any, ...] = ()) -> None:
     grid, block = grid_for(n)
-    compiled_module("kernels/special.cu").get_function(kernel)(np.int64(n), *[np.uintp(t.data_ptr()) for t in tensors],
+    kernel_function("kernels/special.cu", kernel)(np.int64(n), *[np.uintp(t.data_ptr()) for t in tensors],
                                                                *extra, grid=grid, block=block)
 
 
