@@ -7,8 +7,9 @@ library cached on disk by the source's hash; a launch runs the grid on the calli
 checks what a GPU run would: the kernels' indexing and barriers, and that the launchers pass
 PyCUDA-typed arguments, and that every pointer a copy or a kernel is given is device memory (a
 host address there is the GPU's "invalid argument" or "illegal memory access", which host memory
-standing in for device memory would otherwise hide). It says nothing of speed, and the float results may differ from a GPU's
-in the last bits (no fused multiply-adds, the C library's math functions).
+standing in for device memory would otherwise hide). It says nothing of speed, and the float
+results may differ from a GPU's in the last bits (no fused multiply-adds, the C library's math
+functions).
 """
 from __future__ import annotations
 

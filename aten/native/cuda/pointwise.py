@@ -46,15 +46,12 @@ def kernel_function(source: str, name: str) -> Any:
     return found
 
 
-_prepared: dict[tuple[str, str], Any] = {}
-
-
 def prepared_kernel(source: str, name: str, arg_format: str) -> Any:
     """A kernel in PyCUDA's prepared form (arguments packed by one struct format, the launch's
-    fast path), prepared once per process; a kernel's format never changes."""
-    found = _prepared.get((source, name))
-    if found is None:
-        found = _prepared[(source, name)] = kernel_function(source, name).prepare(arg_format)
+    fast path); prepare() keeps the format on the function, so it is prepared once per process."""
+    found = kernel_function(source, name)
+    if getattr(found, "arg_format", None) is None:
+        found.prepare(arg_format)
     return found
 
 
