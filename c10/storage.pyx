@@ -1,6 +1,6 @@
 """Storage and the CPU allocator: 64-byte aligned blocks, or memory borrowed from an owner."""
 from libc.stdlib cimport free
-from libc.string cimport memcpy
+from libc.string cimport memcpy, strerror
 from cpython.buffer cimport PyBUF_WRITABLE
 
 from c10 import device as _device_mod
@@ -15,12 +15,16 @@ _CPU = _device_mod.CPU
 
 
 cdef char* cpu_alloc(Py_ssize_t nbytes) except NULL:
-    """Allocate nbytes (at least 1) aligned to ALIGNMENT; MemoryError with the size on failure."""
+    """Allocate nbytes (at least 1) aligned to ALIGNMENT; PyTorch's RuntimeError with the size on
+    failure (not MemoryError: callers of PyTorch catch RuntimeError for an allocation too large)."""
     cdef void* p = NULL
+    cdef int err
     if nbytes < 0:
         raise RuntimeError(f"Trying to create tensor with negative dimension: {nbytes} bytes requested")
-    if posix_memalign(&p, ALIGNMENT, <size_t>(nbytes if nbytes > 0 else 1)) != 0 or p == NULL:
-        raise MemoryError(f"DefaultCPUAllocator: can't allocate memory: you tried to allocate {nbytes} bytes.")
+    err = posix_memalign(&p, ALIGNMENT, <size_t>(nbytes if nbytes > 0 else 1))
+    if err != 0 or p == NULL:
+        raise RuntimeError(f"DefaultCPUAllocator: can't allocate memory: you tried to allocate {nbytes} bytes. "
+                           f"Error code {err} ({strerror(err).decode()})")
     return <char*>p
 
 

@@ -28,7 +28,7 @@ cdef class TensorImpl:
     cdef inline char* data(self) noexcept nogil:
         return self.storage.data + self.offset * self.itemsize
 
-    cdef void refresh_metadata(self) noexcept
+    cdef int refresh_metadata(self) except -1
     cdef int resize(self, int ndim, const Py_ssize_t* sizes) except -1
     cpdef int _wrap_dim(self, object dim) except -1
 
@@ -37,6 +37,17 @@ cdef TensorImpl make_tensor(Storage storage, Py_ssize_t offset, int ndim, const 
 cdef TensorImpl make_view(TensorImpl base, Py_ssize_t offset, int ndim, const Py_ssize_t* sizes,
                           const Py_ssize_t* strides, int scalar_type)
 cdef TensorImpl empty_contiguous(int ndim, const Py_ssize_t* sizes, int scalar_type, object device)
+cdef TensorImpl empty_with_strides(int ndim, const Py_ssize_t* sizes, const Py_ssize_t* strides, int scalar_type,
+                                   object device)
+# Geometry arithmetic, overflow-checked as c10's (safe_compute_numel, computeStorageNbytes*):
+# every size, stride and byte count that enters a tensor goes through one of these.
+cdef Py_ssize_t checked_numel(int ndim, const Py_ssize_t* sizes) except? -1
+cdef Py_ssize_t contiguous_layout(int ndim, const Py_ssize_t* sizes, Py_ssize_t* strides,
+                                  Py_ssize_t itemsize, Py_ssize_t offset) except -1
+cdef Py_ssize_t strided_nbytes(int ndim, const Py_ssize_t* sizes, const Py_ssize_t* strides,
+                               Py_ssize_t itemsize, Py_ssize_t offset) except -1
+cdef str sizes_text(int ndim, const Py_ssize_t* values)
+cdef bint non_overlapping_and_dense(int ndim, const Py_ssize_t* sizes, const Py_ssize_t* strides) noexcept
 cdef Storage storage_for(Py_ssize_t nbytes, object device)
 cdef int sizes_from_sequence(object seq, Py_ssize_t* out, str what) except -1
 cdef TensorImpl wrap_number(object value)

@@ -68,40 +68,34 @@ cdef class TensorImpl:
     def __init__(self, *args, **kwargs):
         raise TypeError("TensorImpl cannot be constructed directly; use torch.tensor, torch.empty or torch.from_numpy")
 
-    cdef void refresh_metadata(self) noexcept:
-        cdef Py_ssize_t n = 1, expected = 1
+    cdef int refresh_metadata(self) except -1:
+        cdef Py_ssize_t expected = 1
         cdef int i
         cdef bint contiguous = True
-        for i in range(self.nd):
-            n *= self.sizes[i]
+        self.n_elem = checked_numel(self.nd, self.sizes)
         for i in range(self.nd - 1, -1, -1):
             if self.sizes[i] != 1:
                 if self.strides[i] != expected:
                     contiguous = False
                 expected *= self.sizes[i]
-        self.n_elem = n
-        self.contiguous = contiguous or n == 0
+        self.contiguous = contiguous or self.n_elem == 0
+        return 0
 
     cdef int resize(self, int ndim, const Py_ssize_t* sizes) except -1:
         """Give self these sizes and contiguous strides, growing its storage when needed (resize_)."""
-        cdef Py_ssize_t n = 1
+        cdef Py_ssize_t strides[MAX_DIMS]
+        cdef Py_ssize_t nbytes
         cdef int i
         if ndim > MAX_DIMS:
             raise RuntimeError(f"Ember tensors have at most {MAX_DIMS} dimensions, got {ndim}")
-        for i in range(ndim - 1, -1, -1):
-            if sizes[i] < 0:
-                raise RuntimeError(f"Trying to create tensor with negative dimension {sizes[i]}: "
-                                   f"{[sizes[j] for j in range(ndim)]}")
-            self.strides[i] = n
-            n *= sizes[i] if sizes[i] > 1 else 1
-        n = 1
-        for i in range(ndim):
-            n *= sizes[i]
-        if n > 0:
-            self.storage.grow((self.offset + n) * self.itemsize)
+        checked_numel(ndim, sizes)          # c10's order: numel, then strides, then the storage size
+        nbytes = contiguous_layout(ndim, sizes, strides, self.itemsize, self.offset)
+        if nbytes > self.offset * self.itemsize:
+            self.storage.grow(nbytes)
         self.nd = ndim
         for i in range(ndim):
             self.sizes[i] = sizes[i]
+            self.strides[i] = strides[i]
         self.refresh_metadata()
         return 0
 
@@ -207,6 +201,12 @@ cdef class TensorImpl:
         if had_autograd:
             self._set_autograd_key(True)
         self.refresh_metadata()
+
+    def _variable_data(self):
+        """What `.data` returns (c10's variable_data): self's memory and geometry, with a version
+        counter of its own and no view base, so writes through it are invisible to autograd's
+        saved-tensor checks, as PyTorch's."""
+        return make_tensor(self.storage, self.offset, self.nd, self.sizes, self.strides, self.scalar_type)
 
     def item(self):
         """The one element as a Python number (read in C: `loss.item()` is on every training step)."""
@@ -335,20 +335,141 @@ cdef TensorImpl make_tensor(Storage storage, Py_ssize_t offset, int ndim, const 
 
 cdef TensorImpl empty_contiguous(int ndim, const Py_ssize_t* sizes, int scalar_type, object device):
     cdef Py_ssize_t strides[MAX_DIMS]
-    cdef Py_ssize_t n = 1
-    cdef int i
+    cdef Py_ssize_t nbytes
     if ndim > MAX_DIMS:
         raise RuntimeError(f"Ember tensors have at most {MAX_DIMS} dimensions, got {ndim}")
-    for i in range(ndim - 1, -1, -1):
-        if sizes[i] < 0:
-            raise RuntimeError(f"Trying to create tensor with negative dimension {sizes[i]}: "
-                               f"{[sizes[j] for j in range(ndim)]}")
-        strides[i] = n
-        n *= sizes[i] if sizes[i] > 1 else 1
-    n = 1
+    nbytes = contiguous_layout(ndim, sizes, strides, itemsize_of(scalar_type), 0)
+    return make_tensor(storage_for(nbytes, device), 0, ndim, sizes, strides, scalar_type)
+
+
+cdef TensorImpl empty_with_strides(int ndim, const Py_ssize_t* sizes, const Py_ssize_t* strides, int scalar_type,
+                                   object device):
+    """A new tensor with the given strides, over just the memory they reach (empty_strided)."""
+    if ndim > MAX_DIMS:
+        raise RuntimeError(f"Ember tensors have at most {MAX_DIMS} dimensions, got {ndim}")
+    _check_nonnegative(ndim, sizes)
+    cdef Py_ssize_t nbytes = strided_nbytes(ndim, sizes, strides, itemsize_of(scalar_type), 0)
+    return make_tensor(storage_for(nbytes, device), 0, ndim, sizes, strides, scalar_type)
+
+
+# -- overflow-checked geometry ----------------------------------------------------------------------
+
+cdef extern from *:
+    """
+    /* Products and sums of sizes and strides in 64 bits, with a sticky overflow flag: c10's
+       safe_multiplies_u64 / mul_overflows, signed so that anything past INT64_MAX overflows. */
+    static inline int ember_numel_overflows(int n, const Py_ssize_t* sizes, Py_ssize_t* out) {
+        Py_ssize_t prod = 1;
+        int overflow = 0;
+        for (int i = 0; i < n; i++) overflow |= __builtin_mul_overflow(prod, sizes[i], &prod);
+        *out = prod;
+        return overflow;
+    }
+    static inline int ember_mul_overflows(Py_ssize_t a, Py_ssize_t b, Py_ssize_t* out) {
+        return __builtin_mul_overflow(a, b, out);
+    }
+    static inline int ember_add_overflows(Py_ssize_t a, Py_ssize_t b, Py_ssize_t* out) {
+        return __builtin_add_overflow(a, b, out);
+    }
+    """
+    bint ember_numel_overflows(int n, const Py_ssize_t* sizes, Py_ssize_t* out) noexcept nogil
+    bint ember_mul_overflows(Py_ssize_t a, Py_ssize_t b, Py_ssize_t* out) noexcept nogil
+    bint ember_add_overflows(Py_ssize_t a, Py_ssize_t b, Py_ssize_t* out) noexcept nogil
+
+
+cdef bint non_overlapping_and_dense(int ndim, const Py_ssize_t* sizes, const Py_ssize_t* strides) noexcept:
+    """PyTorch's compute_non_overlapping_and_dense: the elements fill a block of memory exactly,
+    in some order of the dims."""
+    cdef int perm[MAX_DIMS]
+    cdef int i, j, a, b
+    cdef Py_ssize_t require = 1
+    if ndim == 0:
+        return True
+    if ndim == 1:
+        return sizes[0] < 2 or strides[0] == 1
     for i in range(ndim):
-        n *= sizes[i]
-    return make_tensor(storage_for(n * itemsize_of(scalar_type), device), 0, ndim, sizes, strides, scalar_type)
+        perm[i] = i
+    # Insertion sort: dims of size < 2 last, the others by increasing stride.
+    for i in range(1, ndim):
+        j = i
+        while j > 0:
+            a = perm[j - 1]
+            b = perm[j]
+            if not (sizes[b] >= 2 and (sizes[a] < 2 or strides[b] < strides[a])):
+                break
+            perm[j - 1] = b
+            perm[j] = a
+            j -= 1
+    for i in range(ndim):
+        a = perm[i]
+        if sizes[a] < 2:
+            return True
+        if strides[a] != require:
+            return False
+        require *= sizes[a]
+    return True
+
+
+cdef str sizes_text(int ndim, const Py_ssize_t* values):
+    """An int array as PyTorch prints an IntArrayRef: [2, 3]."""
+    return "[" + ", ".join([str(values[i]) for i in range(ndim)]) + "]"
+
+
+cdef int _check_nonnegative(int ndim, const Py_ssize_t* sizes) except -1:
+    cdef int i
+    for i in range(ndim):
+        if sizes[i] < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {sizes[i]}: {sizes_text(ndim, sizes)}")
+    return 0
+
+
+cdef Py_ssize_t checked_numel(int ndim, const Py_ssize_t* sizes) except? -1:
+    """The element count of a shape (c10's safe_compute_numel)."""
+    cdef Py_ssize_t n
+    if ember_numel_overflows(ndim, sizes, &n):
+        raise RuntimeError("numel: integer multiplication overflow")
+    return n
+
+
+cdef Py_ssize_t contiguous_layout(int ndim, const Py_ssize_t* sizes, Py_ssize_t* strides,
+                                  Py_ssize_t itemsize, Py_ssize_t offset) except -1:
+    """Fill contiguous strides for sizes; returns the bytes a storage needs for them after
+    `offset` elements (computeStorageNbytesContiguous, then empty_tensor_restride's check)."""
+    cdef Py_ssize_t n, stride = 1
+    cdef bint overflow
+    cdef int i
+    _check_nonnegative(ndim, sizes)
+    overflow = ember_numel_overflows(ndim, sizes, &n)
+    overflow |= ember_add_overflows(n, offset, &n)
+    overflow |= ember_mul_overflows(n, itemsize, &n)
+    if overflow:
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={sizes_text(ndim, sizes)}")
+    for i in range(ndim - 1, -1, -1):
+        strides[i] = stride
+        if ember_mul_overflows(stride, sizes[i] if sizes[i] > 1 else 1, &stride):
+            raise RuntimeError("Stride calculation overflowed")
+    return n
+
+
+cdef Py_ssize_t strided_nbytes(int ndim, const Py_ssize_t* sizes, const Py_ssize_t* strides,
+                               Py_ssize_t itemsize, Py_ssize_t offset) except -1:
+    """The bytes a geometry reaches from the start of its storage (c10's computeStorageNbytes):
+    0 when it has no elements; negative strides overflow, as c10's unsigned arithmetic makes them."""
+    cdef Py_ssize_t n = offset + 1, reach
+    cdef bint overflow = offset < 0
+    cdef int i
+    for i in range(ndim):
+        if sizes[i] == 0:
+            return 0
+    for i in range(ndim):
+        overflow |= sizes[i] < 0 or strides[i] < 0
+        overflow |= ember_mul_overflows(strides[i], sizes[i] - 1, &reach)
+        overflow |= ember_add_overflows(n, reach, &n)
+    overflow |= ember_mul_overflows(n, itemsize, &n)
+    if overflow:
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={sizes_text(ndim, sizes)} and "
+                           f"strides={sizes_text(ndim, strides)}")
+    return n
 
 
 cdef Storage storage_for(Py_ssize_t nbytes, object device):

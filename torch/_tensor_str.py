@@ -146,18 +146,19 @@ def tensor_repr(t: Any) -> str:
     from torch._tensor import Tensor
     prefix = "tensor(" if type(t) is Tensor else f"{type(t).__name__}("
     indent = len(prefix)
-    array = t._host_view()
     dt = t.dtype
     suffixes = []
     if t.is_cuda:
         suffixes.append(f"device='{t.device}'")
-    if array.size == 0:
-        if array.ndim != 1:
-            suffixes.append(f"size={tuple(array.shape)}")
+    if t.numel() == 0:              # no NumPy view: NumPy refuses shapes like (2**62, 0)
+        array = None
+        if t.dim() != 1:
+            suffixes.append(f"size={tuple(t.shape)}")
         if dt is not scalar_type.get_default_dtype():
             suffixes.append(f"dtype={dt}")
         body = "[]"
     else:
+        array = t._host_view()
         if not PRINT_OPTS.edgeitems:
             suffixes.append(f"size={tuple(array.shape)}")
         if not (dt is scalar_type.get_default_dtype() or dt.name in ("int64", "bool")):

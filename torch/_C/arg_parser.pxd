@@ -35,6 +35,7 @@ cdef class Param:
     cdef readonly bint allow_numbers
 
 cdef class Signature:
+    cdef readonly str name
     cdef readonly str display
     cdef list params
     cdef int npositional

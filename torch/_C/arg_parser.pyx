@@ -10,7 +10,7 @@ has no bound eq.Scalar) wraps the 1 for eq.Tensor.
 from libc.stdint cimport uint64_t
 from cpython.float cimport PyFloat_CheckExact
 from cpython.list cimport PyList_CheckExact
-from cpython.long cimport PyLong_CheckExact
+from cpython.long cimport PyLong_CheckExact, PyLong_AsLongLongAndOverflow
 from cpython.tuple cimport PyTuple_CheckExact
 from c10.scalar_type cimport dtype
 from c10.tensor_impl cimport TensorImpl, wrap_number
@@ -78,12 +78,19 @@ cdef object _convert(Param p, object obj, bint numbers):
     if t == P_TENSOR or t == P_OPT_TENSOR:
         if isinstance(obj, TensorImpl):
             return obj
-        if numbers and p.allow_numbers and isinstance(obj, (bool, int, float)):
-            return wrap_number(obj)
+        if numbers and p.allow_numbers:
+            if isinstance(obj, (bool, int, float)):
+                return wrap_number(obj)
+            number = _numpy_number(obj)
+            if number is not None:
+                return wrap_number(number)
         return NO_MATCH
     if t == P_SCALAR or t == P_OPT_SCALAR:
         if isinstance(obj, (bool, int, float)):
             return obj
+        number = _numpy_number(obj)
+        if number is not None:
+            return number
         if _is_int(obj):
             return obj.__index__()
         if hasattr(obj, "__float__") and not isinstance(obj, (TensorImpl, str)):
@@ -94,8 +101,12 @@ cdef object _convert(Param p, object obj, bint numbers):
     if t == P_FLOAT or t == P_OPT_FLOAT:
         if isinstance(obj, (int, float)) and not isinstance(obj, bool):
             return float(obj)
+        if _numpy_kind(obj) in ("i", "u", "f"):
+            return float(obj)
         return NO_MATCH
     if t == P_BOOL or t == P_OPT_BOOL:
+        if _numpy_kind(obj) == "b":
+            return bool(obj)
         return obj if isinstance(obj, bool) else NO_MATCH
     if t == P_INT_LIST:
         return _int_list(obj, False)
@@ -129,6 +140,45 @@ cdef object _convert(Param p, object obj, bint numbers):
     if t == P_GENERATOR:
         return obj if isinstance(obj, Generator) else NO_MATCH
     return NO_MATCH
+
+
+cdef int _check_int64(str function, Param p, object value) except -1:
+    """PyTorch unpacks ints as int64_t: one beyond that range is its error, not a silent wrap
+    (or an OverflowError) inside a kernel."""
+    cdef int overflow = 0
+    cdef Py_ssize_t i
+    if value is None:
+        return 0
+    if isinstance(value, tuple):
+        for i in range(len(value)):
+            PyLong_AsLongLongAndOverflow(value[i], &overflow)
+            if overflow:
+                raise TypeError(f"{function}(): argument '{p.name}' failed to unpack the object at pos {i + 1} with "
+                                f"error \"Overflow when unpacking long long\"")
+        return 0
+    PyLong_AsLongLongAndOverflow(value, &overflow)
+    if overflow:
+        raise ValueError("Overflow when unpacking long long")
+    return 0
+
+
+cdef object _numpy_number(object obj):
+    """A NumPy scalar as the Python number PyTorch takes it for, which type promotion ranks below
+    tensors (not a 0-dim tensor): an int for NumPy's integers, else a float (PyTorch's
+    THPUtils_checkLong excludes np.bool_, which then unpacks as a double: np.bool_(True) is 1.0)."""
+    kind = _numpy_kind(obj)
+    if kind == "i" or kind == "u":
+        return int(obj)
+    if kind == "f" or kind == "b":
+        return float(obj)
+    return None
+
+
+cdef str _numpy_kind(object obj):
+    """The dtype kind of a NumPy scalar (recognised without importing NumPy), else None."""
+    if type(obj).__module__ != "numpy":
+        return None
+    return getattr(getattr(obj, "dtype", None), "kind", None)
 
 
 cdef object _tensor_list(object obj, bint allow_none):
@@ -165,6 +215,7 @@ cdef class Param:
 cdef class Signature:
     def __init__(self, str name, list params):
         cdef Param p
+        self.name = name
         self.params = params
         self.npositional = 0
         parts = []
@@ -223,6 +274,8 @@ cdef class Signature:
                 errors.append(f"argument '{p.name}' {where} must be {_TYPE_NAMES[p.type]}, not {_type_name(obj)}"
                               .replace("  ", " "))
                 return None
+            if p.type == P_INT_LIST or p.type == P_OPT_INT_LIST or p.type == P_INT or p.type == P_OPT_INT:
+                _check_int64(self.name, p, value)
             out.append(value)
             i += 1
         if kwargs and used != len(kwargs):

@@ -5,9 +5,8 @@ kernels (aten/native/composite/factories.py) serve the other backends; the dispa
 backend's own kernel first. The *_like and new_* composites call filled_like_cpu /
 new_filled_cpu here for their CPU case."""
 from libc.stdint cimport uint64_t
-from c10.scalar_type cimport dtype as DType, default_float_type, itemsize_of, ST_BOOL, ST_INT64
-from c10.storage cimport cpu_storage
-from c10.tensor_impl cimport TensorImpl, MAX_DIMS, empty_contiguous, make_tensor, sizes_from_sequence
+from c10.scalar_type cimport dtype as DType, default_float_type, ST_BOOL, ST_INT64
+from c10.tensor_impl cimport TensorImpl, MAX_DIMS, empty_contiguous, empty_with_strides, sizes_from_sequence
 from aten.native.cpu.fill cimport fill_pattern, fill_bits, fill_value, zero_fill
 from aten.native.cpu.views cimport format_strides
 
@@ -114,8 +113,7 @@ def filled_like_cpu(TensorImpl self not None, value, dtype, layout, device, pin_
     under preserve_format, the default), filled with value (EMPTY: left uninitialised). Returns
     None when another device, layout or pinned memory is asked for (the composite's case)."""
     cdef Py_ssize_t strides[MAX_DIMS]
-    cdef Py_ssize_t n = 1
-    cdef int st, d
+    cdef int st
     cdef TensorImpl out
     if self.device_type != 0 or not _on_cpu(device) or (layout is not None and layout is not _STRIDED) \
             or pin_memory:
@@ -125,9 +123,7 @@ def filled_like_cpu(TensorImpl self not None, value, dtype, layout, device, pin_
         out = empty_contiguous(self.nd, self.sizes, st, None)
         _fill_new(out, value)
         return out
-    for d in range(self.nd):
-        n *= self.sizes[d]
-    out = make_tensor(cpu_storage(n * itemsize_of(st)), 0, self.nd, self.sizes, strides, st)
+    out = empty_with_strides(self.nd, self.sizes, strides, st, None)
     _fill_new(out, value)
     return out
 

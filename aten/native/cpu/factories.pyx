@@ -16,11 +16,9 @@ from libc.math cimport fma, pow
 from libc.stdint cimport uint8_t, int8_t, int16_t, int32_t, int64_t
 from c10.scalar_type cimport (dtype as DType, dtype_of, default_float_type, ST_UINT8, ST_INT8, ST_INT16, ST_INT32,
                               ST_INT64, ST_FLOAT32, ST_FLOAT64)
-from c10.tensor_impl cimport TensorImpl, MAX_DIMS, make_tensor, sizes_from_sequence, storage_for
-from aten.native.cpu.views cimport sizes_str
+from c10.tensor_impl cimport TensorImpl, MAX_DIMS, sizes_from_sequence, empty_with_strides
 
 from aten.native.cpu.empty import check_tensor_options
-from aten.native.cpu.views import computed_storage_nbytes
 from aten.native.pointwise_meta import check_fits
 
 
@@ -32,17 +30,13 @@ def empty_strided_on(device, size, stride, dtype=None, layout=None, pin_memory=N
     """empty_strided's checks and storage, on device (None: the CPU); the CUDA kernel shares it."""
     cdef Py_ssize_t sizes[MAX_DIMS]
     cdef Py_ssize_t strides[MAX_DIMS]
-    cdef int n = sizes_from_sequence(size, sizes, "size"), m, i
+    cdef int n = sizes_from_sequence(size, sizes, "size"), m
     cdef int st = default_float_type() if dtype is None else (<DType?>dtype).scalar_type
     m = sizes_from_sequence(stride, strides, "stride")
     if n != m:
         raise RuntimeError(f"dimensionality of sizes ({n}) must match dimensionality of strides ({m})")
     check_tensor_options(layout, pin_memory, None)
-    for i in range(n):
-        if sizes[i] < 0:
-            raise RuntimeError(f"Trying to create tensor with negative dimension {sizes[i]}: {sizes_str(n, sizes)}")
-    nbytes = computed_storage_nbytes(size, stride, dtype_of(st).itemsize)
-    return make_tensor(storage_for(nbytes, device), 0, n, sizes, strides, st)
+    return empty_with_strides(n, sizes, strides, st, device)
 
 
 cdef int64_t scalar_to_int(object value, int st) except? -1:

@@ -6,10 +6,11 @@ memcpy), so every dtype works, float16 included; only cat converts, when its inp
 dtypes differ. Shapes, dims and indices are checked before any loop runs.
 """
 from libc.string cimport memcpy, memset
+from cpython.pyport cimport PY_SSIZE_T_MAX
 from libc.stdint cimport uint8_t, uint16_t, uint32_t, uint64_t, int32_t, int64_t
 from c10.scalar_type cimport dtype as DType, dtype_of, default_float_type, ST_INT32, ST_INT64
-from c10.storage cimport cpu_storage
-from c10.tensor_impl cimport TensorImpl, MAX_DIMS, make_tensor, empty_contiguous, sizes_from_sequence, wrap_number
+from c10.tensor_impl cimport (TensorImpl, MAX_DIMS, empty_contiguous, empty_with_strides,
+                              sizes_from_sequence, wrap_number)
 from aten.native.cpu.loop_types cimport loop_fn
 from aten.native.cpu.loops cimport run_loop
 from aten.native.cpu._gen_cast cimport cast_loop
@@ -130,20 +131,11 @@ cdef int copy_elements(TensorImpl dst, TensorImpl src) except -1:
                     NULL)
 
 
-cdef TensorImpl empty_with_strides(int ndim, const Py_ssize_t* sizes, const Py_ssize_t* strides, int scalar_type):
-    """A new CPU tensor with the given dense strides (they must cover exactly numel elements)."""
-    cdef Py_ssize_t n = 1
-    cdef int i
-    for i in range(ndim):
-        n *= sizes[i]
-    return make_tensor(cpu_storage(n * dtype_of(scalar_type).itemsize), 0, ndim, sizes, strides, scalar_type)
-
-
 cdef TensorImpl empty_preserve(TensorImpl t):
     """empty_like(t) under preserve_format (t's stride order)."""
     cdef Py_ssize_t strides[MAX_DIMS]
     dense_strides_like(t, strides)
-    return empty_with_strides(t.nd, t.sizes, strides, t.scalar_type)
+    return empty_with_strides(t.nd, t.sizes, strides, t.scalar_type, None)
 
 
 cdef TensorImpl contiguous_copy(TensorImpl t):
@@ -157,7 +149,7 @@ def clone_cpu(TensorImpl self not None, memory_format=None):
     cdef Py_ssize_t strides[MAX_DIMS]
     cdef TensorImpl out
     if format_strides(self, memory_format, "clone", strides):
-        out = empty_with_strides(self.nd, self.sizes, strides, self.scalar_type)
+        out = empty_with_strides(self.nd, self.sizes, strides, self.scalar_type, None)
     else:
         out = empty_contiguous(self.nd, self.sizes, self.scalar_type, None)
     copy_elements(out, self)
@@ -310,6 +302,13 @@ def repeat_cpu(TensorImpl self not None, repeats):
     for i in range(n):
         padded[i] = 1 if i < lead else self.sizes[i - lead]
         pstrides[i] = 0 if i < lead else self.strides[i - lead]
+        if reps[i] < 0:      # named in the result's sizes, or in the repeats where those hide it (0 * -1)
+            shown = [(1 if j < lead else self.sizes[j - lead]) * reps[j] for j in range(n)] if padded[i] else \
+                list(repeats)
+            raise RuntimeError(f"Trying to create tensor with negative dimension {shown[i]}: {shown}")
+        if reps[i] != 0 and padded[i] > PY_SSIZE_T_MAX // reps[i]:
+            raise RuntimeError(f"Storage size calculation overflowed with sizes={list(self._sizes())} repeated "
+                               f"{list(repeats)} times")
         target[i] = padded[i] * reps[i]
         zero = zero or reps[i] == 0
     out = empty_contiguous(n, target, self.scalar_type, None)
@@ -492,7 +491,7 @@ def cat_cpu(tensors, Py_ssize_t dim=0):
         strides[3] = sizes[1]
         strides[2] = strides[3] * sizes[3]
         strides[0] = strides[2] * sizes[2]
-        out = empty_with_strides(4, sizes, strides, out_type)
+        out = empty_with_strides(4, sizes, strides, out_type, None)
     else:
         out = empty_contiguous(first.nd, sizes, out_type, None)
     offset = 0
@@ -555,7 +554,7 @@ def new_like_cpu(TensorImpl self not None, dtype=None, memory_format=None):
     cdef int st = self.scalar_type if dtype is None else (<DType?>dtype).scalar_type
     if not format_strides(self, memory_format, "empty_like", strides):
         return empty_contiguous(self.nd, self.sizes, st, None)
-    return empty_with_strides(self.nd, self.sizes, strides, st)
+    return empty_with_strides(self.nd, self.sizes, strides, st, None)
 
 
 def fill_cpu(TensorImpl self not None, value):

@@ -8,7 +8,8 @@ PyTorch's (aten/src/ATen/native/TensorShape.cpp, InferSize.h, TensorUtils.cpp).
 """
 from libc.stdint cimport int64_t, uint8_t, int8_t, int16_t, int32_t
 from c10.scalar_type cimport dtype as DType, dtype_of, is_integral, ST_UINT8, ST_INT8, ST_INT16, ST_INT32, ST_INT64
-from c10.tensor_impl cimport TensorImpl, MAX_DIMS, make_tensor, make_view, sizes_from_sequence
+from c10.tensor_impl cimport (TensorImpl, MAX_DIMS, make_tensor, make_view, sizes_from_sequence, sizes_text,
+                              strided_nbytes, non_overlapping_and_dense)
 
 from c10 import layout as _layout
 
@@ -35,8 +36,7 @@ cdef inline int _check_ndim(Py_ssize_t ndim) except -1:
 
 
 cdef str sizes_str(int ndim, const Py_ssize_t* values):
-    """An int array as PyTorch prints an IntArrayRef: [2, 3]."""
-    return "[" + ", ".join([str(values[i]) for i in range(ndim)]) + "]"
+    return sizes_text(ndim, values)
 
 
 cdef inline str _list_str(object seq):
@@ -147,37 +147,6 @@ cdef void contiguous_strides(int ndim, const Py_ssize_t* sizes, Py_ssize_t* out)
     for i in range(ndim - 1, -1, -1):
         out[i] = n
         n *= sizes[i] if sizes[i] > 1 else 1
-
-
-cdef bint non_overlapping_and_dense(int ndim, const Py_ssize_t* sizes, const Py_ssize_t* strides) noexcept:
-    """PyTorch's compute_non_overlapping_and_dense: the elements fill a block of memory exactly,
-    in some order of the dims."""
-    cdef int perm[MAX_DIMS]
-    cdef int i, j, a, b
-    cdef Py_ssize_t require = 1
-    if ndim == 1:
-        return sizes[0] < 2 or strides[0] == 1
-    for i in range(ndim):
-        perm[i] = i
-    # Insertion sort: dims of size < 2 last, the others by increasing stride.
-    for i in range(1, ndim):
-        j = i
-        while j > 0:
-            a = perm[j - 1]
-            b = perm[j]
-            if not (sizes[b] >= 2 and (sizes[a] < 2 or strides[b] < strides[a])):
-                break
-            perm[j - 1] = b
-            perm[j] = a
-            j -= 1
-    for i in range(ndim):
-        a = perm[i]
-        if sizes[a] < 2:
-            return True
-        if strides[a] != require:
-            return False
-        require *= sizes[a]
-    return True
 
 
 cdef void dense_strides_like(TensorImpl t, Py_ssize_t* out) noexcept:
@@ -696,34 +665,6 @@ def chunk_split(TensorImpl self not None, Py_ssize_t chunks, Py_ssize_t dim=0):
 
 # -- as_strided, diagonal, unfold -----------------------------------------------------------------
 
-cdef Py_ssize_t storage_nbytes(int ndim, const Py_ssize_t* sizes, const Py_ssize_t* strides, Py_ssize_t itemsize,
-                               Py_ssize_t offset) except -1:
-    """PyTorch's computeStorageNbytes: bytes a geometry reaches, with its overflow error."""
-    cdef int i
-    cdef object size = offset + 1
-    for i in range(ndim):
-        if sizes[i] == 0:
-            return 0
-    for i in range(ndim):
-        if sizes[i] < 0 or strides[i] < 0:
-            size = -1
-            break
-        size += strides[i] * (sizes[i] - 1)
-    if size < 0 or size * itemsize > _SSIZE_MAX:
-        raise RuntimeError(f"Storage size calculation overflowed with sizes={sizes_str(ndim, sizes)} and "
-                           f"strides={sizes_str(ndim, strides)}")
-    return size * itemsize
-
-
-def computed_storage_nbytes(size, stride, Py_ssize_t itemsize):
-    """Python access to storage_nbytes (empty_strided)."""
-    cdef Py_ssize_t sizes[MAX_DIMS]
-    cdef Py_ssize_t strides[MAX_DIMS]
-    cdef int n = sizes_from_sequence(size, sizes, "size")
-    sizes_from_sequence(stride, strides, "stride")
-    return storage_nbytes(n, sizes, strides, itemsize, 0)
-
-
 def as_strided(TensorImpl self not None, size, stride, storage_offset=None):
     cdef Py_ssize_t sizes[MAX_DIMS]
     cdef Py_ssize_t strides[MAX_DIMS]
@@ -738,14 +679,13 @@ def as_strided(TensorImpl self not None, size, stride, storage_offset=None):
         if strides[i] < 0:
             raise RuntimeError(f"as_strided: Negative strides are not supported at the moment, got strides: "
                                f"{sizes_str(m, strides)}")
-    needed = storage_nbytes(n, sizes, strides, self.itemsize, 0)
-    if needed != 0 and needed + offset * self.itemsize > self.storage.size_bytes:
-        raise RuntimeError(f"setStorage: sizes {sizes_str(n, sizes)}, strides {sizes_str(m, strides)}, storage offset "
-                           f"{offset}, and itemsize {self.itemsize} requiring a storage size of "
-                           f"{needed + offset * self.itemsize} are out of bounds for storage of size "
-                           f"{self.storage.size_bytes}")
     if offset < 0:
         raise RuntimeError(f"Tensor: invalid storage offset {offset}")
+    needed = strided_nbytes(n, sizes, strides, self.itemsize, offset)     # offset included, overflow-checked
+    if needed > self.storage.size_bytes:
+        raise RuntimeError(f"setStorage: sizes {sizes_str(n, sizes)}, strides {sizes_str(m, strides)}, storage offset "
+                           f"{offset}, and itemsize {self.itemsize} requiring a storage size of {needed} are out of "
+                           f"bounds for storage of size {self.storage.size_bytes}")
     return alias_with(self, n, sizes, strides, offset)
 
 
