@@ -19,6 +19,9 @@ from c10.dispatch_key cimport (DK_CPU, DK_CUDA, DK_BACKEND_SELECT, DK_AD_INPLACE
                                DK_AUTOGRAD_OTHER, DK_AUTOGRAD_CPU, DK_AUTOGRAD_CUDA, NUM_RUNTIME_KEYS)
 from c10.tensor_impl cimport TensorImpl, wrap_number
 from c10.grad_mode cimport grad_enabled, below_autograd, enter_below_autograd, exit_below_autograd
+from aten.native.memory_overlap cimport check_written
+
+from aten.native.memory_overlap import written_args
 
 from c10.dispatch_key import DispatchKey
 
@@ -71,6 +74,28 @@ cdef class LazyKernel:
         return f"<kernel {self.module}.{self.attr}>"
 
 
+cdef class CheckedWrite:
+    """The backend kernel of an operator that writes its Tensor(a!) arguments, behind the check
+    that none of them has elements sharing memory (aten/native/memory_overlap.pyx): the one place
+    every in-place and out= write passes through, on every device."""
+    cdef object kernel              # a callable, or a LazyKernel resolved on the first call
+    cdef tuple written
+
+    def __call__(self, *args, **kwargs):
+        check_written(self.written, args, kwargs)
+        kernel = self.kernel
+        if type(kernel) is LazyKernel:
+            kernel = self.kernel = (<LazyKernel>kernel).resolve()
+        return kernel(*args, **kwargs)
+
+    @property
+    def __wrapped__(self):
+        return self.kernel
+
+    def __repr__(self):
+        return f"<checked write {self.kernel!r}>"
+
+
 cdef str _qualified(str name):
     """The operator's full name: aten's operators are registered without their namespace."""
     return name if "::" in name else "aten::" + name
@@ -79,12 +104,15 @@ cdef str _qualified(str name):
 cdef class OperatorHandle:
     """One operator overload (aten::name.overload, or ns::name.overload for torch.library's) and its kernels."""
 
-    def __init__(self, str name, str schema):
+    def __init__(self, str name, str schema, bint inplace_view=False):
         self.name = name
         self.schema = schema
         self.table = [None] * NUM_RUNTIME_KEYS
         self.registered = {}
         self.tensor_params = _tensor_params(schema)
+        # aten's writes are checked, as ATen's kernels check them; not those of in-place view ops
+        # (t_, resize_, set_...), which change a tensor's geometry and no element.
+        self.written = () if inplace_view or "::" in name else written_args(name, _written_params(schema))
         self.rebuild_table()
 
     def register(self, key, kernel, bint override=False):
@@ -143,6 +171,8 @@ cdef class OperatorHandle:
                     kernel = reg.get(_ALIAS_AUTOGRAD, FALLTHROUGH)
             elif kernel is None and (k == DK_BACKEND_SELECT or k == DK_AD_INPLACE_OR_VIEW):
                 kernel = FALLTHROUGH
+            if self.written and (k == DK_CPU or k == DK_CUDA) and kernel is not None and kernel is not FALLTHROUGH:
+                kernel = _checked(kernel, self.written)
             self.table[k] = kernel
 
     cdef object lookup(self, uint64_t ks):
@@ -233,6 +263,22 @@ cdef dict _tensor_params(str schema):
     return found
 
 
+cdef list _written_params(str schema):
+    """(position, name) of each Tensor(x!) argument (positions as _tensor_params counts them)."""
+    cdef list found = []
+    for name, position in _tensor_params(schema).items():
+        if re.search(r"Tensor\([a-z]+!\)\??\s+" + name + r"\b", schema):
+            found.append((position, name))
+    return found
+
+
+cdef CheckedWrite _checked(object kernel, tuple written):
+    cdef CheckedWrite checked = CheckedWrite.__new__(CheckedWrite)
+    checked.kernel = kernel
+    checked.written = written
+    return checked
+
+
 cdef tuple _wrap_numbers(dict tensor_params, tuple args, dict kwargs):
     cdef list new_args = list(args)
     for name, position in tensor_params.items():
@@ -245,18 +291,19 @@ cdef tuple _wrap_numbers(dict tensor_params, tuple args, dict kwargs):
     return tuple(new_args), kwargs
 
 
-def define(str schema):
+def define(str schema, bint inplace_view=False):
     """Declare an operator from its schema text; returns its handle.
 
     aten's operators are named without their namespace ("add.Tensor"); others with it
-    ("myops::op.overload"), as torch.library defines them."""
+    ("myops::op.overload"), as torch.library defines them. inplace_view: the schema's tag of ops
+    that change only a tensor's geometry (t_, resize_)."""
     name = schema.split("(", 1)[0]
     if name.startswith("aten::"):
         name = name[6:]
         schema = schema[6:]
     if name in _operators:
         raise RuntimeError(f"operator {_qualified(name)} is defined twice")
-    handle = OperatorHandle(name, schema)
+    handle = OperatorHandle(name, schema, inplace_view)
     _operators[name] = handle
     return handle
 

@@ -150,7 +150,8 @@ def generate(root: Path, *, quiet: bool = False) -> Result:
              for kernel, _, op in wrapper_lines]
     pkg.write("aten/_gen_registrations.py", env.get_template("registrations.py.j2").render(
         header=header("registrations.py", "registrations.py.j2", []),
-        ops=[dict(schema=str(fn.func)) for fn in fns], registrations=regs))
+        ops=[dict(schema=str(fn.func), inplace_view="inplace_view" in fn.tags) for fn in fns],
+        registrations=regs))
     pkg.write("torch/_C/_gen_index.py", env.get_template("bindings_index.py.j2").render(
         header=header("bindings.py", "bindings_index.py.j2", []),
         functions=sorted(functions.items()), methods=sorted(methods.items()),

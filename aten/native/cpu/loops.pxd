@@ -8,5 +8,4 @@ cdef int copy_into(TensorImpl dst, TensorImpl src) except -1
 cdef TensorImpl pointwise_out(loop_fn fn, tuple inputs, int compute_type, int out_type, const void* extra,
                               TensorImpl out, bint inplace)
 cdef int resize_output(TensorImpl out, int ndim, const Py_ssize_t* sizes) except -1
-cpdef int check_no_partial_overlap(TensorImpl out, TensorImpl t) except -1
 cdef bint any_zero(TensorImpl t) except -1

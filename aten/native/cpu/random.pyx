@@ -25,8 +25,8 @@ from c10.generator cimport (Generator, MT19937, mt_random, mt_random64, mt_unifo
 from c10.scalar_type cimport (dtype as DType, dtype_of, promote, is_floating,
                               ST_UINT8, ST_INT8, ST_INT16, ST_INT32, ST_INT64, ST_FLOAT16, ST_FLOAT32, ST_FLOAT64,
                               ST_BOOL)
-from c10.storage cimport cpu_storage
-from c10.tensor_impl cimport TensorImpl, MAX_DIMS, make_tensor, empty_contiguous
+from c10.tensor_impl cimport (TensorImpl, MAX_DIMS, empty_contiguous, empty_with_strides,
+                              non_overlapping_and_dense)
 
 import warnings
 
@@ -106,66 +106,6 @@ cdef void _dim_order(int nd, const Py_ssize_t* sizes, const Py_ssize_t* s_a, con
                 break
 
 
-cdef bint _non_overlapping_and_dense(TensorImpl t) noexcept:
-    """c10's compute_non_overlapping_and_dense."""
-    cdef int perm[MAX_DIMS]
-    cdef int i, j, tmp, nd = t.nd
-    cdef Py_ssize_t require = 1
-    if nd == 0:
-        return True
-    if nd == 1:
-        return t.sizes[0] < 2 or t.strides[0] == 1
-    for i in range(nd):
-        perm[i] = i
-    # insertion sort by stride, size < 2 dims last
-    for i in range(1, nd):
-        j = i
-        while j > 0 and _dense_before(t, perm[j], perm[j - 1]):
-            tmp = perm[j]
-            perm[j] = perm[j - 1]
-            perm[j - 1] = tmp
-            j -= 1
-    for i in range(nd):
-        if t.sizes[perm[i]] < 2:
-            return True
-        if t.strides[perm[i]] != require:
-            return False
-        require *= t.sizes[perm[i]]
-    return True
-
-
-cdef inline bint _dense_before(TensorImpl t, int a, int b) noexcept:
-    if t.sizes[a] < 2:
-        return False
-    if t.sizes[b] < 2:
-        return True
-    return t.strides[a] < t.strides[b]
-
-
-cdef int _check_no_internal_overlap(TensorImpl t) except -1:
-    cdef int i
-    if _non_overlapping_and_dense(t):
-        return 0
-    for i in range(t.nd):
-        if t.strides[i] == 0 and t.sizes[i] > 1:
-            raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers to a "
-                               "single memory location. Please clone() the tensor before performing the operation.")
-    return 0
-
-
-cdef TensorImpl _empty_strided(int nd, const Py_ssize_t* sizes, const Py_ssize_t* strides, int st):
-    cdef Py_ssize_t n = 1, span = 1
-    cdef int i
-    for i in range(nd):
-        n *= sizes[i]
-    if n > 0:
-        for i in range(nd):
-            span += (sizes[i] - 1) * strides[i]
-    else:
-        span = 0
-    return make_tensor(cpu_storage(span * dtype_of(st).itemsize), 0, nd, sizes, strides, st)
-
-
 cdef TensorImpl empty_like_cpu(TensorImpl self, int st, bint preserve):
     """at::empty_like on CPU: preserve_format keeps a dense tensor's strides (and a non-dense
     one's dimension order, with dense strides); otherwise contiguous."""
@@ -175,14 +115,14 @@ cdef TensorImpl empty_like_cpu(TensorImpl self, int st, bint preserve):
     cdef int i
     if not preserve or self.contiguous:
         return empty_contiguous(self.nd, self.sizes, st, None)
-    if _non_overlapping_and_dense(self):
-        return _empty_strided(self.nd, self.sizes, self.strides, st)
+    if non_overlapping_and_dense(self.nd, self.sizes, self.strides):
+        return empty_with_strides(self.nd, self.sizes, self.strides, st, None)
     _dim_order(self.nd, self.sizes, self.strides, NULL, perm)
     for i in range(self.nd):
         strides[perm[i]] = cur
         if self.sizes[perm[i]] > 1:
             cur *= self.sizes[perm[i]]
-    return _empty_strided(self.nd, self.sizes, strides, st)
+    return empty_with_strides(self.nd, self.sizes, strides, st, None)
 
 
 def empty_like_preserving(TensorImpl self not None, DType dtype=None):
@@ -890,7 +830,6 @@ def uniform_cpu(TensorImpl self not None, double from_=0, double to=1, generator
                            f"to={_g(to)} and from={_g(from_)} which result in to-from to exceed the limit")
     if self.n_elem == 0:
         return self
-    _check_no_internal_overlap(self)
     args.op = OP_UNIFORM
     args.a = from_
     args.b = to
@@ -912,8 +851,6 @@ cdef int _normal_inplace(TensorImpl self, double mean, double std, Generator gen
         return 0
     if not _is_float_kernel_type(self.scalar_type):
         _not_implemented("normal_kernel_cpu", self.scalar_type)
-    if not (self.n_elem >= 16 and self.contiguous):
-        _check_no_internal_overlap(self)
     args.op = OP_NORMAL_SERIAL
     args.a = mean
     args.b = std
@@ -1028,7 +965,6 @@ cdef int _random_from_to(TensorImpl self, int64_t from_, object to_opt, Generato
     cdef int st = self.scalar_type
     cdef int64_t to, to_inc
     cdef OpArgs args
-    _check_no_internal_overlap(self)
     _random_dtype_ok(st)
     if to_opt is not None:
         to = to_opt
@@ -1154,7 +1090,6 @@ def random_cpu(TensorImpl self not None, generator=None):
     _check_cpu(self, "random_")
     if self.n_elem == 0:
         return self
-    _check_no_internal_overlap(self)
     if self.scalar_type == ST_FLOAT16:
         _not_implemented("random_kernel_cpu", self.scalar_type)
     args.op = OP_RANDOM
@@ -1173,7 +1108,6 @@ def exponential_cpu(TensorImpl self not None, double lambd=1, generator=None):
         raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={_g(lambd)}")
     if self.n_elem == 0:
         return self
-    _check_no_internal_overlap(self)
     if not is_floating(self.scalar_type):
         raise RuntimeError("Exponential distribution is a continuous probability distribution. dtype must be a "
                            f"floating point but you specified {_type_name(self.scalar_type)}")
@@ -1199,7 +1133,6 @@ def cauchy_cpu(TensorImpl self not None, double median=0, double sigma=1, genera
                            f"point but you specified {_TYPEMETA_NAMES[self.scalar_type]}")
     if self.n_elem == 0:
         return self
-    _check_no_internal_overlap(self)
     if not _is_float_kernel_type(self.scalar_type):
         _not_implemented("cauchy_cpu", self.scalar_type)
     args.op = OP_CAUCHY
@@ -1220,7 +1153,6 @@ def log_normal_cpu(TensorImpl self not None, double mean=1, double std=2, genera
         raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={_g(std)}")
     if self.n_elem == 0:
         return self
-    _check_no_internal_overlap(self)
     if not _is_float_kernel_type(self.scalar_type):
         _not_implemented("log_normal_cpu", self.scalar_type)
     args.op = OP_LOG_NORMAL
@@ -1241,7 +1173,6 @@ def geometric_cpu(TensorImpl self not None, double p, generator=None):
         raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={_g(p)}")
     if self.n_elem == 0:
         return self
-    _check_no_internal_overlap(self)
     if self.scalar_type == ST_FLOAT16 or self.scalar_type == ST_BOOL:
         _not_implemented("geometric_cpu", self.scalar_type)
     args.op = OP_GEOMETRIC
@@ -1257,7 +1188,6 @@ cdef int _bernoulli_scalar(TensorImpl self, double p, Generator gen) except -1:
         raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={_g(p)}")
     if self.n_elem == 0:
         return 0
-    _check_no_internal_overlap(self)
     if self.scalar_type == ST_FLOAT16:
         _not_implemented("bernoulli_scalar_cpu_", self.scalar_type)
     args.op = OP_BERNOULLI_SCALAR
@@ -1328,7 +1258,6 @@ cdef int _bernoulli_tensor(TensorImpl self, TensorImpl p, Generator gen) except 
     cdef int st = self.scalar_type
     if n == 0:
         return 0
-    _check_no_internal_overlap(self)
     if st == ST_FLOAT16:
         _not_implemented("bernoulli_tensor_cpu_self_", st)
     _check_cpu(p, "bernoulli_")

@@ -6,12 +6,13 @@ operands of another dtype, and CPU scalars (wrapped numbers), are converted on t
 from __future__ import annotations
 
 import os
+import threading
 from typing import Any, Callable
 
 import numpy as np
 
 from aten.native import pointwise_meta
-from aten.native.cpu.loops import check_no_partial_overlap
+from aten.native.memory_overlap import check_no_partial_overlap
 from c10 import cuda as c10_cuda
 from c10 import scalar_type, tensor_impl
 from c10.device import canonical
@@ -24,15 +25,23 @@ CUDA_TYPES = {"bool": "unsigned char", "uint8": "unsigned char", "int8": "signed
 
 
 def compiled_module(source: str) -> Any:
-    """The compiled module for a .cu text (compiled once per process; nvcc results cached on disk)."""
-    if source not in _modules:
-        if source.endswith(".cu"):
-            with open(os.path.join(_HERE, source)) as f:
-                text = f.read()
-        else:
-            text = source
-        _modules[source] = c10_cuda.source_module(text, include_dirs=[os.path.join(_HERE, "kernels")])
-    return _modules[source]
+    """The compiled module for a .cu text (compiled once per process, whichever threads ask at
+    once; nvcc results cached on disk)."""
+    found = _modules.get(source)
+    if found is None:
+        with _compiling:
+            found = _modules.get(source)
+            if found is None:
+                if source.endswith(".cu"):
+                    with open(os.path.join(_HERE, source)) as f:
+                        text = f.read()
+                else:
+                    text = source
+                found = _modules[source] = c10_cuda.source_module(text, include_dirs=[os.path.join(_HERE, "kernels")])
+    return found
+
+
+_compiling = threading.RLock()      # one compile at a time: nvcc takes every core anyway
 
 
 _functions: dict[tuple[str, str], Any] = {}
@@ -42,7 +51,11 @@ def kernel_function(source: str, name: str) -> Any:
     """A kernel of a compiled module, looked up in the module once per process."""
     found = _functions.get((source, name))
     if found is None:
-        found = _functions[(source, name)] = compiled_module(source).get_function(name)
+        with _compiling:
+            found = _functions.get((source, name))
+            if found is None:
+                found = _functions[(source, name)] = compiled_module(source).get_function(name)
+    c10_cuda.lazy_init()                # this thread's context current before the launch
     return found
 
 

@@ -1,0 +1,132 @@
+"""Memory overlap between and within tensors, as ATen's MemoryOverlap.cpp.
+
+A write into a tensor whose elements share memory (an expanded tensor: a stride of 0 on a dim of
+size > 1) computes each shared element several times, so every in-place and out= write is refused
+on it (the dispatcher checks each written argument before the kernel runs: aten/dispatcher.pyx).
+An input that shares part, but not all, of the written memory would be read after being
+overwritten: the kernels that read inputs check that with check_no_partial_overlap.
+"""
+from c10.tensor_impl cimport TensorImpl, non_overlapping_and_dense
+
+INTERNAL_OVERLAP_MESSAGE = ("unsupported operation: more than one element of the written-to tensor refers to a "
+                            "single memory location. Please clone() the tensor before performing the operation.")
+
+
+cdef MemOverlap has_internal_overlap(TensorImpl t) noexcept:
+    """Yes when a dim of size > 1 has stride 0; No for dense layouts; TooHard otherwise (only a
+    search could tell, and PyTorch lets those through)."""
+    cdef int d
+    if t.contiguous or non_overlapping_and_dense(t.nd, t.sizes, t.strides):
+        return OVERLAP_NO
+    for d in range(t.nd):
+        if t.strides[d] == 0 and t.sizes[d] > 1:
+            return OVERLAP_YES
+    return OVERLAP_TOO_HARD
+
+
+cpdef int assert_no_internal_overlap(TensorImpl t) except -1:
+    if has_internal_overlap(t) == OVERLAP_YES:
+        raise RuntimeError(INTERNAL_OVERLAP_MESSAGE)
+    return 0
+
+
+def internal_overlap(TensorImpl t not None):
+    """"yes", "no" or "too_hard" (tests and Python callers)."""
+    cdef MemOverlap found = has_internal_overlap(t)
+    return "no" if found == OVERLAP_NO else ("yes" if found == OVERLAP_YES else "too_hard")
+
+
+cdef inline bint _same_geometry(TensorImpl a, TensorImpl b) noexcept:
+    cdef int d
+    if a.offset != b.offset or a.nd != b.nd:
+        return False
+    for d in range(a.nd):
+        if a.sizes[d] != b.sizes[d] or (a.strides[d] != b.strides[d] and a.sizes[d] != 1):
+            return False
+    return True
+
+
+cpdef int check_no_partial_overlap(TensorImpl out, TensorImpl t) except -1:
+    """PyTorch's assert_no_partial_overlap: an input that shares some, but not all, of the
+    written memory would be read after being overwritten. Only decidable for dense layouts."""
+    cdef Py_ssize_t a0, a1, b0, b1
+    if t.storage is not out.storage or t.n_elem == 0 or out.n_elem == 0:
+        return 0
+    if not non_overlapping_and_dense(t.nd, t.sizes, t.strides) or \
+            not non_overlapping_and_dense(out.nd, out.sizes, out.strides):
+        return 0
+    if _same_geometry(t, out):
+        return 0
+    a0 = t.offset * t.itemsize
+    a1 = a0 + t.n_elem * t.itemsize
+    b0 = out.offset * out.itemsize
+    b1 = b0 + out.n_elem * out.itemsize
+    if a0 < b1 and b0 < a1:
+        raise RuntimeError("unsupported operation: some elements of the input tensor and the written-to tensor refer "
+                           "to a single memory location. Please clone() the tensor before performing the operation.")
+    return 0
+
+
+# -- the check of every written argument --------------------------------------------------------
+
+cdef enum:
+    REFUSE = 0
+    WARN = 1
+    SAME_AS_SOURCE = 2      # copy_: refused unless the source is the target itself (a no-op)
+
+# PyTorch's kernels that let an overlapping write through: fill_ with a number and zero_ give every
+# element the same value, so sharing is harmless (Fill.cpp; fill_ with a tensor is refused); the
+# indexing writes below only warn (TensorAdvancedIndexing.cpp), naming the Python syntax that
+# reaches them.
+_ALLOWED = frozenset(("fill_.Scalar", "zero_"))
+_WARNED = {"index_put_": "tensor[indices] = tensor", "_index_put_impl_": "tensor[indices] = tensor",
+           "masked_fill_": "tensor[mask] = scalar", "index_fill_": "tensor[mask] = scalar"}
+
+
+cdef class WrittenArg:
+    """One Tensor(a!) argument of an operator and what a write into overlapping memory does."""
+
+    def __repr__(self):
+        return f"<WrittenArg {self.op}:{self.name} at {self.position}>"
+
+
+def written_args(str op, list params):
+    """The checks of an aten operator's written Tensor arguments, params being their (position,
+    name) pairs; empty when its writes are allowed to overlap."""
+    cdef WrittenArg arg
+    base = op.split(".", 1)[0]
+    if op in _ALLOWED:
+        return ()
+    found = []
+    for position, name in params:
+        arg = WrittenArg.__new__(WrittenArg)
+        arg.position = position
+        arg.name = name
+        arg.op = base
+        arg.policy = WARN if base in _WARNED else (SAME_AS_SOURCE if base == "copy_" else REFUSE)
+        found.append(arg)
+    return tuple(found)
+
+
+cdef int check_written(tuple written, tuple args, dict kwargs) except -1:
+    """Refuse (or warn about) a write into a tensor whose elements share memory."""
+    cdef WrittenArg arg
+    for item in written:
+        arg = <WrittenArg>item
+        target = args[arg.position] if arg.position < len(args) else (kwargs.get(arg.name) if kwargs else None)
+        if not isinstance(target, TensorImpl) or (<TensorImpl>target).contiguous:
+            continue
+        if has_internal_overlap(<TensorImpl>target) != OVERLAP_YES:
+            continue
+        if arg.policy == SAME_AS_SOURCE:
+            source = args[1] if len(args) > 1 else (kwargs.get("src") if kwargs else None)
+            if source is target:
+                continue
+        if arg.policy == WARN:
+            import warnings
+            warnings.warn(f"Use of {arg.op} on expanded tensors is deprecated. Please clone() the tensor before "
+                          f"performing this operation. This also applies to advanced indexing e.g. "
+                          f"{_WARNED[arg.op]}", UserWarning, stacklevel=3)
+            continue
+        raise RuntimeError(INTERNAL_OVERLAP_MESSAGE)
+    return 0
