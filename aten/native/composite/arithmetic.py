@@ -7,7 +7,16 @@ from aten.dispatcher import find_operator
 from c10.tensor_impl import scalar_to_tensor
 
 _add = find_operator("add.Tensor")
+_pow = find_operator("pow.Tensor_Tensor")
 
 
 def add_Scalar(self: Any, other: Any, alpha: Any = 1) -> Any:
     return _add(self, scalar_to_tensor(other), alpha=alpha)
+
+
+def pow_Tensor_Scalar(self: Any, exponent: Any) -> Any:
+    # PyTorch's NumPy-compatibility check (pow's Tensor_Scalar meta function): an integral base
+    # raised to a negative integral number has no integral result. A tensor exponent computes.
+    if isinstance(exponent, int) and exponent < 0 and not (self.dtype.is_floating_point or self.dtype.is_complex):
+        raise RuntimeError("Integers to negative integer powers are not allowed.")
+    return _pow(self, scalar_to_tensor(exponent))
