@@ -685,7 +685,7 @@ def test_parallel_path_with_a_scalar_operand_and_alpha(threads):
 def test_thread_count_round_trips_and_rejects_non_positive_values(threads):
     torch.set_num_threads(3)
     assert torch.get_num_threads() == 3
-    with pytest.raises(ValueError):
+    with pytest.raises(RuntimeError, match="set_num_threads expects a positive integer"):
         torch.set_num_threads(0)
     assert torch.get_num_threads() == 3
 

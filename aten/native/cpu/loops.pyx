@@ -16,24 +16,77 @@ from c10.tensor_impl cimport TensorImpl, MAX_DIMS, empty_contiguous
 from aten.native.cpu.loop_types cimport loop_fn, MAX_OPERANDS
 from aten.native.cpu._gen_cast cimport cast_loop
 from aten.native.pointwise_meta cimport broadcast_shape
+from aten.native.memory_overlap cimport check_no_partial_overlap
 from aten.native.pointwise_meta import output_cast_error, output_shape_error, warn_resized
 
 cdef enum:
     NOGIL_THRESHOLD = 4096
 
 cdef Py_ssize_t _grain_size = 32768
-cdef int _num_threads = max(1, int(os.environ.get("ATEN_NUM_THREADS", os.cpu_count() or 1)))
+
+
+def _env_num_threads(str name, value, int default):
+    """A thread count from the environment variable `name`, as PyTorch's get_env_num_threads: the
+    leading integer (OpenMP's "4,2" means 4 at the outer level); a warning and the default for
+    anything else."""
+    if value is None or value.strip() == "":
+        return default
+    try:
+        n = int(value.split(",", 1)[0])
+        if n > 0:
+            return n
+    except ValueError:
+        pass
+    import warnings
+    warnings.warn(f"Invalid {name} variable value, {value!r} is not a positive integer", UserWarning, stacklevel=2)
+    return default
+
+
+def _default_num_threads():
+    """PyTorch's intraop_default_num_threads: MKL_NUM_THREADS, else OMP_NUM_THREADS, else the cores
+    this process may run on. ATEN_NUM_THREADS (Ember's own, what `make test` sets) comes first."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cores = os.cpu_count() or 1
+    n = _env_num_threads("OMP_NUM_THREADS", os.environ.get("OMP_NUM_THREADS"), 0)
+    n = _env_num_threads("MKL_NUM_THREADS", os.environ.get("MKL_NUM_THREADS"), n)
+    n = _env_num_threads("ATEN_NUM_THREADS", os.environ.get("ATEN_NUM_THREADS"), n)
+    return n if n > 0 else max(1, cores)
+
+
+cdef int _num_threads = _default_num_threads()
+cdef int _num_interop_threads = 0      # 0: not set yet (get_num_interop_threads reports the default)
 
 
 def get_num_threads():
+    """The threads every parallel CPU kernel splits its work across (each passes this count to
+    OpenMP explicitly, so it is exactly what runs)."""
     return _num_threads
 
 
 def set_num_threads(int n):
     global _num_threads
     if n < 1:
-        raise ValueError(f"set_num_threads expects a positive integer, got {n}")
+        raise RuntimeError("set_num_threads expects a positive integer")
     _num_threads = n
+
+
+def get_num_interop_threads():
+    """Ember runs no inter-op parallel work (no torch.jit.fork): this is the setting PyTorch would
+    size that pool with, the intra-op default unless set."""
+    return _num_interop_threads if _num_interop_threads > 0 else _default_num_threads()
+
+
+def set_num_interop_threads(int n):
+    """PyTorch's rule: positive, and settable once."""
+    global _num_interop_threads
+    if n < 1:
+        raise RuntimeError("set_num_interop_threads expects a positive integer")
+    if _num_interop_threads > 0:
+        raise RuntimeError("Error: cannot set number of interop threads after parallel work has started or "
+                           "set_num_interop_threads called")
+    _num_interop_threads = n
 
 
 def get_grain_size():
@@ -282,50 +335,6 @@ cdef int resize_output(TensorImpl out, int ndim, const Py_ssize_t* sizes) except
     if out.n_elem != 0:
         warn_resized(out._sizes(), [sizes[d] for d in range(ndim)])
     out.resize(ndim, sizes)
-    return 0
-
-
-cdef bint _dense(TensorImpl t) noexcept:
-    """Non-overlapping and dense: some permutation of the dims is contiguous."""
-    cdef Py_ssize_t expected = 1, best
-    cdef int used[MAX_DIMS]
-    cdef int i, k, pick
-    for i in range(t.nd):
-        used[i] = 0
-    for k in range(t.nd):
-        pick = -1
-        for i in range(t.nd):
-            if not used[i] and t.sizes[i] != 1 and (pick < 0 or t.strides[i] < t.strides[pick]):
-                pick = i
-        if pick < 0:
-            break
-        if t.strides[pick] != expected:
-            return False
-        used[pick] = 1
-        expected *= t.sizes[pick]
-    return True
-
-
-cpdef int check_no_partial_overlap(TensorImpl out, TensorImpl t) except -1:
-    """PyTorch's assert_no_partial_overlap: an input that shares some, but not all, of the
-    written memory would be read after being overwritten. Only decidable for dense layouts."""
-    cdef Py_ssize_t a0, a1, b0, b1
-    cdef int d
-    if t.storage is not out.storage or t.n_elem == 0 or out.n_elem == 0 or not _dense(t) or not _dense(out):
-        return 0
-    if t.offset == out.offset and _has_shape(t, out.nd, out.sizes):
-        for d in range(t.nd):
-            if t.strides[d] != out.strides[d] and t.sizes[d] != 1:
-                break
-        else:
-            return 0
-    a0 = t.offset * t.itemsize
-    a1 = a0 + t.n_elem * t.itemsize
-    b0 = out.offset * out.itemsize
-    b1 = b0 + out.n_elem * out.itemsize
-    if a0 < b1 and b0 < a1:
-        raise RuntimeError("unsupported operation: some elements of the input tensor and the written-to tensor refer "
-                           "to a single memory location. Please clone() the tensor before performing the operation.")
     return 0
 
 
