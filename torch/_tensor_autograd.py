@@ -93,7 +93,7 @@ def register_hook(self: Any, hook: Any) -> Any:
         raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
     if self._grad_fn is not None:
         return self._grad_fn._register_tensor_hook(self._output_nr, hook)
-    return graph.grad_accumulator(self)._register_tensor_hook(0, hook)
+    return graph.register_leaf_hook(self, hook)
 
 
 def backward(self: Any, gradient: Any = None, retain_graph: Any = None, create_graph: bool = False,

@@ -13,6 +13,7 @@ Tensors keep their autograd state as attributes (`_grad_fn`, `_output_nr`, `_req
 import heapq
 import itertools
 import weakref
+from _thread import allocate_lock
 
 from libc.stdint cimport uint64_t
 from c10 cimport grad_mode
@@ -156,7 +157,11 @@ cdef class AccumulateGrad(Node):
         return "torch::autograd::AccumulateGrad"
 
     def apply(self, grads):
-        accumulate_grad(self.variable, grads[0])
+        # PyTorch's AccumulateGrad mutex: backward passes on several threads that reach one leaf
+        # (Hogwild, threaded data parallelism) each add their whole gradient; without it both could
+        # see no .grad yet, or interleave read-modify-write on it with the GIL released in add_.
+        with self.lock:
+            accumulate_grad(self.variable, grads[0])
         return ()
 
 
@@ -166,6 +171,7 @@ cdef object _INF = float("inf")
 cdef int _init_accumulator(AccumulateGrad node, object variable) except -1:
     node.next_functions = ()
     node.variable = variable
+    node.lock = allocate_lock()
     node._sequence_nr = _INF            # PyTorch's UINT64_MAX: ready leaves accumulate first
     node._input_metadata = [None]       # the engine checks gradients against the variable itself
     return 0
@@ -190,6 +196,16 @@ def accumulate_grad(variable, new_grad):
         old.add_(new_grad)
 
 
+def register_leaf_hook(tensor, fn):
+    """fn(grad) before a leaf's gradient is accumulated (or captured by autograd.grad); kept on
+    the leaf itself, so it holds for every graph that uses the leaf, made before or after."""
+    hooks = tensor.__dict__.get("_leaf_hooks")
+    if hooks is None:
+        hooks = tensor.__dict__["_leaf_hooks"] = []
+    hooks.append(fn)
+    return _RemovableHandle(hooks, fn)
+
+
 def set_requires_grad_flag(tensor, bint flag):
     """A leaf's requires_grad; the tensor's Autograd dispatch key follows it."""
     tensor._requires_grad = flag
@@ -212,17 +228,30 @@ def clear_history(tensor):
 
 cpdef AccumulateGrad grad_accumulator(object tensor):
     """The AccumulateGrad node of a leaf that requires grad (made once, held weakly by the tensor,
-    as PyTorch's: every edge to it keeps it alive)."""
-    cdef dict state = tensor.__dict__
-    ref = state.get("_grad_accumulator")
+    as PyTorch's: every edge to it keeps it alive). Threads recording graphs on one leaf share
+    one node, and so its lock: a new node is made under a lock."""
+    cdef AccumulateGrad node = _live_accumulator(tensor)
+    if node is not None:
+        return node
+    with _accumulator_creation:
+        node = _live_accumulator(tensor)
+        if node is None:
+            node = AccumulateGrad.__new__(AccumulateGrad)
+            _init_accumulator(node, tensor)
+            tensor.__dict__["_grad_accumulator"] = weakref.ref(node)
+    return node
+
+
+cdef object _accumulator_creation = allocate_lock()
+
+
+cdef inline AccumulateGrad _live_accumulator(object tensor):
+    ref = tensor.__dict__.get("_grad_accumulator")
     if ref is not None:
         node = ref()
         if node is not None:
             return <AccumulateGrad>node
-    cdef AccumulateGrad fresh = AccumulateGrad.__new__(AccumulateGrad)
-    _init_accumulator(fresh, tensor)
-    state["_grad_accumulator"] = weakref.ref(fresh)
-    return fresh
+    return None
 
 
 # -- views: their history follows their base's (view_nodes.py) ---------------------------------
@@ -473,6 +502,16 @@ cdef object _add(a, b):
 
 
 cdef tuple _call_pre_hooks(Node node, list grads):
+    cdef list leaf_hooks = None
+    if isinstance(node, AccumulateGrad):
+        # A leaf's hooks live on the leaf (its accumulator may be made after they are, and is
+        # held only by the graphs using it), as PyTorch's AccumulateGrad::tensor_pre_hooks.
+        leaf_hooks = (<AccumulateGrad>node).variable.__dict__.get("_leaf_hooks")
+        if leaf_hooks and grads and grads[0] is not None:
+            for fn in list(leaf_hooks):
+                replaced = fn(grads[0])
+                if replaced is not None:
+                    grads[0] = replaced
     if node._tensor_pre_hooks is None and node._retain_grad_tensors is None and node._pre_hooks is None:
         return tuple(grads)
     for nr, hooks in (node._tensor_pre_hooks or {}).items():
