@@ -85,9 +85,9 @@ class Tensor(_TensorBase):
         if self.is_cuda:
             from c10 import cuda as c10_cuda
             import numpy as np
+            if not self.is_contiguous():        # print(x.t()), tolist(), item() of any view
+                return self.contiguous()._host_view()
             host = np.empty(self._sizes(), dtype=self.dtype.numpy_dtype)
-            if not self.is_contiguous():
-                raise NotImplementedError("reading a non-contiguous CUDA tensor needs Tensor.contiguous()")
             c10_cuda.lazy_init()["drv"].memcpy_dtoh(host, self.data_ptr())
             return host
         return self._numpy_view()
@@ -170,8 +170,8 @@ class Tensor(_TensorBase):
 
     @property
     def data(self) -> Any:
-        """An alias of this tensor that does not require grad."""
-        return self.detach()
+        """An alias of this tensor that does not require grad and has its own version counter."""
+        return self._variable_data()
 
     @data.setter
     def data(self, new: Any) -> None:
@@ -366,6 +366,9 @@ class Tensor(_TensorBase):
         return self.abs()
 
     def __invert__(self) -> Any:
+        # PyTorch's THPVariable_invert: the operator itself refuses other dtypes, with a TypeError
+        if self.dtype.is_floating_point or self.dtype.is_complex:
+            raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type tensors")
         return self.bitwise_not()
 
     # -- pickling (issue 7, serialization branch): PyTorch's pickle of a tensor, through the rebuild
