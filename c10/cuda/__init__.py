@@ -1,7 +1,8 @@
 """CUDA memory through PyCUDA, imported only when a CUDA tensor is first made.
 
 Without PyCUDA (`pip install -e .[cuda]`) or without a driver and GPU, is_available() is
-False and any CUDA allocation raises a RuntimeError that says which of the two is missing.
+False and any CUDA allocation raises PyTorch's error, saying which of the two is missing: an
+AssertionError("Torch not compiled with CUDA enabled...") without PyCUDA, else a RuntimeError.
 With EMBER_CUDA_EMULATOR=1 the driver is c10.cuda.host_driver instead: one emulated device whose
 kernels run on the CPU (for testing the CUDA paths where there is no GPU).
 """
@@ -26,8 +27,10 @@ def _init() -> dict[str, Any]:
         try:
             drv = _driver_module()
         except ImportError as e:
-            _state["error"] = ("Ember was installed without CUDA support: PyCUDA is not importable "
+            # PyTorch's words for a build without CUDA (an AssertionError), then what Ember lacks
+            _state["error"] = ("Torch not compiled with CUDA enabled: PyCUDA is not importable "
                                f"({e}). Install it with `pip install -e .[cuda]` on a machine with an NVIDIA driver.")
+            _state["error_type"] = AssertionError
             return _state
         try:
             drv.init()
@@ -39,12 +42,42 @@ def _init() -> dict[str, Any]:
             _state["error"] = "CUDA driver found but no CUDA device is present."
             return _state
         context = drv.Device(0).retain_primary_context()
-        context.push()
         atexit.register(_shutdown)
         _state.update(drv=drv, count=count, context=context,
                       allocator=CachingAllocator(0, _driver_malloc(drv), lambda handle: handle.free(),
                                                  drv.Device(0).total_memory()))
         return _state
+
+
+class _CurrentContext:
+    """The context pushed on one thread's stack (PyCUDA keeps a stack per thread, and a CUDA
+    context is current per thread): popped when that thread ends, as its thread-local goes, since
+    PyCUDA aborts a process whose thread ends with a context still pushed; or at exit."""
+
+    def __init__(self, context: Any) -> None:
+        self.context: Any = context
+        context.push()
+
+    def release(self) -> None:
+        context, self.context = self.context, None
+        if context is not None:
+            context.pop()
+
+    def __del__(self) -> None:
+        try:
+            self.release()
+        except Exception:       # at interpreter exit the driver may be gone already
+            pass
+
+
+_thread = threading.local()
+
+
+def _make_current(state: dict[str, Any]) -> None:
+    """Device 0's context current on the calling thread (every CUDA entry point passes here:
+    a Python thread other than the first would otherwise find no context)."""
+    if getattr(_thread, "current", None) is None:
+        _thread.current = _CurrentContext(state["context"])
 
 
 def emulated() -> bool:
@@ -99,10 +132,11 @@ def _shutdown() -> None:
     state = _state
     if "context" not in state:
         return
+    _make_current(state)                # the hooks and empty_cache free device memory
     for hook in _shutdown_hooks:
         hook()
     state["allocator"].empty_cache()
-    state["context"].pop()
+    _thread.current.release()
     if emulated():
         return
     from pycuda.tools import clear_context_caches
@@ -134,9 +168,14 @@ def device_count() -> int:
 
 
 def lazy_init() -> dict[str, Any]:
-    state = _init()
+    """The CUDA state, initialised on first use, with device 0's context current on this thread;
+    PyTorch's errors where there is no CUDA (AssertionError without it, RuntimeError without a
+    driver or device)."""
+    state = _state or _init()
     if "error" in state:
-        raise RuntimeError(state["error"])
+        raise state.get("error_type", RuntimeError)(state["error"])
+    if getattr(_thread, "current", None) is None:
+        _make_current(state)
     return state
 
 

@@ -7,7 +7,9 @@ library cached on disk by the source's hash; a launch runs the grid on the calli
 checks what a GPU run would: the kernels' indexing and barriers, and that the launchers pass
 PyCUDA-typed arguments, and that every pointer a copy or a kernel is given is device memory (a
 host address there is the GPU's "invalid argument" or "illegal memory access", which host memory
-standing in for device memory would otherwise hide). It says nothing of speed, and the float
+standing in for device memory would otherwise hide), and that the calling thread has a current
+context (PyCUDA's context stack is per thread; a thread ending with one pushed is recorded in
+context_errors, see ended_threads(), where PyCUDA would abort). It says nothing of speed, and the float
 results may differ from a GPU's in the last bits (no fused multiply-adds, the C library's math
 functions).
 """
@@ -60,18 +62,59 @@ def init(flags: int = 0) -> None:
     pass
 
 
+# PyCUDA's context stack, one per thread, as CUDA makes a context current per thread: what the
+# emulator checks so that a thread without a current context fails here as it would on a GPU.
+# Keyed by thread ident (a thread's own thread-locals are gone while its finalizers run) with
+# the Thread, which is_alive() only until its teardown, finalizers included, is over.
+_stacks: dict[int, tuple[threading.Thread, list[Any]]] = {}
+# Threads that ended with a context still pushed: PyCUDA aborts the process there (the emulator
+# cannot abort a test run, so it records them; ended_threads() brings the record up to date).
+context_errors: list[str] = []
+
+
+def ended_threads() -> list[str]:
+    """context_errors, after looking at every thread that has ended since the last look."""
+    for ident, (thread, stack) in list(_stacks.items()):
+        if not thread.is_alive() and thread is not threading.main_thread():   # which stops before atexit
+            del _stacks[ident]
+            if stack:
+                context_errors.append(thread.name)
+    return context_errors
+
+
+def _stack() -> list[Any]:
+    ident = threading.get_ident()
+    entry = _stacks.get(ident)
+    if entry is not None and not entry[0].is_alive() and entry[0] is not threading.main_thread():
+        # a new thread with an ended one's ident
+        ended_threads()
+        entry = None
+    if entry is None:
+        entry = _stacks[ident] = (threading.current_thread(), [])
+    return entry[1]
+
+
+def _require_context(call: str) -> None:
+    if not _stack():
+        raise LogicError(f"{call} failed: invalid device context - no currently active context?")
+
+
 class _Context:
     def push(self) -> None:
-        pass
+        _stack().append(self)
 
     def pop(self) -> None:
-        pass
+        stack = _stack()
+        if not stack:
+            raise LogicError("context::pop failed: invalid device context - cannot pop non-current context")
+        stack.pop()
 
 
 class Context:
     @staticmethod
     def synchronize() -> None:
         """Launches run to completion before they return: nothing is ever pending."""
+        _require_context("cuCtxSynchronize")
 
 
 class Device:
@@ -151,6 +194,7 @@ def _check_device_memory(address: int, nbytes: int, call: str) -> None:
 
 
 def mem_alloc(nbytes: int) -> DeviceAllocation:
+    _require_context("cuMemAlloc")
     if nbytes > Device(0).total_memory():
         raise MemoryError("cuMemAlloc failed: out of memory")
     return DeviceAllocation(nbytes)
@@ -165,6 +209,7 @@ def to_device(array: Any) -> DeviceAllocation:
 
 def memcpy_htod(dest: Any, source: Any) -> None:
     source = np.ascontiguousarray(source)
+    _require_context("cuMemcpyHtoD")
     _check_device_memory(int(dest), source.nbytes, "cuMemcpyHtoD")
     ctypes.memmove(int(dest), source.ctypes.data, source.nbytes)
 
@@ -172,11 +217,13 @@ def memcpy_htod(dest: Any, source: Any) -> None:
 def memcpy_dtoh(dest: Any, source: Any) -> None:
     if not dest.flags.c_contiguous:
         raise Error("memcpy_dtoh needs a contiguous host array")
+    _require_context("cuMemcpyDtoH")
     _check_device_memory(int(source), dest.nbytes, "cuMemcpyDtoH")
     ctypes.memmove(dest.ctypes.data, int(source), dest.nbytes)
 
 
 def memcpy_dtod(dest: Any, source: Any, nbytes: int) -> None:
+    _require_context("cuMemcpyDtoD")
     _check_device_memory(int(dest), int(nbytes), "cuMemcpyDtoD")
     _check_device_memory(int(source), int(nbytes), "cuMemcpyDtoD")
     ctypes.memmove(int(dest), int(source), int(nbytes))
@@ -197,6 +244,7 @@ class event_flags:  # noqa: N801 - PyCUDA's name
 
 class Event:
     def __init__(self, flags: int = 0) -> None:
+        _require_context("cuEventCreate")
         self._time: float | None = None
 
     def record(self, stream: Any = None) -> "Event":
@@ -236,6 +284,7 @@ class SourceModule:
     def __init__(self, source: str, no_extern_c: bool = False, options: list[str] | None = None,
                  include_dirs: list[str] | None = None, cache_dir: str | None = None, **_: Any) -> None:
         include_dirs = list(include_dirs or [])
+        _require_context("cuModuleLoadData")
         if not no_extern_c:
             source = 'extern "C" {\n' + source + "\n}\n"
         expanded = _preprocess(source, include_dirs)
@@ -290,6 +339,7 @@ class Function:
 
     def __call__(self, *args: Any, grid: tuple[int, ...] = (1, 1, 1), block: tuple[int, ...] = (1, 1, 1),
                  shared: int = 0, stream: Any = None) -> None:
+        _require_context("cuLaunchKernel")
         keep: list[Any] = []
         pointers = (ctypes.c_void_p * max(len(args), 1))()
         for i, arg in enumerate(args):

@@ -1,5 +1,7 @@
 """c10.cuda.host_driver: CUDA kernels compiled by g++ and run on the CPU, PyCUDA's calling
 conventions included, so the CUDA paths are tested where there is no GPU (EMBER_CUDA_EMULATOR=1)."""
+import threading
+
 import numpy as np
 import pytest
 
@@ -21,6 +23,50 @@ extern "C" __global__ void reverse_blocks(int n, float* data) {
 @pytest.fixture
 def cache(tmp_path):
     return str(tmp_path)
+
+
+@pytest.fixture(autouse=True)
+def context():
+    """Device 0's context current on this thread for the test, as c10.cuda makes it."""
+    current = drv.Device(0).retain_primary_context()
+    current.push()
+    yield current
+    current.pop()
+
+
+def test_work_on_a_thread_without_a_current_context_is_the_drivers_error(context):
+    context.pop()
+    try:
+        with pytest.raises(drv.LogicError, match="cuMemAlloc failed: invalid device context"):
+            drv.mem_alloc(16)
+    finally:
+        context.push()
+    allocation = drv.mem_alloc(16)
+    errors = []
+
+    def work():
+        try:
+            drv.memcpy_htod(allocation, np.zeros(4, dtype=np.float32))
+        except drv.LogicError as exc:
+            errors.append(str(exc))
+
+    thread = threading.Thread(target=work)
+    thread.start()
+    thread.join()
+    assert errors == ["cuMemcpyHtoD failed: invalid device context - no currently active context?"]
+
+
+def test_a_thread_that_ends_with_a_context_pushed_is_recorded_as_pycuda_would_abort():
+    before = list(drv.ended_threads())
+    thread = threading.Thread(target=lambda: drv.Device(0).retain_primary_context().push(), name="leaks-a-context")
+    thread.start()
+    thread.join()
+    assert drv.ended_threads() == before + ["leaks-a-context"]
+    del drv.context_errors[len(before):]
+    balanced = threading.Thread(target=lambda: [c.push() or c.pop() for c in [drv.Device(0).retain_primary_context()]])
+    balanced.start()
+    balanced.join()
+    assert drv.ended_threads() == before
 
 
 def _upload(array):

@@ -64,9 +64,14 @@ def test_torch_ops_reaches_every_overload_including_unbound_ones():
         torch.ops.aten.add.Nope
 
 
-def test_cuda_request_without_pycuda_is_a_clear_runtime_error():
+def test_cuda_request_without_cuda_is_pytorchs_error_naming_what_is_missing():
     if torch.cuda.is_available():
         pytest.skip("a GPU is present")
-    with pytest.raises(RuntimeError, match="PyCUDA|NVIDIA driver"):
+    from c10 import cuda as c10_cuda
+    # PyTorch's AssertionError for a build without CUDA (no PyCUDA), its RuntimeError without a driver
+    expected = AssertionError if c10_cuda._init().get("error_type") is AssertionError else RuntimeError
+    with pytest.raises(expected, match="Torch not compiled with CUDA enabled: PyCUDA|NVIDIA driver|no CUDA device"):
         torch.zeros(2, device="cuda")
+    with pytest.raises(expected):
+        torch.zeros(2).cuda()
     assert torch.cuda.device_count() == 0
