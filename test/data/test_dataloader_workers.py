@@ -7,6 +7,8 @@ interleaving are literal PyTorch 2.13 output for the same generator seed.
 import math
 import os
 import random
+import re
+import signal
 import time
 
 import numpy as np
@@ -69,6 +71,19 @@ class Dies(Dataset):
 
     def __getitem__(self, i):
         os._exit(3)
+
+
+class KilledBySignal(Dataset):
+    """Its worker is killed (as the kernel's OOM killer would) on the third item."""
+
+    def __len__(self):
+        return 4
+
+    def __getitem__(self, i):
+        if i == 2:
+            time.sleep(0.2)
+            os.kill(os.getpid(), signal.SIGKILL)
+        return i
 
 
 class Tagged(Dataset):
@@ -153,8 +168,27 @@ def test_timeout_raises_when_a_batch_takes_too_long():
 
 
 def test_a_worker_that_dies_is_reported():
-    with pytest.raises(RuntimeError, match=r"DataLoader worker \(pid\(s\) \d+\) exited unexpectedly"):
+    with pytest.raises(RuntimeError, match=r"DataLoader worker \(pid\(s\) \d+\) exited unexpectedly") as info:
         list(DataLoader(Dies(), num_workers=1, timeout=0.5))
+    assert re.fullmatch(r"DataLoader worker \(pid \d+\) exited unexpectedly with exit code 3\. Details are lost due "
+                        r"to multiprocessing\. Rerunning with num_workers=0 may give better error trace\.",
+                        str(info.value.__cause__))
+
+
+def test_a_worker_killed_by_a_signal_is_reported_at_once_with_the_signal():
+    started = time.monotonic()
+    with pytest.raises(RuntimeError, match=r"DataLoader worker \(pid\(s\) \d+\) exited unexpectedly") as info:
+        for _ in DataLoader(KilledBySignal(), num_workers=1, prefetch_factor=1):
+            pass
+    assert time.monotonic() - started < 3.0         # the queue poll alone takes 5 s
+    assert re.fullmatch(r"DataLoader worker \(pid \d+\) is killed by signal: Killed\. ", str(info.value.__cause__))
+
+
+def test_workers_that_finish_normally_raise_nothing_after_the_loader_is_done():
+    for _ in range(3):
+        assert [int(b) for b in DataLoader(range(6), num_workers=2)] == list(range(6))
+    time.sleep(0.2)       # their SIGCHLDs arrive while the main process does something else
+    assert sum(range(10)) == 45
 
 
 def test_persistent_workers_serve_every_epoch():

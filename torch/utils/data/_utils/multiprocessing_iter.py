@@ -5,8 +5,8 @@ next live one) on that worker's index queue; results come back as (i, batch) on 
 queue. At most prefetch_factor * num_workers tasks are outstanding; out-of-order results wait
 in _task_info until their turn (unless in_order=False). An iterable dataset's worker answers
 _IterableDatasetStopIteration once exhausted and gets no more tasks. Sending None stops a
-worker; the main process polls the queue every MP_STATUS_CHECK_INTERVAL seconds and raises if
-a worker died.
+worker; a worker that dies is reported at once by the SIGCHLD handler (signal_handling.py),
+else found by the main process's poll of the queue every MP_STATUS_CHECK_INTERVAL seconds.
 """
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ import queue
 from typing import Any
 
 from . import MP_STATUS_CHECK_INTERVAL
+from . import signal_handling as _signal_handling
 from . import worker as _worker
 from ..dataloader import DataLoader, _BaseDataLoaderIter, _DatasetKind
 
@@ -56,6 +57,10 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
             process.start()
             self._index_queues.append(index_queue)
             self._workers.append(process)
+        # A worker killed or failing is reported as it happens (SIGCHLD), not at the next poll.
+        _signal_handling._set_worker_pids(id(self), tuple(process.pid for process in self._workers))
+        _signal_handling._set_SIGCHLD_handler()
+        self._worker_pids_set = True
         self._data_queue = self._worker_result_queue
         self._reset(loader, first_iter=True)
 
@@ -192,6 +197,9 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
         if self._shutdown or os.getpid() != self._owner_pid:
             return
         self._shutdown = True
+        if getattr(self, "_worker_pids_set", False):
+            _signal_handling._remove_worker_pids(id(self))     # their exits are expected from now on
+            self._worker_pids_set = False
         try:
             self._workers_done_event.set()
             for worker_id in range(len(self._workers)):
