@@ -26,6 +26,7 @@ import struct
 import sys
 import warnings
 import zipfile
+import zlib
 from collections import Counter, OrderedDict
 from collections.abc import Callable, Iterator
 from typing import IO, Any, BinaryIO, Union
@@ -588,6 +589,9 @@ class _ZipReader:
         if "/" not in first:
             raise RuntimeError(f"file in archive is not in a subdirectory: {first}")
         self.prefix = first.split("/", 1)[0]
+        for name in names:
+            if not _inside_folder(name, self.prefix):
+                raise RuntimeError(f"file in archive is not in a subdirectory {self.prefix}/: {name}")
         self.names = set(names)
         self.fileobj = fileobj
 
@@ -608,21 +612,50 @@ class _ZipReader:
                                + _CORRUPT_MESSAGE) from exc
 
     def read_into(self, name: str, out: memoryview) -> None:
+        """The record's bytes straight into out (exactly its size), a chunk at a time: no second
+        copy of a large record, and never more inflated than the archive declares."""
         info = self.info(name)
+        if info.file_size != out.nbytes:
+            raise RuntimeError(f"record size ({info.file_size} bytes) does not match expected size ({out.nbytes} bytes "
+                               f"= {out.nbytes} elements * 1 bytes/element) for dtype Byte")
         try:
+            if info.compress_type == zipfile.ZIP_STORED:
+                self._read_stored(name, info, out)
+                return
             with self.zip.open(info) as record:
                 got = 0
                 while got < out.nbytes:
-                    n = getattr(record, "readinto")(out[got:])
-                    if not n:
-                        break
-                    got += n
-                if record.read(1) or got != out.nbytes:
-                    raise RuntimeError(f"record {name} holds {info.file_size} bytes, expected {out.nbytes}")
-                # reading to the end checks the CRC
+                    chunk = record.read(min(_READ_CHUNK, out.nbytes - got))
+                    if not chunk:
+                        raise RuntimeError(f"record {name} ends after {got} of its {out.nbytes} bytes")
+                    out[got:got + len(chunk)] = chunk
+                    got += len(chunk)
+                if record.read(1):        # reads to the end, which checks the CRC
+                    raise RuntimeError(f"record {name} holds more than its declared {out.nbytes} bytes")
         except (zipfile.BadZipFile, EOFError, OSError, ValueError, struct.error, NotImplementedError) as exc:
             raise RuntimeError(f"PytorchStreamReader failed reading file {name}: file read failed ({exc})."
                                + _CORRUPT_MESSAGE) from exc
+
+    def _read_stored(self, name: str, info: zipfile.ZipInfo, out: memoryview) -> None:
+        """A stored record read by the file itself into out, its CRC checked as it goes."""
+        self.fileobj.seek(self.data_offset(name))
+        readinto = getattr(self.fileobj, "readinto", None)
+        crc = 0
+        got = 0
+        while got < out.nbytes:
+            piece = out[got:got + _STORED_STEP]
+            if readinto is not None:
+                n = readinto(piece)
+            else:
+                data = self.fileobj.read(piece.nbytes)
+                n = len(data)
+                piece[:n] = data
+            if not n:
+                raise RuntimeError(f"record {name} ends after {got} of its {out.nbytes} bytes")
+            crc = zlib.crc32(piece[:n], crc)
+            got += n
+        if crc != info.CRC:
+            raise zipfile.BadZipFile(f"Bad CRC-32 for file {name!r}")
 
     def data_offset(self, name: str) -> int:
         """Where the record's bytes start in the file (for mmap): after its local header."""
@@ -635,6 +668,21 @@ class _ZipReader:
             raise RuntimeError(f"PytorchStreamReader failed reading file {name}: bad local header." + _CORRUPT_MESSAGE)
         name_len, extra_len = struct.unpack("<HH", header[26:30])
         return int(info.header_offset) + 30 + name_len + extra_len
+
+
+# What a compressed record is inflated by: zipfile holds about three of these at once, the
+# temporary memory of a load. A stored record is read straight into its storage, in larger steps.
+_READ_CHUNK = 1 << 20
+_STORED_STEP = 1 << 26
+
+
+def _inside_folder(name: str, folder: str) -> bool:
+    """PyTorch's reader takes only records inside the archive's folder; a name that climbs out of
+    it (`..`) or is absolute is refused as well, so no record can stand for a path elsewhere."""
+    if not name.startswith(folder + "/"):
+        return False
+    parts = name.replace("\\", "/").split("/")
+    return ".." not in parts
 
 
 def _load_zip(reader: _ZipReader, map_location: Any, weights_only: bool, pickle_module: Any,
@@ -653,9 +701,9 @@ def _load_zip(reader: _ZipReader, map_location: Any, weights_only: bool, pickle_
         nbytes = numel * itemsize
         name = f"data/{key}"
         info = reader.info(name)
-        if info.file_size < nbytes:
-            raise RuntimeError(f"PytorchStreamReader: record {name} holds {info.file_size} bytes, but its storage "
-                               f"needs {numel} elements of {dtype} ({nbytes} bytes)." + _CORRUPT_MESSAGE)
+        if info.file_size != nbytes:      # before reading a byte: a record inflating past its storage is refused
+            raise RuntimeError(f"record size ({info.file_size} bytes) does not match expected size ({nbytes} bytes = "
+                               f"{nbytes} elements * 1 bytes/element) for dtype Byte")
         if mmap_array is not None and nbytes:
             start = reader.data_offset(name)
             if start + nbytes > mmap_array.size:
@@ -665,10 +713,7 @@ def _load_zip(reader: _ZipReader, map_location: Any, weights_only: bool, pickle_
         else:
             flat = torch.empty(numel, dtype=dtype)
             if nbytes:
-                if info.file_size == nbytes:
-                    reader.read_into(name, memoryview(flat._untyped_storage))
-                else:
-                    memoryview(flat._untyped_storage)[:] = memoryview(reader.read(name))[:nbytes]
+                reader.read_into(name, memoryview(flat._untyped_storage))
         if byteorder != sys.byteorder and itemsize > 1:
             array = flat.numpy()
             array.byteswap(inplace=True)
