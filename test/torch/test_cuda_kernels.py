@@ -337,14 +337,17 @@ def test_log_softmax_of_large_logits_keeps_its_precision():
     _close(torch.log_softmax(x.cuda(), 0), torch.log_softmax(x, 0), 1e-5)
 
 
-def test_overlapping_copies_raise_or_go_through_a_temporary_as_pytorch():
+def test_overlapping_copies_raise_as_pytorch_or_go_through_a_temporary():
     x = torch.arange(10.0, device="cuda")
     with pytest.raises(RuntimeError, match="refer to a single memory location"):
         x[1:].copy_(x[:-1])
-    m = torch.arange(9.0).reshape(3, 3)
-    gpu = m.cuda()
-    gpu.copy_(gpu.t())
-    assert torch.equal(gpu.cpu(), m.t())
+    gpu = torch.arange(9.0).reshape(3, 3).cuda()
+    with pytest.raises(RuntimeError, match="refer to a single memory location"):    # PyTorch 2.13's, as on the CPU
+        gpu.copy_(gpu.t())
+    x = torch.arange(8.0, device="cuda")
+    windows = x.as_strided((2, 3), (1, 1), 2)          # [[2, 3, 4], [3, 4, 5]]: no dense layout, so no check
+    x[:6].view(2, 3).copy_(windows)                     # read whole (into a temporary) before the write
+    assert x.cpu().tolist() == [2.0, 3.0, 4.0, 3.0, 4.0, 5.0, 6.0, 7.0]
 
 
 def test_bmm_beyond_the_grid_limit_of_batches():
