@@ -51,3 +51,4 @@ cdef bint non_overlapping_and_dense(int ndim, const Py_ssize_t* sizes, const Py_
 cdef Storage storage_for(Py_ssize_t nbytes, object device)
 cdef int sizes_from_sequence(object seq, Py_ssize_t* out, str what) except -1
 cdef TensorImpl wrap_number(object value)
+cpdef long long unpack_long(object value) except? -1

@@ -12,7 +12,7 @@ from c10.half cimport half
 from c10.storage cimport Storage, cpu_storage, borrowed_storage
 from c10.dispatch_key cimport backend_key_set, DK_AUTOGRAD_CPU, DK_AUTOGRAD_CUDA
 from cpython.buffer cimport PyObject_GetBuffer, PyBuffer_Release, PyBUF_RECORDS_RO
-from cpython.long cimport PyLong_AsSsize_t, PyLong_CheckExact
+from cpython.long cimport PyLong_AsSsize_t, PyLong_CheckExact, PyLong_AsLongLongAndOverflow, PyLong_AsUnsignedLongLong
 
 from c10 import device as _device_mod
 from c10 import layout as _layout
@@ -521,14 +521,22 @@ cdef TensorImpl wrap_number(object value):
     if st == ST_BOOL:
         (<unsigned char*>t.data())[0] = 1 if value else 0
     elif st == ST_INT64:
-        try:
-            (<long long*>t.data())[0] = value
-        except OverflowError:
-            raise RuntimeError(f"value cannot be converted to type int64 without overflow: {value}") from None
+        (<long long*>t.data())[0] = unpack_long(value)
     else:
         (<double*>t.data())[0] = value
     t.is_wrapped_number = True
     return t
+
+
+cpdef long long unpack_long(object value) except? -1:
+    """A Python int as PyTorch's THPUtils_unpackLong reads it: int64, else as uint64 (2**63 wraps
+    to -2**63), else OverflowError ("int too big to convert", "can't convert negative int to
+    unsigned"), as PyTorch raises for a number beyond both."""
+    cdef int overflow = 0
+    cdef long long v = PyLong_AsLongLongAndOverflow(value, &overflow)
+    if overflow == 0:
+        return v
+    return <long long>PyLong_AsUnsignedLongLong(value)
 
 
 def scalar_to_tensor(value):

@@ -54,5 +54,6 @@ def test_wrapped_numbers_are_zero_dim_and_marked():
     t = tensor_impl.scalar_to_tensor(2.5)
     assert t.dim() == 0 and t._is_wrapped_number and t.dtype is torch.float64
     assert tensor_impl.scalar_to_tensor(True).dtype is torch.bool
-    with pytest.raises(RuntimeError, match="overflow"):
+    with pytest.raises(OverflowError, match="int too big to convert"):      # PyTorch's, from its unpacking
         tensor_impl.scalar_to_tensor(2 ** 70)
+    assert tensor_impl.scalar_to_tensor(2 ** 63).item() == -2 ** 63          # read as uint64, as PyTorch

@@ -13,7 +13,7 @@ from cpython.list cimport PyList_CheckExact
 from cpython.long cimport PyLong_CheckExact, PyLong_AsLongLongAndOverflow
 from cpython.tuple cimport PyTuple_CheckExact
 from c10.scalar_type cimport dtype
-from c10.tensor_impl cimport TensorImpl, wrap_number
+from c10.tensor_impl cimport TensorImpl, wrap_number, unpack_long
 from c10.dispatch_key cimport DK_CPU, DK_CUDA
 from c10.generator cimport Generator
 
@@ -86,6 +86,8 @@ cdef object _convert(Param p, object obj, bint numbers):
                 return wrap_number(number)
         return NO_MATCH
     if t == P_SCALAR or t == P_OPT_SCALAR:
+        if PyLong_CheckExact(obj):
+            return _scalar_int(obj)
         if isinstance(obj, (bool, int, float)):
             return obj
         number = _numpy_number(obj)
@@ -101,7 +103,7 @@ cdef object _convert(Param p, object obj, bint numbers):
     if t == P_FLOAT or t == P_OPT_FLOAT:
         if isinstance(obj, (int, float)) and not isinstance(obj, bool):
             return float(obj)
-        if _numpy_kind(obj) in ("i", "u", "f"):
+        if _numpy_kind(obj) in ("i", "u", "f", "b"):
             return float(obj)
         return NO_MATCH
     if t == P_BOOL or t == P_OPT_BOOL:
@@ -160,6 +162,16 @@ cdef int _check_int64(str function, Param p, object value) except -1:
     if overflow:
         raise ValueError("Overflow when unpacking long long")
     return 0
+
+
+cdef object _scalar_int(object value):
+    """A Python int Scalar as PyTorch's holds it: an int64, else a uint64 (kept whole: a kernel
+    converting it says whether it fits its dtype), else PyTorch's OverflowError."""
+    cdef int overflow = 0
+    PyLong_AsLongLongAndOverflow(value, &overflow)
+    if overflow != 0:
+        unpack_long(value)          # raises beyond uint64 (or below int64)
+    return value
 
 
 cdef object _numpy_number(object obj):
