@@ -1,8 +1,8 @@
 """Writes into tensors whose elements share memory: PyTorch's error (or its deprecation warning) on
 every in-place and out= write, checked once by the dispatcher for every operator and device.
 
-The cases and what PyTorch 2.13 does with each come from tools/record_overlap_reference.py
-(test/data/overlap/reference.json)."""
+The cases and what PyTorch 2.13 does with each come from tools/record_error_reference.py
+(test/data/errors/overlap.json)."""
 from __future__ import annotations
 
 import json
@@ -16,9 +16,9 @@ import torch
 from aten.dispatcher import CheckedWrite, find_operator, operator_names
 from aten.native.memory_overlap import internal_overlap
 from c10.dispatch_key import DispatchKey
-from tools import record_overlap_reference as ref
+from tools import record_error_reference as ref
 
-REFERENCE = json.loads((Path(__file__).resolve().parent.parent / "data" / "overlap" / "reference.json").read_text())
+REFERENCE = json.loads((Path(__file__).resolve().parent.parent / "data" / "errors" / "overlap.json").read_text())
 CASES = REFERENCE["cases"]
 # Where PyTorch's kernel skips the check and writes each shared element several times (tril_ of
 # [[0, 1, 2]] * 3 gives zeros; a sum into an expanded out= accumulates 9 into each), Ember refuses.
@@ -26,13 +26,13 @@ REFUSED_WHERE_PYTORCH_IS_SILENTLY_WRONG = {"tril_expanded", "sum_out_expanded"}
 
 
 def test_the_reference_covers_every_recorded_case():
-    assert set(CASES) == set(ref.CASES)
+    assert set(CASES) == set(ref.OVERLAP_CASES)
 
 
-@pytest.mark.parametrize("name", sorted(ref.CASES))
+@pytest.mark.parametrize("name", sorted(ref.OVERLAP_CASES))
 def test_overlapping_write_behaves_as_pytorch(name):
     expected = CASES[name]
-    got = ref.run_case(torch, ref.CASES[name])
+    got = ref.run_case(torch, ref.OVERLAP_CASES[name])
     if name in REFUSED_WHERE_PYTORCH_IS_SILENTLY_WRONG:
         assert expected["outcome"] == "ok"
         assert got["outcome"] == "error" and got["message"].startswith("unsupported operation: more than one element")

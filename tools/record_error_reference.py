@@ -1,14 +1,18 @@
-"""Record what PyTorch does when an op writes into a tensor whose elements share memory, for
-test/aten/test_memory_overlap.py (needs a real PyTorch).
+"""Record what PyTorch does with calls at the edge of what it allows, for the tests that replay
+them with Ember (needs a real PyTorch):
 
-    cd /tmp && /path/to/pytorch/python /path/to/ember/tools/record_overlap_reference.py [OUTPUT_DIR]
+- OVERLAP_CASES (test/aten/test_memory_overlap.py): writes into a tensor whose elements share
+  memory (an expanded tensor: a stride of 0 on a dim of size > 1) or into a view overlapping one
+  of its inputs;
+- INTEGER_DOMAIN_CASES (test/torch/test_integer_domain_errors.py): integer ops with no integer
+  result (division by zero, negative powers) and numbers beyond a dtype or beyond int64.
 
-Run it from outside the repository (Ember's package is also called `torch`). Every case below is
-a function of a torch module that writes into an expanded tensor (a stride of 0 on a dim of size
-> 1) or into a view overlapping one of its inputs; the test replays the cases with Ember and
-expects the same outcome: PyTorch's error, its deprecation warning (then the values it left), or
-the values of a write PyTorch allows. `reference.json` holds, per case, the outcome, the message
-and the written tensor's values.
+    cd /tmp && /path/to/pytorch/python /path/to/ember/tools/record_error_reference.py [OUTPUT_DIR]
+
+Run it from outside the repository (Ember's package is also called `torch`). Each case is a
+function of a torch module; the tests expect Ember's outcome to be PyTorch's: its error (type and
+first line), its deprecation warning (then the values it left), or the values of what it allows.
+`overlap.json` and `integer_domain.json` hold, per case, that outcome.
 """
 from __future__ import annotations
 
@@ -19,7 +23,7 @@ import warnings
 from pathlib import Path
 from typing import Any, Callable
 
-DATA_DIR = Path(__file__).resolve().parent.parent / "test" / "data" / "overlap"
+DATA_DIR = Path(__file__).resolve().parent.parent / "test" / "data" / "errors"
 
 Case = Callable[[Any], Any]
 REFERENCE_PACKAGE = "torch"
@@ -39,7 +43,7 @@ def _long(torch: Any, values: list[int]) -> Any:
     return torch.tensor(values, dtype=torch.int64)
 
 
-CASES: dict[str, Case] = {
+OVERLAP_CASES: dict[str, Case] = {
     # the issue's own examples
     "add_scalar_expanded": lambda torch: _scalar_expanded(torch).add_(1),
     "mul_expanded": lambda torch: _expanded(torch).mul_(2),
@@ -136,20 +140,59 @@ def _shifted_mul_out(torch: Any) -> Any:
     return torch.mul(x[:-1], 2, out=x[1:])
 
 
+def _integer_cases() -> dict[str, Case]:
+    """Each integral dtype against each op with a domain error, and the numbers beyond a dtype."""
+    cases: dict[str, Case] = {}
+    ops: dict[str, Callable[[Any, Any, Any], Any]] = {
+        "div_floor_by_zero": lambda torch, a, z: torch.div(a, z, rounding_mode="floor"),
+        "div_trunc_by_zero": lambda torch, a, z: torch.div(a, z, rounding_mode="trunc"),
+        "true_div_by_zero": lambda torch, a, z: torch.div(a, z),
+        "floor_divide_by_zero": lambda torch, a, z: torch.floor_divide(a, z),
+        "floordiv_operator_by_zero": lambda torch, a, z: a // 0,
+        "mod_operator_by_zero": lambda torch, a, z: a % 0,
+        "remainder_by_zero": lambda torch, a, z: torch.remainder(a, z),
+        "fmod_by_zero": lambda torch, a, z: torch.fmod(a, z),
+        "fmod_by_scalar_zero": lambda torch, a, z: torch.fmod(a, 0),
+        "pow_negative_number": lambda torch, a, z: a ** -1,
+        "pow_inplace_negative_number": lambda torch, a, z: a.clone().pow_(-2),
+        "pow_out_negative_number": lambda torch, a, z: torch.pow(a, -1, out=torch.empty_like(a)),
+        "pow_negative_tensor": lambda torch, a, z: a ** torch.tensor([-1, -1, -1]),
+        "rpow_negative_tensor": lambda torch, a, z: 2 ** torch.tensor([-1, 0, 1], dtype=a.dtype),
+        "full_beyond_dtype": lambda torch, a, z: torch.full((2,), 300, dtype=a.dtype),
+        "fill_beyond_dtype": lambda torch, a, z: a.clone().fill_(2 ** 40),
+        "add_beyond_uint64": lambda torch, a, z: a + 2 ** 70,
+        "add_below_int64": lambda torch, a, z: a + (-2 ** 70),
+        "add_in_uint64_range": lambda torch, a, z: a + 2 ** 63,
+        "clamp_beyond_uint64": lambda torch, a, z: a.clamp(max=2 ** 70),
+    }
+    for dtype in ("uint8", "int8", "int16", "int32", "int64"):
+        for name, op in ops.items():
+            cases[f"{name}[{dtype}]"] = (lambda op, dtype: lambda torch: op(
+                torch, torch.tensor([4, 0, 7], dtype=getattr(torch, dtype)), torch.zeros(3, dtype=getattr(torch, dtype))
+            ))(op, dtype)
+    return cases
+
+
+INTEGER_DOMAIN_CASES = _integer_cases()
+ERRORS = (RuntimeError, OverflowError, TypeError, ValueError, IndexError)
+
+
 def run_case(torch: Any, fn: Case) -> dict[str, Any]:
-    """The case's outcome: {"outcome": "error"|"warn"|"ok", "message", "values"}."""
+    """The case's outcome: {"outcome": "error"|"warn"|"ok", "error", "message", "values"}."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
             result = fn(torch)
-        except RuntimeError as exc:
-            return {"outcome": "error", "message": str(exc).split("\n")[0], "values": None}
+        except ERRORS as exc:
+            return {"outcome": "error", "error": type(exc).__name__, "message": str(exc).split("\n")[0],
+                    "values": None}
     messages = [str(w.message) for w in caught if issubclass(w.category, UserWarning)
                 and "expanded tensors" in str(w.message)]
     values = result.tolist() if isinstance(result, torch.Tensor) else None
+    dtype = str(result.dtype) if isinstance(result, torch.Tensor) else None
     if messages:
         return {"outcome": "warn", "message": messages[0].split(" (Triggered internally")[0], "values": values}
-    return {"outcome": "ok", "message": None, "values": values}
+    return {"outcome": "ok", "message": None, "values": values, "dtype": dtype}
 
 
 def main(argv: list[str]) -> int:
@@ -160,12 +203,13 @@ def main(argv: list[str]) -> int:
         raise SystemExit("run this with a real PyTorch, from outside the Ember checkout")
     out_dir = Path(argv[1]) if len(argv) > 1 else DATA_DIR
     out_dir.mkdir(parents=True, exist_ok=True)
-    torch.manual_seed(0)
-    reference = {name: run_case(torch, fn) for name, fn in CASES.items()}
-    # Random fills PyTorch allows would give seeded values: none is allowed, so none is kept.
-    (out_dir / "reference.json").write_text(json.dumps(
-        {"torch_version": torch.__version__, "cases": reference}, indent=1, sort_keys=True) + "\n")
-    print(f"recorded {len(reference)} cases with PyTorch {torch.__version__} in {out_dir}")
+    for file, cases in (("overlap.json", OVERLAP_CASES), ("integer_domain.json", INTEGER_DOMAIN_CASES)):
+        torch.manual_seed(0)
+        # Random fills PyTorch allows would give seeded values: none is allowed, so none is kept.
+        reference = {name: run_case(torch, fn) for name, fn in cases.items()}
+        (out_dir / file).write_text(json.dumps(
+            {"torch_version": torch.__version__, "cases": reference}, indent=1, sort_keys=True) + "\n")
+        print(f"recorded {len(reference)} cases with PyTorch {torch.__version__} in {out_dir / file}")
     return 0
 
 
