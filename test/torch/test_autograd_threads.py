@@ -3,32 +3,13 @@ gradient, whatever the interleaving (PyTorch's AccumulateGrad lock; Hogwild-styl
 threaded data parallelism depend on it)."""
 from __future__ import annotations
 
-import threading
 
 import numpy as np
 
 import torch
+from thread_runner import in_threads
 
 N = 1_000_000          # large enough that add_ releases the GIL and runs on both cores
-
-
-def _run_threads(worker, count):
-    barrier = threading.Barrier(count)
-    errors = []
-
-    def run(index):
-        try:
-            barrier.wait()
-            worker(index)
-        except BaseException as exc:      # surfaced below: a thread's failure must fail the test
-            errors.append(exc)
-
-    threads = [threading.Thread(target=run, args=(i,)) for i in range(count)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert errors == []
 
 
 def test_concurrent_backward_passes_sum_every_contribution_into_a_shared_leaf():
@@ -40,7 +21,7 @@ def test_concurrent_backward_passes_sum_every_contribution_into_a_shared_leaf():
             for _ in range(rounds):
                 (leaf * float(index + 1)).sum().backward()
 
-        _run_threads(worker, threads)
+        in_threads(worker, threads)
         expected = float(rounds * sum(range(1, threads + 1)))
         grad = leaf.grad.numpy()
         assert np.all(grad == expected), (trial, np.unique(grad))
@@ -54,7 +35,7 @@ def test_concurrent_backward_through_shared_graphs_and_fresh_leaves():
         for _ in range(5):
             (x @ weight).sum().backward()
 
-    _run_threads(worker, 3)
+    in_threads(worker, 3)
     # d/dW sum(x @ W) = x^T @ 1: each row of W gets the column sums of x (8 * value per thread)
     expected = 5 * 8 * sum(range(1, 4))
     assert np.all(weight.grad.numpy() == expected)
@@ -64,7 +45,7 @@ def test_the_first_gradients_of_concurrent_passes_are_never_lost():
     """Both threads may find .grad empty: only one may store its gradient as the new .grad."""
     for _ in range(20):
         leaf = torch.zeros(N, requires_grad=True)
-        _run_threads(lambda index: (leaf * 2.0).sum().backward(), 2)
+        in_threads(lambda index: (leaf * 2.0).sum().backward(), 2)
         assert float(leaf.grad[0]) == 4.0 and float(leaf.grad[-1]) == 4.0
 
 
@@ -76,5 +57,5 @@ def test_every_thread_records_through_one_accumulator_per_leaf():
         out = leaf * 2
         seen.append(out.grad_fn.next_functions[0][0])
 
-    _run_threads(worker, 8)
+    in_threads(worker, 8)
     assert len({id(node) for node in seen}) == 1

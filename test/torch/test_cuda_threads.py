@@ -4,36 +4,16 @@ threads at once is compiled once; views read back whole (repr, tolist, item).
 
 On the emulator (EMBER_CUDA_EMULATOR=1) the context checks are the emulator's: an operation on a
 thread without a current context fails as it would on a GPU."""
-import threading
 
 import numpy as np
 import pytest
 
 import torch
 from c10 import cuda as c10_cuda
+from thread_runner import in_threads
 
 pytestmark = [pytest.mark.cuda,
               pytest.mark.skipif(not torch.cuda.is_available(), reason="needs an NVIDIA GPU and PyCUDA")]
-
-
-def _in_threads(worker, count):
-    errors, results = [], [None] * count
-    barrier = threading.Barrier(count)
-
-    def run(index):
-        try:
-            barrier.wait()
-            results[index] = worker(index)
-        except BaseException as exc:     # surfaced below
-            errors.append(exc)
-
-    threads = [threading.Thread(target=run, args=(i,)) for i in range(count)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert errors == []
-    return results
 
 
 def _emulator_context_errors():
@@ -52,13 +32,13 @@ def test_cuda_ops_run_on_a_thread_other_than_the_one_that_initialised_cuda():
         y = (x * 2).sum(0)
         return y.cpu().tolist()
 
-    results = _in_threads(worker, 3)
+    results = in_threads(worker, 3)
     assert results == [((np.arange(6.0).reshape(2, 3) + i) * 2).sum(0).tolist() for i in range(3)]
     assert _emulator_context_errors() == before      # each thread released its context as it ended
 
 
 def test_a_thread_can_be_the_first_to_use_cuda_and_the_main_thread_after_it():
-    results = _in_threads(lambda index: torch.ones(4, device="cuda").sum().item(), 1)
+    results = in_threads(lambda index: torch.ones(4, device="cuda").sum().item(), 1)
     assert results == [4.0]
     assert torch.ones(2, device="cuda").sum().item() == 2.0
 
@@ -76,7 +56,7 @@ def test_a_kernel_first_used_by_several_threads_at_once_compiles_once(monkeypatc
     text = ('extern "C" __global__ void ember_thread_probe(long long n, float* out) {\n'
             "  long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;\n"
             f"  if (i < n) out[i] = 3.0f; }}\n// {id(compiles)}\n")
-    _in_threads(lambda index: pointwise.kernel_function(text, "ember_thread_probe"), 4)
+    in_threads(lambda index: pointwise.kernel_function(text, "ember_thread_probe"), 4)
     assert len(compiles) == 1
 
 
