@@ -6,7 +6,7 @@ cdef class OperatorHandle:
     cdef list table                 # kernel per runtime key: callable, LazyKernel, FALLTHROUGH or None
     cdef dict registered            # DispatchKey value (runtime or alias) -> kernel
     cdef dict tensor_params         # name -> position of each plain Tensor/Tensor? argument
-    cdef tuple written              # the overlap checks of its written (a!) arguments (WrittenArg)
+    cdef object written             # the overlap checks of its written (a!) arguments (WriteChecks), or None
 
     cdef object lookup(self, uint64_t ks)
     cdef void rebuild_table(self)

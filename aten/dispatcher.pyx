@@ -19,9 +19,9 @@ from c10.dispatch_key cimport (DK_CPU, DK_CUDA, DK_BACKEND_SELECT, DK_AD_INPLACE
                                DK_AUTOGRAD_OTHER, DK_AUTOGRAD_CPU, DK_AUTOGRAD_CUDA, NUM_RUNTIME_KEYS)
 from c10.tensor_impl cimport TensorImpl, wrap_number
 from c10.grad_mode cimport grad_enabled, below_autograd, enter_below_autograd, exit_below_autograd
-from aten.native.memory_overlap cimport check_written
+from aten.native.memory_overlap cimport WriteChecks, check_written
 
-from aten.native.memory_overlap import written_args
+from aten.native.memory_overlap import write_checks
 
 from c10.dispatch_key import DispatchKey
 
@@ -79,10 +79,10 @@ cdef class CheckedWrite:
     that none of them has elements sharing memory (aten/native/memory_overlap.pyx): the one place
     every in-place and out= write passes through, on every device."""
     cdef object kernel              # a callable, or a LazyKernel resolved on the first call
-    cdef tuple written
+    cdef WriteChecks checks
 
     def __call__(self, *args, **kwargs):
-        check_written(self.written, args, kwargs)
+        check_written(self.checks, args, kwargs)
         kernel = self.kernel
         if type(kernel) is LazyKernel:
             kernel = self.kernel = (<LazyKernel>kernel).resolve()
@@ -90,6 +90,8 @@ cdef class CheckedWrite:
 
     @property
     def __wrapped__(self):
+        if type(self.kernel) is LazyKernel:
+            self.kernel = (<LazyKernel>self.kernel).resolve()
         return self.kernel
 
     def __repr__(self):
@@ -112,7 +114,8 @@ cdef class OperatorHandle:
         self.tensor_params = _tensor_params(schema)
         # aten's writes are checked, as ATen's kernels check them; not those of in-place view ops
         # (t_, resize_, set_...), which change a tensor's geometry and no element.
-        self.written = () if inplace_view or "::" in name else written_args(name, _written_params(schema))
+        self.written = None if inplace_view or "::" in name else \
+            write_checks(name, *_written_and_read_params(schema))
         self.rebuild_table()
 
     def register(self, key, kernel, bint override=False):
@@ -171,7 +174,8 @@ cdef class OperatorHandle:
                     kernel = reg.get(_ALIAS_AUTOGRAD, FALLTHROUGH)
             elif kernel is None and (k == DK_BACKEND_SELECT or k == DK_AD_INPLACE_OR_VIEW):
                 kernel = FALLTHROUGH
-            if self.written and (k == DK_CPU or k == DK_CUDA) and kernel is not None and kernel is not FALLTHROUGH:
+            if self.written is not None and (k == DK_CPU or k == DK_CUDA) and kernel is not None \
+                    and kernel is not FALLTHROUGH:
                 kernel = _checked(kernel, self.written)
             self.table[k] = kernel
 
@@ -263,19 +267,27 @@ cdef dict _tensor_params(str schema):
     return found
 
 
-cdef list _written_params(str schema):
-    """(position, name) of each Tensor(x!) argument (positions as _tensor_params counts them)."""
-    cdef list found = []
-    for name, position in _tensor_params(schema).items():
-        if re.search(r"Tensor\([a-z]+!\)\??\s+" + name + r"\b", schema):
-            found.append((position, name))
-    return found
+cdef tuple _written_and_read_params(str schema):
+    """(position, name) of each Tensor(x!) argument, and of each other Tensor, Tensor? or Tensor[]
+    argument (positions as _tensor_params counts them)."""
+    cdef list written = [], read = []
+    text = schema[schema.index("(") + 1:schema.rindex(") -> ")]
+    position = 0
+    for part in re.split(r",(?![^\[]*\])", text) if text else []:
+        part = part.strip()
+        if part == "*":
+            continue
+        type_text, name = part.split("=", 1)[0].rsplit(" ", 1)
+        if type_text.startswith("Tensor"):
+            (written if "!" in type_text else read).append((position, name))
+        position += 1
+    return written, read
 
 
-cdef CheckedWrite _checked(object kernel, tuple written):
+cdef CheckedWrite _checked(object kernel, WriteChecks checks):
     cdef CheckedWrite checked = CheckedWrite.__new__(CheckedWrite)
     checked.kernel = kernel
-    checked.written = written
+    checked.checks = checks
     return checked
 
 

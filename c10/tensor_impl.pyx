@@ -529,14 +529,16 @@ cdef TensorImpl wrap_number(object value):
 
 
 cpdef long long unpack_long(object value) except? -1:
-    """A Python int as PyTorch's THPUtils_unpackLong reads it: int64, else as uint64 (2**63 wraps
-    to -2**63), else OverflowError ("int too big to convert", "can't convert negative int to
-    unsigned"), as PyTorch raises for a number beyond both."""
+    """A Python int as an int64. Beyond int64 PyTorch reads it as a uint64 Scalar, and raises
+    OverflowError ("int too big to convert", "can't convert negative int to unsigned") beyond
+    that, as here; a uint64 value Ember cannot hold yet (no uint64 dtype) is refused, never
+    wrapped."""
     cdef int overflow = 0
     cdef long long v = PyLong_AsLongLongAndOverflow(value, &overflow)
     if overflow == 0:
         return v
-    return <long long>PyLong_AsUnsignedLongLong(value)
+    PyLong_AsUnsignedLongLong(value)          # PyTorch's OverflowError beyond uint64
+    raise RuntimeError(f"value cannot be converted to type int64 without overflow: {value}")
 
 
 def scalar_to_tensor(value):

@@ -113,6 +113,20 @@ OVERLAP_CASES: dict[str, Case] = {
     "add_partial_overlap": lambda torch: _shifted_add(torch),
     "add_exact_alias": lambda torch: _exact_alias(torch),
     "mul_out_partial_overlap": lambda torch: _shifted_mul_out(torch),
+    "clamp_out_partial_overlap": lambda torch: _shifted(torch, lambda x: torch.clamp(x[:3], 0, 1, out=x[1:4])),
+    "cat_out_partial_overlap": lambda torch: _shifted(torch, lambda x: torch.cat([x[:2]], out=x[1:3])),
+    "cumsum_out_partial_overlap": lambda torch: _shifted(torch, lambda x: torch.cumsum(x[:3], 0, out=x[1:4])),
+    "copy_partial_overlap": lambda torch: _shifted(torch, lambda x: x[:2].copy_(x[:1])),
+    "copy_transposed_onto_itself": lambda torch: _shifted(torch, lambda x: x.view(2, 3)[:, :2].copy_(
+        x.view(2, 3)[:, 1:])),
+    "copy_full_transpose_onto_itself": lambda torch: _shifted(torch, lambda x: x[:4].view(2, 2).copy_(
+        x[:4].view(2, 2).t())),
+    "index_put_partial_overlap": lambda torch: _shifted(torch, lambda x: x[1:4].index_put_(
+        (torch.tensor([0, 1, 2]),), x[:3])),
+    "where_out_partial_overlap": lambda torch: _shifted(torch, lambda x: torch.where(
+        x[:3] > 1, x[:3], torch.zeros(3), out=x[1:4])),
+    "add_scalar_row_alias": lambda torch: _shifted(torch, lambda x: x.add_(x[0])),
+    "mul_strided_input_allowed": lambda torch: _shifted(torch, lambda x: x[:3].mul_(x[::2])),
 }
 
 
@@ -123,6 +137,13 @@ def _setitem(target: Any, index: Any, value: Any) -> Any:
 
 def _copy_self(target: Any) -> Any:
     return target.copy_(target)
+
+
+def _shifted(torch: Any, op: Callable[[Any], Any]) -> Any:
+    """op on views of arange(6.0); the whole buffer afterwards."""
+    x = torch.arange(6, dtype=torch.float32)
+    op(x)
+    return x
 
 
 def _shifted_add(torch: Any) -> Any:

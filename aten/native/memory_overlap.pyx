@@ -6,6 +6,7 @@ on it (the dispatcher checks each written argument before the kernel runs: aten/
 An input that shares part, but not all, of the written memory would be read after being
 overwritten: the kernels that read inputs check that with check_no_partial_overlap.
 """
+from cpython.tuple cimport PyTuple_GET_ITEM, PyTuple_GET_SIZE
 from c10.tensor_impl cimport TensorImpl, non_overlapping_and_dense
 
 INTERNAL_OVERLAP_MESSAGE = ("unsupported operation: more than one element of the written-to tensor refers to a "
@@ -83,50 +84,78 @@ _WARNED = {"index_put_": "tensor[indices] = tensor", "_index_put_impl_": "tensor
            "masked_fill_": "tensor[mask] = scalar", "index_fill_": "tensor[mask] = scalar"}
 
 
-cdef class WrittenArg:
-    """One Tensor(a!) argument of an operator and what a write into overlapping memory does."""
+cdef class WriteChecks:
+    """What an operator's call is checked for before its kernel runs: each written argument for
+    internal overlap, then against each input for partial overlap. Positions are kept in C
+    arrays: this runs before every in-place and out= kernel."""
 
     def __repr__(self):
-        return f"<WrittenArg {self.op}:{self.name} at {self.position}>"
+        return f"<WriteChecks of {list(self.target_names)} against {list(self.input_names)}>"
 
 
-def written_args(str op, list params):
-    """The checks of an aten operator's written Tensor arguments, params being their (position,
-    name) pairs; empty when its writes are allowed to overlap."""
-    cdef WrittenArg arg
+def write_checks(str op, list written, list inputs):
+    """The checks of an aten operator, written being its Tensor(a!) arguments' (position, name)
+    and inputs its other Tensor, Tensor? and Tensor[] arguments' (position, name); None when the
+    op may write overlapping memory."""
+    cdef WriteChecks checks
+    cdef int i
     base = op.split(".", 1)[0]
-    if op in _ALLOWED:
-        return ()
-    found = []
-    for position, name in params:
-        arg = WrittenArg.__new__(WrittenArg)
-        arg.position = position
-        arg.name = name
-        arg.op = base
-        arg.policy = WARN if base in _WARNED else (SAME_AS_SOURCE if base == "copy_" else REFUSE)
-        found.append(arg)
-    return tuple(found)
+    if op in _ALLOWED or not written:
+        return None
+    if len(written) > MAX_CHECKED or len(inputs) > MAX_CHECKED:
+        raise RuntimeError(f"aten::{op} has more tensor arguments than the overlap check holds ({MAX_CHECKED})")
+    checks = WriteChecks.__new__(WriteChecks)
+    checks.op = base
+    checks.policy = WARN if base in _WARNED else (SAME_AS_SOURCE if base == "copy_" else REFUSE)
+    checks.ntargets = len(written)
+    checks.ninputs = len(inputs)
+    for i in range(checks.ntargets):
+        checks.target_pos[i] = written[i][0]
+    for i in range(checks.ninputs):
+        checks.input_pos[i] = inputs[i][0]
+    checks.target_names = tuple([name for _, name in written])
+    checks.input_names = tuple([name for _, name in inputs])
+    return checks
 
 
-cdef int check_written(tuple written, tuple args, dict kwargs) except -1:
-    """Refuse (or warn about) a write into a tensor whose elements share memory."""
-    cdef WrittenArg arg
-    for item in written:
-        arg = <WrittenArg>item
-        target = args[arg.position] if arg.position < len(args) else (kwargs.get(arg.name) if kwargs else None)
-        if not isinstance(target, TensorImpl) or (<TensorImpl>target).contiguous:
+cdef inline object _argument(tuple args, dict kwargs, Py_ssize_t position, tuple names, int i):
+    if position < PyTuple_GET_SIZE(args):
+        return <object>PyTuple_GET_ITEM(args, position)
+    return kwargs.get(names[i]) if kwargs else None
+
+
+cdef int check_written(WriteChecks checks, tuple args, dict kwargs) except -1:
+    """Refuse (or warn about) a write into a tensor whose elements share memory, and refuse one
+    that an input overlaps in part (it would be read after being written)."""
+    cdef TensorImpl written
+    cdef int i, j
+    for i in range(checks.ntargets):
+        target = _argument(args, kwargs, checks.target_pos[i], checks.target_names, i)
+        if not isinstance(target, TensorImpl):
             continue
-        if has_internal_overlap(<TensorImpl>target) != OVERLAP_YES:
-            continue
-        if arg.policy == SAME_AS_SOURCE:
-            source = args[1] if len(args) > 1 else (kwargs.get("src") if kwargs else None)
-            if source is target:
-                continue
-        if arg.policy == WARN:
-            import warnings
-            warnings.warn(f"Use of {arg.op} on expanded tensors is deprecated. Please clone() the tensor before "
-                          f"performing this operation. This also applies to advanced indexing e.g. "
-                          f"{_WARNED[arg.op]}", UserWarning, stacklevel=3)
-            continue
+        written = <TensorImpl>target
+        if not written.contiguous and has_internal_overlap(written) == OVERLAP_YES:
+            _internal_overlap(checks, args, kwargs, target)
+        for j in range(checks.ninputs):
+            value = _argument(args, kwargs, checks.input_pos[j], checks.input_names, j)
+            if isinstance(value, TensorImpl):
+                if (<TensorImpl>value).storage is written.storage and value is not target:
+                    check_no_partial_overlap(written, <TensorImpl>value)
+            elif isinstance(value, (list, tuple)):
+                for element in value:
+                    if isinstance(element, TensorImpl) and (<TensorImpl>element).storage is written.storage \
+                            and element is not target:
+                        check_no_partial_overlap(written, <TensorImpl>element)
+    return 0
+
+
+cdef int _internal_overlap(WriteChecks checks, tuple args, dict kwargs, object target) except -1:
+    if checks.policy == SAME_AS_SOURCE and _argument(args, kwargs, 1, ("src",), 0) is target:
+        return 0                        # copy_ of a tensor into itself: nothing to do
+    if checks.policy != WARN:
         raise RuntimeError(INTERNAL_OVERLAP_MESSAGE)
+    import warnings
+    warnings.warn(f"Use of {checks.op} on expanded tensors is deprecated. Please clone() the tensor before "
+                  f"performing this operation. This also applies to advanced indexing e.g. {_WARNED[checks.op]}",
+                  UserWarning, stacklevel=3)
     return 0

@@ -28,9 +28,10 @@ def _init() -> dict[str, Any]:
             drv = _driver_module()
         except ImportError as e:
             # PyTorch's words for a build without CUDA (an AssertionError), then what Ember lacks
-            _state["error"] = ("Torch not compiled with CUDA enabled: PyCUDA is not importable "
-                               f"({e}). Install it with `pip install -e .[cuda]` on a machine with an NVIDIA driver.")
-            _state["error_type"] = AssertionError
+            # one update, so that a thread reading _state without the lock sees both or neither
+            _state.update(error=("Torch not compiled with CUDA enabled: PyCUDA is not importable "
+                                 f"({e}). Install it with `pip install -e .[cuda]` on a machine with an NVIDIA driver."),
+                          error_type=AssertionError)
             return _state
         try:
             drv.init()
@@ -137,6 +138,7 @@ def _shutdown() -> None:
         hook()
     state["allocator"].empty_cache()
     _thread.current.release()
+    _thread.current = None
     if emulated():
         return
     from pycuda.tools import clear_context_caches
@@ -246,13 +248,16 @@ class Event:
         self._recorded = False
 
     def record(self, stream: Any = None) -> None:
+        lazy_init()                      # this thread's context current (an event may move between threads)
         self._event.record()
         self._recorded = True
 
     def query(self) -> bool:
+        lazy_init()
         return bool(self._event.query())
 
     def synchronize(self) -> None:
+        lazy_init()
         self._event.synchronize()
 
     def elapsed_time(self, end_event: "Event") -> float:

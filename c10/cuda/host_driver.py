@@ -90,6 +90,7 @@ def _stack() -> list[Any]:
         ended_threads()
         entry = None
     if entry is None:
+        ended_threads()                  # (a new thread: the ended ones are let go of now)
         entry = _stacks[ident] = (threading.current_thread(), [])
     return entry[1]
 
@@ -248,6 +249,7 @@ class Event:
         self._time: float | None = None
 
     def record(self, stream: Any = None) -> "Event":
+        _require_context("cuEventRecord")
         self._time = time.perf_counter()
         return self
 

@@ -31,7 +31,8 @@ def _cores():
     ({"OMP_NUM_THREADS": "1"}, 1),
     ({"MKL_NUM_THREADS": "1"}, 1),
     ({"OMP_NUM_THREADS": "3", "MKL_NUM_THREADS": "1"}, 1),     # MKL's setting wins, as in PyTorch
-    ({"OMP_NUM_THREADS": "3,1"}, 3),                            # OpenMP's nested list: its outer level
+    ({"OMP_NUM_THREADS": "3,1"}, min(3, os.cpu_count())),       # OpenMP's nested list: its outer level
+    ({"OMP_NUM_THREADS": str(os.cpu_count() + 6)}, os.cpu_count()),   # at most the machine's cores, as PyTorch
     ({"OMP_NUM_THREADS": "1", "ATEN_NUM_THREADS": "2"}, 2),     # Ember's own variable first
 ])
 def test_thread_variables_set_the_default_at_start_up(env, expected):
@@ -40,7 +41,9 @@ def test_thread_variables_set_the_default_at_start_up(env, expected):
 
 def test_without_variables_every_core_this_process_may_use_is_the_default():
     intra, interop, _ = _threads_with()
-    assert intra == interop == _cores()
+    assert intra == _cores()
+    assert interop == os.cpu_count()
+    assert _threads_with(OMP_NUM_THREADS="1")[1] == os.cpu_count()     # interop ignores the variable, as PyTorch
 
 
 def test_an_invalid_thread_variable_warns_and_keeps_the_default():

@@ -153,8 +153,9 @@ def test_an_allocation_too_large_for_the_machine_is_a_runtime_error():
 def test_repeat_refuses_a_product_that_wraps():
     with pytest.raises(RuntimeError, match="Storage size calculation overflowed"):
         torch.zeros(4).repeat(2**62)
-    with pytest.raises(RuntimeError, match="negative dimension -1: \\[-1\\]"):
-        torch.zeros(0).repeat(-1)
+    with pytest.raises(RuntimeError, match="negative dimension -3: \\[1, -3\\]"):
+        torch.zeros(3).repeat(1, -1)
+    assert torch.zeros(0).repeat(2, -1).shape == (2, 0)     # 0 * -1 is 0, as PyTorch computes it
 
 
 class _Geometry:

@@ -86,3 +86,12 @@ def test_pytorchs_results_for_the_cases_its_users_meet():
     assert isinstance(torch.tensor([1, 2], dtype=torch.int32) + np.int64(1), torch.Tensor)
     # torch.tensor is the exception: it keeps a NumPy scalar's own dtype
     assert torch.tensor(np.int8(3)).dtype is torch.int8 and torch.tensor(np.bool_(True)).dtype is torch.bool
+
+
+def test_numpy_arrays_and_bools_where_pytorch_refuses_them():
+    x = torch.ones(2)
+    with pytest.raises(TypeError, match=r"add\(\): argument 'other' \(position 2\) must be Tensor, not numpy.ndarray"):
+        torch.add(x, np.array(5))
+    with pytest.raises(TypeError, match="argument 'keepdim' must be bool, not numpy.bool"):
+        x.argmax(keepdim=np.bool_(True))
+    assert torch.isclose(x, x, rtol=np.bool_(True)).tolist() == [True, True]   # a float parameter takes it

@@ -8,12 +8,15 @@ matches the call as it is: `torch.lerp(x, y, 0.5)` picks lerp.Scalar, `torch.eq(
 has no bound eq.Scalar) wraps the 1 for eq.Tensor.
 """
 from libc.stdint cimport uint64_t
+cdef extern from "Python.h":
+    bint PyType_HasFeature(type t, unsigned long feature)
+    unsigned long Py_TPFLAGS_HEAPTYPE
 from cpython.float cimport PyFloat_CheckExact
 from cpython.list cimport PyList_CheckExact
-from cpython.long cimport PyLong_CheckExact, PyLong_AsLongLongAndOverflow
+from cpython.long cimport PyLong_CheckExact, PyLong_AsLongLongAndOverflow, PyLong_AsUnsignedLongLong
 from cpython.tuple cimport PyTuple_CheckExact
 from c10.scalar_type cimport dtype
-from c10.tensor_impl cimport TensorImpl, wrap_number, unpack_long
+from c10.tensor_impl cimport TensorImpl, wrap_number
 from c10.dispatch_key cimport DK_CPU, DK_CUDA
 from c10.generator cimport Generator
 
@@ -38,9 +41,16 @@ cdef _NoMatch NO_MATCH = _NoMatch()
 
 
 cdef inline str _type_name(object obj):
+    """The name PyTorch's messages give a type: its tp_name, which for a type defined in C
+    outside the builtins carries its module ("numpy.ndarray"), and for a Python class does not."""
     if isinstance(obj, TensorImpl):
         return "Tensor"
-    return type(obj).__name__
+    cdef type cls = type(obj)
+    # (built on every signature a call does not match, the numbers' first pass included: cheap first)
+    if cls is float or cls is int or cls is bool or PyType_HasFeature(cls, Py_TPFLAGS_HEAPTYPE) \
+            or cls.__module__ == "builtins":
+        return cls.__name__
+    return f"{cls.__module__}.{cls.__name__}"
 
 
 cdef inline bint _is_int(object obj):
@@ -107,9 +117,7 @@ cdef object _convert(Param p, object obj, bint numbers):
             return float(obj)
         return NO_MATCH
     if t == P_BOOL or t == P_OPT_BOOL:
-        if _numpy_kind(obj) == "b":
-            return bool(obj)
-        return obj if isinstance(obj, bool) else NO_MATCH
+        return obj if isinstance(obj, bool) else NO_MATCH      # (PyTorch refuses np.bool_ here)
     if t == P_INT_LIST:
         return _int_list(obj, False)
     if t == P_OPT_INT_LIST:
@@ -170,7 +178,7 @@ cdef object _scalar_int(object value):
     cdef int overflow = 0
     PyLong_AsLongLongAndOverflow(value, &overflow)
     if overflow != 0:
-        unpack_long(value)          # raises beyond uint64 (or below int64)
+        PyLong_AsUnsignedLongLong(value)       # PyTorch's OverflowError beyond uint64 (or below int64)
     return value
 
 
@@ -187,10 +195,15 @@ cdef object _numpy_number(object obj):
 
 
 cdef str _numpy_kind(object obj):
-    """The dtype kind of a NumPy scalar (recognised without importing NumPy), else None."""
-    if type(obj).__module__ != "numpy":
+    """The dtype kind of a NumPy scalar (a numpy.generic, recognised without importing NumPy; not
+    an array, which PyTorch refuses where a number goes), else None."""
+    cdef type cls = type(obj)
+    if cls.__module__ != "numpy":
         return None
-    return getattr(getattr(obj, "dtype", None), "kind", None)
+    for base in cls.__mro__:
+        if base.__name__ == "generic" and base.__module__ == "numpy":
+            return obj.dtype.kind
+    return None
 
 
 cdef object _tensor_list(object obj, bint allow_none):
@@ -287,7 +300,7 @@ cdef class Signature:
                               .replace("  ", " "))
                 return None
             if p.type == P_INT_LIST or p.type == P_OPT_INT_LIST or p.type == P_INT or p.type == P_OPT_INT:
-                _check_int64(self.name, p, value)
+                _check_int64(self.name, p, value if not (isinstance(value, tuple) and _is_int(obj)) else obj)
             out.append(value)
             i += 1
         if kwargs and used != len(kwargs):

@@ -43,20 +43,23 @@ def _env_num_threads(str name, value, int default):
 
 
 def _default_num_threads():
-    """PyTorch's intraop_default_num_threads: MKL_NUM_THREADS, else OMP_NUM_THREADS, else the cores
-    this process may run on. ATEN_NUM_THREADS (Ember's own, what `make test` sets) comes first."""
+    """PyTorch's: MKL_NUM_THREADS, else OMP_NUM_THREADS, at most the machine's cores; else the
+    cores this process may run on. ATEN_NUM_THREADS (Ember's own, what `make test` sets) comes
+    first and is taken as it is, as set_num_threads is."""
     try:
-        cores = len(os.sched_getaffinity(0))
+        usable = len(os.sched_getaffinity(0))
     except (AttributeError, OSError):
-        cores = os.cpu_count() or 1
+        usable = _MACHINE_CORES
     n = _env_num_threads("OMP_NUM_THREADS", os.environ.get("OMP_NUM_THREADS"), 0)
     n = _env_num_threads("MKL_NUM_THREADS", os.environ.get("MKL_NUM_THREADS"), n)
+    n = min(n, _MACHINE_CORES)
     n = _env_num_threads("ATEN_NUM_THREADS", os.environ.get("ATEN_NUM_THREADS"), n)
-    return n if n > 0 else max(1, cores)
+    return n if n > 0 else max(1, usable)
 
 
+cdef int _MACHINE_CORES = os.cpu_count() or 1
 cdef int _num_threads = _default_num_threads()
-cdef int _num_interop_threads = 0      # 0: not set yet (get_num_interop_threads reports the default)
+cdef int _num_interop_threads = 0      # 0: not set yet (the default is the machine's cores, as PyTorch's)
 
 
 def get_num_threads():
@@ -74,8 +77,8 @@ def set_num_threads(int n):
 
 def get_num_interop_threads():
     """Ember runs no inter-op parallel work (no torch.jit.fork): this is the setting PyTorch would
-    size that pool with, the intra-op default unless set."""
-    return _num_interop_threads if _num_interop_threads > 0 else _default_num_threads()
+    size that pool with, the machine's cores unless set."""
+    return _num_interop_threads if _num_interop_threads > 0 else _MACHINE_CORES
 
 
 def set_num_interop_threads(int n):

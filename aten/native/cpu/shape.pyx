@@ -6,7 +6,7 @@ memcpy), so every dtype works, float16 included; only cat converts, when its inp
 dtypes differ. Shapes, dims and indices are checked before any loop runs.
 """
 from libc.string cimport memcpy, memset
-from cpython.pyport cimport PY_SSIZE_T_MAX
+from cpython.pyport cimport PY_SSIZE_T_MAX, PY_SSIZE_T_MIN
 from libc.stdint cimport uint8_t, uint16_t, uint32_t, uint64_t, int32_t, int64_t
 from c10.scalar_type cimport dtype as DType, dtype_of, default_float_type, ST_INT32, ST_INT64
 from c10.tensor_impl cimport (TensorImpl, MAX_DIMS, empty_contiguous, empty_with_strides,
@@ -302,14 +302,11 @@ def repeat_cpu(TensorImpl self not None, repeats):
     for i in range(n):
         padded[i] = 1 if i < lead else self.sizes[i - lead]
         pstrides[i] = 0 if i < lead else self.strides[i - lead]
-        if reps[i] < 0:      # named in the result's sizes, or in the repeats where those hide it (0 * -1)
-            shown = [(1 if j < lead else self.sizes[j - lead]) * reps[j] for j in range(n)] if padded[i] else \
-                list(repeats)
-            raise RuntimeError(f"Trying to create tensor with negative dimension {shown[i]}: {shown}")
-        if reps[i] != 0 and padded[i] > PY_SSIZE_T_MAX // reps[i]:
+        product = padded[i] * <object>reps[i]       # in Python ints: a negative result is empty's error
+        if not PY_SSIZE_T_MIN <= product <= PY_SSIZE_T_MAX:
             raise RuntimeError(f"Storage size calculation overflowed with sizes={list(self._sizes())} repeated "
                                f"{list(repeats)} times")
-        target[i] = padded[i] * reps[i]
+        target[i] = product
         zero = zero or reps[i] == 0
     out = empty_contiguous(n, target, self.scalar_type, None)
     if zero or out.n_elem == 0:

@@ -6,7 +6,6 @@ from typing import Any
 
 import numpy as np
 
-from aten.native.memory_overlap import check_no_partial_overlap
 from aten.native.cuda.pointwise import CUDA_TYPES, byte_extent, device_meta, grid_for, kernel_function, to_device
 from c10 import cuda as c10_cuda
 from c10 import tensor_impl
@@ -54,8 +53,6 @@ def copy_cuda(self: Any, src: Any, non_blocking: bool = False) -> Any:
     n = self.numel()
     if n == 0:
         return self
-    if self.is_cuda and src.is_cuda and src is not self:
-        check_no_partial_overlap(self, src)          # PyTorch's TensorIterator check on copy_, as on the CPU
     if not self.is_cuda:
         _copy_to_host(self, src)
     elif src.numel() == 1 and tuple(self.shape) != tuple(src.shape) and self.is_contiguous():
