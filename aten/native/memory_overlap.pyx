@@ -2,9 +2,10 @@
 
 A write into a tensor whose elements share memory (an expanded tensor: a stride of 0 on a dim of
 size > 1) computes each shared element several times, so every in-place and out= write is refused
-on it (the dispatcher checks each written argument before the kernel runs: aten/dispatcher.pyx).
-An input that shares part, but not all, of the written memory would be read after being
-overwritten: the kernels that read inputs check that with check_no_partial_overlap.
+on it; and an input that shares part, but not all, of the written memory would be read after
+being overwritten, so that is refused too. The dispatcher runs both checks (check_written) before
+every aten kernel that writes (aten/dispatcher.pyx); the pointwise loops keep their own partial
+check for the kernels that call them directly.
 """
 from cpython.tuple cimport PyTuple_GET_ITEM, PyTuple_GET_SIZE
 from c10.tensor_impl cimport TensorImpl, non_overlapping_and_dense
