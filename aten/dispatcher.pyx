@@ -75,9 +75,10 @@ cdef class LazyKernel:
 
 
 cdef class CheckedWrite:
-    """The backend kernel of an operator that writes its Tensor(a!) arguments, behind the check
-    that none of them has elements sharing memory (aten/native/memory_overlap.pyx): the one place
-    every in-place and out= write passes through, on every device."""
+    """The backend kernel of an operator that writes its Tensor(a!) arguments, behind the checks
+    that none of them has elements sharing memory and that no input shares part of one
+    (aten/native/memory_overlap.pyx): the one place every in-place and out= write passes
+    through, on every device."""
     cdef object kernel              # a callable, or a LazyKernel resolved on the first call
     cdef WriteChecks checks
 
@@ -247,40 +248,34 @@ cdef class OperatorHandle:
         return f"<OperatorHandle {_qualified(self.name)}>"
 
 
-cdef dict _tensor_params(str schema):
-    """Positions of the plain Tensor (or Tensor?) arguments of a schema, by name."""
-    cdef dict found = {}
+cdef list _parameters(str schema):
+    """(position, type text, name) of each argument of a schema, keyword-only ones counted in order."""
+    cdef list found = []
     text = schema[schema.index("(") + 1:schema.rindex(") -> ")]
-    position = 0
     if "[" in text and "=[" in text:    # a list default ("int[] size=[1, 2]"): split outside brackets
         parts = [p.strip() for p in re.split(r",(?![^\[]*\])", text)]
     else:
         parts = text.split(", ") if text else []
     for part in parts:
-        if part == "*":
-            continue
-        declaration = part.split("=", 1)[0]
-        type_text, name = declaration.rsplit(" ", 1)
-        if type_text.startswith("Tensor") and not type_text.endswith("[]"):
-            found[name] = position
-        position += 1
+        if part != "*":
+            type_text, name = part.split("=", 1)[0].rsplit(" ", 1)
+            found.append((len(found), type_text, name))
     return found
+
+
+cdef dict _tensor_params(str schema):
+    """Positions of the plain Tensor (or Tensor?) arguments of a schema, by name."""
+    return {name: position for position, type_text, name in _parameters(schema)
+            if type_text.startswith("Tensor") and not type_text.endswith("[]")}
 
 
 cdef tuple _written_and_read_params(str schema):
     """(position, name) of each Tensor(x!) argument, and of each other Tensor, Tensor? or Tensor[]
-    argument (positions as _tensor_params counts them)."""
+    argument."""
     cdef list written = [], read = []
-    text = schema[schema.index("(") + 1:schema.rindex(") -> ")]
-    position = 0
-    for part in re.split(r",(?![^\[]*\])", text) if text else []:
-        part = part.strip()
-        if part == "*":
-            continue
-        type_text, name = part.split("=", 1)[0].rsplit(" ", 1)
+    for position, type_text, name in _parameters(schema):
         if type_text.startswith("Tensor"):
             (written if "!" in type_text else read).append((position, name))
-        position += 1
     return written, read
 
 

@@ -615,9 +615,7 @@ class _ZipReader:
         """The record's bytes straight into out (exactly its size), a chunk at a time: no second
         copy of a large record, and never more inflated than the archive declares."""
         info = self.info(name)
-        if info.file_size != out.nbytes:
-            raise RuntimeError(f"record size ({info.file_size} bytes) does not match expected size ({out.nbytes} bytes "
-                               f"= {out.nbytes} elements * 1 bytes/element) for dtype Byte")
+        check_record_size(info, out.nbytes)
         try:
             if info.compress_type == zipfile.ZIP_STORED:
                 self._read_stored(name, info, out)
@@ -676,6 +674,13 @@ _READ_CHUNK = 1 << 20
 _STORED_STEP = 1 << 26
 
 
+def check_record_size(info: zipfile.ZipInfo, nbytes: int) -> None:
+    """A storage record holds exactly its storage's bytes (PyTorch's check and message)."""
+    if info.file_size != nbytes:
+        raise RuntimeError(f"record size ({info.file_size} bytes) does not match expected size ({nbytes} bytes = "
+                           f"{nbytes} elements * 1 bytes/element) for dtype Byte")
+
+
 def _inside_folder(name: str, folder: str) -> bool:
     """PyTorch's reader takes only records inside the archive's folder; a name that climbs out of
     it (`..`) or is absolute is refused as well, so no record can stand for a path elsewhere."""
@@ -701,9 +706,7 @@ def _load_zip(reader: _ZipReader, map_location: Any, weights_only: bool, pickle_
         nbytes = numel * itemsize
         name = f"data/{key}"
         info = reader.info(name)
-        if info.file_size != nbytes:      # before reading a byte: a record inflating past its storage is refused
-            raise RuntimeError(f"record size ({info.file_size} bytes) does not match expected size ({nbytes} bytes = "
-                               f"{nbytes} elements * 1 bytes/element) for dtype Byte")
+        check_record_size(info, nbytes)   # before reading a byte: a record inflating past its storage is refused
         if mmap_array is not None and nbytes:
             start = reader.data_offset(name)
             if start + nbytes > mmap_array.size:

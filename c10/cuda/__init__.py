@@ -27,8 +27,8 @@ def _init() -> dict[str, Any]:
         try:
             drv = _driver_module()
         except ImportError as e:
-            # PyTorch's words for a build without CUDA (an AssertionError), then what Ember lacks
-            # one update, so that a thread reading _state without the lock sees both or neither
+            # PyTorch's words for a build without CUDA (an AssertionError), then what Ember lacks; one
+            # update, so that a thread reading _state without the lock sees both keys or neither
             _state.update(error=("Torch not compiled with CUDA enabled: PyCUDA is not importable "
                                  f"({e}). Install it with `pip install -e .[cuda]` on a machine with an NVIDIA driver."),
                           error_type=AssertionError)

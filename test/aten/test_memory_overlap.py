@@ -131,3 +131,21 @@ def test_warned_writes_name_the_op_once_per_call():
         x.masked_fill_(torch.tensor([True, False, False]), 2.0)
     assert [str(w.message).split(".")[0] for w in caught] == ["Use of masked_fill_ on expanded tensors is deprecated"]
     assert x.tolist() == [2.0, 2.0, 2.0]
+
+
+@pytest.mark.cuda
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs an NVIDIA GPU and PyCUDA (or the emulator)")
+@pytest.mark.parametrize("write", [
+    lambda x: x.add_(1), lambda x: x.mul_(torch.ones(3, device="cuda")), lambda x: x.copy_(torch.ones(3)),
+    lambda x: torch.add(torch.ones(3, device="cuda"), 1, out=x), lambda x: x.normal_(),
+    lambda x: x.index_add_(0, torch.tensor([0], device="cuda"), torch.ones(1, device="cuda")),
+    lambda x: x.scatter_(0, torch.tensor([1], device="cuda"), torch.ones(1, device="cuda")),
+], ids=["add_", "mul_", "copy_", "add_out", "normal_", "index_add_", "scatter_"])
+def test_cuda_writes_into_expanded_tensors_are_refused_as_on_the_cpu(write):
+    base = torch.zeros(1, device="cuda")
+    with pytest.raises(RuntimeError, match="more than one element of the written-to tensor"):
+        write(base.expand(3))
+    assert base.cpu().tolist() == [0.0]
+    x = torch.arange(6.0, device="cuda")
+    with pytest.raises(RuntimeError, match="some elements of the input tensor and the written-to tensor"):
+        torch.clamp(x[:3], 0, 1, out=x[1:4])

@@ -18,7 +18,6 @@ cdef class Node:
 
 cdef class AccumulateGrad(Node):
     cdef public object variable
-    cdef object lock                      # held while adding into variable.grad (concurrent backward passes)
 
 cdef class SavedVariable:
     cdef object tensor

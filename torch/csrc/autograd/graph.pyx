@@ -160,7 +160,13 @@ cdef class AccumulateGrad(Node):
         # PyTorch's AccumulateGrad mutex: backward passes on several threads that reach one leaf
         # (Hogwild, threaded data parallelism) each add their whole gradient; without it both could
         # see no .grad yet, or interleave read-modify-write on it with the GIL released in add_.
-        with self.lock:
+        # The lock is the leaf's (made once per leaf, not per graph: an accumulator lives only as
+        # long as a graph holds it), so every accumulator a leaf ever has shares it.
+        cdef dict state = self.variable.__dict__
+        lock = state.get("_accumulation_lock")
+        if lock is None:
+            lock = state.setdefault("_accumulation_lock", allocate_lock())    # atomic: one lock wins
+        with lock:
             accumulate_grad(self.variable, grads[0])
         return ()
 
@@ -171,7 +177,6 @@ cdef object _INF = float("inf")
 cdef int _init_accumulator(AccumulateGrad node, object variable) except -1:
     node.next_functions = ()
     node.variable = variable
-    node.lock = allocate_lock()
     node._sequence_nr = _INF            # PyTorch's UINT64_MAX: ready leaves accumulate first
     node._input_metadata = [None]       # the engine checks gradients against the variable itself
     return 0
@@ -228,30 +233,17 @@ def clear_history(tensor):
 
 cpdef AccumulateGrad grad_accumulator(object tensor):
     """The AccumulateGrad node of a leaf that requires grad (made once, held weakly by the tensor,
-    as PyTorch's: every edge to it keeps it alive). Threads recording graphs on one leaf share
-    one node, and so its lock: a new node is made under a lock."""
-    cdef AccumulateGrad node = _live_accumulator(tensor)
-    if node is not None:
-        return node
-    with _accumulator_creation:
-        node = _live_accumulator(tensor)
-        if node is None:
-            node = AccumulateGrad.__new__(AccumulateGrad)
-            _init_accumulator(node, tensor)
-            tensor.__dict__["_grad_accumulator"] = weakref.ref(node)
-    return node
-
-
-cdef object _accumulator_creation = allocate_lock()
-
-
-cdef inline AccumulateGrad _live_accumulator(object tensor):
-    ref = tensor.__dict__.get("_grad_accumulator")
+    as PyTorch's: every edge to it keeps it alive)."""
+    cdef dict state = tensor.__dict__
+    ref = state.get("_grad_accumulator")
     if ref is not None:
         node = ref()
         if node is not None:
             return <AccumulateGrad>node
-    return None
+    cdef AccumulateGrad fresh = AccumulateGrad.__new__(AccumulateGrad)
+    _init_accumulator(fresh, tensor)
+    state["_grad_accumulator"] = weakref.ref(fresh)
+    return fresh
 
 
 # -- views: their history follows their base's (view_nodes.py) ---------------------------------
