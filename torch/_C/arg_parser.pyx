@@ -8,9 +8,6 @@ matches the call as it is: `torch.lerp(x, y, 0.5)` picks lerp.Scalar, `torch.eq(
 has no bound eq.Scalar) wraps the 1 for eq.Tensor.
 """
 from libc.stdint cimport uint64_t
-cdef extern from "Python.h":
-    bint PyType_HasFeature(type t, unsigned long feature)
-    unsigned long Py_TPFLAGS_HEAPTYPE
 from cpython.float cimport PyFloat_CheckExact
 from cpython.list cimport PyList_CheckExact
 from cpython.long cimport PyLong_CheckExact, PyLong_AsLongLongAndOverflow, PyLong_AsUnsignedLongLong
@@ -19,6 +16,10 @@ from c10.scalar_type cimport dtype
 from c10.tensor_impl cimport TensorImpl, wrap_number
 from c10.dispatch_key cimport DK_CPU, DK_CUDA
 from c10.generator cimport Generator
+
+cdef extern from "Python.h":
+    bint PyType_HasFeature(type t, unsigned long feature)
+    unsigned long Py_TPFLAGS_HEAPTYPE
 
 from c10 import layout as _layout
 from c10.device import canonical, device as _device
