@@ -4,8 +4,7 @@ A write into a tensor whose elements share memory (an expanded tensor: a stride 
 size > 1) computes each shared element several times, so every in-place and out= write is refused
 on it; and an input that shares part, but not all, of the written memory would be read after
 being overwritten, so that is refused too. The dispatcher runs both checks (check_written) before
-every aten kernel that writes (aten/dispatcher.pyx); the pointwise loops keep their own partial
-check for the kernels that call them directly.
+every aten kernel that writes (aten/dispatcher.pyx), so the kernels themselves do not.
 """
 from cpython.tuple cimport PyTuple_GET_ITEM, PyTuple_GET_SIZE
 from c10.tensor_impl cimport TensorImpl, non_overlapping_and_dense

@@ -5,6 +5,7 @@ The cases and what PyTorch 2.13 does with each come from tools/record_error_refe
 (test/data/errors/overlap.json)."""
 from __future__ import annotations
 
+import functools
 import json
 import warnings
 from pathlib import Path
@@ -68,16 +69,20 @@ def test_every_aten_write_is_checked_unless_it_only_changes_geometry_or_fills():
 
 
 def _tags(name):
+    return _schema_tags().get(name, [])
+
+
+@functools.lru_cache(maxsize=None)
+def _schema_tags():
+    """Each operator's tags in aten/native/native_functions.yaml."""
     import yaml
-    global _TAGS
-    if "_TAGS" not in globals():
-        entries = yaml.safe_load((Path(torch.__file__).resolve().parent.parent / "aten" / "native"
-                                  / "native_functions.yaml").read_text())
-        _TAGS = {}
-        for e in entries:
-            tags = e.get("tags") or []
-            _TAGS[e["func"].split("(", 1)[0]] = [tags] if isinstance(tags, str) else tags
-    return _TAGS.get(name, [])
+    entries = yaml.safe_load((Path(torch.__file__).resolve().parent.parent / "aten" / "native"
+                              / "native_functions.yaml").read_text())
+    found = {}
+    for e in entries:
+        tags = e.get("tags") or []
+        found[e["func"].split("(", 1)[0]] = [tags] if isinstance(tags, str) else tags
+    return found
 
 
 def test_in_place_view_ops_change_only_geometry_of_an_expanded_tensor():

@@ -63,21 +63,50 @@ cdef inline bint _is_int(object obj):
     return not isinstance(obj, bool) and (isinstance(obj, int) or (hasattr(obj, "__index__") and not isinstance(obj, TensorImpl)))
 
 
+cdef class _Overflow:
+    """What converting an int-list argument gives when an element is beyond int64 (PyTorch
+    unpacks ints as int64_t): its position, for the parser's error naming the function."""
+    cdef Py_ssize_t position        # 0-based; -1 for a single int given for the list
+
+
+cdef _Overflow _overflow_at(Py_ssize_t position):
+    cdef _Overflow found = _Overflow.__new__(_Overflow)
+    found.position = position
+    return found
+
+
+cdef inline bint _beyond_int64(object value):
+    cdef int overflow = 0
+    PyLong_AsLongLongAndOverflow(value, &overflow)
+    return overflow != 0
+
+
 cdef object _int_list(object obj, bint allow_single):
     cdef bint exact = True
+    cdef Py_ssize_t i = 0
     if _is_int(obj):
-        return (obj.__index__(),) if allow_single else NO_MATCH
+        if not allow_single:
+            return NO_MATCH
+        value = obj.__index__()
+        return _overflow_at(-1) if _beyond_int64(value) else (value,)
     if isinstance(obj, (tuple, list)):
         for v in obj:
             if PyLong_CheckExact(v):
-                continue
-            if not _is_int(v):
+                if _beyond_int64(v):
+                    return _overflow_at(i)
+            elif not _is_int(v):
                 return NO_MATCH
-            exact = False
+            else:
+                exact = False
+            i += 1
         if exact:
             # Exact ints are their own __index__(); a tuple of them is passed as it is.
             return obj if PyTuple_CheckExact(obj) else tuple(obj)
-        return tuple([v.__index__() for v in obj])
+        values = tuple([v.__index__() for v in obj])
+        for i in range(len(values)):
+            if _beyond_int64(values[i]):
+                return _overflow_at(i)
+        return values
     return NO_MATCH
 
 
@@ -110,7 +139,12 @@ cdef object _convert(Param p, object obj, bint numbers):
             return float(obj)
         return NO_MATCH
     if t == P_INT or t == P_OPT_INT:
-        return obj.__index__() if _is_int(obj) else NO_MATCH
+        if not _is_int(obj):
+            return NO_MATCH
+        value = obj.__index__()
+        if _beyond_int64(value):
+            raise ValueError("Overflow when unpacking long long")
+        return value
     if t == P_FLOAT or t == P_OPT_FLOAT:
         if isinstance(obj, (int, float)) and not isinstance(obj, bool):
             return float(obj)
@@ -151,26 +185,6 @@ cdef object _convert(Param p, object obj, bint numbers):
     if t == P_GENERATOR:
         return obj if isinstance(obj, Generator) else NO_MATCH
     return NO_MATCH
-
-
-cdef int _check_int64(str function, Param p, object value) except -1:
-    """PyTorch unpacks ints as int64_t: one beyond that range is its error, not a silent wrap
-    (or an OverflowError) inside a kernel."""
-    cdef int overflow = 0
-    cdef Py_ssize_t i
-    if value is None:
-        return 0
-    if isinstance(value, tuple):
-        for i in range(len(value)):
-            PyLong_AsLongLongAndOverflow(value[i], &overflow)
-            if overflow:
-                raise TypeError(f"{function}(): argument '{p.name}' failed to unpack the object at pos {i + 1} with "
-                                f"error \"Overflow when unpacking long long\"")
-        return 0
-    PyLong_AsLongLongAndOverflow(value, &overflow)
-    if overflow:
-        raise ValueError("Overflow when unpacking long long")
-    return 0
 
 
 cdef object _scalar_int(object value):
@@ -300,8 +314,11 @@ cdef class Signature:
                 errors.append(f"argument '{p.name}' {where} must be {_TYPE_NAMES[p.type]}, not {_type_name(obj)}"
                               .replace("  ", " "))
                 return None
-            if p.type == P_INT_LIST or p.type == P_OPT_INT_LIST or p.type == P_INT or p.type == P_OPT_INT:
-                _check_int64(self.name, p, value if not (isinstance(value, tuple) and _is_int(obj)) else obj)
+            if type(value) is _Overflow:
+                if (<_Overflow>value).position < 0:
+                    raise ValueError("Overflow when unpacking long long")
+                raise TypeError(f"{self.name}(): argument '{p.name}' failed to unpack the object at pos "
+                                f"{(<_Overflow>value).position + 1} with error \"Overflow when unpacking long long\"")
             out.append(value)
             i += 1
         if kwargs and used != len(kwargs):

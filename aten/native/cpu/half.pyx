@@ -14,6 +14,7 @@ kernel as it is, so the kernel's own dtype checks and promotion apply as in PyTo
 from c10.scalar_type cimport dtype, dtype_of, ST_FLOAT16, ST_FLOAT32, ST_FLOAT64
 from c10.tensor_impl cimport TensorImpl
 from aten.native.cpu.loops cimport cast_contiguous, copy_into
+from aten.native.memory_overlap cimport assert_no_internal_overlap
 
 cdef dtype _HALF = dtype_of(ST_FLOAT16)
 cdef dtype _FLOAT = dtype_of(ST_FLOAT32)
@@ -48,15 +49,6 @@ cdef int _scan_all(object values) noexcept:
         if isinstance(item, (TensorImpl, dtype, tuple, list)):
             seen |= _scan(item)
     return seen
-
-
-cdef bint _overlaps_itself(TensorImpl t):
-    """More than one element at one memory location (an expanded dim)."""
-    cdef int d
-    for d in range(t.nd):
-        if t.strides[d] == 0 and t.sizes[d] > 1:
-            return True
-    return False
 
 
 cdef class _Widening:
@@ -101,9 +93,7 @@ cdef class _Widening:
         return self.narrow_result(result)
 
     cdef int _write_back(self, TensorImpl wide, TensorImpl original) except -1:
-        if _overlaps_itself(original):
-            raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers to a "
-                               "single memory location. Please clone() the tensor before performing the operation.")
+        assert_no_internal_overlap(original)      # a write-back would give each shared element several values
         if wide.nd != original.nd or any([wide.sizes[d] != original.sizes[d] for d in range(wide.nd)]):
             original.resize(wide.nd, wide.sizes)
         copy_into(original, wide)

@@ -16,7 +16,6 @@ from c10.tensor_impl cimport TensorImpl, MAX_DIMS, empty_contiguous
 from aten.native.cpu.loop_types cimport loop_fn, MAX_OPERANDS
 from aten.native.cpu._gen_cast cimport cast_loop
 from aten.native.pointwise_meta cimport broadcast_shape
-from aten.native.memory_overlap cimport check_no_partial_overlap
 from aten.native.pointwise_meta import output_cast_error, output_shape_error, warn_resized
 
 cdef enum:
@@ -307,9 +306,7 @@ cdef TensorImpl pointwise_out(loop_fn fn, tuple inputs, int compute_type, int ou
             raise RuntimeError(f"Expected all tensors to be on the same device, but found at least two devices, "
                                f"cpu and {t.device_obj}!")
         if t.scalar_type != compute_type:
-            t = cast_contiguous(t, compute_type)      # a fresh copy: it cannot overlap out
-        else:
-            check_no_partial_overlap(out, t)
+            t = cast_contiguous(t, compute_type)
         converted.append(t)
     if out.scalar_type == out_type:
         run_loop(fn, out, tuple(converted), extra)

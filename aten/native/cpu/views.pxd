@@ -8,7 +8,6 @@ cdef TensorImpl narrow_view(TensorImpl self, int dim, Py_ssize_t start, Py_ssize
 cdef void dense_strides_like(TensorImpl t, Py_ssize_t* out) noexcept
 cdef int format_strides(TensorImpl t, object memory_format, str op, Py_ssize_t* out) except -1
 cdef void contiguous_strides(int ndim, const Py_ssize_t* sizes, Py_ssize_t* out) noexcept
-cdef str sizes_str(int ndim, const Py_ssize_t* values)
 cdef Py_ssize_t read_index(TensorImpl t) except? -1
 
 

@@ -35,10 +35,6 @@ cdef inline int _check_ndim(Py_ssize_t ndim) except -1:
     return 0
 
 
-cdef str sizes_str(int ndim, const Py_ssize_t* values):
-    return sizes_text(ndim, values)
-
-
 cdef inline str _list_str(object seq):
     return "[" + ", ".join([str(v) for v in seq]) + "]"
 
@@ -82,15 +78,15 @@ cdef int infer_size(object shape, Py_ssize_t numel, Py_ssize_t* out) except -1:
                 raise RuntimeError(f"shape '{_list_str(shape)}' is invalid for input of size {numel}")
             newsize *= out[i]
         else:
-            raise RuntimeError(f"invalid shape dimension {out[i]} at index {i} of shape {sizes_str(n, out)}")
+            raise RuntimeError(f"invalid shape dimension {out[i]} at index {i} of shape {sizes_text(n, out)}")
     if numel == newsize or (infer >= 0 and newsize > 0 and numel % newsize == 0):
         if infer >= 0:
             if newsize == 0:
-                raise RuntimeError(f"cannot reshape tensor of 0 elements into shape {sizes_str(n, out)} because the "
+                raise RuntimeError(f"cannot reshape tensor of 0 elements into shape {sizes_text(n, out)} because the "
                                    "unspecified dimension size -1 can be any value and is ambiguous")
             out[infer] = numel // newsize
         return n
-    raise RuntimeError(f"shape '{sizes_str(n, out)}' is invalid for input of size {numel}")
+    raise RuntimeError(f"shape '{sizes_text(n, out)}' is invalid for input of size {numel}")
 
 
 cdef bint compute_view_strides(TensorImpl t, int new_nd, const Py_ssize_t* newshape, Py_ssize_t* newstride) noexcept:
@@ -481,7 +477,7 @@ def expand(TensorImpl self not None, size, bint implicit=False):
     cdef str type_name
     if n < self.nd:
         type_name = ("torch.cuda." if self.device_type == 1 else "torch.") + dtype_of(self.scalar_type).type_name
-        raise RuntimeError(f"expand({type_name}Tensor{{{sizes_str(self.nd, self.sizes)}}}, size={sizes_str(n, target)}): "
+        raise RuntimeError(f"expand({type_name}Tensor{{{sizes_text(self.nd, self.sizes)}}}, size={sizes_text(n, target)}): "
                            f"the number of sizes provided ({n}) must be greater or equal to the number of dimensions "
                            f"in the tensor ({self.nd})")
     for i in range(n - 1, -1, -1):
@@ -502,8 +498,8 @@ def expand(TensorImpl self not None, size, bint implicit=False):
         if s != want:
             if s != 1:
                 raise RuntimeError(f"The expanded size of the tensor ({want}) must match the existing size ({s}) at "
-                                   f"non-singleton dimension {i}.  Target sizes: {sizes_str(n, target)}.  Tensor "
-                                   f"sizes: {sizes_str(self.nd, self.sizes)}")
+                                   f"non-singleton dimension {i}.  Target sizes: {sizes_text(n, target)}.  Tensor "
+                                   f"sizes: {sizes_text(self.nd, self.sizes)}")
             s = want
             st = 0
         sizes[i] = s
@@ -574,7 +570,7 @@ def select(TensorImpl self not None, Py_ssize_t dim, Py_ssize_t index):
         raise IndexError("select() cannot be applied to a 0-dim tensor.")
     d = wrap_dim(dim, self.nd)
     if not index_in_range(index, self.sizes[d]):
-        raise IndexError(f"select(): index {index} out of range for tensor of size {sizes_str(self.nd, self.sizes)} "
+        raise IndexError(f"select(): index {index} out of range for tensor of size {sizes_text(self.nd, self.sizes)} "
                          f"at dimension {d}")
     _copy_geometry(self, sizes, strides)
     return alias_with(self, self.nd - 1, sizes, strides,
@@ -678,12 +674,12 @@ def as_strided(TensorImpl self not None, size, stride, storage_offset=None):
     for i in range(m):
         if strides[i] < 0:
             raise RuntimeError(f"as_strided: Negative strides are not supported at the moment, got strides: "
-                               f"{sizes_str(m, strides)}")
+                               f"{sizes_text(m, strides)}")
     if offset < 0:
         raise RuntimeError(f"Tensor: invalid storage offset {offset}")
     needed = strided_nbytes(n, sizes, strides, self.itemsize, offset)     # offset included, overflow-checked
     if needed > self.storage.size_bytes:
-        raise RuntimeError(f"setStorage: sizes {sizes_str(n, sizes)}, strides {sizes_str(m, strides)}, storage offset "
+        raise RuntimeError(f"setStorage: sizes {sizes_text(n, sizes)}, strides {sizes_text(m, strides)}, storage offset "
                            f"{offset}, and itemsize {self.itemsize} requiring a storage size of {needed} are out of "
                            f"bounds for storage of size {self.storage.size_bytes}")
     return alias_with(self, n, sizes, strides, offset)

@@ -12,7 +12,6 @@ from typing import Any, Callable
 import numpy as np
 
 from aten.native import pointwise_meta
-from aten.native.memory_overlap import check_no_partial_overlap
 from c10 import cuda as c10_cuda
 from c10 import scalar_type, tensor_impl
 from c10.device import canonical
@@ -150,10 +149,6 @@ def launch(source: str, cname: str, tensors: tuple[Any, ...], scalars: tuple[Any
                                f"{device} and cpu!")
     shape = pointwise_meta.broadcast_shapes(*tensors)
     operands = [to_device(t, compute) for t in tensors]
-    if into is not None and into.is_cuda:
-        for t in operands:
-            if any(t is original for original in tensors):    # converted copies are fresh memory
-                check_no_partial_overlap(into, t)             # PyTorch's error, as on the CPU
     if into is not None and _can_write_into(into, shape, out_dtype, operands):
         out = into
     else:
