@@ -2,97 +2,22 @@
 
 The graph and the engine are torch/csrc/autograd/graph.pyx; operators record history only
 through torch.autograd.Function today (the generated formulas of derivatives.yaml come next).
+backward and grad are defined in _backward.py, which the other modules here import them from:
+none of this package's modules imports the package itself.
 """
 from __future__ import annotations
 
-from typing import Any, Sequence
-
 from torch.autograd import functional
+from torch.autograd._backward import _make_grads as _make_grads  # PyTorch's name here, kept importable
+from torch.autograd._backward import backward, grad
 from torch.autograd.anomaly_mode import detect_anomaly, set_detect_anomaly
 from torch.autograd.function import Function, FunctionCtx, once_differentiable
 from torch.autograd.gradcheck import gradcheck, gradgradcheck
 from torch.autograd.grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled,
                                       no_grad, set_grad_enabled)
-from aten.dispatcher import find_operator
-from c10.tensor_impl import TensorImpl
-from torch.csrc.autograd import graph
-
-# Operators by handle, not through `torch` (the package imports this one).
-_ones_like = find_operator("ones_like")
-_zeros_like = find_operator("zeros_like")
+# torch.autograd.graph is the engine's module (Node and the graph), where PyTorch has its graph module.
+from torch.csrc.autograd import graph as graph
 
 __all__ = ["Function", "FunctionCtx", "backward", "detect_anomaly", "enable_grad", "functional", "grad", "gradcheck",
            "gradgradcheck", "set_detect_anomaly", "inference_mode", "is_grad_enabled",
            "is_inference_mode_enabled", "no_grad", "once_differentiable", "set_grad_enabled"]
-
-
-def _as_tuple(value: Any) -> tuple[Any, ...]:
-    if value is None:
-        return ()
-    if isinstance(value, (list, tuple)):
-        return tuple(value)
-    return (value,)
-
-
-def _make_grads(outputs: tuple[Any, ...], grads: tuple[Any, ...]) -> tuple[Any, ...]:
-    """The gradient to start from for each output: the given one (shape-checked), or ones for a
-    scalar output that requires grad (PyTorch's _make_grads)."""
-    made: list[Any] = []
-    for i, (out, g) in enumerate(zip(outputs, grads)):
-        if g is not None:
-            if not isinstance(g, TensorImpl):
-                raise TypeError("gradients can be either Tensors or None, but got " + type(g).__name__)
-            if g.shape != out.shape:
-                raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and output[{i}] "
-                                   f"has a shape of {out.shape}.")
-            made.append(g)
-        elif out.requires_grad:
-            if out.numel() != 1:
-                raise RuntimeError("grad can be implicitly created only for scalar outputs")
-            if not out.dtype.is_floating_point:
-                raise RuntimeError(f"grad can be implicitly created only for real scalar outputs but got {out.dtype}")
-            made.append(_ones_like(out))
-        else:
-            made.append(None)
-    return tuple(made)
-
-
-def backward(tensors: Any, grad_tensors: Any = None, retain_graph: bool | None = None, create_graph: bool = False,
-             grad_variables: Any = None, inputs: Any = None) -> None:
-    """Accumulate the gradients of tensors (times grad_tensors) into the leaves' .grad."""
-    if grad_variables is not None:
-        raise RuntimeError("`grad_variables` was removed: use `grad_tensors` instead")
-    outputs = _as_tuple(tensors)
-    input_list = _as_tuple(inputs)
-    if inputs is not None and not input_list:
-        raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
-    grads = _as_tuple(grad_tensors) or (None,) * len(outputs)
-    if len(grads) != len(outputs):
-        raise RuntimeError(f"grad can be implicitly created only for scalar outputs" if not grads else
-                           f"got {len(grads)} gradients for {len(outputs)} tensors")
-    grads = _make_grads(outputs, grads)
-    keep = create_graph if retain_graph is None else retain_graph
-    graph.run_backward(outputs, grads, keep, create_graph, input_list, True, True)
-
-
-def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool | None = None,
-         create_graph: bool = False, only_inputs: bool = True, allow_unused: bool | None = None,
-         is_grads_batched: bool = False, materialize_grads: bool = False) -> tuple[Any, ...]:
-    """The gradients of outputs with respect to inputs, without touching any .grad."""
-    if is_grads_batched:
-        raise NotImplementedError("torch.autograd.grad(is_grads_batched=True) needs vmap, which Ember lacks")
-    if materialize_grads and allow_unused is False:
-        raise ValueError("Expected allow_unused to be True or not passed when materialize_grads=True, "
-                         "but got: allow_unused=False.")
-    unused_ok = materialize_grads if allow_unused is None else allow_unused
-    outs = _as_tuple(outputs)
-    ins: Sequence[Any] = _as_tuple(inputs)
-    grads = _as_tuple(grad_outputs) or (None,) * len(outs)
-    if len(grads) != len(outs):
-        raise RuntimeError(f"grad_outputs and outputs should have the same length: got {len(grads)} and {len(outs)}")
-    grads = _make_grads(outs, grads)
-    keep = create_graph if retain_graph is None else retain_graph
-    result = graph.run_backward(outs, grads, keep, create_graph, tuple(ins), unused_ok, False)
-    if materialize_grads:
-        result = tuple(_zeros_like(t) if g is None else g for t, g in zip(ins, result))
-    return tuple(result)

@@ -8,6 +8,7 @@ from typing import Any, Callable
 
 from aten.dispatcher import find_operator
 from c10.tensor_impl import TensorImpl
+from torch.autograd._backward import grad
 from torch.autograd.grad_mode import enable_grad
 
 __all__ = ["vjp", "jvp", "jacobian", "hessian", "vhp", "hvp"]
@@ -40,7 +41,6 @@ def _prepare(inputs: tuple[Any, ...], create_graph: bool) -> tuple[Any, ...]:
 
 def _grad(outputs: tuple[Any, ...], inputs: tuple[Any, ...], grad_outputs: tuple[Any, ...],
           create_graph: bool) -> tuple[Any, ...]:
-    from torch.autograd import grad
     diff = [(o, g) for o, g in zip(outputs, grad_outputs) if o.requires_grad]
     if not diff:
         return (None,) * len(inputs)

@@ -12,6 +12,7 @@ import numpy as np
 
 from aten.dispatcher import find_operator
 from c10.tensor_impl import TensorImpl
+from torch.autograd._backward import grad
 from torch.autograd.grad_mode import enable_grad, no_grad
 
 __all__ = ["GradcheckError", "gradcheck", "gradgradcheck"]
@@ -63,7 +64,6 @@ def _numerical_jacobians(func: Callable[..., Any], inputs: tuple[Any, ...], eps:
 
 
 def _analytical_jacobians(func: Callable[..., Any], inputs: tuple[Any, ...]) -> list[list[np.ndarray]]:
-    from torch.autograd import grad
     diff_inputs = _differentiable(inputs)
     outputs = _outputs(func, inputs)
     result = [[np.zeros((x.numel(), o.numel())) for o in outputs] for x in diff_inputs]
@@ -117,7 +117,6 @@ def gradgradcheck(func: Callable[..., Any], inputs: Any, grad_outputs: Any = Non
                   check_grad_dtypes: bool = False, check_batched_grad: bool = False, check_fwd_over_rev: bool = False,
                   check_rev_over_rev: bool = True, fast_mode: bool = False, masked: bool = False) -> bool:
     """gradcheck of the gradients themselves: backward with create_graph=True must be differentiable."""
-    from torch.autograd import grad
     inputs = _as_tuple(inputs)
     n_inputs = len(inputs)
     if grad_outputs is None:

@@ -6,8 +6,8 @@ from bisect import bisect_right
 from collections.abc import Sequence
 from typing import Any
 
+from torch.optim._lr_scheduler_base import LRScheduler, _param_groups_val_list, _update_param_group_val
 from torch.optim._lr_scheduler_nonchainable import ReduceLROnPlateau
-from torch.optim.lr_scheduler import LRScheduler, _param_groups_val_list, _update_param_group_val
 from torch.optim.optimizer import Optimizer
 
 __all__ = ["SequentialLR", "ChainedScheduler"]

@@ -7,9 +7,9 @@ import math
 import warnings
 from typing import Any, Literal, SupportsFloat
 
-from torch.optim.lr_scheduler import (EPOCH_DEPRECATION_WARNING, LRScheduler, _format_param,
-                                      _param_groups_val_list, _update_param_group_val,
-                                      _warn_get_lr_called_within_step)
+from torch.optim._lr_scheduler_base import (EPOCH_DEPRECATION_WARNING, LRScheduler, _format_param,
+                                            _param_groups_val_list, _update_param_group_val,
+                                            _warn_get_lr_called_within_step)
 from torch.optim.optimizer import Optimizer
 
 __all__ = ["ReduceLROnPlateau", "OneCycleLR"]

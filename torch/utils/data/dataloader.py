@@ -19,8 +19,11 @@ from typing import Any, Generic, TypeVar
 import torch
 
 from ._utils import collate as _collate
-from ._utils import fetch as _fetch
 from ._utils import worker as _worker
+# Re-exported: PyTorch defines _DatasetKind here, and torch.utils.data exports it from here.
+from ._utils.fetch import _DatasetKind as _DatasetKind
+from ._utils.loader_iter import _BaseDataLoaderIter, _SingleProcessDataLoaderIter
+from ._utils.multiprocessing_iter import _MultiProcessingDataLoaderIter
 from .dataset import Dataset, IterableDataset
 from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
 
@@ -31,19 +34,6 @@ _T_co = TypeVar("_T_co", covariant=True)
 default_collate = _collate.default_collate
 default_convert = _collate.default_convert
 get_worker_info = _worker.get_worker_info
-
-
-class _DatasetKind:
-    Map = 0
-    Iterable = 1
-
-    @staticmethod
-    def create_fetcher(
-        kind: int, dataset: Any, auto_collation: bool, collate_fn: Callable[[Any], Any], drop_last: bool
-    ) -> _fetch._BaseDatasetFetcher:
-        if kind == _DatasetKind.Map:
-            return _fetch._MapDatasetFetcher(dataset, auto_collation, collate_fn, drop_last)
-        return _fetch._IterableDatasetFetcher(dataset, auto_collation, collate_fn, drop_last)
 
 
 class _InfiniteConstantSampler(Sampler[None]):
@@ -229,8 +219,6 @@ class DataLoader(Generic[_T_co]):
         if self.num_workers == 0:
             return _SingleProcessDataLoaderIter(self)
         self.check_worker_number_rationality()
-        from ._utils.multiprocessing_iter import _MultiProcessingDataLoaderIter
-
         return _MultiProcessingDataLoaderIter(self)
 
     def __iter__(self) -> _BaseDataLoaderIter:
@@ -280,86 +268,3 @@ class DataLoader(Generic[_T_co]):
                 "freeze, lower the worker number to avoid potential slowness/freeze if necessary.",
                 stacklevel=2,
             )
-
-
-class _BaseDataLoaderIter:
-    def __init__(self, loader: DataLoader[Any]) -> None:
-        self._dataset = loader.dataset
-        self._dataset_kind = loader._dataset_kind
-        self._IterableDataset_len_called = loader._IterableDataset_len_called
-        self._auto_collation = loader._auto_collation
-        self._drop_last = loader.drop_last
-        self._index_sampler = loader._index_sampler
-        self._num_workers = loader.num_workers
-        if loader.pin_memory and not torch.cuda.is_available():
-            warnings.warn(
-                "'pin_memory' argument is set as true but no accelerator is found, "
-                "then device pinned memory won't be used.",
-                stacklevel=2,
-            )
-        # NB: pinning is a no-op here: batches stay where collate_fn put them.
-        self._pin_memory = False
-        self._timeout = loader.timeout
-        self._collate_fn = loader.collate_fn
-        self._sampler_iter: Iterator[Any] | None = iter(self._index_sampler)
-        # Drawn before the sampler's first draw, as PyTorch does, so shuffles match its order.
-        self._base_seed = int(torch.empty((), dtype=torch.int64).random_(generator=loader.generator).item())
-        self._persistent_workers = loader.persistent_workers
-        self._num_yielded = 0
-
-    def __iter__(self) -> _BaseDataLoaderIter:
-        return self
-
-    def _reset(self, loader: DataLoader[Any], first_iter: bool = False) -> None:
-        self._sampler_iter = iter(self._index_sampler)
-        self._num_yielded = 0
-        self._IterableDataset_len_called = loader._IterableDataset_len_called
-
-    def _next_index(self) -> Any:
-        return next(self._sampler_iter)  # type: ignore[arg-type]
-
-    def _next_data(self) -> Any:
-        raise NotImplementedError
-
-    def __next__(self) -> Any:
-        data = self._next_data()
-        self._num_yielded += 1
-        if (
-            self._dataset_kind == _DatasetKind.Iterable
-            and self._IterableDataset_len_called is not None
-            and self._num_yielded > self._IterableDataset_len_called
-        ):
-            message = (
-                f"Length of IterableDataset {self._dataset} was reported to be "
-                f"{self._IterableDataset_len_called}(when accessing len(dataloader)), but "
-                f"{self._num_yielded} samples have been fetched. "
-            )
-            if self._num_workers > 0:
-                message += (
-                    "For multiprocessing data-loading, this could be caused by not properly configuring the "
-                    "IterableDataset replica at each worker. Please see "
-                    "https://pytorch.org/docs/stable/data.html#torch.utils.data.IterableDataset for examples."
-                )
-            warnings.warn(message, stacklevel=2)
-        return data
-
-    def __len__(self) -> int:
-        return len(self._index_sampler)
-
-    def __getstate__(self) -> Any:
-        raise NotImplementedError("{} cannot be pickled", self.__class__.__name__)
-
-
-class _SingleProcessDataLoaderIter(_BaseDataLoaderIter):
-    def __init__(self, loader: DataLoader[Any]) -> None:
-        super().__init__(loader)
-        if self._timeout != 0:
-            raise AssertionError("_SingleProcessDataLoaderIter requires timeout == 0")
-        self._dataset_fetcher = _DatasetKind.create_fetcher(
-            self._dataset_kind, self._dataset, self._auto_collation, self._collate_fn, self._drop_last
-        )
-
-    def _next_data(self) -> Any:
-        index = self._next_index()
-        return self._dataset_fetcher.fetch(index)
-

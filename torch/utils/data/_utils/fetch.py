@@ -1,4 +1,8 @@
-"""Fetchers: turn one index (or one list of indices) from the sampler into a collated batch."""
+"""Fetchers: turn one index (or one list of indices) from the sampler into a collated batch.
+
+_DatasetKind, which picks the fetcher, lives here rather than in dataloader.py (where PyTorch has it,
+and which re-exports it) so that the worker process and the iterators can use it without importing
+the DataLoader."""
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -55,3 +59,18 @@ class _MapDatasetFetcher(_BaseDatasetFetcher):
         else:
             data = self.dataset[possibly_batched_index]
         return self.collate_fn(data)
+
+
+class _DatasetKind:
+    """The two kinds of dataset (PyTorch's names), and the fetcher each is read with."""
+
+    Map = 0
+    Iterable = 1
+
+    @staticmethod
+    def create_fetcher(
+        kind: int, dataset: Any, auto_collation: bool, collate_fn: Callable[[Any], Any], drop_last: bool
+    ) -> _BaseDatasetFetcher:
+        if kind == _DatasetKind.Map:
+            return _MapDatasetFetcher(dataset, auto_collation, collate_fn, drop_last)
+        return _IterableDatasetFetcher(dataset, auto_collation, collate_fn, drop_last)

@@ -14,12 +14,16 @@ import itertools
 import multiprocessing
 import os
 import queue
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import MP_STATUS_CHECK_INTERVAL
 from . import signal_handling as _signal_handling
 from . import worker as _worker
-from ..dataloader import DataLoader, _BaseDataLoaderIter, _DatasetKind
+from .fetch import _DatasetKind
+from .loader_iter import _BaseDataLoaderIter
+
+if TYPE_CHECKING:
+    from ..dataloader import DataLoader
 
 
 class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):

@@ -19,6 +19,7 @@ from typing import Any, NoReturn
 import torch
 
 from . import MP_STATUS_CHECK_INTERVAL
+from .fetch import _DatasetKind
 
 __all__ = ["WorkerInfo", "get_worker_info"]
 
@@ -203,8 +204,6 @@ def _worker_loop(
     persistent_workers: bool,
 ) -> None:
     """Serve (task index, indices) requests until told to stop (None) or the parent dies."""
-    from torch.utils.data.dataloader import _DatasetKind
-
     global _worker_info
     try:
         torch.set_num_threads(1)
