@@ -19,9 +19,9 @@ from c10.dispatch_key cimport (DK_CPU, DK_CUDA, DK_BACKEND_SELECT, DK_AD_INPLACE
                                DK_AUTOGRAD_OTHER, DK_AUTOGRAD_CPU, DK_AUTOGRAD_CUDA, NUM_RUNTIME_KEYS)
 from c10.tensor_impl cimport TensorImpl, wrap_number
 from c10.grad_mode cimport grad_enabled, below_autograd, enter_below_autograd, exit_below_autograd
-from aten.native.memory_overlap cimport WriteChecks, check_written
+from aten.native.meta.memory_overlap cimport WriteChecks, check_written
 
-from aten.native.memory_overlap import write_checks
+from aten.native.meta.memory_overlap import write_checks
 
 from c10.dispatch_key import DispatchKey
 

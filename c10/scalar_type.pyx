@@ -32,26 +32,30 @@ cdef class dtype:
         return (dtype_from_name, (self.name,))
 
 
-# (scalar_type, canonical name, aliases, PyTorch type name, floating, signed, numpy type)
+# (scalar_type, canonical name, aliases, PyTorch type name, floating, signed, numpy type, C++ type name)
+# The C++ name is c10's TypeMeta name, what PyTorch's C++ messages print for a dtype.
 _TABLE = [
-    (ST_UINT8, "uint8", (), "Byte", False, False, np.uint8),
-    (ST_INT8, "int8", (), "Char", False, True, np.int8),
-    (ST_INT16, "int16", ("short",), "Short", False, True, np.int16),
-    (ST_INT32, "int32", ("int",), "Int", False, True, np.int32),
-    (ST_INT64, "int64", ("long",), "Long", False, True, np.int64),
-    (ST_FLOAT16, "float16", ("half",), "Half", True, True, np.float16),
-    (ST_FLOAT32, "float32", ("float",), "Float", True, True, np.float32),
-    (ST_FLOAT64, "float64", ("double",), "Double", True, True, np.float64),
-    (ST_BOOL, "bool", (), "Bool", False, False, np.bool_),
+    (ST_UINT8, "uint8", (), "Byte", False, False, np.uint8, "unsigned char"),
+    (ST_INT8, "int8", (), "Char", False, True, np.int8, "signed char"),
+    (ST_INT16, "int16", ("short",), "Short", False, True, np.int16, "short int"),
+    (ST_INT32, "int32", ("int",), "Int", False, True, np.int32, "int"),
+    (ST_INT64, "int64", ("long",), "Long", False, True, np.int64, "long int"),
+    (ST_FLOAT16, "float16", ("half",), "Half", True, True, np.float16, "c10::Half"),
+    (ST_FLOAT32, "float32", ("float",), "Float", True, True, np.float32, "float"),
+    (ST_FLOAT64, "float64", ("double",), "Double", True, True, np.float64, "double"),
+    (ST_BOOL, "bool", (), "Bool", False, False, np.bool_, "bool"),
 ]
 
 cdef dict _BY_NAME = {}
-for _st, _name, _aliases, _tname, _fp, _signed, _np in _TABLE:
+for _st, _name, _aliases, _tname, _fp, _signed, _np, _cpp in _TABLE:
     _d = dtype(_st, _name, _tname, _fp, _signed, np.dtype(_np))
     _DTYPES[_st] = _d
     _BY_NAME[_name] = _d
     for _alias in _aliases:
         _BY_NAME[_alias] = _d
+
+#: c10's TypeMeta name of each dtype, by canonical name ("int64": "long int").
+CPP_TYPE_NAMES = {row[1]: row[7] for row in _TABLE}
 
 #: Public names exported as torch.<name> (canonical names and PyTorch's aliases).
 DTYPE_NAMES = dict(_BY_NAME)

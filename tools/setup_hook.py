@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-HANDWRITTEN_DIRS = ("c10", "aten", "aten/native", "aten/native/cpu", "torch/_C", "torch/csrc/autograd")
+HANDWRITTEN_DIRS = ("c10", "aten", "aten/native/meta", "aten/native/cpu", "torch/_C", "torch/csrc/autograd")
 CFLAGS = ["-O3", "-fopenmp", "-fwrapv", "-Wno-unused-function", "-Wno-unreachable-code"]
 LDFLAGS = ["-fopenmp"]
 SHARED_UTILITY = "c10._cyutility"

@@ -160,7 +160,7 @@ def tensor(data: Any, dtype: Any = None, device: Any = None, requires_grad: bool
     out = tensor_impl.empty(array.shape, dt, None)
     out._numpy_view()[...] = array
     if device is not None and canonical(device).type == "cuda":
-        from aten.native.cuda.pointwise import to_device
+        from aten.native.cuda.runtime.transfer import to_device
         out = to_device(out, dt)
     return _set_requires_grad(out, requires_grad) if requires_grad else out
 
@@ -196,6 +196,6 @@ def is_tensor(obj: Any) -> bool:
 
 
 def result_type(a: Any, b: Any) -> Any:
-    from aten.native.pointwise_meta import result_type_of
+    from aten.native.meta.promotion import result_type_of
     wrap = tensor_impl.scalar_to_tensor
     return result_type_of(a if isinstance(a, TensorImpl) else wrap(a), b if isinstance(b, TensorImpl) else wrap(b))

@@ -15,7 +15,7 @@ import pytest
 
 import torch
 from aten.dispatcher import CheckedWrite, find_operator, operator_names
-from aten.native.memory_overlap import internal_overlap
+from aten.native.meta.memory_overlap import internal_overlap
 from c10.dispatch_key import DispatchKey
 from tools import record_error_reference as ref
 

@@ -44,7 +44,7 @@ def test_a_thread_can_be_the_first_to_use_cuda_and_the_main_thread_after_it():
 
 
 def test_a_kernel_first_used_by_several_threads_at_once_compiles_once(monkeypatch):
-    from aten.native.cuda import pointwise
+    from aten.native.cuda.runtime import compiler
     compiles = []
     original = c10_cuda.source_module
 
@@ -53,10 +53,9 @@ def test_a_kernel_first_used_by_several_threads_at_once_compiles_once(monkeypatc
         return original(source, include_dirs)
 
     monkeypatch.setattr(c10_cuda, "source_module", counting)
-    text = ('extern "C" __global__ void ember_thread_probe(long long n, float* out) {\n'
-            "  long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;\n"
-            f"  if (i < n) out[i] = 3.0f; }}\n// {id(compiles)}\n")
-    in_threads(lambda index: pointwise.kernel_function(text, "ember_thread_probe"), 4)
+    monkeypatch.setattr(compiler, "_modules", {})      # as if no kernel had been compiled yet
+    monkeypatch.setattr(compiler, "_functions", {})
+    in_threads(lambda index: compiler.kernel_function("kernels/fill.cu", "fill_float32"), 4)
     assert len(compiles) == 1
 
 

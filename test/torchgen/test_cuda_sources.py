@@ -22,7 +22,15 @@ def test_each_pointwise_op_has_a_generated_cuda_source():
 
 
 def test_the_handwritten_kernels_are_there():
-    assert {p.stem for p in HANDWRITTEN} >= {"gemm", "reduce", "softmax", "copy"}
+    assert {p.stem for p in HANDWRITTEN} >= {"gemm", "reduce", "softmax", "copy", "cast", "fill"}
+
+
+def test_no_cuda_code_is_written_in_python_strings():
+    # Every kernel lives in a .cu file that the nvcc test below compiles; the launchers only name them.
+    launchers = [p for p in (REPO / "aten/native/cuda").rglob("*.py") if not p.name.startswith("_gen_")]
+    assert launchers
+    for path in launchers:
+        assert "__global__" not in path.read_text(), f"{path.relative_to(REPO)} writes a CUDA kernel in a string"
 
 
 def _compile(source: Path, out_dir: Path) -> tuple[int, str, int]:

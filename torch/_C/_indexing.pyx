@@ -27,10 +27,9 @@ from c10.scalar_type cimport (ST_BOOL, ST_FLOAT32, ST_FLOAT64, ST_INT8, ST_INT16
                               ST_UINT8, dtype_of, is_integral)
 from c10.tensor_impl cimport MAX_DIMS, TensorImpl, empty_contiguous, make_tensor, make_view, wrap_number
 from aten.dispatcher cimport OperatorHandle, find_operator
-from aten.native.cpu.views cimport (index_in_range, read_index, select_in_place, slice_in_place,
-                                    unsqueeze_in_place)
+from aten.native.meta.views cimport index_in_range, read_index, select_in_place, slice_in_place, unsqueeze_in_place
 
-from aten.native.pointwise_meta import check_fits as _check_fits
+from aten.native.meta.scalar_range import check_fits as _check_fits
 
 cdef extern from "Python.h":
     Py_ssize_t PY_SSIZE_T_MAX
@@ -44,7 +43,7 @@ cdef OperatorHandle _op_copy = find_operator("copy_")
 cdef object _np_integer = None
 cdef object _np_ndarray = None
 cdef object _convert_sequence = None
-cdef object _expand = None            # aten.native.cpu.views.expand, imported on first use
+cdef object _expand = None            # aten.native.meta.views.expand, imported on first use
 
 # c10::SymInt's smallest representable value: PyTorch clips slice bounds below it, with a warning.
 cdef Py_ssize_t _SYMINT_MIN = -(<Py_ssize_t>1 << 62)
@@ -453,7 +452,7 @@ cdef int _copy_to(TensorImpl dst, TensorImpl src) except -1:
                 break
     if not same and not (src.nd == 0 and src.device_type == 0):
         if _expand is None:
-            from aten.native.cpu.views import expand
+            from aten.native.meta.views import expand
             _expand = expand
         src = _expand(_strip_leading_ones(src), dst._sizes())
     _op_copy.lookup(dst.key_set)(dst, src)

@@ -14,6 +14,9 @@ KERNEL_DIRS: dict[str, tuple[str, str]] = {
     "CUDA": ("aten/native/cuda", ".py"),
     "Composite": ("aten/native/composite", ".py"),
 }
+# Kernels that only touch metadata (resize_, ...) serve every backend from the device-neutral layer:
+# a dispatch entry's kernel is looked up in its backend's directory first, then here.
+NEUTRAL_DIR = "aten/native/meta"
 _DEF = re.compile(r"^(?:c?p?def)\s+(?:[\w.\[\]*]+\s+)*?(\w+)\s*\(", re.M)
 
 
@@ -32,7 +35,7 @@ def module_of(path: Path, root: Path) -> str:
 def find_kernels(root: Path) -> dict[str, dict[str, str]]:
     """kernel directory -> {function name -> module} for every handwritten module there."""
     found: dict[str, dict[str, str]] = {}
-    for directory, _ in KERNEL_DIRS.values():
+    for directory in [d for d, _ in KERNEL_DIRS.values()] + [NEUTRAL_DIR]:
         names: dict[str, str] = {}
         for path in sorted((root / directory).glob("*.py*")):
             if path.name.startswith(("_gen_", "__")) or path.suffix not in (".py", ".pyx"):
@@ -72,7 +75,7 @@ def plan_registrations(fns: list[NativeFunction], root: Path, generated: dict[tu
                 regs.append(Registration(str(fn.func.name), key.name, generated[(str(fn.func.name), key.name)], kernel))
                 continue
             directory, suffix = kernel_dir(key)
-            module = kernels[directory].get(kernel)
+            module = kernels[directory].get(kernel) or kernels[NEUTRAL_DIR].get(kernel)
             if module is None:
                 stub_path = f"{directory}/{fn.func.name.name.base}{suffix}"
                 if (root / stub_path).exists() or stub_path in stubs:

@@ -12,9 +12,8 @@ import math
 from typing import Any
 
 from aten.dispatcher import find_operator
-from aten.native.cpu import views as _v
-from aten.native.cpu.half import float16_via_float32
-from aten.native.pointwise_meta import output_cast_error
+from aten.native.meta import views as _v
+from aten.native.meta.errors import output_cast_error
 from c10.scalar_type import can_cast, dtype_from_name, get_default_dtype
 from c10.tensor_impl import scalar_to_tensor
 
@@ -311,7 +310,6 @@ def nansum(self: Any, dim: Any = None, keepdim: bool = False, dtype: Any = None)
     return _sum(self, dim, keepdim, dtype=dtype)
 
 
-@float16_via_float32
 def nanmean(self: Any, dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Any:
     if not self.dtype.is_floating_point:
         raise RuntimeError(f"nanmean(): expected input to have floating point or complex dtype but got "

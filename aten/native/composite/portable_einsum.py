@@ -1,7 +1,7 @@
 """einsum written over diagonal, sum, permute and bmm (PyTorch's own strategy, Linear.cpp): the
 portable kernel a device without an einsum of its own (CUDA) runs, registered as
 CompositeExplicitAutograd beside the CPU kernel. The equation's checks, labels, sizes and result
-dtype come from the CPU's einsum_plan (aten/native/cpu/linalg.pyx).
+dtype come from einsum_plan (aten/native/meta/einsum_plan.pyx), as the CPU kernel's do.
 
 Each operand first takes the diagonal of a repeated label and sums out the labels no one else
 needs; then the operands are contracted left to right, each pair as one batched GEMM: the labels
@@ -14,7 +14,7 @@ import math
 from typing import Any, Hashable, Sequence
 
 from aten.dispatcher import find_operator
-from aten.native.cpu.linalg import einsum_plan
+from aten.native.meta.einsum_plan import einsum_plan
 
 _diagonal = find_operator("diagonal")
 _sum_dim = find_operator("sum.dim_IntList")

@@ -1,13 +1,13 @@
 """Portable kernels for the matrix-vector and batched-add products: dot, vdot, mv, addmv, baddbmm
 and addbmm written over mm/bmm (which every device has), registered as CompositeExplicitAutograd
-beside the CPU kernels as in portable.py. The checks are the CPU kernels' (aten/native/cpu/linalg.pyx).
+beside the CPU kernels as in portable.py. The checks are the device-neutral ones (aten/native/meta/linalg_checks.pyx).
 """
 from __future__ import annotations
 
 from typing import Any
 
 from aten.dispatcher import find_operator
-from aten.native.cpu.linalg import check_addbmm, check_addmv, check_baddbmm, check_dot, check_mv
+from aten.native.meta.linalg_checks import check_addbmm, check_addmv, check_baddbmm, check_dot, check_mv
 
 _mm = find_operator("mm")
 _bmm = find_operator("bmm")

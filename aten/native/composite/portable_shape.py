@@ -9,8 +9,9 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from aten.dispatcher import find_operator
-from aten.native.cpu.indexing import check_index_copy
-from aten.native.cpu.nn_pad import check_gather_pad
+from aten.native.meta.errors import device_mismatch_error
+from aten.native.meta.index_checks import check_index_copy
+from aten.native.meta.pad_checks import check_gather_pad
 from c10 import scalar_type
 
 _eq = find_operator("eq.Tensor")
@@ -40,8 +41,7 @@ _INT64 = scalar_type.dtype_from_name("int64")
 
 def equal(self: Any, other: Any) -> bool:
     if str(self.device) != str(other.device):
-        raise RuntimeError(f"Expected all tensors to be on the same device, but found at least two devices, "
-                           f"{self.device} and {other.device}!")
+        raise device_mismatch_error(self.device, other.device)
     if tuple(self.shape) != tuple(other.shape):
         return False
     return self.numel() == 0 or bool(_all(_eq(self, other)).item())

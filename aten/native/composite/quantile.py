@@ -13,7 +13,7 @@ import math
 from typing import Any
 
 from aten.dispatcher import find_operator
-from aten.native.pointwise_meta import warn_resized
+from aten.native.meta.errors import warn_resized
 from c10.scalar_type import dtype_from_name
 from c10.tensor_impl import scalar_to_tensor
 

@@ -11,7 +11,9 @@ import struct
 from typing import Any
 
 from aten.dispatcher import find_operator
-from aten.native.pointwise_meta import output_cast_error
+from aten.native.meta.errors import output_cast_error
+from aten.native.meta.tensor_options import empty_like_on
+from c10.layout import contiguous_format
 from c10 import scalar_type
 
 _empty = find_operator("empty.memory_format")
@@ -99,8 +101,7 @@ def dropout(input: Any, p: float, train: bool) -> Any:
         return _mul(input, _zeros((), dtype=input.dtype, device=input.device))
     # noise = empty_like(input): its layout, so bernoulli_ fills it in the input's memory order
     if input.device.type == "cpu":
-        from aten.native.cpu.random import empty_like_preserving
-        noise = empty_like_preserving(input)
+        noise = empty_like_on(input, memory_format=contiguous_format if input.is_contiguous() else None)
     else:
         noise = _empty(input.shape, dtype=input.dtype, device=input.device)
     noise = _bernoulli_(noise, 1 - p)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from aten.dispatcher import find_operator
-from aten.native.pointwise_meta import output_cast_error, output_shape_error, warn_resized
+from aten.native.meta.errors import output_cast_error, output_shape_error, warn_resized
 from c10.grad_mode import is_grad_enabled
 from c10.scalar_type import can_cast
 

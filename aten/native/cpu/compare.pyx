@@ -3,13 +3,13 @@
 from c10.tensor_impl cimport TensorImpl
 from aten.native.cpu._gen_eq import eq_Tensor_cpu
 from aten.native.cpu.reduce_sum import all_cpu
+from aten.native.meta.errors import device_mismatch_error
 
 
 def cpu_equal(TensorImpl self not None, TensorImpl other not None):
     cdef int d
     if self.device_type != other.device_type:
-        raise RuntimeError(f"Expected all tensors to be on the same device, but found at least two devices, "
-                           f"{self.device_obj} and {other.device_obj}!")
+        raise device_mismatch_error(self.device_obj, other.device_obj)
     if self.nd != other.nd:
         return False
     for d in range(self.nd):

@@ -22,8 +22,10 @@ from libc.string cimport memcpy, memset
 
 from c10.scalar_type cimport ST_INT8, ST_INT16, ST_INT32, ST_INT64, ST_FLOAT32, ST_FLOAT64, ST_BOOL
 from c10.tensor_impl cimport TensorImpl
-from aten.native.cpu.nn_common cimport (np_view, new_tensor, shape_of, cpp_type, type_name, reject_half,
-                                        expand_param, contiguous, num_threads)
+from aten.native.cpu.nn_common cimport np_view, new_tensor, reject_half, contiguous, num_threads
+from aten.native.meta.conv_geometry cimport spatial_text
+from aten.native.meta.conv_geometry import convolution_params
+from aten.native.meta.messages cimport shape_of, cpp_type, type_name
 from aten.native.cpu.half import float16_via_float32
 
 ctypedef fused ntype:
@@ -345,93 +347,13 @@ cdef void _fold(int st, const char* cols, char* out, Py_ssize_t C, Py_ssize_t H,
         _col2im(<const uint8_t*>cols, <uint8_t*>out, C, H, W, kh, kw, sh, sw, ph, pw, dh, dw, Hi, Wi, nt)
 
 
-cdef str _sizes_text(tuple s, str sep=" x "):
-    return "(" + sep.join([str(v) for v in s]) + ")"
-
-
-cdef int _check(TensorImpl input, TensorImpl weight, object bias, tuple stride, tuple padding, tuple dilation,
-                bint transposed, tuple output_padding, Py_ssize_t groups) except -1:
-    """PyTorch's convolution checks (check_shape_forward and the dtype checks), in its order."""
-    cdef int k = weight.nd - 2
-    cdef int i
-    cdef TensorImpl b
-    ws = list(shape_of(weight))
-    if any([d <= 0 for d in dilation]):
-        raise RuntimeError(f"dilation should be greater than zero, but got {list(dilation)}")
-    if any([p < 0 for p in padding]):
-        raise RuntimeError("negative padding is not supported")
-    if any([p < 0 for p in output_padding]):
-        raise RuntimeError("negative output_padding is not supported")
-    if any([s <= 0 for s in stride]):
-        raise RuntimeError("non-positive stride is not supported")
-    if groups <= 0:
-        raise RuntimeError("non-positive groups is not supported")
-    if input.nd != weight.nd:
-        raise RuntimeError(f"Expected {weight.nd}-dimensional input for {weight.nd}-dimensional weight {ws}, but got "
-                           f"{input.nd}-dimensional input of size {list(shape_of(input))} instead")
-    if weight.sizes[0] < groups:
-        raise RuntimeError(f"Given groups={groups}, expected weight to be at least {groups} at dimension 0, but got "
-                           f"weight of size {ws} instead")
-    if weight.sizes[0] % groups != 0:
-        raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, but "
-                           f"got weight of size [{ws}] instead")
-    if not transposed:
-        if input.sizes[1] != weight.sizes[1] * groups:
-            raise RuntimeError(f"Given groups={groups}, weight of size {ws}, expected input{list(shape_of(input))} to "
-                               f"have {weight.sizes[1] * groups} channels, but got {input.sizes[1]} channels instead")
-        if bias is not None:
-            b = <TensorImpl?>bias
-            if b.nd != 1 or b.sizes[0] != weight.sizes[0]:
-                raise RuntimeError(f"Given weight of size {ws}, expected bias to be 1-dimensional with "
-                                   f"{weight.sizes[0]} elements, but got bias of size {list(shape_of(b))} instead")
-        padded = tuple([input.sizes[2 + i] + 2 * padding[i] for i in range(k)])
-        kernel = tuple([dilation[i] * (weight.sizes[2 + i] - 1) + 1 for i in range(k)])
-        if any([padded[i] < kernel[i] for i in range(k)]):
-            raise RuntimeError(f"Calculated padded input size per channel: {_sizes_text(padded)}. Kernel size: "
-                               f"{_sizes_text(kernel)}. Kernel size can't be greater than actual input size")
-    else:
-        if input.sizes[1] != weight.sizes[0]:
-            raise RuntimeError(f"Given transposed=1, weight of size {ws}, expected input{list(shape_of(input))} to "
-                               f"have {weight.sizes[0]} channels, but got {input.sizes[1]} channels instead")
-        if bias is not None:
-            b = <TensorImpl?>bias
-            if b.nd != 1 or b.sizes[0] != weight.sizes[1] * groups:
-                raise RuntimeError(f"Given transposed=1, weight of size {ws}, expected bias to be 1-dimensional with "
-                                   f"{weight.sizes[1] * groups} elements, but got bias of size {list(shape_of(b))} "
-                                   "instead")
-    if input.scalar_type != weight.scalar_type:
-        raise RuntimeError(f"expected scalar type {type_name(input.scalar_type)} but found "
-                           f"{type_name(weight.scalar_type)}")
-    if bias is not None and (<TensorImpl>bias).scalar_type != input.scalar_type:
-        raise RuntimeError(f"Input type ({cpp_type(input.scalar_type)}) and bias type "
-                           f"({cpp_type((<TensorImpl>bias).scalar_type)}) should be the same")
-    reject_half("slow_conv2d_cpu", input)
-    if input.scalar_type == ST_BOOL:
-        raise NotImplementedError('"slow_conv2d_cpu" not implemented for \'Bool\'')
-    return 0
-
-
-def convolution_params(TensorImpl input not None, TensorImpl weight not None, bias, stride, padding, dilation,
-                       bint transposed, output_padding, Py_ssize_t groups):
-    """PyTorch's convolution checks; (stride, padding, dilation, output_padding) expanded to the
-    weight's spatial dimensions. The CUDA kernel (aten/native/cuda/conv.py) checks through it too."""
-    cdef int k = weight.nd - 2
-    if k < 1:
-        raise RuntimeError(f"weight should have at least three dimensions")
-    stride = expand_param(stride, k, "stride")
-    padding = expand_param(padding, k, "padding")
-    dilation = expand_param(dilation, k, "dilation")
-    output_padding = expand_param(output_padding, k, "output_padding")
-    _check(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
-    return stride, padding, dilation, output_padding
-
-
 @float16_via_float32
 def convolution_cpu(TensorImpl input not None, TensorImpl weight not None, bias, stride, padding, dilation,
                     bint transposed, output_padding, Py_ssize_t groups):
     cdef int k = weight.nd - 2
     stride, padding, dilation, output_padding = convolution_params(input, weight, bias, stride, padding, dilation,
                                                                    transposed, output_padding, groups)
+    reject_half("slow_conv2d_cpu", input)
     if k > 2:
         raise NotImplementedError("Ember: convolution is implemented for 1-D and 2-D inputs only")
     if k == 1:
@@ -613,8 +535,8 @@ cdef object _conv_transpose(TensorImpl input, TensorImpl weight, object bias, tu
     Ho = (Hi - 1) * sh - 2 * ph + dh * (kh - 1) + output_padding[0] + 1
     Wo = (Wi - 1) * sw - 2 * pw + dw * (kw - 1) + output_padding[1] + 1
     if Ho < 1 or Wo < 1:
-        given = _sizes_text(tuple([Hi, Wi] if k == 2 else [Wi]))
-        calc = _sizes_text(tuple([Ho, Wo] if k == 2 else [Wo]))
+        given = spatial_text(tuple([Hi, Wi] if k == 2 else [Wi]))
+        calc = spatial_text(tuple([Ho, Wo] if k == 2 else [Wo]))
         raise RuntimeError(f"Given input size per channel: {given}. Calculated output size per channel: {calc}. "
                            "Output size is too small")
     out_shape = tuple([N, Cout, Wo] if k == 1 else [N, Cout, Ho, Wo])

@@ -1,5 +1,5 @@
-"""CPU creation kernels: empty_strided, and the fills behind arange, linspace and logspace
-(aten/native/composite/factories.py computes their sizes and dtypes).
+"""CPU creation kernels: empty_strided, arange, linspace, logspace and eye (the composites in
+aten/native/composite/factories.py copy these results to other devices).
 
 The fills reproduce PyTorch's arithmetic on x86-64 builds with AVX2 (its default CPU
 capability there), so results match bit for bit where PyTorch's own are deterministic:
@@ -15,28 +15,22 @@ capability there), so results match bit for bit where PyTorch's own are determin
 from libc.math cimport fma, pow
 from libc.stdint cimport uint8_t, int8_t, int16_t, int32_t, int64_t
 from c10.scalar_type cimport (dtype as DType, dtype_of, default_float_type, ST_UINT8, ST_INT8, ST_INT16, ST_INT32,
-                              ST_INT64, ST_FLOAT32, ST_FLOAT64)
+                              ST_INT64, ST_FLOAT16, ST_FLOAT32, ST_FLOAT64, ST_BOOL)
 from c10.tensor_impl cimport TensorImpl, MAX_DIMS, sizes_from_sequence, empty_with_strides
 
-from aten.native.cpu.empty import check_tensor_options
-from aten.native.pointwise_meta import check_fits
+from aten.native.cpu.fill cimport fill_value
+from aten.native.cpu.loops cimport cast_contiguous
+
+import math
+
+from aten.native.cpu.empty import empty_cpu
+from aten.native.cpu.shape import eye_cpu
+from aten.native.meta.tensor_options import check_tensor_options, empty_strided_on
+from aten.native.meta.scalar_range import check_fits
 
 
 def empty_strided_cpu(size, stride, dtype=None, layout=None, device=None, pin_memory=None):
     return empty_strided_on(None, size, stride, dtype, layout, pin_memory)
-
-
-def empty_strided_on(device, size, stride, dtype=None, layout=None, pin_memory=None):
-    """empty_strided's checks and storage, on device (None: the CPU); the CUDA kernel shares it."""
-    cdef Py_ssize_t sizes[MAX_DIMS]
-    cdef Py_ssize_t strides[MAX_DIMS]
-    cdef int n = sizes_from_sequence(size, sizes, "size"), m
-    cdef int st = default_float_type() if dtype is None else (<DType?>dtype).scalar_type
-    m = sizes_from_sequence(stride, strides, "stride")
-    if n != m:
-        raise RuntimeError(f"dimensionality of sizes ({n}) must match dimensionality of strides ({m})")
-    check_tensor_options(layout, pin_memory, None)
-    return empty_with_strides(n, sizes, strides, st, device)
 
 
 cdef int64_t scalar_to_int(object value, int st) except? -1:
@@ -268,3 +262,97 @@ def logspace_fill(TensorImpl out not None, start, end, double base):
 def c_pow(double base, double exponent):
     """C's pow (NaN where Python's ** would give a complex number)."""
     return pow(base, exponent)
+
+
+# -- the kernels of arange, linspace, logspace and eye -----------------------------------------------
+
+cdef object _not_implemented(str op, DType dtype):
+    return NotImplementedError(f"\"{op}_cpu\" not implemented for '{dtype.type_name}'")
+
+
+cdef int64_t _INT64_MAX = (1 << 63) - 1
+
+
+cdef object _to_int64(object value):
+    """Scalar.to<int64_t>(): PyTorch's overflow error, truncation toward zero for floats."""
+    if isinstance(value, float) and (math.isnan(value) or math.isinf(value)):
+        raise RuntimeError("value cannot be converted to type int64_t without overflow")
+    v = int(value)
+    if not -(1 << 63) <= v <= _INT64_MAX:
+        raise RuntimeError("value cannot be converted to type int64_t without overflow")
+    return v
+
+
+def arange_cpu(start, end, step=1, dtype=None, layout=None, device=None, pin_memory=None):
+    cdef DType dt
+    if dtype is None:
+        # Integers (and bools) give int64, anything else the default dtype (PyTorch's rule).
+        integral = all(isinstance(v, int) for v in (start, end, step))
+        dt = dtype_of(ST_INT64 if integral else default_float_type())
+    else:
+        dt = <DType?>dtype
+    if dt.scalar_type == ST_BOOL:
+        raise _not_implemented("arange", dt)
+    if dt.scalar_type == ST_FLOAT16:
+        # PyTorch computes float16 ranges in float and rounds each value once.
+        return cast_contiguous(arange_cpu(start, end, step, dtype_of(ST_FLOAT32), layout, None, pin_memory),
+                               ST_FLOAT16)
+    floating = dt.is_floating_point
+    # The accumulation type: double for floating dtypes, int64 for integral ones.
+    xstart, xend, xstep = (float(start), float(end), float(step)) if floating else \
+        (_to_int64(start), _to_int64(end), _to_int64(step))
+    dstart, dend, dstep = float(start), float(end), float(step)
+    if not (dstep > 0 or dstep < 0):
+        raise RuntimeError("step must be nonzero")
+    if floating and not (math.isfinite(xstart) and math.isfinite(xend)):
+        raise RuntimeError(f"unsupported range: {xstart:g} -> {xend:g}")
+    if not ((dstep > 0 and xend >= xstart) or (dstep < 0 and xend <= xstart)):
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
+    if dt.scalar_type == ST_INT64:
+        if xstep == 0:
+            raise ValueError("step must be nonzero")
+        sign = (xstep > 0) - (xstep < 0)
+        num = xend - xstart + xstep - sign
+        size = abs(num) // abs(xstep) * (1 if (num >= 0) == (xstep > 0) else -1)   # C's truncating division
+    else:
+        ratio = (dend - dstart) / dstep
+        size = math.ceil(ratio) if math.isfinite(ratio) else -1
+    if not 0 <= size <= _INT64_MAX:
+        raise RuntimeError("invalid size, possible overflow?")
+    return arange_fill(empty_cpu((size,), dt, layout, None, pin_memory), xstart, xstep)
+
+
+cdef object _spaced(str op, start, end, steps, double base, dtype, layout, pin_memory):
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    cdef TensorImpl out = empty_cpu((steps,), dtype, layout, None, pin_memory)
+    if steps == 1:
+        fill_value(out, start if op == "linspace" else c_pow(base, float(start)))
+    elif steps > 1:
+        if out.scalar_type == ST_BOOL:
+            raise _not_implemented(op, dtype_of(ST_BOOL))
+        if out.scalar_type == ST_FLOAT16:
+            return cast_contiguous(_spaced(op, start, end, steps, base, dtype_of(ST_FLOAT32), layout, pin_memory),
+                                   ST_FLOAT16)
+        if op == "linspace":
+            linspace_fill(out, start, end)
+        else:
+            logspace_fill(out, start, end, base)
+    return out
+
+
+def linspace_cpu(start, end, steps, dtype=None, layout=None, device=None, pin_memory=None):
+    return _spaced("linspace", start, end, steps, 10.0, dtype, layout, pin_memory)
+
+
+def logspace_cpu(start, end, steps, double base=10.0, dtype=None, layout=None, device=None, pin_memory=None):
+    return _spaced("logspace", start, end, steps, base, dtype, layout, pin_memory)
+
+
+def eye_m_cpu(Py_ssize_t n, Py_ssize_t m, dtype=None, layout=None, device=None, pin_memory=None):
+    if n < 0:
+        raise RuntimeError(f"n must be greater or equal to 0, got {n}")
+    if m < 0:
+        raise RuntimeError(f"m must be greater or equal to 0, got {m}")
+    check_tensor_options(layout, pin_memory, None)
+    return eye_cpu(n, m, dtype)

@@ -18,7 +18,7 @@ from c10.tensor_impl cimport TensorImpl, MAX_DIMS
 from aten.native.cpu.loops cimport copy_into
 from c10.tensor_impl cimport wrap_number
 
-from aten.native.pointwise_meta import check_fits
+from aten.native.meta.scalar_range import check_fits
 
 ctypedef fused word_t:
     uint8_t
@@ -275,13 +275,4 @@ def zero_cpu_(TensorImpl self not None):
     """aten::zero_ on CPU: memset for contiguous tensors, a strided fill of zero bytes otherwise."""
     zero_fill(self)
     self.version_counter.version += 1
-    return self
-
-
-def fill_scalar(TensorImpl self not None, value):
-    """Python access for the composites' CPU fast paths: fill, no version bump (a new tensor)."""
-    if value is 0 or value is False:
-        zero_fill(self)
-    else:
-        fill_value(self, value)
     return self

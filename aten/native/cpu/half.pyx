@@ -14,7 +14,7 @@ kernel as it is, so the kernel's own dtype checks and promotion apply as in PyTo
 from c10.scalar_type cimport dtype, dtype_of, ST_FLOAT16, ST_FLOAT32, ST_FLOAT64
 from c10.tensor_impl cimport TensorImpl
 from aten.native.cpu.loops cimport cast_contiguous, copy_into
-from aten.native.memory_overlap cimport assert_no_internal_overlap
+from aten.native.meta.memory_overlap cimport assert_no_internal_overlap
 
 cdef dtype _HALF = dtype_of(ST_FLOAT16)
 cdef dtype _FLOAT = dtype_of(ST_FLOAT32)

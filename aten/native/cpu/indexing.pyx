@@ -16,9 +16,11 @@ from libc.string cimport memcpy
 from c10.scalar_type cimport (ST_BOOL, ST_UINT8, ST_INT8, ST_INT16, ST_INT32, ST_INT64, ST_FLOAT16,
                               ST_FLOAT32, ST_FLOAT64)
 from c10.tensor_impl cimport TensorImpl, MAX_DIMS, empty_contiguous
-from aten.native.cpu.indexing_utils cimport (move_t, num_t, type_name, sizes_str, shape_str, check_kernel_dtype,
-                                             check_cpu, clone_contiguous, int64_contiguous, scalar_tensor_of,
-                                             bump_version, fresh, first_out_of_range, next_pos2)
+from aten.native.cpu.indexing_utils cimport (move_t, num_t, check_kernel_dtype, check_cpu, clone_contiguous,
+                                             int64_contiguous, scalar_tensor_of, bump_version, fresh,
+                                             first_out_of_range, next_pos2)
+from aten.native.meta.index_checks cimport check_index_copy
+from aten.native.meta.messages cimport type_name, sizes_str, shape_str
 from aten.native.cpu.masked cimport nonzero_of
 from aten.native.cpu.nn_common cimport num_threads
 from cython.parallel cimport prange
@@ -334,40 +336,6 @@ def index_select_cpu(TensorImpl self not None, dim, TensorImpl index not None):
     _index_by(&p, idx, _stride0(self, d), 0, _stride0(out, d))
     run3(self.scalar_type, M_GATHER, self.data(), out.data(), &p, None)
     return out
-
-
-cpdef int check_index_copy(TensorImpl self, int d, TensorImpl index, TensorImpl source) except -1:
-    cdef Py_ssize_t n = index.n_elem
-    cdef list self_sliced, source_sliced
-    if index.nd >= 2:
-        raise IndexError(f"index_copy_(): Index should have dimension 1 or 0 (got {index.nd})")
-    if source.nd == 0 and n != 1:
-        raise IndexError(f"index_copy_(): When source is scalar, index should have one element (got {n})")
-    if source.nd != self.nd and source.nd != 0 and self.nd != 0:
-        raise IndexError("index_copy_(): When source and destination are not scalars, their dimensionality must "
-                         f"match. Source dimensionality ({source.nd}), destination dimensionality ({self.nd})")
-    if index.scalar_type != ST_INT64:
-        raise RuntimeError(f"index_copy_(): Expected a long tensor for index, but got {type_name(index.scalar_type)}")
-    if self.scalar_type != source.scalar_type:
-        raise RuntimeError("index_copy_(): self and source expected to have the same dtype, but got (self) "
-                           f"{type_name(self.scalar_type)} and (source) {type_name(source.scalar_type)}")
-    self_sliced = list(self._sizes())
-    if self_sliced:
-        del self_sliced[d]
-    source_sliced = list(source._sizes())
-    if source_sliced:
-        if d >= len(source_sliced):
-            raise IndexError(f"Dimension out of range (expected to be in range of [{-source.nd}, {source.nd - 1}], "
-                             f"but got {d})")
-        del source_sliced[d]
-    if self_sliced != source_sliced:
-        raise RuntimeError("index_copy_(): Source/destination tensor must have same slice shapes. "
-                           f"Destination slice shape: {' '.join(map(str, self_sliced))} at dimension {d} and source "
-                           f"slice shape: {' '.join(map(str, source_sliced))} at dimension 0.")
-    if source.nd != 0 and n != source.sizes[d]:
-        raise IndexError(f"index_copy_(): Number of indices ({n}) should be equal to source.size(dim) "
-                         f"({source.sizes[d]})")
-    return 0
 
 
 cdef _index_write(TensorImpl self, int d, TensorImpl idx, TensorImpl source, int mode, TensorImpl alpha):

@@ -20,9 +20,6 @@ ctypedef fused num_t:
     float
     double
 
-cdef str type_name(int st)
-cdef str sizes_str(TensorImpl t)
-cdef str shape_str(const Py_ssize_t* sizes, int n)
 cdef int check_kernel_dtype(TensorImpl t, str op) except -1
 cdef int check_cpu(TensorImpl t) except -1
 cdef TensorImpl clone_contiguous(TensorImpl t)

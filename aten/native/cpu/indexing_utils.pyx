@@ -3,21 +3,10 @@ int64 copies, Python scalars as one-element tensors, index range scans."""
 from c10.scalar_type cimport dtype_of, ST_FLOAT16, ST_INT64
 from c10.tensor_impl cimport TensorImpl, MAX_DIMS, empty_contiguous, wrap_number, sizes_from_sequence, make_tensor
 from aten.native.cpu.loops cimport cast_contiguous
+from aten.native.meta.messages cimport sizes_str, shape_str, type_name
 
-from aten.native.pointwise_meta import check_fits
-
-
-cdef str type_name(int st):
-    """PyTorch's name of a scalar type in messages: Float, Long, Bool ..."""
-    return dtype_of(st).type_name
-
-
-cdef str shape_str(const Py_ssize_t* sizes, int n):
-    return "[" + ", ".join([str(sizes[i]) for i in range(n)]) + "]"
-
-
-cdef str sizes_str(TensorImpl t):
-    return shape_str(t.sizes, t.nd)
+from aten.native.meta.scalar_range import check_fits
+from aten.native.meta.errors import device_mismatch_error
 
 
 cdef int check_kernel_dtype(TensorImpl t, str op) except -1:
@@ -29,8 +18,7 @@ cdef int check_kernel_dtype(TensorImpl t, str op) except -1:
 
 cdef int check_cpu(TensorImpl t) except -1:
     if t.device_type != 0:
-        raise RuntimeError(f"Expected all tensors to be on the same device, but found at least two devices, "
-                           f"cpu and {t.device_obj}!")
+        raise device_mismatch_error("cpu", t.device_obj)
     return 0
 
 

@@ -10,8 +10,11 @@ import numpy as np
 
 from c10.scalar_type cimport dtype_of, is_floating, is_integral, ST_BOOL, ST_FLOAT32, ST_FLOAT64, ST_INT64
 from c10.tensor_impl cimport TensorImpl, make_tensor, MAX_DIMS
-from aten.native.cpu.nn_common cimport (np_view, new_tensor, cpp_type, type_name, reject_half, check_expand, contiguous,
-                                        num_threads)
+from aten.native.cpu.nn_common cimport np_view, new_tensor, reject_half, contiguous, num_threads
+from aten.native.meta.einsum_plan import einsum_plan
+from aten.native.meta.linalg_checks cimport (check_expand, refuse_bool, check_bmm, check_baddbmm, check_addbmm, check_addmv,
+                                            check_mv, check_dot)
+from aten.native.meta.messages cimport cpp_type, type_name
 from aten.native.cpu.blas cimport GemmPlan, blas_sgemm, blas_single_threaded, gemm_plan, run_gemm, small_gemm
 from aten.native.cpu.half import float16_via_float32
 
@@ -48,14 +51,7 @@ cdef object _scalar(object value, int st):
 
 cdef int _no_bool(str op, TensorImpl t) except -1:
     reject_half(op, t)
-    return _refuse_bool(op, t)
-
-
-cdef int _refuse_bool(str op, TensorImpl t) except -1:
-    """The shared checks' dtype test: they also serve the portable kernels, which see float16 as it is."""
-    if t.scalar_type == ST_BOOL:
-        raise NotImplementedError(f'"{op}" not implemented for \'Bool\'')
-    return 0
+    return refuse_bool(op, t)
 
 
 cdef int _scale_add(object out, object alpha, object beta, object addend) except -1:
@@ -181,20 +177,6 @@ def addmm_cpu(TensorImpl self not None, TensorImpl mat1 not None, TensorImpl mat
     return out
 
 
-cpdef int check_bmm(TensorImpl batch1, TensorImpl batch2) except -1:
-    if batch1.nd != 3:
-        raise RuntimeError("batch1 must be a 3D tensor")
-    if batch2.nd != 3:
-        raise RuntimeError("batch2 must be a 3D tensor")
-    if batch2.sizes[0] != batch1.sizes[0] or batch2.sizes[1] != batch1.sizes[2]:
-        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{batch1.sizes[0]}, "
-                           f"{batch1.sizes[2]}] but got: [{batch2.sizes[0]}, {batch2.sizes[1]}].")
-    if batch1.scalar_type != batch2.scalar_type:
-        raise RuntimeError(f"expected scalar type {type_name(batch1.scalar_type)} but found "
-                           f"{type_name(batch2.scalar_type)}")
-    return 0
-
-
 @float16_via_float32
 def bmm_cpu(TensorImpl self not None, TensorImpl mat2 not None):
     check_bmm(self, mat2)
@@ -202,17 +184,6 @@ def bmm_cpu(TensorImpl self not None, TensorImpl mat2 not None):
     cdef TensorImpl out = new_tensor((self.sizes[0], self.sizes[1], mat2.sizes[2]), self.scalar_type)
     _matmul_into(out, self, mat2)
     return out
-
-
-cpdef int check_baddbmm(TensorImpl self, TensorImpl batch1, TensorImpl batch2) except -1:
-    if batch1.nd == 3 and batch2.nd == 3:
-        check_expand(self, (batch1.sizes[0], batch1.sizes[1], batch2.sizes[2]))
-    if self.scalar_type != batch1.scalar_type:
-        raise RuntimeError(f"Input dtypes must be the same, got: input {cpp_type(self.scalar_type)}, batch1: "
-                           f"{cpp_type(batch1.scalar_type)}, batch2: {cpp_type(batch2.scalar_type)}")
-    check_bmm(batch1, batch2)
-    _refuse_bool("baddbmm", self)
-    return 0
 
 
 @float16_via_float32
@@ -223,28 +194,6 @@ def baddbmm_cpu(TensorImpl self not None, TensorImpl batch1 not None, TensorImpl
     _matmul_into(out, batch1, batch2)
     _scale_add(np_view(out), _scalar(alpha, out.scalar_type), _scalar(beta, out.scalar_type), np_view(self))
     return out
-
-
-cpdef int check_addbmm(TensorImpl self, TensorImpl batch1, TensorImpl batch2) except -1:
-    if batch1.nd != 3:
-        raise RuntimeError(f"batch1 must be a 3D tensor")
-    if batch2.nd != 3:
-        raise RuntimeError(f"batch2 must be a 3D tensor")
-    if batch1.sizes[0] != batch2.sizes[0]:
-        raise RuntimeError(f"batch1 and batch2 must have same number of batches, got {batch1.sizes[0]} and "
-                           f"{batch2.sizes[0]}")
-    if batch1.sizes[2] != batch2.sizes[1]:
-        raise RuntimeError(f"Incompatible matrix sizes for bmm ({batch1.sizes[1]}x{batch1.sizes[2]} and "
-                           f"{batch2.sizes[1]}x{batch2.sizes[2]})")
-    check_expand(self, (batch1.sizes[1], batch2.sizes[2]))
-    if self.scalar_type != batch2.scalar_type:
-        raise RuntimeError(f"self and mat2 must have the same dtype, but got {type_name(self.scalar_type)} and "
-                           f"{type_name(batch2.scalar_type)}")
-    if batch1.scalar_type != batch2.scalar_type:
-        raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {type_name(batch1.scalar_type)} and "
-                           f"{type_name(batch2.scalar_type)}")
-    _refuse_bool("addmm_impl_cpu_", self)
-    return 0
 
 
 @float16_via_float32
@@ -266,19 +215,6 @@ def addbmm_cpu(TensorImpl self not None, TensorImpl batch1 not None, TensorImpl 
     return out
 
 
-cpdef int check_addmv(TensorImpl self, TensorImpl mat, TensorImpl vec) except -1:
-    if not (mat.nd == 2 and vec.nd == 1 and self.nd <= 1):
-        raise RuntimeError(f"vector + matrix @ vector expected, got {self.nd}, {mat.nd}, {vec.nd}")
-    if not (mat.sizes[1] == vec.sizes[0] and (mat.sizes[0] == self.n_elem or self.n_elem == 1)):
-        raise RuntimeError(f"size mismatch, got input ({self.sizes[0] if self.nd else 1}), "
-                           f"mat ({mat.sizes[0]}x{mat.sizes[1]}), vec ({vec.sizes[0]})")
-    if not (self.scalar_type == mat.scalar_type == vec.scalar_type):
-        raise RuntimeError(f"addmv input tensors must have the same dtype, but got {type_name(self.scalar_type)}, "
-                           f"{type_name(mat.scalar_type)}, and {type_name(vec.scalar_type)}")
-    _refuse_bool("addmv_impl_cpu", self)
-    return 0
-
-
 @float16_via_float32
 def addmv_cpu(TensorImpl self not None, TensorImpl mat not None, TensorImpl vec not None, beta=1, alpha=1):
     check_addmv(self, mat, vec)
@@ -288,34 +224,12 @@ def addmv_cpu(TensorImpl self not None, TensorImpl mat not None, TensorImpl vec 
     return out
 
 
-cpdef int check_mv(TensorImpl self, TensorImpl vec) except -1:
-    # PyTorch: addmv(empty(self.size(0), vec's dtype), self, vec, beta=0): its checks, its messages
-    if self.nd != 2 or vec.nd != 1:
-        raise RuntimeError(f"vector + matrix @ vector expected, got 1, {self.nd}, {vec.nd}")
-    check_addmv(new_tensor((self.sizes[0],), vec.scalar_type), self, vec)
-    return 0
-
-
 @float16_via_float32
 def mv_cpu(TensorImpl self not None, TensorImpl vec not None):
     check_mv(self, vec)
     cdef TensorImpl out = new_tensor((self.sizes[0],), vec.scalar_type)
     _matmul_into(out, self, vec)
     return out
-
-
-cpdef int check_dot(str op, TensorImpl self, TensorImpl other) except -1:
-    if self.nd != 1 or other.nd != 1:
-        raise RuntimeError(f"1D tensors expected, but got {self.nd}D and {other.nd}D tensors")
-    if self.scalar_type != other.scalar_type:
-        raise RuntimeError(f"{op} : expected both vectors to have same dtype, but found "
-                           f"{type_name(self.scalar_type)} and {type_name(other.scalar_type)}")
-    if self.n_elem != other.n_elem:
-        raise RuntimeError(f"inconsistent tensor size, expected tensor [{self.n_elem}] and src [{other.n_elem}] to "
-                           f"have the same number of elements, but got {self.n_elem} and {other.n_elem} elements "
-                           "respectively")
-    _refuse_bool(op, self)
-    return 0
 
 
 @float16_via_float32
@@ -336,35 +250,6 @@ def vdot_cpu(TensorImpl self not None, TensorImpl other not None):
 
 
 # ---- einsum -------------------------------------------------------------------------------
-
-cdef str _LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-
-
-cdef list _parse_operand(str text, int start, str where, bint output):
-    """Labels of one operand (or the output) as a list: letters and '...' (as None)."""
-    cdef list labels = []
-    cdef bint ellipsis = False
-    cdef int i = 0, n = len(text)
-    while i < n:
-        c = text[i]
-        if c == " ":
-            i += 1
-        elif c == ".":
-            if ellipsis:
-                raise RuntimeError(f"einsum(): found '.' for {where} but an ellipsis (...) has already been found")
-            if text[i:i + 3] != "...":
-                raise RuntimeError(f"einsum(): found '.' for {where} that is not part of any ellipsis")
-            labels.append(None)
-            ellipsis = True
-            i += 3
-        elif c in _LETTERS:
-            labels.append(c)
-            i += 1
-        else:
-            raise RuntimeError(f"einsum(): invalid subscript given at index {start + i} in the equation string, "
-                               "subscripts must be in [a-zA-Z]")
-    return labels
-
 
 def einsum_cpu(str equation, tensors, path=None):
     """aten::einsum: a single operand's pure permutation is a view, as in PyTorch (no copy, any
@@ -388,87 +273,6 @@ cdef object _permutation_of(str equation):
     if sorted(rhs) != sorted(lhs) or not (rhs.isalpha() or rhs == ""):
         return None
     return [lhs.index(c) for c in rhs]
-
-
-def einsum_plan(str equation, tuple tensors):
-    """einsum's checks, and what it computes: each operand's labels (None for its ellipsis), the
-    output's, each label's size (size-1 dims broadcast) and the result's dtype."""
-    cdef TensorImpl t, first
-    cdef int k
-    if len(tensors) == 0:
-        raise RuntimeError("einsum(): must provide at least one operand")
-    arrow = equation.find("->")
-    lhs = equation if arrow < 0 else equation[:arrow]
-    operand_texts = lhs.split(",")
-    if len(operand_texts) > len(tensors):
-        raise RuntimeError("einsum(): fewer operands were provided than specified in the equation")
-    if len(operand_texts) < len(tensors):
-        raise RuntimeError("einsum(): more operands were provided than specified in the equation")
-    operands = []
-    start = 0
-    for k, text in enumerate(operand_texts):
-        operands.append(_parse_operand(text, start, f"operand {k}", False))
-        start += len(text) + 1
-    first = <TensorImpl?>tensors[0]
-    for obj in tensors:
-        t = <TensorImpl?>obj
-        if len(tensors) > 1 and t.scalar_type != first.scalar_type:
-            raise RuntimeError(f"expected scalar type {type_name(first.scalar_type)} but found "
-                               f"{type_name(t.scalar_type)}")
-    # sizes per label, with broadcasting of size-1 dims as PyTorch allows
-    sizes = {}
-    for k in range(len(tensors)):
-        t = <TensorImpl>tensors[k]
-        labels = operands[k]
-        named = [l for l in labels if l is not None]
-        if None not in labels and len(named) != t.nd:
-            raise RuntimeError(f"einsum(): the number of subscripts in the equation ({len(named)}) does not match the "
-                               f"number of dimensions ({t.nd}) for operand {k} and no ellipsis was given")
-        if None in labels and len(named) > t.nd:
-            raise RuntimeError(f"einsum(): the number of subscripts in the equation ({len(named)}) is more than the "
-                               f"number of dimensions ({t.nd}) for operand {k}")
-        ell = t.nd - len(named)
-        seen = {}
-        d = 0
-        for l in labels:
-            if l is None:
-                d += ell
-                continue
-            size = t.sizes[d]
-            if l in seen and seen[l] != size:
-                raise RuntimeError(f"einsum(): subscript {l} is repeated for operand {k} but the sizes don't match, "
-                                   f"{size} != {seen[l]}")
-            seen[l] = size
-            if l not in sizes or sizes[l] == 1:
-                sizes[l] = size
-            elif size != 1 and size != sizes[l]:
-                raise RuntimeError(f"einsum(): subscript {l} has size {size} for operand {k} which does not "
-                                   f"broadcast with previously seen size {sizes[l]}")
-            d += 1
-    if arrow >= 0:
-        out_labels = _parse_operand(equation[arrow + 2:], arrow + 2, "output", True)
-        named_out = [l for l in out_labels if l is not None]
-        for l in named_out:
-            if named_out.count(l) > 1:
-                raise RuntimeError(f"einsum(): output subscript {l} appears more than once in the output")
-            if l not in sizes:
-                raise RuntimeError(f"einsum(): output subscript {l} does not appear in the equation for any input "
-                                   "operand")
-    else:
-        counts = {}
-        for labels in operands:
-            for l in labels:
-                if l is not None:
-                    counts[l] = counts.get(l, 0) + 1
-        out_labels = ([None] if any(None in labels for labels in operands) else []) + \
-            sorted([l for l, c in counts.items() if c == 1])
-    summed = any(l not in out_labels for l in sizes)
-    result_type = first.scalar_type
-    if len(tensors) == 1 and summed and is_integral(result_type, True):
-        result_type = ST_INT64
-    if len(tensors) > 1 and result_type == ST_BOOL and summed:
-        raise NotImplementedError('"bmm" not implemented for \'Bool\'')
-    return operands, out_labels, sizes, dtype_of(result_type)
 
 
 @float16_via_float32

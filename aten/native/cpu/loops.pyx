@@ -15,8 +15,8 @@ from c10.scalar_type cimport dtype_of, castable
 from c10.tensor_impl cimport TensorImpl, MAX_DIMS, empty_contiguous
 from aten.native.cpu.loop_types cimport loop_fn, MAX_OPERANDS
 from aten.native.cpu._gen_cast cimport cast_loop
-from aten.native.pointwise_meta cimport broadcast_shape
-from aten.native.pointwise_meta import output_cast_error, output_shape_error, warn_resized
+from aten.native.meta.broadcast cimport broadcast_shape
+from aten.native.meta.errors import device_mismatch_error, output_cast_error, output_shape_error, warn_resized
 
 cdef enum:
     NOGIL_THRESHOLD = 4096
@@ -272,8 +272,7 @@ cdef TensorImpl pointwise(loop_fn fn, tuple inputs, int compute_type, int out_ty
     for obj in inputs:
         t = <TensorImpl>obj
         if t.device_type != 0:
-            raise RuntimeError(f"Expected all tensors to be on the same device, but found at least two devices, "
-                               f"cpu and {t.device_obj}!")
+            raise device_mismatch_error("cpu", t.device_obj)
         converted.append(t if t.scalar_type == compute_type else cast_contiguous(t, compute_type))
     out = empty_contiguous(ndim, sizes, out_type, None)
     run_loop(fn, out, tuple(converted), extra)
@@ -293,8 +292,7 @@ cdef TensorImpl pointwise_out(loop_fn fn, tuple inputs, int compute_type, int ou
     if out is None:
         raise TypeError("the out= variant needs an `out` tensor")
     if out.device_type != 0:
-        raise RuntimeError(f"Expected all tensors to be on the same device, but found at least two devices, "
-                           f"cpu and {out.device_obj}!")
+        raise device_mismatch_error("cpu", out.device_obj)
     if inplace and not _has_shape(out, ndim, sizes):
         raise output_shape_error(out._sizes(), [sizes[d] for d in range(ndim)])
     if not castable(out_type, out.scalar_type):
@@ -303,8 +301,7 @@ cdef TensorImpl pointwise_out(loop_fn fn, tuple inputs, int compute_type, int ou
     for obj in inputs:
         t = <TensorImpl>obj
         if t.device_type != 0:
-            raise RuntimeError(f"Expected all tensors to be on the same device, but found at least two devices, "
-                               f"cpu and {t.device_obj}!")
+            raise device_mismatch_error("cpu", t.device_obj)
         if t.scalar_type != compute_type:
             t = cast_contiguous(t, compute_type)
         converted.append(t)

@@ -12,25 +12,16 @@ from libc.stdint cimport int64_t
 from c10.scalar_type cimport (dtype_of, is_floating, promote, ST_UINT8, ST_INT64, ST_FLOAT32, ST_FLOAT64)
 from c10.tensor_impl cimport TensorImpl
 from aten.native.cpu.loops cimport cast_contiguous
-from aten.native.cpu.nn_common cimport np_view, new_tensor, shape_of, type_name, contiguous, reject_half
+from aten.native.cpu.nn_common cimport np_view, new_tensor, contiguous, reject_half
+from aten.native.meta.messages cimport shape_of, type_name
+from aten.native.meta.loss_checks cimport (NONE, MEAN, SUM, check_reduction, broadcast_pair, check_nll_loss2d,
+                                          check_binary_cross_entropy)
 from aten.native.cpu.half import float16_via_float32
-from aten.native.pointwise_meta import output_cast_error, output_shape_error
+from aten.native.meta.errors import output_cast_error, output_shape_error
 
 ctypedef fused ftype:
     float
     double
-
-cdef enum:
-    NONE = 0
-    MEAN = 1
-    SUM = 2
-
-
-cdef int _check_reduction(object reduction) except -1:
-    if reduction not in (NONE, MEAN, SUM):
-        raise ValueError(f"{reduction} is not a valid value for reduction")
-    return 0
-
 
 # ---- negative log likelihood --------------------------------------------------------------
 
@@ -63,7 +54,7 @@ cdef tuple _nll_forward(TensorImpl self, TensorImpl target, object weight, int r
                         Py_ssize_t N, Py_ssize_t C, Py_ssize_t S, tuple none_shape):
     cdef TensorImpl w
     cdef int st = self.scalar_type
-    _check_reduction(reduction)
+    check_reduction(reduction)
     if target.scalar_type != ST_INT64 and target.scalar_type != ST_UINT8:
         raise RuntimeError(f"expected target dtype to be Long or Byte, but got {type_name(target.scalar_type)}")
     if weight is not None:
@@ -119,20 +110,6 @@ def nll_loss_forward_cpu(TensorImpl self not None, TensorImpl target not None, w
                         (N,) if self.nd == 2 else ())
 
 
-cpdef int check_nll_loss2d(TensorImpl self, TensorImpl target) except -1:
-    if target.nd != 3:
-        raise RuntimeError(f"only batches of spatial targets supported (3D tensors) but got targets of dimension: "
-                           f"{target.nd}")
-    if self.nd != 4:
-        raise RuntimeError(f"only batches of spatial inputs supported (4D tensors), but got input of dimension: "
-                           f"{self.nd}")
-    if (self.sizes[0] != target.sizes[0] or self.sizes[2] != target.sizes[1] or self.sizes[3] != target.sizes[2]):
-        raise RuntimeError(f"size mismatch (got input: {list(shape_of(self))} , target: {list(shape_of(target))}")
-    if target.scalar_type == ST_UINT8:      # the 1-D form takes bytes; PyTorch's spatial kernel reads int64
-        raise RuntimeError("expected scalar type Long but found Byte")
-    return 0
-
-
 @float16_via_float32
 def nll_loss2d_forward_cpu(TensorImpl self not None, TensorImpl target not None, weight, int reduction,
                            int64_t ignore_index):
@@ -142,20 +119,6 @@ def nll_loss2d_forward_cpu(TensorImpl self not None, TensorImpl target not None,
 
 
 # ---- elementwise losses --------------------------------------------------------------------
-
-cdef tuple _broadcast(TensorImpl a, TensorImpl b):
-    """PyTorch's broadcast shape of a and b, with its message (a, b as named there)."""
-    cdef int n = max(a.nd, b.nd), i
-    out = []
-    for i in range(n):
-        da = a.sizes[i - n + a.nd] if i - n + a.nd >= 0 else 1
-        db = b.sizes[i - n + b.nd] if i - n + b.nd >= 0 else 1
-        if da != db and da != 1 and db != 1:
-            raise RuntimeError(f"The size of tensor a ({da}) must match the size of tensor b ({db}) at non-singleton "
-                               f"dimension {i}")
-        out.append(db if da == 1 else da)
-    return tuple(out)
-
 
 cdef TensorImpl _reduce(object loss, int reduction, int st):
     """The loss array reduced as asked, as a new tensor of dtype st."""
@@ -175,25 +138,14 @@ cdef TensorImpl _reduce(object loss, int reduction, int st):
 
 @float16_via_float32
 def mse_loss_cpu(TensorImpl self not None, TensorImpl target not None, int reduction=MEAN):
-    _check_reduction(reduction)
-    shape = _broadcast(self, target)
+    check_reduction(reduction)
+    shape = broadcast_pair(self, target)
     cdef int st = promote(self.scalar_type, target.scalar_type)
     if st != ST_FLOAT32 and st != ST_FLOAT64:
         raise NotImplementedError(f'"mse_cpu" not implemented for \'{type_name(st)}\'')
     np_dt = dtype_of(st).numpy_dtype
     d = np.subtract(np_view(self), np_view(target), dtype=np_dt)
     return _reduce(np.multiply(d, d, out=d), reduction, st)
-
-
-cpdef int check_binary_cross_entropy(TensorImpl self, TensorImpl target, object weight, int reduction) except -1:
-    """The checks before the values' range (which needs the data)."""
-    _check_reduction(reduction)
-    _broadcast(self, target)
-    if target.scalar_type != self.scalar_type:
-        raise RuntimeError(f"Found dtype {type_name(target.scalar_type)} but expected {type_name(self.scalar_type)}")
-    if weight is not None:
-        _broadcast(self, <TensorImpl?>weight)
-    return 0
 
 
 @float16_via_float32
@@ -221,10 +173,10 @@ def binary_cross_entropy_cpu(TensorImpl self not None, TensorImpl target not Non
 @float16_via_float32
 def binary_cross_entropy_with_logits_cpu(TensorImpl self not None, TensorImpl target not None, weight=None,
                                          pos_weight=None, int reduction=MEAN):
-    _check_reduction(reduction)
+    check_reduction(reduction)
     # upstream computes (1 - target).mul_(input).sub_(log_sigmoid(input)): the loss has target's
     # shape and dtype, and input must broadcast to it
-    shape = _broadcast(target, self)
+    shape = broadcast_pair(target, self)
     if shape != shape_of(target):
         raise output_shape_error(shape_of(target), shape)
     if not is_floating(self.scalar_type):
@@ -245,7 +197,7 @@ def binary_cross_entropy_with_logits_cpu(TensorImpl self not None, TensorImpl ta
     loss = (1 - t) * x - log_sig
     if weight is not None:
         w = np_view(<TensorImpl?>weight).astype(ct, copy=False)
-        _broadcast(target, <TensorImpl>weight)
+        broadcast_pair(target, <TensorImpl>weight)
         loss = loss * w
     if np.broadcast_shapes(loss.shape, shape_of(target)) != shape_of(target):
         raise output_shape_error(shape_of(target), np.broadcast_shapes(loss.shape, shape_of(target)))

@@ -3,12 +3,7 @@ from c10.tensor_impl cimport TensorImpl
 
 cdef object np_view(TensorImpl t)
 cdef TensorImpl new_tensor(tuple shape, int scalar_type)
-cdef tuple shape_of(TensorImpl t)
-cdef str cpp_type(int scalar_type)
-cdef str type_name(int scalar_type)
 cdef int reject_half(str op, TensorImpl t) except -1
 cdef int require_floating(str op, TensorImpl t) except -1
-cdef int check_expand(TensorImpl t, tuple target) except -1
-cdef tuple expand_param(object value, int n, str name)
 cdef TensorImpl contiguous(TensorImpl t)
 cdef int num_threads() noexcept

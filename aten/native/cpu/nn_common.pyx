@@ -10,14 +10,9 @@ from c10.scalar_type cimport (dtype_of, ST_UINT8, ST_INT8, ST_INT16, ST_INT32, S
                               ST_FLOAT16, ST_FLOAT32, ST_FLOAT64, ST_BOOL)
 from c10.tensor_impl cimport TensorImpl, MAX_DIMS, empty_contiguous
 from aten.native.cpu.loops cimport cast_contiguous
+from aten.native.meta.messages cimport shape_of, type_name
 
 from aten.native.cpu.loops import get_num_threads
-
-# caffe2::TypeMeta names: what PyTorch prints for `tensor.dtype()` inside C++ messages.
-cdef dict _CPP_TYPES = {ST_UINT8: "unsigned char", ST_INT8: "signed char", ST_INT16: "short int",
-                        ST_INT32: "int", ST_INT64: "long int", ST_FLOAT16: "c10::Half", ST_FLOAT32: "float",
-                        ST_FLOAT64: "double", ST_BOOL: "bool"}
-
 
 cdef object np_view(TensorImpl t):
     """An ndarray sharing t's memory (CPU). Size-1 dims get contiguous strides so that NumPy's
@@ -47,17 +42,6 @@ cdef TensorImpl new_tensor(tuple shape, int scalar_type):
     return empty_contiguous(len(shape), sizes, scalar_type, None)
 
 
-cdef tuple shape_of(TensorImpl t):
-    return tuple([t.sizes[i] for i in range(t.nd)])
-
-
-cdef str cpp_type(int scalar_type):
-    return _CPP_TYPES[scalar_type]
-
-
-cdef str type_name(int scalar_type):
-    return dtype_of(scalar_type).type_name
-
 
 cdef int reject_half(str op, TensorImpl t) except -1:
     if t.scalar_type == ST_FLOAT16:
@@ -70,36 +54,6 @@ cdef int require_floating(str op, TensorImpl t) except -1:
     if t.scalar_type != ST_FLOAT32 and t.scalar_type != ST_FLOAT64:
         raise NotImplementedError(f'"{op}" not implemented for \'{type_name(t.scalar_type)}\'')
     return 0
-
-
-cdef int check_expand(TensorImpl t, tuple target) except -1:
-    """PyTorch's expand() errors when t cannot broadcast to the target shape."""
-    cdef int n = len(target)
-    cdef int i, j
-    if t.nd > n:
-        raise RuntimeError(f"expand(torch.{type_name(t.scalar_type)}Tensor{{{list(shape_of(t))}}}, size={list(target)}): "
-                           f"the number of sizes provided ({n}) must be greater or equal to the number of "
-                           f"dimensions in the tensor ({t.nd})")
-    for i in range(t.nd):
-        j = n - t.nd + i
-        if t.sizes[i] != 1 and t.sizes[i] != target[j]:
-            raise RuntimeError(f"The expanded size of the tensor ({target[j]}) must match the existing size "
-                               f"({t.sizes[i]}) at non-singleton dimension {j}.  Target sizes: {list(target)}.  "
-                               f"Tensor sizes: {list(shape_of(t))}")
-    return 0
-
-
-cdef tuple expand_param(object value, int n, str name):
-    """An int or a sequence of ints as n ints (PyTorch's expand_param_if_needed)."""
-    if isinstance(value, int) and not isinstance(value, bool):
-        return (value,) * n
-    value = tuple(value)
-    if len(value) == 1:
-        return value * n
-    if len(value) != n:
-        raise RuntimeError(f"expected {name} to be a single integer value or a list of {n} values to match the "
-                           f"convolution dimensions, but got {name}={list(value)}")
-    return value
 
 
 cdef TensorImpl contiguous(TensorImpl t):

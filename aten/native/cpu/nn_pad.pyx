@@ -9,9 +9,11 @@ import numpy as np
 
 from c10.scalar_type cimport is_integral, ST_BOOL
 from c10.tensor_impl cimport TensorImpl
-from aten.native.cpu.nn_common cimport np_view, new_tensor, shape_of, reject_half
+from aten.native.cpu.nn_common cimport np_view, new_tensor, reject_half
+from aten.native.meta.messages cimport shape_of
+from aten.native.meta.pad_checks import check_gather_pad
 
-from aten.native.pointwise_meta import check_fits
+from aten.native.meta.scalar_range import check_fits
 from aten.native.cpu.half import float16_via_float32
 
 
@@ -52,20 +54,6 @@ def constant_pad_nd_cpu(TensorImpl self not None, pad, value=0):
     return out
 
 
-cdef int _check_batch_input(TensorImpl self, int spatial) except -1:
-    """2D/3D (1-d padding) or 3D/4D (2-d): batch may be 0, the other dims may not."""
-    cdef int i
-    ok = self.nd == spatial + 1 or self.nd == spatial + 2
-    if ok:
-        for i in range(1 if self.nd == spatial + 2 else 0, self.nd):
-            if self.sizes[i] == 0:
-                ok = False
-    if not ok:
-        raise RuntimeError(f"Expected {spatial + 1}D or {spatial + 2}D (batch mode) tensor with possibly 0 batch size "
-                           f"and other non-zero dimensions for input, but got: {list(shape_of(self))}")
-    return 0
-
-
 cdef object _indices(Py_ssize_t size, Py_ssize_t lo, Py_ssize_t hi, str mode):
     """For each output position along one dim, the input position it reads."""
     idx = np.arange(size + lo + hi, dtype=np.intp) - lo
@@ -100,61 +88,11 @@ cdef TensorImpl _gather_pad(TensorImpl self, tuple pads, str mode):
     return out
 
 
-cdef int _check_reflect(TensorImpl self, tuple pads, int first_arg) except -1:
-    cdef int i, d
-    for i in range(len(pads)):
-        d = self.nd - 1 - i
-        lo, hi = pads[i]
-        if lo >= self.sizes[d] or hi >= self.sizes[d]:
-            raise RuntimeError(f"Argument #{first_arg + 2 * i}: Padding size should be less than the corresponding "
-                               f"input dimension, but got: padding ({lo}, {hi}) at dimension {d} of input "
-                               f"{list(shape_of(self))}")
-        if self.sizes[d] + lo + hi < 1:
-            raise RuntimeError(f"input (W: {self.sizes[d]}) is too small. Calculated output W: "
-                               f"{self.sizes[d] + lo + hi}")
-    return 0
-
-
-cdef int _check_replicate(TensorImpl self, tuple pads) except -1:
-    cdef int i, d
-    names = ("W", "H")
-    for i in range(len(pads)):
-        d = self.nd - 1 - i
-        out = self.sizes[d] + pads[i][0] + pads[i][1]
-        if out < 1:
-            if len(pads) == 1:
-                raise RuntimeError(f"input (W: {self.sizes[d]}) is too small. Calculated output W: {out}")
-            h, w = self.sizes[self.nd - 2], self.sizes[self.nd - 1]
-            oh = h + pads[1][0] + pads[1][1]
-            ow = w + pads[0][0] + pads[0][1]
-            raise RuntimeError(f"input (H: {h}, W: {w}) is too small. Calculated output H: {oh} W: {ow}")
-    return 0
-
-
-cdef tuple _pairs(object padding, int n, str name):
-    padding = tuple(padding)
-    if len(padding) != 2 * n:
-        raise RuntimeError(f"padding size is expected to be {2 * n}")
-    return tuple([(padding[2 * i], padding[2 * i + 1]) for i in range(n)])
-
-
 cdef int _dtypes(str op, TensorImpl self) except -1:
     reject_half(op, self)
     if self.scalar_type == ST_BOOL:
         raise NotImplementedError(f'"{op}" not implemented for \'Bool\'')
     return 0
-
-
-def check_gather_pad(TensorImpl self not None, padding, bint reflect, int spatial):
-    """reflection_pad/replication_pad's checks over `spatial` trailing dims; returns the (lo, hi)
-    pairs, last dim first (F.pad's order). Shared with the portable kernels."""
-    cdef tuple pads = _pairs(padding, spatial, "padding")
-    _check_batch_input(self, spatial)
-    if reflect:
-        _check_reflect(self, pads, 4)
-    else:
-        _check_replicate(self, pads)
-    return pads
 
 
 @float16_via_float32

@@ -11,7 +11,10 @@ from libc.math cimport sqrt
 
 from c10.scalar_type cimport ST_FLOAT32, ST_FLOAT64
 from c10.tensor_impl cimport TensorImpl
-from aten.native.cpu.nn_common cimport new_tensor, shape_of, type_name, contiguous, num_threads, np_view
+from aten.native.cpu.nn_common cimport new_tensor, contiguous, num_threads, np_view
+from aten.native.meta.messages cimport shape_of, type_name
+from aten.native.meta.norm_checks cimport dtype_check, param_dtype
+from aten.native.meta.norm_checks import check_batch_norm, check_group_norm
 from aten.native.cpu.half import float16_via_float32
 
 ctypedef fused ftype:
@@ -20,23 +23,6 @@ ctypedef fused ftype:
 
 cdef enum:
     GRAIN = 32768
-
-
-cdef int _dtype_check(str op, TensorImpl input) except -1:
-    if input.scalar_type != ST_FLOAT32 and input.scalar_type != ST_FLOAT64:
-        raise NotImplementedError(f'"{op}" not implemented for \'{type_name(input.scalar_type)}\'')
-    return 0
-
-
-cdef int _param_dtype(TensorImpl input, object param) except -1:
-    if param is None:
-        return 0
-    cdef TensorImpl p = <TensorImpl?>param
-    if p.scalar_type != input.scalar_type:
-        if input.scalar_type == ST_FLOAT32:
-            raise RuntimeError(f"mixed dtype (CPU): expect parameter to have scalar type of Float")
-        raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
-    return 0
 
 
 cdef object _param(object t):
@@ -122,9 +108,9 @@ def native_layer_norm_cpu(TensorImpl input not None, normalized_shape, weight, b
         expected = "[*" + "".join([f", {s}" for s in normalized_shape]) + "]"
         raise RuntimeError(f"Given normalized_shape={list(normalized_shape)}, expected input with shape {expected}, "
                            f"but got input of size{list(ishape)}")
-    _dtype_check("LayerNormKernelImpl", input)
-    _param_dtype(input, weight)
-    _param_dtype(input, bias)
+    dtype_check("LayerNormKernelImpl", input)
+    param_dtype(input, weight)
+    param_dtype(input, bias)
     cdef Py_ssize_t M = 1, rows = 1
     for i in range(input.nd - k, input.nd):
         M *= input.sizes[i]
@@ -208,7 +194,7 @@ cdef void _layer_norm_grad_weight(const ftype* g, const ftype* x, const ftype* m
 cdef int _check_layer_norm_grad(TensorImpl grad_out, TensorImpl input, TensorImpl mean, TensorImpl rstd,
                                 Py_ssize_t* rows, Py_ssize_t* M) except -1:
     """rows and row length from the statistics (one per row); every tensor of input's dtype."""
-    _dtype_check("LayerNormBackwardKernelImpl", input)
+    dtype_check("LayerNormBackwardKernelImpl", input)
     for t, name in ((grad_out, "grad_out"), (mean, "mean"), (rstd, "rstd")):
         if t.scalar_type != input.scalar_type:
             raise RuntimeError(f"layer_norm backward: expected {name} of dtype {type_name(input.scalar_type)}, got "
@@ -239,7 +225,7 @@ def layer_norm_backward_input_cpu(TensorImpl grad_out not None, TensorImpl input
                                   TensorImpl rstd not None, weight):
     cdef Py_ssize_t rows, M
     _check_layer_norm_grad(grad_out, input, mean, rstd, &rows, &M)
-    _param_dtype(input, weight)
+    param_dtype(input, weight)
     if weight is not None and rows and (<TensorImpl?>weight).n_elem != M:
         raise RuntimeError(f"layer_norm backward: weight has {(<TensorImpl>weight).n_elem} elements, expected {M}")
     cdef TensorImpl out = new_tensor(shape_of(input), input.scalar_type)
@@ -329,32 +315,6 @@ cdef void _batch_norm(const ftype* x, ftype* y, Py_ssize_t N, Py_ssize_t C, Py_s
             _affine(x + (n * C + c) * S, y + (n * C + c) * S, S, scale, shift)
 
 
-cdef int _check_features(str name, object t, Py_ssize_t C) except -1:
-    if t is not None and (<TensorImpl?>t).n_elem != C:
-        raise RuntimeError(f"{name} should contain {C} elements not {(<TensorImpl>t).n_elem}")
-    return 0
-
-
-def check_batch_norm(TensorImpl input not None, weight, bias, running_mean, running_var, bint training):
-    """PyTorch's native_batch_norm argument checks (the portable kernel checks through it too)."""
-    if input.nd < 2:
-        raise IndexError(f"Dimension out of range (expected to be in range of [{-max(input.nd, 1)}, "
-                         f"{max(input.nd, 1) - 1}], but got 1)")
-    cdef Py_ssize_t C = input.sizes[1]
-    for name, t in (("running_mean", running_mean), ("running_var", running_var)):
-        if t is None and not training:
-            raise RuntimeError(f"{name} must be defined in evaluation mode")
-        _check_features(name, t, C)
-    _check_features("weight", weight, C)
-    _check_features("bias", bias, C)
-    _dtype_check("batch_norm", input)
-    for t in (weight, bias, running_mean, running_var):
-        _param_dtype(input, t)
-    if input.n_elem == 0:
-        raise RuntimeError(f"input tensor must have at least one element, but got input_sizes = "
-                           f"{list(shape_of(input))}")
-
-
 @float16_via_float32
 def native_batch_norm_cpu(TensorImpl input not None, weight, bias, running_mean, running_var, bint training,
                           double momentum, double eps):
@@ -416,27 +376,6 @@ cdef void _group_norm(const ftype* x, ftype* y, Py_ssize_t N, Py_ssize_t C, Py_s
             if b != NULL:
                 shift = b[c] - mean * scale
             _affine(x + (n * C + c) * S, y + (n * C + c) * S, S, scale, shift)
-
-
-def check_group_norm(TensorImpl input not None, weight, bias, Py_ssize_t N, Py_ssize_t C, Py_ssize_t HxW,
-                     Py_ssize_t group):
-    """PyTorch's native_group_norm argument checks (the portable kernel checks through it too)."""
-    if group <= 0:
-        raise RuntimeError(f"Expected num groups to be greater than 0, got {group}")
-    if C % group != 0:
-        raise RuntimeError(f"Expected number of channels in input to be divisible by num_groups, but got input of "
-                           f"shape {list(shape_of(input))} and num_groups={group}")
-    if input.n_elem != N * C * HxW:
-        raise RuntimeError(f"Expected the input to have {N * C * HxW} elements (N={N}, C={C}, HxW={HxW}), but got "
-                           f"input of shape {list(shape_of(input))}")
-    for name, t in (("weight", weight), ("bias", bias)):
-        if t is not None and ((<TensorImpl?>t).nd != 1 or (<TensorImpl>t).n_elem != C):
-            raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of channels in input, "
-                               f"but got {name} of shape {list(shape_of(t))} and input of shape "
-                               f"{list(shape_of(input))}")
-    _dtype_check("GroupNormKernelImpl", input)
-    _param_dtype(input, weight)
-    _param_dtype(input, bias)
 
 
 @float16_via_float32

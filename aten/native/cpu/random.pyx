@@ -32,20 +32,13 @@ import warnings
 
 from c10 import layout as _layout
 from aten.native.cpu.half import float16_via_float32
-from aten.native.pointwise_meta import output_cast_error
+from aten.native.meta.errors import output_cast_error
+from aten.native.meta.messages cimport cpp_type
+from aten.native.meta.random_checks cimport check_randperm
 
 cdef double _TWO_PI = 6.283185307179586        # 2.0 * c10::pi<double>, exact doubling
 cdef int64_t _INT64_MIN = INT64_MIN
 cdef int64_t _INT64_MAX = INT64_MAX
-
-# Names PyTorch prints for a dtype in bound errors (caffe2::TypeMeta names).
-cdef dict _TYPEMETA_NAMES = {ST_UINT8: "unsigned char", ST_INT8: "signed char", ST_INT16: "short int",
-                             ST_INT32: "int", ST_INT64: "long int", ST_FLOAT16: "c10::Half",
-                             ST_FLOAT32: "float", ST_FLOAT64: "double", ST_BOOL: "bool"}
-# ... and in overflow errors (the C++ type of c10::Scalar's checked conversion).
-cdef dict _CPP_INT_NAMES = {ST_UINT8: "uint8_t", ST_INT8: "int8_t", ST_INT16: "int16_t", ST_INT32: "int",
-                            ST_INT64: "int64_t"}
-
 
 cdef str _g(double x):
     """A double as C++'s ostream prints it (PyTorch's error messages)."""
@@ -123,11 +116,6 @@ cdef TensorImpl empty_like_cpu(TensorImpl self, int st, bint preserve):
         if self.sizes[perm[i]] > 1:
             cur *= self.sizes[perm[i]]
     return empty_with_strides(self.nd, self.sizes, strides, st, None)
-
-
-def empty_like_preserving(TensorImpl self not None, DType dtype=None):
-    """empty_like(self) with preserve_format (for the dropout composite)."""
-    return empty_like_cpu(self, self.scalar_type if dtype is None else dtype.scalar_type, True)
 
 
 cdef struct Walk:
@@ -874,7 +862,7 @@ cdef int _check_bounds(int64_t from_, int64_t to_inc, int st) except -1:
     cdef double lo, hi
     cdef int digits
     cdef int64_t lim
-    cdef str name = _TYPEMETA_NAMES[st]
+    cdef str name = cpp_type(st)
     if st == ST_FLOAT32 or st == ST_FLOAT64:
         if st == ST_FLOAT32:
             lo, hi, digits = -3.4028234663852886e+38, 3.4028234663852886e+38, 24
@@ -1130,7 +1118,7 @@ def cauchy_cpu(TensorImpl self not None, double median=0, double sigma=1, genera
         raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={_g(sigma)}")
     if not is_floating(self.scalar_type):
         raise RuntimeError("Cauchy distribution is a continuous probability distribution. dtype must be a floating "
-                           f"point but you specified {_TYPEMETA_NAMES[self.scalar_type]}")
+                           f"point but you specified {cpp_type(self.scalar_type)}")
     if self.n_elem == 0:
         return self
     if not _is_float_kernel_type(self.scalar_type):
@@ -1619,23 +1607,6 @@ cdef void _k_randperm(perm_t* r, Py_ssize_t stride, int64_t n, MT19937* e) noexc
         z = <int64_t>(mt_random64(e) % <uint64_t>(i + 1))
         r[i * stride] = r[z * stride]
         r[z * stride] = <perm_t>i
-
-
-cpdef int check_randperm(int64_t n, int st) except -1:
-    """n and the result's dtype (its scalar type) as PyTorch's randperm checks them."""
-    if n < 0:
-        raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
-    if st == ST_BOOL or st == ST_FLOAT16:
-        _not_implemented("randperm", st)
-    if st == ST_FLOAT32 and n > (1 << 24) + 1:
-        raise RuntimeError("n cannot be greater than 2^24+1 for Float type.")
-    if st == ST_FLOAT64 and n > (1 << 53) + 1:
-        raise RuntimeError("n cannot be greater than 2^53+1 for Double type.")
-    if not is_floating(st):
-        lo, hi = _int_limits(st)
-        if not (lo <= (n - 1 if n > 0 else n) <= hi):
-            raise RuntimeError(f"value cannot be converted to type {_CPP_INT_NAMES[st]} without overflow")
-    return 0
 
 
 @float16_via_float32

@@ -19,7 +19,7 @@ from aten.native.cpu.reduce cimport (ReduceCtx, ReduceOps, DimSet, parse_dims, r
 from aten.native.cpu.reduce_sum cimport fsum_ops, F_SUM, F_ABS, F_SQ, F_POW, F_NZ, F_SQDEV, F_EXPDEV
 from aten.native.cpu.reduce_minmax cimport value_ops, V_MAX, V_ABSMAX, V_ABSMIN
 from aten.native.cpu.half import float16_via_float32
-from aten.native.pointwise_meta import output_shape_error
+from aten.native.meta.errors import output_shape_error
 
 
 cdef inline void _store(const ReduceCtx* ctx, Py_ssize_t o, double v) noexcept nogil:

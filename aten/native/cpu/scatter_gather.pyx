@@ -14,18 +14,14 @@ from libc.math cimport INFINITY
 from c10.scalar_type cimport (ST_BOOL, ST_UINT8, ST_INT8, ST_INT16, ST_INT32, ST_INT64, ST_FLOAT32, ST_FLOAT64,
                               is_floating)
 from c10.tensor_impl cimport TensorImpl, MAX_DIMS, empty_contiguous, make_tensor
-from aten.native.cpu.indexing_utils cimport (move_t, num_t, type_name, sizes_str, check_kernel_dtype, check_cpu,
-                                             clone_contiguous, int64_contiguous, scalar_tensor_of, bump_version, fresh,
-                                             width_of, next_pos3, next_pos2, isnan_t, flattened)
+from aten.native.cpu.indexing_utils cimport (move_t, num_t, check_kernel_dtype, check_cpu, clone_contiguous,
+                                             int64_contiguous, scalar_tensor_of, bump_version, fresh, width_of,
+                                             next_pos3, next_pos2, isnan_t, flattened)
+from aten.native.meta.messages cimport type_name, sizes_str
 from aten.native.cpu.half import float16_via_float32
-
-cdef enum:
-    R_NONE = 0      # plain write
-    R_ADD = 1
-    R_MUL = 2
-    R_MAX = 3
-    R_MIN = 4
-
+from aten.native.meta.scatter_checks cimport (R_NONE, R_ADD, R_MUL, R_MAX, R_MIN, ndim1, size1, scatter_reduce_op,
+                                             scatter_identity)
+from aten.native.meta.scatter_checks import check_gather, check_scatter
 
 cdef struct SGPlan:
     int nd
@@ -190,14 +186,6 @@ cdef int _run(int st, char* s, char* o, const int64_t* idx, const SGPlan* p, int
     return 0
 
 
-cdef inline int _ndim1(TensorImpl t):
-    return t.nd if t.nd > 0 else 1
-
-
-cdef inline Py_ssize_t _size1(TensorImpl t, int d):
-    return t.sizes[d] if t.nd > 0 else 1
-
-
 cdef Py_ssize_t _first_bad(const int64_t* p, int nd, const Py_ssize_t* sizes, const Py_ssize_t* strides,
                            Py_ssize_t n, Py_ssize_t size, int64_t* bad) noexcept nogil:
     """Scan a strided int64 tensor for a value outside [0, size); 1 (and the value) if found."""
@@ -227,7 +215,7 @@ cdef Py_ssize_t _first_bad(const int64_t* p, int nd, const Py_ssize_t* sizes, co
 cdef TensorImpl _checked_index(TensorImpl self, int dim, TensorImpl index):
     """index as int64 (int32 converted), every value checked against self.size(dim)."""
     cdef TensorImpl idx = index if index.scalar_type == ST_INT64 else int64_contiguous(index)
-    cdef Py_ssize_t size = _size1(self, dim), found
+    cdef Py_ssize_t size = size1(self, dim), found
     cdef int64_t v = 0
     with nogil:
         found = _first_bad(<int64_t*>idx.data(), idx.nd, idx.sizes, idx.strides, idx.n_elem, size, &v)
@@ -239,34 +227,14 @@ cdef TensorImpl _checked_index(TensorImpl self, int dim, TensorImpl index):
 cdef void _plan(SGPlan* p, TensorImpl self, int dim, TensorImpl idx, TensorImpl other) noexcept:
     """Iterate over idx's shape; other None: a one-element value (stride 0)."""
     cdef int d
-    p.nd = _ndim1(idx)
+    p.nd = ndim1(idx)
     p.n = idx.n_elem
     for d in range(p.nd):
-        p.sizes[d] = _size1(idx, d)
+        p.sizes[d] = size1(idx, d)
         p.ist[d] = idx.strides[d] if idx.nd > 0 else 0
         p.sst[d] = 0 if (d == dim or self.nd == 0) else self.strides[d]
         p.ost[d] = 0 if (other is None or other.nd == 0) else other.strides[d]
     p.sdim = self.strides[dim] if self.nd > 0 else 0
-
-
-cdef int _check_index_dtype(TensorImpl index, str method) except -1:
-    if index.scalar_type != ST_INT64 and index.scalar_type != ST_INT32:
-        raise RuntimeError(f"{method}(): Expected dtype int32/int64 for index")
-    return 0
-
-
-def check_gather(TensorImpl self not None, int d, TensorImpl index not None):
-    """gather's index checks (d wrapped); the CUDA kernel checks through it too."""
-    cdef int i
-    _check_index_dtype(index, "gather")
-    if index.n_elem != 0 and _ndim1(self) != _ndim1(index):
-        raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
-    if index.n_elem == 0:
-        return
-    for i in range(_ndim1(self)):
-        if i != d and _size1(index, i) > _size1(self, i):
-            raise RuntimeError(f"Size does not match at dimension {i} expected index {sizes_str(index)} to be no "
-                               f"larger than self {sizes_str(self)} apart from dimension {d}")
 
 
 @float16_via_float32
@@ -288,7 +256,7 @@ def gather_cpu(TensorImpl self not None, dim, TensorImpl index not None, sparse_
         return out
     idx = index if index.scalar_type == ST_INT64 else int64_contiguous(index)
     _plan(&p, self, d, idx, out)
-    size = _size1(self, d)
+    size = size1(self, d)
     w = width_of(self.scalar_type)
     sp = self.data()
     op = out.data()
@@ -307,48 +275,6 @@ def gather_cpu(TensorImpl self not None, dim, TensorImpl index not None, sparse_
     return out
 
 
-cdef int _scatter_shape_check(TensorImpl self, int dim, TensorImpl index, TensorImpl src) except -1:
-    cdef int nd = _ndim1(self), d
-    cdef bint wrong = False
-    if index.n_elem == 0:
-        return 0
-    if nd != _ndim1(index):
-        raise RuntimeError("Index tensor must have the same number of dimensions as self tensor")
-    for d in range(nd):
-        if d != dim and _size1(index, d) > _size1(self, d):
-            wrong = True
-            break
-    if not wrong and src is not None:
-        for d in range(nd):
-            if _size1(index, d) > _size1(src, d):
-                wrong = True
-                break
-    if src is not None:
-        if _ndim1(src) != _ndim1(index):
-            raise RuntimeError("Index tensor must have the same number of dimensions as src tensor")
-        if wrong:
-            raise RuntimeError(f"Expected index {sizes_str(index)} to be no larger than self {sizes_str(self)} apart "
-                               f"from dimension {dim} and to be no larger size than src {sizes_str(src)}")
-    elif wrong:
-        raise RuntimeError(f"Expected index {sizes_str(index)} to be no larger than self {sizes_str(self)} apart "
-                           f"from dimension {dim}")
-    return 0
-
-
-cpdef int scatter_reduce_op(object reduce, bint new_options) except -1:
-    """The reduction scatter's reduce names (scatter_reduce's five when new_options), or PyTorch's error."""
-    if new_options:
-        ops = {"sum": R_ADD, "prod": R_MUL, "mean": R_ADD, "amax": R_MAX, "amin": R_MIN}
-        if reduce not in ops:
-            raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
-        return ops[reduce]
-    if reduce == "add":
-        return R_ADD
-    if reduce == "multiply":
-        return R_MUL
-    raise RuntimeError("reduce argument must be either add or multiply.")
-
-
 cdef int _check_scatter(TensorImpl self, int d, TensorImpl index, TensorImpl src) except -1:
     check_cpu(self)
     check_cpu(index)
@@ -356,14 +282,6 @@ cdef int _check_scatter(TensorImpl self, int d, TensorImpl index, TensorImpl src
         check_cpu(src)
     check_scatter(self, d, index, src)
     return 0
-
-
-def check_scatter(TensorImpl self not None, int d, TensorImpl index not None, TensorImpl src):
-    """scatter's checks (d wrapped; src None for a value); the CUDA kernels check through it too."""
-    _check_index_dtype(index, "scatter")
-    if src is not None and self.scalar_type != src.scalar_type:
-        raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
-    _scatter_shape_check(self, d, index, src)
 
 
 cdef _scatter_into(TensorImpl self, int d, TensorImpl index, TensorImpl src, int op):
@@ -461,22 +379,6 @@ def scatter_add_cpu(TensorImpl self not None, dim, TensorImpl index not None, Te
 
 # ---------------------------------------------------------------------------------------------
 # scatter_reduce.two
-
-cpdef object scatter_identity(str reduce, int st):
-    """The value that leaves a reduction unchanged (written where include_self=False scatters)."""
-    if reduce in ("sum", "mean"):
-        return 0
-    if reduce == "prod":
-        return 1
-    if st == ST_BOOL:
-        return reduce == "amin"
-    if is_floating(st):
-        return -INFINITY if reduce == "amax" else INFINITY
-    low = {ST_UINT8: 0, ST_INT8: -(1 << 7), ST_INT16: -(1 << 15), ST_INT32: -(1 << 31), ST_INT64: -(1 << 63)}
-    high = {ST_UINT8: 255, ST_INT8: (1 << 7) - 1, ST_INT16: (1 << 15) - 1, ST_INT32: (1 << 31) - 1,
-            ST_INT64: (1 << 63) - 1}
-    return low[st] if reduce == "amax" else high[st]
-
 
 cdef void _count(int64_t* cnt, const int64_t* idx, const SGPlan* p) noexcept nogil:
     """cnt (contiguous, self's shape; p.sst are its strides) += 1 at every scattered position."""

@@ -11,9 +11,10 @@ from c10.scalar_type cimport (ST_BOOL, ST_UINT8, ST_INT8, ST_INT16, ST_INT32, ST
                               is_integral, is_floating)
 from c10.tensor_impl cimport TensorImpl, MAX_DIMS, empty_contiguous, wrap_number
 from aten.native.cpu.loops cimport cast_contiguous
-from aten.native.pointwise_meta cimport result_type
-from aten.native.cpu.indexing_utils cimport (num_t, type_name, sizes_str, check_kernel_dtype, check_cpu,
-                                             contiguous_of)
+from aten.native.meta.promotion cimport result_type
+from aten.native.cpu.indexing_utils cimport num_t, check_kernel_dtype, check_cpu, contiguous_of
+from aten.native.meta.messages cimport type_name, sizes_str
+from aten.native.meta.search_checks import check_searchsorted
 from aten.native.cpu.half import float16_via_float32
 
 
@@ -61,47 +62,6 @@ cdef void _search(const num_t* inp, const num_t* bd, const int64_t* sort, Py_ssi
             out64[i] = pos
         else:
             out32[i] = <int32_t>pos
-
-
-cdef bint _dims_match_before_last(TensorImpl bd, TensorImpl inp):
-    cdef int d
-    if bd.nd != inp.nd:
-        return False
-    for d in range(bd.nd - 1):
-        if bd.sizes[d] != inp.sizes[d]:
-            return False
-    return True
-
-
-def check_searchsorted(TensorImpl bd not None, TensorImpl self not None, right, side, TensorImpl sorter):
-    """searchsorted's checks but the sorter's values (which need the data); returns whether to
-    search from the right. Shared with the CUDA kernel."""
-    if side is not None:
-        if side != "left" and side != "right":
-            raise RuntimeError(f"torch.searchsorted(): side can only be 'left' or 'right' but got {side}")
-        if right and side != "right":
-            raise RuntimeError(f"torch.searchsorted(): side and right can't be set to opposites, got side of {side} "
-                               "while right was True")
-    if sorter is not None:
-        if sorter._sizes() != bd._sizes():
-            raise RuntimeError(f"torch.searchsorted(): boundary and sorter must have the same size, but got boundary "
-                               f"tensor {sizes_str(bd)}and got sorter tensor {sizes_str(sorter)}")
-    if not (self.nd > 0 or (self.n_elem == 1 and bd.nd == 1)):
-        raise RuntimeError("torch.searchsorted(): input value can be a scalar only when boundaries tensor dimension "
-                           f"is 1, but we got boundaries tensor dim({bd.nd}) and input value's dim({self.nd}) "
-                           f"numel({self.n_elem})")
-    if bd.nd == 0:
-        raise RuntimeError("torch.searchsorted(): boundaries tensor should have positive dimension, but got 0 "
-                           "dimension")
-    if not (bd.nd == 1 or _dims_match_before_last(bd, self)):
-        raise RuntimeError("torch.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 dimensions "
-                           "of boundaries tensor and input value tensor must match, but we got boundaries tensor "
-                           f"{sizes_str(bd)} and input value tensor {sizes_str(self)}")
-    if sorter is not None:
-        if sorter.scalar_type != ST_INT64:
-            raise RuntimeError(f"torch.searchsorted(): sorter must be a tensor of long dtype but got dtype "
-                               f"{type_name(sorter.scalar_type)}")
-    return (side == "right") if side is not None else bool(right)
 
 
 @float16_via_float32

@@ -14,11 +14,12 @@ from c10.tensor_impl cimport (TensorImpl, MAX_DIMS, empty_contiguous, empty_with
 from aten.native.cpu.loop_types cimport loop_fn
 from aten.native.cpu.loops cimport run_loop
 from aten.native.cpu._gen_cast cimport cast_loop
-from aten.native.cpu.views cimport (wrap_dim, alias_with, narrow_view, dense_strides_like, contiguous_strides,
-                                    format_strides)
-from aten.native.pointwise_meta cimport result_type
+from aten.native.meta.views cimport (wrap_dim, alias_with, narrow_view, dense_strides_like, contiguous_strides,
+                                     format_strides)
+from aten.native.meta.promotion cimport result_type
 
-from aten.native.pointwise_meta import check_fits
+from aten.native.meta.scalar_range import check_fits
+from aten.native.meta.errors import device_mismatch_error
 
 
 # -- element copies -----------------------------------------------------------------------------
@@ -83,8 +84,7 @@ cdef int copy_elements(TensorImpl dst, TensorImpl src) except -1:
     cdef int nd = dst.nd, lead, i, j, k, tmp
     cdef bint identity = True
     if src.device_type != 0 or dst.device_type != 0:
-        raise RuntimeError(f"Expected all tensors to be on the same device, but found at least two devices, "
-                           f"{dst.device_obj} and {src.device_obj}!")
+        raise device_mismatch_error(dst.device_obj, src.device_obj)
     if src.scalar_type != dst.scalar_type:
         fn = cast_loop(src.scalar_type, dst.scalar_type)
     elif dst.itemsize == 1:
@@ -458,8 +458,7 @@ def cat_cpu(tensors, Py_ssize_t dim=0):
         if t.nd == 0:
             raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
         if t.device_type != 0:
-            raise RuntimeError(f"Expected all tensors to be on the same device, but found at least two devices, "
-                               f"cpu and {t.device_obj}!")
+            raise device_mismatch_error("cpu", t.device_obj)
         channels_last = channels_last and _strides_like_channels_last(t)
         if valid < 0 and not (t.nd == 1 and t.n_elem == 0):
             valid = i

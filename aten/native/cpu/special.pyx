@@ -20,7 +20,7 @@ from c10.scalar_type cimport (ST_BOOL, ST_FLOAT16, ST_FLOAT32, ST_FLOAT64, ST_IN
                               default_float_type)
 from c10.tensor_impl cimport TensorImpl
 from aten.native.cpu.loops cimport pointwise, cast_contiguous
-from aten.native.pointwise_meta cimport result_type
+from aten.native.meta.promotion cimport result_type
 from aten.native.cpu.half import float16_via_float32
 
 cdef double _PI = 3.14159265358979323846

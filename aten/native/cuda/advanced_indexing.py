@@ -14,10 +14,13 @@ from typing import Any
 
 import numpy as np
 
-from aten.native.cpu.scatter_gather import check_gather, check_scatter, scatter_identity, scatter_reduce_op
-from aten.native.cpu.views import as_strided
-from aten.native.cuda.copy import contiguous_cuda, copy_cuda
-from aten.native.cuda.pointwise import grid_for, kernel_function, to_device
+from aten.native.cuda.copy import copy_cuda
+from aten.native.cuda.runtime.compiler import kernel_function
+from aten.native.cuda.runtime.launch import grid_for
+from aten.native.cuda.runtime.transfer import contiguous_cuda, to_device
+from aten.native.meta.errors import device_mismatch_error
+from aten.native.meta.scatter_checks import check_gather, check_scatter, scatter_identity, scatter_reduce_op
+from aten.native.meta.views import as_strided
 from c10 import cuda as c10_cuda
 from c10 import scalar_type, tensor_impl
 
@@ -242,8 +245,7 @@ def index_put__cuda(self: Any, indices: Any, values: Any, accumulate: bool = Fal
     if not indices:
         raise IndexError("at least one index must be provided")
     if not values.is_cuda and values.dim() != 0:
-        raise RuntimeError("Expected all tensors to be on the same device, but found at least two devices, "
-                           f"{self.device} and cpu!")
+        raise device_mismatch_error(self.device, "cpu")
     plan, dims = _indexing_plan(self, indices)
     if self.dtype is not values.dtype:
         raise RuntimeError("Index put requires the source and destination dtypes match, got "

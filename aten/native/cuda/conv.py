@@ -9,12 +9,15 @@ from typing import Any
 
 import numpy as np
 
-from aten.native.cpu.conv import convolution_params
-from aten.native.cpu.pool import adaptive_avg_pool2d_geometry, avg_pool2d_geometry, max_pool2d_geometry
-from aten.native.cpu.views import as_strided
-from aten.native.cuda.copy import contiguous_cuda, copy_cuda
+from aten.native.cuda.copy import copy_cuda
+from aten.native.cuda.half import float16_via_float32
 from aten.native.cuda.linalg import _same_device, gemm
-from aten.native.cuda.pointwise import float16_via_float32, grid_for, kernel_function
+from aten.native.cuda.runtime.compiler import kernel_function
+from aten.native.cuda.runtime.launch import grid_for
+from aten.native.cuda.runtime.transfer import contiguous_cuda
+from aten.native.meta.conv_geometry import convolution_params
+from aten.native.meta.pool_geometry import adaptive_avg_pool2d_geometry, avg_pool2d_geometry, max_pool2d_geometry
+from aten.native.meta.views import as_strided
 from c10 import scalar_type, tensor_impl
 
 _INT64 = scalar_type.dtype_from_name("int64")

@@ -3,13 +3,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from aten.native.meta.tensor_options import check_tensor_options, empty_strided_on
 from c10 import scalar_type, tensor_impl
 from c10.device import canonical
 
 
 def empty_cuda(size: Any, dtype: Any = None, layout: Any = None, device: Any = None, pin_memory: Any = None,
                memory_format: Any = None) -> Any:
-    from aten.native.cpu.empty import check_tensor_options
     check_tensor_options(layout, None, memory_format)
     dt = scalar_type.get_default_dtype() if dtype is None else dtype
     return tensor_impl.empty(tuple(size), dt, canonical(device if device is not None else "cuda"))
@@ -17,6 +17,5 @@ def empty_cuda(size: Any, dtype: Any = None, layout: Any = None, device: Any = N
 
 def empty_strided_cuda(size: Any, stride: Any, dtype: Any = None, layout: Any = None, device: Any = None,
                        pin_memory: Any = None) -> Any:
-    from aten.native.cpu.factories import empty_strided_on
     return empty_strided_on(canonical(device if device is not None else "cuda"), size, stride, dtype, layout,
                             pin_memory)

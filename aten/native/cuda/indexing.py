@@ -8,10 +8,12 @@ from typing import Any
 
 import numpy as np
 
-from aten.native.cuda.copy import contiguous_cuda, copy_cuda, strided_copy
+from aten.native.cuda.copy import copy_cuda
 from aten.native.cuda.linalg import _same_device
-from aten.native.cuda.pointwise import grid_for, kernel_function, to_device
-from aten.native.pointwise_meta import result_type_of
+from aten.native.cuda.runtime.compiler import kernel_function
+from aten.native.cuda.runtime.launch import grid_for
+from aten.native.cuda.runtime.transfer import contiguous_cuda, strided_copy, to_device
+from aten.native.meta.promotion import result_type_of
 from c10 import cuda as c10_cuda
 from c10 import scalar_type, tensor_impl
 

@@ -7,7 +7,9 @@ from typing import Any
 
 import numpy as np
 
-from aten.native.cuda.pointwise import float16_via_float32, kernel_function
+from aten.native.cuda.half import float16_via_float32
+from aten.native.cuda.runtime.compiler import kernel_function
+from aten.native.meta.errors import device_mismatch_error
 from c10 import tensor_impl
 
 _TILE = 128        # gemm.cu's BM and BN
@@ -20,8 +22,7 @@ def _same_device(*tensors: Any) -> None:
     devices = {str(t.device) for t in tensors}
     if len(devices) > 1:
         first, second = sorted(devices, key=lambda d: d != str(tensors[0].device))[:2]
-        raise RuntimeError(f"Expected all tensors to be on the same device, but found at least two devices, {first} "
-                           f"and {second}!")
+        raise device_mismatch_error(first, second)
 
 
 def gemm(a: Any, b: Any, batch: int, alpha: Any = 1, beta: Any = 0, bias: Any = None, out: Any = None) -> Any:

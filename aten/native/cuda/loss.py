@@ -7,9 +7,10 @@ from typing import Any
 
 import numpy as np
 
-from aten.native.cuda.copy import contiguous_cuda
+from aten.native.cuda.half import float16_via_float32
 from aten.native.cuda.linalg import _same_device
-from aten.native.cuda.pointwise import float16_via_float32, kernel_function, to_device
+from aten.native.cuda.runtime.compiler import kernel_function
+from aten.native.cuda.runtime.transfer import contiguous_cuda, to_device
 from c10 import cuda as c10_cuda
 from c10 import scalar_type, tensor_impl
 

@@ -6,9 +6,10 @@ from typing import Any
 
 import numpy as np
 
-from aten.native.cuda.copy import contiguous_cuda
+from aten.native.cuda.half import float16_via_float32
 from aten.native.cuda.linalg import _same_device
-from aten.native.cuda.pointwise import float16_via_float32, kernel_function
+from aten.native.cuda.runtime.compiler import kernel_function
+from aten.native.cuda.runtime.transfer import contiguous_cuda
 from c10 import tensor_impl
 
 _THREADS = 256

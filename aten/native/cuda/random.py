@@ -9,7 +9,8 @@ from typing import Any
 import numpy as np
 
 from aten.native.cuda.copy import copy_cuda
-from aten.native.cuda.pointwise import grid_for, kernel_function
+from aten.native.cuda.runtime.compiler import kernel_function
+from aten.native.cuda.runtime.launch import grid_for
 from c10 import scalar_type, tensor_impl
 from c10.generator import default_cuda_generator
 

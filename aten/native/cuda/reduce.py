@@ -7,10 +7,12 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from aten.native.cuda.copy import contiguous_cuda, copy_cuda
-from aten.native.cuda.pointwise import float16_via_float32, kernel_function, to_device
+from aten.native.cuda.copy import copy_cuda
+from aten.native.cuda.half import float16_via_float32
+from aten.native.cuda.runtime.compiler import kernel_function
+from aten.native.cuda.runtime.transfer import contiguous_cuda, to_device
 from aten.native.cuda.sort import ORDERED_TYPES
-from aten.native.type_names import CPP_TYPE_NAMES
+from aten.native.meta.dtype_names import CPP_TYPE_NAMES
 from c10 import scalar_type, tensor_impl
 
 _THREADS = 256

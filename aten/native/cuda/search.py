@@ -7,10 +7,12 @@ from typing import Any
 
 import numpy as np
 
-from aten.native.cpu.search import check_searchsorted
-from aten.native.cuda.copy import contiguous_cuda
-from aten.native.cuda.pointwise import float16_via_float32, grid_for, kernel_function, to_device
-from aten.native.pointwise_meta import result_type_of
+from aten.native.cuda.half import float16_via_float32
+from aten.native.cuda.runtime.compiler import kernel_function
+from aten.native.cuda.runtime.launch import grid_for
+from aten.native.cuda.runtime.transfer import contiguous_cuda, to_device
+from aten.native.meta.promotion import result_type_of
+from aten.native.meta.search_checks import check_searchsorted
 from c10 import cuda as c10_cuda
 from c10 import scalar_type, tensor_impl
 

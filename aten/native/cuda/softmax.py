@@ -7,8 +7,9 @@ from typing import Any
 
 import numpy as np
 
-from aten.native.cuda.copy import contiguous_cuda, strided_copy
-from aten.native.cuda.pointwise import float16_via_float32, kernel_function
+from aten.native.cuda.half import float16_via_float32
+from aten.native.cuda.runtime.compiler import kernel_function
+from aten.native.cuda.runtime.transfer import contiguous_cuda, strided_copy
 from c10 import tensor_impl
 
 _THREADS = 256

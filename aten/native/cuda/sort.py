@@ -8,8 +8,9 @@ from typing import Any
 
 import numpy as np
 
-from aten.native.cuda.copy import strided_copy
-from aten.native.cuda.pointwise import float16_via_float32, kernel_function
+from aten.native.cuda.half import float16_via_float32
+from aten.native.cuda.runtime.compiler import kernel_function
+from aten.native.cuda.runtime.transfer import strided_copy
 from c10 import scalar_type, tensor_impl
 
 _INT64 = scalar_type.dtype_from_name("int64")

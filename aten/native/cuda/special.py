@@ -7,9 +7,13 @@ from typing import Any
 
 import numpy as np
 
-from aten.native.cuda.copy import contiguous_cuda
-from aten.native.cuda.pointwise import float16_via_float32, grid_for, kernel_function, to_device
-from aten.native.pointwise_meta import broadcast_shapes, result_type_of
+from aten.native.cuda.half import float16_via_float32
+from aten.native.cuda.runtime.compiler import kernel_function
+from aten.native.cuda.runtime.launch import grid_for
+from aten.native.cuda.runtime.transfer import contiguous_cuda, to_device
+from aten.native.meta.broadcast import broadcast_shapes
+from aten.native.meta.errors import device_mismatch_error
+from aten.native.meta.promotion import result_type_of
 from c10 import scalar_type, tensor_impl
 
 _INT64 = scalar_type.dtype_from_name("int64")
@@ -52,8 +56,7 @@ def _integer_binary(name: str, self: Any, other: Any) -> Any:
         raise NotImplementedError(f'"{name}_cuda" not implemented for \'{dtype.type_name}\'')
     for t in (self, other):
         if not t.is_cuda and t.dim() != 0:
-            raise RuntimeError(f"Expected all tensors to be on the same device, but found at least two devices, "
-                               f"cuda:0 and {t.device}!")
+            raise device_mismatch_error("cuda:0", t.device)
     shape = broadcast_shapes(self, other)
     a, b = (contiguous_cuda(to_device(t, _INT64).expand(shape)) for t in (self, other))
     out = tensor_impl.empty(shape, _INT64, a.device)

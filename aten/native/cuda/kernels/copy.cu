@@ -1,4 +1,4 @@
-// Strided copies on the device (handwritten; aten/native/cuda/copy.py): element i of a shape is
+// Strided copies on the device (handwritten; aten/native/cuda/runtime/transfer.py): element i of a shape is
 // read at its source offset and written at its destination offset, both from element strides, so
 // one kernel per element size serves clone/contiguous of any view and copy_ into any view.
 // meta (device array): nd, sizes[nd], dst_strides[nd], src_strides[nd].

@@ -1,9 +1,9 @@
-"""aten::resize_ on CPU and CUDA: new sizes with contiguous strides, growing the storage when needed
+"""aten::resize_ on every backend: new sizes with contiguous strides, growing the storage when needed
 (Storage.grow: a new host block, or a new block from the CUDA caching allocator)."""
 from libc.stdint cimport uint64_t
 from c10.dispatch_key cimport DK_AUTOGRAD_CPU, DK_AUTOGRAD_CUDA
 from c10.tensor_impl cimport TensorImpl, MAX_DIMS, sizes_from_sequence
-from aten.native.cpu.empty import check_tensor_options
+from aten.native.meta.tensor_options import check_tensor_options
 
 
 def resize_tensor_(TensorImpl self not None, size, memory_format=None):

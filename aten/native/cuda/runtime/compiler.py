@@ -1,0 +1,54 @@
+"""The .cu sources compiled once per process (nvcc's results cached on disk by c10.cuda), their
+kernels looked up once, and kept in PyCUDA's prepared form for the launches that pack their own
+arguments. Sources are named relative to aten/native/cuda (generated `_gen_*.cu` beside the
+launchers, handwritten ones under kernels/)."""
+from __future__ import annotations
+
+import os
+import threading
+from typing import Any
+
+from c10 import cuda as c10_cuda
+
+CUDA_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+KERNELS_DIR = os.path.join(CUDA_DIR, "kernels")
+
+_modules: dict[str, Any] = {}
+_functions: dict[tuple[str, str], Any] = {}
+_compiling = threading.RLock()      # one compile at a time: nvcc takes every core anyway
+
+
+def compiled_module(source: str) -> Any:
+    """The compiled module of a .cu file (compiled once per process, whichever threads ask at once)."""
+    found = _modules.get(source)
+    if found is None:
+        with _compiling:
+            found = _modules.get(source)
+            if found is None:
+                if not source.endswith(".cu"):
+                    raise ValueError(f"CUDA sources are .cu files under {CUDA_DIR}, got {source!r}")
+                with open(os.path.join(CUDA_DIR, source)) as f:
+                    text = f.read()
+                found = _modules[source] = c10_cuda.source_module(text, include_dirs=[KERNELS_DIR])
+    return found
+
+
+def kernel_function(source: str, name: str) -> Any:
+    """A kernel of a compiled module, looked up in the module once per process."""
+    found = _functions.get((source, name))
+    if found is None:
+        with _compiling:
+            found = _functions.get((source, name))
+            if found is None:
+                found = _functions[(source, name)] = compiled_module(source).get_function(name)
+    c10_cuda.lazy_init()                # this thread's context current before the launch
+    return found
+
+
+def prepared_kernel(source: str, name: str, arg_format: str) -> Any:
+    """A kernel in PyCUDA's prepared form (arguments packed by one struct format, the launch's
+    fast path); prepare() keeps the format on the function, so it is prepared once per process."""
+    found = kernel_function(source, name)
+    if getattr(found, "arg_format", None) is None:
+        found.prepare(arg_format)
+    return found

@@ -1,0 +1,85 @@
+"""Data movement on the device that every CUDA kernel builds on: a strided copy between any two
+views (kernels/copy.cu), a contiguous copy, a dtype conversion or an upload from the host
+(kernels/cast.cu), and a fill with one value (kernels/fill.cu)."""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from aten.native.cuda.runtime.compiler import kernel_function
+from aten.native.cuda.runtime.launch import byte_extent, device_meta, grid_for
+from c10 import cuda as c10_cuda
+from c10 import tensor_impl
+from c10.device import canonical
+
+
+def strided_copy(dst: Any, src: Any) -> None:
+    """dst[...] = src[...] element by element for two CUDA views of one shape and dtype. Views of
+    the same memory: the same view is nothing to do; contiguous ones overlapping in part are
+    PyTorch's error; other overlapping ones go through a temporary copy of src."""
+    n = dst.numel()
+    if n == 0:
+        return
+    state = c10_cuda.lazy_init()
+    (d0, d1), (s0, s1) = byte_extent(dst), byte_extent(src)
+    if d0 <= s1 and s0 <= d1:
+        if d0 == s0 and dst.stride() == src.stride():
+            return
+        if dst.is_contiguous() and src.is_contiguous():
+            raise RuntimeError("unsupported operation: some elements of the input tensor and the written-to tensor "
+                               "refer to a single memory location. Please clone() the tensor before performing "
+                               "the operation.")
+        temp = tensor_impl.empty(tuple(src.shape), src.dtype, src.device)
+        strided_copy(temp, src)
+        src = temp
+    if dst.is_contiguous() and src.is_contiguous():
+        state["drv"].memcpy_dtod(dst.data_ptr(), src.data_ptr(), n * dst.element_size())
+        return
+    shape = tuple(dst.shape)
+    meta = device_meta([len(shape), *shape, *dst.stride(), *src.stride()])
+    fn = kernel_function("kernels/copy.cu", f"strided_copy_{dst.element_size()}")
+    grid, block = grid_for(n)
+    fn(np.int64(n), meta, np.uintp(dst.data_ptr()), np.uintp(src.data_ptr()), grid=grid, block=block)
+
+
+def contiguous_cuda(t: Any) -> Any:
+    """t itself when contiguous, else a contiguous copy."""
+    if t.is_contiguous():
+        return t
+    out = tensor_impl.empty(tuple(t.shape), t.dtype, t.device)
+    strided_copy(out, t)
+    return out
+
+
+def to_device(t: Any, dtype: Any) -> Any:
+    """t on the GPU as dtype: a CPU tensor is uploaded, another dtype converted there."""
+    if t.is_cuda and t.dtype is dtype:
+        return t
+    if not t.is_cuda:
+        host = np.ascontiguousarray(t._numpy_view().astype(dtype.numpy_dtype))
+        out = tensor_impl.empty(t._sizes(), dtype, canonical("cuda"))
+        c10_cuda.lazy_init()["drv"].memcpy_htod(out.data_ptr(), host)
+        return out
+    out = tensor_impl.empty(t._sizes(), dtype, t.device)
+    t = contiguous_cuda(t)
+    grid, block = grid_for(t.numel())
+    kernel_function("kernels/cast.cu", f"cast_{t.dtype.name}_to_{dtype.name}")(
+        np.int64(t.numel()), np.uintp(out.data_ptr()), np.uintp(t.data_ptr()), grid=grid, block=block)
+    return out
+
+
+def fill_contiguous(t: Any, value: Any) -> None:
+    """Every element of a contiguous CUDA tensor set to value (a Python number)."""
+    name = t.dtype.name
+    # PyCUDA packs neither numpy bools nor halves: bool goes as a byte, float16 as a float
+    arg: Any
+    if name == "float16":
+        arg = np.float32(value)
+    elif name == "bool":
+        arg = np.uint8(bool(value))
+    else:
+        arg = t.dtype.numpy_dtype.type(value)
+    n = t.numel()
+    grid, block = grid_for(n)
+    kernel_function("kernels/fill.cu", f"fill_{name}")(np.int64(n), np.uintp(t.data_ptr()), arg, grid=grid, block=block)

@@ -1,0 +1,1 @@
+cdef str spatial_text(tuple s, str sep=*)

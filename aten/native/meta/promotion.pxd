@@ -1,0 +1,1 @@
+cdef int result_type(tuple inputs) except -2

@@ -1,0 +1,2 @@
+cdef int check_scalar_fits(object value, int st) except -1
+cdef int store_scalar(char* slot, int scalar_type, object value, str arg_name) except -1

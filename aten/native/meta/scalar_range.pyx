@@ -1,0 +1,88 @@
+"""Python numbers converted to a dtype: range checks with PyTorch's overflow errors, and the
+typed store of a scalar argument into a kernel's 8-byte slot."""
+from libc.math cimport isinf, isnan
+from libc.stdint cimport uint8_t, int8_t, int16_t, int32_t, int64_t
+from c10.scalar_type cimport (is_integral, dtype_of, ST_BOOL, ST_UINT8, ST_INT8, ST_INT16, ST_INT32, ST_INT64,
+                              ST_FLOAT16, ST_FLOAT32, ST_FLOAT64)
+from c10.tensor_impl cimport TensorImpl
+
+
+# PyTorch's checked_convert names (c10/util/TypeCast.h) and ranges; unsigned types also take
+# negative values down to -max, which wrap as two's complement (c10::overflows).
+_C_NAMES = {ST_UINT8: "uint8_t", ST_INT8: "int8_t", ST_INT16: "int16_t", ST_INT32: "int", ST_INT64: "int64_t",
+            ST_FLOAT16: "c10::Half", ST_FLOAT32: "float", ST_FLOAT64: "double"}
+cdef int64_t _LOW[ST_INT64 + 1]
+cdef int64_t _HIGH[ST_INT64 + 1]
+_LOW[:] = [-255, -128, -(1 << 15), -(1 << 31), -(1 << 63)]
+_HIGH[:] = [255, 127, (1 << 15) - 1, (1 << 31) - 1, (1 << 63) - 1]
+cdef double _FLOAT32_MAX = 3.4028234663852886e38
+cdef double _FLOAT16_MAX = 65504.0
+
+
+cdef int check_scalar_fits(object value, int st) except -1:
+    """RuntimeError when a Python number does not fit the dtype it is converted to."""
+    cdef int64_t v
+    cdef double f, limit
+    if st == ST_BOOL or isinstance(value, bool):
+        return 0
+    if is_integral(st, False):
+        if isinstance(value, float):
+            f = value
+            if isnan(f) or isinf(f):  # converted as C does, like PyTorch
+                return 0
+            value = int(f)
+        try:
+            v = value
+        except OverflowError:
+            v = _HIGH[ST_INT64] if value > 0 else _LOW[ST_INT64]
+            if st == ST_INT64:
+                raise RuntimeError(f"value cannot be converted to type {_C_NAMES[st]} without overflow") from None
+        if v < _LOW[st] or v > _HIGH[st]:
+            raise RuntimeError(f"value cannot be converted to type {_C_NAMES[st]} without overflow")
+    elif st == ST_FLOAT32 or st == ST_FLOAT16:
+        f = value
+        limit = _FLOAT32_MAX if st == ST_FLOAT32 else _FLOAT16_MAX
+        if not isnan(f) and not isinf(f) and (f > limit or f < -limit):
+            raise RuntimeError(f"value cannot be converted to type {_C_NAMES[st]} without overflow")
+    return 0
+
+
+def check_fits(object value, dt):
+    """Python access to check_scalar_fits: value must be representable in dtype dt."""
+    check_scalar_fits(value, dt.scalar_type)
+
+
+cdef int store_scalar(char* slot, int st, object value, str arg_name) except -1:
+    """Convert a Python scalar argument to the compute dtype, into an 8-byte slot."""
+    if isinstance(value, TensorImpl):
+        raise TypeError(f"argument {arg_name} must be a Number, not Tensor")
+    if not isinstance(value, (bool, int, float)):
+        raise TypeError(f"argument {arg_name} must be a Number, not {type(value).__name__}")
+    if is_integral(st, True) and isinstance(value, float):
+        raise RuntimeError(f"For integral input tensors, argument {arg_name} must not be a floating point number.")
+    if isinstance(value, bool) and st != ST_BOOL and arg_name == "alpha":
+        raise RuntimeError("Boolean alpha only supported for Boolean results.")
+    check_scalar_fits(value, st)
+    try:
+        if st == ST_BOOL:
+            (<uint8_t*>slot)[0] = 1 if value else 0
+        elif st == ST_UINT8:
+            (<uint8_t*>slot)[0] = <uint8_t>(<int64_t>value)
+        elif st == ST_INT8:
+            (<int8_t*>slot)[0] = <int8_t>(<int64_t>value)
+        elif st == ST_INT16:
+            (<int16_t*>slot)[0] = <int16_t>(<int64_t>value)
+        elif st == ST_INT32:
+            (<int32_t*>slot)[0] = <int32_t>(<int64_t>value)
+        elif st == ST_INT64:
+            (<int64_t*>slot)[0] = <int64_t>value
+        elif st == ST_FLOAT32 or st == ST_FLOAT16:
+            # float16 loops compute in float (their opmath), so their scalars are floats.
+            (<float*>slot)[0] = <float>(<double>value)
+        elif st == ST_FLOAT64:
+            (<double*>slot)[0] = <double>value
+        else:
+            raise RuntimeError(f"scalar argument {arg_name}: unsupported dtype {dtype_of(st)!r}")
+    except OverflowError:
+        raise RuntimeError(f"value cannot be converted to type {dtype_of(st).name} without overflow: {value}") from None
+    return 0

@@ -1,5 +1,0 @@
-from c10.tensor_impl cimport TensorImpl, MAX_DIMS
-
-cdef int result_type(tuple inputs) except -2
-cdef int broadcast_shape(tuple inputs, Py_ssize_t* out_sizes) except -1
-cdef int store_scalar(char* slot, int scalar_type, object value, str arg_name) except -1
