@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from architecture.config import Boundaries
 from architecture.findings import NOTE, Finding
-from architecture.graph import Graph, coupling, cycle_in, strongly_connected
+from architecture.graph import Edge, Graph, coupling, cycle_in, strongly_connected
 
 EDIT_BOUNDARIES = "or, if the design changed, say so in architecture/boundaries.yaml and run `python -m architecture report`"
 
@@ -94,6 +94,74 @@ def cycles(g: Graph, b: Boundaries) -> list[Finding]:
     return out
 
 
+def file_cycles(g: Graph, b: Boundaries) -> list[Finding]:
+    """Files of one module importing each other, directly or through others, at import or at call time
+    (a lazy import hides a cycle from the interpreter, not from a reader). Cycles listed under
+    `file_cycles:` in boundaries.yaml, each with its reason, are allowed."""
+    succ: dict[str, set[str]] = {}
+    where: dict[tuple[str, str], Edge] = {}
+    for e in g.edges:
+        if e.external or e.stdlib or not e.runtime or e.source == e.target or e.source_unit != e.target_unit:
+            continue
+        succ.setdefault(e.source, set()).add(e.target)
+        where.setdefault((e.source, e.target), e)
+    out = []
+    used: set[int] = set()
+    for comp in strongly_connected(sorted(succ), succ):
+        allowed = next((a for a in b.file_cycles if a.files >= set(comp)), None)
+        if allowed is not None:
+            used.add(allowed.line)
+            continue
+        ring = cycle_in(comp, succ)
+        steps = [where[(a, c)] for a, c in zip(ring, ring[1:])]
+        detail = "; ".join(f"{s.source} -> {s.target} at {s.location} ({s.scope})" for s in steps)
+        out.append(Finding(
+            "cycles", "file-cycle",
+            f"import cycle between files of module {steps[0].source_unit}: {' -> '.join(ring)} ({detail})",
+            "move what both files need into a third file that imports neither, or, if the cycle is "
+            f"deliberate, list its files with a reason under `file_cycles:` in {b.path}",
+            steps[0].path, steps[0].line, extra={"files": comp, "cycle": ring}))
+    for a in b.file_cycles:
+        if a.line not in used:
+            out.append(Finding("cycles", "stale-file-cycle", f"the file cycle listed at {b.path}:{a.line} "
+                               f"({', '.join(sorted(a.files))}) no longer exists", "remove the entry",
+                               b.path, a.line, severity=NOTE))
+    return out
+
+
+def file_sizes(g: Graph, b: Boundaries) -> list[Finding]:
+    """Handwritten source files over the line budget: a note, then an error unless listed with a reason."""
+    budget = b.file_size
+    allowed = dict(budget.allowed)
+    generated = tuple(d.rstrip("/") + "/" for d in b.generated_dirs)
+    out = []
+    for f in g.files:
+        if f.rel.startswith(generated) or f.path.name.startswith("_gen_"):   # generated: rewritten by each build
+            continue
+        with open(f.path, "rb") as fh:
+            n = sum(1 for _ in fh)
+        listed = allowed.pop(f.rel, None)
+        if listed is not None and n <= budget.error_above:
+            out.append(Finding("coupling", "stale-file-size", f"{f.rel} is listed under file_size.allowed but has "
+                               f"{n} lines, within the budget of {budget.error_above}", "remove the entry",
+                               b.path, budget.line, severity=NOTE))
+        if n > budget.error_above and listed is None:
+            out.append(Finding(
+                "coupling", "file-size", f"{f.rel} has {n} lines, over the budget of {budget.error_above}",
+                f"split it by concept into files whose names say what they hold, or list it with a reason "
+                f"under file_size.allowed in {b.path}", f.rel, 1, extra={"lines": n}))
+        elif n > budget.note_above:
+            why = f" (listed: {listed})" if listed else ""
+            out.append(Finding("coupling", "file-size", f"{f.rel} has {n} lines, over the "
+                               f"{budget.note_above} a file should stay under{why}",
+                               "split it by concept when you next change it", f.rel, 1, severity=NOTE,
+                               extra={"lines": n}))
+    for rel in allowed:
+        out.append(Finding("coupling", "stale-file-size", f"{rel} is listed under file_size.allowed but does "
+                           "not exist", "remove the entry", b.path, budget.line, severity=NOTE))
+    return out
+
+
 def coupling_budget(g: Graph, b: Boundaries) -> list[Finding]:
     out = []
     for name, c in sorted(coupling(g, b).items()):
@@ -158,7 +226,8 @@ def unresolved_notes(g: Graph) -> list[Finding]:
 
 
 def all_boundary_checks(g: Graph, b: Boundaries) -> list[Finding]:
-    found = declarations(g, b) + layers(g, b) + cycles(g, b) + coupling_budget(g, b)
+    found = declarations(g, b) + layers(g, b) + cycles(g, b) + file_cycles(g, b) + coupling_budget(g, b)
+    found += file_sizes(g, b)
     found += build_only(g, b) + third_party(g, b) + unresolved_notes(g)
     return found
 

@@ -25,7 +25,7 @@ from typing import Any, NoReturn
 
 from architecture.findings import CHECK_BITS, COULD_NOT_RUN, ERROR, NOTE, Finding, exit_status
 
-QUIET_NOTES = {"dynamic-import"}   # listed only with -v: they are known and rendered in the map
+QUIET_NOTES = {"dynamic-import", "file-size"}   # listed only with -v: known, and rendered in the map
 
 
 class _Parser(argparse.ArgumentParser):

@@ -50,6 +50,24 @@ class Module:
         return dotted == self.name or dotted.startswith(self.name + ".")
 
 
+@dataclass(frozen=True)
+class FileSize:
+    """The line budget of a handwritten source file: a note above `note_above`, an error above
+    `error_above` unless `allowed` lists the file (repository-relative path -> reason)."""
+    note_above: int = 400
+    error_above: int = 800
+    allowed: tuple[tuple[str, str], ...] = ()
+    line: int = 1
+
+
+@dataclass(frozen=True)
+class AllowedCycle:
+    """A file-level import cycle inside one module that is there on purpose."""
+    files: frozenset[str]       # dotted file modules; a cycle among a subset of them is allowed
+    reason: str
+    line: int
+
+
 @dataclass
 class Boundaries:
     path: str
@@ -62,6 +80,8 @@ class Boundaries:
     independent: list[tuple[tuple[str, ...], int]]
     checklist: tuple[str, ...]
     line_of: dict[str, int] = field(default_factory=dict)
+    file_size: FileSize = field(default_factory=lambda: FileSize())
+    file_cycles: tuple[AllowedCycle, ...] = ()
 
     def module_of(self, dotted: str) -> Module | None:
         """The most specific declared module holding `dotted` (None outside the project)."""
@@ -90,9 +110,9 @@ def _lines(node: yaml.Node) -> dict[str, int]:
             if key.value in ("modules", "layers") and isinstance(value, yaml.MappingNode):
                 for k, _ in value.value:
                     out[f"{key.value}.{k.value}"] = k.start_mark.line + 1
-            if key.value == "independent" and isinstance(value, yaml.SequenceNode):
+            if key.value in ("independent", "file_cycles") and isinstance(value, yaml.SequenceNode):
                 for i, item in enumerate(value.value):
-                    out[f"independent.{i}"] = item.start_mark.line + 1
+                    out[f"{key.value}.{i}"] = item.start_mark.line + 1
     return out
 
 
@@ -179,13 +199,48 @@ def load(root: Path, rel: str = BOUNDARIES) -> Boundaries:
             if name not in modules:
                 raise err(f"independent.{i}", f"independent: {name!r} is not a module")
         independent.append((tuple(group), lines.get(f"independent.{i}", 1)))
+    file_size = _file_size(raw.get("file_size"), lines.get("file_size", 1), err)
+    file_cycles = _file_cycles(raw.get("file_cycles"), lines, err)
 
     return Boundaries(
         path=rel, roots=tuple(raw.get("roots") or ()), generated_dirs=tuple(raw.get("generated") or ()),
         layers=layers, modules=modules,
         build_only_third_party=tuple(raw.get("build_only_third_party") or ()),
         everywhere_third_party=tuple(raw.get("third_party_everywhere") or ()),
-        independent=independent, checklist=tuple(raw.get("refactor_checklist") or ()), line_of=lines)
+        independent=independent, checklist=tuple(raw.get("refactor_checklist") or ()), line_of=lines,
+        file_size=file_size, file_cycles=file_cycles)
+
+
+def _reason(value: Any) -> str:
+    return " ".join(str(value or "").split())
+
+
+def _file_size(raw: Any, line: int, err: Any) -> FileSize:
+    if raw is None:
+        return FileSize(line=line)
+    if not isinstance(raw, dict) or set(raw) - {"note_above", "error_above", "allowed"}:
+        raise err("file_size", f"file_size: expected note_above, error_above and allowed, got {raw!r}")
+    note, error = raw.get("note_above", 400), raw.get("error_above", 800)
+    if not all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in (note, error)) or note > error:
+        raise err("file_size", f"file_size: note_above and error_above must be positive, note <= error; "
+                                f"got {note!r}, {error!r}")
+    allowed = raw.get("allowed") or {}
+    if not isinstance(allowed, dict) or not all(_reason(r) for r in allowed.values()):
+        raise err("file_size", "file_size: allowed maps each path to its reason (a sentence, not empty)")
+    return FileSize(note, error, tuple((str(p), _reason(r)) for p, r in allowed.items()), line)
+
+
+def _file_cycles(raw: Any, lines: dict[str, int], err: Any) -> tuple[AllowedCycle, ...]:
+    out = []
+    for i, entry in enumerate(raw or []):
+        key = f"file_cycles.{i}"
+        files = entry.get("files") if isinstance(entry, dict) else None
+        if (not isinstance(files, list) or len(files) < 2 or not all(isinstance(f, str) for f in files)
+                or not _reason(entry.get("reason"))):
+            raise err(key, f"file_cycles: each entry needs `files` (two or more dotted modules) and a "
+                           f"`reason`, got {entry!r}")
+        out.append(AllowedCycle(frozenset(files), _reason(entry["reason"]), lines.get(key, 1)))
+    return tuple(out)
 
 
 def _mapping(raw: dict[str, Any], key: str, err: Any) -> dict[str, Any]:

@@ -12,7 +12,7 @@ from typing import Any
 CHECK_BITS = {
     "layers": 1,        # an import across a boundary that boundaries.yaml does not allow
     "cycles": 2,        # modules importing each other, directly or through others
-    "coupling": 4,      # a module's incoming/outgoing dependencies over its budget
+    "coupling": 4,      # a module's incoming/outgoing dependencies, or a file's lines, over budget
     "build-only": 8,    # the runtime importing torchgen, tools, architecture or a build-only package
     "third-party": 16,  # a third-party import outside the packages allowed for that module
     "surfaces": 32,     # a public name, signature, env variable, CLI or format removed or changed

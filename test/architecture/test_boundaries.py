@@ -260,6 +260,88 @@ def test_build_time_cycle_is_reported_as_build_time(tree: Any, capsys: pytest.Ca
     assert "gen.hooks -> tooling at gen/hooks.py:1" in f["message"]
 
 
+def test_cycle_between_files_of_one_module_is_a_file_cycle_even_through_a_lazy_import(
+        tree: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    tree.write("ops/launch.py", "import os\nfrom ops import copies\n")
+    tree.write("ops/copies.py", "def copy():\n    from ops.launch import run\n    return run\n")
+    status, findings = check(tree, capsys)
+    assert status == CYCLES
+    f = only(findings, check="cycles", rule="file-cycle")
+    assert "files of module ops: ops.copies -> ops.launch -> ops.copies" in f["message"]
+    assert "ops.copies -> ops.launch at ops/copies.py:2 (function)" in f["message"]
+    assert (f["path"], f["line"]) == ("ops/copies.py", 2)
+    assert f["extra"]["files"] == ["ops.copies", "ops.launch"]
+
+
+def test_type_checking_import_between_files_is_no_file_cycle(tree: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    tree.write("ops/launch.py", "from ops import copies\n")
+    tree.write("ops/copies.py", "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from ops import launch\n")
+    assert check(tree, capsys)[0] == 0
+
+
+def test_file_cycle_listed_with_a_reason_passes_and_a_stale_listing_is_a_note(
+        tree: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    tree.write("ops/launch.py", "from ops import copies\n")
+    tree.write("ops/copies.py", "from ops import launch\n")
+    tree.edit_config(lambda c: c.__setitem__("file_cycles", [
+        {"files": ["ops.copies", "ops.launch"], "reason": "they are one unit"},
+        {"files": ["core.dtype", "core.gone"], "reason": "no longer true"}]))
+    status, findings = check(tree, capsys)
+    assert status == 0
+    stale = [f for f in findings if f["rule"] == "stale-file-cycle"]
+    entries = [n for n, line in enumerate((tree.root / planted.BOUNDARIES).read_text().splitlines(), 1)
+               if line.startswith("- files:")]
+    assert [(f["severity"], f["line"]) for f in stale] == [("note", entries[1])]
+    assert "core.dtype, core.gone" in stale[0]["message"]
+
+
+def test_file_cycle_listing_needs_a_reason(tree: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    tree.edit_config(lambda c: c.__setitem__("file_cycles", [{"files": ["ops.a", "ops.b"]}]))
+    assert "file_cycles: each entry needs" in _could_not_run(tree, capsys)
+
+
+# --- File sizes -----------------------------------------------------------------------------------
+
+
+def _sized(tree: Any, rel: str, lines: int) -> None:
+    tree.write(rel, "x = 1\n" * lines)
+
+
+def test_file_over_the_error_budget_is_a_coupling_error_and_over_the_note_budget_a_note(
+        tree: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    tree.edit_config(lambda c: c.__setitem__("file_size", {"note_above": 10, "error_above": 20}))
+    _sized(tree, "ops/big.py", 21)
+    _sized(tree, "ops/medium.pyx", 11)
+    _sized(tree, "ops/small.py", 10)
+    _sized(tree, "ops/_gen_huge.py", 100)             # generated: rewritten by each build, not counted
+    _sized(tree, "build/gen/ops/_gen_mul.pyx", 100)
+    status, findings = check(tree, capsys)
+    assert status == COUPLING
+    f = only(findings, check="coupling", rule="file-size")
+    assert (f["path"], f["line"], f["extra"]["lines"]) == ("ops/big.py", 1, 21)
+    sized = sorted((n["path"], n["severity"]) for n in findings if n["rule"] == "file-size")
+    assert sized == [("ops/big.py", "error"), ("ops/medium.pyx", "note")]
+
+
+def test_large_file_listed_with_a_reason_is_a_note_and_a_listing_within_budget_is_stale(
+        tree: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    tree.edit_config(lambda c: c.__setitem__("file_size", {"note_above": 10, "error_above": 20, "allowed": {
+        "ops/big.py": "one algorithm, read top to bottom", "ops/small.py": "was big once"}}))
+    _sized(tree, "ops/big.py", 21)
+    _sized(tree, "ops/small.py", 5)
+    status, findings = check(tree, capsys)
+    assert status == 0
+    big = [n for n in findings if n["rule"] == "file-size"]
+    assert len(big) == 1 and "listed: one algorithm, read top to bottom" in big[0]["message"]
+    stale = [n for n in findings if n["rule"] == "stale-file-size"]
+    assert len(stale) == 1 and "ops/small.py" in stale[0]["message"] and stale[0]["severity"] == "note"
+
+
+def test_file_size_budget_must_be_ordered(tree: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    tree.edit_config(lambda c: c.__setitem__("file_size", {"note_above": 30, "error_above": 20}))
+    assert "note <= error" in _could_not_run(tree, capsys)
+
+
 # --- Coupling ------------------------------------------------------------------------------------
 
 
