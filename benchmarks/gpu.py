@@ -59,7 +59,7 @@ def _bandwidth(torch: Any) -> dict[str, float]:
     n = 1 << 26
     a, b = torch.ones(n, device="cuda"), torch.ones(n, device="cuda")
     dst = torch.empty(n, device="cuda")
-    drv = c10_cuda.lazy_init()["drv"]
+    drv = c10_cuda.lazy_init().drv
     copy_ms = _best_ms(torch, lambda: drv.memcpy_dtod(dst.data_ptr(), a.data_ptr(), n * 4))
     add_ms = _best_ms(torch, lambda: torch.add(a, b))
     copy_gbs = 2 * n * 4 / copy_ms / 1e6

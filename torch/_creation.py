@@ -196,6 +196,6 @@ def is_tensor(obj: Any) -> bool:
 
 
 def result_type(a: Any, b: Any) -> Any:
-    from aten.native.meta.promotion import result_type_of
+    from aten.native.meta.pointwise import result_type_of
     wrap = tensor_impl.scalar_to_tensor
     return result_type_of(a if isinstance(a, TensorImpl) else wrap(a), b if isinstance(b, TensorImpl) else wrap(b))

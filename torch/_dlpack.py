@@ -106,7 +106,7 @@ def tensor_dlpack(self: Any, stream: Any, max_version: Any, dl_device: Any, copy
             raise AssertionError(f"unsupported stream on CUDA: {stream}.")
         if stream not in (None, _CUDA_LEGACY_DEFAULT_STREAM):
             from c10 import cuda as _cuda
-            _cuda.lazy_init()["drv"].Context.synchronize()
+            _cuda.lazy_init().drv.Context.synchronize()
     elif self.device.type == "cpu" and stream is not None and stream != -1:
         raise AssertionError("stream should be None on cpu.")
     versioned = not (max_version is None or max_version[0] < 1)

@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from c10 import scalar_type, tensor_impl
+from c10.scalar_type import CPP_TYPE_NAMES
 from c10.device import canonical
 from c10.tensor_impl import TensorImpl
 
@@ -18,13 +19,10 @@ _SIGNATURES = (" * (*, torch.device device = None)\n"
                " * (tuple of ints size, *, torch.device device = None)\n"
                " * (object data, *, torch.device device = None)\n")
 
-# c10's names of the scalar types, as TensorOptions prints them.
-_C_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int", "int32": "int",
-            "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "bool": "bool"}
 
 
 def _options(dt: Any, device: Any) -> str:
-    return (f"TensorOptions(dtype={_C_NAMES.get(dt.name, dt.name)}, device={device}, layout=Strided, "
+    return (f"TensorOptions(dtype={CPP_TYPE_NAMES.get(dt.name, dt.name)}, device={device}, layout=Strided, "
             "requires_grad=false (default), pinned_memory=false (default), memory_format=(nullopt))")
 
 

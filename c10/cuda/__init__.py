@@ -11,43 +11,64 @@ from __future__ import annotations
 import atexit
 import os
 import threading
+from dataclasses import dataclass
 from typing import Any, Callable
 
 from c10.cuda.caching_allocator import Block, CachingAllocator
 
 _lock = threading.Lock()
-_state: dict[str, Any] = {}
 
 
-def _init() -> dict[str, Any]:
+@dataclass(frozen=True)
+class CudaState:
+    """What initialising CUDA found, once per process: the driver module (PyCUDA's, or the
+    emulator's), its device count, device 0's primary context and the caching allocator; or,
+    where CUDA cannot run, the error to raise and its type (PyTorch's AssertionError when Ember
+    was installed without PyCUDA, a RuntimeError without a driver or device)."""
+    drv: Any = None
+    count: int = 0
+    context: Any = None
+    allocator: CachingAllocator | None = None
+    error: str | None = None
+    error_type: type[Exception] = RuntimeError
+
+    @property
+    def usable(self) -> bool:
+        return self.error is None
+
+
+_state: CudaState | None = None     # set once, as a whole: a thread reading it without the lock sees all or none
+
+
+def _init() -> CudaState:
     """Import PyCUDA, initialise the driver and make a context on device 0, once."""
+    global _state
     with _lock:
-        if _state:
-            return _state
-        try:
-            drv = _driver_module()
-        except ImportError as e:
-            # PyTorch's words for a build without CUDA (an AssertionError), then what Ember lacks; one
-            # update, so that a thread reading _state without the lock sees both keys or neither
-            _state.update(error=("Torch not compiled with CUDA enabled: PyCUDA is not importable "
-                                 f"({e}). Install it with `pip install -e .[cuda]` on a machine with an NVIDIA driver."),
-                          error_type=AssertionError)
-            return _state
-        try:
-            drv.init()
-            count = drv.Device.count()
-        except Exception as e:  # pycuda._driver.Error subclasses, raised by cuInit without a driver
-            _state["error"] = f"Found no NVIDIA driver on your system ({e})."
-            return _state
-        if count == 0:
-            _state["error"] = "CUDA driver found but no CUDA device is present."
-            return _state
-        context = drv.Device(0).retain_primary_context()
-        atexit.register(_shutdown)
-        _state.update(drv=drv, count=count, context=context,
-                      allocator=CachingAllocator(0, _driver_malloc(drv), lambda handle: handle.free(),
-                                                 drv.Device(0).total_memory()))
+        if _state is None:
+            _state = _discover()
         return _state
+
+
+def _discover() -> CudaState:
+    try:
+        drv = _driver_module()
+    except ImportError as e:
+        # PyTorch's words for a build without CUDA (an AssertionError), then what Ember lacks
+        return CudaState(error=("Torch not compiled with CUDA enabled: PyCUDA is not importable "
+                                f"({e}). Install it with `pip install -e .[cuda]` on a machine with an NVIDIA "
+                                "driver."), error_type=AssertionError)
+    try:
+        drv.init()
+        count = drv.Device.count()
+    except Exception as e:  # pycuda._driver.Error subclasses, raised by cuInit without a driver
+        return CudaState(error=f"Found no NVIDIA driver on your system ({e}).")
+    if count == 0:
+        return CudaState(error="CUDA driver found but no CUDA device is present.")
+    context = drv.Device(0).retain_primary_context()
+    atexit.register(_shutdown)
+    return CudaState(drv=drv, count=count, context=context,
+                     allocator=CachingAllocator(0, _driver_malloc(drv), lambda handle: handle.free(),
+                                                drv.Device(0).total_memory()))
 
 
 class _CurrentContext:
@@ -74,11 +95,11 @@ class _CurrentContext:
 _thread = threading.local()
 
 
-def _make_current(state: dict[str, Any]) -> None:
+def _make_current(state: CudaState) -> None:
     """Device 0's context current on the calling thread (every CUDA entry point passes here:
     a Python thread other than the first would otherwise find no context)."""
     if getattr(_thread, "current", None) is None:
-        _thread.current = _CurrentContext(state["context"])
+        _thread.current = _CurrentContext(state.context)
 
 
 def emulated() -> bool:
@@ -131,12 +152,12 @@ def _shutdown() -> None:
     """At exit: kept device memory freed, cached blocks back to the driver and the context popped;
     PyCUDA aborts the process when it finds a context still pushed at its own cleanup."""
     state = _state
-    if "context" not in state:
+    if state is None or state.context is None or state.allocator is None:
         return
     _make_current(state)                # the hooks and empty_cache free device memory
     for hook in _shutdown_hooks:
         hook()
-    state["allocator"].empty_cache()
+    state.allocator.empty_cache()
     _thread.current.release()
     _thread.current = None
     if emulated():
@@ -157,25 +178,24 @@ def _driver_malloc(drv: Any) -> Any:
 
 def is_initialized() -> bool:
     """Whether CUDA was initialised successfully (without initialising it)."""
-    return bool(_state) and "error" not in _state
+    return _state is not None and _state.usable
 
 
 def is_available() -> bool:
-    return "error" not in _init()
+    return _init().usable
 
 
 def device_count() -> int:
-    state = _init()
-    return 0 if "error" in state else int(state["count"])
+    return _init().count
 
 
-def lazy_init() -> dict[str, Any]:
+def lazy_init() -> CudaState:
     """The CUDA state, initialised on first use, with device 0's context current on this thread;
     PyTorch's errors where there is no CUDA (AssertionError without it, RuntimeError without a
     driver or device)."""
     state = _state or _init()
-    if "error" in state:
-        raise state.get("error_type", RuntimeError)(state["error"])
+    if state.error is not None:
+        raise state.error_type(state.error)
     if getattr(_thread, "current", None) is None:
         _make_current(state)
     return state
@@ -194,38 +214,39 @@ def regrow(owner: Any, old_nbytes: int, nbytes: int, device: Any) -> tuple[int, 
     if not isinstance(owner, Block):
         return None
     address, block = allocate(nbytes, device)
-    lazy_init()["drv"].memcpy_dtod(address, owner.address, old_nbytes)
+    lazy_init().drv.memcpy_dtod(address, owner.address, old_nbytes)
     return address, block
 
 
 def allocator(index: int) -> CachingAllocator:
     """The caching allocator of device `index` (only device 0 has a context so far)."""
     state = lazy_init()
-    if index >= state["count"]:
-        raise RuntimeError(f"CUDA error: invalid device ordinal (device {index} requested, {state['count']} present)")
+    if index >= state.count:
+        raise RuntimeError(f"CUDA error: invalid device ordinal (device {index} requested, {state.count} present)")
     if index != 0:
         raise NotImplementedError(f"Ember uses CUDA device 0 only so far (device {index} requested)")
-    return state["allocator"]
+    assert state.allocator is not None     # a usable state has one
+    return state.allocator
 
 
 def synchronize() -> None:
     """Wait for all work queued on the device (the default stream) to finish."""
-    lazy_init()["drv"].Context.synchronize()
+    lazy_init().drv.Context.synchronize()
 
 
 def device_name(index: int) -> str:
     state = lazy_init()
-    if not 0 <= index < state["count"]:
-        raise RuntimeError(f"CUDA error: invalid device ordinal (device {index} requested, {state['count']} present)")
-    return str(state["drv"].Device(index).name())
+    if not 0 <= index < state.count:
+        raise RuntimeError(f"CUDA error: invalid device ordinal (device {index} requested, {state.count} present)")
+    return str(state.drv.Device(index).name())
 
 
 def device_properties(index: int) -> dict[str, Any]:
     """name, major, minor (compute capability), total_memory (bytes), multi_processor_count."""
     state = lazy_init()
-    if not 0 <= index < state["count"]:
-        raise RuntimeError(f"CUDA error: invalid device ordinal (device {index} requested, {state['count']} present)")
-    drv = state["drv"]
+    if not 0 <= index < state.count:
+        raise RuntimeError(f"CUDA error: invalid device ordinal (device {index} requested, {state.count} present)")
+    drv = state.drv
     device = drv.Device(index)
     major, minor = device.compute_capability()
     return {"name": str(device.name()), "major": int(major), "minor": int(minor),
@@ -239,7 +260,7 @@ class Event:
     __module__ = "torch.cuda"
 
     def __init__(self, enable_timing: bool = False, blocking: bool = False, interprocess: bool = False) -> None:
-        drv = lazy_init()["drv"]
+        drv = lazy_init().drv
         flags = 0 if enable_timing else drv.event_flags.DISABLE_TIMING
         if blocking:
             flags |= drv.event_flags.BLOCKING_SYNC

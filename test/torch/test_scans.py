@@ -1,4 +1,4 @@
-"""cummax / cummin / logcumsumexp (Cython kernels, aten/native/cpu/scans.pyx) and quantile /
+"""cummax / cummin / logcumsumexp (Cython kernels, aten/native/cpu/scan_extremes.pyx) and quantile /
 nanquantile (aten/native/composite/quantile.py): behaviour the OpInfo database can't express.
 
 Error types and messages were read off PyTorch 2.x; numerics are compared with NumPy float64.

@@ -29,7 +29,7 @@ from c10.tensor_impl cimport MAX_DIMS, TensorImpl, empty_contiguous, make_tensor
 from aten.dispatcher cimport OperatorHandle, find_operator
 from aten.native.meta.views cimport index_in_range, read_index, select_in_place, slice_in_place, unsqueeze_in_place
 
-from aten.native.meta.scalar_range import check_fits as _check_fits
+from aten.native.meta.pointwise import check_fits as _check_fits
 
 cdef extern from "Python.h":
     Py_ssize_t PY_SSIZE_T_MAX

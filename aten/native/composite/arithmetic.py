@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import Any
 
 from aten.dispatcher import find_operator
-from aten.native.meta.scalar_range import check_fits
+from aten.native.meta.pointwise import check_fits
 from c10.tensor_impl import scalar_to_tensor
 
 _add = find_operator("add.Tensor")

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from aten.dispatcher import find_operator
+from aten.native.meta.dtype_names import CPP_TYPE_NAMES
 from c10.scalar_type import dtype_from_name
 
 _BOOL = dtype_from_name("bool")
@@ -42,9 +43,6 @@ _constant_pad_nd = find_operator("constant_pad_nd")
 _unsqueeze = find_operator("unsqueeze")
 _squeeze = find_operator("squeeze.dim")
 
-# caffe2::TypeMeta names, which upstream prints for dtypes inside C++ messages
-_CPP_TYPES = {"uint8": "unsigned char", "int8": "signed char", "int16": "short int", "int32": "int",
-              "int64": "long int", "float16": "c10::Half", "float32": "float", "float64": "double", "bool": "bool"}
 
 
 def _expand_param(value: Any, n: int, name: str) -> tuple[Any, ...]:
@@ -69,8 +67,8 @@ def _batchify(input: Any, spatial: int, name: str) -> tuple[Any, ...]:
 
 def _check_bias_dtype(input: Any, bias: Any) -> None:
     if bias is not None and bias.dtype is not input.dtype:
-        raise RuntimeError(f"Input type ({_CPP_TYPES[input.dtype.name]}) and bias type ({_CPP_TYPES[bias.dtype.name]}) "
-                           "should be the same")
+        raise RuntimeError(f"Input type ({CPP_TYPE_NAMES[input.dtype.name]}) and bias type "
+                           f"({CPP_TYPE_NAMES[bias.dtype.name]}) should be the same")
 
 
 def _int_list(value: Any, n: int) -> Any:
@@ -452,16 +450,16 @@ _dropout = find_operator("dropout")
 def scaled_dot_product_attention(query: Any, key: Any, value: Any, attn_mask: Any = None, dropout_p: float = 0.0,
                                  is_causal: bool = False, scale: Any = None, enable_gqa: bool = False) -> Any:
     if not (query.dtype is key.dtype is value.dtype):
+        names = [CPP_TYPE_NAMES[t.dtype.name] for t in (query, key, value)]
         raise RuntimeError(f"Expected query, key, and value to have the same dtype, but got query.dtype: "
-                           f"{_CPP_TYPES[query.dtype.name]} key.dtype: {_CPP_TYPES[key.dtype.name]} and value.dtype: "
-                           f"{_CPP_TYPES[value.dtype.name]} instead.")
+                           f"{names[0]} key.dtype: {names[1]} and value.dtype: {names[2]} instead.")
     if query.dim() < 2 or key.dim() < 2 or value.dim() < 2:
         raise RuntimeError(f"Expected query, key, and value to all be  at least 2 dimensional, but got query.dim: "
                            f"{query.dim()} key.dim: {key.dim()} and value.dim: {value.dim()} instead.")
     if attn_mask is not None and attn_mask.dtype.name not in ("bool", "float32", query.dtype.name):
         raise RuntimeError(f"Expected attn_mask dtype to be bool or float or to match query dtype, but got "
-                           f"attn_mask.dtype: {_CPP_TYPES[attn_mask.dtype.name]} and  query.dtype: "
-                           f"{_CPP_TYPES[query.dtype.name]} instead.")
+                           f"attn_mask.dtype: {CPP_TYPE_NAMES[attn_mask.dtype.name]} and  query.dtype: "
+                           f"{CPP_TYPE_NAMES[query.dtype.name]} instead.")
     if attn_mask is not None and attn_mask.dtype.name == "bool":
         attn_mask = _bool_mask_to_float(attn_mask, query.dtype)
     negative = scale is not None and scale < 0

@@ -12,7 +12,7 @@ from typing import Any
 
 from aten.dispatcher import find_operator
 from aten.native.meta import views as _v
-from aten.native.meta.broadcast import broadcast_shapes as _broadcast_shapes
+from aten.native.meta.pointwise import broadcast_shapes as _broadcast_shapes
 from c10.layout import channels_last, contiguous_format, preserve_format
 
 _view = find_operator("view")

@@ -22,7 +22,7 @@ from libc.string cimport memcpy, memset
 
 from c10.scalar_type cimport ST_INT8, ST_INT16, ST_INT32, ST_INT64, ST_FLOAT32, ST_FLOAT64, ST_BOOL
 from c10.tensor_impl cimport TensorImpl
-from aten.native.cpu.nn_common cimport np_view, new_tensor, reject_half, contiguous, num_threads
+from aten.native.cpu.array_bridge cimport np_view, new_tensor, reject_half, contiguous, num_threads
 from aten.native.meta.conv_geometry cimport spatial_text
 from aten.native.meta.conv_geometry import convolution_params
 from aten.native.meta.messages cimport shape_of, cpp_type, type_name

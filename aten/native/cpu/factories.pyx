@@ -26,7 +26,7 @@ import math
 from aten.native.cpu.empty import empty_cpu
 from aten.native.cpu.shape import eye_cpu
 from aten.native.meta.tensor_options import check_tensor_options, empty_strided_on
-from aten.native.meta.scalar_range import check_fits
+from aten.native.meta.pointwise import check_fits
 
 
 def empty_strided_cpu(size, stride, dtype=None, layout=None, device=None, pin_memory=None):

@@ -18,7 +18,7 @@ from c10.tensor_impl cimport TensorImpl, MAX_DIMS
 from aten.native.cpu.loops cimport copy_into
 from c10.tensor_impl cimport wrap_number
 
-from aten.native.meta.scalar_range import check_fits
+from aten.native.meta.pointwise import check_fits
 
 ctypedef fused word_t:
     uint8_t

@@ -1,4 +1,3 @@
-# cython: language_level=3
 """float16 for handwritten CPU kernels: widen to float32, run the float32 kernel, round once.
 
 PyTorch's CPU kernels compute float16 in float (opmath) and round when they store; for the

@@ -16,13 +16,13 @@ from libc.string cimport memcpy
 from c10.scalar_type cimport (ST_BOOL, ST_UINT8, ST_INT8, ST_INT16, ST_INT32, ST_INT64, ST_FLOAT16,
                               ST_FLOAT32, ST_FLOAT64)
 from c10.tensor_impl cimport TensorImpl, MAX_DIMS, empty_contiguous
-from aten.native.cpu.indexing_utils cimport (move_t, num_t, check_kernel_dtype, check_cpu, clone_contiguous,
+from aten.native.cpu.index_support cimport (move_t, num_t, check_kernel_dtype, check_cpu, clone_contiguous,
                                              int64_contiguous, scalar_tensor_of, bump_version, fresh,
                                              first_out_of_range, next_pos2)
 from aten.native.meta.index_checks cimport check_index_copy
 from aten.native.meta.messages cimport type_name, sizes_str, shape_str
 from aten.native.cpu.masked cimport nonzero_of
-from aten.native.cpu.nn_common cimport num_threads
+from aten.native.cpu.array_bridge cimport num_threads
 from cython.parallel cimport prange
 from aten.native.cpu.half import float16_via_float32
 

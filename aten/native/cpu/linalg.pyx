@@ -10,7 +10,7 @@ import numpy as np
 
 from c10.scalar_type cimport dtype_of, is_floating, is_integral, ST_BOOL, ST_FLOAT32, ST_FLOAT64, ST_INT64
 from c10.tensor_impl cimport TensorImpl, make_tensor, MAX_DIMS
-from aten.native.cpu.nn_common cimport np_view, new_tensor, reject_half, contiguous, num_threads
+from aten.native.cpu.array_bridge cimport np_view, new_tensor, reject_half, contiguous, num_threads
 from aten.native.meta.einsum_plan import einsum_plan
 from aten.native.meta.linalg_checks cimport (check_expand, refuse_bool, check_bmm, check_baddbmm, check_addbmm, check_addmv,
                                             check_mv, check_dot)

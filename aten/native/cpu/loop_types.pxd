@@ -2,7 +2,7 @@
 #
 # data[0] is the output, data[1..] the inputs; strides are in bytes for the innermost dimension;
 # extra points at the op's scalar arguments, one 8-byte slot each, already converted to the
-# compute dtype (see aten/native/meta/scalar_range.pyx, store_scalar).
+# compute dtype (see aten/native/meta/pointwise.pyx, store_scalar).
 ctypedef void (*loop_fn)(char** data, const Py_ssize_t* strides, Py_ssize_t n, const void* extra) noexcept nogil
 
 cdef enum:

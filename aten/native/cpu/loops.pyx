@@ -15,7 +15,7 @@ from c10.scalar_type cimport dtype_of, castable
 from c10.tensor_impl cimport TensorImpl, MAX_DIMS, empty_contiguous
 from aten.native.cpu.loop_types cimport loop_fn, MAX_OPERANDS
 from aten.native.cpu._gen_cast cimport cast_loop
-from aten.native.meta.broadcast cimport broadcast_shape
+from aten.native.meta.pointwise cimport broadcast_shape
 from aten.native.meta.errors import device_mismatch_error, output_cast_error, output_shape_error, warn_resized
 
 cdef enum:

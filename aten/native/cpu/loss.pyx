@@ -12,7 +12,7 @@ from libc.stdint cimport int64_t
 from c10.scalar_type cimport (dtype_of, is_floating, promote, ST_UINT8, ST_INT64, ST_FLOAT32, ST_FLOAT64)
 from c10.tensor_impl cimport TensorImpl
 from aten.native.cpu.loops cimport cast_contiguous
-from aten.native.cpu.nn_common cimport np_view, new_tensor, contiguous, reject_half
+from aten.native.cpu.array_bridge cimport np_view, new_tensor, contiguous, reject_half
 from aten.native.meta.messages cimport shape_of, type_name
 from aten.native.meta.loss_checks cimport (NONE, MEAN, SUM, check_reduction, broadcast_pair, check_nll_loss2d,
                                           check_binary_cross_entropy)

@@ -10,17 +10,14 @@ from libc.stdint cimport int64_t, uint8_t, uint16_t, uint32_t, uint64_t, int8_t,
 from c10.scalar_type cimport ST_BOOL, ST_UINT8, ST_INT8, ST_INT16, ST_INT32, ST_INT64, ST_FLOAT32, ST_FLOAT64
 from c10.tensor_impl cimport TensorImpl, MAX_DIMS, empty_contiguous
 from aten.native.cpu.loops cimport copy_into
-from aten.native.meta.broadcast cimport broadcast_shape
-from aten.native.cpu.indexing_utils cimport (move_t, num_t, check_kernel_dtype, check_cpu, clone_contiguous,
+from aten.native.meta.pointwise cimport broadcast_shape
+from aten.native.cpu.index_support cimport (move_t, num_t, check_kernel_dtype, check_cpu, clone_contiguous,
                                              contiguous_of, int64_contiguous, scalar_tensor_of, bump_version, fresh,
                                              width_of, next_pos2, first_out_of_range)
-from aten.native.meta.messages cimport type_name, sizes_str
+from aten.native.meta.messages cimport cpp_type, type_name, sizes_str
 from aten.native.cpu.half import float16_via_float32
 from aten.native.meta.errors import output_shape_error
 
-# caffe2::TypeMeta names, which PyTorch prints for `mask.dtype()` in masked_fill's message.
-_TYPEMETA_NAMES = {ST_UINT8: "unsigned char", ST_INT8: "signed char", ST_INT16: "short int", ST_INT32: "int",
-                   ST_INT64: "long int", ST_FLOAT32: "float", ST_FLOAT64: "double", 5: "c10::Half", ST_BOOL: "bool"}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -174,7 +171,7 @@ def masked_fill__Scalar_cpu(TensorImpl self not None, TensorImpl mask not None, 
     check_cpu(mask)
     if mask.scalar_type != ST_BOOL:
         raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with dtype "
-                           f"{_TYPEMETA_NAMES.get(mask.scalar_type, type_name(mask.scalar_type))}")
+                           f"{cpp_type(mask.scalar_type)}")
     check_kernel_dtype(self, "masked_fill")
     _check_mask_to_self(self, mask)
     v = scalar_tensor_of(value, self.scalar_type)

@@ -9,11 +9,11 @@ import numpy as np
 
 from c10.scalar_type cimport is_integral, ST_BOOL
 from c10.tensor_impl cimport TensorImpl
-from aten.native.cpu.nn_common cimport np_view, new_tensor, reject_half
+from aten.native.cpu.array_bridge cimport np_view, new_tensor, reject_half
 from aten.native.meta.messages cimport shape_of
 from aten.native.meta.pad_checks import check_gather_pad
 
-from aten.native.meta.scalar_range import check_fits
+from aten.native.meta.pointwise import check_fits
 from aten.native.cpu.half import float16_via_float32
 
 

@@ -13,7 +13,7 @@ from cython.parallel cimport prange
 from c10.scalar_type cimport dtype as DType, ST_FLOAT32, ST_FLOAT64
 from c10.tensor_impl cimport TensorImpl, empty_contiguous
 from aten.native.cpu.loops cimport cast_contiguous
-from aten.native.cpu.nn_common cimport contiguous, num_threads, np_view
+from aten.native.cpu.array_bridge cimport contiguous, num_threads, np_view
 from aten.native.meta.messages cimport type_name
 from aten.native.cpu.nn_vec cimport ember_vec, ember_vec_table, ember_vec_level
 from aten.native.cpu.half import float16_via_float32

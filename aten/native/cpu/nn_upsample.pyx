@@ -9,7 +9,7 @@ import numpy as np
 
 from c10.scalar_type cimport ST_FLOAT32, ST_FLOAT64
 from c10.tensor_impl cimport TensorImpl
-from aten.native.cpu.nn_common cimport np_view, new_tensor
+from aten.native.cpu.array_bridge cimport np_view, new_tensor
 from aten.native.meta.messages cimport shape_of, type_name
 from aten.native.cpu.half import float16_via_float32
 

@@ -11,7 +11,7 @@ from libc.math cimport sqrt
 
 from c10.scalar_type cimport ST_FLOAT32, ST_FLOAT64
 from c10.tensor_impl cimport TensorImpl
-from aten.native.cpu.nn_common cimport new_tensor, contiguous, num_threads, np_view
+from aten.native.cpu.array_bridge cimport new_tensor, contiguous, num_threads, np_view
 from aten.native.meta.messages cimport shape_of, type_name
 from aten.native.meta.norm_checks cimport dtype_check, param_dtype
 from aten.native.meta.norm_checks import check_batch_norm, check_group_norm

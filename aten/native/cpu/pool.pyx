@@ -11,7 +11,7 @@ from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t
 
 from c10.scalar_type cimport ST_INT8, ST_INT16, ST_INT32, ST_INT64, ST_FLOAT32, ST_FLOAT64, ST_BOOL
 from c10.tensor_impl cimport TensorImpl
-from aten.native.cpu.nn_common cimport new_tensor, reject_half, require_floating, contiguous, num_threads
+from aten.native.cpu.array_bridge cimport new_tensor, reject_half, require_floating, contiguous, num_threads
 from aten.native.meta.messages cimport shape_of
 from aten.native.cpu.half import float16_via_float32
 from aten.native.meta.pool_geometry import max_pool2d_geometry, avg_pool2d_geometry, adaptive_avg_pool2d_geometry

@@ -14,7 +14,7 @@ from libc.math cimport INFINITY
 from c10.scalar_type cimport (ST_BOOL, ST_UINT8, ST_INT8, ST_INT16, ST_INT32, ST_INT64, ST_FLOAT32, ST_FLOAT64,
                               is_floating)
 from c10.tensor_impl cimport TensorImpl, MAX_DIMS, empty_contiguous, make_tensor
-from aten.native.cpu.indexing_utils cimport (move_t, num_t, check_kernel_dtype, check_cpu, clone_contiguous,
+from aten.native.cpu.index_support cimport (move_t, num_t, check_kernel_dtype, check_cpu, clone_contiguous,
                                              int64_contiguous, scalar_tensor_of, bump_version, fresh, width_of,
                                              next_pos3, next_pos2, isnan_t, flattened)
 from aten.native.meta.messages cimport type_name, sizes_str

@@ -16,9 +16,9 @@ from aten.native.cpu.loops cimport run_loop
 from aten.native.cpu._gen_cast cimport cast_loop
 from aten.native.meta.views cimport (wrap_dim, alias_with, narrow_view, dense_strides_like, contiguous_strides,
                                      format_strides)
-from aten.native.meta.promotion cimport result_type
+from aten.native.meta.pointwise cimport result_type
 
-from aten.native.meta.scalar_range import check_fits
+from aten.native.meta.pointwise import check_fits
 from aten.native.meta.errors import device_mismatch_error
 
 

@@ -22,7 +22,7 @@ from c10.tensor_impl cimport TensorImpl, MAX_DIMS, empty_contiguous, make_tensor
 from aten.native.cpu.loops cimport cast_contiguous, copy_into
 
 from aten.native.cpu.loops import get_num_threads
-from aten.native.cpu.indexing_utils cimport num_t, check_kernel_dtype, check_cpu, next_pos2, flattened, isnan_t
+from aten.native.cpu.index_support cimport num_t, check_kernel_dtype, check_cpu, next_pos2, flattened, isnan_t
 from aten.native.meta.messages cimport type_name
 from aten.native.cpu.half import float16_via_float32
 

@@ -1,4 +1,3 @@
-# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
 """Pointwise kernels the formula language cannot spell (they loop per element): digamma,
 polygamma, gcd and lcm. They run on the loop engine (loops.pointwise: broadcasting, strides, threads).
 
@@ -20,7 +19,7 @@ from c10.scalar_type cimport (ST_BOOL, ST_FLOAT16, ST_FLOAT32, ST_FLOAT64, ST_IN
                               default_float_type)
 from c10.tensor_impl cimport TensorImpl
 from aten.native.cpu.loops cimport pointwise, cast_contiguous
-from aten.native.meta.promotion cimport result_type
+from aten.native.meta.pointwise cimport result_type
 from aten.native.cpu.half import float16_via_float32
 
 cdef double _PI = 3.14159265358979323846

@@ -45,12 +45,12 @@ def _launch(kernel: str, n: int, meta: list[int], *pointers: Any, extra: tuple[A
     returns the error slot [1 + e, value, k]."""
     state = c10_cuda.lazy_init()
     bad = np.zeros(3, dtype=np.int64)
-    bad_dev = state["drv"].to_device(bad)
+    bad_dev = state.drv.to_device(bad)
     grid, block = grid_for(n)
     kernel_function("kernels/index.cu", kernel)(
-        np.int64(n), state["drv"].In(np.asarray(meta, dtype=np.int64)), *[np.uintp(p) for p in pointers], bad_dev,
+        np.int64(n), state.drv.In(np.asarray(meta, dtype=np.int64)), *[np.uintp(p) for p in pointers], bad_dev,
         *extra, grid=grid, block=block)
-    state["drv"].memcpy_dtoh(bad, bad_dev)
+    state.drv.memcpy_dtoh(bad, bad_dev)
     return [int(v) for v in bad]
 
 
@@ -114,13 +114,13 @@ def nonzero_cuda(self: Any) -> Any:
     kernel_function("kernels/index.cu", f"count_nonzero_chunks_{self.dtype.name}")(
         np.int64(n), np.int64(_CHUNK), np.uintp(mask.data_ptr()), np.uintp(counts.data_ptr()), grid=grid, block=block)
     host = np.empty(chunks, dtype=np.int64)
-    state["drv"].memcpy_dtoh(host, counts.data_ptr())
+    state.drv.memcpy_dtoh(host, counts.data_ptr())
     starts = np.concatenate([[0], np.cumsum(host)[:-1]]).astype(np.int64)
     out = tensor_impl.empty((int(host.sum()), nd), _INT64, self.device)
     if out.numel():
         kernel_function("kernels/index.cu", f"write_nonzero_chunks_{self.dtype.name}")(
-            np.int64(n), np.int64(_CHUNK), np.uintp(mask.data_ptr()), state["drv"].In(starts),
-            state["drv"].In(np.asarray([nd, *self.shape], dtype=np.int64)), np.uintp(out.data_ptr()),
+            np.int64(n), np.int64(_CHUNK), np.uintp(mask.data_ptr()), state.drv.In(starts),
+            state.drv.In(np.asarray([nd, *self.shape], dtype=np.int64)), np.uintp(out.data_ptr()),
             grid=grid, block=block)
     return out
 

@@ -37,7 +37,7 @@ def _copy_to_host(dst: Any, src: Any) -> None:
     on_device = to_device(contiguous_cuda(source), dst.dtype)
     host = dst._numpy_view()
     buffer = host if host.flags.c_contiguous else np.empty(host.shape, dtype=host.dtype)
-    c10_cuda.lazy_init()["drv"].memcpy_dtoh(buffer, on_device.data_ptr())
+    c10_cuda.lazy_init().drv.memcpy_dtoh(buffer, on_device.data_ptr())
     if buffer is not host:
         host[...] = buffer
 

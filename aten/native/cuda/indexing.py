@@ -13,7 +13,7 @@ from aten.native.cuda.linalg import _same_device
 from aten.native.cuda.runtime.compiler import kernel_function
 from aten.native.cuda.runtime.launch import grid_for
 from aten.native.cuda.runtime.transfer import contiguous_cuda, strided_copy, to_device
-from aten.native.meta.promotion import result_type_of
+from aten.native.meta.pointwise import result_type_of
 from c10 import cuda as c10_cuda
 from c10 import scalar_type, tensor_impl
 
@@ -49,11 +49,11 @@ def _run(kernel: str, total: int, *args: Any) -> int:
     """Launch kernel over total elements with a device error slot; returns the slot's value."""
     state = c10_cuda.lazy_init()
     bad = np.zeros(1, dtype=np.int64)
-    bad_dev = state["drv"].to_device(bad)
+    bad_dev = state.drv.to_device(bad)
     if total:
         grid, block = grid_for(total)
         kernel_function("kernels/index.cu", kernel)(*args, bad_dev, grid=grid, block=block)
-    state["drv"].memcpy_dtoh(bad, bad_dev)
+    state.drv.memcpy_dtoh(bad, bad_dev)
     return int(bad[0])
 
 

@@ -42,12 +42,12 @@ def nll_loss_forward_cuda(self: Any, target: Any, weight: Any, reduction: int, i
     total_weight = tensor_impl.empty((), self.dtype, self.device)
     state = c10_cuda.lazy_init()
     bad = np.zeros(1, dtype=np.int64)
-    bad_dev = state["drv"].to_device(bad)
+    bad_dev = state.drv.to_device(bad)
     fn = kernel_function("kernels/nll_loss.cu", f"nll_forward_{self.dtype.name}")
     fn(np.int64(n), np.int64(c), np.uintp(source.data_ptr()), np.uintp(labels.data_ptr()),
        np.uintp(w.data_ptr() if w is not None else 0), np.int64(ignore_index), np.int32(reduction),
        np.uintp(out.data_ptr()), np.uintp(total_weight.data_ptr()), bad_dev, grid=(1, 1, 1), block=(256, 1, 1))
-    state["drv"].memcpy_dtoh(bad, bad_dev)
+    state.drv.memcpy_dtoh(bad, bad_dev)
     if bad[0]:
         raise IndexError(f"Target {int(labels.reshape(-1)[int(bad[0]) - 1].item())} is out of bounds.")
     return out, total_weight

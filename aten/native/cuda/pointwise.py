@@ -14,9 +14,8 @@ from aten.native.cuda.copy import copy_cuda
 from aten.native.cuda.runtime.compiler import prepared_kernel
 from aten.native.cuda.runtime.launch import byte_extent, device_meta, grid_for
 from aten.native.cuda.runtime.transfer import to_device
-from aten.native.meta.broadcast import broadcast_shapes
 from aten.native.meta.errors import device_mismatch_error
-from aten.native.meta.promotion import result_type_of
+from aten.native.meta.pointwise import broadcast_shapes, result_type_of
 from c10 import cuda as c10_cuda
 from c10 import scalar_type, tensor_impl
 

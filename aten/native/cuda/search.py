@@ -11,7 +11,7 @@ from aten.native.cuda.half import float16_via_float32
 from aten.native.cuda.runtime.compiler import kernel_function
 from aten.native.cuda.runtime.launch import grid_for
 from aten.native.cuda.runtime.transfer import contiguous_cuda, to_device
-from aten.native.meta.promotion import result_type_of
+from aten.native.meta.pointwise import result_type_of
 from aten.native.meta.search_checks import check_searchsorted
 from c10 import cuda as c10_cuda
 from c10 import scalar_type, tensor_impl
@@ -26,11 +26,11 @@ _SEARCHED = ("float32", "float64", "int64", "int32", "int16", "int8", "uint8")
 def _check_sorter(sorter: Any, row_len: int) -> None:
     state = c10_cuda.lazy_init()
     bad = np.zeros(1, dtype=np.uint64)
-    bad_dev = state["drv"].to_device(bad)
+    bad_dev = state.drv.to_device(bad)
     grid, block = grid_for(sorter.numel())
     kernel_function("kernels/search.cu", "check_sorter")(
         np.int64(sorter.numel()), np.uintp(sorter.data_ptr()), np.int64(row_len), bad_dev, grid=grid, block=block)
-    state["drv"].memcpy_dtoh(bad, bad_dev)
+    state.drv.memcpy_dtoh(bad, bad_dev)
     if bad[0]:
         raise RuntimeError("torch.searchsorted(): sorter index out of range")
 

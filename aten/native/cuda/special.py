@@ -11,9 +11,8 @@ from aten.native.cuda.half import float16_via_float32
 from aten.native.cuda.runtime.compiler import kernel_function
 from aten.native.cuda.runtime.launch import grid_for
 from aten.native.cuda.runtime.transfer import contiguous_cuda, to_device
-from aten.native.meta.broadcast import broadcast_shapes
 from aten.native.meta.errors import device_mismatch_error
-from aten.native.meta.promotion import result_type_of
+from aten.native.meta.pointwise import broadcast_shapes, result_type_of
 from c10 import scalar_type, tensor_impl
 
 _INT64 = scalar_type.dtype_from_name("int64")

@@ -2,7 +2,7 @@
 from libc.stdint cimport int64_t
 from c10.scalar_type cimport is_floating, ST_BOOL, ST_FLOAT16, ST_FLOAT32, ST_FLOAT64
 from aten.native.meta.messages cimport type_name
-from aten.native.meta.scalar_range cimport check_scalar_fits
+from aten.native.meta.pointwise cimport check_scalar_fits
 
 
 cpdef int check_randperm(int64_t n, int st) except -1:

@@ -31,7 +31,7 @@ def device_meta(values: Any) -> Any:
     if found is None:
         if len(_metas) >= _MAX_METAS:
             _metas.clear()     # the dropped blocks are freed when no launch holds them any more
-        found = _metas[key] = c10_cuda.lazy_init()["drv"].to_device(np.asarray(key, dtype=np.int64))
+        found = _metas[key] = c10_cuda.lazy_init().drv.to_device(np.asarray(key, dtype=np.int64))
     return found
 
 

@@ -34,7 +34,7 @@ def strided_copy(dst: Any, src: Any) -> None:
         strided_copy(temp, src)
         src = temp
     if dst.is_contiguous() and src.is_contiguous():
-        state["drv"].memcpy_dtod(dst.data_ptr(), src.data_ptr(), n * dst.element_size())
+        state.drv.memcpy_dtod(dst.data_ptr(), src.data_ptr(), n * dst.element_size())
         return
     shape = tuple(dst.shape)
     meta = device_meta([len(shape), *shape, *dst.stride(), *src.stride()])
@@ -59,7 +59,7 @@ def to_device(t: Any, dtype: Any) -> Any:
     if not t.is_cuda:
         host = np.ascontiguousarray(t._numpy_view().astype(dtype.numpy_dtype))
         out = tensor_impl.empty(t._sizes(), dtype, canonical("cuda"))
-        c10_cuda.lazy_init()["drv"].memcpy_htod(out.data_ptr(), host)
+        c10_cuda.lazy_init().drv.memcpy_htod(out.data_ptr(), host)
         return out
     out = tensor_impl.empty(t._sizes(), dtype, t.device)
     t = contiguous_cuda(t)

@@ -1,8 +1,9 @@
-"""Helpers shared by the linear-algebra and neural-network kernels.
+"""The NumPy bridge of the kernels that compute through NumPy (linear algebra and the nn kernels).
 
-`np_view` is the zero-copy bridge to NumPy (BLAS through np.matmul, vectorised ufuncs): an
-ndarray over the tensor's storage with its strides, written through when the kernel writes.
-The remaining helpers produce PyTorch's messages for the checks every kernel repeats.
+`np_view` is the zero-copy bridge (BLAS through np.matmul, vectorised ufuncs): an ndarray over the
+tensor's storage with its strides, written through when the kernel writes. Beside it: new and
+contiguous tensors for those kernels, their thread count, and the dtypes they refuse, with
+PyTorch's messages.
 """
 import numpy as np
 

@@ -1,6 +1,6 @@
 from c10.tensor_impl cimport TensorImpl
 
-# The scan kernels (cumsum/cumprod here, cummax/cummin/logcumsumexp in scans.pyx) share one
+# The scan kernels (cumsum/cumprod here, cummax/cummin/logcumsumexp in scan_extremes.pyx) share one
 # iteration: a contiguous tensor read as (outer, n, inner) around the scanned dim, each outer slice
 # scanned CHUNK inner positions at a time (their running values stay in L1, the inner loop is
 # contiguous), outer slices spread over threads when the tensor is large.

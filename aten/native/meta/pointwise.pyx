@@ -1,11 +1,99 @@
-"""Python numbers converted to a dtype: range checks with PyTorch's overflow errors, and the
-typed store of a scalar argument into a kernel's 8-byte slot."""
+"""The meta step every pointwise kernel runs before its loop, on every device (PyTorch's
+TensorIterator: compute_types and compute_shape, and c10::Scalar's checked conversion):
+
+- the result dtype (type promotion, PyTorch's ResultTypeState): dimensioned tensors outrank
+  zero-dim tensors, which outrank wrapped Python numbers, unless a lower-priority operand is of a
+  higher category (bool < integral < floating);
+- the result shape (broadcasting), with PyTorch's error;
+- the op's Python-number arguments range-checked with PyTorch's overflow errors and stored in the
+  compute dtype into a kernel's 8-byte slot.
+"""
 from libc.math cimport isinf, isnan
 from libc.stdint cimport uint8_t, int8_t, int16_t, int32_t, int64_t
-from c10.scalar_type cimport (is_integral, dtype_of, ST_BOOL, ST_UINT8, ST_INT8, ST_INT16, ST_INT32, ST_INT64,
-                              ST_FLOAT16, ST_FLOAT32, ST_FLOAT64)
-from c10.tensor_impl cimport TensorImpl
+from c10.scalar_type cimport (promote, is_floating, is_integral, default_float_type, dtype_of,
+                              ST_BOOL, ST_UINT8, ST_INT8, ST_INT16, ST_INT32, ST_INT64,
+                              ST_FLOAT16, ST_FLOAT32, ST_FLOAT64, ST_UNDEFINED)
+from c10.tensor_impl cimport TensorImpl, MAX_DIMS
 
+
+# -- the result dtype ----------------------------------------------------------------------------
+
+cdef inline int _promote_skip_undefined(int a, int b) except -2:
+    if a == ST_UNDEFINED:
+        return b
+    if b == ST_UNDEFINED:
+        return a
+    return promote(a, b)
+
+
+cdef inline int _combine_categories(int higher, int lower) except -2:
+    if higher == ST_UNDEFINED:
+        return lower
+    if is_floating(higher):
+        return higher
+    if higher == ST_BOOL or is_floating(lower):
+        return _promote_skip_undefined(higher, lower)
+    return higher
+
+
+cdef int result_type(tuple inputs) except -2:
+    cdef int dim_result = ST_UNDEFINED, zero_result = ST_UNDEFINED, wrapped_result = ST_UNDEFINED
+    cdef int current
+    cdef TensorImpl t
+    for obj in inputs:
+        t = <TensorImpl>obj
+        current = t.scalar_type
+        if t.is_wrapped_number:
+            if is_floating(current):
+                current = default_float_type()
+            wrapped_result = _promote_skip_undefined(wrapped_result, current)
+        elif t.nd == 0:
+            zero_result = _promote_skip_undefined(zero_result, current)
+        else:
+            dim_result = _promote_skip_undefined(dim_result, current)
+    return _combine_categories(dim_result, _combine_categories(zero_result, wrapped_result))
+
+
+def result_type_of(*tensors):
+    """torch.result_type for tensors (Python numbers must be wrapped first)."""
+    return dtype_of(result_type(tensors))
+
+
+# -- the result shape ----------------------------------------------------------------------------
+
+cdef int broadcast_shape(tuple inputs, Py_ssize_t* out_sizes) except -1:
+    """Write the broadcast shape of inputs into out_sizes; returns its ndim."""
+    cdef int ndim = 0, i, j, d
+    cdef TensorImpl t
+    cdef Py_ssize_t s, o
+    for obj in inputs:
+        if (<TensorImpl>obj).nd > ndim:
+            ndim = (<TensorImpl>obj).nd
+    for i in range(ndim):
+        out_sizes[i] = 1
+    for j, obj in enumerate(inputs):
+        t = <TensorImpl>obj
+        for i in range(t.nd):
+            d = ndim - t.nd + i
+            s = t.sizes[i]
+            o = out_sizes[d]
+            if o == s or s == 1:
+                continue
+            if o == 1:
+                out_sizes[d] = s
+                continue
+            raise RuntimeError(
+                f"The size of tensor a ({o}) must match the size of tensor b ({s}) at non-singleton dimension {d}")
+    return ndim
+
+
+def broadcast_shapes(*tensors):
+    cdef Py_ssize_t sizes[MAX_DIMS]
+    cdef int n = broadcast_shape(tensors, sizes)
+    return tuple([sizes[i] for i in range(n)])
+
+
+# -- scalar arguments ----------------------------------------------------------------------------
 
 # PyTorch's checked_convert names (c10/util/TypeCast.h) and ranges; unsigned types also take
 # negative values down to -max, which wrap as two's complement (c10::overflows).

@@ -1,4 +1,4 @@
-# Helpers shared by the linear-algebra and neural-network kernels (linalg.pyx, nn_*.pyx).
+# The NumPy bridge of the kernels that compute through NumPy (linalg.pyx, conv.pyx, norm.pyx, nn_*.pyx).
 from c10.tensor_impl cimport TensorImpl
 
 cdef object np_view(TensorImpl t)

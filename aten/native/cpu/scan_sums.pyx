@@ -12,6 +12,7 @@ from c10.scalar_type cimport (is_integral, dtype as DType, dtype_of, ST_BOOL, ST
                               ST_INT32, ST_INT64, ST_FLOAT16, ST_FLOAT32, ST_FLOAT64)
 from c10.tensor_impl cimport TensorImpl, empty_contiguous
 from aten.native.cpu.loops cimport cast_contiguous, copy_into
+from aten.native.meta.messages cimport cpp_type
 
 from aten.native.cpu import loops as _loops
 from aten.native.cpu.half import float16_via_float32
@@ -24,12 +25,6 @@ ctypedef fused num_t:
     int64_t
     float
     double
-
-# C++ names of the element types, for PyTorch's "Bad in-place call" message.
-_CPP_NAMES = {ST_UINT8: "unsigned char", ST_INT8: "signed char", ST_INT16: "short int", ST_INT32: "int",
-              ST_INT64: "long int", ST_FLOAT16: "c10::Half", ST_FLOAT32: "float", ST_FLOAT64: "double",
-              ST_BOOL: "bool"}
-
 
 cdef void scan_geometry(TensorImpl t, int d, Py_ssize_t* outer, Py_ssize_t* n, Py_ssize_t* inner) noexcept:
     """The sizes before dim d (outer), of d (n) and after it (inner) of t; d is already wrapped."""
@@ -130,8 +125,8 @@ cdef TensorImpl _cum(TensorImpl self, object dim, object dtype, bint prod, bint 
     else:
         st = self.scalar_type
     if inplace and st != self.scalar_type:
-        raise RuntimeError(f"Bad in-place call: input tensor dtype {_CPP_NAMES[self.scalar_type]} and output "
-                           f"tensor dtype {_CPP_NAMES[st]} should match")
+        raise RuntimeError(f"Bad in-place call: input tensor dtype {cpp_type(self.scalar_type)} and output "
+                           f"tensor dtype {cpp_type(st)} should match")
     if self.n_elem == 0 or self.nd == 0:  # no kernel, so none of its dtype checks (as PyTorch)
         if inplace:
             self.version_counter.version += 1

@@ -1,4 +1,3 @@
-# cython: language_level=3
 """aten::equal on the CPU: same shape and the same values (after promotion; NaN is never equal)."""
 from c10.tensor_impl cimport TensorImpl
 from aten.native.cpu._gen_eq import eq_Tensor_cpu

@@ -1,11 +1,12 @@
-"""Helpers shared by the indexing and sorting kernels: dtype names and checks, contiguous and
-int64 copies, Python scalars as one-element tensors, index range scans."""
+"""What the indexing, scatter/gather, masked, search and sorting kernels share: their dtype and
+device checks, contiguous and int64 copies, Python scalars as one-element tensors, index range
+scans and position walks."""
 from c10.scalar_type cimport dtype_of, ST_FLOAT16, ST_INT64
 from c10.tensor_impl cimport TensorImpl, MAX_DIMS, empty_contiguous, wrap_number, sizes_from_sequence, make_tensor
 from aten.native.cpu.loops cimport cast_contiguous
 from aten.native.meta.messages cimport sizes_str, shape_str, type_name
 
-from aten.native.meta.scalar_range import check_fits
+from aten.native.meta.pointwise import check_fits
 from aten.native.meta.errors import device_mismatch_error
 
 

@@ -1,6 +1,6 @@
 """cummax, cummin and logcumsumexp on CPU (and their out= forms).
 
-They iterate as cumsum/cumprod do (aten/native/cpu/reduce_scan.pxd): a contiguous copy read as
+They iterate as cumsum/cumprod do (aten/native/cpu/scan_sums.pxd): a contiguous copy read as
 (outer, n, inner) around the scanned dim, CHUNK inner positions scanned together with their
 running values in L1, outer slices over threads when large.
 
@@ -22,7 +22,7 @@ from c10.scalar_type cimport (dtype_of, is_floating, ST_BOOL, ST_UINT8, ST_INT8,
                               ST_FLOAT16, ST_FLOAT32, ST_FLOAT64)
 from c10.tensor_impl cimport TensorImpl, empty_contiguous
 from aten.native.cpu.loops cimport cast_contiguous, copy_into, resize_output
-from aten.native.cpu.reduce_scan cimport CHUNK, scan_geometry, scan_threads
+from aten.native.cpu.scan_sums cimport CHUNK, scan_geometry, scan_threads
 
 from aten.native.cpu.half import float16_via_float32
 

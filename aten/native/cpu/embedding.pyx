@@ -3,7 +3,7 @@ import numpy as np
 
 from c10.scalar_type cimport ST_INT32, ST_INT64
 from c10.tensor_impl cimport TensorImpl
-from aten.native.cpu.nn_common cimport np_view, new_tensor
+from aten.native.cpu.array_bridge cimport np_view, new_tensor
 from aten.native.meta.messages cimport shape_of, type_name
 from aten.native.cpu.half import float16_via_float32
 

@@ -1,1 +1,0 @@
-cdef int result_type(tuple inputs) except -2
