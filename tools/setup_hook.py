@@ -3,8 +3,12 @@
 Flags are explicit (-O3: gcc 12 does not vectorise these loops at Debian's default -O2;
 -fwrapv: integer overflow wraps, as in PyTorch; OpenMP compiled *and* linked). All Cython
 modules share one utility module, c10._cyutility (about -18% CPU and -46% .so size).
-EMBER_CYTHON_DEBUG=1 turns bounds checking back on; EMBER_BUILD_JOBS=N cythonizes on N processes
-(default 2, this project's machines; a GPU box has more cores).
+Cython's directives are set here, once, for every module (no source or template sets its own):
+EMBER_CYTHON_DEBUG=1 turns bounds, wraparound and memoryview-initialisation checks back on in all
+of them. Division stays C's (cdivision) in both builds: kernels implement PyTorch's integer
+division and remainder themselves, so a debug build computes the same values.
+EMBER_BUILD_JOBS=N cythonizes on N processes (default 2, this project's machines; a GPU box has
+more cores).
 """
 from __future__ import annotations
 
@@ -22,7 +26,7 @@ SHARED_UTILITY = "c10._cyutility"
 def directives() -> dict[str, object]:
     debug = os.environ.get("EMBER_CYTHON_DEBUG") == "1"
     return {"language_level": 3, "boundscheck": debug, "wraparound": debug, "initializedcheck": debug,
-            "cdivision": not debug, "embedsignature": True}
+            "cdivision": True, "embedsignature": True}
 
 
 def extensions() -> list:  # type: ignore[type-arg]
