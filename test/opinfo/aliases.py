@@ -1,4 +1,5 @@
-"""Alias names and small composites (aten/native/composite/aliases.py) against NumPy.
+"""Alias names and small composites (aten/native/composite: aliases, pointwise_math, products,
+splits, predicates, inplace_views) against NumPy.
 
 An alias reuses the database entry of the op it names (same samples, reference and dtypes), under
 its own name and in-place method, so the alias is checked exactly as its target. Composites get

@@ -1,5 +1,5 @@
 """Target: autograd, from tools/autograd/derivatives.yaml (PyTorch's format; formulas are
-Python expressions over tensor methods and torch/csrc/autograd/functions_manual.py).
+Python expressions over tensor methods and torch/csrc/autograd/functions_manual/).
 
 For each entry, a backward Node class (`<Name>Backward<k>`) whose apply evaluates the formulas,
 and an autograd kernel, registered at the Autograd key for the op and its in-place variant:
