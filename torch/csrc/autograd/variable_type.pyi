@@ -6,10 +6,15 @@ from torch.csrc.autograd.graph import Node
 
 SAVE_KINDS: dict[str, int]
 
+class Saved:
+    kind: int
+    index: int
+    def __init__(self, kind: str, index: int) -> None: ...
+
 class AutogradKernel:
     op_name: str
     def __init__(self, op: OperatorHandle, node_type: type, names: tuple[str, ...], defaults: tuple[Any, ...],
-                 inputs: tuple[int, ...], saves: tuple[tuple[int, int], ...], *,
+                 inputs: tuple[int, ...], saves: tuple[Saved, ...], *,
                  output_differentiability: list[bool] | None = None, saves_result: int = 0, is_view: bool = False,
                  inplace: bool = False, clone_self: bool = False, inplace_view: bool = False) -> None: ...
     def __call__(self, *args: Any, **kwargs: Any) -> Any: ...

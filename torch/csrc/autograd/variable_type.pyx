@@ -15,7 +15,7 @@ from torch.csrc.autograd.graph cimport (Node, append_edges, edge_of, new_node, r
                                         save, save_output, set_outputs, view_nodes_module)
 from torch.csrc.autograd import graph
 
-__all__ = ["AutogradKernel", "check_inplace", "check_out", "detach_", "NotImplementedBackward", "SAVE_KINDS"]
+__all__ = ["AutogradKernel", "check_inplace", "check_out", "detach_", "NotImplementedBackward", "SAVE_KINDS", "Saved"]
 
 # What a node saves of one argument (the generator's names for them: SAVE_KINDS).
 cdef enum:
@@ -34,14 +34,31 @@ cdef enum:
 SAVE_KINDS = {"sizes": SAVE_SIZES, "tensor": SAVE_TENSOR, "list": SAVE_LIST, "value": SAVE_VALUE,
               "needs": SAVE_NEEDS, "scalar_type": SAVE_DTYPE, "dim": SAVE_DIM, "numel": SAVE_NUMEL,
               "strides": SAVE_STRIDES, "args_sizes": SAVE_ARGS_SIZES, "layout": SAVE_NONE}
+cdef dict _KIND_NAMES = {code: name for name, code in SAVE_KINDS.items()}
+
+
+cdef class Saved:
+    """What a node saves of one argument: the kind of fact (a SAVE_KINDS name) and the argument's
+    position; a node's saved values are kept in the order of these descriptions."""
+    cdef readonly int kind
+    cdef readonly Py_ssize_t index
+
+    def __init__(self, str kind, Py_ssize_t index):
+        if kind not in SAVE_KINDS:
+            raise ValueError(f"unknown saved kind {kind!r}; expected one of {sorted(SAVE_KINDS)}")
+        self.kind = SAVE_KINDS[kind]
+        self.index = index
+
+    def __repr__(self):
+        return f"Saved({_KIND_NAMES[self.kind]!r}, {self.index})"
 
 cdef class AutogradKernel:
     """The autograd kernel of one op (or of an in-place variant, inplace=True): runs the op below
     autograd, then, if a differentiable input requires grad, records a `node_type` node.
 
     inputs: the argument positions whose gradients the node computes, in formula order (a tensor
-    list gives one edge per tensor). saves: (kind, argument position) per saved value, in the
-    order the node's apply unpacks `node._saved`. saves_result: 0 none, 1 the output, 2 the
+    list gives one edge per tensor). saves: a Saved per saved value, in the order the node's apply
+    unpacks `node._saved`. saves_result: 0 none, 1 the output, 2 the
     outputs (a tuple)."""
     cdef OperatorHandle op
     cdef type node_type
@@ -139,9 +156,10 @@ cdef class AutogradKernel:
         cdef Py_ssize_t n = len(self.saves), k
         cdef tuple saved = PyTuple_New(n)
         cdef object value                # an object: PyTuple_SET_ITEM steals the reference taken
+        cdef Saved spec
         for k in range(n):
-            kind, index = self.saves[k]
-            value = _saved_value(kind, values[<Py_ssize_t>index])
+            spec = <Saved>self.saves[k]
+            value = _saved_value(spec.kind, values[spec.index])
             Py_INCREF(value)
             PyTuple_SET_ITEM(saved, k, value)
         node._saved = saved
