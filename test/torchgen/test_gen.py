@@ -292,3 +292,42 @@ def test_reduction_enum_default_and_double_quoted_strings_generate_valid_python(
     signatures = ast.parse((root / "torch/_C/_gen_signatures.py").read_text())
     texts = [ast.literal_eval(n) for n in ast.walk(signatures) if isinstance(n, ast.Tuple)]
     assert texts == [("(input, target, reduction=1, mode=\"valid\", q=\"\\\"'\\\\\")",)]
+
+
+FROB = """
+    - func: frobnicate(Tensor self, int k=2, *, bool fast=False, Tensor(a!) out) -> Tensor(a!)
+      dispatch:
+        CPU: frobnicate_cpu
+    """
+
+
+@pytest.mark.parametrize("signature, problem", [
+    ("def frobnicate_cpu(TensorImpl self not None, k=2, fast=False):",
+     "it takes 3 parameters for the schema's 4 arguments (self, k, fast, out)"),
+    ("def frobnicate_cpu(self, k=2, quick=False, out=None):", "keyword-only argument `fast` is its parameter `quick`"),
+    ("def frobnicate_cpu(self, k, fast=False, out=None):",
+     "argument `k` has a default in the schema, parameter `k` has none"),
+    ("def frobnicate_cpu(self, k=2, fast=False, out=None, extra):", "extra parameter `extra` has no default"),
+])
+def test_a_handwritten_kernel_that_does_not_match_its_schema_fails_the_build_naming_both_places(
+        tmp_path, signature, problem):
+    root = make_tree(tmp_path, FROB)
+    (root / "aten/native/cpu/frobnicate.pyx").write_text(f"# the kernel\n\n{signature}\n    return out\n")
+    with pytest.raises(SchemaError) as raised:
+        generate(root, quiet=True)
+    message = str(raised.value)
+    assert message.startswith(f"{root / 'aten/native/native_functions.yaml'}:2: kernel frobnicate_cpu "
+                              "(aten/native/cpu/frobnicate.pyx:3) for aten::frobnicate (CPU) does not match"), message
+    assert problem in message
+
+
+@pytest.mark.parametrize("signature", [
+    "def frobnicate_cpu(TensorImpl self not None, int k=2, bint fast=False, TensorImpl out=None):",
+    "def frobnicate_cpu(input, k=2, fast=False, out=None, rounding_mode=None):",   # positional names may differ
+    "def frobnicate_cpu(self: Any, k: int = 2, fast: bool = False, out: Any = None) -> Any:",
+    "def frobnicate_cpu(*args, **kwargs):",
+])
+def test_kernels_that_take_the_schemas_arguments_pass(tmp_path, signature):
+    root = make_tree(tmp_path, FROB)
+    (root / "aten/native/cpu/frobnicate.pyx").write_text(f"{signature}\n    pass\n")
+    generate(root, quiet=True)

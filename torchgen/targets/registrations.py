@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from torchgen.model import DispatchKey, NativeFunction, SchemaError
+from torchgen.targets import kernel_signatures
 
 # Where a handwritten kernel for a dispatch key lives, and the stub file type written there.
 KERNEL_DIRS: dict[str, tuple[str, str]] = {
@@ -26,6 +27,11 @@ def kernel_dir(key: DispatchKey) -> tuple[str, str]:
     if key.name.startswith("Composite"):
         return KERNEL_DIRS["Composite"]
     raise SchemaError(None, f"dispatch key {key.name} has no kernel directory in Ember (CPU, CUDA, Composite*)")
+
+
+def _source_of(root: Path, module: str) -> str:
+    base = module.replace(".", "/")
+    return base + ".pyx" if (root / (base + ".pyx")).exists() else base + ".py"
 
 
 def module_of(path: Path, root: Path) -> str:
@@ -76,6 +82,9 @@ def plan_registrations(fns: list[NativeFunction], root: Path, generated: dict[tu
                 continue
             directory, suffix = kernel_dir(key)
             module = kernels[directory].get(kernel) or kernels[NEUTRAL_DIR].get(kernel)
+            if module is not None:
+                source = _source_of(root, module)
+                kernel_signatures.check(fn, key.name, kernel, root / source, source)
             if module is None:
                 stub_path = f"{directory}/{fn.func.name.name.base}{suffix}"
                 if (root / stub_path).exists() or stub_path in stubs:
