@@ -65,119 +65,174 @@ def _by_base(fns: list[NativeFunction]) -> dict[str, list[NativeFunction]]:
     return dict(sorted(groups.items()))
 
 
+@dataclass
+class _Run:
+    """One generation: the schema, the templates, where files go and what was produced."""
+    root: Path
+    fns: list[NativeFunction]
+    env: jinja2.Environment
+    gen: FileManager                     # build/gen: Cython sources
+    pkg: FileManager                     # the packages: files the runtime reads
+    result: Result = field(default_factory=Result)
+
+    def render(self, template: str, **context: Any) -> str:
+        return self.env.get_template(template).render(**context)
+
+    def cython(self, module: str, template: str, **context: Any) -> None:
+        rel = module.replace(".", "/") + ".pyx"
+        self.gen.write(rel, self.render(template, **context))
+        self.result.extensions.append((module, str(Path(GEN_DIR) / rel)))
+
+
+@dataclass
+class _Collected:
+    """What the per-op targets hand to the targets that write one file for the whole schema."""
+    generated: dict[tuple[str, str], str] = field(default_factory=dict)   # (op, key) -> generated kernel module
+    extra: list[registrations.Registration] = field(default_factory=list)  # pointwise variants' registrations
+    wrapper_lines: list[tuple[str, str, str]] = field(default_factory=list)
+    functions: dict[str, str] = field(default_factory=dict)
+    methods: dict[str, tuple[str, str]] = field(default_factory=dict)
+    namespaces: dict[str, dict[str, str]] = field(default_factory=dict)
+    function_sigs: dict[str, list[str]] = field(default_factory=dict)
+    method_sigs: dict[str, list[str]] = field(default_factory=dict)
+    function_stubs: dict[str, dict[str, list[str]]] = field(
+        default_factory=lambda: {ns: {} for ns in ("", *stubs.NAMESPACES)})
+    method_stubs: dict[str, list[str]] = field(default_factory=dict)
+    return_types: dict[str, list[str]] = field(default_factory=dict)
+
+
 def generate(root: Path, *, quiet: bool = False) -> Result:
     root = root.resolve()
-    fns = parse_native_yaml(str(root / SCHEMA), str(root / TAGS))
-    env = _env()
-    gen = FileManager(root / GEN_DIR)
-    pkg = FileManager(root)
-    result = Result()
-
-    def cython(module: str, template: str, context: dict[str, Any]) -> None:
-        rel = module.replace(".", "/") + ".pyx"
-        gen.write(rel, env.get_template(template).render(**context))
-        result.extensions.append((module, str(Path(GEN_DIR) / rel)))
-
-    cast_header = header("casts.py", "cpu_cast.pyx.j2", [])
-    cython("aten.native.cpu._gen_cast", "cpu_cast.pyx.j2", dict(header=cast_header, casts=casts.cast_context()))
-    gen.write("aten/native/cpu/_gen_cast.pxd", env.get_template("cpu_cast.pxd.j2").render(header=cast_header))
-
-    generated: dict[tuple[str, str], str] = {}
-    extra: list[registrations.Registration] = []
-    wrapper_lines: list[tuple[str, str, str]] = []
-    functions: dict[str, str] = {}
-    methods: dict[str, tuple[str, str]] = {}
-    namespaces: dict[str, dict[str, str]] = {}
-    function_sigs: dict[str, list[str]] = {}
-    method_sigs: dict[str, list[str]] = {}
-    function_stubs: dict[str, dict[str, list[str]]] = {ns: {} for ns in ("", *stubs.NAMESPACES)}
-    method_stubs: dict[str, list[str]] = {}
-    return_types: dict[str, list[str]] = {}
+    run = _Run(root, parse_native_yaml(str(root / SCHEMA), str(root / TAGS)), _env(), FileManager(root / GEN_DIR),
+               FileManager(root))
+    collected = _Collected()
     python_functions, python_methods = stubs.python_overrides(root)
     python_methods |= set(stubs.CONVERSIONS) | {"to", "type", "cpu", "cuda"}
-    for base, group in _by_base(fns).items():
-        ops: list[PointwiseOp] = [op for f in group if (op := pointwise_op(f, group)) is not None]
-        served = {str(v.func.name) for op in ops for v in (op.variants.inplace, op.variants.out) if v is not None}
-        wrapper_lines += variants.wrapper_lines(
-            [f for f in group if variants.needs_generated_kernel(f) and str(f.func.name) not in served], group)
-        if ops:
-            op_fns = [op.fn for op in ops]
-            cpu_module = f"aten.native.cpu._gen_{base}"
-            cython(cpu_module, "cpu_pointwise.pyx.j2",
-                   dict(header=header("cpu_loops.py", "cpu_pointwise.pyx.j2", op_fns),
-                        ops=[cpu_loops.op_context(op) for op in ops]))
-            pkg.write(f"aten/native/cuda/_gen_{base}.cu", env.get_template("cuda_pointwise.cu.j2").render(
-                header=header("cuda.py", "cuda_pointwise.cu.j2", op_fns, "//"), **cuda.cu_context(ops)))
-            pkg.write(f"aten/native/cuda/_gen_{base}_launch.py", env.get_template("cuda_launchers.py.j2").render(
-                header=header("cuda.py", "cuda_launchers.py.j2", op_fns), **cuda.launcher_context(ops, f"_gen_{base}.cu")))
-            for op in ops:
-                generated[(op.name, "CPU")] = cpu_module
-                for v in (op.variants.inplace, op.variants.out):
-                    if v is not None:
-                        extra.append(registrations.Registration(str(v.func.name), "CPU", cpu_module,
-                                                                cpu_loops.kernel_name(v)))
-                generated[(op.name, "CUDA")] = f"aten.native.cuda._gen_{base}_launch"
-                for v in (op.variants.inplace, op.variants.out):
-                    if v is not None:
-                        extra.append(registrations.Registration(str(v.func.name), "CUDA",
-                                                                f"aten.native.cuda._gen_{base}_launch",
-                                                                f"{v.func.name.unambiguous_name()}_cuda"))
-        context = bindings.module_context(group)
-        if context["bindings"]:
-            module = f"torch._C._gen_{base}"
-            cython(module, "bindings.pyx.j2",
-                   dict(header=header("bindings.py", "bindings.pyx.j2", bindings.bound_functions(group)), **context))
-            f, m, ns = bindings.index_entries(module, context)
-            functions.update(f)
-            methods.update(m)
-            for space, entries in ns.items():
-                namespaces.setdefault(space, {}).update(entries)
-            fs, ms = bindings.signature_entries(context)
-            function_sigs.update(fs)
-            method_sigs.update(ms)
-            fns_by_ns, ms, rts = stubs.stub_entries(group, context, python_functions, python_methods)
-            for space, overloads in fns_by_ns.items():
-                function_stubs.setdefault(space, {}).update(overloads)
-            method_stubs.update(ms)
-            return_types.update(rts)
+    _generate_casts(run)
+    for base, group in _by_base(run.fns).items():
+        _generate_pointwise(run, base, group, collected)
+        _generate_bindings(run, base, group, collected, python_functions, python_methods)
+    kernel_stubs = _generate_registrations(run, collected)
+    _generate_binding_tables(run, collected)
+    _generate_autograd(root, run.fns, run.env, run.pkg)
+    _generate_type_stubs(run, collected)
+    return _finish(run, kernel_stubs, quiet)
 
+
+def _generate_casts(run: _Run) -> None:
+    """The dtype conversion loops every CPU kernel casts through."""
+    cast_header = header("casts.py", "cpu_cast.pyx.j2", [])
+    run.cython("aten.native.cpu._gen_cast", "cpu_cast.pyx.j2", header=cast_header, casts=casts.cast_context())
+    run.gen.write("aten/native/cpu/_gen_cast.pxd", run.render("cpu_cast.pxd.j2", header=cast_header))
+
+
+def _generate_pointwise(run: _Run, base: str, group: list[NativeFunction], collected: _Collected) -> None:
+    """An op group's CPU loops and CUDA kernels and launchers (ember_pointwise ops), and the
+    generated kernels of the in-place/out= variants no loop serves."""
+    ops: list[PointwiseOp] = [op for f in group if (op := pointwise_op(f, group)) is not None]
+    served = {str(v.func.name) for op in ops for v in (op.variants.inplace, op.variants.out) if v is not None}
+    collected.wrapper_lines += variants.wrapper_lines(
+        [f for f in group if variants.needs_generated_kernel(f) and str(f.func.name) not in served], group)
+    if not ops:
+        return
+    op_fns = [op.fn for op in ops]
+    cpu_module = f"aten.native.cpu._gen_{base}"
+    cuda_module = f"aten.native.cuda._gen_{base}_launch"
+    run.cython(cpu_module, "cpu_pointwise.pyx.j2", header=header("cpu_loops.py", "cpu_pointwise.pyx.j2", op_fns),
+               ops=[cpu_loops.op_context(op) for op in ops])
+    run.pkg.write(f"aten/native/cuda/_gen_{base}.cu", run.render(
+        "cuda_pointwise.cu.j2", header=header("cuda.py", "cuda_pointwise.cu.j2", op_fns, "//"), **cuda.cu_context(ops)))
+    run.pkg.write(f"aten/native/cuda/_gen_{base}_launch.py", run.render(
+        "cuda_launchers.py.j2", header=header("cuda.py", "cuda_launchers.py.j2", op_fns),
+        **cuda.launcher_context(ops, f"_gen_{base}.cu")))
+    for op in ops:
+        collected.generated[(op.name, "CPU")] = cpu_module
+        collected.generated[(op.name, "CUDA")] = cuda_module
+        variants_ = [v for v in (op.variants.inplace, op.variants.out) if v is not None]
+        collected.extra += [registrations.Registration(str(v.func.name), "CPU", cpu_module, cpu_loops.kernel_name(v))
+                            for v in variants_]
+        collected.extra += [registrations.Registration(str(v.func.name), "CUDA", cuda_module,
+                                                       f"{v.func.name.unambiguous_name()}_cuda") for v in variants_]
+
+
+def _generate_bindings(run: _Run, base: str, group: list[NativeFunction], collected: _Collected,
+                       python_functions: set[str], python_methods: set[str]) -> None:
+    """An op group's torch.<name> / Tensor.<name> bindings, and their index, signature and stub entries."""
+    context = bindings.module_context(group)
+    if not context.bindings:
+        return
+    module = f"torch._C._gen_{base}"
+    run.cython(module, "bindings.pyx.j2", header=header("bindings.py", "bindings.pyx.j2", bindings.bound_functions(group)),
+               operators=context.operators, bindings=context.bindings, return_types=context.return_types)
+    functions, methods, namespaces = bindings.index_entries(module, context)
+    collected.functions.update(functions)
+    collected.methods.update(methods)
+    for space, entries in namespaces.items():
+        collected.namespaces.setdefault(space, {}).update(entries)
+    function_sigs, method_sigs = bindings.signature_entries(context)
+    collected.function_sigs.update(function_sigs)
+    collected.method_sigs.update(method_sigs)
+    fns_by_ns, method_stubs, return_types = stubs.stub_entries(group, context, python_functions, python_methods)
+    for space, overloads in fns_by_ns.items():
+        collected.function_stubs.setdefault(space, {}).update(overloads)
+    collected.method_stubs.update(method_stubs)
+    collected.return_types.update(return_types)
+
+
+def _generate_registrations(run: _Run, collected: _Collected) -> dict[str, str]:
+    """Every op's definition and kernels (aten/_gen_registrations.py) and the composite wrappers of
+    the variants without a kernel; returns the kernel stubs to write (path -> text)."""
     kernel_stubs: dict[str, str] = {}
-    regs = registrations.plan_registrations([f for f in fns if not variants.needs_generated_kernel(f)], root,
-                                            generated, kernel_stubs) + extra
-    pkg.write(f"{WRAPPERS_MODULE.replace('.', '/')}.py", env.get_template("wrappers.py.j2").render(
-        header=header("variants.py", "wrappers.py.j2", []), wrappers=wrapper_lines))
+    regs = registrations.plan_registrations([f for f in run.fns if not variants.needs_generated_kernel(f)],
+                                            run.root, collected.generated, kernel_stubs) + collected.extra
+    run.pkg.write(f"{WRAPPERS_MODULE.replace('.', '/')}.py", run.render(
+        "wrappers.py.j2", header=header("variants.py", "wrappers.py.j2", []), wrappers=collected.wrapper_lines))
     regs += [registrations.Registration(op, "CompositeExplicitAutograd", WRAPPERS_MODULE, kernel)
-             for kernel, _, op in wrapper_lines]
-    pkg.write("aten/_gen_registrations.py", env.get_template("registrations.py.j2").render(
-        header=header("registrations.py", "registrations.py.j2", []),
-        ops=[dict(schema=str(fn.func), inplace_view="inplace_view" in fn.tags) for fn in fns],
+             for kernel, _, op in collected.wrapper_lines]
+    run.pkg.write("aten/_gen_registrations.py", run.render(
+        "registrations.py.j2", header=header("registrations.py", "registrations.py.j2", []),
+        ops=[dict(schema=str(fn.func), inplace_view="inplace_view" in fn.tags) for fn in run.fns],
         registrations=regs))
-    pkg.write("torch/_C/_gen_index.py", env.get_template("bindings_index.py.j2").render(
-        header=header("bindings.py", "bindings_index.py.j2", []),
-        functions=sorted(functions.items()), methods=sorted(methods.items()),
-        namespaces=[(ns, sorted(entries.items())) for ns, entries in sorted(namespaces.items())]))
-    pkg.write("torch/_C/_gen_signatures.py", env.get_template("bindings_signatures.py.j2").render(
-        header=header("bindings.py", "bindings_signatures.py.j2", []),
-        functions=sorted(function_sigs.items()), methods=sorted(method_sigs.items())))
-    _generate_autograd(root, fns, env, pkg)
-    # Type stubs (never imported at run time): torch/__init__.py and torch/_tensor.py read them
-    # under TYPE_CHECKING.
-    rt_names = sorted(return_types)
+    return kernel_stubs
+
+
+def _generate_binding_tables(run: _Run, collected: _Collected) -> None:
+    """torch._C's index of binding modules (torch.<name> is imported on first use) and signatures."""
+    run.pkg.write("torch/_C/_gen_index.py", run.render(
+        "bindings_index.py.j2", header=header("bindings.py", "bindings_index.py.j2", []),
+        functions=sorted(collected.functions.items()), methods=sorted(collected.methods.items()),
+        namespaces=[(ns, sorted(entries.items())) for ns, entries in sorted(collected.namespaces.items())]))
+    run.pkg.write("torch/_C/_gen_signatures.py", run.render(
+        "bindings_signatures.py.j2", header=header("bindings.py", "bindings_signatures.py.j2", []),
+        functions=sorted(collected.function_sigs.items()), methods=sorted(collected.method_sigs.items())))
+
+
+def _generate_type_stubs(run: _Run, collected: _Collected) -> None:
+    """Type stubs (never imported at run time): torch/__init__.py and torch/_tensor.py read them
+    under TYPE_CHECKING."""
+    rt_names = sorted(collected.return_types)
     outputs: list[tuple[str, str, dict[str, Any]]] = [
         (f"torch/_C/_gen_{space or 'variable'}_functions.pyi", "stubs_functions.pyi.j2",
-         dict(functions=sorted(by_name.items()), return_types=rt_names)) for space, by_name in function_stubs.items()]
+         dict(functions=sorted(by_name.items()), return_types=rt_names))
+        for space, by_name in collected.function_stubs.items()]
     outputs += [
         ("torch/_C/_gen_tensor_base.pyi", "stubs_tensor.pyi.j2",
-         dict(methods=sorted(method_stubs.items()), conversions=stubs.CONVERSIONS, return_types=rt_names)),
-        ("torch/_C/_gen_return_types.pyi", "stubs_return_types.pyi.j2", dict(return_types=sorted(return_types.items())))]
+         dict(methods=sorted(collected.method_stubs.items()), conversions=stubs.CONVERSIONS, return_types=rt_names)),
+        ("torch/_C/_gen_return_types.pyi", "stubs_return_types.pyi.j2",
+         dict(return_types=sorted(collected.return_types.items())))]
     for path, template, context in outputs:
-        pkg.write(path, env.get_template(template).render(header=header("stubs.py", template, []), **context))
+        run.pkg.write(path, run.render(template, header=header("stubs.py", template, []), **context))
+
+
+def _finish(run: _Run, kernel_stubs: dict[str, str], quiet: bool) -> Result:
+    """Kernel stubs written where none exists yet, stale generated files removed, the result."""
+    result = run.result
     for path, text in kernel_stubs.items():
         # Never overwrite: plan_registrations only plans stubs for files that do not exist.
-        write_if_changed(root / path, text)
+        write_if_changed(run.root / path, text)
         result.stubs.append(path)
-    result.changed = [str(p.relative_to(root)) for p in gen.changed + pkg.changed]
-    result.removed = _remove_stale(root, gen.written | pkg.written, {m for m, _ in result.extensions})
+    result.changed = [str(p.relative_to(run.root)) for p in run.gen.changed + run.pkg.changed]
+    result.removed = _remove_stale(run.root, run.gen.written | run.pkg.written, {m for m, _ in result.extensions})
     if not quiet:
         for path in result.stubs:
             print(f"torchgen: wrote a kernel stub to fill in: {path}", file=sys.stderr)

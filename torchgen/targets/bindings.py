@@ -8,7 +8,7 @@ pointwise op accepts Python numbers when no overload takes them as they are.
 from __future__ import annotations
 
 import re
-from typing import Any
+from dataclasses import dataclass
 
 from torchgen.model import (Argument, BaseTy, BaseType, ListType, NativeFunction, OptionalType, SchemaError,
                             SchemaKind, Type, Variant)
@@ -158,6 +158,70 @@ def sort_overloads(fns: list[NativeFunction]) -> list[NativeFunction]:
     return ordered
 
 
+@dataclass(frozen=True)
+class BindingParam:
+    """One parameter of a bound overload, as torch/_C/arg_parser.pyx's Param takes it."""
+    name: str
+    type: str                    # the parser's P_* kind
+    kwonly: bool
+    has_default: bool
+    default: str                 # a Cython expression
+    allow_numbers: bool          # a Tensor parameter of a pointwise op also takes Python numbers
+
+
+@dataclass(frozen=True)
+class OutCall:
+    """The out= overload a functional signature dispatches to when out is given."""
+    op_var: str
+    index: int
+    value: str
+    key_set: str
+
+
+@dataclass(frozen=True)
+class BoundSignature:
+    op: str
+    op_var: str
+    params: tuple[BindingParam, ...]
+    key_set: str
+    call_args: str
+    out: OutCall | None
+    wrap: str                    # the structseq wrapping a tuple return, or ""
+    requires_grad: str | None    # the parsed value to set requires_grad from, for factories
+
+
+@dataclass(frozen=True)
+class Binding:
+    """torch.<name> (or Tensor.<name>): its parser and its overloads."""
+    python_name: str
+    parser: str
+    function: str
+    self_param: str
+    doc: str
+    namespace: str
+    signatures: tuple[BoundSignature, ...]
+
+
+@dataclass(frozen=True)
+class Operator:
+    name: str
+    var: str
+
+
+@dataclass(frozen=True)
+class ReturnType:
+    name: str
+    fields: list[str]
+
+
+@dataclass(frozen=True)
+class ModuleContext:
+    """What bindings.pyx.j2 renders for one base name."""
+    operators: tuple[Operator, ...]
+    bindings: tuple[Binding, ...]
+    return_types: tuple[ReturnType, ...]
+
+
 def takes_requires_grad(fn: NativeFunction) -> bool:
     """Upstream adds `requires_grad=False` to factory functions (a Tensor return and no Tensor
     argument) and to new_*/*_like functions."""
@@ -170,10 +234,10 @@ def takes_requires_grad(fn: NativeFunction) -> bool:
 
 
 def _signature(fn: NativeFunction, method: bool, op_var: str, out: tuple[NativeFunction, str] | None = None,
-               pointwise: bool = False) -> dict[str, Any]:
+               pointwise: bool = False) -> BoundSignature:
     # Tensor parameters of pointwise ops (and of their in-place forms) also take Python numbers.
     allow_numbers = pointwise or "pointwise" in fn.tags
-    params = []
+    params: list[BindingParam] = []
     call_args = []
     key_terms = []
     device_index = None
@@ -185,7 +249,7 @@ def _signature(fn: NativeFunction, method: bool, op_var: str, out: tuple[NativeF
             key_terms.append("self.key_set")
             continue
         kind = param_type(fn, arg)
-        params.append(dict(
+        params.append(BindingParam(
             name="input" if arg.name == "self" else arg.name, type=kind, kwonly=arg not in args.flat_positional,
             # As PyTorch's parser: an optional type without a default (`Scalar? p`, batch_norm's
             # `Tensor? weight`) accepts None but must still be given.
@@ -209,33 +273,27 @@ def _signature(fn: NativeFunction, method: bool, op_var: str, out: tuple[NativeF
     if out is not None:
         out_fn, out_var = out
         multi = len(out_fn.func.arguments.out) > 1
-        params.append(dict(name="out", type="P_TENSOR_LIST" if multi else "P_OPT_TENSOR", kwonly=True, has_default=True,
-                           default="None", allow_numbers=False))
-        out_context = dict(op_var=out_var, index=index, value=("*" if multi else "") + f"v[{index}]",
-                           key_set=f"list_keys(v[{index}])" if multi else f"(<TensorImpl>v[{index}]).key_set")
+        params.append(BindingParam("out", "P_TENSOR_LIST" if multi else "P_OPT_TENSOR", True, True, "None", False))
+        out_context = OutCall(out_var, index, ("*" if multi else "") + f"v[{index}]",
+                              f"list_keys(v[{index}])" if multi else f"(<TensorImpl>v[{index}]).key_set")
         index += 1
     requires_grad = None
     if takes_requires_grad(fn):
-        params.append(dict(name="requires_grad", type="P_OPT_BOOL", kwonly=True, has_default=True, default="False",
-                           allow_numbers=False))
+        params.append(BindingParam("requires_grad", "P_OPT_BOOL", True, True, "False", False))
         requires_grad = f"v[{index}]"
     ret = return_type(fn)
-    for p in params:
-        p["kwonly"] = str(p["kwonly"])
-        p["has_default"] = str(p["has_default"])
-        p["allow_numbers"] = str(p["allow_numbers"])
-    return dict(op=str(fn.func.name), op_var=op_var, params=params, key_set=" | ".join(key_terms),
-                call_args=", ".join(call_args), out=out_context, wrap=f"_rt_{ret[0]}" if ret else "",
-                requires_grad=requires_grad)
+    return BoundSignature(op=str(fn.func.name), op_var=op_var, params=tuple(params), key_set=" | ".join(key_terms),
+                          call_args=", ".join(call_args), out=out_context, wrap=f"_rt_{ret[0]}" if ret else "",
+                          requires_grad=requires_grad)
 
 
-def module_context(fns: list[NativeFunction]) -> dict[str, Any]:
+def module_context(fns: list[NativeFunction]) -> ModuleContext:
     """Bindings for all overloads sharing one base name (functions and methods)."""
     bound = bound_functions(fns)
     outs = {str(f.func.name): o for f in bound if (o := out_variant(f, fns)) is not None}
-    operators = [dict(name=str(f.func.name), var=f"_op_{f.func.name.unambiguous_name()}")
+    operators = [Operator(str(f.func.name), f"_op_{f.func.name.unambiguous_name()}")
                  for f in bound + list(outs.values())]
-    var_of = {o["name"]: o["var"] for o in operators}
+    var_of = {o.name: o.var for o in operators}
     return_types = sorted({rt for f in bound if (rt := return_type(f)) is not None})
     bindings = []
     names = sorted({python_name(f) for f in bound})
@@ -248,21 +306,20 @@ def module_context(fns: list[NativeFunction]) -> dict[str, Any]:
                 continue
             if method and any(f.func.arguments.self_arg is None for f in chosen):
                 raise SchemaError(chosen[0].loc, f"{name}: a method variant needs a `self` argument")
-            bindings.append(dict(
+            bindings.append(Binding(
                 python_name=name, parser=("_m_" if method else "_f_") + name.replace("_", "__"),
                 function=("Tensor_" if method else "") + name, self_param="TensorImpl self, " if method else "",
                 doc=("Tensor." if method else "torch.") + name + ": " + ", ".join(f"aten::{f.func.name}" for f in chosen),
                 namespace=chosen[0].python_module or "",
-                signatures=[_signature(f, method, var_of[str(f.func.name)],
-                                       None if method or str(f.func.name) not in outs else
-                                       (outs[str(f.func.name)], var_of[str(outs[str(f.func.name)].func.name)]),
-                                       pointwise=any("pointwise" in g.tags for g in fns))
-                            for f in chosen]))
-    return dict(operators=operators, bindings=bindings, return_types=[dict(name=n, fields=list(f))
-                                                                      for n, f in return_types])
+                signatures=tuple(_signature(f, method, var_of[str(f.func.name)],
+                                            None if method or str(f.func.name) not in outs else
+                                            (outs[str(f.func.name)], var_of[str(outs[str(f.func.name)].func.name)]),
+                                            pointwise=any("pointwise" in g.tags for g in fns))
+                                 for f in chosen)))
+    return ModuleContext(tuple(operators), tuple(bindings), tuple(ReturnType(n, list(f)) for n, f in return_types))
 
 
-def text_signature(signature: dict[str, Any], method: bool) -> str:
+def text_signature(signature: BoundSignature, method: bool) -> str:
     """The Python signature of one bound overload, as `inspect` would print it: `(input, *, alpha=1)`.
 
     Read by tools (the architecture audit's surface manifest), not at run time.
@@ -273,48 +330,48 @@ def text_signature(signature: dict[str, Any], method: bool) -> str:
     # (batch_norm's `Tensor? weight` comes before required ones), as Python requires.
     shown = {}
     required_after = False
-    for p in reversed(signature["params"]):
-        if p["kwonly"] == "True":
-            shown[p["name"]] = p["has_default"] == "True"
+    for p in reversed(signature.params):
+        if p.kwonly:
+            shown[p.name] = p.has_default
             continue
-        shown[p["name"]] = p["has_default"] == "True" and not required_after
-        required_after = required_after or p["has_default"] != "True"
-    for p in signature["params"]:
-        if p["kwonly"] == "True" and not star:
+        shown[p.name] = p.has_default and not required_after
+        required_after = required_after or not p.has_default
+    for p in signature.params:
+        if p.kwonly and not star:
             parts.append("*")
             star = True
-        text = p["name"]
-        if shown[p["name"]]:
-            default = re.sub(r'_dtype\("(\w+)"\)', r"torch.\1", p["default"]).replace("_layout.", "torch.")
+        text = p.name
+        if shown[p.name]:
+            default = re.sub(r'_dtype\("(\w+)"\)', r"torch.\1", p.default).replace("_layout.", "torch.")
             text += "=" + default
         parts.append(text)
     return "(" + ", ".join(parts) + ")"
 
 
-def index_entries(module: str, context: dict[str, Any]
+def index_entries(module: str, context: ModuleContext
                   ) -> tuple[dict[str, str], dict[str, tuple[str, str]], dict[str, dict[str, str]]]:
     """torch.<name> functions, Tensor.<name> methods, and functions of python_module namespaces."""
     functions: dict[str, str] = {}
     methods: dict[str, tuple[str, str]] = {}
     namespaces: dict[str, dict[str, str]] = {}
-    for b in context["bindings"]:
-        if b["function"].startswith("Tensor_"):
-            methods[b["python_name"]] = (module, b["function"])
-        elif b["namespace"]:
-            namespaces.setdefault(b["namespace"], {})[b["python_name"]] = module
+    for b in context.bindings:
+        if b.function.startswith("Tensor_"):
+            methods[b.python_name] = (module, b.function)
+        elif b.namespace:
+            namespaces.setdefault(b.namespace, {})[b.python_name] = module
         else:
-            functions[b["python_name"]] = module
+            functions[b.python_name] = module
     return functions, methods, namespaces
 
 
-def signature_entries(context: dict[str, Any]) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
+def signature_entries(context: ModuleContext) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
     """Text signatures of every overload, by function name and by method name."""
     functions: dict[str, list[str]] = {}
     methods: dict[str, list[str]] = {}
-    for b in context["bindings"]:
-        if b["namespace"]:
+    for b in context.bindings:
+        if b.namespace:
             continue   # torch.linalg and friends: not yet in the audited surfaces
-        method = b["function"].startswith("Tensor_")
-        texts = [text_signature(s, method) for s in b["signatures"]]
-        (methods if method else functions)[b["python_name"]] = texts
+        method = b.function.startswith("Tensor_")
+        texts = [text_signature(s, method) for s in b.signatures]
+        (methods if method else functions)[b.python_name] = texts
     return functions, methods

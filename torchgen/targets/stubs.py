@@ -92,24 +92,24 @@ def _literal(text: str) -> str:
     return text if isinstance(value, (int, float, bool, str, type(None))) else "..."
 
 
-def _params(fn: NativeFunction, signature: dict[str, Any], numbers: bool) -> list[dict[str, Any]]:
+def _params(fn: NativeFunction, signature: bindings.BoundSignature, numbers: bool) -> list[dict[str, Any]]:
     """name, annotation, kwonly and default text of every parameter of one bound overload."""
     by_name = {("input" if a.name == "self" else a.name): a for a in fn.func.arguments.flat_non_out}
     out = []
-    for p in signature["params"]:
-        arg = by_name.get(p["name"])
+    for param in signature.params:
+        arg = by_name.get(param.name)
         if arg is not None:
-            text = arg_type(arg, numbers and p["allow_numbers"] == "True")
-        elif p["name"] == "out":
-            text = _union(TENSOR_LIST if p["type"] == "P_TENSOR_LIST" else "Tensor", "None")
-        elif p["name"] == "requires_grad":
+            text = arg_type(arg, numbers and param.allow_numbers)
+        elif param.name == "out":
+            text = _union(TENSOR_LIST if param.type == "P_TENSOR_LIST" else "Tensor", "None")
+        elif param.name == "requires_grad":
             text = "_bool"
         else:
-            raise ValueError(f"stubs: parameter {p['name']} of {fn.func.name} has no schema argument")
+            raise ValueError(f"stubs: parameter {param.name} of {fn.func.name} has no schema argument")
         # A parameter named after a Python keyword (random_'s `from`) is `from_`, as PyTorch's stubs.
-        name = p["name"] + "_" if keyword.iskeyword(p["name"]) else p["name"]
-        out.append(dict(name=name, type=text, kwonly=p["kwonly"] == "True",
-                        default=_literal(p["default"]) if p["has_default"] == "True" else None))
+        name = param.name + "_" if keyword.iskeyword(param.name) else param.name
+        out.append(dict(name=name, type=text, kwonly=param.kwonly,
+                        default=_literal(param.default) if param.has_default else None))
     # Python's rule: a positional parameter keeps its default only if every later one has one.
     required_after = False
     for p in reversed(out):
@@ -139,22 +139,22 @@ def _render(params: list[dict[str, Any]], method: bool, varargs: bool) -> str:
     return ", ".join(parts)
 
 
-def _overloads(group: list[NativeFunction], binding: dict[str, Any], method: bool) -> list[str]:
+def _overloads(group: list[NativeFunction], binding: bindings.Binding, method: bool) -> list[str]:
     """Parameter lists (rendered, with return annotation) of one torch.<name> / Tensor.<name>."""
     by_op = {str(f.func.name): f for f in group}
     rendered: list[str] = []
     # Bound once (add, mul, ...): the form taking numbers for Tensors also covers the plain one.
-    passes = (True,) if len(binding["signatures"]) == 1 else (False, True)
+    passes = (True,) if len(binding.signatures) == 1 else (False, True)
     for numbers in passes:
-        for sig in binding["signatures"]:
-            fn = by_op[sig["op"]]
+        for sig in binding.signatures:
+            fn = by_op[sig.op]
             params = _params(fn, sig, numbers)
             ret = return_annotation(fn)
             forms = [_render(params, method, False)]
             # The parser's torch.zeros(2, 3) rule: an int-list first parameter that is the only
             # positional one also takes its ints as separate arguments.
-            positional = [p for p in sig["params"] if p["kwonly"] != "True"]
-            if sig["params"] and sig["params"][0]["type"] == "P_INT_LIST" and len(positional) == 1:
+            positional = [p for p in sig.params if not p.kwonly]
+            if sig.params and sig.params[0].type == "P_INT_LIST" and len(positional) == 1:
                 forms.append(_render(params, method, True))
             for form in forms:
                 line = f"({form}) -> {ret}"
@@ -194,20 +194,20 @@ def python_overrides(root: Path) -> tuple[set[str], set[str]]:
 NAMESPACES = ("linalg", "nn", "special")
 
 
-def stub_entries(group: list[NativeFunction], context: dict[str, Any], skip_functions: set[str],
+def stub_entries(group: list[NativeFunction], context: bindings.ModuleContext, skip_functions: set[str],
                  skip_methods: set[str]) -> tuple[dict[str, dict[str, list[str]]], dict[str, list[str]],
                                                    dict[str, list[str]]]:
     """Overloads of each function (by namespace, "" for torch.<name>) and Tensor.<name> method of
     one op group, and the return_types (name -> fields) they name."""
     functions: dict[str, dict[str, list[str]]] = {}
     methods: dict[str, list[str]] = {}
-    for b in context["bindings"]:
-        method = b["function"].startswith("Tensor_")
-        name = b["python_name"]
+    for b in context.bindings:
+        method = b.function.startswith("Tensor_")
+        name = b.python_name
         if method:
             if name not in skip_methods:
                 methods[name] = _overloads(group, b, True)
-        elif b["namespace"] or name not in skip_functions:
-            functions.setdefault(b["namespace"], {})[name] = _overloads(group, b, False)
-    return_types = {rt["name"]: rt["fields"] for rt in context["return_types"]}
+        elif b.namespace or name not in skip_functions:
+            functions.setdefault(b.namespace, {})[name] = _overloads(group, b, False)
+    return_types = {rt.name: rt.fields for rt in context.return_types}
     return functions, methods, return_types
