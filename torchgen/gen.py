@@ -141,10 +141,11 @@ def _generate_pointwise(run: _Run, base: str, group: list[NativeFunction], colle
     run.cython(cpu_module, "cpu_pointwise.pyx.j2", header=header("cpu_loops.py", "cpu_pointwise.pyx.j2", op_fns),
                ops=[cpu_loops.op_context(op) for op in ops])
     run.pkg.write(f"aten/native/cuda/_gen_{base}.cu", run.render(
-        "cuda_pointwise.cu.j2", header=header("cuda.py", "cuda_pointwise.cu.j2", op_fns, "//"), **cuda.cu_context(ops)))
+        "cuda_pointwise.cu.j2", header=header("cuda.py", "cuda_pointwise.cu.j2", op_fns, "//"),
+        kernels=cuda.cu_kernels(ops)))
     run.pkg.write(f"aten/native/cuda/_gen_{base}_launch.py", run.render(
         "cuda_launchers.py.j2", header=header("cuda.py", "cuda_launchers.py.j2", op_fns),
-        **cuda.launcher_context(ops, f"_gen_{base}.cu")))
+        ops=cuda.launchers(ops), source=f"_gen_{base}.cu"))
     for op in ops:
         collected.generated[(op.name, "CPU")] = cpu_module
         collected.generated[(op.name, "CUDA")] = cuda_module
@@ -191,7 +192,7 @@ def _generate_registrations(run: _Run, collected: _Collected) -> dict[str, str]:
              for kernel, _, op in collected.wrapper_lines]
     run.pkg.write("aten/_gen_registrations.py", run.render(
         "registrations.py.j2", header=header("registrations.py", "registrations.py.j2", []),
-        ops=[dict(schema=str(fn.func), inplace_view="inplace_view" in fn.tags) for fn in run.fns],
+        ops=[registrations.Definition(str(fn.func), "inplace_view" in fn.tags) for fn in run.fns],
         registrations=regs))
     return kernel_stubs
 
@@ -245,7 +246,7 @@ def _generate_autograd(root: Path, fns: list[NativeFunction], env: jinja2.Enviro
     """Backward nodes and autograd kernels from tools/autograd/derivatives.yaml, and their registrations."""
     derivatives = autograd.load_derivatives(root, fns)
     groups = _by_base(fns)
-    contexts = []
+    contexts: list[autograd.KernelContext] = []
     covered: set[str] = set()
     for d in derivatives:
         siblings = [f for f in groups[d.fn.func.name.name.base]
@@ -253,21 +254,22 @@ def _generate_autograd(root: Path, fns: list[NativeFunction], env: jinja2.Enviro
                         d.fn.func.name.name.base]) is d.fn]
         context = autograd.kernel_context(d, siblings)
         contexts.append(context)
-        covered |= {context["op"], *(v["op"] for v in context["inplace"]), *(v["op"] for v in context["out"])}
-    outs = [dict(op=str(f.func.name), kernel=f.func.name.unambiguous_name().replace(".", "_"),
-                 base=str(f.func.name.name.base)) for f in fns if f.func.kind() is SchemaKind.out]
-    covered |= {o["op"] for o in outs}
-    missing = [dict(op=str(f.func.name), kernel=f.func.name.unambiguous_name().replace(".", "_"),
-                    inplace=f.func.kind() is SchemaKind.inplace)
+        covered |= {context.op, *(v.op for v in context.inplace), *(v.op for v in context.out)}
+    outs = [autograd.VariantContext(str(f.func.name), f.func.name.unambiguous_name().replace(".", "_"),
+                                    base=str(f.func.name.name.base)) for f in fns if f.func.kind() is SchemaKind.out]
+    covered |= {o.op for o in outs}
+    missing = [autograd.MissingFormula(str(f.func.name), f.func.name.unambiguous_name().replace(".", "_"),
+                                       f.func.kind() is SchemaKind.inplace)
                for f in autograd.differentiable_without_formula(fns, covered)]
     all_fns = [d.fn for d in derivatives]
     pkg.write(f"{autograd.KERNELS_MODULE.replace('.', '/')}.py", env.get_template("autograd_functions.py.j2").render(
         header=header("autograd.py", "autograd_functions.py.j2", all_fns), derivatives=contexts,
         not_implemented=missing, outs=outs))
     module = autograd.KERNELS_MODULE
-    registrations_ = [(c["op"], module, c["kernel"]) for c in contexts]
-    registrations_ += [(v["op"], module, v["kernel"]) for c in contexts for v in c["inplace"]]
-    registrations_ += [(k["op"], module, k["kernel"]) for k in missing + outs]
+    registrations_ = [(c.op, module, c.kernel) for c in contexts]
+    registrations_ += [(v.op, module, v.kernel) for c in contexts for v in c.inplace]
+    registrations_ += [(k.op, module, k.kernel) for k in missing]
+    registrations_ += [(k.op, module, k.kernel) for k in outs]
     schemas = {str(f.func.name) for f in fns}
     registrations_ += [(op, where, kernel) for op, (where, kernel) in autograd.MANUAL_KERNELS.items() if op in schemas]
     pkg.write("torch/csrc/autograd/_gen_registrations.py", env.get_template("autograd_registrations.py.j2").render(

@@ -193,7 +193,70 @@ def _multi_output(fn: NativeFunction) -> bool:
     return len(returns) > 1 or (len(returns) == 1 and isinstance(returns[0].type, ListType))
 
 
-def kernel_context(d: Derivative, variants: list[NativeFunction]) -> dict[str, Any]:
+@dataclass(frozen=True)
+class FormulaContext:
+    input: str
+    kind: str
+    source: str
+
+
+@dataclass(frozen=True)
+class SavedContext:
+    kind: str                    # a variable_type.SAVE_KINDS name
+    index: int                   # the argument's position
+    local: str                   # its name in the formulas
+
+
+@dataclass(frozen=True)
+class ResultAlias:
+    name: str
+    index: int
+
+
+@dataclass(frozen=True)
+class VariantContext:
+    """An in-place or out= sibling whose autograd kernel the derivative also gives."""
+    op: str
+    kernel: str
+    inplace_view: bool = False
+    base: str = ""
+
+
+@dataclass(frozen=True)
+class MissingFormula:
+    """A differentiable op without a formula: its kernel raises PyTorch's error on backward."""
+    op: str
+    kernel: str
+    inplace: bool
+
+
+@dataclass(frozen=True)
+class KernelContext:
+    """One derivative's node and autograd kernels in autograd_functions.py.j2."""
+    op: str
+    kernel: str
+    node: str
+    names: tuple[str, ...]
+    names_tuple: str
+    defaults: tuple[str, ...]
+    formulas: tuple[FormulaContext, ...]
+    saved_tensors: tuple[str, ...]
+    saved_lists: tuple[str, ...]
+    saved_values: tuple[str, ...]
+    saves: tuple[SavedContext, ...]
+    inputs: tuple[int, ...]
+    saves_result: int
+    is_view: bool
+    output_differentiability: Any
+    multi_output: bool
+    result_aliases: tuple[ResultAlias, ...]
+    inplace: tuple[VariantContext, ...]
+    inplace_entry: bool          # an in-place op with its own entry (copy_, t_): its kernel is its own in-place form
+    inplace_view: bool           # t_, squeeze_...: they change self's geometry only, never the memory a view shares
+    out: tuple[VariantContext, ...]
+
+
+def kernel_context(d: Derivative, variants: list[NativeFunction]) -> KernelContext:
     fn = d.fn
     params = [a for a in fn.func.arguments.flat_all]
     defaults = [python_default(fn, a) if a.default is not None else "_REQUIRED" for a in params]
@@ -208,24 +271,24 @@ def kernel_context(d: Derivative, variants: list[NativeFunction]) -> dict[str, A
              + [("list", n, f"saved_{n}") for n in d.saved_lists]
              + [("value", n, n) for n in d.saved_values]
              + [(fact, i, f"{i}_{fact}") for i, fact in d.saved_meta])
-    return dict(
+    return KernelContext(
         op=str(fn.func.name), kernel=fn.func.name.unambiguous_name().replace(".", "_"), node=d.node,
-        names=names, names_tuple=repr(tuple(names)), defaults=defaults,
-        formulas=[dict(input=f.input, kind=f.kind, source=f.source) for f in d.formulas],
-        saved_tensors=d.saved_tensors, saved_lists=d.saved_lists, saved_values=d.saved_values,
-        saves=[dict(kind=kind, index=names.index(arg), local=local) for kind, arg, local in saves],
-        inputs=[names.index(n) for n in differentiable],
+        names=tuple(names), names_tuple=repr(tuple(names)), defaults=tuple(defaults),
+        formulas=tuple(FormulaContext(f.input, f.kind, f.source) for f in d.formulas),
+        saved_tensors=tuple(d.saved_tensors), saved_lists=tuple(d.saved_lists), saved_values=tuple(d.saved_values),
+        saves=tuple(SavedContext(kind, names.index(arg), local) for kind, arg, local in saves),
+        inputs=tuple(names.index(n) for n in differentiable),
         saves_result=d.saves_result, is_view=is_view,
         output_differentiability=d.output_differentiability,
-        multi_output=_multi_output(fn), result_aliases=[dict(name=n, index=i) for n, i in d.result_aliases],
-        inplace=[dict(op=str(v.func.name), kernel=v.func.name.unambiguous_name().replace(".", "_"),
-                      inplace_view="inplace_view" in v.tags) for v in variants if v.func.kind() is SchemaKind.inplace],
-        # An in-place op with its own entry (copy_, t_): its kernel is the in-place form of itself.
+        multi_output=_multi_output(fn), result_aliases=tuple(ResultAlias(n, i) for n, i in d.result_aliases),
+        inplace=tuple(VariantContext(str(v.func.name), v.func.name.unambiguous_name().replace(".", "_"),
+                                     inplace_view="inplace_view" in v.tags)
+                      for v in variants if v.func.kind() is SchemaKind.inplace),
         inplace_entry=fn.func.kind() is SchemaKind.inplace,
-        # t_, squeeze_...: they change self's geometry only, never the memory a view shares.
         inplace_view="inplace_view" in fn.tags,
-        out=[dict(op=str(v.func.name), kernel=v.func.name.unambiguous_name().replace(".", "_"),
-                  base=str(v.func.name.name.base)) for v in variants if v.func.kind() is SchemaKind.out],
+        out=tuple(VariantContext(str(v.func.name), v.func.name.unambiguous_name().replace(".", "_"),
+                                 base=str(v.func.name.name.base))
+                  for v in variants if v.func.kind() is SchemaKind.out),
     )
 
 

@@ -1,9 +1,22 @@
 """Target: the CPU dtype-conversion loops the loop engine uses to promote operands."""
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass
 
 from torchgen.dtypes import DTYPES, DType
+
+
+@dataclass(frozen=True)
+class Cast:
+    """One conversion loop of cpu_cast.pyx.j2 (Cython expressions for each read)."""
+    name: str
+    src: str
+    dst: str
+    src_st: int
+    dst_st: int
+    contiguous: str
+    first: str
+    strided: str
 
 
 def _convert(value: str, src: DType, dst: DType) -> str:
@@ -15,14 +28,14 @@ def _convert(value: str, src: DType, dst: DType) -> str:
     return f"<{dst.ctype}>{value}"
 
 
-def cast_context() -> list[dict[str, Any]]:
+def cast_context() -> tuple[Cast, ...]:
     casts = []
     for src in DTYPES:
         for dst in DTYPES:
             strided = f"(<const {src.ctype}*>(data[1] + i * steps[1]))[0]"
-            casts.append(dict(
+            casts.append(Cast(
                 name=f"cast_{src.name}_to_{dst.name}", src=src.ctype, dst=dst.ctype,
                 src_st=src.scalar_type, dst_st=dst.scalar_type,
                 contiguous=_convert("inp[i]", src, dst), first=_convert("inp[0]", src, dst),
                 strided=_convert(strided, src, dst)))
-    return casts
+    return tuple(casts)

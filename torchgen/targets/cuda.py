@@ -2,7 +2,7 @@
 and the Python launchers that register them."""
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass
 
 from torchgen.dtypes import DType
 from torchgen.formula import render
@@ -10,7 +10,49 @@ from torchgen.model import NativeFunction
 from torchgen.targets.pointwise import PointwiseOp
 
 
-def _kernel(op: PointwiseOp, dt: DType) -> dict[str, Any]:
+@dataclass(frozen=True)
+class CudaKernel:
+    """One (op, dtype) kernel of cuda_pointwise.cu.j2, contiguous and strided."""
+    op: str
+    dtype: str
+    formula: str
+    name: str
+    out_t: str
+    params: tuple[str, ...]
+    loads: tuple[str, ...]
+    strided_params: tuple[str, ...]
+    strided_loads: tuple[str, ...]
+    noperands: int
+    value: str
+
+
+@dataclass(frozen=True)
+class VariantKernel:
+    """The CUDA kernel an in-place or out= variant registers."""
+    name: str
+    kernel: str
+
+
+@dataclass(frozen=True)
+class Launcher:
+    """One op's launchers in cuda_launchers.py.j2."""
+    name: str
+    formula: str
+    kernel: str
+    cname: str
+    params: str
+    tensor_args: str
+    scalar_args: str
+    scalar_names: str
+    promote: str
+    dtypes: str
+    bool_inputs: str
+    call_args: str
+    inplace: VariantKernel | None
+    out: VariantKernel | None
+
+
+def _kernel(op: PointwiseOp, dt: DType) -> CudaKernel:
     out = op.out_dtype(dt)
     CT = dt.compute.cuda_type          # float16 loads widen to float; the store rounds once
     expr = render(op.formula_for(dt), op.names(), dt.compute, "cuda")
@@ -20,13 +62,13 @@ def _kernel(op: PointwiseOp, dt: DType) -> dict[str, Any]:
         value = f"({out.cuda_type})({expr})" if out.compute is out else f"__float2half_rn({expr})"
     nin = len(op.tensors)
     scalar_params = [f"{CT} c{i}" for i in range(len(op.scalars))]
-    return dict(
+    return CudaKernel(
         op=op.name, dtype=dt.name, formula=op.formula, name=f"{op.cname}_{dt.name}", out_t=out.cuda_type,
-        params=[f"const {dt.cuda_type}* __restrict__ in{i}" for i in range(nin)] + scalar_params,
-        loads=[f"const {CT} x{i} = {_widen(dt, f'in{i}[i]')};" for i in range(nin)],
-        strided_params=[f"const char* in{i}" for i in range(nin)] + scalar_params,
-        strided_loads=[f"const {CT} x{i} = {_widen(dt, f'*(const {dt.cuda_type}*)(in{i} + off[{i + 1}])')};"
-                       for i in range(nin)],
+        params=tuple([f"const {dt.cuda_type}* __restrict__ in{i}" for i in range(nin)] + scalar_params),
+        loads=tuple(f"const {CT} x{i} = {_widen(dt, f'in{i}[i]')};" for i in range(nin)),
+        strided_params=tuple([f"const char* in{i}" for i in range(nin)] + scalar_params),
+        strided_loads=tuple(f"const {CT} x{i} = {_widen(dt, f'*(const {dt.cuda_type}*)(in{i} + off[{i + 1}])')};"
+                            for i in range(nin)),
         noperands=nin + 1, value=value)
 
 
@@ -34,14 +76,14 @@ def _widen(dt: DType, load: str) -> str:
     return load if dt.compute is dt else f"__half2float({load})"
 
 
-def cu_context(ops: list[PointwiseOp]) -> dict[str, Any]:
-    return dict(kernels=[_kernel(op, dt) for op in ops for dt in op.dtypes])
+def cu_kernels(ops: list[PointwiseOp]) -> tuple[CudaKernel, ...]:
+    return tuple(_kernel(op, dt) for op in ops for dt in op.dtypes)
 
 
-def launcher_context(ops: list[PointwiseOp], source: str) -> dict[str, Any]:
+def launchers(ops: list[PointwiseOp]) -> tuple[Launcher, ...]:
     contexts = []
     for op in ops:
-        contexts.append(dict(
+        contexts.append(Launcher(
             name=op.name, formula=op.formula, kernel=f"{op.cname}_cuda", cname=op.cname, params=op.params(),
             tensor_args=", ".join(op.tensors), scalar_args="".join(f"{s}, " for s in op.scalars),
             scalar_names="".join(f"{s!r}, " for s in op.scalars), promote=op.promote,
@@ -49,12 +91,12 @@ def launcher_context(ops: list[PointwiseOp], source: str) -> dict[str, Any]:
             bool_inputs=repr(op.fn.pointwise.bool_inputs if op.fn.pointwise else ()),
             call_args=", ".join(a.name for a in op.args),
             inplace=variant_kernel(op.variants.inplace), out=variant_kernel(op.variants.out)))
-    return dict(ops=contexts, source=source)
+    return tuple(contexts)
 
 
-def variant_kernel(fn: NativeFunction | None) -> dict[str, str] | None:
+def variant_kernel(fn: NativeFunction | None) -> VariantKernel | None:
     """The CUDA kernel an in-place or out= variant registers: the functional result written into
     self or out (pointwise.write_into)."""
     if fn is None:
         return None
-    return dict(name=str(fn.func.name), kernel=f"{fn.func.name.unambiguous_name()}_cuda")
+    return VariantKernel(str(fn.func.name), f"{fn.func.name.unambiguous_name()}_cuda")

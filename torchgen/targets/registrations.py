@@ -53,6 +53,13 @@ def find_kernels(root: Path) -> dict[str, dict[str, str]]:
 
 
 @dataclass(frozen=True)
+class Definition:
+    """An operator's schema as registrations.py.j2 defines it."""
+    schema: str
+    inplace_view: bool
+
+
+@dataclass(frozen=True)
 class Registration:
     op: str
     key: str
