@@ -27,18 +27,8 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from architecture.findings import ERROR, NOTE, Finding
-from torchgen.model import (
-    Annotation,
-    Argument,
-    BaseTy,
-    BaseType,
-    FunctionSchema,
-    ListType,
-    OptionalType,
-    Return,
-    SchemaError,
-    Type,
-)
+from torchgen.model import (Annotation, Argument, BaseTy, BaseType, FunctionSchema, ListType, OptionalType, Return,
+                            SchemaError, Type)
 
 CHECK = "schemas"
 ALLOWLIST_PATH = "architecture/surfaces/allowlist.yaml"

@@ -127,7 +127,8 @@ def checkpoint_format(spec: Spec) -> dict[str, str | None]:
 def schemas(root: Path) -> dict[str, tuple[str, int]]:
     """func string -> (path, line) of every entry of native_functions.yaml, in schema order."""
     from torchgen.gen import SCHEMA, TAGS
-    from torchgen.model import SchemaError, parse_native_yaml
+    from torchgen.model import SchemaError
+    from torchgen.native_yaml import parse_native_yaml
     if not (root / SCHEMA).is_file():
         return {}     # a project without operators of its own
     try:

@@ -17,7 +17,8 @@ from typing import Any
 import jinja2
 
 from torchgen.file_manager import FileManager, write_if_changed
-from torchgen.model import NativeFunction, SchemaError, SchemaKind, parse_native_yaml
+from torchgen.model import SchemaError, SchemaKind
+from torchgen.native_yaml import NativeFunction, parse_native_yaml
 from torchgen.targets import autograd, bindings, casts, cpu_loops, cuda, registrations, stubs, variants
 from torchgen.targets.pointwise import PointwiseOp, pointwise_op
 
@@ -163,7 +164,8 @@ def _generate_bindings(run: _Run, base: str, group: list[NativeFunction], collec
     if not context.bindings:
         return
     module = f"torch._C._gen_{base}"
-    run.cython(module, "bindings.pyx.j2", header=header("bindings.py", "bindings.pyx.j2", bindings.bound_functions(group)),
+    run.cython(module, "bindings.pyx.j2",
+               header=header("bindings.py", "bindings.pyx.j2", bindings.bound_functions(group)),
                operators=context.operators, bindings=context.bindings, return_types=context.return_types)
     functions, methods, namespaces = bindings.index_entries(module, context)
     collected.functions.update(functions)

@@ -12,30 +12,10 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from torchgen.model import (
-    Annotation,
-    Argument,
-    BaseOperatorName,
-    BaseTy,
-    BaseType,
-    CustomClassType,
-    DispatchKey,
-    FunctionSchema,
-    ListType,
-    Location,
-    OperatorName,
-    OptionalType,
-    PointwiseFormula,
-    Return,
-    SchemaError,
-    SchemaErrors,
-    SchemaKind,
-    Variant,
-    parse_native_yaml,
-    parse_native_yaml_text,
-    parse_tags_yaml,
-    parse_type,
-)
+from torchgen.model import (Annotation, Argument, BaseOperatorName, BaseTy, BaseType, CustomClassType, DispatchKey,
+                            FunctionSchema, ListType, Location, OperatorName, OptionalType, Return, SchemaError,
+                            SchemaErrors, SchemaKind, Variant, parse_type)
+from torchgen.native_yaml import PointwiseFormula, parse_native_yaml, parse_native_yaml_text, parse_tags_yaml
 
 # The repo is /work/main and shared data sits beside it: /work/shared/upstream.
 UPSTREAM = Path(__file__).resolve().parents[2].parent / "shared" / "upstream"

@@ -18,8 +18,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from torchgen.model import (BaseTy, BaseType, DispatchKey, ListType, Location, NativeFunction, OptionalType,
-                            SchemaError, SchemaErrors, SchemaKind, _load_yaml)
+from torchgen.model import (BaseTy, BaseType, DispatchKey, ListType, Location, OptionalType, SchemaError,
+                            SchemaErrors, SchemaKind)
+from torchgen.native_yaml import NativeFunction, _load_yaml
 from torchgen.targets.bindings import python_default
 
 DERIVATIVES = "tools/autograd/derivatives.yaml"

@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from torchgen.model import (Argument, BaseTy, BaseType, ListType, NativeFunction, OptionalType, SchemaError,
-                            SchemaKind, Type, Variant)
+from torchgen.model import Argument, BaseTy, BaseType, ListType, OptionalType, SchemaError, SchemaKind, Type, Variant
+from torchgen.native_yaml import NativeFunction
 
 _BASE_PARAM = {BaseTy.Tensor: "TENSOR", BaseTy.Scalar: "SCALAR", BaseTy.int: "INT", BaseTy.SymInt: "INT",
                BaseTy.float: "FLOAT", BaseTy.bool: "BOOL", BaseTy.ScalarType: "DTYPE", BaseTy.str: "STRING"}

@@ -6,7 +6,8 @@ from dataclasses import dataclass
 
 from torchgen.dtypes import DType
 from torchgen.formula import VECTOR_FLOAT32, render, tokenize
-from torchgen.model import NativeFunction, SchemaError
+from torchgen.model import SchemaError
+from torchgen.native_yaml import NativeFunction
 from torchgen.targets.pointwise import PointwiseOp
 
 

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from torchgen.dtypes import DType
 from torchgen.formula import render
-from torchgen.model import NativeFunction
+from torchgen.native_yaml import NativeFunction
 from torchgen.targets.pointwise import PointwiseOp
 
 

@@ -12,7 +12,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from torchgen.model import NativeFunction, SchemaError
+from torchgen.model import SchemaError
+from torchgen.native_yaml import NativeFunction
 
 
 @dataclass(frozen=True)

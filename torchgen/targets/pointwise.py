@@ -4,7 +4,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from torchgen.dtypes import DTYPE_CLASSES, DType
-from torchgen.model import Argument, BaseTy, BaseType, NativeFunction, SchemaError
+from torchgen.model import Argument, BaseTy, BaseType, SchemaError
+from torchgen.native_yaml import NativeFunction
 from torchgen.targets.bindings import python_default
 from torchgen.targets.variants import Variants, variants_of
 

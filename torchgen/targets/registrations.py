@@ -6,7 +6,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from torchgen.model import DispatchKey, NativeFunction, SchemaError
+from torchgen.model import DispatchKey, SchemaError
+from torchgen.native_yaml import NativeFunction
 from torchgen.targets import kernel_signatures
 
 # Where a handwritten kernel for a dispatch key lives, and the stub file type written there.

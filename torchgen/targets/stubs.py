@@ -18,7 +18,8 @@ import keyword
 from pathlib import Path
 from typing import Any
 
-from torchgen.model import Argument, BaseTy, BaseType, ListType, NativeFunction, OptionalType, Type
+from torchgen.model import Argument, BaseTy, BaseType, ListType, OptionalType, Type
+from torchgen.native_yaml import NativeFunction
 from torchgen.targets import bindings
 
 NUMBER = "_Number"

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from torchgen.model import Argument, NativeFunction, SchemaError, SchemaKind
+from torchgen.model import Argument, SchemaError, SchemaKind
+from torchgen.native_yaml import NativeFunction
 
 
 @dataclass(frozen=True, slots=True)
