@@ -356,3 +356,33 @@ ERRORS = [
 def test_errors_match_pytorch(call, error, message):
     with pytest.raises(error, match=re.escape(message)):
         call()
+
+
+_NEW_TENSORS = {
+    "zeros_like": lambda x: torch.zeros_like(x), "ones_like": lambda x: torch.ones_like(x),
+    "full_like": lambda x: torch.full_like(x, 2.0), "empty_like": lambda x: torch.empty_like(x),
+    "new_zeros": lambda x: x.new_zeros((2, 3)), "new_ones": lambda x: x.new_ones((2,)),
+    "new_full": lambda x: x.new_full((2,), 3.0), "new_empty": lambda x: x.new_empty((2,)),
+    "clone": lambda x: x.clone(), "contiguous": lambda x: x.t().contiguous(),
+    "full": lambda x: torch.full((2,), 1.0, device=x.device), "zeros": lambda x: torch.zeros(2, device=x.device),
+    "scalar_tensor": lambda x: torch.scalar_tensor(1.0, device=x.device),
+    "arange": lambda x: torch.arange(3, device=x.device),
+    "arange float16": lambda x: torch.arange(3, dtype=torch.float16, device=x.device),
+    "linspace 1 step": lambda x: torch.linspace(0, 1, 1, device=x.device),
+    "linspace float16": lambda x: torch.linspace(0, 1, 5, dtype=torch.float16, device=x.device),
+    "logspace 1 step": lambda x: torch.logspace(0, 1, 1, device=x.device),
+    "eye": lambda x: torch.eye(3, device=x.device),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_NEW_TENSORS))
+def test_a_new_tensor_starts_at_version_0_whatever_filled_it(name):
+    # PyTorch counts only the writes a user sees: a factory's own fill is not one (0 for all of these).
+    assert _NEW_TENSORS[name](torch.ones(2, 3))._version == 0
+
+
+@pytest.mark.cuda
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs an NVIDIA GPU and PyCUDA")
+@pytest.mark.parametrize("name", sorted(_NEW_TENSORS))
+def test_a_new_cuda_tensor_starts_at_version_0_whatever_filled_it(name):
+    assert _NEW_TENSORS[name](torch.ones(2, 3, device="cuda"))._version == 0

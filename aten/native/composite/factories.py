@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from aten.dispatcher import find_operator
-from aten.native.meta.tensor_options import empty_like_on, new_empty_on
+from aten.native.meta.tensor_options import empty_like_on, fresh, new_empty_on
 from c10 import scalar_type
 
 _empty = find_operator("empty.memory_format")
@@ -26,21 +26,22 @@ def full(size: Any, fill_value: Any, dtype: Any = None, layout: Any = None, devi
         elif isinstance(fill_value, int):
             dtype = scalar_type.dtype_from_name("int64")
     out = _empty(size, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
-    return _fill(out, fill_value)
+    return fresh(_fill(out, fill_value))
 
 
 def zeros(size: Any, dtype: Any = None, layout: Any = None, device: Any = None, pin_memory: Any = None) -> Any:
     if any(s < 0 for s in size):
         raise RuntimeError("zeros: Dimension size must be non-negative.")
-    return _fill(_empty(size, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory), 0)
+    return fresh(_fill(_empty(size, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory), 0))
 
 
 def ones(size: Any, dtype: Any = None, layout: Any = None, device: Any = None, pin_memory: Any = None) -> Any:
-    return _fill(_empty(size, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory), 1)
+    return fresh(_fill(_empty(size, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory), 1))
 
 
 # -- *_like, new_*, clone, zero_ -------------------------------------------------------------------
-# One allocation on the target device (aten/native/meta/tensor_options.pyx), then fill_.
+# One allocation on the target device (aten/native/meta/tensor_options.pyx), then fill_; what a
+# factory returns is new, so at version 0 (fresh), whatever its fill counted.
 
 def empty_like(self: Any, dtype: Any = None, layout: Any = None, device: Any = None, pin_memory: Any = None,
                memory_format: Any = None) -> Any:
@@ -50,7 +51,7 @@ def empty_like(self: Any, dtype: Any = None, layout: Any = None, device: Any = N
 
 def _filled_like(self: Any, value: Any, dtype: Any, layout: Any, device: Any, pin_memory: Any,
                  memory_format: Any) -> Any:
-    return _fill(empty_like_on(self, dtype, layout, device, pin_memory, memory_format), value)
+    return fresh(_fill(empty_like_on(self, dtype, layout, device, pin_memory, memory_format), value))
 
 
 def zeros_like(self: Any, dtype: Any = None, layout: Any = None, device: Any = None, pin_memory: Any = None,
@@ -76,17 +77,17 @@ def new_empty(self: Any, size: Any, dtype: Any = None, layout: Any = None, devic
 
 def new_zeros(self: Any, size: Any, dtype: Any = None, layout: Any = None, device: Any = None,
               pin_memory: Any = None) -> Any:
-    return _fill(new_empty_on(self, size, dtype, layout, device, pin_memory), 0)
+    return fresh(_fill(new_empty_on(self, size, dtype, layout, device, pin_memory), 0))
 
 
 def new_ones(self: Any, size: Any, dtype: Any = None, layout: Any = None, device: Any = None,
              pin_memory: Any = None) -> Any:
-    return _fill(new_empty_on(self, size, dtype, layout, device, pin_memory), 1)
+    return fresh(_fill(new_empty_on(self, size, dtype, layout, device, pin_memory), 1))
 
 
 def new_full(self: Any, size: Any, fill_value: Any, dtype: Any = None, layout: Any = None, device: Any = None,
              pin_memory: Any = None) -> Any:
-    return _fill(new_empty_on(self, size, dtype, layout, device, pin_memory), fill_value)
+    return fresh(_fill(new_empty_on(self, size, dtype, layout, device, pin_memory), fill_value))
 
 
 def new_empty_strided(self: Any, size: Any, stride: Any, dtype: Any = None, layout: Any = None, device: Any = None,
@@ -96,7 +97,7 @@ def new_empty_strided(self: Any, size: Any, stride: Any, dtype: Any = None, layo
 
 
 def clone(self: Any, memory_format: Any = None) -> Any:
-    return _copy(empty_like(self, memory_format=memory_format), self)
+    return fresh(_copy(empty_like(self, memory_format=memory_format), self))
 
 
 def zero_(self: Any) -> Any:
@@ -104,7 +105,7 @@ def zero_(self: Any) -> Any:
 
 
 def scalar_tensor(s: Any, dtype: Any = None, layout: Any = None, device: Any = None, pin_memory: Any = None) -> Any:
-    return _fill(_empty((), dtype=dtype, layout=layout, device=device, pin_memory=pin_memory), s)
+    return fresh(_fill(_empty((), dtype=dtype, layout=layout, device=device, pin_memory=pin_memory), s))
 
 
 # -- ranges and eye --------------------------------------------------------------------------------
@@ -120,7 +121,7 @@ _eye_m_op = find_operator("eye.m")
 def _on_device(t: Any, device: Any) -> Any:
     if device is None or device.type == "cpu":
         return t
-    return _copy(_empty(t._sizes(), dtype=t.dtype, device=device), t)
+    return fresh(_copy(_empty(t._sizes(), dtype=t.dtype, device=device), t))
 
 
 def arange(end: Any, dtype: Any = None, layout: Any = None, device: Any = None, pin_memory: Any = None) -> Any:

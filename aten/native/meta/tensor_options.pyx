@@ -52,9 +52,10 @@ def empty_like_on(TensorImpl self not None, dtype=None, layout=None, device=None
     """empty_like: self's shape with empty_like's strides (self's stride order under
     preserve_format, the default), uninitialised, on self's device unless another is given."""
     cdef Py_ssize_t strides[MAX_DIMS]
+    cdef bint strided = format_strides(self, memory_format, "empty_like", strides)   # its errors first
     where = _device_for(self, device, layout, pin_memory)
     cdef int st = self.scalar_type if dtype is None else (<DType?>dtype).scalar_type
-    if not format_strides(self, memory_format, "empty_like", strides):
+    if not strided:
         return empty_contiguous(self.nd, self.sizes, st, where)
     return empty_with_strides(self.nd, self.sizes, strides, st, where)
 
@@ -65,3 +66,10 @@ def new_empty_on(TensorImpl self not None, size, dtype=None, layout=None, device
     cdef int ndim = sizes_from_sequence(size, sizes, "size")
     where = _device_for(self, device, layout, pin_memory)
     return empty_contiguous(ndim, sizes, self.scalar_type if dtype is None else (<DType?>dtype).scalar_type, where)
+
+
+def fresh(TensorImpl t not None):
+    """A tensor a factory made and then filled or copied into (those kernels count a version, as
+    in-place ops do): version 0, as every new tensor has (PyTorch counts only writes a user sees)."""
+    t.version_counter.version = 0
+    return t
