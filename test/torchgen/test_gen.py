@@ -331,3 +331,24 @@ def test_kernels_that_take_the_schemas_arguments_pass(tmp_path, signature):
     root = make_tree(tmp_path, FROB)
     (root / "aten/native/cpu/frobnicate.pyx").write_text(f"{signature}\n    pass\n")
     generate(root, quiet=True)
+
+
+def test_a_cpu_or_cuda_kernel_may_live_in_the_device_neutral_layer_but_not_a_composite_or_a_cdef(tmp_path):
+    root = make_tree(tmp_path, """
+        - func: relabel_(Tensor(a!) self) -> Tensor(a!)
+          dispatch:
+            CPU: relabel_
+            CUDA: relabel_
+        - func: unfold_meta(Tensor self) -> Tensor
+          dispatch:
+            CompositeExplicitAutograd: unfold_meta
+        """)
+    (root / "aten/native/meta").mkdir()
+    (root / "aten/native/meta/relabel.pyx").write_text(
+        "def relabel_(self):\n    return self\n\n\ncdef int unfold_meta(self):\n    return 0\n")
+    result = generate(root, quiet=True)
+    regs = (root / "aten/_gen_registrations.py").read_text()
+    assert 'register_lazy("relabel_", DispatchKey.CPU, "aten.native.meta.relabel", "relabel_")' in regs
+    assert 'register_lazy("relabel_", DispatchKey.CUDA, "aten.native.meta.relabel", "relabel_")' in regs
+    # A composite kernel never binds to the neutral layer (and a cdef helper is no kernel): it gets a stub.
+    assert result.stubs == ["aten/native/composite/unfold_meta.py"]

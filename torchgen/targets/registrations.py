@@ -17,8 +17,11 @@ KERNEL_DIRS: dict[str, tuple[str, str]] = {
     "Composite": ("aten/native/composite", ".py"),
 }
 # Kernels that only touch metadata (resize_, ...) serve every backend from the device-neutral layer:
-# a dispatch entry's kernel is looked up in its backend's directory first, then here.
+# a CPU or CUDA entry's kernel is looked up in its backend's directory first, then here (Python-level
+# functions only: the layer's cdef helpers are not kernels).
 NEUTRAL_DIR = "aten/native/meta"
+_NEUTRAL_KEYS = ("CPU", "CUDA")
+_PY_DEF = re.compile(r"^(?:cp)?def\s+(?:[\w.\[\]*]+\s+)*?(\w+)\s*\(", re.M)
 _DEF = re.compile(r"^(?:c?p?def)\s+(?:[\w.\[\]*]+\s+)*?(\w+)\s*\(", re.M)
 
 
@@ -44,10 +47,11 @@ def find_kernels(root: Path) -> dict[str, dict[str, str]]:
     found: dict[str, dict[str, str]] = {}
     for directory in [d for d, _ in KERNEL_DIRS.values()] + [NEUTRAL_DIR]:
         names: dict[str, str] = {}
+        pattern = _PY_DEF if directory == NEUTRAL_DIR else _DEF
         for path in sorted((root / directory).glob("*.py*")):
             if path.name.startswith(("_gen_", "__")) or path.suffix not in (".py", ".pyx"):
                 continue
-            for name in _DEF.findall(path.read_text()):
+            for name in pattern.findall(path.read_text()):
                 names.setdefault(name, module_of(path, root))
         found[directory] = names
     return found
@@ -89,7 +93,9 @@ def plan_registrations(fns: list[NativeFunction], root: Path, generated: dict[tu
                 regs.append(Registration(str(fn.func.name), key.name, generated[(str(fn.func.name), key.name)], kernel))
                 continue
             directory, suffix = kernel_dir(key)
-            module = kernels[directory].get(kernel) or kernels[NEUTRAL_DIR].get(kernel)
+            module = kernels[directory].get(kernel)
+            if module is None and key.name in _NEUTRAL_KEYS:
+                module = kernels[NEUTRAL_DIR].get(kernel)
             if module is not None:
                 source = _source_of(root, module)
                 kernel_signatures.check(fn, key.name, kernel, root / source, source)

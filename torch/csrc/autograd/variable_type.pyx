@@ -83,6 +83,9 @@ cdef class AutogradKernel:
         self.names = names
         self.defaults = defaults
         self.inputs = inputs
+        for spec in saves:
+            if not isinstance(spec, Saved):
+                raise TypeError(f"AutogradKernel for {op.name}: saves must be Saved descriptions, got {spec!r}")
         self.saves = saves
         self.output_differentiability = output_differentiability
         self.saves_result = saves_result
