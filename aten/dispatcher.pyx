@@ -77,7 +77,7 @@ cdef class LazyKernel:
 cdef class CheckedWrite:
     """The backend kernel of an operator that writes its Tensor(a!) arguments, behind the checks
     that none of them has elements sharing memory and that no input shares part of one
-    (aten/native/memory_overlap.pyx): the one place every in-place and out= write passes
+    (aten/native/meta/memory_overlap.pyx): the one place every in-place and out= write passes
     through, on every device."""
     cdef object kernel              # a callable, or a LazyKernel resolved on the first call
     cdef WriteChecks checks

@@ -1,7 +1,7 @@
 """Shape and view operators for every backend.
 
 Views (CompositeExplicitAutograd, as upstream) compute only metadata, in Cython
-(aten/native/cpu/views.pyx, device-agnostic despite its directory): the result shares the
+(aten/native/meta/views.pyx, device-neutral): the result shares the
 base's storage and version counter. The CompositeImplicitAutograd kernels here are written
 with other operators through the dispatcher (as PyTorch's are), so autograd sees the ops they
 are made of.

@@ -1,8 +1,8 @@
 """convolution, max_pool2d_with_indices, avg_pool2d and adaptive average pooling on CUDA:
 kernels/conv.cu (convolutions as im2col + GEMM, transposed ones as GEMM + col2im, with gemm.cu;
 pools one thread per output element); the argument checks and output shapes are the
-CPU kernels' (conv.pyx convolution_params, pool.pyx *_geometry), so errors read the same on both
-devices. The pools' backward passes are composites over convolution and matmul."""
+device-neutral ones the CPU kernels use too (aten/native/meta: conv_geometry.convolution_params,
+pool_geometry's *_geometry), so errors read the same on both devices. The pools' backward passes are composites over convolution and matmul."""
 from __future__ import annotations
 
 from typing import Any

@@ -1,6 +1,7 @@
 """searchsorted and bucketize on CUDA: kernels/search.cu bisects each value's row of boundaries
 (PyTorch's cus_lower_bound / cus_upper_bound) in the dtype both promote to. The checks are the
-CPU kernel's (check_searchsorted); the sorter's values are checked on the device first."""
+device-neutral check_searchsorted (aten/native/meta/search_checks.pyx), as the CPU kernel's; the
+sorter's values are checked on the device first."""
 from __future__ import annotations
 
 from typing import Any

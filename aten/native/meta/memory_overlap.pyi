@@ -1,4 +1,4 @@
-# Type stub for the Cython module aten/native/memory_overlap.pyx (mypy cannot read .pyx): keep in step with it.
+# Type stub for the Cython module aten/native/meta/memory_overlap.pyx (mypy cannot read .pyx): keep in step with it.
 from typing import Any
 
 from c10.tensor_impl import TensorImpl
