@@ -643,7 +643,7 @@ def test_errors_on_empty_tensors_follow_pytorchs_order():
 
 @pytest.mark.parametrize("avx2", [True, False], ids=["avx2", "portable"])
 def test_both_float32_normal_fill_paths_reproduce_pytorch(avx2):
-    from aten.native.cpu import random as kernels
+    from aten.native.cpu import random_fill as kernels
     previous = kernels._use_avx2(avx2)
     try:
         for name in ("randn_f32_1000003", "normal__f32_100001"):
