@@ -4,32 +4,23 @@ bernoulli_, cauchy_, log_normal_, geometric_ (and their float16 paths), each PyT
 kernel bit for bit through the engine in random_fill.pyx (this module is compiled with
 -ffp-contract=off too, so that the C compiler fuses nothing).
 """
-from libc.stdint cimport uint8_t, int8_t, int16_t, int32_t, int64_t, uint32_t, uint64_t, INT64_MIN, INT64_MAX
-from libc.math cimport log, log1p, sqrt, sin, cos, tan, exp, ceil, fma, fmaf, sqrtf, isnan, INFINITY
-from libc.string cimport memcpy
-from cpython.mem cimport PyMem_Malloc, PyMem_Free
+from libc.stdint cimport uint8_t, int8_t, int16_t, int32_t, int64_t, uint64_t, INT64_MIN, INT64_MAX
 
-from c10.generator cimport (Generator, MT19937, mt_random, mt_random64, mt_uniform_float, mt_uniform_double,
-                            generator_or_default)
-from c10.scalar_type cimport (dtype as DType, dtype_of, promote, is_floating,
-                              ST_UINT8, ST_INT8, ST_INT16, ST_INT32, ST_INT64, ST_FLOAT16, ST_FLOAT32, ST_FLOAT64,
-                              ST_BOOL)
-from c10.tensor_impl cimport (TensorImpl, MAX_DIMS, empty_contiguous, empty_with_strides,
-                              non_overlapping_and_dense)
+from c10.generator cimport Generator, MT19937, mt_uniform_float, mt_uniform_double, generator_or_default
+from c10.scalar_type cimport (is_floating, ST_UINT8, ST_INT8, ST_INT16, ST_INT32, ST_INT64, ST_FLOAT16, ST_FLOAT32,
+                              ST_FLOAT64, ST_BOOL)
+from c10.tensor_impl cimport TensorImpl, MAX_DIMS, empty_contiguous
 
-from aten.native.cpu.random_fill cimport (out_t, Walk, OpArgs, OP_UNIFORM, OP_NORMAL_SERIAL, OP_NORMAL_FILL,
-                                          OP_RANDOM_FROM_TO, OP_RANDOM_FULL, OP_RANDOM, OP_EXPONENTIAL,
-                                          OP_BERNOULLI_SCALAR, OP_CAUCHY, OP_LOG_NORMAL, OP_GEOMETRIC, _g, _type_name,
-                                          _not_implemented, _is_float_kernel_type, _dim_order, empty_like_cpu, _walk_of,
-                                          _walk_copy, _fill, _bump, _check_cpu)
+from aten.native.cpu.random_fill cimport (out_t, Walk, OpArgs, OP_UNIFORM, OP_NORMAL_SERIAL, OP_RANDOM_FROM_TO,
+                                          OP_RANDOM_FULL, OP_RANDOM, OP_EXPONENTIAL, OP_BERNOULLI_SCALAR, OP_CAUCHY,
+                                          OP_LOG_NORMAL, OP_GEOMETRIC, _g, _type_name, _not_implemented,
+                                          _is_float_kernel_type, _dim_order, empty_like_cpu, _walk_of, _walk_copy,
+                                          _fill, _bump, _check_cpu)
 
 import warnings
 
-from c10 import layout as _layout
 from aten.native.cpu.half import float16_via_float32
-from aten.native.meta.errors import output_cast_error
 from aten.native.meta.messages cimport cpp_type
-from aten.native.meta.random_checks cimport check_randperm
 
 cdef int64_t _INT64_MIN = INT64_MIN
 cdef int64_t _INT64_MAX = INT64_MAX

@@ -17,15 +17,12 @@ over a contiguous run, and _fill, which runs one of them over a tensor with the 
 and the GIL released (a non-contiguous tensor through a contiguous buffer in its memory order).
 The operators are in random.pyx (in-place distributions) and random_sampling.pyx.
 """
-from libc.stdint cimport uint8_t, int8_t, int16_t, int32_t, int64_t, uint32_t, uint64_t, INT64_MIN, INT64_MAX
-from libc.math cimport log, log1p, sqrt, sin, cos, tan, exp, ceil, fma, fmaf, sqrtf, isnan, INFINITY
+from libc.stdint cimport uint8_t, int8_t, int16_t, int32_t, int64_t, uint32_t, uint64_t
+from libc.math cimport log, log1p, sqrt, sin, cos, tan, exp, ceil, fma, fmaf, sqrtf
 from libc.string cimport memcpy
-from cpython.mem cimport PyMem_Malloc, PyMem_Free
 
-from c10.generator cimport (Generator, MT19937, mt_random, mt_random64, mt_uniform_float, mt_uniform_double,
-                            generator_or_default)
-from c10.scalar_type cimport (dtype as DType, dtype_of, promote, is_floating,
-                              ST_UINT8, ST_INT8, ST_INT16, ST_INT32, ST_INT64, ST_FLOAT16, ST_FLOAT32, ST_FLOAT64,
+from c10.generator cimport Generator, MT19937, mt_random, mt_random64, mt_uniform_float, mt_uniform_double
+from c10.scalar_type cimport (dtype_of, ST_UINT8, ST_INT8, ST_INT16, ST_INT32, ST_INT64, ST_FLOAT32, ST_FLOAT64,
                               ST_BOOL)
 from c10.tensor_impl cimport (TensorImpl, MAX_DIMS, empty_contiguous, empty_with_strides,
                               non_overlapping_and_dense)

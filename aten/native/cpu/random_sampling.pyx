@@ -3,27 +3,19 @@
 factories, randperm, multinomial and native_dropout, each PyTorch's CPU kernel bit for bit
 through the engine in random_fill.pyx and the in-place distributions of random.pyx.
 """
-from libc.stdint cimport uint8_t, int8_t, int16_t, int32_t, int64_t, uint32_t, uint64_t, INT64_MIN, INT64_MAX
-from libc.math cimport log, log1p, sqrt, sin, cos, tan, exp, ceil, fma, fmaf, sqrtf, isnan, INFINITY
-from libc.string cimport memcpy
+from libc.stdint cimport uint8_t, int8_t, int16_t, int32_t, int64_t, uint64_t
+from libc.math cimport isnan, INFINITY
 from cpython.mem cimport PyMem_Malloc, PyMem_Free
 
-from c10.generator cimport (Generator, MT19937, mt_random, mt_random64, mt_uniform_float, mt_uniform_double,
-                            generator_or_default)
-from c10.scalar_type cimport (dtype as DType, dtype_of, promote, is_floating,
-                              ST_UINT8, ST_INT8, ST_INT16, ST_INT32, ST_INT64, ST_FLOAT16, ST_FLOAT32, ST_FLOAT64,
-                              ST_BOOL)
-from c10.tensor_impl cimport (TensorImpl, MAX_DIMS, empty_contiguous, empty_with_strides,
-                              non_overlapping_and_dense)
+from c10.generator cimport Generator, MT19937, mt_random, mt_random64, mt_uniform_double, generator_or_default
+from c10.scalar_type cimport (dtype as DType, promote, is_floating, ST_UINT8, ST_INT8, ST_INT16, ST_INT32, ST_INT64,
+                              ST_FLOAT16, ST_FLOAT32, ST_FLOAT64, ST_BOOL)
+from c10.tensor_impl cimport TensorImpl, MAX_DIMS, empty_contiguous
 
-from aten.native.cpu.random_fill cimport (Walk, OpArgs, OP_UNIFORM, OP_NORMAL_SERIAL, OP_NORMAL_FILL,
-                                          OP_RANDOM_FROM_TO, OP_RANDOM_FULL, OP_RANDOM, OP_EXPONENTIAL,
-                                          OP_BERNOULLI_SCALAR, OP_CAUCHY, OP_LOG_NORMAL, OP_GEOMETRIC, _type_name,
-                                          _not_implemented, _is_float_kernel_type, _dim_order, empty_like_cpu, _walk_of,
-                                          _walk_copy, _fill, _check_cpu)
+from aten.native.cpu.random_fill cimport (Walk, OpArgs, OP_EXPONENTIAL, _type_name, _not_implemented,
+                                          _is_float_kernel_type, _dim_order, empty_like_cpu, _walk_of, _walk_copy,
+                                          _fill, _check_cpu)
 from aten.native.cpu.random cimport _check_normal_std, _normal_inplace, _bernoulli_scalar, _expand_strides
-
-import warnings
 
 from c10 import layout as _layout
 from aten.native.cpu.half import float16_via_float32
