@@ -8,8 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from aten.dispatcher import find_operator
-from aten.native.meta.dtype_names import CPP_TYPE_NAMES
-from c10.scalar_type import dtype_from_name
+from c10.scalar_type import CPP_TYPE_NAMES, dtype_from_name
 
 _BOOL = dtype_from_name("bool")
 

@@ -8,9 +8,9 @@ from __future__ import annotations
 from typing import Any
 
 from aten.dispatcher import find_operator
-from aten.native.meta.dtype_names import CPP_TYPE_NAMES
 from aten.native.meta.loss_checks import check_binary_cross_entropy, check_nll_loss2d
 from aten.native.meta.norm_checks import check_batch_norm, check_group_norm
+from c10.scalar_type import CPP_TYPE_NAMES
 from c10 import scalar_type
 
 _where = find_operator("where.self")

@@ -11,9 +11,9 @@ from typing import Any
 
 from aten.dispatcher import find_operator
 from aten.native.composite.portable import not_implemented_for
-from aten.native.meta.dtype_names import CPP_TYPE_NAMES
 from aten.native.meta.errors import output_cast_error
 from aten.native.meta.random_checks import check_randperm
+from c10.scalar_type import CPP_TYPE_NAMES
 from c10 import scalar_type
 
 _empty_like = find_operator("empty_like")

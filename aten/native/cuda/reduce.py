@@ -12,7 +12,7 @@ from aten.native.cuda.half import float16_via_float32
 from aten.native.cuda.runtime.compiler import kernel_function
 from aten.native.cuda.runtime.transfer import contiguous_cuda, to_device
 from aten.native.cuda.sort import ORDERED_TYPES
-from aten.native.meta.dtype_names import CPP_TYPE_NAMES
+from c10.scalar_type import CPP_TYPE_NAMES
 from c10 import scalar_type, tensor_impl
 
 _THREADS = 256
