@@ -6,13 +6,13 @@ A checkpoint is a zip archive (stored, not compressed) whose records sit in one 
 of each storage, one record per storage), `version` ("3"), `byteorder` ("little"),
 `.format_version` ("1"), `.storage_alignment` ("64") and `.data/serialization_id`. Every record's
 bytes start at a multiple of 64 from the archive's start (padding in a local-header extra field),
-so `mmap=True` can map them in place. In data.pkl a storage is the persistent id
+so `mmap=True` can map them in place (the archive itself: torch/_checkpoint_archive.py). In data.pkl a storage is the persistent id
 `('storage', torch.<Type>Storage, key, location, numel)` and a tensor is
 `torch._utils._rebuild_tensor_v2(storage, offset, size, stride, requires_grad, OrderedDict())`.
 
-`torch.load` defaults to `weights_only=True`, as PyTorch 2.6+: a restricted unpickler that builds
-only tensors, containers, primitives, dtypes, devices and torch.Size, and refuses any other global
-with PyTorch's message. PyTorch's legacy (pre-1.6, non-zip) format is read too.
+`torch.load` defaults to `weights_only=True`, as PyTorch 2.6+: a restricted unpickler
+(torch/_weights_only_unpickler.py) that builds only tensors, containers, primitives, dtypes, devices
+and torch.Size, and refuses any other global with PyTorch's message. PyTorch's legacy (pre-1.6, non-zip) format is read too.
 """
 from __future__ import annotations
 
@@ -20,13 +20,10 @@ import contextlib
 import io
 import os
 import pickle
-import re
 import secrets
 import struct
 import sys
 import warnings
-import zipfile
-import zlib
 from collections import Counter, OrderedDict
 from collections.abc import Callable, Iterator
 from typing import IO, Any, BinaryIO, Union
@@ -34,6 +31,9 @@ from typing import IO, Any, BinaryIO, Union
 import numpy as np
 
 import torch
+from torch._checkpoint_archive import CORRUPT_MESSAGE, STORAGE_ALIGNMENT, AlignedZipWriter, ArchiveReader, \
+    check_record_size
+from torch._weights_only_unpickler import WeightsOnlyUnpickler, as_str, weights_only_message
 from torch.storage import TypedStorage, UntypedStorage
 
 __all__ = ["save", "load", "StorageType", "default_restore_location", "location_tag", "add_safe_globals",
@@ -44,12 +44,10 @@ DEFAULT_PROTOCOL = 2
 
 FileLike = Union[str, "os.PathLike[str]", BinaryIO, IO[bytes]]
 
-# pickle's pure-Python Pickler and Unpickler (their opcode methods are what the classes below
-# extend; typeshed describes only the C classes).
+# pickle's pure-Python Pickler (its opcode methods are what _Pickler extends; typeshed describes
+# only the C class).
 _PyPickler: Any = getattr(pickle, "_Pickler")
-_PyUnpickler: Any = getattr(pickle, "_Unpickler")
 
-_STORAGE_ALIGNMENT = 64
 _LEGACY_MAGIC_NUMBER = 0x1950A86A20F9469CFC6C
 _LEGACY_PROTOCOL_VERSION = 1001
 
@@ -58,18 +56,6 @@ _STORAGE_NAMES = {"uint8": "ByteStorage", "int8": "CharStorage", "int16": "Short
                   "int64": "LongStorage", "float16": "HalfStorage", "float32": "FloatStorage",
                   "float64": "DoubleStorage", "bool": "BoolStorage"}
 _DTYPE_OF_STORAGE = {name: dtype for dtype, name in _STORAGE_NAMES.items()}
-
-UNSAFE_MESSAGE = (
-    "In PyTorch 2.6, we changed the default value of the `weights_only` argument in `torch.load` "
-    "from `False` to `True`. Re-running `torch.load` with `weights_only` set to `False` will likely succeed, "
-    "but it can result in arbitrary code execution. Do it only if you got the file from a "
-    "trusted source."
-)
-_DOCS_MESSAGE = ("\n\nCheck the documentation of torch.load to learn more about types accepted by default with "
-                 "weights_only https://pytorch.org/docs/stable/generated/torch.load.html.")
-_CORRUPT_MESSAGE = (" This is an internal miniz error. If you are seeing this error, there is a high likelihood "
-                    "that your checkpoint file is corrupted. This can happen if the checkpoint was not saved "
-                    "properly, was transferred incorrectly, or the file was modified after saving.")
 
 
 class StorageType:
@@ -177,6 +163,10 @@ def _allowed_globals() -> dict[str, Any]:
     return allowed
 
 
+def _weights_only_allowed() -> dict[str, Any]:
+    return {**_allowed_globals(), **_user_allowed_globals()}
+
+
 def _codecs_encode() -> Any:
     import codecs
     return codecs.encode
@@ -247,35 +237,6 @@ def _archive_name(f: Any) -> str:
     return "archive"
 
 
-class _AlignedZipWriter:
-    """Writes stored zip records whose data starts at multiples of 64 bytes (as PyTorch's writer)."""
-
-    def __init__(self, fileobj: IO[bytes], prefix: str) -> None:
-        self.zip = zipfile.ZipFile(fileobj, "w", zipfile.ZIP_STORED, allowZip64=True)
-        self.start = self.zip.fp.tell() if self.zip.fp is not None else 0
-        self.prefix = prefix
-
-    def write(self, name: str, data: Any) -> None:
-        view = memoryview(data).cast("B")
-        info = zipfile.ZipInfo(f"{self.prefix}/{name}", date_time=(1980, 1, 1, 0, 0, 0))
-        info.compress_type = zipfile.ZIP_STORED
-        info.file_size = view.nbytes
-        zip64 = info.file_size * 1.05 > zipfile.ZIP64_LIMIT
-        assert self.zip.fp is not None
-        header = 30 + len(info.filename.encode("utf-8")) + (20 if zip64 else 0)
-        position = self.zip.fp.tell() - self.start
-        pad = -(position + header) % _STORAGE_ALIGNMENT
-        if pad:
-            pad += _STORAGE_ALIGNMENT if pad < 4 else 0
-            info.extra = b"FB" + struct.pack("<H", pad - 4) + b"Z" * (pad - 4)
-        with self.zip.open(info, "w", force_zip64=zip64) as out:
-            for start in range(0, view.nbytes, 1 << 26):
-                out.write(view[start:start + (1 << 26)])
-
-    def close(self) -> None:
-        self.zip.close()
-
-
 def save(obj: object, f: FileLike, pickle_module: Any = pickle, pickle_protocol: int = DEFAULT_PROTOCOL,
          _use_new_zipfile_serialization: bool = True, _disable_byteorder_record: bool = False) -> None:
     """Saves an object (tensors, state dicts, nested containers) to a file or file-like object in
@@ -288,10 +249,10 @@ def save(obj: object, f: FileLike, pickle_module: Any = pickle, pickle_protocol:
     data = io.BytesIO()
     _Pickler(data, pickle_protocol, storages).dump(obj)
     with _open_for_writing(f) as fileobj:
-        writer = _AlignedZipWriter(fileobj, _archive_name(f))
+        writer = AlignedZipWriter(fileobj, _archive_name(f))
         writer.write("data.pkl", data.getbuffer())
         writer.write(".format_version", b"1")
-        writer.write(".storage_alignment", str(_STORAGE_ALIGNMENT).encode())
+        writer.write(".storage_alignment", str(STORAGE_ALIGNMENT).encode())
         if not _disable_byteorder_record:
             writer.write("byteorder", sys.byteorder.encode())
         for key, storage in storages.values():
@@ -377,165 +338,6 @@ def _restore_location(map_location: Any) -> Callable[[Any, str], Any]:
     return restore
 
 
-def _weights_only_message(message: str) -> str:
-    if re.search(r"GLOBAL (\S+) was not an allowed global by default.", message):
-        return ("Weights only load failed. This file can still be loaded, to do so you have two options, "
-                "\033[1mdo those steps only if you trust the source of the checkpoint\033[0m. "
-                f"\n\t(1) {UNSAFE_MESSAGE}\n\t(2) Alternatively, to load with `weights_only=True` please check "
-                "the recommended steps in the following error message.\n\tWeightsUnpickler error: "
-                + message + _DOCS_MESSAGE)
-    updated = f"Weights only load failed. {UNSAFE_MESSAGE}\n"
-    if not re.search(r"whose module (\S+) is blocked", message):
-        updated += ("Please file an issue with the following so that we can make `weights_only=True` "
-                    "compatible with your use case: WeightsUnpickler error: ")
-    return updated + "\n\n" + message + _DOCS_MESSAGE
-
-
-_BLOCKED_MODULES = ("sys", "os", "posix", "nt")
-
-
-class _WeightsOnlyUnpickler(_PyUnpickler):  # type: ignore[misc]
-    """pickle's Python Unpickler with a restricted opcode table: globals only from the allow list,
-    calls (REDUCE, NEWOBJ) only of allowed globals, BUILD only on instances of allowed types, and no
-    opcode that can reach anything else (INST, OBJ, EXT*, text persistent ids)."""
-
-    dispatch = dict(_PyUnpickler.dispatch)
-
-    def __init__(self, file: IO[bytes], persistent_load: Callable[[Any], Any], encoding: str = "utf-8") -> None:
-        super().__init__(file, encoding=encoding)
-        self._persistent_load = persistent_load
-        self.allowed = {**_allowed_globals(), **_user_allowed_globals()}
-        self.allowed_values = list(self.allowed.values())
-
-    stack: list[Any]
-    metastack: list[list[Any]]
-    proto: int
-    append: Callable[[Any], None]
-
-    def _is_allowed(self, obj: Any) -> bool:
-        return any(obj is value for value in self.allowed_values)
-
-    def find_class(self, module: str, name: str) -> Any:
-        if self.proto < 3:   # protocol 2 names Python 3's modules by their Python 2 names
-            import _compat_pickle
-            if (module, name) in _compat_pickle.NAME_MAPPING:
-                module, name = _compat_pickle.NAME_MAPPING[(module, name)]
-            elif module in _compat_pickle.IMPORT_MAPPING:
-                module = _compat_pickle.IMPORT_MAPPING[module]
-        full_path = f"{module}.{name}"
-        if module in _BLOCKED_MODULES:
-            raise pickle.UnpicklingError(f"Trying to load unsupported GLOBAL {full_path} whose module {module} "
-                                         "is blocked.")
-        if full_path in self.allowed:
-            return self.allowed[full_path]
-        if full_path.startswith("builtins."):
-            full_path = full_path[len("builtins."):]
-        raise pickle.UnpicklingError(
-            f"Unsupported global: GLOBAL {full_path} was not an allowed global by default. Please use "
-            f"`torch.serialization.add_safe_globals([{full_path}])` or the "
-            f"`torch.serialization.safe_globals([{full_path}])` context manager to allowlist this global "
-            "if you trust this class/function.")
-
-    def persistent_load(self, pid: Any) -> Any:
-        if type(pid) is not tuple:
-            raise pickle.UnpicklingError(f"persistent_load id must be tuple or int, but got {type(pid)}")
-        if not pid or _as_str(pid[0]) != "storage":
-            raise pickle.UnpicklingError(f"Only persistent_load of storage is allowed, but got {type(pid[0])}")
-        return self._persistent_load(pid)
-
-    def load_reduce(self) -> None:
-        args = self.stack.pop()
-        func = self.stack[-1]
-        if not self._is_allowed(func):
-            raise pickle.UnpicklingError(f"Trying to call reduce for unrecognized function {func}")
-        if type(args) is not tuple:
-            raise pickle.UnpicklingError("REDUCE arguments must be a tuple")
-        self.stack[-1] = func(*args)
-
-    def load_newobj(self) -> None:
-        args = self.stack.pop()
-        cls = self.stack.pop()
-        if not self._is_allowed(cls) or not isinstance(cls, type):
-            raise pickle.UnpicklingError("Can only create new object for nn.Parameter or classes allowlisted "
-                                         f"via `add_safe_globals` but got {cls}")
-        parameter: Any = self.allowed.get("torch.nn.parameter.Parameter")
-        new: Any = cls.__new__
-        self.append(parameter(*args) if cls is parameter else new(cls, *args))
-
-    def load_build(self) -> None:
-        state = self.stack.pop()
-        inst = self.stack[-1]
-        if isinstance(inst, type) or not any(type(inst) is value for value in self.allowed_values):
-            raise pickle.UnpicklingError("Can only build Tensor, Parameter, OrderedDict or types allowlisted "
-                                         f"via `add_safe_globals`, but got {type(inst)}")
-        if type(inst) is torch.Tensor:
-            raise pickle.UnpicklingError("Ember cannot BUILD a torch.Tensor (PyTorch's set_ state)")
-        setstate = getattr(inst, "__setstate__", None)
-        if type(inst) is OrderedDict:
-            inst.__dict__.update(state)
-        elif setstate is not None:
-            setstate(state)
-        else:
-            slotstate = None
-            if isinstance(state, tuple) and len(state) == 2:
-                state, slotstate = state
-            if state:
-                inst.__dict__.update(state)
-            for key, value in (slotstate or {}).items():
-                setattr(inst, key, value)
-
-    def load_setitems(self) -> None:
-        if type(self._peek_under_mark()) not in (dict, OrderedDict, Counter):
-            raise pickle.UnpicklingError("Can only SETITEMS for dict, collections.OrderedDict, collections.Counter, "
-                                         f"but got {type(self._peek_under_mark())}")
-        _PyUnpickler.load_setitems(self)
-
-    def load_setitem(self) -> None:
-        if type(self.stack[-3]) not in (dict, OrderedDict, Counter):
-            raise pickle.UnpicklingError("Can only SETITEM for dict, collections.OrderedDict, collections.Counter, "
-                                         f"but got {type(self.stack[-3])}")
-        _PyUnpickler.load_setitem(self)
-
-    def _peek_under_mark(self) -> Any:
-        return self.metastack[-1][-1] if self.metastack and self.metastack[-1] else None
-
-    def load_append(self) -> None:
-        if type(self.stack[-2]) is not list:
-            raise pickle.UnpicklingError(f"Can only append to lists, but got {type(self.stack[-2])}")
-        _PyUnpickler.load_append(self)
-
-    def load_appends(self) -> None:
-        if type(self._peek_under_mark()) not in (list, set):
-            raise pickle.UnpicklingError(f"Can only extend lists, but got {type(self._peek_under_mark())}")
-        _PyUnpickler.load_appends(self)
-
-    def load_additems(self) -> None:
-        if type(self._peek_under_mark()) is not set:
-            raise pickle.UnpicklingError(f"Can only add items to sets, but got {type(self._peek_under_mark())}")
-        _PyUnpickler.load_additems(self)
-
-
-def _install_weights_only_dispatch() -> None:
-    table = _WeightsOnlyUnpickler.dispatch
-    overrides = {pickle.REDUCE: "load_reduce", pickle.NEWOBJ: "load_newobj", pickle.BUILD: "load_build",
-                 pickle.SETITEMS: "load_setitems", pickle.SETITEM: "load_setitem", pickle.APPEND: "load_append",
-                 pickle.APPENDS: "load_appends", pickle.ADDITEMS: "load_additems"}
-    for opcode, method in overrides.items():
-        table[opcode[0]] = getattr(_WeightsOnlyUnpickler, method)
-    for opcode in (pickle.INST, pickle.OBJ, pickle.NEWOBJ_EX, pickle.EXT1, pickle.EXT2, pickle.EXT4,
-                   pickle.PERSID):
-        def refuse(self: Any, code: int = opcode[0]) -> None:
-            raise pickle.UnpicklingError(f"Unsupported operand {code}")
-        table[opcode[0]] = refuse
-
-
-_install_weights_only_dispatch()
-
-
-def _as_str(value: Any) -> str:
-    return value.decode("ascii") if isinstance(value, bytes) else str(value)
-
-
 class _GeneralUnpickler(pickle.Unpickler):
     """weights_only=False: any global, with PyTorch's storage classes mapped to StorageType."""
 
@@ -564,133 +366,7 @@ def _storage_dtype(storage_type: Any) -> Any:
     raise RuntimeError(f"invalid storage type in checkpoint: {storage_type!r}")
 
 
-_END_OF_CENTRAL_DIRECTORY_SIZE = 22
-
-
-class _ZipReader:
-    """The records of a checkpoint archive, with PyTorch's reader errors."""
-
-    def __init__(self, fileobj: IO[bytes]) -> None:
-        start = fileobj.tell()
-        size = fileobj.seek(0, io.SEEK_END) - start
-        fileobj.seek(start)
-        if size < _END_OF_CENTRAL_DIRECTORY_SIZE:     # miniz's test: too short to be an archive at all
-            raise RuntimeError("PytorchStreamReader failed reading zip archive: not a ZIP archive." + _CORRUPT_MESSAGE)
-        try:
-            self.zip = zipfile.ZipFile(fileobj)
-            names = self.zip.namelist()
-        except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, OSError, ValueError, struct.error) as exc:
-            raise RuntimeError("PytorchStreamReader failed reading zip archive: failed finding central directory."
-                               + _CORRUPT_MESSAGE) from exc
-        if not names:
-            raise RuntimeError("PytorchStreamReader failed reading zip archive: archive has no records."
-                               + _CORRUPT_MESSAGE)
-        first = names[0]
-        if "/" not in first:
-            raise RuntimeError(f"file in archive is not in a subdirectory: {first}")
-        self.prefix = first.split("/", 1)[0]
-        for name in names:
-            if not _inside_folder(name, self.prefix):
-                raise RuntimeError(f"file in archive is not in a subdirectory {self.prefix}/: {name}")
-        self.names = set(names)
-        self.fileobj = fileobj
-
-    def has(self, name: str) -> bool:
-        return f"{self.prefix}/{name}" in self.names
-
-    def info(self, name: str) -> zipfile.ZipInfo:
-        if not self.has(name):
-            raise RuntimeError(f"PytorchStreamReader failed locating file {name}: file not found." + _CORRUPT_MESSAGE)
-        return self.zip.getinfo(f"{self.prefix}/{name}")
-
-    def read(self, name: str) -> bytes:
-        info = self.info(name)
-        try:
-            return self.zip.read(info)
-        except (zipfile.BadZipFile, EOFError, OSError, ValueError, struct.error, NotImplementedError) as exc:
-            raise RuntimeError(f"PytorchStreamReader failed reading file {name}: file read failed ({exc})."
-                               + _CORRUPT_MESSAGE) from exc
-
-    def read_into(self, name: str, out: memoryview) -> None:
-        """The record's bytes straight into out (exactly its size), a chunk at a time: no second
-        copy of a large record, and never more inflated than the archive declares."""
-        info = self.info(name)
-        check_record_size(info, out.nbytes)
-        try:
-            if info.compress_type == zipfile.ZIP_STORED:
-                self._read_stored(name, info, out)
-                return
-            with self.zip.open(info) as record:
-                got = 0
-                while got < out.nbytes:
-                    chunk = record.read(min(_READ_CHUNK, out.nbytes - got))
-                    if not chunk:
-                        raise RuntimeError(f"record {name} ends after {got} of its {out.nbytes} bytes")
-                    out[got:got + len(chunk)] = chunk
-                    got += len(chunk)
-                if record.read(1):        # reads to the end, which checks the CRC
-                    raise RuntimeError(f"record {name} holds more than its declared {out.nbytes} bytes")
-        except (zipfile.BadZipFile, EOFError, OSError, ValueError, struct.error, NotImplementedError) as exc:
-            raise RuntimeError(f"PytorchStreamReader failed reading file {name}: file read failed ({exc})."
-                               + _CORRUPT_MESSAGE) from exc
-
-    def _read_stored(self, name: str, info: zipfile.ZipInfo, out: memoryview) -> None:
-        """A stored record read by the file itself into out, its CRC checked as it goes."""
-        self.fileobj.seek(self.data_offset(name))
-        readinto = getattr(self.fileobj, "readinto", None)
-        crc = 0
-        got = 0
-        while got < out.nbytes:
-            piece = out[got:got + _STORED_STEP]
-            if readinto is not None:
-                n = readinto(piece)
-            else:
-                data = self.fileobj.read(piece.nbytes)
-                n = len(data)
-                piece[:n] = data
-            if not n:
-                raise RuntimeError(f"record {name} ends after {got} of its {out.nbytes} bytes")
-            crc = zlib.crc32(piece[:n], crc)
-            got += n
-        if crc != info.CRC:
-            raise zipfile.BadZipFile(f"Bad CRC-32 for file {name!r}")
-
-    def data_offset(self, name: str) -> int:
-        """Where the record's bytes start in the file (for mmap): after its local header."""
-        info = self.info(name)
-        if info.compress_type != zipfile.ZIP_STORED:
-            raise RuntimeError(f"record {name} is compressed; mmap needs stored records")
-        self.fileobj.seek(info.header_offset)
-        header = self.fileobj.read(30)
-        if len(header) != 30 or header[:4] != b"PK\x03\x04":
-            raise RuntimeError(f"PytorchStreamReader failed reading file {name}: bad local header." + _CORRUPT_MESSAGE)
-        name_len, extra_len = struct.unpack("<HH", header[26:30])
-        return int(info.header_offset) + 30 + name_len + extra_len
-
-
-# What a compressed record is inflated by: zipfile holds about three of these at once, the
-# temporary memory of a load. A stored record is read straight into its storage, in larger steps.
-_READ_CHUNK = 1 << 20
-_STORED_STEP = 1 << 26
-
-
-def check_record_size(info: zipfile.ZipInfo, nbytes: int) -> None:
-    """A storage record holds exactly its storage's bytes (PyTorch's check and message)."""
-    if info.file_size != nbytes:
-        raise RuntimeError(f"record size ({info.file_size} bytes) does not match expected size ({nbytes} bytes = "
-                           f"{nbytes} elements * 1 bytes/element) for dtype Byte")
-
-
-def _inside_folder(name: str, folder: str) -> bool:
-    """PyTorch's reader takes only records inside the archive's folder; a name that climbs out of
-    it (`..`) or is absolute is refused as well, so no record can stand for a path elsewhere."""
-    if not name.startswith(folder + "/"):
-        return False
-    parts = name.replace("\\", "/").split("/")
-    return ".." not in parts
-
-
-def _load_zip(reader: _ZipReader, map_location: Any, weights_only: bool, pickle_module: Any,
+def _load_zip(reader: ArchiveReader, map_location: Any, weights_only: bool, pickle_module: Any,
               mmap_array: Any, pickle_load_args: dict[str, Any]) -> Any:
     if not reader.has("version"):
         raise RuntimeError('Expected hasRecord("version") to be true, but got false.  (Could this error message '
@@ -711,7 +387,7 @@ def _load_zip(reader: _ZipReader, map_location: Any, weights_only: bool, pickle_
             start = reader.data_offset(name)
             if start + nbytes > mmap_array.size:
                 raise RuntimeError(f"PytorchStreamReader: record {name} runs past the end of the file."
-                                   + _CORRUPT_MESSAGE)
+                                   + CORRUPT_MESSAGE)
             flat = torch.from_numpy(mmap_array[start:start + nbytes].view(dtype.numpy_dtype))
         else:
             flat = torch.empty(numel, dtype=dtype)
@@ -723,10 +399,10 @@ def _load_zip(reader: _ZipReader, map_location: Any, weights_only: bool, pickle_
         return restore(TypedStorage._wrap(flat), location)
 
     def persistent_load(pid: Any) -> Any:
-        if type(pid) is not tuple or len(pid) != 5 or _as_str(pid[0]) != "storage":
+        if type(pid) is not tuple or len(pid) != 5 or as_str(pid[0]) != "storage":
             raise pickle.UnpicklingError(f"unsupported persistent id in checkpoint: {pid!r}")
         _, storage_type, key, location, numel = pid
-        key, location = _as_str(key), _as_str(location)
+        key, location = as_str(key), as_str(location)
         if type(numel) is not int or numel < 0:
             raise RuntimeError(f"invalid storage size in checkpoint: {numel!r}")
         dtype = _storage_dtype(storage_type)
@@ -742,10 +418,10 @@ def _load_zip(reader: _ZipReader, map_location: Any, weights_only: bool, pickle_
     data = io.BytesIO(reader.read("data.pkl"))
     if weights_only:
         try:
-            return _WeightsOnlyUnpickler(data, persistent_load,
+            return WeightsOnlyUnpickler(data, persistent_load, _weights_only_allowed(),
                                          encoding=pickle_load_args.get("encoding", "utf-8")).load()
         except pickle.UnpicklingError as exc:
-            raise pickle.UnpicklingError(_weights_only_message(str(exc))) from None
+            raise pickle.UnpicklingError(weights_only_message(str(exc))) from None
         except (EOFError, IndexError, KeyError, struct.error, ValueError, TypeError) as exc:
             raise RuntimeError(f"Weights only load failed: data.pkl is malformed ({type(exc).__name__}: {exc})") \
                 from exc
@@ -767,9 +443,9 @@ def _load_legacy(fileobj: IO[bytes], map_location: Any, weights_only: bool,
     def unpickle(source: IO[bytes], persistent_load: Callable[[Any], Any]) -> Any:
         if weights_only:
             try:
-                return _WeightsOnlyUnpickler(source, persistent_load, encoding=encoding).load()
+                return WeightsOnlyUnpickler(source, persistent_load, _weights_only_allowed(), encoding=encoding).load()
             except pickle.UnpicklingError as exc:
-                raise pickle.UnpicklingError(_weights_only_message(str(exc))) from None
+                raise pickle.UnpicklingError(weights_only_message(str(exc))) from None
         return _GeneralUnpickler(source, persistent_load, **pickle_load_args).load()
 
     def no_storages(pid: Any) -> Any:
@@ -785,10 +461,10 @@ def _load_legacy(fileobj: IO[bytes], map_location: Any, weights_only: bool,
     storages: dict[str, Any] = {}
 
     def persistent_load(pid: Any) -> Any:
-        if type(pid) is not tuple or len(pid) != 6 or _as_str(pid[0]) != "storage":
+        if type(pid) is not tuple or len(pid) != 6 or as_str(pid[0]) != "storage":
             raise pickle.UnpicklingError(f"unsupported persistent id in legacy checkpoint: {pid!r}")
         _, storage_type, key, location, numel, view_metadata = pid
-        key, location = _as_str(key), _as_str(location)
+        key, location = as_str(key), as_str(location)
         if view_metadata is not None:
             raise RuntimeError("Ember cannot load the storage views of legacy checkpoints")
         if type(numel) is not int or numel < 0:
@@ -805,7 +481,7 @@ def _load_legacy(fileobj: IO[bytes], map_location: Any, weights_only: bool,
     if not isinstance(keys, list):
         raise RuntimeError("Invalid legacy checkpoint: the storage key list is missing")
     for key in keys:
-        storage = storages.get(_as_str(key))
+        storage = storages.get(as_str(key))
         if storage is None:
             raise RuntimeError(f"Invalid legacy checkpoint: unknown storage {key!r}")
         header = fileobj.read(8)
@@ -844,7 +520,7 @@ def load(f: FileLike, map_location: Any = None, pickle_module: Any = None, *, we
         magic = fileobj.read(4)
         fileobj.seek(position)
         if magic == b"PK\x03\x04":
-            reader = _ZipReader(fileobj)
+            reader = ArchiveReader(fileobj)
             mmap_array = None
             if mmap:
                 if not _is_path(f):
@@ -888,9 +564,9 @@ def get_unsafe_globals_in_checkpoint(f: FileLike) -> list[str]:
     """The globals data.pkl names that a weights_only load would refuse."""
     import pickletools
     with _open_for_reading(f) as fileobj:
-        reader = _ZipReader(fileobj)
+        reader = ArchiveReader(fileobj)
         data = reader.read("data.pkl")
-    allowed = {**_allowed_globals(), **_user_allowed_globals()}
+    allowed = _weights_only_allowed()
     found: set[str] = set()
     for opcode, arg, _ in pickletools.genops(data):
         if opcode.name == "GLOBAL":
