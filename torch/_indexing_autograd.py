@@ -110,11 +110,11 @@ def setitem(self: Any, index: Any, value: Any) -> None:
         selected_shape = tuple(_indexing.getitem(self, index).shape)
         _indexing.setitem(self, index, value)
     node = IndexPutBackward0(edges((self, value if value_is_tensor else None)))
-    node.needs = tuple(e[0] is not None for e in node.next_functions)
+    node.needs = graph.needs(node.next_edges)
     node.index = _save_index(index)
     node.selected_shape = selected_shape
     node.value_shape = tuple(value.shape) if value_is_tensor else ()
-    if base is not None and base_edge is not None and (node.needs[1] or base_edge[0] is not None):
+    if base is not None and base_edge is not None and (node.needs[1] or base_edge.function is not None):
         view_nodes.rebase_history(self, base, node, base_edge)     # a write into a view writes its base
     elif any(node.needs):
         set_outputs(node, self)

@@ -72,7 +72,7 @@ class BackwardCFunction(graph.Node, FunctionCtx):
                     grads[i] = _zeros(meta[0], dtype=meta[1], device=meta[2])
         result = cls.backward(self, *grads)
         result = tuple(result) if isinstance(result, tuple) else (result,)
-        expected = len(self.next_functions)
+        expected = len(self.next_edges)
         if len(result) > expected and all(g is None for g in result[expected:]):
             result = result[:expected]
         if len(result) != expected:
@@ -139,8 +139,8 @@ class Function(FunctionCtx, metaclass=FunctionMeta):
                 output = cls.forward(node, *args, **kwargs)
         if not record:
             return output
-        node.next_functions = tuple(graph.gradient_edge(a) if t and a.requires_grad else (None, 0)
-                                    for t, a in zip(is_tensor, args))
+        graph.set_next_edges(node, [graph.gradient_edge(a) if t and a.requires_grad else graph.Edge(None, 0)
+                                    for t, a in zip(is_tensor, args)])
         return _wrap_outputs(node, args, output)
 
 

@@ -1,8 +1,12 @@
 # The autograd graph's C-level view, for the autograd kernels (variable_type.pyx).
 from libc.stdint cimport uint64_t
 
+cdef class Edge:
+    cdef readonly object function         # the Node the gradient flows into, or None
+    cdef readonly Py_ssize_t input_nr     # which of that node's inputs it is
+
 cdef class Node:
-    cdef public tuple next_functions
+    cdef readonly tuple next_edges        # per forward input, an Edge (next_functions reads them as pairs)
     cdef public object _sequence_nr
     cdef public list _pre_hooks           # fn(grad_outputs) -> new grad_outputs or None
     cdef public list _post_hooks          # fn(grad_inputs, grad_outputs) -> new grad_inputs or None
@@ -27,12 +31,13 @@ cdef class SavedVariable:
     cdef bint was_output
     cdef bint released
 
-cdef Node new_node(type node_type, tuple next_functions)
+cdef Edge make_edge(object function, Py_ssize_t input_nr)
+cdef Node new_node(type node_type, tuple next_edges)
 cpdef bint requires_grad(object value)
 cpdef tuple edges(tuple values)
 cpdef tuple needs(tuple next_edges)
 cpdef set_outputs(Node node, object result, object differentiable=*)
-cdef tuple edge_of(object value)
+cdef Edge edge_of(object value)
 cdef int append_edges(list out, object value) except -1
 cpdef int record_view_version(object result) except -1
 cdef object view_nodes_module()

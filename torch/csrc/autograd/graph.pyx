@@ -1,8 +1,9 @@
 """The autograd graph and its engine (torch/csrc/autograd/{function,engine}.cpp, in Cython).
 
 A Node is one backward function: `apply(grads)` maps the gradients of its forward outputs to
-the gradients of its forward inputs, which flow along `next_functions` (one edge per input:
-the input's grad_fn and output number, its AccumulateGrad for a leaf, or None). The engine
+the gradients of its forward inputs, which flow along its `next_edges` (one Edge per input: the
+input's grad_fn and output number, its AccumulateGrad for a leaf, or None; Python reads them as
+PyTorch's `next_functions` pairs). The engine
 counts each node's dependencies from the roots, then runs nodes whose inputs are complete,
 highest sequence number first (the reverse of creation, as PyTorch's ready queue), summing the
 gradients that meet at one input.
@@ -11,6 +12,7 @@ Tensors keep their autograd state as attributes (`_grad_fn`, `_output_nr`, `_req
 `grad`, `_retains_grad`, `_hooks`); this module reads and writes them through the helpers below.
 """
 import heapq
+import cython
 import itertools
 import weakref
 from _thread import allocate_lock
@@ -43,9 +45,70 @@ SECOND_BACKWARD = ("Trying to backward through the graph a second time (or direc
                    "graph a second time or if you need to access saved tensors after calling backward.")
 
 
-cdef int _init_node(Node node, tuple next_functions) except -1:
+@cython.freelist(64)
+cdef class Edge:
+    """One edge of the graph (PyTorch's torch::autograd::Edge): the gradient of a forward input
+    flows into input `input_nr` of `function`, or nowhere when function is None. It reads as the
+    pair (function, input_nr), as PyTorch's Python API shows an edge."""
+
+    def __init__(self, function, Py_ssize_t input_nr):
+        if function is not None and not isinstance(function, Node):
+            raise TypeError(f"an edge leads to an autograd Node or None, not {type(function).__name__}")
+        self.function = function
+        self.input_nr = input_nr
+
+    def __len__(self):
+        return 2
+
+    def __getitem__(self, index):
+        return (self.function, self.input_nr)[index]
+
+    def __iter__(self):
+        return iter((self.function, self.input_nr))
+
+    def __eq__(self, other):
+        if isinstance(other, Edge):
+            return self.function is (<Edge>other).function and self.input_nr == (<Edge>other).input_nr
+        if isinstance(other, tuple):
+            return (self.function, self.input_nr) == other
+        return NotImplemented
+
+    def __hash__(self):
+        return hash((self.function, self.input_nr))
+
+    def __repr__(self):
+        return repr((self.function, self.input_nr))
+
+
+cdef Edge make_edge(object function, Py_ssize_t input_nr):
+    """Edge(function, input_nr) without a Python-level call (function: a Node or None)."""
+    cdef Edge edge = Edge.__new__(Edge)
+    edge.function = function
+    edge.input_nr = input_nr
+    return edge
+
+
+cdef tuple _as_edges(object pairs):
+    """Edges from Edges or (function, input_nr) pairs."""
+    cdef list out = []
+    for pair in pairs:
+        if isinstance(pair, Edge):
+            out.append(pair)
+        else:
+            function, input_nr = pair
+            out.append(Edge(function, input_nr))
+    return tuple(out)
+
+
+def set_next_edges(Node node, pairs):
+    """node's edges, from Edges or (function, input_nr) pairs (autograd.Function sets them after
+    its forward ran)."""
+    node.next_edges = _as_edges(pairs)
+
+
+cdef int _init_node(Node node, tuple next_edges) except -1:
     global _sequence
-    node.next_functions = next_functions
+    node.next_edges = next_edges
     node._sequence_nr = _sequence
     _sequence += 1
     # Hook containers are made on first use: most nodes never get a hook.
@@ -56,10 +119,10 @@ cdef int _init_node(Node node, tuple next_functions) except -1:
     return 0
 
 
-cdef Node new_node(type node_type, tuple next_functions):
+cdef Node new_node(type node_type, tuple next_edges):
     """A node of a (generated) Node subclass, without a Python-level __init__ call."""
     cdef Node node = Node.__new__(node_type)
-    _init_node(node, next_functions)
+    _init_node(node, next_edges)
     return node
 
 
@@ -67,10 +130,19 @@ cdef class Node:
     """One backward function of the graph."""
 
     def __init__(self, next_functions=()):
-        _init_node(self, tuple(next_functions))
+        _init_node(self, _as_edges(next_functions))
 
     def name(self):
         return type(self).__name__
+
+    @property
+    def next_functions(self):
+        """PyTorch's view of the edges: a (function, input_nr) pair per forward input."""
+        return tuple([((<Edge>e).function, (<Edge>e).input_nr) for e in self.next_edges])
+
+    @next_functions.setter
+    def next_functions(self, value):
+        raise AttributeError(f"attribute 'next_functions' of '{type(self).__name__}' objects is not writable")
 
     @property
     def metadata(self):
@@ -175,7 +247,7 @@ cdef object _INF = float("inf")
 
 
 cdef int _init_accumulator(AccumulateGrad node, object variable) except -1:
-    node.next_functions = ()
+    node.next_edges = ()
     node.variable = variable
     node._sequence_nr = _INF            # PyTorch's UINT64_MAX: ready leaves accumulate first
     node._input_metadata = [None]       # the engine checks gradients against the variable itself
@@ -268,7 +340,7 @@ cdef int _refresh_view(TensorImpl view) except -1:
     if recorded is None or recorded == view.version_counter.version:
         return 0
     base_edge = edge_of(view.view_base)
-    if base_edge[0] is None:
+    if base_edge.function is None:
         view.__dict__["_view_version"] = view.version_counter.version
         return 0
     view_nodes_module().replay_view(view, view.view_base, base_edge)
@@ -303,7 +375,7 @@ def current_grad_fn(view):
 
 
 def gradient_edge(tensor):
-    """(node, input number) a gradient for tensor flows into: its grad_fn, or its accumulator."""
+    """The Edge a gradient for tensor flows into: its grad_fn, or its accumulator."""
     return edge_of(tensor)
 
 
@@ -324,19 +396,22 @@ cpdef bint requires_grad(object value):
     return False
 
 
-cdef tuple edge_of(object value):
+cdef Edge _NO_EDGE = make_edge(None, 0)
+
+
+cdef Edge edge_of(object value):
     if isinstance(value, TensorImpl) and ((<TensorImpl>value).key_set & _AUTOGRAD_KEYS):
         if (<TensorImpl>value).view_base is not None:
             _refresh_view(<TensorImpl>value)
         fn = value._grad_fn
         if fn is not None:
-            return (fn, value._output_nr)
-        return (grad_accumulator(value), 0)
-    return (None, 0)
+            return make_edge(fn, value._output_nr)
+        return make_edge(grad_accumulator(value), 0)
+    return _NO_EDGE
 
 
 cpdef tuple edges(tuple values):
-    """next_functions for the differentiable inputs (a tensor list gives one edge per tensor)."""
+    """The edges of the differentiable inputs (a tensor list gives one edge per tensor)."""
     cdef list out = []
     for v in values:
         append_edges(out, v)
@@ -355,7 +430,7 @@ cdef int append_edges(list out, object value) except -1:
 
 cpdef tuple needs(tuple next_edges):
     """Which inputs need a gradient (grad_input_mask): those with an edge."""
-    return tuple([e[0] is not None for e in next_edges])
+    return tuple([(<Edge>e).function is not None for e in next_edges])
 
 
 cpdef set_outputs(Node node, object result, object differentiable=None):
@@ -452,8 +527,8 @@ cdef dict _dependencies(list roots):
         seen.add(id(node))
     while stack:
         node = stack.pop()
-        for edge in node.next_functions:
-            nxt = edge[0]
+        for edge in (<Node>node).next_edges:
+            nxt = (<Edge>edge).function
             if nxt is None:
                 continue
             deps[nxt] = deps.get(nxt, 0) + 1
@@ -474,14 +549,16 @@ cdef set _needed(list roots, set targets):
             continue
         if expanded:
             needed = id(node) in targets or any(
-                e[0] is not None and memo.get(id(e[0]), False) for e in node.next_functions)
+                (<Edge>e).function is not None and memo.get(id((<Edge>e).function), False)
+                for e in (<Node>node).next_edges)
             memo[id(node)] = needed
             continue
         memo[id(node)] = False
         stack.append((node, True))
-        for e in node.next_functions:
-            if e[0] is not None and id(e[0]) not in memo:
-                stack.append((e[0], False))
+        for e in (<Node>node).next_edges:
+            nxt = (<Edge>e).function
+            if nxt is not None and id(nxt) not in memo:
+                stack.append((nxt, False))
     return {k for k, v in memo.items() if v}
 
 
@@ -525,16 +602,16 @@ cdef tuple _call_pre_hooks(Node node, list grads):
     return result
 
 
-cdef object _validate(Node node, Py_ssize_t i, object grad, object edge):
+cdef object _validate(Node node, Py_ssize_t i, object grad, Edge edge):
     """A gradient must have its input's shape; a different dtype is cast, as PyTorch's
     validate_outputs does."""
-    nxt = edge[0]
+    nxt = edge.function
     if grad is None or nxt is None:
         return grad
     if isinstance(nxt, AccumulateGrad):
         shape, dtype, device = _metadata((<AccumulateGrad>nxt).variable)
-    elif len((<Node>nxt)._input_metadata) > edge[1] and (<Node>nxt)._input_metadata[edge[1]] is not None:
-        shape, dtype, device = (<Node>nxt)._input_metadata[edge[1]]
+    elif len((<Node>nxt)._input_metadata) > edge.input_nr and (<Node>nxt)._input_metadata[edge.input_nr] is not None:
+        shape, dtype, device = (<Node>nxt)._input_metadata[edge.input_nr]
     else:
         return grad
     if grad.shape != shape:
@@ -580,28 +657,30 @@ def run_backward(tuple roots, tuple grads, bint keep_graph, bint create_graph, t
     accumulate_grad=True (Tensor.backward): leaves add into `.grad`; with inputs, only those
     get gradients. False (autograd.grad): the gradients of inputs are returned, nothing is
     accumulated."""
-    root_edges = [gradient_edge(t) for t in roots]
-    for i, (t, edge) in enumerate(zip(roots, root_edges)):
-        if edge[0] is None:
+    cdef Edge edge
+    root_edges = [edge_of(t) for t in roots]
+    for i, edge in enumerate(root_edges):
+        if edge.function is None:
             raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
     input_edges = []
-    for i, t in enumerate(inputs):
-        edge = gradient_edge(t)
-        if edge[0] is None and not accumulate_grad:
+    for t in inputs:
+        edge = edge_of(t)
+        if edge.function is None and not accumulate_grad:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
         input_edges.append(edge)
-    targets = {id(e[0]) for e in input_edges if e[0] is not None}
+    targets = {id(edge.function) for edge in input_edges if edge.function is not None}
     captured = [None] * len(inputs)
     capture_at = {}
     for i, edge in enumerate(input_edges):
-        if edge[0] is not None:
-            capture_at.setdefault(id(edge[0]), []).append((edge[1], i))
+        if edge.function is not None:
+            capture_at.setdefault(id(edge.function), []).append((edge.input_nr, i))
 
-    root_nodes = [e[0] for e in root_edges]
+    root_nodes = [edge.function for edge in root_edges]
     deps = _dependencies(root_nodes)
     needed = _needed(root_nodes, targets) if inputs else None
     buffers = {}
-    for (node, nr), g in zip(root_edges, grads):
+    for edge, g in zip(root_edges, grads):
+        node, nr = edge.function, edge.input_nr
         buf = buffers.setdefault(node, [None] * max(1, len(node._input_metadata), nr + 1))
         if len(buf) <= nr:
             buf.extend([None] * (nr + 1 - len(buf)))
@@ -625,7 +704,8 @@ def run_backward(tuple roots, tuple grads, bint keep_graph, bint create_graph, t
                 captured[index] = step[output_nr] if output_nr < len(step) else None
             if id(node) in capture_at and not accumulate_grad:
                 # autograd.grad: the gradient was wanted here; run on only if something beyond needs it.
-                if not any(e[0] is not None and id(e[0]) in needed for e in node.next_functions):
+                if not any((<Edge>e).function is not None and id((<Edge>e).function) in needed
+                           for e in (<Node>node).next_edges):
                     continue
             if not accumulate_grad and isinstance(node, AccumulateGrad):
                 continue
@@ -639,21 +719,22 @@ def run_backward(tuple roots, tuple grads, bint keep_graph, bint create_graph, t
                 _check_nan(<Node>node, outputs)
             if not keep_graph:
                 node.release_variables()
-            nexts = (<Node>node).next_functions
+            nexts = (<Node>node).next_edges
             if len(outputs) != len(nexts):
                 raise RuntimeError(f"function {node.name()} returned an incorrect number of gradients "
                                    f"(expected {len(nexts)}, got {len(outputs)})")
             for i, (grad, edge) in enumerate(zip(outputs, nexts)):
-                nxt = edge[0]
+                nxt = edge.function
                 if nxt is None:
                     continue
                 grad = _validate(<Node>node, i, grad, edge)
+                nr = edge.input_nr
                 buf = buffers.get(nxt)
                 if buf is None:
-                    buf = buffers[nxt] = [None] * max(1, len((<Node>nxt)._input_metadata), edge[1] + 1)
-                if len(buf) <= edge[1]:
-                    buf.extend([None] * (edge[1] + 1 - len(buf)))
-                buf[edge[1]] = _add(buf[edge[1]], grad)
+                    buf = buffers[nxt] = [None] * max(1, len((<Node>nxt)._input_metadata), nr + 1)
+                if len(buf) <= nr:
+                    buf.extend([None] * (nr + 1 - len(buf)))
+                buf[nr] = _add(buf[nr], grad)
                 deps[nxt] -= 1
                 if deps[nxt] == 0:
                     heapq.heappush(ready, (-nxt._sequence_nr, next(counter), nxt))
@@ -661,7 +742,7 @@ def run_backward(tuple roots, tuple grads, bint keep_graph, bint create_graph, t
         grad_mode.set_grad_enabled_flag(previous_mode)
     if accumulate_grad:
         for t, edge, g in zip(inputs, input_edges, captured):   # backward(inputs=[non-leaf])
-            if edge[0] is not None and not isinstance(edge[0], AccumulateGrad) and g is not None:
+            if edge.function is not None and not isinstance(edge.function, AccumulateGrad) and g is not None:
                 t.grad = g.detach().clone() if t.grad is None else t.grad + g
     else:
         for i, g in enumerate(captured):

@@ -11,7 +11,7 @@ from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
 from aten.dispatcher cimport OperatorHandle
 from c10.scalar_type cimport dtype_of
 from c10.tensor_impl cimport TensorImpl
-from torch.csrc.autograd.graph cimport (Node, append_edges, edge_of, new_node, record_view_version, requires_grad,
+from torch.csrc.autograd.graph cimport (Node, Edge, append_edges, edge_of, new_node, record_view_version, requires_grad,
                                         save, save_output, set_outputs, view_nodes_module)
 from torch.csrc.autograd import graph
 
@@ -97,7 +97,7 @@ cdef class AutogradKernel:
     def __call__(self, *args, **kwargs):
         cdef list values = _bind(args, kwargs, self.names, self.defaults)
         cdef bint record = self._requires_grad(values)
-        cdef tuple next_functions
+        cdef tuple next_edges
         cdef TensorImpl base
         if not self.inplace:
             result = self.op.call_below(args, kwargs)
@@ -114,7 +114,7 @@ cdef class AutogradKernel:
         base = (<TensorImpl>values[0]).view_base if isinstance(values[0], TensorImpl) and not self.inplace_view \
             else None
         # The edges as they are before the write: the node replaces self's history.
-        next_functions = self._edges(values)
+        next_edges = self._edges(values)
         base_edge = edge_of(base) if base is not None else None
         if self.clone_self:
             original = values[0].clone()
@@ -123,9 +123,9 @@ cdef class AutogradKernel:
         if self.clone_self:
             values[0] = original
         if base is None:
-            self._record(values, result, next_functions)
+            self._record(values, result, next_edges)
         else:
-            node = self._make_node(values, result, next_functions)
+            node = self._make_node(values, result, next_edges)
             if self.saves_result == 1:
                 node._saved_result = save_output(result, node)
             view_nodes_module().rebase_history(view, base, node, base_edge)
@@ -143,8 +143,8 @@ cdef class AutogradKernel:
             append_edges(out, values[<Py_ssize_t>i])
         return tuple(out)
 
-    cdef int _record(self, list values, object result, tuple next_functions) except -1:
-        cdef Node node = self._make_node(values, result, next_functions)
+    cdef int _record(self, list values, object result, tuple next_edges) except -1:
+        cdef Node node = self._make_node(values, result, next_edges)
         set_outputs(node, result, self.output_differentiability)
         if self.saves_result == 1:
             node._saved_result = save_output(result, node)
@@ -152,10 +152,10 @@ cdef class AutogradKernel:
             node._saved_result = tuple([save_output(r, node) for r in result])
         return 0
 
-    cdef Node _make_node(self, list values, object result, tuple next_functions):
+    cdef Node _make_node(self, list values, object result, tuple next_edges):
         """The op's node with its edges and saved values; result's history is set by the caller."""
-        cdef Node node = new_node(self.node_type, next_functions)
-        node.needs = tuple([e[0] is not None for e in next_functions])
+        cdef Node node = new_node(self.node_type, next_edges)
+        node.needs = tuple([(<Edge>e).function is not None for e in next_edges])
         cdef Py_ssize_t n = len(self.saves), k
         cdef tuple saved = PyTuple_New(n)
         cdef object value                # an object: PyTuple_SET_ITEM steals the reference taken

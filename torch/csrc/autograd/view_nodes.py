@@ -84,7 +84,7 @@ class CopySlices(graph.Node):
     def apply(self, grads: Any) -> tuple[Any, ...]:
         grad = grads[0]
         if grad is None:
-            return (None,) * len(self.next_functions)
+            return (None,) * len(self.next_edges)
         base_pos, view_pos = self.base.positions(grad.device), self.view.positions(grad.device)
         storage = _zeros((_span(self.base, self.view),), dtype=grad.dtype, device=grad.device)
         storage = storage.index_copy(0, base_pos, grad.reshape(-1))
@@ -116,7 +116,7 @@ class AsStridedBackward0(graph.Node):
         return (storage.index_select(0, base_pos).reshape(self.base.sizes),)
 
 
-def replay_view(view: Any, base: Any, base_edge: tuple[Any, int]) -> None:
+def replay_view(view: Any, base: Any, base_edge: graph.Edge) -> None:
     """Give view the history `AsStridedBackward0` of base's current history (base_edge)."""
     node = AsStridedBackward0((base_edge,))
     node.base = _Geometry(base, base)
@@ -125,17 +125,17 @@ def replay_view(view: Any, base: Any, base_edge: tuple[Any, int]) -> None:
     graph.set_view_history(view, node)
 
 
-def rebase_history(view: Any, base: Any, fn: graph.Node, base_edge: tuple[Any, int]) -> None:
+def rebase_history(view: Any, base: Any, fn: graph.Node, base_edge: graph.Edge) -> None:
     """After the in-place op recorded as fn wrote into view: base's history is CopySlices(fn) and
     the view's is a view of it. fn's first edge (the view's old history) is replaced by base's."""
-    node = CopySlices((base_edge,) + tuple(fn.next_functions[1:]))
+    node = CopySlices((base_edge,) + fn.next_edges[1:])
     node.base = _Geometry(base, base)
     node.view = _Geometry(view, base)
     node.fn = fn
-    fn.needs = (base_edge[0] is not None,) + tuple((fn.needs or ())[1:])
+    fn.needs = (base_edge.function is not None,) + tuple((fn.needs or ())[1:])
     node.needs = fn.needs
     graph.set_outputs(node, base)
-    replay_view(view, base, (node, 0))
+    replay_view(view, base, graph.Edge(node, 0))
 
 
 def as_strided_(self: Any, size: Any, stride: Any, storage_offset: Any = None) -> Any:
