@@ -68,3 +68,36 @@ def test_streams_order_work_as_one_stream_does():
     with torch.cuda.device(0):
         torch.cuda.set_device(0)
         assert torch.cuda.current_device() == 0
+
+
+_DTYPE_RULE_CASES = {
+    "where_with_a_long_condition": lambda d: torch.where(torch.tensor([1, 0], device=d), torch.ones(2, device=d),
+                                                         torch.zeros(2, device=d)),
+    "sub_of_two_bools": lambda d: torch.tensor([True], device=d) - torch.tensor([False], device=d),
+    "sub_of_one_bool": lambda d: torch.tensor([True], device=d) - torch.tensor([1], device=d),
+    "integral_add_with_a_float_alpha": lambda d: torch.add(torch.tensor([1], device=d), torch.tensor([2], device=d),
+                                                           alpha=0.5),
+    "bitwise_and_of_floats": lambda d: torch.bitwise_and(torch.ones(2, device=d), torch.ones(2, device=d)),
+}
+
+
+@pytest.mark.parametrize("case", sorted(_DTYPE_RULE_CASES))
+def test_generated_launchers_refuse_what_the_cpu_kernels_refuse(case):
+    make = _DTYPE_RULE_CASES[case]
+    with pytest.raises(RuntimeError) as on_cpu:
+        make("cpu")
+    with pytest.raises(RuntimeError) as on_cuda:
+        make("cuda")
+    assert str(on_cuda.value).replace("_cuda", "_cpu") == str(on_cpu.value)
+
+
+@pytest.mark.parametrize("op, dtype", [(torch.sigmoid, torch.int64), (torch.sqrt, torch.uint8),
+                                       (torch.eq, torch.float32), (torch.isnan, torch.float64),
+                                       (torch.add, torch.int16)])
+def test_generated_launchers_compute_and_store_in_the_cpu_kernels_dtypes(op, dtype):
+    cpu = torch.arange(1, 7).reshape(2, 3).to(dtype)
+    args = (cpu, cpu) if op in (torch.eq, torch.add) else (cpu,)
+    expected = op(*args)
+    got = op(*[a.cuda() for a in args])
+    assert got.dtype is expected.dtype and got.is_cuda
+    np.testing.assert_allclose(got.cpu().numpy(), expected.numpy(), rtol=1e-6)

@@ -34,19 +34,30 @@ class VariantKernel:
 
 
 @dataclass(frozen=True)
+class BoolInputs:
+    """An op refused when all (or any) of its tensor inputs are bool, with its message."""
+    every: bool
+    message: str
+
+
+@dataclass(frozen=True)
 class Launcher:
-    """One op's launchers in cuda_launchers.py.j2."""
+    """One op's launchers in cuda_launchers.py.j2. The dtype rules (bool checks, the computation
+    dtype, the result dtype) are the schema's, rendered into the launcher as the CPU kernels have
+    them, so the runtime's launch only launches."""
     name: str
+    base: str
     formula: str
     kernel: str
     cname: str
     params: str
     tensor_args: str
-    scalar_args: str
-    scalar_names: str
-    promote: str
+    scalars: tuple[str, ...]
+    bool_inputs: tuple[BoolInputs, ...]
+    bool_args: tuple[str, ...]
+    to_float: bool              # an integral computation runs in the default float dtype
+    bool_out: bool              # the result is bool whatever the computation dtype
     dtypes: str
-    bool_inputs: str
     call_args: str
     inplace: VariantKernel | None
     out: VariantKernel | None
@@ -83,12 +94,15 @@ def cu_kernels(ops: list[PointwiseOp]) -> tuple[CudaKernel, ...]:
 def launchers(ops: list[PointwiseOp]) -> tuple[Launcher, ...]:
     contexts = []
     for op in ops:
+        rules = op.fn.pointwise
         contexts.append(Launcher(
-            name=op.name, formula=op.formula, kernel=f"{op.cname}_cuda", cname=op.cname, params=op.params(),
-            tensor_args=", ".join(op.tensors), scalar_args="".join(f"{s}, " for s in op.scalars),
-            scalar_names="".join(f"{s!r}, " for s in op.scalars), promote=op.promote,
+            name=op.name, base=str(op.fn.func.name.name), formula=op.formula, kernel=f"{op.cname}_cuda",
+            cname=op.cname, params=op.params(), tensor_args=", ".join(op.tensors), scalars=tuple(op.scalars),
+            bool_inputs=tuple(BoolInputs(when == "all", repr(message))
+                              for when, message in (rules.bool_inputs if rules else ())),
+            bool_args=tuple(rules.bool_args if rules else ()),
+            to_float=op.promote == "int_to_float", bool_out=op.promote == "always_bool",
             dtypes=repr(tuple(d.name for d in op.dtypes)),
-            bool_inputs=repr(op.fn.pointwise.bool_inputs if op.fn.pointwise else ()),
             call_args=", ".join(a.name for a in op.args),
             inplace=variant_kernel(op.variants.inplace), out=variant_kernel(op.variants.out)))
     return tuple(contexts)

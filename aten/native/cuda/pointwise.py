@@ -1,8 +1,9 @@
 """Launch generated CUDA pointwise kernels (the _gen_*.cu beside this file, through the _gen_*.py
 launchers torchgen writes).
 
-The meta step (result dtype, broadcast shape) is the device-neutral one (aten/native/meta);
-operands of another dtype, and CPU scalars (wrapped numbers), are converted on the device first.
+The generated launchers apply the schema's dtype rules; the broadcast shape is the device-neutral
+one (aten/native/meta); operands of another dtype, and CPU scalars (wrapped numbers), are converted
+on the device first.
 """
 from __future__ import annotations
 
@@ -15,32 +16,19 @@ from aten.native.cuda.runtime.compiler import prepared_kernel
 from aten.native.cuda.runtime.launch import byte_extent, device_meta, grid_for
 from aten.native.cuda.runtime.transfer import to_device
 from aten.native.meta.errors import device_mismatch_error
-from aten.native.meta.pointwise import broadcast_shapes, result_type_of
+from aten.native.meta.pointwise import broadcast_shapes
 from c10 import cuda as c10_cuda
 from c10 import scalar_type, tensor_impl
 
 
-def launch(source: str, cname: str, tensors: tuple[Any, ...], scalars: tuple[Any, ...], scalar_names: tuple[str, ...],
-           promote: str, dtypes: tuple[str, ...], bool_inputs: tuple[tuple[str, str], ...] = (),
+def launch(source: str, cname: str, tensors: tuple[Any, ...], scalars: tuple[Any, ...], compute: Any, out_dtype: Any,
            into: Any = None) -> Any:
-    """The op's result as a new tensor, or written into `into` (an in-place or out= target) and
-    `into` returned, when that is safe: it has the result's shape and dtype, is contiguous, and
-    every operand is either it or memory apart from it. Otherwise the new tensor, for write_into."""
+    """The op's result, computed in dtype compute and stored as out_dtype (both decided by the
+    generated launcher, from the schema's rules), as a new tensor, or written into `into` (an
+    in-place or out= target) and `into` returned, when that is safe: it has the result's shape and
+    dtype, is contiguous, and every operand is either it or memory apart from it. Otherwise the
+    new tensor, for write_into."""
     c10_cuda.lazy_init()
-    is_bool = [t.dtype.name == "bool" for t in tensors]
-    for when, message in bool_inputs:
-        if (all if when == "all" else any)(is_bool):
-            raise RuntimeError(message)
-    compute = result_type_of(*tensors)
-    if promote == "int_to_float" and not compute.is_floating_point:
-        compute = scalar_type.get_default_dtype()
-    out_dtype = scalar_type.dtype_from_name("bool") if promote == "always_bool" else compute
-    if compute.name not in dtypes:
-        raise RuntimeError(f'"{cname}_cuda" not implemented for \'{compute.type_name}\'')
-    if compute.is_floating_point is False:
-        for name, value in zip(scalar_names, scalars):
-            if isinstance(value, float):
-                raise RuntimeError(f"For integral input tensors, argument {name} must not be a floating point number.")
     device = next(t.device for t in tensors if t.is_cuda)
     for t in tensors:
         # As PyTorch: CPU operands are allowed only as scalars (0-dim, e.g. wrapped Python numbers).
