@@ -23,6 +23,7 @@ import os
 import re
 import struct
 import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -149,20 +150,49 @@ class device_attribute:  # noqa: N801 - PyCUDA's name
     MULTIPROCESSOR_COUNT = 16
 
 
-# The live allocations' start addresses (sorted) and ends, to tell device pointers from host ones.
+# The live allocations: start addresses (sorted) and the host buffer behind each, to tell device
+# pointers from host ones. An allocation is live while its DeviceAllocation holds the buffer. That is
+# read from the buffer's reference count, not from a finalizer: the garbage collector runs the
+# finalizer of an allocation that only cyclic garbage reaches even when another finalizer then
+# keeps it (the caching allocator's Block returns its handle to the cache), whereas PyCUDA's
+# allocation frees its memory only when it is really deallocated.
 _starts: list[int] = []
-_ends: dict[int, int] = {}
+_buffers: dict[int, Any] = {}
+_SWEEP_EVERY = 256
+_allocations_since_sweep = 0
+
+
+def _is_live(start: int) -> bool:
+    """Whether the allocation at start is still held (by its DeviceAllocation): the registry's
+    reference and getrefcount's argument are then not the only ones."""
+    return sys.getrefcount(_buffers[start]) > 2
+
+
+def _forget(start: int) -> None:
+    del _starts[bisect.bisect_left(_starts, start)]
+    del _buffers[start]
+
+
+def _sweep() -> None:
+    """Forget the allocations no DeviceAllocation holds any more (their host memory goes with them)."""
+    for start in [start for start in _starts if not _is_live(start)]:
+        _forget(start)
 
 
 class DeviceAllocation:
     """Device memory: a host buffer whose address stands for the device pointer."""
 
     def __init__(self, nbytes: int) -> None:
+        global _allocations_since_sweep
+        _allocations_since_sweep += 1
+        if _allocations_since_sweep >= _SWEEP_EVERY:
+            _allocations_since_sweep = 0
+            _sweep()
         self._buffer: Any = np.empty(max(int(nbytes), 1), dtype=np.uint8)
         self.nbytes = int(nbytes)
         start = int(self._buffer.ctypes.data)
         bisect.insort(_starts, start)
-        _ends[start] = start + self._buffer.nbytes
+        _buffers[start] = self._buffer
 
     def __int__(self) -> int:
         return int(self._buffer.ctypes.data) if self._buffer is not None else 0
@@ -171,22 +201,20 @@ class DeviceAllocation:
 
     def free(self) -> None:
         if self._buffer is not None:
-            start = int(self._buffer.ctypes.data)
-            del _starts[bisect.bisect_left(_starts, start)]
-            del _ends[start]
+            _forget(int(self._buffer.ctypes.data))
             self._buffer = None
-
-    def __del__(self) -> None:
-        try:
-            self.free()
-        except Exception:     # at interpreter exit the module's globals may already be gone
-            pass
 
 
 def _is_device_memory(address: int, nbytes: int = 0) -> bool:
     """Whether [address, address + nbytes) lies in one live allocation (its end counts as in it)."""
     i = bisect.bisect_right(_starts, address) - 1
-    return i >= 0 and address + nbytes <= _ends[_starts[i]]
+    if i < 0:
+        return False
+    start = _starts[i]
+    if not _is_live(start):
+        _forget(start)
+        return False
+    return address + nbytes <= start + _buffers[start].nbytes
 
 
 def _check_device_memory(address: int, nbytes: int, call: str) -> None:

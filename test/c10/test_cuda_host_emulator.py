@@ -190,3 +190,38 @@ def test_prepared_calls_pack_their_arguments_as_pycuda(cache):
     assert np.array_equal(_download(device, data), data[::-1])
     with pytest.raises(Exception, match="integer"):
         kernel.prepared_call((1, 1), (8, 1, 1), 8.0, int(device))
+
+
+def test_an_allocation_a_finalizer_keeps_during_collection_stays_device_memory():
+    """The caching allocator's Block hands its allocation back to the cache from its finalizer,
+    which the collector may run on a Block that only cyclic garbage reaches: the allocation lives
+    on in the cache, and must stay device memory (PyCUDA frees only on real deallocation)."""
+    import gc
+    kept = []
+
+    class Block:
+        def __init__(self, allocation):
+            self.allocation = allocation
+            self.cycle = self
+
+        def __del__(self):
+            kept.append(self.allocation)
+
+    allocation = drv.mem_alloc(64)
+    address = int(allocation)
+    Block(allocation)
+    del allocation
+    gc.collect()
+    assert kept and int(kept[0]) == address
+    drv.memcpy_htod(address, np.arange(16, dtype=np.float32))
+    out = np.empty(16, dtype=np.float32)
+    drv.memcpy_dtoh(out, address)
+    assert out.tolist() == list(range(16))
+
+
+def test_an_allocation_is_not_device_memory_once_it_is_gone():
+    allocation = drv.mem_alloc(64)
+    address = int(allocation)
+    del allocation
+    with pytest.raises(drv.LogicError, match="is not device memory"):
+        drv.memcpy_htod(address, np.zeros(4, dtype=np.float32))
