@@ -185,9 +185,10 @@ def _generate_bindings(run: _Run, base: str, group: list[NativeFunction], collec
 def _generate_registrations(run: _Run, collected: _Collected) -> dict[str, str]:
     """Every op's definition and kernels (aten/_gen_registrations.py) and the composite wrappers of
     the variants without a kernel; returns the kernel stubs to write (path -> text)."""
-    kernel_stubs: dict[str, str] = {}
+    stubs: dict[str, registrations.KernelStub] = {}
     regs = registrations.plan_registrations([f for f in run.fns if not variants.needs_generated_kernel(f)],
-                                            run.root, collected.generated, kernel_stubs) + collected.extra
+                                            run.root, collected.generated, stubs) + collected.extra
+    kernel_stubs = {path: run.render("kernel_stub.py.j2", stub=stub) for path, stub in stubs.items()}
     run.pkg.write(f"{WRAPPERS_MODULE.replace('.', '/')}.py", run.render(
         "wrappers.py.j2", header=header("variants.py", "wrappers.py.j2", []), wrappers=collected.wrapper_lines))
     regs += [registrations.Registration(op, "CompositeExplicitAutograd", WRAPPERS_MODULE, kernel)

@@ -170,24 +170,36 @@ class BindingParam:
 
 
 @dataclass(frozen=True)
+class CallArg:
+    """An argument a binding passes to its operator: a method's receiver (`self`, index None) or
+    the parsed value v[index]. `keys` is what it adds to the dispatch key set: "tensor",
+    "optional" (a tensor or None), "list" (of tensors), or "" (nothing)."""
+    index: int | None
+    keys: str
+
+
+@dataclass(frozen=True)
 class OutCall:
-    """The out= overload a functional signature dispatches to when out is given."""
+    """The out= overload a functional signature dispatches to when out (v[index]) is given:
+    one tensor, or several (`multi`, passed unpacked)."""
     op_var: str
     index: int
-    value: str
-    key_set: str
+    multi: bool
 
 
 @dataclass(frozen=True)
 class BoundSignature:
+    """One overload of a binding: what bindings.pyx.j2 parses, dispatches on and calls with. A
+    signature with no tensor argument dispatches on its device= argument (v[device_index]), or on
+    the default device."""
     op: str
     op_var: str
     params: tuple[BindingParam, ...]
-    key_set: str
-    call_args: str
+    args: tuple[CallArg, ...]
+    device_index: int | None
     out: OutCall | None
     wrap: str                    # the structseq wrapping a tuple return, or ""
-    requires_grad: str | None    # the parsed value to set requires_grad from, for factories
+    requires_grad_index: int | None   # the parsed value to set a factory's requires_grad from
 
 
 @dataclass(frozen=True)
@@ -239,14 +251,13 @@ def _signature(fn: NativeFunction, method: bool, op_var: str, out: tuple[NativeF
     allow_numbers = pointwise or "pointwise" in fn.tags
     params: list[BindingParam] = []
     call_args = []
-    key_terms = []
     device_index = None
     args = fn.func.arguments
     index = 0
+    keys_of = {"P_TENSOR": "tensor", "P_OPT_TENSOR": "optional", "P_TENSOR_LIST": "list", "P_OPT_TENSOR_LIST": "list"}
     for arg in args.flat_non_out:
         if method and args.self_arg is not None and arg is args.self_arg:
-            call_args.append("self")
-            key_terms.append("self.key_set")
+            call_args.append(CallArg(None, "tensor"))
             continue
         kind = param_type(fn, arg)
         params.append(BindingParam(
@@ -256,35 +267,25 @@ def _signature(fn: NativeFunction, method: bool, op_var: str, out: tuple[NativeF
             has_default=arg.default is not None,
             default=python_default(fn, arg) if arg.default is not None else "None",
             allow_numbers=allow_numbers and kind in ("P_TENSOR", "P_OPT_TENSOR")))
-        value = f"v[{index}]"
-        call_args.append(value)
-        if kind == "P_TENSOR":
-            key_terms.append(f"(<TensorImpl>{value}).key_set")
-        elif kind == "P_OPT_TENSOR":
-            key_terms.append(f"(0 if {value} is None else (<TensorImpl>{value}).key_set)")
-        elif kind in ("P_TENSOR_LIST", "P_OPT_TENSOR_LIST"):
-            key_terms.append(f"list_keys({value})")
-        elif kind == "P_DEVICE":
+        call_args.append(CallArg(index, keys_of.get(kind, "")))
+        if kind == "P_DEVICE":
             device_index = index
         index += 1
-    if not key_terms:
-        key_terms.append(f"device_keys(v[{device_index}])" if device_index is not None else "device_keys(None)")
     out_context = None
     if out is not None:
         out_fn, out_var = out
         multi = len(out_fn.func.arguments.out) > 1
         params.append(BindingParam("out", "P_TENSOR_LIST" if multi else "P_OPT_TENSOR", True, True, "None", False))
-        out_context = OutCall(out_var, index, ("*" if multi else "") + f"v[{index}]",
-                              f"list_keys(v[{index}])" if multi else f"(<TensorImpl>v[{index}]).key_set")
+        out_context = OutCall(out_var, index, multi)
         index += 1
-    requires_grad = None
+    requires_grad_index = None
     if takes_requires_grad(fn):
         params.append(BindingParam("requires_grad", "P_OPT_BOOL", True, True, "False", False))
-        requires_grad = f"v[{index}]"
+        requires_grad_index = index
     ret = return_type(fn)
-    return BoundSignature(op=str(fn.func.name), op_var=op_var, params=tuple(params), key_set=" | ".join(key_terms),
-                          call_args=", ".join(call_args), out=out_context, wrap=f"_rt_{ret[0]}" if ret else "",
-                          requires_grad=requires_grad)
+    return BoundSignature(op=str(fn.func.name), op_var=op_var, params=tuple(params), args=tuple(call_args),
+                          device_index=device_index, out=out_context, wrap=f"_rt_{ret[0]}" if ret else "",
+                          requires_grad_index=requires_grad_index)
 
 
 def module_context(fns: list[NativeFunction]) -> ModuleContext:

@@ -8,34 +8,26 @@ from torchgen.dtypes import DTYPES, DType
 
 @dataclass(frozen=True)
 class Cast:
-    """One conversion loop of cpu_cast.pyx.j2 (Cython expressions for each read)."""
+    """One conversion loop of cpu_cast.pyx.j2 (its code lives in the template): src values become
+    dst ones as 0/1 ("bool"), through float ("via_float": float16 converts through float both
+    ways, as c10::Half does: double -> float -> half) or by a plain C cast ("plain")."""
     name: str
     src: str
     dst: str
     src_st: int
     dst_st: int
-    contiguous: str
-    first: str
-    strided: str
+    conversion: str
 
 
-def _convert(value: str, src: DType, dst: DType) -> str:
+def _conversion(src: DType, dst: DType) -> str:
     if dst.is_bool:
-        return f"<uint8_t>({value} != 0)"
+        return "bool"
     if src.compute is not src or dst.compute is not dst:
-        # float16 converts through float both ways, as c10::Half does (double -> float -> half).
-        return f"<{dst.ctype}>(<float>{value})"
-    return f"<{dst.ctype}>{value}"
+        return "via_float"
+    return "plain"
 
 
 def cast_context() -> tuple[Cast, ...]:
-    casts = []
-    for src in DTYPES:
-        for dst in DTYPES:
-            strided = f"(<const {src.ctype}*>(data[1] + i * steps[1]))[0]"
-            casts.append(Cast(
-                name=f"cast_{src.name}_to_{dst.name}", src=src.ctype, dst=dst.ctype,
-                src_st=src.scalar_type, dst_st=dst.scalar_type,
-                contiguous=_convert("inp[i]", src, dst), first=_convert("inp[0]", src, dst),
-                strided=_convert(strided, src, dst)))
-    return tuple(casts)
+    return tuple(Cast(name=f"cast_{src.name}_to_{dst.name}", src=src.ctype, dst=dst.ctype, src_st=src.scalar_type,
+                      dst_st=dst.scalar_type, conversion=_conversion(src, dst))
+                 for src in DTYPES for dst in DTYPES)

@@ -7,23 +7,27 @@ from dataclasses import dataclass
 from torchgen.dtypes import DType
 from torchgen.formula import render
 from torchgen.native_yaml import NativeFunction
-from torchgen.targets.pointwise import PointwiseOp
+from torchgen.targets.pointwise import DtypeRules, KernelParam, PointwiseOp
 
 
 @dataclass(frozen=True)
 class CudaKernel:
-    """One (op, dtype) kernel of cuda_pointwise.cu.j2, contiguous and strided."""
+    """One (op, dtype) kernel of cuda_pointwise.cu.j2, contiguous and strided (its code lives in the
+    template): the operands hold in_t (float16 ones are widened to float as they load), the
+    formula `expr` computes in compute_t over x0, x1... and the scalars c0, c1..., and the result
+    is stored as out_t: as it is ("same"), as 0/1 ("bool") or rounded once to half ("half")."""
     op: str
     dtype: str
     formula: str
     name: str
+    in_t: str
+    compute_t: str
     out_t: str
-    params: tuple[str, ...]
-    loads: tuple[str, ...]
-    strided_params: tuple[str, ...]
-    strided_loads: tuple[str, ...]
-    noperands: int
-    value: str
+    inputs: int
+    scalars: int
+    widen: bool
+    expr: str
+    store: str
 
 
 @dataclass(frozen=True)
@@ -34,29 +38,18 @@ class VariantKernel:
 
 
 @dataclass(frozen=True)
-class BoolInputs:
-    """An op refused when all (or any) of its tensor inputs are bool, with its message."""
-    every: bool
-    message: str
-
-
-@dataclass(frozen=True)
 class Launcher:
     """One op's launchers in cuda_launchers.py.j2. The dtype rules (bool checks, the computation
     dtype, the result dtype) are the schema's, rendered into the launcher as the CPU kernels have
     them, so the runtime's launch only launches."""
     name: str
-    base: str
     formula: str
     kernel: str
     cname: str
-    params: str
+    params: tuple[KernelParam, ...]
     tensor_args: str
     scalars: tuple[str, ...]
-    bool_inputs: tuple[BoolInputs, ...]
-    bool_args: tuple[str, ...]
-    to_float: bool              # an integral computation runs in the default float dtype
-    bool_out: bool              # the result is bool whatever the computation dtype
+    rules: DtypeRules
     dtypes: str
     call_args: str
     inplace: VariantKernel | None
@@ -65,26 +58,11 @@ class Launcher:
 
 def _kernel(op: PointwiseOp, dt: DType) -> CudaKernel:
     out = op.out_dtype(dt)
-    CT = dt.compute.cuda_type          # float16 loads widen to float; the store rounds once
-    expr = render(op.formula_for(dt), op.names(), dt.compute, "cuda")
-    if out.is_bool:
-        value = f"(unsigned char)(({expr}) != 0)"
-    else:
-        value = f"({out.cuda_type})({expr})" if out.compute is out else f"__float2half_rn({expr})"
-    nin = len(op.tensors)
-    scalar_params = [f"{CT} c{i}" for i in range(len(op.scalars))]
+    store = "bool" if out.is_bool else ("same" if out.compute is out else "half")
     return CudaKernel(
-        op=op.name, dtype=dt.name, formula=op.formula, name=f"{op.cname}_{dt.name}", out_t=out.cuda_type,
-        params=tuple([f"const {dt.cuda_type}* __restrict__ in{i}" for i in range(nin)] + scalar_params),
-        loads=tuple(f"const {CT} x{i} = {_widen(dt, f'in{i}[i]')};" for i in range(nin)),
-        strided_params=tuple([f"const char* in{i}" for i in range(nin)] + scalar_params),
-        strided_loads=tuple(f"const {CT} x{i} = {_widen(dt, f'*(const {dt.cuda_type}*)(in{i} + off[{i + 1}])')};"
-                            for i in range(nin)),
-        noperands=nin + 1, value=value)
-
-
-def _widen(dt: DType, load: str) -> str:
-    return load if dt.compute is dt else f"__half2float({load})"
+        op=op.name, dtype=dt.name, formula=op.formula, name=f"{op.cname}_{dt.name}", in_t=dt.cuda_type,
+        compute_t=dt.compute.cuda_type, out_t=out.cuda_type, inputs=len(op.tensors), scalars=len(op.scalars),
+        widen=dt.compute is not dt, expr=render(op.formula_for(dt), op.names(), dt.compute, "cuda"), store=store)
 
 
 def cu_kernels(ops: list[PointwiseOp]) -> tuple[CudaKernel, ...]:
@@ -92,20 +70,11 @@ def cu_kernels(ops: list[PointwiseOp]) -> tuple[CudaKernel, ...]:
 
 
 def launchers(ops: list[PointwiseOp]) -> tuple[Launcher, ...]:
-    contexts = []
-    for op in ops:
-        rules = op.fn.pointwise
-        contexts.append(Launcher(
-            name=op.name, base=str(op.fn.func.name.name), formula=op.formula, kernel=f"{op.cname}_cuda",
-            cname=op.cname, params=op.params(), tensor_args=", ".join(op.tensors), scalars=tuple(op.scalars),
-            bool_inputs=tuple(BoolInputs(when == "all", repr(message))
-                              for when, message in (rules.bool_inputs if rules else ())),
-            bool_args=tuple(rules.bool_args if rules else ()),
-            to_float=op.promote == "int_to_float", bool_out=op.promote == "always_bool",
-            dtypes=repr(tuple(d.name for d in op.dtypes)),
-            call_args=", ".join(a.name for a in op.args),
-            inplace=variant_kernel(op.variants.inplace), out=variant_kernel(op.variants.out)))
-    return tuple(contexts)
+    return tuple(Launcher(
+        name=op.name, formula=op.formula, kernel=f"{op.cname}_cuda", cname=op.cname, params=op.params(),
+        tensor_args=", ".join(op.tensors), scalars=tuple(op.scalars), rules=op.dtype_rules,
+        dtypes=repr(tuple(d.name for d in op.dtypes)), call_args=", ".join(a.name for a in op.args),
+        inplace=variant_kernel(op.variants.inplace), out=variant_kernel(op.variants.out)) for op in ops)
 
 
 def variant_kernel(fn: NativeFunction | None) -> VariantKernel | None:

@@ -10,6 +10,34 @@ from torchgen.targets.bindings import python_default
 from torchgen.targets.variants import Variants, variants_of
 
 
+@dataclass(frozen=True)
+class BoolInputs:
+    """An op refused when all (`every`) or any of its tensor inputs are bool, with its message."""
+    every: bool
+    message: str
+
+
+@dataclass(frozen=True)
+class DtypeRules:
+    """The schema's dtype rules for an op, which the CPU and CUDA kernels apply alike before they
+    compute: refusals over bool inputs, arguments that must be bool, whether an integral
+    computation runs in the default float dtype, and whether the result is bool."""
+    base: str                          # the op's name in messages (where, sub...)
+    bool_inputs: tuple[BoolInputs, ...]
+    bool_args: tuple[str, ...]
+    to_float: bool
+    bool_out: bool
+
+
+@dataclass(frozen=True)
+class KernelParam:
+    """A parameter of a generated pointwise kernel: a tensor, or a scalar with the schema's default
+    (a Python literal, or None when it has none); templates/kernel_params.j2 spells the list."""
+    name: str
+    tensor: bool
+    default: str | None
+
+
 @dataclass(frozen=True, slots=True)
 class PointwiseOp:
     fn: NativeFunction
@@ -48,22 +76,26 @@ class PointwiseOp:
         assert self.fn.pointwise is not None
         return self.fn.pointwise.promote
 
+    @property
+    def dtype_rules(self) -> DtypeRules:
+        rules = self.fn.pointwise
+        assert rules is not None
+        return DtypeRules(base=str(self.fn.func.name.name),
+                          bool_inputs=tuple(BoolInputs(when == "all", message) for when, message in rules.bool_inputs),
+                          bool_args=tuple(rules.bool_args), to_float=rules.promote == "int_to_float",
+                          bool_out=rules.promote == "always_bool")
+
     def names(self) -> dict[str, str]:
         """Argument name -> the variable a loop holds it in."""
         names = {t: f"x{i}" for i, t in enumerate(self.tensors)}
         names.update({s: f"c{i}" for i, s in enumerate(self.scalars)})
         return names
 
-    def params(self, tensor_type: str | None = None) -> str:
-        """The kernel's Python parameter list with the schema's defaults; tensor parameters
-        get `tensor_type` (and refuse None) when one is given."""
-        params = []
-        for arg in self.args:
-            if arg.name in self.tensors and tensor_type is not None:
-                params.append(f"{tensor_type} {arg.name} not None")
-            else:
-                params.append(f"{arg.name}={python_default(self.fn, arg)}" if arg.default is not None else arg.name)
-        return ", ".join(params)
+    def params(self) -> tuple[KernelParam, ...]:
+        """The kernel's parameters, in schema order, with the schema's defaults."""
+        return tuple(KernelParam(arg.name, arg.name in self.tensors,
+                                 python_default(self.fn, arg) if arg.default is not None else None)
+                     for arg in self.args)
 
     def out_dtype(self, compute: DType) -> DType:
         if self.promote == "always_bool":

@@ -72,19 +72,26 @@ class Registration:
     kernel: str
 
 
-def stub_text(fn: NativeFunction, kernel: str, path: str) -> str:
-    params = ", ".join(a.name + ("=None" if a.default is not None else "") for a in fn.func.arguments.flat_non_out)
-    return (f"# Kernel stub written by torchgen for aten::{fn.func.name} ({fn.loc}).\n"
-            "# Fill it in: torchgen never overwrites this file.\n\n\n"
-            f"def {kernel}({params}):\n"
-            f'    raise NotImplementedError("aten::{fn.func.name}: {kernel} in {path} is a stub written by torchgen; '
-            'implement it")\n')
+@dataclass(frozen=True)
+class KernelStub:
+    """A handwritten kernel's stub (kernel_stub.py.j2), written when its module does not exist yet:
+    its parameters are the schema's, each defaulting to None where the schema has a default."""
+    op: str
+    loc: str
+    kernel: str
+    path: str
+    params: tuple[tuple[str, bool], ...]      # (name, has a default)
+
+
+def kernel_stub(fn: NativeFunction, kernel: str, path: str) -> KernelStub:
+    return KernelStub(str(fn.func.name), str(fn.loc), kernel, path,
+                      tuple((a.name, a.default is not None) for a in fn.func.arguments.flat_non_out))
 
 
 def plan_registrations(fns: list[NativeFunction], root: Path, generated: dict[tuple[str, str], str],
-                       stubs: dict[str, str]) -> list[Registration]:
+                       stubs: dict[str, KernelStub]) -> list[Registration]:
     """Resolve each dispatch entry to a module. Missing handwritten kernels get a stub (added to
-    `stubs` as path -> text) when their file does not exist yet, else an error."""
+    `stubs` by path) when their file does not exist yet, else an error."""
     kernels = find_kernels(root)
     regs: list[Registration] = []
     for fn in fns:
@@ -104,7 +111,7 @@ def plan_registrations(fns: list[NativeFunction], root: Path, generated: dict[tu
                 if (root / stub_path).exists() or stub_path in stubs:
                     raise SchemaError(fn.loc, f"kernel {kernel} for aten::{fn.func.name} ({key.name}) is not defined: "
                                               f"add `def {kernel}(...)` to {stub_path} or another module of {directory}")
-                stubs[stub_path] = stub_text(fn, kernel, stub_path)
+                stubs[stub_path] = kernel_stub(fn, kernel, stub_path)
                 module = module_of(root / stub_path, root)
                 kernels[directory][kernel] = module
             regs.append(Registration(str(fn.func.name), key.name, module, kernel))
