@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from aten.dispatcher import find_operator
+from aten.native.meta.conv_geometry import expand_param
 from c10.scalar_type import CPP_TYPE_NAMES, dtype_from_name
 
 _BOOL = dtype_from_name("bool")
@@ -42,18 +43,6 @@ _constant_pad_nd = find_operator("constant_pad_nd")
 _unsqueeze = find_operator("unsqueeze")
 _squeeze = find_operator("squeeze.dim")
 
-
-
-def _expand_param(value: Any, n: int, name: str) -> tuple[Any, ...]:
-    if isinstance(value, int):
-        return (value,) * n
-    value = tuple(value)
-    if len(value) == 1:
-        return value * n
-    if len(value) != n:
-        raise RuntimeError(f"expected {name} to be a single integer value or a list of {n} values to match the "
-                           f"convolution dimensions, but got {name}={list(value)}")
-    return value
 
 
 def _batchify(input: Any, spatial: int, name: str) -> tuple[Any, ...]:
@@ -97,7 +86,7 @@ def conv2d(input: Any, weight: Any, bias: Any = None, stride: Any = 1, padding: 
 def _convolution_mode(input: Any, weight: Any, bias: Any, stride: Any, padding: str, dilation: Any,
                       groups: int) -> Any:
     dim = weight.dim() - 2
-    stride, dilation = _expand_param(stride, dim, "stride"), _expand_param(dilation, dim, "dilation")
+    stride, dilation = expand_param(stride, dim, "stride"), expand_param(dilation, dim, "dilation")
     if padding == "valid":
         return _convolution(input, weight, bias, stride, (0,) * dim, dilation, False, (0,), groups)
     if padding != "same":

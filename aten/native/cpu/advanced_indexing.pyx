@@ -8,12 +8,12 @@ import warnings
 
 from libc.stdint cimport int64_t
 from c10.scalar_type cimport ST_BOOL, ST_UINT8, ST_INT32, ST_INT64
-from c10.tensor_impl cimport TensorImpl, MAX_DIMS, empty_contiguous
+from c10.tensor_impl cimport TensorImpl, MAX_DIMS, empty_contiguous, sizes_text
 from aten.native.cpu.index_support cimport (check_kernel_dtype, check_cpu, clone_contiguous, int64_contiguous,
                                              scalar_tensor_of, bump_version, fresh)
 from aten.native.cpu.index_plan cimport (M_GATHER, M_COPY, M_ADD, Plan3, run3, Offsets, new_offsets,
                                           check_in_bounds)
-from aten.native.meta.messages cimport type_name, sizes_str, shape_str
+from aten.native.meta.messages cimport type_name, sizes_str
 from aten.native.cpu.masked cimport nonzero_of
 
 from aten.native.cpu.half import float16_via_float32
@@ -324,7 +324,7 @@ def index_put__cpu(TensorImpl self not None, indices, TensorImpl values not None
         rsizes[d] = shape[d]
     if values.nd > nd:
         raise RuntimeError(f"shape mismatch: value tensor of shape {sizes_str(values)} cannot be broadcast to "
-                           f"indexing result of shape {shape_str(rsizes, nd)}")
+                           f"indexing result of shape {sizes_text(nd, rsizes)}")
     for d in range(nd):
         vd = d - (nd - values.nd)
         if vd < 0:
@@ -335,7 +335,7 @@ def index_put__cpu(TensorImpl self not None, indices, TensorImpl values not None
             vstr[d] = 0
         else:
             raise RuntimeError(f"shape mismatch: value tensor of shape {sizes_str(values)} cannot be broadcast to "
-                               f"indexing result of shape {shape_str(rsizes, nd)}")
+                               f"indexing result of shape {sizes_text(nd, rsizes)}")
     # After the shape check, as make_index_put_iterator
     if self.scalar_type != values.scalar_type:
         raise RuntimeError("Index put requires the source and destination dtypes match, got "

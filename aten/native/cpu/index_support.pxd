@@ -29,7 +29,6 @@ cdef TensorImpl scalar_tensor_of(object value, int st)
 cdef void bump_version(TensorImpl t)
 cdef TensorImpl fresh(TensorImpl t)
 cdef Py_ssize_t first_out_of_range(const int64_t* idx, Py_ssize_t n, Py_ssize_t size, bint allow_negative) noexcept nogil
-cdef TensorImpl new_tensor(tuple sizes, int st)
 cdef TensorImpl flattened(TensorImpl t)
 
 

@@ -2,9 +2,9 @@
 device checks, contiguous and int64 copies, Python scalars as one-element tensors, index range
 scans and position walks."""
 from c10.scalar_type cimport dtype_of, ST_FLOAT16, ST_INT64
-from c10.tensor_impl cimport TensorImpl, MAX_DIMS, empty_contiguous, wrap_number, sizes_from_sequence, make_tensor
+from c10.tensor_impl cimport TensorImpl, MAX_DIMS, empty_contiguous, wrap_number, make_tensor
 from aten.native.cpu.loops cimport cast_contiguous
-from aten.native.meta.messages cimport sizes_str, shape_str, type_name
+from aten.native.meta.messages cimport sizes_str, type_name
 
 from aten.native.meta.pointwise import check_fits
 from aten.native.meta.errors import device_mismatch_error
@@ -70,12 +70,6 @@ cdef Py_ssize_t first_out_of_range(const int64_t* idx, Py_ssize_t n, Py_ssize_t 
         if v < low or v >= size:
             return i
     return -1
-
-
-cdef TensorImpl new_tensor(tuple sizes, int st):
-    cdef Py_ssize_t c_sizes[MAX_DIMS]
-    cdef int nd = sizes_from_sequence(sizes, c_sizes, "size")
-    return empty_contiguous(nd, c_sizes, st, None)
 
 
 cdef TensorImpl flattened(TensorImpl t):

@@ -10,7 +10,7 @@ cdef str spatial_text(tuple s, str sep=" x "):
     return "(" + sep.join([str(v) for v in s]) + ")"
 
 
-cdef tuple expand_param(object value, int n, str name):
+cpdef tuple expand_param(object value, int n, str name):
     """An int or a sequence of ints as n ints (PyTorch's expand_param_if_needed)."""
     if isinstance(value, int) and not isinstance(value, bool):
         return (value,) * n

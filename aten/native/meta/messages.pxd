@@ -3,6 +3,5 @@ from c10.tensor_impl cimport TensorImpl
 
 cdef str type_name(int scalar_type)
 cdef str cpp_type(int scalar_type)
-cdef str shape_str(const Py_ssize_t* sizes, int n)
 cdef str sizes_str(TensorImpl t)
 cdef tuple shape_of(TensorImpl t)

@@ -17,11 +17,6 @@ cdef str cpp_type(int scalar_type):
     return _CPP_TYPE_NAMES[dtype_of(scalar_type).name]
 
 
-cdef str shape_str(const Py_ssize_t* sizes, int n):
-    """An int array as PyTorch prints an IntArrayRef: [2, 3]."""
-    return sizes_text(n, sizes)
-
-
 cdef str sizes_str(TensorImpl t):
     return sizes_text(t.nd, t.sizes)
 
