@@ -308,6 +308,9 @@ FROB = """
     ("def frobnicate_cpu(self, k, fast=False, out=None):",
      "argument `k` has a default in the schema, parameter `k` has none"),
     ("def frobnicate_cpu(self, k=2, fast=False, out=None, extra):", "extra parameter `extra` has no default"),
+    ("def frobnicate_cpu(self, *, k=2, fast=False, out=None):", "argument `k` is its keyword-only parameter `k`"),
+    ("def frobnicate_cpu(self, k=2, fast=False, /, out=None):",
+     "keyword-only argument `fast` is its positional-only parameter `fast`"),
 ])
 def test_a_handwritten_kernel_that_does_not_match_its_schema_fails_the_build_naming_both_places(
         tmp_path, signature, problem):
@@ -326,6 +329,8 @@ def test_a_handwritten_kernel_that_does_not_match_its_schema_fails_the_build_nam
     "def frobnicate_cpu(input, k=2, fast=False, out=None, rounding_mode=None):",   # positional names may differ
     "def frobnicate_cpu(self: Any, k: int = 2, fast: bool = False, out: Any = None) -> Any:",
     "def frobnicate_cpu(*args, **kwargs):",
+    "def frobnicate_cpu(self, k=2, /, fast=False, out=None):",
+    'def frobnicate_cpu(self,  # the input, (a comment)\n        k=2, fast=False, out=None, mode="a, b)"):',
 ])
 def test_kernels_that_take_the_schemas_arguments_pass(tmp_path, signature):
     root = make_tree(tmp_path, FROB)
