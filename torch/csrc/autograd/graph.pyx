@@ -3,16 +3,15 @@
 A Node is one backward function: `apply(grads)` maps the gradients of its forward outputs to
 the gradients of its forward inputs, which flow along its `next_edges` (one Edge per input: the
 input's grad_fn and output number, its AccumulateGrad for a leaf, or None; Python reads them as
-PyTorch's `next_functions` pairs). The engine
-counts each node's dependencies from the roots, then runs nodes whose inputs are complete,
-highest sequence number first (the reverse of creation, as PyTorch's ready queue), summing the
-gradients that meet at one input.
+PyTorch's `next_functions` pairs). The engine counts each node's dependencies from the roots, then
+runs nodes whose inputs are complete, highest sequence number first (the reverse of creation, as
+PyTorch's ready queue), summing the gradients that meet at one input.
 
 Tensors keep their autograd state as attributes (`_grad_fn`, `_output_nr`, `_requires_grad`,
 `grad`, `_retains_grad`, `_hooks`); this module reads and writes them through the helpers below.
 """
-import heapq
 import cython
+import heapq
 import itertools
 import weakref
 from _thread import allocate_lock
