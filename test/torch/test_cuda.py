@@ -78,6 +78,9 @@ _DTYPE_RULE_CASES = {
     "integral_add_with_a_float_alpha": lambda d: torch.add(torch.tensor([1], device=d), torch.tensor([2], device=d),
                                                            alpha=0.5),
     "bitwise_and_of_floats": lambda d: torch.bitwise_and(torch.ones(2, device=d), torch.ones(2, device=d)),
+    "an_alpha_beyond_int8": lambda d: torch.add(torch.ones(2, dtype=torch.int8, device=d),
+                                                torch.ones(2, dtype=torch.int8, device=d), alpha=1000),
+    "a_bool_alpha_for_floats": lambda d: torch.add(torch.ones(2, device=d), torch.ones(2, device=d), alpha=True),
 }
 
 

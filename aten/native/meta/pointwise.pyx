@@ -140,8 +140,8 @@ def check_fits(object value, dt):
     check_scalar_fits(value, dt.scalar_type)
 
 
-cdef int store_scalar(char* slot, int st, object value, str arg_name) except -1:
-    """Convert a Python scalar argument to the compute dtype, into an 8-byte slot."""
+cdef int _check_scalar_arg(object value, int st, str arg_name) except -1:
+    """PyTorch's checks of a Python scalar argument of a pointwise op computing in st."""
     if isinstance(value, TensorImpl):
         raise TypeError(f"argument {arg_name} must be a Number, not Tensor")
     if not isinstance(value, (bool, int, float)):
@@ -151,6 +151,18 @@ cdef int store_scalar(char* slot, int st, object value, str arg_name) except -1:
     if isinstance(value, bool) and st != ST_BOOL and arg_name == "alpha":
         raise RuntimeError("Boolean alpha only supported for Boolean results.")
     check_scalar_fits(value, st)
+    return 0
+
+
+def check_scalar_arg(object value, dt, str arg_name):
+    """Python access to the scalar-argument checks every device's pointwise kernels make (the CUDA
+    launchers call it; the CPU kernels check as they store the value)."""
+    _check_scalar_arg(value, dt.scalar_type, arg_name)
+
+
+cdef int store_scalar(char* slot, int st, object value, str arg_name) except -1:
+    """Convert a Python scalar argument to the compute dtype, into an 8-byte slot."""
+    _check_scalar_arg(value, st, arg_name)
     try:
         if st == ST_BOOL:
             (<uint8_t*>slot)[0] = 1 if value else 0
