@@ -1,10 +1,12 @@
-"""ScalarType numbering, the `dtype` objects (torch.float32 ...) and type promotion."""
+"""ScalarType numbering, the `dtype` objects (torch.float32 ...) and type promotion, all built from
+the one dtype table (c10/dtype_table.py)."""
 import numpy as np
 
-from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t
+from c10.dtype_table import DTYPES as _ROWS, PROMOTION as _PROMOTION_BY_NAME
 
 cdef Py_ssize_t _ITEMSIZE[NUM_SCALAR_TYPES]
-_ITEMSIZE[:] = [1, 1, 2, 4, 8, 2, 4, 8, 0, 0, 0, 1]
+cdef char _KIND[NUM_SCALAR_TYPES]              # the table's kind letter, 0 for numbers without a dtype
+cdef int _PROMOTE[NUM_SCALAR_TYPES][NUM_SCALAR_TYPES]   # -1 where a pair has no dtype
 
 cdef list _DTYPES = [None] * NUM_SCALAR_TYPES
 cdef int _default_float = ST_FLOAT32
@@ -32,30 +34,25 @@ cdef class dtype:
         return (dtype_from_name, (self.name,))
 
 
-# (scalar_type, canonical name, aliases, PyTorch type name, floating, signed, numpy type, C++ type name)
-# The C++ name is c10's TypeMeta name, what PyTorch's C++ messages print for a dtype.
-_TABLE = [
-    (ST_UINT8, "uint8", (), "Byte", False, False, np.uint8, "unsigned char"),
-    (ST_INT8, "int8", (), "Char", False, True, np.int8, "signed char"),
-    (ST_INT16, "int16", ("short",), "Short", False, True, np.int16, "short int"),
-    (ST_INT32, "int32", ("int",), "Int", False, True, np.int32, "int"),
-    (ST_INT64, "int64", ("long",), "Long", False, True, np.int64, "long int"),
-    (ST_FLOAT16, "float16", ("half",), "Half", True, True, np.float16, "c10::Half"),
-    (ST_FLOAT32, "float32", ("float",), "Float", True, True, np.float32, "float"),
-    (ST_FLOAT64, "float64", ("double",), "Double", True, True, np.float64, "double"),
-    (ST_BOOL, "bool", (), "Bool", False, False, np.bool_, "bool"),
-]
-
 cdef dict _BY_NAME = {}
-for _st, _name, _aliases, _tname, _fp, _signed, _np, _cpp in _TABLE:
-    _d = dtype(_st, _name, _tname, _fp, _signed, np.dtype(_np))
+for _row in _ROWS:
+    _st = _row["scalar_type"]
+    _ITEMSIZE[_st] = _row["itemsize"]
+    _KIND[_st] = ord(_row["kind"])
+    _d = dtype(_st, _row["name"], _row["type_name"], _row["kind"] == "f", _row["kind"] in "if", np.dtype(_row["numpy"]))
     _DTYPES[_st] = _d
-    _BY_NAME[_name] = _d
-    for _alias in _aliases:
+    _BY_NAME[_row["name"]] = _d
+    for _alias in _row["aliases"]:
         _BY_NAME[_alias] = _d
+for _a in range(NUM_SCALAR_TYPES):
+    for _b in range(NUM_SCALAR_TYPES):
+        _PROMOTE[_a][_b] = -1
+for _a_name, _row_of in _PROMOTION_BY_NAME.items():
+    for _b_name, _to in _row_of.items():
+        _PROMOTE[_BY_NAME[_a_name].scalar_type][_BY_NAME[_b_name].scalar_type] = _BY_NAME[_to].scalar_type
 
 #: c10's TypeMeta name of each dtype, by canonical name ("int64": "long int").
-CPP_TYPE_NAMES = {row[1]: row[7] for row in _TABLE}
+CPP_TYPE_NAMES = {row["name"]: row["cpp_name"] for row in _ROWS}
 
 #: Public names exported as torch.<name> (canonical names and PyTorch's aliases).
 DTYPE_NAMES = dict(_BY_NAME)
@@ -90,42 +87,23 @@ cdef Py_ssize_t itemsize_of(int st) noexcept nogil:
 
 
 cdef bint is_floating(int st) noexcept nogil:
-    return st == ST_FLOAT16 or st == ST_FLOAT32 or st == ST_FLOAT64
+    return 0 <= st < NUM_SCALAR_TYPES and _KIND[st] == b'f'
 
 
 cdef bint is_integral(int st, bint include_bool) noexcept nogil:
-    if st == ST_BOOL:
+    if st < 0 or st >= NUM_SCALAR_TYPES:
+        return False
+    if _KIND[st] == b'b':
         return include_bool
-    return ST_UINT8 <= st <= ST_INT64
-
-
-# Promotion lattice of c10/core/ScalarType.cpp for the types Ember has (u1 i1 i2 i4 i8 f2 f4 f8 b1).
-cdef int _ORDER[NUM_SCALAR_TYPES]
-_ORDER[:] = [0, 1, 2, 3, 4, 5, 6, 7, -1, -1, -1, 8]
-cdef int _PROMOTE[9][9]
-_PROMOTE_ROWS = [
-    # u1  i1  i2  i4  i8  f2  f4  f8  b1
-    [ 0,  2,  2,  3,  4,  5,  6,  7,  0],   # u1
-    [ 2,  1,  2,  3,  4,  5,  6,  7,  1],   # i1
-    [ 2,  2,  2,  3,  4,  5,  6,  7,  2],   # i2
-    [ 3,  3,  3,  3,  4,  5,  6,  7,  3],   # i4
-    [ 4,  4,  4,  4,  4,  5,  6,  7,  4],   # i8
-    [ 5,  5,  5,  5,  5,  5,  6,  7,  5],   # f2
-    [ 6,  6,  6,  6,  6,  6,  6,  7,  6],   # f4
-    [ 7,  7,  7,  7,  7,  7,  7,  7,  7],   # f8
-    [ 0,  1,  2,  3,  4,  5,  6,  7, 11],   # b1
-]
-for _i in range(9):
-    for _j in range(9):
-        _PROMOTE[_i][_j] = _PROMOTE_ROWS[_i][_j]
+    return _KIND[st] == b'i' or _KIND[st] == b'u'
 
 
 cdef int promote(int a, int b) except? -2:
     if a == b:
         return a
-    if a < 0 or b < 0 or a >= NUM_SCALAR_TYPES or b >= NUM_SCALAR_TYPES or _ORDER[a] < 0 or _ORDER[b] < 0:
+    if a < 0 or b < 0 or a >= NUM_SCALAR_TYPES or b >= NUM_SCALAR_TYPES or _PROMOTE[a][b] < 0:
         raise ValueError(f"promote: unknown scalar types {a}, {b}")
-    return _PROMOTE[_ORDER[a]][_ORDER[b]]
+    return _PROMOTE[a][b]
 
 
 def promote_types(dtype a, dtype b):

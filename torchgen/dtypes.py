@@ -1,11 +1,20 @@
-"""The dtypes kernels are generated for, with their C types per target.
-
-This mirrors c10/scalar_type.pyx (torchgen may not import c10); test/torchgen checks that the
-two tables agree.
-"""
+"""The dtypes kernels are generated for, with their C types per target: the rows of c10's one dtype
+table (c10/dtype_table.py), read as data (torchgen imports nothing of c10)."""
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+TABLE_PATH = Path(__file__).resolve().parents[1] / "c10" / "dtype_table.py"
+
+
+def read_table(path: Path = TABLE_PATH) -> dict[str, Any]:
+    """The literal assignments of c10/dtype_table.py (DTYPES, PROMOTION), without importing it."""
+    tree = ast.parse(path.read_text(), str(path))
+    return {target.id: ast.literal_eval(node.value) for node in tree.body if isinstance(node, ast.Assign)
+            for target in node.targets if isinstance(target, ast.Name)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -14,7 +23,7 @@ class DType:
     scalar_type: int   # c10 ScalarType number
     ctype: str         # Cython/C type of one element
     cuda_type: str     # CUDA C type of one element
-    kind: str          # "b" bool, "i" integral, "f" floating
+    kind: str          # "b" bool, "i" signed integral, "u" unsigned integral, "f" floating
     opmath: str = ""   # the dtype loops compute in (PyTorch's opmath_type), when not this one
 
     @property
@@ -32,26 +41,23 @@ class DType:
         return next(d for d in DTYPES if d.name == self.opmath) if self.opmath else self
 
 
-DTYPES: tuple[DType, ...] = (
-    DType("bool", 11, "uint8_t", "unsigned char", "b"),
-    DType("uint8", 0, "uint8_t", "unsigned char", "i"),
-    DType("int8", 1, "int8_t", "signed char", "i"),
-    DType("int16", 2, "int16_t", "short", "i"),
-    DType("int32", 3, "int32_t", "int", "i"),
-    DType("int64", 4, "int64_t", "long long", "i"),
-    # `half` is C's _Float16 (c10/half.pxd); CUDA's __half comes from cuda_fp16.h.
-    DType("float16", 5, "half", "__half", "f", opmath="float32"),
-    DType("float32", 6, "float", "float", "f"),
-    DType("float64", 7, "double", "double", "f"),
-)
+def _dtypes() -> tuple[DType, ...]:
+    rows = read_table()["DTYPES"]
+    # bool first: the order kernels and their tables are generated in
+    rows = sorted(rows, key=lambda row: (row["kind"] != "b", row["scalar_type"]))
+    return tuple(DType(row["name"], row["scalar_type"], row["ctype"], row["cuda_type"], row["kind"], row["opmath"] or "")
+                 for row in rows)
+
+
+DTYPES: tuple[DType, ...] = _dtypes()
 
 #: The dtype sets an `ember_pointwise.dtypes` value names (PyTorch's AT_DISPATCH groups).
 DTYPE_CLASSES: dict[str, tuple[DType, ...]] = {
     "AllAndBool": DTYPES,
     "All": tuple(d for d in DTYPES if not d.is_bool),
     "Floating": tuple(d for d in DTYPES if d.is_floating),
-    "Integral": tuple(d for d in DTYPES if d.kind == "i"),
-    "IntegralAndBool": tuple(d for d in DTYPES if d.kind in "ib"),
+    "Integral": tuple(d for d in DTYPES if d.kind in "iu"),
+    "IntegralAndBool": tuple(d for d in DTYPES if d.kind in "iub"),
 }
 
 NUM_SCALAR_TYPES = 12

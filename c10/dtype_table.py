@@ -1,0 +1,69 @@
+"""Every dtype's facts, in one table.
+
+c10/scalar_type.pyx builds torch's dtype objects, its size, kind and promotion lookups and its
+C++ names from it; torchgen reads the same file as data (`ast.literal_eval` of the two
+assignments below, so torchgen imports nothing of c10) to generate each dtype's kernels. Only
+literals may appear here. Adding a dtype means a row here (and its ScalarType in the enum of
+c10/scalar_type.pxd, which a test holds to this table), its row and column in PROMOTION, and the
+schema's dtype classes.
+
+Columns:
+  name        torch.<name>, and the name torch.dtype prints
+  scalar_type c10::ScalarType's number (c10/core/ScalarType.h), what checkpoints and messages use
+  aliases     further torch.<alias> names
+  type_name   c10's toString(): the word PyTorch's messages print ("Float", "Long")
+  cpp_name    c10's TypeMeta name, what PyTorch's C++ messages print ("float", "long int")
+  itemsize    bytes per element
+  kind        "b" bool, "i" signed integral, "u" unsigned integral, "f" floating
+  numpy       the NumPy dtype a tensor of it hands off as
+  ctype       the C/Cython type of one element in generated CPU loops
+  cuda_type   the CUDA C type of one element in generated CUDA kernels
+  opmath      the dtype loops over it compute in (PyTorch's opmath_type), when not itself
+"""
+
+DTYPES = (
+    {"name": "uint8", "scalar_type": 0, "aliases": (), "type_name": "Byte", "cpp_name": "unsigned char",
+     "itemsize": 1, "kind": "u", "numpy": "uint8", "ctype": "uint8_t", "cuda_type": "unsigned char", "opmath": None},
+    {"name": "int8", "scalar_type": 1, "aliases": (), "type_name": "Char", "cpp_name": "signed char",
+     "itemsize": 1, "kind": "i", "numpy": "int8", "ctype": "int8_t", "cuda_type": "signed char", "opmath": None},
+    {"name": "int16", "scalar_type": 2, "aliases": ("short",), "type_name": "Short", "cpp_name": "short int",
+     "itemsize": 2, "kind": "i", "numpy": "int16", "ctype": "int16_t", "cuda_type": "short", "opmath": None},
+    {"name": "int32", "scalar_type": 3, "aliases": ("int",), "type_name": "Int", "cpp_name": "int",
+     "itemsize": 4, "kind": "i", "numpy": "int32", "ctype": "int32_t", "cuda_type": "int", "opmath": None},
+    {"name": "int64", "scalar_type": 4, "aliases": ("long",), "type_name": "Long", "cpp_name": "long int",
+     "itemsize": 8, "kind": "i", "numpy": "int64", "ctype": "int64_t", "cuda_type": "long long", "opmath": None},
+    # `half` is C's _Float16 (c10/half.pxd); CUDA's __half comes from cuda_fp16.h. Loops over it load
+    # float32, compute, and round once on the store, as PyTorch's do.
+    {"name": "float16", "scalar_type": 5, "aliases": ("half",), "type_name": "Half", "cpp_name": "c10::Half",
+     "itemsize": 2, "kind": "f", "numpy": "float16", "ctype": "half", "cuda_type": "__half", "opmath": "float32"},
+    {"name": "float32", "scalar_type": 6, "aliases": ("float",), "type_name": "Float", "cpp_name": "float",
+     "itemsize": 4, "kind": "f", "numpy": "float32", "ctype": "float", "cuda_type": "float", "opmath": None},
+    {"name": "float64", "scalar_type": 7, "aliases": ("double",), "type_name": "Double", "cpp_name": "double",
+     "itemsize": 8, "kind": "f", "numpy": "float64", "ctype": "double", "cuda_type": "double", "opmath": None},
+    # bool loops hold uint8_t and normalise results to 0/1.
+    {"name": "bool", "scalar_type": 11, "aliases": (), "type_name": "Bool", "cpp_name": "bool",
+     "itemsize": 1, "kind": "b", "numpy": "bool", "ctype": "uint8_t", "cuda_type": "unsigned char", "opmath": None},
+)
+
+# c10/core/ScalarType.cpp's promotion lattice over the dtypes above: PROMOTION[a][b] is the type two
+# operands of dtypes a and b compute in (before wrapped numbers and categories are considered).
+PROMOTION = {
+    "uint8": {"uint8": "uint8", "int8": "int16", "int16": "int16", "int32": "int32", "int64": "int64",
+              "float16": "float16", "float32": "float32", "float64": "float64", "bool": "uint8"},
+    "int8": {"uint8": "int16", "int8": "int8", "int16": "int16", "int32": "int32", "int64": "int64",
+             "float16": "float16", "float32": "float32", "float64": "float64", "bool": "int8"},
+    "int16": {"uint8": "int16", "int8": "int16", "int16": "int16", "int32": "int32", "int64": "int64",
+              "float16": "float16", "float32": "float32", "float64": "float64", "bool": "int16"},
+    "int32": {"uint8": "int32", "int8": "int32", "int16": "int32", "int32": "int32", "int64": "int64",
+              "float16": "float16", "float32": "float32", "float64": "float64", "bool": "int32"},
+    "int64": {"uint8": "int64", "int8": "int64", "int16": "int64", "int32": "int64", "int64": "int64",
+              "float16": "float16", "float32": "float32", "float64": "float64", "bool": "int64"},
+    "float16": {"uint8": "float16", "int8": "float16", "int16": "float16", "int32": "float16", "int64": "float16",
+                "float16": "float16", "float32": "float32", "float64": "float64", "bool": "float16"},
+    "float32": {"uint8": "float32", "int8": "float32", "int16": "float32", "int32": "float32", "int64": "float32",
+                "float16": "float32", "float32": "float32", "float64": "float64", "bool": "float32"},
+    "float64": {"uint8": "float64", "int8": "float64", "int16": "float64", "int32": "float64", "int64": "float64",
+                "float16": "float64", "float32": "float64", "float64": "float64", "bool": "float64"},
+    "bool": {"uint8": "uint8", "int8": "int8", "int16": "int16", "int32": "int32", "int64": "int64",
+             "float16": "float16", "float32": "float32", "float64": "float64", "bool": "bool"},
+}
