@@ -28,15 +28,6 @@ from aten.native.meta.conv_geometry import convolution_params
 from aten.native.meta.messages cimport shape_of, cpp_type, type_name
 from aten.native.cpu.half import float16_via_float32
 
-ctypedef fused ntype:
-    float
-    double
-    int64_t
-    int32_t
-    int16_t
-    int8_t
-    uint8_t
-
 # _BLAS_NEIGHBOURS: where im2col and col2im run between multi-threaded BLAS calls (the np.matmul
 # paths: transposed convolutions, integers), BLAS's worker threads keep spinning for a while
 # after each GEMM (OpenBLAS, like libgomp, busy-waits before sleeping), and an OpenMP region
@@ -60,6 +51,7 @@ cdef enum:
 # BLAS), the same bands go through np.matmul instead.
 from aten.native.cpu.blas cimport (CBLAS_NO_TRANS, CBLAS_ROW_MAJOR, blas_dgemm, blas_sgemm, blas_single_threaded,
                                    dgemm_t, sgemm_t)
+from aten.native.cpu.element_types cimport num_t, floating_t
 
 cdef sgemm_t _sgemm = blas_sgemm()
 cdef dgemm_t _dgemm = blas_dgemm()
@@ -82,7 +74,7 @@ cdef inline Py_ssize_t _end_inside(Py_ssize_t W, Py_ssize_t n, Py_ssize_t w0, Py
     return k if k < n else n
 
 
-cdef void _im2col(const ntype* x, ntype* cols, Py_ssize_t images, Py_ssize_t C, Py_ssize_t H, Py_ssize_t W,
+cdef void _im2col(const num_t* x, num_t* cols, Py_ssize_t images, Py_ssize_t C, Py_ssize_t H, Py_ssize_t W,
                   Py_ssize_t kh, Py_ssize_t kw, Py_ssize_t sh, Py_ssize_t sw, Py_ssize_t ph, Py_ssize_t pw,
                   Py_ssize_t dh, Py_ssize_t dw, Py_ssize_t Wo, Py_ssize_t oh0, Py_ssize_t oh1) noexcept nogil:
     """The columns of output rows [oh0, oh1) of `images` images, rows outermost so that one GEMM
@@ -91,8 +83,8 @@ cdef void _im2col(const ntype* x, ntype* cols, Py_ssize_t images, Py_ssize_t C, 
     (0 outside the input). Each (row, oh) is one contiguous run (a memcpy when sw == 1) between
     zero fills for the padding. Serial (one call per task in _conv_tasks)."""
     cdef Py_ssize_t row, n, c, i, j, oh, ow, ih, iw0, lo, hi, T = (oh1 - oh0) * Wo, R = C * kh * kw
-    cdef ntype* dst
-    cdef const ntype* src
+    cdef num_t* dst
+    cdef const num_t* src
     for row in range(R):
         c = row // (kh * kw)
         i = (row // kw) % kh
@@ -108,19 +100,19 @@ cdef void _im2col(const ntype* x, ntype* cols, Py_ssize_t images, Py_ssize_t C, 
             for oh in range(oh0, oh1):
                 ih = oh * sh - ph + i * dh
                 if ih < 0 or ih >= H:
-                    memset(dst, 0, Wo * sizeof(ntype))
+                    memset(dst, 0, Wo * sizeof(num_t))
                 else:
                     src = x + (n * C + c) * H * W + ih * W + iw0
                     if lo > 0:
-                        memset(dst, 0, lo * sizeof(ntype))
+                        memset(dst, 0, lo * sizeof(num_t))
                     if sw == 1:
                         if hi > lo:
-                            memcpy(dst + lo, src + lo, (hi - lo) * sizeof(ntype))
+                            memcpy(dst + lo, src + lo, (hi - lo) * sizeof(num_t))
                     else:
                         for ow in range(lo, hi):
                             dst[ow] = src[ow * sw]
                     if hi < Wo:
-                        memset(dst + hi, 0, (Wo - hi) * sizeof(ntype))
+                        memset(dst + hi, 0, (Wo - hi) * sizeof(num_t))
                 dst += Wo
 
 
@@ -155,19 +147,14 @@ cdef extern from *:
                           Py_ssize_t sw) noexcept nogil
 
 
-ctypedef fused ftype:
-    float
-    double
-
-
-cdef void _gemm_into(const ftype* a, const ftype* b, ftype* c, Py_ssize_t M, Py_ssize_t T, Py_ssize_t K,
+cdef void _gemm_into(const floating_t* a, const floating_t* b, floating_t* c, Py_ssize_t M, Py_ssize_t T, Py_ssize_t K,
                      Py_ssize_t ldb, Py_ssize_t ldc) noexcept nogil:
     """c (M x T, rows ldc apart) = a (M x K, contiguous) @ b (K x T, rows ldb apart). Products too
     small for a BLAS call to pay (1 x 6 per group, say) are multiply-adds over the rows."""
     cdef Py_ssize_t co, kk, t
-    cdef ftype* dst
-    cdef const ftype* src
-    cdef ftype av
+    cdef floating_t* dst
+    cdef const floating_t* src
+    cdef floating_t av
     if M * K < SMALL_GEMM:
         for co in range(M):
             dst = c + co * ldc
@@ -179,13 +166,13 @@ cdef void _gemm_into(const ftype* a, const ftype* b, ftype* c, Py_ssize_t M, Py_
                 src = b + kk * ldb
                 for t in range(T):
                     dst[t] = dst[t] + av * src[t]
-    elif ftype is float:
+    elif floating_t is float:
         _sgemm(CBLAS_ROW_MAJOR, CBLAS_NO_TRANS, CBLAS_NO_TRANS, M, T, K, 1.0, a, K, b, ldb, 0.0, c, ldc)
     else:
         _dgemm(CBLAS_ROW_MAJOR, CBLAS_NO_TRANS, CBLAS_NO_TRANS, M, T, K, 1.0, a, K, b, ldb, 0.0, c, ldc)
 
 
-cdef void _conv_tasks(const ftype* x, const ftype* w, const ftype* bias, ftype* out, ftype* cols, ftype* prod,
+cdef void _conv_tasks(const floating_t* x, const floating_t* w, const floating_t* bias, floating_t* out, floating_t* cols, floating_t* prod,
                       Py_ssize_t N, Py_ssize_t C, Py_ssize_t H, Py_ssize_t W, Py_ssize_t Cout, Py_ssize_t G,
                       Py_ssize_t kh, Py_ssize_t kw, Py_ssize_t sh, Py_ssize_t sw, Py_ssize_t ph, Py_ssize_t pw,
                       Py_ssize_t dh, Py_ssize_t dw, Py_ssize_t Ho, Py_ssize_t Wo, Py_ssize_t rows, Py_ssize_t imgs,
@@ -201,11 +188,11 @@ cdef void _conv_tasks(const ftype* x, const ftype* w, const ftype* bias, ftype* 
     cdef Py_ssize_t R = C * kh * kw, K = R // G, M = Cout // G, L = Ho * Wo, bands = (Ho + rows - 1) // rows
     cdef Py_ssize_t task, n0, cnt, oh0, oh1, T, g, co, i, t
     cdef bint identity = kh == 1 and kw == 1 and sh == 1 and sw == 1 and ph == 0 and pw == 0
-    cdef ftype* buf
-    cdef ftype* pb
-    cdef ftype* dst
-    cdef const ftype* src
-    cdef ftype bv
+    cdef floating_t* buf
+    cdef floating_t* pb
+    cdef floating_t* dst
+    cdef const floating_t* src
+    cdef floating_t bv
     for task in prange(((N + imgs - 1) // imgs) * bands, num_threads=nt, schedule="dynamic", chunksize=1):
         buf = cols + threadid() * R * imgs * rows * Wo
         n0 = (task // bands) * imgs
@@ -250,16 +237,16 @@ cdef void _conv_tasks(const ftype* x, const ftype* w, const ftype* bias, ftype* 
                             dst[t] = src[t] + bv
 
 
-cdef void _depthwise(const ftype* x, const ftype* w, const ftype* bias, ftype* out, Py_ssize_t N, Py_ssize_t C,
+cdef void _depthwise(const floating_t* x, const floating_t* w, const floating_t* bias, floating_t* out, Py_ssize_t N, Py_ssize_t C,
                      Py_ssize_t H, Py_ssize_t W, Py_ssize_t Cout, Py_ssize_t kh, Py_ssize_t kw, Py_ssize_t sh,
                      Py_ssize_t sw, Py_ssize_t ph, Py_ssize_t pw, Py_ssize_t dh, Py_ssize_t dw, Py_ssize_t Ho,
                      Py_ssize_t Wo, int nt) noexcept nogil:
     """One input channel per group (groups == C): each output row is the sum over the kernel taps
     of a weight times a run of an input row, with no columns at all. A task is one output plane."""
     cdef Py_ssize_t M = Cout // C, plane, n, co, oh, i, j, ih, iw0, lo, hi, ow
-    cdef ftype* dst
-    cdef const ftype* src
-    cdef ftype wv, bv
+    cdef floating_t* dst
+    cdef const floating_t* src
+    cdef floating_t wv, bv
     for plane in prange(N * Cout, num_threads=nt, schedule="dynamic", chunksize=1):
         n = plane // Cout
         co = plane % Cout
@@ -280,19 +267,19 @@ cdef void _depthwise(const ftype* x, const ftype* w, const ftype* bias, ftype* o
                     lo = _first_inside(iw0, sw)
                     hi = _end_inside(W, Wo, iw0, sw)
                     src = x + ((n * C + co // M) * H + ih) * W + iw0
-                    if ftype is float:
+                    if floating_t is float:
                         ember_dw_row_f32(dst, src, wv, lo, hi, sw)
                     else:
                         ember_dw_row_f64(dst, src, wv, lo, hi, sw)
 
 
-cdef void _col2im(const ntype* cols, ntype* out, Py_ssize_t C, Py_ssize_t H, Py_ssize_t W, Py_ssize_t kh,
+cdef void _col2im(const num_t* cols, num_t* out, Py_ssize_t C, Py_ssize_t H, Py_ssize_t W, Py_ssize_t kh,
                   Py_ssize_t kw, Py_ssize_t sh, Py_ssize_t sw, Py_ssize_t ph, Py_ssize_t pw, Py_ssize_t dh,
                   Py_ssize_t dw, Py_ssize_t Hi, Py_ssize_t Wi, int nt) noexcept nogil:
     """out[c, ih*sh - ph + i*dh, iw*sw - pw + j*dw] += cols[(c*kh + i)*kw + j, ih*Wi + iw] (out is H x W)."""
     cdef Py_ssize_t c, i, j, ih, iw, oh, ow0, lo, hi, L = Hi * Wi
-    cdef const ntype* src
-    cdef ntype* dst
+    cdef const num_t* src
+    cdef num_t* dst
     for c in prange(C, num_threads=nt, schedule="static"):
         for i in range(kh):
             for j in range(kw):

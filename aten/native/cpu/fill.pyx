@@ -17,14 +17,9 @@ from c10.scalar_type cimport (dtype as DType, dtype_of, ST_BOOL, ST_UINT8, ST_IN
 from c10.tensor_impl cimport TensorImpl, MAX_DIMS
 from aten.native.cpu.loops cimport copy_into
 from c10.tensor_impl cimport wrap_number
+from aten.native.cpu.element_types cimport word_t
 
 from aten.native.meta.pointwise import check_fits
-
-ctypedef fused word_t:
-    uint8_t
-    uint16_t
-    uint32_t
-    uint64_t
 
 # c10's checked_convert names and the ranges c10::overflows allows for an integral value
 # (unsigned types also take negatives down to -max, which wrap as two's complement).

@@ -13,7 +13,8 @@ from libc.string cimport memcpy
 from cython.parallel cimport prange
 from c10.scalar_type cimport ST_BOOL, ST_UINT8, ST_INT8, ST_INT16, ST_INT32, ST_INT64, ST_FLOAT16, ST_FLOAT32
 from c10.tensor_impl cimport TensorImpl, MAX_DIMS
-from aten.native.cpu.index_support cimport move_t, num_t, first_out_of_range, next_pos2
+from aten.native.cpu.index_support cimport first_out_of_range, next_pos2
+from aten.native.cpu.element_types cimport word_t, num_t
 from aten.native.cpu.array_bridge cimport num_threads
 
 cdef enum:
@@ -61,12 +62,12 @@ cdef inline num_t _norm(num_t v, bint is_bool) noexcept nogil:
     return v
 
 
-cdef inline void _row_move(move_t* dst, Py_ssize_t ds, const move_t* src, Py_ssize_t ss,
+cdef inline void _row_move(word_t* dst, Py_ssize_t ds, const word_t* src, Py_ssize_t ss,
                            Py_ssize_t n) noexcept nogil:
     cdef Py_ssize_t j
-    cdef move_t v
+    cdef word_t v
     if ds == 1 and ss == 1:
-        memcpy(dst, src, n * sizeof(move_t))
+        memcpy(dst, src, n * sizeof(word_t))
     elif ss == 0:
         v = src[0]
         for j in range(n):
@@ -93,7 +94,7 @@ cdef inline void _row_add(num_t* dst, Py_ssize_t ds, const num_t* src, Py_ssize_
             dst[j * ds] = <num_t>(dst[j * ds] + alpha * src[j * ss])
 
 
-cdef void _run3(move_t* s, move_t* o, num_t* sn, num_t* on, const Plan3* p, int mode, num_t alpha,
+cdef void _run3(word_t* s, word_t* o, num_t* sn, num_t* on, const Plan3* p, int mode, num_t alpha,
                 bint is_bool) noexcept nogil:
     """The loop nest. Moves go through s/o (element width only); M_ADD through sn/on."""
     cdef Py_ssize_t pre_cnt[MAX_DIMS]

@@ -2,23 +2,7 @@
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
 from c10.tensor_impl cimport TensorImpl, MAX_DIMS
 
-# Data movement only needs the element's width: bool/uint8/int8 move as uint8_t, int16 as
-# uint16_t, int32/float32 as uint32_t, int64/float64 as uint64_t.
-ctypedef fused move_t:
-    uint8_t
-    uint16_t
-    uint32_t
-    uint64_t
-
-# Arithmetic over every dtype with kernels (bool computes as uint8_t, normalised to 0/1 after).
-ctypedef fused num_t:
-    uint8_t
-    int8_t
-    int16_t
-    int32_t
-    int64_t
-    float
-    double
+from aten.native.cpu.element_types cimport num_t
 
 cdef int check_kernel_dtype(TensorImpl t, str op) except -1
 cdef int check_cpu(TensorImpl t) except -1

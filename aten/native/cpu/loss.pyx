@@ -16,16 +16,13 @@ from aten.native.cpu.array_bridge cimport np_view, new_tensor, contiguous, rejec
 from aten.native.meta.messages cimport shape_of, type_name
 from aten.native.meta.loss_checks cimport (NONE, MEAN, SUM, check_reduction, broadcast_pair, check_nll_loss2d,
                                           check_binary_cross_entropy)
+from aten.native.cpu.element_types cimport floating_t
 from aten.native.cpu.half import float16_via_float32
 from aten.native.meta.errors import output_cast_error, output_shape_error
 
-ctypedef fused ftype:
-    float
-    double
-
 # ---- negative log likelihood --------------------------------------------------------------
 
-cdef int _nll(const ftype* x, const int64_t* t, const ftype* w, ftype* out, Py_ssize_t N, Py_ssize_t C,
+cdef int _nll(const floating_t* x, const int64_t* t, const floating_t* w, floating_t* out, Py_ssize_t N, Py_ssize_t C,
               Py_ssize_t S, int reduction, int64_t ignore_index, double* sum_out, double* weight_out) noexcept nogil:
     """x (N, C, S) contiguous, t (N, S): out (N, S) for reduction none, else the sums."""
     cdef Py_ssize_t n, s
@@ -41,7 +38,7 @@ cdef int _nll(const ftype* x, const int64_t* t, const ftype* w, ftype* out, Py_s
             wk = w[k] if w != NULL else 1.0
             v = -wk * x[(n * C + k) * S + s]
             if reduction == NONE:
-                out[n * S + s] = <ftype>v
+                out[n * S + s] = <floating_t>v
             else:
                 total += v
                 wsum += wk

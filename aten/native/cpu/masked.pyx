@@ -11,9 +11,10 @@ from c10.scalar_type cimport ST_BOOL, ST_UINT8, ST_INT8, ST_INT16, ST_INT32, ST_
 from c10.tensor_impl cimport TensorImpl, MAX_DIMS, empty_contiguous
 from aten.native.cpu.loops cimport copy_into
 from aten.native.meta.pointwise cimport broadcast_shape
-from aten.native.cpu.index_support cimport (move_t, num_t, check_kernel_dtype, check_cpu, clone_contiguous,
-                                             contiguous_of, int64_contiguous, scalar_tensor_of, bump_version, fresh,
-                                             width_of, next_pos2, first_out_of_range)
+from aten.native.cpu.index_support cimport (check_kernel_dtype, check_cpu, clone_contiguous, contiguous_of,
+                                             int64_contiguous, scalar_tensor_of, bump_version, fresh, width_of,
+                                             next_pos2, first_out_of_range)
+from aten.native.cpu.element_types cimport word_t, num_t
 from aten.native.meta.messages cimport cpp_type, type_name, sizes_str
 from aten.native.cpu.half import float16_via_float32
 from aten.native.meta.errors import output_shape_error
@@ -119,11 +120,11 @@ cdef int _check_mask_to_self(TensorImpl self, TensorImpl mask) except -1:
     return 0
 
 
-cdef void _fill_where(move_t* s, const uint8_t* m, int nd, const Py_ssize_t* sizes, const Py_ssize_t* ss,
-                      const Py_ssize_t* ms, Py_ssize_t n, const move_t* value) noexcept nogil:
+cdef void _fill_where(word_t* s, const uint8_t* m, int nd, const Py_ssize_t* sizes, const Py_ssize_t* ss,
+                      const Py_ssize_t* ms, Py_ssize_t n, const word_t* value) noexcept nogil:
     cdef Py_ssize_t cnt[MAX_DIMS]
     cdef Py_ssize_t so = 0, mo = 0, r, j, rows, inner, sj, mj
-    cdef move_t v = value[0]
+    cdef word_t v = value[0]
     cdef int d, no = nd - 1 if nd > 0 else 0
     inner = sizes[nd - 1] if nd > 0 else 1
     sj = ss[nd - 1] if nd > 0 else 0
@@ -213,8 +214,8 @@ def masked_fill_Tensor_cpu(TensorImpl self not None, TensorImpl mask not None, T
     return fresh(masked_fill__Tensor_cpu(_expanded_copy(self, mask), mask, value))
 
 
-cdef Py_ssize_t _select_pass(move_t* s, const uint8_t* m, int nd, const Py_ssize_t* sizes, const Py_ssize_t* ss,
-                             const Py_ssize_t* ms, Py_ssize_t n, move_t* out) noexcept nogil:
+cdef Py_ssize_t _select_pass(word_t* s, const uint8_t* m, int nd, const Py_ssize_t* sizes, const Py_ssize_t* ss,
+                             const Py_ssize_t* ms, Py_ssize_t n, word_t* out) noexcept nogil:
     """Count the selected elements (out NULL) or copy them into out in row-major order."""
     cdef Py_ssize_t cnt[MAX_DIMS]
     cdef Py_ssize_t so = 0, mo = 0, r, j, c = 0, rows, inner, sj, mj
@@ -280,8 +281,8 @@ def masked_select_cpu(TensorImpl self not None, TensorImpl mask not None):
     return out
 
 
-cdef void _scatter_where(move_t* s, const uint8_t* m, int nd, const Py_ssize_t* sizes, const Py_ssize_t* ss,
-                         const Py_ssize_t* ms, Py_ssize_t n, const move_t* src) noexcept nogil:
+cdef void _scatter_where(word_t* s, const uint8_t* m, int nd, const Py_ssize_t* sizes, const Py_ssize_t* ss,
+                         const Py_ssize_t* ms, Py_ssize_t n, const word_t* src) noexcept nogil:
     cdef Py_ssize_t cnt[MAX_DIMS]
     cdef Py_ssize_t so = 0, mo = 0, r, j, c = 0, rows, inner, sj, mj
     cdef int d, no = nd - 1 if nd > 0 else 0
@@ -386,13 +387,13 @@ cdef void _flat_offsets(TensorImpl t, const int64_t* idx, Py_ssize_t n, int64_t*
         out[i] = off
 
 
-cdef void _take_copy(move_t* s, const int64_t* offs, Py_ssize_t n, move_t* out) noexcept nogil:
+cdef void _take_copy(word_t* s, const int64_t* offs, Py_ssize_t n, word_t* out) noexcept nogil:
     cdef Py_ssize_t i
     for i in range(n):
         out[i] = s[offs[i]]
 
 
-cdef void _take_contiguous(move_t* s, const int64_t* idx, Py_ssize_t n, Py_ssize_t numel, move_t* out) noexcept nogil:
+cdef void _take_contiguous(word_t* s, const int64_t* idx, Py_ssize_t n, Py_ssize_t numel, word_t* out) noexcept nogil:
     cdef Py_ssize_t i
     cdef int64_t v
     for i in range(n):
@@ -400,7 +401,7 @@ cdef void _take_contiguous(move_t* s, const int64_t* idx, Py_ssize_t n, Py_ssize
         out[i] = s[v + numel if v < 0 else v]
 
 
-cdef void _put_copy(move_t* s, const int64_t* offs, Py_ssize_t n, const move_t* src) noexcept nogil:
+cdef void _put_copy(word_t* s, const int64_t* offs, Py_ssize_t n, const word_t* src) noexcept nogil:
     cdef Py_ssize_t i
     for i in range(n):
         s[offs[i]] = src[i]

@@ -14,12 +14,9 @@ from c10.tensor_impl cimport TensorImpl
 from aten.native.cpu.array_bridge cimport new_tensor, contiguous, num_threads, np_view
 from aten.native.meta.messages cimport shape_of, type_name
 from aten.native.meta.norm_checks cimport dtype_check, param_dtype
+from aten.native.cpu.element_types cimport floating_t
 from aten.native.meta.norm_checks import check_batch_norm, check_group_norm
 from aten.native.cpu.half import float16_via_float32
-
-ctypedef fused ftype:
-    float
-    double
 
 cdef enum:
     GRAIN = 32768
@@ -38,7 +35,7 @@ cdef inline const char* _ptr(object t) noexcept:
 # Two functions returning values rather than one writing through pointers: a variable a prange
 # body only passes by address is shared between the threads in Cython (a data race); assigned
 # directly, it is private to each.
-cdef inline double _mean(const ftype* x, Py_ssize_t n) noexcept nogil:
+cdef inline double _mean(const floating_t* x, Py_ssize_t n) noexcept nogil:
     cdef Py_ssize_t i
     cdef double s = 0
     for i in range(n):
@@ -46,7 +43,7 @@ cdef inline double _mean(const ftype* x, Py_ssize_t n) noexcept nogil:
     return s / n
 
 
-cdef inline double _variance(const ftype* x, Py_ssize_t n, double mean) noexcept nogil:
+cdef inline double _variance(const floating_t* x, Py_ssize_t n, double mean) noexcept nogil:
     """The biased variance (the mean of squared deviations from mean)."""
     cdef Py_ssize_t i
     cdef double d, q = 0
@@ -56,34 +53,34 @@ cdef inline double _variance(const ftype* x, Py_ssize_t n, double mean) noexcept
     return q / n
 
 
-cdef inline void _affine(const ftype* x, ftype* y, Py_ssize_t n, double scale, double shift) noexcept nogil:
+cdef inline void _affine(const floating_t* x, floating_t* y, Py_ssize_t n, double scale, double shift) noexcept nogil:
     # in double: x * scale + shift with shift = -mean * scale cancels exactly where x == mean
     cdef Py_ssize_t i
     for i in range(n):
-        y[i] = <ftype>(x[i] * scale + shift)
+        y[i] = <floating_t>(x[i] * scale + shift)
 
 
 # ---- layer norm -------------------------------------------------------------------------------
 
-cdef void _layer_norm(const ftype* x, ftype* y, ftype* mean_out, ftype* rstd_out, const ftype* w, const ftype* b,
+cdef void _layer_norm(const floating_t* x, floating_t* y, floating_t* mean_out, floating_t* rstd_out, const floating_t* w, const floating_t* b,
                       Py_ssize_t rows, Py_ssize_t M, double eps, int nt) noexcept nogil:
     cdef Py_ssize_t r, i
     cdef double mean, var, rstd
-    cdef const ftype* xr
-    cdef ftype* yr
+    cdef const floating_t* xr
+    cdef floating_t* yr
     for r in prange(rows, num_threads=nt, schedule="static"):
         xr = x + r * M
         yr = y + r * M
         mean = _mean(xr, M)
         var = _variance(xr, M, mean)
         rstd = 1.0 / sqrt(var + eps)
-        mean_out[r] = <ftype>mean
-        rstd_out[r] = <ftype>rstd
+        mean_out[r] = <floating_t>mean
+        rstd_out[r] = <floating_t>rstd
         if w == NULL and b == NULL:
             _affine(xr, yr, M, rstd, -mean * rstd)
         else:
             for i in range(M):
-                yr[i] = <ftype>((xr[i] - mean) * rstd)
+                yr[i] = <floating_t>((xr[i] - mean) * rstd)
                 if w != NULL:
                     yr[i] = yr[i] * w[i]
                 if b != NULL:
@@ -142,15 +139,15 @@ def native_layer_norm_cpu(TensorImpl input not None, normalized_shape, weight, b
 
 # ---- layer norm backward (create_graph=False: functions_manual.layer_norm_backward) -------------
 
-cdef void _layer_norm_grad_input(const ftype* g, const ftype* x, const ftype* mean, const ftype* rstd,
-                                 const ftype* w, ftype* dx, Py_ssize_t rows, Py_ssize_t M, int nt) noexcept nogil:
+cdef void _layer_norm_grad_input(const floating_t* g, const floating_t* x, const floating_t* mean, const floating_t* rstd,
+                                 const floating_t* w, floating_t* dx, Py_ssize_t rows, Py_ssize_t M, int nt) noexcept nogil:
     """dx = rstd * (gw - mean(gw) - xhat * mean(gw * xhat)) per row, gw = g * w, xhat = (x - mean) * rstd:
     two passes over the row, sums in double."""
     cdef Py_ssize_t r, i
     cdef double a, b, gw, xhat, mu, rs
-    cdef const ftype* gr
-    cdef const ftype* xr
-    cdef ftype* dr
+    cdef const floating_t* gr
+    cdef const floating_t* xr
+    cdef floating_t* dr
     for r in prange(rows, num_threads=nt, schedule="static"):
         gr, xr, dr = g + r * M, x + r * M, dx + r * M
         mu, rs = mean[r], rstd[r]
@@ -165,10 +162,10 @@ cdef void _layer_norm_grad_input(const ftype* g, const ftype* x, const ftype* me
         for i in range(M):
             gw = gr[i] * w[i] if w != NULL else gr[i]
             xhat = (xr[i] - mu) * rs
-            dr[i] = <ftype>(rs * (gw - a - xhat * b))
+            dr[i] = <floating_t>(rs * (gw - a - xhat * b))
 
 
-cdef void _layer_norm_grad_weight(const ftype* g, const ftype* x, const ftype* mean, const ftype* rstd, ftype* dw,
+cdef void _layer_norm_grad_weight(const floating_t* g, const floating_t* x, const floating_t* mean, const floating_t* rstd, floating_t* dw,
                                   double* partial, Py_ssize_t rows, Py_ssize_t M, int nt) noexcept nogil:
     """dw = sum over rows of g * xhat: each thread sums a run of rows into its own double row of
     `partial`, then the runs are added in thread order (the same result for any scheduling)."""
@@ -188,7 +185,7 @@ cdef void _layer_norm_grad_weight(const ftype* g, const ftype* x, const ftype* m
         mu = 0
         for t in range(nt):
             mu = mu + partial[t * M + i]
-        dw[i] = <ftype>mu
+        dw[i] = <floating_t>mu
 
 
 cdef int _check_layer_norm_grad(TensorImpl grad_out, TensorImpl input, TensorImpl mean, TensorImpl rstd,
@@ -274,12 +271,12 @@ def layer_norm_backward_weight_cpu(TensorImpl grad_out not None, TensorImpl inpu
 
 # ---- batch norm -------------------------------------------------------------------------------
 
-cdef void _batch_norm(const ftype* x, ftype* y, Py_ssize_t N, Py_ssize_t C, Py_ssize_t S, const ftype* w,
-                      const ftype* b, ftype* rmean, ftype* rvar, ftype* save_mean, ftype* save_invstd,
+cdef void _batch_norm(const floating_t* x, floating_t* y, Py_ssize_t N, Py_ssize_t C, Py_ssize_t S, const floating_t* w,
+                      const floating_t* b, floating_t* rmean, floating_t* rvar, floating_t* save_mean, floating_t* save_invstd,
                       bint training, double momentum, double eps, int nt) noexcept nogil:
     cdef Py_ssize_t c, n, i
     cdef double mean, var, s, d, q, invstd, scale, shift, count = <double>N * S
-    cdef const ftype* xp
+    cdef const floating_t* xp
     for c in prange(C, num_threads=nt, schedule="static"):
         if training:
             s = 0
@@ -296,12 +293,12 @@ cdef void _batch_norm(const ftype* x, ftype* y, Py_ssize_t N, Py_ssize_t C, Py_s
                     q = q + d * d
             var = q / count
             invstd = 1.0 / sqrt(var + eps)
-            save_mean[c] = <ftype>mean
-            save_invstd[c] = <ftype>invstd
+            save_mean[c] = <floating_t>mean
+            save_invstd[c] = <floating_t>invstd
             if rmean != NULL:
-                rmean[c] = <ftype>(momentum * mean + (1 - momentum) * rmean[c])
+                rmean[c] = <floating_t>(momentum * mean + (1 - momentum) * rmean[c])
             if rvar != NULL:
-                rvar[c] = <ftype>(momentum * q / (count - 1) + (1 - momentum) * rvar[c])
+                rvar[c] = <floating_t>(momentum * q / (count - 1) + (1 - momentum) * rvar[c])
         else:
             mean = rmean[c]
             invstd = 1.0 / sqrt(rvar[c] + eps)
@@ -355,8 +352,8 @@ def native_batch_norm_cpu(TensorImpl input not None, weight, bias, running_mean,
 
 # ---- group norm -------------------------------------------------------------------------------
 
-cdef void _group_norm(const ftype* x, ftype* y, Py_ssize_t N, Py_ssize_t C, Py_ssize_t S, Py_ssize_t G,
-                      const ftype* w, const ftype* b, ftype* mean_out, ftype* rstd_out, double eps,
+cdef void _group_norm(const floating_t* x, floating_t* y, Py_ssize_t N, Py_ssize_t C, Py_ssize_t S, Py_ssize_t G,
+                      const floating_t* w, const floating_t* b, floating_t* mean_out, floating_t* rstd_out, double eps,
                       int nt) noexcept nogil:
     cdef Py_ssize_t ng, n, g, c, D = C // G
     cdef double mean, var, rstd, scale, shift
@@ -366,8 +363,8 @@ cdef void _group_norm(const ftype* x, ftype* y, Py_ssize_t N, Py_ssize_t C, Py_s
         mean = _mean(x + (n * C + g * D) * S, D * S)
         var = _variance(x + (n * C + g * D) * S, D * S, mean)
         rstd = 1.0 / sqrt(var + eps)
-        mean_out[ng] = <ftype>mean
-        rstd_out[ng] = <ftype>rstd
+        mean_out[ng] = <floating_t>mean
+        rstd_out[ng] = <floating_t>rstd
         for c in range(g * D, (g + 1) * D):
             scale = rstd
             if w != NULL:

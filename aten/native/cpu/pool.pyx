@@ -13,21 +13,9 @@ from c10.scalar_type cimport ST_INT8, ST_INT16, ST_INT32, ST_INT64, ST_FLOAT32, 
 from c10.tensor_impl cimport TensorImpl
 from aten.native.cpu.array_bridge cimport new_tensor, reject_half, require_floating, contiguous, num_threads
 from aten.native.meta.messages cimport shape_of
+from aten.native.cpu.element_types cimport num_t, floating_t
 from aten.native.cpu.half import float16_via_float32
 from aten.native.meta.pool_geometry import max_pool2d_geometry, avg_pool2d_geometry, adaptive_avg_pool2d_geometry
-
-ctypedef fused ntype:
-    float
-    double
-    int64_t
-    int32_t
-    int16_t
-    int8_t
-    uint8_t
-
-ctypedef fused ftype:
-    float
-    double
 
 cdef enum:
     GRAIN = 32768
@@ -35,12 +23,12 @@ cdef enum:
 
 # ---- max pooling ------------------------------------------------------------------------------
 
-cdef void _max_pool(const ntype* x, ntype* y, int64_t* ind, Py_ssize_t planes, Py_ssize_t H, Py_ssize_t W,
+cdef void _max_pool(const num_t* x, num_t* y, int64_t* ind, Py_ssize_t planes, Py_ssize_t H, Py_ssize_t W,
                     Py_ssize_t Ho, Py_ssize_t Wo, Py_ssize_t kh, Py_ssize_t kw, Py_ssize_t sh, Py_ssize_t sw,
                     Py_ssize_t ph, Py_ssize_t pw, Py_ssize_t dh, Py_ssize_t dw, int nt) noexcept nogil:
     cdef Py_ssize_t p, oh, ow, h0, w0, h, w, hs, ws, best_i
-    cdef const ntype* plane
-    cdef ntype v, best
+    cdef const num_t* plane
+    cdef num_t v, best
     cdef bint first
     for p in prange(planes, num_threads=nt, schedule="static"):
         plane = x + p * H * W
@@ -62,7 +50,7 @@ cdef void _max_pool(const ntype* x, ntype* y, int64_t* ind, Py_ssize_t planes, P
                     w = w0
                     while w < ws + (kw - 1) * dw + 1 and w < W:
                         v = plane[h * W + w]
-                        if ntype is float or ntype is double:
+                        if num_t is float or num_t is double:
                             if first or v > best or isnan(v):
                                 best = v
                                 best_i = h * W + w
@@ -74,7 +62,7 @@ cdef void _max_pool(const ntype* x, ntype* y, int64_t* ind, Py_ssize_t planes, P
                                 first = False
                         w = w + dw
                     h = h + dh
-                if ntype is float or ntype is double:
+                if num_t is float or num_t is double:
                     if first:
                         best = -INFINITY
                 y[(p * Ho + oh) * Wo + ow] = best
@@ -121,11 +109,11 @@ def max_pool2d_with_indices_cpu(TensorImpl self not None, kernel_size, stride=()
 
 # ---- average pooling --------------------------------------------------------------------------
 
-cdef void _avg_pool(const ntype* x, ntype* y, Py_ssize_t planes, Py_ssize_t H, Py_ssize_t W, Py_ssize_t Ho,
+cdef void _avg_pool(const num_t* x, num_t* y, Py_ssize_t planes, Py_ssize_t H, Py_ssize_t W, Py_ssize_t Ho,
                     Py_ssize_t Wo, Py_ssize_t kh, Py_ssize_t kw, Py_ssize_t sh, Py_ssize_t sw, Py_ssize_t ph,
                     Py_ssize_t pw, bint count_include_pad, Py_ssize_t divisor, int nt) noexcept nogil:
     cdef Py_ssize_t p, oh, ow, h0, h1, w0, w1, h, w, pool, div
-    cdef const ntype* plane
+    cdef const num_t* plane
     cdef double facc
     cdef int64_t iacc
     for p in prange(planes, num_threads=nt, schedule="static"):
@@ -156,7 +144,7 @@ cdef void _avg_pool(const ntype* x, ntype* y, Py_ssize_t planes, Py_ssize_t H, P
                 iacc = 0
                 for h in range(h0, h1):
                     for w in range(w0, w1):
-                        if ntype is float or ntype is double:
+                        if num_t is float or num_t is double:
                             facc = facc + plane[h * W + w]
                         else:
                             iacc = iacc + plane[h * W + w]
@@ -166,10 +154,10 @@ cdef void _avg_pool(const ntype* x, ntype* y, Py_ssize_t planes, Py_ssize_t H, P
                     div = pool
                 else:
                     div = (h1 - h0) * (w1 - w0)
-                if ntype is float or ntype is double:
-                    y[(p * Ho + oh) * Wo + ow] = <ntype>(facc / div)
+                if num_t is float or num_t is double:
+                    y[(p * Ho + oh) * Wo + ow] = <num_t>(facc / div)
                 else:
-                    y[(p * Ho + oh) * Wo + ow] = <ntype>(iacc // div)
+                    y[(p * Ho + oh) * Wo + ow] = <num_t>(iacc // div)
 
 
 @float16_via_float32
@@ -211,10 +199,10 @@ def avg_pool2d_cpu(TensorImpl self not None, kernel_size, stride=(), padding=0, 
 
 # ---- adaptive average pooling -----------------------------------------------------------------
 
-cdef void _adaptive_avg(const ftype* x, ftype* y, Py_ssize_t planes, Py_ssize_t H, Py_ssize_t W, Py_ssize_t Ho,
+cdef void _adaptive_avg(const floating_t* x, floating_t* y, Py_ssize_t planes, Py_ssize_t H, Py_ssize_t W, Py_ssize_t Ho,
                         Py_ssize_t Wo, int nt) noexcept nogil:
     cdef Py_ssize_t p, oh, ow, h0, h1, w0, w1, h, w
-    cdef const ftype* plane
+    cdef const floating_t* plane
     cdef double acc
     for p in prange(planes, num_threads=nt, schedule="static"):
         plane = x + p * H * W
@@ -228,7 +216,7 @@ cdef void _adaptive_avg(const ftype* x, ftype* y, Py_ssize_t planes, Py_ssize_t 
                 for h in range(h0, h1):
                     for w in range(w0, w1):
                         acc = acc + plane[h * W + w]
-                y[(p * Ho + oh) * Wo + ow] = <ftype>(acc / ((h1 - h0) * (w1 - w0)))
+                y[(p * Ho + oh) * Wo + ow] = <floating_t>(acc / ((h1 - h0) * (w1 - w0)))
 
 
 @float16_via_float32

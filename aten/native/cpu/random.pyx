@@ -11,7 +11,8 @@ from c10.scalar_type cimport (is_floating, ST_UINT8, ST_INT8, ST_INT16, ST_INT32
                               ST_FLOAT64, ST_BOOL)
 from c10.tensor_impl cimport TensorImpl, MAX_DIMS, empty_contiguous
 
-from aten.native.cpu.random_fill cimport (out_t, Walk, OpArgs, OP_UNIFORM, OP_NORMAL_SERIAL, OP_RANDOM_FROM_TO,
+from aten.native.cpu.element_types cimport num_t
+from aten.native.cpu.random_fill cimport (Walk, OpArgs, OP_UNIFORM, OP_NORMAL_SERIAL, OP_RANDOM_FROM_TO,
                                           OP_RANDOM_FULL, OP_RANDOM, OP_EXPONENTIAL, OP_BERNOULLI_SCALAR, OP_CAUCHY,
                                           OP_LOG_NORMAL, OP_GEOMETRIC, _g, _type_name, _not_implemented,
                                           _is_float_kernel_type, _dim_order, empty_like_cpu, _walk_of, _walk_copy,
@@ -26,7 +27,7 @@ cdef int64_t _INT64_MIN = INT64_MIN
 cdef int64_t _INT64_MAX = INT64_MAX
 
 
-cdef Py_ssize_t _k_bernoulli_tensor(out_t* out, const char* p, bint p_double, Py_ssize_t n,
+cdef Py_ssize_t _k_bernoulli_tensor(num_t* out, const char* p, bint p_double, Py_ssize_t n,
                                     MT19937* e) noexcept nogil:
     """bernoulli with a probability per element: a double p draws 53 bits, a float p 24 bits.
     Returns the index of the first p outside [0, 1] (PyTorch stops there), or -1."""
@@ -38,13 +39,13 @@ cdef Py_ssize_t _k_bernoulli_tensor(out_t* out, const char* p, bint p_double, Py
             pd = (<const double*>p)[i]
             if not (pd >= 0 and pd <= 1):
                 return i
-            out[i] = <out_t>(1 if mt_uniform_double(e) < pd else 0)
+            out[i] = <num_t>(1 if mt_uniform_double(e) < pd else 0)
     else:
         for i in range(n):
             pf = (<const float*>p)[i]
             if not (pf >= 0 and pf <= 1):
                 return i
-            out[i] = <out_t>(1 if mt_uniform_float(e) < pf else 0)
+            out[i] = <num_t>(1 if mt_uniform_float(e) < pf else 0)
     return -1
 
 

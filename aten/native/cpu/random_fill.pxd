@@ -5,14 +5,7 @@ from c10.generator cimport Generator
 from c10.scalar_type cimport ST_FLOAT32, ST_FLOAT64
 from c10.tensor_impl cimport TensorImpl, MAX_DIMS
 
-ctypedef fused out_t:
-    uint8_t
-    int8_t
-    int16_t
-    int32_t
-    int64_t
-    float
-    double
+from aten.native.cpu.element_types cimport num_t
 
 cdef struct Walk:
     int nd                        # dims after dropping size-1 ones, fastest first

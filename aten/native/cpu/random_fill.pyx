@@ -207,12 +207,12 @@ cdef _Target _target(TensorImpl self):
 
 # ==== Per-element kernels (contiguous output of n elements) =========================================
 
-cdef void _k_uniform(out_t* out, Py_ssize_t n, MT19937* e, double from_, double to_) noexcept nogil:
+cdef void _k_uniform(num_t* out, Py_ssize_t n, MT19937* e, double from_, double to_) noexcept nogil:
     """uniform_kernel: fma(u, to - from, from) in the dtype's precision; `to` maps back to `from`."""
     cdef Py_ssize_t i
     cdef float ff, ft, fr, fv
     cdef double dr, dv
-    if out_t is float:
+    if num_t is float:
         ff = <float>from_
         ft = <float>to_
         fr = ft - ff
@@ -223,7 +223,7 @@ cdef void _k_uniform(out_t* out, Py_ssize_t n, MT19937* e, double from_, double 
         for i in range(n):
             fv = fmaf(mt_uniform_float(e), fr, ff)
             out[i] = ff if fv == ft else fv
-    elif out_t is double:
+    elif num_t is double:
         dr = to_ - from_
         if from_ == 0 and dr == 1:
             for i in range(n):
@@ -251,12 +251,12 @@ cdef inline double _normal_sample(MT19937* e, double* cache, bint* has_cache, do
     return fma(ret, std, mean)
 
 
-cdef void _k_normal_serial(out_t* out, Py_ssize_t n, MT19937* e, double* cache, bint* has_cache,
+cdef void _k_normal_serial(num_t* out, Py_ssize_t n, MT19937* e, double* cache, bint* has_cache,
                            double mean, double std) noexcept nogil:
     cdef Py_ssize_t i
-    if out_t is float or out_t is double:
+    if num_t is float or num_t is double:
         for i in range(n):
-            out[i] = <out_t>_normal_sample(e, cache, has_cache, mean, std)
+            out[i] = <num_t>_normal_sample(e, cache, has_cache, mean, std)
 
 
 # -- the AVX2 Box-Muller of normal_fill<float>, one lane at a time --------------------------------
@@ -521,12 +521,12 @@ cdef void _normal16_double(double* data, double mean, double std) noexcept nogil
         data[j + 8] = fma(radius * sin(theta), std, mean)
 
 
-cdef void _k_normal_fill(out_t* data, Py_ssize_t n, MT19937* e, double mean, double std) noexcept nogil:
+cdef void _k_normal_fill(num_t* data, Py_ssize_t n, MT19937* e, double mean, double std) noexcept nogil:
     """normal_fill: n >= 16 contiguous elements; uniforms in place, then blocks of 16, then the
     last 16 recomputed from fresh uniforms when n is not a multiple of 16."""
     cdef Py_ssize_t i
-    cdef out_t* tail
-    if out_t is float:
+    cdef num_t* tail
+    if num_t is float:
         for i in range(n):
             data[i] = mt_uniform_float(e)
         i = 0
@@ -538,7 +538,7 @@ cdef void _k_normal_fill(out_t* data, Py_ssize_t n, MT19937* e, double mean, dou
             for i in range(16):
                 tail[i] = mt_uniform_float(e)
             _normal16_float(tail, <float>mean, <float>std)
-    elif out_t is double:
+    elif num_t is double:
         for i in range(n):
             data[i] = mt_uniform_double(e)
         i = 0
@@ -552,14 +552,14 @@ cdef void _k_normal_fill(out_t* data, Py_ssize_t n, MT19937* e, double mean, dou
             _normal16_double(tail, mean, std)
 
 
-cdef inline void _store_int(out_t* out, Py_ssize_t i, int64_t v, bint is_bool) noexcept nogil:
-    if out_t is uint8_t:
+cdef inline void _store_int(num_t* out, Py_ssize_t i, int64_t v, bint is_bool) noexcept nogil:
+    if num_t is uint8_t:
         out[i] = <uint8_t>(v != 0) if is_bool else <uint8_t>v
     else:
-        out[i] = <out_t>v
+        out[i] = <num_t>v
 
 
-cdef void _k_random_from_to(out_t* out, Py_ssize_t n, MT19937* e, uint64_t range_, int64_t base,
+cdef void _k_random_from_to(num_t* out, Py_ssize_t n, MT19937* e, uint64_t range_, int64_t base,
                             bint is_bool) noexcept nogil:
     """uniform_int_from_to_distribution: (word % range) + base, a 64-bit word when range >= 2**28."""
     cdef Py_ssize_t i
@@ -572,80 +572,80 @@ cdef void _k_random_from_to(out_t* out, Py_ssize_t n, MT19937* e, uint64_t range
         _store_int(out, i, <int64_t>((v % range_) + <uint64_t>base), is_bool)
 
 
-cdef void _k_random_full_range(out_t* out, Py_ssize_t n, MT19937* e) noexcept nogil:
+cdef void _k_random_full_range(num_t* out, Py_ssize_t n, MT19937* e) noexcept nogil:
     """uniform_int_full_range_distribution: a 64-bit word as int64."""
     cdef Py_ssize_t i
     for i in range(n):
-        out[i] = <out_t>(<int64_t>mt_random64(e))
+        out[i] = <num_t>(<int64_t>mt_random64(e))
 
 
-cdef void _k_random(out_t* out, Py_ssize_t n, MT19937* e, bint is_bool) noexcept nogil:
+cdef void _k_random(num_t* out, Py_ssize_t n, MT19937* e, bint is_bool) noexcept nogil:
     """uniform_int_distribution: [0, max] for integers, [0, 2**mantissa] for floats."""
     cdef Py_ssize_t i
     for i in range(n):
-        if out_t is uint8_t:
+        if num_t is uint8_t:
             if is_bool:
                 out[i] = <uint8_t>(mt_random(e) & 1u)
             else:
                 out[i] = <uint8_t>(mt_random(e) % 256u)
-        elif out_t is int8_t:
+        elif num_t is int8_t:
             out[i] = <int8_t>(mt_random(e) % 128u)
-        elif out_t is int16_t:
+        elif num_t is int16_t:
             out[i] = <int16_t>(mt_random(e) % 32768u)
-        elif out_t is int32_t:
+        elif num_t is int32_t:
             out[i] = <int32_t>(mt_random(e) % 2147483648u)
-        elif out_t is int64_t:
+        elif num_t is int64_t:
             out[i] = <int64_t>(mt_random64(e) % (<uint64_t>1 << 63))
-        elif out_t is float:
+        elif num_t is float:
             out[i] = <float>(mt_random(e) % 16777217u)
         else:
             out[i] = <double>(mt_random64(e) % ((<uint64_t>1 << 53) + 1))
 
 
-cdef void _k_exponential(out_t* out, Py_ssize_t n, MT19937* e, double lambd) noexcept nogil:
+cdef void _k_exponential(num_t* out, Py_ssize_t n, MT19937* e, double lambd) noexcept nogil:
     """exponential_distribution<double>: -1/lambda * log1p(-u)."""
     cdef Py_ssize_t i
     cdef double u
-    if out_t is float or out_t is double:
+    if num_t is float or num_t is double:
         for i in range(n):
             u = mt_uniform_double(e)
-            out[i] = <out_t>((-1.0 / lambd) * log1p(-u))
+            out[i] = <num_t>((-1.0 / lambd) * log1p(-u))
 
 
-cdef void _k_cauchy(out_t* out, Py_ssize_t n, MT19937* e, double median, double sigma) noexcept nogil:
+cdef void _k_cauchy(num_t* out, Py_ssize_t n, MT19937* e, double median, double sigma) noexcept nogil:
     """cauchy_distribution<double>: median + sigma * tan(pi * (u - 0.5)), fused."""
     cdef Py_ssize_t i
-    if out_t is float or out_t is double:
+    if num_t is float or num_t is double:
         for i in range(n):
-            out[i] = <out_t>fma(tan((mt_uniform_double(e) - 0.5) * 3.141592653589793), sigma, median)
+            out[i] = <num_t>fma(tan((mt_uniform_double(e) - 0.5) * 3.141592653589793), sigma, median)
 
 
-cdef void _k_log_normal(out_t* out, Py_ssize_t n, MT19937* e, double* cache, bint* has_cache, double mean,
+cdef void _k_log_normal(num_t* out, Py_ssize_t n, MT19937* e, double* cache, bint* has_cache, double mean,
                         double std) noexcept nogil:
     """lognormal_distribution<double>: exp of a normal sample (sharing the generator's cache)."""
     cdef Py_ssize_t i
-    if out_t is float or out_t is double:
+    if num_t is float or num_t is double:
         for i in range(n):
-            out[i] = <out_t>exp(_normal_sample(e, cache, has_cache, mean, std))
+            out[i] = <num_t>exp(_normal_sample(e, cache, has_cache, mean, std))
 
 
-cdef void _k_geometric(out_t* out, Py_ssize_t n, MT19937* e, double p) noexcept nogil:
+cdef void _k_geometric(num_t* out, Py_ssize_t n, MT19937* e, double p) noexcept nogil:
     """geometric_distribution<double>: ceil(log(u) / log1p(-p))."""
     cdef Py_ssize_t i
     for i in range(n):
-        out[i] = <out_t>ceil(log(mt_uniform_double(e)) / log1p(-p))
+        out[i] = <num_t>ceil(log(mt_uniform_double(e)) / log1p(-p))
 
 
-cdef void _k_bernoulli_scalar(out_t* out, Py_ssize_t n, MT19937* e, double p) noexcept nogil:
+cdef void _k_bernoulli_scalar(num_t* out, Py_ssize_t n, MT19937* e, double p) noexcept nogil:
     """bernoulli_distribution<double>(p): u < p with a 53-bit u."""
     cdef Py_ssize_t i
     for i in range(n):
-        out[i] = <out_t>(1 if mt_uniform_double(e) < p else 0)
+        out[i] = <num_t>(1 if mt_uniform_double(e) < p else 0)
 
 
 # ==== Dtype dispatch: one call per op, on a contiguous run ============================================
 
-cdef void _run_typed(out_t* out, Py_ssize_t n, Generator gen, const OpArgs* args, bint is_bool) noexcept nogil:
+cdef void _run_typed(num_t* out, Py_ssize_t n, Generator gen, const OpArgs* args, bint is_bool) noexcept nogil:
     cdef MT19937* e = &gen.engine
     if args.op == OP_UNIFORM:
         _k_uniform(out, n, e, args.a, args.b)

@@ -22,6 +22,7 @@ from aten.native.cpu.half import float16_via_float32
 from aten.native.cpu.random import normal_cpu, random_from_cpu, uniform_cpu
 from aten.native.meta.errors import output_cast_error
 from aten.native.meta.random_checks cimport check_randperm
+from aten.native.cpu.element_types cimport num_t
 
 
 # ==== normal with tensor mean/std ======================================================================
@@ -292,24 +293,14 @@ def randint_like_low_generator_cpu(TensorImpl self not None, int64_t low, int64_
 
 # ==== randperm ===========================================================================================
 
-ctypedef fused perm_t:
-    uint8_t
-    int8_t
-    int16_t
-    int32_t
-    int64_t
-    float
-    double
-
-
-cdef void _k_randperm(perm_t* r, Py_ssize_t stride, int64_t n, MT19937* e) noexcept nogil:
+cdef void _k_randperm(num_t* r, Py_ssize_t stride, int64_t n, MT19937* e) noexcept nogil:
     """randperm_cpu: Fisher-Yates with 32-bit words for n < 2**32 / 20, else the inside-out
     variant with 64-bit words."""
     cdef int64_t i, z
-    cdef perm_t save
+    cdef num_t save
     if n < 214748364:
         for i in range(n):
-            r[i * stride] = <perm_t>i
+            r[i * stride] = <num_t>i
         for i in range(n - 1):
             z = <int64_t>(mt_random(e) % <uint64_t>(n - i))
             save = r[i * stride]
@@ -319,7 +310,7 @@ cdef void _k_randperm(perm_t* r, Py_ssize_t stride, int64_t n, MT19937* e) noexc
     for i in range(n):
         z = <int64_t>(mt_random64(e) % <uint64_t>(i + 1))
         r[i * stride] = r[z * stride]
-        r[z * stride] = <perm_t>i
+        r[z * stride] = <num_t>i
 
 
 @float16_via_float32

@@ -14,21 +14,12 @@ from c10.tensor_impl cimport TensorImpl, MAX_DIMS, empty_contiguous
 from aten.native.cpu.loops cimport cast_contiguous
 from aten.native.cpu.reduce cimport (ReduceCtx, ReduceOps, DimSet, parse_dims, all_dims, reduce, reduce_into,
                                      result_shape, check_nonempty, check_dtype_kernel, dims_given)
+from aten.native.cpu.element_types cimport num_t
 from aten.native.cpu.half import float16_via_float32
 
 cdef enum:
     ROW_MIN = 32           # a reduced row at least this long (and inner to the columns) is scanned row-wise
     LANES = 64             # independent accumulators of a row scan
-
-ctypedef fused num_t:
-    uint8_t
-    int8_t
-    int16_t
-    int32_t
-    int64_t
-    float
-    double
-
 
 # ---------------------------------------------------------------------------------------------
 # Values: max, min (and of |x|)

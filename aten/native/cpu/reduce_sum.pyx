@@ -15,6 +15,7 @@ from c10.tensor_impl cimport TensorImpl
 from aten.native.cpu.loops cimport cast_contiguous
 from aten.native.cpu.reduce cimport (COL_WORDS, ReduceCtx, ReduceOps, DimSet, parse_dims, all_dims, reduce,
                                      check_dtype_kernel)
+from aten.native.cpu.element_types cimport int_t, num_t
 from aten.native.cpu.half import float16_via_float32
 
 cdef enum:
@@ -30,23 +31,6 @@ ctypedef fused in_t:
 ctypedef fused acc_t:
     float
     double
-
-ctypedef fused int_t:
-    uint8_t
-    int8_t
-    int16_t
-    int32_t
-    int64_t
-
-ctypedef fused num_t:
-    uint8_t
-    int8_t
-    int16_t
-    int32_t
-    int64_t
-    float
-    double
-
 
 # ---------------------------------------------------------------------------------------------
 # Float sums of f(x)

@@ -7,14 +7,7 @@
 from libc.stdint cimport uint8_t, int8_t, int16_t, int32_t, int64_t
 from libc cimport math as libm
 
-ctypedef fused num_t:
-    uint8_t
-    int8_t
-    int16_t
-    int32_t
-    int64_t
-    float
-    double
+from aten.native.cpu.element_types cimport num_t
 
 
 cdef inline bint _signed_int(num_t a) noexcept nogil:

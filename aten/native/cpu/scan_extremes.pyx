@@ -23,17 +23,9 @@ from c10.scalar_type cimport (dtype_of, is_floating, ST_BOOL, ST_UINT8, ST_INT8,
 from c10.tensor_impl cimport TensorImpl, empty_contiguous
 from aten.native.cpu.loops cimport cast_contiguous, copy_into, resize_output
 from aten.native.cpu.scan_sums cimport CHUNK, scan_geometry, scan_threads
+from aten.native.cpu.element_types cimport num_t
 
 from aten.native.cpu.half import float16_via_float32
-
-ctypedef fused ord_t:
-    uint8_t
-    int8_t
-    int16_t
-    int32_t
-    int64_t
-    float
-    double
 
 ctypedef fused fdata_t:
     float
@@ -58,18 +50,18 @@ cdef inline bint _takes_i(int64_t v, int64_t best, bint is_max) noexcept nogil:
     return v >= best if is_max else v <= best
 
 
-cdef void _ext_row(ord_t* out, int64_t* ind, const ord_t* x, Py_ssize_t n, bint is_max) noexcept nogil:
+cdef void _ext_row(num_t* out, int64_t* ind, const num_t* x, Py_ssize_t n, bint is_max) noexcept nogil:
     """A contiguous row. While the running value is not NaN, "v is NaN or v >= best" is exactly
     "not (v < best)": one comparison; after a NaN only NaNs take over."""
     cdef Py_ssize_t i = 0, k = 0
-    cdef ord_t best = x[0], v
+    cdef num_t best = x[0], v
     if is_max:
         while i < n:
             v = x[i]
             if not (v < best):
                 best = v
                 k = i
-                if (ord_t is float or ord_t is double) and v != v:
+                if (num_t is float or num_t is double) and v != v:
                     break
             out[i] = best
             ind[i] = k
@@ -80,7 +72,7 @@ cdef void _ext_row(ord_t* out, int64_t* ind, const ord_t* x, Py_ssize_t n, bint 
             if not (v > best):
                 best = v
                 k = i
-                if (ord_t is float or ord_t is double) and v != v:
+                if (num_t is float or num_t is double) and v != v:
                     break
             out[i] = best
             ind[i] = k
@@ -94,7 +86,7 @@ cdef void _ext_row(ord_t* out, int64_t* ind, const ord_t* x, Py_ssize_t n, bint 
         i += 1
 
 
-cdef void _ext_slice(ord_t* out, int64_t* ind, const ord_t* x, Py_ssize_t n, Py_ssize_t inner,
+cdef void _ext_slice(num_t* out, int64_t* ind, const num_t* x, Py_ssize_t n, Py_ssize_t inner,
                      bint is_max) noexcept nogil:
     """One outer slice: out[i, j] = the max (min) of x[0..i, j], ind[i, j] where it was taken."""
     cdef Py_ssize_t i, j, j0, w, p
@@ -111,19 +103,19 @@ cdef void _ext_slice(ord_t* out, int64_t* ind, const ord_t* x, Py_ssize_t n, Py_
         w = inner - j0 if inner - j0 < CHUNK else CHUNK
         for j in range(w):
             where[j] = 0
-            if ord_t is float or ord_t is double:
+            if num_t is float or num_t is double:
                 fbest[j] = x[j0 + j]
             else:
                 ibest[j] = x[j0 + j]
         for i in range(n):
             p = i * inner + j0
-            if ord_t is float or ord_t is double:
+            if num_t is float or num_t is double:
                 for j in range(w):
                     fv = x[p + j]
                     if _takes_f(fv, fbest[j], is_max):
                         fbest[j] = fv
                         where[j] = i
-                    out[p + j] = <ord_t>fbest[j]
+                    out[p + j] = <num_t>fbest[j]
                     ind[p + j] = where[j]
             else:
                 for j in range(w):
@@ -131,12 +123,12 @@ cdef void _ext_slice(ord_t* out, int64_t* ind, const ord_t* x, Py_ssize_t n, Py_
                     if _takes_i(iv, ibest[j], is_max):
                         ibest[j] = iv
                         where[j] = i
-                    out[p + j] = <ord_t>ibest[j]
+                    out[p + j] = <num_t>ibest[j]
                     ind[p + j] = where[j]
         j0 += CHUNK
 
 
-cdef void _ext(ord_t* out, int64_t* ind, const ord_t* x, Py_ssize_t outer, Py_ssize_t n, Py_ssize_t inner,
+cdef void _ext(num_t* out, int64_t* ind, const num_t* x, Py_ssize_t outer, Py_ssize_t n, Py_ssize_t inner,
                bint is_max, int nt) noexcept nogil:
     cdef Py_ssize_t o
     if nt > 1:

@@ -13,18 +13,10 @@ from c10.scalar_type cimport (is_integral, dtype as DType, dtype_of, ST_BOOL, ST
 from c10.tensor_impl cimport TensorImpl, empty_contiguous
 from aten.native.cpu.loops cimport cast_contiguous, copy_into
 from aten.native.meta.messages cimport cpp_type
+from aten.native.cpu.element_types cimport num_t
 
 from aten.native.cpu import loops as _loops
 from aten.native.cpu.half import float16_via_float32
-
-ctypedef fused num_t:
-    uint8_t
-    int8_t
-    int16_t
-    int32_t
-    int64_t
-    float
-    double
 
 cdef void scan_geometry(TensorImpl t, int d, Py_ssize_t* outer, Py_ssize_t* n, Py_ssize_t* inner) noexcept:
     """The sizes before dim d (outer), of d (n) and after it (inner) of t; d is already wrapped."""

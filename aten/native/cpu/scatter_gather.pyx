@@ -14,9 +14,10 @@ from libc.math cimport INFINITY
 from c10.scalar_type cimport (ST_BOOL, ST_UINT8, ST_INT8, ST_INT16, ST_INT32, ST_INT64, ST_FLOAT32, ST_FLOAT64,
                               is_floating)
 from c10.tensor_impl cimport TensorImpl, MAX_DIMS, empty_contiguous, make_tensor
-from aten.native.cpu.index_support cimport (move_t, num_t, check_kernel_dtype, check_cpu, clone_contiguous,
-                                             int64_contiguous, scalar_tensor_of, bump_version, fresh, width_of,
-                                             next_pos3, next_pos2, isnan_t, flattened)
+from aten.native.cpu.index_support cimport (check_kernel_dtype, check_cpu, clone_contiguous, int64_contiguous,
+                                             scalar_tensor_of, bump_version, fresh, width_of, next_pos3, next_pos2,
+                                             isnan_t, flattened)
+from aten.native.cpu.element_types cimport word_t, num_t
 from aten.native.meta.messages cimport type_name, sizes_str
 from aten.native.cpu.half import float16_via_float32
 from aten.native.meta.scatter_checks cimport (R_NONE, R_ADD, R_MUL, R_MAX, R_MIN, ndim1, size1, scatter_reduce_op,
@@ -33,7 +34,7 @@ cdef struct SGPlan:
     Py_ssize_t n
 
 
-cdef void _sg_move(move_t* s, move_t* o, const int64_t* idx, const SGPlan* p, bint gather) noexcept nogil:
+cdef void _sg_move(word_t* s, word_t* o, const int64_t* idx, const SGPlan* p, bint gather) noexcept nogil:
     """Rows along index's last dim; the outer dims step with next_pos3."""
     cdef Py_ssize_t cnt[MAX_DIMS]
     cdef Py_ssize_t io = 0, so = 0, oo = 0, r, j, rows
@@ -66,7 +67,7 @@ cdef void _sg_move(move_t* s, move_t* o, const int64_t* idx, const SGPlan* p, bi
         next_pos3(no, p.sizes, cnt, p.ist, p.sst, p.ost, &io, &so, &oo)
 
 
-cdef int _gather_checked(move_t* s, move_t* o, const int64_t* idx, const SGPlan* p, Py_ssize_t size,
+cdef int _gather_checked(word_t* s, word_t* o, const int64_t* idx, const SGPlan* p, Py_ssize_t size,
                          int64_t* bad) noexcept nogil:
     """gather in one pass that also checks every index (writes only the new result tensor, so
     stopping half way leaves nothing observable); 1 and the bad value when one is out of range."""

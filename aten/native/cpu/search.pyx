@@ -12,7 +12,8 @@ from c10.scalar_type cimport (ST_BOOL, ST_UINT8, ST_INT8, ST_INT16, ST_INT32, ST
 from c10.tensor_impl cimport TensorImpl, MAX_DIMS, empty_contiguous, wrap_number
 from aten.native.cpu.loops cimport cast_contiguous
 from aten.native.meta.pointwise cimport result_type
-from aten.native.cpu.index_support cimport num_t, check_kernel_dtype, check_cpu, contiguous_of
+from aten.native.cpu.index_support cimport check_kernel_dtype, check_cpu, contiguous_of
+from aten.native.cpu.element_types cimport num_t
 from aten.native.meta.messages cimport type_name, sizes_str
 from aten.native.meta.search_checks import check_searchsorted
 from aten.native.cpu.half import float16_via_float32

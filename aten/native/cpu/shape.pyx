@@ -17,19 +17,13 @@ from aten.native.cpu._gen_cast cimport cast_loop
 from aten.native.meta.views cimport (wrap_dim, alias_with, narrow_view, dense_strides_like, contiguous_strides,
                                      format_strides)
 from aten.native.meta.pointwise cimport result_type
+from aten.native.cpu.element_types cimport word_t
 
 from aten.native.meta.pointwise import check_fits
 from aten.native.meta.errors import device_mismatch_error
 
 
 # -- element copies -----------------------------------------------------------------------------
-
-ctypedef fused word_t:
-    uint8_t
-    uint16_t
-    uint32_t
-    uint64_t
-
 
 cdef inline void _copy_words(word_t* out, const word_t* inp, Py_ssize_t so, Py_ssize_t si,
                              Py_ssize_t n) noexcept nogil:

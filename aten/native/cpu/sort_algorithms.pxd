@@ -1,7 +1,7 @@
 # libstdc++'s sorting algorithms over parallel arrays (values k, original indices v), as PyTorch's CPU
 # kernels run them, for the sorting (sorting.pyx) and unique (unique.pyx) kernels.
 from libc.stdint cimport int64_t
-from aten.native.cpu.index_support cimport num_t
+from aten.native.cpu.element_types cimport num_t
 
 cdef enum:
     C_ASC = 0           # (!isnan(a) && isnan(b)) || a < b        sort, topk(largest=False)

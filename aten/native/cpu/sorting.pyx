@@ -11,7 +11,8 @@ from libc.math cimport NAN
 from c10.scalar_type cimport (ST_BOOL, ST_UINT8, ST_INT8, ST_INT16, ST_INT32, ST_INT64, ST_FLOAT32, ST_FLOAT64,
                               is_integral)
 from c10.tensor_impl cimport TensorImpl, MAX_DIMS, empty_contiguous
-from aten.native.cpu.index_support cimport num_t, check_kernel_dtype, check_cpu, next_pos2, flattened, isnan_t
+from aten.native.cpu.index_support cimport check_kernel_dtype, check_cpu, next_pos2, flattened, isnan_t
+from aten.native.cpu.element_types cimport num_t
 from aten.native.cpu.sort_algorithms cimport (
     C_ASC, C_DESC, C_PLAIN, C_MED, C_NANMED, C_ASC_STABLE, C_DESC_STABLE, RADIX_MIN, ScratchBuffers,
     scratch_buffers, std_sort, std_partial_sort, std_nth_element, quick_select, radix_sort)

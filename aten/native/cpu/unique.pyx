@@ -11,7 +11,8 @@ from libc.string cimport memcpy
 from c10.scalar_type cimport ST_BOOL, ST_UINT8, ST_INT8, ST_INT16, ST_INT32, ST_INT64, ST_FLOAT32
 from c10.tensor_impl cimport TensorImpl, MAX_DIMS, empty_contiguous, make_tensor
 from aten.native.cpu.loops cimport cast_contiguous, copy_into
-from aten.native.cpu.index_support cimport num_t, check_kernel_dtype, check_cpu, flattened
+from aten.native.cpu.index_support cimport check_kernel_dtype, check_cpu, flattened
+from aten.native.cpu.element_types cimport num_t
 from aten.native.cpu.sort_algorithms cimport C_ASC, RADIX_MIN, ScratchBuffers, scratch_buffers, std_sort, radix_sort
 
 from aten.native.cpu.half import float16_via_float32
