@@ -29,6 +29,17 @@ cdef class dtype:
     def __repr__(self):
         return "torch." + self.name
 
+    def to_real(self):
+        """The real dtype of this one: itself, as every Ember dtype is real."""
+        return self
+
+    def to_complex(self):
+        """The complex dtype of this one: PyTorch's error for a non-floating dtype; a floating one
+        has no complex dtype in Ember yet, which the error says."""
+        if not self.is_floating_point:
+            raise RuntimeError(f"Unknown Complex ScalarType for {self.type_name}")
+        raise RuntimeError(f"torch.{self.name}.to_complex(): Ember has no complex dtypes yet")
+
     def __reduce__(self):
         # dtypes are singletons: pickle by name so checkpoints restore the same object.
         return (dtype_from_name, (self.name,))

@@ -50,6 +50,7 @@ if TYPE_CHECKING:
                                           is_inference_mode_enabled, no_grad, set_grad_enabled)
     from torch.autograd.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled
     from c10.scalar_type import can_cast
+    from torch._type_info import finfo, iinfo
     from aten.native.cpu.loops import (get_num_interop_threads, get_num_threads, set_num_interop_threads,
                                        set_num_threads)
     # not cuda (torch._C and torch.cuda stay apart), nor optim (torch.optim and torch.utils.data
@@ -91,7 +92,7 @@ __all__ = sorted({
     "set_printoptions", "strided", "tensor", "Generator", "default_generator", "get_rng_state", "initial_seed",
     "manual_seed", "seed", "set_rng_state", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
     "is_grad_enabled", "is_inference_mode_enabled", "is_anomaly_enabled", "is_anomaly_check_nan_enabled",
-    "save", "load", "OutOfMemoryError", "get_num_interop_threads", "set_num_interop_threads",
+    "save", "load", "OutOfMemoryError", "get_num_interop_threads", "set_num_interop_threads", "finfo", "iinfo",
     *_LEGACY_TYPES, *_DTYPE_NAMES, *_gen_index.FUNCTIONS, *PYTHON_FUNCTIONS})
 
 _SUBMODULES = {"cuda": "torch.cuda", "ops": "torch._ops", "linalg": "torch.linalg", "special": "torch.special",
@@ -102,6 +103,7 @@ _SUBMODULES = {"cuda": "torch.cuda", "ops": "torch._ops", "linalg": "torch.linal
 _HELPERS = {**dict.fromkeys(("get_num_threads", "set_num_threads", "get_num_interop_threads",
                              "set_num_interop_threads"), "aten.native.cpu.loops"),
             "result_type": "torch._creation", "can_cast": "c10.scalar_type",
+            "finfo": "torch._type_info", "iinfo": "torch._type_info",
             **dict.fromkeys(("Generator", "default_generator", "get_rng_state", "initial_seed", "manual_seed",
                              "seed", "set_rng_state"), "torch.random"),
             "from_dlpack": "torch.utils.dlpack", "set_printoptions": "torch._tensor_str",
