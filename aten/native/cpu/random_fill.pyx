@@ -24,8 +24,8 @@ from libc.string cimport memcpy
 from c10.generator cimport Generator, MT19937, mt_random, mt_random64, mt_uniform_float, mt_uniform_double
 from c10.scalar_type cimport (dtype_of, ST_UINT8, ST_INT8, ST_INT16, ST_INT32, ST_INT64, ST_FLOAT32, ST_FLOAT64,
                               ST_BOOL)
-from c10.tensor_impl cimport (TensorImpl, MAX_DIMS, empty_contiguous, empty_with_strides,
-                              non_overlapping_and_dense)
+from c10.tensor_impl cimport TensorImpl, MAX_DIMS, empty_contiguous, empty_with_strides
+from aten.native.meta.views cimport dense_strides_like
 
 
 cdef double _TWO_PI = 6.283185307179586        # 2.0 * c10::pi<double>, exact doubling
@@ -88,19 +88,10 @@ cdef void _dim_order(int nd, const Py_ssize_t* sizes, const Py_ssize_t* s_a, con
 cdef TensorImpl empty_like_cpu(TensorImpl self, int st, bint preserve):
     """at::empty_like on CPU: preserve_format keeps a dense tensor's strides (and a non-dense
     one's dimension order, with dense strides); otherwise contiguous."""
-    cdef int perm[MAX_DIMS]
     cdef Py_ssize_t strides[MAX_DIMS]
-    cdef Py_ssize_t cur = 1
-    cdef int i
     if not preserve or self.contiguous:
         return empty_contiguous(self.nd, self.sizes, st, None)
-    if non_overlapping_and_dense(self.nd, self.sizes, self.strides):
-        return empty_with_strides(self.nd, self.sizes, self.strides, st, None)
-    _dim_order(self.nd, self.sizes, self.strides, NULL, perm)
-    for i in range(self.nd):
-        strides[perm[i]] = cur
-        if self.sizes[perm[i]] > 1:
-            cur *= self.sizes[perm[i]]
+    dense_strides_like(self, strides)
     return empty_with_strides(self.nd, self.sizes, strides, st, None)
 
 
