@@ -48,6 +48,22 @@ cdef class _Indexing:
             p.sstride = self.sstride
             p.swrap = self.swrap
 
+    cdef void plan_around_block(self, Plan3* p, const Py_ssize_t* other_strides, int nd) noexcept:
+        """p's pre and post dims and self's offsets from this indexing; the other operand (nd dims:
+        pre, the block, post) steps by other_strides."""
+        cdef int d
+        p.npre = self.npre
+        p.npost = self.npost
+        for d in range(self.npre):
+            p.pre_sizes[d] = self.pre_sizes[d]
+            p.s_pre[d] = self.s_pre[d]
+            p.o_pre[d] = other_strides[d]
+        for d in range(self.npost):
+            p.post_sizes[d] = self.post_sizes[d]
+            p.s_post[d] = self.s_post[d]
+            p.o_post[d] = other_strides[nd - self.npost + d]
+        self.set_self_offsets(p)
+
     cdef tuple result_shape(self):
         cdef list shape = [self.pre_sizes[d] for d in range(self.npre)]
         shape += [self.b_sizes[d] for d in range(self.nd_b)]
@@ -272,17 +288,7 @@ def index_cpu(TensorImpl self not None, indices):
         acc *= out_sizes[d]
     for d in range(info.npost):
         postn *= info.post_sizes[d]
-    p.npre = info.npre
-    p.npost = info.npost
-    for d in range(info.npre):
-        p.pre_sizes[d] = info.pre_sizes[d]
-        p.s_pre[d] = info.s_pre[d]
-        p.o_pre[d] = cstride[d]
-    for d in range(info.npost):
-        p.post_sizes[d] = info.post_sizes[d]
-        p.s_post[d] = info.s_post[d]
-        p.o_post[d] = cstride[nd - info.npost + d]
-    info.set_self_offsets(&p)
+    info.plan_around_block(&p, cstride, nd)
     p.olin = NULL
     p.ostride = postn
     run3(self.scalar_type, M_GATHER, self.data(), out.data(), &p, None)
@@ -355,17 +361,7 @@ def index_put__cpu(TensorImpl self not None, indices, TensorImpl values not None
         p.sidx = NULL
         p.olin = olin.data
     else:
-        p.npre = info.npre
-        p.npost = info.npost
-        for d in range(info.npre):
-            p.pre_sizes[d] = info.pre_sizes[d]
-            p.s_pre[d] = info.s_pre[d]
-            p.o_pre[d] = vstr[d]
-        for d in range(info.npost):
-            p.post_sizes[d] = info.post_sizes[d]
-            p.s_post[d] = info.s_post[d]
-            p.o_post[d] = vstr[nd - info.npost + d]
-        info.set_self_offsets(&p)
+        info.plan_around_block(&p, vstr, nd)
         # values' offset of each block position b: b * one stride when the values step evenly
         # through the block (or not at all), else a buffer of offsets
         flat = True
