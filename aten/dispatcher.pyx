@@ -22,6 +22,7 @@ from c10.grad_mode cimport grad_enabled, below_autograd, enter_below_autograd, e
 from aten.native.meta.memory_overlap cimport WriteChecks, check_written
 
 from aten.native.meta.memory_overlap import write_checks
+from aten.native.meta.opmath import ComputeInOpmath
 
 from c10.dispatch_key import DispatchKey
 
@@ -330,8 +331,16 @@ def register_kernel(str name, key, kernel):
     find_operator(name).register(key, kernel)
 
 
-def register_lazy(str name, key, str module, str attr):
-    find_operator(name).register(key, LazyKernel(module, attr))
+def register_lazy(str name, key, str module, str attr, bint opmath=False):
+    """Register module.attr (imported on the first call) at key. opmath: the schema's ember_opmath
+    names this backend, whose kernel computes reduced-precision floating dtypes in float32 and
+    rounds once (aten/native/meta/opmath.pyx)."""
+    kernel = LazyKernel(module, attr)
+    if opmath:
+        kernel = ComputeInOpmath(kernel, find_operator("_to_copy").call_below_autograd,
+                                 find_operator("copy_").call_below_autograd,
+                                 find_operator("resize_").call_below_autograd)
+    find_operator(name).register(key, kernel)
 
 
 cpdef OperatorHandle find_operator(str name):

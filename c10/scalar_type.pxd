@@ -28,6 +28,7 @@ cdef class dtype:
 cdef Py_ssize_t itemsize_of(int st) noexcept nogil
 cdef bint is_floating(int st) noexcept nogil
 cdef bint is_integral(int st, bint include_bool) noexcept nogil
+cdef int opmath_type(int st) noexcept nogil
 cdef int promote(int a, int b) except? -2
 cdef bint castable(int src, int dst) noexcept nogil
 cdef dtype dtype_of(int st)

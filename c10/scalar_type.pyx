@@ -7,6 +7,7 @@ from c10.dtype_table import DTYPES as _ROWS, PROMOTION as _PROMOTION_BY_NAME
 cdef Py_ssize_t _ITEMSIZE[NUM_SCALAR_TYPES]
 cdef char _KIND[NUM_SCALAR_TYPES]              # the table's kind letter, 0 for numbers without a dtype
 cdef int _PROMOTE[NUM_SCALAR_TYPES][NUM_SCALAR_TYPES]   # -1 where a pair has no dtype
+cdef int _OPMATH[NUM_SCALAR_TYPES]             # the dtype each one computes in (itself unless reduced)
 
 cdef list _DTYPES = [None] * NUM_SCALAR_TYPES
 cdef int _default_float = ST_FLOAT32
@@ -56,8 +57,12 @@ for _row in _ROWS:
     for _alias in _row["aliases"]:
         _BY_NAME[_alias] = _d
 for _a in range(NUM_SCALAR_TYPES):
+    _OPMATH[_a] = _a
     for _b in range(NUM_SCALAR_TYPES):
         _PROMOTE[_a][_b] = -1
+for _row in _ROWS:
+    if _row["opmath"] is not None:
+        _OPMATH[_row["scalar_type"]] = _BY_NAME[_row["opmath"]].scalar_type
 for _a_name, _row_of in _PROMOTION_BY_NAME.items():
     for _b_name, _to in _row_of.items():
         _PROMOTE[_BY_NAME[_a_name].scalar_type][_BY_NAME[_b_name].scalar_type] = _BY_NAME[_to].scalar_type
@@ -107,6 +112,12 @@ cdef bint is_integral(int st, bint include_bool) noexcept nogil:
     if _KIND[st] == b'b':
         return include_bool
     return _KIND[st] == b'i' or _KIND[st] == b'u'
+
+
+cdef int opmath_type(int st) noexcept nogil:
+    """The dtype st's loops compute in (PyTorch's opmath_type): float32 for the reduced floating
+    dtypes, st itself otherwise."""
+    return _OPMATH[st] if 0 <= st < NUM_SCALAR_TYPES else st
 
 
 cdef int promote(int a, int b) except? -2:

@@ -71,6 +71,9 @@ class NativeFunction:
     precomputed: tuple[str, ...] | None = None
     ufunc_inner_loop: tuple[tuple[str, str], ...] = ()
     pointwise: PointwiseFormula | None = None
+    # Ember's ``ember_opmath`` key: the backends whose handwritten kernels compute reduced-precision
+    # floating dtypes in float32 and round once (aten/native/meta/opmath.pyx).
+    opmath: frozenset[DispatchKey] = frozenset()
 
     def dispatch_dict(self) -> dict[DispatchKey, str]:
         return dict(self.dispatch)
@@ -87,7 +90,8 @@ _KNOWN_KEYS = frozenset(
     {"func", "variants", "dispatch", "tags", "structured_delegate", "autogen", "cpp_no_default_args", "precomputed",
      "ufunc_inner_loop", *_SIMPLE_KEYS}
 )  # fmt: skip
-_EXTENSION_KEYS = frozenset({"ember_pointwise"})
+_EXTENSION_KEYS = frozenset({"ember_pointwise", "ember_opmath"})
+_OPMATH_KEYS = (DispatchKey.CPU, DispatchKey.CUDA)
 _DEVICE_CHECKS = ("ExactSame", "NoCheck")
 # Upstream's three legacy ops with an argument named `from` (rule 18); add no more.
 _LEGACY_KEYWORD_ARGS = frozenset({"_has_compatible_shallow_copy_type", "random_.from", "uniform_"})
@@ -230,6 +234,27 @@ def _read_dispatch(r: _Reader, raw: _YamlMap) -> list[tuple[DispatchKey, str]]:
     return dispatch
 
 
+def _read_opmath(r: _Reader, dispatch: list[tuple[DispatchKey, str]]) -> frozenset[DispatchKey]:
+    """ember_opmath: "CPU", "CPU, CUDA": backends with a handwritten kernel in this entry's dispatch."""
+    keys: set[DispatchKey] = set()
+    text = r.get("ember_opmath", str, "")
+    listed = {k for k, _ in dispatch}
+    for part in text.split(","):
+        try:
+            key = DispatchKey.parse(part.strip(), r.loc("ember_opmath"))
+        except SchemaError as e:
+            r.errors.append(e)
+            continue
+        if key not in _OPMATH_KEYS:
+            r.error("ember_opmath", f"ember_opmath names backends ({', '.join(k.value for k in _OPMATH_KEYS)}), "
+                                    f"not {key.value}")
+        elif key not in listed:
+            r.error("ember_opmath", f"ember_opmath names {key.value}, which has no kernel in this entry's dispatch")
+        else:
+            keys.add(key)
+    return frozenset(keys)
+
+
 _POINTWISE_KEYS = ("formula", "dtypes", "promote", "bool_inputs", "bool_formula", "bool_args", "nonzero_args",
                    "opmath_scalar_args")
 # Non-tensor argument types a pointwise formula may read (each converted to the compute dtype).
@@ -337,6 +362,7 @@ def _parse_entry(
         ufunc = {}
     raw_pointwise = r.opt("ember_pointwise", _YamlMap) if allow_extension_keys else None
     pointwise = _read_pointwise(r, raw_pointwise, func) if raw_pointwise is not None else None
+    opmath = _read_opmath(r, dispatch) if allow_extension_keys and "ember_opmath" in raw else frozenset()
     if func is None:
         return None
 
@@ -361,6 +387,7 @@ def _parse_entry(
         precomputed=tuple(precomputed) if precomputed is not None else None,
         ufunc_inner_loop=tuple((str(k), v) for k, v in ufunc.items()),
         pointwise=pointwise,
+        opmath=opmath,
         **simple,
     )
     _check_entry(r, nf, dispatch)

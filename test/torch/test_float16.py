@@ -2,8 +2,8 @@
 
 So every op of the operator database, run on float16 tensors, must give the float32 op's result
 on the same (exactly widened) values, rounded to float16. Generated pointwise loops widen per
-element; handwritten kernels run their float32 loops on widened copies
-(aten/native/cpu/half.pyx) and write back what they modified.
+element; handwritten kernels of ops declared `ember_opmath` run their float32 loops on widened
+copies (aten/native/meta/opmath.pyx) and write back what they modified.
 """
 from __future__ import annotations
 

@@ -357,3 +357,20 @@ def test_a_cpu_or_cuda_kernel_may_live_in_the_device_neutral_layer_but_not_a_com
     assert 'register_lazy("relabel_", DispatchKey.CUDA, "aten.native.meta.relabel", "relabel_")' in regs
     # A composite kernel never binds to the neutral layer (and a cdef helper is no kernel): it gets a stub.
     assert result.stubs == ["aten/native/composite/unfold_meta.py"]
+
+
+def test_an_opmath_backend_registers_its_kernel_to_compute_in_float32_and_the_others_as_they_are(tmp_path):
+    root = make_tree(tmp_path, """
+        - func: frob(Tensor self) -> Tensor
+          dispatch:
+            CPU: frob_cpu
+            CUDA: frob_cuda
+          ember_opmath: CPU
+        """)
+    (root / "aten/native/cpu/frob.pyx").write_text("def frob_cpu(self):\n    return self\n")
+    (root / "aten/native/cuda").mkdir(parents=True, exist_ok=True)
+    (root / "aten/native/cuda/frob.py").write_text("def frob_cuda(self):\n    return self\n")
+    generate(root, quiet=True)
+    regs = (root / "aten/_gen_registrations.py").read_text()
+    assert 'register_lazy("frob", DispatchKey.CPU, "aten.native.cpu.frob", "frob_cpu", opmath=True)' in regs
+    assert 'register_lazy("frob", DispatchKey.CUDA, "aten.native.cuda.frob", "frob_cuda")\n' in regs

@@ -459,6 +459,26 @@ def test_pointwise_defaults_apply_and_calls_are_not_argument_names() -> None:
     assert exp.has_explicit_dispatch
 
 
+def test_opmath_names_the_backends_whose_kernels_compute_in_float32() -> None:
+    (nf,) = parse_native_yaml_text(
+        "- func: foo(Tensor self) -> Tensor\n  dispatch:\n    CPU: foo_cpu\n    CUDA: foo_cuda\n"
+        "  ember_opmath: CPU, CUDA\n"
+    )
+    assert nf.opmath == {DispatchKey.CPU, DispatchKey.CUDA}
+
+
+@pytest.mark.parametrize(("value", "fragment"), [
+    ("CPU, CUDA", "ember_opmath names CUDA, which has no kernel in this entry's dispatch"),
+    ("CompositeExplicitAutograd", "ember_opmath names backends (CPU, CUDA), not CompositeExplicitAutograd"),
+    ("GPU", "unknown dispatch key 'GPU'"),
+])  # fmt: skip
+def test_opmath_naming_a_key_without_a_backend_kernel_reports_file_and_line(
+        tmp_path: Path, value: str, fragment: str) -> None:
+    text = f"- func: foo(Tensor self) -> Tensor\n  dispatch:\n    CPU: foo_cpu\n  ember_opmath: {value}\n"
+    (line,) = yaml_errors(tmp_path, text)
+    assert line.startswith(f"{tmp_path / 'native_functions.yaml'}:4: ") and fragment in line
+
+
 # --- native_functions.yaml errors: every one reported, each with path:line ------------------------
 
 

@@ -70,6 +70,7 @@ class Registration:
     key: str
     module: str
     kernel: str
+    opmath: bool = False        # the kernel computes reduced-precision floats in float32 (ember_opmath)
 
 
 @dataclass(frozen=True)
@@ -114,5 +115,5 @@ def plan_registrations(fns: list[NativeFunction], root: Path, generated: dict[tu
                 stubs[stub_path] = kernel_stub(fn, kernel, stub_path)
                 module = module_of(root / stub_path, root)
                 kernels[directory][kernel] = module
-            regs.append(Registration(str(fn.func.name), key.name, module, kernel))
+            regs.append(Registration(str(fn.func.name), key.name, module, kernel, key in fn.opmath))
     return regs

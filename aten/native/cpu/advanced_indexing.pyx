@@ -16,7 +16,6 @@ from aten.native.cpu.index_plan cimport (M_GATHER, M_COPY, M_ADD, Plan3, run3, O
 from aten.native.meta.messages cimport type_name, sizes_str
 from aten.native.cpu.masked cimport nonzero_of
 
-from aten.native.cpu.half import float16_via_float32
 
 
 cdef class _Indexing:
@@ -255,7 +254,6 @@ cdef Offsets _block_offsets(TensorImpl self, _Indexing info):
     return out
 
 
-@float16_via_float32
 def index_cpu(TensorImpl self not None, indices):
     cdef _Indexing info
     cdef TensorImpl out
@@ -295,7 +293,6 @@ def index_cpu(TensorImpl self not None, indices):
     return out
 
 
-@float16_via_float32
 def index_put__cpu(TensorImpl self not None, indices, TensorImpl values not None, accumulate=False):
     cdef _Indexing info
     cdef Plan3 p
@@ -406,7 +403,6 @@ def index_put__cpu(TensorImpl self not None, indices, TensorImpl values not None
     return self
 
 
-@float16_via_float32
 def index_put_cpu(TensorImpl self not None, indices, TensorImpl values not None, accumulate=False):
     check_kernel_dtype(self, "index_put_")
     return fresh(index_put__cpu(clone_contiguous(self), indices, values, accumulate))

@@ -26,7 +26,6 @@ from aten.native.cpu.array_bridge cimport np_view, new_tensor, reject_half, cont
 from aten.native.meta.conv_geometry cimport spatial_text
 from aten.native.meta.conv_geometry import convolution_params
 from aten.native.meta.messages cimport shape_of, cpp_type, type_name
-from aten.native.cpu.half import float16_via_float32
 
 # _BLAS_NEIGHBOURS: where im2col and col2im run between multi-threaded BLAS calls (the np.matmul
 # paths: transposed convolutions, integers), BLAS's worker threads keep spinning for a while
@@ -334,7 +333,6 @@ cdef void _fold(int st, const char* cols, char* out, Py_ssize_t C, Py_ssize_t H,
         _col2im(<const uint8_t*>cols, <uint8_t*>out, C, H, W, kh, kw, sh, sw, ph, pw, dh, dw, Hi, Wi, nt)
 
 
-@float16_via_float32
 def convolution_cpu(TensorImpl input not None, TensorImpl weight not None, bias, stride, padding, dilation,
                     bint transposed, output_padding, Py_ssize_t groups):
     cdef int k = weight.nd - 2

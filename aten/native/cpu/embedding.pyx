@@ -5,10 +5,8 @@ from c10.scalar_type cimport ST_INT32, ST_INT64
 from c10.tensor_impl cimport TensorImpl
 from aten.native.cpu.array_bridge cimport np_view, new_tensor
 from aten.native.meta.messages cimport shape_of, type_name
-from aten.native.cpu.half import float16_via_float32
 
 
-@float16_via_float32
 def embedding_cpu(TensorImpl weight not None, TensorImpl indices not None, padding_idx=-1,
                   bint scale_grad_by_freq=False, bint sparse=False):
     # padding_idx, scale_grad_by_freq and sparse only change the backward

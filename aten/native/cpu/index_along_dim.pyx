@@ -12,7 +12,6 @@ from aten.native.cpu.index_plan cimport M_GATHER, M_COPY, M_ADD, Plan3, run3, ch
 from aten.native.meta.index_checks cimport check_index_copy
 from aten.native.meta.messages cimport type_name, sizes_str
 
-from aten.native.cpu.half import float16_via_float32
 
 
 cdef void _dim_plan(Plan3* p, TensorImpl self, int dim, TensorImpl other, int odim) noexcept:
@@ -52,7 +51,6 @@ cdef inline Py_ssize_t _stride0(TensorImpl t, int dim):
     return t.strides[dim] if t.nd > 0 else 0
 
 
-@float16_via_float32
 def index_select_cpu(TensorImpl self not None, dim, TensorImpl index not None):
     cdef int d = self._wrap_dim(dim)
     cdef Py_ssize_t n = index.n_elem, size, bad
@@ -100,7 +98,6 @@ cdef _index_write(TensorImpl self, int d, TensorImpl idx, TensorImpl source, int
     run3(self.scalar_type, mode, self.data(), source.data(), &p, alpha)
 
 
-@float16_via_float32
 def index_copy__cpu(TensorImpl self not None, dim, TensorImpl index not None, TensorImpl source not None):
     cdef int d = self._wrap_dim(dim)
     cdef Py_ssize_t size
@@ -118,14 +115,12 @@ def index_copy__cpu(TensorImpl self not None, dim, TensorImpl index not None, Te
     return self
 
 
-@float16_via_float32
 def index_copy_cpu(TensorImpl self not None, dim, TensorImpl index not None, TensorImpl source not None):
     self._wrap_dim(dim)
     check_kernel_dtype(self, "index_copy")
     return fresh(index_copy__cpu(clone_contiguous(self), dim, index, source))
 
 
-@float16_via_float32
 def index_add__cpu(TensorImpl self not None, dim, TensorImpl index not None, TensorImpl source not None, alpha=1):
     cdef int d = self._wrap_dim(dim)
     cdef Py_ssize_t n = index.n_elem, size
@@ -166,14 +161,12 @@ def index_add__cpu(TensorImpl self not None, dim, TensorImpl index not None, Ten
     return self
 
 
-@float16_via_float32
 def index_add_cpu(TensorImpl self not None, dim, TensorImpl index not None, TensorImpl source not None, alpha=1):
     self._wrap_dim(dim)
     check_kernel_dtype(self, "index_add_cpu_")
     return fresh(index_add__cpu(clone_contiguous(self), dim, index, source, alpha))
 
 
-@float16_via_float32
 def index_fill__int_Scalar_cpu(TensorImpl self not None, dim, TensorImpl index not None, value):
     cdef int d
     cdef Py_ssize_t size, n = index.n_elem
@@ -198,7 +191,6 @@ def index_fill__int_Scalar_cpu(TensorImpl self not None, dim, TensorImpl index n
     return self
 
 
-@float16_via_float32
 def index_fill__int_Tensor_cpu(TensorImpl self not None, dim, TensorImpl index not None, TensorImpl value not None):
     if value.nd != 0:
         raise RuntimeError(f"index_fill_ only supports a 0-dimensional value tensor, but got tensor with {value.nd} "
@@ -206,14 +198,12 @@ def index_fill__int_Tensor_cpu(TensorImpl self not None, dim, TensorImpl index n
     return index_fill__int_Scalar_cpu(self, dim, index, value._numpy_view().item())
 
 
-@float16_via_float32
 def index_fill_int_Scalar_cpu(TensorImpl self not None, dim, TensorImpl index not None, value):
     self._wrap_dim(dim)
     check_kernel_dtype(self, "index_fill_cpu")
     return fresh(index_fill__int_Scalar_cpu(clone_contiguous(self), dim, index, value))
 
 
-@float16_via_float32
 def index_fill_int_Tensor_cpu(TensorImpl self not None, dim, TensorImpl index not None, TensorImpl value not None):
     self._wrap_dim(dim)
     check_kernel_dtype(self, "index_fill_cpu")

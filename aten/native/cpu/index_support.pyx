@@ -11,7 +11,8 @@ from aten.native.meta.errors import device_mismatch_error
 
 
 cdef int check_kernel_dtype(TensorImpl t, str op) except -1:
-    """Kernels see float16 only through half.float16_via_float32 (float32 copies); a direct call refuses it."""
+    """Kernels see float16 only as float32 copies (their ops declare ember_opmath: meta/opmath.pyx);
+    a direct call refuses it."""
     if t.scalar_type == ST_FLOAT16:
         raise NotImplementedError(f'"{op}" not implemented for \'Half\'')
     return 0

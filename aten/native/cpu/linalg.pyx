@@ -8,15 +8,16 @@ rejected as in PyTorch). The checks and their messages follow PyTorch's meta fun
 """
 import numpy as np
 
-from c10.scalar_type cimport dtype_of, is_floating, is_integral, ST_BOOL, ST_FLOAT32, ST_FLOAT64, ST_INT64
+from c10.scalar_type cimport (dtype_of, is_floating, is_integral, opmath_type, ST_BOOL, ST_FLOAT32, ST_FLOAT64,
+                              ST_INT64)
 from c10.tensor_impl cimport TensorImpl, make_tensor, MAX_DIMS
 from aten.native.cpu.array_bridge cimport np_view, new_tensor, reject_half, contiguous, num_threads
 from aten.native.meta.einsum_plan import einsum_plan
 from aten.native.meta.linalg_checks cimport (check_expand, refuse_bool, check_bmm, check_baddbmm, check_addbmm, check_addmv,
                                             check_mv, check_dot)
 from aten.native.meta.messages cimport cpp_type, type_name
+from aten.native.cpu.loops cimport cast_contiguous
 from aten.native.cpu.blas cimport GemmPlan, blas_sgemm, blas_single_threaded, gemm_plan, run_gemm, small_gemm
-from aten.native.cpu.half import float16_via_float32
 
 
 cdef inline bint _blas_ok(object a):
@@ -81,7 +82,6 @@ cdef int _check_mm(TensorImpl self, TensorImpl mat2) except -1:
     return 0
 
 
-@float16_via_float32
 def mm_cpu(TensorImpl self not None, TensorImpl mat2 not None):
     _check_mm(self, mat2)
     cdef TensorImpl out = new_tensor((self.sizes[0], mat2.sizes[1]), self.scalar_type)
@@ -154,7 +154,6 @@ cdef int _gemm(object a, object b, object out, Py_ssize_t m, Py_ssize_t n, Py_ss
     return 0
 
 
-@float16_via_float32
 def addmm_cpu(TensorImpl self not None, TensorImpl mat1 not None, TensorImpl mat2 not None, beta=1, alpha=1):
     if self.scalar_type != mat2.scalar_type:
         raise RuntimeError(f"self and mat2 must have the same dtype, but got {type_name(self.scalar_type)} and "
@@ -177,7 +176,6 @@ def addmm_cpu(TensorImpl self not None, TensorImpl mat1 not None, TensorImpl mat
     return out
 
 
-@float16_via_float32
 def bmm_cpu(TensorImpl self not None, TensorImpl mat2 not None):
     check_bmm(self, mat2)
     _no_bool("bmm", self)
@@ -186,7 +184,6 @@ def bmm_cpu(TensorImpl self not None, TensorImpl mat2 not None):
     return out
 
 
-@float16_via_float32
 def baddbmm_cpu(TensorImpl self not None, TensorImpl batch1 not None, TensorImpl batch2 not None, beta=1, alpha=1):
     check_baddbmm(self, batch1, batch2)
     cdef tuple shape = (batch1.sizes[0], batch1.sizes[1], batch2.sizes[2])
@@ -196,7 +193,6 @@ def baddbmm_cpu(TensorImpl self not None, TensorImpl batch1 not None, TensorImpl
     return out
 
 
-@float16_via_float32
 def addbmm_cpu(TensorImpl self not None, TensorImpl batch1 not None, TensorImpl batch2 not None, beta=1, alpha=1):
     check_addbmm(self, batch1, batch2)
     cdef tuple shape = (batch1.sizes[1], batch2.sizes[2])
@@ -215,7 +211,6 @@ def addbmm_cpu(TensorImpl self not None, TensorImpl batch1 not None, TensorImpl 
     return out
 
 
-@float16_via_float32
 def addmv_cpu(TensorImpl self not None, TensorImpl mat not None, TensorImpl vec not None, beta=1, alpha=1):
     check_addmv(self, mat, vec)
     cdef TensorImpl out = new_tensor((mat.sizes[0],), mat.scalar_type)
@@ -224,7 +219,6 @@ def addmv_cpu(TensorImpl self not None, TensorImpl mat not None, TensorImpl vec 
     return out
 
 
-@float16_via_float32
 def mv_cpu(TensorImpl self not None, TensorImpl vec not None):
     check_mv(self, vec)
     cdef TensorImpl out = new_tensor((self.sizes[0],), vec.scalar_type)
@@ -232,7 +226,6 @@ def mv_cpu(TensorImpl self not None, TensorImpl vec not None):
     return out
 
 
-@float16_via_float32
 def dot_cpu(TensorImpl self not None, TensorImpl tensor not None):
     check_dot("dot", self, tensor)
     cdef TensorImpl out = new_tensor((), self.scalar_type)
@@ -240,7 +233,6 @@ def dot_cpu(TensorImpl self not None, TensorImpl tensor not None):
     return out
 
 
-@float16_via_float32
 def vdot_cpu(TensorImpl self not None, TensorImpl other not None):
     # real dtypes only: vdot is dot (the conjugate is the identity)
     check_dot("dot", self, other)
@@ -275,22 +267,25 @@ cdef object _permutation_of(str equation):
     return [lhs.index(c) for c in rhs]
 
 
-@float16_via_float32
 def _einsum_compute(str equation, tensors, path=None):
+    """A float16 einsum computes in float32 and rounds once (PyTorch's opmath); a float16 operand
+    mixed with wider floating ones is refused, as PyTorch's bmm refuses mixed dtypes."""
     cdef TensorImpl t
     cdef int k
     tensors = tuple(tensors)
-    for obj in tensors:
-        reject_half("einsum", <TensorImpl?>obj)
     operands, out_labels, sizes, result_dtype = einsum_plan(equation, tensors)
     cdef int result_type = result_dtype.scalar_type
+    cdef int compute_type = opmath_type(result_type)
+    if compute_type == result_type:
+        for obj in tensors:
+            reject_half("einsum", <TensorImpl?>obj)
     # the operands as arrays, size-1 dims of a label broadcast to its size (stride 0)
     arrays = []
     for k in range(len(tensors)):
         t = <TensorImpl>tensors[k]
         a = np_view(t)
-        if a.dtype != dtype_numpy(result_type):
-            a = a.astype(dtype_numpy(result_type))
+        if a.dtype != dtype_numpy(compute_type):
+            a = a.astype(dtype_numpy(compute_type))
         ell = t.nd - len([l for l in operands[k] if l is not None])
         shape, strides, d = list(a.shape), list(a.strides), 0
         for l in operands[k]:
@@ -320,13 +315,13 @@ def _einsum_compute(str equation, tensors, path=None):
             out_shape.extend(ell_shape)
         else:
             out_shape.append(sizes[l])
-    cdef TensorImpl out = new_tensor(tuple(out_shape), result_type)
+    cdef TensorImpl out = new_tensor(tuple(out_shape), compute_type)
     if out.n_elem and summed_ellipsis:
         np_view(out)[...] = np.einsum(subscripts, *arrays, optimize=len(arrays) > 1).sum(
             axis=tuple(range(len(ell_shape))))
     elif out.n_elem:
         np.einsum(subscripts, *arrays, out=np_view(out), optimize=len(arrays) > 1)
-    return out
+    return out if compute_type == result_type else cast_contiguous(out, result_type)
 
 
 cdef TensorImpl _permuted_view(TensorImpl t, list order):

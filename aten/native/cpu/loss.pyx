@@ -17,7 +17,6 @@ from aten.native.meta.messages cimport shape_of, type_name
 from aten.native.meta.loss_checks cimport (NONE, MEAN, SUM, check_reduction, broadcast_pair, check_nll_loss2d,
                                           check_binary_cross_entropy)
 from aten.native.cpu.element_types cimport floating_t
-from aten.native.cpu.half import float16_via_float32
 from aten.native.meta.errors import output_cast_error, output_shape_error
 
 # ---- negative log likelihood --------------------------------------------------------------
@@ -91,7 +90,6 @@ cdef tuple _nll_forward(TensorImpl self, TensorImpl target, object weight, int r
     return out, total_weight
 
 
-@float16_via_float32
 def nll_loss_forward_cpu(TensorImpl self not None, TensorImpl target not None, weight, int reduction,
                          int64_t ignore_index):
     if self.nd < 1 or self.nd > 2:
@@ -107,7 +105,6 @@ def nll_loss_forward_cpu(TensorImpl self not None, TensorImpl target not None, w
                         (N,) if self.nd == 2 else ())
 
 
-@float16_via_float32
 def nll_loss2d_forward_cpu(TensorImpl self not None, TensorImpl target not None, weight, int reduction,
                            int64_t ignore_index):
     check_nll_loss2d(self, target)
@@ -133,7 +130,6 @@ cdef TensorImpl _reduce(object loss, int reduction, int st):
     return out
 
 
-@float16_via_float32
 def mse_loss_cpu(TensorImpl self not None, TensorImpl target not None, int reduction=MEAN):
     check_reduction(reduction)
     shape = broadcast_pair(self, target)
@@ -145,7 +141,6 @@ def mse_loss_cpu(TensorImpl self not None, TensorImpl target not None, int reduc
     return _reduce(np.multiply(d, d, out=d), reduction, st)
 
 
-@float16_via_float32
 def binary_cross_entropy_cpu(TensorImpl self not None, TensorImpl target not None, weight=None, int reduction=MEAN):
     check_binary_cross_entropy(self, target, weight, reduction)
     cdef int st = self.scalar_type
@@ -167,7 +162,6 @@ def binary_cross_entropy_cpu(TensorImpl self not None, TensorImpl target not Non
     return _reduce(loss, reduction, st)
 
 
-@float16_via_float32
 def binary_cross_entropy_with_logits_cpu(TensorImpl self not None, TensorImpl target not None, weight=None,
                                          pos_weight=None, int reduction=MEAN):
     check_reduction(reduction)

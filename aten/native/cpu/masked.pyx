@@ -16,7 +16,6 @@ from aten.native.cpu.index_support cimport (check_kernel_dtype, check_cpu, clone
                                              next_pos2, first_out_of_range)
 from aten.native.cpu.element_types cimport word_t, num_t
 from aten.native.meta.messages cimport cpp_type, type_name, sizes_str
-from aten.native.cpu.half import float16_via_float32
 from aten.native.meta.errors import output_shape_error
 
 
@@ -89,7 +88,6 @@ cdef TensorImpl nonzero_of(TensorImpl t):
     return out
 
 
-@float16_via_float32
 def nonzero_cpu(TensorImpl self not None):
     check_cpu(self)
     if self.nd > MAX_DIMS:
@@ -165,7 +163,6 @@ cdef int _masked_fill_into(TensorImpl self, TensorImpl mask, TensorImpl value) e
     return 0
 
 
-@float16_via_float32
 def masked_fill__Scalar_cpu(TensorImpl self not None, TensorImpl mask not None, value):
     cdef TensorImpl v
     check_cpu(self)
@@ -181,7 +178,6 @@ def masked_fill__Scalar_cpu(TensorImpl self not None, TensorImpl mask not None, 
     return self
 
 
-@float16_via_float32
 def masked_fill__Tensor_cpu(TensorImpl self not None, TensorImpl mask not None, TensorImpl value not None):
     if value.nd != 0:
         raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
@@ -199,13 +195,11 @@ cdef TensorImpl _expanded_copy(TensorImpl self, TensorImpl mask):
     return out
 
 
-@float16_via_float32
 def masked_fill_Scalar_cpu(TensorImpl self not None, TensorImpl mask not None, value):
     check_kernel_dtype(self, "masked_fill")
     return fresh(masked_fill__Scalar_cpu(_expanded_copy(self, mask), mask, value))
 
 
-@float16_via_float32
 def masked_fill_Tensor_cpu(TensorImpl self not None, TensorImpl mask not None, TensorImpl value not None):
     if value.nd != 0:
         raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
@@ -241,7 +235,6 @@ cdef Py_ssize_t _select_pass(word_t* s, const uint8_t* m, int nd, const Py_ssize
     return c
 
 
-@float16_via_float32
 def masked_select_cpu(TensorImpl self not None, TensorImpl mask not None):
     cdef Py_ssize_t sizes[MAX_DIMS]
     cdef Py_ssize_t ss[MAX_DIMS]
@@ -302,7 +295,6 @@ cdef void _scatter_where(word_t* s, const uint8_t* m, int nd, const Py_ssize_t* 
         next_pos2(no, sizes, cnt, ss, ms, &so, &mo)
 
 
-@float16_via_float32
 def masked_scatter__cpu(TensorImpl self not None, TensorImpl mask not None, TensorImpl source not None):
     cdef Py_ssize_t ms[MAX_DIMS]
     cdef Py_ssize_t count
@@ -358,7 +350,6 @@ def masked_scatter__cpu(TensorImpl self not None, TensorImpl mask not None, Tens
     return self
 
 
-@float16_via_float32
 def masked_scatter_cpu(TensorImpl self not None, TensorImpl mask not None, TensorImpl source not None):
     check_cpu(self)
     check_cpu(mask)
@@ -436,7 +427,6 @@ cdef TensorImpl _checked_offsets(TensorImpl self, TensorImpl idx):
     return offs
 
 
-@float16_via_float32
 def take_cpu(TensorImpl self not None, TensorImpl index not None):
     cdef TensorImpl idx, offs, out
     cdef Py_ssize_t n = index.n_elem
@@ -484,7 +474,6 @@ def take_cpu(TensorImpl self not None, TensorImpl index not None):
     return out
 
 
-@float16_via_float32
 def put__cpu(TensorImpl self not None, TensorImpl index not None, TensorImpl source not None, accumulate=False):
     cdef TensorImpl idx, offs, src
     cdef Py_ssize_t n = index.n_elem
@@ -542,7 +531,6 @@ def put__cpu(TensorImpl self not None, TensorImpl index not None, TensorImpl sou
     return self
 
 
-@float16_via_float32
 def put_cpu(TensorImpl self not None, TensorImpl index not None, TensorImpl source not None, accumulate=False):
     check_kernel_dtype(self, "put_cpu")
     return fresh(put__cpu(clone_contiguous(self), index, source, accumulate))

@@ -14,7 +14,6 @@ from aten.native.meta.messages cimport shape_of
 from aten.native.meta.pad_checks import check_gather_pad
 
 from aten.native.meta.pointwise import check_fits
-from aten.native.cpu.half import float16_via_float32
 
 
 def constant_pad_nd_cpu(TensorImpl self not None, pad, value=0):
@@ -95,28 +94,24 @@ cdef int _dtypes(str op, TensorImpl self) except -1:
     return 0
 
 
-@float16_via_float32
 def reflection_pad1d_cpu(TensorImpl self not None, padding):
     cdef tuple pads = check_gather_pad(self, padding, True, 1)
     _dtypes("reflection_pad1d", self)
     return _gather_pad(self, pads, "reflect")
 
 
-@float16_via_float32
 def reflection_pad2d_cpu(TensorImpl self not None, padding):
     cdef tuple pads = check_gather_pad(self, padding, True, 2)
     _dtypes("reflection_pad2d", self)
     return _gather_pad(self, pads, "reflect")
 
 
-@float16_via_float32
 def replication_pad1d_cpu(TensorImpl self not None, padding):
     cdef tuple pads = check_gather_pad(self, padding, False, 1)
     _dtypes("replication_pad1d", self)
     return _gather_pad(self, pads, "replicate")
 
 
-@float16_via_float32
 def replication_pad2d_cpu(TensorImpl self not None, padding):
     cdef tuple pads = check_gather_pad(self, padding, False, 2)
     _dtypes("replication_pad2d", self)

@@ -16,7 +16,6 @@ from aten.native.cpu.loops cimport cast_contiguous
 from aten.native.cpu.array_bridge cimport contiguous, num_threads, np_view
 from aten.native.meta.messages cimport type_name
 from aten.native.cpu.nn_vec cimport ember_vec, ember_vec_table, ember_vec_level
-from aten.native.cpu.half import float16_via_float32
 
 cdef enum:
     COLS = 256
@@ -87,7 +86,6 @@ cdef TensorImpl _softmax(TensorImpl self, object dim, bint half_to_float, bint l
     return out
 
 
-@float16_via_float32
 def safe_softmax_cpu(TensorImpl self not None, dim, dtype=None):
     """softmax, except that rows whose every element is -inf give 0 (not NaN): attention masks."""
     cdef TensorImpl x = self
@@ -103,11 +101,9 @@ def safe_softmax_cpu(TensorImpl self not None, dim, dtype=None):
     return out
 
 
-@float16_via_float32
 def softmax_cpu(TensorImpl self not None, dim, bint half_to_float):
     return _softmax(self, dim, half_to_float, False)
 
 
-@float16_via_float32
 def log_softmax_cpu(TensorImpl self not None, dim, bint half_to_float):
     return _softmax(self, dim, half_to_float, True)

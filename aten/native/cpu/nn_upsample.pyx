@@ -11,7 +11,6 @@ from c10.scalar_type cimport ST_FLOAT32, ST_FLOAT64
 from c10.tensor_impl cimport TensorImpl
 from aten.native.cpu.array_bridge cimport np_view, new_tensor
 from aten.native.meta.messages cimport shape_of, type_name
-from aten.native.cpu.half import float16_via_float32
 
 
 cdef tuple _check(str op, TensorImpl self, object output_size):
@@ -38,7 +37,6 @@ cdef object _scale(object ftype, Py_ssize_t size, Py_ssize_t out, object scale, 
     return ftype(size) / ftype(out)
 
 
-@float16_via_float32
 def upsample_nearest2d_cpu(TensorImpl self not None, output_size, scales_h=None, scales_w=None):
     H, W, Ho, Wo = _check("upsample_nearest2d", self, output_size)
     cdef TensorImpl out = new_tensor(shape_of(self)[:2] + (Ho, Wo), self.scalar_type)
@@ -74,7 +72,6 @@ cdef tuple _linear_weights(Py_ssize_t size, Py_ssize_t osize, object scale, bint
     return i0, i1, l0, l1
 
 
-@float16_via_float32
 def upsample_bilinear2d_cpu(TensorImpl self not None, output_size, bint align_corners, scales_h=None,
                             scales_w=None):
     H, W, Ho, Wo = _check("upsample_bilinear2d", self, output_size)

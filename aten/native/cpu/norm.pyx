@@ -16,7 +16,6 @@ from aten.native.meta.messages cimport shape_of, type_name
 from aten.native.meta.norm_checks cimport dtype_check, param_dtype
 from aten.native.cpu.element_types cimport floating_t
 from aten.native.meta.norm_checks import check_batch_norm, check_group_norm
-from aten.native.cpu.half import float16_via_float32
 
 cdef enum:
     GRAIN = 32768
@@ -87,7 +86,6 @@ cdef void _layer_norm(const floating_t* x, floating_t* y, floating_t* mean_out, 
                     yr[i] = yr[i] + b[i]
 
 
-@float16_via_float32
 def native_layer_norm_cpu(TensorImpl input not None, normalized_shape, weight, bias, double eps):
     normalized_shape = tuple(normalized_shape)
     cdef int k = len(normalized_shape), i
@@ -217,7 +215,6 @@ cdef tuple _grad_operands(TensorImpl grad_out, TensorImpl input, TensorImpl mean
     return kept
 
 
-@float16_via_float32
 def layer_norm_backward_input_cpu(TensorImpl grad_out not None, TensorImpl input not None, TensorImpl mean not None,
                                   TensorImpl rstd not None, weight):
     cdef Py_ssize_t rows, M
@@ -243,7 +240,6 @@ def layer_norm_backward_input_cpu(TensorImpl grad_out not None, TensorImpl input
     return out
 
 
-@float16_via_float32
 def layer_norm_backward_weight_cpu(TensorImpl grad_out not None, TensorImpl input not None, TensorImpl mean not None,
                                    TensorImpl rstd not None, normalized_shape):
     cdef Py_ssize_t rows, M
@@ -312,7 +308,6 @@ cdef void _batch_norm(const floating_t* x, floating_t* y, Py_ssize_t N, Py_ssize
             _affine(x + (n * C + c) * S, y + (n * C + c) * S, S, scale, shift)
 
 
-@float16_via_float32
 def native_batch_norm_cpu(TensorImpl input not None, weight, bias, running_mean, running_var, bint training,
                           double momentum, double eps):
     check_batch_norm(input, weight, bias, running_mean, running_var, training)
@@ -375,7 +370,6 @@ cdef void _group_norm(const floating_t* x, floating_t* y, Py_ssize_t N, Py_ssize
             _affine(x + (n * C + c) * S, y + (n * C + c) * S, S, scale, shift)
 
 
-@float16_via_float32
 def native_group_norm_cpu(TensorImpl input not None, weight, bias, Py_ssize_t N, Py_ssize_t C, Py_ssize_t HxW,
                           Py_ssize_t group, double eps):
     check_group_norm(input, weight, bias, N, C, HxW, group)

@@ -14,7 +14,6 @@ from c10.tensor_impl cimport TensorImpl
 from aten.native.cpu.array_bridge cimport new_tensor, reject_half, require_floating, contiguous, num_threads
 from aten.native.meta.messages cimport shape_of
 from aten.native.cpu.element_types cimport num_t, floating_t
-from aten.native.cpu.half import float16_via_float32
 from aten.native.meta.pool_geometry import max_pool2d_geometry, avg_pool2d_geometry, adaptive_avg_pool2d_geometry
 
 cdef enum:
@@ -69,7 +68,6 @@ cdef void _max_pool(const num_t* x, num_t* y, int64_t* ind, Py_ssize_t planes, P
                 ind[(p * Ho + oh) * Wo + ow] = best_i
 
 
-@float16_via_float32
 def max_pool2d_with_indices_cpu(TensorImpl self not None, kernel_size, stride=(), padding=0, dilation=1,
                                 bint ceil_mode=False):
     cdef Py_ssize_t kh, kw, sh, sw, ph, pw, dh, dw, N, C, H, W, Ho, Wo
@@ -160,7 +158,6 @@ cdef void _avg_pool(const num_t* x, num_t* y, Py_ssize_t planes, Py_ssize_t H, P
                     y[(p * Ho + oh) * Wo + ow] = <num_t>(iacc // div)
 
 
-@float16_via_float32
 def avg_pool2d_cpu(TensorImpl self not None, kernel_size, stride=(), padding=0, bint ceil_mode=False,
                    bint count_include_pad=True, divisor_override=None):
     cdef Py_ssize_t kh, kw, sh, sw, ph, pw, N, C, H, W, Ho, Wo
@@ -219,7 +216,6 @@ cdef void _adaptive_avg(const floating_t* x, floating_t* y, Py_ssize_t planes, P
                 y[(p * Ho + oh) * Wo + ow] = <floating_t>(acc / ((h1 - h0) * (w1 - w0)))
 
 
-@float16_via_float32
 def adaptive_avg_pool2d_cpu(TensorImpl self not None, output_size):
     cdef Py_ssize_t planes, H, W, Ho, Wo
     planes, H, W, Ho, Wo = adaptive_avg_pool2d_geometry(self, output_size)

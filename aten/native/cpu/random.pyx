@@ -10,6 +10,7 @@ from c10.generator cimport Generator, MT19937, mt_uniform_float, mt_uniform_doub
 from c10.scalar_type cimport (is_floating, ST_UINT8, ST_INT8, ST_INT16, ST_INT32, ST_INT64, ST_FLOAT16, ST_FLOAT32,
                               ST_FLOAT64, ST_BOOL)
 from c10.tensor_impl cimport TensorImpl, MAX_DIMS, empty_contiguous
+from aten.native.cpu.loops cimport cast_contiguous, copy_into
 
 from aten.native.cpu.element_types cimport num_t
 from aten.native.cpu.random_fill cimport (Walk, OpArgs, OP_UNIFORM, OP_NORMAL_SERIAL, OP_RANDOM_FROM_TO,
@@ -20,7 +21,6 @@ from aten.native.cpu.random_fill cimport (Walk, OpArgs, OP_UNIFORM, OP_NORMAL_SE
 
 import warnings
 
-from aten.native.cpu.half import float16_via_float32
 from aten.native.meta.messages cimport cpp_type
 
 cdef int64_t _INT64_MIN = INT64_MIN
@@ -107,7 +107,6 @@ cdef int _normal_inplace(TensorImpl self, double mean, double std, Generator gen
     return 0
 
 
-@float16_via_float32
 def normal_cpu(TensorImpl self not None, double mean=0, double std=1, generator=None):
     """aten::normal_"""
     cdef Generator gen = generator_or_default(generator)
@@ -296,9 +295,18 @@ def _uniform_float16(TensorImpl self, double from_, double to, generator):
     return self
 
 
-@float16_via_float32
-def _uniform_widened(TensorImpl self, double from_, double to, generator):
-    return uniform_cpu(self, from_, to, generator)
+cdef int _uniform_widened(TensorImpl self, double from_, double to, generator) except -1:
+    """Draw into a float32 copy of self and round once into self (PyTorch draws Half in float)."""
+    cdef TensorImpl wide = cast_contiguous(self, ST_FLOAT32)
+    uniform_cpu(wide, from_, to, generator)
+    _store_rounded(self, wide)
+    return 0
+
+
+cdef int _store_rounded(TensorImpl self, TensorImpl wide) except -1:
+    copy_into(self, wide)
+    self.version_counter.version += 1
+    return 0
 
 
 def _random_float16(TensorImpl self, int64_t from_, to, generator):
@@ -325,9 +333,10 @@ def _random_float16(TensorImpl self, int64_t from_, to, generator):
     return _random_from_to_widened(self, from_, to, generator)
 
 
-@float16_via_float32
-def _random_from_to_widened(TensorImpl self, int64_t from_, to, generator):
-    _random_from_to(self, from_, to, generator_or_default(generator))
+cdef TensorImpl _random_from_to_widened(TensorImpl self, int64_t from_, to, generator):
+    cdef TensorImpl wide = cast_contiguous(self, ST_FLOAT32)
+    _random_from_to(wide, from_, to, generator_or_default(generator))
+    _store_rounded(self, wide)
     return self
 
 
@@ -346,7 +355,6 @@ def random_cpu(TensorImpl self not None, generator=None):
     return self
 
 
-@float16_via_float32
 def exponential_cpu(TensorImpl self not None, double lambd=1, generator=None):
     """aten::exponential_"""
     cdef Generator gen = generator_or_default(generator)
@@ -368,7 +376,6 @@ def exponential_cpu(TensorImpl self not None, double lambd=1, generator=None):
     return self
 
 
-@float16_via_float32
 def cauchy_cpu(TensorImpl self not None, double median=0, double sigma=1, generator=None):
     """aten::cauchy_"""
     cdef Generator gen = generator_or_default(generator)
@@ -391,7 +398,6 @@ def cauchy_cpu(TensorImpl self not None, double median=0, double sigma=1, genera
     return self
 
 
-@float16_via_float32
 def log_normal_cpu(TensorImpl self not None, double mean=1, double std=2, generator=None):
     """aten::log_normal_"""
     cdef Generator gen = generator_or_default(generator)
@@ -411,7 +417,6 @@ def log_normal_cpu(TensorImpl self not None, double mean=1, double std=2, genera
     return self
 
 
-@float16_via_float32
 def geometric_cpu(TensorImpl self not None, double p, generator=None):
     """aten::geometric_: the number of Bernoulli(p) trials up to the first success (every dtype)."""
     cdef Generator gen = generator_or_default(generator)
@@ -445,7 +450,6 @@ cdef int _bernoulli_scalar(TensorImpl self, double p, Generator gen) except -1:
     return 0
 
 
-@float16_via_float32
 def bernoulli_float_cpu(TensorImpl self not None, double p=0.5, generator=None):
     """aten::bernoulli_.float"""
     _check_cpu(self, "bernoulli_")
@@ -543,7 +547,6 @@ cdef int _bernoulli_tensor(TensorImpl self, TensorImpl p, Generator gen) except 
     return 0
 
 
-@float16_via_float32
 def bernoulli_tensor_cpu(TensorImpl self not None, TensorImpl p not None, generator=None):
     """aten::bernoulli_.Tensor"""
     _check_cpu(self, "bernoulli_")
@@ -551,7 +554,6 @@ def bernoulli_tensor_cpu(TensorImpl self not None, TensorImpl p not None, genera
     return self
 
 
-@float16_via_float32
 def bernoulli_cpu(TensorImpl self not None, generator=None):
     """aten::bernoulli: a 0/1 tensor like self (contiguous), each element drawn with probability self."""
     cdef TensorImpl result
@@ -561,7 +563,6 @@ def bernoulli_cpu(TensorImpl self not None, generator=None):
     return result
 
 
-@float16_via_float32
 def bernoulli_p_cpu(TensorImpl self not None, double p, generator=None):
     """aten::bernoulli.p: a 0/1 tensor like self (contiguous), each element 1 with probability p."""
     cdef TensorImpl result

@@ -18,7 +18,6 @@ from aten.native.cpu.random_fill cimport (Walk, OpArgs, OP_EXPONENTIAL, _type_na
 from aten.native.cpu.random cimport _check_normal_std, _normal_inplace, _bernoulli_scalar, _expand_strides
 
 from c10 import layout as _layout
-from aten.native.cpu.half import float16_via_float32
 from aten.native.cpu.random import normal_cpu, random_from_cpu, uniform_cpu
 from aten.native.meta.errors import output_cast_error
 from aten.native.meta.random_checks cimport check_randperm
@@ -136,7 +135,6 @@ cdef int _check_normal_tensor_std(TensorImpl std) except -1:
     return 0
 
 
-@float16_via_float32
 def normal_tensor_float_cpu(TensorImpl mean not None, double std=1, generator=None):
     """aten::normal.Tensor_float: normal(0, std) like mean (contiguous), plus mean."""
     cdef Generator gen = generator_or_default(generator)
@@ -149,7 +147,6 @@ def normal_tensor_float_cpu(TensorImpl mean not None, double std=1, generator=No
     return ret
 
 
-@float16_via_float32
 def normal_float_tensor_cpu(double mean, TensorImpl std not None, generator=None):
     """aten::normal.float_Tensor: normal(0, 1) like std (contiguous), times std, plus mean."""
     cdef Generator gen = generator_or_default(generator)
@@ -170,7 +167,6 @@ def normal_float_tensor_cpu(double mean, TensorImpl std not None, generator=None
     return ret
 
 
-@float16_via_float32
 def normal_tensor_tensor_cpu(TensorImpl mean not None, TensorImpl std not None, generator=None):
     """aten::normal.Tensor_Tensor: normal(0, 1) of the broadcast shape (mean's dtype), times std, plus mean."""
     cdef Generator gen = generator_or_default(generator)
@@ -313,7 +309,6 @@ cdef void _k_randperm(num_t* r, Py_ssize_t stride, int64_t n, MT19937* e) noexce
         r[z * stride] = <num_t>i
 
 
-@float16_via_float32
 def randperm_generator_cpu(int64_t n, generator=None, dtype=None, layout=None, device=None, pin_memory=None):
     """aten::randperm.generator: a random permutation of 0..n-1 (int64 unless dtype says otherwise)."""
     cdef Generator gen = generator_or_default(generator)
@@ -554,7 +549,6 @@ def multinomial_cpu(TensorImpl self not None, int64_t num_samples, bint replacem
 
 # ==== native_dropout ==========================================================================================
 
-@float16_via_float32
 def native_dropout_cpu(TensorImpl input not None, double p, train=None):
     """aten::native_dropout: (input * mask * (1 / (1 - p)), mask) with a bool mask like input."""
     cdef TensorImpl mask, output

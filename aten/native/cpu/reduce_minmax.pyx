@@ -15,7 +15,6 @@ from aten.native.cpu.loops cimport cast_contiguous
 from aten.native.cpu.reduce cimport (ReduceCtx, ReduceOps, DimSet, parse_dims, all_dims, reduce, reduce_into,
                                      result_shape, check_nonempty, check_dtype_kernel, dims_given)
 from aten.native.cpu.element_types cimport num_t
-from aten.native.cpu.half import float16_via_float32
 
 cdef enum:
     ROW_MIN = 32           # a reduced row at least this long (and inner to the columns) is scanned row-wise
@@ -407,7 +406,6 @@ cdef TensorImpl _values(TensorImpl self, DimSet* dims, bint keepdim, int mode):
     return reduce(self, dims, keepdim, self.scalar_type, &ops, &ctx)
 
 
-@float16_via_float32
 def max_cpu(TensorImpl self not None):
     cdef DimSet dims
     all_dims(self, &dims)
@@ -416,7 +414,6 @@ def max_cpu(TensorImpl self not None):
     return _values(self, &dims, False, V_MAX)
 
 
-@float16_via_float32
 def min_cpu(TensorImpl self not None):
     cdef DimSet dims
     all_dims(self, &dims)
@@ -435,12 +432,10 @@ cdef TensorImpl _amax(TensorImpl self, object dim, bint keepdim, int mode, str n
     return _values(self, &dims, keepdim, mode)
 
 
-@float16_via_float32
 def amax_cpu(TensorImpl self not None, dim=(), bint keepdim=False):
     return _amax(self, dim, keepdim, V_MAX, "amax")
 
 
-@float16_via_float32
 def amin_cpu(TensorImpl self not None, dim=(), bint keepdim=False):
     return _amax(self, dim, keepdim, V_MIN, "amin")
 
@@ -481,12 +476,10 @@ cdef TensorImpl _argmax(TensorImpl self, object dim, bint keepdim, int mode, str
     return _indices(src, &dims, keepdim, mode, False)[1]
 
 
-@float16_via_float32
 def argmax_cpu(TensorImpl self not None, dim=None, bint keepdim=False):
     return _argmax(self, dim, keepdim, V_MAX, "argmax")
 
 
-@float16_via_float32
 def argmin_cpu(TensorImpl self not None, dim=None, bint keepdim=False):
     return _argmax(self, dim, keepdim, V_MIN, "argmin")
 
@@ -499,11 +492,9 @@ cdef tuple _max_dim(TensorImpl self, int dim, bint keepdim, int mode, str name):
     return _indices(self, &dims, keepdim, mode, True)
 
 
-@float16_via_float32
 def max_dim_cpu(TensorImpl self not None, int dim, bint keepdim=False):
     return _max_dim(self, dim, keepdim, V_MAX, "max")
 
 
-@float16_via_float32
 def min_dim_cpu(TensorImpl self not None, int dim, bint keepdim=False):
     return _max_dim(self, dim, keepdim, V_MIN, "min")

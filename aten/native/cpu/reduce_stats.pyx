@@ -18,7 +18,6 @@ from aten.native.cpu.reduce cimport (ReduceCtx, ReduceOps, DimSet, parse_dims, r
                                      result_shape, check_dtype_kernel, dims_given)
 from aten.native.cpu.reduce_sum cimport fsum_ops, F_SUM, F_ABS, F_SQ, F_POW, F_NZ, F_SQDEV, F_EXPDEV
 from aten.native.cpu.reduce_minmax cimport value_ops, V_MAX, V_ABSMAX, V_ABSMIN
-from aten.native.cpu.half import float16_via_float32
 from aten.native.meta.errors import output_shape_error
 
 
@@ -106,22 +105,18 @@ cdef tuple _var(TensorImpl self, object dim, object correction, bint keepdim, bi
     return (result, None)
 
 
-@float16_via_float32
 def var_cpu(TensorImpl self not None, dim=None, correction=None, bint keepdim=False):
     return _var(self, dim, correction, keepdim, False, "var", False)[0]
 
 
-@float16_via_float32
 def std_cpu(TensorImpl self not None, dim=None, correction=None, bint keepdim=False):
     return _var(self, dim, correction, keepdim, True, "std", False)[0]
 
 
-@float16_via_float32
 def var_mean_cpu(TensorImpl self not None, dim=None, correction=None, bint keepdim=False):
     return _var(self, dim, correction, keepdim, False, "var_mean", True)
 
 
-@float16_via_float32
 def std_mean_cpu(TensorImpl self not None, dim=None, correction=None, bint keepdim=False):
     return _var(self, dim, correction, keepdim, True, "std_mean", True)
 
@@ -147,7 +142,6 @@ cdef str _scalar_text(double v):
     return f"{v:g}"
 
 
-@float16_via_float32
 def linalg_vector_norm_cpu(TensorImpl self not None, ord=2, dim=None, bint keepdim=False, dtype=None):
     cdef DimSet dims
     cdef ReduceCtx ctx
@@ -213,7 +207,6 @@ cdef void _lse_project(const char* acc, Py_ssize_t n, Py_ssize_t out_index, Py_s
                log((<const double*>acc)[2 * i + 1]) + (<const double*>acc)[2 * i])
 
 
-@float16_via_float32
 def logsumexp_cpu(TensorImpl self not None, dim, bint keepdim=False):
     cdef DimSet dims
     cdef ReduceCtx ctx

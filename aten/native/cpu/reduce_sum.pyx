@@ -16,7 +16,6 @@ from aten.native.cpu.loops cimport cast_contiguous
 from aten.native.cpu.reduce cimport (COL_WORDS, ReduceCtx, ReduceOps, DimSet, parse_dims, all_dims, reduce,
                                      check_dtype_kernel)
 from aten.native.cpu.element_types cimport int_t, num_t
-from aten.native.cpu.half import float16_via_float32
 
 cdef enum:
     BLOCK = 1024            # a row block summed by 16 accumulators
@@ -616,12 +615,10 @@ cdef TensorImpl _sum(TensorImpl self, object dim, bint keepdim, object dtype, st
     return _finish(result, out_type)
 
 
-@float16_via_float32
 def sum_dim_cpu(TensorImpl self not None, dim=None, bint keepdim=False, dtype=None):
     return _sum(self, dim, keepdim, dtype, "sum_cpu", False)
 
 
-@float16_via_float32
 def mean_dim_cpu(TensorImpl self not None, dim=None, bint keepdim=False, dtype=None):
     return _sum(self, dim, keepdim, dtype, "mean_cpu", True)
 
@@ -660,12 +657,10 @@ cdef TensorImpl _prod(TensorImpl self, object dim, bint keepdim, object dtype):
     return _finish(reduce(src, &dims, keepdim, acc_type, &ops, &ctx), out_type)
 
 
-@float16_via_float32
 def prod_cpu(TensorImpl self not None, dtype=None):
     return _prod(self, None, False, dtype)
 
 
-@float16_via_float32
 def prod_dim_cpu(TensorImpl self not None, int dim, bint keepdim=False, dtype=None):
     return _prod(self, dim, keepdim, dtype)
 
@@ -697,14 +692,12 @@ cdef TensorImpl _bool_reduce(TensorImpl self, DimSet* dims, bint keepdim, int mo
     return reduce(self, dims, keepdim, out_type, &ops, &ctx)
 
 
-@float16_via_float32
 def all_cpu(TensorImpl self not None):
     cdef DimSet dims
     all_dims(self, &dims)
     return _bool_reduce(self, &dims, False, B_ALL, "all_cpu")
 
 
-@float16_via_float32
 def all_dims_cpu(TensorImpl self not None, dim=None, bint keepdim=False):
     cdef DimSet dims
     parse_dims(self, dim, False, &dims)
@@ -715,14 +708,12 @@ def all_dim_cpu(TensorImpl self not None, int dim, bint keepdim=False):
     return all_dims_cpu(self, (dim,), keepdim)
 
 
-@float16_via_float32
 def any_cpu(TensorImpl self not None):
     cdef DimSet dims
     all_dims(self, &dims)
     return _bool_reduce(self, &dims, False, B_ANY, "any_cpu")
 
 
-@float16_via_float32
 def any_dims_cpu(TensorImpl self not None, dim=None, bint keepdim=False):
     cdef DimSet dims
     parse_dims(self, dim, False, &dims)
@@ -733,7 +724,6 @@ def any_dim_cpu(TensorImpl self not None, int dim, bint keepdim=False):
     return any_dims_cpu(self, (dim,), keepdim)
 
 
-@float16_via_float32
 def count_nonzero_cpu(TensorImpl self not None, dim):
     cdef DimSet dims
     parse_dims(self, dim, True, &dims)

@@ -25,7 +25,6 @@ from aten.native.cpu.loops cimport cast_contiguous, copy_into, resize_output
 from aten.native.cpu.scan_sums cimport CHUNK, scan_geometry, scan_threads
 from aten.native.cpu.element_types cimport num_t
 
-from aten.native.cpu.half import float16_via_float32
 
 ctypedef fused fdata_t:
     float
@@ -190,12 +189,10 @@ cdef int _write_out(TensorImpl out, TensorImpl result) except -1:
     return 0
 
 
-@float16_via_float32
 def cummax_cpu(TensorImpl self not None, dim):
     return _cum_extreme(self, dim, True)
 
 
-@float16_via_float32
 def cummin_cpu(TensorImpl self not None, dim):
     return _cum_extreme(self, dim, False)
 

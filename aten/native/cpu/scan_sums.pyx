@@ -16,7 +16,6 @@ from aten.native.meta.messages cimport cpp_type
 from aten.native.cpu.element_types cimport num_t
 
 from aten.native.cpu import loops as _loops
-from aten.native.cpu.half import float16_via_float32
 
 cdef void scan_geometry(TensorImpl t, int d, Py_ssize_t* outer, Py_ssize_t* n, Py_ssize_t* inner) noexcept:
     """The sizes before dim d (outer), of d (n) and after it (inner) of t; d is already wrapped."""
@@ -153,21 +152,17 @@ cdef TensorImpl _cum(TensorImpl self, object dim, object dtype, bint prod, bint 
     return out
 
 
-@float16_via_float32
 def cumsum_cpu(TensorImpl self not None, int dim, dtype=None):
     return _cum(self, dim, dtype, False, False)
 
 
-@float16_via_float32
 def cumsum__cpu(TensorImpl self not None, int dim, dtype=None):
     return _cum(self, dim, dtype, False, True)
 
 
-@float16_via_float32
 def cumprod_cpu(TensorImpl self not None, int dim, dtype=None):
     return _cum(self, dim, dtype, True, False)
 
 
-@float16_via_float32
 def cumprod__cpu(TensorImpl self not None, int dim, dtype=None):
     return _cum(self, dim, dtype, True, True)

@@ -19,7 +19,6 @@ from aten.native.cpu.index_support cimport (check_kernel_dtype, check_cpu, clone
                                              isnan_t, flattened)
 from aten.native.cpu.element_types cimport word_t, num_t
 from aten.native.meta.messages cimport type_name, sizes_str
-from aten.native.cpu.half import float16_via_float32
 from aten.native.meta.scatter_checks cimport (R_NONE, R_ADD, R_MUL, R_MAX, R_MIN, ndim1, size1, scatter_reduce_op,
                                              scatter_identity)
 from aten.native.meta.scatter_checks import check_gather, check_scatter
@@ -238,7 +237,6 @@ cdef void _plan(SGPlan* p, TensorImpl self, int dim, TensorImpl idx, TensorImpl 
     p.sdim = self.strides[dim] if self.nd > 0 else 0
 
 
-@float16_via_float32
 def gather_cpu(TensorImpl self not None, dim, TensorImpl index not None, sparse_grad=False):
     cdef int d = self._wrap_dim(dim), i, w, found = 0
     cdef TensorImpl out, idx
@@ -296,7 +294,6 @@ cdef _scatter_into(TensorImpl self, int d, TensorImpl index, TensorImpl src, int
     _run(self.scalar_type, self.data(), src.data(), <int64_t*>idx.data(), &p, op, False)
 
 
-@float16_via_float32
 def scatter__src_cpu(TensorImpl self not None, dim, TensorImpl index not None, TensorImpl src not None):
     cdef int d = self._wrap_dim(dim)
     _check_scatter(self, d, index, src)
@@ -306,7 +303,6 @@ def scatter__src_cpu(TensorImpl self not None, dim, TensorImpl index not None, T
     return self
 
 
-@float16_via_float32
 def scatter__value_cpu(TensorImpl self not None, dim, TensorImpl index not None, value):
     cdef int d = self._wrap_dim(dim)
     _check_scatter(self, d, index, None)
@@ -316,7 +312,6 @@ def scatter__value_cpu(TensorImpl self not None, dim, TensorImpl index not None,
     return self
 
 
-@float16_via_float32
 def scatter__reduce_cpu(TensorImpl self not None, dim, TensorImpl index not None, TensorImpl src not None, reduce):
     cdef int d = self._wrap_dim(dim), op
     _check_scatter(self, d, index, src)
@@ -330,7 +325,6 @@ def scatter__reduce_cpu(TensorImpl self not None, dim, TensorImpl index not None
     return self
 
 
-@float16_via_float32
 def scatter__value_reduce_cpu(TensorImpl self not None, dim, TensorImpl index not None, value, reduce):
     cdef int d = self._wrap_dim(dim), op
     _check_scatter(self, d, index, None)
@@ -341,7 +335,6 @@ def scatter__value_reduce_cpu(TensorImpl self not None, dim, TensorImpl index no
     return self
 
 
-@float16_via_float32
 def scatter_add__cpu(TensorImpl self not None, dim, TensorImpl index not None, TensorImpl src not None):
     cdef int d = self._wrap_dim(dim)
     _check_scatter(self, d, index, src)
@@ -351,7 +344,6 @@ def scatter_add__cpu(TensorImpl self not None, dim, TensorImpl index not None, T
     return self
 
 
-@float16_via_float32
 def scatter_src_cpu(TensorImpl self not None, dim, TensorImpl index not None, TensorImpl src not None):
     self._wrap_dim(dim)
     _check_scatter(self, self._wrap_dim(dim), index, src)
@@ -416,7 +408,6 @@ cdef void _divide(num_t* s, const int64_t* cnt, int nd, const Py_ssize_t* sizes,
         next_pos2(nd, sizes, c, sst, cst, &so, &co)
 
 
-@float16_via_float32
 def scatter_reduce__two_cpu(TensorImpl self not None, dim, TensorImpl index not None, TensorImpl src not None,
                             reduce, include_self=True):
     cdef int d = self._wrap_dim(dim), op
@@ -476,7 +467,6 @@ def scatter_reduce__two_cpu(TensorImpl self not None, dim, TensorImpl index not 
     return self
 
 
-@float16_via_float32
 def scatter_reduce_two_cpu(TensorImpl self not None, dim, TensorImpl index not None, TensorImpl src not None,
                            reduce, include_self=True):
     _check_scatter(self, self._wrap_dim(dim), index, src)
@@ -509,7 +499,6 @@ cdef int _infer_size(int nd, const Py_ssize_t* a, const Py_ssize_t* b, Py_ssize_
     return 0
 
 
-@float16_via_float32
 def take_along_dim_cpu(TensorImpl self not None, TensorImpl indices not None, dim=None):
     cdef Py_ssize_t a[MAX_DIMS]
     cdef Py_ssize_t bshape[MAX_DIMS]

@@ -16,7 +16,6 @@ from aten.native.cpu.index_support cimport check_kernel_dtype, check_cpu, contig
 from aten.native.cpu.element_types cimport num_t
 from aten.native.meta.messages cimport type_name, sizes_str
 from aten.native.meta.search_checks import check_searchsorted
-from aten.native.cpu.half import float16_via_float32
 
 
 # ---------------------------------------------------------------------------------------------
@@ -65,7 +64,6 @@ cdef void _search(const num_t* inp, const num_t* bd, const int64_t* sort, Py_ssi
             out32[i] = <int32_t>pos
 
 
-@float16_via_float32
 def searchsorted_cpu(TensorImpl sorted_sequence not None, TensorImpl self not None, out_int32=False, right=False,
                      side=None, TensorImpl sorter=None):
     cdef TensorImpl bd = sorted_sequence, inp, srt = None, out
@@ -136,7 +134,6 @@ def searchsorted_Scalar_cpu(TensorImpl sorted_sequence not None, self, out_int32
     return searchsorted_cpu(sorted_sequence, wrap_number(self), out_int32, right, side, sorter)
 
 
-@float16_via_float32
 def bucketize_cpu(TensorImpl self not None, TensorImpl boundaries not None, out_int32=False, right=False):
     if boundaries.nd != 1:
         raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim({boundaries.nd})")
@@ -189,7 +186,6 @@ cdef str _cpp_double(double v):
     return f"{v:g}"
 
 
-@float16_via_float32
 def histc_cpu(TensorImpl self not None, bins=100, min=0, max=0):
     cdef TensorImpl src, hist
     cdef double lo = float(min), hi = float(max)

@@ -18,7 +18,6 @@ from aten.native.cpu.sort_algorithms cimport (
     scratch_buffers, std_sort, std_partial_sort, std_nth_element, quick_select, radix_sort)
 
 from aten.native.cpu.loops import get_num_threads
-from aten.native.cpu.half import float16_via_float32
 
 cdef enum:
     PARALLEL_MIN = 32768  # elements from which slices are shared between threads (PyTorch's grain size)
@@ -245,17 +244,14 @@ cdef tuple _sort(TensorImpl self, bint stable, object dim, bint descending):
     return values, indices
 
 
-@float16_via_float32
 def sort_cpu(TensorImpl self not None, dim=-1, descending=False):
     return _sort(self, False, dim, descending)
 
 
-@float16_via_float32
 def sort_stable_cpu(TensorImpl self not None, stable=None, dim=-1, descending=False):
     return _sort(self, bool(stable) if stable is not None else False, dim, descending)
 
 
-@float16_via_float32
 def topk_cpu(TensorImpl self not None, k, dim=-1, largest=True, sorted=True):
     cdef int d = self._wrap_dim(dim)
     cdef SlicePlan p
@@ -282,7 +278,6 @@ cdef int _check_nonempty_dim(TensorImpl self, int d, str name) except -1:
     return 0
 
 
-@float16_via_float32
 def kthvalue_cpu(TensorImpl self not None, k, dim=-1, keepdim=False):
     cdef int d = self._wrap_dim(dim)
     cdef SlicePlan p
@@ -313,12 +308,10 @@ cdef tuple _median_dim(TensorImpl self, object dim, bint keepdim, bint ignore_na
     return values, indices
 
 
-@float16_via_float32
 def median_dim_cpu(TensorImpl self not None, dim, keepdim=False):
     return _median_dim(self, dim, keepdim, False, "median")
 
 
-@float16_via_float32
 def nanmedian_dim_cpu(TensorImpl self not None, dim, keepdim=False):
     return _median_dim(self, dim, keepdim, True, "nanmedian")
 
@@ -360,17 +353,14 @@ cdef void _store_nan(TensorImpl t):
         (<uint8_t*>t.data())[0] = 0
 
 
-@float16_via_float32
 def median_cpu(TensorImpl self not None):
     return _median_all(self, False)
 
 
-@float16_via_float32
 def nanmedian_cpu(TensorImpl self not None):
     return _median_all(self, True)
 
 
-@float16_via_float32
 def mode_cpu(TensorImpl self not None, dim=-1, keepdim=False):
     cdef int d = self._wrap_dim(dim)
     cdef SlicePlan p

@@ -20,7 +20,6 @@ from c10.scalar_type cimport (ST_BOOL, ST_FLOAT16, ST_FLOAT32, ST_FLOAT64, ST_IN
 from c10.tensor_impl cimport TensorImpl
 from aten.native.cpu.loops cimport pointwise, cast_contiguous
 from aten.native.meta.pointwise cimport result_type
-from aten.native.cpu.half import float16_via_float32
 
 cdef double _PI = 3.14159265358979323846
 
@@ -60,7 +59,6 @@ cdef void _digamma_f32(char** data, const Py_ssize_t* strides, Py_ssize_t n, con
         (<float*>(data[0] + i * strides[0]))[0] = <float>_digamma((<float*>(data[1] + i * strides[1]))[0])
 
 
-@float16_via_float32
 def digamma_cpu(TensorImpl self not None):
     cdef int st = self.scalar_type
     if not is_floating(st):
@@ -190,7 +188,6 @@ cdef void _polygamma_f32(char** data, const Py_ssize_t* strides, Py_ssize_t n, c
         (<float*>(data[0] + i * strides[0]))[0] = _polygamma_float(order, (<float*>(data[1] + i * strides[1]))[0])
 
 
-@float16_via_float32
 def polygamma_cpu(long n, TensorImpl self not None):
     if n < 0:
         raise RuntimeError("polygamma(n, x) does not support negative n.")

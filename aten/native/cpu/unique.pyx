@@ -15,7 +15,6 @@ from aten.native.cpu.index_support cimport check_kernel_dtype, check_cpu, flatte
 from aten.native.cpu.element_types cimport num_t
 from aten.native.cpu.sort_algorithms cimport C_ASC, RADIX_MIN, ScratchBuffers, scratch_buffers, std_sort, radix_sort
 
-from aten.native.cpu.half import float16_via_float32
 
 
 # whatever their flags say.
@@ -172,14 +171,12 @@ cdef tuple _unique_flat(TensorImpl self, bint do_sort, bint return_inverse, bint
     return values, inverse, counts
 
 
-@float16_via_float32
 def _unique2_cpu(TensorImpl self not None, sorted=True, return_inverse=False, return_counts=False):
     check_cpu(self)
     check_kernel_dtype(self, "unique")
     return _unique_flat(self, True, return_inverse, return_counts)
 
 
-@float16_via_float32
 def unique_consecutive_cpu(TensorImpl self not None, return_inverse=False, return_counts=False, dim=None):
     check_cpu(self)
     check_kernel_dtype(self, "unique_consecutive")
@@ -188,7 +185,6 @@ def unique_consecutive_cpu(TensorImpl self not None, return_inverse=False, retur
     return _unique_flat(self, False, return_inverse, return_counts)
 
 
-@float16_via_float32
 def unique_dim_cpu(TensorImpl self not None, dim, sorted=True, return_inverse=False, return_counts=False):
     check_cpu(self)
     check_kernel_dtype(self, "unique_dim")

@@ -10,7 +10,6 @@ from typing import Any
 import numpy as np
 
 from aten.native.cuda.copy import copy_cuda
-from aten.native.cuda.half import float16_via_float32
 from aten.native.cuda.linalg import _same_device, gemm
 from aten.native.cuda.runtime.compiler import kernel_function
 from aten.native.cuda.runtime.launch import grid_for
@@ -24,7 +23,6 @@ _INT64 = scalar_type.dtype_from_name("int64")
 _TYPES = ("float32", "float64")
 
 
-@float16_via_float32
 def convolution_cuda(input: Any, weight: Any, bias: Any, stride: Any, padding: Any, dilation: Any,
                      transposed: bool, output_padding: Any, groups: int) -> Any:
     _same_device(input, weight, *([bias] if bias is not None else []))
@@ -118,7 +116,6 @@ def _transposed(x: Any, wt: Any, b: Any, out: Any, groups: int, shape: tuple[int
                grid=grid, block=block)
 
 
-@float16_via_float32
 def max_pool2d_with_indices_cuda(self: Any, kernel_size: Any, stride: Any = (), padding: Any = 0, dilation: Any = 1,
                                  ceil_mode: bool = False) -> Any:
     kh, kw, sh, sw, ph, pw, dh, dw, n, c, h, w, ho, wo = max_pool2d_geometry(self, kernel_size, stride, padding,
@@ -138,7 +135,6 @@ def max_pool2d_with_indices_cuda(self: Any, kernel_size: Any, stride: Any = (), 
     return out, indices
 
 
-@float16_via_float32
 def avg_pool2d_cuda(self: Any, kernel_size: Any, stride: Any = (), padding: Any = 0, ceil_mode: bool = False,
                     count_include_pad: bool = True, divisor_override: Any = None) -> Any:
     kh, kw, sh, sw, ph, pw, n, c, h, w, ho, wo = avg_pool2d_geometry(self, kernel_size, stride, padding, ceil_mode,
@@ -156,7 +152,6 @@ def avg_pool2d_cuda(self: Any, kernel_size: Any, stride: Any = (), padding: Any 
     return out
 
 
-@float16_via_float32
 def adaptive_avg_pool2d_cuda(self: Any, output_size: Any) -> Any:
     planes, h, w, ho, wo = adaptive_avg_pool2d_geometry(self, output_size)
     if self.dtype.name not in _TYPES:

@@ -7,7 +7,6 @@ from typing import Any
 
 import numpy as np
 
-from aten.native.cuda.half import float16_via_float32
 from aten.native.cuda.runtime.compiler import kernel_function
 from aten.native.meta.errors import device_mismatch_error
 from c10 import tensor_impl
@@ -68,14 +67,12 @@ def _check_mm(self: Any, mat2: Any) -> None:
                            f"{mat2.dtype.type_name}")
 
 
-@float16_via_float32
 def mm_cuda(self: Any, mat2: Any) -> Any:
     _same_device(self, mat2)
     _check_mm(self, mat2)
     return gemm(self, mat2, 1)
 
 
-@float16_via_float32
 def bmm_cuda(self: Any, mat2: Any) -> Any:
     _same_device(self, mat2)
     if self.dim() != 3:
@@ -90,7 +87,6 @@ def bmm_cuda(self: Any, mat2: Any) -> Any:
     return gemm(self, mat2, self.shape[0])
 
 
-@float16_via_float32
 def addmm_cuda(self: Any, mat1: Any, mat2: Any, beta: Any = 1, alpha: Any = 1) -> Any:
     """beta * self + alpha * (mat1 @ mat2) in the GEMM's epilogue; beta == 0 ignores self (NaN in it too)."""
     _same_device(self, mat1, mat2)

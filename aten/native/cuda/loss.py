@@ -7,7 +7,6 @@ from typing import Any
 
 import numpy as np
 
-from aten.native.cuda.half import float16_via_float32
 from aten.native.cuda.linalg import _same_device
 from aten.native.cuda.runtime.compiler import kernel_function
 from aten.native.cuda.runtime.transfer import contiguous_cuda, to_device
@@ -17,7 +16,6 @@ from c10 import scalar_type, tensor_impl
 _INT64 = scalar_type.dtype_from_name("int64")
 
 
-@float16_via_float32
 def nll_loss_forward_cuda(self: Any, target: Any, weight: Any, reduction: int, ignore_index: int) -> Any:
     if self.dim() < 1 or self.dim() > 2:
         raise RuntimeError("input tensor should be 1D or 2D")

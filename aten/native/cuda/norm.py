@@ -6,7 +6,6 @@ from typing import Any
 
 import numpy as np
 
-from aten.native.cuda.half import float16_via_float32
 from aten.native.cuda.linalg import _same_device
 from aten.native.cuda.runtime.compiler import kernel_function
 from aten.native.cuda.runtime.transfer import contiguous_cuda
@@ -16,7 +15,6 @@ _THREADS = 256
 _MAX_BLOCKS = 65535
 
 
-@float16_via_float32
 def native_layer_norm_cuda(input: Any, normalized_shape: Any, weight: Any, bias: Any, eps: float) -> Any:
     normalized = tuple(normalized_shape)
     k = len(normalized)

@@ -8,7 +8,6 @@ from typing import Any, Sequence
 import numpy as np
 
 from aten.native.cuda.copy import copy_cuda
-from aten.native.cuda.half import float16_via_float32
 from aten.native.cuda.runtime.compiler import kernel_function
 from aten.native.cuda.runtime.transfer import contiguous_cuda, to_device
 from aten.native.cuda.sort import ORDERED_TYPES
@@ -93,22 +92,18 @@ def _sum(self: Any, dim: Any, keepdim: bool, dtype: Any, mean: bool, name: str, 
     return out
 
 
-@float16_via_float32
 def sum_cuda(self: Any, dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Any:
     return _sum(self, dim, keepdim, dtype, False, "sum")
 
 
-@float16_via_float32
 def mean_cuda(self: Any, dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Any:
     return _sum(self, dim, keepdim, dtype, True, "mean")
 
 
-@float16_via_float32
 def prod_cuda(self: Any, dtype: Any = None) -> Any:
     return _sum(self, None, False, dtype, False, "prod", prod=True)
 
 
-@float16_via_float32
 def prod_dim_cuda(self: Any, dim: int, keepdim: bool = False, dtype: Any = None) -> Any:
     return _sum(self, dim, keepdim, dtype, False, "prod", prod=True)
 
@@ -136,17 +131,14 @@ def _minmax(self: Any, dims: list[int], keepdim: bool, is_max: bool, values: boo
     return out_v, out_i
 
 
-@float16_via_float32
 def amax_cuda(self: Any, dim: Any = (), keepdim: bool = False) -> Any:
     return _minmax(self, _dims(self, dim), keepdim, True, True, False, "amax")[0]
 
 
-@float16_via_float32
 def amin_cuda(self: Any, dim: Any = (), keepdim: bool = False) -> Any:
     return _minmax(self, _dims(self, dim), keepdim, False, True, False, "amin")[0]
 
 
-@float16_via_float32
 def max_all_cuda(self: Any) -> Any:
     if self.numel() == 0:
         raise RuntimeError("max(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
@@ -154,7 +146,6 @@ def max_all_cuda(self: Any) -> Any:
     return _minmax(self, list(range(self.dim())), False, True, True, False, "max")[0]
 
 
-@float16_via_float32
 def min_all_cuda(self: Any) -> Any:
     if self.numel() == 0:
         raise RuntimeError("min(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
@@ -162,12 +153,10 @@ def min_all_cuda(self: Any) -> Any:
     return _minmax(self, list(range(self.dim())), False, False, True, False, "min")[0]
 
 
-@float16_via_float32
 def max_dim_cuda(self: Any, dim: int, keepdim: bool = False) -> Any:
     return _minmax(self, _dims(self, dim), keepdim, True, True, True, "max")
 
 
-@float16_via_float32
 def min_dim_cuda(self: Any, dim: int, keepdim: bool = False) -> Any:
     return _minmax(self, _dims(self, dim), keepdim, False, True, True, "min")
 
@@ -182,12 +171,10 @@ def _arg(self: Any, dim: Any, keepdim: bool, is_max: bool, name: str) -> Any:
     return _minmax(self, _dims(self, dim), keepdim, is_max, False, True, name)[1]
 
 
-@float16_via_float32
 def argmax_cuda(self: Any, dim: Any = None, keepdim: bool = False) -> Any:
     return _arg(self, dim, keepdim, True, "argmax")
 
 
-@float16_via_float32
 def argmin_cuda(self: Any, dim: Any = None, keepdim: bool = False) -> Any:
     return _arg(self, dim, keepdim, False, "argmin")
 
@@ -239,12 +226,10 @@ def _scan(self: Any, dim: int, dtype: Any, prod: bool, inplace: bool) -> Any:
     return out
 
 
-@float16_via_float32
 def cumsum_cuda(self: Any, dim: int, dtype: Any = None) -> Any:
     return _scan(self, dim, dtype, False, False)
 
 
-@float16_via_float32
 def cumprod_cuda(self: Any, dim: int, dtype: Any = None) -> Any:
     return _scan(self, dim, dtype, True, False)
 
@@ -276,17 +261,14 @@ def _cum_extreme(self: Any, dim: int, is_max: bool) -> tuple[Any, Any]:
     return values, indices
 
 
-@float16_via_float32
 def cummax_cuda(self: Any, dim: int) -> Any:
     return _cum_extreme(self, dim, True)
 
 
-@float16_via_float32
 def cummin_cuda(self: Any, dim: int) -> Any:
     return _cum_extreme(self, dim, False)
 
 
-@float16_via_float32
 def logcumsumexp_cuda(self: Any, dim: int) -> Any:
     """Accumulated in double, as PyTorch's CPU kernel does for float32 and float64."""
     d = self._wrap_dim(dim)

@@ -8,7 +8,6 @@ from typing import Any
 
 import numpy as np
 
-from aten.native.cuda.half import float16_via_float32
 from aten.native.cuda.runtime.compiler import kernel_function
 from aten.native.cuda.runtime.launch import grid_for
 from aten.native.cuda.runtime.transfer import contiguous_cuda, to_device
@@ -36,7 +35,6 @@ def _check_sorter(sorter: Any, row_len: int) -> None:
         raise RuntimeError("torch.searchsorted(): sorter index out of range")
 
 
-@float16_via_float32
 def searchsorted_cuda(sorted_sequence: Any, self: Any, out_int32: bool = False, right: bool = False,
                       side: Any = None, sorter: Any = None) -> Any:
     bd = sorted_sequence

@@ -7,7 +7,6 @@ from typing import Any
 
 import numpy as np
 
-from aten.native.cuda.half import float16_via_float32
 from aten.native.cuda.runtime.compiler import kernel_function
 from aten.native.cuda.runtime.transfer import contiguous_cuda, strided_copy
 from c10 import tensor_impl
@@ -53,11 +52,9 @@ def _softmax(self: Any, dim: int, log: bool, name: str) -> Any:
     return out.reshape(()) if self.dim() == 0 else _back(out, self, dim)
 
 
-@float16_via_float32
 def softmax_cuda(self: Any, dim: int, half_to_float: bool = False) -> Any:
     return _softmax(self, dim, False, "softmax")
 
 
-@float16_via_float32
 def log_softmax_cuda(self: Any, dim: int, half_to_float: bool = False) -> Any:
     return _softmax(self, dim, True, "log_softmax")

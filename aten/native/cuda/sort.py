@@ -8,7 +8,6 @@ from typing import Any
 
 import numpy as np
 
-from aten.native.cuda.half import float16_via_float32
 from aten.native.cuda.runtime.compiler import kernel_function
 from aten.native.cuda.runtime.transfer import strided_copy
 from c10 import scalar_type, tensor_impl
@@ -71,12 +70,10 @@ def _sort(self: Any, dim: Any, descending: bool) -> tuple[Any, Any]:
     return values, indices
 
 
-@float16_via_float32
 def sort_cuda(self: Any, dim: Any = -1, descending: bool = False) -> Any:
     return _sort(self, dim, descending)
 
 
-@float16_via_float32
 def sort_stable_cuda(self: Any, stable: Any = None, dim: Any = -1, descending: bool = False) -> Any:
     """Every sort here is stable, so `stable` changes nothing."""
     return _sort(self, dim, descending)

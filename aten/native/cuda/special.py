@@ -7,7 +7,6 @@ from typing import Any
 
 import numpy as np
 
-from aten.native.cuda.half import float16_via_float32
 from aten.native.cuda.runtime.compiler import kernel_function
 from aten.native.cuda.runtime.launch import grid_for
 from aten.native.cuda.runtime.transfer import contiguous_cuda, to_device
@@ -36,12 +35,10 @@ def _unary(kernel: str, self: Any, extra: tuple[Any, ...] = ()) -> Any:
     return out
 
 
-@float16_via_float32
 def digamma_cuda(self: Any) -> Any:
     return _unary("digamma", self)
 
 
-@float16_via_float32
 def polygamma_cuda(n: int, self: Any) -> Any:
     if n < 0:
         raise RuntimeError("polygamma(n, x) does not support negative n.")

@@ -1,6 +1,0 @@
-# Type stub for the Cython module aten/native/cpu/half.pyx: keep in step with it.
-from typing import Any, Callable
-
-class float16_via_float32:
-    def __init__(self, fn: Callable[..., Any]) -> None: ...
-    def __call__(self, *args: Any, **kwargs: Any) -> Any: ...

@@ -1,0 +1,9 @@
+# Type stub for the Cython module aten/native/meta/opmath.pyx (mypy cannot read .pyx): keep in step with it.
+from typing import Any, Callable
+
+class ComputeInOpmath:
+    def __init__(self, kernel: Any, to_copy: Callable[..., Any], copy_: Callable[..., Any],
+                 resize_: Callable[..., Any]) -> None: ...
+    @property
+    def __wrapped__(self) -> Callable[..., Any]: ...
+    def __call__(self, *args: Any, **kwargs: Any) -> Any: ...

@@ -1,0 +1,189 @@
+"""Reduced-precision floating dtypes on kernels without loops of their own: compute in the dtype's
+opmath type (float32, c10/dtype_table.py) and round once, as PyTorch's kernels do.
+
+An operator declares it in the schema (`ember_opmath: CPU, CUDA` in native_functions.yaml names the
+backends whose kernels need it); the dispatcher wraps those kernels in ComputeInOpmath when it
+registers them, handing in the operators that convert on any device, so the rule below is one code
+path for every backend:
+
+- Only a call whose floating tensor operands are all reduced-precision (or that asks for a reduced
+  dtype with dtype=) is widened. One that mixes them with float32/float64 tensors of one or more dims
+  reaches the kernel as it is, so the kernel's own dtype checks and promotion apply as in PyTorch; a
+  0-dim operand (a value, a wrapped number) does not decide the computation dtype.
+- dtype=<reduced> converts every tensor operand to that dtype first (as PyTorch converts the input
+  before the op) and asks the kernel for the opmath dtype; the results round to the asked dtype.
+- Floating results round to the reduced dtype, unless another dtype was asked for, or reduced
+  operands of different dtypes met (float16 with bfloat16 promotes to float32).
+- Operands the kernel wrote (in-place, out=, running statistics) get the rounded values back; an
+  in-place kernel's result is the operand itself.
+"""
+from c10.scalar_type cimport dtype, dtype_of, opmath_type, is_floating
+from c10.tensor_impl cimport TensorImpl
+
+cdef enum:
+    SEEN_REDUCED = 1     # a reduced-precision floating tensor operand
+    SEEN_WIDE = 2        # a float32/float64 tensor operand of one or more dims
+    ASKS_REDUCED = 4     # a dtype argument naming a reduced dtype
+    ASKS_OTHER = 8       # a dtype argument naming another dtype: results keep it
+
+cdef enum:
+    NONE = -1            # no reduced dtype seen yet
+    MIXED = -2           # reduced operands of different dtypes
+
+
+cdef inline bint _reduced(int st) noexcept:
+    return opmath_type(st) != st
+
+
+cdef class _Scan:
+    """What one call's arguments hold: the flags above, the one reduced dtype of its tensors and
+    the reduced dtype a dtype argument asks for."""
+    cdef int seen
+    cdef int tensors_type
+    cdef int asked_type
+
+    cdef void scan(self, object v):
+        cdef int st
+        if isinstance(v, TensorImpl):
+            st = (<TensorImpl>v).scalar_type
+            if _reduced(st):
+                self.seen |= SEEN_REDUCED
+                self.tensors_type = _joined(self.tensors_type, st)
+            elif is_floating(st) and (<TensorImpl>v).nd > 0:
+                self.seen |= SEEN_WIDE
+        elif isinstance(v, dtype):
+            st = (<dtype>v).scalar_type
+            if _reduced(st):
+                self.seen |= ASKS_REDUCED
+                self.asked_type = _joined(self.asked_type, st)
+            else:
+                self.seen |= ASKS_OTHER
+        elif isinstance(v, (tuple, list)):
+            for item in v:
+                self.scan(item)
+
+
+cdef inline int _joined(int known, int st) noexcept:
+    return st if known == NONE or known == st else MIXED
+
+
+cdef class _Widening:
+    """One call's opmath copies of its reduced operands, and what the results become."""
+    cdef ComputeInOpmath op
+    cdef dict originals        # id(copy) -> (copy, original, version of the copy when made)
+    cdef int asked             # the reduced dtype dtype= asked for, or NONE
+    cdef int narrow_to         # the dtype floating results round to, or NONE
+
+    cdef object widen(self, object v):
+        cdef TensorImpl t, wide
+        cdef int st
+        if isinstance(v, TensorImpl):
+            t = <TensorImpl>v
+            st = t.scalar_type
+            if not _reduced(st):
+                if self.asked == NONE:
+                    return v
+                t = self.op.convert(t, self.asked)      # PyTorch converts the input to the asked dtype first
+                st = self.asked
+            wide = self.op.convert(t, opmath_type(st))
+            if t is v:
+                self.originals[id(wide)] = (wide, t, wide.version_counter.version)
+            return wide
+        if isinstance(v, dtype):
+            st = (<dtype>v).scalar_type
+            return dtype_of(opmath_type(st)) if _reduced(st) else v
+        if isinstance(v, tuple):
+            return tuple([self.widen(item) for item in v])
+        if isinstance(v, list):
+            return [self.widen(item) for item in v]
+        return v
+
+    cdef object settle(self, object result):
+        """Write mutated operands back and round the opmath results."""
+        cdef TensorImpl wide
+        for entry in self.originals.values():
+            wide = <TensorImpl>entry[0]
+            if wide.version_counter.version != entry[2]:
+                self.op.write_back(<TensorImpl>entry[1], wide)
+        return self.narrow(result)
+
+    cdef object narrow(self, object v):
+        cdef TensorImpl t
+        if isinstance(v, TensorImpl):
+            t = <TensorImpl>v
+            entry = self.originals.get(id(t))
+            if entry is not None and entry[0] is t:
+                if t.version_counter.version == entry[2]:
+                    self.op.write_back(<TensorImpl>entry[1], t)
+                return entry[1]          # an in-place or out= kernel returns the operand itself
+            if self.narrow_to != NONE and is_floating(t.scalar_type) and t.scalar_type == opmath_type(self.narrow_to):
+                return self.op.convert(t, self.narrow_to)
+            return v
+        if isinstance(v, tuple):
+            return tuple([self.narrow(item) for item in v])
+        if isinstance(v, list):
+            return [self.narrow(item) for item in v]
+        return v
+
+
+cdef class ComputeInOpmath:
+    """A backend kernel that computes reduced-precision floating dtypes in their opmath type (see the
+    module's docstring). `kernel` is a callable, or an object whose resolve() gives one on the first
+    call (the dispatcher's lazily imported kernels); `to_copy`, `copy_` and `resize_` are called as
+    the operators aten::_to_copy, aten::copy_ and aten::resize_ below autograd."""
+    cdef object kernel
+    cdef object to_copy
+    cdef object copy_
+    cdef object resize_
+
+    def __init__(self, kernel, to_copy, copy_, resize_):
+        self.kernel = kernel
+        self.to_copy = to_copy
+        self.copy_ = copy_
+        self.resize_ = resize_
+
+    @property
+    def __wrapped__(self):
+        return self._resolved()
+
+    cdef object _resolved(self):
+        if not callable(self.kernel):
+            self.kernel = self.kernel.resolve()
+        return self.kernel
+
+    cdef TensorImpl convert(self, TensorImpl t, int st):
+        return <TensorImpl>self.to_copy(t, dtype=dtype_of(st))
+
+    cdef int write_back(self, TensorImpl original, TensorImpl wide) except -1:
+        cdef Py_ssize_t d
+        if wide.nd != original.nd or any([wide.sizes[d] != original.sizes[d] for d in range(wide.nd)]):
+            self.resize_(original, [wide.sizes[d] for d in range(wide.nd)])
+        self.copy_(original, wide)
+        return 0
+
+    def __call__(self, *args, **kwargs):
+        cdef _Scan scan = _Scan.__new__(_Scan)
+        cdef _Widening w
+        kernel = self._resolved()
+        scan.tensors_type = scan.asked_type = NONE
+        scan.scan(args)
+        if kwargs:
+            scan.scan(tuple(kwargs.values()))
+        if not (scan.seen & (SEEN_REDUCED | ASKS_REDUCED)):
+            return kernel(*args, **kwargs)
+        if (scan.seen & SEEN_WIDE) and not (scan.seen & ASKS_REDUCED):
+            return kernel(*args, **kwargs)     # mixed dtypes: the kernel's checks and promotion
+        w = _Widening.__new__(_Widening)
+        w.op = self
+        w.originals = {}
+        w.asked = scan.asked_type if scan.asked_type >= 0 else NONE
+        if scan.seen & ASKS_REDUCED:
+            w.narrow_to = w.asked
+        else:
+            w.narrow_to = NONE if (scan.seen & ASKS_OTHER) or scan.tensors_type < 0 else scan.tensors_type
+        wide_args = w.widen(args)
+        wide_kwargs = {k: w.widen(v) for k, v in kwargs.items()}
+        return w.settle(kernel(*wide_args, **wide_kwargs))
+
+    def __repr__(self):
+        return f"<ComputeInOpmath {self._resolved()!r}>"
