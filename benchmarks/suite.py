@@ -85,6 +85,7 @@ GROUPS = {
     "pointwise": "large pointwise, float32",
     "reduction": "reductions, float32",
     "matmul": "matmul",
+    "bfloat16": "bfloat16 (computed in float32, rounded once): compare with the float32 rows",
     "softmax": "softmax, float32",
     "conv": "conv2d, float32, 3x3, padding 1",
     "movement": "cat / index_select / sort, float32",
@@ -451,6 +452,36 @@ def _(torch: Any, np: Any, s: Sizes) -> Fn:
     shape = (s.bmm_batch, s.bmm_side, s.bmm_side)
     a, b = _t(torch, np, shape, seed=0), _t(torch, np, shape, seed=1)
     return lambda: torch.bmm(a, b)
+
+
+# -- bfloat16: the float32 cases above in bfloat16 (2 bytes an element) -------------------------
+
+def _bf16(torch: Any, np: Any, shape: Any, seed: int = 0) -> Any:
+    return _t(torch, np, shape, seed=seed).to(torch.bfloat16)
+
+
+@case("bfloat16.add", lambda s: f"torch.add(a, b) bfloat16, {pow2(s.n)}", "GB/s", lambda s: 6 * s.n, limit="triad")
+def _(torch: Any, np: Any, s: Sizes) -> Fn:
+    a, b = _bf16(torch, np, s.n, 0), _bf16(torch, np, s.n, 1)
+    return lambda: torch.add(a, b)
+
+
+@case("bfloat16.exp", lambda s: f"torch.exp(a) bfloat16, {pow2(s.n)}", "GB/s", lambda s: 4 * s.n, limit="copy")
+def _(torch: Any, np: Any, s: Sizes) -> Fn:
+    a = _bf16(torch, np, s.n)
+    return lambda: torch.exp(a)
+
+
+@case("bfloat16.sum", lambda s: f"a.sum() bfloat16, {pow2(s.n)}", "GB/s", lambda s: 2 * s.n, limit="copy")
+def _(torch: Any, np: Any, s: Sizes) -> Fn:
+    a = _bf16(torch, np, s.n)
+    return lambda: a.sum()
+
+
+@case("bfloat16.mm", lambda s: f"torch.mm bfloat16 {s.mm32}^3", "GFLOP/s", lambda s: 2.0 * s.mm32 ** 3)
+def _(torch: Any, np: Any, s: Sizes) -> Fn:
+    a, b = _bf16(torch, np, (s.mm32, s.mm32), 0), _bf16(torch, np, (s.mm32, s.mm32), 1)
+    return lambda: torch.mm(a, b)
 
 
 # -- softmax: GB/s = read + write --------------------------------------------------------------

@@ -15,55 +15,96 @@ Columns:
   cpp_name    c10's TypeMeta name, what PyTorch's C++ messages print ("float", "long int")
   itemsize    bytes per element
   kind        "b" bool, "i" signed integral, "u" unsigned integral, "f" floating
-  numpy       the NumPy dtype a tensor of it hands off as
+  numpy       the NumPy dtype a tensor of it hands off as (None: none, .numpy() raises)
   ctype       the C/Cython type of one element in generated CPU loops
   cuda_type   the CUDA C type of one element in generated CUDA kernels
   opmath      the dtype loops over it compute in (PyTorch's opmath_type), when not itself
+  format      a floating dtype's bit layout, "e<exponent bits>m<mantissa bits>" (torch.finfo's source)
+  load, store C functions converting one element to and from its opmath type, for ctypes C cannot
+              convert itself (None: a C cast does it)
+  cuda_load, cuda_store  the same for cuda_type in the CUDA kernels
 """
 
 DTYPES = (
     {"name": "uint8", "scalar_type": 0, "aliases": (), "type_name": "Byte", "cpp_name": "unsigned char",
-     "itemsize": 1, "kind": "u", "numpy": "uint8", "ctype": "uint8_t", "cuda_type": "unsigned char", "opmath": None},
+     "itemsize": 1, "kind": "u", "numpy": "uint8", "ctype": "uint8_t", "cuda_type": "unsigned char", "opmath": None,
+     "format": None, "load": None, "store": None,
+     "cuda_load": None, "cuda_store": None},
     {"name": "int8", "scalar_type": 1, "aliases": (), "type_name": "Char", "cpp_name": "signed char",
-     "itemsize": 1, "kind": "i", "numpy": "int8", "ctype": "int8_t", "cuda_type": "signed char", "opmath": None},
+     "itemsize": 1, "kind": "i", "numpy": "int8", "ctype": "int8_t", "cuda_type": "signed char", "opmath": None,
+     "format": None, "load": None, "store": None,
+     "cuda_load": None, "cuda_store": None},
     {"name": "int16", "scalar_type": 2, "aliases": ("short",), "type_name": "Short", "cpp_name": "short int",
-     "itemsize": 2, "kind": "i", "numpy": "int16", "ctype": "int16_t", "cuda_type": "short", "opmath": None},
+     "itemsize": 2, "kind": "i", "numpy": "int16", "ctype": "int16_t", "cuda_type": "short", "opmath": None,
+     "format": None, "load": None, "store": None,
+     "cuda_load": None, "cuda_store": None},
     {"name": "int32", "scalar_type": 3, "aliases": ("int",), "type_name": "Int", "cpp_name": "int",
-     "itemsize": 4, "kind": "i", "numpy": "int32", "ctype": "int32_t", "cuda_type": "int", "opmath": None},
+     "itemsize": 4, "kind": "i", "numpy": "int32", "ctype": "int32_t", "cuda_type": "int", "opmath": None,
+     "format": None, "load": None, "store": None,
+     "cuda_load": None, "cuda_store": None},
     {"name": "int64", "scalar_type": 4, "aliases": ("long",), "type_name": "Long", "cpp_name": "long int",
-     "itemsize": 8, "kind": "i", "numpy": "int64", "ctype": "int64_t", "cuda_type": "long long", "opmath": None},
+     "itemsize": 8, "kind": "i", "numpy": "int64", "ctype": "int64_t", "cuda_type": "long long", "opmath": None,
+     "format": None, "load": None, "store": None,
+     "cuda_load": None, "cuda_store": None},
     # `half` is C's _Float16 (c10/half.pxd); CUDA's __half comes from cuda_fp16.h. Loops over it load
     # float32, compute, and round once on the store, as PyTorch's do.
     {"name": "float16", "scalar_type": 5, "aliases": ("half",), "type_name": "Half", "cpp_name": "c10::Half",
-     "itemsize": 2, "kind": "f", "numpy": "float16", "ctype": "half", "cuda_type": "__half", "opmath": "float32"},
+     "itemsize": 2, "kind": "f", "numpy": "float16", "ctype": "half", "cuda_type": "__half", "opmath": "float32",
+     "format": "e5m10", "load": None, "store": None,
+     "cuda_load": "__half2float", "cuda_store": "__float2half_rn"},
     {"name": "float32", "scalar_type": 6, "aliases": ("float",), "type_name": "Float", "cpp_name": "float",
-     "itemsize": 4, "kind": "f", "numpy": "float32", "ctype": "float", "cuda_type": "float", "opmath": None},
+     "itemsize": 4, "kind": "f", "numpy": "float32", "ctype": "float", "cuda_type": "float", "opmath": None,
+     "format": "e8m23", "load": None, "store": None,
+     "cuda_load": None, "cuda_store": None},
     {"name": "float64", "scalar_type": 7, "aliases": ("double",), "type_name": "Double", "cpp_name": "double",
-     "itemsize": 8, "kind": "f", "numpy": "float64", "ctype": "double", "cuda_type": "double", "opmath": None},
+     "itemsize": 8, "kind": "f", "numpy": "float64", "ctype": "double", "cuda_type": "double", "opmath": None,
+     "format": "e11m52", "load": None, "store": None,
+     "cuda_load": None, "cuda_store": None},
+    # `bfloat16` is a struct holding the bits (c10/bfloat16.h): C has no arithmetic on it, so loops
+    # load and store through bf16_to_float / float_to_bf16 (round to nearest even, NaN as 0xFFFF, as
+    # PyTorch's CPU conversion gives). NumPy has no bfloat16: .numpy() refuses it, as PyTorch does.
+    {"name": "bfloat16", "scalar_type": 15, "aliases": (), "type_name": "BFloat16", "cpp_name": "c10::BFloat16",
+     "itemsize": 2, "kind": "f", "numpy": None, "ctype": "bfloat16", "cuda_type": "ember_bf16", "opmath": "float32",
+     "format": "e8m7", "load": "bf16_to_float", "store": "float_to_bf16",
+     "cuda_load": "bf16_to_float", "cuda_store": "float_to_bf16"},
     # bool loops hold uint8_t and normalise results to 0/1.
     {"name": "bool", "scalar_type": 11, "aliases": (), "type_name": "Bool", "cpp_name": "bool",
-     "itemsize": 1, "kind": "b", "numpy": "bool", "ctype": "uint8_t", "cuda_type": "unsigned char", "opmath": None},
+     "itemsize": 1, "kind": "b", "numpy": "bool", "ctype": "uint8_t", "cuda_type": "unsigned char", "opmath": None,
+     "format": None, "load": None, "store": None,
+     "cuda_load": None, "cuda_store": None},
 )
 
 # c10/core/ScalarType.cpp's promotion lattice over the dtypes above: PROMOTION[a][b] is the type two
 # operands of dtypes a and b compute in (before wrapped numbers and categories are considered).
 PROMOTION = {
     "uint8": {"uint8": "uint8", "int8": "int16", "int16": "int16", "int32": "int32", "int64": "int64",
-              "float16": "float16", "float32": "float32", "float64": "float64", "bool": "uint8"},
+              "float16": "float16", "float32": "float32", "float64": "float64", "bool": "uint8",
+              "bfloat16": "bfloat16"},
     "int8": {"uint8": "int16", "int8": "int8", "int16": "int16", "int32": "int32", "int64": "int64",
-             "float16": "float16", "float32": "float32", "float64": "float64", "bool": "int8"},
+             "float16": "float16", "float32": "float32", "float64": "float64", "bool": "int8",
+             "bfloat16": "bfloat16"},
     "int16": {"uint8": "int16", "int8": "int16", "int16": "int16", "int32": "int32", "int64": "int64",
-              "float16": "float16", "float32": "float32", "float64": "float64", "bool": "int16"},
+              "float16": "float16", "float32": "float32", "float64": "float64", "bool": "int16",
+              "bfloat16": "bfloat16"},
     "int32": {"uint8": "int32", "int8": "int32", "int16": "int32", "int32": "int32", "int64": "int64",
-              "float16": "float16", "float32": "float32", "float64": "float64", "bool": "int32"},
+              "float16": "float16", "float32": "float32", "float64": "float64", "bool": "int32",
+              "bfloat16": "bfloat16"},
     "int64": {"uint8": "int64", "int8": "int64", "int16": "int64", "int32": "int64", "int64": "int64",
-              "float16": "float16", "float32": "float32", "float64": "float64", "bool": "int64"},
+              "float16": "float16", "float32": "float32", "float64": "float64", "bool": "int64",
+              "bfloat16": "bfloat16"},
     "float16": {"uint8": "float16", "int8": "float16", "int16": "float16", "int32": "float16", "int64": "float16",
-                "float16": "float16", "float32": "float32", "float64": "float64", "bool": "float16"},
+                "float16": "float16", "float32": "float32", "float64": "float64", "bool": "float16",
+                "bfloat16": "float32"},
     "float32": {"uint8": "float32", "int8": "float32", "int16": "float32", "int32": "float32", "int64": "float32",
-                "float16": "float32", "float32": "float32", "float64": "float64", "bool": "float32"},
+                "float16": "float32", "float32": "float32", "float64": "float64", "bool": "float32",
+                "bfloat16": "float32"},
     "float64": {"uint8": "float64", "int8": "float64", "int16": "float64", "int32": "float64", "int64": "float64",
-                "float16": "float64", "float32": "float64", "float64": "float64", "bool": "float64"},
+                "float16": "float64", "float32": "float64", "float64": "float64", "bool": "float64",
+                "bfloat16": "float64"},
+    "bfloat16": {"uint8": "bfloat16", "int8": "bfloat16", "int16": "bfloat16", "int32": "bfloat16",
+                 "int64": "bfloat16", "float16": "float32", "float32": "float32", "float64": "float64",
+                 "bool": "bfloat16", "bfloat16": "bfloat16"},
     "bool": {"uint8": "uint8", "int8": "int8", "int16": "int16", "int32": "int32", "int64": "int64",
-             "float16": "float16", "float32": "float32", "float64": "float64", "bool": "bool"},
+             "float16": "float16", "float32": "float32", "float64": "float64", "bool": "bool",
+             "bfloat16": "bfloat16"},
 }

@@ -12,7 +12,8 @@ cdef enum:
     ST_FLOAT32 = 6
     ST_FLOAT64 = 7
     ST_BOOL = 11
-    NUM_SCALAR_TYPES = 12
+    ST_BFLOAT16 = 15
+    NUM_SCALAR_TYPES = 16
     ST_UNDEFINED = -1
 
 cdef class dtype:
@@ -29,6 +30,7 @@ cdef Py_ssize_t itemsize_of(int st) noexcept nogil
 cdef bint is_floating(int st) noexcept nogil
 cdef bint is_integral(int st, bint include_bool) noexcept nogil
 cdef int opmath_type(int st) noexcept nogil
+cdef double max_finite(int st) noexcept nogil
 cdef int promote(int a, int b) except? -2
 cdef bint castable(int src, int dst) noexcept nogil
 cdef dtype dtype_of(int st)

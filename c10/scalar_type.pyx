@@ -8,6 +8,7 @@ cdef Py_ssize_t _ITEMSIZE[NUM_SCALAR_TYPES]
 cdef char _KIND[NUM_SCALAR_TYPES]              # the table's kind letter, 0 for numbers without a dtype
 cdef int _PROMOTE[NUM_SCALAR_TYPES][NUM_SCALAR_TYPES]   # -1 where a pair has no dtype
 cdef int _OPMATH[NUM_SCALAR_TYPES]             # the dtype each one computes in (itself unless reduced)
+cdef double _MAX_FINITE[NUM_SCALAR_TYPES]       # a floating dtype's largest finite value
 
 cdef list _DTYPES = [None] * NUM_SCALAR_TYPES
 cdef int _default_float = ST_FLOAT32
@@ -51,7 +52,8 @@ for _row in _ROWS:
     _st = _row["scalar_type"]
     _ITEMSIZE[_st] = _row["itemsize"]
     _KIND[_st] = ord(_row["kind"])
-    _d = dtype(_st, _row["name"], _row["type_name"], _row["kind"] == "f", _row["kind"] in "if", np.dtype(_row["numpy"]))
+    _d = dtype(_st, _row["name"], _row["type_name"], _row["kind"] == "f", _row["kind"] in "if",
+               np.dtype(_row["numpy"]) if _row["numpy"] is not None else None)
     _DTYPES[_st] = _d
     _BY_NAME[_row["name"]] = _d
     for _alias in _row["aliases"]:
@@ -63,6 +65,23 @@ for _a in range(NUM_SCALAR_TYPES):
 for _row in _ROWS:
     if _row["opmath"] is not None:
         _OPMATH[_row["scalar_type"]] = _BY_NAME[_row["opmath"]].scalar_type
+
+
+def float_limits(dtype d):
+    """(bits, eps, max, smallest_normal, digits10) of a floating dtype, from the bit layout the
+    table gives it ("e8m7": 8 exponent bits, 7 stored mantissa bits, IEEE-style infinities and
+    NaNs): the numbers torch.finfo reports."""
+    cdef str layout = next(row["format"] for row in _ROWS if row["name"] == d.name)
+    exponent, mantissa = (int(part) for part in layout[1:].split("m"))
+    bias = 2 ** (exponent - 1) - 1
+    digits10 = int(mantissa * 0.30102999566398120)      # floor(mantissa * log10(2)), NumPy's precision
+    return (1 + exponent + mantissa, 2.0 ** -mantissa, (2.0 - 2.0 ** -mantissa) * 2.0 ** bias, 2.0 ** (1 - bias),
+            digits10)
+
+
+for _row in _ROWS:
+    if _row["kind"] == "f":
+        _MAX_FINITE[_row["scalar_type"]] = float_limits(_BY_NAME[_row["name"]])[2]
 for _a_name, _row_of in _PROMOTION_BY_NAME.items():
     for _b_name, _to in _row_of.items():
         _PROMOTE[_BY_NAME[_a_name].scalar_type][_BY_NAME[_b_name].scalar_type] = _BY_NAME[_to].scalar_type
@@ -85,7 +104,7 @@ def dtype_from_numpy(object np_dtype):
     """The dtype for a numpy dtype, or TypeError naming the unsupported one."""
     cdef object d = np.dtype(np_dtype)
     for cand in _DTYPES:
-        if cand is not None and (<dtype>cand).numpy_dtype == d:
+        if cand is not None and (<dtype>cand).numpy_dtype is not None and (<dtype>cand).numpy_dtype == d:
             return cand
     raise TypeError(
         f"can't convert np.ndarray of type numpy.{d.name}. The only supported types are: "
@@ -118,6 +137,16 @@ cdef int opmath_type(int st) noexcept nogil:
     """The dtype st's loops compute in (PyTorch's opmath_type): float32 for the reduced floating
     dtypes, st itself otherwise."""
     return _OPMATH[st] if 0 <= st < NUM_SCALAR_TYPES else st
+
+
+cdef double max_finite(int st) noexcept nogil:
+    """The largest finite value of a floating dtype (0 for other dtypes)."""
+    return _MAX_FINITE[st] if is_floating(st) else 0.0
+
+
+def opmath_dtype(dtype d):
+    """The dtype d computes in (float32 for float16 and bfloat16, d itself otherwise)."""
+    return dtype_of(opmath_type(d.scalar_type))
 
 
 cdef int promote(int a, int b) except? -2:

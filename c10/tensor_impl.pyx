@@ -7,8 +7,9 @@ import numpy as np
 
 from libc.stdint cimport uint64_t
 from c10.scalar_type cimport (dtype, dtype_of, itemsize_of, ST_BOOL, ST_UINT8, ST_INT8, ST_INT16, ST_INT32,
-                              ST_INT64, ST_FLOAT16, ST_FLOAT32, ST_FLOAT64)
+                              ST_INT64, ST_FLOAT16, ST_FLOAT32, ST_FLOAT64, ST_BFLOAT16)
 from c10.half cimport half
+from c10.bfloat16 cimport bfloat16, bf16_to_float
 from c10.storage cimport Storage, cpu_storage, borrowed_storage
 from c10.dispatch_key cimport backend_key_set, DK_AUTOGRAD_CPU, DK_AUTOGRAD_CUDA
 from cpython.buffer cimport PyObject_GetBuffer, PyBuffer_Release, PyBUF_RECORDS_RO
@@ -239,12 +240,15 @@ cdef class TensorImpl:
     def element_size(self):
         return self.itemsize
 
-    def _numpy_view(self):
-        """A numpy array over this tensor's memory (CPU only): no copy, writes are shared."""
+    def _numpy_view(self, bint raw=False):
+        """A numpy array over this tensor's memory (CPU only): no copy, writes are shared. raw: as
+        unsigned integers of the element's width (the bits, for any dtype, bfloat16 included)."""
         if self.device_type != 0:
             raise TypeError(f"can't convert {self.device_obj.type}:{self.device_obj.index} device type tensor to numpy. "
                             "Use Tensor.cpu() to copy the tensor to host memory first.")
-        np_dtype = dtype_of(self.scalar_type).numpy_dtype
+        np_dtype = np.dtype(f"u{self.itemsize}") if raw else dtype_of(self.scalar_type).numpy_dtype
+        if np_dtype is None:
+            raise TypeError(f"Got unsupported ScalarType {dtype_of(self.scalar_type).type_name}")
         if self.n_elem == 0:
             return np.empty(self._sizes(), dtype=np_dtype)
         return np.ndarray(self._sizes(), dtype=np_dtype, buffer=self.storage,
@@ -271,6 +275,8 @@ cdef object _read_scalar(const char* p, int st):
         return (<const short*>p)[0]
     if st == ST_FLOAT16:
         return <float>(<const half*>p)[0]
+    if st == ST_BFLOAT16:
+        return bf16_to_float((<const bfloat16*>p)[0])
     raise TypeError(f"no Python number for scalar type {st}")
 
 

@@ -44,9 +44,10 @@ def extensions() -> list:  # type: ignore[type-arg]
     for directory in HANDWRITTEN_DIRS:
         for pyx in sorted((ROOT / directory).glob("*.pyx")):
             module = ".".join(pyx.relative_to(ROOT).with_suffix("").parts)
-            exts.append(Extension(module, [str(pyx.relative_to(ROOT))], extra_compile_args=CFLAGS,
+            exts.append(Extension(module, [str(pyx.relative_to(ROOT))], include_dirs=["."], extra_compile_args=CFLAGS,
                                   extra_link_args=LDFLAGS))
-    for module, source in result.extensions:   # include_dirs: generated loops include aten/native/cpu/vec_math.h
+    # include_dirs: C headers are named from the root (c10/bfloat16.h, aten/native/cpu/vec_math.h)
+    for module, source in result.extensions:
         exts.append(Extension(module, [source], include_dirs=["."], extra_compile_args=CFLAGS,
                               extra_link_args=LDFLAGS))
     return cythonize(exts, include_path=[".", GEN_DIR], compiler_directives=directives(), nthreads=int(os.environ.get("EMBER_BUILD_JOBS", "2")),

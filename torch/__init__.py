@@ -24,8 +24,8 @@ from torch._tensor import Tensor
 
 globals().update(_DTYPE_NAMES)   # torch.float32, torch.float, torch.int64, torch.long, torch.bool ...
 
-_LEGACY_TYPES = ("FloatTensor", "DoubleTensor", "HalfTensor", "LongTensor", "IntTensor", "ShortTensor", "CharTensor",
-                 "ByteTensor", "BoolTensor")
+_LEGACY_TYPES = ("FloatTensor", "DoubleTensor", "HalfTensor", "BFloat16Tensor", "LongTensor", "IntTensor",
+                 "ShortTensor", "CharTensor", "ByteTensor", "BoolTensor")
 
 # Python-level functions that take the place of the generated binding of the same name.
 PYTHON_FUNCTIONS = dict.fromkeys(("broadcast_shapes", "broadcast_tensors", "einsum", "nonzero", "norm", "numel", "split",
@@ -73,10 +73,12 @@ if TYPE_CHECKING:
     float: dtype
     float64: dtype
     double: dtype
+    bfloat16: dtype
     bool: dtype
     FloatTensor: _tensortype
     DoubleTensor: _tensortype
     HalfTensor: _tensortype
+    BFloat16Tensor: _tensortype
     LongTensor: _tensortype
     IntTensor: _tensortype
     ShortTensor: _tensortype

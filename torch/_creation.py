@@ -13,6 +13,8 @@ from c10.tensor_impl import TensorImpl
 from torch._C._tensor_new import tensor_from_python
 from torch.csrc.autograd import graph
 
+_FLOAT32 = scalar_type.dtype_from_name("float32")
+
 _PYTHON_DATA = (list, tuple, float, int, bool)
 
 if TYPE_CHECKING:
@@ -151,14 +153,18 @@ def tensor(data: Any, dtype: Any = None, device: Any = None, requires_grad: bool
         array = np.asarray(data, dtype=None if not from_python else widest)
         if from_python:
             _check_fits(array, dt)
+        # A dtype without a NumPy twin (bfloat16) is filled as float32, then rounded by Ember's cast.
+        stored = dt if dt.numpy_dtype is not None else _FLOAT32
         with np.errstate(over="ignore"):             # too large for a float dtype is inf, silently
-            if from_python and dt.name == "float16" and array.dtype == np.float64:
+            if from_python and dt.is_floating_point and dt.itemsize < 4 and array.dtype == np.float64:
                 array = array.astype(np.float32)     # double -> float -> half, as c10::Half converts
-            array = array.astype(dt.numpy_dtype)
+            array = array.astype(stored.numpy_dtype)
     except OverflowError:
         raise ValueError("Overflow when unpacking long long") from None
-    out = tensor_impl.empty(array.shape, dt, None)
+    out = tensor_impl.empty(array.shape, stored, None)
     out._numpy_view()[...] = array
+    if stored is not dt:
+        out = out.to(dt)
     if device is not None and canonical(device).type == "cuda":
         from aten.native.cuda.runtime.transfer import to_device
         out = to_device(out, dt)

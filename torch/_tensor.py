@@ -76,12 +76,18 @@ class Tensor(_TensorBase):
         """A numpy array sharing this tensor's memory (CPU tensors only); force=True copies a CUDA
         tensor to the host and drops requires_grad first, as PyTorch's."""
         if force:
+            if self.dtype.numpy_dtype is None:
+                return self._numpy_view()       # PyTorch's TypeError for a dtype NumPy lacks (bfloat16)
             return self.detach()._host_view()
         if self.requires_grad:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
         return self._numpy_view()
 
     def _host_view(self) -> Any:
+        """The values as a NumPy array on the host (for printing): a copy from a CUDA tensor, and
+        float32 values for a dtype NumPy lacks (bfloat16 widens exactly)."""
+        if self.dtype.numpy_dtype is None:
+            return self.float()._host_view()
         if self.is_cuda:
             from c10 import cuda as c10_cuda
             import numpy as np

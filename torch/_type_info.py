@@ -1,13 +1,14 @@
 """torch.finfo and torch.iinfo: the numerical properties of a dtype, with PyTorch's fields, errors
-and repr (torch/csrc/TypeInfo.cpp). The numbers are those of the dtype's NumPy twin, which has the
-same format; `resolution` is PyTorch's 10 ** -digits10, computed as it does."""
+and repr (torch/csrc/TypeInfo.cpp). A floating dtype's numbers follow from its bit layout in the
+dtype table (c10.scalar_type.float_limits); `resolution` is PyTorch's 10 ** -digits10. An integral
+dtype's are those of its NumPy twin."""
 from __future__ import annotations
 
 from typing import Any
 
 import numpy as np
 
-from c10.scalar_type import dtype, get_default_dtype
+from c10.scalar_type import dtype, float_limits, get_default_dtype
 
 
 def _check_dtype(value: Any, function: str) -> None:
@@ -27,14 +28,14 @@ class finfo:
         if not type.is_floating_point:
             raise TypeError("torch.finfo() requires a floating point input type. Use torch.iinfo to handle "
                             "'torch.finfo'")
-        limits = np.finfo(type.numpy_dtype)
-        self.bits: int = int(limits.bits)
-        self.eps: float = float(limits.eps)
-        self.max: float = float(limits.max)
-        self.min: float = float(limits.min)
-        self.smallest_normal: float = float(limits.smallest_normal)
+        bits, eps, largest, smallest_normal, digits10 = float_limits(type)
+        self.bits: int = bits
+        self.eps: float = eps
+        self.max: float = largest
+        self.min: float = -largest
+        self.smallest_normal: float = smallest_normal
         self.tiny: float = self.smallest_normal
-        self.resolution: float = 10.0 ** -int(limits.precision)
+        self.resolution: float = 10.0 ** -digits10
         self.dtype: str = type.name
 
     def __eq__(self, other: object) -> bool:

@@ -31,6 +31,7 @@ from typing import IO, Any, BinaryIO, Union
 import numpy as np
 
 import torch
+from c10 import scalar_type
 from torch._checkpoint_archive import CORRUPT_MESSAGE, STORAGE_ALIGNMENT, AlignedZipWriter, ArchiveReader, \
     check_record_size
 from torch._weights_only_unpickler import WeightsOnlyUnpickler, as_str, weights_only_message
@@ -51,10 +52,8 @@ _PyPickler: Any = getattr(pickle, "_Pickler")
 _LEGACY_MAGIC_NUMBER = 0x1950A86A20F9469CFC6C
 _LEGACY_PROTOCOL_VERSION = 1001
 
-# PyTorch's storage class names, by dtype name (Ember's dtypes; PyTorch has a few more).
-_STORAGE_NAMES = {"uint8": "ByteStorage", "int8": "CharStorage", "int16": "ShortStorage", "int32": "IntStorage",
-                  "int64": "LongStorage", "float16": "HalfStorage", "float32": "FloatStorage",
-                  "float64": "DoubleStorage", "bool": "BoolStorage"}
+# PyTorch's storage class names, by dtype name: FloatStorage, BFloat16Storage... (Ember's dtypes).
+_STORAGE_NAMES = {name: d.type_name + "Storage" for name, d in scalar_type.DTYPE_NAMES.items() if name == d.name}
 _DTYPE_OF_STORAGE = {name: dtype for dtype, name in _STORAGE_NAMES.items()}
 
 
@@ -388,14 +387,14 @@ def _load_zip(reader: ArchiveReader, map_location: Any, weights_only: bool, pick
             if start + nbytes > mmap_array.size:
                 raise RuntimeError(f"PytorchStreamReader: record {name} runs past the end of the file."
                                    + CORRUPT_MESSAGE)
-            flat = torch.from_numpy(mmap_array[start:start + nbytes].view(dtype.numpy_dtype))
+            raw = torch.from_numpy(mmap_array[start:start + nbytes].view(f"i{itemsize}"))    # the bits
+            flat = raw.view(dtype) if raw.dtype is not dtype else raw
         else:
             flat = torch.empty(numel, dtype=dtype)
             if nbytes:
                 reader.read_into(name, memoryview(flat._untyped_storage))
         if byteorder != sys.byteorder and itemsize > 1:
-            array = flat.numpy()
-            array.byteswap(inplace=True)
+            flat._numpy_view(raw=True).byteswap(inplace=True)
         return restore(TypedStorage._wrap(flat), location)
 
     def persistent_load(pid: Any) -> Any:

@@ -25,6 +25,10 @@ class DType:
     cuda_type: str     # CUDA C type of one element
     kind: str          # "b" bool, "i" signed integral, "u" unsigned integral, "f" floating
     opmath: str = ""   # the dtype loops compute in (PyTorch's opmath_type), when not this one
+    load: str = ""     # C function converting one element to its opmath type ("": a C cast does)
+    store: str = ""    # C function rounding an opmath value into one element ("": a C cast does)
+    cuda_load: str = ""    # the same two for cuda_type in CUDA C
+    cuda_store: str = ""
 
     @property
     def is_bool(self) -> bool:
@@ -45,7 +49,8 @@ def _dtypes() -> tuple[DType, ...]:
     rows = read_table()["DTYPES"]
     # bool first: the order kernels and their tables are generated in
     rows = sorted(rows, key=lambda row: (row["kind"] != "b", row["scalar_type"]))
-    return tuple(DType(row["name"], row["scalar_type"], row["ctype"], row["cuda_type"], row["kind"], row["opmath"] or "")
+    return tuple(DType(row["name"], row["scalar_type"], row["ctype"], row["cuda_type"], row["kind"], row["opmath"] or "",
+                       row["load"] or "", row["store"] or "", row["cuda_load"] or "", row["cuda_store"] or "")
                  for row in rows)
 
 
@@ -60,4 +65,3 @@ DTYPE_CLASSES: dict[str, tuple[DType, ...]] = {
     "IntegralAndBool": tuple(d for d in DTYPES if d.kind in "iub"),
 }
 
-NUM_SCALAR_TYPES = 12

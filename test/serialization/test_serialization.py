@@ -401,3 +401,37 @@ def test_deepcopy_keeps_views_sharing_and_refuses_non_leaves():
     assert q.requires_grad and q.is_leaf and q is not p
     with pytest.raises(RuntimeError, match="Only Tensors created explicitly by the user"):
         copy.deepcopy(p * 2)
+
+
+# -- bfloat16, bit for bit both ways ---------------------------------------------------------------
+
+def _records(path_or_bytes):
+    with zipfile.ZipFile(io.BytesIO(path_or_bytes) if isinstance(path_or_bytes, bytes) else path_or_bytes) as z:
+        return {name.split("/", 1)[1]: z.read(name) for name in z.namelist() if "/data/" in name}
+
+
+def test_a_pytorch_bfloat16_checkpoint_loads_bit_for_bit_and_saves_the_same_records():
+    path = FIXTURES / "reference_bfloat16.pt"
+    ckpt = torch.load(path)
+    values, bits, view = ckpt["values"], ckpt["bits"], ckpt["view"]
+    assert values.dtype is torch.bfloat16 and bits.dtype is torch.int16
+    assert values.view(torch.int16).tolist() == bits.tolist()
+    assert view.view(torch.int16).tolist() == bits[3::5].tolist()
+    assert view.untyped_storage().data_ptr() == values.untyped_storage().data_ptr()
+    pytorch_records = set(_records(path).values())
+    ember_records = set(_records(saved_bytes(ckpt)).values())
+    assert ember_records == pytorch_records
+
+
+@pytest.mark.skipif(not os.path.exists(REF_PYTHON), reason="needs the reference PyTorch")
+def test_pytorch_loads_an_ember_bfloat16_checkpoint_bit_for_bit(tmp_path):
+    bits = torch.from_numpy(np.array([0x3F80, 0x7FC1, 0xFF80, 0x0001, 0xFFFF, 0x4049], dtype=np.uint16).view(np.int16))
+    torch.save({"values": bits.view(torch.bfloat16), "bits": bits.clone()}, tmp_path / "ember.pt")
+    script = ("import sys, torch\n"
+              "c = torch.load(sys.argv[1])\n"
+              "assert c['values'].dtype == torch.bfloat16\n"
+              "assert c['values'].view(torch.int16).tolist() == c['bits'].tolist()\n"
+              "print('ok')\n")
+    out = subprocess.run([REF_PYTHON, "-c", script, str(tmp_path / "ember.pt")], cwd=tmp_path,
+                         capture_output=True, text=True, timeout=120)
+    assert out.stdout.strip() == "ok", out.stderr

@@ -9,8 +9,9 @@ from cpython.long cimport PyLong_AsLongLongAndOverflow
 from cpython.float cimport PyFloat_AS_DOUBLE
 
 from c10.half cimport half
-from c10.scalar_type cimport (dtype, default_float_type, ST_BOOL, ST_UINT8, ST_INT8, ST_INT16, ST_INT32, ST_INT64,
-                              ST_FLOAT16, ST_FLOAT32, ST_FLOAT64)
+from c10.bfloat16 cimport bfloat16, float_to_bf16_scalar
+from c10.scalar_type cimport (dtype, default_float_type, is_floating, ST_BOOL, ST_UINT8, ST_INT8, ST_INT16,
+                              ST_INT32, ST_INT64, ST_FLOAT16, ST_FLOAT32, ST_FLOAT64, ST_BFLOAT16)
 from c10.tensor_impl cimport TensorImpl, empty_contiguous, MAX_DIMS
 
 cdef enum:
@@ -47,7 +48,7 @@ cdef bint _store(object value, char* p, int st) except -1:
     cdef int overflow = 0
     cdef long long v
     cdef double f
-    if st == ST_FLOAT32 or st == ST_FLOAT64 or st == ST_FLOAT16:
+    if st == ST_FLOAT32 or st == ST_FLOAT64 or st == ST_FLOAT16 or st == ST_BFLOAT16:
         if type(value) is float:
             f = PyFloat_AS_DOUBLE(value)
         else:
@@ -59,8 +60,10 @@ cdef bint _store(object value, char* p, int st) except -1:
             (<float*>p)[0] = <float>f
         elif st == ST_FLOAT64:
             (<double*>p)[0] = f
-        else:
+        elif st == ST_FLOAT16:
             (<half*>p)[0] = <half>(<float>f)          # double -> float -> half, as c10::Half
+        else:
+            (<bfloat16*>p)[0] = float_to_bf16_scalar(<float>f)   # double -> float -> bfloat16, as c10::BFloat16
         return True
     v = PyLong_AsLongLongAndOverflow(value, &overflow)
     if overflow:
@@ -129,7 +132,7 @@ def tensor_from_python(object data, object dt):
             st = ST_BOOL
     elif isinstance(dt, dtype):
         st = (<dtype>dt).scalar_type
-        if kinds & KIND_FLOAT and not (st == ST_FLOAT32 or st == ST_FLOAT64 or st == ST_FLOAT16):
+        if kinds & KIND_FLOAT and not is_floating(st):
             return None
     else:
         return None

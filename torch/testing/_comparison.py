@@ -23,6 +23,7 @@ import torch
 # {dtype: (rtol, atol)}; any other dtype compares exactly.
 _DTYPE_PRECISIONS = {
     torch.float16: (0.001, 1e-5),
+    torch.bfloat16: (0.016, 1e-5),
     torch.float32: (1.3e-6, 1e-5),
     torch.float64: (1e-7, 1e-7),
 }
@@ -32,7 +33,7 @@ _NUMBER_DTYPES = {int: torch.int64, float: torch.float64, complex: getattr(torch
 _NUMPY_OF: dict[Any, Any] = {
     torch.bool: np.bool_, torch.uint8: np.uint8, torch.int8: np.int8, torch.int16: np.int16,
     torch.int32: np.int32, torch.int64: np.int64, torch.float16: np.float16, torch.float32: np.float32,
-    torch.float64: np.float64,
+    torch.float64: np.float64, torch.bfloat16: np.float32,     # bfloat16 compares as its exact float32 values
 }
 
 
@@ -274,6 +275,8 @@ def _to_numpy(tensor: Any, dtype: Any) -> np.ndarray:
     detach = getattr(tensor, "detach", None)
     if detach is not None:
         tensor = detach()
+    if tensor.dtype.numpy_dtype is None:
+        tensor = tensor.float()
     return np.array(tensor.numpy(), dtype=_NUMPY_OF[dtype])
 
 

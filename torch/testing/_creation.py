@@ -12,7 +12,7 @@ import torch
 
 _INTEGRAL: dict[Any, Any] = {torch.uint8: np.uint8, torch.int8: np.int8, torch.int16: np.int16, torch.int32: np.int32,
              torch.int64: np.int64}
-_FLOATING: dict[Any, Any] = {torch.float16: np.float16, torch.float32: np.float32, torch.float64: np.float64}
+_FLOATING = (torch.float16, torch.bfloat16, torch.float32, torch.float64)
 
 
 def _limits(low: Any, high: Any, dtype: Any, lowest: Any, highest: Any, default_low: Any,
@@ -70,10 +70,10 @@ def make_tensor(*shape: Any, dtype: Any, device: Any, low: Any = None, high: Any
         low, high = _limits(low, high, dtype, int(info.min), highest, -9, 10)
         result = torch.randint(low, high, shape, device=device, dtype=dtype)
     elif dtype in _FLOATING:
-        finfo = np.finfo(_FLOATING[dtype])
-        low, high = _limits(low, high, dtype, float(finfo.min), float(finfo.max), -9, 9)
+        finfo = torch.finfo(dtype)
+        low, high = _limits(low, high, dtype, finfo.min, finfo.max, -9, 9)
         result = torch.empty(shape, device=device, dtype=dtype)
-        if high - low >= float(finfo.max):   # uniform_ needs high - low to be finite: draw half, double it
+        if high - low >= finfo.max:   # uniform_ needs high - low to be finite: draw half, double it
             result.uniform_(low / 2, high / 2).mul_(2)
         else:
             result.uniform_(low, high)
@@ -87,7 +87,7 @@ def make_tensor(*shape: Any, dtype: Any, device: Any, low: Any = None, high: Any
         result = result.clone(memory_format=memory_format)
 
     if exclude_zero:
-        result[result == 0] = 1 if dtype not in _FLOATING else float(np.finfo(_FLOATING[dtype]).tiny)
+        result[result == 0] = 1 if dtype not in _FLOATING else torch.finfo(dtype).tiny
 
     if dtype in _FLOATING:
         result.requires_grad = requires_grad

@@ -1,4 +1,5 @@
-"""Target: the CPU dtype-conversion loops the loop engine uses to promote operands."""
+"""Target: the dtype-conversion loops, the CPU ones the loop engine promotes operands with and the
+CUDA kernels the device runtime converts with, from the same table and the same rules."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -9,17 +10,24 @@ from torchgen.dtypes import DTYPES, DType
 @dataclass(frozen=True)
 class Cast:
     """One conversion loop of cpu_cast.pyx.j2 (its code lives in the template): src values become
-    dst ones as 0/1 ("bool"), through float ("via_float": float16 converts through float both
-    ways, as c10::Half does: double -> float -> half) or by a plain C cast ("plain")."""
+    dst ones as 0/1 ("bool"), through float ("via_float": the reduced floating dtypes convert
+    through float both ways, as c10::Half and c10::BFloat16 do: double -> float -> half), by a
+    plain C cast ("plain") or unchanged, bit for bit ("same": NaN payloads survive a copy). `load`
+    and `store` name the C functions converting src to float and float to dst where a C cast
+    cannot (bfloat16)."""
     name: str
     src: str
     dst: str
     src_st: int
     dst_st: int
     conversion: str
+    load: str = ""
+    store: str = ""
 
 
 def _conversion(src: DType, dst: DType) -> str:
+    if src is dst:
+        return "same"
     if dst.is_bool:
         return "bool"
     if src.compute is not src or dst.compute is not dst:
@@ -27,7 +35,25 @@ def _conversion(src: DType, dst: DType) -> str:
     return "plain"
 
 
+def _store(src: DType, dst: DType, cuda: bool = False) -> str:
+    store = dst.cuda_store if cuda else dst.store
+    # PyTorch converts float16 to bfloat16 element by element through c10::BFloat16's constructor,
+    # which writes NaN as 0x7FC0; its vectorised float and double conversions write 0xFFFF.
+    if src.name == "float16" and dst.name == "bfloat16":
+        return store + "_scalar"
+    return store
+
+
 def cast_context() -> tuple[Cast, ...]:
     return tuple(Cast(name=f"cast_{src.name}_to_{dst.name}", src=src.ctype, dst=dst.ctype, src_st=src.scalar_type,
-                      dst_st=dst.scalar_type, conversion=_conversion(src, dst))
+                      dst_st=dst.scalar_type, conversion=_conversion(src, dst), load=src.load,
+                      store=_store(src, dst))
+                 for src in DTYPES for dst in DTYPES)
+
+
+def cuda_cast_context() -> tuple[Cast, ...]:
+    """The same conversions over the CUDA types (cuda_cast.cu.j2), converted by cuda_load/cuda_store."""
+    return tuple(Cast(name=f"cast_{src.name}_to_{dst.name}", src=src.cuda_type, dst=dst.cuda_type,
+                      src_st=src.scalar_type, dst_st=dst.scalar_type, conversion=_conversion(src, dst),
+                      load=src.cuda_load, store=_store(src, dst, cuda=True))
                  for src in DTYPES for dst in DTYPES)

@@ -16,8 +16,10 @@ class Loop:
     """One (op, dtype) inner loop of cpu_pointwise.pyx.j2 (its code lives in the template): the
     operands hold in_t, the formula `expr` computes in compute_t over x0, x1... (the tensors) and
     c0, c1... (the scalars, read from `extra`), and the result is stored as out_t: as it is
-    ("same"), converted ("convert") or as 0/1 ("bool"). A float32 loop whose formula vectorises
-    has `vector_expr` instead: the formula in C, compiled per ISA by cpu_vector_loop.c.j2."""
+    ("same"), converted ("convert") or as 0/1 ("bool"). `load` and `store_fn` name the C functions
+    converting in_t to compute_t and compute_t to out_t where a C cast cannot (bfloat16). A float32
+    loop whose formula vectorises has `vector_expr` instead: the formula in C, compiled per ISA by
+    cpu_vector_loop.c.j2."""
     name: str
     scalar_type: int
     in_t: str
@@ -28,6 +30,8 @@ class Loop:
     expr: str
     store: str
     vector_expr: str | None = None
+    load: str = ""
+    store_fn: str = ""
 
 
 @dataclass(frozen=True)
@@ -88,7 +92,7 @@ def _loop(op: PointwiseOp, dt: DType) -> Loop:
     store = "bool" if out.is_bool else ("same" if out.compute is out else "convert")
     return Loop(name=f"{op.cname}_{dt.name}", scalar_type=dt.scalar_type, in_t=dt.ctype, compute_t=dt.compute.ctype,
                 out_t=out.ctype, inputs=len(op.tensors), scalars=len(op.scalars), expr=expr, store=store,
-                vector_expr=vector_expr)
+                vector_expr=vector_expr, load=dt.load, store_fn=out.store)
 
 
 def kernel_name(fn: NativeFunction) -> str:

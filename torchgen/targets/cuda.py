@@ -13,9 +13,10 @@ from torchgen.targets.pointwise import DtypeRules, KernelParam, PointwiseOp
 @dataclass(frozen=True)
 class CudaKernel:
     """One (op, dtype) kernel of cuda_pointwise.cu.j2, contiguous and strided (its code lives in the
-    template): the operands hold in_t (float16 ones are widened to float as they load), the
-    formula `expr` computes in compute_t over x0, x1... and the scalars c0, c1..., and the result
-    is stored as out_t: as it is ("same"), as 0/1 ("bool") or rounded once to half ("half")."""
+    template): the operands hold in_t (reduced floats are widened to float as they load, by the
+    `load` function), the formula `expr` computes in compute_t over x0, x1... and the scalars c0,
+    c1..., and the result is stored as out_t: as it is ("same"), as 0/1 ("bool") or rounded once
+    by the `store` function ("convert")."""
     op: str
     dtype: str
     formula: str
@@ -25,9 +26,10 @@ class CudaKernel:
     out_t: str
     inputs: int
     scalars: int
-    widen: bool
+    load: str
     expr: str
     store: str
+    store_fn: str
 
 
 @dataclass(frozen=True)
@@ -58,11 +60,12 @@ class Launcher:
 
 def _kernel(op: PointwiseOp, dt: DType) -> CudaKernel:
     out = op.out_dtype(dt)
-    store = "bool" if out.is_bool else ("same" if out.compute is out else "half")
+    store = "bool" if out.is_bool else ("same" if out.compute is out else "convert")
     return CudaKernel(
         op=op.name, dtype=dt.name, formula=op.formula, name=f"{op.cname}_{dt.name}", in_t=dt.cuda_type,
         compute_t=dt.compute.cuda_type, out_t=out.cuda_type, inputs=len(op.tensors), scalars=len(op.scalars),
-        widen=dt.compute is not dt, expr=render(op.formula_for(dt), op.names(), dt.compute, "cuda"), store=store)
+        load=dt.cuda_load, expr=render(op.formula_for(dt), op.names(), dt.compute, "cuda"), store=store,
+        store_fn=out.cuda_store)
 
 
 def cu_kernels(ops: list[PointwiseOp]) -> tuple[CudaKernel, ...]:

@@ -24,7 +24,7 @@ from torchgen.targets import bindings
 
 NUMBER = "_Number"
 # Tensor.float() ... bound by hand in torch/_tensor_conversions.py (typed in the template).
-CONVERSIONS = ("float", "double", "half", "long", "int", "short", "char", "byte", "bool")
+CONVERSIONS = ("float", "double", "half", "long", "int", "short", "char", "byte", "bool", "bfloat16")
 TENSOR_LIST = "tuple[Tensor, ...] | list[Tensor]"
 
 _BASE = {BaseTy.Tensor: "Tensor", BaseTy.Scalar: NUMBER, BaseTy.int: "_int", BaseTy.SymInt: "_int",

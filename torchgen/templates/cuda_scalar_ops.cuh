@@ -1,9 +1,11 @@
 // Scalar functions ember_pointwise formulas call: the CUDA twin of
 // aten/native/cpu/scalar_ops.pxd (same names and semantics; keep the two in step).
-// Included into every generated .cu, so a kernel source is self-contained for PyCUDA.
+// Included into every generated .cu (which PyCUDA compiles with aten/native/cuda/kernels on the
+// include path, for bfloat16.cuh).
 // Names carry an ember_ prefix so they never collide with CUDA's math overloads.
-// float16 kernels compute in float (cuda_fp16.h converts), so no helper takes __half.
+// float16 and bfloat16 kernels compute in float (converted as they load), so no helper takes them.
 #include <cuda_fp16.h>
+#include "bfloat16.cuh"
 template <typename T> __device__ __forceinline__ constexpr bool ember_signed() { return (T)(-1) < (T)0; }
 // a < 0, never compared for an unsigned T (nvcc warns of a pointless comparison there)
 template <typename T> __device__ __forceinline__ bool ember_negative(T a) {

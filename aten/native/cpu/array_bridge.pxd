@@ -3,6 +3,7 @@ from c10.tensor_impl cimport TensorImpl
 
 cdef object np_view(TensorImpl t)
 cdef TensorImpl new_tensor(tuple shape, int scalar_type)
+cdef object np_bits(TensorImpl t)
 cdef int reject_half(str op, TensorImpl t) except -1
 cdef int require_floating(str op, TensorImpl t) except -1
 cdef TensorImpl contiguous(TensorImpl t)

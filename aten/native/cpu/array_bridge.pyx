@@ -7,8 +7,8 @@ PyTorch's messages.
 """
 import numpy as np
 
-from c10.scalar_type cimport (dtype_of, ST_UINT8, ST_INT8, ST_INT16, ST_INT32, ST_INT64,
-                              ST_FLOAT16, ST_FLOAT32, ST_FLOAT64, ST_BOOL)
+from c10.scalar_type cimport (dtype_of, opmath_type, ST_UINT8, ST_INT8, ST_INT16, ST_INT32, ST_INT64,
+                              ST_FLOAT32, ST_FLOAT64, ST_BOOL)
 from c10.tensor_impl cimport TensorImpl, MAX_DIMS, empty_contiguous
 from aten.native.cpu.loops cimport cast_contiguous
 from aten.native.meta.messages cimport shape_of, type_name
@@ -23,6 +23,8 @@ cdef object np_view(TensorImpl t):
     cdef Py_ssize_t expected = t.itemsize
     cdef int i
     np_dtype = dtype_of(t.scalar_type).numpy_dtype
+    if np_dtype is None:     # a kernel that computes through NumPy must widen bfloat16 first (ember_opmath)
+        raise NotImplementedError(f"this CPU kernel computes through NumPy, which has no {type_name(t.scalar_type)}")
     if t.n_elem == 0:
         return np.empty(shape, dtype=np_dtype)
     for i in range(t.nd - 1, -1, -1):
@@ -44,9 +46,16 @@ cdef TensorImpl new_tensor(tuple shape, int scalar_type):
 
 
 
+cdef object np_bits(TensorImpl t):
+    """An ndarray of t's elements as unsigned integers of their width, sharing t's memory: for kernels
+    that only move elements (pads, gathers), so every dtype, bfloat16 included, moves bit for bit."""
+    return t._numpy_view(raw=True)
+
+
 cdef int reject_half(str op, TensorImpl t) except -1:
-    if t.scalar_type == ST_FLOAT16:
-        raise NotImplementedError(f'"{op}" not implemented for \'Half\'')
+    """The error of a kernel without reduced-precision floating loops (float16, bfloat16)."""
+    if opmath_type(t.scalar_type) != t.scalar_type:
+        raise NotImplementedError(f'"{op}" not implemented for \'{type_name(t.scalar_type)}\'')
     return 0
 
 

@@ -14,8 +14,8 @@ capability there), so results match bit for bit where PyTorch's own are determin
 """
 from libc.math cimport fma, pow
 from libc.stdint cimport uint8_t, int8_t, int16_t, int32_t, int64_t
-from c10.scalar_type cimport (dtype as DType, dtype_of, default_float_type, ST_UINT8, ST_INT8, ST_INT16, ST_INT32,
-                              ST_INT64, ST_FLOAT16, ST_FLOAT32, ST_FLOAT64, ST_BOOL)
+from c10.scalar_type cimport (dtype as DType, dtype_of, default_float_type, opmath_type, ST_UINT8, ST_INT8, ST_INT16,
+                              ST_INT32, ST_INT64, ST_FLOAT32, ST_FLOAT64, ST_BOOL)
 from c10.tensor_impl cimport TensorImpl, MAX_DIMS, sizes_from_sequence, empty_with_strides
 
 from aten.native.cpu.fill cimport fill_value
@@ -293,10 +293,10 @@ def arange_cpu(start, end, step=1, dtype=None, layout=None, device=None, pin_mem
         dt = <DType?>dtype
     if dt.scalar_type == ST_BOOL:
         raise _not_implemented("arange", dt)
-    if dt.scalar_type == ST_FLOAT16:
-        # PyTorch computes float16 ranges in float and rounds each value once.
-        return cast_contiguous(arange_cpu(start, end, step, dtype_of(ST_FLOAT32), layout, None, pin_memory),
-                               ST_FLOAT16)
+    if opmath_type(dt.scalar_type) != dt.scalar_type:
+        # PyTorch computes float16 and bfloat16 ranges in float and rounds each value once.
+        return cast_contiguous(arange_cpu(start, end, step, dtype_of(opmath_type(dt.scalar_type)), layout, None,
+                                          pin_memory), dt.scalar_type)
     floating = dt.is_floating_point
     # The accumulation type: double for floating dtypes, int64 for integral ones.
     xstart, xend, xstep = (float(start), float(end), float(step)) if floating else \
@@ -331,9 +331,9 @@ cdef object _spaced(str op, start, end, steps, double base, dtype, layout, pin_m
     elif steps > 1:
         if out.scalar_type == ST_BOOL:
             raise _not_implemented(op, dtype_of(ST_BOOL))
-        if out.scalar_type == ST_FLOAT16:
-            return cast_contiguous(_spaced(op, start, end, steps, base, dtype_of(ST_FLOAT32), layout, pin_memory),
-                                   ST_FLOAT16)
+        if opmath_type(out.scalar_type) != out.scalar_type:
+            return cast_contiguous(_spaced(op, start, end, steps, base, dtype_of(opmath_type(out.scalar_type)),
+                                           layout, pin_memory), out.scalar_type)
         if op == "linspace":
             linspace_fill(out, start, end)
         else:

@@ -12,8 +12,9 @@ converting copy of a wrapped scalar.
 from libc.math cimport isnan, isinf
 from libc.stdint cimport uint8_t, uint16_t, uint32_t, uint64_t, int8_t, int16_t, int32_t, int64_t
 from libc.string cimport memset, memcpy
-from c10.scalar_type cimport (dtype as DType, dtype_of, ST_BOOL, ST_UINT8, ST_INT8, ST_INT16, ST_INT32, ST_INT64,
-                              ST_FLOAT16, ST_FLOAT32, ST_FLOAT64)
+from c10.scalar_type cimport (dtype as DType, dtype_of, ST_BOOL, ST_UINT8, ST_INT8, ST_INT16, ST_INT32,
+                              ST_INT64, ST_FLOAT16, ST_FLOAT32, ST_FLOAT64, ST_BFLOAT16)
+from c10.bfloat16 cimport bfloat16, float_to_bf16_scalar
 from c10.tensor_impl cimport TensorImpl, MAX_DIMS
 from aten.native.cpu.loops cimport copy_into
 from c10.tensor_impl cimport wrap_number
@@ -24,7 +25,7 @@ from aten.native.meta.pointwise import check_fits
 # c10's checked_convert names and the ranges c10::overflows allows for an integral value
 # (unsigned types also take negatives down to -max, which wrap as two's complement).
 _C_NAMES = {ST_UINT8: "uint8_t", ST_INT8: "int8_t", ST_INT16: "int16_t", ST_INT32: "int", ST_INT64: "int64_t",
-            ST_FLOAT32: "float", ST_FLOAT64: "double"}
+            ST_FLOAT32: "float", ST_FLOAT64: "double", ST_BFLOAT16: "c10::BFloat16"}
 cdef int64_t _LOW[ST_INT64 + 1]
 cdef int64_t _HIGH[ST_INT64 + 1]
 cdef double _FLOW[ST_INT64 + 1]       # a floating value's range: the type's own (uint8 from 0)
@@ -49,7 +50,7 @@ cdef int fill_pattern(object value, int st, uint64_t* out) except -1:
     cdef double f = 0.0
     cdef uint64_t bits = 0
     cdef char* p = <char*>&bits
-    if st == ST_FLOAT16 or st < 0 or (st > ST_FLOAT64 and st != ST_BOOL):
+    if st < 0 or st == ST_FLOAT16 or (st > ST_FLOAT64 and st != ST_BOOL and st != ST_BFLOAT16):
         return 1
     if isinstance(value, bool):
         kind, i = 0, (1 if value else 0)
@@ -74,10 +75,13 @@ cdef int fill_pattern(object value, int st, uint64_t* out) except -1:
         (<uint8_t*>p)[0] = (i != 0) if kind == 0 else (1 if kind == 1 else (f != 0.0))
     elif st == ST_FLOAT64:
         (<double*>p)[0] = <double>i if kind == 0 else (<double>u if kind == 1 else f)
-    elif st == ST_FLOAT32:
+    elif st == ST_FLOAT32 or st == ST_BFLOAT16:
         if kind == 2 and not isnan(f) and not isinf(f) and (f > _FLOAT32_MAX or f < -_FLOAT32_MAX):
             raise _overflow(st)
-        (<float*>p)[0] = <float>i if kind == 0 else (<float>u if kind == 1 else <float>f)
+        if st == ST_FLOAT32:
+            (<float*>p)[0] = <float>i if kind == 0 else (<float>u if kind == 1 else <float>f)
+        else:       # through float, NaN as c10::BFloat16's constructor writes it (PyTorch's fill_)
+            (<bfloat16*>p)[0] = float_to_bf16_scalar(<float>i if kind == 0 else (<float>u if kind == 1 else <float>f))
     else:
         # An integral dtype: uint64 values exceed every one of them.
         if kind == 1:

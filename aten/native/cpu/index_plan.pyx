@@ -11,7 +11,7 @@ from libc.stdint cimport int64_t, uint8_t, uint16_t, uint32_t, uint64_t, int8_t,
 from libc.stdlib cimport malloc, free
 from libc.string cimport memcpy
 from cython.parallel cimport prange
-from c10.scalar_type cimport ST_BOOL, ST_UINT8, ST_INT8, ST_INT16, ST_INT32, ST_INT64, ST_FLOAT16, ST_FLOAT32
+from c10.scalar_type cimport itemsize_of, ST_BOOL, ST_UINT8, ST_INT8, ST_INT16, ST_INT32, ST_INT64, ST_FLOAT32
 from c10.tensor_impl cimport TensorImpl, MAX_DIMS
 from aten.native.cpu.index_support cimport first_out_of_range, next_pos2
 from aten.native.cpu.element_types cimport word_t, num_t
@@ -160,8 +160,7 @@ cdef int run3(int st, int mode, char* s, char* o, Plan3* p, TensorImpl alpha) ex
     p.npre = _coalesce(p.npre, p.pre_sizes, p.s_pre, p.o_pre)
     p.npost = _coalesce(p.npost, p.post_sizes, p.s_post, p.o_post)
     if mode != M_ADD:
-        itemsize = 1 if st in (ST_BOOL, ST_UINT8, ST_INT8) else (2 if st in (ST_INT16, ST_FLOAT16) else
-                                                                 (4 if st in (ST_INT32, ST_FLOAT32) else 8))
+        itemsize = itemsize_of(st)
         with nogil:
             if itemsize == 1:
                 _run3(<uint8_t*>s, <uint8_t*>o, <uint8_t*>NULL, <uint8_t*>NULL, p, mode, 0, False)

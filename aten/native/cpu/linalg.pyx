@@ -283,6 +283,8 @@ def _einsum_compute(str equation, tensors, path=None):
     arrays = []
     for k in range(len(tensors)):
         t = <TensorImpl>tensors[k]
+        if opmath_type(t.scalar_type) != t.scalar_type:
+            t = cast_contiguous(t, compute_type)       # exact: NumPy has no bfloat16 to view it as
         a = np_view(t)
         if a.dtype != dtype_numpy(compute_type):
             a = a.astype(dtype_numpy(compute_type))

@@ -9,7 +9,8 @@ import numpy as np
 
 from c10.scalar_type cimport is_integral, ST_BOOL
 from c10.tensor_impl cimport TensorImpl
-from aten.native.cpu.array_bridge cimport np_view, new_tensor, reject_half
+from aten.native.cpu.array_bridge cimport np_bits, np_view, new_tensor, reject_half
+from aten.native.cpu.fill cimport fill_value
 from aten.native.meta.messages cimport shape_of
 from aten.native.meta.pad_checks import check_gather_pad
 
@@ -40,8 +41,13 @@ def constant_pad_nd_cpu(TensorImpl self not None, pad, value=0):
     cdef TensorImpl out = new_tensor(tuple(shape), self.scalar_type)
     if out.n_elem == 0:
         return out
-    o = np_view(out)
     check_fits(value, self.dtype)
+    if self.dtype.numpy_dtype is None:      # bfloat16: filled as fill_ converts, the rest moved as raw bits
+        fill_value(out, value)
+        if self.n_elem:
+            out._numpy_view(raw=True)[tuple(dst)] = self._numpy_view(raw=True)[tuple(src)]
+        return out
+    o = np_view(out)
     if self.scalar_type == ST_BOOL:
         o[...] = bool(value)
     elif is_integral(self.scalar_type, False):
@@ -76,12 +82,12 @@ cdef TensorImpl _gather_pad(TensorImpl self, tuple pads, str mode):
     cdef TensorImpl out = new_tensor(tuple(shape), self.scalar_type)
     if out.n_elem == 0:
         return out
-    a = np_view(self)
+    a = np_bits(self)           # moved, never computed on: the bits of any dtype
     for i in range(len(pads)):
         d = self.nd - 1 - i
         idx = _indices(self.sizes[d], pads[i][0], pads[i][1], mode)
         if i == len(pads) - 1:
-            np.take(a, idx, axis=d, out=np_view(out), mode="clip")
+            np.take(a, idx, axis=d, out=np_bits(out), mode="clip")
         else:
             a = np.take(a, idx, axis=d)
     return out
@@ -138,7 +144,7 @@ def pad_circular_cpu(TensorImpl self not None, pad):
     for i in range(n // 2):
         d = self.nd - 1 - i
         crop[d] = slice(max(-pads[i][0], 0), self.sizes[d] - max(-pads[i][1], 0))
-    cdef TensorImpl cropped = new_tensor(np_view(self)[tuple(crop)].shape, self.scalar_type)
+    cdef TensorImpl cropped = new_tensor(np_bits(self)[tuple(crop)].shape, self.scalar_type)
     if cropped.n_elem:
-        np_view(cropped)[...] = np_view(self)[tuple(crop)]
+        np_bits(cropped)[...] = np_bits(self)[tuple(crop)]
     return _gather_pad(cropped, tuple([(max(lo, 0), max(hi, 0)) for lo, hi in pads]), "circular")

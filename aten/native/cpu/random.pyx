@@ -7,9 +7,9 @@ kernel bit for bit through the engine in random_fill.pyx (this module is compile
 from libc.stdint cimport uint8_t, int8_t, int16_t, int32_t, int64_t, uint64_t, INT64_MIN, INT64_MAX
 
 from c10.generator cimport Generator, MT19937, mt_uniform_float, mt_uniform_double, generator_or_default
-from c10.scalar_type cimport (is_floating, ST_UINT8, ST_INT8, ST_INT16, ST_INT32, ST_INT64, ST_FLOAT16, ST_FLOAT32,
-                              ST_FLOAT64, ST_BOOL)
-from c10.tensor_impl cimport TensorImpl, MAX_DIMS, empty_contiguous
+from c10.scalar_type cimport (is_floating, opmath_type, max_finite, dtype_of, ST_UINT8, ST_INT8, ST_INT16, ST_INT32,
+                              ST_INT64, ST_FLOAT16, ST_FLOAT32, ST_FLOAT64, ST_BOOL)
+from c10.tensor_impl cimport TensorImpl, MAX_DIMS, empty_contiguous, wrap_number
 from aten.native.cpu.loops cimport cast_contiguous, copy_into
 
 from aten.native.cpu.element_types cimport num_t
@@ -19,9 +19,12 @@ from aten.native.cpu.random_fill cimport (Walk, OpArgs, OP_UNIFORM, OP_NORMAL_SE
                                           _is_float_kernel_type, _dim_order, empty_like_cpu, _walk_of, _walk_copy,
                                           _fill, _bump, _check_cpu)
 
+import math
 import warnings
 
 from aten.native.meta.messages cimport cpp_type
+
+from c10.scalar_type import float_limits
 
 cdef int64_t _INT64_MIN = INT64_MIN
 cdef int64_t _INT64_MAX = INT64_MAX
@@ -53,8 +56,8 @@ cdef Py_ssize_t _k_bernoulli_tensor(num_t* out, const char* p, bint p_double, Py
 
 def uniform_cpu(TensorImpl self not None, double from_=0, double to=1, generator=None):
     """aten::uniform_"""
-    if self.scalar_type == ST_FLOAT16:
-        return _uniform_float16(self, from_, to, generator)
+    if opmath_type(self.scalar_type) != self.scalar_type:
+        return _uniform_reduced(self, from_, to, generator)
     cdef Generator gen = generator_or_default(generator)
     cdef int st = self.scalar_type
     cdef OpArgs args
@@ -202,7 +205,7 @@ cdef int64_t _update_to(int64_t to, int st) noexcept:
 
 
 cdef int _random_dtype_ok(int st) except -1:
-    if st == ST_FLOAT16:
+    if opmath_type(st) != st:
         _not_implemented("random_from_to_kernel_cpu", st)
     return 0
 
@@ -260,8 +263,8 @@ cdef int _random_from_to(TensorImpl self, int64_t from_, object to_opt, Generato
 def random_from_cpu(TensorImpl self not None, int64_t from_, to=None, generator=None):
     """aten::random_.from: [from, to), or [from, max of the dtype] when to is None."""
     _check_cpu(self, "random_")
-    if self.scalar_type == ST_FLOAT16:
-        return _random_float16(self, from_, to, generator)
+    if opmath_type(self.scalar_type) != self.scalar_type:
+        return _random_reduced(self, from_, to, generator)
     _random_from_to(self, from_, to, generator_or_default(generator))
     return self
 
@@ -271,36 +274,42 @@ def random_to_cpu(TensorImpl self not None, int64_t to, generator=None):
     return random_from_cpu(self, 0, to, generator)
 
 
-# float16 draws as float32 with float16's limits: the integers up to 2^11 are exact there.
-_HALF_DIGITS, _HALF_MAX = 11, 65504
+cdef int _digits(int st) except -1:
+    """The integers a reduced float holds exactly go up to 2**digits (11 for float16, 8 for bfloat16)."""
+    return round(-math.log2(float_limits(dtype_of(st))[1])) + 1
 
 
-def _uniform_float16(TensorImpl self, double from_, double to, generator):
-    """PyTorch's Half uniform_: draw in float, round to half, and give `from` where the rounding
-    reached `to` (the range stays [from, to)); bounds are half's."""
-    import numpy as np
-    if not -_HALF_MAX <= from_ <= _HALF_MAX:
-        raise RuntimeError("from is out of bounds for c10::Half")
-    if not -_HALF_MAX <= to <= _HALF_MAX:
-        raise RuntimeError("to is out of bounds for c10::Half")
+def _uniform_reduced(TensorImpl self, double from_, double to, generator):
+    """PyTorch's Half and BFloat16 uniform_: draw in float, round to the dtype, and give `from`
+    where the rounding reached `to` (the range stays [from, to)); bounds are the dtype's."""
+    cdef int st = self.scalar_type
+    cdef double limit = max_finite(st)
+    if not -limit <= from_ <= limit:
+        raise RuntimeError(f"from is out of bounds for {cpp_type(st)}")
+    if not -limit <= to <= limit:
+        raise RuntimeError(f"to is out of bounds for {cpp_type(st)}")
     if not (from_ <= to):
         raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={_g(from_)} > to={_g(to)}")
-    if not ((to - from_) <= _HALF_MAX):
-        raise RuntimeError(f"uniform_ expects to-from <= std::numeric_limits<Half>::max(), but found to={_g(to)} and "
-                           f"from={_g(from_)} which result in to-from to exceed the limit")
-    _uniform_widened(self, from_, to, generator)
-    if self.n_elem:
-        values = self._numpy_view()
-        values[values == np.float16(np.float32(to))] = np.float16(np.float32(from_))
+    if not ((to - from_) <= limit):
+        raise RuntimeError(f"uniform_ expects to-from <= std::numeric_limits<{dtype_of(st).type_name}>::max(), but "
+                           f"found to={_g(to)} and from={_g(from_)} which result in to-from to exceed the limit")
+    if self.n_elem == 0:
+        return self
+    import numpy as np
+    cdef TensorImpl wide = cast_contiguous(self, ST_FLOAT32)
+    uniform_cpu(wide, from_, to, generator)
+    wide = cast_contiguous(cast_contiguous(wide, st), ST_FLOAT32)      # the values self will hold
+    values = wide._numpy_view()
+    values[values == _rounded(to, st)] = _rounded(from_, st)
+    _store_rounded(self, wide)
     return self
 
 
-cdef int _uniform_widened(TensorImpl self, double from_, double to, generator) except -1:
-    """Draw into a float32 copy of self and round once into self (PyTorch draws Half in float)."""
-    cdef TensorImpl wide = cast_contiguous(self, ST_FLOAT32)
-    uniform_cpu(wide, from_, to, generator)
-    _store_rounded(self, wide)
-    return 0
+cdef float _rounded(double value, int st):
+    """value as the reduced dtype st rounds it (through float, as c10 converts)."""
+    cdef TensorImpl t = cast_contiguous(cast_contiguous(cast_contiguous(wrap_number(value), ST_FLOAT32), st),
+                                        ST_FLOAT32)
+    return (<float*>t.data())[0]
 
 
 cdef int _store_rounded(TensorImpl self, TensorImpl wide) except -1:
@@ -309,25 +318,34 @@ cdef int _store_rounded(TensorImpl self, TensorImpl wide) except -1:
     return 0
 
 
-def _random_float16(TensorImpl self, int64_t from_, to, generator):
+def _random_reduced(TensorImpl self, int64_t from_, to, generator):
+    """PyTorch's Half and BFloat16 random_: integers drawn in float, bounded by the dtype's range and
+    warned about beyond the integers it holds exactly (2**digits)."""
+    cdef int st = self.scalar_type
+    cdef double limit = max_finite(st)
+    cdef int digits = _digits(st)
+    cdef str name = cpp_type(st)
     if to is None:
         if from_ == _INT64_MIN:
+            if st != ST_FLOAT16:       # PyTorch draws these for bfloat16; Ember has no such loop yet
+                raise NotImplementedError(f"random_(from=-2**63) over the full 64-bit range is not implemented in "
+                                          f"Ember for {dtype_of(st).type_name}")
             raise RuntimeError("random_full_64_bits_range_kernel_cpu handles only int64, double, float and bfloat16")
-        to_inc = 1 << _HALF_DIGITS
+        to_inc = 1 << digits
         if not from_ < to_inc:
             raise RuntimeError(f"random_ expects 'from' casted to dtype to be less than or equal to 'to_inc' casted "
                                f"to dtype, but got from={from_} > to_inc={to_inc}")
         to = to_inc + 1
     elif not from_ < to:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={from_} >= to={to}")
-    if not -_HALF_MAX <= from_ <= _HALF_MAX:
-        raise RuntimeError("from is out of bounds for c10::Half")
-    if not -_HALF_MAX <= to - 1 <= _HALF_MAX:
-        raise RuntimeError("to - 1 is out of bounds for c10::Half")
+    if not -limit <= from_ <= limit:
+        raise RuntimeError(f"from is out of bounds for {name}")
+    if not -limit <= to - 1 <= limit:
+        raise RuntimeError(f"to - 1 is out of bounds for {name}")
     for var, what in ((from_, "from"), (to - 1, "to - 1")):
-        if abs(var) > 1 << _HALF_DIGITS:
-            warnings.warn(f"{what} is out of bounds [-(2^{_HALF_DIGITS}), 2^{_HALF_DIGITS}]. Due to precision "
-                          "limitations c10::Half can support discrete uniform distribution only within this range. "
+        if abs(var) > 1 << digits:
+            warnings.warn(f"{what} is out of bounds [-(2^{digits}), 2^{digits}]. Due to precision "
+                          f"limitations {name} can support discrete uniform distribution only within this range. "
                           "This warning will become an error in version 1.7 release, please fix the code in advance",
                           UserWarning, stacklevel=3)
     return _random_from_to_widened(self, from_, to, generator)
@@ -347,7 +365,7 @@ def random_cpu(TensorImpl self not None, generator=None):
     _check_cpu(self, "random_")
     if self.n_elem == 0:
         return self
-    if self.scalar_type == ST_FLOAT16:
+    if opmath_type(self.scalar_type) != self.scalar_type:
         _not_implemented("random_kernel_cpu", self.scalar_type)
     args.op = OP_RANDOM
     _fill(self, gen, &args)
@@ -426,7 +444,7 @@ def geometric_cpu(TensorImpl self not None, double p, generator=None):
         raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={_g(p)}")
     if self.n_elem == 0:
         return self
-    if self.scalar_type == ST_FLOAT16 or self.scalar_type == ST_BOOL:
+    if opmath_type(self.scalar_type) != self.scalar_type or self.scalar_type == ST_BOOL:
         _not_implemented("geometric_cpu", self.scalar_type)
     args.op = OP_GEOMETRIC
     args.a = p
@@ -441,7 +459,7 @@ cdef int _bernoulli_scalar(TensorImpl self, double p, Generator gen) except -1:
         raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={_g(p)}")
     if self.n_elem == 0:
         return 0
-    if self.scalar_type == ST_FLOAT16:
+    if opmath_type(self.scalar_type) != self.scalar_type:
         _not_implemented("bernoulli_scalar_cpu_", self.scalar_type)
     args.op = OP_BERNOULLI_SCALAR
     args.a = p
@@ -510,7 +528,7 @@ cdef int _bernoulli_tensor(TensorImpl self, TensorImpl p, Generator gen) except 
     cdef int st = self.scalar_type
     if n == 0:
         return 0
-    if st == ST_FLOAT16:
+    if opmath_type(st) != st:
         _not_implemented("bernoulli_tensor_cpu_self_", st)
     _check_cpu(p, "bernoulli_")
     _expand_strides(p, self, p_strides)

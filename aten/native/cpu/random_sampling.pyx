@@ -8,8 +8,8 @@ from libc.math cimport isnan, INFINITY
 from cpython.mem cimport PyMem_Malloc, PyMem_Free
 
 from c10.generator cimport Generator, MT19937, mt_random, mt_random64, mt_uniform_double, generator_or_default
-from c10.scalar_type cimport (dtype as DType, promote, is_floating, ST_UINT8, ST_INT8, ST_INT16, ST_INT32, ST_INT64,
-                              ST_FLOAT16, ST_FLOAT32, ST_FLOAT64, ST_BOOL)
+from c10.scalar_type cimport (opmath_type, dtype as DType, promote, is_floating, ST_UINT8, ST_INT8, ST_INT16,
+                              ST_INT32, ST_INT64, ST_FLOAT16, ST_FLOAT32, ST_FLOAT64, ST_BOOL)
 from c10.tensor_impl cimport TensorImpl, MAX_DIMS, empty_contiguous
 
 from aten.native.cpu.random_fill cimport (Walk, OpArgs, OP_EXPONENTIAL, _type_name, _not_implemented,
@@ -507,8 +507,8 @@ def multinomial_cpu(TensorImpl self not None, int64_t num_samples, bint replacem
     result = empty_contiguous(self.nd, out_sizes, ST_INT64, None)
     if result.n_elem == 0:
         return result
-    if st == ST_FLOAT16:
-        raise RuntimeError("multinomial is not implemented for half on CPU")
+    if opmath_type(st) != st:       # PyTorch 2.13 samples these; Ember's sampler reads float and double only
+        raise RuntimeError(f"multinomial is not implemented for {'half' if st == ST_FLOAT16 else 'bfloat16'} on CPU")
     s1 = self.strides[self.nd - 1] * self.itemsize
     s0 = self.strides[0] * self.itemsize if self.nd == 2 else 0
     base = self.data()

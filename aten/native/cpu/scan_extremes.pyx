@@ -18,8 +18,8 @@ from cython.parallel cimport prange
 from libc.math cimport exp, expf, log1p, log1pf, isfinite, INFINITY
 from libc.stdint cimport uint8_t, int8_t, int16_t, int32_t, int64_t
 
-from c10.scalar_type cimport (dtype_of, is_floating, ST_BOOL, ST_UINT8, ST_INT8, ST_INT16, ST_INT32, ST_INT64,
-                              ST_FLOAT16, ST_FLOAT32, ST_FLOAT64)
+from c10.scalar_type cimport (opmath_type, dtype_of, is_floating, ST_BOOL, ST_UINT8, ST_INT8, ST_INT16, ST_INT32,
+                              ST_INT64, ST_FLOAT32)
 from c10.tensor_impl cimport TensorImpl, empty_contiguous
 from aten.native.cpu.loops cimport cast_contiguous, copy_into, resize_output
 from aten.native.cpu.scan_sums cimport CHUNK, scan_geometry, scan_threads
@@ -279,19 +279,20 @@ def logcumsumexp_cpu(TensorImpl self not None, dim):
         return empty_contiguous(self.nd, self.sizes, st, None)
     if self.nd == 0:
         return cast_contiguous(self, st)
-    # float16 runs on a float32 copy, accumulating in float (PyTorch's acc type for Half).
-    src = self if self.contiguous and st != ST_FLOAT16 else cast_contiguous(self, ST_FLOAT32 if st == ST_FLOAT16 else st)
+    # float16 and bfloat16 run on a float32 copy, accumulating in float (PyTorch's acc type for them).
+    cdef bint reduced = opmath_type(st) != st
+    src = self if self.contiguous and not reduced else cast_contiguous(self, opmath_type(st))
     scan_geometry(self, d, &outer, &n, &inner)
     out = empty_contiguous(self.nd, self.sizes, src.scalar_type, None)
     nt = scan_threads(src.n_elem, outer)
     with nogil:
-        if st == ST_FLOAT16:
+        if reduced:
             _lcse(<float*>out.data(), <const float*>src.data(), outer, n, inner, f_acc, nt)
         elif st == ST_FLOAT32:
             _lcse(<float*>out.data(), <const float*>src.data(), outer, n, inner, d_acc, nt)
         else:
             _lcse(<double*>out.data(), <const double*>src.data(), outer, n, inner, d_acc, nt)
-    return cast_contiguous(out, ST_FLOAT16) if st == ST_FLOAT16 else out
+    return cast_contiguous(out, st) if reduced else out
 
 
 def logcumsumexp_out_cpu(TensorImpl self not None, dim, TensorImpl out not None):

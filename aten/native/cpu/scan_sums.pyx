@@ -8,8 +8,8 @@ positions is contiguous and vectorises. Outer slices run on several threads when
 from cython.parallel cimport prange
 from libc.stdint cimport uint8_t, int8_t, int16_t, int32_t, int64_t
 
-from c10.scalar_type cimport (is_integral, dtype as DType, dtype_of, ST_BOOL, ST_UINT8, ST_INT8, ST_INT16,
-                              ST_INT32, ST_INT64, ST_FLOAT16, ST_FLOAT32, ST_FLOAT64)
+from c10.scalar_type cimport (opmath_type, is_integral, dtype as DType, dtype_of, ST_BOOL, ST_UINT8, ST_INT8,
+                              ST_INT16, ST_INT32, ST_INT64, ST_FLOAT32)
 from c10.tensor_impl cimport TensorImpl, empty_contiguous
 from aten.native.cpu.loops cimport cast_contiguous, copy_into
 from aten.native.meta.messages cimport cpp_type
@@ -123,8 +123,8 @@ cdef TensorImpl _cum(TensorImpl self, object dim, object dtype, bint prod, bint 
             self.version_counter.version += 1
             return self
         return empty_contiguous(self.nd, self.sizes, st, None) if self.n_elem == 0 else cast_contiguous(self, st)
-    if st == ST_BOOL or st == ST_FLOAT16 or self.scalar_type == ST_FLOAT16:
-        bad = st if st == ST_BOOL or st == ST_FLOAT16 else self.scalar_type
+    if st == ST_BOOL or opmath_type(st) != st or opmath_type(self.scalar_type) != self.scalar_type:
+        bad = st if st == ST_BOOL or opmath_type(st) != st else self.scalar_type
         raise NotImplementedError(f'"{name}_out_cpu" not implemented for \'{dtype_of(bad).type_name}\'')
     src = self if self.scalar_type == st and self.contiguous else cast_contiguous(self, st)
     scan_geometry(self, d, &outer, &n, &inner)

@@ -353,7 +353,8 @@ def scatter_add_cuda(self: Any, dim: int, index: Any, src: Any) -> Any:
 
 _COMBINE = {"prod": 0, "multiply": 0, "amax": 1, "amin": 2}     # index.cu put_reduce's op
 # dtypes index.cu's atomics do not cover reduce in a wider one and round (or wrap) back once
-_WIDER = {"float16": "float32", "int16": "int32", "int8": "int32", "uint8": "int32", "bool": "int32"}
+_WIDER = {"float16": "float32", "bfloat16": "float32", "int16": "int32", "int8": "int32", "uint8": "int32",
+          "bool": "int32"}
 
 
 def _in_wider(self: Any, src: Any, reduce_into: Any) -> Any:

@@ -35,7 +35,7 @@ def _copy_to_host(dst: Any, src: Any) -> None:
     dtype on the device, then one device-to-host copy (through a buffer when dst is a view)."""
     source = src.expand(tuple(dst.shape)) if tuple(dst.shape) != tuple(src.shape) else src
     on_device = to_device(contiguous_cuda(source), dst.dtype)
-    host = dst._numpy_view()
+    host = dst._numpy_view(raw=True)
     buffer = host if host.flags.c_contiguous else np.empty(host.shape, dtype=host.dtype)
     c10_cuda.lazy_init().drv.memcpy_dtoh(buffer, on_device.data_ptr())
     if buffer is not host:

@@ -19,6 +19,7 @@ from aten.native.meta.errors import device_mismatch_error
 from aten.native.meta.pointwise import broadcast_shapes
 from c10 import cuda as c10_cuda
 from c10 import scalar_type, tensor_impl
+from c10.scalar_type import opmath_dtype
 
 
 def launch(source: str, cname: str, tensors: tuple[Any, ...], scalars: tuple[Any, ...], compute: Any, out_dtype: Any,
@@ -43,8 +44,8 @@ def launch(source: str, cname: str, tensors: tuple[Any, ...], scalars: tuple[Any
     n = out.numel()
     if n == 0:
         return out
-    # float16 kernels take their scalars as float (the dtype they compute in).
-    scalar_type_ = np.float32 if compute.name == "float16" else compute.numpy_dtype.type
+    # float16 and bfloat16 kernels take their scalars as float (the dtype they compute in).
+    scalar_type_ = opmath_dtype(compute).numpy_dtype.type
     c_scalars = [scalar_type_(v) for v in scalars]
     grid, block = grid_for(n)
     # the arguments: n, (the strided kernels: meta,) out and the inputs as pointers, then the scalars

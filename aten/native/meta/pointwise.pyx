@@ -10,9 +10,9 @@ TensorIterator: compute_types and compute_shape, and c10::Scalar's checked conve
 """
 from libc.math cimport isinf, isnan
 from libc.stdint cimport uint8_t, int8_t, int16_t, int32_t, int64_t
-from c10.scalar_type cimport (promote, is_floating, is_integral, default_float_type, dtype_of,
-                              ST_BOOL, ST_UINT8, ST_INT8, ST_INT16, ST_INT32, ST_INT64,
-                              ST_FLOAT16, ST_FLOAT32, ST_FLOAT64, ST_UNDEFINED)
+from c10.scalar_type cimport (promote, is_floating, is_integral, default_float_type, dtype_of, max_finite,
+                              opmath_type, ST_BOOL, ST_UINT8, ST_INT8, ST_INT16, ST_INT32, ST_INT64,
+                              ST_FLOAT16, ST_FLOAT32, ST_FLOAT64, ST_BFLOAT16, ST_UNDEFINED)
 from c10.tensor_impl cimport TensorImpl, MAX_DIMS
 
 
@@ -98,13 +98,11 @@ def broadcast_shapes(*tensors):
 # PyTorch's checked_convert names (c10/util/TypeCast.h) and ranges; unsigned types also take
 # negative values down to -max, which wrap as two's complement (c10::overflows).
 _C_NAMES = {ST_UINT8: "uint8_t", ST_INT8: "int8_t", ST_INT16: "int16_t", ST_INT32: "int", ST_INT64: "int64_t",
-            ST_FLOAT16: "c10::Half", ST_FLOAT32: "float", ST_FLOAT64: "double"}
+            ST_FLOAT16: "c10::Half", ST_FLOAT32: "float", ST_FLOAT64: "double", ST_BFLOAT16: "c10::BFloat16"}
 cdef int64_t _LOW[ST_INT64 + 1]
 cdef int64_t _HIGH[ST_INT64 + 1]
 _LOW[:] = [-255, -128, -(1 << 15), -(1 << 31), -(1 << 63)]
 _HIGH[:] = [255, 127, (1 << 15) - 1, (1 << 31) - 1, (1 << 63) - 1]
-cdef double _FLOAT32_MAX = 3.4028234663852886e38
-cdef double _FLOAT16_MAX = 65504.0
 
 
 cdef int check_scalar_fits(object value, int st) except -1:
@@ -127,9 +125,9 @@ cdef int check_scalar_fits(object value, int st) except -1:
                 raise RuntimeError(f"value cannot be converted to type {_C_NAMES[st]} without overflow") from None
         if v < _LOW[st] or v > _HIGH[st]:
             raise RuntimeError(f"value cannot be converted to type {_C_NAMES[st]} without overflow")
-    elif st == ST_FLOAT32 or st == ST_FLOAT16:
+    elif is_floating(st) and st != ST_FLOAT64:
         f = value
-        limit = _FLOAT32_MAX if st == ST_FLOAT32 else _FLOAT16_MAX
+        limit = max_finite(st)
         if not isnan(f) and not isinf(f) and (f > limit or f < -limit):
             raise RuntimeError(f"value cannot be converted to type {_C_NAMES[st]} without overflow")
     return 0
@@ -176,8 +174,8 @@ cdef int store_scalar(char* slot, int st, object value, str arg_name) except -1:
             (<int32_t*>slot)[0] = <int32_t>(<int64_t>value)
         elif st == ST_INT64:
             (<int64_t*>slot)[0] = <int64_t>value
-        elif st == ST_FLOAT32 or st == ST_FLOAT16:
-            # float16 loops compute in float (their opmath), so their scalars are floats.
+        elif st == ST_FLOAT32 or opmath_type(st) == ST_FLOAT32:
+            # float16 and bfloat16 loops compute in float (their opmath), so their scalars are floats.
             (<float*>slot)[0] = <float>(<double>value)
         elif st == ST_FLOAT64:
             (<double*>slot)[0] = <double>value

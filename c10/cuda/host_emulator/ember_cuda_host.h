@@ -60,6 +60,8 @@ template <typename T> __forceinline__ T atomicExch(T* address, T value) { T old 
 template <typename T> __forceinline__ T atomicCAS(T* address, T compare, T value) {
   T old = *address; if (old == compare) *address = value; return old;
 }
+__forceinline__ unsigned int __float_as_uint(float f) { unsigned int u; memcpy(&u, &f, sizeof u); return u; }
+__forceinline__ float __uint_as_float(unsigned int u) { float f; memcpy(&f, &u, sizeof f); return f; }
 __forceinline__ unsigned int __umulhi(unsigned int a, unsigned int b) {
   return (unsigned int)(((unsigned long long)a * b) >> 32);
 }

@@ -225,11 +225,11 @@ EMBER_PUT_REDUCE(long long, unsigned long long, int64)
 
 // nonzero over a contiguous tensor, in chunks of `chunk` elements per thread: the counts per chunk
 // first, then (from their prefix sums, taken on the host) each chunk's positions in order, written
-// as nd coordinates out[j * nd + d] (meta = [nd, sizes[nd]]). float16 is read as its bits: nonzero
-// unless both zeros (the sign bit masked off).
+// as nd coordinates out[j * nd + d] (meta = [nd, sizes[nd]]). float16 and bfloat16 are read as
+// their bits: nonzero unless both zeros (the sign bit masked off).
 template <typename T> __device__ __forceinline__ bool is_nonzero(T v) { return v != T(0); }
-struct ember_half_bits { unsigned short bits; };
-template <> __device__ __forceinline__ bool is_nonzero(ember_half_bits v) { return (v.bits & 0x7fff) != 0; }
+struct ember_float16_bits { unsigned short bits; };    // float16 and bfloat16 alike
+template <> __device__ __forceinline__ bool is_nonzero(ember_float16_bits v) { return (v.bits & 0x7fff) != 0; }
 
 template <typename T>
 __device__ __forceinline__ void count_nonzero_chunks(long long n, long long chunk, const T* x, long long* counts) {
@@ -281,6 +281,7 @@ EMBER_NONZERO(signed char, int8)
 EMBER_NONZERO(short, int16)
 EMBER_NONZERO(int, int32)
 EMBER_NONZERO(long long, int64)
-EMBER_NONZERO(ember_half_bits, float16)
+EMBER_NONZERO(ember_float16_bits, float16)
+EMBER_NONZERO(ember_float16_bits, bfloat16)
 EMBER_NONZERO(float, float32)
 EMBER_NONZERO(double, float64)

@@ -1,5 +1,5 @@
 """What a launch needs besides its kernel: the grid for n elements, the device copy of a kernel's
-shapes and strides, the memory a view spans, and the C type of each dtype in the .cu sources."""
+shapes and strides, and the memory a view spans."""
 from __future__ import annotations
 
 from typing import Any
@@ -9,8 +9,6 @@ import numpy as np
 from c10 import cuda as c10_cuda
 
 BLOCK = 256
-CUDA_TYPES = {"bool": "unsigned char", "uint8": "unsigned char", "int8": "signed char", "int16": "short",
-              "int32": "int", "int64": "long long", "float16": "__half", "float32": "float", "float64": "double"}
 
 _metas: dict[tuple[int, ...], Any] = {}
 _MAX_METAS = 1024

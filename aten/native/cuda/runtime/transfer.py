@@ -1,6 +1,6 @@
 """Data movement on the device that every CUDA kernel builds on: a strided copy between any two
 views (kernels/copy.cu), a contiguous copy, a dtype conversion or an upload from the host
-(kernels/cast.cu), and a fill with one value (kernels/fill.cu)."""
+(_gen_cast.cu, generated from the dtype table), and a fill with one value (kernels/fill.cu)."""
 from __future__ import annotations
 
 from typing import Any
@@ -12,6 +12,7 @@ from aten.native.cuda.runtime.launch import byte_extent, device_meta, grid_for
 from c10 import cuda as c10_cuda
 from c10 import tensor_impl
 from c10.device import canonical
+from c10.scalar_type import opmath_dtype
 
 
 def strided_copy(dst: Any, src: Any) -> None:
@@ -57,14 +58,15 @@ def to_device(t: Any, dtype: Any) -> Any:
     if t.is_cuda and t.dtype is dtype:
         return t
     if not t.is_cuda:
-        host = np.ascontiguousarray(t._numpy_view().astype(dtype.numpy_dtype))
-        out = tensor_impl.empty(t._sizes(), dtype, canonical("cuda"))
+        # the bits uploaded as they are, then converted on the device by the generated casts
+        host = np.ascontiguousarray(t._numpy_view(raw=True))
+        out = tensor_impl.empty(t._sizes(), t.dtype, canonical("cuda"))
         c10_cuda.lazy_init().drv.memcpy_htod(out.data_ptr(), host)
-        return out
+        return to_device(out, dtype)
     out = tensor_impl.empty(t._sizes(), dtype, t.device)
     t = contiguous_cuda(t)
     grid, block = grid_for(t.numel())
-    kernel_function("kernels/cast.cu", f"cast_{t.dtype.name}_to_{dtype.name}")(
+    kernel_function("_gen_cast.cu", f"cast_{t.dtype.name}_to_{dtype.name}")(
         np.int64(t.numel()), np.uintp(out.data_ptr()), np.uintp(t.data_ptr()), grid=grid, block=block)
     return out
 
@@ -72,9 +74,10 @@ def to_device(t: Any, dtype: Any) -> Any:
 def fill_contiguous(t: Any, value: Any) -> None:
     """Every element of a contiguous CUDA tensor set to value (a Python number)."""
     name = t.dtype.name
-    # PyCUDA packs neither numpy bools nor halves: bool goes as a byte, float16 as a float
+    # PyCUDA packs neither numpy bools nor the reduced floats: bool goes as a byte, float16 and
+    # bfloat16 as a float rounded on the device
     arg: Any
-    if name == "float16":
+    if opmath_dtype(t.dtype) is not t.dtype:
         arg = np.float32(value)
     elif name == "bool":
         arg = np.uint8(bool(value))

@@ -1,0 +1,42 @@
+/* bfloat16 storage for the CPU loops: a struct holding the bits, so no C arithmetic or implicit
+ * conversion can touch it by accident; loops convert through these two functions (PyTorch's
+ * c10::BFloat16, as its CPU conversion kernels give them). */
+#ifndef EMBER_BFLOAT16_H
+#define EMBER_BFLOAT16_H
+#include <stdint.h>
+#include <string.h>
+
+typedef struct { uint16_t x; } ember_bf16;
+
+static inline float ember_bf16_to_float(ember_bf16 v) {
+    uint32_t bits = (uint32_t)v.x << 16;     /* exact: bfloat16 is float32's upper half */
+    float f;
+    memcpy(&f, &bits, sizeof f);
+    return f;
+}
+
+/* Round to nearest, ties to even; every NaN becomes 0xFFFF, as PyTorch's vectorised CPU conversion
+ * writes (float and double tensors converted, results of pointwise ops). */
+static inline ember_bf16 ember_float_to_bf16(float f) {
+    ember_bf16 r;
+    uint32_t bits;
+    if (f != f) {
+        r.x = 0xFFFF;
+        return r;
+    }
+    memcpy(&bits, &f, sizeof bits);
+    bits += 0x7FFFu + ((bits >> 16) & 1u);
+    r.x = (uint16_t)(bits >> 16);
+    return r;
+}
+/* The same rounding with NaN as 0x7FC0, as c10::BFloat16's constructor writes: PyTorch's element-by-
+ * element paths (fill_, torch.tensor(), float16 converted to bfloat16). */
+static inline ember_bf16 ember_float_to_bf16_scalar(float f) {
+    ember_bf16 r;
+    if (f != f) {
+        r.x = 0x7FC0;
+        return r;
+    }
+    return ember_float_to_bf16(f);
+}
+#endif
