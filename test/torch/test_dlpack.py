@@ -135,6 +135,14 @@ def read_capsule(capsule: object, versioned: bool) -> dict[str, object]:
     return fields
 
 
+def test_bfloat16_goes_through_dlpack_as_kdlbfloat_sharing_its_bits() -> None:
+    bits = torch.from_numpy(np.array([0x3F80, 0x7FC1, 0xFF80, 0x0001], dtype=np.uint16).view(np.int16))
+    t = bits.view(torch.bfloat16)
+    back = from_dlpack(to_dlpack(t))
+    assert back.dtype is torch.bfloat16 and back.data_ptr() == t.data_ptr()
+    assert back.view(torch.int16).tolist() == bits.tolist()
+
+
 # -- Ember -> NumPy ---------------------------------------------------------------------------
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)
 def test_numpy_from_dlpack_shares_memory_for_every_dtype(dtype: torch.dtype) -> None:
@@ -154,7 +162,7 @@ def test_numpy_from_dlpack_shares_memory_for_every_dtype(dtype: torch.dtype) -> 
 @pytest.mark.parametrize("dtype,code,bits", [(torch.bool, 6, 8), (torch.uint8, 1, 8), (torch.int8, 0, 8),
                                              (torch.int16, 0, 16), (torch.int32, 0, 32), (torch.int64, 0, 64),
                                              (torch.float16, 2, 16), (torch.float32, 2, 32),
-                                             (torch.float64, 2, 64)])
+                                             (torch.float64, 2, 64), (torch.bfloat16, 4, 16)])
 def test_exported_capsule_fields_are_pytorchs(dtype: torch.dtype, code: int, bits: int, versioned: bool) -> None:
     base = torch.zeros(5, 7, dtype=dtype)
     t = base[1:, 2::2]
@@ -511,7 +519,7 @@ def test_cpu_device_index_is_ignored() -> None:
     ({"code": 6, "bits": 16}, "Unsupported kDLBool bits 16"),
     ({"code": 6, "bits": 1}, "Unsupported kDLBool bits 1"),
     ({"code": 2, "bits": 64, "lanes": 2}, "lanes != 1 for dtype code2"),
-    ({"code": 4, "bits": 16}, "Unsupported code 4"),
+    ({"code": 4, "bits": 32}, "Unsupported kBFloat bits 32"),
     ({"code": 5, "bits": 64}, "Unsupported code 5"),
     ({"code": 3, "bits": 8}, "Unsupported code 3"),
     ({"code": 99, "bits": 8}, "Unsupported code 99"),

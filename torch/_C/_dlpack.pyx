@@ -18,10 +18,9 @@ from cpython.exc cimport PyErr_Fetch, PyErr_Restore
 
 from c10.storage cimport Storage, cpu_storage, borrowed_storage
 from c10.tensor_impl cimport TensorImpl, make_tensor, MAX_DIMS
-from c10.scalar_type cimport (ST_UINT8, ST_INT8, ST_INT16, ST_INT32, ST_INT64, ST_FLOAT16, ST_FLOAT32,
-                              ST_FLOAT64, ST_BOOL)
 
 from c10 import device as _device_mod
+from c10.dtype_table import DTYPES as _DTYPE_ROWS
 
 cdef extern from "Python.h":
     int Py_IsInitialized() nogil
@@ -143,28 +142,21 @@ cdef void _capsule_destructor_versioned(object capsule) noexcept:
         PyErr_Restore(etype, evalue, etb)
 
 
+cdef dict _DL_TYPES = {}        # scalar type -> (DLPack type code, bits), from the dtype table
+cdef dict _SCALAR_TYPES = {}    # (code, bits) -> scalar type
+for _row in _DTYPE_ROWS:
+    _code = {"b": kDLBool, "u": kDLUInt, "i": kDLInt}.get(_row["kind"], kDLBfloat if _row["format"] == "e8m7"
+                                                          else kDLFloat)
+    _DL_TYPES[_row["scalar_type"]] = (_code, 8 * _row["itemsize"])
+    _SCALAR_TYPES[(_code, 8 * _row["itemsize"])] = _row["scalar_type"]
+
+
 cdef int _fill_dtype(DLDataType* out, int scalar_type) except -1:
     out.lanes = 1
-    if scalar_type == ST_BOOL:
-        out.code, out.bits = kDLBool, 8
-    elif scalar_type == ST_UINT8:
-        out.code, out.bits = kDLUInt, 8
-    elif scalar_type == ST_INT8:
-        out.code, out.bits = kDLInt, 8
-    elif scalar_type == ST_INT16:
-        out.code, out.bits = kDLInt, 16
-    elif scalar_type == ST_INT32:
-        out.code, out.bits = kDLInt, 32
-    elif scalar_type == ST_INT64:
-        out.code, out.bits = kDLInt, 64
-    elif scalar_type == ST_FLOAT16:
-        out.code, out.bits = kDLFloat, 16
-    elif scalar_type == ST_FLOAT32:
-        out.code, out.bits = kDLFloat, 32
-    elif scalar_type == ST_FLOAT64:
-        out.code, out.bits = kDLFloat, 64
-    else:
-        raise BufferError(f"DLPack has no type for scalar type {scalar_type}")
+    try:
+        out.code, out.bits = _DL_TYPES[scalar_type]
+    except KeyError:
+        raise BufferError(f"DLPack has no type for scalar type {scalar_type}") from None
     return 0
 
 
@@ -270,36 +262,21 @@ cdef int _scalar_type_of(DLDataType dt) except -2:
     """Ember's scalar type for a DLPack dtype, or PyTorch's BufferError for one it cannot hold."""
     if dt.lanes != 1:
         raise BufferError(f"Ember does not support lanes != 1 for dtype code{dt.code}")
+    found = _SCALAR_TYPES.get((dt.code, dt.bits))
+    if found is not None:
+        return found
     if dt.code == kDLBool:
-        if dt.bits == 8:
-            return ST_BOOL
         raise BufferError(f"Unsupported kDLBool bits {dt.bits}")
     if dt.code == kDLUInt:
-        if dt.bits == 8:
-            return ST_UINT8
         if dt.bits in (16, 32, 64):
             raise BufferError(f"Unsupported kUInt bits {dt.bits}: Ember has no uint{dt.bits} dtype")
         raise BufferError(f"Unsupported kUInt bits {dt.bits}")
     if dt.code == kDLInt:
-        if dt.bits == 8:
-            return ST_INT8
-        if dt.bits == 16:
-            return ST_INT16
-        if dt.bits == 32:
-            return ST_INT32
-        if dt.bits == 64:
-            return ST_INT64
         raise BufferError(f"Unsupported kInt bits {dt.bits}")
     if dt.code == kDLFloat:
-        if dt.bits == 16:
-            return ST_FLOAT16
-        if dt.bits == 32:
-            return ST_FLOAT32
-        if dt.bits == 64:
-            return ST_FLOAT64
         raise BufferError(f"Unsupported kFloat bits {dt.bits}")
     if dt.code == kDLBfloat:
-        raise BufferError(f"Unsupported code {dt.code}: Ember has no bfloat16 dtype")
+        raise BufferError(f"Unsupported kBFloat bits {dt.bits}")
     if dt.code == kDLComplex:
         raise BufferError(f"Unsupported code {dt.code}: Ember has no complex dtypes")
     raise BufferError(f"Unsupported code {dt.code}")
