@@ -339,7 +339,8 @@ def register_lazy(str name, key, str module, str attr, bint opmath=False):
     if opmath:
         kernel = ComputeInOpmath(kernel, find_operator("_to_copy").call_below_autograd,
                                  find_operator("copy_").call_below_autograd,
-                                 find_operator("resize_").call_below_autograd)
+                                 find_operator("resize_").call_below_autograd,
+                                 f"{name.split('.')[0]}_{DispatchKey(key).name.lower()}")
     find_operator(name).register(key, kernel)
 
 

@@ -1,14 +1,19 @@
-/* bfloat16 storage for the CPU loops: a struct holding the bits, so no C arithmetic or implicit
- * conversion can touch it by accident; loops convert through these two functions (PyTorch's
- * c10::BFloat16, as its CPU conversion kernels give them). */
+/* bfloat16 storage for the CPU loops and the CUDA kernels: a struct holding the bits, so no C
+ * arithmetic or implicit conversion can touch it by accident; loops convert through these functions
+ * (PyTorch's c10::BFloat16, as its CPU conversion kernels give them), so both devices store the same bits. */
 #ifndef EMBER_BFLOAT16_H
 #define EMBER_BFLOAT16_H
 #include <stdint.h>
 #include <string.h>
 
+/* CUDA sources define EMBER_INLINE as __device__ __forceinline__ first (kernels/bfloat16.cuh). */
+#ifndef EMBER_INLINE
+#define EMBER_INLINE static inline
+#endif
+
 typedef struct { uint16_t x; } ember_bf16;
 
-static inline float ember_bf16_to_float(ember_bf16 v) {
+EMBER_INLINE float ember_bf16_to_float(ember_bf16 v) {
     uint32_t bits = (uint32_t)v.x << 16;     /* exact: bfloat16 is float32's upper half */
     float f;
     memcpy(&f, &bits, sizeof f);
@@ -17,7 +22,7 @@ static inline float ember_bf16_to_float(ember_bf16 v) {
 
 /* Round to nearest, ties to even; every NaN becomes 0xFFFF, as PyTorch's vectorised CPU conversion
  * writes (float and double tensors converted, results of pointwise ops). */
-static inline ember_bf16 ember_float_to_bf16(float f) {
+EMBER_INLINE ember_bf16 ember_float_to_bf16(float f) {
     ember_bf16 r;
     uint32_t bits;
     if (f != f) {
@@ -31,7 +36,7 @@ static inline ember_bf16 ember_float_to_bf16(float f) {
 }
 /* The same rounding with NaN as 0x7FC0, as c10::BFloat16's constructor writes: PyTorch's element-by-
  * element paths (fill_, torch.tensor(), float16 converted to bfloat16). */
-static inline ember_bf16 ember_float_to_bf16_scalar(float f) {
+EMBER_INLINE ember_bf16 ember_float_to_bf16_scalar(float f) {
     ember_bf16 r;
     if (f != f) {
         r.x = 0x7FC0;

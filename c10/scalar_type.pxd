@@ -13,7 +13,11 @@ cdef enum:
     ST_FLOAT64 = 7
     ST_BOOL = 11
     ST_BFLOAT16 = 15
-    NUM_SCALAR_TYPES = 16
+    ST_FLOAT8_E5M2 = 23
+    ST_FLOAT8_E4M3FN = 24
+    ST_FLOAT8_E5M2FNUZ = 25
+    ST_FLOAT8_E4M3FNUZ = 26
+    NUM_SCALAR_TYPES = 27
     ST_UNDEFINED = -1
 
 cdef class dtype:
@@ -30,6 +34,7 @@ cdef Py_ssize_t itemsize_of(int st) noexcept nogil
 cdef bint is_floating(int st) noexcept nogil
 cdef bint is_integral(int st, bint include_bool) noexcept nogil
 cdef int opmath_type(int st) noexcept nogil
+cdef bint has_arithmetic(int st) noexcept nogil
 cdef double max_finite(int st) noexcept nogil
 cdef int promote(int a, int b) except? -2
 cdef bint castable(int src, int dst) noexcept nogil

@@ -9,6 +9,7 @@ cdef char _KIND[NUM_SCALAR_TYPES]              # the table's kind letter, 0 for 
 cdef int _PROMOTE[NUM_SCALAR_TYPES][NUM_SCALAR_TYPES]   # -1 where a pair has no dtype
 cdef int _OPMATH[NUM_SCALAR_TYPES]             # the dtype each one computes in (itself unless reduced)
 cdef double _MAX_FINITE[NUM_SCALAR_TYPES]       # a floating dtype's largest finite value
+cdef bint _ARITHMETIC[NUM_SCALAR_TYPES]         # False for the storage types (float8)
 
 cdef list _DTYPES = [None] * NUM_SCALAR_TYPES
 cdef int _default_float = ST_FLOAT32
@@ -37,8 +38,9 @@ cdef class dtype:
 
     def to_complex(self):
         """The complex dtype of this one: PyTorch's error for a non-floating dtype; a floating one
-        has no complex dtype in Ember yet, which the error says."""
-        if not self.is_floating_point:
+        has no complex dtype in Ember yet, which the error says. The storage types (float8) have none
+        in PyTorch either."""
+        if not self.is_floating_point or not has_arithmetic(self.scalar_type):
             raise RuntimeError(f"Unknown Complex ScalarType for {self.type_name}")
         raise RuntimeError(f"torch.{self.name}.to_complex(): Ember has no complex dtypes yet")
 
@@ -51,6 +53,7 @@ cdef dict _BY_NAME = {}
 for _row in _ROWS:
     _st = _row["scalar_type"]
     _ITEMSIZE[_st] = _row["itemsize"]
+    _ARITHMETIC[_st] = _row["arithmetic"]
     _KIND[_st] = ord(_row["kind"])
     _d = dtype(_st, _row["name"], _row["type_name"], _row["kind"] == "f", _row["kind"] in "if",
                np.dtype(_row["numpy"]) if _row["numpy"] is not None else None)
@@ -69,14 +72,24 @@ for _row in _ROWS:
 
 def float_limits(dtype d):
     """(bits, eps, max, smallest_normal, digits10) of a floating dtype, from the bit layout the
-    table gives it ("e8m7": 8 exponent bits, 7 stored mantissa bits, IEEE-style infinities and
-    NaNs): the numbers torch.finfo reports."""
+    table gives it: "e8m7" (8 exponent bits, 7 stored mantissa bits, IEEE-style infinities and
+    NaNs), "e4m3fn" (no infinities; the all-ones exponent holds numbers but for the NaN) or
+    "e4m3fnuz" (no infinities or negative zero, exponent bias 2**(e-1)): torch.finfo's numbers."""
     cdef str layout = next(row["format"] for row in _ROWS if row["name"] == d.name)
-    exponent, mantissa = (int(part) for part in layout[1:].split("m"))
-    bias = 2 ** (exponent - 1) - 1
+    exponent, rest = layout[1:].split("m")
+    exponent = int(exponent)
+    mantissa = int(rest.rstrip("fnuz"))
+    suffix = rest[len(str(mantissa)):]
+    bias = 2 ** (exponent - 1) - (0 if suffix == "fnuz" else 1)
+    top = 2 ** exponent - 1 - bias          # the largest exponent that holds numbers
+    if suffix == "":
+        top -= 1                            # IEEE: the all-ones exponent is infinities and NaNs
+    largest = (2.0 - 2.0 ** -(mantissa - 1 if suffix == "fn" else mantissa)) * 2.0 ** top
     digits10 = int(mantissa * 0.30102999566398120)      # floor(mantissa * log10(2)), NumPy's precision
-    return (1 + exponent + mantissa, 2.0 ** -mantissa, (2.0 - 2.0 ** -mantissa) * 2.0 ** bias, 2.0 ** (1 - bias),
-            digits10)
+    # c10's numeric_limits<Float8_e5m2fnuz>::epsilon() is the bits 0x34, 2**-3: half the format's
+    # spacing above 1.0, and what torch.finfo reports.
+    eps = 2.0 ** -3 if layout == "e5m2fnuz" else 2.0 ** -mantissa
+    return 1 + exponent + mantissa, eps, largest, 2.0 ** (1 - bias), digits10
 
 
 for _row in _ROWS:
@@ -84,7 +97,11 @@ for _row in _ROWS:
         _MAX_FINITE[_row["scalar_type"]] = float_limits(_BY_NAME[_row["name"]])[2]
 for _a_name, _row_of in _PROMOTION_BY_NAME.items():
     for _b_name, _to in _row_of.items():
-        _PROMOTE[_BY_NAME[_a_name].scalar_type][_BY_NAME[_b_name].scalar_type] = _BY_NAME[_to].scalar_type
+        if _to is not None:
+            _PROMOTE[_BY_NAME[_a_name].scalar_type][_BY_NAME[_b_name].scalar_type] = _BY_NAME[_to].scalar_type
+# The groups PyTorch refuses to promote, in the order it checks them (its message names the first).
+cdef list _PROMOTION_ERRORS = [group for group in dict.fromkeys(row["promotion_error"] for row in _ROWS) if group]
+cdef dict _GROUP_OF = {row["scalar_type"]: row["promotion_error"] for row in _ROWS}
 
 #: c10's TypeMeta name of each dtype, by canonical name ("int64": "long int").
 CPP_TYPE_NAMES = {row["name"]: row["cpp_name"] for row in _ROWS}
@@ -149,11 +166,20 @@ def opmath_dtype(dtype d):
     return dtype_of(opmath_type(d.scalar_type))
 
 
+cdef bint has_arithmetic(int st) noexcept nogil:
+    """False for the storage dtypes (float8): no op computes in them."""
+    return 0 <= st < NUM_SCALAR_TYPES and _ARITHMETIC[st]
+
+
 cdef int promote(int a, int b) except? -2:
     if a == b:
         return a
-    if a < 0 or b < 0 or a >= NUM_SCALAR_TYPES or b >= NUM_SCALAR_TYPES or _PROMOTE[a][b] < 0:
+    if a < 0 or b < 0 or a >= NUM_SCALAR_TYPES or b >= NUM_SCALAR_TYPES or _DTYPES[a] is None or _DTYPES[b] is None:
         raise ValueError(f"promote: unknown scalar types {a}, {b}")
+    if _PROMOTE[a][b] < 0:
+        group = next(g for g in _PROMOTION_ERRORS if g in (_GROUP_OF[a], _GROUP_OF[b]))
+        raise RuntimeError(f"Promotion for {group} is not supported, attempted to promote "
+                           f"{(<dtype>_DTYPES[a]).type_name} and {(<dtype>_DTYPES[b]).type_name}")
     return _PROMOTE[a][b]
 
 

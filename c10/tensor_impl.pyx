@@ -7,9 +7,12 @@ import numpy as np
 
 from libc.stdint cimport uint64_t
 from c10.scalar_type cimport (dtype, dtype_of, itemsize_of, ST_BOOL, ST_UINT8, ST_INT8, ST_INT16, ST_INT32,
-                              ST_INT64, ST_FLOAT16, ST_FLOAT32, ST_FLOAT64, ST_BFLOAT16)
+                              ST_INT64, ST_FLOAT16, ST_FLOAT32, ST_FLOAT64, ST_BFLOAT16, ST_FLOAT8_E5M2,
+                              ST_FLOAT8_E4M3FN, ST_FLOAT8_E5M2FNUZ, ST_FLOAT8_E4M3FNUZ)
 from c10.half cimport half
 from c10.bfloat16 cimport bfloat16, bf16_to_float
+from c10.float8 cimport (float8_e5m2, float8_e4m3fn, float8_e5m2fnuz, float8_e4m3fnuz, e5m2_to_float, e4m3fn_to_float,
+                         e5m2fnuz_to_float, e4m3fnuz_to_float)
 from c10.storage cimport Storage, cpu_storage, borrowed_storage
 from c10.dispatch_key cimport backend_key_set, DK_AUTOGRAD_CPU, DK_AUTOGRAD_CUDA
 from cpython.buffer cimport PyObject_GetBuffer, PyBuffer_Release, PyBUF_RECORDS_RO
@@ -277,6 +280,14 @@ cdef object _read_scalar(const char* p, int st):
         return <float>(<const half*>p)[0]
     if st == ST_BFLOAT16:
         return bf16_to_float((<const bfloat16*>p)[0])
+    if st == ST_FLOAT8_E5M2:
+        return e5m2_to_float((<const float8_e5m2*>p)[0])
+    if st == ST_FLOAT8_E4M3FN:
+        return e4m3fn_to_float((<const float8_e4m3fn*>p)[0])
+    if st == ST_FLOAT8_E5M2FNUZ:
+        return e5m2fnuz_to_float((<const float8_e5m2fnuz*>p)[0])
+    if st == ST_FLOAT8_E4M3FNUZ:
+        return e4m3fnuz_to_float((<const float8_e4m3fnuz*>p)[0])
     raise TypeError(f"no Python number for scalar type {st}")
 
 

@@ -74,6 +74,10 @@ if TYPE_CHECKING:
     float64: dtype
     double: dtype
     bfloat16: dtype
+    float8_e5m2: dtype
+    float8_e4m3fn: dtype
+    float8_e5m2fnuz: dtype
+    float8_e4m3fnuz: dtype
     bool: dtype
     FloatTensor: _tensortype
     DoubleTensor: _tensortype

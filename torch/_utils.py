@@ -44,6 +44,16 @@ def _rebuild_tensor_v2(storage: Any, storage_offset: int, size: Any, stride: Any
     return tensor
 
 
+def _rebuild_tensor_v3(storage: Any, storage_offset: int, size: Any, stride: Any, requires_grad: bool,
+                       backward_hooks: Any, dtype: Any, metadata: Any = None) -> Any:
+    """A tensor of a dtype PyTorch saves without a typed storage class (float8): its storage comes
+    as bytes, viewed here as dtype (sharing the memory, so views saved together still share)."""
+    from torch.storage import TypedStorage
+    if storage.dtype is not dtype:
+        storage = TypedStorage._wrap(storage._tensor.view(dtype))
+    return _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad, backward_hooks, metadata)
+
+
 def _parameter_type() -> Any:
     """torch.nn.Parameter, or None while torch.nn is not importable (reached through torch's lazy
     attributes: torch.nn sits above this module)."""
@@ -80,7 +90,15 @@ def _tensor_reduce(tensor: Any) -> tuple[Any, tuple[Any, ...]]:
         return _rebuild_parameter, (tensor.detach(), bool(tensor.requires_grad), OrderedDict())
     args: tuple[Any, ...] = (TypedStorage._from_tensor(tensor), int(tensor.storage_offset()), tuple(tensor.size()),
             tuple(tensor.stride()), bool(tensor.requires_grad), OrderedDict())
+    if not _has_storage_class(tensor.dtype):
+        return _rebuild_tensor_v3, (*args, tensor.dtype)
     return _rebuild_tensor_v2, args
+
+
+def _has_storage_class(dtype: Any) -> bool:
+    """Whether PyTorch names the dtype's storages by a class (FloatStorage); float8 it saves as bytes."""
+    from c10.dtype_table import DTYPES
+    return bool(next(row["legacy_storage"] for row in DTYPES if row["name"] == dtype.name))
 
 
 def _tensor_deepcopy(tensor: Any, memo: dict[int, Any]) -> Any:

@@ -31,7 +31,7 @@ from typing import IO, Any, BinaryIO, Union
 import numpy as np
 
 import torch
-from c10 import scalar_type
+from c10.dtype_table import DTYPES as DTYPE_ROWS
 from torch._checkpoint_archive import CORRUPT_MESSAGE, STORAGE_ALIGNMENT, AlignedZipWriter, ArchiveReader, \
     check_record_size
 from torch._weights_only_unpickler import WeightsOnlyUnpickler, as_str, weights_only_message
@@ -52,8 +52,9 @@ _PyPickler: Any = getattr(pickle, "_Pickler")
 _LEGACY_MAGIC_NUMBER = 0x1950A86A20F9469CFC6C
 _LEGACY_PROTOCOL_VERSION = 1001
 
-# PyTorch's storage class names, by dtype name: FloatStorage, BFloat16Storage... (Ember's dtypes).
-_STORAGE_NAMES = {name: d.type_name + "Storage" for name, d in scalar_type.DTYPE_NAMES.items() if name == d.name}
+# PyTorch's storage class names, by dtype name: FloatStorage, BFloat16Storage... Dtypes without one
+# (float8) are saved as UntypedStorage records, their dtype in the rebuild (_rebuild_tensor_v3).
+_STORAGE_NAMES = {str(row["name"]): f"{row['type_name']}Storage" for row in DTYPE_ROWS if row["legacy_storage"]}
 _DTYPE_OF_STORAGE = {name: dtype for dtype, name in _STORAGE_NAMES.items()}
 
 
@@ -150,11 +151,13 @@ def _allowed_globals() -> dict[str, Any]:
         "torch.storage.UntypedStorage": UntypedStorage,
         "torch._utils._rebuild_tensor": _utils._rebuild_tensor,
         "torch._utils._rebuild_tensor_v2": _utils._rebuild_tensor_v2,
+        "torch._utils._rebuild_tensor_v3": _utils._rebuild_tensor_v3,
         "torch._utils._rebuild_parameter": _utils._rebuild_parameter,
         "torch._utils._rebuild_parameter_with_state": _utils._rebuild_parameter_with_state,
     }
-    for dtype_name, storage_name in _STORAGE_NAMES.items():
-        allowed[f"torch.{dtype_name}"] = getattr(torch, dtype_name)
+    for row in DTYPE_ROWS:
+        allowed[f"torch.{row['name']}"] = getattr(torch, str(row["name"]))
+    for storage_name in _STORAGE_NAMES.values():
         allowed[f"torch.{storage_name}"] = StorageType(storage_name)
     parameter = _utils._parameter_type()
     if parameter is not None:
@@ -203,8 +206,8 @@ class _Pickler(_PyPickler):  # type: ignore[misc]
         elif entry[1].dtype != obj.dtype:
             raise RuntimeError("Cannot save multiple tensors or storages that view the same data as different types")
         dtype_name = obj.dtype.name
-        if dtype_name not in _STORAGE_GLOBALS:
-            raise RuntimeError(f"Ember cannot save a storage of dtype {obj.dtype}")
+        if dtype_name not in _STORAGE_GLOBALS:       # a dtype PyTorch saves as bytes (float8)
+            return ("storage", UntypedStorage, entry[0], location_tag(obj), obj._size() * obj.dtype.itemsize)
         return ("storage", _STORAGE_GLOBALS[dtype_name], entry[0], location_tag(obj), obj._size())
 
     def save(self, obj: Any, save_persistent_id: bool = True) -> None:

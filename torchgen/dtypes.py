@@ -29,6 +29,7 @@ class DType:
     store: str = ""    # C function rounding an opmath value into one element ("": a C cast does)
     cuda_load: str = ""    # the same two for cuda_type in CUDA C
     cuda_store: str = ""
+    arithmetic: bool = True    # False: a storage type (float8), converted and moved but never computed in
 
     @property
     def is_bool(self) -> bool:
@@ -50,18 +51,19 @@ def _dtypes() -> tuple[DType, ...]:
     # bool first: the order kernels and their tables are generated in
     rows = sorted(rows, key=lambda row: (row["kind"] != "b", row["scalar_type"]))
     return tuple(DType(row["name"], row["scalar_type"], row["ctype"], row["cuda_type"], row["kind"], row["opmath"] or "",
-                       row["load"] or "", row["store"] or "", row["cuda_load"] or "", row["cuda_store"] or "")
-                 for row in rows)
+                       row["load"] or "", row["store"] or "", row["cuda_load"] or "", row["cuda_store"] or "",
+                       row["arithmetic"]) for row in rows)
 
 
 DTYPES: tuple[DType, ...] = _dtypes()
 
 #: The dtype sets an `ember_pointwise.dtypes` value names (PyTorch's AT_DISPATCH groups).
+_COMPUTED: tuple[DType, ...] = tuple(d for d in DTYPES if d.arithmetic)     # not the storage types (float8)
 DTYPE_CLASSES: dict[str, tuple[DType, ...]] = {
-    "AllAndBool": DTYPES,
-    "All": tuple(d for d in DTYPES if not d.is_bool),
-    "Floating": tuple(d for d in DTYPES if d.is_floating),
-    "Integral": tuple(d for d in DTYPES if d.kind in "iu"),
-    "IntegralAndBool": tuple(d for d in DTYPES if d.kind in "iub"),
+    "AllAndBool": _COMPUTED,
+    "All": tuple(d for d in _COMPUTED if not d.is_bool),
+    "Floating": tuple(d for d in _COMPUTED if d.is_floating),
+    "Integral": tuple(d for d in _COMPUTED if d.kind in "iu"),
+    "IntegralAndBool": tuple(d for d in _COMPUTED if d.kind in "iub"),
 }
 

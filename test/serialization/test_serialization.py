@@ -435,3 +435,38 @@ def test_pytorch_loads_an_ember_bfloat16_checkpoint_bit_for_bit(tmp_path):
     out = subprocess.run([REF_PYTHON, "-c", script, str(tmp_path / "ember.pt")], cwd=tmp_path,
                          capture_output=True, text=True, timeout=120)
     assert out.stdout.strip() == "ok", out.stderr
+
+
+# -- float8: bytes records rebuilt with their dtype (_rebuild_tensor_v3) ---------------------------
+
+FLOAT8 = ("float8_e5m2", "float8_e4m3fn", "float8_e5m2fnuz", "float8_e4m3fnuz")
+
+
+def test_a_pytorch_float8_checkpoint_loads_bit_for_bit_and_saves_the_same_records():
+    path = FIXTURES / "reference_float8.pt"
+    ckpt = torch.load(path)
+    for name in FLOAT8:
+        assert ckpt[name].dtype is getattr(torch, name)
+        assert ckpt[name].view(torch.uint8).tolist() == ckpt["bits"].tolist()
+    assert ckpt["view"].view(torch.uint8).tolist() == ckpt["bits"][7::9].tolist()
+    assert ckpt["view"].untyped_storage().data_ptr() == ckpt["float8_e4m3fn"].untyped_storage().data_ptr()
+    assert set(_records(saved_bytes(ckpt)).values()) == set(_records(path).values())
+    with zipfile.ZipFile(io.BytesIO(saved_bytes(ckpt))) as z:
+        pickled = z.read(next(n for n in z.namelist() if n.endswith("data.pkl")))
+    assert b"_rebuild_tensor_v3" in pickled and b"UntypedStorage" in pickled
+
+
+@pytest.mark.skipif(not os.path.exists(REF_PYTHON), reason="needs the reference PyTorch")
+def test_pytorch_loads_an_ember_float8_checkpoint_bit_for_bit(tmp_path):
+    bits = torch.arange(256, dtype=torch.int32).to(torch.uint8)
+    torch.save({"bits": bits, **{name: bits.clone().view(getattr(torch, name)) for name in FLOAT8}},
+               tmp_path / "ember.pt")
+    script = ("import sys, torch\n"
+              "c = torch.load(sys.argv[1])\n"
+              f"for name in {FLOAT8!r}:\n"
+              "    assert c[name].dtype == getattr(torch, name), name\n"
+              "    assert c[name].view(torch.uint8).tolist() == c['bits'].tolist(), name\n"
+              "print('ok')\n")
+    out = subprocess.run([REF_PYTHON, "-c", script, str(tmp_path / "ember.pt")], cwd=tmp_path,
+                         capture_output=True, text=True, timeout=120)
+    assert out.stdout.strip() == "ok", out.stderr

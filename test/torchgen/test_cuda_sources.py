@@ -39,7 +39,7 @@ def _compile(source: Path, out_dir: Path) -> tuple[int, str, int]:
     """One fat binary with machine code for each arch of ARCHS (what PyCUDA builds at run time)."""
     fatbin = out_dir / (source.stem + ".fatbin")
     gencode = [f"-gencode=arch=compute_{a[3:]},code={a}" for a in ARCHS]
-    run = subprocess.run(["nvcc", "-fatbin", *gencode, f"-I{source.parent}", f"-I{KERNELS}", "-o", str(fatbin),
+    run = subprocess.run(["nvcc", "-fatbin", *gencode, f"-I{source.parent}", f"-I{KERNELS}", f"-I{REPO}", "-o", str(fatbin),
                           str(source)], capture_output=True, text=True)
     return run.returncode, run.stderr, fatbin.stat().st_size if fatbin.exists() else 0
 

@@ -142,11 +142,12 @@ cdef void _capsule_destructor_versioned(object capsule) noexcept:
         PyErr_Restore(etype, evalue, etb)
 
 
+# dlpack.h's codes for the floating formats that are not IEEE binary16/32/64, by the table's format
+_FORMAT_CODES = {"e8m7": kDLBfloat, "e4m3fn": 10, "e4m3fnuz": 11, "e5m2": 12, "e5m2fnuz": 13}
 cdef dict _DL_TYPES = {}        # scalar type -> (DLPack type code, bits), from the dtype table
 cdef dict _SCALAR_TYPES = {}    # (code, bits) -> scalar type
 for _row in _DTYPE_ROWS:
-    _code = {"b": kDLBool, "u": kDLUInt, "i": kDLInt}.get(_row["kind"], kDLBfloat if _row["format"] == "e8m7"
-                                                          else kDLFloat)
+    _code = {"b": kDLBool, "u": kDLUInt, "i": kDLInt}.get(_row["kind"], _FORMAT_CODES.get(_row["format"], kDLFloat))
     _DL_TYPES[_row["scalar_type"]] = (_code, 8 * _row["itemsize"])
     _SCALAR_TYPES[(_code, 8 * _row["itemsize"])] = _row["scalar_type"]
 

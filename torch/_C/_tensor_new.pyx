@@ -10,8 +10,8 @@ from cpython.float cimport PyFloat_AS_DOUBLE
 
 from c10.half cimport half
 from c10.bfloat16 cimport bfloat16, float_to_bf16_scalar
-from c10.scalar_type cimport (dtype, default_float_type, is_floating, ST_BOOL, ST_UINT8, ST_INT8, ST_INT16,
-                              ST_INT32, ST_INT64, ST_FLOAT16, ST_FLOAT32, ST_FLOAT64, ST_BFLOAT16)
+from c10.scalar_type cimport (dtype, default_float_type, ST_BOOL, ST_UINT8, ST_INT8, ST_INT16, ST_INT32, ST_INT64,
+                              ST_FLOAT16, ST_FLOAT32, ST_FLOAT64, ST_BFLOAT16, is_integral)
 from c10.tensor_impl cimport TensorImpl, empty_contiguous, MAX_DIMS
 
 cdef enum:
@@ -132,10 +132,12 @@ def tensor_from_python(object data, object dt):
             st = ST_BOOL
     elif isinstance(dt, dtype):
         st = (<dtype>dt).scalar_type
-        if kinds & KIND_FLOAT and not is_floating(st):
+        if kinds & KIND_FLOAT and not (st == ST_FLOAT32 or st == ST_FLOAT64 or st == ST_FLOAT16 or st == ST_BFLOAT16):
             return None
     else:
         return None
+    if not (st == ST_FLOAT32 or st == ST_FLOAT64 or st == ST_FLOAT16 or st == ST_BFLOAT16 or is_integral(st, True)):
+        return None             # the float8 storage types: the general path converts them
     out = empty_contiguous(ndim, sizes, st, None)
     if out.n_elem and _fill(data, 0, ndim, out.data(), st, out.itemsize) < 0:
         return None

@@ -30,7 +30,7 @@ def _conversion(src: DType, dst: DType) -> str:
         return "same"
     if dst.is_bool:
         return "bool"
-    if src.compute is not src or dst.compute is not dst:
+    if src.compute is not src or dst.compute is not dst or src.load or dst.store:
         return "via_float"
     return "plain"
 

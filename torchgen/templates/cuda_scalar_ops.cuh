@@ -1,7 +1,7 @@
 // Scalar functions ember_pointwise formulas call: the CUDA twin of
 // aten/native/cpu/scalar_ops.pxd (same names and semantics; keep the two in step).
-// Included into every generated .cu (which PyCUDA compiles with aten/native/cuda/kernels on the
-// include path, for bfloat16.cuh).
+// Included into every generated .cu (which PyCUDA compiles with aten/native/cuda/kernels and the
+// repository root on the include path, for bfloat16.cuh and the c10 header it includes).
 // Names carry an ember_ prefix so they never collide with CUDA's math overloads.
 // float16 and bfloat16 kernels compute in float (converted as they load), so no helper takes them.
 #include <cuda_fp16.h>

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from aten.dispatcher import find_operator
+from c10.scalar_type import float_limits
 from c10.tensor_impl import scalar_to_tensor
 
 _div = find_operator("div.Tensor")
@@ -24,7 +25,6 @@ _gelu_backward = find_operator("_ember_gelu_backward")
 _gelu_tanh_backward = find_operator("_ember_gelu_tanh_backward")
 _logit = find_operator("_ember_logit")
 
-_FLOAT_LIMITS = {"float16": 65504.0, "float32": 3.4028234663852886e38, "float64": 1.7976931348623157e308}
 
 
 def div_Tensor_mode(self: Any, other: Any, rounding_mode: Any = None) -> Any:
@@ -71,7 +71,7 @@ def clip_Tensor(self: Any, min: Any = None, max: Any = None) -> Any:
 def nan_to_num(self: Any, nan: Any = None, posinf: Any = None, neginf: Any = None) -> Any:
     if not self.dtype.is_floating_point:
         return _mul(self, scalar_to_tensor(True)) if self.dtype.name == "bool" else _clamp_min(self, self)
-    limit = _FLOAT_LIMITS[self.dtype.name]
+    limit = float_limits(self.dtype)[2]        # the dtype's largest finite value, from the dtype table
     result = _where(_isnan(self), scalar_to_tensor(0.0 if nan is None else float(nan)), self)
     result = _where(_isposinf(self), scalar_to_tensor(limit if posinf is None else float(posinf)), result)
     return _where(_isneginf(self), scalar_to_tensor(-limit if neginf is None else float(neginf)), result)

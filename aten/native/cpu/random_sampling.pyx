@@ -8,8 +8,8 @@ from libc.math cimport isnan, INFINITY
 from cpython.mem cimport PyMem_Malloc, PyMem_Free
 
 from c10.generator cimport Generator, MT19937, mt_random, mt_random64, mt_uniform_double, generator_or_default
-from c10.scalar_type cimport (opmath_type, dtype as DType, promote, is_floating, ST_UINT8, ST_INT8, ST_INT16,
-                              ST_INT32, ST_INT64, ST_FLOAT16, ST_FLOAT32, ST_FLOAT64, ST_BOOL)
+from c10.scalar_type cimport (opmath_type, has_arithmetic, dtype as DType, promote, is_floating, ST_UINT8, ST_INT8,
+                              ST_INT16, ST_INT32, ST_INT64, ST_FLOAT16, ST_FLOAT32, ST_FLOAT64, ST_BOOL)
 from c10.tensor_impl cimport TensorImpl, MAX_DIMS, empty_contiguous
 
 from aten.native.cpu.random_fill cimport (Walk, OpArgs, OP_EXPONENTIAL, _type_name, _not_implemented,
@@ -491,6 +491,8 @@ def multinomial_cpu(TensorImpl self not None, int64_t num_samples, bint replacem
         raise RuntimeError("prob_dist must be 1 or 2 dim")
     if not is_floating(st):
         raise RuntimeError(f"multinomial only supports floating-point dtypes for input, got: {_type_name(st)}")
+    if not has_arithmetic(st):
+        raise NotImplementedError(f"\"multinomial\" not implemented for '{_type_name(st)}'")
     if num_samples <= 0:
         raise RuntimeError("cannot sample n_sample <= 0 samples")
     n_cat = self.sizes[self.nd - 1]

@@ -18,8 +18,8 @@ from cython.parallel cimport prange
 from libc.math cimport exp, expf, log1p, log1pf, isfinite, INFINITY
 from libc.stdint cimport uint8_t, int8_t, int16_t, int32_t, int64_t
 
-from c10.scalar_type cimport (opmath_type, dtype_of, is_floating, ST_BOOL, ST_UINT8, ST_INT8, ST_INT16, ST_INT32,
-                              ST_INT64, ST_FLOAT32)
+from c10.scalar_type cimport (opmath_type, has_arithmetic, dtype_of, is_floating, ST_BOOL, ST_UINT8, ST_INT8,
+                              ST_INT16, ST_INT32, ST_INT64, ST_FLOAT32)
 from c10.tensor_impl cimport TensorImpl, empty_contiguous
 from aten.native.cpu.loops cimport cast_contiguous, copy_into, resize_output
 from aten.native.cpu.scan_sums cimport CHUNK, scan_geometry, scan_threads
@@ -273,7 +273,7 @@ def logcumsumexp_cpu(TensorImpl self not None, dim):
     cdef TensorImpl src, out
     cdef float f_acc = 0
     cdef double d_acc = 0
-    if not is_floating(st):
+    if not is_floating(st) or not has_arithmetic(st):
         raise NotImplementedError(f"\"logcumsumexp_out_cpu\" not implemented for '{dtype_of(st).type_name}'")
     if self.n_elem == 0:
         return empty_contiguous(self.nd, self.sizes, st, None)

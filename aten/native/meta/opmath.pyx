@@ -16,8 +16,9 @@ path for every backend:
   operands of different dtypes met (float16 with bfloat16 promotes to float32).
 - Operands the kernel wrote (in-place, out=, running statistics) get the rounded values back; an
   in-place kernel's result is the operand itself.
+- A storage dtype (float8), which no op computes in, is refused with PyTorch's NotImplementedError.
 """
-from c10.scalar_type cimport dtype, dtype_of, opmath_type, is_floating
+from c10.scalar_type cimport dtype, dtype_of, opmath_type, is_floating, has_arithmetic
 from c10.tensor_impl cimport TensorImpl
 
 cdef enum:
@@ -25,6 +26,7 @@ cdef enum:
     SEEN_WIDE = 2        # a float32/float64 tensor operand of one or more dims
     ASKS_REDUCED = 4     # a dtype argument naming a reduced dtype
     ASKS_OTHER = 8       # a dtype argument naming another dtype: results keep it
+    SEEN_STORAGE = 16    # a tensor of a storage dtype (float8): no kernel computes in it
 
 cdef enum:
     NONE = -1            # no reduced dtype seen yet
@@ -41,12 +43,16 @@ cdef class _Scan:
     cdef int seen
     cdef int tensors_type
     cdef int asked_type
+    cdef int storage_type
 
     cdef void scan(self, object v):
         cdef int st
         if isinstance(v, TensorImpl):
             st = (<TensorImpl>v).scalar_type
-            if _reduced(st):
+            if not has_arithmetic(st):
+                self.seen |= SEEN_STORAGE
+                self.storage_type = st
+            elif _reduced(st):
                 self.seen |= SEEN_REDUCED
                 self.tensors_type = _joined(self.tensors_type, st)
             elif is_floating(st) and (<TensorImpl>v).nd > 0:
@@ -135,12 +141,14 @@ cdef class ComputeInOpmath:
     cdef object to_copy
     cdef object copy_
     cdef object resize_
+    cdef str label
 
-    def __init__(self, kernel, to_copy, copy_, resize_):
+    def __init__(self, kernel, to_copy, copy_, resize_, str label="kernel"):
         self.kernel = kernel
         self.to_copy = to_copy
         self.copy_ = copy_
         self.resize_ = resize_
+        self.label = label          # the kernel PyTorch's dtype errors name: "sum_cpu"
 
     @property
     def __wrapped__(self):
@@ -169,6 +177,8 @@ cdef class ComputeInOpmath:
         scan.scan(args)
         if kwargs:
             scan.scan(tuple(kwargs.values()))
+        if scan.seen & SEEN_STORAGE:
+            raise NotImplementedError(f'"{self.label}" not implemented for \'{dtype_of(scan.storage_type).type_name}\'')
         if not (scan.seen & (SEEN_REDUCED | ASKS_REDUCED)):
             return kernel(*args, **kwargs)
         if (scan.seen & SEEN_WIDE) and not (scan.seen & ASKS_REDUCED):

@@ -12,6 +12,8 @@ from c10 import cuda as c10_cuda
 
 CUDA_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 KERNELS_DIR = os.path.join(CUDA_DIR, "kernels")
+# The repository root: kernels include the C headers the CPU loops share with them (c10/bfloat16.h)
+ROOT_DIR = os.path.dirname(os.path.dirname(os.path.dirname(CUDA_DIR)))
 
 _modules: dict[str, Any] = {}
 _functions: dict[tuple[str, str], Any] = {}
@@ -29,7 +31,7 @@ def compiled_module(source: str) -> Any:
                     raise ValueError(f"CUDA sources are .cu files under {CUDA_DIR}, got {source!r}")
                 with open(os.path.join(CUDA_DIR, source)) as f:
                     text = f.read()
-                found = _modules[source] = c10_cuda.source_module(text, include_dirs=[KERNELS_DIR])
+                found = _modules[source] = c10_cuda.source_module(text, include_dirs=[KERNELS_DIR, ROOT_DIR])
     return found
 
 
