@@ -17,7 +17,10 @@ cdef enum:
     ST_FLOAT8_E4M3FN = 24
     ST_FLOAT8_E5M2FNUZ = 25
     ST_FLOAT8_E4M3FNUZ = 26
-    NUM_SCALAR_TYPES = 27
+    ST_UINT16 = 27
+    ST_UINT32 = 28
+    ST_UINT64 = 29
+    NUM_SCALAR_TYPES = 30
     ST_UNDEFINED = -1
 
 cdef class dtype:
@@ -35,6 +38,7 @@ cdef bint is_floating(int st) noexcept nogil
 cdef bint is_integral(int st, bint include_bool) noexcept nogil
 cdef int opmath_type(int st) noexcept nogil
 cdef bint has_arithmetic(int st) noexcept nogil
+cdef bint is_barebones(int st) noexcept nogil
 cdef double max_finite(int st) noexcept nogil
 cdef int promote(int a, int b) except? -2
 cdef bint castable(int src, int dst) noexcept nogil

@@ -10,6 +10,7 @@ cdef int _PROMOTE[NUM_SCALAR_TYPES][NUM_SCALAR_TYPES]   # -1 where a pair has no
 cdef int _OPMATH[NUM_SCALAR_TYPES]             # the dtype each one computes in (itself unless reduced)
 cdef double _MAX_FINITE[NUM_SCALAR_TYPES]       # a floating dtype's largest finite value
 cdef bint _ARITHMETIC[NUM_SCALAR_TYPES]         # False for the storage types (float8)
+cdef bint _BAREBONES[NUM_SCALAR_TYPES]          # uint16/32/64: only the ops that name them compute in them
 
 cdef list _DTYPES = [None] * NUM_SCALAR_TYPES
 cdef int _default_float = ST_FLOAT32
@@ -54,6 +55,7 @@ for _row in _ROWS:
     _st = _row["scalar_type"]
     _ITEMSIZE[_st] = _row["itemsize"]
     _ARITHMETIC[_st] = _row["arithmetic"]
+    _BAREBONES[_st] = _row["barebones"]
     _KIND[_st] = ord(_row["kind"])
     _d = dtype(_st, _row["name"], _row["type_name"], _row["kind"] == "f", _row["kind"] in "if",
                np.dtype(_row["numpy"]) if _row["numpy"] is not None else None)
@@ -169,6 +171,11 @@ def opmath_dtype(dtype d):
 cdef bint has_arithmetic(int st) noexcept nogil:
     """False for the storage dtypes (float8): no op computes in them."""
     return 0 <= st < NUM_SCALAR_TYPES and _ARITHMETIC[st]
+
+
+cdef bint is_barebones(int st) noexcept nogil:
+    """PyTorch's barebones unsigned types (uint16, uint32, uint64)."""
+    return 0 <= st < NUM_SCALAR_TYPES and _BAREBONES[st]
 
 
 cdef int promote(int a, int b) except? -2:

@@ -5,10 +5,10 @@ an aten kernel makes is a torch.Tensor without a wrapper object per call.
 """
 import numpy as np
 
-from libc.stdint cimport uint64_t
+from libc.stdint cimport uint16_t, uint32_t, uint64_t
 from c10.scalar_type cimport (dtype, dtype_of, itemsize_of, ST_BOOL, ST_UINT8, ST_INT8, ST_INT16, ST_INT32,
                               ST_INT64, ST_FLOAT16, ST_FLOAT32, ST_FLOAT64, ST_BFLOAT16, ST_FLOAT8_E5M2,
-                              ST_FLOAT8_E4M3FN, ST_FLOAT8_E5M2FNUZ, ST_FLOAT8_E4M3FNUZ)
+                              ST_FLOAT8_E4M3FN, ST_FLOAT8_E5M2FNUZ, ST_FLOAT8_E4M3FNUZ, ST_UINT16, ST_UINT32, ST_UINT64)
 from c10.half cimport half
 from c10.bfloat16 cimport bfloat16, bf16_to_float
 from c10.float8 cimport (float8_e5m2, float8_e4m3fn, float8_e5m2fnuz, float8_e4m3fnuz, e5m2_to_float, e4m3fn_to_float,
@@ -280,6 +280,12 @@ cdef object _read_scalar(const char* p, int st):
         return <float>(<const half*>p)[0]
     if st == ST_BFLOAT16:
         return bf16_to_float((<const bfloat16*>p)[0])
+    if st == ST_UINT16:
+        return (<const uint16_t*>p)[0]
+    if st == ST_UINT32:
+        return (<const uint32_t*>p)[0]
+    if st == ST_UINT64:
+        return (<const uint64_t*>p)[0]
     if st == ST_FLOAT8_E5M2:
         return e5m2_to_float((<const float8_e5m2*>p)[0])
     if st == ST_FLOAT8_E4M3FN:

@@ -78,6 +78,9 @@ if TYPE_CHECKING:
     float8_e4m3fn: dtype
     float8_e5m2fnuz: dtype
     float8_e4m3fnuz: dtype
+    uint16: dtype
+    uint32: dtype
+    uint64: dtype
     bool: dtype
     FloatTensor: _tensortype
     DoubleTensor: _tensortype

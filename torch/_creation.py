@@ -108,7 +108,8 @@ def _items(data: Any) -> Any:
 # Python numbers must fit the integral dtype they are stored in (c10's `overflows`): uint8 lets
 # negatives down to -255 wrap, as two's complement.
 _INT_RANGES = {"uint8": (-255, 255), "int8": (-128, 127), "int16": (-(1 << 15), (1 << 15) - 1),
-               "int32": (-(1 << 31), (1 << 31) - 1)}
+               "int32": (-(1 << 31), (1 << 31) - 1), "uint16": (-65535, 65535),
+               "uint32": (-((1 << 32) - 1), (1 << 32) - 1)}
 
 
 def _check_fits(array: np.ndarray, dt: Any) -> None:

@@ -30,6 +30,7 @@ class DType:
     cuda_load: str = ""    # the same two for cuda_type in CUDA C
     cuda_store: str = ""
     arithmetic: bool = True    # False: a storage type (float8), converted and moved but never computed in
+    barebones: bool = False    # uint16/32/64: loops only for the ops that opt in (PyTorch's barebones types)
 
     @property
     def is_bool(self) -> bool:
@@ -52,13 +53,15 @@ def _dtypes() -> tuple[DType, ...]:
     rows = sorted(rows, key=lambda row: (row["kind"] != "b", row["scalar_type"]))
     return tuple(DType(row["name"], row["scalar_type"], row["ctype"], row["cuda_type"], row["kind"], row["opmath"] or "",
                        row["load"] or "", row["store"] or "", row["cuda_load"] or "", row["cuda_store"] or "",
-                       row["arithmetic"]) for row in rows)
+                       row["arithmetic"], row["barebones"]) for row in rows)
 
 
 DTYPES: tuple[DType, ...] = _dtypes()
 
 #: The dtype sets an `ember_pointwise.dtypes` value names (PyTorch's AT_DISPATCH groups).
-_COMPUTED: tuple[DType, ...] = tuple(d for d in DTYPES if d.arithmetic)     # not the storage types (float8)
+# not the storage types (float8) nor the barebones unsigned ones, which ops opt into (BAREBONES_UNSIGNED)
+_COMPUTED: tuple[DType, ...] = tuple(d for d in DTYPES if d.arithmetic and not d.barebones)
+BAREBONES_UNSIGNED: tuple[DType, ...] = tuple(d for d in DTYPES if d.barebones)
 DTYPE_CLASSES: dict[str, tuple[DType, ...]] = {
     "AllAndBool": _COMPUTED,
     "All": tuple(d for d in _COMPUTED if not d.is_bool),

@@ -46,6 +46,9 @@ class PointwiseFormula:
     # 0-dim CPU tensor arguments that a float16 computation takes at their own value in float
     # instead of rounding them to float16 first (PyTorch's mul/div `original_scalar_value`).
     opmath_scalar_args: tuple[str, ...] = ()
+    # Also loops for PyTorch's barebones unsigned types (uint16, uint32, uint64), as the PyTorch kernels
+    # that name AT_BAREBONES_UNSIGNED_TYPES have them (mul, eq, ne, the bitwise ops).
+    barebones_unsigned: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -256,7 +259,7 @@ def _read_opmath(r: _Reader, dispatch: list[tuple[DispatchKey, str]]) -> frozens
 
 
 _POINTWISE_KEYS = ("formula", "dtypes", "promote", "bool_inputs", "bool_formula", "bool_args", "nonzero_args",
-                   "opmath_scalar_args")
+                   "opmath_scalar_args", "barebones_unsigned")
 # Non-tensor argument types a pointwise formula may read (each converted to the compute dtype).
 _POINTWISE_SCALARS = (BaseType(BaseTy.Scalar), BaseType(BaseTy.int), BaseType(BaseTy.float), BaseType(BaseTy.bool))
 
@@ -307,7 +310,7 @@ def _read_pointwise(r: _Reader, raw: _YamlMap, func: FunctionSchema | None) -> P
     if opmath_scalar_args and any(a.type != tensor for a in args):
         sub.error("opmath_scalar_args", "opmath_scalar_args needs an op whose arguments are all Tensors")
     return PointwiseFormula(formula, dtypes, promote, bool_inputs, bool_formula, bool_args, nonzero_args,
-                            opmath_scalar_args)
+                            opmath_scalar_args, sub.get("barebones_unsigned", bool, False))
 
 
 def _read_bool_inputs(sub: _Reader, raw: Any) -> tuple[tuple[str, str], ...]:

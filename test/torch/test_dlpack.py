@@ -296,10 +296,17 @@ def test_from_dlpack_refuses_negative_strides() -> None:
         torch.from_dlpack(a)
 
 
-@pytest.mark.parametrize("dtype", [np.complex64, np.uint16, np.uint32, np.uint64])
-def test_from_dlpack_refuses_dtypes_ember_lacks(dtype: type) -> None:
+def test_from_dlpack_refuses_dtypes_ember_lacks() -> None:
     with pytest.raises(BufferError, match="Unsupported"):
-        torch.from_dlpack(np.ones(2, dtype))
+        torch.from_dlpack(np.ones(2, np.complex64))
+
+
+@pytest.mark.parametrize("dtype", [np.uint16, np.uint32, np.uint64])
+def test_from_dlpack_takes_the_unsigned_types_sharing_memory(dtype: type) -> None:
+    a = np.array([1, 7, 300], dtype)
+    t = torch.from_dlpack(a)
+    assert t.dtype is getattr(torch, np.dtype(dtype).name) and t.data_ptr() == address(a)
+    assert t.tolist() == [1, 7, 300]
 
 
 # -- round trips and capsules -----------------------------------------------------------------
@@ -515,7 +522,7 @@ def test_cpu_device_index_is_ignored() -> None:
     ({"code": 2, "bits": 8}, "Unsupported kFloat bits 8"),
     ({"code": 0, "bits": 128}, "Unsupported kInt bits 128"),
     ({"code": 1, "bits": 12}, "Unsupported kUInt bits 12"),
-    ({"code": 1, "bits": 16}, "Unsupported kUInt bits 16"),
+    ({"code": 1, "bits": 24}, "Unsupported kUInt bits 24"),
     ({"code": 6, "bits": 16}, "Unsupported kDLBool bits 16"),
     ({"code": 6, "bits": 1}, "Unsupported kDLBool bits 1"),
     ({"code": 2, "bits": 64, "lanes": 2}, "lanes != 1 for dtype code2"),

@@ -269,8 +269,6 @@ cdef int _scalar_type_of(DLDataType dt) except -2:
     if dt.code == kDLBool:
         raise BufferError(f"Unsupported kDLBool bits {dt.bits}")
     if dt.code == kDLUInt:
-        if dt.bits in (16, 32, 64):
-            raise BufferError(f"Unsupported kUInt bits {dt.bits}: Ember has no uint{dt.bits} dtype")
         raise BufferError(f"Unsupported kUInt bits {dt.bits}")
     if dt.code == kDLInt:
         raise BufferError(f"Unsupported kInt bits {dt.bits}")

@@ -14,8 +14,8 @@ capability there), so results match bit for bit where PyTorch's own are determin
 """
 from libc.math cimport fma, pow
 from libc.stdint cimport uint8_t, int8_t, int16_t, int32_t, int64_t
-from c10.scalar_type cimport (dtype as DType, dtype_of, default_float_type, opmath_type, has_arithmetic, ST_UINT8,
-                              ST_INT8, ST_INT16, ST_INT32, ST_INT64, ST_FLOAT32, ST_FLOAT64, ST_BOOL)
+from c10.scalar_type cimport (dtype as DType, dtype_of, default_float_type, opmath_type, has_arithmetic, is_barebones,
+                              ST_UINT8, ST_INT8, ST_INT16, ST_INT32, ST_INT64, ST_FLOAT32, ST_FLOAT64, ST_BOOL)
 from c10.tensor_impl cimport TensorImpl, MAX_DIMS, sizes_from_sequence, empty_with_strides
 
 from aten.native.cpu.fill cimport fill_value
@@ -291,7 +291,7 @@ def arange_cpu(start, end, step=1, dtype=None, layout=None, device=None, pin_mem
         dt = dtype_of(ST_INT64 if integral else default_float_type())
     else:
         dt = <DType?>dtype
-    if dt.scalar_type == ST_BOOL or not has_arithmetic(dt.scalar_type):
+    if dt.scalar_type == ST_BOOL or not has_arithmetic(dt.scalar_type) or is_barebones(dt.scalar_type):
         raise _not_implemented("arange", dt)
     if opmath_type(dt.scalar_type) != dt.scalar_type:
         # PyTorch computes float16 and bfloat16 ranges in float and rounds each value once.
@@ -329,7 +329,7 @@ cdef object _spaced(str op, start, end, steps, double base, dtype, layout, pin_m
     if steps == 1:
         fill_value(out, start if op == "linspace" else c_pow(base, float(start)))
     elif steps > 1:
-        if out.scalar_type == ST_BOOL or not has_arithmetic(out.scalar_type):
+        if out.scalar_type == ST_BOOL or not has_arithmetic(out.scalar_type) or is_barebones(out.scalar_type):
             raise _not_implemented(op, dtype_of(out.scalar_type))
         if opmath_type(out.scalar_type) != out.scalar_type:
             return cast_contiguous(_spaced(op, start, end, steps, base, dtype_of(opmath_type(out.scalar_type)),

@@ -16,9 +16,10 @@ path for every backend:
   operands of different dtypes met (float16 with bfloat16 promotes to float32).
 - Operands the kernel wrote (in-place, out=, running statistics) get the rounded values back; an
   in-place kernel's result is the operand itself.
-- A storage dtype (float8), which no op computes in, is refused with PyTorch's NotImplementedError.
+- A storage dtype (float8), which no op computes in, and the barebones unsigned types (uint16/32/64),
+  which these kernels have no loops for, are refused with PyTorch's NotImplementedError.
 """
-from c10.scalar_type cimport dtype, dtype_of, opmath_type, is_floating, has_arithmetic
+from c10.scalar_type cimport dtype, dtype_of, opmath_type, is_floating, has_arithmetic, is_barebones
 from c10.tensor_impl cimport TensorImpl
 
 cdef enum:
@@ -49,7 +50,7 @@ cdef class _Scan:
         cdef int st
         if isinstance(v, TensorImpl):
             st = (<TensorImpl>v).scalar_type
-            if not has_arithmetic(st):
+            if not has_arithmetic(st) or is_barebones(st):
                 self.seen |= SEEN_STORAGE
                 self.storage_type = st
             elif _reduced(st):

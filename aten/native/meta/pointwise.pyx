@@ -9,10 +9,11 @@ TensorIterator: compute_types and compute_shape, and c10::Scalar's checked conve
   compute dtype into a kernel's 8-byte slot.
 """
 from libc.math cimport isinf, isnan
-from libc.stdint cimport uint8_t, int8_t, int16_t, int32_t, int64_t
+from libc.stdint cimport uint8_t, int8_t, int16_t, int32_t, int64_t, uint16_t, uint32_t, uint64_t
 from c10.scalar_type cimport (promote, is_floating, is_integral, default_float_type, dtype_of, max_finite,
                               opmath_type, ST_BOOL, ST_UINT8, ST_INT8, ST_INT16, ST_INT32, ST_INT64,
-                              ST_FLOAT16, ST_FLOAT32, ST_FLOAT64, ST_BFLOAT16, ST_UNDEFINED)
+                              ST_FLOAT16, ST_FLOAT32, ST_FLOAT64, ST_BFLOAT16, ST_UINT16, ST_UINT32, ST_UINT64,
+                              ST_UNDEFINED, NUM_SCALAR_TYPES)
 from c10.tensor_impl cimport TensorImpl, MAX_DIMS
 
 
@@ -98,11 +99,15 @@ def broadcast_shapes(*tensors):
 # PyTorch's checked_convert names (c10/util/TypeCast.h) and ranges; unsigned types also take
 # negative values down to -max, which wrap as two's complement (c10::overflows).
 _C_NAMES = {ST_UINT8: "uint8_t", ST_INT8: "int8_t", ST_INT16: "int16_t", ST_INT32: "int", ST_INT64: "int64_t",
-            ST_FLOAT16: "c10::Half", ST_FLOAT32: "float", ST_FLOAT64: "double", ST_BFLOAT16: "c10::BFloat16"}
-cdef int64_t _LOW[ST_INT64 + 1]
-cdef int64_t _HIGH[ST_INT64 + 1]
-_LOW[:] = [-255, -128, -(1 << 15), -(1 << 31), -(1 << 63)]
-_HIGH[:] = [255, 127, (1 << 15) - 1, (1 << 31) - 1, (1 << 63) - 1]
+            ST_FLOAT16: "c10::Half", ST_FLOAT32: "float", ST_FLOAT64: "double", ST_BFLOAT16: "c10::BFloat16",
+            ST_UINT16: "uint16", ST_UINT32: "uint32", ST_UINT64: "uint64"}
+cdef int64_t _LOW[NUM_SCALAR_TYPES]
+cdef int64_t _HIGH[NUM_SCALAR_TYPES]
+_LOW[:ST_INT64 + 1] = [-255, -128, -(1 << 15), -(1 << 31), -(1 << 63)]
+_HIGH[:ST_INT64 + 1] = [255, 127, (1 << 15) - 1, (1 << 31) - 1, (1 << 63) - 1]
+# uint64's upper half does not fit the int64 the checks compare in: Ember refuses it
+for _st, _bits in ((ST_UINT16, 16), (ST_UINT32, 32), (ST_UINT64, 63)):
+    _LOW[_st], _HIGH[_st] = -((1 << _bits) - 1), (1 << _bits) - 1
 
 
 cdef int check_scalar_fits(object value, int st) except -1:
@@ -174,6 +179,12 @@ cdef int store_scalar(char* slot, int st, object value, str arg_name) except -1:
             (<int32_t*>slot)[0] = <int32_t>(<int64_t>value)
         elif st == ST_INT64:
             (<int64_t*>slot)[0] = <int64_t>value
+        elif st == ST_UINT16:
+            (<uint16_t*>slot)[0] = <uint16_t>(<int64_t>value)
+        elif st == ST_UINT32:
+            (<uint32_t*>slot)[0] = <uint32_t>(<int64_t>value)
+        elif st == ST_UINT64:
+            (<uint64_t*>slot)[0] = <uint64_t>(<int64_t>value)
         elif st == ST_FLOAT32 or opmath_type(st) == ST_FLOAT32:
             # float16 and bfloat16 loops compute in float (their opmath), so their scalars are floats.
             (<float*>slot)[0] = <float>(<double>value)
