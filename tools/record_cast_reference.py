@@ -98,7 +98,8 @@ def record(torch: Any) -> dict[str, np.ndarray]:
 
 def main(argv: list[str]) -> int:
     # The real PyTorch, imported by a name held in a variable: build glue must not import Ember's
-    # torch, and the audit cannot tell the two apart.
+    # torch, and the audit cannot tell the two apart. (This script runs from outside the checkout,
+    # which is why it does not share a helper with the other record_* tools.)
     torch = importlib.import_module(REFERENCE_PACKAGE)
     if Path(torch.__file__).resolve().parent.parent == DATA_DIR.parent.parent.parent:
         raise SystemExit("run this with a real PyTorch, from outside the Ember checkout")

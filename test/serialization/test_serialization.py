@@ -46,6 +46,13 @@ def sample():
             "shape": torch.Size([3, 4]), "device": torch.device("cpu"), "tags": {"a", "b"}, "z": complex(1, 2)}
 
 
+def assert_pytorch_runs(script, path):
+    """The reference PyTorch runs script on the checkpoint at path (sys.argv[1]) and prints ok."""
+    out = subprocess.run([REF_PYTHON, "-c", script, str(path)], cwd=path.parent, capture_output=True, text=True,
+                         timeout=120)
+    assert out.stdout.strip() == "ok", out.stderr
+
+
 def saved_bytes(obj):
     buffer = io.BytesIO()
     torch.save(obj, buffer)
@@ -197,9 +204,7 @@ def test_pytorch_loads_ember_checkpoint(tmp_path):
         "assert c['optimizer']['state'][0]['step'] == 4 and c['dtype'] is torch.float64\n"
         "assert c['shape'] == torch.Size([3, 4]) and c['device'] == torch.device('cpu')\n"
         "print('ok')\n")
-    out = subprocess.run([REF_PYTHON, "-c", script, str(tmp_path / "ember.pt")], cwd=tmp_path,
-                         capture_output=True, text=True, timeout=120)
-    assert out.stdout.strip() == "ok", out.stderr
+    assert_pytorch_runs(script, tmp_path / "ember.pt")
 
 
 # -- weights_only ------------------------------------------------------------------------------------
@@ -432,9 +437,7 @@ def test_pytorch_loads_an_ember_bfloat16_checkpoint_bit_for_bit(tmp_path):
               "assert c['values'].dtype == torch.bfloat16\n"
               "assert c['values'].view(torch.int16).tolist() == c['bits'].tolist()\n"
               "print('ok')\n")
-    out = subprocess.run([REF_PYTHON, "-c", script, str(tmp_path / "ember.pt")], cwd=tmp_path,
-                         capture_output=True, text=True, timeout=120)
-    assert out.stdout.strip() == "ok", out.stderr
+    assert_pytorch_runs(script, tmp_path / "ember.pt")
 
 
 # -- float8: bytes records rebuilt with their dtype (_rebuild_tensor_v3) ---------------------------
@@ -467,6 +470,4 @@ def test_pytorch_loads_an_ember_float8_checkpoint_bit_for_bit(tmp_path):
               "    assert c[name].dtype == getattr(torch, name), name\n"
               "    assert c[name].view(torch.uint8).tolist() == c['bits'].tolist(), name\n"
               "print('ok')\n")
-    out = subprocess.run([REF_PYTHON, "-c", script, str(tmp_path / "ember.pt")], cwd=tmp_path,
-                         capture_output=True, text=True, timeout=120)
-    assert out.stdout.strip() == "ok", out.stderr
+    assert_pytorch_runs(script, tmp_path / "ember.pt")

@@ -15,18 +15,9 @@ import numpy as np
 import pytest
 
 import torch
-from opinfo import all_ops
-from opinfo.core import to_torch
+from reduced_float_cases import OPS, ReducedFloat, check_op_is_the_float32_op_rounded_once
 
 B = torch.bfloat16
-RANDOM_OPS = {"bernoulli", "multinomial", "normal", "rand_like", "randn_like", "randint_like", "dropout",
-              "native_dropout", "randperm"}
-DTYPE_DEPENDENT = {"nan_to_num"}                  # limits that depend on the dtype
-# Composites of several ops round between their steps, in PyTorch too (cross: a*b - c*d cancels).
-SEVERAL_ROUNDINGS = {"linear", "cross_entropy_loss", "scaled_dot_product_attention", "diff", "cross"}
-NO_REDUCED_FLOATS = {"quantile", "nanquantile"}     # PyTorch refuses float16 and bfloat16 there
-OPS = [op for op in all_ops()
-       if torch.float32 in op.dtypes and op.name not in RANDOM_OPS | NO_REDUCED_FLOATS and op.id not in DTYPE_DEPENDENT]
 
 
 def round_to_bfloat16(a: np.ndarray) -> np.ndarray:
@@ -36,62 +27,17 @@ def round_to_bfloat16(a: np.ndarray) -> np.ndarray:
     return np.where(np.isnan(a), np.float32(np.nan), rounded).reshape(np.shape(a))
 
 
-def _as(value, kind):
-    """float32 arrays rounded to bfloat16: as bfloat16 tensors ("bf16") or float32 arrays of the same
-    values ("float"); a float32 dtype argument becomes bfloat16 for the bfloat16 run."""
-    if value is torch.float32 and kind == "bf16":
-        return B
-    if isinstance(value, dict):
-        return {k: _as(v, kind) for k, v in value.items()}
-    if isinstance(value, np.ndarray) and value.dtype == np.float32:
-        rounded = round_to_bfloat16(value)
-        return torch.from_numpy(rounded).to(B) if kind == "bf16" else rounded
-    if isinstance(value, list):
-        return [_as(v, kind) for v in value]
-    if isinstance(value, tuple):
-        return tuple(_as(v, kind) for v in value)
-    return value
-
-
-def _has_float32(value):
-    if value is torch.float32 or (isinstance(value, np.ndarray) and value.dtype == np.float32):
-        return True
-    if isinstance(value, dict):
-        return any(_has_float32(v) for v in value.values())
-    return isinstance(value, (list, tuple)) and any(_has_float32(v) for v in value)
-
-
-def _results(value):
-    return list(value) if isinstance(value, (tuple, list)) else [value]
+BFLOAT16 = ReducedFloat(
+    dtype=B, round_values=round_to_bfloat16, as_tensor=lambda a: torch.from_numpy(a).to(B),
+    tolerances=(1.6e-2, 1e-5),      # torch.testing's bfloat16 tolerances
+    # Composites of several ops round between their steps, in PyTorch too (cross: a*b - c*d cancels).
+    several_roundings=frozenset({"linear", "cross_entropy_loss", "scaled_dot_product_attention", "diff", "cross"}),
+    several_tolerances=(5e-2, 1e-2))
 
 
 @pytest.mark.parametrize("op", OPS, ids=lambda op: op.id)
 def test_bfloat16_op_is_the_float32_op_rounded_once(op):
-    ran = 0
-    rtol, atol = (5e-2, 1e-2) if op.id in SEVERAL_ROUNDINGS else (1.6e-2, 1e-5)
-    for sample in op.sample_inputs(torch.float32, np.random.default_rng(7)):
-        reduced_in = _has_float32(sample.args) or _has_float32(sample.kwargs)
-        try:
-            expected = op.function()(*to_torch(_as(sample.args, "float")), **to_torch(_as(sample.kwargs, "float")))
-        except (RuntimeError, ValueError, IndexError, TypeError):
-            continue   # an error case of the float32 op; its bfloat16 twin is not this test's business
-        got = op.function()(*to_torch(_as(sample.args, "bf16")), **to_torch(_as(sample.kwargs, "bf16")))
-        for g, e in zip(_results(got), _results(expected)):
-            if not isinstance(e, torch.Tensor):
-                assert g == e
-                continue
-            assert isinstance(g, torch.Tensor)
-            assert tuple(g.shape) == tuple(e.shape)
-            if e.dtype == torch.float32 and reduced_in:
-                assert g.dtype == B, f"{op.id}: a bfloat16 input gives {g.dtype}"
-                np.testing.assert_allclose(g.float().numpy(), round_to_bfloat16(e.numpy()), rtol=rtol, atol=atol,
-                                           equal_nan=True, err_msg=op.id)
-            else:
-                assert g.dtype == e.dtype
-                np.testing.assert_array_equal(g.numpy(), e.numpy(), err_msg=op.id)
-        ran += 1
-    if ran == 0:
-        pytest.skip("no float32 sample runs without an error")
+    check_op_is_the_float32_op_rounded_once(op, BFLOAT16)
 
 
 def test_pointwise_results_are_the_float32_results_rounded_once():

@@ -12,78 +12,20 @@ import pytest
 
 import torch
 from dtype_cases import ALL_DTYPES
-from opinfo import all_ops
-from opinfo.core import to_torch
+from reduced_float_cases import OPS, ReducedFloat, check_op_is_the_float32_op_rounded_once
 
 H = torch.float16
-RANDOM_OPS = {"bernoulli", "multinomial", "normal", "rand_like", "randn_like", "randint_like", "dropout",
-              "native_dropout", "randperm"}
-# Their float16 results differ from the float32 ones by design: limits that depend on the dtype.
-DTYPE_DEPENDENT = {"nan_to_num"}
-# Composites of several ops round between their steps, in PyTorch too.
-SEVERAL_ROUNDINGS = {"linear", "cross_entropy_loss", "scaled_dot_product_attention", "diff"}
-# PyTorch refuses float16 for them ("input tensor must be either float or double dtype"): test_scans.py.
-NO_FLOAT16 = {"quantile", "nanquantile"}
-OPS = [op for op in all_ops()
-       if torch.float32 in op.dtypes and op.name not in RANDOM_OPS | NO_FLOAT16 and op.id not in DTYPE_DEPENDENT]
-
-
-def _as(value, kind):
-    """float32 arrays rounded to float16: kept as float16 ("half") or widened back ("float");
-    a float32 dtype argument becomes float16 for the half run."""
-    if value is torch.float32 and kind == "half":
-        return H
-    if isinstance(value, dict):
-        return {k: _as(v, kind) for k, v in value.items()}
-    if isinstance(value, np.ndarray) and value.dtype == np.float32:
-        rounded = value.astype(np.float16)
-        return rounded if kind == "half" else rounded.astype(np.float32)
-    if isinstance(value, list):
-        return [_as(v, kind) for v in value]
-    if isinstance(value, tuple):
-        return tuple(_as(v, kind) for v in value)
-    return value
-
-
-def _has_float32(value):
-    if value is torch.float32 or (isinstance(value, np.ndarray) and value.dtype == np.float32):
-        return True
-    if isinstance(value, dict):
-        return any(_has_float32(v) for v in value.values())
-    return isinstance(value, (list, tuple)) and any(_has_float32(v) for v in value)
-
-
-def _results(value):
-    return list(value) if isinstance(value, (tuple, list)) else [value]
+FLOAT16 = ReducedFloat(
+    dtype=H, round_values=lambda a: a.astype(np.float16).astype(np.float32),
+    as_tensor=lambda a: torch.from_numpy(a.astype(np.float16)), tolerances=(1e-3, 1e-5),
+    # Composites of several ops round between their steps, in PyTorch too.
+    several_roundings=frozenset({"linear", "cross_entropy_loss", "scaled_dot_product_attention", "diff"}),
+    several_tolerances=(1e-2, 1e-3))
 
 
 @pytest.mark.parametrize("op", OPS, ids=lambda op: op.id)
 def test_float16_op_is_the_float32_op_rounded_once(op):
-    ran = 0
-    rtol, atol = (1e-2, 1e-3) if op.id in SEVERAL_ROUNDINGS else (1e-3, 1e-5)
-    for sample in op.sample_inputs(torch.float32, np.random.default_rng(7)):
-        half_in = _has_float32(sample.args) or _has_float32(sample.kwargs)
-        try:
-            expected = op.function()(*to_torch(_as(sample.args, "float")), **to_torch(_as(sample.kwargs, "float")))
-        except (RuntimeError, ValueError, IndexError, TypeError):
-            continue   # an error case of the float32 op; its float16 twin is not this test's business
-        got = op.function()(*to_torch(_as(sample.args, "half")), **to_torch(_as(sample.kwargs, "half")))
-        for g, e in zip(_results(got), _results(expected)):
-            if not isinstance(e, torch.Tensor):
-                assert g == e
-                continue
-            assert isinstance(g, torch.Tensor)
-            assert tuple(g.shape) == tuple(e.shape)
-            if e.dtype == torch.float32 and half_in:
-                assert g.dtype == H, f"{op.id}: a float16 input gives {g.dtype}"
-                np.testing.assert_allclose(g.numpy().astype(np.float32), e.numpy().astype(np.float16),
-                                           rtol=rtol, atol=atol, equal_nan=True, err_msg=op.id)
-            else:
-                assert g.dtype == e.dtype
-                np.testing.assert_array_equal(g.numpy(), e.numpy(), err_msg=op.id)
-        ran += 1
-    if ran == 0:
-        pytest.skip("no float32 sample runs without an error")
+    check_op_is_the_float32_op_rounded_once(op, FLOAT16)
 
 
 @pytest.mark.parametrize("src", ALL_DTYPES + [H], ids=str)
