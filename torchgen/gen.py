@@ -126,7 +126,8 @@ def _generate_casts(run: _Run) -> None:
     run.cython("aten.native.cpu._gen_cast", "cpu_cast.pyx.j2", header=cast_header, casts=casts.cast_context())
     run.gen.write("aten/native/cpu/_gen_cast.pxd", run.render("cpu_cast.pxd.j2", header=cast_header))
     run.pkg.write("aten/native/cuda/_gen_cast.cu", run.render(
-        "cuda_cast.cu.j2", header=header("casts.py", "cuda_cast.cu.j2", [], "//"), casts=casts.cuda_cast_context()))
+        "cuda_cast.cu.j2", header=header("casts.py", "cuda_cast.cu.j2", [], "//"), casts=casts.cuda_cast_context(),
+        fills=casts.cuda_fill_context()))
 
 
 def _generate_pointwise(run: _Run, base: str, group: list[NativeFunction], collected: _Collected) -> None:

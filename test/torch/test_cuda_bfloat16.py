@@ -62,3 +62,21 @@ def test_data_movement_keeps_the_bits():
     assert (bits(x.index_select(0, idx)) == bits(x.cpu().index_select(0, idx.cpu()))).all()
     assert (bits(torch.cat([x, x])) == bits(torch.cat([x.cpu(), x.cpu()]))).all()
     assert torch.nonzero(torch.tensor([0.0, -0.0, 1.0, 2.0], dtype=B, device="cuda")).cpu().tolist() == [[2], [3]]
+
+
+def test_float8_and_unsigned_dtypes_fill_convert_and_compute_on_the_device():
+    for dtype in (torch.float8_e5m2, torch.float8_e4m3fn, torch.float8_e5m2fnuz, torch.float8_e4m3fnuz):
+        assert torch.full((3,), 2.5, dtype=dtype, device="cuda").float().cpu().tolist() == [2.5] * 3
+        x = torch.tensor([1.5, 300.0, -0.1])
+        assert (bits_of(x.cuda().to(dtype).cpu()) == bits_of(x.to(dtype))).all()
+        with pytest.raises(NotImplementedError, match="not implemented for 'Float8_"):
+            torch.ones(2, dtype=dtype, device="cuda").sum()
+    for dtype in (torch.uint16, torch.uint32, torch.uint64):
+        a = torch.tensor([1, 2, 300], dtype=dtype)
+        assert torch.zeros(2, dtype=dtype, device="cuda").cpu().tolist() == [0, 0]
+        assert (a.cuda() * a.cuda()).cpu().tolist() == [1, 4, 90000 % (1 << (8 * a.element_size()))]
+        assert (a.cuda() == 2).cpu().tolist() == [False, True, False]
+
+
+def bits_of(t):
+    return t.view(torch.uint8).numpy()

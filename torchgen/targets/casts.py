@@ -51,6 +51,22 @@ def cast_context() -> tuple[Cast, ...]:
                  for src in DTYPES for dst in DTYPES)
 
 
+@dataclass(frozen=True)
+class Fill:
+    """One fill kernel of cuda_cast.cu.j2: a contiguous array of `dst` set to one value, passed as
+    `arg` (float for the dtypes stored through `store`, which PyCUDA cannot pack) and stored as
+    c10 converts a Scalar (bfloat16's NaN as its constructor writes it, as the CPU's fill_)."""
+    name: str
+    dst: str
+    arg: str
+    store: str
+
+
+def cuda_fill_context() -> tuple[Fill, ...]:
+    return tuple(Fill(name=f"fill_{d.name}", dst=d.cuda_type, arg="float" if d.cuda_store else d.cuda_type,
+                      store=d.cuda_store + ("_scalar" if d.name == "bfloat16" else "")) for d in DTYPES)
+
+
 def cuda_cast_context() -> tuple[Cast, ...]:
     """The same conversions over the CUDA types (cuda_cast.cu.j2), converted by cuda_load/cuda_store."""
     return tuple(Cast(name=f"cast_{src.name}_to_{dst.name}", src=src.cuda_type, dst=dst.cuda_type,

@@ -1,6 +1,6 @@
 """Data movement on the device that every CUDA kernel builds on: a strided copy between any two
-views (kernels/copy.cu), a contiguous copy, a dtype conversion or an upload from the host
-(_gen_cast.cu, generated from the dtype table), and a fill with one value (kernels/fill.cu)."""
+views (kernels/copy.cu), a contiguous copy, a dtype conversion or an upload from the host, and a
+fill with one value (both _gen_cast.cu, generated from the dtype table)."""
 from __future__ import annotations
 
 from typing import Any
@@ -74,10 +74,10 @@ def to_device(t: Any, dtype: Any) -> Any:
 def fill_contiguous(t: Any, value: Any) -> None:
     """Every element of a contiguous CUDA tensor set to value (a Python number)."""
     name = t.dtype.name
-    # PyCUDA packs neither numpy bools nor the reduced floats: bool goes as a byte, float16 and
-    # bfloat16 as a float rounded on the device
+    # PyCUDA packs neither numpy bools nor the floats NumPy lacks: bool goes as a byte, float16,
+    # bfloat16 and float8 as a float rounded on the device (_gen_cast.cu's fill kernels)
     arg: Any
-    if opmath_dtype(t.dtype) is not t.dtype:
+    if t.dtype.is_floating_point and (opmath_dtype(t.dtype) is not t.dtype or t.dtype.numpy_dtype is None):
         arg = np.float32(value)
     elif name == "bool":
         arg = np.uint8(bool(value))
@@ -85,4 +85,4 @@ def fill_contiguous(t: Any, value: Any) -> None:
         arg = t.dtype.numpy_dtype.type(value)
     n = t.numel()
     grid, block = grid_for(n)
-    kernel_function("kernels/fill.cu", f"fill_{name}")(np.int64(n), np.uintp(t.data_ptr()), arg, grid=grid, block=block)
+    kernel_function("_gen_cast.cu", f"fill_{name}")(np.int64(n), np.uintp(t.data_ptr()), arg, grid=grid, block=block)
