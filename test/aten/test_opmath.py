@@ -131,3 +131,38 @@ def test_every_declared_backend_kernel_is_registered_behind_the_wrapper():
         assert isinstance(kernel(name, K.CPU), ComputeInOpmath)
     assert isinstance(kernel("sort", K.CUDA), ComputeInOpmath)
     assert not isinstance(kernel("index_select", K.CUDA), ComputeInOpmath)
+
+
+def test_asking_for_a_dtype_no_kernel_computes_in_is_refused_before_the_kernel():
+    for dtype in (torch.float8_e4m3fn, torch.uint16):
+        with pytest.raises(NotImplementedError, match="not implemented for"):
+            torch.sum(torch.ones(3), dtype=dtype)
+    with pytest.raises(NotImplementedError, match='"randperm_cpu" not implemented for \'UInt32\''):
+        torch.randperm(4, dtype=torch.uint32)
+
+
+def test_float16_with_bfloat16_reaches_the_kernel_and_its_dtype_check():
+    with pytest.raises(RuntimeError,
+                       match="expected m1 and m2 to have the same dtype, but got: c10::BFloat16 != c10::Half"):
+        torch.mm(torch.ones(2, 2, dtype=torch.bfloat16), torch.ones(2, 2, dtype=torch.float16))
+
+
+def test_a_zero_dim_operand_of_the_other_reduced_dtype_does_not_decide():
+    x = torch.ones(3, dtype=torch.bfloat16).masked_fill(torch.tensor([True, False, True]),
+                                                        torch.tensor(2.0, dtype=torch.float16))
+    assert x.dtype is torch.bfloat16 and x.tolist() == [2.0, 1.0, 2.0]
+
+
+def test_asking_for_one_reduced_dtype_converts_an_operand_of_the_other_first():
+    # 1e5 is finite in bfloat16 and infinite in float16: PyTorch's sum(dtype=float16) is inf - inf
+    assert torch.isnan(torch.sum(torch.tensor([1e5, -1e5], dtype=torch.bfloat16), dtype=torch.float16))
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_an_operand_converted_for_dtype_is_still_written_back(device):
+    def add_one_(t, *, dtype):
+        return t.add_(1)
+
+    x = torch.tensor([1.0, 2049.0], device=device)
+    result = wrapped(add_one_)(x, dtype=torch.float16)
+    assert result is x and x.dtype is torch.float32 and x.cpu().tolist() == [2.0, 2049.0]   # 2049 -> 2048 -> 2049

@@ -1,7 +1,7 @@
 """What the indexing, scatter/gather, masked, search and sorting kernels share: their dtype and
 device checks, contiguous and int64 copies, Python scalars as one-element tensors, index range
 scans and position walks."""
-from c10.scalar_type cimport dtype_of, opmath_type, ST_INT64
+from c10.scalar_type cimport dtype_of, opmath_type, has_arithmetic, is_barebones, ST_INT64
 from c10.tensor_impl cimport TensorImpl, MAX_DIMS, empty_contiguous, wrap_number, make_tensor
 from aten.native.cpu.loops cimport cast_contiguous
 from aten.native.meta.messages cimport sizes_str, type_name
@@ -13,7 +13,7 @@ from aten.native.meta.errors import device_mismatch_error
 cdef int check_kernel_dtype(TensorImpl t, str op) except -1:
     """Kernels see float16 only as float32 copies (their ops declare ember_opmath: meta/opmath.pyx);
     a direct call refuses it."""
-    if opmath_type(t.scalar_type) != t.scalar_type:
+    if opmath_type(t.scalar_type) != t.scalar_type or not has_arithmetic(t.scalar_type) or is_barebones(t.scalar_type):
         raise NotImplementedError(f'"{op}" not implemented for \'{type_name(t.scalar_type)}\'')
     return 0
 

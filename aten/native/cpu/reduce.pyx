@@ -22,7 +22,7 @@ Every op's functions run without the GIL and cannot fail: ops validate before ca
 from libc.stdlib cimport malloc, free
 from cython.parallel cimport prange
 
-from c10.scalar_type cimport dtype_of, opmath_type
+from c10.scalar_type cimport dtype_of, opmath_type, has_arithmetic, is_barebones
 from c10.tensor_impl cimport TensorImpl, MAX_DIMS, empty_contiguous
 
 from aten.native.cpu import loops as _loops
@@ -132,7 +132,7 @@ cdef int check_nonempty(TensorImpl self, const DimSet* dims, str name, bint dim_
 
 cdef int check_dtype_kernel(int scalar_type, str kernel) except -1:
     """Kernels see the reduced floats only as float32 copies (ember_opmath); a direct call refuses them."""
-    if opmath_type(scalar_type) != scalar_type:
+    if opmath_type(scalar_type) != scalar_type or not has_arithmetic(scalar_type) or is_barebones(scalar_type):
         raise NotImplementedError(f'"{kernel}" not implemented for \'{dtype_of(scalar_type).type_name}\'')
     return 0
 

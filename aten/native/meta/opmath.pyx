@@ -7,9 +7,10 @@ registers them, handing in the operators that convert on any device, so the rule
 path for every backend:
 
 - Only a call whose floating tensor operands are all reduced-precision (or that asks for a reduced
-  dtype with dtype=) is widened. One that mixes them with float32/float64 tensors of one or more dims
-  reaches the kernel as it is, so the kernel's own dtype checks and promotion apply as in PyTorch; a
-  0-dim operand (a value, a wrapped number) does not decide the computation dtype.
+  dtype with dtype=) is widened. One that mixes them with float32/float64 tensors of one or more dims,
+  or float16 with bfloat16, reaches the kernel as it is, so the kernel's own dtype checks and
+  promotion apply as in PyTorch; a 0-dim operand (a value, a wrapped number) does not decide the
+  computation dtype.
 - dtype=<reduced> converts every tensor operand to that dtype first (as PyTorch converts the input
   before the op) and asks the kernel for the opmath dtype; the results round to the asked dtype.
 - Floating results round to the reduced dtype, unless another dtype was asked for, or reduced
@@ -42,7 +43,8 @@ cdef class _Scan:
     """What one call's arguments hold: the flags above, the one reduced dtype of its tensors and
     the reduced dtype a dtype argument asks for."""
     cdef int seen
-    cdef int tensors_type
+    cdef int tensors_type       # the reduced dtype of the operands of one or more dims
+    cdef int scalars_type       # the reduced dtype of the 0-dim operands (deciding only without the others)
     cdef int asked_type
     cdef int storage_type
 
@@ -50,17 +52,23 @@ cdef class _Scan:
         cdef int st
         if isinstance(v, TensorImpl):
             st = (<TensorImpl>v).scalar_type
-            if not has_arithmetic(st) or is_barebones(st):
+            if _no_kernel_loop(st):
                 self.seen |= SEEN_STORAGE
                 self.storage_type = st
             elif _reduced(st):
                 self.seen |= SEEN_REDUCED
-                self.tensors_type = _joined(self.tensors_type, st)
+                if (<TensorImpl>v).nd > 0:
+                    self.tensors_type = _joined(self.tensors_type, st)
+                else:
+                    self.scalars_type = _joined(self.scalars_type, st)
             elif is_floating(st) and (<TensorImpl>v).nd > 0:
                 self.seen |= SEEN_WIDE
         elif isinstance(v, dtype):
             st = (<dtype>v).scalar_type
-            if _reduced(st):
+            if _no_kernel_loop(st):         # dtype=torch.float8_e4m3fn: no kernel writes one
+                self.seen |= SEEN_STORAGE
+                self.storage_type = st
+            elif _reduced(st):
                 self.seen |= ASKS_REDUCED
                 self.asked_type = _joined(self.asked_type, st)
             else:
@@ -72,6 +80,11 @@ cdef class _Scan:
 
 cdef inline int _joined(int known, int st) noexcept:
     return st if known == NONE or known == st else MIXED
+
+
+cdef inline bint _no_kernel_loop(int st) noexcept:
+    """The storage dtypes (float8) and the barebones unsigned ones: these kernels have no loops for them."""
+    return not has_arithmetic(st) or is_barebones(st)
 
 
 cdef class _Widening:
@@ -87,14 +100,14 @@ cdef class _Widening:
         if isinstance(v, TensorImpl):
             t = <TensorImpl>v
             st = t.scalar_type
-            if not _reduced(st):
-                if self.asked == NONE:
-                    return v
+            if self.asked != NONE and st != self.asked:
                 t = self.op.convert(t, self.asked)      # PyTorch converts the input to the asked dtype first
                 st = self.asked
+            elif not _reduced(st):
+                return v
             wide = self.op.convert(t, opmath_type(st))
-            if t is v:
-                self.originals[id(wide)] = (wide, t, wide.version_counter.version)
+            # an operand the kernel writes gets the values back, converted to its own dtype by copy_
+            self.originals[id(wide)] = (wide, v, wide.version_counter.version)
             return wide
         if isinstance(v, dtype):
             st = (<dtype>v).scalar_type
@@ -174,7 +187,7 @@ cdef class ComputeInOpmath:
         cdef _Scan scan = _Scan.__new__(_Scan)
         cdef _Widening w
         kernel = self._resolved()
-        scan.tensors_type = scan.asked_type = NONE
+        scan.tensors_type = scan.scalars_type = scan.asked_type = NONE
         scan.scan(args)
         if kwargs:
             scan.scan(tuple(kwargs.values()))
@@ -182,7 +195,9 @@ cdef class ComputeInOpmath:
             raise NotImplementedError(f'"{self.label}" not implemented for \'{dtype_of(scan.storage_type).type_name}\'')
         if not (scan.seen & (SEEN_REDUCED | ASKS_REDUCED)):
             return kernel(*args, **kwargs)
-        if (scan.seen & SEEN_WIDE) and not (scan.seen & ASKS_REDUCED):
+        if scan.tensors_type == NONE:
+            scan.tensors_type = scan.scalars_type       # only 0-dim operands: they decide
+        if ((scan.seen & SEEN_WIDE) or scan.tensors_type == MIXED) and not (scan.seen & ASKS_REDUCED):
             return kernel(*args, **kwargs)     # mixed dtypes: the kernel's checks and promotion
         w = _Widening.__new__(_Widening)
         w.op = self

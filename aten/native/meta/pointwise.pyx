@@ -16,6 +16,8 @@ from c10.scalar_type cimport (promote, is_floating, is_integral, default_float_t
                               ST_UNDEFINED, NUM_SCALAR_TYPES)
 from c10.tensor_impl cimport TensorImpl, MAX_DIMS
 
+from c10.dtype_table import DTYPES as _DTYPE_ROWS
+
 
 # -- the result dtype ----------------------------------------------------------------------------
 
@@ -99,8 +101,15 @@ def broadcast_shapes(*tensors):
 # PyTorch's checked_convert names (c10/util/TypeCast.h) and ranges; unsigned types also take
 # negative values down to -max, which wrap as two's complement (c10::overflows).
 _C_NAMES = {ST_UINT8: "uint8_t", ST_INT8: "int8_t", ST_INT16: "int16_t", ST_INT32: "int", ST_INT64: "int64_t",
-            ST_FLOAT16: "c10::Half", ST_FLOAT32: "float", ST_FLOAT64: "double", ST_BFLOAT16: "c10::BFloat16",
-            ST_UINT16: "uint16", ST_UINT32: "uint32", ST_UINT64: "uint64"}
+            ST_UINT16: "uint16_t", ST_UINT32: "uint32_t", ST_UINT64: "uint64_t"}
+# floating dtypes are named as c10 names them ("c10::Half", "float"); the float8 formats with no
+# infinity (fn, fnuz) refuse an infinite value too (c10::overflows)
+_NO_INFINITY = set()
+for _row in _DTYPE_ROWS:
+    if _row["kind"] == "f":
+        _C_NAMES[_row["scalar_type"]] = _row["cpp_name"]
+        if _row["format"].endswith(("fn", "fnuz")):
+            _NO_INFINITY.add(_row["scalar_type"])
 cdef int64_t _LOW[NUM_SCALAR_TYPES]
 cdef int64_t _HIGH[NUM_SCALAR_TYPES]
 _LOW[:ST_INT64 + 1] = [-255, -128, -(1 << 15), -(1 << 31), -(1 << 63)]
@@ -133,7 +142,7 @@ cdef int check_scalar_fits(object value, int st) except -1:
     elif is_floating(st) and st != ST_FLOAT64:
         f = value
         limit = max_finite(st)
-        if not isnan(f) and not isinf(f) and (f > limit or f < -limit):
+        if not isnan(f) and ((not isinf(f) and (f > limit or f < -limit)) or (isinf(f) and st in _NO_INFINITY)):
             raise RuntimeError(f"value cannot be converted to type {_C_NAMES[st]} without overflow")
     return 0
 

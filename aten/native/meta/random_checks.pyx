@@ -1,6 +1,6 @@
 """randperm's argument checks, shared by every backend, with PyTorch's messages."""
 from libc.stdint cimport int64_t
-from c10.scalar_type cimport is_floating, ST_BOOL, ST_FLOAT16, ST_FLOAT32, ST_FLOAT64
+from c10.scalar_type cimport is_floating, has_arithmetic, is_barebones, ST_BOOL, ST_FLOAT16, ST_FLOAT32, ST_FLOAT64
 from aten.native.meta.messages cimport type_name
 from aten.native.meta.pointwise cimport check_scalar_fits
 
@@ -9,7 +9,7 @@ cpdef int check_randperm(int64_t n, int st) except -1:
     """n and the result's dtype (its scalar type) as PyTorch's randperm checks them."""
     if n < 0:
         raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
-    if st == ST_BOOL or st == ST_FLOAT16:
+    if st == ST_BOOL or st == ST_FLOAT16 or not has_arithmetic(st) or is_barebones(st):
         raise NotImplementedError(f'"randperm" not implemented for \'{type_name(st)}\'')
     if st == ST_FLOAT32 and n > (1 << 24) + 1:
         raise RuntimeError("n cannot be greater than 2^24+1 for Float type.")

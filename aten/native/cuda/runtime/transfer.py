@@ -81,8 +81,8 @@ def fill_contiguous(t: Any, value: Any) -> None:
         arg = np.float32(value)
     elif name == "bool":
         arg = np.uint8(bool(value))
-    else:
-        arg = t.dtype.numpy_dtype.type(value)
+    else:       # through an array: out-of-range integers wrap as PyTorch's C conversion does
+        arg = np.array(value).astype(t.dtype.numpy_dtype)[()]
     n = t.numel()
     grid, block = grid_for(n)
     kernel_function("_gen_cast.cu", f"fill_{name}")(np.int64(n), np.uintp(t.data_ptr()), arg, grid=grid, block=block)
