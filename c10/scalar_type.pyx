@@ -181,9 +181,11 @@ cdef bint is_barebones(int st) noexcept nogil:
 cdef int promote(int a, int b) except? -2:
     if a == b:
         return a
-    if a < 0 or b < 0 or a >= NUM_SCALAR_TYPES or b >= NUM_SCALAR_TYPES or _DTYPES[a] is None or _DTYPES[b] is None:
+    if a < 0 or b < 0 or a >= NUM_SCALAR_TYPES or b >= NUM_SCALAR_TYPES:
         raise ValueError(f"promote: unknown scalar types {a}, {b}")
-    if _PROMOTE[a][b] < 0:
+    if _PROMOTE[a][b] < 0:      # only now look at the dtype objects: this is on every op's path
+        if _DTYPES[a] is None or _DTYPES[b] is None:
+            raise ValueError(f"promote: unknown scalar types {a}, {b}")
         group = next(g for g in _PROMOTION_ERRORS if g in (_GROUP_OF[a], _GROUP_OF[b]))
         raise RuntimeError(f"Promotion for {group} is not supported, attempted to promote "
                            f"{(<dtype>_DTYPES[a]).type_name} and {(<dtype>_DTYPES[b]).type_name}")

@@ -12,8 +12,11 @@ from collections import OrderedDict
 from typing import Any
 
 import torch
+from c10.dtype_table import DTYPES as DTYPE_ROWS
 
 __all__: list[str] = []
+
+_WITH_STORAGE_CLASS = frozenset(str(row["name"]) for row in DTYPE_ROWS if row["legacy_storage"])
 
 
 def _rebuild_tensor(storage: Any, storage_offset: int, size: Any, stride: Any) -> Any:
@@ -97,8 +100,7 @@ def _tensor_reduce(tensor: Any) -> tuple[Any, tuple[Any, ...]]:
 
 def _has_storage_class(dtype: Any) -> bool:
     """Whether PyTorch names the dtype's storages by a class (FloatStorage); float8 it saves as bytes."""
-    from c10.dtype_table import DTYPES
-    return bool(next(row["legacy_storage"] for row in DTYPES if row["name"] == dtype.name))
+    return dtype.name in _WITH_STORAGE_CLASS
 
 
 def _tensor_deepcopy(tensor: Any, memo: dict[int, Any]) -> Any:

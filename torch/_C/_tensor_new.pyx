@@ -43,12 +43,17 @@ cdef int _scan(object data, int d, int ndim, const Py_ssize_t* sizes) except -2:
     return kinds
 
 
+cdef inline bint _float_store(int st) noexcept:
+    """The floating dtypes _store writes (the float8 storage types go the general path)."""
+    return st == ST_FLOAT32 or st == ST_FLOAT64 or st == ST_FLOAT16 or st == ST_BFLOAT16
+
+
 cdef bint _store(object value, char* p, int st) except -1:
     """Write one Python number as st; False when the general path must decide (overflow)."""
     cdef int overflow = 0
     cdef long long v
     cdef double f
-    if st == ST_FLOAT32 or st == ST_FLOAT64 or st == ST_FLOAT16 or st == ST_BFLOAT16:
+    if _float_store(st):
         if type(value) is float:
             f = PyFloat_AS_DOUBLE(value)
         else:
@@ -132,11 +137,11 @@ def tensor_from_python(object data, object dt):
             st = ST_BOOL
     elif isinstance(dt, dtype):
         st = (<dtype>dt).scalar_type
-        if kinds & KIND_FLOAT and not (st == ST_FLOAT32 or st == ST_FLOAT64 or st == ST_FLOAT16 or st == ST_BFLOAT16):
+        if kinds & KIND_FLOAT and not _float_store(st):
             return None
     else:
         return None
-    if not (st == ST_FLOAT32 or st == ST_FLOAT64 or st == ST_FLOAT16 or st == ST_BFLOAT16 or is_integral(st, True)):
+    if not (_float_store(st) or is_integral(st, True)):
         return None             # the float8 storage types: the general path converts them
     out = empty_contiguous(ndim, sizes, st, None)
     if out.n_elem and _fill(data, 0, ndim, out.data(), st, out.itemsize) < 0:

@@ -28,7 +28,7 @@ cdef enum:
     SEEN_WIDE = 2        # a float32/float64 tensor operand of one or more dims
     ASKS_REDUCED = 4     # a dtype argument naming a reduced dtype
     ASKS_OTHER = 8       # a dtype argument naming another dtype: results keep it
-    SEEN_STORAGE = 16    # a tensor of a storage dtype (float8): no kernel computes in it
+    SEEN_NO_LOOP = 16    # a storage (float8) or barebones (uint16/32/64) dtype: these kernels have no loop
 
 cdef enum:
     NONE = -1            # no reduced dtype seen yet
@@ -46,15 +46,15 @@ cdef class _Scan:
     cdef int tensors_type       # the reduced dtype of the operands of one or more dims
     cdef int scalars_type       # the reduced dtype of the 0-dim operands (deciding only without the others)
     cdef int asked_type
-    cdef int storage_type
+    cdef int no_loop_type
 
     cdef void scan(self, object v):
         cdef int st
         if isinstance(v, TensorImpl):
             st = (<TensorImpl>v).scalar_type
             if _no_kernel_loop(st):
-                self.seen |= SEEN_STORAGE
-                self.storage_type = st
+                self.seen |= SEEN_NO_LOOP
+                self.no_loop_type = st
             elif _reduced(st):
                 self.seen |= SEEN_REDUCED
                 if (<TensorImpl>v).nd > 0:
@@ -66,8 +66,8 @@ cdef class _Scan:
         elif isinstance(v, dtype):
             st = (<dtype>v).scalar_type
             if _no_kernel_loop(st):         # dtype=torch.float8_e4m3fn: no kernel writes one
-                self.seen |= SEEN_STORAGE
-                self.storage_type = st
+                self.seen |= SEEN_NO_LOOP
+                self.no_loop_type = st
             elif _reduced(st):
                 self.seen |= ASKS_REDUCED
                 self.asked_type = _joined(self.asked_type, st)
@@ -191,8 +191,8 @@ cdef class ComputeInOpmath:
         scan.scan(args)
         if kwargs:
             scan.scan(tuple(kwargs.values()))
-        if scan.seen & SEEN_STORAGE:
-            raise NotImplementedError(f'"{self.label}" not implemented for \'{dtype_of(scan.storage_type).type_name}\'')
+        if scan.seen & SEEN_NO_LOOP:
+            raise NotImplementedError(f'"{self.label}" not implemented for \'{dtype_of(scan.no_loop_type).type_name}\'')
         if not (scan.seen & (SEEN_REDUCED | ASKS_REDUCED)):
             return kernel(*args, **kwargs)
         if scan.tensors_type == NONE:
