@@ -16,13 +16,16 @@ import sys
 
 from libc.stdint cimport uint64_t
 from c10.dispatch_key cimport (DK_CPU, DK_CUDA, DK_BACKEND_SELECT, DK_AD_INPLACE_OR_VIEW,
-                               DK_AUTOGRAD_OTHER, DK_AUTOGRAD_CPU, DK_AUTOGRAD_CUDA, NUM_RUNTIME_KEYS)
+                               DK_AUTOGRAD_OTHER, DK_AUTOGRAD_CPU, DK_AUTOGRAD_CUDA, DK_AUTOCAST_CPU,
+                               DK_AUTOCAST_CUDA, NUM_RUNTIME_KEYS)
 from c10.tensor_impl cimport TensorImpl, wrap_number
 from c10.grad_mode cimport grad_enabled, below_autograd, enter_below_autograd, exit_below_autograd
 from aten.native.meta.memory_overlap cimport WriteChecks, check_written
+from aten.autocast_mode cimport autocast_keys
 
 from aten.native.meta.memory_overlap import write_checks
 from aten.native.meta.opmath import ComputeInOpmath
+from aten.autocast_mode import AutocastKernel, BANNED_MESSAGES
 
 from c10.dispatch_key import DispatchKey
 
@@ -32,6 +35,7 @@ cdef extern from *:
 cdef dict _operators = {}
 cdef uint64_t AUTOGRAD_BITS = (((<uint64_t>1) << DK_AUTOGRAD_OTHER) | ((<uint64_t>1) << DK_AUTOGRAD_CPU)
                                | ((<uint64_t>1) << DK_AUTOGRAD_CUDA))
+cdef uint64_t BACKEND_BITS = ((<uint64_t>1) << DK_CPU) | ((<uint64_t>1) << DK_CUDA)
 # Kernels replaced by a later registration at the same key ((operator, key) -> older kernels, oldest
 # first): torch.library's Library.impl overrides as PyTorch does, and removing the newer kernel
 # brings the older one back.
@@ -174,7 +178,8 @@ cdef class OperatorHandle:
                     kernel = reg[_ALIAS_CIA]
                 else:
                     kernel = reg.get(_ALIAS_AUTOGRAD, FALLTHROUGH)
-            elif kernel is None and (k == DK_BACKEND_SELECT or k == DK_AD_INPLACE_OR_VIEW):
+            elif kernel is None and (k == DK_BACKEND_SELECT or k == DK_AD_INPLACE_OR_VIEW
+                                     or k == DK_AUTOCAST_CPU or k == DK_AUTOCAST_CUDA):
                 kernel = FALLTHROUGH
             if self.written is not None and (k == DK_CPU or k == DK_CUDA) and kernel is not None \
                     and kernel is not FALLTHROUGH:
@@ -183,10 +188,14 @@ cdef class OperatorHandle:
 
     cdef object lookup(self, uint64_t ks):
         cdef int k
+        cdef uint64_t autocast = autocast_keys()
         if ks & AUTOGRAD_BITS and (below_autograd() or not grad_enabled()):
             ks &= ~AUTOGRAD_BITS     # no_grad, or inside an autograd kernel's call below autograd
         if ks == 0:
             ks = (<uint64_t>1) << DK_CPU
+        if autocast:
+            # The Autocast key of each backend the call's tensors are on, where autocast is enabled.
+            ks |= ((ks & BACKEND_BITS) << (DK_AUTOCAST_CPU - DK_CPU)) & autocast
         while True:
             if ks == 0:
                 raise RuntimeError(f"{_qualified(self.name)}: every kernel of the call's dispatch keys falls through")
@@ -342,6 +351,24 @@ def register_lazy(str name, key, str module, str attr, bint opmath=False):
                                  find_operator("resize_").call_below_autograd,
                                  f"{name.split('.')[0]}_{DispatchKey(key).name.lower()}")
     find_operator(name).register(key, kernel)
+
+
+_KINDS = {"Tensor": 1, "Tensor?": 2, "Tensor[]": 3}
+
+
+def register_autocast(str name, key, str policy, str redispatch=None, tuple defaults=()):
+    """Register the Autocast kernel (aten/autocast_mode.pyx) of the schema's `ember_autocast` policy
+    at key (AutocastCPU or AutocastCUDA). fp32_append_dtype names the overload that takes a dtype, and
+    the defaults of the operator's parameters to fill in before calling it."""
+    handle = find_operator(name)
+    params = _parameters(handle.schema)
+    names = tuple(p[2] for p in params)
+    kinds = tuple(_KINDS.get(re.sub(r"\(\w+!?\)", "", p[1]), 0) for p in params)
+    device_type = 1 if DispatchKey(key) == DispatchKey.AutocastCUDA else 0
+    kernel = AutocastKernel(handle, policy, device_type, find_operator("_to_copy"), names, kinds,
+                            find_operator(redispatch) if redispatch else None, defaults,
+                            BANNED_MESSAGES.get(name.split(".")[0], ""))
+    handle.register(key, kernel)
 
 
 cpdef OperatorHandle find_operator(str name):

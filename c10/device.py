@@ -12,7 +12,7 @@ class DeviceType(IntEnum):
 
 
 # PyTorch's list, so a mistyped device gets the same message (c10/core/DeviceType.cpp).
-_KNOWN_TYPES = ("cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip", "ve",
+KNOWN_TYPES = ("cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip", "ve",
                 "fpga", "maia", "xla", "lazy", "vulkan", "mps", "meta", "hpu", "mtia", "privateuseone")
 _SUPPORTED = {"cpu": DeviceType.CPU, "cuda": DeviceType.CUDA}
 _DEVICE_RE = re.compile(r"([a-zA-Z_]+)(?::([0-9]+))?")
@@ -41,12 +41,12 @@ class device:
                             "but expected one of: (str type, int index = None)")
         m = _DEVICE_RE.fullmatch(type)
         if m is None:
-            if ":" in type and type.split(":", 1)[0] in _KNOWN_TYPES:
+            if ":" in type and type.split(":", 1)[0] in KNOWN_TYPES:
                 raise RuntimeError(f"Invalid device string: '{type}'")
-            raise RuntimeError(f"Expected one of {', '.join(_KNOWN_TYPES)} device type at start of device string: {type}")
+            raise RuntimeError(f"Expected one of {', '.join(KNOWN_TYPES)} device type at start of device string: {type}")
         name, idx = m.group(1), m.group(2)
-        if name not in _KNOWN_TYPES:
-            raise RuntimeError(f"Expected one of {', '.join(_KNOWN_TYPES)} device type at start of device string: {type}")
+        if name not in KNOWN_TYPES:
+            raise RuntimeError(f"Expected one of {', '.join(KNOWN_TYPES)} device type at start of device string: {type}")
         if idx is not None:
             if index is not None:
                 raise RuntimeError(f"type (string) must not include an index because index was passed explicitly: {type}")

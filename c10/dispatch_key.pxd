@@ -9,6 +9,9 @@ cdef enum:
     DK_AUTOGRAD_OTHER = 4
     DK_AUTOGRAD_CPU = 5
     DK_AUTOGRAD_CUDA = 6
-    NUM_RUNTIME_KEYS = 7
+    # Above autograd, as PyTorch's: a listed op's inputs are cast before autograd records them.
+    DK_AUTOCAST_CPU = 7
+    DK_AUTOCAST_CUDA = 8
+    NUM_RUNTIME_KEYS = 9
 
 cdef uint64_t backend_key_set(int device_type) noexcept

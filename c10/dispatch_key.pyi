@@ -10,6 +10,8 @@ class DispatchKey(IntEnum):
     AutogradOther = 4
     AutogradCPU = 5
     AutogradCUDA = 6
+    AutocastCPU = 7
+    AutocastCUDA = 8
     Autograd = 100
     CompositeExplicitAutogradNonFunctional = 101
     CompositeExplicitAutograd = 102
@@ -21,6 +23,7 @@ NUM_RUNTIME: int
 BACKEND_KEYS: tuple[DispatchKey, ...]
 AUTOGRAD_KEYS: tuple[DispatchKey, ...]
 AUTOGRAD_FOR_BACKEND: dict[DispatchKey, DispatchKey]
+AUTOCAST_KEYS: tuple[DispatchKey, ...]
 
 class DispatchKeySet:
     repr: int

@@ -16,6 +16,8 @@ class DispatchKey(IntEnum):
     AutogradOther = DK_AUTOGRAD_OTHER
     AutogradCPU = DK_AUTOGRAD_CPU
     AutogradCUDA = DK_AUTOGRAD_CUDA
+    AutocastCPU = DK_AUTOCAST_CPU
+    AutocastCUDA = DK_AUTOCAST_CUDA
     # Alias keys: never in a key set.
     Autograd = 100
     CompositeExplicitAutogradNonFunctional = 101
@@ -32,6 +34,7 @@ BACKEND_KEYS = (DispatchKey.CPU, DispatchKey.CUDA)
 AUTOGRAD_KEYS = (DispatchKey.AutogradOther, DispatchKey.AutogradCPU, DispatchKey.AutogradCUDA)
 #: The autograd key paired with each backend key.
 AUTOGRAD_FOR_BACKEND = {DispatchKey.CPU: DispatchKey.AutogradCPU, DispatchKey.CUDA: DispatchKey.AutogradCUDA}
+AUTOCAST_KEYS = (DispatchKey.AutocastCPU, DispatchKey.AutocastCUDA)
 
 
 cdef uint64_t backend_key_set(int device_type) noexcept:

@@ -24,6 +24,11 @@ from torch._tensor import Tensor
 
 globals().update(_DTYPE_NAMES)   # torch.float32, torch.float, torch.int64, torch.long, torch.bool ...
 
+_AUTOCAST_STATE = ("is_autocast_enabled", "set_autocast_enabled", "get_autocast_dtype", "set_autocast_dtype",
+                   "is_autocast_cache_enabled", "set_autocast_cache_enabled", "clear_autocast_cache",
+                   "autocast_increment_nesting", "autocast_decrement_nesting", "is_autocast_cpu_enabled",
+                   "set_autocast_cpu_enabled", "get_autocast_cpu_dtype", "set_autocast_cpu_dtype",
+                   "get_autocast_gpu_dtype", "set_autocast_gpu_dtype")
 _LEGACY_TYPES = ("FloatTensor", "DoubleTensor", "HalfTensor", "BFloat16Tensor", "LongTensor", "IntTensor",
                  "ShortTensor", "CharTensor", "ByteTensor", "BoolTensor")
 
@@ -51,12 +56,18 @@ if TYPE_CHECKING:
     from torch.autograd.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled
     from c10.scalar_type import can_cast
     from torch._type_info import finfo, iinfo
+    from torch.amp import GradScaler, autocast
+    from aten.autocast_mode import (autocast_decrement_nesting, autocast_increment_nesting, clear_autocast_cache,
+                                    get_autocast_cpu_dtype, get_autocast_dtype, get_autocast_gpu_dtype,
+                                    is_autocast_cache_enabled, is_autocast_cpu_enabled, is_autocast_enabled,
+                                    set_autocast_cache_enabled, set_autocast_cpu_dtype, set_autocast_cpu_enabled,
+                                    set_autocast_dtype, set_autocast_enabled, set_autocast_gpu_dtype)
     from aten.native.cpu.loops import (get_num_interop_threads, get_num_threads, set_num_interop_threads,
                                        set_num_threads)
     # not cuda (torch._C and torch.cuda stay apart), nor optim (torch.optim and torch.utils.data
     # must not know each other, and import-linter follows torch's imports)
-    from torch import (autograd, library, linalg, nn, random, return_types, serialization, special, testing, utils,
-                       version)
+    from torch import (amp, autograd, cpu, library, linalg, nn, random, return_types, serialization, special, testing,
+                       utils, version)
     from torch._ops import ops
 
     uint8: dtype
@@ -102,13 +113,14 @@ __all__ = sorted({
     "manual_seed", "seed", "set_rng_state", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
     "is_grad_enabled", "is_inference_mode_enabled", "is_anomaly_enabled", "is_anomaly_check_nan_enabled",
     "save", "load", "OutOfMemoryError", "get_num_interop_threads", "set_num_interop_threads", "finfo", "iinfo",
+    "autocast", "GradScaler", *_AUTOCAST_STATE,
     *_LEGACY_TYPES, *_DTYPE_NAMES, *_gen_index.FUNCTIONS, *PYTHON_FUNCTIONS})
 
 _SUBMODULES = {"cuda": "torch.cuda", "ops": "torch._ops", "linalg": "torch.linalg", "special": "torch.special",
                "return_types": "torch.return_types", "random": "torch.random", "testing": "torch.testing",
                "utils": "torch.utils", "library": "torch.library", "version": "torch.version",
                "autograd": "torch.autograd", "nn": "torch.nn", "optim": "torch.optim",
-               "serialization": "torch.serialization"}
+               "serialization": "torch.serialization", "amp": "torch.amp", "cpu": "torch.cpu"}
 _HELPERS = {**dict.fromkeys(("get_num_threads", "set_num_threads", "get_num_interop_threads",
                              "set_num_interop_threads"), "aten.native.cpu.loops"),
             "result_type": "torch._creation", "can_cast": "c10.scalar_type",
@@ -120,7 +132,9 @@ _HELPERS = {**dict.fromkeys(("get_num_threads", "set_num_threads", "get_num_inte
             "save": "torch.serialization", "load": "torch.serialization",
             **dict.fromkeys(("no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "is_grad_enabled",
                              "is_inference_mode_enabled"), "torch.autograd.grad_mode"),
-            **dict.fromkeys(("is_anomaly_enabled", "is_anomaly_check_nan_enabled"), "torch.autograd.anomaly_mode")}
+            **dict.fromkeys(("is_anomaly_enabled", "is_anomaly_check_nan_enabled"), "torch.autograd.anomaly_mode"),
+            "autocast": "torch.amp.autocast_mode", "GradScaler": "torch.amp.grad_scaler",
+            **dict.fromkeys(_AUTOCAST_STATE, "aten.autocast_mode")}
 
 def __getattr__(name: str) -> _Any:
     module = PYTHON_FUNCTIONS.get(name) or _gen_index.FUNCTIONS.get(name)

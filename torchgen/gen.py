@@ -199,7 +199,7 @@ def _generate_registrations(run: _Run, collected: _Collected) -> dict[str, str]:
     run.pkg.write("aten/_gen_registrations.py", run.render(
         "registrations.py.j2", header=header("registrations.py", "registrations.py.j2", []),
         ops=[registrations.Definition(str(fn.func), "inplace_view" in fn.tags) for fn in run.fns],
-        registrations=regs))
+        registrations=regs, autocast=registrations.plan_autocast(run.fns)))
     return kernel_stubs
 
 

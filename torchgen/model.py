@@ -90,6 +90,8 @@ class DispatchKey(Enum):
     AutogradCUDA = "AutogradCUDA"
     BackendSelect = "BackendSelect"
     ADInplaceOrView = "ADInplaceOrView"
+    AutocastCPU = "AutocastCPU"
+    AutocastCUDA = "AutocastCUDA"
 
     @classmethod
     def parse(cls, text: str, loc: Location | None = None) -> DispatchKey:
@@ -102,7 +104,8 @@ class DispatchKey(Enum):
 
 _K = DispatchKey
 RUNTIME_ONLY_DISPATCH_KEYS = frozenset(
-    {_K.Autograd, _K.AutogradCPU, _K.AutogradCUDA, _K.BackendSelect, _K.ADInplaceOrView}
+    {_K.Autograd, _K.AutogradCPU, _K.AutogradCUDA, _K.BackendSelect, _K.ADInplaceOrView, _K.AutocastCPU,
+     _K.AutocastCUDA}
 )
 YAML_DISPATCH_KEYS = tuple(k for k in DispatchKey if k not in RUNTIME_ONLY_DISPATCH_KEYS)
 COMPOSITE_DISPATCH_KEYS = frozenset(

@@ -52,6 +52,19 @@ class PointwiseFormula:
 
 
 @dataclass(frozen=True, slots=True)
+class AutocastPolicy:
+    """Ember's ``ember_autocast`` key, one device's entry: how the op casts its inputs under autocast
+    (PyTorch's CastPolicy; aten/autocast_mode.pyx)."""
+
+    device: DispatchKey               # CPU or CUDA: the Autocast key is AutocastCPU or AutocastCUDA
+    policy: str
+    redispatch: OperatorName | None = None   # fp32_append_dtype: the overload that takes the dtype
+
+
+AUTOCAST_POLICIES = ("lower_precision_fp", "fp32", "fp32_set_opt_dtype", "fp32_append_dtype", "promote", "banned")
+
+
+@dataclass(frozen=True, slots=True)
 class NativeFunction:
     func: FunctionSchema
     loc: Location
@@ -77,6 +90,7 @@ class NativeFunction:
     # Ember's ``ember_opmath`` key: the backends whose handwritten kernels compute reduced-precision
     # floating dtypes in float32 and round once (aten/native/meta/opmath.pyx).
     opmath: frozenset[DispatchKey] = frozenset()
+    autocast: tuple[AutocastPolicy, ...] = ()
 
     def dispatch_dict(self) -> dict[DispatchKey, str]:
         return dict(self.dispatch)
@@ -93,7 +107,7 @@ _KNOWN_KEYS = frozenset(
     {"func", "variants", "dispatch", "tags", "structured_delegate", "autogen", "cpp_no_default_args", "precomputed",
      "ufunc_inner_loop", *_SIMPLE_KEYS}
 )  # fmt: skip
-_EXTENSION_KEYS = frozenset({"ember_pointwise", "ember_opmath"})
+_EXTENSION_KEYS = frozenset({"ember_pointwise", "ember_opmath", "ember_autocast"})
 _OPMATH_KEYS = (DispatchKey.CPU, DispatchKey.CUDA)
 _DEVICE_CHECKS = ("ExactSame", "NoCheck")
 # Upstream's three legacy ops with an argument named `from` (rule 18); add no more.
@@ -237,6 +251,41 @@ def _read_dispatch(r: _Reader, raw: _YamlMap) -> list[tuple[DispatchKey, str]]:
     return dispatch
 
 
+def _read_autocast(r: _Reader, func: FunctionSchema | None) -> tuple[AutocastPolicy, ...]:
+    """ember_autocast: {CPU: POLICY, CUDA: POLICY}; fp32_append_dtype names its overload:
+    `fp32_append_dtype(norm.ScalarOpt_dtype)`."""
+    raw = r.opt("ember_autocast", _YamlMap)
+    if raw is None or func is None:
+        return ()
+    if func.kind() is not SchemaKind.functional:
+        r.error("ember_autocast", f"{func.name}: ember_autocast applies to functional ops (not in-place or out=)")
+        return ()
+    sub = _Reader(raw, r.path, r.errors)
+    policies: list[AutocastPolicy] = []
+    for device, text in raw.items():
+        try:
+            key = DispatchKey.parse(str(device), sub.loc(device))
+        except SchemaError as e:
+            r.errors.append(e)
+            continue
+        match = re.fullmatch(r"(\w+)(?:\(([\w.]+)\))?", str(text).strip())
+        policy, target = (match.group(1), match.group(2)) if match else (str(text), None)
+        if key not in _OPMATH_KEYS:
+            sub.error(device, f"ember_autocast names devices ({', '.join(k.value for k in _OPMATH_KEYS)}), "
+                              f"not {key.value}")
+        elif policy not in AUTOCAST_POLICIES:
+            sub.error(device, f"unknown autocast policy {text!r}; expected one of: {', '.join(AUTOCAST_POLICIES)}")
+        elif (policy == "fp32_append_dtype") != (target is not None):
+            sub.error(device, "fp32_append_dtype names the overload it calls with the dtype, "
+                              "`fp32_append_dtype(op.overload)`; no other policy names one")
+        elif policy == "fp32_set_opt_dtype" and not any(
+                a.name == "dtype" and str(a.type) == "ScalarType?" for a in func.arguments.flat_all):
+            sub.error(device, f"{func.name}: fp32_set_opt_dtype needs a `ScalarType? dtype` argument")
+        else:
+            policies.append(AutocastPolicy(key, policy, OperatorName.parse(target) if target else None))
+    return tuple(policies)
+
+
 def _read_opmath(r: _Reader, dispatch: list[tuple[DispatchKey, str]]) -> frozenset[DispatchKey]:
     """ember_opmath: "CPU", "CPU, CUDA": backends with a handwritten kernel in this entry's dispatch."""
     keys: set[DispatchKey] = set()
@@ -366,6 +415,7 @@ def _parse_entry(
     raw_pointwise = r.opt("ember_pointwise", _YamlMap) if allow_extension_keys else None
     pointwise = _read_pointwise(r, raw_pointwise, func) if raw_pointwise is not None else None
     opmath = _read_opmath(r, dispatch) if allow_extension_keys and "ember_opmath" in raw else frozenset()
+    autocast = _read_autocast(r, func) if allow_extension_keys else ()
     if func is None:
         return None
 
@@ -391,6 +441,7 @@ def _parse_entry(
         ufunc_inner_loop=tuple((str(k), v) for k, v in ufunc.items()),
         pointwise=pointwise,
         opmath=opmath,
+        autocast=autocast,
         **simple,
     )
     _check_entry(r, nf, dispatch)

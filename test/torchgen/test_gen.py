@@ -374,3 +374,35 @@ def test_an_opmath_backend_registers_its_kernel_to_compute_in_float32_and_the_ot
     regs = (root / "aten/_gen_registrations.py").read_text()
     assert 'register_lazy("frob", DispatchKey.CPU, "aten.native.cpu.frob", "frob_cpu", opmath=True)' in regs
     assert 'register_lazy("frob", DispatchKey.CUDA, "aten.native.cuda.frob", "frob_cuda")\n' in regs
+
+
+def test_autocast_entries_register_the_policy_at_each_devices_autocast_key(tmp_path):
+    root = make_tree(tmp_path, """
+        - func: frob(Tensor self, int k=3) -> Tensor
+          ember_autocast: {CPU: fp32, CUDA: fp32_append_dtype(frob.dtype)}
+        - func: frob.dtype(Tensor self, int k, *, ScalarType dtype) -> Tensor
+          dispatch:
+            CompositeExplicitAutograd: frob_dtype
+        """)
+    (root / "aten/native/composite").mkdir(parents=True, exist_ok=True)
+    (root / "aten/native/composite/frob.py").write_text(
+        "def frob(self, k=3):\n    return self\n\n\ndef frob_dtype(self, k, dtype):\n    return self\n")
+    generate(root, quiet=True)
+    regs = (root / "aten/_gen_registrations.py").read_text()
+    assert 'register_autocast("frob", DispatchKey.AutocastCPU, "fp32")' in regs
+    assert 'register_autocast("frob", DispatchKey.AutocastCUDA, "fp32_append_dtype", "frob.dtype", (None, 3, ))' in regs
+
+
+def test_an_append_dtype_overload_must_take_the_ops_arguments_and_a_dtype(tmp_path):
+    root = make_tree(tmp_path, """
+        - func: frob(Tensor self) -> Tensor
+          ember_autocast: {CUDA: fp32_append_dtype(frob.other)}
+        - func: frob.other(Tensor self, int k, *, ScalarType dtype) -> Tensor
+          dispatch:
+            CompositeExplicitAutograd: frob_other
+        """)
+    (root / "aten/native/composite").mkdir(parents=True, exist_ok=True)
+    (root / "aten/native/composite/frob.py").write_text(
+        "def frob(self):\n    return self\n\n\ndef frob_other(self, k, dtype):\n    return self\n")
+    with pytest.raises(SchemaError, match="must name an overload taking this op's arguments"):
+        generate(root, quiet=True)

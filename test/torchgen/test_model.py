@@ -479,6 +479,30 @@ def test_opmath_naming_a_key_without_a_backend_kernel_reports_file_and_line(
     assert line.startswith(f"{tmp_path / 'native_functions.yaml'}:4: ") and fragment in line
 
 
+def test_autocast_declares_a_cast_policy_per_device() -> None:
+    (nf, norm_dtype) = parse_native_yaml_text(
+        "- func: foo(Tensor self, Scalar p=2) -> Tensor\n"
+        "  ember_autocast: {CPU: lower_precision_fp, CUDA: fp32_append_dtype(foo.dtype)}\n"
+        "- func: foo.dtype(Tensor self, Scalar? p, *, ScalarType dtype) -> Tensor\n"
+    )
+    assert [(p.device, p.policy, str(p.redispatch)) for p in nf.autocast] == [
+        (DispatchKey.CPU, "lower_precision_fp", "None"), (DispatchKey.CUDA, "fp32_append_dtype", "foo.dtype")]
+    assert norm_dtype.autocast == ()
+
+
+@pytest.mark.parametrize(("func", "value", "fragment"), [
+    ("foo(Tensor self) -> Tensor", "{CPU: fp16}", "unknown autocast policy 'fp16'"),
+    ("foo(Tensor self) -> Tensor", "{MPS: fp32}", "ember_autocast names devices (CPU, CUDA), not MPS"),
+    ("foo(Tensor self) -> Tensor", "{CUDA: fp32_set_opt_dtype}", "needs a `ScalarType? dtype` argument"),
+    ("foo(Tensor self) -> Tensor", "{CUDA: fp32_append_dtype}", "fp32_append_dtype names the overload"),
+    ("foo(Tensor self) -> Tensor", "{CUDA: fp32(foo.out)}", "no other policy names one"),
+    ("foo_(Tensor(a!) self) -> Tensor(a!)", "{CUDA: fp32}", "applies to functional ops"),
+])  # fmt: skip
+def test_a_bad_autocast_entry_reports_file_and_line(tmp_path: Path, func: str, value: str, fragment: str) -> None:
+    (line,) = yaml_errors(tmp_path, f"- func: {func}\n  ember_autocast: {value}\n")
+    assert line.startswith(f"{tmp_path / 'native_functions.yaml'}:") and fragment in line
+
+
 # --- native_functions.yaml errors: every one reported, each with path:line ------------------------
 
 

@@ -16,7 +16,7 @@ __all__ = ["is_available", "is_initialized", "device_count", "init", "current_de
            "get_rng_state", "set_rng_state", "get_rng_state_all", "set_rng_state_all", "default_generators",
            "empty_cache", "max_memory_allocated", "max_memory_reserved", "memory_allocated", "memory_reserved",
            "memory_stats", "reset_peak_memory_stats", "Stream", "StreamContext", "current_stream", "default_stream",
-           "stream", "get_device_properties", "get_device_capability", "set_device", "device"]
+           "stream", "get_device_properties", "get_device_capability", "set_device", "device", "is_bf16_supported"]
 
 
 def is_available() -> bool:
@@ -116,6 +116,14 @@ def get_device_properties(device: Any = None) -> _CudaDeviceProperties:
     return _CudaDeviceProperties(_c10_cuda.device_properties(_device_index(device)))
 
 
+def is_bf16_supported(including_emulation: bool = True) -> bool:
+    """Whether CUDA computes in bfloat16 here: natively from compute capability 8.0, and on any device
+    Ember's kernels run on, since they convert bfloat16 in software (including_emulation)."""
+    if not is_available():
+        return False
+    return including_emulation or get_device_capability()[0] >= 8
+
+
 def get_device_capability(device: Any = None) -> tuple[int, int]:
     properties = get_device_properties(device)
     return properties.major, properties.minor
@@ -143,3 +151,10 @@ class device:
 
     def __exit__(self, *exc: Any) -> None:
         return None
+
+
+def __getattr__(name: str) -> Any:
+    if name == "amp":     # imported on first use: it needs torch.amp, which torch.cuda itself does not
+        import importlib
+        return importlib.import_module("torch.cuda.amp")
+    raise AttributeError(f"module 'torch.cuda' has no attribute '{name}'")

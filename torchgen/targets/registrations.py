@@ -9,6 +9,7 @@ from pathlib import Path
 from torchgen.model import DispatchKey, SchemaError
 from torchgen.native_yaml import NativeFunction
 from torchgen.targets import kernel_signatures
+from torchgen.targets.bindings import python_default
 
 # Where a handwritten kernel for a dispatch key lives, and the stub file type written there.
 KERNEL_DIRS: dict[str, tuple[str, str]] = {
@@ -71,6 +72,40 @@ class Registration:
     module: str
     kernel: str
     opmath: bool = False        # the kernel computes reduced-precision floats in float32 (ember_opmath)
+
+
+@dataclass(frozen=True)
+class AutocastRegistration:
+    """An op's ember_autocast entry for one device, as registrations.py.j2 registers it."""
+    op: str
+    key: str                    # AutocastCPU or AutocastCUDA
+    policy: str
+    redispatch: str | None = None
+    defaults: str = ""          # fp32_append_dtype: a tuple display of the op's parameter defaults
+
+
+def plan_autocast(fns: list[NativeFunction]) -> list[AutocastRegistration]:
+    """The Autocast kernels the schema declares; an fp32_append_dtype overload must take the op's
+    arguments and then a keyword-only `ScalarType dtype`."""
+    by_name = {str(fn.func.name): fn for fn in fns}
+    regs: list[AutocastRegistration] = []
+    for fn in fns:
+        for entry in fn.autocast:
+            key = "Autocast" + entry.device.value
+            if entry.redispatch is None:
+                regs.append(AutocastRegistration(str(fn.func.name), key, entry.policy))
+                continue
+            target = by_name.get(str(entry.redispatch))
+            mine = [(a.name, str(a.type).rstrip("?")) for a in fn.func.arguments.flat_all]
+            if target is None or [(a.name, str(a.type).rstrip("?")) for a in target.func.arguments.flat_all] != \
+                    mine + [("dtype", "ScalarType")]:
+                raise SchemaError(fn.loc, f"{fn.func.name}: fp32_append_dtype({entry.redispatch}) must name an overload "
+                                          "taking this op's arguments and then `*, ScalarType dtype`")
+            defaults = "".join((python_default(fn, a) if a.default is not None else "None") + ", "
+                               for a in fn.func.arguments.flat_all)
+            regs.append(AutocastRegistration(str(fn.func.name), key, entry.policy, str(entry.redispatch),
+                                             f"({defaults})"))
+    return regs
 
 
 @dataclass(frozen=True)
