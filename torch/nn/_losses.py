@@ -15,16 +15,6 @@ def _reduction_name(size_average: bool | None, reduce: bool | None, reduction: s
     return reduction
 
 
-def _reduce(loss: Tensor, reduction: str) -> Tensor:
-    if reduction == "none":
-        return loss
-    if reduction == "mean":
-        return loss.mean()
-    if reduction == "sum":
-        return loss.sum()
-    raise ValueError(f"{reduction} is not a valid value for reduction")
-
-
 def _weighted(loss: Tensor, weight: Tensor, input: Tensor, reduction: str, mean_by_weight: bool) -> Tensor:
     if weight.size() != input.size():
         raise ValueError("Weights and input must have the same size.")
@@ -62,11 +52,9 @@ def l1_loss(input: Tensor, target: Tensor, size_average: bool | None = None, red
     _warn_size(input, target)
     reduction = _reduction_name(size_average, reduce, reduction)
     x, y = torch.broadcast_tensors(input, target)
-    loss = (x - y).abs()
     if weight is not None:
-        return _weighted(loss, weight, input, reduction, True)
-    _reduction.get_enum(reduction)
-    return _reduce(loss, reduction)
+        return _weighted((x - y).abs(), weight, input, reduction, True)
+    return _nn.l1_loss(x, y, _reduction.get_enum(reduction))
 
 
 def smooth_l1_loss(input: Tensor, target: Tensor, size_average: bool | None = None, reduce: bool | None = None,
@@ -74,30 +62,19 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average: bool | None = No
     """0.5 d^2 / beta where |d| < beta, |d| - 0.5 beta elsewhere (d = input - target)."""
     _warn_size(input, target)
     reduction = _reduction_name(size_average, reduce, reduction)
-    _reduction.get_enum(reduction)
-    if beta < 0:
-        raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
     x, y = torch.broadcast_tensors(input, target)
-    z = (x - y).abs()
-    if beta == 0.0:
-        return _reduce(z, reduction)
-    loss = torch.where(z < beta, z * z * (0.5 / beta), z - 0.5 * beta)
-    return _reduce(loss, reduction)
+    return _nn.smooth_l1_loss(x, y, _reduction.get_enum(reduction), beta)
 
 
 def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0,
                weight: Tensor | None = None) -> Tensor:
     """0.5 d^2 where |d| < delta, delta (|d| - 0.5 delta) elsewhere (d = input - target)."""
     _warn_size(input, target)
-    _reduction.get_enum(reduction)
-    if delta <= 0:
-        raise RuntimeError("huber_loss does not support non-positive values for delta.")
+    enum = _reduction.get_enum(reduction)
     x, y = torch.broadcast_tensors(input, target)
-    z = (x - y).abs()
-    loss = torch.where(z < delta, z * z * 0.5, (z - 0.5 * delta) * delta)
     if weight is not None:
-        return _weighted(loss, weight, input, reduction, False)
-    return _reduce(loss, reduction)
+        return _weighted(_nn.huber_loss(x, y, 0, delta), weight, input, reduction, False)
+    return _nn.huber_loss(x, y, enum, delta)
 
 
 def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average: bool | None = None,
@@ -157,12 +134,8 @@ def kl_div(input: Tensor, target: Tensor, size_average: bool | None = None, redu
                       stacklevel=2)
     if reduction != "batchmean":
         _reduction.get_enum(reduction)
-    if log_target:
-        loss = target.exp() * (target - input)
-    else:
-        loss = torch.xlogy(target, target) - target * input
     if reduction == "batchmean":
-        reduced = loss.sum()
+        reduced = torch.kl_div(input, target, 2, log_target=log_target)
         return reduced / input.size(0) if input.dim() != 0 else reduced
-    return _reduce(loss, reduction)
+    return torch.kl_div(input, target, _reduction.get_enum(reduction), log_target=log_target)
 

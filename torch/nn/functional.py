@@ -45,26 +45,7 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
 
 def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """y[..., o] = sum_ij input1[..., i] weight[o, i, j] input2[..., j] + bias[o]."""
-    if input1.shape[:-1] != input2.shape[:-1]:
-        raise RuntimeError(f"bilinear(): input batch dimensions do not match: got {tuple(input1.shape[:-1])} and "
-                           f"{tuple(input2.shape[:-1])}")
-    if weight.dim() != 3:
-        raise RuntimeError(f"bilinear(): weight must be a three-dimensional tensor, but got {weight.dim()}")
-    if input1.shape[-1] != weight.shape[1]:
-        raise RuntimeError(f"bilinear(): input1 size does not match weight size: got {input1.shape[-1]} but "
-                           f"expected {weight.shape[1]}")
-    if input2.shape[-1] != weight.shape[2]:
-        raise RuntimeError(f"bilinear(): input2 size does not match weight size: got {input2.shape[-1]} but "
-                           f"expected {weight.shape[2]}")
-    lead = input1.shape[:-1]
-    x1 = input1.reshape(-1, input1.shape[-1])
-    x2 = input2.reshape(-1, input2.shape[-1])
-    # (N, I) @ (I, O*J) -> (N, O, J), then contract J with x2.
-    t = x1.matmul(weight.permute(1, 0, 2).reshape(weight.shape[1], -1)).reshape(x1.shape[0], weight.shape[0], -1)
-    out = t.mul(x2.unsqueeze(1)).sum(-1)
-    if bias is not None:
-        out = out + bias
-    return out.reshape(*lead, weight.shape[0])
+    return torch.bilinear(input1, input2, weight, bias)
 
 
 # -- activations -----------------------------------------------------------------------------
@@ -231,11 +212,7 @@ def logsigmoid(input: Tensor) -> Tensor:
 
 def prelu(input: Tensor, weight: Tensor) -> Tensor:
     """max(0, x) + weight * min(0, x), weight per channel (dim 1) or one for all."""
-    if weight.numel() != 1 and input.dim() >= 2:
-        shape = [1] * input.dim()
-        shape[1] = weight.numel()
-        weight = weight.reshape(shape)
-    return torch.where(input >= 0, input, weight * input)
+    return torch.prelu(input, weight)
 
 
 def _softmax_dim(name: str, ndim: int, stacklevel: int) -> int:

@@ -1,0 +1,59 @@
+"""Losses upstream writes as composites of pointwise ops and a reduction (l1_loss, kl_div; smooth_l1
+and huber have fused kernels upstream, the same formulas here). As schema operators they dispatch,
+so autocast's fp32 policy reaches them as PyTorch's lists say."""
+from __future__ import annotations
+
+from typing import Any
+
+from aten.dispatcher import find_operator
+
+_sub = find_operator("sub.Tensor")
+_mul = find_operator("mul.Tensor")
+_abs = find_operator("abs")
+_exp = find_operator("exp")
+_lt = find_operator("lt.Tensor")
+_where = find_operator("where.self")
+_xlogy = find_operator("xlogy.Tensor")
+_mean = find_operator("mean")
+_sum = find_operator("sum")
+
+NONE, MEAN, SUM = 0, 1, 2      # the reduction codes of torch.nn._reduction.get_enum
+
+
+def _reduce(loss: Any, reduction: int) -> Any:
+    if reduction == MEAN:
+        return _mean(loss)
+    if reduction == SUM:
+        return _sum(loss)
+    return loss
+
+
+def l1_loss(self: Any, target: Any, reduction: int = MEAN) -> Any:
+    return _reduce(_abs(_sub(self, target)), reduction)
+
+
+def smooth_l1_loss(self: Any, target: Any, reduction: int = MEAN, beta: float = 1.0) -> Any:
+    """0.5 d^2 / beta where |d| < beta, |d| - 0.5 beta elsewhere (d = self - target)."""
+    if beta < 0:
+        raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
+    z = _abs(_sub(self, target))
+    if beta == 0.0:
+        return _reduce(z, reduction)
+    return _reduce(_where(_lt(z, beta), _mul(_mul(z, z), 0.5 / beta), _sub(z, 0.5 * beta)), reduction)
+
+
+def huber_loss(self: Any, target: Any, reduction: int = MEAN, delta: float = 1.0) -> Any:
+    """0.5 d^2 where |d| < delta, delta (|d| - 0.5 delta) elsewhere (d = self - target)."""
+    if delta <= 0:
+        raise RuntimeError("huber_loss does not support non-positive values for delta.")
+    z = _abs(_sub(self, target))
+    return _reduce(_where(_lt(z, delta), _mul(_mul(z, z), 0.5), _mul(_sub(z, 0.5 * delta), delta)), reduction)
+
+
+def kl_div(self: Any, target: Any, reduction: int = MEAN, log_target: bool = False) -> Any:
+    """target (log target - self) pointwise: self holds log-probabilities, and so does target with log_target."""
+    if log_target:
+        loss = _mul(_exp(target), _sub(target, self))
+    else:
+        loss = _sub(_xlogy(target, target), _mul(target, self))
+    return _reduce(loss, reduction)
