@@ -17,19 +17,19 @@ DEVICES = ["cpu", pytest.param("cuda", marks=[
     pytest.mark.cuda, pytest.mark.skipif(not torch.cuda.is_available(), reason="needs an NVIDIA GPU and PyCUDA")])]
 
 
-def replay_training():
+def replay_training(device="cpu"):
     """The recording's loop (tools/record_autocast_reference.py: training), on Ember."""
     rng = np.random.default_rng(1)
-    w1 = torch.from_numpy(rng.standard_normal((8, 4)).astype(np.float32) * 0.5).requires_grad_()
-    w2 = torch.from_numpy(rng.standard_normal((2, 8)).astype(np.float32) * 0.5).requires_grad_()
-    x = torch.from_numpy(rng.standard_normal((16, 4)).astype(np.float32))
-    y = torch.from_numpy(rng.standard_normal((16, 2)).astype(np.float32))
+    w1 = torch.from_numpy(rng.standard_normal((8, 4)).astype(np.float32) * 0.5).to(device).requires_grad_()
+    w2 = torch.from_numpy(rng.standard_normal((2, 8)).astype(np.float32) * 0.5).to(device).requires_grad_()
+    x = torch.from_numpy(rng.standard_normal((16, 4)).astype(np.float32)).to(device)
+    y = torch.from_numpy(rng.standard_normal((16, 2)).astype(np.float32)).to(device)
     opt = torch.optim.SGD([w1, w2], lr=0.05)
-    scaler = torch.amp.GradScaler("cpu", init_scale=2.0 ** 10, growth_interval=2)
+    scaler = torch.amp.GradScaler(device, init_scale=2.0 ** 10, growth_interval=2)
     record = []
     for step in range(8):
         opt.zero_grad()
-        with torch.autocast("cpu"):
+        with torch.autocast(device):
             out = torch.nn.functional.linear(torch.relu(torch.nn.functional.linear(x, w1)), w2)
             loss = torch.nn.functional.mse_loss(out, y)
         scaler.scale(loss).backward()
@@ -52,6 +52,16 @@ def test_training_under_autocast_and_grad_scaler_follows_pytorch():
     assert record[3]["loss"] == record[4]["loss"]       # the step with the inf gradient was skipped
     np.testing.assert_allclose(w1.detach().numpy().ravel(), weights["w1"], rtol=1e-6, atol=1e-8)
     np.testing.assert_allclose(w2.detach().numpy().ravel(), weights["w2"], rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.cuda
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs an NVIDIA GPU and PyCUDA")
+def test_the_same_loop_on_cuda_in_float16_keeps_pytorchs_scale_trajectory_and_close_losses():
+    record, w1, _ = replay_training("cuda")
+    expected = REFERENCE["training"][:-1]
+    assert [(r["scale"], r["growth_tracker"]) for r in record] == [(e["scale"], e["growth_tracker"]) for e in expected]
+    np.testing.assert_allclose([r["loss"] for r in record], [e["loss"] for e in expected], rtol=2e-2)
+    assert w1.dtype == torch.float32 and w1.grad.dtype == torch.float32
 
 
 @pytest.mark.parametrize("device", DEVICES)
