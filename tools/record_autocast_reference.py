@@ -213,20 +213,21 @@ def autocast_lists(torch: Any) -> dict[str, list[str]]:
     return lists
 
 
-def training(torch: Any) -> list[dict[str, float]]:
-    """Loss, scale and growth tracker after each step of a small model under autocast("cpu") and a
-    GradScaler (growth_interval 2, so it grows too), with an inf gradient injected on step 3."""
+def training(torch: Any, device: str = "cpu") -> list[dict[str, Any]]:
+    """Loss, scale and growth tracker after each step of a small model under autocast(device) and
+    a GradScaler (growth_interval 2, so it grows too), with an inf gradient injected on step 3; then
+    the final weights. The tests run the same function on Ember."""
     rng = np.random.default_rng(1)
-    w1 = torch.from_numpy(rng.standard_normal((8, 4)).astype(np.float32) * 0.5).requires_grad_()
-    w2 = torch.from_numpy(rng.standard_normal((2, 8)).astype(np.float32) * 0.5).requires_grad_()
-    x = torch.from_numpy(rng.standard_normal((16, 4)).astype(np.float32))
-    y = torch.from_numpy(rng.standard_normal((16, 2)).astype(np.float32))
+    w1 = torch.from_numpy(rng.standard_normal((8, 4)).astype(np.float32) * 0.5).to(device).requires_grad_()
+    w2 = torch.from_numpy(rng.standard_normal((2, 8)).astype(np.float32) * 0.5).to(device).requires_grad_()
+    x = torch.from_numpy(rng.standard_normal((16, 4)).astype(np.float32)).to(device)
+    y = torch.from_numpy(rng.standard_normal((16, 2)).astype(np.float32)).to(device)
     opt = torch.optim.SGD([w1, w2], lr=0.05)
-    scaler = torch.amp.GradScaler("cpu", init_scale=2.0 ** 10, growth_interval=2)
-    record = []
+    scaler = torch.amp.GradScaler(device, init_scale=2.0 ** 10, growth_interval=2)
+    record: list[dict[str, Any]] = []
     for step in range(8):
         opt.zero_grad()
-        with torch.autocast("cpu"):
+        with torch.autocast(device):
             out = torch.nn.functional.linear(torch.relu(torch.nn.functional.linear(x, w1)), w2)
             loss = torch.nn.functional.mse_loss(out, y)
         scaler.scale(loss).backward()
@@ -234,9 +235,9 @@ def training(torch: Any) -> list[dict[str, float]]:
             w1.grad[0, 0] = float("inf")
         scaler.step(opt)
         scaler.update()
-        record.append({"loss": float(loss), "loss_dtype": str(loss.dtype).removeprefix("torch."),
+        record.append({"loss": loss.item(), "loss_dtype": str(loss.dtype).removeprefix("torch."),
                        "scale": scaler.get_scale(), "growth_tracker": scaler._get_growth_tracker()})
-    record.append({"w1": w1.detach().numpy().ravel().tolist(), "w2": w2.detach().numpy().ravel().tolist()})
+    record.append({"w1": w1.detach().cpu().numpy().ravel().tolist(), "w2": w2.detach().cpu().numpy().ravel().tolist()})
     return record
 
 

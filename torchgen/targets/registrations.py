@@ -99,8 +99,8 @@ def plan_autocast(fns: list[NativeFunction]) -> list[AutocastRegistration]:
             mine = [(a.name, str(a.type).rstrip("?")) for a in fn.func.arguments.flat_all]
             if target is None or [(a.name, str(a.type).rstrip("?")) for a in target.func.arguments.flat_all] != \
                     mine + [("dtype", "ScalarType")]:
-                raise SchemaError(fn.loc, f"{fn.func.name}: fp32_append_dtype({entry.redispatch}) must name an overload "
-                                          "taking this op's arguments and then `*, ScalarType dtype`")
+                raise SchemaError(fn.loc, f"{fn.func.name}: fp32_append_dtype({entry.redispatch}) must name an "
+                                          "overload taking this op's arguments and then `*, ScalarType dtype`")
             defaults = "".join((python_default(fn, a) if a.default is not None else "None") + ", "
                                for a in fn.func.arguments.flat_all)
             regs.append(AutocastRegistration(str(fn.func.name), key, entry.policy, str(entry.redispatch),
