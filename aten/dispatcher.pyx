@@ -340,17 +340,29 @@ def register_kernel(str name, key, kernel):
     find_operator(name).register(key, kernel)
 
 
-def register_lazy(str name, key, str module, str attr, bint opmath=False):
+def register_lazy(str name, key, str module, str attr, bint opmath=False, dict storage=None):
     """Register module.attr (imported on the first call) at key. opmath: the schema's ember_opmath
     names this backend, whose kernel computes reduced-precision floating dtypes in float32 and
-    rounds once (aten/native/meta/opmath.pyx)."""
+    rounds once; storage: the schema's ember_storage_dtypes, how the kernel serves float8 and
+    uint16/32/64 operands (aten/native/meta/opmath.pyx)."""
     kernel = LazyKernel(module, attr)
-    if opmath:
+    if opmath or storage:
+        params = _parameters(find_operator(name).schema)
+        accumulate_at = next((p[0] for p in params if p[2] == "accumulate" and p[1] == "bool"), -1)
         kernel = ComputeInOpmath(kernel, find_operator("_to_copy").call_below_autograd,
                                  find_operator("copy_").call_below_autograd,
                                  find_operator("resize_").call_below_autograd,
-                                 f"{name.split('.')[0]}_{DispatchKey(key).name.lower()}")
+                                 f"{name.split('.')[0]}_{_label_suffix(key)}", opmath,
+                                 bitwise_xor=find_operator("bitwise_xor.Tensor"),
+                                 view_dtype=find_operator("view.dtype").call_below_autograd,
+                                 accumulate_at=accumulate_at, **(storage or {}))
     find_operator(name).register(key, kernel)
+
+
+cdef str _label_suffix(key):
+    """The backend PyTorch's dtype errors name after the op: "sum_cpu", "sum_cuda"."""
+    k = DispatchKey(key)
+    return "cuda" if k == DispatchKey.CUDA else "cpu"
 
 
 _KINDS = {"Tensor": 1, "Tensor?": 2, "Tensor[]": 3}

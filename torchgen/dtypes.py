@@ -3,7 +3,7 @@ table (c10/dtype_table.py), read as data (torchgen imports nothing of c10)."""
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -62,6 +62,15 @@ DTYPES: tuple[DType, ...] = _dtypes()
 # not the storage types (float8) nor the barebones unsigned ones, which ops opt into (BAREBONES_UNSIGNED)
 _COMPUTED: tuple[DType, ...] = tuple(d for d in DTYPES if d.arithmetic and not d.barebones)
 BAREBONES_UNSIGNED: tuple[DType, ...] = tuple(d for d in DTYPES if d.barebones)
+# The float8 storage types as loops of the few ops PyTorch gives them: computing in float32 between
+# their table's load and store, as PyTorch's opmath does (abs, comparisons), or moving their bytes
+# as they are, NaN payloads included (where).
+_FLOAT8 = tuple(d for d in DTYPES if d.is_floating and not d.arithmetic)
+FLOAT8_LOOPS: dict[str, tuple[DType, ...]] = {
+    "float32": tuple(replace(d, opmath="float32") for d in _FLOAT8),
+    "bits": tuple(replace(d, ctype="uint8_t", cuda_type="unsigned char", load="", store="", cuda_load="",
+                          cuda_store="") for d in _FLOAT8),
+}
 DTYPE_CLASSES: dict[str, tuple[DType, ...]] = {
     "AllAndBool": _COMPUTED,
     "All": tuple(d for d in _COMPUTED if not d.is_bool),

@@ -49,6 +49,9 @@ class PointwiseFormula:
     # Also loops for PyTorch's barebones unsigned types (uint16, uint32, uint64), as the PyTorch kernels
     # that name AT_BAREBONES_UNSIGNED_TYPES have them (mul, eq, ne, the bitwise ops).
     barebones_unsigned: bool = False
+    # Also loops for the float8 storage types (the few ops PyTorch gives them): "float32" computes in
+    # float32 (abs, eq, ne, isnan), "bits" moves their bytes (where).
+    float8: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,6 +94,9 @@ class NativeFunction:
     # floating dtypes in float32 and round once (aten/native/meta/opmath.pyx).
     opmath: frozenset[DispatchKey] = frozenset()
     autocast: tuple[AutocastPolicy, ...] = ()
+    # Ember's ``ember_storage_dtypes`` key: (group, mode) pairs, how every kernel of the op serves
+    # float8 and uint16/32/64 operands (aten/native/meta/opmath.pyx).
+    storage: tuple[tuple[str, str], ...] = ()
 
     def dispatch_dict(self) -> dict[DispatchKey, str]:
         return dict(self.dispatch)
@@ -107,7 +113,8 @@ _KNOWN_KEYS = frozenset(
     {"func", "variants", "dispatch", "tags", "structured_delegate", "autogen", "cpp_no_default_args", "precomputed",
      "ufunc_inner_loop", *_SIMPLE_KEYS}
 )  # fmt: skip
-_EXTENSION_KEYS = frozenset({"ember_pointwise", "ember_opmath", "ember_autocast"})
+_EXTENSION_KEYS = frozenset({"ember_pointwise", "ember_opmath", "ember_autocast", "ember_storage_dtypes"})
+_STORAGE_MODES = {"float8": ("widen", "bits"), "unsigned": ("widen", "promote", "order")}
 _OPMATH_KEYS = (DispatchKey.CPU, DispatchKey.CUDA)
 _DEVICE_CHECKS = ("ExactSame", "NoCheck")
 # Upstream's three legacy ops with an argument named `from` (rule 18); add no more.
@@ -286,6 +293,23 @@ def _read_autocast(r: _Reader, func: FunctionSchema | None) -> tuple[AutocastPol
     return tuple(policies)
 
 
+def _read_storage(r: _Reader) -> tuple[tuple[str, str], ...]:
+    """ember_storage_dtypes: {float8: widen | bits, unsigned: widen | promote | order}."""
+    raw = r.opt("ember_storage_dtypes", _YamlMap)
+    if raw is None:
+        return ()
+    sub = _Reader(raw, r.path, r.errors)
+    found: list[tuple[str, str]] = []
+    for group, mode in raw.items():
+        if group not in _STORAGE_MODES:
+            sub.error(group, f"ember_storage_dtypes names dtype groups ({', '.join(_STORAGE_MODES)}), not {group!r}")
+        elif mode not in _STORAGE_MODES[group]:
+            sub.error(group, f"{group}: unknown mode {mode!r}; expected one of: {', '.join(_STORAGE_MODES[group])}")
+        else:
+            found.append((str(group), str(mode)))
+    return tuple(found)
+
+
 def _read_opmath(r: _Reader, dispatch: list[tuple[DispatchKey, str]]) -> frozenset[DispatchKey]:
     """ember_opmath: "CPU", "CPU, CUDA": backends with a handwritten kernel in this entry's dispatch."""
     keys: set[DispatchKey] = set()
@@ -308,7 +332,7 @@ def _read_opmath(r: _Reader, dispatch: list[tuple[DispatchKey, str]]) -> frozens
 
 
 _POINTWISE_KEYS = ("formula", "dtypes", "promote", "bool_inputs", "bool_formula", "bool_args", "nonzero_args",
-                   "opmath_scalar_args", "barebones_unsigned")
+                   "opmath_scalar_args", "barebones_unsigned", "float8")
 # Non-tensor argument types a pointwise formula may read (each converted to the compute dtype).
 _POINTWISE_SCALARS = (BaseType(BaseTy.Scalar), BaseType(BaseTy.int), BaseType(BaseTy.float), BaseType(BaseTy.bool))
 
@@ -333,6 +357,9 @@ def _read_pointwise(r: _Reader, raw: _YamlMap, func: FunctionSchema | None) -> P
     bool_args = tuple(sub.strings("bool_args") or ())
     nonzero_args = tuple(sub.strings("nonzero_args") or ())
     opmath_scalar_args = tuple(sub.strings("opmath_scalar_args") or ())
+    float8 = sub.get("float8", str, "")
+    if float8 not in ("", "float32", "bits"):
+        sub.error("float8", f"unknown ember_pointwise float8 {float8!r}; expected one of: float32, bits")
     if func is None:
         return None
     args, returns = func.arguments.flat_all, func.returns
@@ -359,7 +386,7 @@ def _read_pointwise(r: _Reader, raw: _YamlMap, func: FunctionSchema | None) -> P
     if opmath_scalar_args and any(a.type != tensor for a in args):
         sub.error("opmath_scalar_args", "opmath_scalar_args needs an op whose arguments are all Tensors")
     return PointwiseFormula(formula, dtypes, promote, bool_inputs, bool_formula, bool_args, nonzero_args,
-                            opmath_scalar_args, sub.get("barebones_unsigned", bool, False))
+                            opmath_scalar_args, sub.get("barebones_unsigned", bool, False), float8)
 
 
 def _read_bool_inputs(sub: _Reader, raw: Any) -> tuple[tuple[str, str], ...]:
@@ -416,6 +443,7 @@ def _parse_entry(
     pointwise = _read_pointwise(r, raw_pointwise, func) if raw_pointwise is not None else None
     opmath = _read_opmath(r, dispatch) if allow_extension_keys and "ember_opmath" in raw else frozenset()
     autocast = _read_autocast(r, func) if allow_extension_keys else ()
+    storage = _read_storage(r) if allow_extension_keys else ()
     if func is None:
         return None
 
@@ -442,6 +470,7 @@ def _parse_entry(
         pointwise=pointwise,
         opmath=opmath,
         autocast=autocast,
+        storage=storage,
         **simple,
     )
     _check_entry(r, nf, dispatch)

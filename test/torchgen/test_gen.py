@@ -406,3 +406,23 @@ def test_an_append_dtype_overload_must_take_the_ops_arguments_and_a_dtype(tmp_pa
         "def frob(self):\n    return self\n\n\ndef frob_other(self, k, dtype):\n    return self\n")
     with pytest.raises(SchemaError, match="must name an overload taking this op's arguments"):
         generate(root, quiet=True)
+
+
+def test_storage_dtypes_wrap_every_kernel_of_the_entry(tmp_path):
+    root = make_tree(tmp_path, """
+        - func: frob(Tensor self) -> Tensor
+          dispatch:
+            CPU: frob_cpu
+            CUDA: frob_cuda
+          ember_opmath: CPU
+          ember_storage_dtypes: {float8: bits}
+        """)
+    (root / "aten/native/cpu/frob.pyx").write_text("def frob_cpu(self):\n    return self\n")
+    (root / "aten/native/cuda").mkdir(parents=True, exist_ok=True)
+    (root / "aten/native/cuda/frob.py").write_text("def frob_cuda(self):\n    return self\n")
+    generate(root, quiet=True)
+    regs = (root / "aten/_gen_registrations.py").read_text()
+    assert ('register_lazy("frob", DispatchKey.CPU, "aten.native.cpu.frob", "frob_cpu", opmath=True, '
+            "storage={'float8': 'bits'})") in regs
+    assert ('register_lazy("frob", DispatchKey.CUDA, "aten.native.cuda.frob", "frob_cuda", '
+            "storage={'float8': 'bits'})") in regs

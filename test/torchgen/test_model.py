@@ -503,6 +503,30 @@ def test_a_bad_autocast_entry_reports_file_and_line(tmp_path: Path, func: str, v
     assert line.startswith(f"{tmp_path / 'native_functions.yaml'}:") and fragment in line
 
 
+def test_storage_dtypes_say_how_the_kernels_serve_float8_and_the_unsigned_types() -> None:
+    (nf,) = parse_native_yaml_text(
+        "- func: foo(Tensor self) -> Tensor\n  dispatch:\n    CPU: foo_cpu\n"
+        "  ember_storage_dtypes: {float8: bits, unsigned: order}\n"
+    )
+    assert nf.storage == (("float8", "bits"), ("unsigned", "order"))
+
+
+@pytest.mark.parametrize(("value", "fragment"), [
+    ("{float16: widen}", "ember_storage_dtypes names dtype groups (float8, unsigned), not 'float16'"),
+    ("{float8: promote}", "float8: unknown mode 'promote'; expected one of: widen, bits"),
+])  # fmt: skip
+def test_a_bad_storage_dtypes_entry_reports_file_and_line(tmp_path: Path, value: str, fragment: str) -> None:
+    text = f"- func: foo(Tensor self) -> Tensor\n  dispatch:\n    CPU: foo_cpu\n  ember_storage_dtypes: {value}\n"
+    (line,) = yaml_errors(tmp_path, text)
+    assert line.startswith(f"{tmp_path / 'native_functions.yaml'}:4: ") and fragment in line
+
+
+def test_a_pointwise_float8_value_must_name_how_the_loops_compute(tmp_path: Path) -> None:
+    text = "- func: foo(Tensor self) -> Tensor\n  ember_pointwise:\n    formula: self\n    float8: bytes\n"
+    (line,) = yaml_errors(tmp_path, text)
+    assert "unknown ember_pointwise float8 'bytes'; expected one of: float32, bits" in line
+
+
 # --- native_functions.yaml errors: every one reported, each with path:line ------------------------
 
 

@@ -50,6 +50,7 @@ class Launcher:
     cname: str
     params: tuple[KernelParam, ...]
     tensor_args: str
+    promoted_args: str          # the tensors the computation dtype is promoted from (not a bool_args condition)
     scalars: tuple[str, ...]
     rules: DtypeRules
     dtypes: str
@@ -75,7 +76,9 @@ def cu_kernels(ops: list[PointwiseOp]) -> tuple[CudaKernel, ...]:
 def launchers(ops: list[PointwiseOp]) -> tuple[Launcher, ...]:
     return tuple(Launcher(
         name=op.name, formula=op.formula, kernel=f"{op.cname}_cuda", cname=op.cname, params=op.params(),
-        tensor_args=", ".join(op.tensors), scalars=tuple(op.scalars), rules=op.dtype_rules,
+        tensor_args=", ".join(op.tensors),
+        promoted_args=", ".join(t for t in op.tensors if t not in op.dtype_rules.bool_args),
+        scalars=tuple(op.scalars), rules=op.dtype_rules,
         dtypes=repr(tuple(d.name for d in op.dtypes)), call_args=", ".join(a.name for a in op.args),
         inplace=variant_kernel(op.variants.inplace), out=variant_kernel(op.variants.out)) for op in ops)
 

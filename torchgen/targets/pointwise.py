@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from torchgen.dtypes import BAREBONES_UNSIGNED, DTYPE_CLASSES, DType
+from torchgen.dtypes import BAREBONES_UNSIGNED, DTYPE_CLASSES, FLOAT8_LOOPS, DType
 from torchgen.model import Argument, BaseTy, BaseType, SchemaError
 from torchgen.native_yaml import NativeFunction
 from torchgen.targets.bindings import python_default
@@ -118,5 +118,6 @@ def pointwise_op(fn: NativeFunction, group: list[NativeFunction]) -> PointwiseOp
                                       "a pointwise op takes Tensor, Scalar, int, float and bool arguments only")
     if not tensors:
         raise SchemaError(fn.loc, "ember_pointwise: the op needs at least one Tensor argument")
-    dtypes = DTYPE_CLASSES[fn.pointwise.dtypes] + (BAREBONES_UNSIGNED if fn.pointwise.barebones_unsigned else ())
+    dtypes = (DTYPE_CLASSES[fn.pointwise.dtypes] + (BAREBONES_UNSIGNED if fn.pointwise.barebones_unsigned else ())
+              + FLOAT8_LOOPS.get(fn.pointwise.float8, ()))
     return PointwiseOp(fn, tuple(tensors), tuple(scalars), fn.func.arguments.flat_all, dtypes, variants_of(fn, group))

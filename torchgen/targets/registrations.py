@@ -72,6 +72,11 @@ class Registration:
     module: str
     kernel: str
     opmath: bool = False        # the kernel computes reduced-precision floats in float32 (ember_opmath)
+    storage: tuple[tuple[str, str], ...] = ()   # how it serves float8 and uint16/32/64 (ember_storage_dtypes)
+
+    @property
+    def storage_literal(self) -> str:
+        return repr(dict(self.storage))
 
 
 @dataclass(frozen=True)
@@ -133,7 +138,8 @@ def plan_registrations(fns: list[NativeFunction], root: Path, generated: dict[tu
     for fn in fns:
         for key, kernel in fn.dispatch:
             if (str(fn.func.name), key.name) in generated:
-                regs.append(Registration(str(fn.func.name), key.name, generated[(str(fn.func.name), key.name)], kernel))
+                regs.append(Registration(str(fn.func.name), key.name, generated[(str(fn.func.name), key.name)], kernel,
+                                         storage=fn.storage))
                 continue
             directory, suffix = kernel_dir(key)
             module = kernels[directory].get(kernel)
@@ -150,5 +156,5 @@ def plan_registrations(fns: list[NativeFunction], root: Path, generated: dict[tu
                 stubs[stub_path] = kernel_stub(fn, kernel, stub_path)
                 module = module_of(root / stub_path, root)
                 kernels[directory][kernel] = module
-            regs.append(Registration(str(fn.func.name), key.name, module, kernel, key in fn.opmath))
+            regs.append(Registration(str(fn.func.name), key.name, module, kernel, key in fn.opmath, fn.storage))
     return regs

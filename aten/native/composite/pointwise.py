@@ -13,6 +13,7 @@ _div_trunc = find_operator("_ember_div_trunc")
 _floor_divide = find_operator("floor_divide")
 _trunc = find_operator("trunc")
 _clamp_min = find_operator("clamp_min.Tensor")
+_clone = find_operator("clone")
 _clamp_max = find_operator("clamp_max.Tensor")
 _mul = find_operator("mul.Tensor")
 _where = find_operator("where.self")
@@ -70,7 +71,7 @@ def clip_Tensor(self: Any, min: Any = None, max: Any = None) -> Any:
 
 def nan_to_num(self: Any, nan: Any = None, posinf: Any = None, neginf: Any = None) -> Any:
     if not self.dtype.is_floating_point:
-        return _mul(self, scalar_to_tensor(True)) if self.dtype.name == "bool" else _clamp_min(self, self)
+        return _clone(self)         # integral values are all finite: a copy, as PyTorch's
     limit = float_limits(self.dtype)[2]        # the dtype's largest finite value, from the dtype table
     result = _where(_isnan(self), scalar_to_tensor(0.0 if nan is None else float(nan)), self)
     result = _where(_isposinf(self), scalar_to_tensor(limit if posinf is None else float(posinf)), result)

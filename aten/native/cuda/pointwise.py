@@ -44,8 +44,8 @@ def launch(source: str, cname: str, tensors: tuple[Any, ...], scalars: tuple[Any
     n = out.numel()
     if n == 0:
         return out
-    # float16 and bfloat16 kernels take their scalars as float (the dtype they compute in).
-    scalar_type_ = opmath_dtype(compute).numpy_dtype.type
+    # float16, bfloat16 and float8 kernels take their scalars as float (the dtype they compute in).
+    scalar_type_ = (opmath_dtype(compute).numpy_dtype or np.dtype(np.float32)).type
     c_scalars = [scalar_type_(v) for v in scalars]
     grid, block = grid_for(n)
     # the arguments: n, (the strided kernels: meta,) out and the inputs as pointers, then the scalars

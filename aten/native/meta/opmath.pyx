@@ -18,9 +18,21 @@ path for every backend:
 - Operands the kernel wrote (in-place, out=, running statistics) get the rounded values back; an
   in-place kernel's result is the operand itself.
 - A storage dtype (float8), which no op computes in, and the barebones unsigned types (uint16/32/64),
-  which these kernels have no loops for, are refused with PyTorch's NotImplementedError.
+  which these kernels have no loops for, are refused with PyTorch's NotImplementedError, unless the
+  schema's `ember_storage_dtypes` says how the op serves them where PyTorch does:
+  - widen: on float32 copies of float8 operands (int64 copies of unsigned ones), the results of the
+    copy dtype converted back (index_put, which adds when accumulating: every such result is data);
+  - bits (float8): on uint8 views, the uint8 results viewed back (indexing, which moves elements
+    bit for bit, NaN payloads included); a call with accumulate=True (index_put), which adds, widens;
+  - promote (unsigned): on int64 copies, the results kept (sum, prod, cumsum: PyTorch's integral
+    results are int64);
+  - order (unsigned): on int64 copies that order as the unsigned values (uint64's with the sign bit
+    flipped), the first result (the values: sort, unique) converted back, the others (indices,
+    counts) kept.
+  One call mixing two such dtypes, or naming one in a dtype= argument, is refused.
 """
-from c10.scalar_type cimport dtype, dtype_of, opmath_type, is_floating, has_arithmetic, is_barebones
+from c10.scalar_type cimport (dtype, dtype_of, opmath_type, is_floating, has_arithmetic, is_barebones, ST_FLOAT32,
+                              ST_INT64, ST_UINT64, ST_UINT8)
 from c10.tensor_impl cimport TensorImpl
 
 cdef enum:
@@ -29,6 +41,18 @@ cdef enum:
     ASKS_REDUCED = 4     # a dtype argument naming a reduced dtype
     ASKS_OTHER = 8       # a dtype argument naming another dtype: results keep it
     SEEN_NO_LOOP = 16    # a storage (float8) or barebones (uint16/32/64) dtype: these kernels have no loop
+    ASKS_NO_LOOP = 32    # a dtype argument naming one of those
+    MIXED_NO_LOOP = 64   # operands of two of those dtypes
+
+cdef enum:
+    REFUSE = 0           # ember_storage_dtypes modes (see the module's docstring)
+    WIDEN = 1
+    PROMOTE = 2
+    ORDER = 3
+    BITS = 4
+
+STORAGE_MODES = {"refuse": REFUSE, "widen": WIDEN, "promote": PROMOTE, "order": ORDER, "bits": BITS}
+cdef object SIGN_BIT = -(1 << 63)    # int64's sign bit: XOR maps uint64's order onto int64's
 
 cdef enum:
     NONE = -1            # no reduced dtype seen yet
@@ -53,6 +77,8 @@ cdef class _Scan:
         if isinstance(v, TensorImpl):
             st = (<TensorImpl>v).scalar_type
             if _no_kernel_loop(st):
+                if self.seen & SEEN_NO_LOOP and self.no_loop_type != st:
+                    self.seen |= MIXED_NO_LOOP
                 self.seen |= SEEN_NO_LOOP
                 self.no_loop_type = st
             elif _reduced(st):
@@ -66,7 +92,7 @@ cdef class _Scan:
         elif isinstance(v, dtype):
             st = (<dtype>v).scalar_type
             if _no_kernel_loop(st):         # dtype=torch.float8_e4m3fn: no kernel writes one
-                self.seen |= SEEN_NO_LOOP
+                self.seen |= SEEN_NO_LOOP | ASKS_NO_LOOP
                 self.no_loop_type = st
             elif _reduced(st):
                 self.seen |= ASKS_REDUCED
@@ -88,11 +114,15 @@ cdef inline bint _no_kernel_loop(int st) noexcept:
 
 
 cdef class _Widening:
-    """One call's opmath copies of its reduced operands, and what the results become."""
+    """One call's wider copies of its operands (opmath copies of reduced ones, or copies of the one
+    storage dtype), and what the results become."""
     cdef ComputeInOpmath op
     cdef dict originals        # id(copy) -> (copy, original, version of the copy when made)
     cdef int asked             # the reduced dtype dtype= asked for, or NONE
-    cdef int narrow_to         # the dtype floating results round to, or NONE
+    cdef int narrow_to         # the dtype results of narrow_from convert to, or NONE
+    cdef int narrow_from
+    cdef int storage           # the storage dtype whose operands are copied to `wide`, or NONE (opmath)
+    cdef int wide
 
     cdef object widen(self, object v):
         cdef TensorImpl t, wide
@@ -100,6 +130,12 @@ cdef class _Widening:
         if isinstance(v, TensorImpl):
             t = <TensorImpl>v
             st = t.scalar_type
+            if self.storage != NONE:
+                if st != self.storage:
+                    return v
+                wide = self.op.convert(t, self.wide)
+                self.originals[id(wide)] = (wide, v, wide.version_counter.version)
+                return wide
             if self.asked != NONE and st != self.asked:
                 t = self.op.convert(t, self.asked)      # PyTorch converts the input to the asked dtype first
                 st = self.asked
@@ -136,7 +172,7 @@ cdef class _Widening:
                 if t.version_counter.version == entry[2]:
                     self.op.write_back(<TensorImpl>entry[1], t)
                 return entry[1]          # an in-place or out= kernel returns the operand itself
-            if self.narrow_to != NONE and is_floating(t.scalar_type) and t.scalar_type == opmath_type(self.narrow_to):
+            if self.narrow_to != NONE and t.scalar_type == self.narrow_from:
                 return self.op.convert(t, self.narrow_to)
             return v
         if isinstance(v, tuple):
@@ -155,14 +191,28 @@ cdef class ComputeInOpmath:
     cdef object to_copy
     cdef object copy_
     cdef object resize_
+    cdef object bitwise_xor
+    cdef object view_dtype
+    cdef Py_ssize_t accumulate_at   # the position of a `bool accumulate` parameter, or -1
     cdef str label
+    cdef bint reduced           # widen float16/bfloat16 operands (the schema's ember_opmath)
+    cdef int float8_mode        # how float8 operands are served (ember_storage_dtypes)
+    cdef int unsigned_mode      # how uint16/32/64 operands are served
 
-    def __init__(self, kernel, to_copy, copy_, resize_, str label="kernel"):
+    def __init__(self, kernel, to_copy, copy_, resize_, str label="kernel", bint reduced=True,
+                 str float8="refuse", str unsigned="refuse", bitwise_xor=None, view_dtype=None,
+                 Py_ssize_t accumulate_at=-1):
         self.kernel = kernel
         self.to_copy = to_copy
         self.copy_ = copy_
         self.resize_ = resize_
+        self.bitwise_xor = bitwise_xor     # aten::bitwise_xor.Tensor, for the order mode
+        self.view_dtype = view_dtype       # aten::view.dtype, for the bits mode
+        self.accumulate_at = accumulate_at
         self.label = label          # the kernel PyTorch's dtype errors name: "sum_cpu"
+        self.reduced = reduced
+        self.float8_mode = STORAGE_MODES[float8]
+        self.unsigned_mode = STORAGE_MODES[unsigned]
 
     @property
     def __wrapped__(self):
@@ -192,8 +242,8 @@ cdef class ComputeInOpmath:
         if kwargs:
             scan.scan(tuple(kwargs.values()))
         if scan.seen & SEEN_NO_LOOP:
-            raise NotImplementedError(f'"{self.label}" not implemented for \'{dtype_of(scan.no_loop_type).type_name}\'')
-        if not (scan.seen & (SEEN_REDUCED | ASKS_REDUCED)):
+            return self._storage_call(kernel, scan, args, kwargs)
+        if not self.reduced or not (scan.seen & (SEEN_REDUCED | ASKS_REDUCED)):
             return kernel(*args, **kwargs)
         if scan.tensors_type == NONE:
             scan.tensors_type = scan.scalars_type       # only 0-dim operands: they decide
@@ -203,13 +253,75 @@ cdef class ComputeInOpmath:
         w.op = self
         w.originals = {}
         w.asked = scan.asked_type if scan.asked_type >= 0 else NONE
+        w.storage = NONE
         if scan.seen & ASKS_REDUCED:
             w.narrow_to = w.asked
         else:
             w.narrow_to = NONE if (scan.seen & ASKS_OTHER) or scan.tensors_type < 0 else scan.tensors_type
+        w.narrow_from = opmath_type(w.narrow_to) if w.narrow_to != NONE else NONE
         wide_args = w.widen(args)
         wide_kwargs = {k: w.widen(v) for k, v in kwargs.items()}
         return w.settle(kernel(*wide_args, **wide_kwargs))
+
+    cdef object _storage_call(self, object kernel, _Scan scan, tuple args, dict kwargs):
+        """A call with float8 or uint16/32/64 operands: refused, or served on wider copies."""
+        cdef int st = scan.no_loop_type
+        cdef int mode = self.unsigned_mode if is_barebones(st) else self.float8_mode
+        cdef _Widening w
+        if mode == REFUSE or scan.seen & (ASKS_NO_LOOP | MIXED_NO_LOOP):
+            raise NotImplementedError(f'"{self.label}" not implemented for \'{dtype_of(st).type_name}\'')
+        if mode == ORDER:
+            return self._order_call(kernel, st, args, kwargs)
+        if mode == BITS and not self._accumulates(args, kwargs):
+            return self._bits_call(kernel, st, args, kwargs)
+        w = _Widening.__new__(_Widening)
+        w.op = self
+        w.originals = {}
+        w.asked = NONE
+        w.storage = st
+        w.wide = ST_INT64 if is_barebones(st) else ST_FLOAT32
+        w.narrow_to = NONE if mode == PROMOTE else st     # widen, or bits accumulating
+        w.narrow_from = w.wide
+        wide_args = w.widen(args)
+        wide_kwargs = {k: w.widen(v) for k, v in kwargs.items()}
+        return w.settle(kernel(*wide_args, **wide_kwargs))
+
+    cdef bint _accumulates(self, tuple args, dict kwargs):
+        if self.accumulate_at < 0:
+            return False
+        if self.accumulate_at < len(args):
+            return bool(args[self.accumulate_at])
+        return bool(kwargs.get("accumulate", False))
+
+    cdef object _bits_call(self, object kernel, int st, tuple args, dict kwargs):
+        args = tuple([self._viewed(a, st, ST_UINT8) for a in args])
+        kwargs = {k: self._viewed(v, st, ST_UINT8) for k, v in kwargs.items()}
+        return self._viewed(kernel(*args, **kwargs), ST_UINT8, st)
+
+    cdef object _viewed(self, object v, int src, int dst):
+        """v's tensors of dtype src viewed as dtype dst (looking into lists and tuples)."""
+        if isinstance(v, TensorImpl):
+            return self.view_dtype(v, dtype_of(dst)) if (<TensorImpl>v).scalar_type == src else v
+        if isinstance(v, (tuple, list)):
+            return type(v)([self._viewed(item, src, dst) for item in v])
+        return v
+
+    cdef object _order_call(self, object kernel, int st, tuple args, dict kwargs):
+        args = tuple([self._ordered(a, st) for a in args])
+        kwargs = {k: self._ordered(v, st) for k, v in kwargs.items()}
+        result = kernel(*args, **kwargs)
+        first = result[0] if isinstance(result, tuple) else result
+        if st == ST_UINT64:
+            first = self.bitwise_xor(first, SIGN_BIT)
+        first = self.to_copy(first, dtype=dtype_of(st))
+        return (first,) + tuple(result[1:]) if isinstance(result, tuple) else first
+
+    cdef object _ordered(self, object v, int st):
+        """An int64 copy of an operand of dtype st, ordered as its unsigned values."""
+        if not isinstance(v, TensorImpl) or (<TensorImpl>v).scalar_type != st:
+            return v
+        wide = self.convert(<TensorImpl>v, ST_INT64)
+        return self.bitwise_xor(wide, SIGN_BIT) if st == ST_UINT64 else wide
 
     def __repr__(self):
         return f"<ComputeInOpmath {self._resolved()!r}>"
