@@ -7,6 +7,8 @@ Run it from outside the repository (Ember's package is also called `torch`). It 
 `storage_ops.json`: for each dtype and each case of CASES, the outputs' dtypes and raw bits (as
 unsigned integers of the dtype's width; bool and int64 outputs as their values), or the error type
 when PyTorch refuses. The inputs are built from INPUT_BITS by the same function the tests call.
+Under `creation`, for uint8 and the unsigned dtypes: torch.tensor and torch.full of each of
+CREATION_VALUES, or the error type and message.
 """
 from __future__ import annotations
 
@@ -67,6 +69,21 @@ def cases(torch: Any, device: str = "cpu") -> dict[str, Callable[[Any], Any]]:
     }
 
 
+# Python numbers given to torch.tensor and torch.full for the unsigned dtypes (PyTorch unpacks uint64
+# over its whole range and checks the others with c10's overflow rules); "nan" stands for NaN.
+CREATION_VALUES: list[Any] = [-1, 2 ** 16, 2 ** 32, 2 ** 63, 2 ** 64 - 1, 2 ** 64, 1.5, -1.5, -0.5, 255.9, 3e19,
+                              "nan", True]
+
+
+def creations(torch: Any) -> dict[str, Callable[[Any, Any], Any]]:
+    return {"tensor": lambda v, dtype: torch.tensor([v], dtype=dtype),
+            "full": lambda v, dtype: torch.full((1,), v, dtype=dtype)}
+
+
+def creation_value(value: Any) -> Any:
+    return float("nan") if value == "nan" else value
+
+
 def _set(t: Any, idx: Any, values: Any) -> Any:
     t = t.clone()
     t[idx] = values
@@ -95,14 +112,23 @@ def run(torch: Any, name: str, fn: Callable[[Any], Any]) -> dict[str, Any]:
         return {"error": type(e).__name__}
 
 
+def run_creation(torch: Any, fn: Callable[[Any, Any], Any], value: Any, name: str) -> dict[str, Any]:
+    try:
+        return outputs(torch, fn(creation_value(value), getattr(torch, name)))
+    except Exception as e:  # noqa: BLE001 (the recorded behaviour is the error)
+        return {"error": type(e).__name__, "message": str(e)}
+
+
 def main(out_dir: Path) -> None:
     if str(Path(__file__).resolve().parent.parent) in [str(Path(p).resolve()) for p in sys.path if p]:
         raise SystemExit("run this from outside the Ember repository: its `torch` would shadow PyTorch's")
     torch = importlib.import_module(REFERENCE_PACKAGE)
     table = {name: {case: run(torch, name, fn) for case, fn in cases(torch).items()} for name in DTYPES}
+    created = {name: {how: [run_creation(torch, fn, value, name) for value in CREATION_VALUES]
+                      for how, fn in creations(torch).items()} for name in ("uint8", "uint16", "uint32", "uint64")}
     out_dir.mkdir(parents=True, exist_ok=True)
-    (out_dir / "storage_ops.json").write_text(json.dumps({"torch": torch.__version__, "results": table}, indent=1)
-                                               + "\n")
+    (out_dir / "storage_ops.json").write_text(json.dumps({"torch": torch.__version__, "results": table,
+                                                          "creation": created}, indent=1) + "\n")
     print(f"wrote {out_dir / 'storage_ops.json'}")
 
 

@@ -118,8 +118,25 @@ def _check_fits(array: np.ndarray, dt: Any) -> None:
         return
     if array.dtype.kind == "f" and not np.isfinite(array).all():
         raise RuntimeError(f"value cannot be converted to type {dt.name} without overflow")
-    if array.min() < limits[0] or array.max() > limits[1]:
+    # c10::overflows: integers wrap into an unsigned type down to -max; floating values do not
+    low = 0 if array.dtype.kind == "f" and dt.name.startswith("uint") else limits[0]
+    if array.min() < low or array.max() > limits[1]:
         raise RuntimeError(f"value cannot be converted to type {dt.name} without overflow")
+
+
+def _unsigned_64(data: Any) -> Any:
+    """Python data checked as PyTorch unpacks uint64 elements: integers in [0, 2**64) only."""
+    if isinstance(data, (list, tuple)):
+        return [_unsigned_64(item) for item in data]
+    if isinstance(data, bool):
+        return int(data)
+    if not isinstance(data, int):
+        raise TypeError("an integer is required")
+    if data < 0:
+        raise OverflowError("can't convert negative int to unsigned")
+    if data >= 1 << 64:
+        raise OverflowError("int too big to convert")
+    return data
 
 
 def tensor(data: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False,
@@ -146,12 +163,17 @@ def tensor(data: Any, dtype: Any = None, device: Any = None, requires_grad: bool
     dt = inferred if dtype is None else dtype
     if not isinstance(dt, scalar_type.dtype):
         raise TypeError(f"tensor(): argument 'dtype' must be torch.dtype, not {type(dt).__name__}")
+    if dt.name == "uint64" and not isinstance(data, (np.ndarray, np.generic)):
+        unsigned = _unsigned_64(data)      # PyTorch's own errors for values outside [0, 2**64)
     try:
         # Convert as the data's own kind first, then cast: like PyTorch, -1 becomes 255 in uint8
         # and 1.7 becomes 1 in int64.
         widest = np.float64 if inferred.is_floating_point else (np.int64 if inferred.name != "bool" else np.bool_)
         from_python = not isinstance(data, (np.ndarray, np.generic))
-        array = np.asarray(data, dtype=None if not from_python else widest)
+        if from_python and dt.name == "uint64":
+            array = np.asarray(unsigned, dtype=np.uint64)     # the whole range, as PyTorch unpacks it
+        else:
+            array = np.asarray(data, dtype=None if not from_python else widest)
         if from_python:
             _check_fits(array, dt)
         # A dtype without a NumPy twin (bfloat16) is filled as float32, then rounded by Ember's cast.

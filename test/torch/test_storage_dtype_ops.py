@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import torch
-from tools.record_storage_dtype_reference import cases, make_input, outputs
+from tools.record_storage_dtype_reference import CREATION_VALUES, cases, creations, make_input, outputs, run_creation
 
 REFERENCE = json.loads((Path(__file__).resolve().parents[1] / "data" / "dtypes" / "storage_ops.json").read_text())
 DEVICES = ["cpu", pytest.param("cuda", marks=[
@@ -78,3 +78,10 @@ def test_uint64_sorts_and_sums_as_pytorch_beyond_int64s_range():
     assert torch.unique(t).tolist() == [0, 5, 2 ** 63, 2 ** 64 - 1]
     # as PyTorch: each element converted to int64 (wrapping), then summed in int64
     assert t.sum().dtype == torch.int64 and t.sum().item() == values.astype(np.int64).sum()
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "uint16", "uint32", "uint64"])
+@pytest.mark.parametrize("how", ["tensor", "full"])
+def test_unsigned_creation_from_python_numbers_matches_pytorch(dtype, how):
+    for value, expected in zip(CREATION_VALUES, REFERENCE["creation"][dtype][how]):
+        assert run_creation(torch, creations(torch)[how], value, dtype) == expected, value

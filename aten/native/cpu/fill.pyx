@@ -13,7 +13,8 @@ from libc.math cimport isnan, isinf
 from libc.stdint cimport uint8_t, uint16_t, uint32_t, uint64_t, int8_t, int16_t, int32_t, int64_t
 from libc.string cimport memset, memcpy
 from c10.scalar_type cimport (dtype as DType, dtype_of, ST_BOOL, ST_UINT8, ST_INT8, ST_INT16, ST_INT32,
-                              ST_INT64, ST_FLOAT16, ST_FLOAT32, ST_FLOAT64, ST_BFLOAT16)
+                              ST_INT64, ST_FLOAT16, ST_FLOAT32, ST_FLOAT64, ST_BFLOAT16, ST_UINT16, ST_UINT32,
+                              ST_UINT64)
 from c10.bfloat16 cimport bfloat16, float_to_bf16_scalar
 from c10.tensor_impl cimport TensorImpl, MAX_DIMS
 from aten.native.cpu.loops cimport copy_into
@@ -25,7 +26,8 @@ from aten.native.meta.pointwise import check_fits
 # c10's checked_convert names and the ranges c10::overflows allows for an integral value
 # (unsigned types also take negatives down to -max, which wrap as two's complement).
 _C_NAMES = {ST_UINT8: "uint8_t", ST_INT8: "int8_t", ST_INT16: "int16_t", ST_INT32: "int", ST_INT64: "int64_t",
-            ST_FLOAT32: "float", ST_FLOAT64: "double", ST_BFLOAT16: "c10::BFloat16"}
+            ST_FLOAT32: "float", ST_FLOAT64: "double", ST_BFLOAT16: "c10::BFloat16", ST_UINT16: "uint16_t",
+            ST_UINT32: "uint32_t", ST_UINT64: "uint64_t"}
 cdef int64_t _LOW[ST_INT64 + 1]
 cdef int64_t _HIGH[ST_INT64 + 1]
 cdef double _FLOW[ST_INT64 + 1]       # a floating value's range: the type's own (uint8 from 0)
@@ -50,7 +52,8 @@ cdef int fill_pattern(object value, int st, uint64_t* out) except -1:
     cdef double f = 0.0
     cdef uint64_t bits = 0
     cdef char* p = <char*>&bits
-    if st < 0 or st == ST_FLOAT16 or (st > ST_FLOAT64 and st != ST_BOOL and st != ST_BFLOAT16):
+    if st < 0 or st == ST_FLOAT16 or (st > ST_FLOAT64 and st != ST_BOOL and st != ST_BFLOAT16 and st != ST_UINT16
+                                      and st != ST_UINT32 and st != ST_UINT64):
         return 1
     if isinstance(value, bool):
         kind, i = 0, (1 if value else 0)
@@ -82,6 +85,14 @@ cdef int fill_pattern(object value, int st, uint64_t* out) except -1:
             (<float*>p)[0] = <float>i if kind == 0 else (<float>u if kind == 1 else <float>f)
         else:       # through float, NaN as c10::BFloat16's constructor writes it (PyTorch's fill_)
             (<bfloat16*>p)[0] = float_to_bf16_scalar(<float>i if kind == 0 else (<float>u if kind == 1 else <float>f))
+    elif st == ST_UINT16 or st == ST_UINT32 or st == ST_UINT64:
+        u = _unsigned(kind, i, u, f, st)
+        if st == ST_UINT64:
+            (<uint64_t*>p)[0] = u
+        elif st == ST_UINT32:
+            (<uint32_t*>p)[0] = <uint32_t>u
+        else:
+            (<uint16_t*>p)[0] = <uint16_t>u
     else:
         # An integral dtype: uint64 values exceed every one of them.
         if kind == 1:
@@ -105,6 +116,23 @@ cdef int fill_pattern(object value, int st, uint64_t* out) except -1:
             (<uint8_t*>p)[0] = <uint8_t>i
     out[0] = bits
     return 0
+
+
+cdef uint64_t _unsigned(int kind, int64_t i, uint64_t u, double f, int st) except? 0:
+    """An int64 (kind 0), uint64 (1) or double (2) value as the barebones unsigned dtype st, with
+    c10::overflows' range: integers from -max (wrapping) to max, floats in [0, max]."""
+    cdef uint64_t top = 0xFFFF if st == ST_UINT16 else (0xFFFFFFFF if st == ST_UINT32 else 0xFFFFFFFFFFFFFFFF)
+    if kind == 1:
+        if st != ST_UINT64:
+            raise _overflow(st)
+        return u
+    if kind == 0:
+        if (i > 0 and <uint64_t>i > top) or (i < 0 and st != ST_UINT64 and <uint64_t>(-i) > top):
+            raise _overflow(st)
+        return <uint64_t>i
+    if isnan(f) or isinf(f) or f < 0.0 or f >= <double>top + 1.0:
+        raise _overflow(st)
+    return <uint64_t>f
 
 
 cdef enum:
