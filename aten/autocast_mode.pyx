@@ -20,6 +20,7 @@ ExcludeDispatchKeyGuard does:
 lower_precision_fp casts of float32 leaf tensors that require grad (weights) are cached until the
 outermost autocast region exits, so a weight used by several ops is cast once.
 """
+import threading
 import warnings
 
 from libc.stdint cimport uint64_t
@@ -27,20 +28,21 @@ from c10.dispatch_key cimport DK_AUTOCAST_CPU, DK_AUTOCAST_CUDA
 from c10.scalar_type cimport (dtype, dtype_of, is_floating, ST_BFLOAT16, ST_FLOAT16, ST_FLOAT32, ST_FLOAT64,
                               ST_UNDEFINED)
 from c10.tensor_impl cimport TensorImpl
+from c10.grad_mode cimport grad_enabled, set_grad_enabled_flag, inference_enabled
 
 from c10.device import KNOWN_TYPES
 
 cdef extern from *:
     """
     static __thread unsigned long long ember_autocast_enabled = 0;
-    static __thread int ember_autocast_excluded = 0;
+    static __thread unsigned long long ember_autocast_excluded = 0;   /* keys whose kernels are running */
     static __thread int ember_autocast_dtype_cpu = 15;   /* bfloat16 */
     static __thread int ember_autocast_dtype_cuda = 5;   /* float16 */
     static __thread int ember_autocast_cache_enabled = 1;
     static __thread int ember_autocast_nesting = 0;
     """
     unsigned long long ember_autocast_enabled
-    int ember_autocast_excluded
+    unsigned long long ember_autocast_excluded
     int ember_autocast_dtype_cpu
     int ember_autocast_dtype_cuda
     int ember_autocast_cache_enabled
@@ -82,7 +84,7 @@ cdef dict _cached_casts = {}
 
 
 cdef uint64_t autocast_keys() noexcept nogil:
-    return 0 if ember_autocast_excluded else ember_autocast_enabled
+    return ember_autocast_enabled & ~ember_autocast_excluded
 
 
 cdef inline int _lower_dtype(int device_type) noexcept nogil:
@@ -107,7 +109,7 @@ cdef class AutocastKernel:
     cdef Policy policy
     cdef tuple names                # the operator's parameter names, in order
     cdef tuple kinds                # Kind of each parameter
-    cdef tuple defaults             # fp32_append_dtype: each parameter's default (or the `required` marker)
+    cdef tuple defaults             # fp32_append_dtype: each parameter's default (None for required ones)
     cdef Py_ssize_t dtype_position  # fp32_set_opt_dtype: where `dtype` is
     cdef str banned_message
 
@@ -128,7 +130,10 @@ cdef class AutocastKernel:
         if self.policy == BANNED:
             raise RuntimeError(self.banned_message)
         global ember_autocast_excluded
-        ember_autocast_excluded += 1
+        # PyTorch's ExcludeDispatchKeyGuard: this device's key, for everything the call runs
+        cdef uint64_t key = (<uint64_t>1) << (DK_AUTOCAST_CUDA if self.device_type == DEVICE_CUDA else DK_AUTOCAST_CPU)
+        cdef uint64_t before = ember_autocast_excluded
+        ember_autocast_excluded |= key
         try:
             if self.policy == LOWER_PRECISION_FP:
                 return self._call_cast(args, kwargs, _lower_dtype(self.device_type))
@@ -140,7 +145,7 @@ cdef class AutocastKernel:
                 return self._call_set_opt_dtype(args, kwargs)
             return self._call_append_dtype(args, kwargs)
         finally:
-            ember_autocast_excluded -= 1
+            ember_autocast_excluded = before
 
     cdef int _kind(self, Py_ssize_t position):
         return self.kinds[position] if position < len(self.kinds) else OTHER
@@ -168,15 +173,25 @@ cdef class AutocastKernel:
         if t.scalar_type == to_type:
             return value
         if (to_type == _lower_dtype(self.device_type) and t.scalar_type == ST_FLOAT32
-                and ember_autocast_cache_enabled and t.view_base is None
+                and ember_autocast_cache_enabled and not inference_enabled() and t.view_base is None
                 and value.requires_grad and value.grad_fn is None):
             entry = _cached_casts.get(id(value))
             if entry is not None and entry[0] is value:
                 return entry[1]
-            cast = self.to_copy(value, dtype=dtype_of(to_type))
+            # made with grad mode on, so a cast first made under no_grad still carries the weight's
+            # gradient to later ops of the region (PyTorch's fix of the same cache)
+            cast = self._cast_recording_grad(value, to_type)
             _cached_casts[id(value)] = (value, cast)
             return cast
         return self.to_copy(value, dtype=dtype_of(to_type))
+
+    cdef object _cast_recording_grad(self, object value, int to_type):
+        cdef bint was = grad_enabled()
+        set_grad_enabled_flag(True)
+        try:
+            return self.to_copy(value, dtype=dtype_of(to_type))
+        finally:
+            set_grad_enabled_flag(was)
 
     cdef int _promote_type(self, tuple args, dict kwargs) except -2:
         """PyTorch's promote_type: float32 if any eligible Tensor or Tensor[] argument is float32 (the
@@ -256,10 +271,16 @@ cdef class AutocastKernel:
 
 # Autocast dtypes of the device types Ember has no tensors on: only remembered, as PyTorch does for
 # devices whose backends are not built (no tensor here can be on them).
-cdef dict _OTHER_DEFAULT_DTYPES = {"xla": ST_BFLOAT16, "hpu": ST_BFLOAT16, "hip": ST_FLOAT16, "xpu": ST_FLOAT16,
-                                   "mps": ST_FLOAT16, "ipu": ST_FLOAT16, "privateuseone": ST_FLOAT16}
-cdef dict _other_enabled = {}
-cdef dict _other_dtypes = {}
+cdef dict _OTHER_DEFAULT_DTYPES = {"xla": ST_BFLOAT16, "hpu": ST_BFLOAT16, "maia": ST_BFLOAT16, "hip": ST_FLOAT16,
+                                   "xpu": ST_FLOAT16, "mps": ST_FLOAT16, "ipu": ST_FLOAT16, "mtia": ST_FLOAT16,
+                                   "privateuseone": ST_FLOAT16}
+_other_state = threading.local()      # per thread, as PyTorch's: .enabled and .dtypes, by device type
+
+
+cdef dict _other(str field):
+    if not hasattr(_other_state, field):
+        setattr(_other_state, field, {})
+    return getattr(_other_state, field)
 
 
 cdef str _device_type(object device_type, str fn):
@@ -289,19 +310,22 @@ def is_autocast_enabled(device_type="cuda"):
     cdef str kind = _device_type(device_type, "is_autocast_enabled")
     cdef uint64_t bit = _key_bit(kind)
     if bit:
-        return (ember_autocast_enabled & bit) != 0
-    return _other_enabled.get(kind, False)
+        return (autocast_keys() & bit) != 0      # off inside its own kernels, as PyTorch's excluded key
+    return _other("enabled").get(kind, False)
 
 
 def set_autocast_enabled(device_type, enabled=None):
     """set_autocast_enabled(device_type, enabled); PyTorch's old one-argument form sets CUDA's."""
     global ember_autocast_enabled
-    if enabled is None and isinstance(device_type, bool):
+    if enabled is None:
         device_type, enabled = "cuda", device_type
+    if not isinstance(enabled, bool):
+        raise TypeError(f"set_autocast_enabled(): argument 'enabled' (position 1) must be bool, not "
+                        f"{type(enabled).__name__}")
     cdef str kind = _device_type(device_type, "set_autocast_enabled")
     cdef uint64_t bit = _key_bit(kind)
     if not bit:
-        _other_enabled[kind] = bool(enabled)
+        _other("enabled")[kind] = enabled
     elif enabled:
         ember_autocast_enabled |= bit
     else:
@@ -314,7 +338,7 @@ def get_autocast_dtype(device_type):
         return dtype_of(ember_autocast_dtype_cpu)
     if kind == "cuda":
         return dtype_of(ember_autocast_dtype_cuda)
-    st = _other_dtypes.get(kind, _OTHER_DEFAULT_DTYPES.get(kind, ST_UNDEFINED))
+    st = _other("dtypes").get(kind, _OTHER_DEFAULT_DTYPES.get(kind, ST_UNDEFINED))
     if st == ST_UNDEFINED:
         raise RuntimeError("unsupported scalarType")
     return dtype_of(st)
@@ -328,7 +352,7 @@ def set_autocast_dtype(device_type, dtype dtype):
     elif kind == "cuda":
         ember_autocast_dtype_cuda = dtype.scalar_type
     else:
-        _other_dtypes[kind] = dtype.scalar_type
+        _other("dtypes")[kind] = dtype.scalar_type
 
 
 def is_autocast_cache_enabled():

@@ -368,14 +368,19 @@ cdef str _label_suffix(key):
 _KINDS = {"Tensor": 1, "Tensor?": 2, "Tensor[]": 3}
 
 
+def parameters_of(str name):
+    """(names, kinds) of an operator's parameters, as AutocastKernel reads its arguments."""
+    params = _parameters(find_operator(name).schema)
+    return (tuple(p[2] for p in params),
+            tuple(_KINDS.get(re.sub(r"\(\w+!?\)", "", p[1]), 0) for p in params))
+
+
 def register_autocast(str name, key, str policy, str redispatch=None, tuple defaults=()):
     """Register the Autocast kernel (aten/autocast_mode.pyx) of the schema's `ember_autocast` policy
     at key (AutocastCPU or AutocastCUDA). fp32_append_dtype names the overload that takes a dtype, and
     the defaults of the operator's parameters to fill in before calling it."""
     handle = find_operator(name)
-    params = _parameters(handle.schema)
-    names = tuple(p[2] for p in params)
-    kinds = tuple(_KINDS.get(re.sub(r"\(\w+!?\)", "", p[1]), 0) for p in params)
+    names, kinds = parameters_of(name)
     device_type = 1 if DispatchKey(key) == DispatchKey.AutocastCUDA else 0
     kernel = AutocastKernel(handle, policy, device_type, find_operator("_to_copy"), names, kinds,
                             find_operator(redispatch) if redispatch else None, defaults,

@@ -13,6 +13,8 @@ Run it from outside the repository (Ember's package is also called `torch`). It 
   inputs whose floating tensors are all the autocast dtype ("low"), all float32, the first float32
   and the rest the autocast dtype ("mixed"), and all float64. CUDA runs on fake tensors
   (FakeTensorMode), which go through the same Autocast kernels without a GPU;
+- `entry_points`: output dtypes under autocast("cpu") of public functions and modules whose
+  implementations reach the listed operators by their own routes (losses, recurrent layers, ...);
 - `training`: a small model trained for a few steps under autocast("cpu") and a GradScaler with an
   injected inf gradient on one step: the loss, the scale and the growth tracker after each step.
 
@@ -203,6 +205,46 @@ def run_case(torch: Any, name: str, args: list[Any], kwargs: dict[str, Any], dev
     return {"dtypes": [str(o.dtype).removeprefix("torch.") for o in outs]}
 
 
+def entry_points(torch: Any) -> dict[str, Any]:
+    """Public functions and modules whose implementations reach the listed operators by their own
+    routes: the output dtypes under autocast("cpu") of each (the losses from bfloat16 inputs, which
+    their fp32 policy widens; the rest from float32)."""
+    F = torch.nn.functional  # noqa: N806 (PyTorch's spelling)
+    torch.manual_seed(0)
+    x, t = torch.randn(3, 5), torch.tensor([0, 1, 4])
+    seq = torch.randn(5, 2, 4)
+    modules = {name: getattr(torch.nn, name)(4, 8, num_layers=2) for name in ("LSTM", "GRU", "RNN")}
+    attention = torch.nn.MultiheadAttention(8, 2)
+    q = torch.randn(3, 2, 8)
+    return {
+        "F.nll_loss": lambda: F.nll_loss(F.log_softmax(x, 1).bfloat16(), t),
+        "F.nll_loss_4d": lambda: F.nll_loss(torch.randn(2, 3, 4, 4).bfloat16(), torch.zeros(2, 4, 4, dtype=torch.long)),
+        "F.nll_loss_3d": lambda: F.nll_loss(torch.randn(2, 3, 4).bfloat16(), torch.zeros(2, 4, dtype=torch.long)),
+        "F.cross_entropy": lambda: F.cross_entropy(x.bfloat16(), t),
+        "F.l1_loss": lambda: F.l1_loss(x.bfloat16(), x.bfloat16()),
+        "F.binary_cross_entropy_with_logits": lambda: F.binary_cross_entropy_with_logits(x.bfloat16(), x.sigmoid()),
+        "F.linear": lambda: F.linear(x, torch.randn(2, 5)),
+        "F.softmax": lambda: F.softmax(x, 1),
+        "F.layer_norm": lambda: F.layer_norm(x, (5,)),
+        "F.gelu": lambda: F.gelu(x),
+        "F.mse_loss": lambda: F.mse_loss(x.bfloat16(), x.bfloat16()),
+        "torch.einsum": lambda: torch.einsum("ij,kj->ik", x, x),
+        "nn.MultiheadAttention": lambda: attention(q, q, q)[0],
+        **{f"nn.{name}": (lambda m: lambda: m(seq)[0])(m) for name, m in modules.items()},
+    }
+
+
+def record_entry_points(torch: Any) -> dict[str, Any]:
+    results: dict[str, Any] = {}
+    for name, fn in entry_points(torch).items():
+        try:
+            with torch.autocast("cpu"):
+                results[name] = {"dtypes": [str(fn().dtype).removeprefix("torch.")]}
+        except Exception as e:  # noqa: BLE001 (the recorded behaviour is the error)
+            results[name] = {"error": type(e).__name__}
+    return results
+
+
 def autocast_lists(torch: Any) -> dict[str, list[str]]:
     lists: dict[str, list[str]] = {"AutocastCPU": [], "AutocastCUDA": []}
     for qualified in sorted(torch._C._dispatch_get_all_op_names()):
@@ -262,7 +304,8 @@ def main(out_dir: Path) -> None:
             torch.set_autocast_enabled("cuda", False)
             cases.append({"op": name, "device": device, "args": args, "kwargs": kwargs, "results": results})
     out_dir.mkdir(parents=True, exist_ok=True)
-    data = {"torch": torch.__version__, "lists": lists, "cases": cases, "training": training(torch)}
+    data = {"torch": torch.__version__, "lists": lists, "cases": cases, "training": training(torch),
+            "entry_points": record_entry_points(torch)}
     (out_dir / "autocast.json").write_text(json.dumps(data, indent=1) + "\n")
     print(f"wrote {out_dir / 'autocast.json'}: {len(cases)} cases")
 

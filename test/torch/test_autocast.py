@@ -15,7 +15,7 @@ import torch
 from aten import autocast_mode
 from aten.dispatcher import find_operator, has_operator, operator_names
 from c10.dispatch_key import DispatchKey
-from tools.record_autocast_reference import build, named_dtype, variant_dtypes
+from tools.record_autocast_reference import build, entry_points, named_dtype, variant_dtypes
 
 REFERENCE = json.loads((Path(__file__).resolve().parents[1] / "data" / "autocast" / "autocast.json").read_text())
 CUDA = [pytest.mark.cuda, pytest.mark.skipif(not torch.cuda.is_available(), reason="needs an NVIDIA GPU and PyCUDA")]
@@ -85,6 +85,18 @@ def test_cuda_output_dtypes_match_pytorch(case):
         pytest.skip(f"Ember has no CUDA kernel for {case['op']} yet")
     for variant, expected in case["results"].items():
         assert run_case(case, variant) == expected, variant
+
+
+# Where Ember knowingly differs: its CPU einsum is one kernel, not upstream's composite whose bmm
+# autocast computes in bfloat16.
+KNOWN_ENTRY_POINTS = {"torch.einsum"}
+
+
+def test_public_entry_points_reach_the_listed_operators_as_pytorchs_do():
+    with torch.autocast("cpu"):
+        got = {name: {"dtypes": [str(fn().dtype).removeprefix("torch.")]} for name, fn in entry_points(torch).items()}
+    differing = {name for name, expected in REFERENCE["entry_points"].items() if got[name] != expected}
+    assert differing == KNOWN_ENTRY_POINTS, {name: got[name] for name in differing}
 
 
 def test_ops_outside_the_lists_run_in_their_inputs_dtype():
@@ -171,6 +183,60 @@ def test_weight_casts_are_cached_until_the_outermost_region_exits():
     with torch.autocast("cpu", cache_enabled=False):
         torch.mm(x, w)
         assert autocast_mode.cached_cast_count() == 0
+
+
+def test_a_weight_cast_first_made_under_no_grad_still_carries_gradients():
+    w = torch.randn(4, 4, requires_grad=True)
+    x = torch.randn(2, 4)
+    with torch.autocast("cpu"):
+        with torch.no_grad():
+            torch.mm(x, w)
+        y = torch.mm(x, w)
+    assert y.requires_grad
+    y.float().sum().backward()
+    assert w.grad is not None
+
+
+def test_inference_mode_casts_are_not_cached():
+    w = torch.randn(4, 4, requires_grad=True)
+    with torch.autocast("cpu"):
+        with torch.inference_mode():
+            torch.mm(torch.randn(2, 4), w)
+        assert autocast_mode.cached_cast_count() == 0
+        y = torch.mm(torch.randn(2, 4), w)
+    y.float().sum().backward()
+    assert w.grad is not None
+
+
+def _cpu_kernel(op_name, policy, redispatch=None, defaults=()):
+    """An Autocast kernel for the CPU built as register_autocast builds CUDA's (the CUDA-only
+    policies run here without a GPU)."""
+    from aten.autocast_mode import AutocastKernel
+    from aten.dispatcher import parameters_of
+    names, kinds = parameters_of(op_name)
+    return AutocastKernel(find_operator(op_name), policy, 0, find_operator("_to_copy"), names, kinds,
+                          find_operator(redispatch) if redispatch else None, defaults)
+
+
+def test_the_cuda_only_policies_cast_as_pytorchs():
+    low = torch.randn(3, 4).bfloat16()
+    with torch.autocast("cpu"):
+        assert _cpu_kernel("sum", "fp32_set_opt_dtype")(low).dtype == torch.float32
+        assert _cpu_kernel("sum", "fp32_set_opt_dtype")(low, dtype=torch.float64).dtype == torch.float64
+        assert _cpu_kernel("sum", "fp32_set_opt_dtype")(torch.arange(3)).dtype == torch.int64
+        norm = _cpu_kernel("norm.ScalarOpt_dim", "fp32_append_dtype", "norm.ScalarOpt_dim_dtype", (None, None, None, False))
+        assert norm(low, 2, [1]).dtype == torch.float32 and norm(low, 2, [1]).shape == (3,)
+        assert _cpu_kernel("addcmul", "promote")(low, low, torch.randn(3, 4)).dtype == torch.float32
+        assert _cpu_kernel("addcmul", "promote")(low, low, low).dtype == torch.bfloat16
+        assert _cpu_kernel("exp", "fp32")(low).dtype == torch.float32
+
+
+def test_binary_cross_entropy_is_banned_under_cuda_autocast_with_pytorchs_advice():
+    from aten.autocast_mode import AutocastKernel, BANNED_MESSAGES
+    kernel = AutocastKernel(find_operator("binary_cross_entropy"), "banned", 1, None, (), (), None, (),
+                            BANNED_MESSAGES["binary_cross_entropy"])
+    with pytest.raises(RuntimeError, match="unsafe to autocast"):
+        kernel(torch.rand(3), torch.rand(3))
 
 
 def test_unsupported_dtypes_and_devices_are_refused_as_pytorch_does():

@@ -85,3 +85,15 @@ def test_uint64_sorts_and_sums_as_pytorch_beyond_int64s_range():
 def test_unsigned_creation_from_python_numbers_matches_pytorch(dtype, how):
     for value, expected in zip(CREATION_VALUES, REFERENCE["creation"][dtype][how]):
         assert run_creation(torch, creations(torch)[how], value, dtype) == expected, value
+
+
+def test_float8_index_put_refuses_other_dtypes_and_returns_self_in_place():
+    f = torch.zeros(4).to(torch.float8_e4m3fn)
+    idx = torch.tensor([0, 1])
+    for target, values in ((f.clone(), torch.ones(2, dtype=torch.uint8)), (torch.zeros(4, dtype=torch.uint8), f[:2]),
+                           (f.clone(), torch.ones(2).to(torch.float8_e5m2))):
+        with pytest.raises(RuntimeError, match="Index put requires the source and destination dtypes match"):
+            target.index_put_((idx,), values)
+    g = f.clone()
+    assert g.index_put_((idx,), torch.ones(2).to(torch.float8_e4m3fn)) is g
+    assert g.float().tolist() == [1.0, 1.0, 0.0, 0.0]

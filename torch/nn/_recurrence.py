@@ -103,6 +103,11 @@ def _direction(mode: str, x: Tensor, state: tuple[Tensor, ...], params: Sequence
     return torch.stack(outputs, 0), final
 
 
+def _autocast(t: Tensor, device: str, low: torch.dtype) -> Tensor:
+    eligible = t.is_floating_point() and t.device.type == device and t.dtype is not torch.float64
+    return t.to(low) if eligible else t
+
+
 def run(mode: str, input: Tensor, hx: tuple[Tensor, ...], weights: Sequence[Tensor], has_biases: bool,
         num_layers: int, dropout: float, train: bool, bidirectional: bool, batch_first: bool,
         proj_size: int = 0) -> tuple[Tensor, tuple[Tensor, ...]]:
@@ -112,6 +117,14 @@ def run(mode: str, input: Tensor, hx: tuple[Tensor, ...], weights: Sequence[Tens
     hx holds (num_layers * num_directions, B, H) tensors."""
     per = 2 + (2 if has_biases else 0) + (1 if proj_size > 0 else 0)
     directions = 2 if bidirectional else 1
+    device = input.device.type
+    if torch.is_autocast_enabled(device) and (device == "cuda" or mode != "GRU"):
+        # PyTorch's fused recurrent layers are on autocast's lower-precision list (cuDNN's for every
+        # mode; on the CPU mkldnn_rnn_layer, which its GRU does not use): input, state and weights
+        # all cast to the autocast dtype.
+        low = torch.get_autocast_dtype(device)
+        input, hx = _autocast(input, device, low), tuple(_autocast(h, device, low) for h in hx)
+        weights = [_autocast(w, device, low) for w in weights]
     x = input.transpose(0, 1) if batch_first else input
     finals: list[tuple[Tensor, ...]] = []
     for layer in range(num_layers):

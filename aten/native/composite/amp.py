@@ -17,14 +17,15 @@ _isfinite = find_operator("isfinite")
 _logical_not = find_operator("logical_not")
 _logical_or = find_operator("logical_or")
 _any = find_operator("any")
-_masked_fill_ = find_operator("masked_fill_.Scalar")
+# The writes run below autograd, as PyTorch's kernels write: a gradient may be a leaf that requires grad.
+_masked_fill_ = find_operator("masked_fill_.Scalar").call_below_autograd
 _mul = find_operator("mul.Tensor")
-_mul_ = find_operator("mul_.Tensor")
+_mul_ = find_operator("mul_.Tensor").call_below_autograd
 _add = find_operator("add.Scalar")
 _eq = find_operator("eq.Tensor")
 _ne = find_operator("ne.Tensor")
 _where = find_operator("where.self")
-_copy_ = find_operator("copy_")
+_copy_ = find_operator("copy_").call_below_autograd
 _to_copy = find_operator("_to_copy")
 
 _GRAD_DTYPES = ("float16", "bfloat16", "float32", "float64")

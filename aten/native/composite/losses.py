@@ -20,7 +20,8 @@ _sum = find_operator("sum")
 NONE, MEAN, SUM = 0, 1, 2      # the reduction codes of torch.nn._reduction.get_enum
 
 
-def _reduce(loss: Any, reduction: int) -> Any:
+def reduce_loss(loss: Any, reduction: int) -> Any:
+    """upstream's apply_loss_reduction: the loss as it is, its mean or its sum."""
     if reduction == MEAN:
         return _mean(loss)
     if reduction == SUM:
@@ -29,31 +30,41 @@ def _reduce(loss: Any, reduction: int) -> Any:
 
 
 def l1_loss(self: Any, target: Any, reduction: int = MEAN) -> Any:
-    return _reduce(_abs(_sub(self, target)), reduction)
+    return reduce_loss(_abs(_sub(self, target)), reduction)
+
+
+def _floating_only(self: Any, target: Any, kernel: str) -> None:
+    """Upstream's fused kernels have floating loops only."""
+    if not (self.dtype.is_floating_point or target.dtype.is_floating_point):
+        raise NotImplementedError(f'"{kernel}_{self.device.type}" not implemented for \'{self.dtype.type_name}\'')
 
 
 def smooth_l1_loss(self: Any, target: Any, reduction: int = MEAN, beta: float = 1.0) -> Any:
     """0.5 d^2 / beta where |d| < beta, |d| - 0.5 beta elsewhere (d = self - target)."""
+    _floating_only(self, target, "smooth_l1")
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
     z = _abs(_sub(self, target))
     if beta == 0.0:
-        return _reduce(z, reduction)
-    return _reduce(_where(_lt(z, beta), _mul(_mul(z, z), 0.5 / beta), _sub(z, 0.5 * beta)), reduction)
+        return reduce_loss(z, reduction)
+    return reduce_loss(_where(_lt(z, beta), _mul(_mul(z, z), 0.5 / beta), _sub(z, 0.5 * beta)), reduction)
 
 
 def huber_loss(self: Any, target: Any, reduction: int = MEAN, delta: float = 1.0) -> Any:
     """0.5 d^2 where |d| < delta, delta (|d| - 0.5 delta) elsewhere (d = self - target)."""
+    _floating_only(self, target, "huber")
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
     z = _abs(_sub(self, target))
-    return _reduce(_where(_lt(z, delta), _mul(_mul(z, z), 0.5), _mul(_sub(z, 0.5 * delta), delta)), reduction)
+    return reduce_loss(_where(_lt(z, delta), _mul(_mul(z, z), 0.5), _mul(_sub(z, 0.5 * delta), delta)), reduction)
 
 
 def kl_div(self: Any, target: Any, reduction: int = MEAN, log_target: bool = False) -> Any:
     """target (log target - self) pointwise: self holds log-probabilities, and so does target with log_target."""
+    if not (self.dtype.is_floating_point and target.dtype.is_floating_point):
+        raise RuntimeError("kl_div: Integral inputs not supported.")
     if log_target:
         loss = _mul(_exp(target), _sub(target, self))
     else:
         loss = _sub(_xlogy(target, target), _mul(target, self))
-    return _reduce(loss, reduction)
+    return reduce_loss(loss, reduction)

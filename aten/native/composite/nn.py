@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from aten.dispatcher import find_operator
+from aten.native.composite.losses import MEAN, NONE, SUM
 from aten.native.meta.conv_geometry import expand_param
 from c10.scalar_type import CPP_TYPE_NAMES, dtype_from_name
 
@@ -240,6 +241,8 @@ def group_norm(input: Any, num_groups: int, weight: Any = None, bias: Any = None
 
 _nll_loss_forward = find_operator("nll_loss_forward")
 _nll_loss2d_forward = find_operator("nll_loss2d_forward")
+_nll_loss = find_operator("nll_loss")
+_nll_loss2d = find_operator("nll_loss2d")
 _mul = find_operator("mul.Tensor")
 _add = find_operator("add.Tensor")
 _div = find_operator("div.Tensor")
@@ -257,7 +260,7 @@ _where = find_operator("where.self")
 def _masked_fill(t: Any, mask: Any, value: float) -> Any:
     return _where(mask, value, t)
 
-_MEAN, _SUM, _NONE = 1, 2, 0
+_MEAN, _SUM, _NONE = MEAN, SUM, NONE
 
 
 def nll_loss(self: Any, target: Any, weight: Any = None, reduction: int = _MEAN, ignore_index: int = -100) -> Any:
@@ -268,8 +271,19 @@ def nll_loss2d(self: Any, target: Any, weight: Any = None, reduction: int = _MEA
     return _nll_loss2d_forward(self, target, weight, reduction, ignore_index)[0]
 
 
-def _nll_nd_forward(self: Any, target: Any, weight: Any, reduction: int, ignore_index: int) -> tuple[Any, ...]:
-    """upstream's nll_loss_nd, keeping total_weight (the mean's denominator) for label smoothing."""
+def _nll_one(self: Any, target: Any, weight: Any, reduction: int, ignore_index: int) -> tuple[Any, ...]:
+    return _nll_loss(self, target, weight, reduction, ignore_index), None
+
+
+def _nll_two(self: Any, target: Any, weight: Any, reduction: int, ignore_index: int) -> tuple[Any, ...]:
+    return _nll_loss2d(self, target, weight, reduction, ignore_index), None
+
+
+def _nll_nd_forward(self: Any, target: Any, weight: Any, reduction: int, ignore_index: int,
+                    one: Any = _nll_loss_forward, two: Any = _nll_loss2d_forward) -> tuple[Any, ...]:
+    """upstream's nll_loss_nd over the forward kernels, keeping total_weight (the mean's denominator)
+    for label smoothing; or, with one/two = _nll_one/_nll_two, over the nll_loss and nll_loss2d
+    operators, as upstream's (which autocast computes in float32)."""
     if self.dim() < 1:
         raise ValueError(f"Expected 1 or more dimensions (got {self.dim()})")
     sizes, tsizes = self._sizes(), target._sizes()
@@ -277,9 +291,9 @@ def _nll_nd_forward(self: Any, target: Any, weight: Any, reduction: int, ignore_
         raise ValueError(f"Expected input batch_size ({sizes[0]}) to match target batch_size "
                          f"({tsizes[0] if tsizes else 1}).")
     if self.dim() <= 2:
-        return _nll_loss_forward(self, target, weight, reduction, ignore_index)
+        return one(self, target, weight, reduction, ignore_index)
     if self.dim() == 4:
-        return _nll_loss2d_forward(self, target, weight, reduction, ignore_index)
+        return two(self, target, weight, reduction, ignore_index)
     n, c = sizes[0], sizes[1]
     out_size = (n,) + tuple(sizes[2:])
     if tuple(tsizes[1:]) != tuple(sizes[2:]):
@@ -288,12 +302,12 @@ def _nll_nd_forward(self: Any, target: Any, weight: Any, reduction: int, ignore_
     target3 = _contiguous(target)
     input4 = _view(input4, (n, c, 1, -1) if self.numel() > 0 else (n, c, 0, 0))
     target3 = _view(target3, (n, 1, -1) if target.numel() > 0 else (n, 0, 0))
-    out, total_weight = _nll_loss2d_forward(input4, target3, weight, reduction, ignore_index)
+    out, total_weight = two(input4, target3, weight, reduction, ignore_index)
     return (out if reduction != _NONE else _view(out, out_size)), total_weight
 
 
 def nll_loss_nd(self: Any, target: Any, weight: Any = None, reduction: int = _MEAN, ignore_index: int = -100) -> Any:
-    return _nll_nd_forward(self, target, weight, reduction, ignore_index)[0]
+    return _nll_nd_forward(self, target, weight, reduction, ignore_index, _nll_one, _nll_two)[0]
 
 
 def _class_weight_view(weight: Any, ndim: int, class_dim: int) -> Any:

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from aten.dispatcher import find_operator
+from aten.native.composite.losses import reduce_loss
 from aten.native.meta.loss_checks import check_binary_cross_entropy, check_nll_loss2d
 from aten.native.meta.norm_checks import check_batch_norm, check_group_norm
 from c10.scalar_type import CPP_TYPE_NAMES
@@ -35,8 +36,6 @@ _all_dim = find_operator("all.dim")
 _softmax = find_operator("_softmax")
 _amax = find_operator("amax")
 _amin = find_operator("amin")
-_sum_dim = find_operator("sum.dim_IntList")
-_mean_dim = find_operator("mean.dim")
 _exp = find_operator("exp")
 _log1p = find_operator("log1p")
 _neg = find_operator("neg")
@@ -191,15 +190,9 @@ def constant_pad_nd(self: Any, pad: Any, value: Any = 0) -> Any:
 
 # ---- nn ---------------------------------------------------------------------------------------------
 
-def _reduce(loss: Any, reduction: int) -> Any:
-    if reduction == 0:
-        return loss
-    return _mean_dim(loss, None, False) if reduction == 1 else _sum_dim(loss, None, False)
-
-
 def mse_loss(self: Any, target: Any, reduction: int = 1) -> Any:
     difference = _sub(self, target)
-    return _reduce(_mul(difference, difference), reduction)
+    return reduce_loss(_mul(difference, difference), reduction)
 
 
 def binary_cross_entropy_with_logits(self: Any, target: Any, weight: Any = None, pos_weight: Any = None,
@@ -212,7 +205,7 @@ def binary_cross_entropy_with_logits(self: Any, target: Any, weight: Any = None,
     loss = _add(_mul(_sub(1, target), self), log_weight)
     if weight is not None:
         loss = _mul(loss, weight)
-    return _reduce(loss, reduction)
+    return reduce_loss(loss, reduction)
 
 
 def binary_cross_entropy(self: Any, target: Any, weight: Any = None, reduction: int = 1) -> Any:
@@ -228,7 +221,7 @@ def binary_cross_entropy(self: Any, target: Any, weight: Any = None, reduction: 
     loss = _sub(_mul(_sub(target, 1), log_1mx), _mul(target, log_x))
     if weight is not None:
         loss = _mul(loss, weight)
-    return _reduce(_same_dtype(loss, self), reduction)
+    return reduce_loss(_same_dtype(loss, self), reduction)
 
 
 def nll_loss2d_forward(self: Any, target: Any, weight: Any, reduction: int, ignore_index: int) -> Any:

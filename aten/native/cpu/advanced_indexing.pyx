@@ -307,7 +307,6 @@ def index_put__cpu(TensorImpl self not None, indices, TensorImpl values not None
     check_cpu(self)
     check_cpu(values)
     indices = tuple(indices)
-    check_kernel_dtype(self, "index_put_" if not accumulate else "index_put_with_sort_")
     if len(indices) > self.nd:
         raise IndexError(f"too many indices for tensor of dimension {self.nd} (got {len(indices)})")
     if not indices or all(i is None for i in indices):
@@ -344,6 +343,7 @@ def index_put__cpu(TensorImpl self not None, indices, TensorImpl values not None
         raise RuntimeError("Index put requires the source and destination dtypes match, got "
                            f"{type_name(self.scalar_type)} for the destination and {type_name(values.scalar_type)} "
                            "for the source.")
+    check_kernel_dtype(self, "index_put_" if not accumulate else "index_put_with_sort_")
     if info is None:
         p.npre = 0
         p.npost = nd

@@ -32,7 +32,7 @@ path for every backend:
   One call mixing two such dtypes, or naming one in a dtype= argument, is refused.
 """
 from c10.scalar_type cimport (dtype, dtype_of, opmath_type, is_floating, has_arithmetic, is_barebones, ST_FLOAT32,
-                              ST_INT64, ST_UINT64, ST_UINT8)
+                              ST_INT64, ST_UINT64, ST_UINT8, ST_BOOL)
 from c10.tensor_impl cimport TensorImpl
 
 cdef enum:
@@ -102,6 +102,18 @@ cdef class _Scan:
         elif isinstance(v, (tuple, list)):
             for item in v:
                 self.scan(item)
+
+
+cdef bint _other_data(tuple values, int st):
+    """Whether a tensor operand (outside the index lists) holds data of a dtype other than st: an
+    index (int64), a mask (bool) or a wrapped number does not count."""
+    cdef int other
+    for v in values:
+        if isinstance(v, TensorImpl):
+            other = (<TensorImpl>v).scalar_type
+            if other != st and other != ST_INT64 and other != ST_BOOL and not (<TensorImpl>v).is_wrapped_number:
+                return True
+    return False
 
 
 cdef inline int _joined(int known, int st) noexcept:
@@ -268,6 +280,8 @@ cdef class ComputeInOpmath:
         cdef int st = scan.no_loop_type
         cdef int mode = self.unsigned_mode if is_barebones(st) else self.float8_mode
         cdef _Widening w
+        if mode == BITS and scan.seen & MIXED_NO_LOOP and not scan.seen & ASKS_NO_LOOP:
+            return kernel(*args, **kwargs)     # two storage dtypes: the kernel's own dtype checks
         if mode == REFUSE or scan.seen & (ASKS_NO_LOOP | MIXED_NO_LOOP):
             raise NotImplementedError(f'"{self.label}" not implemented for \'{dtype_of(st).type_name}\'')
         if mode == ORDER:
@@ -294,16 +308,27 @@ cdef class ComputeInOpmath:
         return bool(kwargs.get("accumulate", False))
 
     cdef object _bits_call(self, object kernel, int st, tuple args, dict kwargs):
-        args = tuple([self._viewed(a, st, ST_UINT8) for a in args])
-        kwargs = {k: self._viewed(v, st, ST_UINT8) for k, v in kwargs.items()}
-        return self._viewed(kernel(*args, **kwargs), ST_UINT8, st)
+        cdef dict views = {}         # id(view) -> (view, the operand it views): in-place results
+        if _other_data(args, st) or _other_data(tuple(kwargs.values()), st):
+            return kernel(*args, **kwargs)     # mixed data dtypes: the kernel's own dtype checks
+        args = tuple([self._viewed(a, st, ST_UINT8, views) for a in args])
+        kwargs = {k: self._viewed(v, st, ST_UINT8, views) for k, v in kwargs.items()}
+        return self._viewed(kernel(*args, **kwargs), ST_UINT8, st, views)
 
-    cdef object _viewed(self, object v, int src, int dst):
-        """v's tensors of dtype src viewed as dtype dst (looking into lists and tuples)."""
+    cdef object _viewed(self, object v, int src, int dst, dict views):
+        """v's tensors of dtype src viewed as dtype dst (looking into lists and tuples); a view made
+        of an operand comes back as the operand itself."""
         if isinstance(v, TensorImpl):
-            return self.view_dtype(v, dtype_of(dst)) if (<TensorImpl>v).scalar_type == src else v
+            entry = views.get(id(v))
+            if entry is not None and entry[0] is v:
+                return entry[1]
+            if (<TensorImpl>v).scalar_type != src:
+                return v
+            view = self.view_dtype(v, dtype_of(dst))
+            views[id(view)] = (view, v)
+            return view
         if isinstance(v, (tuple, list)):
-            return type(v)([self._viewed(item, src, dst) for item in v])
+            return type(v)([self._viewed(item, src, dst, views) for item in v])
         return v
 
     cdef object _order_call(self, object kernel, int st, tuple args, dict kwargs):
