@@ -376,52 +376,51 @@ def test_an_opmath_backend_registers_its_kernel_to_compute_in_float32_and_the_ot
     assert 'register_lazy("frob", DispatchKey.CUDA, "aten.native.cuda.frob", "frob_cuda")\n' in regs
 
 
+def _registrations(tmp_path, schema, kernels):
+    """aten/_gen_registrations.py generated from schema, with kernels (path -> source) written first."""
+    root = make_tree(tmp_path, schema)
+    for path, text in kernels.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(text)
+    generate(root, quiet=True)
+    return (root / "aten/_gen_registrations.py").read_text()
+
+
 def test_autocast_entries_register_the_policy_at_each_devices_autocast_key(tmp_path):
-    root = make_tree(tmp_path, """
+    regs = _registrations(tmp_path, """
         - func: frob(Tensor self, int k=3) -> Tensor
           ember_autocast: {CPU: fp32, CUDA: fp32_append_dtype(frob.dtype)}
         - func: frob.dtype(Tensor self, int k, *, ScalarType dtype) -> Tensor
           dispatch:
             CompositeExplicitAutograd: frob_dtype
-        """)
-    (root / "aten/native/composite").mkdir(parents=True, exist_ok=True)
-    (root / "aten/native/composite/frob.py").write_text(
-        "def frob(self, k=3):\n    return self\n\n\ndef frob_dtype(self, k, dtype):\n    return self\n")
-    generate(root, quiet=True)
-    regs = (root / "aten/_gen_registrations.py").read_text()
+        """, {"aten/native/composite/frob.py":
+              "def frob(self, k=3):\n    return self\n\n\ndef frob_dtype(self, k, dtype):\n    return self\n"})
     assert 'register_autocast("frob", DispatchKey.AutocastCPU, "fp32")' in regs
     assert 'register_autocast("frob", DispatchKey.AutocastCUDA, "fp32_append_dtype", "frob.dtype", (None, 3, ))' in regs
 
 
 def test_an_append_dtype_overload_must_take_the_ops_arguments_and_a_dtype(tmp_path):
-    root = make_tree(tmp_path, """
-        - func: frob(Tensor self) -> Tensor
-          ember_autocast: {CUDA: fp32_append_dtype(frob.other)}
-        - func: frob.other(Tensor self, int k, *, ScalarType dtype) -> Tensor
-          dispatch:
-            CompositeExplicitAutograd: frob_other
-        """)
-    (root / "aten/native/composite").mkdir(parents=True, exist_ok=True)
-    (root / "aten/native/composite/frob.py").write_text(
-        "def frob(self):\n    return self\n\n\ndef frob_other(self, k, dtype):\n    return self\n")
     with pytest.raises(SchemaError, match="must name an overload taking this op's arguments"):
-        generate(root, quiet=True)
+        _registrations(tmp_path, """
+            - func: frob(Tensor self) -> Tensor
+              ember_autocast: {CUDA: fp32_append_dtype(frob.other)}
+            - func: frob.other(Tensor self, int k, *, ScalarType dtype) -> Tensor
+              dispatch:
+                CompositeExplicitAutograd: frob_other
+            """, {"aten/native/composite/frob.py":
+                  "def frob(self):\n    return self\n\n\ndef frob_other(self, k, dtype):\n    return self\n"})
 
 
 def test_storage_dtypes_wrap_every_kernel_of_the_entry(tmp_path):
-    root = make_tree(tmp_path, """
+    regs = _registrations(tmp_path, """
         - func: frob(Tensor self) -> Tensor
           dispatch:
             CPU: frob_cpu
             CUDA: frob_cuda
           ember_opmath: CPU
           ember_storage_dtypes: {float8: bits}
-        """)
-    (root / "aten/native/cpu/frob.pyx").write_text("def frob_cpu(self):\n    return self\n")
-    (root / "aten/native/cuda").mkdir(parents=True, exist_ok=True)
-    (root / "aten/native/cuda/frob.py").write_text("def frob_cuda(self):\n    return self\n")
-    generate(root, quiet=True)
-    regs = (root / "aten/_gen_registrations.py").read_text()
+        """, {"aten/native/cpu/frob.pyx": "def frob_cpu(self):\n    return self\n",
+              "aten/native/cuda/frob.py": "def frob_cuda(self):\n    return self\n"})
     assert ('register_lazy("frob", DispatchKey.CPU, "aten.native.cpu.frob", "frob_cpu", opmath=True, '
             "storage={'float8': 'bits'})") in regs
     assert ('register_lazy("frob", DispatchKey.CUDA, "aten.native.cuda.frob", "frob_cuda", '
