@@ -9,7 +9,7 @@ import importlib as _importlib
 from typing import TYPE_CHECKING
 from typing import Any as _Any
 
-__version__ = "0.1.0"   # the ember-torch distribution's version (pyproject.toml); a constant keeps import fast
+from torch.torch_version import __version__   # "2.13.0+ember", comparing as a version (TorchVersion)
 
 from c10.device import device
 from c10.layout import channels_last, contiguous_format, layout, memory_format, preserve_format, strided
@@ -120,7 +120,8 @@ _SUBMODULES = {"cuda": "torch.cuda", "ops": "torch._ops", "linalg": "torch.linal
                "return_types": "torch.return_types", "random": "torch.random", "testing": "torch.testing",
                "utils": "torch.utils", "library": "torch.library", "version": "torch.version",
                "autograd": "torch.autograd", "nn": "torch.nn", "optim": "torch.optim",
-               "serialization": "torch.serialization", "amp": "torch.amp", "cpu": "torch.cpu"}
+               "serialization": "torch.serialization", "amp": "torch.amp", "cpu": "torch.cpu",
+               "torch_version": "torch.torch_version", "__config__": "torch.__config__"}
 _HELPERS = {**dict.fromkeys(("get_num_threads", "set_num_threads", "get_num_interop_threads",
                              "set_num_interop_threads"), "aten.native.cpu.loops"),
             "result_type": "torch._creation", "can_cast": "c10.scalar_type",
