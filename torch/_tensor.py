@@ -241,6 +241,10 @@ class Tensor(_TensorBase):
     def is_cpu(self) -> bool:
         return bool(self.device.type == "cpu")
 
+    # Devices and layouts Ember has no tensors on: PyTorch's predicates, answered for every tensor here.
+    is_xpu = is_mps = is_meta = is_ipu = is_xla = is_vulkan = is_mtia = is_maia = property(lambda self: False)
+    is_sparse = is_sparse_csr = is_quantized = is_mkldnn = is_nested = property(lambda self: False)
+
     @property
     def layout(self) -> Any:
         return strided
