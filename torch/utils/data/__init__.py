@@ -6,6 +6,7 @@ from torch.utils.data.dataloader import (
     default_convert,
     get_worker_info,
 )
+from torch.utils.data.distributed import DistributedSampler
 from torch.utils.data.dataset import (
     ChainDataset,
     ConcatDataset,
@@ -25,13 +26,14 @@ from torch.utils.data.sampler import (
     WeightedRandomSampler,
 )
 
-# PyTorch's list, less the datapipes API and DistributedSampler (not implemented here).
+# PyTorch's list, less the datapipes API.
 __all__ = [
     "BatchSampler",
     "ChainDataset",
     "ConcatDataset",
     "DataLoader",
     "Dataset",
+    "DistributedSampler",
     "IterableDataset",
     "RandomSampler",
     "Sampler",
