@@ -1,6 +1,7 @@
 """Namespaces programs touch at setup before Ember has the machinery behind them, answering as
 PyTorch does outside it: torch.compiler (nothing is ever being compiled), torch.onnx (importable,
-export refused), torch.distributed (importable, unavailable)."""
+export refused), torch.distributed (importable, unavailable), torch.jit (PyTorch's behaviour with
+TorchScript disabled)."""
 import pytest
 
 import torch
@@ -28,3 +29,28 @@ def test_onnx_imports_and_refuses_to_export():
 def test_distributed_imports_and_is_unavailable():
     import torch.distributed as dist
     assert dist.is_available() is False and not hasattr(dist, "init_process_group")
+
+
+def test_jit_runs_eagerly_as_pytorch_with_torchscript_disabled():
+    def f(x):
+        return x + 1
+
+    m = torch.nn.Linear(2, 2)
+    assert torch.jit.script(f) is f and torch.jit.script(m) is m
+    assert torch.jit.trace(f, (torch.ones(1),)) is f and torch.jit.trace(m, (torch.ones(1, 2),)) is m
+    assert torch.jit.is_scripting() is False and torch.jit.is_tracing() is False
+    assert torch.jit.ignore(f) is f and torch.jit.unused(f) is f and torch.jit.export(f) is f
+    assert f._torchscript_modifier == "export (compile this function even if nothing calls it)"
+    with pytest.warns(FutureWarning, match="ignore\\(True\\) has been deprecated"):
+        assert torch.jit.ignore(drop=True)(f) is f
+    assert torch.jit.Attribute(3, int) == 3 and torch.jit.annotate(int, 3) == 3
+    assert torch.jit.wait(torch.jit.fork(f, torch.ones(1))).item() == 2.0
+    assert torch.jit.script_if_tracing(f)(torch.ones(1)).item() == 2.0
+    assert not isinstance(m, torch.jit.ScriptModule) and not isinstance(f, torch.jit.ScriptFunction)
+
+
+def test_jit_refuses_torchscript_archives_saying_why():
+    with pytest.raises(RuntimeError, match="TorchScript archives are not supported by Ember"):
+        torch.jit.save(torch.nn.Linear(2, 2), "model.pt")
+    with pytest.raises(RuntimeError, match="torch.jit.load: TorchScript archives are not supported"):
+        torch.jit.load("model.pt")
