@@ -347,8 +347,10 @@ def register_lazy(str name, key, str module, str attr, bint opmath=False, dict s
     uint16/32/64 operands (aten/native/meta/opmath.pyx)."""
     kernel = LazyKernel(module, attr)
     if opmath or storage:
-        params = _parameters(find_operator(name).schema)
-        accumulate_at = next((p[0] for p in params if p[2] == "accumulate" and p[1] == "bool"), -1)
+        accumulate_at = -1
+        if storage and storage.get("float8") == "bits":     # only the bits mode reads it
+            accumulate_at = next((p[0] for p in _parameters(find_operator(name).schema)
+                                  if p[2] == "accumulate" and p[1] == "bool"), -1)
         kernel = ComputeInOpmath(kernel, find_operator("_to_copy").call_below_autograd,
                                  find_operator("copy_").call_below_autograd,
                                  find_operator("resize_").call_below_autograd,

@@ -185,7 +185,9 @@ def named_dtype(torch: Any, value: Any, low: Any) -> Any:
 
 
 def run_case(torch: Any, name: str, args: list[Any], kwargs: dict[str, Any], device: str, variant: str,
-             make: Any) -> dict[str, Any]:
+             region: Any, tensors: Any = contextlib.nullcontext, fake: bool = False) -> dict[str, Any]:
+    """Output dtypes (or the error type) of the case's op on inputs of the variant, called inside
+    region() (an autocast region) with its tensors made inside tensors() (FakeTensorMode when fake)."""
     op_name = name.split("#")[0]
     base, _, overload = op_name.partition(".")
     op = getattr(getattr(torch.ops.aten, base), overload or "default")
@@ -193,11 +195,11 @@ def run_case(torch: Any, name: str, args: list[Any], kwargs: dict[str, Any], dev
     rng = np.random.default_rng(0)
     floats = variant_dtypes(torch, variant, low)
     built_kwargs = {k: named_dtype(torch, v, low) for k, v in kwargs.items()}
-    with make():
+    with tensors():
         built = [named_dtype(torch, a, low) if name.endswith("#dtype") and isinstance(a, str) else a
-                 for a in build(torch, args, list(floats), device, rng, fake=device == "cuda")]
+                 for a in build(torch, args, list(floats), device, rng, fake)]
         try:
-            with torch.autocast(device):
+            with region():
                 out = op(*built, **built_kwargs)
         except Exception as e:  # noqa: BLE001 (the recorded behaviour is the error)
             return {"error": type(e).__name__}
@@ -295,13 +297,11 @@ def main(out_dir: Path) -> None:
         for device, key in (("cpu", "AutocastCPU"), ("cuda", "AutocastCUDA")):
             if op_name not in lists[key]:
                 continue
-            if device == "cuda":     # fake CUDA tensors: autocast("cuda") refuses without a GPU, the state does not
-                torch.set_autocast_enabled("cuda", True)
-            results = {}
-            for variant in VARIANTS:
-                make = fake_tensor_mode if device == "cuda" else contextlib.nullcontext
-                results[variant] = _run_enabled(torch, name, args, kwargs, device, variant, make)
-            torch.set_autocast_enabled("cuda", False)
+            fake = device == "cuda"     # fake CUDA tensors: autocast("cuda") refuses without a GPU, the state does not
+            region = _enabled_cuda(torch) if fake else (lambda: torch.autocast("cpu"))
+            tensors = fake_tensor_mode if fake else contextlib.nullcontext
+            results = {variant: run_case(torch, name, args, kwargs, device, variant, region, tensors, fake)
+                       for variant in VARIANTS}
             cases.append({"op": name, "device": device, "args": args, "kwargs": kwargs, "results": results})
     out_dir.mkdir(parents=True, exist_ok=True)
     data = {"torch": torch.__version__, "lists": lists, "cases": cases, "training": training(torch),
@@ -310,28 +310,17 @@ def main(out_dir: Path) -> None:
     print(f"wrote {out_dir / 'autocast.json'}: {len(cases)} cases")
 
 
-def _run_enabled(torch: Any, name: str, args: list[Any], kwargs: dict[str, Any], device: str, variant: str,
-                 make: Any) -> dict[str, Any]:
-    if device != "cuda":
-        return run_case(torch, name, args, kwargs, device, variant, make)
-    # torch.autocast("cuda") disables itself without a GPU: set the state directly, as it would.
-    saved = torch.autocast
-    try:
-        torch.autocast = lambda _device: _EnabledCuda(torch)
-        return run_case(torch, name, args, kwargs, device, variant, make)
-    finally:
-        torch.autocast = saved
+def _enabled_cuda(torch: Any) -> Any:
+    """An autocast("cuda") region made by setting the state, as the context manager would on a GPU."""
+    @contextlib.contextmanager
+    def region() -> Any:
+        torch.set_autocast_enabled("cuda", True)
+        try:
+            yield
+        finally:
+            torch.set_autocast_enabled("cuda", False)
 
-
-class _EnabledCuda:
-    def __init__(self, torch: Any) -> None:
-        self.torch = torch
-
-    def __enter__(self) -> None:
-        self.torch.set_autocast_enabled("cuda", True)
-
-    def __exit__(self, *exc: Any) -> None:
-        self.torch.set_autocast_enabled("cuda", False)
+    return region
 
 
 if __name__ == "__main__":

@@ -15,7 +15,8 @@ import torch
 from aten import autocast_mode
 from aten.dispatcher import find_operator, has_operator, operator_names
 from c10.dispatch_key import DispatchKey
-from tools.record_autocast_reference import build, entry_points, named_dtype, variant_dtypes
+import tools.record_autocast_reference as record
+from tools.record_autocast_reference import entry_points
 
 REFERENCE = json.loads((Path(__file__).resolve().parents[1] / "data" / "autocast" / "autocast.json").read_text())
 CUDA = [pytest.mark.cuda, pytest.mark.skipif(not torch.cuda.is_available(), reason="needs an NVIDIA GPU and PyCUDA")]
@@ -23,22 +24,9 @@ CUDA = [pytest.mark.cuda, pytest.mark.skipif(not torch.cuda.is_available(), reas
 
 def run_case(case, variant):
     """The recorded case on Ember, under autocast on its device: output dtypes, or the error type."""
-    device, name = case["device"], case["op"]
-    op_name = name.split("#")[0]
-    base, _, overload = op_name.partition(".")
-    op = getattr(getattr(torch.ops.aten, base), overload or "default")
-    low = torch.get_autocast_dtype(device)
-    args = [named_dtype(torch, a, low) if name.endswith("#dtype") and isinstance(a, str) else a
-            for a in build(torch, case["args"], list(variant_dtypes(torch, variant, low)), device,
-                           np.random.default_rng(0))]
-    kwargs = {k: named_dtype(torch, v, low) for k, v in case["kwargs"].items()}
-    try:
-        with torch.autocast(device):
-            out = op(*args, **kwargs)
-    except Exception as e:  # noqa: BLE001 (compared with the recorded error)
-        return {"error": type(e).__name__}
-    outs = out if isinstance(out, (tuple, list)) else [out]
-    return {"dtypes": [str(o.dtype).removeprefix("torch.") for o in outs]}
+    device = case["device"]
+    return record.run_case(torch, case["op"], case["args"], case["kwargs"], device, variant,
+                           lambda: torch.autocast(device))
 
 
 def cases(device):
