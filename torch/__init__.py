@@ -29,6 +29,10 @@ _AUTOCAST_STATE = ("is_autocast_enabled", "set_autocast_enabled", "get_autocast_
                    "autocast_increment_nesting", "autocast_decrement_nesting", "is_autocast_cpu_enabled",
                    "set_autocast_cpu_enabled", "get_autocast_cpu_dtype", "set_autocast_cpu_dtype",
                    "get_autocast_gpu_dtype", "set_autocast_gpu_dtype")
+_CONTEXT = ("use_deterministic_algorithms", "are_deterministic_algorithms_enabled",
+            "is_deterministic_algorithms_warn_only_enabled", "set_deterministic_debug_mode",
+            "get_deterministic_debug_mode", "set_float32_matmul_precision", "get_float32_matmul_precision",
+            "set_default_device", "get_default_device")
 _LEGACY_TYPES = ("FloatTensor", "DoubleTensor", "HalfTensor", "BFloat16Tensor", "LongTensor", "IntTensor",
                  "ShortTensor", "CharTensor", "ByteTensor", "BoolTensor")
 
@@ -45,7 +49,12 @@ if TYPE_CHECKING:
     from torch.functional import broadcast_shapes, broadcast_tensors, einsum, nonzero, norm, numel, split, unique
     from torch.random import (Generator, default_generator, get_rng_state, initial_seed, manual_seed, seed,
                               set_rng_state)
-    from torch._creation import result_type
+    from torch._creation import asarray, result_type
+    from torch._context import (are_deterministic_algorithms_enabled, get_default_device,
+                                get_deterministic_debug_mode, get_float32_matmul_precision,
+                                is_deterministic_algorithms_warn_only_enabled, set_default_device,
+                                set_deterministic_debug_mode, set_float32_matmul_precision,
+                                use_deterministic_algorithms)
     from torch._legacy import tensortype as _tensortype
     from torch._tensor_str import set_printoptions
     from torch.storage import UntypedStorage
@@ -64,9 +73,9 @@ if TYPE_CHECKING:
                                     set_autocast_dtype, set_autocast_enabled, set_autocast_gpu_dtype)
     from aten.native.cpu.loops import (get_num_interop_threads, get_num_threads, set_num_interop_threads,
                                        set_num_threads)
-    # not cuda (torch._C and torch.cuda stay apart), nor optim (torch.optim and torch.utils.data
-    # must not know each other, and import-linter follows torch's imports)
-    from torch import (amp, autograd, compiler, cpu, distributed, jit, library, linalg, nn, onnx, random,
+    # not cuda nor accelerator (torch._C and torch.cuda stay apart), nor optim (torch.optim and
+    # torch.utils.data must not know each other, and import-linter follows torch's imports)
+    from torch import (amp, autograd, backends, compiler, cpu, distributed, jit, library, linalg, nn, onnx, random,
                        return_types, serialization, special, testing, utils, version)
     from torch._ops import ops
 
@@ -113,7 +122,7 @@ __all__ = sorted({
     "manual_seed", "seed", "set_rng_state", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
     "is_grad_enabled", "is_inference_mode_enabled", "is_anomaly_enabled", "is_anomaly_check_nan_enabled",
     "save", "load", "OutOfMemoryError", "get_num_interop_threads", "set_num_interop_threads", "finfo", "iinfo",
-    "autocast", "GradScaler", *_AUTOCAST_STATE,
+    "autocast", "GradScaler", "asarray", *_AUTOCAST_STATE, *_CONTEXT,
     *_LEGACY_TYPES, *_DTYPE_NAMES, *_gen_index.FUNCTIONS, *PYTHON_FUNCTIONS})
 
 _SUBMODULES = {"cuda": "torch.cuda", "ops": "torch._ops", "linalg": "torch.linalg", "special": "torch.special",
@@ -123,10 +132,11 @@ _SUBMODULES = {"cuda": "torch.cuda", "ops": "torch._ops", "linalg": "torch.linal
                "serialization": "torch.serialization", "amp": "torch.amp", "cpu": "torch.cpu",
                "torch_version": "torch.torch_version", "__config__": "torch.__config__",
                "compiler": "torch.compiler", "onnx": "torch.onnx", "distributed": "torch.distributed",
-               "jit": "torch.jit"}
+               "jit": "torch.jit", "backends": "torch.backends", "accelerator": "torch.accelerator"}
 _HELPERS = {**dict.fromkeys(("get_num_threads", "set_num_threads", "get_num_interop_threads",
                              "set_num_interop_threads"), "aten.native.cpu.loops"),
-            "result_type": "torch._creation", "can_cast": "c10.scalar_type",
+            "result_type": "torch._creation", "asarray": "torch._creation", "can_cast": "c10.scalar_type",
+            **dict.fromkeys(_CONTEXT, "torch._context"),
             "finfo": "torch._type_info", "iinfo": "torch._type_info",
             **dict.fromkeys(("Generator", "default_generator", "get_rng_state", "initial_seed", "manual_seed",
                              "seed", "set_rng_state"), "torch.random"),

@@ -11,6 +11,7 @@ from c10 import tensor_impl
 from c10.device import canonical
 from c10.tensor_impl import TensorImpl
 from torch._C._tensor_new import tensor_from_python
+from torch._C.arg_parser import get_default_device
 from torch.csrc.autograd import graph
 
 _FLOAT32 = scalar_type.dtype_from_name("float32")
@@ -142,6 +143,8 @@ def _unsigned_64(data: Any) -> Any:
 def tensor(data: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False,
            pin_memory: bool = False) -> Tensor:
     """A new tensor holding a copy of data (nested lists or tuples of numbers, a number, or an array)."""
+    if device is None:
+        device = get_default_device()
     if type(data) in _PYTHON_DATA and device is None:
         out = tensor_from_python(data, dtype)       # the common case, in C; None: not that case
         if out is not None:
@@ -204,6 +207,8 @@ def _set_requires_grad(out: Any, requires_grad: bool) -> Any:
 def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Any:
     """data as a tensor, sharing memory where it can: a tensor of the same dtype and device is
     returned as is, and a numpy array of a supported dtype is wrapped without a copy."""
+    if device is None:
+        device = get_default_device()
     if isinstance(data, TensorImpl):
         return data if dtype is None and device is None else data.to(dtype=dtype, device=device)  # type: ignore[attr-defined]
     if isinstance(data, np.ndarray) and data.dtype.isnative and data.dtype.kind in "biuf":
@@ -213,6 +218,48 @@ def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Any:
             return tensor(data, dtype=dtype, device=device)
         return shared if dtype is None and device is None else shared.to(dtype=dtype, device=device)
     return tensor(data, dtype=dtype, device=device)
+
+
+def asarray(obj: Any, *, dtype: Any = None, device: Any = None, copy: bool | None = None,
+            requires_grad: bool = False) -> Any:
+    """obj as a tensor: a tensor, a NumPy array or an object with the buffer protocol shares its
+    memory unless copy=True or a dtype/device change needs a copy (copy=False then raises);
+    sequences and numbers are copied (copy=False raises). requires_grad is set on the result."""
+    if device is None:
+        device = get_default_device()
+    if isinstance(obj, TensorImpl):
+        out = _asarray_tensor(obj, dtype, device, copy)
+    elif isinstance(obj, (np.ndarray, np.generic)) or _has_buffer(obj):
+        array = obj if isinstance(obj, (np.ndarray, np.generic)) else \
+            np.frombuffer(obj, dtype=(scalar_type.get_default_dtype() if dtype is None else dtype).numpy_dtype)
+        out = _asarray_tensor(as_tensor(np.asarray(array), device="cpu"), dtype, device, copy)
+    else:
+        if copy is False:
+            raise ValueError("can't alias arbitrary sequence into a tensor.")
+        out = tensor(obj, dtype=dtype, device=device)
+    if requires_grad:
+        out.requires_grad_(True)
+    return out
+
+
+def _has_buffer(obj: Any) -> bool:
+    try:
+        memoryview(obj)
+    except TypeError:
+        return False
+    return True
+
+
+def _asarray_tensor(t: Any, dtype: Any, device: Any, copy: bool | None) -> Any:
+    dtype = t.dtype if dtype is None else dtype
+    device = t.device if device is None else canonical(device)
+    if dtype is t.dtype and device == t.device and not copy:
+        return t
+    if copy is False:
+        what = f"dtype '{t.dtype.type_name}' into dtype '{dtype.type_name}'" if dtype is not t.dtype else \
+            f"device '{t.device}' into device '{device}'"
+        raise ValueError(f"can't alias tensor with {what}.")
+    return t.to(dtype=dtype, device=device, copy=True)
 
 
 def from_numpy(array: Any) -> Tensor:

@@ -241,6 +241,13 @@ def device_name(index: int) -> str:
     return str(state.drv.Device(index).name())
 
 
+def mem_get_info(index: int) -> tuple[int, int]:
+    """(free, total) bytes of device memory, as the driver reports them (cuMemGetInfo)."""
+    allocator(index)        # the device checks, and the context current
+    free, total = lazy_init().drv.mem_get_info()
+    return int(free), int(total)
+
+
 def device_properties(index: int) -> dict[str, Any]:
     """name, major, minor (compute capability), total_memory (bytes), multi_processor_count."""
     state = lazy_init()

@@ -145,6 +145,12 @@ class CachingAllocator:
             self._take_returned()
             self.peak_allocated, self.peak_reserved = self.allocated, self.reserved
 
+    def reset_accumulated_stats(self) -> None:
+        """Zero the counters that only grow (allocations, frees, retries, driver allocations)."""
+        with self._lock:
+            self._take_returned()
+            self.num_allocs = self.num_frees = self.num_retries = self.num_driver_allocs = 0
+
     def stats(self) -> dict[str, int]:
         """A subset of torch.cuda.memory_stats(), under PyTorch's keys."""
         with self._lock:

@@ -222,6 +222,14 @@ def _check_device_memory(address: int, nbytes: int, call: str) -> None:
         raise LogicError(f"{call} failed: invalid argument (address {address:#x} is not device memory)")
 
 
+def mem_get_info() -> tuple[int, int]:
+    """cuMemGetInfo: the emulated device's capacity, less the blocks allocated and not yet freed."""
+    _require_context("cuMemGetInfo")
+    _sweep()
+    total = Device(0).total_memory()
+    return max(total - sum(_buffers[start].nbytes for start in _starts), 0), total
+
+
 def mem_alloc(nbytes: int) -> DeviceAllocation:
     _require_context("cuMemAlloc")
     if nbytes > Device(0).total_memory():

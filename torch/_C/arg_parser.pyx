@@ -34,6 +34,34 @@ _TYPE_NAMES = {P_TENSOR: "Tensor", P_OPT_TENSOR: "Tensor", P_SCALAR: "Number", P
 _OPTIONAL = {P_OPT_TENSOR, P_OPT_SCALAR, P_OPT_INT, P_OPT_FLOAT, P_OPT_BOOL, P_OPT_INT_LIST, P_OPT_DTYPE,
              P_LAYOUT, P_DEVICE, P_MEMORY_FORMAT, P_OPT_STRING, P_FLOAT_LIST, P_GENERATOR}
 
+# torch.set_default_device: where the factories below create a tensor when no device is given
+# (PyTorch's torch.utils._device list; *_like and new_* follow their tensor). None: the CPU.
+cdef object _default_device = None
+cdef frozenset _DEVICE_CONSTRUCTORS = frozenset({
+    "empty", "empty_permuted", "empty_strided", "zeros", "ones", "full", "arange", "range", "eye", "linspace",
+    "logspace", "rand", "randn", "randint", "randperm", "scalar_tensor", "tril_indices", "triu_indices",
+    "bartlett_window", "blackman_window", "hamming_window", "hann_window", "kaiser_window"})
+
+
+def set_default_device(device):
+    global _default_device
+    _default_device = device
+
+
+def get_default_device():
+    """The default device set for factories, or None for the CPU."""
+    return _default_device
+
+
+cdef void _apply_default_device(Signature sig, list values):
+    cdef Param p
+    cdef Py_ssize_t i = 0
+    for p in sig.params:
+        if p.type == P_DEVICE and values[i] is None:
+            values[i] = _default_device
+        i += 1
+
+
 cdef class _NoMatch:
     pass
 
@@ -348,6 +376,8 @@ cdef class ArgParser:
         for sig in self.signatures:
             values = sig.parse(args, kwargs, errors, False)
             if values is not None:
+                if _default_device is not None and self.name in _DEVICE_CONSTRUCTORS:
+                    _apply_default_device(sig, values)
                 return index, values
             index += 1
         if self.allow_numbers:

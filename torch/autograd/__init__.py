@@ -15,8 +15,7 @@ from torch.autograd.function import Function, FunctionCtx, once_differentiable
 from torch.autograd.gradcheck import gradcheck, gradgradcheck
 from torch.autograd.grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled,
                                       no_grad, set_grad_enabled)
-# torch.autograd.graph is the engine's module (Node and the graph), where PyTorch has its graph module.
-from torch.csrc.autograd import graph as graph
+from torch.autograd import graph     # the engine's graph and the saved-tensor hooks
 
 __all__ = ["Function", "FunctionCtx", "backward", "detect_anomaly", "enable_grad", "functional", "grad", "gradcheck",
            "gradgradcheck", "set_detect_anomaly", "inference_mode", "is_grad_enabled",

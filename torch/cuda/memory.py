@@ -10,7 +10,7 @@ from c10 import cuda as _c10_cuda
 from c10.device import device as _device
 
 __all__ = ["memory_allocated", "max_memory_allocated", "memory_reserved", "max_memory_reserved", "memory_stats",
-           "reset_peak_memory_stats", "empty_cache"]
+           "reset_peak_memory_stats", "reset_accumulated_memory_stats", "mem_get_info", "empty_cache"]
 
 
 def _device_index(device: Any) -> int:
@@ -52,6 +52,17 @@ def max_memory_reserved(device: Any = None) -> int:
 def reset_peak_memory_stats(device: Any = None) -> None:
     if _c10_cuda.is_initialized():
         _c10_cuda.allocator(_device_index(device)).reset_peak_stats()
+
+
+def reset_accumulated_memory_stats(device: Any = None) -> None:
+    """Zero the counters of allocations, frees, retries and driver allocations."""
+    if _c10_cuda.is_initialized():
+        _c10_cuda.allocator(_device_index(device)).reset_accumulated_stats()
+
+
+def mem_get_info(device: Any = None) -> tuple[int, int]:
+    """(free, total) bytes of the device's memory, from the driver."""
+    return _c10_cuda.mem_get_info(_device_index(device))
 
 
 def empty_cache() -> None:

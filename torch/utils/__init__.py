@@ -4,7 +4,7 @@ from __future__ import annotations
 import importlib as _importlib
 from typing import Any as _Any
 
-_SUBMODULES = ("collect_env", "data", "dlpack", "hooks")
+_SUBMODULES = ("_pytree", "checkpoint", "collect_env", "data", "deterministic", "dlpack", "hooks")
 
 
 def __getattr__(name: str) -> _Any:

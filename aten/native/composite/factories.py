@@ -8,7 +8,8 @@ from __future__ import annotations
 from typing import Any
 
 from aten.dispatcher import find_operator
-from aten.native.meta.tensor_options import empty_like_on, fresh, new_empty_on
+from aten.native.meta import context
+from aten.native.meta.tensor_options import empty_like_on, fill_uninitialized, fresh, new_empty_on
 from c10 import scalar_type
 
 _empty = find_operator("empty.memory_format")
@@ -46,7 +47,8 @@ def ones(size: Any, dtype: Any = None, layout: Any = None, device: Any = None, p
 def empty_like(self: Any, dtype: Any = None, layout: Any = None, device: Any = None, pin_memory: Any = None,
                memory_format: Any = None) -> Any:
     """A new tensor of self's shape; preserve_format (the default) keeps self's stride order."""
-    return empty_like_on(self, dtype, layout, device, pin_memory, memory_format)
+    out = empty_like_on(self, dtype, layout, device, pin_memory, memory_format)
+    return fill_uninitialized(out) if context.filling else out
 
 
 def _filled_like(self: Any, value: Any, dtype: Any, layout: Any, device: Any, pin_memory: Any,
@@ -72,7 +74,8 @@ def full_like(self: Any, fill_value: Any, dtype: Any = None, layout: Any = None,
 def new_empty(self: Any, size: Any, dtype: Any = None, layout: Any = None, device: Any = None,
               pin_memory: Any = None) -> Any:
     """new_*: self's dtype and device unless given (new_full does not infer a dtype from the value)."""
-    return new_empty_on(self, size, dtype, layout, device, pin_memory)
+    out = new_empty_on(self, size, dtype, layout, device, pin_memory)
+    return fill_uninitialized(out) if context.filling else out
 
 
 def new_zeros(self: Any, size: Any, dtype: Any = None, layout: Any = None, device: Any = None,

@@ -7,7 +7,8 @@ from libc.stdint cimport uint64_t
 from c10.scalar_type cimport dtype as DType, default_float_type, ST_BOOL, ST_INT64
 from c10.tensor_impl cimport TensorImpl, MAX_DIMS, empty_contiguous, sizes_from_sequence
 from aten.native.cpu.fill cimport fill_pattern, fill_bits, fill_value, zero_fill
-from aten.native.meta.tensor_options import check_tensor_options
+from aten.native.meta.tensor_options import check_tensor_options, fill_uninitialized
+from aten.native.meta import context as _context
 
 from c10 import layout as _layout
 
@@ -28,7 +29,8 @@ def empty_cpu(size, dtype=None, layout=None, device=None, pin_memory=None, memor
     cdef Py_ssize_t sizes[MAX_DIMS]
     cdef int ndim = sizes_from_sequence(size, sizes, "size")
     check_tensor_options(layout, pin_memory, memory_format)
-    return empty_contiguous(ndim, sizes, default_float_type() if dtype is None else (<DType?>dtype).scalar_type, None)
+    out = empty_contiguous(ndim, sizes, default_float_type() if dtype is None else (<DType?>dtype).scalar_type, None)
+    return fill_uninitialized(out) if _context.filling else out
 
 
 def zeros_cpu(size, dtype=None, layout=None, device=None, pin_memory=None):

@@ -17,6 +17,7 @@ from aten.native.cpu.index_support cimport (check_kernel_dtype, check_cpu, clone
 from aten.native.cpu.element_types cimport word_t, num_t
 from aten.native.meta.messages cimport cpp_type, type_name, sizes_str
 from aten.native.meta.errors import output_shape_error
+from aten.native.meta import context as _context
 
 
 
@@ -496,6 +497,8 @@ def put__cpu(TensorImpl self not None, TensorImpl index not None, TensorImpl sou
     if self.n_elem == 0 and n != 0:
         raise IndexError("put_(): Tried to put elements into an empty tensor")
     check_kernel_dtype(self, "put_cpu")
+    if not acc:
+        _context.alert_not_deterministic("put_")
     idx = int64_contiguous(index)
     offs = _checked_offsets(self, idx)
     src = contiguous_of(source)

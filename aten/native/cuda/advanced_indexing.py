@@ -18,6 +18,7 @@ from aten.native.cuda.copy import copy_cuda
 from aten.native.cuda.runtime.compiler import kernel_function
 from aten.native.cuda.runtime.launch import grid_for
 from aten.native.cuda.runtime.transfer import contiguous_cuda, to_device
+from aten.native.meta import context
 from aten.native.meta.errors import device_mismatch_error
 from aten.native.meta.scatter_checks import check_gather, check_scatter, scatter_identity, scatter_reduce_op
 from aten.native.meta.views import as_strided
@@ -230,6 +231,8 @@ def _put(self: Any, plan: _Plan, values: Any, accumulate: bool, dims: list[int] 
         if self.dtype.name not in _ACCUMULATING:
             raise NotImplementedError(f'"index_put_with_accumulate_cuda" not implemented for '
                                       f"'{self.dtype.type_name}'")
+        if self.is_floating_point():     # floating atomics: the order of the additions varies
+            context.alert_not_deterministic("index_put_with_accumulate_cuda")
         kernel = f"put_add_{self.dtype.name}"
     else:
         kernel = f"put_{self.element_size()}"
@@ -305,6 +308,8 @@ def _scatter(self: Any, dim: int, index: Any, src: Any, accumulate: bool, is_val
         src = to_device(src, src.dtype)
     values_strides = [0] * len(plan.shape) if is_value else list(_one_dim(src).stride())
     extra: tuple[Any, ...] = ()
+    if self.is_floating_point() and (accumulate or combine == 0):     # atomic sums and products of floats
+        context.alert_not_deterministic("scatter_add_cuda_" if accumulate else "scatter_reduce_cuda_prod")
     if combine is not None:
         kernel, extra = f"put_reduce_{self.dtype.name}", (np.int32(combine),)
     else:

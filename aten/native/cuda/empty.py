@@ -3,7 +3,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from aten.native.meta.tensor_options import check_tensor_options, empty_strided_on
+from aten.native.meta import context
+from aten.native.meta.tensor_options import check_tensor_options, empty_strided_on, fill_uninitialized
 from c10 import scalar_type, tensor_impl
 from c10.device import canonical
 
@@ -12,7 +13,8 @@ def empty_cuda(size: Any, dtype: Any = None, layout: Any = None, device: Any = N
                memory_format: Any = None) -> Any:
     check_tensor_options(layout, None, memory_format)
     dt = scalar_type.get_default_dtype() if dtype is None else dtype
-    return tensor_impl.empty(tuple(size), dt, canonical(device if device is not None else "cuda"))
+    out = tensor_impl.empty(tuple(size), dt, canonical(device if device is not None else "cuda"))
+    return fill_uninitialized(out) if context.filling else out
 
 
 def empty_strided_cuda(size: Any, stride: Any, dtype: Any = None, layout: Any = None, device: Any = None,

@@ -13,6 +13,7 @@ from aten.native.cuda.linalg import _same_device
 from aten.native.cuda.runtime.compiler import kernel_function
 from aten.native.cuda.runtime.launch import grid_for
 from aten.native.cuda.runtime.transfer import contiguous_cuda, strided_copy, to_device
+from aten.native.meta import context
 from aten.native.meta.pointwise import result_type_of
 from c10 import cuda as c10_cuda
 from c10 import scalar_type, tensor_impl
@@ -84,6 +85,8 @@ def index_add__cuda(self: Any, dim: int, index: Any, source: Any, alpha: Any = 1
                            f"({src_size}), for dim: {dim}")
     if self.dtype.name not in _TYPES:
         raise NotImplementedError(f'"index_add_cuda" not implemented for \'{self.dtype.type_name}\'')
+    if self.is_floating_point():     # floating atomics: the order of the additions varies
+        context.alert_not_deterministic("index_add_cuda_")
     shape = tuple(self.shape) or (1,)
     outer, size, inner = _around(shape, d)
     target = contiguous_cuda(self)

@@ -5,8 +5,11 @@ from c10.scalar_type cimport dtype as DType, default_float_type
 from c10.tensor_impl cimport (TensorImpl, MAX_DIMS, sizes_from_sequence, empty_contiguous, empty_with_strides)
 from aten.native.meta.views cimport format_strides
 
+import math
+
 from c10 import layout as _layout
 from c10.device import canonical
+from aten.native.meta import context as _context
 
 
 def check_tensor_options(layout, pin_memory, memory_format):
@@ -29,7 +32,8 @@ def empty_strided_on(device, size, stride, dtype=None, layout=None, pin_memory=N
     if n != m:
         raise RuntimeError(f"dimensionality of sizes ({n}) must match dimensionality of strides ({m})")
     check_tensor_options(layout, pin_memory, None)
-    return empty_with_strides(n, sizes, strides, st, device)
+    out = empty_with_strides(n, sizes, strides, st, device)
+    return fill_uninitialized(out) if _context.filling else out
 
 
 cdef object _device_for(TensorImpl self, object device, object layout, object pin_memory):
@@ -66,6 +70,23 @@ def new_empty_on(TensorImpl self not None, size, dtype=None, layout=None, device
     cdef int ndim = sizes_from_sequence(size, sizes, "size")
     where = _device_for(self, device, layout, pin_memory)
     return empty_contiguous(ndim, sizes, self.scalar_type if dtype is None else (<DType?>dtype).scalar_type, where)
+
+
+def fill_uninitialized(TensorImpl t not None):
+    """What an empty op allocated, filled as PyTorch fills it while deterministic algorithms are on
+    (callers check context.filling first): NaN for floating and complex dtypes, the largest value for
+    integers, True for bool. Its version stays 0."""
+    dt = t.dtype
+    if dt.is_complex:
+        value = complex(math.nan, math.nan)
+    elif dt.is_floating_point:
+        value = math.nan
+    elif dt.name == "bool":
+        value = True
+    else:
+        bits = dt.itemsize * 8
+        value = (1 << bits) - 1 if dt.name.startswith("uint") else (1 << (bits - 1)) - 1
+    return fresh(t.fill_(value))
 
 
 def fresh(TensorImpl t not None):

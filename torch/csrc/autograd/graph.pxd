@@ -30,6 +30,8 @@ cdef class SavedVariable:
     cdef int output_nr
     cdef bint was_output
     cdef bint released
+    cdef object packed            # what a saved-tensors pack hook returned (tensor is then None)
+    cdef object unpack_hook
 
 cdef Edge make_edge(object function, Py_ssize_t input_nr)
 cdef Node new_node(type node_type, tuple next_edges)

@@ -465,12 +465,40 @@ cdef inline int _set_output(Node node, TensorImpl out, Py_ssize_t output_nr) exc
     return 0
 
 
+# torch.autograd.graph.saved_tensors_hooks: (pack, unpack) pairs, innermost last. While one is
+# active, a saved tensor is stored as pack(tensor) and given back as unpack(packed).
+cdef list _saved_hooks = []
+
+
+def push_saved_tensors_hooks(pack_hook, unpack_hook):
+    _saved_hooks.append((pack_hook, unpack_hook))
+
+
+def pop_saved_tensors_hooks():
+    _saved_hooks.pop()
+
+
+def current_saved_tensors_hooks():
+    """The innermost (pack, unpack) pair, or None."""
+    return _saved_hooks[len(_saved_hooks) - 1] if _saved_hooks else None
+
+
+cdef int _pack(SavedVariable saved, object tensor) except -1:
+    pack_hook, unpack_hook = _saved_hooks[len(_saved_hooks) - 1]
+    saved.packed = pack_hook(tensor)
+    saved.unpack_hook = unpack_hook
+    saved.tensor = None
+    return 0
+
+
 cdef SavedVariable save(object tensor):
     """SavedVariable(tensor), without a Python-level call."""
     cdef SavedVariable saved = SavedVariable.__new__(SavedVariable)
     saved.tensor = tensor
     if tensor is not None:
         saved.saved_version = tensor._version
+        if _saved_hooks:
+            _pack(saved, tensor)
     return saved
 
 
@@ -491,10 +519,14 @@ cdef class SavedVariable:
             self.was_output = is_output
             self.output_nr = tensor._output_nr if is_output else 0
             self.grad_fn_name = node.name() if (is_output and node is not None) else None
+            if _saved_hooks:
+                _pack(self, tensor)
 
     def unpack(self):
         if self.released:
             raise RuntimeError(SECOND_BACKWARD)
+        if self.unpack_hook is not None:
+            return self.unpack_hook(self.packed)
         t = self.tensor
         if t is None:
             return None
@@ -511,6 +543,7 @@ cdef class SavedVariable:
 
     def release(self):
         self.tensor = None
+        self.packed = None
         self.released = True
 
 
