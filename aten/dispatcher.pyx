@@ -41,6 +41,15 @@ cdef uint64_t BACKEND_BITS = ((<uint64_t>1) << DK_CPU) | ((<uint64_t>1) << DK_CU
 # brings the older one back.
 cdef dict _shadowed = {}
 cdef bint _trace = os.environ.get("TORCH_SHOW_DISPATCH_TRACE", "") not in ("", "0")
+# The active profiler (torch.profiler): while set, each call that enters an operator through the
+# dispatcher (not an autograd kernel's call below itself) runs as _profiler.wrap(name, kernel).
+cdef object _profiler = None
+
+
+def set_profiler_hook(hook):
+    """Install (or, with None, remove) the profiler that times every operator call."""
+    global _profiler
+    _profiler = hook
 
 
 class _Fallthrough:
@@ -187,49 +196,14 @@ cdef class OperatorHandle:
             self.table[k] = kernel
 
     cdef object lookup(self, uint64_t ks):
-        cdef int k
-        cdef uint64_t autocast = autocast_keys()
-        if ks & AUTOGRAD_BITS and (below_autograd() or not grad_enabled()):
-            ks &= ~AUTOGRAD_BITS     # no_grad, or inside an autograd kernel's call below autograd
-        if ks == 0:
-            ks = (<uint64_t>1) << DK_CPU
-        if autocast:
-            # The Autocast key of each backend the call's tensors are on, where autocast is enabled.
-            ks |= ((ks & BACKEND_BITS) << (DK_AUTOCAST_CPU - DK_CPU)) & autocast
-        while True:
-            if ks == 0:
-                raise RuntimeError(f"{_qualified(self.name)}: every kernel of the call's dispatch keys falls through")
-            k = 63 - __builtin_clzll(ks)
-            if k >= NUM_RUNTIME_KEYS:
-                raise RuntimeError(f"{_qualified(self.name)}: unknown dispatch key bit {k}")
-            kernel = self.table[k]
-            if kernel is FALLTHROUGH:
-                ks &= ~((<uint64_t>1) << k)
-                continue
-            break
-        if kernel is None:
-            qualified = _qualified(self.name)
-            raise NotImplementedError(
-                f"Could not run '{qualified}' with arguments from the '{_KEY_NAMES[k]}' backend. "
-                "This could be because the operator doesn't exist for this backend, or was omitted during the "
-                f"selective/custom build process (if using custom build). '{qualified}' is only available for "
-                f"these backends: [{', '.join(_KEY_NAMES[r] for r in sorted(self.registered))}].")
-        if type(kernel) is LazyKernel:
-            lazy = kernel
-            kernel = (<LazyKernel>lazy).resolve()
-            for i in range(NUM_RUNTIME_KEYS):
-                if self.table[i] is lazy:
-                    self.table[i] = kernel
-            for key, value in list(self.registered.items()):
-                if value is lazy:
-                    self.registered[key] = kernel
-        if _trace:
-            sys.stderr.write(f"[call] op=[{_qualified(self.name)}], key=[{_KEY_NAMES[k]}]\n")
+        kernel = _resolve(self, ks)
+        if _profiler is not None:
+            return _profiler.wrap(self.name, kernel)
         return kernel
 
     def kernel_for(self, uint64_t ks):
         """The kernel a call with key set ks runs (for tests and the dispatch trace)."""
-        return self.lookup(ks)
+        return _resolve(self, ks)
 
     def __call__(self, *args, **kwargs):
         """Call with the key set taken from the tensor arguments (or the `device` argument).
@@ -247,7 +221,7 @@ cdef class OperatorHandle:
 
     cdef object call_below(self, tuple args, dict kwargs):
         cdef uint64_t ks = _call_key_set(args, kwargs) & ~AUTOGRAD_BITS
-        kernel = self.lookup(_or_default_backend(ks, kwargs))
+        kernel = _resolve(self, _or_default_backend(ks, kwargs))
         enter_below_autograd()
         try:
             return kernel(*args, **kwargs)
@@ -256,6 +230,49 @@ cdef class OperatorHandle:
 
     def __repr__(self):
         return f"<OperatorHandle {_qualified(self.name)}>"
+
+
+cdef object _resolve(OperatorHandle self, uint64_t ks):
+    """The kernel a call with key set ks runs: the highest key's, past fallthroughs."""
+    cdef int k
+    cdef uint64_t autocast = autocast_keys()
+    if ks & AUTOGRAD_BITS and (below_autograd() or not grad_enabled()):
+        ks &= ~AUTOGRAD_BITS     # no_grad, or inside an autograd kernel's call below autograd
+    if ks == 0:
+        ks = (<uint64_t>1) << DK_CPU
+    if autocast:
+        # The Autocast key of each backend the call's tensors are on, where autocast is enabled.
+        ks |= ((ks & BACKEND_BITS) << (DK_AUTOCAST_CPU - DK_CPU)) & autocast
+    while True:
+        if ks == 0:
+            raise RuntimeError(f"{_qualified(self.name)}: every kernel of the call's dispatch keys falls through")
+        k = 63 - __builtin_clzll(ks)
+        if k >= NUM_RUNTIME_KEYS:
+            raise RuntimeError(f"{_qualified(self.name)}: unknown dispatch key bit {k}")
+        kernel = self.table[k]
+        if kernel is FALLTHROUGH:
+            ks &= ~((<uint64_t>1) << k)
+            continue
+        break
+    if kernel is None:
+        qualified = _qualified(self.name)
+        raise NotImplementedError(
+            f"Could not run '{qualified}' with arguments from the '{_KEY_NAMES[k]}' backend. "
+            "This could be because the operator doesn't exist for this backend, or was omitted during the "
+            f"selective/custom build process (if using custom build). '{qualified}' is only available for "
+            f"these backends: [{', '.join(_KEY_NAMES[r] for r in sorted(self.registered))}].")
+    if type(kernel) is LazyKernel:
+        lazy = kernel
+        kernel = (<LazyKernel>lazy).resolve()
+        for i in range(NUM_RUNTIME_KEYS):
+            if self.table[i] is lazy:
+                self.table[i] = kernel
+        for key, value in list(self.registered.items()):
+            if value is lazy:
+                self.registered[key] = kernel
+    if _trace:
+        sys.stderr.write(f"[call] op=[{_qualified(self.name)}], key=[{_KEY_NAMES[k]}]\n")
+    return kernel
 
 
 cdef list _parameters(str schema):

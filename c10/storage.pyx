@@ -3,6 +3,8 @@ from libc.stdlib cimport free
 from libc.string cimport memcpy, strerror
 from cpython.buffer cimport PyBUF_WRITABLE
 
+import os as _os
+
 from c10 import device as _device_mod
 
 cdef extern from "stdlib.h" nogil:
@@ -73,6 +75,31 @@ cdef class Storage:
         self.size_bytes = nbytes
         return 0
 
+    def is_shared(self):
+        """Whether the bytes live in shared memory (a SharedBlock), visible to other processes."""
+        return isinstance(self.owner, SharedBlock)
+
+    def shared_block(self):
+        """The SharedBlock holding the bytes, or None."""
+        return self.owner if isinstance(self.owner, SharedBlock) else None
+
+    def _move_to_shared(self, block):
+        """Copy the bytes into block (a SharedBlock of at least this size) and use it from now on:
+        every tensor over this storage then reads and writes the shared memory."""
+        if self.device_type != 0:
+            raise RuntimeError(f"share_memory_: only CPU storages move to shared memory here, not {self.device}")
+        if self.view_count > 0:
+            raise RuntimeError("cannot move a storage to shared memory while NumPy arrays or buffers view its memory")
+        if block.nbytes < self.size_bytes:
+            raise ValueError(f"shared block of {block.nbytes} bytes is too small for {self.size_bytes}")
+        if self.size_bytes:
+            memcpy(<char*><Py_ssize_t>block.address, self.data, self.size_bytes)
+        if self.owns_data and self.data != NULL:
+            free(self.data)
+        self.data = <char*><Py_ssize_t>block.address
+        self.owner = block
+        self.owns_data = False
+
     def __reduce__(self):
         # By value: Cython's automatic pickling would copy the raw pointer and free it twice.
         if self.device_type != 0:
@@ -121,6 +148,30 @@ cdef Storage borrowed_storage(Py_ssize_t address, Py_ssize_t nbytes, object owne
     s.owns_data = False
     return s
 
+
+
+class SharedBlock:
+    """Memory other processes can map: an anonymous memory file (memfd) mapped here. It stays
+    mapped while a storage holds this block; the file lives while any process maps it or holds
+    its descriptor (what tensors sent through torch.multiprocessing queues carry)."""
+
+    def __init__(self, nbytes, fd=None):
+        import ctypes
+        import mmap
+        import os
+        self.nbytes = nbytes
+        if fd is None:
+            fd = os.memfd_create("ember-tensor", os.MFD_CLOEXEC)
+            os.ftruncate(fd, max(nbytes, 1))
+        self.fd = fd
+        self._map = mmap.mmap(fd, max(nbytes, 1))
+        self._anchor = ctypes.c_char.from_buffer(self._map)     # holds the mapping's address steady
+        self.address = ctypes.addressof(self._anchor)
+
+    def __del__(self):
+        if getattr(self, "fd", None) is not None:
+            _os.close(self.fd)
+            self.fd = None
 
 
 def _storage_from_bytes(bytes data):

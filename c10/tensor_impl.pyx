@@ -579,6 +579,21 @@ cdef Py_ssize_t _first_element_address(object arr) except? -1:
     return address
 
 
+def over_shared_block(object block, dtype dt, sizes, strides, Py_ssize_t offset):
+    """A CPU tensor over a SharedBlock's memory (c10.storage): what a tensor sent to this process
+    through shared memory is rebuilt as."""
+    cdef Py_ssize_t c_sizes[MAX_DIMS]
+    cdef Py_ssize_t c_strides[MAX_DIMS]
+    cdef int i, ndim = len(sizes)
+    if ndim > MAX_DIMS or len(strides) != ndim:
+        raise RuntimeError("over_shared_block: sizes and strides must have the same length, at most MAX_DIMS")
+    for i in range(ndim):
+        c_sizes[i] = sizes[i]
+        c_strides[i] = strides[i]
+    storage = borrowed_storage(block.address, block.nbytes, block, _CPU)
+    return make_tensor(storage, offset, ndim, c_sizes, c_strides, dt.scalar_type)
+
+
 def from_numpy(object arr):
     """A tensor sharing memory with a numpy array (the array is kept alive by the storage)."""
     cdef Py_ssize_t c_sizes[MAX_DIMS]

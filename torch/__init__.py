@@ -75,8 +75,9 @@ if TYPE_CHECKING:
                                        set_num_threads)
     # not cuda nor accelerator (torch._C and torch.cuda stay apart), nor optim (torch.optim and
     # torch.utils.data must not know each other, and import-linter follows torch's imports)
-    from torch import (amp, autograd, backends, compiler, cpu, distributed, jit, library, linalg, nn, onnx, random,
-                       return_types, serialization, special, testing, utils, version)
+    from torch import (amp, autograd, backends, compiler, cpu, distributed, hub, jit, library, linalg,
+                       multiprocessing, nn, onnx, profiler, random, return_types, serialization, special, testing,
+                       utils, version)
     from torch._ops import ops
 
     uint8: dtype
@@ -132,7 +133,8 @@ _SUBMODULES = {"cuda": "torch.cuda", "ops": "torch._ops", "linalg": "torch.linal
                "serialization": "torch.serialization", "amp": "torch.amp", "cpu": "torch.cpu",
                "torch_version": "torch.torch_version", "__config__": "torch.__config__",
                "compiler": "torch.compiler", "onnx": "torch.onnx", "distributed": "torch.distributed",
-               "jit": "torch.jit", "backends": "torch.backends", "accelerator": "torch.accelerator"}
+               "jit": "torch.jit", "backends": "torch.backends", "accelerator": "torch.accelerator",
+               "profiler": "torch.profiler", "multiprocessing": "torch.multiprocessing", "hub": "torch.hub"}
 _HELPERS = {**dict.fromkeys(("get_num_threads", "set_num_threads", "get_num_interop_threads",
                              "set_num_interop_threads"), "aten.native.cpu.loops"),
             "result_type": "torch._creation", "asarray": "torch._creation", "can_cast": "c10.scalar_type",

@@ -237,6 +237,15 @@ class Tensor(_TensorBase):
         from torch.storage import UntypedStorage
         return UntypedStorage._wrap(self._untyped_storage)
 
+    def share_memory_(self) -> Tensor:
+        """Move the storage to shared memory (other processes then see its writes); a no-op for a
+        storage already there, and for CUDA tensors, as in PyTorch."""
+        self.untyped_storage().share_memory_()
+        return self
+
+    def is_shared(self) -> bool:
+        return bool(self.untyped_storage().is_shared())
+
     @property
     def is_cpu(self) -> bool:
         return bool(self.device.type == "cpu")

@@ -50,6 +50,16 @@ class UntypedStorage:
     def element_size(self) -> int:
         return 1
 
+    def share_memory_(self) -> UntypedStorage:
+        """Move the bytes to shared memory (c10.storage.SharedBlock); CUDA storages stay where they are."""
+        if not self.is_cuda and not self._storage.is_shared():
+            from c10.storage import SharedBlock
+            self._storage._move_to_shared(SharedBlock(self.nbytes()))
+        return self
+
+    def is_shared(self) -> bool:
+        return not self.is_cuda and bool(self._storage.is_shared())
+
     def _bytes(self) -> memoryview:
         if self.is_cuda:
             raise NotImplementedError("reading the bytes of a CUDA storage needs Tensor.cpu() first")

@@ -150,8 +150,12 @@ def _dict_flatten(d: dict[Any, Any]) -> tuple[list[Any], Any]:
     return list(d.values()), list(d.keys())
 
 
-def _dict_keys(d: dict[Any, Any]) -> tuple[list[tuple[Any, Any]], Any]:
+def _dict_flatten_with_keys(d: dict[Any, Any]) -> tuple[list[tuple[Any, Any]], Any]:
     return [(MappingKey(k), v) for k, v in d.items()], list(d.keys())
+
+
+def _dict_unflatten(values: Iterable[Any], context: Any) -> dict[Any, Any]:
+    return dict(zip(context, values))
 
 
 def _namedtuple_keys(t: Any) -> tuple[list[tuple[Any, Any]], Any]:
@@ -170,12 +174,12 @@ register_pytree_node(tuple, lambda t: (list(t), None), lambda v, c: tuple(v), se
                      flatten_with_keys_fn=lambda t: (_seq_keys(list(t)), None))
 register_pytree_node(list, lambda t: (list(t), None), lambda v, c: list(v), serialized_type_name="builtins.list",
                      flatten_with_keys_fn=lambda t: (_seq_keys(list(t)), None))
-register_pytree_node(dict, _dict_flatten, lambda v, c: dict(zip(c, v)), serialized_type_name="builtins.dict",
-                     flatten_with_keys_fn=_dict_keys)
+register_pytree_node(dict, _dict_flatten, _dict_unflatten, serialized_type_name="builtins.dict",
+                     flatten_with_keys_fn=_dict_flatten_with_keys)
 register_pytree_node(collections.namedtuple, lambda t: (list(t), type(t)), lambda v, c: c(*v),
                      serialized_type_name="collections.namedtuple", flatten_with_keys_fn=_namedtuple_keys)
 register_pytree_node(collections.OrderedDict, _dict_flatten, lambda v, c: collections.OrderedDict(zip(c, v)),
-                     serialized_type_name="collections.OrderedDict", flatten_with_keys_fn=_dict_keys)
+                     serialized_type_name="collections.OrderedDict", flatten_with_keys_fn=_dict_flatten_with_keys)
 register_pytree_node(collections.defaultdict, _defaultdict_flatten,
                      lambda v, c: collections.defaultdict(c[0], zip(c[1], v)),
                      serialized_type_name="collections.defaultdict", flatten_with_keys_fn=_defaultdict_keys)

@@ -13,7 +13,7 @@ from typing import Any, TypeVar
 import torch
 from torch import Tensor
 from torch.nn.modules._hooks import HooksMixin
-from torch.nn.modules._state_dict import StateDictMixin
+from torch.nn.modules._state_dict import StateDictMixin, _IncompatibleKeys  # noqa: F401  (PyTorch names it here)
 from torch.nn.parameter import Buffer, Parameter
 
 __all__ = ["Module"]
