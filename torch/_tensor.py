@@ -16,6 +16,7 @@ from torch._C import _gen_index
 from torch import _indexing as _indexing_setup  # noqa: F401  (gives the Cython indexing numpy's types)
 from torch import _indexing_autograd  # noqa: F401  (indexing of tensors that require grad records history)
 from torch._C._indexing import getitem as _getitem, setitem as _setitem
+from torch._C.arg_parser import DisableTorchFunctionSubclass, set_torch_function_support
 from torch._size import Size  # noqa: F401  (registers torch.Size as the type of `shape`)
 
 
@@ -233,6 +234,27 @@ class Tensor(_TensorBase):
     def nbytes(self) -> int:
         return int(self.numel() * self.element_size())
 
+    @classmethod
+    def __torch_function__(cls, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+        """The default for Tensor subclasses: run func as for plain tensors, then give the results
+        the subclass (PyTorch's _convert)."""
+        if kwargs is None:
+            kwargs = {}
+        if not all(issubclass(cls, t) for t in types):
+            return NotImplemented
+        with DisableTorchFunctionSubclass():
+            result = func(*args, **kwargs)
+        return _convert(result, cls)
+
+    def as_subclass(self, cls: type) -> Any:
+        """A cls instance over the same data, attached to the same autograd graph (an alias)."""
+        if not (isinstance(cls, type) and issubclass(cls, Tensor)):
+            raise TypeError(f"as_subclass(): argument 'cls' must be a subclass of torch.Tensor, not {cls!r}")
+        with DisableTorchFunctionSubclass():
+            alias = self.alias()
+        alias.__class__ = cls
+        return alias
+
     def untyped_storage(self) -> Any:
         from torch.storage import UntypedStorage
         return UntypedStorage._wrap(self._untyped_storage)
@@ -409,6 +431,22 @@ class Tensor(_TensorBase):
         return self.dim()
 
 
+def _convert(result: Any, cls: type) -> Any:
+    """result with its tensors made cls instances (aliases, as PyTorch's _convert makes them)."""
+    if cls is Tensor:
+        return result
+    if isinstance(result, Tensor) and not isinstance(result, cls):
+        return result.as_subclass(cls)
+    if isinstance(result, (tuple, list)):
+        converted = [_convert(r, cls) for r in result]
+        return type(result)._make(converted) if hasattr(result, "_make") else type(result)(converted)
+    return result
+
+
+def _dispatch_torch_function(public_api: Any, overloaded: Any, args: Any, kwargs: Any) -> Any:
+    return importlib.import_module("torch.overrides").dispatch(public_api, overloaded, args, kwargs)
+
+
 def _function(name: str) -> Any:
     return getattr(importlib.import_module(_gen_index.FUNCTIONS[name]), name)
 
@@ -421,6 +459,7 @@ class _LazyMethod:
 
     def __get__(self, obj: Any, cls: Any = None) -> Any:
         fn = getattr(importlib.import_module(self.module), self.attr)
+        fn.__name__ = self.name         # Tensor_add is Tensor.add to __torch_function__ and modes
         setattr(Tensor, self.name, fn)
         return fn if obj is None else fn.__get__(obj, cls)
 
@@ -433,4 +472,6 @@ for _name, (_module, _attr) in _gen_index.METHODS.items():
     if _name not in Tensor.__dict__:
         setattr(Tensor, _name, _LazyMethod(_name, _module, _attr))
 
+_getitem.__name__, _setitem.__name__ = "__getitem__", "__setitem__"
 set_tensor_type(Tensor)
+set_torch_function_support(Tensor, _dispatch_torch_function)

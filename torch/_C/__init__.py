@@ -6,4 +6,8 @@ torch._C.TensorBase is its C++ tensor's Python type).
 """
 
 from c10.tensor_impl import TensorImpl as TensorBase  # noqa: F401
+from torch._C.arg_parser import (DisableTorchFunction, DisableTorchFunctionSubclass,  # noqa: F401
+                                 _disabled_torch_function_impl)
+from torch._C.arg_parser import is_torch_function_enabled as _is_torch_function_enabled  # noqa: F401
+from torch._C.arg_parser import is_torch_function_mode_enabled as _is_torch_function_mode_enabled  # noqa: F401
 from torch._C import _nn  # noqa: E402,F401  (torch._C._nn: lazy, loads nothing until used)

@@ -15,7 +15,7 @@ from c10.dispatch_key cimport DK_AUTOGRAD_CPU, DK_AUTOGRAD_CUDA
 from c10.grad_mode cimport grad_enabled
 from cpython.bool cimport PyBool_Check
 from cpython.complex cimport PyComplex_Check
-from cpython.float cimport PyFloat_Check
+from cpython.float cimport PyFloat_Check, PyFloat_CheckExact
 from cpython.long cimport PyLong_AsLongLongAndOverflow, PyLong_Check, PyLong_CheckExact
 from cpython.object cimport PyObject, PyTypeObject, Py_TYPE
 from cpython.sequence cimport PySequence_Check
@@ -27,6 +27,7 @@ from c10.scalar_type cimport (ST_BOOL, ST_FLOAT32, ST_FLOAT64, ST_INT8, ST_INT16
                               ST_UINT8, dtype_of, is_integral)
 from c10.tensor_impl cimport MAX_DIMS, TensorImpl, empty_contiguous, make_tensor, make_view, wrap_number
 from aten.dispatcher cimport OperatorHandle, find_operator
+from torch._C.arg_parser cimport handle_torch_function, overloaded_among, torch_function_wanted
 from aten.native.meta.views cimport index_in_range, read_index, select_in_place, slice_in_place, unsqueeze_in_place
 
 from aten.native.meta.pointwise import check_fits as _check_fits
@@ -360,12 +361,19 @@ cdef inline object _index(TensorImpl sliced, list outs):
 
 # -- __getitem__ ----------------------------------------------------------------------------------
 
+cdef inline bint _plain(object obj):
+    """An index or value that cannot define __torch_function__ (the common ones, checked first)."""
+    return PyLong_CheckExact(obj) or PyFloat_CheckExact(obj) or PySlice_Check(obj) or obj is None
+
+
 def getitem(TensorImpl self, index):
     """Tensor.__getitem__ (THPVariable_getitem)."""
     cdef Geo g
     cdef Py_ssize_t start, stop, step
     cdef list outs
     cdef TensorImpl sliced
+    if torch_function_wanted(self) or (not _plain(index) and torch_function_wanted(index)):
+        return handle_torch_function(getitem, overloaded_among((self, index)), (self, index), {})
     if self.key_set & _AUTOGRAD_KEYS and _autograd_getitem is not None and grad_enabled():
         return _autograd_getitem(self, index)
     if PyLong_CheckExact(index):
@@ -522,6 +530,9 @@ def setitem(TensorImpl self, index, value):
     cdef list outs
     cdef TensorImpl sliced, tvalue = None
     cdef object scalar = None
+    if torch_function_wanted(self) or (not _plain(index) and torch_function_wanted(index)) \
+            or (not _plain(value) and torch_function_wanted(value)):
+        return handle_torch_function(setitem, overloaded_among((self, index, value)), (self, index, value), {})
     if isinstance(value, TensorImpl):
         tvalue = <TensorImpl>value
     else:

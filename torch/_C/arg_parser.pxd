@@ -1,3 +1,4 @@
+cimport cython
 from libc.stdint cimport uint64_t
 
 cdef enum:
@@ -38,16 +39,23 @@ cdef class Signature:
     cdef readonly str name
     cdef readonly str display
     cdef list params
+    cdef tuple tensor_slots         # (position, is a list) of the Tensor, Tensor? and Tensor[] parameters
     cdef int npositional
     cdef bint allow_numbers
     cdef list parse(self, tuple args, dict kwargs, list errors, bint numbers)
 
+@cython.final
 cdef class ArgParser:
     cdef readonly str name
     cdef list signatures
     cdef bint allow_numbers
     cpdef tuple parse(self, tuple args, dict kwargs)
+    cpdef tuple parse_self(self, object obj, tuple args, dict kwargs)
 
 cdef uint64_t device_keys(object device) noexcept
 cdef uint64_t list_keys(object tensors) noexcept
 cdef object set_requires_grad(object result, object flag)
+cpdef object handle_torch_function(object public_api, list overloaded, tuple args, dict kwargs)
+cpdef bint overrides_torch_function(object obj)
+cdef bint torch_function_wanted(object obj)
+cdef list overloaded_among(tuple objs)

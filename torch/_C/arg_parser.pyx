@@ -7,6 +7,7 @@ that type promotion ranks below tensors (PyTorch's wrapped numbers), but only wh
 matches the call as it is: `torch.lerp(x, y, 0.5)` picks lerp.Scalar, `torch.eq(x, 1)` (which
 has no bound eq.Scalar) wraps the 1 for eq.Tensor.
 """
+cimport cython
 from libc.stdint cimport uint64_t
 from cpython.float cimport PyFloat_CheckExact
 from cpython.list cimport PyList_CheckExact
@@ -60,6 +61,173 @@ cdef void _apply_default_device(Signature sig, list values):
         if p.type == P_DEVICE and values[i] is None:
             values[i] = _default_device
         i += 1
+
+
+# __torch_function__ (torch.overrides). A call dispatches to __torch_function__ when a TorchFunctionMode
+# is active, or when an argument is not an exact torch.Tensor yet defines __torch_function__ (a Tensor
+# subclass, or any object), unless that is _disabled_torch_function_impl (nn.Parameter's). parse()
+# then returns index -1 with the overloaded arguments, and the binding calls handle_torch_function.
+cdef int _mode_count = 0                  # active TorchFunctionModes (torch.overrides keeps the stack)
+cdef bint _subclasses_disabled = False    # inside DisableTorchFunctionSubclass (modes still run)
+cdef bint _all_disabled = False           # inside DisableTorchFunction
+cdef object _tensor_type = None           # torch.Tensor
+cdef object _handler = None               # torch.overrides' dispatch(public_api, overloaded, args, kwargs)
+
+
+def _disabled_torch_function_impl(func, types, args=(), kwargs=None):
+    """The __torch_function__ of a Tensor subclass that opts out (nn.Parameter): calls are not
+    dispatched to it, and results stay plain tensors."""
+    with DisableTorchFunctionSubclass():
+        return func(*args, **(kwargs or {}))
+
+
+def set_torch_function_support(tensor_type, handler):
+    """torch.Tensor, and the function that runs a dispatch (set once by torch._tensor)."""
+    global _tensor_type, _handler
+    _tensor_type = tensor_type
+    _handler = handler
+
+
+def set_torch_function_mode_count(int count):
+    global _mode_count
+    _mode_count = count
+
+
+def is_torch_function_enabled():
+    return not _all_disabled
+
+
+def is_torch_function_mode_enabled():
+    return _mode_count > 0 and not _all_disabled
+
+
+def is_torch_function_subclass_enabled():
+    return not _all_disabled and not _subclasses_disabled
+
+
+cdef class DisableTorchFunctionSubclass:
+    """Inside, arguments' __torch_function__ are not called (modes still are)."""
+    cdef bint previous
+
+    def __enter__(self):
+        global _subclasses_disabled
+        self.previous = _subclasses_disabled
+        _subclasses_disabled = True
+
+    def __exit__(self, *exc):
+        global _subclasses_disabled
+        _subclasses_disabled = self.previous
+
+
+cdef class DisableTorchFunction:
+    """Inside, neither arguments' __torch_function__ nor modes are called."""
+    cdef bint previous
+
+    def __enter__(self):
+        global _all_disabled
+        self.previous = _all_disabled
+        _all_disabled = True
+
+    def __exit__(self, *exc):
+        global _all_disabled
+        _all_disabled = self.previous
+
+
+cpdef bint overrides_torch_function(object obj):
+    """Whether obj takes part in dispatch: not an exact Tensor, with a __torch_function__ that is not
+    _disabled_torch_function_impl."""
+    if type(obj) is _tensor_type:
+        return False
+    impl = getattr(type(obj), "__torch_function__", None)
+    return impl is not None and impl is not _disabled_torch_function_impl
+
+
+cdef void _add_overloaded(list found, object obj):
+    """Append obj unless an object of its type is there; a subclass goes before its parents (the
+    order PyTorch tries them)."""
+    cdef Py_ssize_t i
+    cdef type cls = type(obj)
+    for existing in found:
+        if type(existing) is cls:
+            return
+    for i in range(len(found)):
+        if issubclass(cls, type(found[i])):
+            found.insert(i, obj)
+            return
+    found.append(obj)
+
+
+cdef inline bint _any_overloaded(Signature sig, list values):
+    """Whether a matched call's Tensor arguments include an overloaded one (no allocation: the hot path)."""
+    cdef Param p
+    cdef Py_ssize_t i = 0
+    for p in sig.params:
+        if p.type == P_TENSOR or p.type == P_OPT_TENSOR:
+            x = values[i]
+            if x is not None and type(x) is not _tensor_type and overrides_torch_function(x):
+                return True
+        elif p.type == P_TENSOR_LIST or p.type == P_OPT_TENSOR_LIST:
+            x = values[i]
+            if x is not None:
+                for item in x:
+                    if item is not None and type(item) is not _tensor_type and overrides_torch_function(item):
+                        return True
+        i += 1
+    return False
+
+
+cdef list _overloaded_values(Signature sig, list values):
+    """The overloaded arguments among a matched call's Tensor parameters."""
+    cdef list found = []
+    for position, is_list in sig.tensor_slots:
+        x = values[position]
+        if x is None:
+            continue
+        if is_list:
+            for item in x:
+                if item is not None and type(item) is not _tensor_type and overrides_torch_function(item):
+                    _add_overloaded(found, item)
+        elif type(x) is not _tensor_type and overrides_torch_function(x):
+            _add_overloaded(found, x)
+    return found
+
+
+cdef list _overloaded_anywhere(tuple args, dict kwargs):
+    """The overloaded objects among the arguments (and inside lists and tuples of them)."""
+    cdef list found = []
+    for a in list(args) + list(kwargs.values()):
+        if isinstance(a, (list, tuple)):
+            for item in a:
+                if overrides_torch_function(item):
+                    _add_overloaded(found, item)
+        elif overrides_torch_function(a):
+            _add_overloaded(found, a)
+    return found
+
+
+cdef bint torch_function_wanted(object obj):
+    """Whether a call on obj (a Tensor method's self, an index) must go to __torch_function__."""
+    if _all_disabled:
+        return False
+    if _mode_count:
+        return True
+    return type(obj) is not _tensor_type and not _subclasses_disabled and overrides_torch_function(obj)
+
+
+cdef list overloaded_among(tuple objs):
+    """The overloaded objects among objs (none when subclass dispatch is off)."""
+    cdef list found = []
+    if _subclasses_disabled or _all_disabled:
+        return found
+    for obj in objs:
+        if overrides_torch_function(obj):
+            _add_overloaded(found, obj)
+    return found
+
+
+cpdef object handle_torch_function(object public_api, list overloaded, tuple args, dict kwargs):
+    """Run a call that parse() found overloaded (or made under a mode) through torch.overrides."""
+    return _handler(public_api, overloaded, args, kwargs)
 
 
 cdef class _NoMatch:
@@ -286,6 +454,9 @@ cdef class Signature:
         self.name = name
         self.params = params
         self.npositional = 0
+        self.tensor_slots = tuple([(i, p.type == P_TENSOR_LIST or p.type == P_OPT_TENSOR_LIST)
+                                   for i, p in enumerate(params)
+                                   if p.type in (P_TENSOR, P_OPT_TENSOR, P_TENSOR_LIST, P_OPT_TENSOR_LIST)])
         parts = []
         star = False
         self.allow_numbers = False
@@ -357,6 +528,7 @@ cdef class Signature:
         return out
 
 
+@cython.final
 cdef class ArgParser:
     """The signatures of one function or method; parse() picks the first that matches."""
 
@@ -369,13 +541,20 @@ cdef class ArgParser:
             self.allow_numbers = self.allow_numbers or sig.allow_numbers
 
     cpdef tuple parse(self, tuple args, dict kwargs):
+        """(index of the matching signature, its converted values), or (-1, the overloaded
+        arguments) when the call goes to __torch_function__ (see handle_torch_function)."""
         cdef list errors = []
         cdef list values
+        cdef list overloaded
         cdef Signature sig
         cdef int index = 0
+        if _mode_count and not _all_disabled:
+            return -1, _overloaded_anywhere(args, kwargs) if not _subclasses_disabled else []
         for sig in self.signatures:
             values = sig.parse(args, kwargs, errors, False)
             if values is not None:
+                if not _subclasses_disabled and not _all_disabled and _any_overloaded(sig, values):
+                    return -1, _overloaded_values(sig, values)
                 if _default_device is not None and self.name in _DEVICE_CONSTRUCTORS:
                     _apply_default_device(sig, values)
                 return index, values
@@ -387,9 +566,26 @@ cdef class ArgParser:
             for sig in self.signatures:
                 values = sig.parse(args, kwargs, errors, True)
                 if values is not None:
+                    if not _subclasses_disabled and not _all_disabled and _any_overloaded(sig, values):
+                        return -1, _overloaded_values(sig, values)
                     return index, values
                 index += 1
+        if not _subclasses_disabled and not _all_disabled:
+            overloaded = _overloaded_anywhere(args, kwargs)    # objects that are not tensors at all
+            if overloaded:
+                return -1, overloaded
         _raise_no_match(self, args, kwargs, errors)
+
+    cpdef tuple parse_self(self, object obj, tuple args, dict kwargs):
+        """parse() for a method: obj (self) can make the call overloaded too."""
+        cdef list overloaded
+        if type(obj) is not _tensor_type and not _subclasses_disabled and not _all_disabled \
+                and overrides_torch_function(obj):
+            overloaded = [obj]
+            for a in _overloaded_anywhere(args, kwargs):
+                _add_overloaded(overloaded, a)
+            return -1, overloaded
+        return self.parse(args, kwargs)
 
     def __repr__(self):
         return f"<ArgParser {self.name}: {len(self.signatures)} signature(s)>"

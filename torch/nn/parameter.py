@@ -6,6 +6,7 @@ from typing import Any
 
 import torch
 from torch import Tensor
+from torch._C.arg_parser import _disabled_torch_function_impl
 from torch._utils import _tensor_reduce
 
 __all__ = ["Parameter", "Buffer", "is_lazy"]
@@ -42,6 +43,10 @@ class Parameter(Tensor):
 
     def __init__(self, data: Any = None, requires_grad: bool = True) -> None:
         pass
+
+    # Calls on parameters are not dispatched to __torch_function__; results are plain tensors. (The
+    # marker is compared, never bound, so mypy's classmethod signature does not apply.)
+    __torch_function__ = _disabled_torch_function_impl  # type: ignore[assignment]
 
     def __deepcopy__(self, memo: dict[int, Any]) -> Any:
         if id(self) in memo:
