@@ -11,3 +11,16 @@ from torch._C.arg_parser import (DisableTorchFunction, DisableTorchFunctionSubcl
 from torch._C.arg_parser import is_torch_function_enabled as _is_torch_function_enabled  # noqa: F401
 from torch._C.arg_parser import is_torch_function_mode_enabled as _is_torch_function_mode_enabled  # noqa: F401
 from torch._C import _nn  # noqa: E402,F401  (torch._C._nn: lazy, loads nothing until used)
+
+
+def _log_api_usage_once(event: str) -> None:
+    """PyTorch's API-usage log: silent unless PYTORCH_API_USAGE_STDERR is set, then each event is
+    printed to stderr once, as PyTorch's default logger does."""
+    import os
+    import sys
+    if os.environ.get("PYTORCH_API_USAGE_STDERR") and event not in _logged_api_usage:
+        _logged_api_usage.add(event)
+        sys.stderr.write(f"PYTORCH_API_USAGE {event}\n")
+
+
+_logged_api_usage: set[str] = set()

@@ -33,7 +33,7 @@ __all__ = ["linear", "bilinear", "threshold", "relu", "relu6", "elu", "selu", "c
            # Layers: convolution, padding, pooling, normalisation, embedding.
            "conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d", "pad", "max_pool1d", "max_pool2d",
            "max_pool1d_with_indices", "max_pool2d_with_indices", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d",
-           "adaptive_avg_pool2d", "batch_norm", "layer_norm", "group_norm", "embedding", "one_hot",
+           "adaptive_avg_pool2d", "batch_norm", "layer_norm", "group_norm", "embedding", "one_hot", "normalize",
            # sequence models
            "scaled_dot_product_attention", "multi_head_attention_forward"]
 
@@ -46,6 +46,17 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
 def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """y[..., o] = sum_ij input1[..., i] weight[o, i, j] input2[..., j] + bias[o]."""
     return torch.bilinear(input1, input2, weight, bias)
+
+
+def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12, out: Tensor | None = None) -> Tensor:
+    """input divided by its p-norm along dim (at least eps)."""
+    from torch.overrides import handle_torch_function, has_torch_function_variadic
+    if has_torch_function_variadic(input, out):
+        return handle_torch_function(normalize, (input, out), input, p=p, dim=dim, eps=eps, out=out)
+    if out is None:
+        return input / input.norm(p, dim, keepdim=True).clamp_min(eps).expand_as(input)
+    denom = input.norm(p, dim, keepdim=True).clamp_min_(eps).expand_as(input)
+    return torch.div(input, denom, out=out)
 
 
 # -- activations -----------------------------------------------------------------------------

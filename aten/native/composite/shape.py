@@ -99,6 +99,14 @@ def unbind(self: Any, dim: int = 0) -> Any:
     return _v.unbind(self, dim)
 
 
+def where_condition(condition: Any) -> Any:
+    """torch.where(condition): the indices of its nonzero elements, one tensor per dimension (a 0-dim
+    condition counts as 1-dim, as PyTorch's nonzero_numpy)."""
+    nonzero = find_operator("nonzero")
+    indices = nonzero(_unsqueeze(condition, 0) if condition.dim() == 0 else condition)
+    return tuple(find_operator("unbind.int")(indices, 1))
+
+
 def split(self: Any, split_size: int, dim: int = 0) -> Any:
     return _v.split(self, split_size, dim)
 

@@ -1,0 +1,60 @@
+"""Real libraries on Ember (issue 23's ladder): they import without a word about PyTorch missing, and
+what they compute equals what they compute on PyTorch 2.13 for the same seeds (recorded by
+tools/record_ecosystem_reference.py with the versions pyproject.toml's test extra pins)."""
+import importlib
+import json
+import math
+import warnings
+from pathlib import Path
+
+import pytest
+
+import torch
+from tools.record_ecosystem_reference import LIBRARIES, run_cases
+
+DATA = Path(__file__).resolve().parent.parent / "data" / "ecosystem"
+REFERENCE = {library: json.loads((DATA / f"{library}.json").read_text()) for library in LIBRARIES}
+TOLERANCE = {"torch.float32": (1e-5, 1e-6), "torch.bfloat16": (1e-2, 1e-2), "torch.float64": (1e-9, 1e-12)}
+
+
+@pytest.mark.parametrize("library", LIBRARIES)
+def test_library_imports_quietly_and_is_the_recorded_version(library):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        module = importlib.import_module(library)
+    assert not [w for w in caught if "torch" in str(w.message).lower() and "not" in str(w.message).lower()]
+    assert module.__version__ == REFERENCE[library][library]
+
+
+@pytest.fixture(scope="module")
+def ember_results():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return {library: run_cases(torch, library) for library in LIBRARIES}
+
+
+def _assert_same(mine, ref, where):
+    if isinstance(ref, list):
+        assert isinstance(mine, list) and len(mine) == len(ref), where
+        for i, (m, r) in enumerate(zip(mine, ref)):
+            _assert_same(m, r, f"{where}[{i}]")
+        return
+    if not isinstance(ref, dict):
+        assert mine == ref, where
+        return
+    assert (mine["dtype"], mine["shape"]) == (ref["dtype"], ref["shape"]), where
+    rtol, atol = TOLERANCE.get(ref["dtype"], (0.0, 0.0))
+    for m, r in zip(mine["values"], ref["values"]):
+        assert (math.isnan(m) and math.isnan(r)) or math.isclose(m, r, rel_tol=rtol, abs_tol=atol), (where, m, r)
+
+
+@pytest.mark.parametrize("library,case", [(library, case) for library in LIBRARIES
+                                          for case in sorted(REFERENCE[library]["cases"])])
+def test_library_computes_what_it_computes_on_pytorch(ember_results, library, case):
+    ref = REFERENCE[library]["cases"][case]
+    mine = ember_results[library][case]
+    if "error" in ref:
+        assert mine == ref
+    else:
+        assert "result" in mine, mine
+        _assert_same(mine["result"], ref["result"], f"{library}.{case}")

@@ -1,0 +1,87 @@
+"""torch.linalg.norm / matrix_norm, F.normalize, torch.trapezoid / trapz and torch.where(condition)
+against NumPy (the ops torchmetrics needs at import and in its AUROC), with PyTorch's errors."""
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import torch
+import torch.nn.functional as F
+
+INF = float("inf")
+
+
+def _arrays(shape, seed, dtype=np.float64):
+    return np.random.default_rng(seed).standard_normal(shape).astype(dtype)
+
+
+@pytest.mark.parametrize("ord", [None, "fro", INF, -INF, 1, -1])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_linalg_norm_of_a_matrix_as_numpy(ord, dtype):
+    a = _arrays((4, 5), 0, dtype)
+    got = torch.linalg.norm(torch.from_numpy(a), ord)
+    np.testing.assert_allclose(got.numpy(), np.linalg.norm(a.astype(np.float64), ord), rtol=1e-6)
+    assert got.dtype == torch.from_numpy(a).dtype
+
+
+@pytest.mark.parametrize("ord", [None, 2, 1, 3, INF, -INF, 0])
+def test_linalg_norm_of_a_vector_as_numpy(ord):
+    v = _arrays((7,), 1)
+    np.testing.assert_allclose(torch.linalg.norm(torch.from_numpy(v), ord).numpy(), np.linalg.norm(v, ord))
+
+
+@settings(max_examples=30, deadline=None)
+@given(batch=st.integers(1, 3), rows=st.integers(1, 4), cols=st.integers(1, 4), keepdim=st.booleans(),
+       ord=st.sampled_from(["fro", INF, -INF, 1, -1]), swap=st.booleans())
+def test_matrix_norm_over_batches_as_numpy(batch, rows, cols, keepdim, ord, swap):
+    a = _arrays((batch, rows, cols), 2)
+    dim = (-1, -2) if swap else (-2, -1)
+    got = torch.linalg.matrix_norm(torch.from_numpy(a), ord, dim=dim, keepdim=keepdim)
+    np.testing.assert_allclose(got.numpy(), np.linalg.norm(a, ord, axis=dim, keepdims=keepdim), rtol=1e-12)
+
+
+def test_norm_errors_as_pytorch():
+    a = torch.ones(2, 3, 4)
+    with pytest.raises(RuntimeError, match="If dim is not specified but ord is, the input must be 1D or 2D. Got 3D."):
+        torch.linalg.norm(a, 2)
+    with pytest.raises(RuntimeError, match="Order 3 not supported."):
+        torch.linalg.matrix_norm(a, 3)
+    with pytest.raises(RuntimeError, match=r"dims must be different. Got \(0, 0\)"):
+        torch.linalg.matrix_norm(a, dim=(0, 0))
+    with pytest.raises(RuntimeError, match="Expected a floating point or complex tensor as input. Got Long"):
+        torch.linalg.matrix_norm(torch.ones(2, 2, dtype=torch.long))
+    with pytest.raises(RuntimeError, match="needs the singular values"):
+        torch.linalg.matrix_norm(a, "nuc")
+
+
+def test_normalize_as_numpy_and_differentiable():
+    a = _arrays((3, 5), 3)
+    for p, dim in [(2.0, 1), (1.0, 0), (3.0, -1)]:
+        norm = np.sum(np.abs(a) ** p, axis=dim, keepdims=True) ** (1 / p)
+        np.testing.assert_allclose(F.normalize(torch.from_numpy(a), p=p, dim=dim).numpy(),
+                                   a / np.maximum(norm, 1e-12), rtol=1e-12)
+    x = torch.from_numpy(a).requires_grad_()
+    F.normalize(x).sum().backward()
+    assert x.grad.shape == (3, 5) and torch.isfinite(x.grad).all()
+    assert F.normalize(torch.zeros(2, 3)).abs().sum().item() == 0.0        # eps keeps zeros at zero
+
+
+@pytest.mark.parametrize("dim", [0, 1, -1])
+def test_trapezoid_as_numpy(dim):
+    y = _arrays((4, 6), 4)
+    x = np.sort(_arrays((y.shape[dim],), 5))
+    ty = torch.from_numpy(y)
+    np.testing.assert_allclose(torch.trapezoid(ty, torch.from_numpy(x), dim=dim).numpy(),
+                               np.trapezoid(y, x, axis=dim), rtol=1e-12)
+    np.testing.assert_allclose(torch.trapezoid(ty, dx=0.25, dim=dim).numpy(), np.trapezoid(y, dx=0.25, axis=dim),
+                               rtol=1e-12)
+    np.testing.assert_allclose(torch.trapz(ty, dim=dim).numpy(), np.trapezoid(y, axis=dim), rtol=1e-12)
+    assert torch.trapezoid(torch.zeros(3, 0)).shape == (3,)
+    with pytest.raises(RuntimeError, match="There must be one `x` value for each sample point"):
+        torch.trapezoid(ty, torch.ones(2), dim=dim)
+
+
+def test_where_with_only_a_condition_gives_the_nonzero_indices():
+    c = np.random.default_rng(6).integers(0, 2, (3, 4)).astype(bool)
+    got = torch.where(torch.from_numpy(c))
+    assert isinstance(got, tuple) and [g.tolist() for g in got] == [n.tolist() for n in np.nonzero(c)]
+    assert [g.tolist() for g in torch.where(torch.tensor(True))] == [[0]]

@@ -1,0 +1,133 @@
+"""Record what real libraries compute on PyTorch 2.13, for the ecosystem tests (needs a real PyTorch
+with einops and torchmetrics installed, the versions pyproject.toml's test extra pins).
+
+    cd /tmp && /path/to/pytorch/python /path/to/ember/tools/record_ecosystem_reference.py [OUTPUT_DIR]
+
+Run it from outside the repository (Ember's package is also called `torch`). It writes
+`<library>.json` for each library of LIBRARIES: for each case, the result's dtype, shape and values
+(float64 lists), or the error type and message. The tests run the same cases (run_cases) on Ember;
+inputs come from torch.manual_seed, whose streams Ember reproduces bit for bit.
+"""
+from __future__ import annotations
+
+import importlib
+import json
+import sys
+from pathlib import Path
+from typing import Any, Callable
+
+DATA_DIR = Path(__file__).resolve().parent.parent / "test" / "data" / "ecosystem"
+REFERENCE_PACKAGE = "torch"
+LIBRARIES = ("einops", "torchmetrics")
+
+
+def _einops_cases(torch: Any) -> dict[str, Callable[[], Any]]:
+    einops = importlib.import_module("einops")
+    layers = importlib.import_module("einops.layers.torch")
+    torch.manual_seed(0)
+    x = torch.randn(2, 3, 4, 5)
+    cases: dict[str, Callable[[], Any]] = {}
+    for dtype in ("float32", "bfloat16"):
+        t = x.to(getattr(torch, dtype))
+        cases.update({
+            f"rearrange_{dtype}": lambda t=t: einops.rearrange(t, "b c h w -> b (c h) w"),
+            f"rearrange_split_{dtype}": lambda t=t: einops.rearrange(t, "b c (h2 h) w -> b h2 c h w", h2=2),
+            f"reduce_mean_{dtype}": lambda t=t: einops.reduce(t, "b c h w -> b c", "mean"),
+            f"reduce_max_pool_{dtype}": lambda t=t: einops.reduce(t, "b c (h h2) (w w2) -> b c h w", "max", h2=2,
+                                                                  w2=1),
+            f"repeat_{dtype}": lambda t=t: einops.repeat(t[0, 0], "h w -> h w r", r=3),
+            f"pack_{dtype}": lambda t=t: einops.pack([t, t[:, 0]], "b * w")[0],
+            f"unpack_{dtype}": lambda t=t: einops.unpack(*einops.pack([t, t[:, 0]], "b * w"), "b * w")[1],
+            f"einsum_{dtype}": lambda t=t: einops.einsum(t, t, "b c h w, b c h w -> b c"),
+            f"layer_rearrange_{dtype}": lambda t=t: layers.Rearrange("b c h w -> b (c h w)")(t),
+            f"layer_reduce_{dtype}": lambda t=t: layers.Reduce("b c h w -> b c", "sum")(t),
+        })
+
+    def einmix() -> Any:
+        torch.manual_seed(1)
+        mix = layers.EinMix("b c h w -> b d h w", weight_shape="c d", bias_shape="d", c=3, d=6)
+        return mix(x)
+    cases["einmix"] = einmix
+    cases["rearrange_error"] = lambda: einops.rearrange(x, "b c h w -> b c h")
+    return cases
+
+
+def _torchmetrics_cases(torch: Any) -> dict[str, Callable[[], Any]]:
+    tm = importlib.import_module("torchmetrics")
+    torch.manual_seed(0)
+    probs = [torch.rand(32), torch.rand(32)]
+    labels = [torch.randint(0, 2, (32,)), torch.randint(0, 2, (32,))]
+    logits = [torch.randn(32, 5), torch.randn(32, 5)]
+    classes = [torch.randint(0, 5, (32,)), torch.randint(0, 5, (32,))]
+    preds = [torch.randn(32), torch.randn(32)]
+    target = [p * 0.5 + torch.randn(32) * 0.3 for p in preds]
+
+    def two_batches(metric: Any, inputs: list[Any], targets: list[Any]) -> Any:
+        for a, b in zip(inputs, targets):
+            metric.update(a, b)
+        return metric.compute()
+
+    c = tm.classification
+    r = tm.regression
+    return {
+        "binary_accuracy": lambda: two_batches(c.BinaryAccuracy(), probs, labels),
+        "binary_f1": lambda: two_batches(c.BinaryF1Score(), probs, labels),
+        "binary_auroc": lambda: two_batches(c.BinaryAUROC(), probs, labels),
+        "binary_average_precision": lambda: two_batches(c.BinaryAveragePrecision(), probs, labels),
+        "multiclass_accuracy_macro": lambda: two_batches(c.MulticlassAccuracy(num_classes=5), logits, classes),
+        "multiclass_accuracy_micro": lambda: two_batches(c.MulticlassAccuracy(num_classes=5, average="micro"),
+                                                         logits, classes),
+        "multiclass_f1": lambda: two_batches(c.MulticlassF1Score(num_classes=5), logits, classes),
+        "multiclass_precision": lambda: two_batches(c.MulticlassPrecision(num_classes=5, average=None), logits,
+                                                    classes),
+        "multiclass_recall": lambda: two_batches(c.MulticlassRecall(num_classes=5), logits, classes),
+        "multiclass_confusion_matrix": lambda: two_batches(c.MulticlassConfusionMatrix(num_classes=5), logits,
+                                                           classes),
+        "multiclass_auroc": lambda: two_batches(c.MulticlassAUROC(num_classes=5), logits, classes),
+        "mse": lambda: two_batches(r.MeanSquaredError(), preds, target),
+        "mae": lambda: two_batches(r.MeanAbsoluteError(), preds, target),
+        "r2": lambda: two_batches(r.R2Score(), preds, target),
+        "pearson": lambda: two_batches(r.PearsonCorrCoef(), preds, target),
+        "spearman": lambda: two_batches(r.SpearmanCorrCoef(), preds, target),
+        "explained_variance": lambda: two_batches(r.ExplainedVariance(), preds, target),
+        "cosine_similarity": lambda: two_batches(r.CosineSimilarity(), [p.view(4, 8) for p in preds],
+                                                 [t.view(4, 8) for t in target]),
+    }
+
+
+_CASES = {"einops": _einops_cases, "torchmetrics": _torchmetrics_cases}
+
+
+def _record(torch: Any, value: Any) -> Any:
+    if isinstance(value, torch.Tensor):
+        return {"dtype": str(value.dtype), "shape": list(value.shape),
+                "values": value.detach().to(torch.float64).reshape(-1).tolist()}
+    if isinstance(value, (list, tuple)):
+        return [_record(torch, v) for v in value]
+    return value
+
+
+def run_cases(torch: Any, library: str) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for name, case in _CASES[library](torch).items():
+        try:
+            out[name] = {"result": _record(torch, case())}
+        except Exception as e:  # noqa: BLE001 (the recorded behaviour is the error)
+            out[name] = {"error": type(e).__name__, "message": str(e)}
+    return out
+
+
+def main(out_dir: Path) -> None:
+    if str(Path(__file__).resolve().parent.parent) in [str(Path(p).resolve()) for p in sys.path if p]:
+        raise SystemExit("run this from outside the Ember repository: its `torch` would shadow PyTorch's")
+    torch = importlib.import_module(REFERENCE_PACKAGE)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    for library in LIBRARIES:
+        version = importlib.import_module(library).__version__
+        payload = {"torch": torch.__version__, library: version, "cases": run_cases(torch, library)}
+        (out_dir / f"{library}.json").write_text(json.dumps(payload, indent=1) + "\n")
+        print(f"wrote {out_dir / (library + '.json')}")
+
+
+if __name__ == "__main__":
+    main(Path(sys.argv[1]) if len(sys.argv) > 1 else DATA_DIR)
