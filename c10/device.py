@@ -24,7 +24,7 @@ class device:
     __slots__ = ("type", "index", "_device_type")
     type: str
     index: int | None
-    _device_type: DeviceType
+    _device_type: DeviceType | None     # None: a device type Ember names but holds no tensors on
 
     def __init__(self, type: Any, index: int | None = None) -> None:  # noqa: A002 (PyTorch's name)
         if isinstance(type, device):
@@ -54,8 +54,6 @@ class device:
         self._set(name, index)
 
     def _set(self, name: str, index: int | None) -> None:
-        if name not in _SUPPORTED:
-            raise RuntimeError(f"Ember supports only cpu and cuda devices, got '{name}'")
         if index is not None:
             if isinstance(index, bool) or not isinstance(index, int):
                 raise TypeError(f"device(): index must be an int, got {_tname(index)}")
@@ -65,7 +63,7 @@ class device:
                 raise RuntimeError(f"CPU device index must be -1 or zero, got {index}")
         object.__setattr__(self, "type", name)
         object.__setattr__(self, "index", index)
-        object.__setattr__(self, "_device_type", _SUPPORTED[name])
+        object.__setattr__(self, "_device_type", _SUPPORTED.get(name))
 
     def __setattr__(self, key: str, value: Any) -> None:
         raise AttributeError("torch.device is immutable")
@@ -103,8 +101,11 @@ CPU = device("cpu")
 
 
 def canonical(dev: Any) -> device:
-    """The device a tensor is placed on: 'cuda' means the current CUDA device (index 0 here)."""
+    """The device a tensor is placed on: 'cuda' means the current CUDA device (index 0 here). Devices
+    Ember only names (meta, mps, xpu ...) are refused here, where a tensor would be placed."""
     d = dev if isinstance(dev, device) else device(dev)
+    if d._device_type is None:
+        raise RuntimeError(f"Ember is not built with support for {d.type} devices (only cpu and cuda)")
     if d.type == "cuda" and d.index is None:
         return device("cuda", 0)
     if d.type == "cpu" and d.index is not None:

@@ -34,16 +34,17 @@ cdef class dtype:
         return "torch." + self.name
 
     def to_real(self):
-        """The real dtype of this one: itself, as every Ember dtype is real."""
-        return self
+        """The real dtype of this one: the component type of a complex dtype, else itself."""
+        return _BY_NAME[_REAL_OF[self.name]] if self.is_complex else self
 
     def to_complex(self):
-        """The complex dtype of this one: PyTorch's error for a non-floating dtype; a floating one
-        has no complex dtype in Ember yet, which the error says. The storage types (float8) have none
-        in PyTorch either."""
+        """The complex dtype of this one (itself for a complex dtype): PyTorch's error for a dtype
+        without one (integers, bool, the float8 storage types)."""
+        if self.is_complex:
+            return self
         if not self.is_floating_point or not has_arithmetic(self.scalar_type):
             raise RuntimeError(f"Unknown Complex ScalarType for {self.type_name}")
-        raise RuntimeError(f"torch.{self.name}.to_complex(): Ember has no complex dtypes yet")
+        return _BY_NAME[_COMPLEX_OF[self.name]]
 
     def __reduce__(self):
         # dtypes are singletons: pickle by name so checkpoints restore the same object.
@@ -63,6 +64,21 @@ for _row in _ROWS:
     _BY_NAME[_row["name"]] = _d
     for _alias in _row["aliases"]:
         _BY_NAME[_alias] = _d
+# The complex dtypes are named, with PyTorch's numbers, sizes and names (torch.complex64 is what
+# programs and libraries such as safetensors name), but Ember has no complex tensors yet: their
+# _ITEMSIZE stays 0, which c10's make_tensor refuses with an error saying so.
+cdef dtype _complex
+cdef dict _REAL_OF = {"complex32": "float16", "complex64": "float32", "complex128": "float64"}
+cdef dict _COMPLEX_OF = {"float16": "complex32", "bfloat16": "complex64", "float32": "complex64",
+                         "float64": "complex128"}
+for _name, _st, _alias, _type_name, _size in (("complex32", 8, "chalf", "ComplexHalf", 4),
+                                                ("complex64", 9, "cfloat", "ComplexFloat", 8),
+                                                ("complex128", 10, "cdouble", "ComplexDouble", 16)):
+    _complex = dtype(_st, _name, _type_name, False, True, np.dtype(_name) if _name != "complex32" else None)
+    _complex.itemsize = _size
+    _complex.is_complex = True
+    _DTYPES[_st] = _complex
+    _BY_NAME[_name] = _BY_NAME[_alias] = _complex
 for _a in range(NUM_SCALAR_TYPES):
     _OPMATH[_a] = _a
     for _b in range(NUM_SCALAR_TYPES):
@@ -123,7 +139,8 @@ def dtype_from_numpy(object np_dtype):
     """The dtype for a numpy dtype, or TypeError naming the unsupported one."""
     cdef object d = np.dtype(np_dtype)
     for cand in _DTYPES:
-        if cand is not None and (<dtype>cand).numpy_dtype is not None and (<dtype>cand).numpy_dtype == d:
+        if cand is not None and (<dtype>cand).numpy_dtype is not None and (<dtype>cand).numpy_dtype == d \
+                and not (<dtype>cand).is_complex:      # no complex tensors yet: numpy's are refused here
             return cand
     raise TypeError(
         f"can't convert np.ndarray of type numpy.{d.name}. The only supported types are: "
@@ -186,7 +203,14 @@ cdef int promote(int a, int b) except? -2:
     if _PROMOTE[a][b] < 0:      # only now look at the dtype objects: this is on every op's path
         if _DTYPES[a] is None or _DTYPES[b] is None:
             raise ValueError(f"promote: unknown scalar types {a}, {b}")
-        group = next(g for g in _PROMOTION_ERRORS if g in (_GROUP_OF[a], _GROUP_OF[b]))
+        group = next((g for g in _PROMOTION_ERRORS if g in (_GROUP_OF.get(a), _GROUP_OF.get(b))), None)
+        if group is None:
+            # A complex dtype (no table row): c10's rule, the complex type of the promoted component
+            # types (float32 + complex32 -> complex64; an integer leaves the complex one as it is).
+            real = promote((<dtype>_DTYPES[a]).to_real().scalar_type, (<dtype>_DTYPES[b]).to_real().scalar_type)
+            if is_floating(real):
+                return (<dtype>_DTYPES[real]).to_complex().scalar_type
+            return a if (<dtype>_DTYPES[a]).is_complex else b
         raise RuntimeError(f"Promotion for {group} is not supported, attempted to promote "
                            f"{(<dtype>_DTYPES[a]).type_name} and {(<dtype>_DTYPES[b]).type_name}")
     return _PROMOTE[a][b]

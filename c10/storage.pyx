@@ -79,6 +79,12 @@ cdef class Storage:
         """Whether the bytes live in shared memory (a SharedBlock), visible to other processes."""
         return isinstance(self.owner, SharedBlock)
 
+    def byte_range(self, Py_ssize_t start, Py_ssize_t stop):
+        """A storage over bytes [start, stop) of this one, sharing them (it keeps this one alive)."""
+        if not 0 <= start <= stop <= self.size_bytes:
+            raise IndexError(f"byte range [{start}, {stop}) out of range for a storage of {self.size_bytes} bytes")
+        return borrowed_storage(<Py_ssize_t>self.data + start, stop - start, self, self.device)
+
     def shared_block(self):
         """The SharedBlock holding the bytes, or None."""
         return self.owner if isinstance(self.owner, SharedBlock) else None

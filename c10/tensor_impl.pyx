@@ -335,6 +335,9 @@ cdef TensorImpl make_tensor(Storage storage, Py_ssize_t offset, int ndim, const 
     cdef int i
     if ndim > MAX_DIMS:
         raise RuntimeError(f"Ember tensors have at most {MAX_DIMS} dimensions, got {ndim}")
+    if itemsize_of(scalar_type) == 0:       # a dtype Ember only names (complex): no tensors of it
+        raise RuntimeError(f"Ember has no {dtype_of(scalar_type)} tensors yet (complex arithmetic is not "
+                           "implemented)")
     if _tensor_type is None:
         t = TensorImpl.__new__(TensorImpl)
     else:
@@ -582,15 +585,24 @@ cdef Py_ssize_t _first_element_address(object arr) except? -1:
 def over_shared_block(object block, dtype dt, sizes, strides, Py_ssize_t offset):
     """A CPU tensor over a SharedBlock's memory (c10.storage): what a tensor sent to this process
     through shared memory is rebuilt as."""
+    return over_storage(borrowed_storage(block.address, block.nbytes, block, _CPU), dt, sizes, strides, offset)
+
+
+def over_storage(Storage storage not None, dtype dt, sizes, strides, Py_ssize_t offset):
+    """A tensor of dt over an existing storage (its geometry checked against the storage's bytes)."""
     cdef Py_ssize_t c_sizes[MAX_DIMS]
     cdef Py_ssize_t c_strides[MAX_DIMS]
     cdef int i, ndim = len(sizes)
     if ndim > MAX_DIMS or len(strides) != ndim:
-        raise RuntimeError("over_shared_block: sizes and strides must have the same length, at most MAX_DIMS")
+        raise RuntimeError("over_storage: sizes and strides must have the same length, at most MAX_DIMS")
     for i in range(ndim):
         c_sizes[i] = sizes[i]
         c_strides[i] = strides[i]
-    storage = borrowed_storage(block.address, block.nbytes, block, _CPU)
+    if offset < 0 or strided_nbytes(ndim, c_sizes, c_strides, itemsize_of(dt.scalar_type), offset) \
+            > storage.size_bytes:
+        raise RuntimeError(f"setStorage: sizes {list(sizes)}, strides {list(strides)}, storage offset {offset}, "
+                           f"and itemsize {dt.itemsize} requiring a storage size larger than the storage's "
+                           f"{storage.size_bytes} bytes")
     return make_tensor(storage, offset, ndim, c_sizes, c_strides, dt.scalar_type)
 
 

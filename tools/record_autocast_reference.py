@@ -123,6 +123,8 @@ CASES: dict[str, tuple[list[Any], dict[str, Any]]] = {
     "cumprod": ([T(3, 4), 1], {}),
     "cumsum": ([T(3, 4), 1], {}),
     "linalg_vector_norm": ([T(3, 4)], {}),
+    "linalg_matrix_norm": ([T(3, 4), 1], {}),
+    "linalg_matrix_norm.str_ord": ([T(3, 4)], {}),
     "log_softmax.int": ([T(3, 4), 1], {}),
     "softmax.int": ([T(3, 4), 1], {}),
     "sum": ([T(3, 4)], {}),

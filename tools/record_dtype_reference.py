@@ -3,7 +3,7 @@
     cd /tmp && /path/to/pytorch/python /path/to/ember/tools/record_dtype_reference.py [OUTPUT_DIR]
 
 Run it from outside the repository (Ember's package is also called `torch`). It writes
-`dtypes.json`: for every real (non-complex, non-quantized) dtype PyTorch has, its attributes
+`dtypes.json`: for every non-quantized dtype PyTorch has, its attributes
 (`is_floating_point`, `is_signed`, `itemsize`, `to_real`, `to_complex` or its error), its
 `torch.finfo` or `torch.iinfo` (every field, exactly, and the repr), and `torch.promote_types`
 for every pair. The tests replay these against Ember's dtypes: the ones Ember has must match;
@@ -21,7 +21,8 @@ DATA_DIR = Path(__file__).resolve().parent.parent / "test" / "data" / "dtypes"
 REFERENCE_PACKAGE = "torch"
 
 DTYPE_NAMES = ("bool", "uint8", "int8", "int16", "int32", "int64", "uint16", "uint32", "uint64", "float16", "float32",
-               "float64", "bfloat16", "float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz")
+               "float64", "bfloat16", "float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz",
+               "complex32", "complex64", "complex128")
 
 
 def _error(call: Any) -> Any:
@@ -34,7 +35,7 @@ def _error(call: Any) -> Any:
 def _info(torch: Any, dtype: Any) -> dict[str, Any]:
     if dtype is torch.bool:
         return {"iinfo": _error(lambda: torch.iinfo(dtype)), "finfo": _error(lambda: torch.finfo(dtype))}
-    if dtype.is_floating_point:
+    if dtype.is_floating_point or dtype.is_complex:
         f = torch.finfo(dtype)
         return {"finfo": {"bits": f.bits, "eps": f.eps, "max": f.max, "min": f.min, "tiny": f.tiny,
                           "smallest_normal": f.smallest_normal, "resolution": f.resolution, "dtype": f.dtype,

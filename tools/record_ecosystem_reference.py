@@ -18,7 +18,12 @@ from typing import Any, Callable
 
 DATA_DIR = Path(__file__).resolve().parent.parent / "test" / "data" / "ecosystem"
 REFERENCE_PACKAGE = "torch"
-LIBRARIES = ("einops", "torchmetrics")
+LIBRARIES = ("einops", "torchmetrics", "safetensors")
+# Written by PyTorch with safetensors (main() writes it); the tests load it on Ember.
+PYTORCH_WRITTEN = "pytorch_written.safetensors"
+SAFETENSORS_DTYPES = ("bool", "uint8", "int8", "int16", "int32", "int64", "uint16", "uint32", "uint64", "float16",
+                      "bfloat16", "float32", "float64", "float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz",
+                      "float8_e5m2fnuz")
 
 
 def _einops_cases(torch: Any) -> dict[str, Callable[[], Any]]:
@@ -95,7 +100,32 @@ def _torchmetrics_cases(torch: Any) -> dict[str, Callable[[], Any]]:
     }
 
 
-_CASES = {"einops": _einops_cases, "torchmetrics": _torchmetrics_cases}
+def safetensors_tensors(torch: Any) -> dict[str, Any]:
+    """One seeded tensor of each dtype safetensors stores (and a view, an empty and a 0-dim one)."""
+    torch.manual_seed(0)
+    base = torch.randn(3, 4) * 50
+    out = {name: base.to(getattr(torch, name)) for name in SAFETENSORS_DTYPES
+           if not name.startswith(("uint", "int")) and name != "bool"}
+    out.update({name: (base.abs() * 3).to(getattr(torch, name)) for name in SAFETENSORS_DTYPES
+                if name.startswith(("uint", "int"))})
+    out["bool"] = base > 0
+    out["view_of_rows"] = base[1:].clone()
+    out["empty"] = torch.zeros(0, 5)
+    out["scalar"] = torch.tensor(2.5)
+    return out
+
+
+def _safetensors_cases(torch: Any) -> dict[str, Callable[[], Any]]:
+    st = importlib.import_module("safetensors.torch")
+    tensors = safetensors_tensors(torch)
+    data = st.save(tensors, metadata={"framework": "ember-test"})
+    cases: dict[str, Callable[[], Any]] = {f"round_trip_{name}": (lambda name=name: st.load(data)[name])
+                                           for name in tensors}
+    cases["bad_type"] = lambda: st.save({"x": [1, 2]})
+    return cases
+
+
+_CASES = {"einops": _einops_cases, "torchmetrics": _torchmetrics_cases, "safetensors": _safetensors_cases}
 
 
 def _record(torch: Any, value: Any) -> Any:
@@ -122,6 +152,9 @@ def main(out_dir: Path) -> None:
         raise SystemExit("run this from outside the Ember repository: its `torch` would shadow PyTorch's")
     torch = importlib.import_module(REFERENCE_PACKAGE)
     out_dir.mkdir(parents=True, exist_ok=True)
+    st = importlib.import_module("safetensors.torch")
+    st.save_file(safetensors_tensors(torch), str(out_dir / PYTORCH_WRITTEN), metadata={"writer": "pytorch"})
+    print(f"wrote {out_dir / PYTORCH_WRITTEN}")
     for library in LIBRARIES:
         version = importlib.import_module(library).__version__
         payload = {"torch": torch.__version__, library: version, "cases": run_cases(torch, library)}

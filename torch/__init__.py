@@ -49,7 +49,7 @@ if TYPE_CHECKING:
     from torch.functional import broadcast_shapes, broadcast_tensors, einsum, nonzero, norm, numel, split, unique
     from torch.random import (Generator, default_generator, get_rng_state, initial_seed, manual_seed, seed,
                               set_rng_state)
-    from torch._creation import asarray, result_type
+    from torch._creation import asarray, frombuffer, result_type
     from torch._context import (are_deterministic_algorithms_enabled, get_default_device,
                                 get_deterministic_debug_mode, get_float32_matmul_precision,
                                 is_deterministic_algorithms_warn_only_enabled, set_default_device,
@@ -99,6 +99,12 @@ if TYPE_CHECKING:
     float8_e4m3fn: dtype
     float8_e5m2fnuz: dtype
     float8_e4m3fnuz: dtype
+    complex32: dtype
+    chalf: dtype
+    complex64: dtype
+    cfloat: dtype
+    complex128: dtype
+    cdouble: dtype
     uint16: dtype
     uint32: dtype
     uint64: dtype
@@ -123,7 +129,7 @@ __all__ = sorted({
     "manual_seed", "seed", "set_rng_state", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
     "is_grad_enabled", "is_inference_mode_enabled", "is_anomaly_enabled", "is_anomaly_check_nan_enabled",
     "save", "load", "OutOfMemoryError", "get_num_interop_threads", "set_num_interop_threads", "finfo", "iinfo",
-    "autocast", "GradScaler", "asarray", *_AUTOCAST_STATE, *_CONTEXT,
+    "autocast", "GradScaler", "asarray", "frombuffer", *_AUTOCAST_STATE, *_CONTEXT,
     *_LEGACY_TYPES, *_DTYPE_NAMES, *_gen_index.FUNCTIONS, *PYTHON_FUNCTIONS})
 
 _SUBMODULES = {"cuda": "torch.cuda", "ops": "torch._ops", "linalg": "torch.linalg", "special": "torch.special",
@@ -137,7 +143,7 @@ _SUBMODULES = {"cuda": "torch.cuda", "ops": "torch._ops", "linalg": "torch.linal
                "profiler": "torch.profiler", "multiprocessing": "torch.multiprocessing", "hub": "torch.hub"}
 _HELPERS = {**dict.fromkeys(("get_num_threads", "set_num_threads", "get_num_interop_threads",
                              "set_num_interop_threads"), "aten.native.cpu.loops"),
-            "result_type": "torch._creation", "asarray": "torch._creation", "can_cast": "c10.scalar_type",
+            "result_type": "torch._creation", "asarray": "torch._creation", "frombuffer": "torch._creation", "can_cast": "c10.scalar_type",
             **dict.fromkeys(_CONTEXT, "torch._context"),
             "finfo": "torch._type_info", "iinfo": "torch._type_info",
             **dict.fromkeys(("Generator", "default_generator", "get_rng_state", "initial_seed", "manual_seed",

@@ -229,6 +229,10 @@ def asarray(obj: Any, *, dtype: Any = None, device: Any = None, copy: bool | Non
         device = get_default_device()
     if isinstance(obj, TensorImpl):
         out = _asarray_tensor(obj, dtype, device, copy)
+    elif _is_storage(obj):        # its bytes as elements of dtype (the default dtype when none), shared
+        dt = scalar_type.get_default_dtype() if dtype is None else dtype
+        count = obj.nbytes() // dt.itemsize
+        out = _asarray_tensor(tensor_impl.over_storage(obj._storage, dt, [count], [1], 0), None, device, copy)
     elif isinstance(obj, (np.ndarray, np.generic)) or _has_buffer(obj):
         array = obj if isinstance(obj, (np.ndarray, np.generic)) else \
             np.frombuffer(obj, dtype=(scalar_type.get_default_dtype() if dtype is None else dtype).numpy_dtype)
@@ -240,6 +244,42 @@ def asarray(obj: Any, *, dtype: Any = None, device: Any = None, copy: bool | Non
     if requires_grad:
         out.requires_grad_(True)
     return out
+
+
+def frombuffer(buffer: Any, *, dtype: Any, count: int = -1, offset: int = 0, requires_grad: bool = False) -> Any:
+    """A 1-D tensor of dtype over an object's buffer (count elements from byte offset), sharing it."""
+    view = memoryview(buffer).cast("B")
+    length = view.nbytes
+    if length == 0 or count == 0:
+        raise ValueError(f"both buffer length ({length}) and count ({count}) must not be 0")
+    if not 0 <= offset < length:
+        raise ValueError(f"offset ({offset} bytes) must be non-negative and no greater than buffer length "
+                         f"({length} bytes) minus 1")
+    size = dtype.itemsize
+    if count < 0:
+        if (length - offset) % size != 0:
+            raise ValueError(f"buffer length ({length - offset} bytes) after offset ({offset} bytes) must be a "
+                             f"multiple of element size ({size})")
+        count = (length - offset) // size
+    elif offset + count * size > length:
+        raise ValueError(f"requested buffer length ({count} * {size} bytes) after offset ({offset} bytes) must not "
+                         f"be greater than actual buffer length ({length} bytes)")
+    if view.readonly:
+        warnings.warn("The given buffer is not writable, and Ember does not support non-writable tensors. This means "
+                      "you can write to the underlying (supposedly non-writable) buffer using the tensor. You may "
+                      "want to copy the buffer to protect its data or make it writable before converting it to a "
+                      "tensor.", UserWarning, stacklevel=2)
+    array = np.frombuffer(view, dtype=np.uint8)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")       # (the read-only case was reported above, in frombuffer's words)
+        storage = tensor_impl.from_numpy(array)._untyped_storage.byte_range(offset, offset + count * size)
+    out = tensor_impl.over_storage(storage, dtype, [count], [1], 0)
+    return _set_requires_grad(out, requires_grad) if requires_grad else out
+
+
+def _is_storage(obj: Any) -> bool:
+    from torch.storage import UntypedStorage
+    return isinstance(obj, UntypedStorage)
 
 
 def _has_buffer(obj: Any) -> bool:

@@ -25,6 +25,8 @@ class finfo:
         if type is None:
             type = get_default_dtype()
         _check_dtype(type, "finfo")
+        if type.is_complex:
+            type = type.to_real()       # a complex dtype's limits are its components'
         if not type.is_floating_point:
             raise TypeError("torch.finfo() requires a floating point input type. Use torch.iinfo to handle "
                             "'torch.finfo'")
@@ -55,7 +57,7 @@ class iinfo:
         _check_dtype(type, "iinfo")
         if type.name == "bool":
             raise TypeError("torch.bool is not supported by torch.iinfo")
-        if type.is_floating_point:
+        if type.is_floating_point or type.is_complex:
             raise TypeError("torch.iinfo() requires an integer input type. Use torch.finfo to handle 'torch.iinfo'")
         limits = np.iinfo(type.numpy_dtype)
         self.bits: int = int(limits.bits)

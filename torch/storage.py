@@ -2,6 +2,7 @@
 sharing checks (`data_ptr`, `_cdata`), sizes and reading bytes on the CPU."""
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from c10 import tensor_impl
@@ -20,6 +21,25 @@ class UntypedStorage:
     def _wrap(cls, storage: Any) -> UntypedStorage:
         self = cls.__new__(cls)
         self._storage = storage
+        return self
+
+    @classmethod
+    def from_file(cls, filename: str, shared: bool = False, nbytes: int = 0) -> UntypedStorage:
+        """nbytes of a file, mapped: with shared, writes reach the file (created or grown to nbytes);
+        without, the mapping is private (copy-on-write), as PyTorch's MAP_PRIVATE."""
+        import numpy as np
+        if shared:
+            with open(filename, "ab") as f:
+                if f.tell() < nbytes:
+                    f.truncate(nbytes)
+        elif nbytes and os.path.getsize(filename) < nbytes:
+            raise RuntimeError(f"unable to mmap {nbytes} bytes from file <{filename}>: file is too small")
+        if nbytes == 0:
+            return cls._wrap(tensor_impl.empty((0,), dtype_from_name("uint8"), None)._untyped_storage)
+        mapped = np.memmap(filename, dtype=np.uint8, mode="r+" if shared else "c", shape=(nbytes,))
+        return cls._wrap(tensor_impl.from_numpy(mapped)._untyped_storage)
+
+    def untyped(self) -> UntypedStorage:
         return self
 
     def nbytes(self) -> int:
@@ -66,8 +86,11 @@ class UntypedStorage:
         return memoryview(self._storage).cast("B")
 
     def __getitem__(self, index: Any) -> Any:
-        if isinstance(index, slice):
-            return list(self._bytes()[index])
+        if isinstance(index, slice):      # a storage over those bytes, sharing them (as PyTorch's)
+            start, stop, step = index.indices(self.nbytes())
+            if step != 1:
+                raise RuntimeError("slices with steps are not supported for storages")
+            return UntypedStorage._wrap(self._storage.byte_range(start, max(start, stop)))
         n = self.nbytes()
         if not isinstance(index, int) or isinstance(index, bool):
             raise TypeError(f"can't index a torch.UntypedStorage with {type(index).__name__}")

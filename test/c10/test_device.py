@@ -34,9 +34,10 @@ def test_bad_device_string_raises_runtime_error_naming_it(bad, message):
         torch.device(bad)
 
 
-def test_known_but_unsupported_device_type_says_so():
+def test_known_but_unsupported_device_type_is_a_device_that_holds_no_tensors():
+    assert torch.device("mps").type == "mps"        # as PyTorch: any known type is a device
     with pytest.raises(RuntimeError, match="only cpu and cuda"):
-        torch.device("mps")
+        torch.empty(1, device="mps")
 
 
 def test_device_is_immutable():

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import torch
-from tools.record_ecosystem_reference import LIBRARIES, run_cases
+from tools.record_ecosystem_reference import LIBRARIES, PYTORCH_WRITTEN, run_cases, safetensors_tensors
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "ecosystem"
 REFERENCE = {library: json.loads((DATA / f"{library}.json").read_text()) for library in LIBRARIES}
@@ -24,6 +24,32 @@ def test_library_imports_quietly_and_is_the_recorded_version(library):
         module = importlib.import_module(library)
     assert not [w for w in caught if "torch" in str(w.message).lower() and "not" in str(w.message).lower()]
     assert module.__version__ == REFERENCE[library][library]
+
+
+def _bits(t):
+    return t.view(torch.uint8) if t.dim() else t.reshape(1).view(torch.uint8)
+
+
+def test_a_safetensors_file_written_by_pytorch_loads_bit_for_bit():
+    from safetensors import safe_open
+    from safetensors.torch import load_file
+    expected = safetensors_tensors(torch)           # the same seeds: Ember's stream is PyTorch's
+    loaded = load_file(str(DATA / PYTORCH_WRITTEN))
+    assert sorted(loaded) == sorted(expected)
+    for name, t in expected.items():
+        assert (loaded[name].dtype, loaded[name].shape) == (t.dtype, t.shape), name
+        assert torch.equal(_bits(loaded[name]), _bits(t)), name
+    with safe_open(str(DATA / PYTORCH_WRITTEN), framework="pt") as f:
+        assert f.metadata() == {"writer": "pytorch"}
+        assert torch.equal(f.get_slice("float32")[1:, 2:], expected["float32"][1:, 2:])
+
+
+def test_safetensors_files_written_by_ember_round_trip(tmp_path):
+    from safetensors.torch import load_file, save_file
+    tensors = safetensors_tensors(torch)
+    save_file(tensors, str(tmp_path / "ember.safetensors"))
+    loaded = load_file(str(tmp_path / "ember.safetensors"))
+    assert all(torch.equal(_bits(loaded[k]), _bits(v)) and loaded[k].dtype == v.dtype for k, v in tensors.items())
 
 
 @pytest.fixture(scope="module")

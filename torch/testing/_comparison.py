@@ -26,9 +26,12 @@ _DTYPE_PRECISIONS = {
     torch.bfloat16: (0.016, 1e-5),
     torch.float32: (1.3e-6, 1e-5),
     torch.float64: (1e-7, 1e-7),
+    torch.complex32: (0.001, 1e-5),         # a complex dtype has its component dtype's tolerances
+    torch.complex64: (1.3e-6, 1e-5),
+    torch.complex128: (1e-7, 1e-7),
 }
-# Python numbers take the tolerances of int64 / float64 / complex128 (which has float64's).
-_NUMBER_DTYPES = {int: torch.int64, float: torch.float64, complex: getattr(torch, "complex128", torch.float64)}
+# Python numbers take the tolerances of int64 / float64 / complex128.
+_NUMBER_DTYPES = {int: torch.int64, float: torch.float64, complex: torch.complex128}
 
 _NUMPY_OF: dict[Any, Any] = {
     torch.bool: np.bool_, torch.uint8: np.uint8, torch.int8: np.int8, torch.int16: np.int16,
