@@ -221,8 +221,14 @@ def promote_types(dtype a, dtype b):
     return dtype_of(promote(a.scalar_type, b.scalar_type))
 
 
+cdef inline bint _is_complex_st(int st) noexcept nogil:
+    return 8 <= st <= 10        # ComplexHalf, ComplexFloat, ComplexDouble
+
+
 cdef bint castable(int src, int dst) noexcept nogil:
-    """c10::canCast: no floating to integral, and nothing but bool to bool."""
+    """c10::canCast: no complex to non-complex, no floating to integral, and nothing but bool to bool."""
+    if _is_complex_st(src) and not _is_complex_st(dst):
+        return False
     if is_floating(src) and is_integral(dst, True):
         return False
     if src != ST_BOOL and dst == ST_BOOL:

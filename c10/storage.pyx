@@ -37,6 +37,8 @@ cdef class Storage:
         if self.owns_data and self.data != NULL:
             free(self.data)
             self.data = NULL
+        elif type(self.owner) is Storage:       # a byte range of another storage: no longer viewing it
+            (<Storage>self.owner).view_count -= 1
 
     def nbytes(self):
         return self.size_bytes
@@ -83,7 +85,9 @@ cdef class Storage:
         """A storage over bytes [start, stop) of this one, sharing them (it keeps this one alive)."""
         if not 0 <= start <= stop <= self.size_bytes:
             raise IndexError(f"byte range [{start}, {stop}) out of range for a storage of {self.size_bytes} bytes")
-        return borrowed_storage(<Py_ssize_t>self.data + start, stop - start, self, self.device)
+        part = borrowed_storage(<Py_ssize_t>self.data + start, stop - start, self, self.device)
+        self.view_count += 1      # while it lives, this storage's memory must stay where it is
+        return part
 
     def shared_block(self):
         """The SharedBlock holding the bytes, or None."""
@@ -95,7 +99,8 @@ cdef class Storage:
         if self.device_type != 0:
             raise RuntimeError(f"share_memory_: only CPU storages move to shared memory here, not {self.device}")
         if self.view_count > 0:
-            raise RuntimeError("cannot move a storage to shared memory while NumPy arrays or buffers view its memory")
+            raise RuntimeError("cannot move a storage to shared memory while NumPy arrays, buffers or byte-range "
+                               "storages view its memory")
         if block.nbytes < self.size_bytes:
             raise ValueError(f"shared block of {block.nbytes} bytes is too small for {self.size_bytes}")
         if self.size_bytes:
@@ -159,18 +164,24 @@ cdef Storage borrowed_storage(Py_ssize_t address, Py_ssize_t nbytes, object owne
 class SharedBlock:
     """Memory other processes can map: an anonymous memory file (memfd) mapped here. It stays
     mapped while a storage holds this block; the file lives while any process maps it or holds
-    its descriptor (what tensors sent through torch.multiprocessing queues carry)."""
+    a descriptor of it (what tensors sent through torch.multiprocessing queues carry). The block
+    owns fd (closed with it, or at once if mapping fails); Python's mmap holds a second one."""
 
     def __init__(self, nbytes, fd=None):
         import ctypes
         import mmap
-        import os
         self.nbytes = nbytes
-        if fd is None:
-            fd = os.memfd_create("ember-tensor", os.MFD_CLOEXEC)
-            os.ftruncate(fd, max(nbytes, 1))
+        self.fd = None
+        try:
+            if fd is None:
+                fd = _os.memfd_create("ember-tensor", _os.MFD_CLOEXEC)
+                _os.ftruncate(fd, max(nbytes, 1))
+            self._map = mmap.mmap(fd, max(nbytes, 1))
+        except BaseException:
+            if fd is not None:
+                _os.close(fd)
+            raise
         self.fd = fd
-        self._map = mmap.mmap(fd, max(nbytes, 1))
         self._anchor = ctypes.c_char.from_buffer(self._map)     # holds the mapping's address steady
         self.address = ctypes.addressof(self._anchor)
 

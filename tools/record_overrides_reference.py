@@ -73,7 +73,27 @@ def _cases(torch: Any) -> dict[str, Callable[[], Any]]:
                                        overrides.is_tensor_like(x), overrides.is_tensor_like(1)],
         "handle_torch_function": lambda: overrides.handle_torch_function(torch.add, (Duck(),), Duck(), 1),
         "disabled_subclass": lambda: names(_disabled(torch, s)),
+        "indexed_by_a_subclass": lambda: [names(x[torch.tensor([1, 0]).as_subclass(Sub)]),
+                                          names(_set_with_subclass_index(torch, x.clone(), Sub))],
+        # the parser's error (its wording is the parser's own, checked elsewhere), not a dispatch
+        "invalid_call_on_a_subclass": lambda: _error_type(lambda: s.add(foo=1)),
+        "can_cast_complex": lambda: [torch.can_cast(torch.complex64, torch.float32),
+                                     torch.can_cast(torch.float32, torch.complex64),
+                                     torch.can_cast(torch.complex128, torch.int64)],
     }
+
+
+def _error_type(call: Callable[[], Any]) -> str:
+    try:
+        call()
+    except Exception as e:  # noqa: BLE001 (the recorded behaviour is the error's type)
+        return type(e).__name__
+    return "no error"
+
+
+def _set_with_subclass_index(torch: Any, x: Any, sub: Any) -> Any:
+    x[torch.tensor([0]).as_subclass(sub)] = 5.0
+    return x
 
 
 def _disabled(torch: Any, s: Any) -> Any:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import threading
 import warnings
 from typing import Any, Callable, Iterable, Iterator
 
@@ -18,31 +19,37 @@ __all__ = ["get_ignored_functions", "get_overridable_functions", "get_testing_ov
            "is_tensor_method_or_property", "wrap_torch_function", "TorchFunctionMode", "BaseTorchFunctionMode",
            "enable_reentrant_dispatch"]
 
-_mode_stack: list["TorchFunctionMode"] = []
+_modes = threading.local()      # each thread's mode stack, as PyTorch's (the parser counts them per thread)
 
 
-def _set_stack(stack: list["TorchFunctionMode"]) -> None:
-    _mode_stack[:] = stack
-    _parser.set_torch_function_mode_count(len(_mode_stack))
+def _stack() -> list["TorchFunctionMode"]:
+    stack = _modes.__dict__.get("stack")
+    if stack is None:
+        stack = _modes.stack = []
+    return stack
 
 
 def _get_current_function_mode() -> "TorchFunctionMode | None":
-    return _mode_stack[-1] if _mode_stack else None
+    stack = _stack()
+    return stack[-1] if stack else None
 
 
 def _get_current_function_mode_stack() -> list["TorchFunctionMode"]:
-    return list(_mode_stack)
+    return list(_stack())
 
 
 def _push_mode(mode: "TorchFunctionMode") -> None:
-    _set_stack(_mode_stack + [mode])
+    stack = _stack()
+    stack.append(mode)
+    _parser.set_torch_function_mode_count(len(stack))
 
 
 def _pop_mode() -> "TorchFunctionMode":
-    if not _mode_stack:
+    stack = _stack()
+    if not stack:
         raise RuntimeError("Trying to pop from an empty mode stack")
-    mode = _mode_stack[-1]
-    _set_stack(_mode_stack[:-1])
+    mode = stack.pop()
+    _parser.set_torch_function_mode_count(len(stack))
     return mode
 
 
@@ -102,7 +109,7 @@ def _dispatch(public_api: Any, overloaded: list[Any], args: tuple[Any, ...], kwa
     (_Unhandled when none does)."""
     tried_mode = None
     types = tuple(type(arg) for arg in overloaded)
-    if _mode_stack and _is_torch_function_mode_enabled():
+    if _stack() and _is_torch_function_mode_enabled():
         with _pop_mode_temporarily() as mode:
             result = mode.__torch_function__(public_api, types, args, kwargs)
         if result is not NotImplemented:

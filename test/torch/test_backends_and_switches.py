@@ -104,16 +104,25 @@ def test_deterministic_debug_mode(deterministic):
         torch.use_deterministic_algorithms(1)
 
 
+@pytest.mark.skipif(torch.cuda.is_available(), reason="tells factories apart by CUDA's absence")
 def test_default_device_reaches_factories_only():
     assert torch.get_default_device() == torch.device("cpu")
-    torch.set_default_device("cpu")
+    x = torch.ones(2)
+    torch.set_default_device("cuda")        # allowed without a GPU; what is made there fails
     try:
-        assert torch.zeros(2).device.type == "cpu" and torch.tensor([1]).device.type == "cpu"
+        assert torch.get_default_device().type == "cuda"
+        for factory in (lambda: torch.zeros(2), lambda: torch.arange(3), lambda: torch.tensor([1.0]),
+                        lambda: torch.full((2,), 1.0), lambda: torch.randn(2)):
+            with pytest.raises((RuntimeError, AssertionError), match="CUDA|cuda"):
+                factory()
+        # tensors made from others, and explicit devices, keep theirs
+        assert torch.zeros_like(x).device.type == "cpu" and x.new_zeros(3).device.type == "cpu"
+        assert torch.zeros(2, device="cpu").device.type == "cpu"
     finally:
         torch.set_default_device(None)
-    if not torch.cuda.is_available():
-        with pytest.raises(RuntimeError, match="Cannot access accelerator device when none is available."):
-            torch.set_default_device(0)
+    assert torch.zeros(2).device.type == "cpu"
+    with pytest.raises(RuntimeError, match="Cannot access accelerator device when none is available."):
+        torch.set_default_device(0)
 
 
 def test_asarray_shares_memory_unless_asked_to_copy():

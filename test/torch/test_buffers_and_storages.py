@@ -45,6 +45,17 @@ def test_storage_from_file_private_and_shared(tmp_path):
         torch.UntypedStorage.from_file(str(path), nbytes=64)
 
 
+def test_a_storage_with_a_byte_range_view_stays_where_it_is():
+    t = torch.arange(8, dtype=torch.uint8)
+    part = t.untyped_storage()[2:4]
+    with pytest.raises(RuntimeError, match="byte-range storages view its memory"):
+        t.share_memory_()
+    assert part.tolist() == [2, 3]
+    del part
+    t.share_memory_()
+    assert t.is_shared() and t.tolist() == list(range(8))
+
+
 @pytest.mark.parametrize("name", ["meta", "mps", "xpu:1"])
 def test_named_devices_exist_but_hold_no_tensors(name):
     dev = torch.device(name)

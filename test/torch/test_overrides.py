@@ -40,6 +40,23 @@ def test_modes_nest_and_each_sees_the_call_once():
     assert not torch._C._is_torch_function_mode_enabled()
 
 
+def test_a_mode_sees_only_its_own_threads_calls():
+    import threading
+    seen = []
+
+    class Log(BaseTorchFunctionMode):
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            seen.append(func.__name__)
+            return super().__torch_function__(func, types, args, kwargs)
+
+    worker = threading.Thread(target=lambda: torch.ones(2).add(1))
+    with Log():
+        worker.start()
+        worker.join()
+        torch.zeros(1)
+    assert seen == ["zeros"]
+
+
 def test_disable_torch_function_turns_modes_off():
     class Refuse(TorchFunctionMode):
         def __torch_function__(self, func, types, args=(), kwargs=None):

@@ -362,7 +362,7 @@ cdef inline object _index(TensorImpl sliced, list outs):
 # -- __getitem__ ----------------------------------------------------------------------------------
 
 cdef inline bint _plain(object obj):
-    """An index or value that cannot define __torch_function__ (the common ones, checked first)."""
+    """A value that cannot define __torch_function__ (the common ones, checked first)."""
     return PyLong_CheckExact(obj) or PyFloat_CheckExact(obj) or PySlice_Check(obj) or obj is None
 
 
@@ -530,9 +530,8 @@ def setitem(TensorImpl self, index, value):
     cdef list outs
     cdef TensorImpl sliced, tvalue = None
     cdef object scalar = None
-    if torch_function_wanted(self) or (not _plain(index) and torch_function_wanted(index)) \
-            or (not _plain(value) and torch_function_wanted(value)):
-        return handle_torch_function(setitem, overloaded_among((self, index, value)), (self, index, value), {})
+    if torch_function_wanted(self) or (not _plain(value) and torch_function_wanted(value)):   # PyTorch's two
+        return handle_torch_function(setitem, overloaded_among((self, value)), (self, index, value), {})
     if isinstance(value, TensorImpl):
         tvalue = <TensorImpl>value
     else:

@@ -67,9 +67,17 @@ cdef void _apply_default_device(Signature sig, list values):
 # is active, or when an argument is not an exact torch.Tensor yet defines __torch_function__ (a Tensor
 # subclass, or any object), unless that is _disabled_torch_function_impl (nn.Parameter's). parse()
 # then returns index -1 with the overloaded arguments, and the binding calls handle_torch_function.
-cdef int _mode_count = 0                  # active TorchFunctionModes (torch.overrides keeps the stack)
-cdef bint _subclasses_disabled = False    # inside DisableTorchFunctionSubclass (modes still run)
-cdef bint _all_disabled = False           # inside DisableTorchFunction
+# Per thread, as PyTorch's: the active TorchFunctionModes (torch.overrides keeps each thread's stack),
+# inside DisableTorchFunctionSubclass (modes still run), inside DisableTorchFunction.
+cdef extern from *:
+    """
+    static __thread int ember_tf_modes = 0;
+    static __thread int ember_tf_subclasses_disabled = 0;
+    static __thread int ember_tf_all_disabled = 0;
+    """
+    int ember_tf_modes
+    int ember_tf_subclasses_disabled
+    int ember_tf_all_disabled
 cdef object _tensor_type = None           # torch.Tensor
 cdef object _handler = None               # torch.overrides' dispatch(public_api, overloaded, args, kwargs)
 
@@ -89,20 +97,21 @@ def set_torch_function_support(tensor_type, handler):
 
 
 def set_torch_function_mode_count(int count):
-    global _mode_count
-    _mode_count = count
+    """The number of modes on this thread's stack (torch.overrides keeps it in step)."""
+    global ember_tf_modes
+    ember_tf_modes = count
 
 
 def is_torch_function_enabled():
-    return not _all_disabled
+    return not ember_tf_all_disabled
 
 
 def is_torch_function_mode_enabled():
-    return _mode_count > 0 and not _all_disabled
+    return ember_tf_modes > 0 and not ember_tf_all_disabled
 
 
 def is_torch_function_subclass_enabled():
-    return not _all_disabled and not _subclasses_disabled
+    return not ember_tf_all_disabled and not ember_tf_subclasses_disabled
 
 
 cdef class DisableTorchFunctionSubclass:
@@ -110,13 +119,13 @@ cdef class DisableTorchFunctionSubclass:
     cdef bint previous
 
     def __enter__(self):
-        global _subclasses_disabled
-        self.previous = _subclasses_disabled
-        _subclasses_disabled = True
+        global ember_tf_subclasses_disabled
+        self.previous = ember_tf_subclasses_disabled
+        ember_tf_subclasses_disabled = 1
 
     def __exit__(self, *exc):
-        global _subclasses_disabled
-        _subclasses_disabled = self.previous
+        global ember_tf_subclasses_disabled
+        ember_tf_subclasses_disabled = self.previous
 
 
 cdef class DisableTorchFunction:
@@ -124,13 +133,13 @@ cdef class DisableTorchFunction:
     cdef bint previous
 
     def __enter__(self):
-        global _all_disabled
-        self.previous = _all_disabled
-        _all_disabled = True
+        global ember_tf_all_disabled
+        self.previous = ember_tf_all_disabled
+        ember_tf_all_disabled = 1
 
     def __exit__(self, *exc):
-        global _all_disabled
-        _all_disabled = self.previous
+        global ember_tf_all_disabled
+        ember_tf_all_disabled = self.previous
 
 
 cpdef bint overrides_torch_function(object obj):
@@ -207,17 +216,17 @@ cdef list _overloaded_anywhere(tuple args, dict kwargs):
 
 cdef bint torch_function_wanted(object obj):
     """Whether a call on obj (a Tensor method's self, an index) must go to __torch_function__."""
-    if _all_disabled:
+    if ember_tf_all_disabled:
         return False
-    if _mode_count:
+    if ember_tf_modes:
         return True
-    return type(obj) is not _tensor_type and not _subclasses_disabled and overrides_torch_function(obj)
+    return type(obj) is not _tensor_type and not ember_tf_subclasses_disabled and overrides_torch_function(obj)
 
 
 cdef list overloaded_among(tuple objs):
     """The overloaded objects among objs (none when subclass dispatch is off)."""
     cdef list found = []
-    if _subclasses_disabled or _all_disabled:
+    if ember_tf_subclasses_disabled or ember_tf_all_disabled:
         return found
     for obj in objs:
         if overrides_torch_function(obj):
@@ -542,50 +551,50 @@ cdef class ArgParser:
 
     cpdef tuple parse(self, tuple args, dict kwargs):
         """(index of the matching signature, its converted values), or (-1, the overloaded
-        arguments) when the call goes to __torch_function__ (see handle_torch_function)."""
+        arguments) when the call goes to __torch_function__ (see handle_torch_function): a matched
+        call with an overloaded Tensor argument or under a mode, or a call no signature matches
+        whose arguments include objects that define __torch_function__."""
         cdef list errors = []
         cdef list values
         cdef list overloaded
         cdef Signature sig
         cdef int index = 0
-        if _mode_count and not _all_disabled:
-            return -1, _overloaded_anywhere(args, kwargs) if not _subclasses_disabled else []
-        for sig in self.signatures:
-            values = sig.parse(args, kwargs, errors, False)
-            if values is not None:
-                if not _subclasses_disabled and not _all_disabled and _any_overloaded(sig, values):
-                    return -1, _overloaded_values(sig, values)
-                if _default_device is not None and self.name in _DEVICE_CONSTRUCTORS:
-                    _apply_default_device(sig, values)
-                return index, values
-            index += 1
-        if self.allow_numbers:
-            # Second pass: Python numbers for the Tensor parameters of pointwise ops.
-            errors = []
-            index = 0
+        cdef int numbers
+        for numbers in range(2 if self.allow_numbers else 1):
+            # The second pass lets Python numbers stand for the Tensor parameters of pointwise ops.
+            if numbers:
+                errors = []
+                index = 0
             for sig in self.signatures:
-                values = sig.parse(args, kwargs, errors, True)
+                values = sig.parse(args, kwargs, errors, numbers)
                 if values is not None:
-                    if not _subclasses_disabled and not _all_disabled and _any_overloaded(sig, values):
-                        return -1, _overloaded_values(sig, values)
+                    if not ember_tf_all_disabled:
+                        if not ember_tf_subclasses_disabled and _any_overloaded(sig, values):
+                            return -1, _overloaded_values(sig, values)
+                        if ember_tf_modes:
+                            return -1, []
+                    if _default_device is not None and self.name in _DEVICE_CONSTRUCTORS:
+                        _apply_default_device(sig, values)
                     return index, values
                 index += 1
-        if not _subclasses_disabled and not _all_disabled:
+        if not ember_tf_subclasses_disabled and not ember_tf_all_disabled:
             overloaded = _overloaded_anywhere(args, kwargs)    # objects that are not tensors at all
             if overloaded:
                 return -1, overloaded
         _raise_no_match(self, args, kwargs, errors)
 
     cpdef tuple parse_self(self, object obj, tuple args, dict kwargs):
-        """parse() for a method: obj (self) can make the call overloaded too."""
+        """parse() for a method: obj (self) can make the call overloaded too (after its arguments
+        matched, so invalid calls raise the parser's error, as in PyTorch)."""
         cdef list overloaded
-        if type(obj) is not _tensor_type and not _subclasses_disabled and not _all_disabled \
-                and overrides_torch_function(obj):
-            overloaded = [obj]
-            for a in _overloaded_anywhere(args, kwargs):
-                _add_overloaded(overloaded, a)
-            return -1, overloaded
-        return self.parse(args, kwargs)
+        result = self.parse(args, kwargs)
+        if type(obj) is _tensor_type or ember_tf_subclasses_disabled or ember_tf_all_disabled \
+                or not overrides_torch_function(obj):
+            return result
+        overloaded = [obj]
+        for a in (result[1] if result[0] < 0 else _overloaded_anywhere(args, kwargs)):
+            _add_overloaded(overloaded, a)
+        return -1, overloaded
 
     def __repr__(self):
         return f"<ArgParser {self.name}: {len(self.signatures)} signature(s)>"

@@ -465,26 +465,38 @@ cdef inline int _set_output(Node node, TensorImpl out, Py_ssize_t output_nr) exc
     return 0
 
 
-# torch.autograd.graph.saved_tensors_hooks: (pack, unpack) pairs, innermost last. While one is
-# active, a saved tensor is stored as pack(tensor) and given back as unpack(packed).
-cdef list _saved_hooks = []
+# torch.autograd.graph.saved_tensors_hooks: each thread's (pack, unpack) pairs, innermost last. While
+# one is active, a saved tensor is stored as pack(tensor) and given back as unpack(packed). The depth
+# is a C thread-local (what save() checks on every call); the pairs live in a threading.local.
+cdef extern from *:
+    """
+    static __thread int ember_saved_hook_depth = 0;
+    """
+    int ember_saved_hook_depth
+
+import threading as _threading
+_saved_hooks = _threading.local()
+
+
+cdef list _hook_stack():
+    return _saved_hooks.__dict__.setdefault("stack", [])
 
 
 def push_saved_tensors_hooks(pack_hook, unpack_hook):
-    _saved_hooks.append((pack_hook, unpack_hook))
+    global ember_saved_hook_depth
+    _hook_stack().append((pack_hook, unpack_hook))
+    ember_saved_hook_depth += 1
 
 
 def pop_saved_tensors_hooks():
-    _saved_hooks.pop()
-
-
-def current_saved_tensors_hooks():
-    """The innermost (pack, unpack) pair, or None."""
-    return _saved_hooks[len(_saved_hooks) - 1] if _saved_hooks else None
+    global ember_saved_hook_depth
+    _hook_stack().pop()
+    ember_saved_hook_depth -= 1
 
 
 cdef int _pack(SavedVariable saved, object tensor) except -1:
-    pack_hook, unpack_hook = _saved_hooks[len(_saved_hooks) - 1]
+    stack = _hook_stack()
+    pack_hook, unpack_hook = stack[len(stack) - 1]
     saved.packed = pack_hook(tensor)
     saved.unpack_hook = unpack_hook
     saved.tensor = None
@@ -497,7 +509,7 @@ cdef SavedVariable save(object tensor):
     saved.tensor = tensor
     if tensor is not None:
         saved.saved_version = tensor._version
-        if _saved_hooks:
+        if ember_saved_hook_depth:
             _pack(saved, tensor)
     return saved
 
@@ -519,7 +531,7 @@ cdef class SavedVariable:
             self.was_output = is_output
             self.output_nr = tensor._output_nr if is_output else 0
             self.grad_fn_name = node.name() if (is_output and node is not None) else None
-            if _saved_hooks:
+            if ember_saved_hook_depth:
                 _pack(self, tensor)
 
     def unpack(self):
