@@ -126,15 +126,6 @@ def _dispatch(public_api: Any, overloaded: list[Any], args: tuple[Any, ...], kwa
     raise _Unhandled(tried_mode)
 
 
-def _overloaded(relevant_args: Iterable[Any]) -> list[Any]:
-    found: list[Any] = []
-    for arg in relevant_args:
-        if overrides_torch_function(arg) and not any(type(f) is type(arg) for f in found):
-            position = next((i for i, f in enumerate(found) if issubclass(type(arg), type(f))), len(found))
-            found.insert(position, arg)
-    return found
-
-
 def has_torch_function(relevant_args: Iterable[Any]) -> bool:
     """Whether a call with these arguments goes to __torch_function__ (an overloaded argument, or a mode)."""
     if not _parser.is_torch_function_enabled():
@@ -154,7 +145,7 @@ def has_torch_function_variadic(*args: Any) -> bool:
 def handle_torch_function(public_api: Callable[..., Any], relevant_args: Iterable[Any], *args: Any,
                           **kwargs: Any) -> Any:
     """Run public_api(*args, **kwargs) through the __torch_function__ of relevant_args (and modes)."""
-    overloaded = _overloaded(relevant_args) if _parser.is_torch_function_subclass_enabled() else []
+    overloaded = _parser.overloaded_among(tuple(relevant_args))
     try:
         return _dispatch(public_api, overloaded, args, kwargs)
     except _Unhandled:

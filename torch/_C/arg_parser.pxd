@@ -39,7 +39,6 @@ cdef class Signature:
     cdef readonly str name
     cdef readonly str display
     cdef list params
-    cdef tuple tensor_slots         # (position, is a list) of the Tensor, Tensor? and Tensor[] parameters
     cdef int npositional
     cdef bint allow_numbers
     cdef list parse(self, tuple args, dict kwargs, list errors, bint numbers)
@@ -58,4 +57,4 @@ cdef object set_requires_grad(object result, object flag)
 cpdef object handle_torch_function(object public_api, list overloaded, tuple args, dict kwargs)
 cpdef bint overrides_torch_function(object obj)
 cdef bint torch_function_wanted(object obj)
-cdef list overloaded_among(tuple objs)
+cpdef list overloaded_among(tuple objs)

@@ -67,17 +67,19 @@ cdef void _apply_default_device(Signature sig, list values):
 # is active, or when an argument is not an exact torch.Tensor yet defines __torch_function__ (a Tensor
 # subclass, or any object), unless that is _disabled_torch_function_impl (nn.Parameter's). parse()
 # then returns index -1 with the overloaded arguments, and the binding calls handle_torch_function.
-# Per thread, as PyTorch's: the active TorchFunctionModes (torch.overrides keeps each thread's stack),
-# inside DisableTorchFunctionSubclass (modes still run), inside DisableTorchFunction.
+# Per thread, as PyTorch's, in one C thread-local (one read on the parser's hot path): whether
+# TorchFunctionModes are active (torch.overrides keeps each thread's stack), whether this thread is
+# inside DisableTorchFunctionSubclass (modes still run), and inside DisableTorchFunction.
 cdef extern from *:
     """
-    static __thread int ember_tf_modes = 0;
-    static __thread int ember_tf_subclasses_disabled = 0;
-    static __thread int ember_tf_all_disabled = 0;
+    static __thread int ember_tf_flags = 0;
     """
-    int ember_tf_modes
-    int ember_tf_subclasses_disabled
-    int ember_tf_all_disabled
+    int ember_tf_flags
+
+cdef enum:
+    TF_MODES = 1
+    TF_NO_SUBCLASSES = 2
+    TF_DISABLED = 4
 cdef object _tensor_type = None           # torch.Tensor
 cdef object _handler = None               # torch.overrides' dispatch(public_api, overloaded, args, kwargs)
 
@@ -98,20 +100,20 @@ def set_torch_function_support(tensor_type, handler):
 
 def set_torch_function_mode_count(int count):
     """The number of modes on this thread's stack (torch.overrides keeps it in step)."""
-    global ember_tf_modes
-    ember_tf_modes = count
+    global ember_tf_flags
+    ember_tf_flags = (ember_tf_flags & ~TF_MODES) | (TF_MODES if count else 0)
 
 
 def is_torch_function_enabled():
-    return not ember_tf_all_disabled
+    return not (ember_tf_flags & TF_DISABLED)
 
 
 def is_torch_function_mode_enabled():
-    return ember_tf_modes > 0 and not ember_tf_all_disabled
+    return (ember_tf_flags & TF_MODES) > 0 and not (ember_tf_flags & TF_DISABLED)
 
 
 def is_torch_function_subclass_enabled():
-    return not ember_tf_all_disabled and not ember_tf_subclasses_disabled
+    return not ember_tf_flags & (TF_DISABLED | TF_NO_SUBCLASSES)
 
 
 cdef class DisableTorchFunctionSubclass:
@@ -119,13 +121,13 @@ cdef class DisableTorchFunctionSubclass:
     cdef bint previous
 
     def __enter__(self):
-        global ember_tf_subclasses_disabled
-        self.previous = ember_tf_subclasses_disabled
-        ember_tf_subclasses_disabled = 1
+        global ember_tf_flags
+        self.previous = (ember_tf_flags & TF_NO_SUBCLASSES) != 0
+        ember_tf_flags |= TF_NO_SUBCLASSES
 
     def __exit__(self, *exc):
-        global ember_tf_subclasses_disabled
-        ember_tf_subclasses_disabled = self.previous
+        global ember_tf_flags
+        ember_tf_flags = (ember_tf_flags & ~TF_NO_SUBCLASSES) | (TF_NO_SUBCLASSES if self.previous else 0)
 
 
 cdef class DisableTorchFunction:
@@ -133,13 +135,13 @@ cdef class DisableTorchFunction:
     cdef bint previous
 
     def __enter__(self):
-        global ember_tf_all_disabled
-        self.previous = ember_tf_all_disabled
-        ember_tf_all_disabled = 1
+        global ember_tf_flags
+        self.previous = (ember_tf_flags & TF_DISABLED) != 0
+        ember_tf_flags |= TF_DISABLED
 
     def __exit__(self, *exc):
-        global ember_tf_all_disabled
-        ember_tf_all_disabled = self.previous
+        global ember_tf_flags
+        ember_tf_flags = (ember_tf_flags & ~TF_DISABLED) | (TF_DISABLED if self.previous else 0)
 
 
 cpdef bint overrides_torch_function(object obj):
@@ -166,67 +168,61 @@ cdef void _add_overloaded(list found, object obj):
     found.append(obj)
 
 
-cdef inline bint _any_overloaded(Signature sig, list values):
-    """Whether a matched call's Tensor arguments include an overloaded one (no allocation: the hot path)."""
-    cdef Param p
-    cdef Py_ssize_t i = 0
-    for p in sig.params:
-        if p.type == P_TENSOR or p.type == P_OPT_TENSOR:
-            x = values[i]
-            if x is not None and type(x) is not _tensor_type and overrides_torch_function(x):
-                return True
-        elif p.type == P_TENSOR_LIST or p.type == P_OPT_TENSOR_LIST:
-            x = values[i]
-            if x is not None:
-                for item in x:
-                    if item is not None and type(item) is not _tensor_type and overrides_torch_function(item):
-                        return True
-        i += 1
-    return False
+cdef inline bint _overloads(object obj):
+    return obj is not None and type(obj) is not _tensor_type and overrides_torch_function(obj)
 
 
 cdef list _overloaded_values(Signature sig, list values):
-    """The overloaded arguments among a matched call's Tensor parameters."""
-    cdef list found = []
-    for position, is_list in sig.tensor_slots:
-        x = values[position]
-        if x is None:
-            continue
-        if is_list:
+    """The overloaded arguments among a matched call's Tensor parameters, or None: the hot path,
+    which allocates nothing unless one is found."""
+    cdef list found = None
+    cdef Param p
+    cdef Py_ssize_t i = 0
+    for p in sig.params:
+        x = values[i]
+        i += 1
+        if p.type == P_TENSOR or p.type == P_OPT_TENSOR:
+            if _overloads(x):
+                found = _with(found, x)
+        elif (p.type == P_TENSOR_LIST or p.type == P_OPT_TENSOR_LIST) and x is not None:
             for item in x:
-                if item is not None and type(item) is not _tensor_type and overrides_torch_function(item):
-                    _add_overloaded(found, item)
-        elif type(x) is not _tensor_type and overrides_torch_function(x):
-            _add_overloaded(found, x)
+                if _overloads(item):
+                    found = _with(found, item)
+    return found
+
+
+cdef list _with(list found, object obj):
+    if found is None:
+        found = []
+    _add_overloaded(found, obj)
     return found
 
 
 cdef list _overloaded_anywhere(tuple args, dict kwargs):
     """The overloaded objects among the arguments (and inside lists and tuples of them)."""
-    cdef list found = []
+    cdef list flat = []
     for a in list(args) + list(kwargs.values()):
         if isinstance(a, (list, tuple)):
-            for item in a:
-                if overrides_torch_function(item):
-                    _add_overloaded(found, item)
-        elif overrides_torch_function(a):
-            _add_overloaded(found, a)
-    return found
+            flat.extend(a)
+        else:
+            flat.append(a)
+    return overloaded_among(tuple(flat))
 
 
 cdef bint torch_function_wanted(object obj):
     """Whether a call on obj (a Tensor method's self, an index) must go to __torch_function__."""
-    if ember_tf_all_disabled:
+    if (ember_tf_flags & TF_DISABLED):
         return False
-    if ember_tf_modes:
+    if (ember_tf_flags & TF_MODES):
         return True
-    return type(obj) is not _tensor_type and not ember_tf_subclasses_disabled and overrides_torch_function(obj)
+    return type(obj) is not _tensor_type and not ember_tf_flags & TF_NO_SUBCLASSES and overrides_torch_function(obj)
 
 
-cdef list overloaded_among(tuple objs):
-    """The overloaded objects among objs (none when subclass dispatch is off)."""
+cpdef list overloaded_among(tuple objs):
+    """The overloaded objects among objs, subclasses before their parents (none when subclass
+    dispatch is off)."""
     cdef list found = []
-    if ember_tf_subclasses_disabled or ember_tf_all_disabled:
+    if ember_tf_flags & (TF_NO_SUBCLASSES | TF_DISABLED):
         return found
     for obj in objs:
         if overrides_torch_function(obj):
@@ -463,9 +459,6 @@ cdef class Signature:
         self.name = name
         self.params = params
         self.npositional = 0
-        self.tensor_slots = tuple([(i, p.type == P_TENSOR_LIST or p.type == P_OPT_TENSOR_LIST)
-                                   for i, p in enumerate(params)
-                                   if p.type in (P_TENSOR, P_OPT_TENSOR, P_TENSOR_LIST, P_OPT_TENSOR_LIST)])
         parts = []
         star = False
         self.allow_numbers = False
@@ -559,7 +552,7 @@ cdef class ArgParser:
         cdef list overloaded
         cdef Signature sig
         cdef int index = 0
-        cdef int numbers
+        cdef int numbers, flags
         for numbers in range(2 if self.allow_numbers else 1):
             # The second pass lets Python numbers stand for the Tensor parameters of pointwise ops.
             if numbers:
@@ -568,16 +561,18 @@ cdef class ArgParser:
             for sig in self.signatures:
                 values = sig.parse(args, kwargs, errors, numbers)
                 if values is not None:
-                    if not ember_tf_all_disabled:
-                        if not ember_tf_subclasses_disabled and _any_overloaded(sig, values):
-                            return -1, _overloaded_values(sig, values)
-                        if ember_tf_modes:
+                    flags = ember_tf_flags
+                    if not flags & TF_DISABLED:
+                        overloaded = None if flags & TF_NO_SUBCLASSES else _overloaded_values(sig, values)
+                        if overloaded is not None:
+                            return -1, overloaded
+                        if flags & TF_MODES:
                             return -1, []
                     if _default_device is not None and self.name in _DEVICE_CONSTRUCTORS:
                         _apply_default_device(sig, values)
                     return index, values
                 index += 1
-        if not ember_tf_subclasses_disabled and not ember_tf_all_disabled:
+        if not ember_tf_flags & (TF_NO_SUBCLASSES | TF_DISABLED):
             overloaded = _overloaded_anywhere(args, kwargs)    # objects that are not tensors at all
             if overloaded:
                 return -1, overloaded
@@ -588,7 +583,7 @@ cdef class ArgParser:
         matched, so invalid calls raise the parser's error, as in PyTorch)."""
         cdef list overloaded
         result = self.parse(args, kwargs)
-        if type(obj) is _tensor_type or ember_tf_subclasses_disabled or ember_tf_all_disabled \
+        if type(obj) is _tensor_type or ember_tf_flags & (TF_NO_SUBCLASSES | TF_DISABLED) \
                 or not overrides_torch_function(obj):
             return result
         overloaded = [obj]

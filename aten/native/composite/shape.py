@@ -25,6 +25,8 @@ _narrow = find_operator("narrow")
 _split = find_operator("split.Tensor")
 _split_with_sizes = find_operator("split_with_sizes")
 _unsqueeze = find_operator("unsqueeze")
+_nonzero = find_operator("nonzero")
+_unbind = find_operator("unbind.int")
 _flatten = find_operator("flatten.using_ints")
 _diagonal = find_operator("diagonal")
 _repeat = find_operator("repeat")
@@ -102,9 +104,8 @@ def unbind(self: Any, dim: int = 0) -> Any:
 def where_condition(condition: Any) -> Any:
     """torch.where(condition): the indices of its nonzero elements, one tensor per dimension (a 0-dim
     condition counts as 1-dim, as PyTorch's nonzero_numpy)."""
-    nonzero = find_operator("nonzero")
-    indices = nonzero(_unsqueeze(condition, 0) if condition.dim() == 0 else condition)
-    return tuple(find_operator("unbind.int")(indices, 1))
+    indices = _nonzero(_unsqueeze(condition, 0) if condition.dim() == 0 else condition)
+    return tuple(_unbind(indices, 1))
 
 
 def split(self: Any, split_size: int, dim: int = 0) -> Any:

@@ -6,6 +6,7 @@ from typing import Any, Sequence
 
 import torch
 from torch.nn.modules.module import Module
+from torch.utils._pytree import tree_map_only
 
 
 def _index(device: Any) -> int:
@@ -24,15 +25,7 @@ def _one_device(devices: Sequence[Any], what: str) -> Any:
 
 def _move(obj: Any, device: Any) -> Any:
     """obj with every tensor inside (tuples, lists, dicts, nested) moved to device."""
-    if isinstance(obj, torch.Tensor):
-        return obj.to(device)
-    if isinstance(obj, tuple) and hasattr(obj, "_fields"):       # a namedtuple
-        return type(obj)(*(_move(o, device) for o in obj))
-    if isinstance(obj, (tuple, list)):
-        return type(obj)(_move(o, device) for o in obj)
-    if isinstance(obj, dict):
-        return type(obj)((k, _move(v, device)) for k, v in obj.items())
-    return obj
+    return tree_map_only(torch.Tensor, lambda t: t.to(device), obj)
 
 
 def scatter(inputs: Any, target_gpus: Sequence[Any], dim: int = 0) -> list[Any]:
