@@ -113,6 +113,65 @@ def test_conv1d_matches_numpy(kwargs, shape):
     _check_module(m, shape, lambda x, w, b: _conv_ref(x, w, b, m.stride, pads, m.dilation, m.groups, m.padding_mode))
 
 
+CONV3D = [
+    (dict(in_channels=3, out_channels=4, kernel_size=3, padding=1), (2, 3, 5, 6, 4)),
+    (dict(in_channels=4, out_channels=6, kernel_size=(2, 3, 2), stride=(2, 1, 3), padding=(1, 0, 2),
+          dilation=(1, 2, 1), groups=2), (2, 4, 6, 7, 8)),
+    (dict(in_channels=2, out_channels=3, kernel_size=(2, 3, 4), padding="same", bias=False), (1, 2, 4, 5, 6)),
+    (dict(in_channels=2, out_channels=3, kernel_size=3, padding=(1, 0, 2), padding_mode="circular"), (2, 2, 4, 5, 6)),
+]
+
+
+@pytest.mark.parametrize("kwargs,shape", CONV3D, ids=[str(i) for i in range(len(CONV3D))])
+def test_conv3d_matches_numpy(kwargs, shape):
+    m = nn.Conv3d(**kwargs)
+    if m.padding == "same":
+        pads = [_same_padding(m.kernel_size[i], m.dilation[i]) for i in range(3)]
+    else:
+        pads = [(p, p) for p in m.padding]
+    _check_module(m, shape, lambda x, w, b: _conv_ref(x, w, b, m.stride, pads, m.dilation, m.groups, m.padding_mode))
+
+
+def test_conv3d_over_integers_matches_numpy():
+    x = RNG.integers(-5, 5, (2, 4, 4, 5, 3))
+    w = RNG.integers(-3, 3, (2, 2, 2, 3, 2))
+    got = F.conv3d(torch.tensor(x), torch.tensor(w), stride=(1, 2, 1), padding=1, groups=2)
+    assert got.dtype == torch.int64
+    np.testing.assert_array_equal(got.numpy(), _conv_ref(x, w, None, (1, 2, 1), [(1, 1)] * 3, (1, 1, 1), 2))
+
+
+def test_conv3d_unfolds_a_large_volume_in_bands_of_depth_planes():
+    # 16 channels x 27 taps x 64 x 64 float32 columns are 7 MiB a depth plane: bands of 4 of the 8 planes
+    x = RNG.standard_normal((1, 16, 8, 64, 64))
+    w = RNG.standard_normal((2, 16, 3, 3, 3))
+    got = F.conv3d(torch.tensor(x, dtype=torch.float32), torch.tensor(w, dtype=torch.float32), padding=1)
+    np.testing.assert_allclose(got.numpy(), _conv_ref(x, w, None, (1, 1, 1), [(1, 1)] * 3, (1, 1, 1), 1),
+                               rtol=1e-4, atol=1e-4)
+
+
+def test_conv3d_errors_match_pytorch():
+    with pytest.raises(RuntimeError, match=r"^output padding must be smaller than either stride or dilation, but got "
+                                           r"output_padding_depth: 0 output_padding_height: 1 output_padding_width: 0 "
+                                           r"stride_depth: 2 stride_height: 1 stride_width: 1 dilation_depth: 1 "
+                                           r"dilation_height: 1 dilation_width: 1$"):
+        F.conv_transpose3d(torch.ones(1, 2, 3, 3, 3), torch.ones(2, 1, 2, 2, 2), stride=(2, 1, 1),
+                           output_padding=(0, 1, 0))
+    with pytest.raises(RuntimeError, match=r"^Given input size per channel: \(1 x 1 x 1\). Calculated output size "
+                                           r"per channel: \(-1 x -1 x -1\). Output size is too small$"):
+        F.conv_transpose3d(torch.ones(1, 2, 1, 1, 1), torch.ones(2, 1, 1, 1, 1), padding=1)
+    with pytest.raises(RuntimeError, match=r"^Calculated padded input size per channel: \(1 x 1 x 1\). Kernel size: "
+                                           r"\(2 x 2 x 2\). Kernel size can't be greater than actual input size$"):
+        F.conv3d(torch.ones(1, 2, 1, 1, 1), torch.ones(2, 2, 2, 2, 2))
+    with pytest.raises(NotImplementedError, match="^\"compute_columns3d\" not implemented for 'Bool'$"):
+        F.conv3d(torch.ones(1, 2, 3, 3, 3, dtype=torch.bool), torch.ones(2, 2, 2, 2, 2, dtype=torch.bool))
+    with pytest.raises(RuntimeError, match=r"^expected stride to be a single integer value or a list of 2 values to "
+                                           r"match the convolution dimensions, but got stride=\[1, 1, 1\]$"):
+        F.conv3d(torch.ones(1, 2, 3, 3, 3), torch.ones(1, 2, 2, 2))
+    with pytest.raises(RuntimeError, match=r"^Expected 4D \(unbatched\) or 5D \(batched\) input to conv3d"):
+        F.conv3d(torch.ones(2, 3, 3), torch.ones(1, 2, 2, 2, 2))
+    assert F.conv3d(torch.ones(2, 3, 3, 3), torch.ones(1, 2, 2, 2, 2)).shape == (1, 2, 2, 2)
+
+
 def test_conv_takes_unbatched_input():
     m = nn.Conv2d(2, 3, 3)
     x = torch.randn(2, 6, 7)
@@ -128,6 +187,9 @@ CONVT = [
                               groups=2, dilation=(2, 1)), (2, 4, 5, 4)),
     (nn.ConvTranspose1d, dict(in_channels=3, out_channels=2, kernel_size=4, stride=3, padding=1, output_padding=2),
      (2, 3, 5)),
+    (nn.ConvTranspose3d, dict(in_channels=4, out_channels=6, kernel_size=(2, 3, 2), stride=(2, 1, 3),
+                              padding=(1, 0, 1), output_padding=(1, 0, 2), groups=2, dilation=(1, 2, 1)),
+     (2, 4, 3, 4, 3)),
 ]
 
 
@@ -161,6 +223,11 @@ def test_conv_gradcheck_float64():
     wt = torch.randn(4, 3, 2, 3, dtype=torch.float64, requires_grad=True)
     bt = torch.randn(3, dtype=torch.float64, requires_grad=True)
     assert gradcheck(lambda x, w, b: F.conv_transpose2d(x, w, b, 2, (0, 1), 1), (x, wt, bt))
+    x3 = torch.randn(1, 2, 4, 3, 4, dtype=torch.float64, requires_grad=True)
+    w3 = torch.randn(4, 1, 2, 2, 3, dtype=torch.float64, requires_grad=True)
+    assert gradcheck(lambda x, w, b: F.conv3d(x, w, b, (2, 1, 1), (1, 0, 1), (1, 1, 2), 2), (x3, w3, b))
+    wt3 = torch.randn(2, 3, 2, 2, 2, dtype=torch.float64, requires_grad=True)
+    assert gradcheck(lambda x, w, b: F.conv_transpose3d(x, w, b, (1, 2, 1), 1, (0, 1, 0)), (x3, wt3, bt))
     x1 = torch.randn(2, 2, 6, dtype=torch.float64, requires_grad=True)
     w1 = torch.randn(3, 2, 3, dtype=torch.float64, requires_grad=True)
     assert gradcheck(lambda x, w: F.conv1d(x, w, None, 2, 1), (x1, w1))
@@ -187,6 +254,10 @@ def test_conv_reprs_match_pytorch():
         "ConvTranspose2d(4, 2, kernel_size=(3, 3), stride=(2, 2), output_padding=(1, 1), groups=2)")
     assert repr(nn.ConvTranspose1d(3, 2, 4, stride=3, padding=1, output_padding=2)) == (
         "ConvTranspose1d(3, 2, kernel_size=(4,), stride=(3,), padding=(1,), output_padding=(2,))")
+    assert repr(nn.Conv3d(2, 4, (1, 3, 3), stride=(1, 2, 2))) == (
+        "Conv3d(2, 4, kernel_size=(1, 3, 3), stride=(1, 2, 2))")
+    assert repr(nn.ConvTranspose3d(4, 2, 3, stride=2, output_padding=1, groups=2)) == (
+        "ConvTranspose3d(4, 2, kernel_size=(3, 3, 3), stride=(2, 2, 2), output_padding=(1, 1, 1), groups=2)")
 
 
 def test_conv_parameters_and_state_dict_keys():

@@ -588,8 +588,10 @@ def constant_pad_samples(dtype, rng):
 
 def gather_pad_samples(mode, k):
     def samples(dtype, rng):
-        cases = [((2, 3, 5), (1, 2)), ((3, 5), (2, 2)), ((2, 3, 5), (-1, 3))] if k == 1 else \
-            [((2, 3, 4, 5), (1, 2, 3, 0)), ((3, 4, 5), (2, 2, 1, 1)), ((1, 2, 4, 5), (0, -1, 2, -2))]
+        cases = {1: [((2, 3, 5), (1, 2)), ((3, 5), (2, 2)), ((2, 3, 5), (-1, 3))],
+                 2: [((2, 3, 4, 5), (1, 2, 3, 0)), ((3, 4, 5), (2, 2, 1, 1)), ((1, 2, 4, 5), (0, -1, 2, -2))],
+                 3: [((2, 2, 3, 4, 5), (1, 2, 3, 0, 2, 1)), ((2, 3, 4, 5), (2, 2, 1, 1, 0, 2)),
+                     ((1, 2, 3, 4, 5), (0, -1, 2, -2, 1, 0))]}[k]
         return [SampleInput((_v(dtype, s, rng), p), name=f"{s} {p}") for s, p in cases]
     return samples
 
@@ -598,6 +600,8 @@ def pad_samples(dtype, rng):
     out = [SampleInput((_v(dtype, (2, 3, 4, 5), rng), (1, 2, 2, 1)), dict(mode=m), name=m)
            for m in ("constant", "reflect", "replicate", "circular")]
     out += [SampleInput((_v(dtype, (2, 3, 5), rng), (2, 1)), dict(mode=m), name=f"{m} 1d")
+            for m in ("reflect", "replicate", "circular")]
+    out += [SampleInput((_v(dtype, (1, 2, 3, 4, 5), rng), (2, 1, 0, 3, 1, 1)), dict(mode=m), name=f"{m} 3d")
             for m in ("reflect", "replicate", "circular")]
     out.append(SampleInput((_v(dtype, (2, 3), rng), (1, 1, 2, 2)), dict(mode="constant", value=2.0), name="value"))
     return out
@@ -776,6 +780,10 @@ OPS = [
            NUMERIC, method=False, supports_out=True, variant="replication_pad1d"),
     OpInfo("_C._nn.replication_pad2d", lambda x, p: _np_pad(x, p, "replicate"), gather_pad_samples("replicate", 2),
            NUMERIC, method=False, supports_out=True, variant="replication_pad2d"),
+    OpInfo("_C._nn.reflection_pad3d", lambda x, p: _np_pad(x, p, "reflect"), gather_pad_samples("reflect", 3),
+           NUMERIC, method=False, supports_out=True, variant="reflection_pad3d"),
+    OpInfo("_C._nn.replication_pad3d", lambda x, p: _np_pad(x, p, "replicate"), gather_pad_samples("replicate", 3),
+           NUMERIC, method=False, supports_out=True, variant="replication_pad3d"),
     OpInfo("_pad_circular", lambda x, p: _np_pad(x, p, "circular"), gather_pad_samples("circular", 2), NUMERIC,
            method=False, supports_out=False),
     OpInfo("_C._nn.pad", _pad, pad_samples, NUMERIC, method=False, supports_out=False, variant="pad"),

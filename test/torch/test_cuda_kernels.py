@@ -389,6 +389,8 @@ CONV_CASES = [
     dict(shape=(2, 4, 9, 8), weight=(6, 2, 3, 2), stride=(2, 1), padding=(1, 2), dilation=(2, 1), groups=2),
     dict(shape=(1, 4, 7, 7), weight=(4, 1, 3, 3), padding=1, groups=4),
     dict(shape=(2, 3, 20), weight=(5, 3, 4), stride=2, padding=1),
+    dict(shape=(2, 4, 5, 6, 4), weight=(6, 2, 3, 2, 3), stride=(2, 1, 1), padding=(1, 0, 2), dilation=(1, 2, 1),
+         groups=2),
 ]
 
 

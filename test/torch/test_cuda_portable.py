@@ -417,7 +417,7 @@ def test_einsum_permutation_is_a_view_on_the_device():
 
 @pytest.mark.parametrize("mode", ["reflect", "replicate"])
 @pytest.mark.parametrize("shape, pad", [((2, 3, 7), (2, 3)), ((3, 7), (0, 6)), ((2, 2, 5, 6), (1, 2, 3, 4)),
-                                        ((2, 5, 6), (5, 0, 0, 4))])
+                                        ((2, 5, 6), (5, 0, 0, 4)), ((1, 2, 3, 4, 5), (1, 2, 0, 3, 2, 1))])
 def test_reflection_and_replication_padding_match_the_cpu(mode, shape, pad):
     _same(lambda t: F.pad(t, pad, mode=mode), shape=shape)
 

@@ -260,6 +260,16 @@ ERRORS = [
     (lambda: torch.constant_pad_nd(t(2, 3), [-2, -2]), RuntimeError, "narrow(): length must be non-negative."),
     (lambda: torch.constant_pad_nd(t(2, 3, dtype=np.uint8), [1, 1], 300), RuntimeError,
      "value cannot be converted to type uint8_t without overflow"),
+    (lambda: NN.reflection_pad3d(t(1, 2, 2, 2, 2), [0, 0, 2, 0, 0, 0]), RuntimeError,
+     "Argument #6: Padding size should be less than the corresponding input dimension, but got: padding (2, 0) at "
+     "dimension 3 of input [1, 2, 2, 2, 2]"),
+    (lambda: NN.reflection_pad3d(t(2, 2, 2), [0] * 6), RuntimeError,
+     "Expected 4D or 5D (batch mode) tensor with possibly 0 batch size and other non-zero dimensions for input, but "
+     "got: [2, 2, 2]"),
+    (lambda: NN.replication_pad3d(t(1, 2, 2, 2, 2), [0, -2, -2, 0, -3, 0]), RuntimeError,
+     "input (D: 2 H: 2, W: 2) is too small. Calculated output D: -1 H: 0 W: 0"),
+    (lambda: NN.replication_pad3d(t(1, 2, 2, 2, 2), [0, 0, -1, -1, -3, 0]), RuntimeError,
+     "Trying to create tensor with negative dimension -1: [1, 2, -1, 0, 2]"),
     (lambda: NN.reflection_pad1d(t(1, 2, 3), [3, 3]), RuntimeError,
      "Argument #4: Padding size should be less than the corresponding input dimension, but got: padding (3, 3) at "
      "dimension 2 of input [1, 2, 3]"),

@@ -12,7 +12,8 @@ import torch
 from torch import Tensor
 from torch._C import _nn
 
-__all__ = ["conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d", "pad", "max_pool1d", "max_pool2d",
+__all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
+           "pad", "max_pool1d", "max_pool2d",
            "max_pool1d_with_indices", "max_pool2d_with_indices", "avg_pool1d", "avg_pool2d",
            "adaptive_avg_pool1d", "adaptive_avg_pool2d", "batch_norm", "layer_norm", "group_norm", "embedding",
            "one_hot"]
@@ -44,6 +45,15 @@ def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: _I
     return torch.conv2d(input, weight, bias, stride, padding, dilation, groups)
 
 
+def conv3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: _IntOrSeq = 1,
+           padding: _IntOrSeq | str = 0, dilation: _IntOrSeq = 1, groups: int = 1) -> Tensor:
+    """3-d cross-correlation of (N, C_in, D, H, W) or (C_in, D, H, W) input with (C_out, C_in/groups, kD, kH, kW)
+    weight.
+
+    padding: an int, a triple, 'valid' (none) or 'same' (output size = input size)."""
+    return torch.conv3d(input, weight, bias, stride, padding, dilation, groups)
+
+
 def conv_transpose1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: _IntOrSeq = 1,
                      padding: _IntOrSeq = 0, output_padding: _IntOrSeq = 0, groups: int = 1,
                      dilation: _IntOrSeq = 1) -> Tensor:
@@ -56,6 +66,13 @@ def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
                      dilation: _IntOrSeq = 1) -> Tensor:
     """The gradient of conv2d with respect to its input; weight is (C_in, C_out/groups, kH, kW)."""
     return torch.conv_transpose2d(input, weight, bias, stride, padding, output_padding, groups, dilation)
+
+
+def conv_transpose3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: _IntOrSeq = 1,
+                     padding: _IntOrSeq = 0, output_padding: _IntOrSeq = 0, groups: int = 1,
+                     dilation: _IntOrSeq = 1) -> Tensor:
+    """The gradient of conv3d with respect to its input; weight is (C_in, C_out/groups, kD, kH, kW)."""
+    return torch.conv_transpose3d(input, weight, bias, stride, padding, output_padding, groups, dilation)
 
 
 def pad(input: Tensor, pad: Sequence[int], mode: str = "constant", value: float | None = None) -> Tensor:

@@ -14,7 +14,8 @@ from torch.nn._losses import (binary_cross_entropy, binary_cross_entropy_with_lo
                               kl_div, l1_loss, mse_loss, nll_loss, smooth_l1_loss)
 # Layers: convolution, padding, pooling, normalisation, embedding.
 from torch.nn._layer_functional import (adaptive_avg_pool1d, adaptive_avg_pool2d, avg_pool1d, avg_pool2d, batch_norm,
-                                        conv1d, conv2d, conv_transpose1d, conv_transpose2d, embedding, group_norm,
+                                        conv1d, conv2d, conv3d, conv_transpose1d, conv_transpose2d, conv_transpose3d,
+                                        embedding, group_norm,
                                         layer_norm, max_pool1d, max_pool1d_with_indices, max_pool2d,
                                         max_pool2d_with_indices, one_hot, pad)
 # -- sequence models: attention --
@@ -31,7 +32,8 @@ __all__ = ["linear", "bilinear", "threshold", "relu", "relu6", "elu", "selu", "c
            "cross_entropy", "nll_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div",
            "relu_", "elu_", "leaky_relu_", "rrelu_", "hardtanh_", "threshold_", "selu_", "celu_",
            # Layers: convolution, padding, pooling, normalisation, embedding.
-           "conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d", "pad", "max_pool1d", "max_pool2d",
+           "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
+           "pad", "max_pool1d", "max_pool2d",
            "max_pool1d_with_indices", "max_pool2d_with_indices", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d",
            "adaptive_avg_pool2d", "batch_norm", "layer_norm", "group_norm", "embedding", "one_hot", "normalize",
            # sequence models

@@ -61,8 +61,11 @@ def _check_bias_dtype(input: Any, bias: Any) -> None:
 
 
 def _int_list(value: Any, n: int) -> Any:
-    """An int for an int[n] parameter is n copies of it, as PyTorch's argument parser makes them."""
-    return (value,) * n if isinstance(value, int) else value
+    """An int (or a one-element list) for an int[n] parameter is n copies of it, as PyTorch's argument
+    parser makes them."""
+    if isinstance(value, int):
+        return (value,) * n
+    return tuple(value) * n if len(value) == 1 else value
 
 
 def _conv(input: Any, weight: Any, bias: Any, stride: Any, padding: Any, dilation: Any, groups: int,
@@ -82,6 +85,11 @@ def conv1d(input: Any, weight: Any, bias: Any = None, stride: Any = 1, padding: 
 def conv2d(input: Any, weight: Any, bias: Any = None, stride: Any = 1, padding: Any = 0, dilation: Any = 1,
            groups: int = 1) -> Any:
     return _conv(input, weight, bias, stride, padding, dilation, groups, 2, "conv2d")
+
+
+def conv3d(input: Any, weight: Any, bias: Any = None, stride: Any = 1, padding: Any = 0, dilation: Any = 1,
+           groups: int = 1) -> Any:
+    return _conv(input, weight, bias, stride, padding, dilation, groups, 3, "conv3d")
 
 
 def _convolution_mode(input: Any, weight: Any, bias: Any, stride: Any, padding: str, dilation: Any,
@@ -132,6 +140,14 @@ def conv2d_padding(input: Any, weight: Any, bias: Any = None, stride: Any = 1, p
     return output if batched else _squeeze(output, 0)
 
 
+def conv3d_padding(input: Any, weight: Any, bias: Any = None, stride: Any = 1, padding: str = "valid",
+                   dilation: Any = 1, groups: int = 1) -> Any:
+    _check_bias_dtype(input, bias)
+    batched_input, batched = _batchify(input, 3, "conv3d")
+    output = _convolution_mode(batched_input, weight, bias, stride, padding, dilation, groups)
+    return output if batched else _squeeze(output, 0)
+
+
 def conv_transpose1d(input: Any, weight: Any, bias: Any = None, stride: Any = 1, padding: Any = 0,
                      output_padding: Any = 0, groups: int = 1, dilation: Any = 1) -> Any:
     stride, padding, output_padding, dilation = (_int_list(v, 1) for v in (stride, padding, output_padding, dilation))
@@ -150,11 +166,21 @@ def conv_transpose2d(input: Any, weight: Any, bias: Any = None, stride: Any = 1,
     return output if batched else _squeeze(output, 0)
 
 
+def conv_transpose3d(input: Any, weight: Any, bias: Any = None, stride: Any = 1, padding: Any = 0,
+                     output_padding: Any = 0, groups: int = 1, dilation: Any = 1) -> Any:
+    stride, padding, output_padding, dilation = (_int_list(v, 3) for v in (stride, padding, output_padding, dilation))
+    _check_bias_dtype(input, bias)
+    batched_input, batched = _batchify(input, 3, "conv_transpose3d")
+    output = _convolution(batched_input, weight, bias, stride, padding, dilation, True, output_padding, groups)
+    return output if batched else _squeeze(output, 0)
+
+
 # ---- padding --------------------------------------------------------------------------------
 
 _PAD_OPS = {
     ("reflect", 1): "reflection_pad1d", ("replicate", 1): "replication_pad1d", ("circular", 1): "_pad_circular",
     ("reflect", 2): "reflection_pad2d", ("replicate", 2): "replication_pad2d", ("circular", 2): "_pad_circular",
+    ("reflect", 3): "reflection_pad3d", ("replicate", 3): "replication_pad3d", ("circular", 3): "_pad_circular",
 }
 
 
@@ -173,7 +199,7 @@ def pad(self: Any, pad: Any, mode: str = "constant", value: Any = None) -> Any:
     if value is not None and value != 0:
         raise RuntimeError(f'Padding mode "{mode}" doesn\'t take in value argument')
     k = len(pad) // 2
-    if k in (1, 2) and ndim in (k + 1, k + 2):
+    if k in (1, 2, 3) and ndim in (k + 1, k + 2):
         return find_operator(_PAD_OPS[(mode, k)])(self, pad)
     raise NotImplementedError(f"Padding size {len(pad)} is not supported for {ndim}D input tensor.")
 

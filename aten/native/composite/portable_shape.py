@@ -140,9 +140,17 @@ def reflection_pad2d(self: Any, padding: Sequence[int]) -> Any:
     return _gather_pad(self, check_gather_pad(self, padding, True, 2), True)
 
 
+def reflection_pad3d(self: Any, padding: Sequence[int]) -> Any:
+    return _gather_pad(self, check_gather_pad(self, padding, True, 3), True)
+
+
 def replication_pad1d(self: Any, padding: Sequence[int]) -> Any:
     return _gather_pad(self, check_gather_pad(self, padding, False, 1), False)
 
 
 def replication_pad2d(self: Any, padding: Sequence[int]) -> Any:
     return _gather_pad(self, check_gather_pad(self, padding, False, 2), False)
+
+
+def replication_pad3d(self: Any, padding: Sequence[int]) -> Any:
+    return _gather_pad(self, check_gather_pad(self, padding, False, 3), False)

@@ -1,4 +1,4 @@
-"""aten::convolution on CPU (1-D and 2-D, plain and transposed, any groups).
+"""aten::convolution on CPU (1-D and 2-D, plain and transposed, any groups; 3-D in conv3d.pyx).
 
 Forward, float32/float64 (the benchmarked case): a depthwise convolution (groups == channels) is
 a direct loop over rows (_depthwise); everything else is im2col + GEMM in tasks on OpenMP threads
@@ -23,8 +23,9 @@ from libc.string cimport memcpy, memset
 from c10.scalar_type cimport ST_INT8, ST_INT16, ST_INT32, ST_INT64, ST_FLOAT32, ST_FLOAT64, ST_BOOL
 from c10.tensor_impl cimport TensorImpl
 from aten.native.cpu.array_bridge cimport np_view, new_tensor, reject_half, contiguous, num_threads
-from aten.native.meta.conv_geometry cimport spatial_text
+from aten.native.meta.conv_geometry cimport transposed_output_sizes
 from aten.native.meta.conv_geometry import convolution_params
+from aten.native.cpu.conv3d import conv3d_forward, conv3d_transpose
 from aten.native.meta.messages cimport shape_of, cpp_type, type_name
 
 # _BLAS_NEIGHBOURS: where im2col and col2im run between multi-threaded BLAS calls (the np.matmul
@@ -339,8 +340,12 @@ def convolution_cpu(TensorImpl input not None, TensorImpl weight not None, bias,
     stride, padding, dilation, output_padding = convolution_params(input, weight, bias, stride, padding, dilation,
                                                                    transposed, output_padding, groups)
     reject_half("slow_conv2d_cpu", input)
-    if k > 2:
-        raise NotImplementedError("Ember: convolution is implemented for 1-D and 2-D inputs only")
+    if k == 3:
+        if transposed:
+            return conv3d_transpose(input, weight, bias, stride, padding, dilation, output_padding, groups)
+        return conv3d_forward(input, weight, bias, stride, padding, dilation, groups)
+    if k > 3:
+        raise RuntimeError("unsupported ConvNd parameters")
     if k == 1:
         # a 2-D convolution over a height of 1
         stride, padding, dilation, output_padding = ((1,) + stride, (0,) + padding, (1,) + dilation,
@@ -510,20 +515,11 @@ cdef object _conv_transpose(TensorImpl input, TensorImpl weight, object bias, tu
     cdef char* cp
     Hi, Wi = _spatial(input, k)
     kh, kw = _spatial(weight, k)
-    if any([output_padding[i] >= stride[i] and output_padding[i] >= dilation[i] for i in range(2)]):
-        if k == 2:
-            raise RuntimeError(f"output padding must be smaller than either stride or dilation, but got "
-                               f"output_padding_height: {output_padding[0]} output_padding_width: {output_padding[1]} "
-                               f"stride_height: {sh} stride_width: {sw} dilation_height: {dh} dilation_width: {dw}")
-        raise RuntimeError(f"output padding must be smaller than either stride or dilation, but got "
-                           f"output_padding: {output_padding[1]} stride: {sw} dilation: {dw}")
-    Ho = (Hi - 1) * sh - 2 * ph + dh * (kh - 1) + output_padding[0] + 1
-    Wo = (Wi - 1) * sw - 2 * pw + dw * (kw - 1) + output_padding[1] + 1
-    if Ho < 1 or Wo < 1:
-        given = spatial_text(tuple([Hi, Wi] if k == 2 else [Wi]))
-        calc = spatial_text(tuple([Ho, Wo] if k == 2 else [Wo]))
-        raise RuntimeError(f"Given input size per channel: {given}. Calculated output size per channel: {calc}. "
-                           "Output size is too small")
+    if k == 2:
+        Ho, Wo = transposed_output_sizes((Hi, Wi), (kh, kw), stride, padding, dilation, output_padding)
+    else:
+        Ho = 1
+        Wo, = transposed_output_sizes((Wi,), (kw,), stride[1:], padding[1:], dilation[1:], output_padding[1:])
     out_shape = tuple([N, Cout, Wo] if k == 1 else [N, Cout, Ho, Wo])
     out = new_tensor(out_shape, st)
     if out.n_elem == 0:

@@ -1,4 +1,4 @@
-"""Padding on CPU: constant_pad_nd, reflection_pad{1,2}d, replication_pad{1,2}d, _pad_circular.
+"""Padding on CPU: constant_pad_nd, reflection_pad{1,2,3}d, replication_pad{1,2,3}d, _pad_circular.
 
 The constant pad fills the new tensor and copies the input into its middle (negative pads
 crop). The others are gathers: along each padded dim an index array says which input
@@ -112,6 +112,12 @@ def reflection_pad2d_cpu(TensorImpl self not None, padding):
     return _gather_pad(self, pads, "reflect")
 
 
+def reflection_pad3d_cpu(TensorImpl self not None, padding):
+    cdef tuple pads = check_gather_pad(self, padding, True, 3)
+    _dtypes("reflection_pad3d", self)
+    return _gather_pad(self, pads, "reflect")
+
+
 def replication_pad1d_cpu(TensorImpl self not None, padding):
     cdef tuple pads = check_gather_pad(self, padding, False, 1)
     _dtypes("replication_pad1d", self)
@@ -121,6 +127,12 @@ def replication_pad1d_cpu(TensorImpl self not None, padding):
 def replication_pad2d_cpu(TensorImpl self not None, padding):
     cdef tuple pads = check_gather_pad(self, padding, False, 2)
     _dtypes("replication_pad2d", self)
+    return _gather_pad(self, pads, "replicate")
+
+
+def replication_pad3d_cpu(TensorImpl self not None, padding):
+    cdef tuple pads = check_gather_pad(self, padding, False, 3)
+    _dtypes("replication_pad3d", self)
     return _gather_pad(self, pads, "replicate")
 
 

@@ -1,4 +1,4 @@
-"""convolution, max_pool2d_with_indices, avg_pool2d and adaptive average pooling on CUDA:
+"""convolution (1-, 2- and 3-D), max_pool2d_with_indices, avg_pool2d and adaptive average pooling on CUDA:
 kernels/conv.cu (convolutions as im2col + GEMM, transposed ones as GEMM + col2im, with gemm.cu;
 pools one thread per output element); the argument checks and output shapes are the
 device-neutral ones the CPU kernels use too (aten/native/meta: conv_geometry.convolution_params,
@@ -14,7 +14,7 @@ from aten.native.cuda.linalg import _same_device, gemm
 from aten.native.cuda.runtime.compiler import kernel_function
 from aten.native.cuda.runtime.launch import grid_for
 from aten.native.cuda.runtime.transfer import contiguous_cuda
-from aten.native.meta.conv_geometry import convolution_params
+from aten.native.meta.conv_geometry import convolution_params, transposed_output_sizes
 from aten.native.meta.pool_geometry import adaptive_avg_pool2d_geometry, avg_pool2d_geometry, max_pool2d_geometry
 from aten.native.meta.views import as_strided
 from c10 import scalar_type, tensor_impl
@@ -29,35 +29,36 @@ def convolution_cuda(input: Any, weight: Any, bias: Any, stride: Any, padding: A
     stride, padding, dilation, output_padding = convolution_params(input, weight, bias, stride, padding, dilation,
                                                                    transposed, output_padding, groups)
     k = weight.dim() - 2
-    if k > 2:
-        raise NotImplementedError("Ember: convolution is implemented for 1-D and 2-D inputs only")
+    if k > 3:
+        raise RuntimeError("unsupported ConvNd parameters")
     if input.dtype.name not in _TYPES:
         raise NotImplementedError(f'"conv_cuda" not implemented for \'{input.dtype.type_name}\'')
-    if k == 1:       # a 2-D convolution over a height of 1
-        stride, padding, dilation, output_padding = ((1,) + tuple(stride), (0,) + tuple(padding),
-                                                     (1,) + tuple(dilation), (0,) + tuple(output_padding))
+    # as volumes: a 2-D convolution over a depth of 1, a 1-D one over a depth and height of 1
+    lift = 3 - k
+    stride, dilation = (1,) * lift + tuple(stride), (1,) * lift + tuple(dilation)
+    padding, output_padding = (0,) * lift + tuple(padding), (0,) * lift + tuple(output_padding)
     x = contiguous_cuda(input)
     n, c = x.shape[0], x.shape[1]
-    h, w = (1, x.shape[2]) if k == 1 else (x.shape[2], x.shape[3])
-    kh, kw = (1, weight.shape[2]) if k == 1 else (weight.shape[2], weight.shape[3])
+    sizes = (1,) * lift + tuple(x.shape[2:])
+    kernel = (1,) * lift + tuple(weight.shape[2:])
     if transposed:
         o = weight.shape[1] * groups
-        ho = (h - 1) * stride[0] - 2 * padding[0] + dilation[0] * (kh - 1) + output_padding[0] + 1
-        wo = (w - 1) * stride[1] - 2 * padding[1] + dilation[1] * (kw - 1) + output_padding[1] + 1
+        outs = (1,) * lift + transposed_output_sizes(sizes[lift:], kernel[lift:], stride[lift:], padding[lift:],
+                                                     dilation[lift:], output_padding[lift:])
     else:
         o = weight.shape[0]
-        ho = (h + 2 * padding[0] - dilation[0] * (kh - 1) - 1) // stride[0] + 1
-        wo = (w + 2 * padding[1] - dilation[1] * (kw - 1) - 1) // stride[1] + 1
-    out = tensor_impl.empty((n, o, wo) if k == 1 else (n, o, ho, wo), input.dtype, input.device)
+        outs = tuple((sizes[d] + 2 * padding[d] - dilation[d] * (kernel[d] - 1) - 1) // stride[d] + 1
+                     for d in range(3))
+    out = tensor_impl.empty((n, o) + outs[lift:], input.dtype, input.device)
     if out.numel() == 0:
         return out
-    geometry = (kh, kw, stride[0], stride[1], padding[0], padding[1], dilation[0], dilation[1])
+    geometry = (*kernel, *stride, *padding, *dilation)
     wt = contiguous_cuda(weight)
     b = contiguous_cuda(bias) if bias is not None else None
     if transposed:
-        _transposed(x, wt, b, out, groups, (n, c, h, w, o, ho, wo), geometry)
+        _transposed(x, wt, b, out, groups, (n, c, *sizes, o, *outs), geometry)
     else:
-        _im2col_gemm(x, wt, b, out, groups, (n, c, h, w, o, ho, wo), geometry)
+        _im2col_gemm(x, wt, b, out, groups, (n, c, *sizes, o, *outs), geometry)
     return out
 
 
@@ -73,9 +74,8 @@ def _im2col_gemm(x: Any, wt: Any, b: Any, out: Any, groups: int, shape: tuple[in
                  geometry: tuple[int, ...]) -> None:
     """out (N, O, L) = W (O, C*KK) @ cols (N, C*KK, L) per group, the bias in the GEMM's epilogue;
     cols for as many samples at a time as fit _COLS_LIMIT."""
-    n, c, h, w, o, ho, wo = shape
-    kh, kw = geometry[:2]
-    kk, length = kh * kw, ho * wo
+    n, c, d, h, w, o, do, ho, wo = shape
+    kk, length = geometry[0] * geometry[1] * geometry[2], do * ho * wo
     cg, og = c // groups, o // groups
     chunk = max(1, min(n, _COLS_LIMIT // max(c * kk * length, 1)))
     cols = tensor_impl.empty((chunk, c * kk, length), x.dtype, x.device)
@@ -83,8 +83,8 @@ def _im2col_gemm(x: Any, wt: Any, b: Any, out: Any, groups: int, shape: tuple[in
     for start in range(0, n, chunk):
         m = min(chunk, n - start)
         grid, block = grid_for(m * c * kk * length)
-        im2col(*(np.int64(v) for v in (m, c, h, w, kh, kw, ho, wo, *geometry[2:])),
-               np.uintp(x.data_ptr() + start * c * h * w * x.element_size()), np.uintp(cols.data_ptr()),
+        im2col(*(np.int64(v) for v in (m, c, d, h, w, *geometry[:3], do, ho, wo, *geometry[3:])),
+               np.uintp(x.data_ptr() + start * c * d * h * w * x.element_size()), np.uintp(cols.data_ptr()),
                grid=grid, block=block)
         for g in range(groups):
             a = _view(wt, (m, og, cg * kk), (0, cg * kk, 1), g * og * cg * kk)
@@ -99,19 +99,18 @@ def _im2col_gemm(x: Any, wt: Any, b: Any, out: Any, groups: int, shape: tuple[in
 
 def _transposed(x: Any, wt: Any, b: Any, out: Any, groups: int, shape: tuple[int, ...],
                 geometry: tuple[int, ...]) -> None:
-    """Per group, cols (N, OG*KK, H*W) = W_g^T (OG*KK, C_g) @ x_g (C_g, H*W), then col2im into the
+    """Per group, cols (N, OG*KK, D*H*W) = W_g^T (OG*KK, C_g) @ x_g (C_g, D*H*W), then col2im into the
     group's output channels (with the bias)."""
-    n, c, h, w, o, ho, wo = shape
-    kh, kw = geometry[:2]
-    kk, plane = kh * kw, h * w
+    n, c, d, h, w, o, do, ho, wo = shape
+    kk, plane = geometry[0] * geometry[1] * geometry[2], d * h * w
     cg, og = c // groups, o // groups
     col2im = kernel_function("kernels/conv.cu", f"col2im_{x.dtype.name}")
-    grid, block = grid_for(n * og * ho * wo)
+    grid, block = grid_for(n * og * do * ho * wo)
     for g in range(groups):
         weight_t = _view(wt, (n, og * kk, cg), (0, 1, og * kk), g * cg * og * kk)
         x_g = _view(x, (n, cg, plane), (c * plane, plane, 1), g * cg * plane)
         cols = gemm(weight_t, x_g, n)
-        col2im(*(np.int64(v) for v in (n, og, o, g * og, h, w, kh, kw, ho, wo, *geometry[2:])),
+        col2im(*(np.int64(v) for v in (n, og, o, g * og, d, h, w, *geometry[:3], do, ho, wo, *geometry[3:])),
                np.uintp(cols.data_ptr()), np.uintp(b.data_ptr() if b is not None else 0), np.uintp(out.data_ptr()),
                grid=grid, block=block)
 

@@ -80,7 +80,8 @@ cdef int _check(TensorImpl input, TensorImpl weight, object bias, tuple stride, 
         raise RuntimeError(f"Input type ({cpp_type(input.scalar_type)}) and bias type "
                            f"({cpp_type((<TensorImpl>bias).scalar_type)}) should be the same")
     if input.scalar_type == ST_BOOL:
-        raise NotImplementedError('"slow_conv2d_cpu" not implemented for \'Bool\'')
+        kernel_name = "compute_columns3d" if k == 3 else "slow_conv2d_cpu"
+        raise NotImplementedError(f'"{kernel_name}" not implemented for \'Bool\'')
     return 0
 
 
@@ -97,3 +98,27 @@ def convolution_params(TensorImpl input not None, TensorImpl weight not None, bi
     output_padding = expand_param(output_padding, k, "output_padding")
     _check(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
     return stride, padding, dilation, output_padding
+
+
+_AXES = {1: ("",), 2: ("height", "width"), 3: ("depth", "height", "width")}
+
+
+cpdef tuple transposed_output_sizes(tuple sizes, tuple kernel, tuple stride, tuple padding, tuple dilation,
+                                    tuple output_padding):
+    """A transposed convolution's output size per spatial dimension, after PyTorch's checks (its
+    messages for 1-, 2- and 3-D: slow_conv_transpose2d/3d's shape checks)."""
+    cdef int k = len(sizes), d
+    if any([output_padding[d] >= stride[d] and output_padding[d] >= dilation[d] for d in range(k)]):
+        if k == 1:
+            detail = f"output_padding: {output_padding[0]} stride: {stride[0]} dilation: {dilation[0]}"
+        else:
+            detail = " ".join([f"{name}_{axis}: {v}" for name, values in (("output_padding", output_padding),
+                                                                         ("stride", stride), ("dilation", dilation))
+                               for axis, v in zip(_AXES[k], values)])
+        raise RuntimeError(f"output padding must be smaller than either stride or dilation, but got {detail}")
+    outs = tuple([(sizes[d] - 1) * stride[d] - 2 * padding[d] + dilation[d] * (kernel[d] - 1) + output_padding[d] + 1
+                  for d in range(k)])
+    if any([s < 1 for s in outs]):
+        raise RuntimeError(f"Given input size per channel: {spatial_text(sizes)}. Calculated output size per "
+                           f"channel: {spatial_text(outs)}. Output size is too small")
+    return outs

@@ -5,7 +5,7 @@ from aten.native.meta.messages cimport shape_of
 
 
 cdef int _check_batch_input(TensorImpl self, int spatial) except -1:
-    """2D/3D (1-d padding) or 3D/4D (2-d): batch may be 0, the other dims may not."""
+    """2D/3D (1-d padding), 3D/4D (2-d) or 4D/5D (3-d): batch may be 0, the other dims may not."""
     cdef int i
     ok = self.nd == spatial + 1 or self.nd == spatial + 2
     if ok:
@@ -35,17 +35,33 @@ cdef int _check_reflect(TensorImpl self, tuple pads, int first_arg) except -1:
 
 cdef int _check_replicate(TensorImpl self, tuple pads) except -1:
     cdef int i, d
-    names = ("W", "H")
+    if len(pads) == 3:
+        return _check_replicate_3d(self, pads)
     for i in range(len(pads)):
         d = self.nd - 1 - i
         out = self.sizes[d] + pads[i][0] + pads[i][1]
         if out < 1:
-            if len(pads) == 1:
-                raise RuntimeError(f"input (W: {self.sizes[d]}) is too small. Calculated output W: {out}")
-            h, w = self.sizes[self.nd - 2], self.sizes[self.nd - 1]
-            oh = h + pads[1][0] + pads[1][1]
-            ow = w + pads[0][0] + pads[0][1]
-            raise RuntimeError(f"input (H: {h}, W: {w}) is too small. Calculated output H: {oh} W: {ow}")
+            names = ("D", "H", "W")[3 - len(pads):]
+            sizes = [self.sizes[self.nd - len(pads) + j] for j in range(len(pads))]
+            outs = [sizes[j] + pads[len(pads) - 1 - j][0] + pads[len(pads) - 1 - j][1] for j in range(len(pads))]
+            given = ", ".join([f"{n}: {v}" for n, v in zip(names, sizes)])
+            calculated = " ".join([f"{n}: {v}" for n, v in zip(names, outs)])
+            raise RuntimeError(f"input ({given}) is too small. Calculated output {calculated}")
+    return 0
+
+
+cdef int _check_replicate_3d(TensorImpl self, tuple pads) except -1:
+    """PyTorch's replication_pad3d refuses only an output with no positive size, then the shape with
+    a negative one (an output size of 0 in some dims is an empty result); its message, a comma short, too."""
+    sizes = [self.sizes[self.nd - 3 + j] for j in range(3)]
+    outs = [sizes[j] + pads[2 - j][0] + pads[2 - j][1] for j in range(3)]
+    if all([v < 1 for v in outs]):
+        raise RuntimeError(f"input (D: {sizes[0]} H: {sizes[1]}, W: {sizes[2]}) is too small. Calculated output "
+                           f"D: {outs[0]} H: {outs[1]} W: {outs[2]}")
+    shape = list(shape_of(self))[:self.nd - 3] + outs
+    for v in outs:
+        if v < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {v}: {shape}")
     return 0
 
 

@@ -1,4 +1,4 @@
-"""Conv1d, Conv2d, ConvTranspose1d and ConvTranspose2d (PyTorch's attributes, initialisation and reprs)."""
+"""Conv1d/2d/3d and ConvTranspose1d/2d/3d (PyTorch's attributes, initialisation and reprs)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -11,7 +11,7 @@ from torch.nn import init
 from torch.nn.modules.module import Module
 from torch.nn.parameter import Parameter
 
-__all__ = ["Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d"]
+__all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d"]
 
 _PADDING_STRINGS = {"same", "valid"}
 _PADDING_MODES = {"zeros", "reflect", "replicate", "circular"}
@@ -172,6 +172,34 @@ class Conv2d(_ConvNd):
         return self._conv_forward(input, self.weight, self.bias)
 
 
+class Conv3d(_ConvNd):
+    """3-d convolution over (N, C_in, D, H, W) or (C_in, D, H, W) input.
+
+    Args:
+        in_channels, out_channels: channels in the input and produced by the convolution.
+        kernel_size, stride, dilation: ints or triples.
+        padding: int, triple, 'valid' or 'same'. padding_mode: 'zeros', 'reflect', 'replicate' or 'circular'.
+        groups: blocked connections from input to output channels. bias: learnable bias. Default: True.
+    """
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: int | Sequence[int],
+                 stride: int | Sequence[int] = 1, padding: str | int | Sequence[int] = 0,
+                 dilation: int | Sequence[int] = 1, groups: int = 1, bias: bool = True, padding_mode: str = "zeros",
+                 device: Any = None, dtype: Any = None) -> None:
+        super().__init__(in_channels, out_channels, _ntuple(kernel_size, 3), _ntuple(stride, 3),
+                         padding if isinstance(padding, str) else _ntuple(padding, 3), _ntuple(dilation, 3),
+                         False, (0, 0, 0), groups, bias, padding_mode, device=device, dtype=dtype)
+
+    def _conv_forward(self, input: Tensor, weight: Tensor, bias: Tensor | None) -> Tensor:
+        if self.padding_mode != "zeros":
+            return F.conv3d(F.pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode),
+                            weight, bias, self.stride, (0, 0, 0), self.dilation, self.groups)
+        return F.conv3d(input, weight, bias, self.stride, self.padding, self.dilation, self.groups)
+
+    def forward(self, input: Tensor) -> Tensor:
+        return self._conv_forward(input, self.weight, self.bias)
+
+
 class _ConvTransposeNd(_ConvNd):
     """Transposed convolutions: zeros padding only; forward may ask for an output_size."""
 
@@ -255,4 +283,28 @@ class ConvTranspose2d(_ConvTransposeNd):
         output_padding = self._output_padding(input, output_size, self.stride, self.padding, self.kernel_size, 2,
                                               self.dilation)
         return F.conv_transpose2d(input, self.weight, self.bias, self.stride, self.padding, output_padding,
+                                  self.groups, self.dilation)
+
+
+class ConvTranspose3d(_ConvTransposeNd):
+    """3-d transposed convolution (the gradient of Conv3d with respect to its input).
+
+    forward(input, output_size=None): output_size picks among the output sizes a stride > 1 allows."""
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: int | Sequence[int],
+                 stride: int | Sequence[int] = 1, padding: int | Sequence[int] = 0,
+                 output_padding: int | Sequence[int] = 0, groups: int = 1, bias: bool = True,
+                 dilation: int | Sequence[int] = 1, padding_mode: str = "zeros", device: Any = None,
+                 dtype: Any = None) -> None:
+        super().__init__(in_channels, out_channels, _ntuple(kernel_size, 3), _ntuple(stride, 3),
+                         _ntuple(padding, 3), _ntuple(dilation, 3), True, _ntuple(output_padding, 3), groups, bias,
+                         padding_mode, device=device, dtype=dtype)
+
+    def forward(self, input: Tensor, output_size: Sequence[int] | None = None) -> Tensor:
+        if self.padding_mode != "zeros":
+            raise ValueError("Only `zeros` padding mode is supported for ConvTranspose3d")
+        assert not isinstance(self.padding, str)
+        output_padding = self._output_padding(input, output_size, self.stride, self.padding, self.kernel_size, 3,
+                                              self.dilation)
+        return F.conv_transpose3d(input, self.weight, self.bias, self.stride, self.padding, output_padding,
                                   self.groups, self.dilation)

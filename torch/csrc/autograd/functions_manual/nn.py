@@ -377,7 +377,7 @@ def upsample_nearest2d_backward(grad: Any, self_sizes: Any, output_size: Any, sc
 
 
 def pad_backward(grad: Any, self_sizes: Any, op_name: str, padding: Any) -> Any:
-    """reflection_pad1d/2d, replication_pad1d/2d, _pad_circular: each output copies one input."""
+    """reflection_pad1d/2d/3d, replication_pad1d/2d/3d, _pad_circular: each output copies one input."""
     op = find_operator(op_name)
     return index_map_backward(grad, self_sizes, len(padding) // 2, lambda t: op(t, padding))
 
