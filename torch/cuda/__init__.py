@@ -7,6 +7,8 @@ from c10 import cuda as _c10_cuda
 from c10.cuda import Event
 from c10.cuda.caching_allocator import OutOfMemoryError
 from c10.generator import default_cuda_generator
+from torch.cuda.graphs import (CUDAGraph, graph, graph_pool_handle, is_current_stream_capturing,
+                               make_graphed_callables)
 from torch.cuda.memory import (empty_cache, max_memory_allocated, max_memory_reserved, mem_get_info,
                                memory_allocated, memory_reserved, memory_stats, reset_accumulated_memory_stats,
                                reset_peak_memory_stats)
@@ -16,8 +18,10 @@ __all__ = ["is_available", "is_initialized", "device_count", "init", "current_de
            "Event", "OutOfMemoryError", "manual_seed", "manual_seed_all", "initial_seed", "seed", "seed_all",
            "get_rng_state", "set_rng_state", "get_rng_state_all", "set_rng_state_all", "default_generators",
            "empty_cache", "max_memory_allocated", "max_memory_reserved", "memory_allocated", "memory_reserved",
-           "memory_stats", "reset_peak_memory_stats", "reset_accumulated_memory_stats", "mem_get_info", "Stream", "StreamContext", "current_stream", "default_stream",
-           "stream", "get_device_properties", "get_device_capability", "set_device", "device", "is_bf16_supported"]
+           "memory_stats", "reset_peak_memory_stats", "reset_accumulated_memory_stats", "mem_get_info", "Stream",
+           "StreamContext", "current_stream", "default_stream", "stream", "get_device_properties",
+           "get_device_capability", "set_device", "device", "is_bf16_supported", "CUDAGraph", "graph",
+           "graph_pool_handle", "is_current_stream_capturing", "make_graphed_callables"]
 
 
 def is_available() -> bool:
