@@ -1,5 +1,5 @@
 """Record what real libraries compute on PyTorch 2.13, for the ecosystem tests (needs a real PyTorch
-with einops and torchmetrics installed, the versions pyproject.toml's test extra pins).
+with the libraries of LIBRARIES installed, the versions pyproject.toml's test extra pins).
 
     cd /tmp && /path/to/pytorch/python /path/to/ember/tools/record_ecosystem_reference.py [OUTPUT_DIR]
 
@@ -18,7 +18,7 @@ from typing import Any, Callable
 
 DATA_DIR = Path(__file__).resolve().parent.parent / "test" / "data" / "ecosystem"
 REFERENCE_PACKAGE = "torch"
-LIBRARIES = ("einops", "torchmetrics", "safetensors")
+LIBRARIES = ("einops", "torchmetrics", "safetensors", "transformers")
 # Written by PyTorch with safetensors (main() writes it); the tests load it on Ember.
 PYTORCH_WRITTEN = "pytorch_written.safetensors"
 SAFETENSORS_DTYPES = ("bool", "uint8", "int8", "int16", "int32", "int64", "uint16", "uint32", "uint64", "float16",
@@ -125,7 +125,71 @@ def _safetensors_cases(torch: Any) -> dict[str, Callable[[], Any]]:
     return cases
 
 
-_CASES = {"einops": _einops_cases, "torchmetrics": _torchmetrics_cases, "safetensors": _safetensors_cases}
+WATCHED = 256
+
+
+def _tiny_models(transformers: Any) -> dict[str, Any]:
+    """Two layers, width 64, four heads (Llama with two key/value heads), a vocabulary of 100."""
+    return {
+        "gpt2": (transformers.GPT2LMHeadModel, transformers.GPT2Config(
+            n_layer=2, n_embd=64, n_head=4, vocab_size=100, n_positions=32, bos_token_id=1, eos_token_id=2)),
+        "bert": (transformers.BertForSequenceClassification, transformers.BertConfig(
+            num_hidden_layers=2, hidden_size=64, num_attention_heads=4, intermediate_size=128, vocab_size=100,
+            max_position_embeddings=32, num_labels=3)),
+        "llama": (transformers.LlamaForCausalLM, transformers.LlamaConfig(
+            num_hidden_layers=2, hidden_size=64, num_attention_heads=4, num_key_value_heads=2, intermediate_size=128,
+            vocab_size=100, max_position_embeddings=32, bos_token_id=1, eos_token_id=2)),
+    }
+
+
+def _train_step(torch: Any, name: str, cls: Any, config: Any) -> dict[str, Any]:
+    """Build the model from torch.manual_seed(0), run a forward with labels, backward, one AdamW step,
+    the loss after it and (language models) a greedy generate."""
+    torch.manual_seed(0)
+    model = cls(config)
+    ids = torch.randint(3, 100, (2, 10))
+    mask = torch.ones(2, 10, dtype=torch.int64)
+    mask[1, 7:] = 0
+    labels = torch.tensor([0, 2]) if name == "bert" else ids
+    out = model(input_ids=ids, attention_mask=mask, labels=labels)
+    out.loss.backward()
+    named = dict(model.named_parameters())
+    watched = [n for n in named if n.endswith("weight")][:2] + [n for n in named if n.endswith("weight")][-2:]
+    result = {"logits": out.logits, "loss": out.loss,
+              "grad_norm": torch.stack([p.grad.square().sum() for p in named.values()
+                                        if p.grad is not None]).sum().sqrt()}
+    # the first WATCHED values of a few weights (whole matrices would make the file megabytes)
+    result.update({f"grad {n}": named[n].grad.reshape(-1)[:WATCHED] for n in watched})
+    torch.optim.AdamW(model.parameters(), lr=1e-2).step()
+    result.update({f"stepped {n}": named[n].detach().reshape(-1)[:WATCHED] for n in watched})
+    with torch.no_grad():
+        result["loss_after_step"] = model(input_ids=ids, attention_mask=mask, labels=labels).loss
+    if name != "bert":
+        model.eval()
+        result["generate"] = model.generate(ids[:, :4], attention_mask=mask[:, :4], max_new_tokens=6,
+                                            do_sample=False, pad_token_id=0)
+    return result
+
+
+def _transformers_cases(torch: Any) -> dict[str, Callable[[], Any]]:
+    transformers = importlib.import_module("transformers")
+    transformers.logging.set_verbosity_error()
+    runs: dict[str, dict[str, Any]] = {}
+    cases: dict[str, Callable[[], Any]] = {}
+    for name, (cls, config) in _tiny_models(transformers).items():
+        def run(name: str = name, cls: Any = cls, config: Any = config) -> dict[str, Any]:
+            if name not in runs:
+                runs[name] = _train_step(torch, name, cls, config)
+            return runs[name]
+        keys = ["logits", "loss", "grad_norm", "loss_after_step"] + (["generate"] if name != "bert" else [])
+        cases.update({f"{name} {key}": (lambda run=run, key=key: run()[key]) for key in keys})
+        cases[f"{name} watched"] = lambda run=run: [run()[k] for k in sorted(run()) if k.startswith(("grad ",
+                                                                                                     "stepped "))]
+    return cases
+
+
+_CASES = {"einops": _einops_cases, "torchmetrics": _torchmetrics_cases, "safetensors": _safetensors_cases,
+          "transformers": _transformers_cases}
 
 
 def _record(torch: Any, value: Any) -> Any:

@@ -10,12 +10,15 @@ Operators live in aten's dispatcher under "ns::name.overload"; their schemas are
 what it defined and registered: `_destroy()` or its collection removes them, and a kernel it
 replaced comes back.
 
+custom_op defines an operator from a typed Python function (its schema inferred as PyTorch infers
+it) and returns a CustomOpDef; register_autograd makes an operator differentiable through an
+autograd.Function around its kernel. register_fake stores the shape function Ember keeps for
+tracers to come: eager calls, as in PyTorch, never run it.
+
 Not (yet) as PyTorch: an operator must be defined before a kernel is registered for it; a call
 with no tensor arguments runs the CPU kernel (PyTorch reports that no tensor picked a backend);
-only Ember's dispatch keys exist (CPU, CUDA, the Autograd* and Composite* keys); custom_op,
-register_fake and register_vmap are not here. register_autograd stores the formulas on the
-operator (`_autograd_backward`, `_autograd_setup_context`) for autograd (issue 6) to use: until
-autograd exists nothing computes gradients with them.
+only Ember's dispatch keys exist (CPU, CUDA, the Autograd* and Composite* keys); register_vmap,
+register_torch_dispatch and register_autocast are not here.
 """
 from __future__ import annotations
 
@@ -31,7 +34,8 @@ from aten.schema import parse_schema
 from c10.dispatch_key import DispatchKey, DispatchKeySet
 from torch._ops import OpOverload, ops
 
-__all__ = ["Library", "define", "fallthrough_kernel", "impl", "register_autograd", "register_kernel"]
+__all__ = ["Library", "custom_op", "define", "fallthrough_kernel", "impl", "infer_schema", "register_autograd",
+           "register_fake", "register_kernel"]
 
 _reserved_namespaces = ["prim"]
 _impls: set[str] = set()                  # "ns/name/key" registered through a Library
@@ -321,6 +325,8 @@ def impl(qualname: Any, types: Any, func: Callable[..., Any] | None = None, *,
 
 
 def _resolve_op(op: Any, api: str) -> OpOverload:
+    if isinstance(op, CustomOpDef):
+        return op._opoverload
     if isinstance(op, OpOverload):
         return op
     if not isinstance(op, str):
@@ -375,3 +381,146 @@ def _autograd_kernel(overload: Any, backward: Callable[..., Any],
     body = {"forward": staticmethod(forward), "setup_context": staticmethod(setup), "backward": staticmethod(run_backward)}
     function: Any = type(name, (Function,), body)
     return lambda *args, **kwargs: function.apply(*args, **kwargs)
+
+
+# ---- custom_op: an operator from a typed Python function --------------------------------------
+
+def _schema_type(annotation: Any, where: str) -> str:
+    """The schema type of a parameter or result annotation (PyTorch's infer_schema table)."""
+    import types
+    import typing
+
+    import torch
+    origin, args = typing.get_origin(annotation), typing.get_args(annotation)
+    if origin in (typing.Union, types.UnionType) and len(args) == 2 and type(None) in args:
+        return _schema_type(next(a for a in args if a is not type(None)), where) + "?"
+    if origin in (list, Sequence) and len(args) == 1:
+        return _schema_type(args[0], where) + "[]"
+    table = {torch.Tensor: "Tensor", int: "SymInt", float: "float", bool: "bool", str: "str",
+             torch.dtype: "ScalarType", torch.device: "Device"}
+    if annotation in table:
+        return table[annotation]
+    raise ValueError(f"infer_schema(func): {where} has unsupported type {annotation}.")
+
+
+def _default_text(value: Any) -> str:
+    if isinstance(value, str):
+        return f'"{value}"'
+    return repr(value)
+
+
+def infer_schema(prototype_function: Callable[..., Any], /, *, mutates_args: Any, op_name: str | None = None,
+                 tags: Any = ()) -> str:
+    """The operator schema of a function from its type annotations: "(Tensor x, SymInt n) -> Tensor";
+    the arguments named in mutates_args ("unknown": all tensors) are written as mutated."""
+    import inspect
+    import typing
+    signature = inspect.signature(prototype_function)
+    hints = typing.get_type_hints(prototype_function)
+    params = []
+    for index, (name, param) in enumerate(signature.parameters.items()):
+        if param.kind not in (param.POSITIONAL_ONLY, param.POSITIONAL_OR_KEYWORD, param.KEYWORD_ONLY):
+            raise ValueError(f"infer_schema(func): Parameters of kind {param.kind} are not supported. Got func with "
+                             f"signature {signature})")
+        if name not in hints:
+            raise ValueError(f"infer_schema(func): Parameter {name} must have a type annotation. Got func with "
+                             f"signature {signature})")
+        kind = _schema_type(hints[name], f"Parameter {name}")
+        mutated = mutates_args == "unknown" and kind.startswith("Tensor") or (
+            mutates_args != "unknown" and name in mutates_args)
+        if mutated:
+            kind = kind.replace("Tensor", f"Tensor(a{index}!)", 1)
+        text = f"{kind} {name}"
+        if param.default is not param.empty:
+            text += f"={_default_text(param.default)}"
+        params.append(text)
+    if mutates_args != "unknown":
+        unknown = set(mutates_args) - set(signature.parameters)
+        if unknown:
+            raise ValueError(f"{sorted(unknown)} in mutates_args were not found in the custom op's signature. "
+                             "mutates_args should contain the names of all args that the custom op mutates, or "
+                             "just the string 'unknown' if you don't know.")
+    result = hints.get("return", None)
+    if result is None or result is type(None):
+        returns = "()"
+    elif typing.get_origin(result) is tuple:
+        returns = "(" + ", ".join(_schema_type(a, "the return") for a in typing.get_args(result)) + ")"
+    else:
+        returns = _schema_type(result, "the return")
+    schema = f"({', '.join(params)}) -> {returns}"
+    return f"{op_name}{schema}" if op_name is not None else schema
+
+
+class CustomOpDef:
+    """An operator made by custom_op: callable as the op, with the registration methods."""
+
+    def __init__(self, namespace: str, name: str, schema: str, fn: Callable[..., Any], lib: Library) -> None:
+        self._namespace, self._name = namespace, name
+        self._qualname = f"{namespace}::{name}"
+        self._schema = schema
+        self._init_fn = fn
+        self._lib = lib
+        self._abstract_fn: Callable[..., Any] | None = None
+
+    @property
+    def _opoverload(self) -> OpOverload:
+        return getattr(getattr(ops, self._namespace), self._name).default
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self._opoverload(*args, **kwargs)
+
+    def __repr__(self) -> str:
+        return f"<CustomOpDef({self._qualname})>"
+
+    def register_kernel(self, device_types: Any, fn: Callable[..., Any] | None = None, /) -> Any:
+        """fn as the kernel for device_types (None: every device); without fn, a decorator."""
+        def register(f: Callable[..., Any]) -> Callable[..., Any]:
+            impl(self._qualname, device_types, f, lib=self._lib)
+            return f
+        return register if fn is None else register(fn)
+
+    def register_fake(self, fn: Callable[..., Any], /) -> Callable[..., Any]:
+        self._abstract_fn = fn
+        self._opoverload._fake_impl = fn  # type: ignore[attr-defined]
+        return fn
+
+    def register_autograd(self, backward: Callable[..., Any], /, *,
+                          setup_context: Callable[..., Any] | None = None) -> None:
+        register_autograd(self._opoverload, backward, setup_context=setup_context, lib=self._lib)
+
+
+def custom_op(name: str, fn: Callable[..., Any] | None = None, /, *, mutates_args: Any,
+              device_types: Any = None, schema: str | None = None, tags: Any = None) -> Any:
+    """Define the operator name ("ns::name") from fn, a function of typed arguments: its schema is
+    schema or inferred from fn's annotations, fn its kernel on device_types (None: every device).
+    Returns a CustomOpDef (without fn, a decorator making one)."""
+    def make(f: Callable[..., Any]) -> CustomOpDef:
+        namespace, opname = _parse_namespace(name)
+        text = schema if schema is not None else infer_schema(f, mutates_args=mutates_args)
+        lib = Library(namespace, "FRAGMENT")
+        _keep_alive.append(lib)
+        lib.define(opname + text, alias_analysis="", tags=tags or ())
+        definition = CustomOpDef(namespace, opname, text, f, lib)
+        impl(name, device_types, f, lib=lib)
+        return definition
+
+    return make if fn is None else make(fn)
+
+
+def register_fake(op: Any, func: Callable[..., Any] | None = None, /, *, lib: Library | None = None,
+                  _stacklevel: int = 1, allow_override: bool = True) -> Any:
+    """Store func as op's fake (shape-only) implementation; eager calls never run it. Without func,
+    a decorator."""
+    if isinstance(op, str):
+        namespace, opname = _parse_namespace(op)
+        base, _, overload = opname.partition(".")
+        if not dispatcher.has_operator(f"{namespace}::{base}" + (f".{overload}" if overload else "")):
+            raise RuntimeError(f"operator {op} does not exist")
+
+    def register(f: Callable[..., Any]) -> Callable[..., Any]:
+        if isinstance(op, CustomOpDef):
+            return op.register_fake(f)
+        _resolve_op(op, "register_fake")._fake_impl = f  # type: ignore[attr-defined]
+        return f
+
+    return register if func is None else register(func)

@@ -15,6 +15,9 @@ from tools.record_ecosystem_reference import LIBRARIES, PYTORCH_WRITTEN, run_cas
 DATA = Path(__file__).resolve().parent.parent / "data" / "ecosystem"
 REFERENCE = {library: json.loads((DATA / f"{library}.json").read_text()) for library in LIBRARIES}
 TOLERANCE = {"torch.float32": (1e-5, 1e-6), "torch.bfloat16": (1e-2, 1e-2), "torch.float64": (1e-9, 1e-12)}
+# transformers' training step sums long float32 reductions in another order than PyTorch's kernels: the
+# issue's bound, 1e-5, absolute as well as relative (AdamW's first step divides gradients near its eps)
+TOLERANCE_OF = {"transformers": {"torch.float32": (1e-5, 1e-5)}}
 
 
 @pytest.mark.parametrize("library", LIBRARIES)
@@ -24,6 +27,15 @@ def test_library_imports_quietly_and_is_the_recorded_version(library):
         module = importlib.import_module(library)
     assert not [w for w in caught if "torch" in str(w.message).lower() and "not" in str(w.message).lower()]
     assert module.__version__ == REFERENCE[library][library]
+
+
+@pytest.mark.parametrize("module", ["transformers.models.gpt2.modeling_gpt2", "transformers.models.bert.modeling_bert",
+                                    "transformers.models.llama.modeling_llama", "accelerate"])
+def test_model_libraries_import_without_a_warning(module):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        importlib.import_module(module)
+    assert not [w for w in caught if "torch" in str(w.message).lower()], [str(w.message) for w in caught]
 
 
 def _bits(t):
@@ -59,17 +71,17 @@ def ember_results():
         return {library: run_cases(torch, library) for library in LIBRARIES}
 
 
-def _assert_same(mine, ref, where):
+def _assert_same(mine, ref, where, library):
     if isinstance(ref, list):
         assert isinstance(mine, list) and len(mine) == len(ref), where
         for i, (m, r) in enumerate(zip(mine, ref)):
-            _assert_same(m, r, f"{where}[{i}]")
+            _assert_same(m, r, f"{where}[{i}]", library)
         return
     if not isinstance(ref, dict):
         assert mine == ref, where
         return
     assert (mine["dtype"], mine["shape"]) == (ref["dtype"], ref["shape"]), where
-    rtol, atol = TOLERANCE.get(ref["dtype"], (0.0, 0.0))
+    rtol, atol = TOLERANCE_OF.get(library, {}).get(ref["dtype"]) or TOLERANCE.get(ref["dtype"], (0.0, 0.0))
     for m, r in zip(mine["values"], ref["values"]):
         assert (math.isnan(m) and math.isnan(r)) or math.isclose(m, r, rel_tol=rtol, abs_tol=atol), (where, m, r)
 
@@ -83,4 +95,4 @@ def test_library_computes_what_it_computes_on_pytorch(ember_results, library, ca
         assert mine == ref
     else:
         assert "result" in mine, mine
-        _assert_same(mine["result"], ref["result"], f"{library}.{case}")
+        _assert_same(mine["result"], ref["result"], f"{library}.{case}", library)

@@ -407,3 +407,63 @@ def test_destroying_a_fragment_keeps_the_def_librarys_ops(lib):
     frag.define("extra(Tensor x) -> Tensor")
     frag._destroy()
     assert hasattr(ns_of(lib), "keep") and not hasattr(ns_of(lib), "extra")
+
+
+# --- custom_op: operators from typed Python functions ---------------------------------------------
+
+def test_infer_schema_follows_pytorchs_table():
+    from torch import Tensor
+
+    def f(x: Tensor, y: Tensor | None, n: int, s: float, b: bool, sizes: list[int], ts: list[Tensor],
+          o: int | None = None, name: str = "a", k: float = 2.0) -> tuple[Tensor, Tensor]:
+        ...
+    assert torch.library.infer_schema(f, mutates_args=()) == (
+        '(Tensor x, Tensor? y, SymInt n, float s, bool b, SymInt[] sizes, Tensor[] ts, SymInt? o=None, str name="a", '
+        'float k=2.0) -> (Tensor, Tensor)')
+
+    def g(x: Tensor, out: Tensor) -> None:
+        ...
+    assert torch.library.infer_schema(g, mutates_args={"out"}) == "(Tensor x, Tensor(a1!) out) -> ()"
+
+    def untyped(x):
+        ...
+    with pytest.raises(ValueError, match=r"^infer_schema\(func\): Parameter x must have a type annotation. Got func "
+                                         r"with signature \(x\)\)$"):
+        torch.library.infer_schema(untyped, mutates_args=())
+
+
+def test_custom_op_defines_a_callable_differentiable_operator():
+    from torch import Tensor
+    name = f"ember_custom_{next(_counter)}"
+
+    @torch.library.custom_op(f"{name}::scaled", mutates_args=())
+    def scaled(x: Tensor, k: float) -> Tensor:
+        return x * k
+
+    assert repr(scaled) == f"<CustomOpDef({name}::scaled)>"
+    x = torch.tensor([1.0, -2.0])
+    np.testing.assert_array_equal(scaled(x, 3.0).numpy(), [3.0, -6.0])
+    np.testing.assert_array_equal(getattr(torch.ops, name).scaled(x, 2.0).numpy(), [2.0, -4.0])
+
+    @scaled.register_fake
+    def _(x, k):
+        return torch.empty_like(x)
+
+    def setup_context(ctx, inputs, output):
+        ctx.k = inputs[1]
+
+    scaled.register_autograd(lambda ctx, grad: (grad * ctx.k, None), setup_context=setup_context)
+    leaf = torch.tensor([1.0, 2.0], requires_grad=True)
+    scaled(leaf, 5.0).sum().backward()
+    np.testing.assert_array_equal(leaf.grad.numpy(), [5.0, 5.0])
+
+
+def test_custom_op_needs_mutates_args_and_register_fake_an_existing_op():
+    from torch import Tensor
+
+    def ident(x: Tensor) -> Tensor:
+        return x
+    with pytest.raises(TypeError, match="mutates_args"):
+        torch.library.custom_op("ember_custom_x::ident", ident)    # type: ignore[call-arg]
+    with pytest.raises(RuntimeError, match="^operator ember_custom_missing::nope does not exist$"):
+        torch.library.register_fake("ember_custom_missing::nope", lambda x: x)

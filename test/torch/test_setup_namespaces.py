@@ -19,6 +19,18 @@ def test_compiler_queries_answer_false_and_disable_passes_the_function_through()
     assert torch.compiler.disable(f, reason="not traced")(torch.ones(1)).item() == 2.0
 
 
+def test_tracer_markers_return_the_function_as_outside_a_compiled_region():
+    def f(x):
+        return x * 2
+
+    import torch._dynamo as dynamo
+    assert torch.compiler.allow_in_graph(f) is f and dynamo.allow_in_graph([f, f]) == [f, f]
+    assert dynamo.assume_constant_result(f) is f and f._dynamo_marked_constant is True
+    assert dynamo.disable(f) is f and dynamo.is_compiling() is False
+    with pytest.raises(AssertionError, match="^allow_in_graph expects a callable$"):
+        torch.compiler.allow_in_graph(3)
+
+
 def test_onnx_imports_and_refuses_to_export():
     import torch.onnx as onnx
     assert onnx.is_in_onnx_export() is False

@@ -1,2 +1,7 @@
-"""torch._dynamo: Ember has no TorchDynamo yet (torch.compile is issue 27's). What programs import
-from it at setup lives here: _trace_wrapped_higher_order_op.TransformGetItemToIndex."""
+"""torch._dynamo: Ember has no TorchDynamo yet (torch.compile is not built). What programs touch
+from it at setup, with the meaning it has outside a compiled region, lives here: the markers that
+only instruct the tracer (allow_in_graph, assume_constant_result, disable) return the function
+unchanged, as PyTorch's do when nothing is compiled; _trace_wrapped_higher_order_op.TransformGetItemToIndex."""
+from torch.compiler import allow_in_graph, assume_constant_result, disable, is_compiling
+
+__all__ = ["allow_in_graph", "assume_constant_result", "disable", "is_compiling"]

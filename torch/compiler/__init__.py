@@ -7,7 +7,8 @@ from __future__ import annotations
 import functools
 from typing import Any, Callable
 
-__all__ = ["disable", "is_compiling", "is_dynamo_compiling", "is_exporting"]
+__all__ = ["allow_in_graph", "assume_constant_result", "disable", "is_compiling", "is_dynamo_compiling",
+           "is_exporting"]
 
 
 def is_compiling() -> bool:
@@ -30,4 +31,20 @@ def disable(fn: Callable[..., Any] | None = None, recursive: bool = True, *, rea
     without arguments)."""
     if fn is None:
         return functools.partial(disable, recursive=recursive, reason=reason)
+    return fn
+
+
+def allow_in_graph(fn: Any) -> Any:
+    """Tells the tracer to put fn (or each of a list of functions) in the graph unopened; with no
+    compiler, fn itself."""
+    if isinstance(fn, (list, tuple)):
+        return [allow_in_graph(f) for f in fn]
+    if not callable(fn):
+        raise AssertionError("allow_in_graph expects a callable")
+    return fn
+
+
+def assume_constant_result(fn: Any) -> Any:
+    """Tells the tracer that fn's result is a constant; eagerly, fn runs as it is."""
+    fn._dynamo_marked_constant = True
     return fn

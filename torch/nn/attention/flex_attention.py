@@ -21,7 +21,7 @@ __all__ = ["BlockMask", "flex_attention", "AuxOutput", "AuxRequest", "FlexKernel
            "create_mask", "or_masks", "and_masks", "noop_mask"]
 
 FlexKernelOptions = dict     # the compiled kernel's tuning knobs: accepted, and meaningless to the dense path
-_DEFAULT_BLOCK = 128
+_DEFAULT_SPARSE_BLOCK_SIZE = 128
 
 
 class AuxRequest(NamedTuple):
@@ -109,10 +109,10 @@ class BlockMask:
     that are partly masked (kv_num_blocks, kv_indices: mask_mod decides inside them) and those that
     are wholly kept (full_kv_*), and the same per block of keys (q_*, the backward's view)."""
 
-    def __init__(self, seq_lengths: tuple[int, int], kv_num_blocks: Tensor, kv_indices: Tensor,
+    def __init__(self, seq_lengths: tuple[int, ...], kv_num_blocks: Tensor, kv_indices: Tensor,
                  full_kv_num_blocks: Tensor | None, full_kv_indices: Tensor | None, q_num_blocks: Tensor | None,
                  q_indices: Tensor | None, full_q_num_blocks: Tensor | None, full_q_indices: Tensor | None,
-                 BLOCK_SIZE: tuple[int, int] = (_DEFAULT_BLOCK, _DEFAULT_BLOCK),
+                 BLOCK_SIZE: tuple[int, ...] = (_DEFAULT_SPARSE_BLOCK_SIZE, _DEFAULT_SPARSE_BLOCK_SIZE),
                  mask_mod: Callable[..., Tensor] = noop_mask, **_: Any) -> None:
         if kv_indices.dim() < 2:
             raise RuntimeError("BlockMask must have at least 2 dimensions")
@@ -125,10 +125,11 @@ class BlockMask:
         self.mask_mod = mask_mod
 
     @classmethod
-    def from_kv_blocks(cls, kv_num_blocks: Tensor, kv_indices: Tensor, full_kv_num_blocks: Tensor | None = None,
-                       full_kv_indices: Tensor | None = None, BLOCK_SIZE: int | tuple[int, int] = _DEFAULT_BLOCK,
+    def from_kv_blocks(cls, kv_num_blocks: Any, kv_indices: Any, full_kv_num_blocks: Tensor | None = None,
+                       full_kv_indices: Tensor | None = None,
+                       BLOCK_SIZE: int | tuple[int, ...] = _DEFAULT_SPARSE_BLOCK_SIZE,
                        mask_mod: Callable[..., Tensor] | None = None,
-                       seq_lengths: tuple[int, int] | None = None, compute_q_blocks: bool = True) -> BlockMask:
+                       seq_lengths: tuple[int, ...] | None = None, compute_q_blocks: bool = True) -> BlockMask:
         """A BlockMask from its key-block lists (the query-block lists derived from them)."""
         if kv_indices.dim() < 2:
             raise RuntimeError("BlockMask must have at least 2 dimensions")
@@ -139,13 +140,13 @@ class BlockMask:
             seq_lengths = (kv_indices.shape[-2] * block[0], kv_indices.shape[-1] * block[1])
         partial = _flags(kv_num_blocks, kv_indices)
         full = _flags(full_kv_num_blocks, full_kv_indices) if full_kv_indices is not None else None
-        q_lists: list[Tensor | None] = [None] * 4
+        q_lists: list[Any] = [None] * 4
         if compute_q_blocks:
             q_lists[0], q_lists[1] = _block_lists(partial.transpose(-2, -1))
             if full is not None:
                 q_lists[2], q_lists[3] = _block_lists(full.transpose(-2, -1))
-        return cls(seq_lengths, kv_num_blocks, kv_indices, full_kv_num_blocks, full_kv_indices, *q_lists,
-                   BLOCK_SIZE=block, mask_mod=mask_mod if mask_mod is not None else noop_mask)
+        return cls(seq_lengths, kv_num_blocks, kv_indices, full_kv_num_blocks, full_kv_indices, q_lists[0], q_lists[1],
+                   q_lists[2], q_lists[3], BLOCK_SIZE=block, mask_mod=mask_mod if mask_mod is not None else noop_mask)
 
     @property
     def shape(self) -> tuple[int, ...]:
@@ -179,14 +180,15 @@ class BlockMask:
         return 100 * (1 - computed * self.BLOCK_SIZE[0] * self.BLOCK_SIZE[1] / self.numel())
 
     def to(self, device: Any) -> BlockMask:
-        moved = [t.to(device) if isinstance(t, Tensor) else t for t in
-                 (self.kv_num_blocks, self.kv_indices, self.full_kv_num_blocks, self.full_kv_indices,
-                  self.q_num_blocks, self.q_indices, self.full_q_num_blocks, self.full_q_indices)]
-        return BlockMask(self.seq_lengths, *moved, BLOCK_SIZE=self.BLOCK_SIZE, mask_mod=self.mask_mod)
+        moved: list[Any] = [t.to(device) if isinstance(t, Tensor) else t for t in
+                            (self.kv_num_blocks, self.kv_indices, self.full_kv_num_blocks, self.full_kv_indices,
+                             self.q_num_blocks, self.q_indices, self.full_q_num_blocks, self.full_q_indices)]
+        return BlockMask(self.seq_lengths, moved[0], moved[1], moved[2], moved[3], moved[4], moved[5], moved[6],
+                         moved[7], BLOCK_SIZE=self.BLOCK_SIZE, mask_mod=self.mask_mod)
 
     def __getitem__(self, index: Any) -> BlockMask:
         """The mask of some batches and heads (an index over the leading dims)."""
-        pick = [t[index] if isinstance(t, Tensor) else None for t in
+        pick: list[Any] = [t[index] if isinstance(t, Tensor) else None for t in
                 (self.kv_num_blocks, self.kv_indices, self.full_kv_num_blocks, self.full_kv_indices)]
         return BlockMask.from_kv_blocks(pick[0], pick[1], pick[2], pick[3], BLOCK_SIZE=self.BLOCK_SIZE,
                                         mask_mod=self.mask_mod, seq_lengths=self.seq_lengths)
@@ -233,7 +235,7 @@ class BlockMask:
                 f"    shape={self.shape},\n    sparsity={self.sparsity():.2f}%,\n    mask_mod={name}\n)")
 
 
-def _flags(num_blocks: Tensor, indices: Tensor) -> Tensor:
+def _flags(num_blocks: Any, indices: Any) -> Tensor:
     """The boolean (..., rows, blocks) matrix of the first num_blocks[r] entries of each row's indices."""
     width = indices.shape[-1]
     taken = torch.arange(width, device=indices.device) < num_blocks.unsqueeze(-1)
@@ -242,7 +244,8 @@ def _flags(num_blocks: Tensor, indices: Tensor) -> Tensor:
 
 
 def create_block_mask(mask_mod: Callable[..., Tensor], B: int | None, H: int | None, Q_LEN: int, KV_LEN: int,
-                      device: Any = None, BLOCK_SIZE: int | tuple[int, int] = _DEFAULT_BLOCK, _compile: bool = False,
+                      device: Any = None, BLOCK_SIZE: int | tuple[int, int] = _DEFAULT_SPARSE_BLOCK_SIZE,
+                      _compile: bool = False,
                       separate_full_blocks: bool = True, compute_dq_write_order: bool = False,
                       dq_kv_order: bool = True) -> BlockMask:
     """The BlockMask of mask_mod over (B, H, Q_LEN, KV_LEN) (None for B or H: one, broadcast):
