@@ -18,7 +18,7 @@ from typing import Any, Callable
 
 DATA_DIR = Path(__file__).resolve().parent.parent / "test" / "data" / "ecosystem"
 REFERENCE_PACKAGE = "torch"
-LIBRARIES = ("einops", "torchmetrics", "safetensors", "transformers")
+LIBRARIES = ("einops", "torchmetrics", "safetensors", "transformers", "accelerate")
 # Written by PyTorch with safetensors (main() writes it); the tests load it on Ember.
 PYTORCH_WRITTEN = "pytorch_written.safetensors"
 SAFETENSORS_DTYPES = ("bool", "uint8", "int8", "int16", "int32", "int64", "uint16", "uint32", "uint64", "float16",
@@ -188,8 +188,51 @@ def _transformers_cases(torch: Any) -> dict[str, Callable[[], Any]]:
     return cases
 
 
+def _accelerate_training(torch: Any) -> dict[str, Any]:
+    """Accelerator(cpu=True) prepares a model, AdamW, a shuffling DataLoader and a scheduler, and
+    trains two epochs with accelerator.backward and gradient clipping; then saves its state."""
+    import tempfile
+    accelerate = importlib.import_module("accelerate")
+    utils = importlib.import_module("accelerate.utils")
+    accelerator = accelerate.Accelerator(cpu=True)
+    utils.set_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.ReLU(), torch.nn.Linear(8, 2))
+    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-2)
+    data = torch.utils.data.TensorDataset(torch.randn(32, 4), torch.randint(0, 2, (32,)))
+    loader = torch.utils.data.DataLoader(data, batch_size=8, shuffle=True)
+    scheduler = torch.optim.lr_scheduler.StepLR(optimizer, 1, 0.9)
+    model, optimizer, loader, scheduler = accelerator.prepare(model, optimizer, loader, scheduler)
+    losses = []
+    for _ in range(2):
+        for x, y in loader:
+            optimizer.zero_grad()
+            loss = torch.nn.functional.cross_entropy(model(x), y)
+            accelerator.backward(loss)
+            accelerator.clip_grad_norm_(model.parameters(), 1.0)
+            optimizer.step()
+            scheduler.step()
+            losses.append(loss.detach())
+    with tempfile.TemporaryDirectory() as folder:
+        accelerator.save_state(folder)
+        files = sorted(p.name for p in Path(folder).iterdir())
+    weights = [p.detach() for p in accelerator.unwrap_model(model).parameters()]
+    return {"losses": torch.stack(losses), "weights": weights, "saved": files,
+            "gathered": accelerator.gather(torch.tensor([1.0, 2.0])), "lr": scheduler.get_last_lr()}
+
+
+def _accelerate_cases(torch: Any) -> dict[str, Callable[[], Any]]:
+    runs: dict[str, Any] = {}
+
+    def run() -> dict[str, Any]:
+        if not runs:
+            runs.update(_accelerate_training(torch))
+        return runs
+    return {f"training {key}": (lambda key=key: run()[key]) for key in ("losses", "weights", "saved", "gathered",
+                                                                        "lr")}
+
+
 _CASES = {"einops": _einops_cases, "torchmetrics": _torchmetrics_cases, "safetensors": _safetensors_cases,
-          "transformers": _transformers_cases}
+          "transformers": _transformers_cases, "accelerate": _accelerate_cases}
 
 
 def _record(torch: Any, value: Any) -> Any:

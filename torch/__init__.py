@@ -129,7 +129,7 @@ __all__ = sorted({
     "manual_seed", "seed", "set_rng_state", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
     "is_grad_enabled", "is_inference_mode_enabled", "is_anomaly_enabled", "is_anomaly_check_nan_enabled",
     "save", "load", "OutOfMemoryError", "get_num_interop_threads", "set_num_interop_threads", "finfo", "iinfo",
-    "autocast", "GradScaler", "asarray", "frombuffer", *_AUTOCAST_STATE, *_CONTEXT,
+    "autocast", "GradScaler", "asarray", "frombuffer", "compile", "PyTorchFileReader", *_AUTOCAST_STATE, *_CONTEXT,
     *_LEGACY_TYPES, *_DTYPE_NAMES, *_gen_index.FUNCTIONS, *PYTHON_FUNCTIONS})
 
 _SUBMODULES = {"cuda": "torch.cuda", "ops": "torch._ops", "linalg": "torch.linalg", "special": "torch.special",
@@ -152,6 +152,8 @@ _HELPERS = {**dict.fromkeys(("get_num_threads", "set_num_threads", "get_num_inte
             "from_dlpack": "torch.utils.dlpack", "set_printoptions": "torch._tensor_str",
             "UntypedStorage": "torch.storage", "OutOfMemoryError": "c10.cuda.caching_allocator",
             "save": "torch.serialization", "load": "torch.serialization",
+            "PyTorchFileReader": "torch.serialization",
+            "compile": "torch.compiler",
             **dict.fromkeys(("no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "is_grad_enabled",
                              "is_inference_mode_enabled"), "torch.autograd.grad_mode"),
             **dict.fromkeys(("is_anomaly_enabled", "is_anomaly_check_nan_enabled"), "torch.autograd.anomaly_mode"),

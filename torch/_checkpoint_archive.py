@@ -172,3 +172,4 @@ def _inside_folder(name: str, folder: str) -> bool:
         return False
     parts = name.replace("\\", "/").split("/")
     return ".." not in parts
+

@@ -574,3 +574,45 @@ def get_unsafe_globals_in_checkpoint(f: FileLike) -> list[str]:
         if opcode.name == "GLOBAL":
             found.add(str(arg).replace(" ", "."))
     return sorted(found - set(allowed))
+
+
+class PyTorchFileReader:
+    """torch.PyTorchFileReader: a checkpoint archive's records by name (without the archive's folder),
+    as PyTorch's binding of its stream reader, for programs that read checkpoints lazily."""
+
+    def __init__(self, file: Any) -> None:
+        self._file = open(file, "rb") if isinstance(file, (str, bytes)) or hasattr(file, "__fspath__") else file
+        self._reader = ArchiveReader(self._file)
+        self._order = [n.split("/", 1)[1] for n in self._reader.zip.namelist()]
+
+    def get_all_records(self) -> list[str]:
+        return list(self._order)
+
+    def has_record(self, name: str) -> bool:
+        return self._reader.has(name)
+
+    def get_record(self, name: str) -> bytes:
+        return self._reader.read(name)
+
+    def get_record_size(self, name: str) -> int:
+        return int(self._reader.info(name).file_size)
+
+    def get_record_header_offset(self, name: str) -> int:
+        return int(self._reader.info(name).header_offset)
+
+    def get_record_offset(self, name: str) -> int:
+        return self._reader.data_offset(name)
+
+    def serialization_id(self) -> str:
+        key = ".data/serialization_id"
+        return self._reader.read(key).decode() if self._reader.has(key) else ""
+
+    def get_storage_from_record(self, name: str, numel: int, dtype: Any) -> Any:
+        """An empty tensor of dtype (a torch.dtype, or a storage class: UntypedStorage is bytes) over a
+        storage holding the record's numel elements."""
+        if isinstance(dtype, type):
+            dtype = torch.uint8 if dtype.__name__ == "UntypedStorage" else dtype(0).dtype
+        nbytes = numel * torch.empty((), dtype=dtype).element_size()
+        data = bytearray(nbytes)
+        self._reader.read_into(name, memoryview(data))
+        return torch.frombuffer(data, dtype=dtype)[:0] if nbytes else torch.empty(0, dtype=dtype)

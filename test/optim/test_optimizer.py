@@ -230,6 +230,26 @@ def test_step_hooks():
         opt.step()
 
 
+def test_a_wrapper_that_skips_optimizer_init_keeps_its_bare_step():
+    """PyTorch patches step with the hooks when an optimizer is made; a wrapper subclass that never
+    runs Optimizer.__init__ (accelerate's AcceleratedOptimizer) steps its inner optimizer, whose
+    hooks run once."""
+    class Wrapper(torch.optim.Optimizer):
+        def __init__(self, inner):
+            self.inner = inner
+
+        def step(self, closure=None):
+            return self.inner.step(closure)
+
+    w = torch.zeros(2, requires_grad=True)
+    w.grad = torch.ones(2)
+    calls = []
+    glob = register_optimizer_step_pre_hook(lambda o, a, k: calls.append(type(o).__name__))
+    Wrapper(torch.optim.SGD([w], lr=0.5)).step()
+    glob.remove()
+    assert calls == ["SGD"] and w.tolist() == [-0.5, -0.5]
+
+
 def _train(opt_factory, w, steps, start=0):
     rng = np.random.default_rng(7)
     grads = rng.standard_normal((start + steps, 2, 3)).astype(np.float32)

@@ -471,3 +471,26 @@ def test_pytorch_loads_an_ember_float8_checkpoint_bit_for_bit(tmp_path):
               "    assert c[name].view(torch.uint8).tolist() == c['bits'].tolist(), name\n"
               "print('ok')\n")
     assert_pytorch_runs(script, tmp_path / "ember.pt")
+
+
+def test_pytorch_file_reader_reads_a_checkpoints_records(tmp_path):
+    path = tmp_path / "ckpt.pt"
+    torch.save({"w": torch.arange(6.0)}, path)
+    reader = torch.PyTorchFileReader(str(path))
+    with zipfile.ZipFile(path) as archive:
+        names = archive.namelist()
+        prefix = names[0].split("/", 1)[0]
+        assert reader.get_all_records() == [n.split("/", 1)[1] for n in names]
+        assert reader.get_record("data.pkl") == archive.read(f"{prefix}/data.pkl")
+        info = archive.getinfo(f"{prefix}/data/0")
+    assert reader.has_record("data/0") and not reader.has_record("data/9")
+    assert (reader.get_record_size("data/0"), reader.get_record_header_offset("data/0")) == (24, info.header_offset)
+    assert reader.get_record_offset("data/0") % 64 == 0
+    assert reader.serialization_id() == reader.get_record(".data/serialization_id").decode()
+    empty = reader.get_storage_from_record("data/0", 6, torch.float32)
+    assert empty.shape == (0,) and empty.untyped_storage().nbytes() == 24
+    assert torch.frombuffer(bytearray(bytes(empty.untyped_storage())), dtype=torch.float32).tolist() == \
+        [0.0, 1.0, 2.0, 3.0, 4.0, 5.0]
+    assert reader.get_storage_from_record("data/0", 24, torch.UntypedStorage).dtype == torch.uint8
+    with pytest.raises(RuntimeError, match="^PytorchStreamReader failed locating file nope: file not found."):
+        reader.get_record("nope")

@@ -75,3 +75,12 @@ def test_cuda_request_without_cuda_is_pytorchs_error_naming_what_is_missing():
     with pytest.raises(expected):
         torch.zeros(2).cuda()
     assert torch.cuda.device_count() == 0
+
+
+def test_a_zero_dim_tensor_is_a_scalar_argument_as_in_pytorch():
+    a = torch.ones(2)
+    assert a.add(a, alpha=torch.tensor(2.0)).tolist() == [3.0, 3.0]
+    assert torch.full((2,), torch.tensor(3)).dtype == torch.int64
+    assert torch.clamp(a, min=torch.tensor(1.5)).tolist() == [1.5, 1.5]
+    with pytest.raises(TypeError, match="argument 'alpha' must be Number, not Tensor"):
+        a.add(a, alpha=torch.tensor([2.0]))

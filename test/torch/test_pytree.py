@@ -30,3 +30,13 @@ def test_flatten_then_unflatten_rebuilds_the_tree():
     leaves, spec = _pytree.tree_flatten(tree)
     rebuilt = _pytree.tree_unflatten(leaves, spec)
     assert rebuilt["n"] == 3 and rebuilt["w"][1][1] is None and rebuilt["w"][0] is tree["w"][0]
+
+
+def test_get_node_type_is_the_registry_key_of_a_node():
+    import collections
+    from torch.utils._pytree import SUPPORTED_NODES, _get_node_type
+    point = collections.namedtuple("Point", "x y")
+    assert _get_node_type(point(1, 2)) is collections.namedtuple
+    assert _get_node_type([1]) is list and _get_node_type({}) is dict
+    assert _get_node_type(3) is int and _get_node_type(3) not in SUPPORTED_NODES
+    assert _get_node_type(torch.max(torch.ones(2), 0)) in SUPPORTED_NODES      # a structseq

@@ -31,6 +31,33 @@ def test_tracer_markers_return_the_function_as_outside_a_compiled_region():
         torch.compiler.allow_in_graph(3)
 
 
+def test_compile_checks_its_arguments_returns_the_model_when_disabled_and_else_names_the_missing_compiler():
+    m = torch.nn.Linear(2, 2)
+    assert torch.compile(m, disable=True) is m and torch.compile(disable=True)(m) is m
+    with pytest.raises(RuntimeError, match="^Either mode or options can be specified, but both can't be specified at "
+                                           "the same time.$"):
+        torch.compile(m, mode="max-autotune", options={})
+    with pytest.raises(AssertionError, match="^A callable function is expected, but <class 'int'> is provided.$"):
+        torch.compile(3)
+    with pytest.raises(RuntimeError, match="^torch.compile is not supported by Ember yet: Ember has no graph compiler"):
+        torch.compile(m)
+    with pytest.raises(RuntimeError, match="^torch.compile is not supported by Ember yet"):
+        torch.compile()(lambda x: x)
+    from torch import _dynamo as dynamo
+    assert not isinstance(m, dynamo.OptimizedModule)
+    assert dynamo.eval_frame.OptimizedModule is dynamo.OptimizedModule
+    with pytest.raises(RuntimeError, match="^torch.compile is not supported by Ember yet"):
+        dynamo.OptimizedModule(m)
+
+
+def test_names_libraries_check_against_exist_and_refuse_to_be_made():
+    from torch.distributed.tensor import DTensor
+    assert issubclass(DTensor, torch.Tensor) and not isinstance(torch.ones(1), DTensor)
+    with pytest.raises(RuntimeError, match="^torch.distributed.tensor.DTensor needs a distributed backend"):
+        DTensor()
+    assert isinstance(torch.Tensor, torch._C._TensorMeta)
+
+
 def test_onnx_imports_and_refuses_to_export():
     import torch.onnx as onnx
     assert onnx.is_in_onnx_export() is False

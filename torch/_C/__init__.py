@@ -12,6 +12,8 @@ from torch._C.arg_parser import is_torch_function_enabled as _is_torch_function_
 from torch._C.arg_parser import is_torch_function_mode_enabled as _is_torch_function_mode_enabled  # noqa: F401
 from torch._C import _nn  # noqa: E402,F401  (torch._C._nn: lazy, loads nothing until used)
 
+_TensorMeta = type(TensorBase)      # the metaclass of Tensor, as PyTorch's torch._C._TensorMeta
+
 
 def _log_api_usage_once(event: str) -> None:
     """PyTorch's API-usage log: silent unless PYTORCH_API_USAGE_STDERR is set, then each event is

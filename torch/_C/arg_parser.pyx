@@ -338,6 +338,8 @@ cdef object _convert(Param p, object obj, bint numbers):
             return obj.__index__()
         if hasattr(obj, "__float__") and not isinstance(obj, (TensorImpl, str)):
             return float(obj)
+        if isinstance(obj, TensorImpl) and (<TensorImpl>obj).nd == 0:
+            return obj.item()       # a 0-dim tensor is a Scalar, as PyTorch's parser takes it
         return NO_MATCH
     if t == P_INT or t == P_OPT_INT:
         if not _is_int(obj):

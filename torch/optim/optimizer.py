@@ -155,14 +155,10 @@ class Optimizer:
     _optimizer_load_state_dict_pre_hooks: OrderedDict[int, Callable[[Optimizer, StateDict], StateDict | None]]
     _optimizer_load_state_dict_post_hooks: OrderedDict[int, Callable[[Optimizer], None]]
 
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        super().__init_subclass__(**kwargs)
-        if "step" in cls.__dict__ and not getattr(cls.__dict__["step"], "hooked", False):
-            cls.step = _with_step_hooks(cls.__dict__["step"])  # type: ignore[method-assign]
-
     def __init__(self, params: ParamsT, defaults: dict[str, Any]) -> None:
         self.defaults = defaults
         self._init_hook_dicts()
+        self._patch_step_function()
         if isinstance(params, Tensor):
             raise TypeError("params argument given to the optimizer should be an iterable of Tensors or dicts, "
                             "but got " + _typename(params))
@@ -175,6 +171,14 @@ class Optimizer:
             param_groups = [{"params": param_groups}]
         for param_group in param_groups:
             self.add_param_group(param_group)
+
+    def _patch_step_function(self) -> None:
+        """Run the step hooks around this class's step, as PyTorch patches it when the first
+        instance is made: a subclass that never runs Optimizer.__init__ (a wrapper around another
+        optimizer) keeps its bare step."""
+        cls = type(self)
+        if not getattr(cls.step, "hooked", False):
+            cls.step = _with_step_hooks(cls.step)  # type: ignore[method-assign]
 
     def _init_hook_dicts(self) -> None:
         for name in ("_optimizer_step_pre_hooks", "_optimizer_step_post_hooks", "_optimizer_state_dict_pre_hooks",
@@ -194,6 +198,7 @@ class Optimizer:
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
         self._init_hook_dicts()
+        self._patch_step_function()
         self.defaults.setdefault("differentiable", False)
         for group in self.param_groups:
             for name, value in self._GROUP_DEFAULTS.items():

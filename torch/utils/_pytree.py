@@ -203,6 +203,13 @@ def _node_type(tree: Any) -> Any:
     return None
 
 
+def _get_node_type(tree: Any) -> Any:
+    """The registry key of tree's type, as PyTorch's: every namedtuple type has one key, every
+    structseq type another; any other type is its own key (registered or not)."""
+    key = _node_type(tree)
+    return type(tree) if key is None else key
+
+
 def tree_is_leaf(tree: PyTree, is_leaf: Callable[[PyTree], bool] | None = None) -> bool:
     if is_leaf is not None and is_leaf(tree):
         return True
