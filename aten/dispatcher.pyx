@@ -52,6 +52,12 @@ def set_profiler_hook(hook):
     _profiler = hook
 
 
+def get_profiler_hook():
+    """The hook set_profiler_hook installed (None if none): an observer that installs its own hook
+    keeps it and passes calls on to it (the profiler and the FLOP counter together)."""
+    return _profiler
+
+
 class _Fallthrough:
     """Table marker: skip this key and try the next lower one."""
     def __repr__(self):
@@ -204,6 +210,11 @@ cdef class OperatorHandle:
     def kernel_for(self, uint64_t ks):
         """The kernel a call with key set ks runs (for tests and the dispatch trace)."""
         return _resolve(self, ks)
+
+    def call_kernel_for(self, uint64_t ks):
+        """What a call with key set ks runs, as __call__ would run it: kernel_for's kernel, seen by
+        the profiler hook when one is set (torch.ops calls of operators outside aten)."""
+        return self.lookup(ks)
 
     def __call__(self, *args, **kwargs):
         """Call with the key set taken from the tensor arguments (or the `device` argument).

@@ -25,6 +25,7 @@ CASES: list[dict[str, Any]] = [
     {"problem": "rosenbrock", "lr": 1.0, "max_iter": 20, "history_size": 10, "line_search_fn": "strong_wolfe"},
     {"problem": "rosenbrock", "lr": 0.5, "max_iter": 7, "history_size": 3, "line_search_fn": "strong_wolfe",
      "tolerance_change": 1e-12},
+    {"problem": "rosenbrock", "lr": 5.0, "max_iter": 10, "max_eval": 12, "line_search_fn": "strong_wolfe"},
     {"problem": "network", "lr": 0.8, "max_iter": 10, "history_size": 5, "line_search_fn": None},
     {"problem": "network", "lr": 1.0, "max_iter": 10, "history_size": 5, "line_search_fn": "strong_wolfe",
      "max_eval": 15},

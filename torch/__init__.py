@@ -129,7 +129,8 @@ __all__ = sorted({
     "manual_seed", "seed", "set_rng_state", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
     "is_grad_enabled", "is_inference_mode_enabled", "is_anomaly_enabled", "is_anomaly_check_nan_enabled",
     "save", "load", "OutOfMemoryError", "get_num_interop_threads", "set_num_interop_threads", "finfo", "iinfo",
-    "autocast", "GradScaler", "asarray", "frombuffer", "compile", "PyTorchFileReader", *_AUTOCAST_STATE, *_CONTEXT,
+    "autocast", "GradScaler", "asarray", "frombuffer", "compile", "PyTorchFileReader", "ScriptModule",
+    *_AUTOCAST_STATE, *_CONTEXT,
     *_LEGACY_TYPES, *_DTYPE_NAMES, *_gen_index.FUNCTIONS, *PYTHON_FUNCTIONS})
 
 _SUBMODULES = {"cuda": "torch.cuda", "ops": "torch._ops", "linalg": "torch.linalg", "special": "torch.special",
@@ -141,7 +142,7 @@ _SUBMODULES = {"cuda": "torch.cuda", "ops": "torch._ops", "linalg": "torch.linal
                "compiler": "torch.compiler", "onnx": "torch.onnx", "distributed": "torch.distributed",
                "jit": "torch.jit", "backends": "torch.backends", "accelerator": "torch.accelerator",
                "profiler": "torch.profiler", "multiprocessing": "torch.multiprocessing", "hub": "torch.hub",
-               "distributions": "torch.distributions"}
+               "distributions": "torch.distributions", "_dynamo": "torch._dynamo"}
 _HELPERS = {**dict.fromkeys(("get_num_threads", "set_num_threads", "get_num_interop_threads",
                              "set_num_interop_threads"), "aten.native.cpu.loops"),
             "result_type": "torch._creation", "asarray": "torch._creation", "frombuffer": "torch._creation", "can_cast": "c10.scalar_type",
@@ -154,6 +155,7 @@ _HELPERS = {**dict.fromkeys(("get_num_threads", "set_num_threads", "get_num_inte
             "save": "torch.serialization", "load": "torch.serialization",
             "PyTorchFileReader": "torch.serialization",
             "compile": "torch.compiler",
+            "ScriptModule": "torch._C",
             **dict.fromkeys(("no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "is_grad_enabled",
                              "is_inference_mode_enabled"), "torch.autograd.grad_mode"),
             **dict.fromkeys(("is_anomaly_enabled", "is_anomaly_check_nan_enabled"), "torch.autograd.anomaly_mode"),

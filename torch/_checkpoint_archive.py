@@ -172,4 +172,3 @@ def _inside_folder(name: str, folder: str) -> bool:
         return False
     parts = name.replace("\\", "/").split("/")
     return ".." not in parts
-

@@ -186,7 +186,7 @@ class OpOverload:
         self.__module__ = f"torch._ops.{self.namespace}"
         self.__doc__ = f"{self._name}: see its _schema"
         self._parsed: FunctionSchema | None = None
-        # Set by torch.library.register_autograd for issue 6's autograd to use.
+        # Set by torch.library.register_autograd: the formulas of the operator's autograd kernel.
         self._autograd_backward: Callable[..., Any] | None = None
         self._autograd_setup_context: Callable[..., Any] | None = None
         self._call = handle if self.namespace == "aten" else self._checked_call
@@ -206,7 +206,7 @@ class OpOverload:
 
     def _checked_call(self, *args: Any, **kwargs: Any) -> Any:
         call_args, call_kwargs, ks = bind(self._schema, self.overloadpacket._qualified_op_name, args, kwargs)
-        return self._handle.kernel_for(ks)(*call_args, **call_kwargs)
+        return self._handle.call_kernel_for(ks)(*call_args, **call_kwargs)
 
     def _matches(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
         bind(self._schema, self.overloadpacket._qualified_op_name, args, kwargs, self.namespace == "aten")

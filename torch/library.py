@@ -404,7 +404,12 @@ def _schema_type(annotation: Any, where: str) -> str:
 
 
 def _default_text(value: Any) -> str:
+    import torch
     if isinstance(value, str):
+        return f'"{value}"'
+    if isinstance(value, torch.dtype):
+        return str(value).removeprefix("torch.")
+    if isinstance(value, torch.device):
         return f'"{value}"'
     return repr(value)
 
@@ -418,10 +423,14 @@ def infer_schema(prototype_function: Callable[..., Any], /, *, mutates_args: Any
     signature = inspect.signature(prototype_function)
     hints = typing.get_type_hints(prototype_function)
     params = []
+    keyword_only = False
     for index, (name, param) in enumerate(signature.parameters.items()):
-        if param.kind not in (param.POSITIONAL_ONLY, param.POSITIONAL_OR_KEYWORD, param.KEYWORD_ONLY):
-            raise ValueError(f"infer_schema(func): Parameters of kind {param.kind} are not supported. Got func with "
-                             f"signature {signature})")
+        if param.kind not in (param.POSITIONAL_OR_KEYWORD, param.KEYWORD_ONLY):
+            raise ValueError(f"infer_schema(func): We do not support positional-only args, varargs, or varkwargs. "
+                             f"Got func with signature {signature})")
+        if param.kind == param.KEYWORD_ONLY and not keyword_only:
+            keyword_only = True
+            params.append("*")
         if name not in hints:
             raise ValueError(f"infer_schema(func): Parameter {name} must have a type annotation. Got func with "
                              f"signature {signature})")

@@ -68,6 +68,10 @@ def test_vector_and_matrix_constraints_reduce_their_event_dims():
     assert C.square.check(torch.ones(2, 3)).item() is False
     assert C.corr_cholesky.check(torch.eye(3)).item() is True
     assert (C.lower_triangular.event_dim, C.simplex.event_dim, C.independent(C.real, 2).event_dim) == (2, 1, 2)
+    mixture = C.MixtureSameFamilyConstraint(C.real_vector)
+    checked = mixture.check(torch.tensor([[1.0, 2.0], [np.nan, 0.0], [3.0, 4.0]]))
+    assert checked.shape == (3,) and checked.tolist() == [True, False, True]
+    assert C.MixtureSameFamilyConstraint(C.real).check(torch.ones(3, 2)).shape == (3, 2)
 
 
 def test_cat_and_stack_check_each_part_with_its_own_constraint():

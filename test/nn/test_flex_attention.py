@@ -68,8 +68,41 @@ def test_flex_attention_errors_match_pytorch():
     with pytest.raises(ValueError, match=r"^Expect number of query heads to be a multiple of kv heads for GQA but "
                                          r"got Hq=4 and Hkv=3.$"):
         flex_attention(q, torch.randn(1, 3, 3, 2), torch.randn(1, 3, 3, 2), enable_gqa=True)
-    with pytest.raises(ValueError, match="^NYI: query, key, and value must be 4D tensors$"):
+    with pytest.raises(NotImplementedError, match="^NYI: query, key, and value must be 4D tensors$"):
         flex_attention(q[0], kv[0], kv[0])
+    with pytest.raises(ValueError, match=r"^Expect query and key/value to have the same batch size, or non-none "
+                                         r"block_mask, but got block_mask=None, Bq=2, and Bkv=1.$"):
+        flex_attention(torch.randn(2, 1, 4, 8), torch.randn(1, 1, 4, 8), torch.randn(1, 1, 4, 8))
+    bm = create_block_mask(lambda b, h, qi, kv: qi >= kv, None, None, 32, 32, device="cpu", BLOCK_SIZE=16)
+    x = torch.randn(1, 1, 16, 8)
+    with pytest.raises(ValueError, match=r"^block_mask was created for block_mask.shape=\(1, 1, 32, 32\) but got "
+                                         r"q_len=16 and kv_len=16. As the block mask was created for a larger"):
+        flex_attention(x, x, x, block_mask=bm)
+    x = torch.randn(1, 1, 64, 8)
+    with pytest.raises(ValueError, match="created for a smaller length than you're using it for"):
+        flex_attention(x, x, x, block_mask=bm)
+
+
+def test_a_sliced_block_mask_keeps_its_dims_and_refuses_its_mask_mod():
+    bm = create_block_mask(lambda b, h, qi, kv: qi >= kv, 2, 1, 32, 32, device="cpu", BLOCK_SIZE=16)
+    one = bm[1]
+    assert one.kv_num_blocks.shape == (1, 1, 2) and one.shape == (1, 1, 32, 32)
+    assert torch.equal(one.kv_indices, bm.kv_indices[1:2])
+    x = torch.randn(1, 1, 32, 8)
+    with pytest.raises(RuntimeError, match="^Cannot use mask_mod from a sliced BlockMask$"):
+        flex_attention(x, x, x, block_mask=one)
+
+
+def test_reduced_precision_scores_are_computed_in_float32():
+    torch.manual_seed(2)
+    q, k, v = (torch.randn(1, 2, 9, 16) * 3 for _ in range(3))
+    want = flex_attention(q, k, v)
+    got = flex_attention(q.bfloat16(), k.bfloat16(), v.bfloat16())
+    upcast = flex_attention(q.bfloat16().float(), k.bfloat16().float(), v.bfloat16().float())
+    assert got.dtype == torch.bfloat16
+    # the scores of the rounded inputs in float32: only the final product is rounded to bfloat16
+    np.testing.assert_allclose(got.float().numpy(), upcast.numpy(), rtol=2e-2, atol=2e-2)
+    assert (got.float() - want).abs().max() < 0.2
 
 
 def test_block_mask_from_kv_blocks_derives_the_query_blocks():

@@ -100,3 +100,27 @@ def test_removable_handle_works_as_context_manager():
         m(torch.ones(1))
     m(torch.ones(1))
     assert log == [1] and not m._forward_hooks
+
+
+def test_global_module_hooks_run_around_every_module_before_its_own():
+    from torch.nn.modules.module import register_module_forward_hook, register_module_forward_pre_hook
+    calls = []
+    model = nn.Sequential(nn.Linear(2, 2))
+    model[0].register_forward_pre_hook(lambda m, a: calls.append("pre"))
+    model[0].register_forward_hook(lambda m, a, o: calls.append("post"))
+    pre = register_module_forward_pre_hook(lambda m, a: calls.append(("global pre", type(m).__name__)))
+    post = register_module_forward_hook(lambda m, a, k, o: calls.append(("global post", type(m).__name__, k)),
+                                        with_kwargs=True)
+    model(torch.ones(1, 2))
+    assert calls == [("global pre", "Sequential"), ("global pre", "Linear"), "pre", ("global post", "Linear", {}),
+                     "post", ("global post", "Sequential", {})]
+    pre.remove()
+    post.remove()
+    calls.clear()
+    model(torch.ones(1, 2))
+    assert calls == ["pre", "post"]
+    doubled = register_module_forward_hook(lambda m, a, o: o * 2)
+    try:
+        assert torch.equal(nn.Identity()(torch.ones(2)), torch.full((2,), 2.0))
+    finally:
+        doubled.remove()

@@ -84,3 +84,9 @@ def test_a_zero_dim_tensor_is_a_scalar_argument_as_in_pytorch():
     assert torch.clamp(a, min=torch.tensor(1.5)).tolist() == [1.5, 1.5]
     with pytest.raises(TypeError, match="argument 'alpha' must be Number, not Tensor"):
         a.add(a, alpha=torch.tensor([2.0]))
+    with pytest.raises(TypeError, match="argument 'alpha' must be Number, not Tensor"):
+        a.add(a, alpha=torch.tensor(2.0, requires_grad=True))     # its gradient would be lost
+    assert torch.nn.functional.dropout(a, torch.tensor(0.0)).tolist() == [1.0, 1.0]
+    assert torch.ones(torch.tensor(2)).shape == (2,) and torch.ones([torch.tensor(2), 3]).shape == (2, 3)
+    with pytest.raises(TypeError, match="must be tuple of ints, not Tensor"):
+        torch.ones(torch.tensor(2.0))

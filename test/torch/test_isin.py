@@ -27,6 +27,10 @@ def test_isin_promotes_and_never_finds_nan():
     assert torch.isin(torch.tensor([1.0, 2.0, nan]), torch.tensor([nan, 2.0])).tolist() == [False, True, False]
     assert torch.isin(torch.tensor([1, 2], dtype=torch.uint8), torch.tensor([257])).tolist() == [False, False]
     assert torch.isin(torch.tensor([1]), 1.5).tolist() == [False]
+    # many test elements (the binary search) with NaNs among them, or only NaNs
+    many = torch.tensor([nan] * 20 + [1.0, 2.0, 3.0])
+    assert torch.isin(torch.tensor([1.0, 2.0, 3.0, nan]), many).tolist() == [True, True, True, False]
+    assert torch.isin(torch.tensor([1.0, nan]), torch.full((40,), nan)).tolist() == [False, False]
 
 
 def test_isin_scalar_overloads_and_out():

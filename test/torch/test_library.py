@@ -425,6 +425,16 @@ def test_infer_schema_follows_pytorchs_table():
         ...
     assert torch.library.infer_schema(g, mutates_args={"out"}) == "(Tensor x, Tensor(a1!) out) -> ()"
 
+    def keywords(x: Tensor, *, k: int = 3, d: torch.dtype = torch.float64) -> Tensor:
+        ...
+    assert torch.library.infer_schema(keywords, mutates_args=()) == \
+        "(Tensor x, *, SymInt k=3, ScalarType d=float64) -> Tensor"
+
+    def positional_only(x: Tensor, /) -> Tensor:
+        ...
+    with pytest.raises(ValueError, match="^infer_schema\\(func\\): We do not support positional-only args"):
+        torch.library.infer_schema(positional_only, mutates_args=())
+
     def untyped(x):
         ...
     with pytest.raises(ValueError, match=r"^infer_schema\(func\): Parameter x must have a type annotation. Got func "

@@ -266,6 +266,12 @@ ERRORS = [
     (lambda: NN.reflection_pad3d(t(2, 2, 2), [0] * 6), RuntimeError,
      "Expected 4D or 5D (batch mode) tensor with possibly 0 batch size and other non-zero dimensions for input, but "
      "got: [2, 2, 2]"),
+    (lambda: NN.reflection_pad3d(t(2, 3, 4, 5, 6), [-7, 0, -6, 0, -5, 0]), RuntimeError,
+     "input (D: 4 H: 5, W: 6) is too small. Calculated output D: -1 H: -1 W: -1"),
+    (lambda: torch.conv_transpose3d(t(1, 2, 2, 2, 2, dtype=np.int32), t(2, 1, 1, 1, 1, dtype=np.int32)),
+     NotImplementedError, "\"slow_conv_transpose3d_out_cpu\" not implemented for 'Int'"),
+    (lambda: torch.conv_transpose1d(t(1, 2, 3, dtype=np.int16), t(2, 1, 2, dtype=np.int16)), NotImplementedError,
+     "\"slow_conv_transpose2d_out_cpu\" not implemented for 'Short'"),
     (lambda: NN.replication_pad3d(t(1, 2, 2, 2, 2), [0, -2, -2, 0, -3, 0]), RuntimeError,
      "input (D: 2 H: 2, W: 2) is too small. Calculated output D: -1 H: 0 W: 0"),
     (lambda: NN.replication_pad3d(t(1, 2, 2, 2, 2), [0, 0, -1, -1, -3, 0]), RuntimeError,

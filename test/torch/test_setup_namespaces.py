@@ -58,6 +58,16 @@ def test_names_libraries_check_against_exist_and_refuse_to_be_made():
     assert isinstance(torch.Tensor, torch._C._TensorMeta)
 
 
+def test_profiler_names_answer_for_this_build():
+    assert torch.profiler.kineto_available() is False
+    with torch.autograd.profiler.emit_nvtx(enabled=False):
+        pass
+    with pytest.raises(RuntimeError, match="^emit_nvtx needs NVTX ranges, which Ember's profiler does not emit$"):
+        with torch.autograd.profiler.emit_nvtx():
+            pass
+    assert not isinstance(torch.nn.Linear(1, 1), torch.ScriptModule) and torch.ScriptModule.__module__ == "torch"
+
+
 def test_onnx_imports_and_refuses_to_export():
     import torch.onnx as onnx
     assert onnx.is_in_onnx_export() is False

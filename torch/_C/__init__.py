@@ -15,6 +15,13 @@ from torch._C import _nn  # noqa: E402,F401  (torch._C._nn: lazy, loads nothing 
 _TensorMeta = type(TensorBase)      # the metaclass of Tensor, as PyTorch's torch._C._TensorMeta
 
 
+class ScriptModule:
+    """torch.ScriptModule: a TorchScript runtime's module object (apart from torch.jit.ScriptModule);
+    Ember has no TorchScript runtime and makes none, so no object is one."""
+
+    __module__ = "torch"
+
+
 def _log_api_usage_once(event: str) -> None:
     """PyTorch's API-usage log: silent unless PYTORCH_API_USAGE_STDERR is set, then each event is
     printed to stderr once, as PyTorch's default logger does."""

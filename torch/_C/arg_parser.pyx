@@ -14,6 +14,7 @@ from cpython.list cimport PyList_CheckExact
 from cpython.long cimport PyLong_CheckExact, PyLong_AsLongLongAndOverflow, PyLong_AsUnsignedLongLong
 from cpython.tuple cimport PyTuple_CheckExact
 from c10.scalar_type cimport dtype
+from c10.scalar_type cimport is_integral
 from c10.tensor_impl cimport TensorImpl, wrap_number
 from c10.dispatch_key cimport DK_CPU, DK_CUDA
 from c10.generator cimport Generator
@@ -261,7 +262,9 @@ cdef inline bint _is_int(object obj):
         return True
     if PyTuple_CheckExact(obj) or PyList_CheckExact(obj) or PyFloat_CheckExact(obj):
         return False
-    return not isinstance(obj, bool) and (isinstance(obj, int) or (hasattr(obj, "__index__") and not isinstance(obj, TensorImpl)))
+    if isinstance(obj, TensorImpl):     # a 0-dim integer tensor is an int, as PyTorch's parser takes it
+        return (<TensorImpl>obj).nd == 0 and is_integral((<TensorImpl>obj).scalar_type, False)
+    return not isinstance(obj, bool) and (isinstance(obj, int) or hasattr(obj, "__index__"))
 
 
 cdef class _Overflow:
@@ -338,7 +341,7 @@ cdef object _convert(Param p, object obj, bint numbers):
             return obj.__index__()
         if hasattr(obj, "__float__") and not isinstance(obj, (TensorImpl, str)):
             return float(obj)
-        if isinstance(obj, TensorImpl) and (<TensorImpl>obj).nd == 0:
+        if _zero_dim_constant(obj):
             return obj.item()       # a 0-dim tensor is a Scalar, as PyTorch's parser takes it
         return NO_MATCH
     if t == P_INT or t == P_OPT_INT:
@@ -353,6 +356,8 @@ cdef object _convert(Param p, object obj, bint numbers):
             return float(obj)
         if _numpy_kind(obj) in ("i", "u", "f", "b"):
             return float(obj)
+        if _zero_dim_constant(obj):
+            return float(obj.item())
         return NO_MATCH
     if t == P_BOOL or t == P_OPT_BOOL:
         return obj if isinstance(obj, bool) else NO_MATCH      # (PyTorch refuses np.bool_ here)
@@ -388,6 +393,12 @@ cdef object _convert(Param p, object obj, bint numbers):
     if t == P_GENERATOR:
         return obj if isinstance(obj, Generator) else NO_MATCH
     return NO_MATCH
+
+
+cdef bint _zero_dim_constant(object obj):
+    """A tensor PyTorch's parser takes for a number: 0-dim, and not requiring grad (its gradient
+    would be lost)."""
+    return isinstance(obj, TensorImpl) and (<TensorImpl>obj).nd == 0 and not obj.requires_grad
 
 
 cdef object _scalar_int(object value):

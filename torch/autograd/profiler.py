@@ -9,7 +9,7 @@ from typing import Any
 from aten import dispatcher as _dispatcher
 from torch.autograd.profiler_util import EventList, FunctionEvent, FunctionEventAvg, Recorder
 
-__all__ = ["profile", "record_function", "EventList", "FunctionEvent", "FunctionEventAvg"]
+__all__ = ["profile", "record_function", "emit_nvtx", "EventList", "FunctionEvent", "FunctionEventAvg"]
 
 _current: list[Recorder | None] = [None]
 
@@ -28,6 +28,23 @@ def _stop(recorder: Recorder) -> EventList:
         _current[0] = None
         _dispatcher.set_profiler_hook(None)
     return recorder.event_list()
+
+
+class emit_nvtx:
+    """`with emit_nvtx():` marks each operator as an NVTX range for NVIDIA's profilers. Ember's
+    profiler emits no NVTX ranges, so entering it enabled raises; disabled, it does nothing."""
+
+    def __init__(self, enabled: bool = True, record_shapes: bool = False) -> None:
+        self.enabled = enabled
+        self.record_shapes = record_shapes
+
+    def __enter__(self) -> emit_nvtx:
+        if self.enabled:
+            raise RuntimeError("emit_nvtx needs NVTX ranges, which Ember's profiler does not emit")
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        return None
 
 
 class record_function(contextlib.ContextDecorator):

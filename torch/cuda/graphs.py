@@ -26,7 +26,7 @@ def graph_pool_handle() -> Any:
 class CUDAGraph:
     """A captured CUDA graph: not available in Ember (see the module's docstring)."""
 
-    __module__ = "torch.cuda"
+    __module__ = "torch.cuda.graphs"
 
     def __new__(cls, keep_graph: bool = False) -> CUDAGraph:
         raise RuntimeError(_MISSING)
@@ -35,7 +35,7 @@ class CUDAGraph:
 class graph:
     """`with torch.cuda.graph(g):` captures the work inside into g: not available in Ember."""
 
-    __module__ = "torch.cuda"
+    __module__ = "torch.cuda.graphs"
 
     def __init__(self, cuda_graph: CUDAGraph, pool: Any = None, stream: Any = None,
                  capture_error_mode: str = "global", enable_annotations: bool = False,

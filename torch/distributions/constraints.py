@@ -131,7 +131,7 @@ class MixtureSameFamilyConstraint(Constraint):
         result = self.base_constraint.check(unsqueezed)
         if value.dim() < self.event_dim:
             raise ValueError(f"Expected value.dim() >= {self.event_dim} but got {value.dim()}")
-        return result.reshape(tuple(result.shape[:result.dim() - self.event_dim]) + (-1,)).all(-1)
+        return result.reshape(tuple(result.shape[:value.dim() - self.event_dim]) + (-1,)).all(-1)
 
     def __repr__(self) -> str:
         return f"{self.__class__.__name__}({self.base_constraint!r})"

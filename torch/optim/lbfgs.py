@@ -182,8 +182,6 @@ class LBFGS(Optimizer):
         Args:
             closure (Callable): A closure that reevaluates the model and returns the loss.
         """
-        if closure is None:
-            raise RuntimeError("LBFGS requires a closure")
         closure = torch.enable_grad()(closure)
         group = self.param_groups[0]
         lr, max_iter, max_eval = group["lr"], group["max_iter"], group["max_eval"]
@@ -258,7 +256,8 @@ class LBFGS(Optimizer):
                     raise RuntimeError("only 'strong_wolfe' is supported")
                 x_init = self._clone_param()
                 loss, flat_grad, t, evals = _strong_wolfe(
-                    lambda step: self._directional_evaluate(closure, x_init, step, d), t, d, loss, flat_grad, gtd)
+                    lambda step: self._directional_evaluate(closure, x_init, step, d), t, d, loss, flat_grad, gtd,
+                    max_ls=max_eval - current_evals)
                 self._add_grad(t, d)
                 opt_cond = flat_grad.abs().max() <= tolerance_grad
             else:

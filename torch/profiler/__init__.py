@@ -7,4 +7,9 @@ from torch.profiler.profiler import (ProfilerAction, ProfilerActivity, profile, 
                                      tensorboard_trace_handler)
 
 __all__ = ["profile", "schedule", "supported_activities", "tensorboard_trace_handler", "ProfilerAction",
-           "ProfilerActivity", "record_function"]
+           "ProfilerActivity", "record_function", "kineto_available"]
+
+
+def kineto_available() -> bool:
+    """Whether the profiler records through Kineto: Ember's records through its dispatcher."""
+    return False

@@ -1,8 +1,10 @@
-"""torch.utils.hooks: the handle a hook registration returns (PyTorch's RemovableHandle)."""
+"""torch.utils.hooks: the handle a hook registration returns (PyTorch's RemovableHandle), and the
+registry of the hooks every module runs."""
 from __future__ import annotations
 
 import weakref
 from collections import OrderedDict
+from collections.abc import Callable
 from typing import Any
 
 __all__ = ["RemovableHandle", "unserializable_hook", "warn_if_has_hooks"]
@@ -60,3 +62,35 @@ def unserializable_hook(f: Any) -> Any:
 
 def warn_if_has_hooks(tensor: Any) -> None:
     """Warn that a tensor's backward hooks are not serialized (Ember keeps no such hooks on save)."""
+
+
+# Hooks every module runs before its own (registered through torch.nn.modules.module's
+# register_module_forward_pre_hook and register_module_forward_hook, which are these); kept here,
+# below torch.nn, so that observers outside it (torch.utils.flop_counter) can register them. The
+# flags are keyed by handle id, unique across all hook dicts.
+_global_forward_pre_hooks: OrderedDict[int, Callable[..., Any]] = OrderedDict()
+_global_forward_hooks: OrderedDict[int, Callable[..., Any]] = OrderedDict()
+_global_forward_hooks_with_kwargs: OrderedDict[int, bool] = OrderedDict()
+_global_forward_hooks_always_called: OrderedDict[int, bool] = OrderedDict()
+
+
+def register_module_forward_pre_hook(hook: Callable[..., Any]) -> RemovableHandle:
+    """hook(module, args) -> None or new args, run before every module's forward (and before the
+    module's own pre-hooks)."""
+    handle = RemovableHandle(_global_forward_pre_hooks)
+    _global_forward_pre_hooks[handle.id] = hook
+    return handle
+
+
+def register_module_forward_hook(hook: Callable[..., Any], *, with_kwargs: bool = False,
+                                 always_call: bool = False) -> RemovableHandle:
+    """hook(module, args, output) -> None or new output (with_kwargs: hook(module, args, kwargs,
+    output)), run after every module's forward, before the module's own forward hooks."""
+    handle = RemovableHandle(_global_forward_hooks,
+                             extra_dict=[_global_forward_hooks_with_kwargs, _global_forward_hooks_always_called])
+    _global_forward_hooks[handle.id] = hook
+    if with_kwargs:
+        _global_forward_hooks_with_kwargs[handle.id] = True
+    if always_call:
+        _global_forward_hooks_always_called[handle.id] = True
+    return handle

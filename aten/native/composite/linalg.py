@@ -103,9 +103,11 @@ def matmul(self: Any, other: Any) -> Any:
     p = s2[-1] if dim2 > 1 else 1
     batch1, batch2 = s1[:max(dim1 - 2, 0)], s2[:max(dim2 - 2, 0)]
     if dim1 == 3 and dim2 == 3 and batch1[0] != batch2[0]:
-        if batch1[0] == 1 and _requires_grad(self):
+        # a batch of one broadcast against a larger one is squeezed (PyTorch 2.13 does so whether
+        # or not it requires grad): (b, n, m) @ (1, m, p) then folds into one mm
+        if batch1[0] == 1:
             return matmul(_squeeze(self, 0), other)
-        if batch2[0] == 1 and _requires_grad(other):
+        if batch2[0] == 1:
             return matmul(self, _squeeze(other, 0))
     output_shape = list(infer_size(batch1, batch2))
     batch = _prod(output_shape)

@@ -42,7 +42,10 @@ def isin_Tensor_Tensor(elements: Any, test_elements: Any, assume_unique: bool = 
     _isin_check(elements, test_elements)
     common = result_type_of(elements, test_elements)
     values, tests = elements.to(dtype=common), test_elements.to(dtype=common).reshape(-1)
-    if tests.numel() == 0 or tests.numel() < 10.0 * values.numel() ** 0.145:
+    searched = tests.numel() >= 10.0 * values.numel() ** 0.145
+    if searched and tests.dtype.is_floating_point:      # NaN is in nothing; sorted last, it would hide matches
+        tests = tests[_eq(tests, tests)]
+    if not searched or tests.numel() == 0:
         found = _any_dim(_eq(values.unsqueeze(-1), tests), -1, False)
     else:
         ordered = _sort(tests, -1, False)[0]

@@ -20,7 +20,7 @@ from cython.parallel cimport prange, threadid
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t
 from libc.string cimport memcpy, memset
 
-from c10.scalar_type cimport ST_INT8, ST_INT16, ST_INT32, ST_INT64, ST_FLOAT32, ST_FLOAT64, ST_BOOL
+from c10.scalar_type cimport ST_INT8, ST_INT16, ST_INT32, ST_INT64, ST_FLOAT32, ST_FLOAT64, ST_BOOL, ST_UINT8
 from c10.tensor_impl cimport TensorImpl
 from aten.native.cpu.array_bridge cimport np_view, new_tensor, reject_half, contiguous, num_threads
 from aten.native.meta.conv_geometry cimport transposed_output_sizes
@@ -340,6 +340,10 @@ def convolution_cpu(TensorImpl input not None, TensorImpl weight not None, bias,
     stride, padding, dilation, output_padding = convolution_params(input, weight, bias, stride, padding, dilation,
                                                                    transposed, output_padding, groups)
     reject_half("slow_conv2d_cpu", input)
+    if transposed and input.scalar_type in (ST_INT8, ST_INT16, ST_INT32, ST_UINT8):
+        # PyTorch's transposed CPU kernels take the floating dtypes and int64 only
+        raise NotImplementedError(f'"slow_conv_transpose{3 if k == 3 else 2}d_out_cpu" not implemented for '
+                                  f"'{type_name(input.scalar_type)}'")
     if k == 3:
         if transposed:
             return conv3d_transpose(input, weight, bias, stride, padding, dilation, output_padding, groups)

@@ -27,9 +27,11 @@ cdef int _check_reflect(TensorImpl self, tuple pads, int first_arg) except -1:
             raise RuntimeError(f"Argument #{first_arg + 2 * i}: Padding size should be less than the corresponding "
                                f"input dimension, but got: padding ({lo}, {hi}) at dimension {d} of input "
                                f"{list(shape_of(self))}")
-        if self.sizes[d] + lo + hi < 1:
+        if len(pads) < 3 and self.sizes[d] + lo + hi < 1:
             raise RuntimeError(f"input (W: {self.sizes[d]}) is too small. Calculated output W: "
                                f"{self.sizes[d] + lo + hi}")
+    if len(pads) == 3:       # reflection_pad3d sizes its output as replication_pad3d does
+        return _check_replicate_3d(self, pads)
     return 0
 
 
@@ -51,7 +53,7 @@ cdef int _check_replicate(TensorImpl self, tuple pads) except -1:
 
 
 cdef int _check_replicate_3d(TensorImpl self, tuple pads) except -1:
-    """PyTorch's replication_pad3d refuses only an output with no positive size, then the shape with
+    """PyTorch's 3-d padding refuses only an output with no positive size, then the shape with
     a negative one (an output size of 0 in some dims is an empty result); its message, a comma short, too."""
     sizes = [self.sizes[self.nd - 3 + j] for j in range(3)]
     outs = [sizes[j] + pads[2 - j][0] + pads[2 - j][1] for j in range(3)]

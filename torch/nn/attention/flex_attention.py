@@ -187,11 +187,15 @@ class BlockMask:
                          moved[7], BLOCK_SIZE=self.BLOCK_SIZE, mask_mod=self.mask_mod)
 
     def __getitem__(self, index: Any) -> BlockMask:
-        """The mask of some batches and heads (an index over the leading dims)."""
-        pick: list[Any] = [t[index] if isinstance(t, Tensor) else None for t in
-                (self.kv_num_blocks, self.kv_indices, self.full_kv_num_blocks, self.full_kv_indices)]
+        """The mask of some batches and heads (an index over the leading dims; integers keep their
+        dim, as PyTorch's). Its mask_mod no longer knows which batch or head it sees, so using it
+        raises."""
+        keep = tuple(slice(i, i + 1) if isinstance(i, int) else i
+                     for i in (index if isinstance(index, tuple) else (index,)))
+        pick: list[Any] = [t[keep] if isinstance(t, Tensor) else None for t in
+                           (self.kv_num_blocks, self.kv_indices, self.full_kv_num_blocks, self.full_kv_indices)]
         return BlockMask.from_kv_blocks(pick[0], pick[1], pick[2], pick[3], BLOCK_SIZE=self.BLOCK_SIZE,
-                                        mask_mod=self.mask_mod, seq_lengths=self.seq_lengths)
+                                        mask_mod=_sliced_mask_mod, seq_lengths=self.seq_lengths)
 
     def to_string(self, grid_size: int | tuple[int, int] = (20, 20), limit: int = 4) -> str:
         """A drawing of the computed blocks per (batch, head): full cells kept, light cells partly."""
@@ -235,6 +239,10 @@ class BlockMask:
                 f"    shape={self.shape},\n    sparsity={self.sparsity():.2f}%,\n    mask_mod={name}\n)")
 
 
+def _sliced_mask_mod(*args: Any) -> Tensor:
+    raise RuntimeError("Cannot use mask_mod from a sliced BlockMask")
+
+
 def _flags(num_blocks: Any, indices: Any) -> Tensor:
     """The boolean (..., rows, blocks) matrix of the first num_blocks[r] entries of each row's indices."""
     width = indices.shape[-1]
@@ -268,20 +276,26 @@ def create_block_mask(mask_mod: Callable[..., Tensor], B: int | None, H: int | N
                      BLOCK_SIZE=(q_block, kv_block), mask_mod=mask_mod)
 
 
+def _check_lengths(block_mask: BlockMask, Q: int, KV: int) -> None:
+    q_len, kv_len = block_mask.seq_lengths
+    if (Q, KV) == (q_len, kv_len):
+        return
+    if Q <= q_len and KV <= kv_len:
+        advice = ("As the block mask was created for a larger length than you're using it for, you can either 1. "
+                  "create a new block mask with the correct length, or 2. 'adjust' the existing block mask to the "
+                  "correct length by calling block_mask._adjust(q_len, kv_len). This essentially 'crops' the block "
+                  "mask to the upper left corner, which does not work for all mask_mods!")
+    else:
+        advice = ("As the block mask was created for a smaller length than you're using it for, you likely need to "
+                  "create a new block mask.")
+    raise ValueError(f"block_mask was created for block_mask.shape={block_mask.shape} but got q_len={Q} and "
+                     f"kv_len={KV}. {advice}")
+
+
 def _dense_mask(block_mask: BlockMask, B: int, H: int, Q: int, KV: int, device: Any) -> Tensor:
-    """Where attention may look: inside the wholly kept blocks, and where mask_mod keeps a position
-    inside the partly kept ones."""
-    q_block, kv_block = block_mask.BLOCK_SIZE
-
-    def expand(flags: Tensor) -> Tensor:
-        cells = flags.repeat_interleave(q_block, dim=-2).repeat_interleave(kv_block, dim=-1)
-        return cells[..., :Q, :KV]
-
-    partial = expand(_flags(block_mask.kv_num_blocks, block_mask.kv_indices).to(device))
-    allowed = partial & create_mask(block_mask.mask_mod, B, H, Q, KV, device)
-    if block_mask.full_kv_num_blocks is not None:
-        allowed = allowed | expand(_flags(block_mask.full_kv_num_blocks, block_mask.full_kv_indices).to(device))
-    return allowed
+    """Where attention may look: where mask_mod keeps a position. Uncompiled, PyTorch attends by
+    mask_mod alone (the block lists only let its kernels skip blocks), and so does Ember."""
+    return create_mask(block_mask.mask_mod, B, H, Q, KV, device)
 
 
 def flex_attention(query: Tensor, key: Tensor, value: Tensor, score_mod: Callable[..., Tensor] | None = None,
@@ -291,14 +305,16 @@ def flex_attention(query: Tensor, key: Tensor, value: Tensor, score_mod: Callabl
     """softmax(score_mod(q @ k^T * scale) masked by block_mask) @ v over (B, H, L, E) tensors; rows
     with no kept position give zeros (and a logsumexp of -inf)."""
     if query.dim() != 4 or key.dim() != 4 or value.dim() != 4:
-        raise ValueError("NYI: query, key, and value must be 4D tensors")
-    if not (query.dtype == key.dtype == value.dtype):
-        raise ValueError(f"Expected query, key, and value to have the same dtype, but got query.dtype: "
-                         f"{query.dtype}, key.dtype: {key.dtype}, and value.dtype: {value.dtype} instead.")
+        raise NotImplementedError("NYI: query, key, and value must be 4D tensors")
     if return_lse and return_aux is not None:
         raise ValueError("Cannot specify both return_lse and return_aux.")
     B, Hq, Q, E = query.shape
-    Hkv, KV = key.shape[1], key.shape[2]
+    Bkv, Hkv, KV = key.shape[0], key.shape[1], key.shape[2]
+    if block_mask is None and B != Bkv:
+        raise ValueError(f"Expect query and key/value to have the same batch size, or non-none block_mask, but got "
+                         f"block_mask=None, Bq={B}, and Bkv={Bkv}.")
+    if block_mask is not None:
+        _check_lengths(block_mask, Q, KV)
     if Hq != Hkv:
         if not enable_gqa:
             raise ValueError(f"Expect query and key/value to have the same number of heads but got Hq={Hq} and "
@@ -310,7 +326,7 @@ def flex_attention(query: Tensor, key: Tensor, value: Tensor, score_mod: Callabl
         value = value.repeat_interleave(Hq // Hkv, dim=1)
     scale = 1.0 / E ** 0.5 if scale is None else scale
     working = torch.float64 if query.dtype == torch.float64 else torch.float32
-    scores = (query @ key.transpose(-2, -1)).to(working) * scale
+    scores = (query.to(working) @ key.to(working).transpose(-2, -1)) * scale
     b, h, q, kv = _grid(B, Hq, Q, KV, query.device)
     scores = (score_mod or _noop_score)(scores, b, h, q, kv)
     scores = torch.broadcast_to(scores, (B, Hq, Q, KV))

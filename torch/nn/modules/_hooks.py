@@ -16,7 +16,8 @@ from typing import Any, Callable
 import torch
 from torch import Tensor
 from torch.autograd import Function
-from torch.utils.hooks import RemovableHandle
+from torch.utils.hooks import (RemovableHandle, _global_forward_hooks, _global_forward_hooks_always_called,
+                               _global_forward_hooks_with_kwargs, _global_forward_pre_hooks)
 
 _HOOK_DICTS = ("_backward_pre_hooks", "_backward_hooks", "_forward_hooks", "_forward_hooks_with_kwargs",
                "_forward_hooks_always_called", "_forward_pre_hooks", "_forward_pre_hooks_with_kwargs",
@@ -215,12 +216,16 @@ class HooksMixin:
 
     # -- __call__ -----------------------------------------------------------------------------
     def _call_impl(self, *args: Any, **kwargs: Any) -> Any:
-        if not (self._forward_pre_hooks or self._forward_hooks or self._backward_hooks or self._backward_pre_hooks):
+        if not (self._forward_pre_hooks or self._forward_hooks or self._backward_hooks or self._backward_pre_hooks
+                or _global_forward_pre_hooks or _global_forward_hooks):
             return self.forward(*args, **kwargs)
         called_always: set[int] = set()
         result: Any = None
+        forward_hooks = [*_global_forward_hooks.items(), *self._forward_hooks.items()]
+        with_kwargs = self._forward_hooks_with_kwargs.keys() | _global_forward_hooks_with_kwargs.keys()
+        always = self._forward_hooks_always_called.keys() | _global_forward_hooks_always_called.keys()
         try:
-            for hook_id, hook in list(self._forward_pre_hooks.items()):
+            for hook_id, hook in [*_global_forward_pre_hooks.items(), *self._forward_pre_hooks.items()]:
                 if hook_id in self._forward_pre_hooks_with_kwargs:
                     new = hook(self, args, kwargs)
                     if new is not None:
@@ -239,10 +244,10 @@ class HooksMixin:
                                         list(self._backward_pre_hooks.values()))
                 args = bw_hook.setup_input_hook(args)
             result = self.forward(*args, **kwargs)
-            for hook_id, hook in list(self._forward_hooks.items()):
-                if hook_id in self._forward_hooks_always_called:
+            for hook_id, hook in forward_hooks:
+                if hook_id in always:
                     called_always.add(hook_id)
-                if hook_id in self._forward_hooks_with_kwargs:
+                if hook_id in with_kwargs:
                     new = hook(self, args, kwargs, result)
                 else:
                     new = hook(self, args, result)
@@ -255,10 +260,10 @@ class HooksMixin:
                 result = bw_hook.setup_output_hook(result)
             return result
         except Exception:
-            for hook_id, hook in self._forward_hooks.items():
-                if hook_id in self._forward_hooks_always_called and hook_id not in called_always:
+            for hook_id, hook in forward_hooks:
+                if hook_id in always and hook_id not in called_always:
                     try:
-                        if hook_id in self._forward_hooks_with_kwargs:
+                        if hook_id in with_kwargs:
                             new = hook(self, args, kwargs, result)
                         else:
                             new = hook(self, args, result)

@@ -13,10 +13,11 @@ from typing import Any, TypeVar
 import torch
 from torch import Tensor
 from torch.nn.modules._hooks import HooksMixin
+from torch.utils.hooks import register_module_forward_hook, register_module_forward_pre_hook
 from torch.nn.modules._state_dict import StateDictMixin, _IncompatibleKeys  # noqa: F401  (PyTorch names it here)
 from torch.nn.parameter import Buffer, Parameter
 
-__all__ = ["Module"]
+__all__ = ["Module", "register_module_forward_hook", "register_module_forward_pre_hook"]
 
 T = TypeVar("T", bound="Module")
 

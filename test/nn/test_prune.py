@@ -1,0 +1,48 @@
+"""torch.nn.utils.prune against PyTorch 2.13's results (tools/record_prune_reference.py): masks,
+pruned weights, reparametrised names, forward passes and errors, for every pruning method, their
+combination in a PruningContainer, global pruning and remove()."""
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+import torch
+from tools import record_prune_reference as record
+
+REFERENCE = json.loads((Path(__file__).resolve().parents[1] / "data" / "prune" / "prune.json").read_text())["cases"]
+
+
+def _close(mine, ref, where):
+    if isinstance(ref, list):
+        assert isinstance(mine, list) and len(mine) == len(ref), where
+        for m, r in zip(mine, ref):
+            _close(m, r, where)
+    elif isinstance(ref, dict):
+        assert sorted(mine) == sorted(ref), where
+        for k in ref:
+            _close(mine[k], ref[k], f"{where}.{k}")
+    elif isinstance(ref, float):
+        assert math.isclose(mine, ref, rel_tol=1e-6, abs_tol=1e-6), (where, mine, ref)
+    else:
+        assert mine == ref, where
+
+
+@pytest.mark.parametrize("case", record.CASES)
+def test_pruning_does_what_it_does_on_pytorch(case):
+    mine, ref = record.run_case(torch, case), REFERENCE[case]
+    if "error" in ref:
+        assert mine == ref
+    else:
+        _close(mine, ref, case)
+
+
+def test_the_mask_is_applied_before_each_forward_and_gradients_reach_the_original():
+    import torch.nn.utils.prune as prune
+    m = torch.nn.Linear(3, 2)
+    prune.custom_from_mask(m, "weight", torch.tensor([[1, 0, 1], [0, 1, 1]]))
+    with torch.no_grad():
+        m.weight_orig.fill_(2.0)
+    m(torch.ones(1, 3)).sum().backward()
+    assert m.weight.tolist() == [[2.0, 0.0, 2.0], [0.0, 2.0, 2.0]]
+    assert m.weight_orig.grad.tolist() == [[1.0, 0.0, 1.0], [0.0, 1.0, 1.0]]
