@@ -1,12 +1,20 @@
 """:mod:`torch.optim` is a package implementing various optimization algorithms: PyTorch's
-Optimizer base, SGD, Adam, AdamW, RMSprop, Adagrad, LBFGS and the learning-rate schedulers."""
+Optimizer base, SGD, Adam, AdamW, NAdam, RAdam, Adamax, Adadelta, Adagrad, RMSprop, Rprop, ASGD,
+LBFGS and the learning-rate schedulers."""
 from torch.optim import lr_scheduler
+from torch.optim.adadelta import Adadelta
 from torch.optim.adagrad import Adagrad
 from torch.optim.adam import Adam
+from torch.optim.adamax import Adamax
 from torch.optim.adamw import AdamW
+from torch.optim.asgd import ASGD
 from torch.optim.lbfgs import LBFGS
+from torch.optim.nadam import NAdam
+from torch.optim.radam import RAdam
 from torch.optim.optimizer import Optimizer
 from torch.optim.rmsprop import RMSprop
+from torch.optim.rprop import Rprop
 from torch.optim.sgd import SGD
 
-__all__ = ["Adagrad", "Adam", "AdamW", "LBFGS", "Optimizer", "RMSprop", "SGD", "lr_scheduler"]
+__all__ = ["ASGD", "Adadelta", "Adagrad", "Adam", "AdamW", "Adamax", "LBFGS", "NAdam", "Optimizer", "RAdam",
+           "RMSprop", "Rprop", "SGD", "lr_scheduler"]
