@@ -18,6 +18,7 @@ from torch.nn._layer_functional import (adaptive_avg_pool1d, adaptive_avg_pool2d
                                         embedding, group_norm,
                                         layer_norm, max_pool1d, max_pool1d_with_indices, max_pool2d,
                                         max_pool2d_with_indices, one_hot, pad)
+from torch.nn._dropout_functional import alpha_dropout, dropout1d, dropout2d, dropout3d, feature_alpha_dropout
 # -- sequence models: attention --
 from torch.nn._attention import _canonical_mask as _canonical_mask
 from torch.nn._attention import _in_projection_packed as _in_projection_packed
@@ -28,7 +29,8 @@ from torch.nn._attention import multi_head_attention_forward, scaled_dot_product
 __all__ = ["linear", "bilinear", "threshold", "relu", "relu6", "elu", "selu", "celu", "gelu", "silu", "mish",
            "leaky_relu", "rrelu", "hardtanh", "hardsigmoid", "hardswish", "sigmoid", "tanh", "softplus", "softsign",
            "tanhshrink", "hardshrink", "softshrink", "glu", "logsigmoid", "prelu", "softmax", "softmin",
-           "log_softmax", "dropout", "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss",
+           "log_softmax", "dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout", "feature_alpha_dropout",
+           "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss",
            "cross_entropy", "nll_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div",
            "relu_", "elu_", "leaky_relu_", "rrelu_", "hardtanh_", "threshold_", "selu_", "celu_",
            # Layers: convolution, padding, pooling, normalisation, embedding.

@@ -91,23 +91,56 @@ def randperm(n: int, dtype: Any = _INT64, layout: Any = None, device: Any = None
     return _randperm_generator(n, generator=None, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
 
 
-def dropout(input: Any, p: float, train: bool) -> Any:
-    """PyTorch's CPU dropout: input itself when p == 0, not training or empty."""
+_SELU_ALPHA = 1.7580993408473766      # alpha_dropout's: -scale * alpha of SELU
+
+
+def _dropout(input: Any, p: float, train: bool, feature: bool, alpha: bool) -> Any:
+    """PyTorch's dropout family (_dropout_impl): input itself when p == 0, not training or empty;
+    the noise drawn per element, or per (sample, channel) for the feature variants; alpha dropout
+    keeps the mean and variance of SELU activations (dropped entries go to its negative saturation)."""
     if not (0 <= p <= 1):
         raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {p:g}")
     if p == 0 or not train or input.numel() == 0:
         return input
     if p == 1:
-        return _mul(input, _zeros((), dtype=input.dtype, device=input.device))
-    # noise = empty_like(input): its layout, so bernoulli_ fills it in the input's memory order
-    if input.device.type == "cpu":
+        zero = _zeros((), dtype=input.dtype, device=input.device)
+        return _mul(input, zero)
+    if feature:
+        if input.dim() < 2:
+            raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
+        shape = tuple(input.shape[:2]) + (1,) * (input.dim() - 2)
+        noise = _empty(shape, dtype=input.dtype, device=input.device)
+    elif input.device.type == "cpu":
+        # empty_like(input): its layout, so bernoulli_ fills it in the input's memory order
         noise = empty_like_on(input, memory_format=contiguous_format if input.is_contiguous() else None)
     else:
         noise = _empty(input.shape, dtype=input.dtype, device=input.device)
     noise = _bernoulli_(noise, 1 - p)
     if not input.dtype.is_floating_point:     # noise.div_(1 - p) cannot write a float into it
         raise output_cast_error("Float", input.dtype.type_name)
-    return _mul(input, _div(noise, 1 - p))
+    if not alpha:
+        noise = noise.div_(1 - p)
+        return _mul(input, noise)
+    a = 1.0 / ((_SELU_ALPHA * _SELU_ALPHA * p + 1) * (1 - p)) ** 0.5
+    shift = noise.add(-1).mul_(_SELU_ALPHA * a).add_(_SELU_ALPHA * a * p)
+    noise = noise.mul_(a)
+    return _mul(input, noise).add_(shift)
+
+
+def dropout(input: Any, p: float, train: bool) -> Any:
+    return _dropout(input, p, train, False, False)
+
+
+def feature_dropout(input: Any, p: float, train: bool) -> Any:
+    return _dropout(input, p, train, True, False)
+
+
+def alpha_dropout(input: Any, p: float, train: bool) -> Any:
+    return _dropout(input, p, train, False, True)
+
+
+def feature_alpha_dropout(input: Any, p: float, train: bool) -> Any:
+    return _dropout(input, p, train, True, True)
 
 
 def _rrelu_check(lower: Any, upper: Any) -> None:

@@ -4,7 +4,7 @@ from torch.nn.modules.activation import (CELU, ELU, GELU, GLU, SELU, Hardshrink,
                                          SiLU, Softmax, Softmax2d, Softmin, Softplus, Softshrink, Softsign, Tanh,
                                          Tanhshrink, Threshold)
 from torch.nn.modules.container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
-from torch.nn.modules.dropout import Dropout
+from torch.nn.modules.dropout import AlphaDropout, Dropout, Dropout1d, Dropout2d, Dropout3d, FeatureAlphaDropout
 from torch.nn.modules.flatten import Flatten, Unflatten
 from torch.nn.modules.linear import Bilinear, Identity, Linear
 from torch.nn.modules.loss import (BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, HuberLoss, KLDivLoss, L1Loss, MSELoss,
@@ -23,15 +23,16 @@ from torch.nn.modules.rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNN
 from torch.nn.modules.transformer import TransformerEncoder, TransformerEncoderLayer
 
 __all__ = ["Module", "Identity", "Linear", "Bilinear", "Sequential", "ModuleList", "ModuleDict", "ParameterList",
-           "ParameterDict", "Flatten", "Unflatten", "Dropout", "Threshold", "ReLU", "Hardtanh", "ReLU6", "Sigmoid",
+           "ParameterDict", "Flatten", "Unflatten", "Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout",
+           "FeatureAlphaDropout", "Threshold", "ReLU", "Hardtanh", "ReLU6", "Sigmoid",
            "Tanh", "SiLU", "Mish", "Hardsigmoid", "Hardswish", "ELU", "CELU", "SELU", "GLU", "GELU", "Hardshrink",
            "LeakyReLU", "RReLU", "LogSigmoid", "Softplus", "Softshrink", "PReLU", "Softsign", "Tanhshrink", "Softmin",
            "Softmax", "Softmax2d", "LogSoftmax", "L1Loss", "MSELoss", "SmoothL1Loss", "HuberLoss", "CrossEntropyLoss", "NLLLoss",
            "BCELoss", "BCEWithLogitsLoss", "KLDivLoss",
            # Layers: convolution, pooling, normalisation, embedding.
            "Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d", "MaxPool1d",
-           "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "BatchNorm1d", "BatchNorm2d",
-           "BatchNorm3d",
+           "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "BatchNorm1d",
+           "BatchNorm2d", "BatchNorm3d",
            "LayerNorm", "GroupNorm", "Embedding",
            # sequence models
            "RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell", "MultiheadAttention",
