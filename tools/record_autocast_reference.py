@@ -68,6 +68,7 @@ CASES: dict[str, tuple[list[Any], dict[str, Any]]] = {
     "conv2d.padding": ([T(2, 3, 6, 6), T(4, 3, 3, 3), T(4), [1, 1], "same"], {}),
     "conv_transpose1d": ([T(2, 3, 8), T(3, 4, 3), T(4)], {}),
     "conv_transpose2d.input": ([T(2, 3, 5, 5), T(3, 4, 3, 3), T(4)], {}),
+    "cosine_similarity": ([T(3, 4), T(3, 4)], {}),
     "conv3d": ([T(2, 3, 4, 5, 4), T(4, 3, 2, 3, 2), T(4)], {}),
     "conv3d.padding": ([T(2, 3, 4, 5, 4), T(4, 3, 2, 3, 2), T(4), [1, 1, 1], "same"], {}),
     "conv_transpose3d.input": ([T(2, 3, 3, 4, 3), T(3, 4, 2, 3, 2), T(4)], {}),

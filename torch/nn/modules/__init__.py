@@ -4,6 +4,8 @@ from torch.nn.modules.activation import (CELU, ELU, GELU, GLU, SELU, Hardshrink,
                                          SiLU, Softmax, Softmax2d, Softmin, Softplus, Softshrink, Softsign, Tanh,
                                          Tanhshrink, Threshold)
 from torch.nn.modules.container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
+from torch.nn.modules.distance import CosineSimilarity, PairwiseDistance
+from torch.nn.modules.pixelshuffle import ChannelShuffle, PixelShuffle, PixelUnshuffle
 from torch.nn.modules.padding import (CircularPad1d, CircularPad2d, CircularPad3d, ConstantPad1d, ConstantPad2d,
                                       ConstantPad3d, ReflectionPad1d, ReflectionPad2d, ReflectionPad3d,
                                       ReplicationPad1d, ReplicationPad2d, ReplicationPad3d, ZeroPad1d, ZeroPad2d,
@@ -30,7 +32,8 @@ __all__ = ["Module", "Identity", "Linear", "Bilinear", "Sequential", "ModuleList
            "ParameterDict", "Flatten", "Unflatten", "Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout",
            "FeatureAlphaDropout", "ConstantPad1d", "ConstantPad2d", "ConstantPad3d", "ZeroPad1d", "ZeroPad2d",
            "ZeroPad3d", "ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d", "ReplicationPad1d",
-           "ReplicationPad2d", "ReplicationPad3d", "CircularPad1d", "CircularPad2d", "CircularPad3d", "Threshold", "ReLU", "Hardtanh", "ReLU6", "Sigmoid",
+           "ReplicationPad2d", "ReplicationPad3d", "CircularPad1d", "CircularPad2d", "CircularPad3d", "PixelShuffle",
+           "PixelUnshuffle", "ChannelShuffle", "CosineSimilarity", "PairwiseDistance", "Threshold", "ReLU", "Hardtanh", "ReLU6", "Sigmoid",
            "Tanh", "SiLU", "Mish", "Hardsigmoid", "Hardswish", "ELU", "CELU", "SELU", "GLU", "GELU", "Hardshrink",
            "LeakyReLU", "RReLU", "LogSigmoid", "Softplus", "Softshrink", "PReLU", "Softsign", "Tanhshrink", "Softmin",
            "Softmax", "Softmax2d", "LogSoftmax", "L1Loss", "MSELoss", "SmoothL1Loss", "HuberLoss", "CrossEntropyLoss", "NLLLoss",

@@ -376,6 +376,11 @@ def upsample_nearest2d_backward(grad: Any, self_sizes: Any, output_size: Any, sc
     return index_map_backward(grad, self_sizes, 2, lambda t: op(t, output_size, scales_h, scales_w))
 
 
+def channel_shuffle_backward(grad: Any, groups: int) -> Any:
+    """The inverse permutation of channel_shuffle's: a shuffle into size(1) / groups groups."""
+    return find_operator("channel_shuffle")(grad, grad.shape[1] // groups)
+
+
 def pad_backward(grad: Any, self_sizes: Any, op_name: str, padding: Any) -> Any:
     """reflection_pad1d/2d/3d, replication_pad1d/2d/3d, _pad_circular: each output copies one input."""
     op = find_operator(op_name)

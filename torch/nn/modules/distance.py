@@ -1,0 +1,33 @@
+"""CosineSimilarity and PairwiseDistance."""
+from __future__ import annotations
+
+import torch
+from torch import Tensor
+from torch.nn.modules.module import Module
+
+__all__ = ["CosineSimilarity", "PairwiseDistance"]
+
+
+class CosineSimilarity(Module):
+    """The cosine of the angle between x1 and x2 along dim (norms at least eps)."""
+
+    def __init__(self, dim: int = 1, eps: float = 1e-8) -> None:
+        super().__init__()
+        self.dim = dim
+        self.eps = eps
+
+    def forward(self, x1: Tensor, x2: Tensor) -> Tensor:
+        return torch.cosine_similarity(x1, x2, self.dim, self.eps)
+
+
+class PairwiseDistance(Module):
+    """The p-norm distance between x1 and x2 along their last dim."""
+
+    def __init__(self, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False) -> None:
+        super().__init__()
+        self.norm = p
+        self.eps = eps
+        self.keepdim = keepdim
+
+    def forward(self, x1: Tensor, x2: Tensor) -> Tensor:
+        return torch.pairwise_distance(x1, x2, self.norm, self.eps, self.keepdim)
