@@ -3,7 +3,8 @@ of its optimizer's param groups on step(). The chainable ones compute the new ra
 current one (PyTorch's recursive formulas, so float rounding follows PyTorch's); step(epoch) uses
 the closed form where one exists. The LRScheduler base and the shared helpers live in
 _lr_scheduler_base; OneCycleLR and ReduceLROnPlateau in _lr_scheduler_nonchainable, SequentialLR
-and ChainedScheduler in _lr_scheduler_composite. This module re-exports them all, the helpers
+and ChainedScheduler in _lr_scheduler_composite, CyclicLR and CosineAnnealingWarmRestarts in
+_lr_scheduler_cyclic. This module re-exports them all, the helpers
 too, so every name PyTorch's lr_scheduler has is here."""
 from __future__ import annotations
 
@@ -22,12 +23,13 @@ from torch.optim._lr_scheduler_base import _param_groups_val_list as _param_grou
 from torch.optim._lr_scheduler_base import _update_param_group_val as _update_param_group_val
 from torch.optim._lr_scheduler_base import _warn_get_lr_called_within_step as _warn_get_lr_called_within_step
 from torch.optim._lr_scheduler_composite import ChainedScheduler, SequentialLR
+from torch.optim._lr_scheduler_cyclic import CosineAnnealingWarmRestarts, CyclicLR
 from torch.optim._lr_scheduler_nonchainable import OneCycleLR, ReduceLROnPlateau
 from torch.optim.optimizer import Optimizer
 
 __all__ = ["LambdaLR", "MultiplicativeLR", "StepLR", "MultiStepLR", "ConstantLR", "LinearLR", "ExponentialLR",
            "SequentialLR", "CosineAnnealingLR", "ChainedScheduler", "ReduceLROnPlateau", "OneCycleLR",
-           "PolynomialLR", "LRScheduler"]
+           "PolynomialLR", "LRScheduler", "CyclicLR", "CosineAnnealingWarmRestarts"]
 
 
 class _LRScheduler(LRScheduler):
