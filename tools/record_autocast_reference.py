@@ -81,6 +81,7 @@ CASES: dict[str, tuple[list[Any], dict[str, Any]]] = {
     "l1_loss": ([T(3, 4), T(3, 4)], {}),
     "smooth_l1_loss": ([T(3, 4), T(3, 4)], {}),
     "huber_loss": ([T(3, 4), T(3, 4)], {}),
+    "rms_norm": ([T(3, 4), [4], T(4)], {}),
     "margin_ranking_loss": ([T(3, 4), T(3, 4), {"idx": [1, -1, 1, 1]}], {}),
     "hinge_embedding_loss": ([T(3, 4), {"idx": [1, -1, 1, -1]}], {}),
     "cosine_embedding_loss": ([T(3, 4), T(3, 4), {"idx": [1, -1, 1]}], {}),

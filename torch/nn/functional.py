@@ -44,7 +44,8 @@ __all__ = ["linear", "bilinear", "threshold", "relu", "relu6", "elu", "selu", "c
            "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
            "pad", "max_pool1d", "max_pool2d",
            "max_pool1d_with_indices", "max_pool2d_with_indices", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d",
-           "adaptive_avg_pool2d", "batch_norm", "layer_norm", "group_norm", "embedding", "one_hot", "normalize",
+           "adaptive_avg_pool2d", "batch_norm", "layer_norm", "rms_norm", "group_norm", "embedding", "one_hot",
+           "normalize",
            # sequence models
            "scaled_dot_product_attention", "multi_head_attention_forward"]
 
@@ -82,6 +83,12 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
 def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False) -> Tensor:
     """The p-norm distance between x1 and x2 along their last dim."""
     return torch.pairwise_distance(x1, x2, p, eps, keepdim)
+
+
+def rms_norm(input: Tensor, normalized_shape: list[int] | tuple[int, ...], weight: Tensor | None = None,
+             eps: float | None = None) -> Tensor:
+    """input divided by its root mean square over the trailing normalized_shape dims, times weight."""
+    return torch.rms_norm(input, normalized_shape, weight, eps)
 
 
 def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12, out: Tensor | None = None) -> Tensor:

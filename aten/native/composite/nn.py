@@ -10,6 +10,7 @@ from typing import Any
 from aten.dispatcher import find_operator
 from aten.native.composite.losses import MEAN, NONE, SUM
 from aten.native.meta.conv_geometry import expand_param
+from aten.native.meta.norm_checks import check_norm_shapes
 from c10.scalar_type import CPP_TYPE_NAMES, dtype_from_name
 
 _BOOL = dtype_from_name("bool")
@@ -513,3 +514,24 @@ def scaled_dot_product_attention(query: Any, key: Any, value: Any, attn_mask: An
         # PyTorch's math path: at::dropout(attn, p, train=true), from the default generator.
         attn = _dropout(attn, dropout_p, True)
     return _matmul(attn, value)
+
+
+_rsqrt = find_operator("rsqrt")
+_mean_dim = find_operator("mean.dim")
+_FLOAT32, _FLOAT64 = dtype_from_name("float32"), dtype_from_name("float64")
+
+
+def rms_norm(input: Any, normalized_shape: Any, weight: Any = None, eps: Any = None) -> Any:
+    """x / sqrt(mean(x^2) + eps) over the normalized dims, times weight: PyTorch's composite, in the
+    opmath type (float for half types), eps the machine epsilon of that type by default."""
+    normalized = check_norm_shapes(input, normalized_shape, weight, None, True)
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(f'"rms_norm" not implemented for \'{input.dtype.type_name}\'')
+    dims = list(range(input.dim() - len(normalized), input.dim()))
+    opmath = _FLOAT64 if input.dtype.name == "float64" else _FLOAT32
+    x = input.to(dtype=opmath)
+    if eps is None:
+        eps = 2.220446049250313e-16 if opmath is _FLOAT64 else 1.1920928955078125e-07
+    scale = _rsqrt(_add(_mean_dim(_mul(x, x), dims, True), eps))
+    result = _mul(x, scale).to(dtype=input.dtype)
+    return result if weight is None else _mul(result, weight)

@@ -9,6 +9,7 @@ import numpy as np
 from aten.native.cuda.linalg import _same_device
 from aten.native.cuda.runtime.compiler import kernel_function
 from aten.native.cuda.runtime.transfer import contiguous_cuda
+from aten.native.meta.norm_checks import check_norm_shapes
 from c10 import tensor_impl
 
 _THREADS = 256
@@ -16,20 +17,9 @@ _MAX_BLOCKS = 65535
 
 
 def native_layer_norm_cuda(input: Any, normalized_shape: Any, weight: Any, bias: Any, eps: float) -> Any:
-    normalized = tuple(normalized_shape)
+    normalized = check_norm_shapes(input, normalized_shape, weight, bias)
     k = len(normalized)
-    if k < 1:
-        raise RuntimeError(f"Expected normalized_shape to be at least 1-dimensional, i.e., containing at least one "
-                           f"element, but got normalized_shape = {list(normalized)}")
-    for name, param in (("weight", weight), ("bias", bias)):
-        if param is not None and tuple(param.shape) != normalized:
-            raise RuntimeError(f"Expected {name} to be of same shape as normalized_shape, but got {name} of shape "
-                               f"{list(param.shape)} and normalized_shape = {list(normalized)}")
     shape = tuple(input.shape)
-    if input.dim() < k or shape[input.dim() - k:] != normalized:
-        expected = "[*" + "".join(f", {s}" for s in normalized) + "]"
-        raise RuntimeError(f"Given normalized_shape={list(normalized)}, expected input with shape {expected}, but got "
-                           f"input of size{list(shape)}")
     _same_device(input, *[p for p in (weight, bias) if p is not None])
     if input.dtype.name not in ("float32", "float64"):
         raise NotImplementedError(f'"LayerNormKernelImpl" not implemented for \'{input.dtype.type_name}\'')

@@ -67,3 +67,24 @@ def check_group_norm(TensorImpl input not None, weight, bias, Py_ssize_t N, Py_s
     dtype_check("GroupNormKernelImpl", input)
     param_dtype(input, weight)
     param_dtype(input, bias)
+
+
+def check_norm_shapes(TensorImpl input not None, normalized_shape, weight, bias=None, bint rms=False):
+    """layer_norm's and rms_norm's shape checks (PyTorch's _check_layer_norm_inputs): normalized_shape
+    as a tuple, after checking it against weight, bias and input's trailing dims (rms_norm's message
+    writes the expected shape without layer_norm's comma after the star)."""
+    normalized = tuple(normalized_shape)
+    cdef Py_ssize_t k = len(normalized)
+    if k < 1:
+        raise RuntimeError(f"Expected normalized_shape to be at least 1-dimensional, i.e., containing at least one "
+                           f"element, but got normalized_shape = {list(normalized)}")
+    for name, param in (("weight", weight), ("bias", bias)):
+        if param is not None and shape_of(<TensorImpl?>param) != normalized:
+            raise RuntimeError(f"Expected {name} to be of same shape as normalized_shape, but got {name} of shape "
+                               f"{list(shape_of(param))} and normalized_shape = {list(normalized)}")
+    shape = shape_of(input)
+    if input.nd < k or shape[input.nd - k:] != normalized:
+        dims = ", ".join([str(s) for s in normalized]) if rms else "".join([f", {s}" for s in normalized])
+        raise RuntimeError(f"Given normalized_shape={list(normalized)}, expected input with shape [*{dims}], but got "
+                           f"input of size{list(shape)}")
+    return normalized

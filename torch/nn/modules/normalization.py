@@ -12,7 +12,7 @@ from torch.nn import init
 from torch.nn.modules.module import Module
 from torch.nn.parameter import Parameter
 
-__all__ = ["LayerNorm", "GroupNorm"]
+__all__ = ["LayerNorm", "GroupNorm", "RMSNorm"]
 
 
 def _affine_parameters(module: Module, affine: bool, bias: bool, shape: Any, device: Any, dtype: Any) -> None:
@@ -97,3 +97,36 @@ class GroupNorm(Module):
     def extra_repr(self) -> str:
         return (f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}, "
                 f"bias={self.bias is not None}")
+
+
+class RMSNorm(Module):
+    """Divide by the root mean square over the trailing normalized_shape dimensions of each sample.
+
+    Args:
+        normalized_shape: an int or the trailing shape. eps: added to the mean square (default: the
+            machine epsilon of the computation's dtype). elementwise_affine: learnable weight (ones).
+    """
+
+    normalized_shape: tuple[int, ...]
+    weight: Tensor | None
+
+    def __init__(self, normalized_shape: int | Sequence[int], eps: float | None = None,
+                 elementwise_affine: bool = True, device: Any = None, dtype: Any = None) -> None:
+        super().__init__()
+        if isinstance(normalized_shape, numbers.Integral):
+            self.normalized_shape = (int(normalized_shape),)
+        else:
+            assert not isinstance(normalized_shape, int)
+            self.normalized_shape = tuple(normalized_shape)
+        self.eps = eps
+        self.elementwise_affine = elementwise_affine
+        _affine_parameters(self, elementwise_affine, False, self.normalized_shape, device, dtype)
+
+    def reset_parameters(self) -> None:
+        _reset_affine(self)
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.rms_norm(x, self.normalized_shape, self.weight, self.eps)
+
+    def extra_repr(self) -> str:
+        return f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}"
