@@ -15,6 +15,7 @@ from torch.nn._losses import (binary_cross_entropy, binary_cross_entropy_with_lo
                               margin_ranking_loss, mse_loss, multilabel_soft_margin_loss, nll_loss, poisson_nll_loss,
                               smooth_l1_loss, soft_margin_loss, triplet_margin_loss, triplet_margin_with_distance_loss)
 # Layers: convolution, padding, pooling, normalisation, embedding.
+from torch.nn._layer_functional import instance_norm
 from torch.nn._layer_functional import (adaptive_avg_pool1d, adaptive_avg_pool2d, avg_pool1d, avg_pool2d, batch_norm,
                                         conv1d, conv2d, conv3d, conv_transpose1d, conv_transpose2d, conv_transpose3d,
                                         embedding, group_norm,
@@ -44,7 +45,8 @@ __all__ = ["linear", "bilinear", "threshold", "relu", "relu6", "elu", "selu", "c
            "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
            "pad", "max_pool1d", "max_pool2d",
            "max_pool1d_with_indices", "max_pool2d_with_indices", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d",
-           "adaptive_avg_pool2d", "batch_norm", "layer_norm", "rms_norm", "group_norm", "embedding", "one_hot",
+           "adaptive_avg_pool2d", "batch_norm", "instance_norm", "layer_norm", "rms_norm", "group_norm", "embedding",
+           "one_hot",
            "normalize",
            # sequence models
            "scaled_dot_product_attention", "multi_head_attention_forward"]

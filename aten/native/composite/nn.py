@@ -535,3 +535,28 @@ def rms_norm(input: Any, normalized_shape: Any, weight: Any = None, eps: Any = N
     scale = _rsqrt(_add(_mean_dim(_mul(x, x), dims, True), eps))
     result = _mul(x, scale).to(dtype=input.dtype)
     return result if weight is None else _mul(result, weight)
+
+
+_repeat = find_operator("repeat")
+_batch_norm = find_operator("batch_norm")
+
+
+def instance_norm(input: Any, weight: Any, bias: Any, running_mean: Any, running_var: Any, use_input_stats: bool,
+                  momentum: float, eps: float, cudnn_enabled: bool) -> Any:
+    """Each (sample, channel) normalised by its own statistics: a batch norm over one sample with
+    N * C channels (the parameters and running statistics repeated per sample); the running
+    statistics then average what the samples' copies became, as PyTorch's composite does."""
+    if not use_input_stats and (running_mean is None or running_var is None):
+        raise RuntimeError("Expected running_mean and running_var to be defined when use_input_stats is false")
+    b, c = input.shape[0], input.shape[1]
+
+    def per_sample(t: Any) -> Any:
+        return None if t is None else _repeat(t, [b])
+    means, variances = per_sample(running_mean), per_sample(running_var)
+    folded = _view(_contiguous(input), (1, b * c) + tuple(input.shape[2:]))
+    out = _batch_norm(folded, per_sample(weight), per_sample(bias), means, variances, use_input_stats, momentum, eps,
+                      cudnn_enabled)
+    for running, copies in ((running_mean, means), (running_var, variances)):
+        if running is not None:
+            _copy(running, _mean_dim(_view(copies, (b, c)), [0], False))
+    return _view(out, tuple(input.shape))
