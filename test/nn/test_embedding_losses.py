@@ -42,6 +42,8 @@ def test_loss_modules_hold_their_options():
         assert torch.equal(module(*args), expected), type(module).__name__
     with pytest.raises(ValueError, match="^TripletMarginLoss: expected margin to be greater than 0, got 0 instead$"):
         nn.TripletMarginLoss(margin=0)
+    assert repr(nn.TripletMarginWithDistanceLoss()) == \
+        "TripletMarginWithDistanceLoss(\n  (distance_function): PairwiseDistance()\n)"
     custom = nn.TripletMarginWithDistanceLoss(distance_function=lambda a, b: (a - b).abs().sum(-1), margin=2.0)
     expected = torch.clamp_min(2.0 + (x - y).abs().sum(-1) - (x - z).abs().sum(-1), 0).mean()
     assert torch.allclose(custom(x, y, z), expected)

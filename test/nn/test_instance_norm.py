@@ -42,3 +42,12 @@ def test_instance_norm_errors_and_warning_are_pytorchs():
         torch.instance_norm(torch.ones(2, 3, 4), None, None, None, None, False, 0.1, 1e-5, False)
     assert repr(nn.InstanceNorm2d(3)) == ("InstanceNorm2d(3, eps=1e-05, momentum=0.1, affine=False, bias=False, "
                                           "track_running_stats=False)")
+
+
+def test_running_statistics_of_another_dtype_are_cast_to_the_inputs():
+    mean, var = torch.zeros(3), torch.ones(3)
+    x = torch.randn(2, 3, 6, dtype=torch.float64)
+    out = torch.nn.functional.instance_norm(x, mean, var)
+    assert out.dtype == torch.float64 and mean.dtype == torch.float32
+    per_sample = x.mean(-1).mean(0).float() * 0.1
+    np.testing.assert_allclose(mean.numpy(), per_sample.numpy(), rtol=1e-6)

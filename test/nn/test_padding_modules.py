@@ -43,6 +43,7 @@ def test_padding_module_reprs_and_errors_are_pytorchs():
                               nn.ReflectionPad2d((1, 0, 2, 1)), nn.ReplicationPad1d(3), nn.CircularPad2d(1))] == [
         "ZeroPad2d((2, 2, 2, 2))", "ZeroPad1d((1, 2))", "ConstantPad3d(padding=(1, 1, 1, 1, 1, 1), value=3.5)",
         "ReflectionPad2d((1, 0, 2, 1))", "ReplicationPad1d((3, 3))", "CircularPad2d((1, 1, 1, 1))"]
+    assert nn.ZeroPad1d(np.array([1, 2])).padding == (1, 2)     # any iterable, as PyTorch's _ntuple
     with pytest.raises(ValueError, match=r"^expected 3D or 4D input \(got 2D input\)$"):
         nn.CircularPad2d(1)(torch.ones(4, 4))
     x = torch.ones(1, 1, 3, requires_grad=True)

@@ -38,6 +38,18 @@ def test_rms_norm_of_bfloat16_computes_in_float32():
     np.testing.assert_allclose(got.float().numpy(), want, rtol=8e-3, atol=8e-3)
 
 
+def test_rms_norm_keeps_the_inputs_dtype_and_rounds_once():
+    x = torch.randn(3, 8)
+    w = torch.randn(8)
+    half = F.rms_norm(x.half(), [8], w)
+    assert half.dtype == torch.float16
+    xf = x.half().float()
+    once = (xf * torch.rsqrt((xf * xf).mean(-1, keepdim=True) + torch.finfo(torch.float32).eps) * w).half()
+    assert torch.equal(half, once)
+    assert F.rms_norm(x, [8], w.double()).dtype == torch.float32
+    assert nn.RMSNorm(8)(x.bfloat16()).dtype == torch.bfloat16
+
+
 def test_rms_norm_module_and_gradients():
     m = nn.RMSNorm([3, 4], eps=1e-5).double()
     assert repr(m) == "RMSNorm((3, 4), eps=1e-05, elementwise_affine=True)" and list(m.state_dict()) == ["weight"]

@@ -47,3 +47,34 @@ def test_optimizer_state_round_trips_through_state_dict(name):
     opt.step()
     clone.step()
     assert torch.equal(w, clone_w)
+
+
+@pytest.mark.parametrize("name", ["Adadelta", "Adamax", "NAdam", "RAdam", "Rprop", "ASGD"])
+def test_differentiable_step_is_the_same_step_and_carries_gradients(name):
+    torch.manual_seed(2)
+    start = torch.randn(5, requires_grad=True)
+    grad = torch.randn(5)
+    plain = start.detach().clone().requires_grad_()
+    plain.grad = grad.clone()
+    getattr(torch.optim, name)([plain], lr=0.1).step()
+    p = start.clone()        # not a leaf: the update is recorded
+    p.grad = grad.clone()
+    getattr(torch.optim, name)([p], lr=0.1, differentiable=True).step()
+    np.testing.assert_allclose(p.detach().numpy(), plain.detach().numpy(), rtol=1e-6, atol=1e-7)
+    (derivative,) = torch.autograd.grad(p.sum(), start)
+    assert derivative.shape == (5,) and torch.isfinite(derivative).all()
+
+
+@pytest.mark.parametrize("name, keys", [("NAdam", ("mu_product",)), ("ASGD", ("eta", "mu"))])
+def test_states_with_float_entries_from_older_releases_load(name, keys):
+    w = torch.zeros(3, requires_grad=True)
+    opt = getattr(torch.optim, name)([w])
+    w.grad = torch.ones(3)
+    opt.step()
+    state = copy.deepcopy(opt.state_dict())
+    for key in keys:
+        state["state"][0][key] = float(state["state"][0][key])
+    fresh = getattr(torch.optim, name)([w])
+    fresh.load_state_dict(state)
+    assert all(torch.is_tensor(fresh.state[w][key]) for key in keys)
+    fresh.step()

@@ -7,7 +7,7 @@ from typing import Any
 import torch
 from torch import Tensor
 
-from torch.optim._single_tensor import SingleTensorOptimizer, check_common, check_lr
+from torch.optim._single_tensor import SingleTensorOptimizer, check_lr
 from torch.optim.optimizer import ParamsT, _get_scalar_dtype, _scalar
 
 __all__ = ["Adadelta"]
@@ -24,7 +24,10 @@ class Adadelta(SingleTensorOptimizer):
         check_lr(lr)
         if not 0.0 <= rho <= 1.0:
             raise ValueError(f"Invalid rho value: {rho}")
-        check_common(lr, eps, weight_decay)
+        if not 0.0 <= eps:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        if not 0.0 <= weight_decay:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
         super().__init__(params, {"lr": lr, "rho": rho, "eps": eps, "weight_decay": weight_decay,
                                   "maximize": maximize, "capturable": capturable, "foreach": foreach,
                                   "differentiable": differentiable})
@@ -42,6 +45,9 @@ class Adadelta(SingleTensorOptimizer):
         square_avg, acc_delta = state["square_avg"], state["acc_delta"]
         square_avg.mul_(rho).addcmul_(grad, grad, value=1 - rho)
         std = square_avg.add(eps).sqrt_()
-        delta = acc_delta.add(eps).sqrt_().div_(std).mul_(grad)
+        delta = acc_delta.add(eps).sqrt_()
+        if group["differentiable"]:      # sqrt_'s backward needs its output unchanged
+            delta = delta.clone()
+        delta.div_(std).mul_(grad)
         acc_delta.mul_(rho).addcmul_(delta, delta, value=1 - rho)
         p.add_(delta, alpha=-lr)

@@ -39,5 +39,9 @@ class Adamax(SingleTensorOptimizer):
             grad = grad.add(p, alpha=group["weight_decay"])
         exp_avg, exp_inf = state["exp_avg"], state["exp_inf"]
         exp_avg.lerp_(grad, 1 - beta1)
-        torch.maximum(exp_inf.mul_(beta2), grad.abs().add_(eps), out=exp_inf)
+        if group["differentiable"]:      # no out=: autograd records the running maximum
+            norms = torch.cat([exp_inf.mul_(beta2).unsqueeze(0), grad.abs().add_(eps).unsqueeze_(0)], 0)
+            exp_inf.copy_(torch.amax(norms, 0, keepdim=False))
+        else:
+            torch.maximum(exp_inf.mul_(beta2), grad.abs().add_(eps), out=exp_inf)
         p.addcdiv_(exp_avg, exp_inf, value=-lr / (1 - beta1 ** step))

@@ -26,6 +26,14 @@ class ASGD(SingleTensorOptimizer):
                                   "foreach": foreach, "maximize": maximize, "capturable": capturable,
                                   "differentiable": differentiable})
 
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        super().__setstate__(state)
+        # states saved by older PyTorch releases hold eta, mu as Python floats
+        for param_state in self.state.values():
+            for key in ('eta', 'mu'):
+                if key in param_state and not torch.is_tensor(param_state[key]):
+                    param_state[key] = torch.tensor(param_state[key], dtype=_get_scalar_dtype())
+
     def _init_state(self, p: Tensor, state: dict[str, Any], group: dict[str, Any]) -> None:
         state["step"] = torch.zeros((), dtype=_get_scalar_dtype())
         state["eta"] = torch.as_tensor(_scalar(group["lr"]), dtype=_get_scalar_dtype()).clone().detach()

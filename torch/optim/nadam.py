@@ -31,6 +31,14 @@ class NAdam(SingleTensorOptimizer):
                                   "maximize": maximize, "foreach": foreach, "capturable": capturable,
                                   "differentiable": differentiable})
 
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        super().__setstate__(state)
+        # states saved by older PyTorch releases hold mu_product as Python floats
+        for param_state in self.state.values():
+            for key in ('mu_product',):
+                if key in param_state and not torch.is_tensor(param_state[key]):
+                    param_state[key] = torch.tensor(param_state[key], dtype=_get_scalar_dtype())
+
     def _init_state(self, p: Tensor, state: dict[str, Any], group: dict[str, Any]) -> None:
         state["step"] = torch.tensor(0.0, dtype=_get_scalar_dtype())
         state["mu_product"] = torch.tensor(1.0, dtype=_get_scalar_dtype())
@@ -55,7 +63,7 @@ class NAdam(SingleTensorOptimizer):
         exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
         exp_avg.lerp_(grad, 1 - beta1)
         exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
-        denom = exp_avg_sq.div(bias_correction2).sqrt().add_(eps)
+        denom = exp_avg_sq.div(bias_correction2).sqrt().add(eps)     # not in place: sqrt's backward needs it
         product = mu_product.item()
         p.addcdiv_(grad, denom, value=-lr * (1.0 - mu) / (1.0 - product))
         p.addcdiv_(exp_avg, denom, value=-lr * mu_next / (1.0 - product * mu_next))

@@ -39,7 +39,7 @@ class Rprop(SingleTensorOptimizer):
         (etaminus, etaplus), (step_min, step_max) = group["etas"], group["step_sizes"]
         state["step"].add_(1)
         prev, step_size = state["prev"], state["step_size"]
-        sign = grad.mul(prev).sign()
+        sign = grad.mul(prev.clone() if group["differentiable"] else prev).sign()
         sign[sign.gt(0)] = etaplus
         sign[sign.lt(0)] = etaminus
         sign[sign.eq(0)] = 1

@@ -523,7 +523,8 @@ _FLOAT32, _FLOAT64 = dtype_from_name("float32"), dtype_from_name("float64")
 
 def rms_norm(input: Any, normalized_shape: Any, weight: Any = None, eps: Any = None) -> Any:
     """x / sqrt(mean(x^2) + eps) over the normalized dims, times weight: PyTorch's composite, in the
-    opmath type (float for half types), eps the machine epsilon of that type by default."""
+    opmath type (float for half types) and rounded to the input's dtype at the end; eps the machine
+    epsilon of the opmath type by default."""
     normalized = check_norm_shapes(input, normalized_shape, weight, None, True)
     if not input.dtype.is_floating_point:
         raise NotImplementedError(f'"rms_norm" not implemented for \'{input.dtype.type_name}\'')
@@ -533,8 +534,10 @@ def rms_norm(input: Any, normalized_shape: Any, weight: Any = None, eps: Any = N
     if eps is None:
         eps = 2.220446049250313e-16 if opmath is _FLOAT64 else 1.1920928955078125e-07
     scale = _rsqrt(_add(_mean_dim(_mul(x, x), dims, True), eps))
-    result = _mul(x, scale).to(dtype=input.dtype)
-    return result if weight is None else _mul(result, weight)
+    result = _mul(x, scale)
+    if weight is not None:
+        result = _mul(result, weight)
+    return result.to(dtype=input.dtype)       # rounded once, and the input's dtype whatever weight's is
 
 
 _repeat = find_operator("repeat")
@@ -550,8 +553,8 @@ def instance_norm(input: Any, weight: Any, bias: Any, running_mean: Any, running
         raise RuntimeError("Expected running_mean and running_var to be defined when use_input_stats is false")
     b, c = input.shape[0], input.shape[1]
 
-    def per_sample(t: Any) -> Any:
-        return None if t is None else _repeat(t, [b])
+    def per_sample(t: Any) -> Any:       # running statistics in the input's dtype, as PyTorch casts them
+        return None if t is None else _repeat(t.to(dtype=input.dtype), [b])
     means, variances = per_sample(running_mean), per_sample(running_var)
     folded = _view(_contiguous(input), (1, b * c) + tuple(input.shape[2:]))
     out = _batch_norm(folded, per_sample(weight), per_sample(bias), means, variances, use_input_stats, momentum, eps,

@@ -6,6 +6,7 @@ from collections.abc import Callable
 from torch import Tensor
 from torch.nn import _reduction
 from torch.nn import functional as F
+from torch.nn.modules.distance import PairwiseDistance
 from torch.nn.modules.module import Module
 
 __all__ = ["L1Loss", "MSELoss", "SmoothL1Loss", "HuberLoss", "CrossEntropyLoss", "NLLLoss", "BCELoss",
@@ -213,7 +214,7 @@ class TripletMarginWithDistanceLoss(_Loss):
         if margin <= 0:
             raise ValueError(f"TripletMarginWithDistanceLoss: expected margin to be greater than 0, got {margin} "
                              "instead")
-        self.distance_function = distance_function
+        self.distance_function = distance_function if distance_function is not None else PairwiseDistance()
         self.margin = margin
         self.swap = swap
 

@@ -2,8 +2,7 @@
 spatial dims (PyTorch's attributes and reprs), each F.pad with its mode."""
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Iterable, Sequence
 
 from torch import Tensor
 from torch.nn import functional as F
@@ -15,8 +14,10 @@ __all__ = ["ConstantPad1d", "ConstantPad2d", "ConstantPad3d", "ZeroPad1d", "Zero
 
 
 def _pairs(padding: int | Sequence[int], dims: int) -> tuple[int, ...]:
-    """An int pads every side by it; a sequence is (left, right, top, bottom, front, back) as given."""
-    return tuple(padding) if isinstance(padding, Sequence) else (padding,) * (2 * dims)
+    """An int pads every side by it; an iterable is (left, right, top, bottom, front, back) as given."""
+    if isinstance(padding, Iterable) and not isinstance(padding, str):
+        return tuple(padding)
+    return (padding,) * (2 * dims)
 
 
 class _PadNd(Module):
