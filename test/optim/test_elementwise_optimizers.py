@@ -49,6 +49,7 @@ def test_optimizer_state_round_trips_through_state_dict(name):
     assert torch.equal(w, clone_w)
 
 
+@pytest.mark.filterwarnings("ignore:The .grad attribute of a Tensor that is not a leaf")     # as PyTorch warns
 @pytest.mark.parametrize("name", ["Adadelta", "Adamax", "NAdam", "RAdam", "Rprop", "ASGD"])
 def test_differentiable_step_is_the_same_step_and_carries_gradients(name):
     torch.manual_seed(2)
