@@ -61,3 +61,15 @@ def test_custom_mapping_counts_a_custom_operator():
     with FlopCounterMode(display=False, custom_mapping={torch.ops.ember_flops.twice: formula}) as counter:
         twice(torch.ones(7))
     assert counter.get_total_flops() == 7
+
+
+def test_a_module_that_raises_leaves_the_module_stack():
+    class Failing(torch.nn.Module):
+        def forward(self, x):
+            raise ValueError("no")
+    a, b = torch.randn(3, 4), torch.randn(4, 5)
+    with FlopCounterMode(display=False) as counter:
+        with pytest.raises(ValueError):
+            Failing()(a)
+        torch.mm(a, b)
+    assert counter.get_flop_counts() == {"Global": {torch.ops.aten.mm: 120}}

@@ -187,8 +187,9 @@ class FlopCounterMode:
         self._previous_hook = _dispatcher.get_profiler_hook()
         _dispatcher.set_profiler_hook(self)
         from torch.utils.hooks import register_module_forward_hook, register_module_forward_pre_hook
+        # always_call: a module whose forward raises still leaves the parent stack (as ModuleTracker)
         self._handles = [register_module_forward_pre_hook(self._enter_module),
-                         register_module_forward_hook(self._leave_module)]
+                         register_module_forward_hook(self._leave_module, always_call=True)]
         return self
 
     def __exit__(self, *exc: Any) -> None:
