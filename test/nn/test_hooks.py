@@ -124,3 +124,14 @@ def test_global_module_hooks_run_around_every_module_before_its_own():
         assert torch.equal(nn.Identity()(torch.ones(2)), torch.full((2,), 2.0))
     finally:
         doubled.remove()
+
+
+def test_a_forward_hook_registered_by_a_pre_hook_runs_in_the_same_call():
+    m = torch.nn.Identity()
+    seen = []
+
+    def pre(module, args):
+        module.register_forward_hook(lambda mod, a, out: seen.append("post"))
+    m.register_forward_pre_hook(pre)
+    m(torch.ones(1))
+    assert seen == ["post"]

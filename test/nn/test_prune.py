@@ -46,3 +46,13 @@ def test_the_mask_is_applied_before_each_forward_and_gradients_reach_the_origina
     m(torch.ones(1, 3)).sum().backward()
     assert m.weight.tolist() == [[2.0, 0.0, 2.0], [0.0, 2.0, 2.0]]
     assert m.weight_orig.grad.tolist() == [[1.0, 0.0, 1.0], [0.0, 1.0, 1.0]]
+
+
+def test_random_structured_prunes_along_a_negative_dim():
+    import torch.nn.utils.prune as prune
+    torch.manual_seed(0)
+    m = torch.nn.Linear(5, 4)
+    prune.random_structured(m, "weight", amount=2, dim=-1)
+    pruned_columns = (m.weight_mask == 0).all(dim=0)
+    assert int(pruned_columns.sum()) == 2
+    assert int((m.weight_mask == 0).sum()) == 2 * 4

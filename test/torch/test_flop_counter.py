@@ -73,3 +73,22 @@ def test_a_module_that_raises_leaves_the_module_stack():
             Failing()(a)
         torch.mm(a, b)
     assert counter.get_flop_counts() == {"Global": {torch.ops.aten.mm: 120}}
+
+
+def test_entering_an_active_counter_again_raises():
+    counter = FlopCounterMode(display=False)
+    with counter:
+        with pytest.raises(RuntimeError, match="already active"):
+            counter.__enter__()
+        torch.mm(torch.randn(3, 4), torch.randn(4, 5))
+    assert counter.get_total_flops() == 120
+
+
+def test_the_profiler_started_inside_a_counter_keeps_it_counting():
+    a, b = torch.randn(3, 4), torch.randn(4, 5)
+    with FlopCounterMode(display=False) as counter:
+        with torch.profiler.profile() as prof:
+            torch.mm(a, b)
+        torch.mm(a, b)          # after the profiler stops, the counter still counts
+    assert counter.get_total_flops() == 240
+    assert any(e.key == "aten::mm" for e in prof.key_averages())

@@ -17,7 +17,8 @@ _current: list[Recorder | None] = [None]
 def _start(record_shapes: bool) -> Recorder:
     if _current[0] is not None:
         raise RuntimeError("Profiler is already enabled on this thread")
-    recorder = Recorder(record_shapes)
+    # another observer (FlopCounterMode) may hold the hook: the recorder passes its calls on
+    recorder = Recorder(record_shapes, previous_hook=_dispatcher.get_profiler_hook())
     _current[0] = recorder
     _dispatcher.set_profiler_hook(recorder)
     return recorder
@@ -26,7 +27,7 @@ def _start(record_shapes: bool) -> Recorder:
 def _stop(recorder: Recorder) -> EventList:
     if _current[0] is recorder:
         _current[0] = None
-        _dispatcher.set_profiler_hook(None)
+        _dispatcher.set_profiler_hook(recorder.previous_hook)
     return recorder.event_list()
 
 

@@ -222,8 +222,9 @@ class Recorder:
     """Collects events while installed as the dispatcher's profiler hook: each operator call and
     each record_function range, nested per thread (parents and children)."""
 
-    def __init__(self, record_shapes: bool = False) -> None:
+    def __init__(self, record_shapes: bool = False, previous_hook: Any = None) -> None:
         self.record_shapes = record_shapes
+        self.previous_hook = previous_hook
         self.events: list[FunctionEvent] = []
         self._ids = itertools.count()
         self._local = threading.local()
@@ -255,6 +256,8 @@ class Recorder:
     def wrap(self, op_name: str, kernel: Callable[..., Any]) -> Callable[..., Any]:
         """What the dispatcher calls instead of kernel: the call timed as aten::<op name>."""
         name = "aten::" + op_name.split(".", 1)[0]
+        if self.previous_hook is not None:
+            kernel = self.previous_hook.wrap(op_name, kernel)
 
         def timed(*args: Any, **kwargs: Any) -> Any:
             event = self.begin(name, args)

@@ -182,12 +182,16 @@ class FlopCounterMode:
 
     # -- the context --------------------------------------------------------------------------
     def __enter__(self) -> FlopCounterMode:
+        if self._handles:
+            # entered twice, the mode would wrap its own kernels and count (and recurse) forever
+            raise RuntimeError("FlopCounterMode is already active; it cannot be entered again before it exits")
         self.flop_counts.clear()
         self._parents = [_GLOBAL]
         self._previous_hook = _dispatcher.get_profiler_hook()
         _dispatcher.set_profiler_hook(self)
         from torch.utils.hooks import register_module_forward_hook, register_module_forward_pre_hook
-        # always_call: a module whose forward raises still leaves the parent stack (as ModuleTracker)
+        # always_call, unlike PyTorch's registration: a module whose forward raises still leaves the
+        # parent stack, so later counts are not charged to it
         self._handles = [register_module_forward_pre_hook(self._enter_module),
                          register_module_forward_hook(self._leave_module, always_call=True)]
         return self

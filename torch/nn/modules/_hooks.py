@@ -221,9 +221,6 @@ class HooksMixin:
             return self.forward(*args, **kwargs)
         called_always: set[int] = set()
         result: Any = None
-        forward_hooks = [*_global_forward_hooks.items(), *self._forward_hooks.items()]
-        with_kwargs = self._forward_hooks_with_kwargs.keys() | _global_forward_hooks_with_kwargs.keys()
-        always = self._forward_hooks_always_called.keys() | _global_forward_hooks_always_called.keys()
         try:
             for hook_id, hook in [*_global_forward_pre_hooks.items(), *self._forward_pre_hooks.items()]:
                 if hook_id in self._forward_pre_hooks_with_kwargs:
@@ -244,6 +241,8 @@ class HooksMixin:
                                         list(self._backward_pre_hooks.values()))
                 args = bw_hook.setup_input_hook(args)
             result = self.forward(*args, **kwargs)
+            # read after forward, as PyTorch: hooks registered by pre-hooks or forward itself run too
+            forward_hooks, with_kwargs, always = self._forward_hooks_now()
             for hook_id, hook in forward_hooks:
                 if hook_id in always:
                     called_always.add(hook_id)
@@ -260,6 +259,7 @@ class HooksMixin:
                 result = bw_hook.setup_output_hook(result)
             return result
         except Exception:
+            forward_hooks, with_kwargs, always = self._forward_hooks_now()
             for hook_id, hook in forward_hooks:
                 if hook_id in always and hook_id not in called_always:
                     try:
@@ -273,5 +273,12 @@ class HooksMixin:
                         warnings.warn("module forward hook with ``always_call=True`` raised an exception that was "
                                       f"silenced as another error was raised in forward: {e}", stacklevel=2)
             raise
+
+    def _forward_hooks_now(self) -> tuple[list[tuple[int, Callable[..., Any]]], set[int], set[int]]:
+        """The forward hooks to run (global first), which take kwargs and which are always called."""
+        hooks = [*_global_forward_hooks.items(), *self._forward_hooks.items()]
+        with_kwargs = self._forward_hooks_with_kwargs.keys() | _global_forward_hooks_with_kwargs.keys()
+        always = self._forward_hooks_always_called.keys() | _global_forward_hooks_always_called.keys()
+        return hooks, with_kwargs, always
 
     __call__: Callable[..., Any] = _call_impl

@@ -277,7 +277,8 @@ class RandomStructured(BasePruningMethod):
             return default_mask
         draws = torch.rand(channels)
         threshold = torch.kthvalue(draws, k=count).values
-        mask = _channel_mask(t, self.dim, draws > threshold)
+        dim = self.dim + t.dim() if self.dim < 0 else self.dim
+        mask = _channel_mask(t, dim, draws > threshold)
         mask *= default_mask.to(dtype=mask.dtype)
         return mask
 
