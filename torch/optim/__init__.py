@@ -1,7 +1,7 @@
 """:mod:`torch.optim` is a package implementing various optimization algorithms: PyTorch's
 Optimizer base, SGD, Adam, AdamW, NAdam, RAdam, Adamax, Adadelta, Adagrad, RMSprop, Rprop, ASGD,
-LBFGS and the learning-rate schedulers."""
-from torch.optim import lr_scheduler
+LBFGS, the learning-rate schedulers and weight averaging (swa_utils)."""
+from torch.optim import lr_scheduler, swa_utils
 from torch.optim.adadelta import Adadelta
 from torch.optim.adagrad import Adagrad
 from torch.optim.adam import Adam
@@ -17,4 +17,4 @@ from torch.optim.rprop import Rprop
 from torch.optim.sgd import SGD
 
 __all__ = ["ASGD", "Adadelta", "Adagrad", "Adam", "AdamW", "Adamax", "LBFGS", "NAdam", "Optimizer", "RAdam",
-           "RMSprop", "Rprop", "SGD", "lr_scheduler"]
+           "RMSprop", "Rprop", "SGD", "lr_scheduler", "swa_utils"]

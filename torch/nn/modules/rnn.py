@@ -1,6 +1,7 @@
 """Recurrent layers: RNN, LSTM, GRU and their single-step cells (PyTorch's parameters and checks).
 
-The recurrences themselves live in torch/nn/_recurrence.py."""
+The recurrences themselves live in torch/nn/_recurrence.py (torch/nn/_packed_recurrence.py for a
+PackedSequence input)."""
 from __future__ import annotations
 
 import math
@@ -10,9 +11,10 @@ from typing import Any
 
 import torch
 from torch import Tensor
-from torch.nn import _recurrence, init
+from torch.nn import _packed_recurrence, _recurrence, init
 from torch.nn.modules.module import Module
 from torch.nn.parameter import Parameter
+from torch.nn.utils.rnn import PackedSequence
 
 __all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
 
@@ -131,7 +133,7 @@ class RNNBase(Module):
                                f"got {input.size(-1)}")
 
     def get_expected_hidden_size(self, input: Tensor, batch_sizes: Tensor | None) -> tuple[int, int, int]:
-        mini_batch = input.size(0) if self.batch_first else input.size(1)
+        mini_batch = _mini_batch(self.batch_first, input, batch_sizes)
         directions = 2 if self.bidirectional else 1
         size = self.proj_size if self.proj_size > 0 else self.hidden_size
         return (self.num_layers * directions, mini_batch, size)
@@ -164,12 +166,36 @@ class RNNBase(Module):
             s += ", bidirectional={bidirectional}"
         return s.format(**self.__dict__)
 
+    # -- a PackedSequence input, for all three ---------------------------------------------
+    def _zero_state(self, input: Tensor, batch: int) -> Any:
+        """The default hx: zeros, (h_0, c_0) for LSTM (h_0 of proj_size when projecting)."""
+        layers = self.num_layers * (2 if self.bidirectional else 1)
+        h0 = torch.zeros(layers, batch, self.proj_size or self.hidden_size, dtype=input.dtype, device=input.device)
+        if self.mode != "LSTM":
+            return h0
+        return h0, torch.zeros(layers, batch, self.hidden_size, dtype=input.dtype, device=input.device)
+
+    def _packed_forward(self, input: PackedSequence, hx: Any) -> tuple[PackedSequence, Any]:
+        """PyTorch's packed path: hx comes in the caller's batch order, so it is permuted into the
+        sorted order of the packed data, and h_n back out of it."""
+        data, batch_sizes, sorted_indices, unsorted_indices = input
+        hx = self._zero_state(data, int(batch_sizes[0])) if hx is None else self.permute_hidden(hx, sorted_indices)
+        # PyTorch's LSTM skips these checks for packed input and fails later, inside its kernel.
+        self.check_forward_args(data, hx, batch_sizes)
+        states = tuple(hx) if self.mode == "LSTM" else (hx,)
+        output, finals = _packed_recurrence.run(self.mode, data, batch_sizes, states, self._flat_weights, self.bias,
+                                                self.num_layers, self.dropout, self.training, self.bidirectional,
+                                                self.proj_size)
+        hidden: Any = finals if self.mode == "LSTM" else finals[0]
+        packed = PackedSequence(output, batch_sizes, sorted_indices, unsorted_indices)
+        return packed, self.permute_hidden(hidden, unsorted_indices)
+
     # -- the shared forward for RNN and GRU (single hidden state) ---------------------------
-    def _single_state_forward(self, input: Tensor, hx: Tensor | None) -> tuple[Tensor, Tensor]:
+    def _single_state_forward(self, input: Tensor | PackedSequence,
+                              hx: Tensor | None) -> tuple[Tensor | PackedSequence, Tensor]:
+        if isinstance(input, PackedSequence):
+            return self._packed_forward(input, hx)
         name = "RNN" if self.mode.startswith("RNN") else self.mode
-        if not isinstance(input, Tensor):
-            raise TypeError(f"{name}: input must be a Tensor (PackedSequence is not supported yet), "
-                            f"got {type(input).__name__}")
         if input.dim() not in (2, 3):
             tail = " tensor instead" if name == "RNN" else " instead"
             raise ValueError(f"{name}: Expected input to be 2D or 3D, got {input.dim()}D{tail}")
@@ -184,9 +210,7 @@ class RNNBase(Module):
         elif hx is not None and hx.dim() != 3:
             raise RuntimeError(f"For batched 3-D input, hx should also be 3-D but got {hx.dim()}-D tensor")
         if hx is None:
-            directions = 2 if self.bidirectional else 1
-            hx = torch.zeros(self.num_layers * directions, input.size(0) if self.batch_first else input.size(1),
-                             self.hidden_size, dtype=input.dtype, device=input.device)
+            hx = self._zero_state(input, input.size(0) if self.batch_first else input.size(1))
         self.check_forward_args(input, hx, None)
         output, (hidden,) = _recurrence.run(self.mode, input, (hx,), self._flat_weights, self.bias, self.num_layers,
                                             self.dropout, self.training, self.bidirectional, self.batch_first)
@@ -220,7 +244,8 @@ class RNN(RNNBase):
             raise ValueError(f"Unknown nonlinearity '{self.nonlinearity}'. Select from 'tanh' or 'relu'.")
         super().__init__(mode, *args, **kwargs)
 
-    def forward(self, input: Tensor, hx: Tensor | None = None) -> tuple[Tensor, Tensor]:
+    def forward(self, input: Tensor | PackedSequence,
+                hx: Tensor | None = None) -> tuple[Tensor | PackedSequence, Tensor]:
         return self._single_state_forward(input, hx)
 
 
@@ -237,7 +262,8 @@ class GRU(RNNBase):
             raise ValueError("proj_size argument is only supported for LSTM, not RNN or GRU")
         super().__init__("GRU", *args, **kwargs)
 
-    def forward(self, input: Tensor, hx: Tensor | None = None) -> tuple[Tensor, Tensor]:
+    def forward(self, input: Tensor | PackedSequence,
+                hx: Tensor | None = None) -> tuple[Tensor | PackedSequence, Tensor]:
         return self._single_state_forward(input, hx)
 
 
@@ -252,7 +278,7 @@ class LSTM(RNNBase):
         super().__init__("LSTM", *args, **kwargs)
 
     def get_expected_cell_size(self, input: Tensor, batch_sizes: Tensor | None) -> tuple[int, int, int]:
-        mini_batch = input.size(0) if self.batch_first else input.size(1)
+        mini_batch = _mini_batch(self.batch_first, input, batch_sizes)
         directions = 2 if self.bidirectional else 1
         return (self.num_layers * directions, mini_batch, self.hidden_size)
 
@@ -268,11 +294,10 @@ class LSTM(RNNBase):
             return hx
         return hx[0].index_select(1, permutation), hx[1].index_select(1, permutation)
 
-    def forward(self, input: Tensor,
-                hx: tuple[Tensor, Tensor] | None = None) -> tuple[Tensor, tuple[Tensor, Tensor]]:
-        if not isinstance(input, Tensor):
-            raise TypeError("LSTM: input must be a Tensor (PackedSequence is not supported yet), "
-                            f"got {type(input).__name__}")
+    def forward(self, input: Tensor | PackedSequence,
+                hx: tuple[Tensor, Tensor] | None = None) -> tuple[Tensor | PackedSequence, tuple[Tensor, Tensor]]:
+        if isinstance(input, PackedSequence):
+            return self._packed_forward(input, hx)
         if input.dim() not in (2, 3):
             raise ValueError(f"LSTM: Expected input to be 2D or 3D, got {input.dim()}D instead")
         is_batched = input.dim() == 3
@@ -280,14 +305,7 @@ class LSTM(RNNBase):
         if not is_batched:
             input = input.unsqueeze(batch_dim)
         if hx is None:
-            directions = 2 if self.bidirectional else 1
-            batch = input.size(0) if self.batch_first else input.size(1)
-            real_hidden = self.proj_size if self.proj_size > 0 else self.hidden_size
-            h0 = torch.zeros(self.num_layers * directions, batch, real_hidden, dtype=input.dtype,
-                             device=input.device)
-            c0 = torch.zeros(self.num_layers * directions, batch, self.hidden_size, dtype=input.dtype,
-                             device=input.device)
-            hx = (h0, c0)
+            hx = self._zero_state(input, input.size(0) if self.batch_first else input.size(1))
         elif is_batched:
             if hx[0].dim() != 3 or hx[1].dim() != 3:
                 raise RuntimeError("For batched 3-D input, hx and cx should also be 3-D but got "
@@ -305,6 +323,13 @@ class LSTM(RNNBase):
             output = output.squeeze(batch_dim)
             h_n, c_n = h_n.squeeze(1), c_n.squeeze(1)
         return output, (h_n, c_n)
+
+
+def _mini_batch(batch_first: bool, input: Tensor, batch_sizes: Tensor | None) -> int:
+    """The batch size hx must have: a packed input's largest batch, else the input's batch dimension."""
+    if batch_sizes is not None:
+        return int(batch_sizes[0])
+    return input.size(0) if batch_first else input.size(1)
 
 
 # -- cells -------------------------------------------------------------------------------------

@@ -1,0 +1,94 @@
+"""torch.nn.utils.parametrize, parametrizations and the legacy weight_norm/spectral_norm against
+PyTorch 2.13's results (tools/record_parametrize_reference.py): names and state_dict keys,
+originals, forward outputs and gradients, spectral_norm's u/v after training and eval steps,
+warnings and errors."""
+import copy
+import json
+import math
+import pickle
+from pathlib import Path
+
+import pytest
+
+import torch
+from torch import nn
+from torch.nn.utils import parametrizations, parametrize
+from tools import record_parametrize_reference as record
+
+REFERENCE = json.loads((Path(__file__).resolve().parents[1] / "data" / "parametrize" / "parametrize.json")
+                       .read_text())["cases"]
+
+
+def _close(mine, ref, where):
+    if isinstance(ref, list):
+        assert isinstance(mine, (list, tuple)) and len(mine) == len(ref), where
+        for m, r in zip(mine, ref):
+            _close(m, r, where)
+    elif isinstance(ref, dict):
+        assert sorted(mine) == sorted(ref), where
+        for k in ref:
+            _close(mine[k], ref[k], f"{where}.{k}")
+    elif isinstance(ref, float):
+        assert math.isclose(mine, ref, rel_tol=1e-5, abs_tol=1e-5), (where, mine, ref)
+    else:
+        assert mine == ref, where
+
+
+@pytest.mark.parametrize("case", record.CASES)
+def test_parametrizations_do_what_they_do_on_pytorch(case):
+    mine, ref = record.run_case(torch, case), REFERENCE[case]
+    if "error" in ref:
+        assert mine == ref
+    else:
+        _close(mine, ref, case)
+
+
+def test_orthogonal_names_the_linalg_op_ember_lacks():
+    with pytest.raises(NotImplementedError, match="torch.linalg.matrix_exp"):
+        parametrizations.orthogonal(nn.Linear(3, 3))
+    with pytest.raises(NotImplementedError, match="torch.linalg.householder_product"):
+        parametrizations.orthogonal(nn.Linear(3, 4))
+    with pytest.raises(NotImplementedError, match="torch.linalg.solve"):
+        parametrizations.orthogonal(nn.Linear(3, 3), orthogonal_map="cayley")
+
+
+def test_the_parametrized_class_is_per_instance_and_restored_on_removal():
+    a, b = nn.Linear(2, 2), nn.Linear(2, 2)
+    parametrizations.weight_norm(a)
+    assert type(a).__name__ == "ParametrizedLinear" and type(b) is nn.Linear
+    assert isinstance(a, nn.Linear) and not hasattr(nn.Linear, "weight")
+    parametrize.remove_parametrizations(a, "weight")
+    assert type(a) is nn.Linear and not hasattr(a, "parametrizations")
+
+
+def test_optimizer_keeps_the_original_parameter_through_registration_and_removal():
+    torch.manual_seed(0)
+    m = nn.Linear(3, 2)
+    w = m.weight
+    opt = torch.optim.SGD(m.parameters(), lr=0.1)
+    parametrizations.spectral_norm(m)
+    assert m.parametrizations.weight.original is w
+    m(torch.ones(1, 3)).sum().backward()
+    opt.step()
+    parametrize.remove_parametrizations(m, "weight")
+    assert m.weight is w
+
+
+def test_deepcopy_of_a_parametrized_module_is_independent():
+    torch.manual_seed(0)
+    m = parametrizations.weight_norm(nn.Linear(3, 2))
+    c = copy.deepcopy(m)
+    assert type(c) is type(m)
+    with torch.no_grad():
+        c.parametrizations.weight.original0.mul_(2)
+    assert torch.allclose(c.weight, 2 * m.weight)
+    with pytest.raises(RuntimeError, match="Serialization of parametrized modules"):
+        pickle.dumps(m)
+
+
+def test_spectral_norm_in_eval_mode_leaves_u_and_v_alone():
+    torch.manual_seed(0)
+    m = parametrizations.spectral_norm(nn.Linear(4, 4)).eval()
+    u = m.parametrizations.weight[0]._u.clone()
+    m(torch.ones(1, 4))
+    assert torch.equal(m.parametrizations.weight[0]._u, u)
