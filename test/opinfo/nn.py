@@ -630,62 +630,103 @@ def one_hot_samples(dtype, rng):
 
 
 # ---- upsampling --------------------------------------------------------------------------------
+# PyTorch's index and weight formulas (UpSample.h), written again in NumPy in the kernels' precision
+# (float for float32, and for every nearest index); the result is the separable sum in float64.
 
-def _nearest_idx(size, osize, scale):
-    if osize == size:
+def _nearest_idx(size, osize, scale, exact=False):
+    if not exact and osize == size:
         return np.arange(osize)
-    if osize == 2 * size:
+    if not exact and osize == 2 * size:
         return np.arange(osize) >> 1
-    s = np.float32(1.0) / np.float32(scale) if scale else np.float32(size) / np.float32(osize)
-    return np.minimum(np.floor(np.arange(osize, dtype=np.float32) * s).astype(np.int64), size - 1)
+    s = np.float32(1.0 / scale) if scale else np.float32(size) / np.float32(osize)
+    dst = np.arange(osize, dtype=np.float64)
+    src = np.float32(dst + 0.5) * s if exact else dst.astype(np.float32) * s
+    return np.minimum(np.floor(src.astype(np.float32)).astype(np.int64), size - 1)
+
+
+def _area_scale(size, osize, scale, align_corners, ft):
+    if align_corners:
+        return ft(size - 1) / ft(osize - 1) if osize > 1 else ft(0)
+    return ft(1.0 / scale) if scale else ft(size) / ft(osize)
+
+
+def _linear_taps(size, osize, scale, align_corners, ft):
+    if osize == size:
+        return [np.arange(osize), np.arange(osize)], [np.ones(osize), np.zeros(osize)]
+    s = _area_scale(size, osize, scale, align_corners, ft)
+    dst = np.arange(osize, dtype=ft)
+    src = s * dst if align_corners else np.maximum(s * (dst + ft(0.5)) - ft(0.5), ft(0))
+    i0 = np.minimum(np.floor(src).astype(np.int64), size - 1)
+    lam = np.clip(src - i0.astype(ft), 0, 1).astype(ft)
+    return [i0, np.where(i0 < size - 1, i0 + 1, i0)], [_f64(ft(1) - lam), _f64(lam)]
+
+
+def _cubic_taps(size, osize, scale, align_corners, ft):
+    s, A = _area_scale(size, osize, scale, align_corners, ft), ft(-0.75)
+    dst = np.arange(osize, dtype=ft)
+    src = s * dst if align_corners else s * (dst + ft(0.5)) - ft(0.5)
+    i0 = np.minimum(np.floor(src).astype(np.int64), size - 1)
+    t = np.clip(src - i0.astype(ft), 0, 1).astype(ft)
+    near = lambda x: ((A + ft(2)) * x - (A + ft(3))) * x * x + ft(1)  # noqa: E731
+    far = lambda x: ((A * x - ft(5) * A) * x + ft(8) * A) * x - ft(4) * A  # noqa: E731
+    weights = [far(t + ft(1)), near(t), near(ft(1) - t), far(ft(2) - t)]
+    return [np.clip(i0 - 1 + j, 0, size - 1) for j in range(4)], [_f64(w) for w in weights]
 
 
 def _osize(x, output_size, scale_factors):
     if output_size is not None:
         return tuple(output_size)
-    return tuple(int(float(x.shape[2 + i]) * scale_factors[i]) for i in range(2))
+    return tuple(int(float(x.shape[2 + i]) * scale_factors[i]) for i in range(x.ndim - 2))
 
 
-def _upsample_nearest2d_vec(x, output_size, scale_factors):
-    Ho, Wo = _osize(x, output_size, scale_factors)
-    sh, sw = scale_factors if scale_factors is not None else (None, None)
-    return x[:, :, _nearest_idx(x.shape[2], Ho, sh)][:, :, :, _nearest_idx(x.shape[3], Wo, sw)]
+def _upsample_ref(mode):
+    """The NumPy reference of one .vec overload: taps per spatial axis, applied last axis first."""
+    def ref(x, output_size, *rest):
+        align_corners, scale_factors = (rest if mode in ("linear", "cubic") else (False,) + rest)
+        osize = _osize(x, output_size, scale_factors)
+        scales = scale_factors if scale_factors is not None else (None,) * len(osize)
+        ft = np.float64 if x.dtype == np.float64 else np.float32
+        out = _f64(x)
+        for k in reversed(range(len(osize))):
+            size, axis = x.shape[2 + k], 2 + k
+            if mode in ("nearest", "nearest-exact"):
+                out = np.take(out, _nearest_idx(size, osize[k], scales[k], mode == "nearest-exact"), axis=axis)
+                continue
+            taps = _cubic_taps if mode == "cubic" else _linear_taps
+            indices, weights = taps(size, osize[k], scales[k], align_corners, ft)
+            shape = [1] * out.ndim
+            shape[axis] = osize[k]
+            out = sum(np.take(out, i, axis=axis) * w.reshape(shape) for i, w in zip(indices, weights))
+        return out.astype(x.dtype)
+    return ref
 
 
-def _linear_idx(size, osize, scale, align_corners, ft):
-    if align_corners:
-        s = ft(size - 1) / ft(osize - 1) if osize > 1 else ft(0)
-        src = s * np.arange(osize, dtype=ft)
-    else:
-        s = ft(1.0) / ft(scale) if scale else ft(size) / ft(osize)
-        src = np.maximum(s * (np.arange(osize, dtype=ft) + ft(0.5)) - ft(0.5), ft(0))
-    i0 = np.minimum(src.astype(np.int64), size - 1)
-    i1 = np.where(i0 < size - 1, i0 + 1, i0)
-    l1 = _f64(src - i0)
-    return i0, i1, 1 - l1, l1
+def upsample_samples(spatial, interpolating):
+    shape = {1: (2, 3, 7), 2: (2, 3, 5, 7), 3: (1, 2, 3, 4, 5)}[spatial]
+    sizes = {1: [((12,), None), ((3,), None), ((7,), None), (None, (1.7,)), (None, (0.6,))],
+             2: [((9, 4), None), ((10, 14), None), ((5, 7), None), (None, (1.7, 2.3)), (None, (0.6, 2.0)),
+                 ((1, 1), None)],
+             3: [((5, 2, 9), None), ((3, 4, 5), None), (None, (1.5, 0.75, 2.0))]}[spatial]
 
-
-def _upsample_bilinear2d_vec(x, output_size, align_corners, scale_factors):
-    Ho, Wo = _osize(x, output_size, scale_factors)
-    sh, sw = scale_factors if scale_factors is not None else (None, None)
-    ft = x.dtype.type
-    h0, h1, a0, a1 = _linear_idx(x.shape[2], Ho, sh, align_corners, ft)
-    w0, w1, b0, b1 = _linear_idx(x.shape[3], Wo, sw, align_corners, ft)
-    a = _f64(x)
-    rows = a[:, :, h0] * a0[:, None] + a[:, :, h1] * a1[:, None]
-    return (rows[:, :, :, w0] * b0 + rows[:, :, :, w1] * b1).astype(x.dtype)
-
-
-def upsample_samples(bilinear):
     def samples(dtype, rng):
-        x = _v(dtype, (2, 3, 5, 7), rng)
-        sizes = [((9, 4), None), ((10, 14), None), ((5, 7), None), (None, (1.7, 2.3)), (None, (0.6, 2.0)),
-                 ((1, 1), None)]
-        if bilinear:
+        x = _v(dtype, shape, rng)
+        if interpolating:
             return [SampleInput((x, o, ac, s), name=f"{o} {s} align_corners={ac}") for o, s in sizes for ac in (False, True)]
+        empty = _v(dtype, (0,) + shape[1:2] + (3,) * spatial, rng)
         return [SampleInput((x, o, s), name=f"{o} {s}") for o, s in sizes] + \
-            [SampleInput((_v(dtype, (0, 2, 3, 3), rng), (4, 4), None), name="empty batch")]
+            [SampleInput((empty, (4,) * spatial, None), name="empty batch")]
     return samples
+
+
+def _upsample_infos():
+    specs = [("upsample_nearest1d", "nearest", 1), ("upsample_nearest2d", "nearest", 2),
+             ("upsample_nearest3d", "nearest", 3), ("_upsample_nearest_exact1d", "nearest-exact", 1),
+             ("_upsample_nearest_exact2d", "nearest-exact", 2), ("_upsample_nearest_exact3d", "nearest-exact", 3),
+             ("upsample_linear1d", "linear", 1), ("upsample_bilinear2d", "linear", 2),
+             ("upsample_trilinear3d", "linear", 3), ("upsample_bicubic2d", "cubic", 2)]
+    return [OpInfo(f"ops.aten.{name}.vec", _upsample_ref(mode), upsample_samples(spatial, mode in ("linear", "cubic")),
+                   FLOATING, method=False, supports_out=False, tol=TOL, variant=name.lstrip("_"))
+            for name, mode, spatial in specs]
 
 
 # ---- attention ---------------------------------------------------------------------------------
@@ -790,10 +831,7 @@ OPS = [
     OpInfo("embedding", lambda w, i, *a: w[i], embedding_samples, NUMERIC, method=False, supports_out=False),
     OpInfo("_C._nn.one_hot", _one_hot, one_hot_samples, (torch.int64,), method=False, supports_out=False,
            variant="one_hot"),
-    OpInfo("ops.aten.upsample_nearest2d.vec", _upsample_nearest2d_vec, upsample_samples(False), FLOATING,
-           method=False, supports_out=False, variant="upsample_nearest2d"),
-    OpInfo("ops.aten.upsample_bilinear2d.vec", _upsample_bilinear2d_vec, upsample_samples(True), FLOATING,
-           method=False, supports_out=False, tol=TOL, variant="upsample_bilinear2d"),
+    *_upsample_infos(),
     OpInfo("_C._nn.scaled_dot_product_attention", _sdpa, sdpa_samples, FLOATING, method=False, supports_out=False,
            tol=SUM_TOL, variant="scaled_dot_product_attention"),
 ]

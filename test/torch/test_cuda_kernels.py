@@ -443,6 +443,43 @@ def test_max_pool2d_forward_and_backward_match_the_cpu():
         _close(x_gpu.grad, x_cpu.grad, 1e-15)
 
 
+# ---- upsampling (kernels/upsample.cu) -------------------------------------------------------------
+
+UPSAMPLE_CASES = [((2, 3, 7), dict(size=12, mode="linear")), ((2, 3, 7), dict(scale_factor=0.6, mode="nearest")),
+                  ((1, 2, 5, 6), dict(size=(8, 4), mode="bilinear", align_corners=True)),
+                  ((1, 2, 5, 6), dict(scale_factor=1.7, mode="bicubic")),
+                  ((1, 2, 5, 6), dict(size=(9, 11), mode="nearest-exact")),
+                  ((1, 2, 3, 4, 5), dict(size=(5, 3, 8), mode="trilinear")),
+                  ((1, 2, 3, 4, 5), dict(scale_factor=(2.0, 1.5, 0.5), mode="nearest"))]
+
+
+@pytest.mark.parametrize("case", UPSAMPLE_CASES, ids=range(len(UPSAMPLE_CASES)))
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_upsampling_forward_and_backward_match_the_cpu(case, dtype):
+    shape, options = case
+    x_cpu, x_gpu = (t.requires_grad_() for t in _pair(shape, dtype))
+    out_cpu = torch.nn.functional.interpolate(x_cpu, **options)
+    out_gpu = torch.nn.functional.interpolate(x_gpu, **options)
+    rtol = 1e-5 if dtype == torch.float32 else 1e-12
+    _close(out_gpu, out_cpu.detach(), rtol)
+    out_cpu.square().sum().backward()
+    out_gpu.square().sum().backward()
+    _close(x_gpu.grad, x_cpu.grad, rtol)
+
+
+def test_upsampling_float16_and_uint8_on_the_device_as_on_the_cpu():
+    cpu = torch.arange(24, dtype=torch.uint8).reshape(1, 2, 3, 4)
+    assert torch.equal(torch.nn.functional.interpolate(cpu.cuda(), scale_factor=1.5).cpu(),
+                       torch.nn.functional.interpolate(cpu, scale_factor=1.5))
+    half = torch.randn(1, 2, 3, 4).half()
+    out = torch.nn.functional.interpolate(half.cuda(), size=(5, 7), mode="bilinear")
+    assert out.dtype == torch.float16
+    # the device may fuse a multiply-add, which can move a float16 rounding by one step
+    np.testing.assert_allclose(out.cpu().float().numpy(),
+                               torch.nn.functional.interpolate(half, size=(5, 7), mode="bilinear").float().numpy(),
+                               rtol=1e-3, atol=1e-3)
+
+
 # ---- float16 (computed in float32, rounded once) -----------------------------------------------
 
 HALF_CASES = {

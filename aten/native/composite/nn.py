@@ -409,47 +409,6 @@ def cross_entropy_loss(self: Any, target: Any, weight: Any = None, reduction: in
     return nll_loss_nd(log_softmax(self, class_dim, self.dtype), target, weight, reduction, ignore_index)
 
 
-# ---- upsampling -------------------------------------------------------------------------------
-
-_upsample_nearest2d = find_operator("upsample_nearest2d")
-_upsample_bilinear2d = find_operator("upsample_bilinear2d")
-
-
-# upstream's TORCH_CHECK without a message, verbatim
-_UPSTREAM_CHECK = ("Expected static_cast<int64_t>({}->size()) == spatial_dimensions to be true, but got false.  "
-                   "(Could this error message be improved?  If so, please report an enhancement request to PyTorch.)")
-
-
-def _output_size(input: Any, output_size: Any, scale_factors: Any) -> tuple[Any, ...]:
-    spatial = input.dim() - 2
-    if output_size is not None:
-        if scale_factors is not None:
-            raise RuntimeError("Must specify exactly one of output_size and scale_factors")
-        if len(output_size) != spatial:
-            raise RuntimeError(_UPSTREAM_CHECK.format("output_size"))
-        return tuple(output_size)
-    if scale_factors is not None:
-        if len(scale_factors) != spatial:
-            raise RuntimeError(_UPSTREAM_CHECK.format("scale_factors"))
-        sizes = input._sizes()
-        return tuple(int(float(sizes[i + 2]) * scale_factors[i]) for i in range(spatial))
-    raise RuntimeError("Must specify exactly one of output_size and scale_factors")
-
-
-def _scale(scale_factors: Any, i: int) -> Any:
-    return None if scale_factors is None else scale_factors[i]
-
-
-def upsample_nearest2d_vec(input: Any, output_size: Any, scale_factors: Any) -> Any:
-    osize = _output_size(input, output_size, scale_factors)
-    return _upsample_nearest2d(input, osize, _scale(scale_factors, 0), _scale(scale_factors, 1))
-
-
-def upsample_bilinear2d_vec(input: Any, output_size: Any, align_corners: bool, scale_factors: Any) -> Any:
-    osize = _output_size(input, output_size, scale_factors)
-    return _upsample_bilinear2d(input, osize, align_corners, _scale(scale_factors, 0), _scale(scale_factors, 1))
-
-
 # ---- attention --------------------------------------------------------------------------------
 
 _matmul = find_operator("matmul")

@@ -1,89 +1,106 @@
-"""upsample_nearest2d and upsample_bilinear2d on CPU (NCHW).
+"""The upsampling kernels on the CPU (N, C, [D, H,] W): nearest, nearest-exact, linear, bilinear,
+bicubic and trilinear.
 
-Source indices and weights follow PyTorch's UpSample.h (nearest_idx; area_pixel_compute_scale
-and area_pixel_compute_source_index, in the input's precision), computed once per output row
-and column; the output is then a gather (nearest) or two weighted gathers per axis (bilinear)
-on views of the input.
+The taps (source indices and weights per output index, aten/native/meta/upsample_taps) are computed
+once per axis; the output is then built one axis at a time, the last first, each step a weighted sum
+of gathers in the opmath type: out = (x[i0] * w0 + x[i1] * w1 ...) along W, then the same along H
+and D, the order and roundings of PyTorch's generic kernel (UpSampleKernel.cpp, Interpolate).
 """
 import numpy as np
 
-from c10.scalar_type cimport ST_FLOAT32, ST_FLOAT64
+from c10.scalar_type cimport ST_FLOAT32, ST_FLOAT64, ST_UINT8
 from c10.tensor_impl cimport TensorImpl
 from aten.native.cpu.array_bridge cimport np_view, new_tensor
 from aten.native.meta.messages cimport shape_of, type_name
+from aten.native.meta import upsample_taps
 
 
-cdef tuple _check(str op, TensorImpl self, object output_size):
-    output_size = tuple(output_size)
-    if len(output_size) != 2:
-        raise RuntimeError(f"It is expected output_size equals to 2, but got size {len(output_size)}")
-    if self.nd != 4:
-        raise RuntimeError(f"It is expected input_size equals to 4, but got size {self.nd}")
-    H, W = self.sizes[2], self.sizes[3]
-    Ho, Wo = output_size
-    if H <= 0 or W <= 0 or Ho <= 0 or Wo <= 0:
-        raise RuntimeError(f"Input and output sizes should be greater than 0, but got input (H: {H}, W: {W}) output "
-                           f"(H: {Ho}, W: {Wo})")
-    if self.scalar_type != ST_FLOAT32 and self.scalar_type != ST_FLOAT64:
-        raise NotImplementedError(f'"{op}_channels_last" not implemented for \'{type_name(self.scalar_type)}\'')
-    return (H, W, Ho, Wo)
+cdef object _resample(object x, int axis, list indices, object weights, object ftype):
+    """sum over taps of x gathered along axis at indices[t], times weights[t] (broadcast along axis)."""
+    if weights is None:
+        return np.take(x, indices[0], axis=axis)
+    shape = [1] * x.ndim
+    shape[axis] = len(indices[0])
+    out = None
+    for idx, w in zip(indices, weights):
+        term = np.take(x, idx, axis=axis) * np.asarray(w, dtype=ftype).reshape(shape)
+        if out is None:
+            out = term
+        else:
+            out += term
+    return out
 
 
-cdef object _scale(object ftype, Py_ssize_t size, Py_ssize_t out, object scale, bint align_corners):
-    if align_corners:
-        return ftype(size - 1) / ftype(out - 1) if out > 1 else ftype(0)
-    if scale is not None and scale > 0:
-        return ftype(1.0) / ftype(scale)
-    return ftype(size) / ftype(out)
+cdef TensorImpl _upsample(TensorImpl self, str mode, int spatial, object output_size, bint align_corners,
+                          tuple scales, str dispatch_name):
+    sizes = shape_of(self)
+    output_size = upsample_taps.check_upsample(sizes, output_size, spatial)
+    st = self.scalar_type
+    if not (st == ST_FLOAT32 or st == ST_FLOAT64 or (st == ST_UINT8 and mode.startswith("nearest"))):
+        if st == ST_UINT8:      # PyTorch's uint8 bilinear/bicubic is a fixed-point kernel Ember lacks
+            raise NotImplementedError(f"{mode} upsampling of uint8 (Byte) tensors is not supported by Ember yet")
+        raise NotImplementedError(f'"{dispatch_name}" not implemented for \'{type_name(st)}\'')
+    cdef TensorImpl out = new_tensor(sizes[:2] + output_size, st)
+    if out.n_elem == 0:
+        return out
+    double_precision = st == ST_FLOAT64
+    ftype = np.float64 if double_precision else np.float32
+    x = np_view(self)
+    for k in reversed(range(spatial)):
+        in_size, out_size, scale = sizes[2 + k], output_size[k], scales[k]
+        if mode == "nearest" or mode == "nearest-exact":
+            x = _resample(x, 2 + k, [upsample_taps.nearest(in_size, out_size, scale, mode == "nearest-exact")], None,
+                          ftype)
+            continue
+        taps = upsample_taps.cubic if mode == "cubic" else upsample_taps.linear
+        indices, weights = taps(in_size, out_size, scale, align_corners, double_precision)
+        x = _resample(x.astype(ftype, copy=False), 2 + k, indices, weights, ftype)
+    np.copyto(np_view(out), x, casting="unsafe")
+    return out
+
+
+_NEAREST_1D_3D = "compute_indices_weights_nearest"
+_LINEAR = "compute_indices_weights_linear"
+
+
+def upsample_nearest1d_cpu(TensorImpl self not None, output_size, scales=None):
+    return _upsample(self, "nearest", 1, output_size, False, (scales,), _NEAREST_1D_3D)
 
 
 def upsample_nearest2d_cpu(TensorImpl self not None, output_size, scales_h=None, scales_w=None):
-    H, W, Ho, Wo = _check("upsample_nearest2d", self, output_size)
-    cdef TensorImpl out = new_tensor(shape_of(self)[:2] + (Ho, Wo), self.scalar_type)
-    if out.n_elem == 0:
-        return out
-    idx = []
-    # PyTorch computes nearest indices in float (also for double tensors)
-    for size, osize, scale in ((H, Ho, scales_h), (W, Wo, scales_w)):
-        if osize == size:
-            idx.append(np.arange(osize))
-        elif osize == 2 * size:
-            idx.append(np.arange(osize) >> 1)
-        else:
-            s = _scale(np.float32, size, osize, scale, False)
-            idx.append(np.minimum(np.floor(np.arange(osize, dtype=np.float32) * s).astype(np.intp), size - 1))
-    x = np_view(self)
-    np.take(np.take(x, idx[0], axis=2, mode="clip"), idx[1], axis=3, out=np_view(out), mode="clip")
-    return out
+    return _upsample(self, "nearest", 2, output_size, False, (scales_h, scales_w), "upsample_nearest2d_channels_last")
 
 
-cdef tuple _linear_weights(Py_ssize_t size, Py_ssize_t osize, object scale, bint align_corners, object ftype):
-    s = _scale(ftype, size, osize, scale, align_corners)
-    dst = np.arange(osize, dtype=ftype)
-    if align_corners:
-        src = s * dst
-    else:
-        src = np.maximum(s * (dst + ftype(0.5)) - ftype(0.5), ftype(0))
-    i0 = src.astype(np.intp)
-    i0 = np.minimum(i0, size - 1)
-    i1 = np.where(i0 < size - 1, i0 + 1, i0)
-    l1 = (src - i0).astype(ftype)
-    l0 = (ftype(1) - l1).astype(ftype)
-    return i0, i1, l0, l1
+def upsample_nearest3d_cpu(TensorImpl self not None, output_size, scales_d=None, scales_h=None, scales_w=None):
+    return _upsample(self, "nearest", 3, output_size, False, (scales_d, scales_h, scales_w), _NEAREST_1D_3D)
 
 
-def upsample_bilinear2d_cpu(TensorImpl self not None, output_size, bint align_corners, scales_h=None,
-                            scales_w=None):
-    H, W, Ho, Wo = _check("upsample_bilinear2d", self, output_size)
-    cdef TensorImpl out = new_tensor(shape_of(self)[:2] + (Ho, Wo), self.scalar_type)
-    if out.n_elem == 0:
-        return out
-    ftype = np.float32 if self.scalar_type == ST_FLOAT32 else np.float64
-    h0, h1, lh0, lh1 = _linear_weights(H, Ho, scales_h, align_corners, ftype)
-    w0, w1, lw0, lw1 = _linear_weights(W, Wo, scales_w, align_corners, ftype)
-    x = np_view(self)
-    rows = np.take(x, h0, axis=2) * lh0[:, None] + np.take(x, h1, axis=2) * lh1[:, None]
-    o = np_view(out)
-    np.multiply(np.take(rows, w0, axis=3), lw0, out=o)
-    o += np.take(rows, w1, axis=3) * lw1
-    return out
+def upsample_nearest_exact1d_cpu(TensorImpl self not None, output_size, scales=None):
+    return _upsample(self, "nearest-exact", 1, output_size, False, (scales,), _NEAREST_1D_3D)
+
+
+def upsample_nearest_exact2d_cpu(TensorImpl self not None, output_size, scales_h=None, scales_w=None):
+    return _upsample(self, "nearest-exact", 2, output_size, False, (scales_h, scales_w),
+                     "upsample_nearest2d_channels_last")
+
+
+def upsample_nearest_exact3d_cpu(TensorImpl self not None, output_size, scales_d=None, scales_h=None, scales_w=None):
+    return _upsample(self, "nearest-exact", 3, output_size, False, (scales_d, scales_h, scales_w), _NEAREST_1D_3D)
+
+
+def upsample_linear1d_cpu(TensorImpl self not None, output_size, bint align_corners, scales=None):
+    return _upsample(self, "linear", 1, output_size, align_corners, (scales,), _LINEAR)
+
+
+def upsample_bilinear2d_cpu(TensorImpl self not None, output_size, bint align_corners, scales_h=None, scales_w=None):
+    return _upsample(self, "linear", 2, output_size, align_corners, (scales_h, scales_w),
+                     "upsample_bilinear2d_channels_last")
+
+
+def upsample_trilinear3d_cpu(TensorImpl self not None, output_size, bint align_corners, scales_d=None, scales_h=None,
+                             scales_w=None):
+    return _upsample(self, "linear", 3, output_size, align_corners, (scales_d, scales_h, scales_w), _LINEAR)
+
+
+def upsample_bicubic2d_cpu(TensorImpl self not None, output_size, bint align_corners, scales_h=None, scales_w=None):
+    return _upsample(self, "cubic", 2, output_size, align_corners, (scales_h, scales_w), "compute_indices_weights_cubic")

@@ -187,20 +187,23 @@ def _float64() -> Any:
     return dtype_from_name("float64")
 
 
-def upsample_bilinear2d_backward(grad: Any, self_sizes: Any, output_size: Any, align_corners: bool, scales_h: Any,
-                                 scales_w: Any) -> Any:
-    """Bilinear upsampling is separable, out = A_h x A_w^T: each matrix is read off the kernel
-    run on one-hot rows (a width or height of 1 makes the other direction the identity)."""
-    op = find_operator("upsample_bilinear2d")
+def upsample_interpolating_backward(grad: Any, self_sizes: Any, output_size: Any, op_name: str,
+                                    align_corners: bool, *scales: Any) -> Any:
+    """Linear, bilinear, trilinear and bicubic upsampling are separable, one matrix A_k per spatial
+    axis: each is read off the kernel run on one-hot rows along that axis (the others of size 1,
+    which the kernel copies), and the gradient applies their transposes, axis by axis."""
+    op = find_operator(op_name)
     sizes = tuple(int(s) for s in self_sizes)
-    H, W = sizes[-2], sizes[-1]
-    out_h, out_w = int(output_size[0]), int(output_size[1])
-    with _NoGrad():
-        eye_h = _eye(H, grad).reshape(1, H, H, 1)
-        rows_t = op(eye_h, (out_h, 1), align_corners, scales_h, None).reshape(H, out_h)     # A_h^T
-        eye_w = _eye(W, grad).reshape(1, W, 1, W)
-        cols_t = op(eye_w, (1, out_w), align_corners, None, scales_w).reshape(W, out_w)     # A_w^T
-    return _matmul(_matmul(rows_t, grad), cols_t.t())
+    spatial = len(output_size)
+    g = grad
+    for k in range(spatial):
+        n, out_k = sizes[2 + k], int(output_size[k])
+        shape, osize, axis_scales = [1, n] + [1] * spatial, [1] * spatial, [None] * spatial
+        shape[2 + k], osize[k], axis_scales[k] = n, out_k, scales[k]
+        with _NoGrad():
+            a_t = op(_eye(n, grad).reshape(shape), osize, align_corners, *axis_scales).reshape(n, out_k)
+        g = _matmul(g.movedim(2 + k, -1), a_t.t()).movedim(-1, 2 + k)
+    return g
 
 
 def _eye(n: int, like: Any) -> Any:
@@ -371,9 +374,9 @@ def native_dropout_backward(grad: Any, mask: Any, p: float, train: Any) -> Any:
     return grad * mask * (0.0 if p == 1 else 1.0 / (1.0 - p))
 
 
-def upsample_nearest2d_backward(grad: Any, self_sizes: Any, output_size: Any, scales_h: Any, scales_w: Any) -> Any:
-    op = find_operator("upsample_nearest2d")
-    return index_map_backward(grad, self_sizes, 2, lambda t: op(t, output_size, scales_h, scales_w))
+def upsample_nearest_backward(grad: Any, self_sizes: Any, output_size: Any, op_name: str, *scales: Any) -> Any:
+    op = find_operator(op_name)
+    return index_map_backward(grad, self_sizes, len(output_size), lambda t: op(t, output_size, *scales))
 
 
 def channel_shuffle_backward(grad: Any, groups: int) -> Any:
