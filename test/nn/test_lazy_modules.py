@@ -73,3 +73,12 @@ def test_initialize_parameters_may_take_keyword_arguments():
     m = Scaled()
     assert m(torch.ones(2), scale=3.0).tolist() == [3.0, 3.0]
     assert not hasattr(m, "_initialize_hook")
+
+
+def test_a_dtype_change_before_the_first_call_keeps_lazy_buffers_uninitialized():
+    m = torch.nn.Sequential(torch.nn.LazyLinear(3), torch.nn.LazyBatchNorm1d()).to(torch.float64)
+    assert type(m[1].running_mean).__name__ == "UninitializedBuffer"
+    assert m(torch.randn(4, 2, dtype=torch.float64)).dtype == torch.float64
+    assert m[1].running_mean.dtype == torch.float64 and m[1].running_mean.shape == (3,)
+    half = torch.nn.LazyBatchNorm1d().half()
+    assert type(half.running_var).__name__ == "UninitializedBuffer" and half.running_var.dtype == torch.float16

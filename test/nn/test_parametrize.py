@@ -92,3 +92,16 @@ def test_spectral_norm_in_eval_mode_leaves_u_and_v_alone():
     u = m.parametrizations.weight[0]._u.clone()
     m(torch.ones(1, 4))
     assert torch.equal(m.parametrizations.weight[0]._u, u)
+
+
+def test_weight_norm_of_a_vector_and_along_a_negative_dim_keeps_pytorchs_shapes():
+    import torch.nn.utils.parametrizations as parametrizations
+    m = torch.nn.Linear(2, 3)
+    with torch.no_grad():
+        m.bias.copy_(torch.tensor([1.0, -2.0, 3.0]))
+    parametrizations.weight_norm(m, "bias")
+    assert m.parametrizations.bias.original0.tolist() == [1.0, 2.0, 3.0]     # each entry its own norm
+    conv = parametrizations.weight_norm(torch.nn.Conv2d(2, 3, 3), dim=-2)
+    assert conv.parametrizations.weight.original0.shape == (1, 1, 3, 1)
+    with pytest.raises(IndexError, match="Dimension out of range"):
+        parametrizations.weight_norm(torch.nn.Linear(2, 3), dim=5)

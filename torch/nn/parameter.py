@@ -110,6 +110,36 @@ class UninitializedTensorMixin:
                         Tensor.half, Tensor.float, Tensor.double, Tensor.char, Tensor.short, Tensor.int, Tensor.long,
                         Tensor.cuda, Tensor.cpu, Tensor.to, Tensor.get_device]
 
+    def _converted(self, result: Any) -> Any:
+        """A device or dtype conversion's result, still uninitialised (as PyTorch's __torch_function__
+        keeps the subclass), with the requires_grad and buffer flags of self."""
+        if result is self:
+            return self
+        converted = _alias_as(type(self), result)
+        converted.requires_grad_(self.requires_grad)  # type: ignore[attr-defined]
+        for flag in ("persistent", "_is_buffer"):
+            if hasattr(self, flag):
+                setattr(converted, flag, getattr(self, flag))
+        return converted
+
+    def to(self, *args: Any, **kwargs: Any) -> Any:
+        return self._converted(Tensor.to(self, *args, **kwargs))  # type: ignore[call-overload]
+
+    def half(self, *args: Any, **kwargs: Any) -> Any:
+        return self._converted(Tensor.half(self, *args, **kwargs))  # type: ignore[arg-type]
+
+    def float(self, *args: Any, **kwargs: Any) -> Any:
+        return self._converted(Tensor.float(self, *args, **kwargs))  # type: ignore[arg-type]
+
+    def double(self, *args: Any, **kwargs: Any) -> Any:
+        return self._converted(Tensor.double(self, *args, **kwargs))  # type: ignore[arg-type]
+
+    def cuda(self, *args: Any, **kwargs: Any) -> Any:
+        return self._converted(Tensor.cuda(self, *args, **kwargs))  # type: ignore[arg-type]
+
+    def cpu(self, *args: Any, **kwargs: Any) -> Any:
+        return self._converted(Tensor.cpu(self, *args, **kwargs))  # type: ignore[arg-type]
+
     def materialize(self, shape: Any, device: Any = None, dtype: Any = None) -> None:
         """Give the tensor shape (uninitialised memory) and make it a `cls_to_become`."""
         if device is None:

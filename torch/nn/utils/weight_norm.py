@@ -24,7 +24,13 @@ def _norm_except_dim(v: Tensor, dim: int) -> Tensor:
     dim=-1: the norm of the whole tensor, as a 0-dim tensor."""
     if dim == -1:
         return torch.linalg.vector_norm(v)
-    others = tuple(d for d in range(v.dim()) if d != dim)
+    kept = dim + v.dim() if dim < 0 else dim
+    if not 0 <= kept < max(v.dim(), 1):
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-max(v.dim(), 1)}, "
+                         f"{max(v.dim(), 1) - 1}], but got {dim})")
+    others = tuple(d for d in range(v.dim()) if d != kept)
+    if not others:          # nothing else to reduce: each entry is its own norm
+        return v.abs()
     return torch.linalg.vector_norm(v, 2, dim=others, keepdim=True)
 
 
