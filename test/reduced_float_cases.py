@@ -17,8 +17,11 @@ RANDOM_OPS = {"bernoulli", "multinomial", "normal", "rand_like", "randn_like", "
               "native_dropout", "randperm"}
 # Their results differ from the float32 ones by design: limits that depend on the dtype.
 DTYPE_DEPENDENT = {"nan_to_num"}
-# PyTorch refuses float16 and bfloat16 for them ("input tensor must be either float or double dtype").
-NO_REDUCED_FLOATS = {"quantile", "nanquantile"}
+# PyTorch refuses float16 and bfloat16 for them ("input tensor must be either float or double dtype"; LAPACK
+# has no such routines: "Low precision dtypes not supported", matrix_power inverting for n < 0).
+NO_REDUCED_FLOATS = {"quantile", "nanquantile", "linalg.inv", "inverse", "linalg.det", "det", "logdet", "linalg.solve",
+                     "linalg.solve_triangular", "linalg.cholesky", "linalg.eigvalsh", "linalg.svdvals", "linalg.pinv",
+                     "linalg.matrix_power"}
 OPS = [op for op in all_ops()
        if torch.float32 in op.dtypes and op.name not in RANDOM_OPS | NO_REDUCED_FLOATS and op.id not in DTYPE_DEPENDENT]
 

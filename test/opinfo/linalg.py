@@ -1,12 +1,14 @@
 """Linear algebra: mm, bmm, addmm, addmv, addbmm, baddbmm, mv, dot, vdot, outer, matmul, einsum,
-linear. NumPy references: products in float64 (floats) or in the dtype itself (integers wrap
-modulo 2^bits, as PyTorch's do)."""
+linear, and torch.linalg's solvers and factorization-based functions (inv, det, slogdet, solve,
+solve_triangular, cholesky, eigvalsh, svdvals, pinv, matrix_power, vecdot, multi_dot, cross). NumPy
+references: products in float64 (floats) or in the dtype itself (integers wrap modulo 2^bits, as
+PyTorch's do); np.linalg in float64 for the factorizations, on well-conditioned samples."""
 from __future__ import annotations
 
 import numpy as np
 
 import torch
-from dtype_cases import random_values
+from dtype_cases import NUMPY_OF, random_values
 from opinfo.core import FLOATING, INTEGRAL, OpInfo, SampleInput
 
 NUMERIC = INTEGRAL + FLOATING
@@ -187,4 +189,133 @@ OPS = [
     OpInfo("einsum", _einsum, einsum_samples, NUMERIC, method=False, supports_out=False, tol=TOL),
     OpInfo("_C._nn.linear", _linear, linear_samples, NUMERIC, method=False, supports_out=True, tol=TOL,
            variant="linear"),
+]
+
+
+# ---- torch.linalg's solvers and factorizations --------------------------------------------------------------
+# Samples are well conditioned (a dominant diagonal; symmetric positive-definite where the op needs it), so
+# float32 stays within the tolerance and finite differences are meaningful.
+
+LINALG_TOL = {torch.float32: (1e-4, 1e-4), torch.float64: (1e-10, 1e-10)}
+
+
+def _well_conditioned(dtype, shape, rng):
+    a = rng.standard_normal(shape)
+    n = shape[-1]
+    return (a + 2 * n * np.eye(n)).astype(NUMPY_OF[dtype])
+
+
+def _spd(dtype, shape, rng):
+    a = rng.standard_normal(shape)
+    n = shape[-1]
+    return (a @ np.swapaxes(a, -1, -2) + n * np.eye(n)).astype(NUMPY_OF[dtype])
+
+
+def square_samples(dtype, rng):
+    return [SampleInput((_well_conditioned(dtype, shape, rng),), name=str(shape))
+            for shape in [(3, 3), (2, 4, 4), (1, 1), (2, 1, 2, 2)]]
+
+
+def spd_samples(dtype, rng):
+    return [SampleInput((_spd(dtype, shape, rng),), name=str(shape)) for shape in [(3, 3), (2, 4, 4), (1, 1)]]
+
+
+def solve_samples(dtype, rng):
+    a = _well_conditioned(dtype, (2, 3, 3), rng)
+    return [SampleInput((a, _v(dtype, (2, 3, 2), rng)), name="batched matrix"),
+            SampleInput((a[0], _v(dtype, (3,), rng)), name="vector"),
+            SampleInput((a, _v(dtype, (3, 1), rng)), name="broadcast B")]
+
+
+def triangular_samples(dtype, rng):
+    a = _well_conditioned(dtype, (2, 3, 3), rng)
+    b = _v(dtype, (2, 3, 2), rng)
+    return [SampleInput((a, b), dict(upper=up, left=True, unitriangular=unit), name=f"upper={up} unit={unit}")
+            for up in (True, False) for unit in (False, True)] + \
+        [SampleInput((a, np.swapaxes(b, -1, -2).copy()), dict(upper=True, left=False), name="right")]
+
+
+def _solve_triangular(a, b, upper, left=True, unitriangular=False):
+    t = np.triu(a.astype(np.float64)) if upper else np.tril(a.astype(np.float64))
+    if unitriangular:
+        t = t * (1 - np.eye(t.shape[-1])) + np.eye(t.shape[-1])
+    b64 = b.astype(np.float64)
+    x = np.linalg.solve(t, b64) if left else np.swapaxes(np.linalg.solve(np.swapaxes(t, -1, -2),
+                                                                           np.swapaxes(b64, -1, -2)), -1, -2)
+    return x.astype(a.dtype)
+
+
+def _solve(a, b):
+    a64, b64 = a.astype(np.float64), b.astype(np.float64)
+    if b.ndim == 1:
+        return np.linalg.solve(a64, b64[:, None])[:, 0].astype(a.dtype)
+    return np.linalg.solve(a64, np.broadcast_to(b64, a64.shape[:-1] + b64.shape[-1:])).astype(a.dtype)
+
+
+def rect_samples(dtype, rng):
+    return [SampleInput((_v(dtype, shape, rng),), name=str(shape)) for shape in [(4, 3), (3, 5), (2, 3, 3)]]
+
+
+def power_samples(dtype, rng):
+    a = _well_conditioned(dtype, (2, 3, 3), rng) / 6
+    return [SampleInput((a, n), name=f"n={n}") for n in (0, 1, 3, -2)]
+
+
+def _matrix_power(a, n):
+    return np.linalg.matrix_power(a.astype(np.float64), n).astype(a.dtype)
+
+
+def vecdot_samples(dtype, rng):
+    return [SampleInput((_v(dtype, (2, 4), rng), _v(dtype, (4,), rng)), name="broadcast"),
+            SampleInput((_v(dtype, (3, 2), rng), _v(dtype, (3, 2), rng)), dict(dim=0), name="dim=0")]
+
+
+def multi_dot_samples(dtype, rng):
+    return [SampleInput(([_v(dtype, (3,), rng), _v(dtype, (3, 4), rng), _v(dtype, (4, 2), rng)],), name="vector first"),
+            SampleInput(([_v(dtype, (2, 5), rng), _v(dtype, (5, 1), rng), _v(dtype, (1, 4), rng),
+                          _v(dtype, (4,), rng)],), name="vector last")]
+
+
+def _multi_dot(arrays):
+    return np.linalg.multi_dot([a.astype(np.float64) for a in arrays]).astype(arrays[0].dtype)
+
+
+def cross_samples(dtype, rng):
+    return [SampleInput((_v(dtype, (2, 3), rng), _v(dtype, (2, 3), rng)), name="rows"),
+            SampleInput((_v(dtype, (3, 2), rng), _v(dtype, (1, 2), rng) * np.ones((3, 1), NUMPY_OF[dtype])),
+                        dict(dim=0), name="dim=0")]
+
+
+def _f64(fn):
+    return lambda a, *rest, **kw: np.asarray(fn(a.astype(np.float64), *rest, **kw)).astype(a.dtype)
+
+
+OPS += [
+    OpInfo("linalg.inv", _f64(np.linalg.inv), square_samples, FLOATING, method=False, supports_out=False,
+           tol=LINALG_TOL),
+    OpInfo("inverse", _f64(np.linalg.inv), square_samples, FLOATING, supports_out=False, tol=LINALG_TOL),
+    OpInfo("linalg.det", _f64(np.linalg.det), square_samples, FLOATING, method=False, supports_out=False,
+           tol=LINALG_TOL),
+    OpInfo("det", _f64(np.linalg.det), square_samples, FLOATING, supports_out=False, tol=LINALG_TOL),
+    OpInfo("logdet", _f64(lambda a: np.log(np.linalg.det(a))), spd_samples, FLOATING, supports_out=False,
+           tol=LINALG_TOL),
+    OpInfo("linalg.solve", _solve, solve_samples, FLOATING, method=False, supports_out=False, tol=LINALG_TOL),
+    OpInfo("linalg.solve_triangular", _solve_triangular, triangular_samples, FLOATING, method=False,
+           supports_out=False, tol=LINALG_TOL),
+    OpInfo("linalg.cholesky", _f64(np.linalg.cholesky), spd_samples, FLOATING, method=False, supports_out=False,
+           tol=LINALG_TOL),
+    OpInfo("linalg.eigvalsh", _f64(np.linalg.eigvalsh), spd_samples, FLOATING, method=False, supports_out=False,
+           tol=LINALG_TOL),
+    OpInfo("linalg.svdvals", _f64(lambda a: np.linalg.svd(a, compute_uv=False)), rect_samples, FLOATING,
+           method=False, supports_out=False, tol=LINALG_TOL),
+    OpInfo("linalg.pinv", _f64(np.linalg.pinv), rect_samples, FLOATING, method=False, supports_out=False,
+           tol=LINALG_TOL),
+    OpInfo("linalg.matrix_power", _matrix_power, power_samples, FLOATING, method=False, supports_out=False,
+           tol=LINALG_TOL),
+    OpInfo("linalg.vecdot", lambda x, y, dim=-1: _prod(lambda a, b: (a * b).sum(dim), x, y), vecdot_samples,
+           FLOATING, method=False, supports_out=False, tol=LINALG_TOL),
+    OpInfo("linalg.multi_dot", _multi_dot, multi_dot_samples, FLOATING, method=False, supports_out=False,
+           tol=LINALG_TOL),
+    OpInfo("linalg.cross", lambda a, b, dim=-1: _prod(lambda x, y: np.cross(x, y, axis=dim), a, b), cross_samples,
+           FLOATING, method=False, supports_out=False, tol=LINALG_TOL),
 ]

@@ -88,6 +88,10 @@ XFAIL_GRADGRAD: dict[str, str] = {}
 # Ops whose samples are all about NaN and inf (their gradient there is zero, finite differences agree).
 NAN_OPS = {"nansum", "nanmean", "nan_to_num"}
 
+# Ops that read one triangle of a symmetric input (Cholesky, eigh): their gradient is the symmetric one,
+# so the check runs them on A + A^T, as PyTorch's gradcheck_wrapper_hermitian_input does.
+SYMMETRIC_INPUT_OPS = {"linalg.cholesky", "linalg.eigvalsh"}
+
 # Random ops: each call is seeded alike.
 RANDOM_OPS = {"bernoulli", "dropout", "native_dropout"}
 
@@ -232,7 +236,7 @@ def _call(op: OpInfo, sample: SampleInput, noncontiguous: bool = False, inplace:
             torch.manual_seed(0)       # the same draw at every call, for finite differences
         c = call
         for p, t in zip(paths, tensors):
-            c = _replace(c, p, t)
+            c = _replace(c, p, t + t.mT if op.id in SYMMETRIC_INPUT_OPS else t)
         return _select(function(*c["args"], **c["kwargs"]), op)
     return fn, inputs
 

@@ -480,6 +480,21 @@ def test_upsampling_float16_and_uint8_on_the_device_as_on_the_cpu():
                                rtol=1e-3, atol=1e-3)
 
 
+# ---- linalg on the device: det up to 3x3, cross, vecdot, norms ------------------------------------------
+
+@pytest.mark.parametrize("n", [0, 1, 2, 3])
+def test_small_determinants_cross_and_vecdot_run_on_the_device(n):
+    cpu, gpu = (t.requires_grad_() for t in _pair((4, n, n), torch.float64))
+    _close(torch.linalg.det(gpu), torch.linalg.det(cpu).detach(), 1e-12)
+    torch.linalg.det(cpu).sum().backward()
+    torch.linalg.det(gpu).sum().backward()
+    _close(gpu.grad, cpu.grad, 1e-10)
+    a_cpu, a_gpu = _pair((2, 3), torch.float64, 1)
+    b_cpu, b_gpu = _pair((2, 3), torch.float64, 2)
+    _close(torch.linalg.cross(a_gpu, b_gpu), torch.linalg.cross(a_cpu, b_cpu), 1e-12)
+    _close(torch.linalg.vecdot(a_gpu, b_gpu), torch.linalg.vecdot(a_cpu, b_cpu), 1e-12)
+
+
 # ---- float16 (computed in float32, rounded once) -----------------------------------------------
 
 HALF_CASES = {

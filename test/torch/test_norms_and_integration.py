@@ -49,8 +49,14 @@ def test_norm_errors_as_pytorch():
         torch.linalg.matrix_norm(a, dim=(0, 0))
     with pytest.raises(RuntimeError, match="Expected a floating point or complex tensor as input. Got Long"):
         torch.linalg.matrix_norm(torch.ones(2, 2, dtype=torch.long))
-    with pytest.raises(RuntimeError, match="needs the singular values"):
-        torch.linalg.matrix_norm(a, "nuc")
+
+
+
+def test_spectral_and_nuclear_norms_are_numpys():
+    a = _arrays((2, 3, 4), 5)
+    for ord in (2, -2, "nuc"):
+        np.testing.assert_allclose(torch.linalg.matrix_norm(torch.from_numpy(a), ord).numpy(),
+                                   np.linalg.norm(a, ord, axis=(-2, -1)), rtol=1e-12)
 
 
 def test_normalize_as_numpy_and_differentiable():

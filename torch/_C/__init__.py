@@ -11,6 +11,7 @@ from torch._C.arg_parser import (DisableTorchFunction, DisableTorchFunctionSubcl
 from torch._C.arg_parser import is_torch_function_enabled as _is_torch_function_enabled  # noqa: F401
 from torch._C.arg_parser import is_torch_function_mode_enabled as _is_torch_function_mode_enabled  # noqa: F401
 from torch._C import _nn  # noqa: E402,F401  (torch._C._nn: lazy, loads nothing until used)
+from aten.native.meta.linalg_errors import _LinAlgError as _LinAlgError  # noqa: E402  (torch.linalg.LinAlgError)
 
 _TensorMeta = type(TensorBase)      # the metaclass of Tensor, as PyTorch's torch._C._TensorMeta
 

@@ -2,9 +2,8 @@
 (PyTorch's objects, names and reprs). `constraint.check(value)` answers elementwise over the batch
 dims, reducing over the constraint's event dims.
 
-positive_definite and positive_semidefinite need a Cholesky factorisation and symmetric
-eigenvalues, which Ember's torch.linalg does not have yet: their checks raise a RuntimeError that
-says so."""
+positive_definite and positive_semidefinite check through torch.linalg (a Cholesky factorisation,
+symmetric eigenvalues), as PyTorch's."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
@@ -313,7 +312,7 @@ class _PositiveSemidefinite(_Symmetric):
         symmetric = super().check(value)
         if not symmetric.all():
             return symmetric
-        return _linalg("eigvalsh", "positive_semidefinite")(value).ge(0).all(-1)
+        return torch.linalg.eigvalsh(value).ge(0).all(-1)
 
 
 class _PositiveDefinite(_Symmetric):
@@ -321,14 +320,7 @@ class _PositiveDefinite(_Symmetric):
         symmetric = super().check(value)
         if not symmetric.all():
             return symmetric
-        return _linalg("cholesky_ex", "positive_definite")(value).info.eq(0)
-
-
-def _linalg(name: str, constraint: str) -> Callable[..., Any]:
-    fn = getattr(torch.linalg, name, None)
-    if fn is None:
-        raise RuntimeError(f"constraints.{constraint} needs torch.linalg.{name}, which Ember does not have yet")
-    return fn
+        return torch.linalg.cholesky_ex(value).info.eq(0)
 
 
 class _Cat(Constraint):

@@ -1,6 +1,7 @@
 """torch.linalg: generated from the schema's `python_module: linalg` entries (loaded lazily)."""
 from typing import TYPE_CHECKING
 
+from torch._C import _LinAlgError as LinAlgError  # noqa: F401
 from torch._C._namespace import lazy_functions
 
 if TYPE_CHECKING:

@@ -1,7 +1,7 @@
 """torch.linalg.norm and torch.linalg.matrix_norm (CompositeImplicitAutograd, as upstream): the
 vector norm for ord=None or one dim, and the matrix norms written with linalg_vector_norm and
-amax/amin. The spectral norms (ord 2, -2, 'nuc') need singular values, which Ember cannot compute
-yet: they raise, naming the missing piece."""
+amax/amin; the spectral norms (ord 2, -2, 'nuc') from the singular values (linalg_svdvals), as
+upstream."""
 from __future__ import annotations
 
 import math
@@ -13,6 +13,7 @@ from aten.native.meta.views import wrap as _wrap
 _vector_norm = find_operator("linalg_vector_norm")
 _amax = find_operator("amax")
 _amin = find_operator("amin")
+_svdvals = find_operator("linalg_svdvals")
 
 
 def _check_norm_dims(self: Any, dim: Any, ord_given: bool) -> None:
@@ -50,9 +51,15 @@ def _matrix_checks(self: Any, dim: Any, dtype: Any) -> list[int]:
     return dims
 
 
-def _needs_singular_values(what: str) -> RuntimeError:
-    return RuntimeError(f"linalg.matrix_norm: {what} needs the singular values (linalg.svdvals), which Ember "
-                        "cannot compute yet")
+def _spectral(self: Any, dims: list[int], keepdim: bool, dtype: Any, reduce: str) -> Any:
+    """The largest (amax), smallest (amin) or summed (sum) singular values over the two dims."""
+    a = self if dtype is None else self.to(dtype)
+    values = _svdvals(a.movedim(tuple(dims), (-2, -1)))
+    result = _amax(values, [-1]) if reduce == "amax" else _amin(values, [-1]) if reduce == "amin" else values.sum(-1)
+    if keepdim:
+        for d in sorted(dims):
+            result = result.unsqueeze(d)
+    return result
 
 
 def linalg_matrix_norm(self: Any, ord: Any, dim: Any = (-2, -1), keepdim: bool = False, dtype: Any = None) -> Any:
@@ -61,7 +68,7 @@ def linalg_matrix_norm(self: Any, ord: Any, dim: Any = (-2, -1), keepdim: bool =
         raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
     dims = _matrix_checks(self, dim, dtype)
     if abs(order) == 2.0:
-        raise _needs_singular_values(f"ord={ord}")
+        return _spectral(self, dims, keepdim, dtype, "amax" if order > 0 else "amin")
     if abs(order) == math.inf:      # the inf norm is the 1 norm of the transposed matrix
         dims = [dims[1], dims[0]]
     if not keepdim and dims[0] < dims[1]:
@@ -76,5 +83,5 @@ def linalg_matrix_norm_str_ord(self: Any, ord: str = "fro", dim: Any = (-2, -1),
         raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
     dims = _matrix_checks(self, dim, dtype)
     if ord == "nuc":
-        raise _needs_singular_values("ord='nuc'")
+        return _spectral(self, dims, keepdim, dtype, "sum")
     return _vector_norm(self, 2.0, dims, keepdim, dtype=dtype)

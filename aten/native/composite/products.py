@@ -81,6 +81,10 @@ def cross(self: Any, other: Any, dim: Any = None) -> Any:
     return _stack(parts, d)
 
 
+def linalg_cross(self: Any, other: Any, dim: int = -1) -> Any:
+    return cross(self, other, dim)
+
+
 def trace(self: Any) -> Any:
     if self.dim() != 2:
         raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {self.dim()}")

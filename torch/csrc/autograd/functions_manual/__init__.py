@@ -7,6 +7,7 @@ differentiates through them. Ember has no complex dtypes: conj() and handle_r_to
 identity, and kept only so formulas read like upstream's."""
 from torch.csrc.autograd.functions_manual.indexing import *  # noqa: F401,F403
 from torch.csrc.autograd.functions_manual.linalg import *  # noqa: F401,F403
+from torch.csrc.autograd.functions_manual.linalg_factor import *  # noqa: F401,F403
 from torch.csrc.autograd.functions_manual.nn import *  # noqa: F401,F403
 from torch.csrc.autograd.functions_manual.pointwise import *  # noqa: F401,F403
 from torch.csrc.autograd.functions_manual.reductions import *  # noqa: F401,F403
