@@ -37,8 +37,9 @@ _LEGACY_TYPES = ("FloatTensor", "DoubleTensor", "HalfTensor", "BFloat16Tensor", 
                  "ShortTensor", "CharTensor", "ByteTensor", "BoolTensor")
 
 # Python-level functions that take the place of the generated binding of the same name.
-PYTHON_FUNCTIONS = dict.fromkeys(("broadcast_shapes", "broadcast_tensors", "einsum", "nonzero", "norm", "numel", "split",
-                                  "unique"),
+PYTHON_FUNCTIONS = dict.fromkeys(("atleast_1d", "atleast_2d", "atleast_3d", "block_diag", "broadcast_shapes",
+                                  "broadcast_tensors", "cartesian_prod", "cdist", "einsum", "meshgrid", "nonzero",
+                                  "norm", "numel", "split", "tensordot", "unique"),
                                  "torch.functional")
 
 if TYPE_CHECKING:

@@ -1,6 +1,7 @@
 """Python-level functions over the generated bindings, as PyTorch's torch/functional.py (and its
-hand-written bindings of nonzero): varargs forms (einsum, broadcast_tensors, broadcast_shapes), string norm orders,
-unique over _unique2/unique_dim, nonzero(as_tuple=True).
+hand-written bindings of nonzero): varargs forms (einsum, broadcast_tensors, broadcast_shapes, meshgrid,
+cartesian_prod, block_diag, atleast_*d), tensordot's dims forms, cdist's compute_mode names, string norm
+orders, unique over _unique2/unique_dim, nonzero(as_tuple=True).
 
 torch.<name> resolves these names here before the generated bindings (torch.__init__'s
 PYTHON_FUNCTIONS); the generated ones stay reachable as torch._C._gen_<name>.<name>.
@@ -12,7 +13,8 @@ from typing import Any
 
 from c10.tensor_impl import TensorImpl
 
-__all__ = ["broadcast_shapes", "broadcast_tensors", "einsum", "nonzero", "norm", "split", "unique"]
+__all__ = ["atleast_1d", "atleast_2d", "atleast_3d", "block_diag", "broadcast_shapes", "broadcast_tensors",
+           "cartesian_prod", "cdist", "einsum", "meshgrid", "nonzero", "norm", "split", "tensordot", "unique"]
 
 
 def _generated(name: str) -> Any:
@@ -160,3 +162,78 @@ def numel(input: Any) -> int:
     if not isinstance(input, TensorImpl):
         raise TypeError(f"numel(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
     return input.numel()
+
+
+def _tensors(args: tuple[Any, ...]) -> Any:
+    """Varargs tensors, or one list/tuple of them."""
+    return args[0] if len(args) == 1 and isinstance(args[0], (list, tuple)) else args
+
+
+def meshgrid(*tensors: Any, indexing: str | None = None) -> Any:
+    """Coordinate grids from 1-D tensors: "ij" (matrix) or "xy" (Cartesian) indexing; without
+    indexing, "ij" with PyTorch's warning that it will become required."""
+    if indexing is None:
+        return tuple(_generated("meshgrid")(list(_tensors(tensors))))
+    return tuple(_generated("meshgrid")(list(_tensors(tensors)), indexing=indexing))
+
+
+def cartesian_prod(*tensors: Any) -> Any:
+    """The Cartesian product of 1-D tensors, one row per combination."""
+    return _generated("cartesian_prod")(list(_tensors(tensors)))
+
+
+def block_diag(*tensors: Any) -> Any:
+    """The tensors (0-, 1- or 2-D) as the blocks of a block-diagonal matrix."""
+    return _generated("block_diag")(list(tensors))
+
+
+def tensordot(a: Any, b: Any, dims: Any = 2, out: Any = None) -> Any:
+    """Contract a's last `dims` dims with b's first (dims an int), or the dims listed in a pair."""
+    if isinstance(dims, TensorImpl):
+        dims = dims.tolist() if dims.dim() else int(dims.item())
+    if isinstance(dims, int):
+        if dims < 0:
+            raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
+        if dims > min(a.dim(), b.dim()):
+            raise RuntimeError(f"tensordot expects dims < ndim_a or ndim_b, but got dims={dims}")
+        dims_a, dims_b = list(range(a.dim() - dims, a.dim())), list(range(dims))
+    elif isinstance(dims, (list, tuple)):
+        if len(dims) != 2:
+            raise RuntimeError("tensordot expects dims to be a pair of lists or an integer")
+        dims_a, dims_b = dims
+        dims_a = [dims_a] if isinstance(dims_a, int) else list(dims_a)
+        dims_b = [dims_b] if isinstance(dims_b, int) else list(dims_b)
+    else:
+        raise RuntimeError(f"tensordot expects dims to be int or Tuple[List[int], List[int]] or List[List[int]] "
+                           f"containing two lists, but got dims={dims}")
+    result = _generated("tensordot")(a, b, dims_a, dims_b)
+    return result if out is None else out.resize_(result.shape).copy_(result)
+
+
+_CDIST_MODES = {"use_mm_for_euclid_dist_if_necessary": 0, "use_mm_for_euclid_dist": 1,
+                "donot_use_mm_for_euclid_dist": 2}
+
+
+def cdist(x1: Any, x2: Any, p: float = 2.0, compute_mode: str = "use_mm_for_euclid_dist_if_necessary") -> Any:
+    """Pairwise p-norm distances between the rows of x1 (..., P, M) and x2 (..., R, M)."""
+    if compute_mode not in _CDIST_MODES:
+        raise ValueError(f"{compute_mode} is not a valid value for compute_mode")
+    return _generated("cdist")(x1, x2, p, _CDIST_MODES[compute_mode])
+
+
+def _atleast(name: str, tensors: tuple[Any, ...]) -> Any:
+    if len(tensors) == 1 and isinstance(tensors[0], TensorImpl):
+        return _generated(name)(tensors[0])
+    return tuple(_generated(name)(list(_tensors(tensors))))
+
+
+def atleast_1d(*tensors: Any) -> Any:
+    return _atleast("atleast_1d", tensors)
+
+
+def atleast_2d(*tensors: Any) -> Any:
+    return _atleast("atleast_2d", tensors)
+
+
+def atleast_3d(*tensors: Any) -> Any:
+    return _atleast("atleast_3d", tensors)

@@ -319,3 +319,57 @@ OPS += [
     OpInfo("linalg.cross", lambda a, b, dim=-1: _prod(lambda x, y: np.cross(x, y, axis=dim), a, b), cross_samples,
            FLOATING, method=False, supports_out=False, tol=LINALG_TOL),
 ]
+
+
+# ---- combinations and distances (aten/native/composite/tensor_combinations.py) -------------------------------
+
+def tensordot_samples(dtype, rng):
+    return [SampleInput((_v(dtype, (3, 4, 5), rng), _v(dtype, (4, 5, 2), rng)), dict(dims=([1, 2], [0, 1])),
+                        name="two dims"),
+            SampleInput((_v(dtype, (3, 4), rng), _v(dtype, (2, 3), rng)), dict(dims=([0], [1])), name="crossed"),
+            SampleInput((_v(dtype, (3, 4), rng), _v(dtype, (4, 2), rng)), dict(dims=1), name="dims=1")]
+
+
+def _tensordot(a, b, dims):
+    return _prod(lambda x, y: np.tensordot(x, y, axes=dims), a, b)
+
+
+def cdist_samples(dtype, rng):
+    return [SampleInput((_v(dtype, (2, 4, 3), rng), _v(dtype, (2, 5, 3), rng)), name="batched"),
+            SampleInput((_v(dtype, (4, 3), rng), _v(dtype, (5, 3), rng), 1.0), name="p=1"),
+            SampleInput((_v(dtype, (4, 3), rng), _v(dtype, (5, 3), rng), 3.0), name="p=3")]
+
+
+def _cdist(a, b, p=2.0):
+    return _prod(lambda x, y: (np.abs(x[..., :, None, :] - y[..., None, :, :]) ** p).sum(-1) ** (1 / p), a, b)
+
+
+def cov_samples(dtype, rng):
+    return [SampleInput((_v(dtype, (3, 6), rng),), name="3 variables"), SampleInput((_v(dtype, (6,), rng),),
+                                                                                    name="one variable")]
+
+
+def _cov(a):
+    return np.asarray(np.cov(a.astype(np.float64))).astype(a.dtype)
+
+
+def _corrcoef(a):
+    return np.asarray(np.corrcoef(a.astype(np.float64))).astype(a.dtype)
+
+
+def dist_samples(dtype, rng):
+    return [SampleInput((_v(dtype, (3, 4), rng), _v(dtype, (4,), rng)), name="broadcast"),
+            SampleInput((_v(dtype, (5,), rng), _v(dtype, (5,), rng), 1), name="p=1")]
+
+
+def _dist(a, b, p=2):
+    return _prod(lambda x, y: np.asarray(np.sum(np.abs(x - y) ** p) ** (1 / p)), a, b)
+
+
+OPS += [
+    OpInfo("tensordot", _tensordot, tensordot_samples, FLOATING, method=False, supports_out=False, tol=LINALG_TOL),
+    OpInfo("cdist", _cdist, cdist_samples, FLOATING, method=False, supports_out=False, tol=LINALG_TOL),
+    OpInfo("cov", _cov, cov_samples, FLOATING, supports_out=False, tol=LINALG_TOL),
+    OpInfo("corrcoef", _corrcoef, cov_samples, FLOATING, supports_out=False, tol=LINALG_TOL),
+    OpInfo("dist", _dist, dist_samples, FLOATING, supports_out=False, tol=LINALG_TOL),
+]
