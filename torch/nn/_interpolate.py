@@ -102,11 +102,8 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None, mode:
 
 def _adaptive_avg_pool(name: str) -> Any:
     def pool(input: Tensor, output_size: Any) -> Tensor:
-        from torch.nn import _layer_functional
-        kernel = getattr(_layer_functional, name, None)
-        if kernel is None:
-            raise NotImplementedError(f"interpolate(mode='area') of {input.dim()}-D input needs {name}, which Ember "
-                                      "does not have yet")
+        from torch.nn import _layer_functional, _pooling_functional
+        kernel = getattr(_layer_functional, name, None) or getattr(_pooling_functional, name)
         return kernel(input, output_size)
     return pool
 

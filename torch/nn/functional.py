@@ -21,6 +21,12 @@ from torch.nn._layer_functional import (adaptive_avg_pool1d, adaptive_avg_pool2d
                                         embedding, group_norm,
                                         layer_norm, max_pool1d, max_pool1d_with_indices, max_pool2d,
                                         max_pool2d_with_indices, one_hot, pad)
+from torch.nn._pooling_functional import (adaptive_avg_pool3d, adaptive_max_pool1d,
+                                          adaptive_max_pool1d_with_indices, adaptive_max_pool2d,
+                                          adaptive_max_pool2d_with_indices, adaptive_max_pool3d,
+                                          adaptive_max_pool3d_with_indices, avg_pool3d, lp_pool1d, lp_pool2d,
+                                          lp_pool3d, max_pool3d, max_pool3d_with_indices, max_unpool1d,
+                                          max_unpool2d, max_unpool3d)
 from torch.nn._interpolate import interpolate, upsample, upsample_bilinear, upsample_nearest
 from torch.nn._dropout_functional import alpha_dropout, dropout1d, dropout2d, dropout3d, feature_alpha_dropout
 # -- sequence models: attention --
@@ -47,7 +53,11 @@ __all__ = ["linear", "bilinear", "threshold", "relu", "relu6", "elu", "selu", "c
            "pad", "max_pool1d", "max_pool2d",
            "max_pool1d_with_indices", "max_pool2d_with_indices", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d",
            "adaptive_avg_pool2d", "batch_norm", "instance_norm", "layer_norm", "rms_norm", "group_norm", "embedding",
-           "interpolate", "upsample", "upsample_nearest", "upsample_bilinear",
+           "interpolate", "upsample", "upsample_nearest", "upsample_bilinear", "max_pool3d", "max_pool3d_with_indices",
+           "avg_pool3d", "adaptive_avg_pool3d", "adaptive_max_pool1d", "adaptive_max_pool1d_with_indices",
+           "adaptive_max_pool2d", "adaptive_max_pool2d_with_indices", "adaptive_max_pool3d",
+           "adaptive_max_pool3d_with_indices", "max_unpool1d", "max_unpool2d", "max_unpool3d", "lp_pool1d",
+           "lp_pool2d", "lp_pool3d",
            "one_hot",
            "normalize",
            # sequence models

@@ -25,6 +25,9 @@ from torch.nn.modules.instancenorm import InstanceNorm1d, InstanceNorm2d, Instan
 from torch.nn.modules.normalization import GroupNorm, LayerNorm, RMSNorm
 from torch.nn.modules.pooling import (AdaptiveAvgPool1d, AdaptiveAvgPool2d, AvgPool1d, AvgPool2d, MaxPool1d,
                                       MaxPool2d)
+from torch.nn.modules.pooling_volumetric import (AdaptiveAvgPool3d, AdaptiveMaxPool1d, AdaptiveMaxPool2d,
+                                                 AdaptiveMaxPool3d, AvgPool3d, LPPool1d, LPPool2d, LPPool3d,
+                                                 MaxPool3d, MaxUnpool1d, MaxUnpool2d, MaxUnpool3d)
 from torch.nn.modules.sparse import Embedding
 from torch.nn.modules.upsampling import Upsample, UpsamplingBilinear2d, UpsamplingNearest2d
 from torch.nn.modules._lazy_layers import (LazyBatchNorm1d, LazyBatchNorm2d, LazyBatchNorm3d, LazyConv1d, LazyConv2d,
@@ -51,7 +54,9 @@ __all__ = ["Module", "Identity", "Linear", "Bilinear", "Sequential", "ModuleList
            "TripletMarginWithDistanceLoss", "PoissonNLLLoss", "GaussianNLLLoss",
            # Layers: convolution, pooling, normalisation, embedding.
            "Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d", "MaxPool1d",
-           "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "BatchNorm1d",
+           "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "MaxPool3d", "AvgPool3d",
+           "AdaptiveAvgPool3d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "AdaptiveMaxPool3d", "MaxUnpool1d",
+           "MaxUnpool2d", "MaxUnpool3d", "LPPool1d", "LPPool2d", "LPPool3d", "BatchNorm1d",
            "BatchNorm2d", "BatchNorm3d",
            "LayerNorm", "GroupNorm", "RMSNorm", "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d",
            "Embedding", "Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d",
