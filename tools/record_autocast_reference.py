@@ -168,6 +168,7 @@ CASES: dict[str, tuple[list[Any], dict[str, Any]]] = {
     "dist": ([T(3, 2), T(3, 2)], {}),
     "pdist": ([T(3, 2)], {}),
     "tensordot": ([T(2, 3), T(3, 4), [1], [0]], {}),
+    "grid_sampler": ([T(1, 2, 3, 3), T(1, 2, 2, 2, kind="unit"), 0, 0, False], {}),
     "max_pool3d": ([T(1, 2, 4, 4, 4), [2, 2, 2]], {}),
     "avg_pool3d": ([T(1, 2, 4, 4, 4), [2, 2, 2]], {}),
     "adaptive_avg_pool3d": ([T(1, 2, 4, 4, 4), [2, 2, 2]], {}),

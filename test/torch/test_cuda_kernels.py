@@ -495,6 +495,38 @@ def test_small_determinants_cross_and_vecdot_run_on_the_device(n):
     _close(torch.linalg.vecdot(a_gpu, b_gpu), torch.linalg.vecdot(a_cpu, b_cpu), 1e-12)
 
 
+# ---- composite nn ops on the device: grid sampling, folding, 3-d and adaptive pools, distances ----------
+
+COMPOSITE_CASES = {
+    "grid_sample": (lambda x, g: torch.nn.functional.grid_sample(x, g, padding_mode="reflection", align_corners=False),
+                    [(2, 3, 5, 6), (2, 4, 7, 2)]),
+    "grid_sample_bicubic": (lambda x, g: torch.nn.functional.grid_sample(x, g, mode="bicubic", align_corners=True),
+                            [(1, 2, 4, 5), (1, 3, 3, 2)]),
+    "unfold_fold": (lambda x: torch.nn.functional.fold(torch.nn.functional.unfold(x, 3, padding=1), (5, 6), 3,
+                                                       padding=1), [(2, 3, 5, 6)]),
+    "max_pool3d": (lambda x: torch.nn.functional.max_pool3d(x, 2, stride=1, padding=1), [(1, 2, 4, 5, 6)]),
+    "avg_pool3d": (lambda x: torch.nn.functional.avg_pool3d(x, 3, stride=2, padding=1, ceil_mode=True),
+                   [(1, 2, 5, 6, 7)]),
+    "adaptive_max_pool2d": (lambda x: torch.nn.functional.adaptive_max_pool2d(x, (3, 4)), [(2, 3, 7, 9)]),
+    "cdist": (lambda a, b: torch.cdist(a, b), [(2, 30, 3), (2, 5, 3)]),
+}
+
+
+@pytest.mark.parametrize("name", COMPOSITE_CASES)
+def test_composite_nn_ops_match_the_cpu(name):
+    fn, shapes = COMPOSITE_CASES[name]
+    pairs = [tuple(t.requires_grad_() for t in _pair(s, torch.float64, i)) for i, s in enumerate(shapes)]
+    if name.startswith("grid_sample"):      # grid coordinates inside and a little outside [-1, 1]
+        pairs[1] = tuple(t.detach().tanh().mul(1.2).requires_grad_() for t in pairs[1])
+    out_cpu = fn(*[p[0] for p in pairs])
+    out_gpu = fn(*[p[1] for p in pairs])
+    _close(out_gpu, out_cpu.detach(), 1e-10)
+    out_cpu.square().sum().backward()
+    out_gpu.square().sum().backward()
+    for cpu, gpu in pairs:
+        _close(gpu.grad, cpu.grad, 1e-9)
+
+
 # ---- float16 (computed in float32, rounded once) -----------------------------------------------
 
 HALF_CASES = {

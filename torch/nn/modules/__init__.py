@@ -12,6 +12,7 @@ from torch.nn.modules.padding import (CircularPad1d, CircularPad2d, CircularPad3
                                       ZeroPad3d)
 from torch.nn.modules.dropout import AlphaDropout, Dropout, Dropout1d, Dropout2d, Dropout3d, FeatureAlphaDropout
 from torch.nn.modules.flatten import Flatten, Unflatten
+from torch.nn.modules.fold import Fold, Unfold
 from torch.nn.modules.linear import Bilinear, Identity, Linear
 from torch.nn.modules.loss import (BCELoss, BCEWithLogitsLoss, CosineEmbeddingLoss, CrossEntropyLoss, GaussianNLLLoss,
                                    HingeEmbeddingLoss, HuberLoss, KLDivLoss, L1Loss, MarginRankingLoss, MSELoss,
@@ -40,7 +41,8 @@ from torch.nn.modules.transformer import (Transformer, TransformerDecoder, Trans
                                           TransformerEncoder, TransformerEncoderLayer)
 
 __all__ = ["Module", "Identity", "Linear", "Bilinear", "Sequential", "ModuleList", "ModuleDict", "ParameterList",
-           "ParameterDict", "Flatten", "Unflatten", "Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout",
+           "ParameterDict", "Flatten", "Unflatten", "Fold", "Unfold",
+           "Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout",
            "FeatureAlphaDropout", "ConstantPad1d", "ConstantPad2d", "ConstantPad3d", "ZeroPad1d", "ZeroPad2d",
            "ZeroPad3d", "ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d", "ReplicationPad1d",
            "ReplicationPad2d", "ReplicationPad3d", "CircularPad1d", "CircularPad2d", "CircularPad3d", "PixelShuffle",
