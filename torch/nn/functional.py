@@ -29,6 +29,7 @@ from torch.nn._pooling_functional import (adaptive_avg_pool3d, adaptive_max_pool
                                           max_unpool2d, max_unpool3d)
 from torch.nn._folding import fold, unfold
 from torch.nn._spatial_transform import affine_grid, grid_sample
+from torch.nn._embedding_bag import embedding_bag
 from torch.nn._interpolate import interpolate, upsample, upsample_bilinear, upsample_nearest
 from torch.nn._dropout_functional import alpha_dropout, dropout1d, dropout2d, dropout3d, feature_alpha_dropout
 # -- sequence models: attention --
@@ -59,7 +60,7 @@ __all__ = ["linear", "bilinear", "threshold", "relu", "relu6", "elu", "selu", "c
            "avg_pool3d", "adaptive_avg_pool3d", "adaptive_max_pool1d", "adaptive_max_pool1d_with_indices",
            "adaptive_max_pool2d", "adaptive_max_pool2d_with_indices", "adaptive_max_pool3d",
            "adaptive_max_pool3d_with_indices", "max_unpool1d", "max_unpool2d", "max_unpool3d", "lp_pool1d",
-           "lp_pool2d", "lp_pool3d", "fold", "unfold", "grid_sample", "affine_grid",
+           "lp_pool2d", "lp_pool3d", "fold", "unfold", "grid_sample", "affine_grid", "embedding_bag",
            "one_hot",
            "normalize",
            # sequence models

@@ -29,7 +29,7 @@ from torch.nn.modules.pooling import (AdaptiveAvgPool1d, AdaptiveAvgPool2d, AvgP
 from torch.nn.modules.pooling_volumetric import (AdaptiveAvgPool3d, AdaptiveMaxPool1d, AdaptiveMaxPool2d,
                                                  AdaptiveMaxPool3d, AvgPool3d, LPPool1d, LPPool2d, LPPool3d,
                                                  MaxPool3d, MaxUnpool1d, MaxUnpool2d, MaxUnpool3d)
-from torch.nn.modules.sparse import Embedding
+from torch.nn.modules.sparse import Embedding, EmbeddingBag
 from torch.nn.modules.upsampling import Upsample, UpsamplingBilinear2d, UpsamplingNearest2d
 from torch.nn.modules._lazy_layers import (LazyBatchNorm1d, LazyBatchNorm2d, LazyBatchNorm3d, LazyConv1d, LazyConv2d,
                                            LazyConv3d, LazyConvTranspose1d, LazyConvTranspose2d, LazyConvTranspose3d,
@@ -61,7 +61,7 @@ __all__ = ["Module", "Identity", "Linear", "Bilinear", "Sequential", "ModuleList
            "MaxUnpool2d", "MaxUnpool3d", "LPPool1d", "LPPool2d", "LPPool3d", "BatchNorm1d",
            "BatchNorm2d", "BatchNorm3d",
            "LayerNorm", "GroupNorm", "RMSNorm", "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d",
-           "Embedding", "Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d",
+           "Embedding", "EmbeddingBag", "Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d",
            # lazy layers: input sizes inferred on the first call
            "LazyLinear", "LazyConv1d", "LazyConv2d", "LazyConv3d", "LazyConvTranspose1d", "LazyConvTranspose2d",
            "LazyConvTranspose3d", "LazyBatchNorm1d", "LazyBatchNorm2d", "LazyBatchNorm3d", "LazyInstanceNorm1d",
