@@ -46,6 +46,10 @@ SPECS: dict[str, tuple[tuple[int, ...], str, tuple[Any, ...], dict[str, Any]]] =
     "error_avg_pool3d_small": ((1, 3, 2, 2, 2), "avg_pool3d", (3,), {}),
     "error_adaptive_max_pool2d_dims": ((3,), "adaptive_max_pool2d", (2,), {}),
     "error_adaptive_avg_pool3d_dims": ((3, 4), "adaptive_avg_pool3d", (2,), {}),
+    "error_max_pool3d_stride": ((1, 1, 4, 4, 4), "max_pool3d", (2,), {"stride": 0}),
+    "error_avg_pool3d_kernel": ((1, 1, 4, 4, 4), "avg_pool3d", (0,), {}),
+    "lp_pool2d_inf": ((1, 2, 4, 6), "lp_pool2d", (float("inf"), 2), {}),
+    "lp_pool1d_minus_inf": ((1, 2, 6), "lp_pool1d", (float("-inf"), 2), {}),
 }
 CASES = tuple(SPECS) + ("max_unpool2d_round_trip", "max_unpool1d_round_trip", "max_unpool3d_round_trip",
                         "error_max_unpool2d_index", "error_max_unpool2d_size")

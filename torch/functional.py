@@ -140,19 +140,15 @@ def nonzero(input: Any, *, out: Any = None, as_tuple: bool = False) -> Any:
 def norm(input: Any, p: Any = "fro", dim: Any = None, keepdim: bool = False, out: Any = None,
          dtype: Any = None) -> Any:
     """The vector norm of order p over dim (all of input by default), as PyTorch's torch.norm on
-    strided tensors: numbers and 'fro' go to linalg.vector_norm; 'nuc' and other strings are
-    matrix norms, which need linalg.matrix_norm (not in Ember yet)."""
+    strided tensors: numbers and 'fro' go to linalg.vector_norm; 'nuc' and the other strings are
+    matrix norms (linalg.matrix_norm, over every dim when dim is None)."""
     dims = [dim] if isinstance(dim, int) else dim
     kwargs = {"dtype": dtype} if out is None else {"dtype": dtype, "out": out}
     if isinstance(p, str):
         if p == "fro" and (dim is None or isinstance(dim, int) or len(dim) <= 2):
             return _linalg("vector_norm")(input, 2, dims, keepdim, **kwargs)
-        if p == "nuc":
-            raise NotImplementedError("torch.norm(p='nuc') is a nuclear norm (linalg.matrix_norm over singular "
-                                      "values), which needs linalg.svdvals: not in Ember yet")
-        if p == "fro":
-            raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {' '.join(str(d) for d in dims)}")
-        raise RuntimeError(f"linalg.matrix_norm: Order {p} not supported.")
+        matrix_dims = list(range(input.dim())) if dims is None else dims
+        return _linalg("matrix_norm")(input, p, matrix_dims, keepdim, **kwargs)
     return _linalg("vector_norm")(input, 2.0 if p is None else p, dims, keepdim, **kwargs)
 
 

@@ -136,3 +136,22 @@ def test_decompositions_on_cuda_tensors_without_a_kernel_are_refused_by_name():
         pytest.skip("needs CUDA (or the emulator)")
     with pytest.raises(NotImplementedError, match="linalg_inv_ex"):
         L.inv(torch.eye(4, device="cuda"))
+
+
+@pytest.mark.parametrize("fn", [
+    lambda: L.inv(torch.zeros(2, 0, 0)), lambda: L.lu_factor(torch.zeros(2, 0, 0)).LU,
+    lambda: L.lu(torch.zeros(2, 0, 0)).P, lambda: L.solve(torch.randn(3, 3), torch.zeros(3, 0)),
+    lambda: L.solve_triangular(torch.zeros(0, 0), torch.zeros(0, 2), upper=True),
+    lambda: L.lstsq(torch.zeros(0, 3, 3), torch.zeros(0, 3, 2)).solution, lambda: L.matrix_power(torch.zeros(0, 0), -2),
+])
+def test_empty_matrices_give_empty_results(fn):
+    assert fn().numel() == 0
+
+
+def test_upper_cholesky_reads_the_upper_triangle():
+    s = _random((4, 4), 9, spd=True)
+    assert torch.allclose(L.cholesky(s.triu(), upper=True), L.cholesky(s, upper=True))
+
+
+def test_matrix_exp_of_infinite_input_is_nan_not_an_error():
+    assert torch.isnan(L.matrix_exp(torch.tensor([[math.inf, 0.0], [0.0, 1.0]]))).all()

@@ -50,3 +50,8 @@ def test_modules_forward_and_repr_as_pytorch():
     assert repr(torch.nn.LPPool2d(2, 3)) == "LPPool2d(norm_type=2, kernel_size=3, stride=None, ceil_mode=False)"
     assert torch.nn.AdaptiveAvgPool3d(1)(x).shape == (1, 2, 1, 1, 1)
     assert torch.nn.functional.interpolate(x, size=(2, 2, 2), mode="area").shape == (1, 2, 2, 2, 2)
+
+
+def test_adaptive_max_pool_to_size_zero_is_empty():
+    out, indices = F.adaptive_max_pool2d(torch.randn(1, 2, 4, 4), 0, return_indices=True)
+    assert out.shape == indices.shape == (1, 2, 0, 0)

@@ -271,3 +271,9 @@ def test_small_convolutional_network_trains():
             for p, g in zip(params, grads):
                 p -= 0.2 * g
     assert loss_fn().item() < 0.5 * first
+
+
+def test_relu_gradient_below_zero_is_zero_even_for_an_infinite_incoming_gradient():
+    x = torch.zeros(3, dtype=torch.float64, requires_grad=True)
+    torch.relu(x).backward(torch.full((3,), float("inf"), dtype=torch.float64))
+    assert x.grad.tolist() == [0.0, 0.0, 0.0]

@@ -311,8 +311,13 @@ def test_norm_errors():
         torch.norm(torch.ones(2), "abc")
     with pytest.raises(RuntimeError, match="^linalg.matrix_norm: dim must be a 2-tuple. Got 0 1 2$"):
         torch.norm(torch.ones(2, 2, 2), "fro", dim=(0, 1, 2))
-    with pytest.raises(NotImplementedError, match="nuc"):
-        torch.norm(x, "nuc")   # needs singular values (linalg.svdvals), not in Ember yet
+
+
+
+def test_nuclear_norm_is_the_sum_of_singular_values():
+    x = torch.tensor([[3.0, 0.0], [4.0, 5.0]], dtype=torch.float64)
+    assert torch.norm(x, "nuc").item() == pytest.approx(float(torch.linalg.svdvals(x).sum()))
+    assert x.norm(p="nuc").item() == pytest.approx(float(torch.linalg.svdvals(x).sum()))
 
 
 # ---- Tensor operators -----------------------------------------------------------------------

@@ -49,3 +49,16 @@ def test_combination_gradients_pass_gradcheck(fn, shapes):
     gen = torch.Generator().manual_seed(3)
     inputs = [torch.randn(s, dtype=torch.float64, generator=gen).requires_grad_() for s in shapes]
     assert torch.autograd.gradcheck(fn, inputs)
+
+
+def test_cdist_and_pdist_in_blocks_equal_the_direct_differences():
+    import numpy as np
+    gen = torch.Generator().manual_seed(5)
+    x1, x2 = torch.randn(3000, 8, generator=gen, dtype=torch.float64), torch.randn(200, 8, generator=gen,
+                                                                                 dtype=torch.float64)
+    expected = np.abs(x1.numpy()[:, None] - x2.numpy()[None]).sum(-1)
+    np.testing.assert_allclose(torch.cdist(x1, x2, p=1).numpy(), expected, rtol=1e-12)
+    rows = torch.randn(300, 20000, generator=gen, dtype=torch.float64)[:, :200]
+    i, j = np.triu_indices(300, 1)
+    np.testing.assert_allclose(torch.pdist(rows).numpy(), np.linalg.norm(rows.numpy()[i] - rows.numpy()[j], axis=1),
+                               rtol=1e-12)

@@ -142,16 +142,27 @@ def _lp_finish(pooled: Tensor, norm_type: float, window: int) -> Tensor:
     return (torch.sign(pooled) * torch.relu(torch.abs(pooled))).mul(window).pow(1.0 / norm_type)
 
 
+def _extreme_pool(pool: Any, input: Tensor, norm_type: float, kernel_size: Any, stride: Any,
+                  ceil_mode: bool) -> Tensor:
+    if norm_type > 0:
+        return pool(input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+    return -pool(-input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+
+
 def lp_pool1d(input: Tensor, norm_type: float, kernel_size: int, stride: Any = None, ceil_mode: bool = False) -> Tensor:
     """The power-average pool (sum of x^p over each window)^(1/p) of (N, C, L) input."""
-    from torch.nn._layer_functional import avg_pool1d
+    from torch.nn._layer_functional import avg_pool1d, max_pool1d
+    if abs(norm_type) == float("inf"):       # the limits of the power mean: the largest or smallest |x|
+        return _extreme_pool(max_pool1d, input, norm_type, kernel_size, stride, ceil_mode)
     pooled = avg_pool1d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
     return _lp_finish(pooled, norm_type, kernel_size)
 
 
 def lp_pool2d(input: Tensor, norm_type: float, kernel_size: Any, stride: Any = None, ceil_mode: bool = False) -> Tensor:
     """The power-average pool of (N, C, H, W) input."""
-    from torch.nn._layer_functional import avg_pool2d
+    from torch.nn._layer_functional import avg_pool2d, max_pool2d
+    if abs(norm_type) == float("inf"):
+        return _extreme_pool(max_pool2d, input, norm_type, kernel_size, stride, ceil_mode)
     kh, kw = _ntuple(kernel_size, 2)
     pooled = avg_pool2d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
     return _lp_finish(pooled, norm_type, kh * kw)
@@ -159,6 +170,8 @@ def lp_pool2d(input: Tensor, norm_type: float, kernel_size: Any, stride: Any = N
 
 def lp_pool3d(input: Tensor, norm_type: float, kernel_size: Any, stride: Any = None, ceil_mode: bool = False) -> Tensor:
     """The power-average pool of (N, C, D, H, W) input."""
+    if abs(norm_type) == float("inf"):
+        return _extreme_pool(max_pool3d, input, norm_type, kernel_size, stride, ceil_mode)
     kd, kh, kw = _ntuple(kernel_size, 3)
     pooled = avg_pool3d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
     return _lp_finish(pooled, norm_type, kd * kh * kw)

@@ -149,20 +149,23 @@ def linalg_lu_factor(A: Any, pivot: bool = True) -> Any:
 
 
 def _permutation(pivots: Any, m: int, like: Any) -> Any:
-    """P (..., m, m) with A = P L U from LAPACK's 1-based row swaps."""
+    """P (..., m, m) with A = P L U from LAPACK's 1-based row swaps, applied to every matrix at once
+    (one gather/scatter per pivot step)."""
     lead = tuple(pivots.shape[:-1])
-    perms = []
-    for swaps in pivots.reshape(-1, pivots.shape[-1]).tolist():
-        order = list(range(m))
-        for i, p in enumerate(swaps):
-            order[i], order[p - 1] = order[p - 1], order[i]
-        perms.append(order)
+    steps = pivots.shape[-1]
+    batch = 1
+    for size in lead:
+        batch *= size
+    swaps = pivots.reshape(batch, steps).long() - 1
+    order = _arange(m, dtype=swaps.dtype, device=swaps.device).expand(batch, m).clone()
+    for i in range(steps):
+        target = swaps[:, i:i + 1]
+        here = order[:, i:i + 1].clone()
+        order[:, i:i + 1] = order.gather(1, target)
+        order.scatter_(1, target, here)
     eye = _eye(m, dtype=like.dtype, device=like.device)
-    if not perms:
-        return _zeros(lead + (m, m), dtype=like.dtype, device=like.device)
-    # row i of P^T is e_{order[i]}, so P's column i is e_{order[i]}
-    rows = [eye[order].mT for order in perms]
-    return _stack(rows).reshape(lead + (m, m))
+    # row i of P^T is e_{order[i]}
+    return eye.index_select(0, order.reshape(-1)).reshape(batch, m, m).mT.reshape(lead + (m, m))
 
 
 def lu_unpack(LU_data: Any, LU_pivots: Any, unpack_data: bool = True, unpack_pivots: bool = True) -> Any:
@@ -202,8 +205,8 @@ def _eps(A: Any) -> float:
 
 def linalg_pinv_atol_rtol_float(self: Any, atol: Any = None, rtol: Any = None, hermitian: bool = False) -> Any:
     if self.dim() < 2 or self.dtype.name not in ("float32", "float64"):
-        raise RuntimeError(f"linalg.pinv({self.dtype.type_name}{{{list(self.shape)}}}): expected a tensor with 2 or more "
-                           "dimensions of float, double, cfloat or cdouble types")
+        raise RuntimeError(f"linalg.pinv({self.dtype.type_name}{{{list(self.shape)}}}): expected a tensor with 2 or "
+                           "more dimensions of float, double, cfloat or cdouble types")
     if hermitian:
         values, vectors = _eigh(self)
         tol = _tolerance(values, self, atol, rtol)
@@ -273,7 +276,8 @@ def linalg_matrix_exp(self: Any) -> Any:
     if n == 1:
         return self.exp()
     norm = float(self.abs().sum(-2).amax())
-    squarings = max(0, math.ceil(math.log2(norm / _THETA13))) if norm > _THETA13 else 0
+    # non-finite input has no scaling that helps: the Pade step propagates its inf/nan, as PyTorch's
+    squarings = max(0, math.ceil(math.log2(norm / _THETA13))) if math.isfinite(norm) and norm > _THETA13 else 0
     A = self / (2 ** squarings)
     eye = _eye(n, dtype=self.dtype, device=self.device)
     A2 = _matmul(A, A)

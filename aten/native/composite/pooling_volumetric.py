@@ -57,6 +57,15 @@ def _geometry(self: Any, name: str, kernel_size: Any, stride: Any, padding: Any,
     s = _triple(stride, name, "stride", allow_empty=True) or k
     p = _triple(padding, name, "padding")
     d = _triple(dilation, name, "dilation")
+    if 0 in s:
+        raise RuntimeError("stride should not be zero")
+    if min(k) <= 0:
+        raise RuntimeError(f"kernel size should be greater than zero, but got kT: {k[0]} kH: {k[1]} kW: {k[2]}")
+    if min(s) <= 0:
+        raise RuntimeError(f"stride should be greater than zero, but got dT: {s[0]} dH: {s[1]} dW: {s[2]}")
+    if min(d) <= 0:
+        raise RuntimeError(f"dilation should be greater than zero, but got dilationT: {d[0]} dilationH: {d[1]} "
+                           f"dilationW: {d[2]}")
     batched = _check_volumetric(self)
     if check_input_size:        # average pooling asks for a whole kernel inside the input, padding or not
         depth, height, width = self.shape[-3:]
@@ -155,6 +164,9 @@ def _adaptive_axis(x: Any, axis: int, out: int, reduce: str) -> tuple[Any, Any]:
     """Pool x along axis into out bins: (values, the index along axis of each maximum) for "max", or
     (means, None) for "mean"."""
     size = x.shape[axis]
+    if out == 0:                    # nothing to pool into: an empty result, as PyTorch's
+        empty = x.narrow(axis, 0, 0)
+        return (empty, None) if reduce == "mean" else (empty, empty.long())
     if size % out == 0:            # equal bins: one strided window view
         k = size // out
         windows = x.unfold(axis, k, k)

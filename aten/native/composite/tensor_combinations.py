@@ -142,7 +142,17 @@ def cdist(x1: Any, x2: Any, p: float = 2.0, compute_mode: Any = None) -> Any:
     rows, cols = x1.shape[-2], x2.shape[-2]
     if p == 2 and (mode == 1 or (mode == 0 and (rows > 25 or cols > 25))):
         return _euclidean_by_mm(x1, x2)
-    return _vector_norm(x1.unsqueeze(-2) - x2.unsqueeze(-3), p, [-1])
+    per_row = max(1, x2.numel() * max(1, x1.numel() // max(1, rows * x1.shape[-1])))
+    step = max(1, _CHUNK // per_row)
+    if step >= rows:
+        return _vector_norm(x1.unsqueeze(-2) - x2.unsqueeze(-3), p, [-1])
+    # the differences of a block of rows at a time, so memory stays bounded (PyTorch's kernel makes none)
+    return _cat([_vector_norm(x1[..., i:i + step, :].unsqueeze(-2) - x2.unsqueeze(-3), p, [-1])
+                 for i in range(0, rows, step)], -2)
+
+
+# elements of the difference tensors cdist and pdist build at a time
+_CHUNK = 1 << 22
 
 
 def dist(self: Any, other: Any, p: Any = 2) -> Any:
@@ -157,7 +167,11 @@ def pdist(self: Any, p: float = 2.0) -> Any:
     if p < 0:
         raise RuntimeError("pdist only supports non-negative p values")
     first, second = triu_indices(self.shape[0], self.shape[0], 1, device=self.device)
-    return _vector_norm(self[first] - self[second], p, [-1])
+    step = max(1, _CHUNK // max(1, self.shape[1]))
+    if step >= first.numel():
+        return _vector_norm(self[first] - self[second], p, [-1])
+    return _cat([_vector_norm(self[first[i:i + step]] - self[second[i:i + step]], p, [-1])
+                 for i in range(0, first.numel(), step)], 0)
 
 
 # ---- covariance ----------------------------------------------------------------------------------------------

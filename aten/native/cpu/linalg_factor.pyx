@@ -42,6 +42,16 @@ cdef inline tuple _tail_dropped(tuple shape):
     return shape[:len(shape) - 1]
 
 
+cdef object _stacked(object array, int trailing):
+    """array with its leading (batch) dims merged into one: (batch, *last trailing dims); the batch
+    count is explicit, as reshape cannot infer it when a matrix is empty."""
+    cdef tuple shape = array.shape
+    cdef Py_ssize_t batch = 1
+    for size in shape[:len(shape) - trailing]:
+        batch *= size
+    return array.reshape((batch,) + _tail(shape, trailing))
+
+
 cdef int _check_matrix(str op, TensorImpl A, bint square=True, str kernel="") except -1:
     """PyTorch's checks, in its order; float16/bfloat16 are refused as its kernel refuses them: by its
     dispatch name (kernel) where it has no check of its own."""
@@ -63,7 +73,7 @@ cdef int _check_matrix(str op, TensorImpl A, bint square=True, str kernel="") ex
 cdef object _batched(TensorImpl A):
     """A's matrices as a C-contiguous (batch, m, n) float array (a copy: the loops write into it)."""
     a = np_view(A)
-    return np.array(a.reshape((-1,) + _tail(a.shape, 2)), dtype=a.dtype, order="C", copy=True)
+    return np.array(_stacked(a, 2), dtype=a.dtype, order="C", copy=True)
 
 
 cdef TensorImpl _tensor_of(object array, int scalar_type):
@@ -171,8 +181,8 @@ cdef object _trsm(object a, object x, bint upper, bint unit):
 cdef tuple _broadcast_pair(object a, object b):
     """Batch dims of a (..., n, n) and b (..., n, k) broadcast, each as a C-contiguous 3-d copy."""
     lead = np.broadcast_shapes(_lead(a.shape), _lead(b.shape))
-    a = np.ascontiguousarray(np.broadcast_to(a, lead + _tail(a.shape, 2))).reshape((-1,) + _tail(a.shape, 2))
-    b = np.array(np.broadcast_to(b, lead + _tail(b.shape, 2)), order="C", copy=True).reshape((-1,) + _tail(b.shape, 2))
+    a = _stacked(np.ascontiguousarray(np.broadcast_to(a, lead + _tail(a.shape, 2))), 2)
+    b = _stacked(np.array(np.broadcast_to(b, lead + _tail(b.shape, 2)), order="C", copy=True), 2)
     return lead, a, b
 
 
@@ -310,12 +320,14 @@ cdef int _cholesky_one(real[:, ::1] a) noexcept nogil:
 def linalg_cholesky_ex_cpu(TensorImpl A not None, bint upper=False, bint check_errors=False):
     _check_matrix("linalg.cholesky", A, True, "cholesky_cpu")
     a = np_view(A)
+    if upper:       # potrf with uplo='U' reads the upper triangle: the lower one of the transpose
+        a = np.swapaxes(a, -1, -2)
     lead = _lead(a.shape)
     try:
         factor = np.linalg.cholesky(a)
         info = np.zeros(lead, dtype=np.int32)
     except np.linalg.LinAlgError:
-        batch = _batched(A)
+        batch = np.array(_stacked(a, 2), order="C", copy=True)
         info = np.zeros(batch.shape[0], dtype=np.int32)
         for b in range(batch.shape[0]):
             info[b] = _cholesky_one[float](batch[b]) if batch.dtype == np.float32 else _cholesky_one[double](batch[b])
@@ -395,17 +407,20 @@ def linalg_lstsq_cpu(TensorImpl self not None, TensorImpl b not None, rcond=None
         ranks.append(rank)
         values.append(sv)
         residuals.append(res)
-    x = np.stack(solutions).reshape(lead + (n, b3.shape[2]))
+    x = np.stack(solutions).reshape(lead + (n, b3.shape[2])) if solutions else \
+        np.zeros(lead + (n, b3.shape[2]), a3.dtype)
     if vector:
         x = x[..., 0]
     full_rank = all(r == min(m, n) for r in ranks)
-    if m > n and full_rank and driver != "gelsy":
+    if m > n and full_rank and driver != "gelsy" and residuals:
         res = np.stack([r if r.size else np.zeros(b3.shape[2], a3.dtype) for r in residuals]).reshape(
             lead + ((b3.shape[2],) if not vector else ()))
     else:
         res = np.zeros((0,), dtype=a3.dtype)
     rank = np.array(ranks, dtype=np.int64).reshape(lead) if driver != "gels" else np.zeros((0,), np.int64)
-    sv = np.stack(values).reshape(lead + (min(m, n),)) if driver in ("gelsd", "gelss") else np.zeros((0,), a3.dtype)
+    sv = np.zeros((0,), a3.dtype)
+    if driver in ("gelsd", "gelss"):
+        sv = np.stack(values).reshape(lead + (min(m, n),)) if values else np.zeros(lead + (min(m, n),), a3.dtype)
     return (_tensor_of(x, self.scalar_type), _tensor_of(res, self.scalar_type), _tensor_of(rank, ST_INT64),
             _tensor_of(sv, self.scalar_type))
 
@@ -421,9 +436,9 @@ def linalg_lu_solve_cpu(TensorImpl LU not None, TensorImpl pivots not None, Tens
         b = np.swapaxes(b, -1, -2)
         adjoint = not adjoint
     lead = np.broadcast_shapes(_lead(lu.shape), _lead(b.shape))
-    lu3 = np.ascontiguousarray(np.broadcast_to(lu, lead + _tail(lu.shape, 2))).reshape((-1, n, n))
-    piv2 = np.ascontiguousarray(np.broadcast_to(piv, lead + _tail(piv.shape, 1))).reshape((-1, n))
-    x = np.array(np.broadcast_to(b, lead + _tail(b.shape, 2)), order="C", copy=True).reshape((-1,) + _tail(b.shape, 2))
+    lu3 = _stacked(np.ascontiguousarray(np.broadcast_to(lu, lead + _tail(lu.shape, 2))), 2)
+    piv2 = _stacked(np.ascontiguousarray(np.broadcast_to(piv, lead + _tail(piv.shape, 1))), 1)
+    x = _stacked(np.array(np.broadcast_to(b, lead + _tail(b.shape, 2)), order="C", copy=True), 2)
     with np.errstate(all="ignore"):
         if not adjoint:
             x = _lu_solve_arrays(lu3, piv2, x)

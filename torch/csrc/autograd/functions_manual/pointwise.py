@@ -50,7 +50,8 @@ def pow_backward_exponent(grad: Any, self: Any, exponent: Any, result: Any) -> A
 
 
 def threshold_backward(grad: Any, self: Any, threshold: Any) -> Any:
-    return grad * (self > threshold)
+    # a select, not a product: an infinite incoming gradient below the threshold gives 0, not NaN
+    return _where(self > threshold, grad, _zeros_like(grad))
 
 
 def where(condition: Any, a: Any, b: Any) -> Any:
