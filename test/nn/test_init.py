@@ -2,7 +2,9 @@
 random stream differs from PyTorch's, so the checks are on distributions, not values."""
 from __future__ import annotations
 
+import json
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -10,6 +12,7 @@ import pytest
 import torch
 from torch import nn
 from torch.nn import init
+from tools import record_init_reference as init_record
 
 
 def test_calculate_gain_is_pytorchs():
@@ -122,3 +125,11 @@ def test_linear_and_bilinear_default_initialisation_bounds():
     assert -bound <= lo < -0.95 * bound and 0.95 * bound < hi <= bound
     assert lin(torch.randn(2, 50)).shape == (2, 400) and bil(torch.randn(7, 20), torch.randn(7, 5)).shape == (7, 30)
     assert nn.Linear(3, 2, dtype=torch.float64).weight.dtype == torch.float64
+
+
+@pytest.mark.parametrize("case", init_record.CASES)
+def test_orthogonal_draws_what_pytorch_draws_for_the_same_seed(case):
+    # the same normal draws; the QR runs on each library's LAPACK, so a few roundings apart
+    reference = json.loads((Path(__file__).resolve().parents[1] / "data" / "init" / "init.json").read_text())
+    np.testing.assert_allclose(np.array(init_record.run_case(torch, case)), np.array(reference["cases"][case]),
+                               rtol=1e-5, atol=1e-6)

@@ -208,38 +208,25 @@ def _kaiming_std(tensor: Tensor, a: float, mode: str, nonlinearity: str) -> floa
 
 
 def orthogonal_(tensor: Tensor, gain: float = 1, generator: Any = None) -> Tensor:
-    """Fill with a (semi-)orthogonal matrix: Q of the QR of a normal matrix, signs fixed by R's
-    diagonal, times gain (trailing dims flattened)."""
+    """Fill with a (semi-)orthogonal matrix: Q of the QR of a normal matrix drawn in the tensor's dtype,
+    signs fixed by R's diagonal, times gain (trailing dims flattened), as PyTorch's."""
     if tensor.dim() < 2:
         raise ValueError("Only tensors with 2 or more dimensions are supported")
     if tensor.numel() == 0:
         return tensor
     rows = tensor.size(0)
     cols = tensor.numel() // rows
-    flattened = torch.empty((rows, cols), dtype=torch.float64).normal_(0, 1, generator=generator)
-    if rows < cols:
-        flattened = flattened.t()
-    q = _orthonormal_columns(flattened)
-    if rows < cols:
-        q = q.t()
     with torch.no_grad():
-        tensor.view(rows, cols).copy_(q)
+        flattened = tensor.new_empty((rows, cols)).normal_(0, 1, generator=generator)
+        if rows < cols:
+            flattened = flattened.t()
+        q, r = torch.linalg.qr(flattened)
+        q = q * torch.diag(r, 0).sign()
+        if rows < cols:
+            q = q.t()
+        tensor.view_as(q).copy_(q)
         tensor.mul_(gain)
     return tensor
-
-
-def _orthonormal_columns(a: Tensor) -> Tensor:
-    """Q of the QR decomposition of a tall matrix with R's diagonal positive (PyTorch's Q after
-    its sign fix), by Gram-Schmidt with one reorthogonalisation per column ("twice is enough")."""
-    q = a.clone()
-    for j in range(a.shape[1]):
-        v = q[:, j]
-        if j:
-            basis = q[:, :j]
-            for _ in range(2):
-                v = v - basis.matmul(basis.t().matmul(v))
-        q[:, j] = v / v.norm()
-    return q
 
 
 def sparse_(tensor: Tensor, sparsity: float, std: float = 0.01, generator: Any = None) -> Tensor:
