@@ -71,7 +71,10 @@ def _has_kernel(op, device):
 def test_cuda_output_dtypes_match_pytorch(case):
     if not _has_kernel(case["op"].split("#")[0], "cuda"):
         pytest.skip(f"Ember has no CUDA kernel for {case['op']} yet")
-    for variant, expected in case["results"].items():
+    recorded = {variant: expected for variant, expected in case["results"].items() if "unrecorded" not in expected}
+    if not recorded:
+        pytest.skip(f"a CPU build of PyTorch could not record {case['op']} on fake CUDA tensors")
+    for variant, expected in recorded.items():
         assert run_case(case, variant) == expected, variant
 
 
