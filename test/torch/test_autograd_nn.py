@@ -215,7 +215,7 @@ def test_loss_class_weights_that_require_grad_are_refused():
     x = rand(2, 3)
     w = torch.ones(3, dtype=torch.float64).requires_grad_()
     with pytest.raises(RuntimeError, match="not differentiable with respect to argument 'weight'"):
-        nn.nll_loss(x, longs([0, 1]), w).backward()
+        nn.nll_loss(x, longs([0, 1]), w, 1).backward()
 
 
 def test_binary_cross_entropy_gradients_at_the_edges_match_pytorch():
@@ -261,7 +261,7 @@ def test_small_convolutional_network_trains():
         h = torch.batch_norm(h, gamma, beta, None, None, True, 0.1, 1e-5, False).relu()
         h = nn.max_pool2d_with_indices(h, 2)[0]
         h = nn.adaptive_avg_pool2d(h, (2, 2)).reshape(8, 16)
-        return nn.cross_entropy_loss(nn.linear(h, lin_w), target)
+        return nn.cross_entropy_loss(nn.linear(h, lin_w), target, None, 1)
 
     first = loss_fn().item()
     for _ in range(30):

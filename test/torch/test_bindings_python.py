@@ -117,9 +117,12 @@ def test_batch_norm_weight_is_required_like_pytorch():
 
 # ---- reduction=Mean ----------------------------------------------------------------------------
 
-def test_losses_default_to_mean_reduction():
+def test_bare_loss_bindings_do_not_reduce_as_pytorchs_parser_reads_reduction_mean_as_zero():
     a, b = torch.tensor([1.0, 2.0, 4.0]), torch.tensor([0.0, 0.0, 0.0])
-    assert torch._C._nn.mse_loss(a, b).item() == pytest.approx(7.0)
+    assert torch._C._nn.mse_loss(a, b).tolist() == [1.0, 4.0, 16.0]
+    assert torch.hinge_embedding_loss(a, b).tolist() == [1.0, 2.0, 4.0]
+    assert torch.ops.aten.mse_loss(a, b).item() == pytest.approx(7.0)      # the schema's default: Mean
+    assert torch._C._nn.mse_loss(a, b, 1).item() == pytest.approx(7.0)
     assert torch._C._nn.mse_loss(a, b, 2).item() == pytest.approx(21.0)
     assert torch._C._nn.mse_loss(a, b, 0).tolist() == [1.0, 4.0, 16.0]
 

@@ -435,7 +435,7 @@ def test_bce_with_logits_is_stable_for_large_logits():
 
 
 def test_nll_loss_mean_over_only_ignored_targets_is_nan():
-    assert np.isnan(NN.nll_loss(r(3, 5), idx(-100, -100, -100)).item())
+    assert np.isnan(NN.nll_loss(r(3, 5), idx(-100, -100, -100), None, 1).item())
     assert NN.nll_loss(r(3, 5), idx(-100, -100, -100), None, 2).item() == 0.0
 
 

@@ -62,6 +62,16 @@ def python_default(fn: NativeFunction, arg: Argument) -> str:
     raise SchemaError(fn.loc, f"python bindings: default {text!r} of argument '{arg.name}' is not supported yet")
 
 
+def binding_default(fn: NativeFunction, arg: Argument) -> str:
+    """The default a Python binding (torch.X, torch._C._nn.X) applies. PyTorch's argument parser
+    reads an int's default with atol, so the losses' `int reduction=Mean` defaults to 0 ("none")
+    there, while torch.ops.aten and the composites keep the schema's Mean: kept, since programs
+    calling torch.ctc_loss(...) or torch.hinge_embedding_loss(...) bare see unreduced losses."""
+    if arg.type == BaseType(BaseTy.int) and arg.default in ("Mean", "Sum"):
+        return "0"
+    return python_default(fn, arg)
+
+
 # python_module -> the prefix upstream's names carry there (linalg_vector_norm is torch.linalg.vector_norm).
 NAMESPACE_PREFIXES = {"linalg": "linalg_", "special": "special_", "fft": "fft_", "nn": ""}
 
@@ -265,7 +275,7 @@ def _signature(fn: NativeFunction, method: bool, op_var: str, out: tuple[NativeF
             # As PyTorch's parser: an optional type without a default (`Scalar? p`, batch_norm's
             # `Tensor? weight`) accepts None but must still be given.
             has_default=arg.default is not None,
-            default=python_default(fn, arg) if arg.default is not None else "None",
+            default=binding_default(fn, arg) if arg.default is not None else "None",
             allow_numbers=allow_numbers and kind in ("P_TENSOR", "P_OPT_TENSOR")))
         call_args.append(CallArg(index, keys_of.get(kind, "")))
         if kind == "P_DEVICE":
