@@ -171,6 +171,8 @@ CASES: dict[str, tuple[list[Any], dict[str, Any]]] = {
     "pdist": ([T(3, 2)], {}),
     "tensordot": ([T(2, 3), T(3, 4), [1], [0]], {}),
     "grid_sampler": ([T(1, 2, 3, 3), T(1, 2, 2, 2, kind="unit"), 0, 0, False], {}),
+    "ctc_loss.IntList": ([T(5, 2, 4), {"idx": [1, 2, 1, 1]}, [5, 5], [2, 2]], {}),
+    "ctc_loss.Tensor": ([T(5, 2, 4), {"idx": [1, 2, 1, 1]}, {"idx": [5, 5]}, {"idx": [2, 2]}], {}),
     "max_pool3d": ([T(1, 2, 4, 4, 4), [2, 2, 2]], {}),
     "avg_pool3d": ([T(1, 2, 4, 4, 4), [2, 2, 2]], {}),
     "adaptive_avg_pool3d": ([T(1, 2, 4, 4, 4), [2, 2, 2]], {}),

@@ -4,6 +4,7 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Callable
+from typing import Any
 
 import torch
 from torch import Tensor
@@ -147,6 +148,15 @@ def _reduction_enum(size_average: bool | None, reduce: bool | None, reduction: s
     if size_average is not None or reduce is not None:
         return _reduction.legacy_get_enum(size_average, reduce)
     return _reduction.get_enum(reduction)
+
+
+def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths: Any, target_lengths: Any, blank: int = 0,
+             reduction: str = "mean", zero_infinity: bool = False) -> Tensor:
+    """The connectionist temporal classification loss of log_probs (T, N, C) or (T, C) against
+    targets (N, S), or concatenated (sum(target_lengths),); mean divides by target lengths first.
+    The lengths are int64 tensors or sequences of ints (torch.ctc_loss's two overloads)."""
+    return torch.ctc_loss(log_probs, targets, input_lengths, target_lengths, blank, _reduction.get_enum(reduction),
+                          zero_infinity)
 
 
 def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0,

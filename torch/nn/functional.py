@@ -11,7 +11,7 @@ import torch
 from torch import Tensor
 from torch._C import _nn
 from torch.nn._losses import (binary_cross_entropy, binary_cross_entropy_with_logits, cosine_embedding_loss,
-                              cross_entropy, gaussian_nll_loss, hinge_embedding_loss, huber_loss, kl_div, l1_loss,
+                              cross_entropy, ctc_loss, gaussian_nll_loss, hinge_embedding_loss, huber_loss, kl_div, l1_loss,
                               margin_ranking_loss, mse_loss, multilabel_soft_margin_loss, nll_loss, poisson_nll_loss,
                               smooth_l1_loss, soft_margin_loss, triplet_margin_loss, triplet_margin_with_distance_loss)
 # Layers: convolution, padding, pooling, normalisation, embedding.
@@ -43,13 +43,13 @@ __all__ = ["linear", "bilinear", "threshold", "relu", "relu6", "elu", "selu", "c
            "leaky_relu", "rrelu", "hardtanh", "hardsigmoid", "hardswish", "sigmoid", "tanh", "softplus", "softsign",
            "tanhshrink", "hardshrink", "softshrink", "glu", "logsigmoid", "prelu", "softmax", "softmin",
            "log_softmax", "pixel_shuffle", "pixel_unshuffle", "channel_shuffle", "cosine_similarity",
-           "pairwise_distance", "dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout",
+           "pairwise_distance", "pdist", "dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout",
            "feature_alpha_dropout",
            "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss",
            "cross_entropy", "nll_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div",
            "margin_ranking_loss", "hinge_embedding_loss", "cosine_embedding_loss", "soft_margin_loss",
            "multilabel_soft_margin_loss", "triplet_margin_loss", "triplet_margin_with_distance_loss",
-           "poisson_nll_loss", "gaussian_nll_loss",
+           "poisson_nll_loss", "gaussian_nll_loss", "ctc_loss",
            "relu_", "elu_", "leaky_relu_", "rrelu_", "hardtanh_", "threshold_", "selu_", "celu_",
            # Layers: convolution, padding, pooling, normalisation, embedding.
            "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
@@ -100,6 +100,11 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
 def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False) -> Tensor:
     """The p-norm distance between x1 and x2 along their last dim."""
     return torch.pairwise_distance(x1, x2, p, eps, keepdim)
+
+
+def pdist(input: Tensor, p: float = 2) -> Tensor:
+    """The p-norm distances between every pair of rows of input (N, M): the upper triangle, row by row."""
+    return torch.pdist(input, p)
 
 
 def rms_norm(input: Tensor, normalized_shape: list[int] | tuple[int, ...], weight: Tensor | None = None,

@@ -18,6 +18,7 @@ from torch.csrc.autograd.functions_manual.shapes import index
 _arange = find_operator("arange")
 _constant_pad_nd = find_operator("constant_pad_nd")
 _convolution = find_operator("convolution")
+_ctc_loss_backward = find_operator("_ctc_loss_backward")
 _layer_norm_backward_input = find_operator("_ember_layer_norm_backward_input")
 _layer_norm_backward_weight = find_operator("_ember_layer_norm_backward_weight")
 _matmul = find_operator("matmul")
@@ -105,6 +106,16 @@ def convolution_backward_weight(grad: Any, input: Any, weight_sizes: Any, stride
 
 def convolution_backward_bias(grad: Any) -> Any:
     return grad.sum([0] + list(range(2, grad.dim())))
+
+
+def ctc_loss_backward(grad: Any, log_probs: Any, targets: Any, input_lengths: Any, target_lengths: Any,
+                      neg_log_likelihood: Any, log_alpha: Any, blank: int, zero_infinity: bool) -> Any:
+    """The CTC kernels' own backward, as upstream: it has no derivative of its own, so a second
+    derivative raises (PyTorch's behaviour too)."""
+    if _grad_mode.is_grad_enabled() and (grad.requires_grad or log_probs.requires_grad):
+        raise RuntimeError("derivative for aten::_ctc_loss_backward is not implemented")
+    return _ctc_loss_backward(grad, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha,
+                              blank, zero_infinity)
 
 
 def max_pool2d_with_indices_backward(grad: Any, self_sizes: Any, indices: Any) -> Any:
