@@ -111,9 +111,7 @@ def convolution_backward_bias(grad: Any) -> Any:
 def ctc_loss_backward(grad: Any, log_probs: Any, targets: Any, input_lengths: Any, target_lengths: Any,
                       neg_log_likelihood: Any, log_alpha: Any, blank: int, zero_infinity: bool) -> Any:
     """The CTC kernels' own backward, as upstream: it has no derivative of its own, so a second
-    derivative raises (PyTorch's behaviour too)."""
-    if _grad_mode.is_grad_enabled() and (grad.requires_grad or log_probs.requires_grad):
-        raise RuntimeError("derivative for aten::_ctc_loss_backward is not implemented")
+    derivative raises when it runs (PyTorch's behaviour too)."""
     return _ctc_loss_backward(grad, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha,
                               blank, zero_infinity)
 
