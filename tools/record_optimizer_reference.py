@@ -36,6 +36,9 @@ ERRORS: list[tuple[str, dict[str, Any]]] = [
     ("Adadelta", {"weight_decay": -1.0}), ("Adamax", {"betas": (1.0, 0.9)}), ("Adamax", {"betas": (0.9, -0.1)}),
     ("NAdam", {"momentum_decay": -1.0}), ("RAdam", {"eps": -1e-8}), ("Rprop", {"etas": (1.5, 1.2)}),
     ("Rprop", {"lr": -0.1}), ("ASGD", {"weight_decay": -0.5}),
+    # SparseAdam refuses dense gradients at its step (every gradient, in Ember)
+    ("SparseAdam", {}), ("SparseAdam", {"lr": -1.0}), ("SparseAdam", {"eps": 0.0}),
+    ("SparseAdam", {"betas": (0.9, 1.0)}),
 ]
 
 
@@ -50,7 +53,10 @@ def run_case(torch: Any, name: str, options: dict[str, Any]) -> dict[str, Any]:
     for step in range(STEPS):
         for p in params:
             p.grad = torch.randn(p.shape) * (1.0 if step % 3 else -2.0)
-        optimizer.step()
+        try:
+            optimizer.step()
+        except Exception as e:  # noqa: BLE001 (the recorded behaviour is the error)
+            return {"error": type(e).__name__, "message": str(e), "at_step": step}
         trajectory.append([p.detach().reshape(-1).tolist() for p in params])
     state = optimizer.state[params[0]]
     return {"params": trajectory, "state": sorted(state),

@@ -1,6 +1,7 @@
 """:mod:`torch.optim` is a package implementing various optimization algorithms: PyTorch's
 Optimizer base, SGD, Adam, AdamW, NAdam, RAdam, Adamax, Adadelta, Adagrad, RMSprop, Rprop, ASGD,
-LBFGS, the learning-rate schedulers and weight averaging (swa_utils)."""
+LBFGS, SparseAdam (which, as PyTorch's, refuses the dense gradients Ember's tensors have), the
+learning-rate schedulers and weight averaging (swa_utils)."""
 from torch.optim import lr_scheduler, swa_utils
 from torch.optim.adadelta import Adadelta
 from torch.optim.adagrad import Adagrad
@@ -15,6 +16,7 @@ from torch.optim.optimizer import Optimizer
 from torch.optim.rmsprop import RMSprop
 from torch.optim.rprop import Rprop
 from torch.optim.sgd import SGD
+from torch.optim.sparse_adam import SparseAdam
 
 __all__ = ["ASGD", "Adadelta", "Adagrad", "Adam", "AdamW", "Adamax", "LBFGS", "NAdam", "Optimizer", "RAdam",
-           "RMSprop", "Rprop", "SGD", "lr_scheduler", "swa_utils"]
+           "RMSprop", "Rprop", "SGD", "SparseAdam", "lr_scheduler", "swa_utils"]
