@@ -79,6 +79,21 @@ def _steps(torch: Any, name: str) -> Any:
         "error_pinv_vector": lambda: L.pinv(torch.ones(3, dtype=torch.float64)),
         "error_matrix_rank_half": lambda: L.matrix_rank(torch.eye(2, dtype=torch.float16)),
         "error_svd_half": lambda: L.svdvals(torch.eye(2, dtype=torch.float16)),
+        "geqrf": lambda: torch.geqrf(t(SQUARE)),
+        "geqrf_wide": lambda: torch.geqrf(t(WIDE)),
+        "geqrf_empty": lambda: torch.geqrf(torch.zeros(0, 3)),
+        "householder_product_fewer": lambda: L.householder_product(t(SQUARE), t([0.5, 1.5])),
+        "error_geqrf_vector": lambda: torch.geqrf(t([1.0, 2.0])),
+        "error_geqrf_int": lambda: torch.geqrf(t([[1, 2], [3, 4]])),
+        "error_geqrf_half": lambda: torch.geqrf(torch.eye(2, dtype=torch.float16)),
+        "error_householder_vector": lambda: L.householder_product(t([1.0, 2.0]), t([1.0])),
+        "error_householder_wide": lambda: L.householder_product(t(WIDE), t([1.0])),
+        "error_householder_tau_long": lambda: L.householder_product(t(SQUARE), t([1.0, 1.0, 1.0, 1.0])),
+        "error_householder_tau_ndim": lambda: L.householder_product(t(SQUARE), t([[1.0]])),
+        "error_householder_tau_batch": lambda: L.householder_product(torch.ones(2, 3, 3), torch.ones(3, 3)),
+        "error_householder_dtypes": lambda: L.householder_product(t(SQUARE), t([1.0], dtype=torch.float64)),
+        "error_householder_int": lambda: L.householder_product(t([[1, 2], [3, 4]]), t([1])),
+        "error_householder_half": lambda: L.householder_product(torch.eye(2).half(), t([1.0]).half()),
     }
     return cases[name]()
 
@@ -92,7 +107,11 @@ CASES = ("lu_factor", "lu_factor_wide", "lu", "lu_solve", "lu_solve_adjoint_righ
          "error_eigh_uplo", "error_qr_mode", "error_lstsq_rows", "error_lu_factor_singular",
          "error_matrix_power_rectangular", "error_cross_length", "error_multi_dot_one", "error_multi_dot_shapes",
          "error_vecdot_dtypes", "error_det_half", "error_cholesky_bfloat16", "error_logdet_bfloat16", "error_pinv_vector",
-         "error_matrix_rank_half", "error_svd_half")
+         "error_matrix_rank_half", "error_svd_half", "geqrf", "geqrf_wide", "geqrf_empty", "householder_product_fewer",
+         "error_geqrf_vector", "error_geqrf_int", "error_geqrf_half", "error_householder_vector",
+         "error_householder_wide", "error_householder_tau_long", "error_householder_tau_ndim",
+         "error_householder_tau_batch", "error_householder_dtypes", "error_householder_int",
+         "error_householder_half")
 
 
 def _plain(torch: Any, value: Any) -> Any:

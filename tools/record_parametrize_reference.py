@@ -29,7 +29,10 @@ CASES = ("weight_norm_linear", "weight_norm_conv_dim_none", "weight_norm_dim1", 
          "error_chained_shape_change", "error_remove_unparametrized", "error_leave_sequence_unparametrized",
          "error_right_inverse_missing", "error_legacy_weight_norm_twice", "error_remove_weight_norm_missing",
          "error_remove_spectral_norm_missing", "error_spectral_n_power", "error_spectral_dim",
-         "error_spectral_no_weight", "error_orthogonal_map_name", "error_orthogonal_vector", "error_pickle")
+         "error_spectral_no_weight", "error_orthogonal_map_name", "error_orthogonal_vector", "error_pickle",
+         "error_orthogonal_assign_exp_untrivialized", "error_orthogonal_assign_shape") + tuple(
+    f"orthogonal_{m}_{rows}x{cols}_{'trivial' if t else 'direct'}" for m in ("matrix_exp", "cayley", "householder")
+    for rows, cols in ((4, 4), (3, 5), (5, 3)) for t in (True, False))
 
 
 def _custom(torch: Any) -> Any:
@@ -144,6 +147,31 @@ def _spectral_norm_cases(torch: Any, name: str, out: dict[str, Any]) -> None:
     elif name == "spectral_norm_on_a_vector":
         m = P.spectral_norm(nn.Linear(3, 4), name="bias")
         out.update(_names(m), bias=_t(m.bias))
+
+
+def _orthogonal_cases(torch: Any, name: str, out: dict[str, Any]) -> None:
+    """orthogonal_<map>_<rows>x<cols>_<trivial|direct>: the weight after registration, after one
+    SGD step through the parametrization, then after assigning a matrix to it."""
+    if not name.startswith("orthogonal_"):
+        return
+    _, rest = name.split("_", 1)
+    orthogonal_map, shape, mode = rest.rsplit("_", 2)
+    rows, cols = (int(v) for v in shape.split("x"))
+    m = torch.nn.utils.parametrizations.orthogonal(torch.nn.Linear(cols, rows), orthogonal_map=orthogonal_map,
+                                                  use_trivialization=mode == "trivial")
+    out["weight"] = _t(m.weight)
+    out["original"] = _t(m.parametrizations.weight.original)
+    opt = torch.optim.SGD(m.parameters(), lr=0.1)
+    target = torch.linspace(-1, 1, rows * cols).reshape(rows, cols)
+    (m.weight * target).sum().backward()
+    out["original_grad"] = _t(m.parametrizations.weight.original.grad)
+    opt.step()
+    out["stepped"] = _t(m.weight)
+    if mode == "trivial" or orthogonal_map == "householder":
+        with torch.no_grad():
+            # well conditioned (full rank), so its QR factors are determined
+            m.weight = torch.linspace(0.5, 2.0, rows * cols).reshape(rows, cols) + 3 * torch.eye(rows, cols)
+        out["assigned"] = _t(m.weight)
 
 
 def _legacy_cases(torch: Any, name: str, out: dict[str, Any]) -> None:
@@ -277,6 +305,14 @@ def _error_cases(torch: Any, name: str) -> None:
         P.orthogonal(m, orthogonal_map="qr")
     elif name == "error_orthogonal_vector":
         P.orthogonal(m, name="bias")
+    elif name == "error_orthogonal_assign_exp_untrivialized":
+        P.orthogonal(m, orthogonal_map="matrix_exp", use_trivialization=False)
+        with torch.no_grad():
+            m.weight = torch.eye(2, 3)
+    elif name == "error_orthogonal_assign_shape":
+        P.orthogonal(m)
+        with torch.no_grad():
+            m.weight = torch.eye(3)
     elif name == "error_pickle":
         import pickle
         pickle.dumps(P.weight_norm(m))
@@ -287,7 +323,7 @@ def run_case(torch: Any, name: str) -> dict[str, Any]:
     torch.manual_seed(0)
     out: dict[str, Any] = {}
     try:
-        for group in (_weight_norm_cases, _spectral_norm_cases, _legacy_cases, _custom_cases):
+        for group in (_weight_norm_cases, _spectral_norm_cases, _orthogonal_cases, _legacy_cases, _custom_cases):
             group(torch, name, out)
         if name.startswith("error_"):
             _error_cases(torch, name)

@@ -131,6 +131,7 @@ def test_solve_and_inv_agree_with_numpy_on_any_batch(n, batch, seed):
     np.testing.assert_allclose(L.inv(a).numpy(), np.linalg.inv(a.numpy()), atol=1e-10)
 
 
+@pytest.mark.cuda
 def test_decompositions_on_cuda_tensors_without_a_kernel_are_refused_by_name():
     if not torch.cuda.is_available():
         pytest.skip("needs CUDA (or the emulator)")
@@ -155,3 +156,48 @@ def test_upper_cholesky_reads_the_upper_triangle():
 
 def test_matrix_exp_of_infinite_input_is_nan_not_an_error():
     assert torch.isnan(L.matrix_exp(torch.tensor([[math.inf, 0.0], [0.0, 1.0]]))).all()
+
+
+def test_geqrf_factors_rebuild_the_input_through_householder_product():
+    a = _random((2, 5, 3), 4)
+    factors, tau = torch.geqrf(a)
+    q = L.householder_product(factors, tau)
+    np.testing.assert_allclose((q @ factors.triu()[..., :3, :]).numpy(), a.numpy(), atol=1e-12)
+    np.testing.assert_allclose(torch.orgqr(factors, tau).numpy(), q.numpy())
+
+
+@pytest.mark.parametrize("shape,k", [((4, 3), 3), ((3, 3), 2), ((2, 4, 2), 2)])
+def test_householder_product_gradients_pass_gradcheck_and_gradgradcheck(shape, k):
+    factors = _random(shape, 5).requires_grad_()
+    tau = (_random(shape[:-2] + (k,), 6) * 0.5 + 1).requires_grad_()
+    assert torch.autograd.gradcheck(L.householder_product, (factors, tau))
+    assert torch.autograd.gradgradcheck(L.householder_product, (factors, tau))
+
+
+def test_geqrf_has_no_derivative_as_in_pytorch():
+    a = _random((3, 3)).requires_grad_()
+    with pytest.raises(RuntimeError, match="derivative for aten::geqrf is not implemented"):
+        torch.geqrf(a)[0].sum().backward()
+
+
+@pytest.mark.cuda
+def test_householder_product_runs_on_cuda_and_geqrf_is_refused_by_name():
+    if not torch.cuda.is_available():
+        pytest.skip("needs CUDA (or the emulator)")
+    factors, tau = torch.geqrf(_random((4, 3), 8))
+    np.testing.assert_allclose(L.householder_product(factors.cuda(), tau.cuda()).cpu().numpy(),
+                               L.householder_product(factors, tau).numpy(), atol=1e-12)
+    with pytest.raises(NotImplementedError, match="geqrf"):
+        torch.geqrf(torch.eye(3, device="cuda"))
+
+
+@pytest.mark.parametrize("left", [True, False])
+@pytest.mark.parametrize("adjoint", [False, True])
+def test_lu_solve_gradients_reach_the_packed_factors(left, adjoint):
+    a = _random((2, 3, 3), 9) + 3 * torch.eye(3, dtype=torch.float64)
+    LU, pivots = L.lu_factor(a)
+    LU = LU.detach().requires_grad_()
+    b = _random((2, 3, 2) if left else (2, 2, 3), 10).requires_grad_()
+    fn = lambda lu, rhs: L.lu_solve(lu, pivots, rhs, left=left, adjoint=adjoint)  # noqa: E731
+    assert torch.autograd.gradcheck(fn, (LU, b))
+    assert torch.autograd.gradgradcheck(fn, (LU, b))

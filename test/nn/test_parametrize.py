@@ -43,13 +43,21 @@ def test_parametrizations_do_what_they_do_on_pytorch(case):
         _close(mine, ref, case)
 
 
-def test_orthogonal_names_the_linalg_op_ember_lacks():
-    with pytest.raises(NotImplementedError, match="torch.linalg.matrix_exp"):
-        parametrizations.orthogonal(nn.Linear(3, 3))
-    with pytest.raises(NotImplementedError, match="torch.linalg.householder_product"):
-        parametrizations.orthogonal(nn.Linear(3, 4))
-    with pytest.raises(NotImplementedError, match="torch.linalg.solve"):
-        parametrizations.orthogonal(nn.Linear(3, 3), orthogonal_map="cayley")
+@pytest.mark.parametrize("orthogonal_map", ["matrix_exp", "cayley", "householder"])
+@pytest.mark.parametrize("shape", [(4, 4), (3, 5), (5, 3), (2, 3, 3)])
+def test_orthogonal_weights_stay_orthogonal_through_training(orthogonal_map, shape):
+    module = nn.Module()
+    module.weight = nn.Parameter(torch.randn(*shape, dtype=torch.float64))
+    parametrizations.orthogonal(module, orthogonal_map=orthogonal_map)
+    opt = torch.optim.SGD(module.parameters(), lr=0.5)
+    for _ in range(3):
+        opt.zero_grad()
+        (module.weight.sin() * torch.arange(module.weight.numel()).reshape(shape)).sum().backward()
+        opt.step()
+    w = module.weight.detach()
+    small = min(shape[-2:])
+    gram = w @ w.mT if shape[-2] <= shape[-1] else w.mT @ w
+    torch.testing.assert_close(gram, torch.eye(small, dtype=torch.float64).expand_as(gram), atol=1e-12, rtol=0)
 
 
 def test_the_parametrized_class_is_per_instance_and_restored_on_removal():

@@ -286,6 +286,31 @@ def cross_samples(dtype, rng):
                         dict(dim=0), name="dim=0")]
 
 
+def householder_samples(dtype, rng):
+    """geqrf's outputs (reflectors below the diagonal, their scales), as NumPy's raw QR gives them."""
+    def factors(shape, k=None):
+        h, tau = np.linalg.qr(_v(torch.float64, shape, rng), mode="raw")
+        a, tau = np.swapaxes(h, -1, -2), tau[..., :k]
+        return a.astype(NUMPY_OF[dtype]), np.ascontiguousarray(tau).astype(NUMPY_OF[dtype])
+    return [SampleInput(factors((4, 3)), name="tall"), SampleInput(factors((3, 3)), name="square"),
+            SampleInput(factors((2, 5, 3)), name="batched"), SampleInput(factors((4, 3), 2), name="fewer reflectors")]
+
+
+def _householder_product(a, tau):
+    """LAPACK's orgqr (SciPy) on each matrix, in float64."""
+    import scipy.linalg.lapack as lapack
+    a64, tau64 = a.astype(np.float64), tau.astype(np.float64)
+    flat_a, flat_tau = a64.reshape((-1,) + a64.shape[-2:]), tau64.reshape((-1, tau64.shape[-1]))
+    out = []
+    for m, t in zip(flat_a, flat_tau):
+        padded = np.zeros(m.shape[-1])      # orgqr with k < n: the remaining reflectors are identities
+        padded[:t.shape[0]] = t
+        q, _, info = lapack.dorgqr(m, padded)
+        assert info == 0
+        out.append(q)
+    return np.stack(out).reshape(a.shape).astype(a.dtype)
+
+
 def _f64(fn):
     return lambda a, *rest, **kw: np.asarray(fn(a.astype(np.float64), *rest, **kw)).astype(a.dtype)
 
@@ -316,6 +341,9 @@ OPS += [
            FLOATING, method=False, supports_out=False, tol=LINALG_TOL),
     OpInfo("linalg.multi_dot", _multi_dot, multi_dot_samples, FLOATING, method=False, supports_out=False,
            tol=LINALG_TOL),
+    OpInfo("linalg.householder_product", _householder_product, householder_samples, FLOATING, method=False,
+           supports_out=False, tol=LINALG_TOL),
+    OpInfo("orgqr", _householder_product, householder_samples, FLOATING, supports_out=False, tol=LINALG_TOL),
     OpInfo("linalg.cross", lambda a, b, dim=-1: _prod(lambda x, y: np.cross(x, y, axis=dim), a, b), cross_samples,
            FLOATING, method=False, supports_out=False, tol=LINALG_TOL),
 ]

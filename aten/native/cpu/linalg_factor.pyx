@@ -455,3 +455,21 @@ def linalg_lu_solve_cpu(TensorImpl LU not None, TensorImpl pivots not None, Tens
     if not left:
         x = np.swapaxes(x, -1, -2)
     return _tensor_of(x, LU.scalar_type)
+
+
+def geqrf_cpu(TensorImpl self not None):
+    """LAPACK's geqrf through NumPy's raw QR: R on and above the diagonal, the Householder vectors
+    below it, and their scales tau (the input of linalg.householder_product)."""
+    if self.nd < 2:
+        raise RuntimeError("torch.geqrf: input must have at least 2 dimensions.")
+    if self.scalar_type != ST_FLOAT32 and self.scalar_type != ST_FLOAT64:
+        raise NotImplementedError(f'"geqrf_cpu" not implemented for \'{type_name(self.scalar_type)}\'')
+    a = np_view(self)
+    m, n = a.shape[a.ndim - 2], a.shape[a.ndim - 1]
+    lead = a.shape[:a.ndim - 2]
+    if a.size == 0:
+        return _tensor_of(np.zeros(a.shape, a.dtype), self.scalar_type), \
+            _tensor_of(np.zeros(lead + (min(m, n),), a.dtype), self.scalar_type)
+    h, tau = np.linalg.qr(a, mode="raw")        # h holds the factors transposed, as LAPACK leaves them in memory
+    return _tensor_of(np.ascontiguousarray(np.swapaxes(h, -1, -2)), self.scalar_type), \
+        _tensor_of(np.ascontiguousarray(tau), self.scalar_type)

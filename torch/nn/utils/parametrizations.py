@@ -15,18 +15,105 @@ from torch.nn.utils.weight_norm import _norm_except_dim, _weight_norm
 
 __all__ = ["orthogonal", "spectral_norm", "weight_norm"]
 
-# What each orthogonal map needs from torch.linalg (PyTorch's _Orthogonal), which Ember lacks.
-_ORTHOGONAL_MAP_OPS = {"matrix_exp": "torch.linalg.matrix_exp", "cayley": "torch.linalg.solve",
-                       "householder": "torch.linalg.householder_product (with torch.geqrf)"}
+_ORTHOGONAL_MAPS = ("matrix_exp", "cayley", "householder")
+
+
+def _is_orthogonal(Q: Tensor) -> bool:
+    n, k = Q.size(-2), Q.size(-1)
+    identity = torch.eye(k, dtype=Q.dtype, device=Q.device)
+    return torch.allclose(Q.mH @ Q, identity, atol=10.0 * n * torch.finfo(Q.dtype).eps)
+
+
+def _make_orthogonal(A: Tensor) -> Tensor:
+    """The Q of A = QR (A tall) with R's diagonal made non-negative."""
+    X, tau = torch.geqrf(A)
+    Q = torch.linalg.householder_product(X, tau)
+    return Q * X.diagonal(dim1=-2, dim2=-1).sgn().unsqueeze(-2)
+
+
+class _Orthogonal(Module):
+    """Maps an unconstrained (batch of) matrix to an orthogonal one: the exponential or the Cayley
+    transform of its skew-symmetric part, or the product of the Householder reflectors its lower
+    triangle holds. With use_trivialization, the result is `base @ Q`, base being the orthogonal
+    matrix last assigned (so assigning does not need to invert the map)."""
+    base: Tensor
+
+    def __init__(self, weight: Tensor, orthogonal_map: str, *, use_trivialization: bool = True) -> None:
+        super().__init__()
+        if weight.is_complex() and orthogonal_map == "householder":
+            raise ValueError("The householder parametrization does not support complex tensors.")
+        self.shape = weight.shape
+        self.orthogonal_map = orthogonal_map
+        if use_trivialization:
+            self.register_buffer("base", None)
+
+    def forward(self, X: Tensor) -> Tensor:
+        n, k = X.size(-2), X.size(-1)
+        transposed = n < k
+        if transposed:
+            X = X.mT
+            n, k = k, n
+        if self.orthogonal_map in ("matrix_exp", "cayley"):
+            X = X.tril()            # n k - k (k - 1) / 2 free parameters
+            if n != k:
+                X = torch.cat([X, X.new_zeros(n, n - k).expand(*X.shape[:-2], -1, -1)], dim=-1)
+            A = X - X.mH            # skew-symmetric
+            if self.orthogonal_map == "matrix_exp":
+                Q = torch.matrix_exp(A)
+            else:                   # the Cayley retraction (I + A/2)(I - A/2)^-1
+                identity = torch.eye(n, dtype=A.dtype, device=A.device)
+                Q = torch.linalg.solve(torch.add(identity, A, alpha=-0.5), torch.add(identity, A, alpha=0.5))
+            if n != k:
+                Q = Q[..., :k]
+        else:
+            A = X.tril(diagonal=-1)
+            tau = 2.0 / (1.0 + (A * A).sum(dim=-2))
+            Q = torch.linalg.householder_product(A, tau)
+            # X's diagonal holds the signs (1 or -1), neither differentiated nor updated: hence the int cast
+            Q = Q * X.diagonal(dim1=-2, dim2=-1).int().unsqueeze(-2)
+        if hasattr(self, "base"):
+            Q = self.base @ Q
+        if transposed:
+            Q = Q.mT
+        return Q
+
+    @torch.no_grad()
+    def right_inverse(self, Q: Tensor) -> Tensor:
+        if Q.shape != self.shape:
+            raise ValueError(f"Expected a matrix or batch of matrices of shape {self.shape}. "
+                             f"Got a tensor of shape {Q.shape}.")
+        Q_init = Q
+        n, k = Q.size(-2), Q.size(-1)
+        transpose = n < k
+        if transpose:
+            Q = Q.mT
+            n, k = k, n
+        if not hasattr(self, "base"):
+            if self.orthogonal_map in ("matrix_exp", "cayley"):
+                raise NotImplementedError("It is not possible to assign to the matrix exponential or the Cayley "
+                                          "parametrizations when use_trivialization=False.")
+            A, tau = torch.geqrf(Q)
+            # geqrf's R diagonal signs become the parameters' diagonal; a reflection LAPACK skipped
+            # (tau exactly 0) flips its sign back
+            A.diagonal(dim1=-2, dim2=-1).sign_()
+            A.diagonal(dim1=-2, dim2=-1)[tau == 0.0] *= -1
+            return A.mT if transpose else A
+        if n == k:
+            Q = Q.clone() if _is_orthogonal(Q) else _make_orthogonal(Q)
+        else:                       # complete Q to an n x n orthogonal matrix
+            N = torch.randn(*(Q.size()[:-2] + (n, n - k)), dtype=Q.dtype, device=Q.device)
+            Q = _make_orthogonal(torch.cat([Q, N], dim=-1))
+        self.base = Q
+        neg_identity = torch.zeros_like(Q_init)
+        neg_identity.diagonal(dim1=-2, dim2=-1).fill_(-1.0)
+        return neg_identity
 
 
 def orthogonal(module: Module, name: str = "weight", orthogonal_map: str | None = None, *,
                use_trivialization: bool = True) -> Module:
-    """Constrain module.<name> to be an orthogonal matrix (or batch of them).
-
-    Ember checks the arguments as PyTorch does, then raises NotImplementedError: every orthogonal
-    map needs a linear-algebra op Ember does not have yet.
-    """
+    """Constrain module.<name> to be an orthogonal matrix (or batch of them), through
+    "matrix_exp" (the default for square matrices), "cayley" or "householder" (the default
+    otherwise); the current value is projected onto the orthogonal matrices on registration."""
     weight = getattr(module, name, None)
     if not isinstance(weight, Tensor):
         raise ValueError(f"Module '{module}' has no parameter or buffer with name '{name}'")
@@ -35,14 +122,12 @@ def orthogonal(module: Module, name: str = "weight", orthogonal_map: str | None 
     if orthogonal_map is None:
         square = weight.size(-2) == weight.size(-1)
         orthogonal_map = "matrix_exp" if square or weight.is_complex() else "householder"
-    if orthogonal_map not in _ORTHOGONAL_MAP_OPS:
+    if orthogonal_map not in _ORTHOGONAL_MAPS:
         raise ValueError('orthogonal_map has to be one of "matrix_exp", "cayley", "householder". '
                          f"Got: {orthogonal_map}")
-    needed = _ORTHOGONAL_MAP_OPS[orthogonal_map]
-    if not use_trivialization:
-        needed += " and, to project the initial weight, torch.linalg.householder_product"
-    raise NotImplementedError(f"orthogonal(orthogonal_map={orthogonal_map!r}) needs {needed}, which Ember does not "
-                              "implement yet")
+    orth = _Orthogonal(weight, orthogonal_map, use_trivialization=use_trivialization)
+    parametrize.register_parametrization(module, name, orth, unsafe=True)
+    return module
 
 
 class _WeightNorm(Module):

@@ -25,7 +25,7 @@ _cross = find_operator("linalg_cross")
 __all__ = ["inv_backward", "linalg_det_backward", "slogdet_backward", "linalg_solve_backward_A",
            "linalg_solve_backward_B", "solve_triangular_backward_A", "solve_triangular_backward_B",
            "cholesky_backward", "eigh_backward", "svd_backward", "linalg_qr_backward", "lstsq_backward_A",
-           "lstsq_backward_B", "lu_factor_ex_backward", "lu_unpack_backward"]
+           "lstsq_backward_B", "lu_factor_ex_backward", "lu_unpack_backward", "linalg_lu_solve_LU"]
 
 
 def _identity_like(A: Any) -> Any:
@@ -293,3 +293,20 @@ def lu_unpack_backward(gL: Any, gU: Any, sizes: Any) -> Any:
             part = _cat([part, _zeros_like(part[..., :, :1]).expand(*part.shape[:-2], m, n - cols)], -1)
         total = part if total is None else total + part
     return total
+
+
+def linalg_lu_solve_LU(gX: Any, LU: Any, pivots: Any, X: Any, left: bool, adjoint: bool) -> Any:
+    """The gradient of lu_solve's X with respect to the packed factors (PyTorch's linalg_lu_solve_LU):
+    the strictly lower part belongs to L (unit diagonal), the rest to U."""
+    P, L, U = _lu_unpack(LU, pivots, True, left == adjoint)
+    if left != adjoint:
+        # gR = U^-H op(-gX) op(X)^H, gL = (L^-H gR U^H) strictly lower
+        rhs = -((gX @ X.mH) if left else (gX.mH @ X))
+        gR = _solve_triangular(U.mH, rhs, upper=False)
+        gL = _solve_triangular(L.mH, gR @ U.mH, upper=True, left=True, unitriangular=True).tril(-1)
+        return gL + gR.triu()
+    # gR = -P^T op(X) op(gX)^H P, solved against L^H from the right, then U's part against U^H
+    gR = -(P.mT @ (X if left else X.mH) @ (gX.mH if left else gX) @ P)
+    gR = _solve_triangular(L.mH, gR, upper=True, left=False, unitriangular=True)
+    gU = _solve_triangular(U.mH, L.mH @ gR, upper=False, left=False).triu()
+    return gR.tril(-1) + gU
