@@ -40,7 +40,8 @@ SPECS: dict[str, tuple[int, int, list[list[int]], list[int], dict[str, Any]]] = 
 CASES = tuple(SPECS) + ("module_repr", "error_input_too_long", "error_negative_input", "error_target_too_short",
                         "error_negative_target", "error_concat_size", "error_targets_3d", "error_log_probs_4d",
                         "error_blank", "error_input_lengths_size", "error_target_lengths_size", "error_half",
-                        "error_float_lengths", "error_reduction", "private_float_targets", "torch_ctc_loss_default")
+                        "error_float_lengths", "error_reduction", "private_float_targets", "torch_ctc_loss_default",
+                        "unbatched_0d_tensor_lengths", "error_empty_log_probs", "error_backward_grad_2d")
 
 
 def _inputs(torch: Any, name: str) -> tuple[Any, Any, Any, Any, Any, dict[str, Any]]:
@@ -114,6 +115,10 @@ def _steps(torch: Any, name: str) -> Any:
         "private_float_targets": lambda: torch._ctc_loss(lp, t.float(), [5, 5], [2, 2]),
         # PyTorch's binding reads `int reduction=Mean` as 0: the bare torch.ctc_loss does not reduce.
         "torch_ctc_loss_default": lambda: torch.ctc_loss(lp, t, [5, 5], [2, 2]).tolist(),
+        "unbatched_0d_tensor_lengths": lambda: F.ctc_loss(lp[:, 0], t[0], torch.tensor(5), torch.tensor(2)).tolist(),
+        "error_empty_log_probs": lambda: F.ctc_loss(lp[:0], t, [0, 0], [2, 2]),
+        "error_backward_grad_2d": lambda: torch.ops.aten._ctc_loss_backward(
+            torch.ones(2, 1), lp, t, [5, 5], [2, 2], *torch._ctc_loss(lp, t, [5, 5], [2, 2]), 0),
     }
     return cases[name]()
 

@@ -94,6 +94,7 @@ def _steps(torch: Any, name: str) -> Any:
         "error_householder_dtypes": lambda: L.householder_product(t(SQUARE), t([1.0], dtype=torch.float64)),
         "error_householder_int": lambda: L.householder_product(t([[1, 2], [3, 4]]), t([1])),
         "error_householder_half": lambda: L.householder_product(torch.eye(2).half(), t([1.0]).half()),
+        "error_householder_tau_0d": lambda: L.householder_product(t(SQUARE), t(1.0)),
     }
     return cases[name]()
 
@@ -111,7 +112,7 @@ CASES = ("lu_factor", "lu_factor_wide", "lu", "lu_solve", "lu_solve_adjoint_righ
          "error_geqrf_vector", "error_geqrf_int", "error_geqrf_half", "error_householder_vector",
          "error_householder_wide", "error_householder_tau_long", "error_householder_tau_ndim",
          "error_householder_tau_batch", "error_householder_dtypes", "error_householder_int",
-         "error_householder_half")
+         "error_householder_half", "error_householder_tau_0d")
 
 
 def _plain(torch: Any, value: Any) -> Any:

@@ -201,3 +201,14 @@ def test_lu_solve_gradients_reach_the_packed_factors(left, adjoint):
     fn = lambda lu, rhs: L.lu_solve(lu, pivots, rhs, left=left, adjoint=adjoint)  # noqa: E731
     assert torch.autograd.gradcheck(fn, (LU, b))
     assert torch.autograd.gradgradcheck(fn, (LU, b))
+
+
+def test_householder_product_orgqr_and_geqrf_write_into_out():
+    factors, tau = torch.geqrf(_random((4, 3), 11))
+    out = torch.empty(0, dtype=torch.float64)
+    assert L.householder_product(factors, tau, out=out) is out
+    np.testing.assert_array_equal(out.numpy(), L.householder_product(factors, tau).numpy())
+    assert torch.orgqr(factors, tau, out=out) is out
+    a, t = torch.empty(0, dtype=torch.float64), torch.empty(0, dtype=torch.float64)
+    result = torch.geqrf(_random((4, 3), 11), out=(a, t))
+    assert result[0] is a and result[1] is t and torch.equal(a, factors) and torch.equal(t, tau)

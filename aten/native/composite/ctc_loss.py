@@ -27,7 +27,8 @@ _INF = math.inf
 
 
 def _lengths(values: Any) -> list[int]:
-    return [int(v) for v in (values.tolist() if hasattr(values, "tolist") else values)]
+    """Lengths given as a sequence or as a tensor of any shape (0-d for one unbatched sample)."""
+    return [int(v) for v in (values.reshape(-1).tolist() if hasattr(values, "reshape") else values)]
 
 
 def ctc_loss(log_probs: Any, targets: Any, input_lengths: Any, target_lengths: Any, blank: int = 0,
@@ -147,26 +148,21 @@ def _cat(a: Any, b: Any) -> Any:
 
 def ctc_loss_portable(log_probs: Any, targets: Any, input_lengths: Any, target_lengths: Any, blank: int = 0,
                       zero_infinity: bool = False) -> Any:
-    p = _Problem(log_probs, targets, input_lengths, target_lengths, blank, "ctc_loss_gpu")
+    p = _Problem(log_probs, targets, input_lengths, target_lengths, blank, "ctc_loss_cuda")
     neg, B, T, S = p.neg, p.B, p.T, p.S
     device, dtype = log_probs.device, log_probs.dtype
-    if B == 0:
-        return _full((0,), 0.0, dtype=dtype, device=device), _full((0, T, S), 0.0, dtype=dtype, device=device)
     s = _arange(S, dtype=_INT64, device=device).unsqueeze(0)
-    rows = []
-    if T:
-        first = (s == 0) | ((s == 1) & (p.tl.unsqueeze(1) > 0))
-        rows.append(_where(first & (p.il.unsqueeze(1) > 0), p.lpe[:, 0], neg))
+    first = (s == 0) | ((s == 1) & (p.tl.unsqueeze(1) > 0))         # T >= 1: log_probs is never empty
+    rows = [_where(first & (p.il.unsqueeze(1) > 0), p.lpe[:, 0], neg)]
     for t in range(1, T):
         prev = rows[-1]
         a2 = _shift_right(prev, 1, -_INF)
         a3 = _where(p.skip_from_left, _shift_right(prev, 2, -_INF), neg)
         step = p.lse3(prev, a2, a3) + p.lpe[:, t]
         rows.append(_where(p.valid & (p.il.unsqueeze(1) > t), step, neg))
-    log_alpha = find_operator("stack")(rows, 1) if rows else _full((B, 0, S), -_INF, dtype=dtype, device=device)
+    log_alpha = find_operator("stack")(rows, 1)
     last = (p.il - 1).clamp_min(0)
-    final = log_alpha.gather(1, last.view(B, 1, 1).expand(B, 1, S)).squeeze(1) if T else \
-        _full((B, S), -_INF, dtype=dtype, device=device)
+    final = log_alpha.gather(1, last.view(B, 1, 1).expand(B, 1, S)).squeeze(1)
     l1 = final.gather(1, (2 * p.tl).unsqueeze(1)).squeeze(1)
     l2 = _where(p.tl > 0, final.gather(1, (2 * p.tl - 1).clamp_min(0).unsqueeze(1)).squeeze(1), neg)
     m = l1.maximum(l2)
@@ -180,11 +176,9 @@ def ctc_loss_portable(log_probs: Any, targets: Any, input_lengths: Any, target_l
 def ctc_loss_backward_portable(grad: Any, log_probs: Any, targets: Any, input_lengths: Any, target_lengths: Any,
                                neg_log_likelihood: Any, log_alpha: Any, blank: int,
                                zero_infinity: bool = False) -> Any:
-    p = _Problem(log_probs, targets, input_lengths, target_lengths, blank, "ctc_loss_backward_gpu")
+    p = _Problem(log_probs, targets, input_lengths, target_lengths, blank, "ctc_loss_backward_cuda")
     neg, B, T, S, C = p.neg, p.B, p.T, p.S, p.C
     device, dtype = log_probs.device, log_probs.dtype
-    if B == 0 or T == 0:
-        return _full((T, B, C), 0.0, dtype=dtype, device=device)
     s = _arange(S, dtype=_INT64, device=device).unsqueeze(0)
     tl, il = p.tl.unsqueeze(1), p.il.unsqueeze(1)
     ends = (s == 2 * tl) | ((s == 2 * tl - 1) & (tl > 0))

@@ -21,7 +21,9 @@ def _check(input: Any, tau: Any) -> None:
         raise RuntimeError(f"{_OP}: input must have at least 2 dimensions.")
     if input.shape[-2] < input.shape[-1]:
         raise RuntimeError(f"{_OP}: input.shape[-2] must be greater than or equal to input.shape[-1]")
-    if tau.dim() < 1 or input.shape[-1] < tau.shape[-1]:
+    if tau.dim() == 0:
+        raise IndexError("Dimension specified as -1 but tensor has no dimensions")
+    if input.shape[-1] < tau.shape[-1]:
         raise RuntimeError(f"{_OP}: input.shape[-1] must be greater than or equal to tau.shape[-1]")
     if input.dim() - tau.dim() != 1:
         raise RuntimeError(f"{_OP}: Expected tau to have one dimension less than input, but got tau.ndim equal to "

@@ -13,7 +13,7 @@ from libc.stdint cimport int32_t, int64_t
 
 from c10.scalar_type cimport ST_INT32, ST_INT64, ST_FLOAT32, ST_FLOAT64
 from c10.tensor_impl cimport TensorImpl
-from aten.native.cpu.array_bridge cimport new_tensor, num_threads
+from aten.native.cpu.array_bridge cimport contiguous, new_tensor, num_threads
 from aten.native.cpu.element_types cimport floating_t
 from aten.native.cpu.fill import zero_cpu_
 from aten.native.meta.messages cimport type_name
@@ -246,6 +246,8 @@ def ctc_loss_backward_cpu(TensorImpl grad not None, TensorImpl log_probs not Non
     cdef int st = log_probs.scalar_type
     if grad.scalar_type != st or neg_log_likelihood.scalar_type != st or log_alpha.scalar_type != st:
         raise RuntimeError("ctc_loss_backward: grad, neg_log_likelihood and log_alpha must have log_probs' dtype")
+    if grad.nd != 1:
+        raise RuntimeError(f"TensorAccessor expected 1 dims but tensor has {grad.nd}")
     if grad.n_elem != B or neg_log_likelihood.n_elem != B or tuple(log_alpha.shape) != (B, T, S):
         raise RuntimeError(f"ctc_loss_backward: expected grad and neg_log_likelihood of {B} elements and log_alpha "
                            f"of shape {[B, T, S]}")
@@ -261,7 +263,8 @@ def ctc_loss_backward_cpu(TensorImpl grad not None, TensorImpl log_probs not Non
     cdef int64_t tg_stride = geometry.target_stride
     cdef Py_ssize_t lp_t = log_probs.strides[0], lp_b = log_probs.strides[1], lp_c = log_probs.strides[2]
     cdef Py_ssize_t la_b = log_alpha.strides[0], la_t = log_alpha.strides[1], la_s = log_alpha.strides[2]
-    cdef Py_ssize_t gs = grad.strides[0] if grad.nd == 1 else 1
+    cdef Py_ssize_t gs = grad.strides[0]
+    neg_log_likelihood = contiguous(neg_log_likelihood)     # read as nll[b]
     cdef const char* lpp = log_probs.data()
     cdef const char* tgp = targets.data()
     cdef const char* lap = log_alpha.data()

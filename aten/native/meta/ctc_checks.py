@@ -24,6 +24,8 @@ class CtcGeometry:
 def check_ctc_arguments(log_probs: Any, targets: Any, input_lengths: Any, target_lengths: Any,
                         blank: int) -> CtcGeometry:
     """Validate `_ctc_loss`'s arguments (log_probs (T, N, C), targets (N, S) or concatenated)."""
+    if log_probs.numel() == 0:
+        raise RuntimeError("log_probs tensor must not be empty")
     if targets.dtype.name not in ("int64", "int32"):
         device = "cuda." if targets.is_cuda else ""
         raise RuntimeError(f"Expected tensor for argument #2 'targets' to have scalar type Int; but got "
