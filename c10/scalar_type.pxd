@@ -11,6 +11,8 @@ cdef enum:
     ST_FLOAT16 = 5
     ST_FLOAT32 = 6
     ST_FLOAT64 = 7
+    ST_COMPLEX64 = 9
+    ST_COMPLEX128 = 10
     ST_BOOL = 11
     ST_BFLOAT16 = 15
     ST_FLOAT8_E5M2 = 23
@@ -35,6 +37,7 @@ cdef class dtype:
 
 cdef Py_ssize_t itemsize_of(int st) noexcept nogil
 cdef bint is_floating(int st) noexcept nogil
+cdef bint is_complex(int st) noexcept nogil
 cdef bint is_integral(int st, bint include_bool) noexcept nogil
 cdef int opmath_type(int st) noexcept nogil
 cdef bint has_arithmetic(int st) noexcept nogil

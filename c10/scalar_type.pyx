@@ -58,22 +58,20 @@ for _row in _ROWS:
     _ARITHMETIC[_st] = _row["arithmetic"]
     _BAREBONES[_st] = _row["barebones"]
     _KIND[_st] = ord(_row["kind"])
-    _d = dtype(_st, _row["name"], _row["type_name"], _row["kind"] == "f", _row["kind"] in "if",
+    _d = dtype(_st, _row["name"], _row["type_name"], _row["kind"] == "f", _row["kind"] in "ifc",
                np.dtype(_row["numpy"]) if _row["numpy"] is not None else None)
+    (<dtype>_d).is_complex = _row["kind"] == "c"
     _DTYPES[_st] = _d
     _BY_NAME[_row["name"]] = _d
     for _alias in _row["aliases"]:
         _BY_NAME[_alias] = _d
-# The complex dtypes are named, with PyTorch's numbers, sizes and names (torch.complex64 is what
-# programs and libraries such as safetensors name), but Ember has no complex tensors yet: their
-# _ITEMSIZE stays 0, which c10's make_tensor refuses with an error saying so.
+# complex32 (ComplexHalf) is named, with PyTorch's number, size and names, but Ember has no tensors
+# of it: its _ITEMSIZE stays 0, which c10's make_tensor refuses with an error saying so.
 cdef dtype _complex
 cdef dict _REAL_OF = {"complex32": "float16", "complex64": "float32", "complex128": "float64"}
 cdef dict _COMPLEX_OF = {"float16": "complex32", "bfloat16": "complex64", "float32": "complex64",
                          "float64": "complex128"}
-for _name, _st, _alias, _type_name, _size in (("complex32", 8, "chalf", "ComplexHalf", 4),
-                                                ("complex64", 9, "cfloat", "ComplexFloat", 8),
-                                                ("complex128", 10, "cdouble", "ComplexDouble", 16)):
+for _name, _st, _alias, _type_name, _size in (("complex32", 8, "chalf", "ComplexHalf", 4),):
     _complex = dtype(_st, _name, _type_name, False, True, np.dtype(_name) if _name != "complex32" else None)
     _complex.itemsize = _size
     _complex.is_complex = True
@@ -139,12 +137,11 @@ def dtype_from_numpy(object np_dtype):
     """The dtype for a numpy dtype, or TypeError naming the unsupported one."""
     cdef object d = np.dtype(np_dtype)
     for cand in _DTYPES:
-        if cand is not None and (<dtype>cand).numpy_dtype is not None and (<dtype>cand).numpy_dtype == d \
-                and not (<dtype>cand).is_complex:      # no complex tensors yet: numpy's are refused here
+        if cand is not None and (<dtype>cand).numpy_dtype is not None and (<dtype>cand).numpy_dtype == d:
             return cand
     raise TypeError(
         f"can't convert np.ndarray of type numpy.{d.name}. The only supported types are: "
-        "float64, float32, float16, int64, int32, int16, int8, uint8, and bool.")
+        "float64, float32, float16, complex64, complex128, int64, int32, int16, int8, uint8, and bool.")
 
 
 cdef dtype dtype_of(int st):
@@ -159,6 +156,10 @@ cdef Py_ssize_t itemsize_of(int st) noexcept nogil:
 
 cdef bint is_floating(int st) noexcept nogil:
     return 0 <= st < NUM_SCALAR_TYPES and _KIND[st] == b'f'
+
+
+cdef bint is_complex(int st) noexcept nogil:
+    return 0 <= st < NUM_SCALAR_TYPES and _KIND[st] == b'c'
 
 
 cdef bint is_integral(int st, bint include_bool) noexcept nogil:

@@ -8,7 +8,8 @@ import numpy as np
 from libc.stdint cimport uint16_t, uint32_t, uint64_t
 from c10.scalar_type cimport (dtype, dtype_of, itemsize_of, ST_BOOL, ST_UINT8, ST_INT8, ST_INT16, ST_INT32,
                               ST_INT64, ST_FLOAT16, ST_FLOAT32, ST_FLOAT64, ST_BFLOAT16, ST_FLOAT8_E5M2,
-                              ST_FLOAT8_E4M3FN, ST_FLOAT8_E5M2FNUZ, ST_FLOAT8_E4M3FNUZ, ST_UINT16, ST_UINT32, ST_UINT64)
+                              ST_FLOAT8_E4M3FN, ST_FLOAT8_E5M2FNUZ, ST_FLOAT8_E4M3FNUZ, ST_UINT16, ST_UINT32, ST_UINT64,
+                              ST_COMPLEX64, ST_COMPLEX128)
 from c10.half cimport half
 from c10.bfloat16 cimport bfloat16, bf16_to_float
 from c10.float8 cimport (float8_e5m2, float8_e4m3fn, float8_e5m2fnuz, float8_e4m3fnuz, e5m2_to_float, e4m3fn_to_float,
@@ -249,7 +250,9 @@ cdef class TensorImpl:
         if self.device_type != 0:
             raise TypeError(f"can't convert {self.device_obj.type}:{self.device_obj.index} device type tensor to numpy. "
                             "Use Tensor.cpu() to copy the tensor to host memory first.")
-        np_dtype = np.dtype(f"u{self.itemsize}") if raw else dtype_of(self.scalar_type).numpy_dtype
+        # raw: 16-byte elements (complex128) have no unsigned integer of their width
+        np_dtype = (np.dtype(f"u{self.itemsize}") if self.itemsize <= 8 else np.dtype(f"V{self.itemsize}")) if raw \
+            else dtype_of(self.scalar_type).numpy_dtype
         if np_dtype is None:
             raise TypeError(f"Got unsupported ScalarType {dtype_of(self.scalar_type).type_name}")
         if self.n_elem == 0:
@@ -294,6 +297,10 @@ cdef object _read_scalar(const char* p, int st):
         return e5m2fnuz_to_float((<const float8_e5m2fnuz*>p)[0])
     if st == ST_FLOAT8_E4M3FNUZ:
         return e4m3fnuz_to_float((<const float8_e4m3fnuz*>p)[0])
+    if st == ST_COMPLEX64:
+        return complex((<const float*>p)[0], (<const float*>p)[1])
+    if st == ST_COMPLEX128:
+        return complex((<const double*>p)[0], (<const double*>p)[1])
     raise TypeError(f"no Python number for scalar type {st}")
 
 
@@ -335,9 +342,12 @@ cdef TensorImpl make_tensor(Storage storage, Py_ssize_t offset, int ndim, const 
     cdef int i
     if ndim > MAX_DIMS:
         raise RuntimeError(f"Ember tensors have at most {MAX_DIMS} dimensions, got {ndim}")
-    if itemsize_of(scalar_type) == 0:       # a dtype Ember only names (complex): no tensors of it
+    if itemsize_of(scalar_type) == 0:       # a dtype Ember only names (complex32): no tensors of it
         raise RuntimeError(f"Ember has no {dtype_of(scalar_type)} tensors yet (complex arithmetic is not "
                            "implemented)")
+    if (scalar_type == ST_COMPLEX64 or scalar_type == ST_COMPLEX128) and storage.device_type != 0:
+        raise NotImplementedError(f"Ember has no {dtype_of(scalar_type)} tensors on CUDA yet (its CUDA kernels "
+                                  "have no complex types)")
     if _tensor_type is None:
         t = TensorImpl.__new__(TensorImpl)
     else:
@@ -541,6 +551,8 @@ cdef TensorImpl wrap_number(object value):
         st = ST_INT64
     elif isinstance(value, float):
         st = ST_FLOAT64
+    elif isinstance(value, complex):
+        st = ST_COMPLEX128
     else:
         raise TypeError(f"expected a Python number, got {type(value).__name__}")
     t = empty_contiguous(0, NULL, st, None)
@@ -548,6 +560,9 @@ cdef TensorImpl wrap_number(object value):
         (<unsigned char*>t.data())[0] = 1 if value else 0
     elif st == ST_INT64:
         (<long long*>t.data())[0] = unpack_long(value)
+    elif st == ST_COMPLEX128:
+        (<double*>t.data())[0] = value.real
+        (<double*>t.data())[1] = value.imag
     else:
         (<double*>t.data())[0] = value
     t.is_wrapped_number = True

@@ -69,10 +69,12 @@ def infer_nested(data: Any, dim: int, shape: list[int], kinds: set[Any], leaf_di
     _leaf(dim, shape, leaf_dim)
     if isinstance(data, (bool, np.bool_)):
         kinds.add("bool")
-    elif isinstance(data, (np.integer, np.floating)) and not for_index:   # np.float64 is a float: first
+    elif isinstance(data, (np.integer, np.floating, np.complexfloating)) and not for_index:   # before float
         kinds.add(scalar_type.dtype_from_numpy(data.dtype))
     elif isinstance(data, (int, float, np.integer, np.floating)):
         kinds.add("int" if isinstance(data, (int, np.integer)) else "float")
+    elif isinstance(data, complex) and not for_index:
+        kinds.add("complex")
     else:
         raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
     return False
@@ -89,7 +91,7 @@ def _inferred_dtype(kinds: set[Any]) -> Any:
     """PyTorch's infer_scalar_type over a sequence: the promotion of every element's type, a
     Python float being the default dtype, an int int64 and a bool bool."""
     names = {"float": scalar_type.get_default_dtype(), "int": scalar_type.dtype_from_name("int64"),
-             "bool": scalar_type.dtype_from_name("bool")}
+             "bool": scalar_type.dtype_from_name("bool"), "complex": scalar_type.get_default_dtype().to_complex()}
     result = None
     for kind in kinds:
         dt = names[kind] if isinstance(kind, str) else kind
@@ -171,8 +173,11 @@ def tensor(data: Any, dtype: Any = None, device: Any = None, requires_grad: bool
     try:
         # Convert as the data's own kind first, then cast: like PyTorch, -1 becomes 255 in uint8
         # and 1.7 becomes 1 in int64.
-        widest = np.float64 if inferred.is_floating_point else (np.int64 if inferred.name != "bool" else np.bool_)
+        widest = np.complex128 if inferred.is_complex else np.float64 if inferred.is_floating_point else (
+            np.int64 if inferred.name != "bool" else np.bool_)
         from_python = not isinstance(data, (np.ndarray, np.generic))
+        if from_python and inferred.is_complex and not dt.is_complex:
+            raise TypeError("must be real number, not complex")
         if from_python and dt.name == "uint64":
             array = np.asarray(unsigned, dtype=np.uint64)     # the whole range, as PyTorch unpacks it
         else:

@@ -101,7 +101,21 @@ class _Formatter:
         return " " * (self.max_width - len(text)) + text
 
 
-def _format(array: np.ndarray, fmt: _Formatter, indent: int, summarize: bool) -> str:
+class _ComplexFormatter:
+    """PyTorch's pair of formatters for a complex tensor: one over the real parts, one over the
+    imaginary parts (each choosing its own notation), joined as `re+imj` with the imaginary
+    part's padding dropped."""
+
+    def __init__(self, values: np.ndarray) -> None:
+        self.real, self.imag = _Formatter(values.real, True), _Formatter(values.imag, True)
+        self.max_width = self.real.max_width + self.imag.max_width + 1
+
+    def format(self, value: Any) -> str:
+        real, imag = self.real.format(value.real), (self.imag.format(value.imag) + "j").lstrip()
+        return real + imag if imag[0] in "+-" else real + "+" + imag
+
+
+def _format(array: np.ndarray, fmt: Any, indent: int, summarize: bool) -> str:
     if array.ndim == 0:
         return fmt.format(array.item())
     n, edge = array.shape[0], PRINT_OPTS.edgeitems
@@ -139,7 +153,14 @@ def _summary_values(array: np.ndarray) -> np.ndarray:
 def _body(array: np.ndarray, floating: bool, indent: int) -> str:
     summarize = array.size > PRINT_OPTS.threshold
     shown = _summary_values(array) if summarize else array.reshape(-1)
-    return _format(array, _Formatter(shown, floating), indent, summarize)
+    fmt = _ComplexFormatter(shown) if np.iscomplexobj(array) else _Formatter(shown, floating)
+    return _format(array, fmt, indent, summarize)
+
+
+def _has_default_dtype(dt: Any) -> bool:
+    """Whether repr leaves the dtype out: the default float dtype, its complex twin, int64, bool."""
+    default = scalar_type.get_default_dtype()
+    return dt is default or dt.name in ("int64", "bool") or (dt.is_complex and dt.to_real() is default)
 
 
 def tensor_repr(t: Any) -> str:
@@ -161,7 +182,7 @@ def tensor_repr(t: Any) -> str:
         array = t._host_view()
         if not PRINT_OPTS.edgeitems:
             suffixes.append(f"size={tuple(array.shape)}")
-        if not (dt is scalar_type.get_default_dtype() or dt.name in ("int64", "bool")):
+        if not _has_default_dtype(dt):
             suffixes.append(f"dtype={dt}")
         body = _body(array, dt.is_floating_point, indent)
     grad_fn = getattr(t, "grad_fn", None)

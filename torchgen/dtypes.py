@@ -23,7 +23,7 @@ class DType:
     scalar_type: int   # c10 ScalarType number
     ctype: str         # Cython/C type of one element
     cuda_type: str     # CUDA C type of one element
-    kind: str          # "b" bool, "i" signed integral, "u" unsigned integral, "f" floating
+    kind: str          # "b" bool, "i" signed integral, "u" unsigned integral, "f" floating, "c" complex
     opmath: str = ""   # the dtype loops compute in (PyTorch's opmath_type), when not this one
     load: str = ""     # C function converting one element to its opmath type ("": a C cast does)
     store: str = ""    # C function rounding an opmath value into one element ("": a C cast does)
@@ -41,6 +41,10 @@ class DType:
         return self.kind == "f"
 
     @property
+    def is_complex(self) -> bool:
+        return self.kind == "c"
+
+    @property
     def compute(self) -> DType:
         """The dtype a loop over this one computes in: float16 loads widen to float32 and the
         result rounds once on the store, as PyTorch's CPU kernels do."""
@@ -51,7 +55,8 @@ def _dtypes() -> tuple[DType, ...]:
     rows = read_table()["DTYPES"]
     # bool first: the order kernels and their tables are generated in
     rows = sorted(rows, key=lambda row: (row["kind"] != "b", row["scalar_type"]))
-    return tuple(DType(row["name"], row["scalar_type"], row["ctype"], row["cuda_type"], row["kind"], row["opmath"] or "",
+    return tuple(DType(row["name"], row["scalar_type"], row["ctype"], row["cuda_type"] or "", row["kind"],
+                       row["opmath"] or "",
                        row["load"] or "", row["store"] or "", row["cuda_load"] or "", row["cuda_store"] or "",
                        row["arithmetic"], row["barebones"]) for row in rows)
 

@@ -33,8 +33,8 @@ def test_dtype_attributes_are_pytorchs(name):
     assert _outcome(d.to_complex) == facts["to_complex"]
 
 
-@pytest.mark.parametrize("name", ["complex32", "complex64", "complex128"])
-def test_complex_dtypes_are_named_but_hold_no_tensors_yet(name):
+@pytest.mark.parametrize("name", ["complex32"])
+def test_complex_half_is_named_but_holds_no_tensors_yet(name):
     with pytest.raises(RuntimeError, match=f"Ember has no torch.{name} tensors yet"):
         torch.zeros(2, dtype=getattr(torch, name))
     with pytest.raises(RuntimeError, match=f"Ember has no torch.{name} tensors yet"):

@@ -23,7 +23,8 @@ def test_c10s_dtypes_carry_the_tables_facts():
     for row in dtype_table.DTYPES:
         d = DTYPE_NAMES[row["name"]]
         assert (d.scalar_type, d.type_name, d.itemsize) == (row["scalar_type"], row["type_name"], row["itemsize"])
-        assert d.is_floating_point == (row["kind"] == "f") and d.is_signed == (row["kind"] in "if")
+        assert d.is_floating_point == (row["kind"] == "f") and d.is_signed == (row["kind"] in "ifc")
+        assert d.is_complex == (row["kind"] == "c")
         assert CPP_TYPE_NAMES[d.name] == row["cpp_name"]
         assert (d.numpy_dtype is None) if row["numpy"] is None else np.dtype(d.numpy_dtype).itemsize == row["itemsize"]
         assert all(DTYPE_NAMES[alias] is d for alias in row["aliases"])

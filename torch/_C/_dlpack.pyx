@@ -147,7 +147,8 @@ _FORMAT_CODES = {"e8m7": kDLBfloat, "e4m3fn": 10, "e4m3fnuz": 11, "e5m2": 12, "e
 cdef dict _DL_TYPES = {}        # scalar type -> (DLPack type code, bits), from the dtype table
 cdef dict _SCALAR_TYPES = {}    # (code, bits) -> scalar type
 for _row in _DTYPE_ROWS:
-    _code = {"b": kDLBool, "u": kDLUInt, "i": kDLInt}.get(_row["kind"], _FORMAT_CODES.get(_row["format"], kDLFloat))
+    _code = {"b": kDLBool, "u": kDLUInt, "i": kDLInt, "c": kDLComplex}.get(_row["kind"],
+                                                                        _FORMAT_CODES.get(_row["format"], kDLFloat))
     _DL_TYPES[_row["scalar_type"]] = (_code, 8 * _row["itemsize"])
     _SCALAR_TYPES[(_code, 8 * _row["itemsize"])] = _row["scalar_type"]
 
@@ -277,7 +278,7 @@ cdef int _scalar_type_of(DLDataType dt) except -2:
     if dt.code == kDLBfloat:
         raise BufferError(f"Unsupported kBFloat bits {dt.bits}")
     if dt.code == kDLComplex:
-        raise BufferError(f"Unsupported code {dt.code}: Ember has no complex dtypes")
+        raise BufferError(f"Unsupported kComplex bits {dt.bits}")
     raise BufferError(f"Unsupported code {dt.code}")
 
 

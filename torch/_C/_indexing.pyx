@@ -420,6 +420,8 @@ cdef object _value_scalar(TensorImpl self, object value):
         value = _unpack_long(value)
     elif PyFloat_Check(value):
         value = float(value)
+    elif PyComplex_Check(value) and dtype_of(self.scalar_type).is_complex:
+        return complex(value)
     elif PyComplex_Check(value):
         if (<complex>value).imag != 0:
             raise RuntimeError(f"value cannot be converted to type {_C_TYPE_NAMES.get(self.scalar_type, 'float')} "

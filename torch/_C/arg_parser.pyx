@@ -323,7 +323,7 @@ cdef object _convert(Param p, object obj, bint numbers):
         if isinstance(obj, TensorImpl):
             return obj
         if numbers and p.allow_numbers:
-            if isinstance(obj, (bool, int, float)):
+            if isinstance(obj, (bool, int, float, complex)):
                 return wrap_number(obj)
             number = _numpy_number(obj)
             if number is not None:
@@ -332,7 +332,7 @@ cdef object _convert(Param p, object obj, bint numbers):
     if t == P_SCALAR or t == P_OPT_SCALAR:
         if PyLong_CheckExact(obj):
             return _scalar_int(obj)
-        if isinstance(obj, (bool, int, float)):
+        if isinstance(obj, (bool, int, float, complex)):
             return obj
         number = _numpy_number(obj)
         if number is not None:
@@ -420,6 +420,8 @@ cdef object _numpy_number(object obj):
         return int(obj)
     if kind == "f" or kind == "b":
         return float(obj)
+    if kind == "c":
+        return complex(obj)
     return None
 
 

@@ -23,11 +23,20 @@ class Cast:
     conversion: str
     load: str = ""
     store: str = ""
+    component: str = ""     # the C type of a complex destination's parts ("float", "double")
+    via_float: bool = False     # a complex source's real part converts through float (to half, bfloat16, float8)
 
 
 def _conversion(src: DType, dst: DType) -> str:
     if src is dst:
         return "same"
+    if src.is_complex and dst.is_complex:
+        return "complex_to_complex"
+    if src.is_complex:
+        # c10: the imaginary part is dropped (copy_ warns), the real one converts as a real would
+        return "complex_to_bool" if dst.is_bool else "complex_to_real"
+    if dst.is_complex:
+        return "real_to_complex"
     if dst.is_bool:
         return "bool"
     if src.compute is not src or dst.compute is not dst or src.load or dst.store:
@@ -44,11 +53,21 @@ def _store(src: DType, dst: DType, cuda: bool = False) -> str:
     return store
 
 
+def _component(d: DType) -> str:
+    return {"complex64": "float", "complex128": "double"}.get(d.name, "")
+
+
 def cast_context() -> tuple[Cast, ...]:
     return tuple(Cast(name=f"cast_{src.name}_to_{dst.name}", src=src.ctype, dst=dst.ctype, src_st=src.scalar_type,
                       dst_st=dst.scalar_type, conversion=_conversion(src, dst), load=src.load,
-                      store=_store(src, dst))
+                      store=_store(src, dst), component=_component(dst),
+                      via_float=dst.compute is not dst or bool(dst.store))
                  for src in DTYPES for dst in DTYPES)
+
+
+def _on_cuda(d: DType) -> bool:
+    """Whether CUDA tensors of d exist (a CUDA type in the table): not the complex dtypes yet."""
+    return bool(d.cuda_type)
 
 
 @dataclass(frozen=True)
@@ -64,7 +83,8 @@ class Fill:
 
 def cuda_fill_context() -> tuple[Fill, ...]:
     return tuple(Fill(name=f"fill_{d.name}", dst=d.cuda_type, arg="float" if d.cuda_store else d.cuda_type,
-                      store=d.cuda_store + ("_scalar" if d.name == "bfloat16" else "")) for d in DTYPES)
+                      store=d.cuda_store + ("_scalar" if d.name == "bfloat16" else "")) for d in DTYPES
+                 if _on_cuda(d))
 
 
 def cuda_cast_context() -> tuple[Cast, ...]:
@@ -72,4 +92,4 @@ def cuda_cast_context() -> tuple[Cast, ...]:
     return tuple(Cast(name=f"cast_{src.name}_to_{dst.name}", src=src.cuda_type, dst=dst.cuda_type,
                       src_st=src.scalar_type, dst_st=dst.scalar_type, conversion=_conversion(src, dst),
                       load=src.cuda_load, store=_store(src, dst, cuda=True))
-                 for src in DTYPES for dst in DTYPES)
+                 for src in DTYPES for dst in DTYPES if _on_cuda(src) and _on_cuda(dst))

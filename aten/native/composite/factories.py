@@ -26,6 +26,8 @@ def full(size: Any, fill_value: Any, dtype: Any = None, layout: Any = None, devi
             dtype = scalar_type.dtype_from_name("bool")
         elif isinstance(fill_value, int):
             dtype = scalar_type.dtype_from_name("int64")
+        elif isinstance(fill_value, complex):
+            dtype = scalar_type.get_default_dtype().to_complex()
     out = _empty(size, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     return fresh(_fill(out, fill_value))
 

@@ -70,6 +70,8 @@ def clip_Tensor(self: Any, min: Any = None, max: Any = None) -> Any:
 
 
 def nan_to_num(self: Any, nan: Any = None, posinf: Any = None, neginf: Any = None) -> Any:
+    if self.dtype.is_complex:       # not an integral type: its NaNs would pass through the copy below
+        raise NotImplementedError(f'"nan_to_num" not implemented for \'{self.dtype.type_name}\'')
     if not self.dtype.is_floating_point:
         return _clone(self)         # integral values are all finite: a copy, as PyTorch's
     limit = float_limits(self.dtype)[2]        # the dtype's largest finite value, from the dtype table

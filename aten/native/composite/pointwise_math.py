@@ -10,7 +10,7 @@ from aten.dispatcher import find_operator
 from aten.native.composite.aliases import positive
 from aten.native.meta.errors import output_cast_error
 from c10.scalar_type import can_cast, dtype_from_name, get_default_dtype
-from c10.tensor_impl import scalar_to_tensor
+from c10.tensor_impl import TensorImpl, scalar_to_tensor
 
 _op = find_operator
 _div = _op("div.Tensor")
@@ -36,6 +36,7 @@ _copy = _op("copy_")
 _logical_not = _op("logical_not")
 _polygamma = _op("polygamma")
 _FLOAT64 = dtype_from_name("float64")
+_COMPLEX128 = dtype_from_name("complex128")
 _BOOL = dtype_from_name("bool")
 
 
@@ -69,12 +70,16 @@ def copysign(self: Any, other: Any) -> Any:
 
 
 def rad2deg(self: Any) -> Any:
+    if self.dtype.is_complex:
+        raise RuntimeError("rad2deg is not supported for complex tensors.")
     if not self.dtype.is_floating_point:
         self = _to_dtype(self, get_default_dtype())
     return _mul(self, scalar_to_tensor(180.0 / math.pi))
 
 
 def deg2rad(self: Any) -> Any:
+    if self.dtype.is_complex:
+        raise RuntimeError("deg2rad is not supported for complex tensors.")
     if not self.dtype.is_floating_point:
         self = _to_dtype(self, get_default_dtype())
     return _mul(self, scalar_to_tensor(math.pi / 180.0))
@@ -100,14 +105,15 @@ def heaviside(self: Any, values: Any) -> Any:
 
 
 def _as_tensor(value: Any) -> Any:
-    return value if hasattr(value, "dtype") else scalar_to_tensor(value)
+    return value if isinstance(value, TensorImpl) else scalar_to_tensor(value)     # a number: NumPy's too
 
 
 def float_power(self: Any, exponent: Any) -> Any:
-    """float_power.Tensor_Tensor, .Scalar and .Tensor_Scalar: pow in float64."""
-    base = _to_dtype(_as_tensor(self), _FLOAT64)
-    exp = _to_dtype(_as_tensor(exponent), _FLOAT64)
-    return _pow(base, exp)
+    """float_power.Tensor_Tensor, .Scalar and .Tensor_Scalar: pow in float64 (complex128 when
+    either operand is complex)."""
+    base, exp = _as_tensor(self), _as_tensor(exponent)
+    wide = _COMPLEX128 if base.dtype.is_complex or exp.dtype.is_complex else _FLOAT64
+    return _pow(_to_dtype(base, wide), _to_dtype(exp, wide))
 
 
 def float_power_inplace(self: Any, exponent: Any) -> Any:

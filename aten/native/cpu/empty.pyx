@@ -4,7 +4,7 @@ aten/native/cpu/fill.pyx). They are the CPU entries of ops whose CompositeExplic
 kernels (aten/native/composite/factories.py) serve the other backends; the dispatcher tries a
 backend's own kernel first."""
 from libc.stdint cimport uint64_t
-from c10.scalar_type cimport dtype as DType, default_float_type, ST_BOOL, ST_INT64
+from c10.scalar_type cimport dtype as DType, default_float_type, ST_BOOL, ST_INT64, ST_FLOAT32, ST_COMPLEX64, ST_COMPLEX128
 from c10.tensor_impl cimport TensorImpl, MAX_DIMS, empty_contiguous, sizes_from_sequence
 from aten.native.cpu.fill cimport fill_pattern, fill_bits, fill_value, zero_fill
 from aten.native.meta.tensor_options import check_tensor_options, fill_uninitialized
@@ -73,6 +73,8 @@ def full_cpu(size, fill_value, dtype=None, layout=None, device=None, pin_memory=
         st = ST_BOOL
     elif isinstance(fill_value, int):
         st = ST_INT64
+    elif isinstance(fill_value, complex):
+        st = ST_COMPLEX64 if default_float_type() == ST_FLOAT32 else ST_COMPLEX128
     else:
         st = default_float_type()
     return _full(size, fill_value, st, layout, pin_memory)

@@ -72,6 +72,8 @@ cdef int fill_pattern(object value, int st, uint64_t* out) except -1:
             kind = 1
     elif isinstance(value, float):
         kind, f = 2, value
+    elif isinstance(value, complex):
+        return 1        # fill_value's generic path
     else:
         raise TypeError(f"fill_(): argument 'value' must be Number, not {type(value).__name__}")
     if st == ST_BOOL:
@@ -269,8 +271,13 @@ cdef int fill_value(TensorImpl t, object value) except -1:
     cdef uint64_t pattern
     if fill_pattern(value, t.scalar_type, &pattern) == 0:
         return fill_bits(t, pattern)
-    # float16: the generic path, a converting copy of the wrapped number.
-    if not isinstance(value, (bool, int, float)):
+    # float16 and complex: the generic path, a converting copy of the wrapped number.
+    if isinstance(value, complex) and not dtype_of(t.scalar_type).is_complex:
+        if value.imag != 0:         # c10's checked_convert: a real dtype cannot hold it
+            raise RuntimeError(f"value cannot be converted to type {_C_NAMES.get(t.scalar_type, 'c10::Half')} "
+                               "without overflow")
+        value = value.real
+    if not isinstance(value, (bool, int, float, complex)):
         raise TypeError(f"fill_(): argument 'value' must be Number, not {type(value).__name__}")
     check_fits(value, dtype_of(t.scalar_type))
     copy_into(t, wrap_number(value))

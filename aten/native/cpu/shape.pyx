@@ -87,8 +87,10 @@ cdef int copy_elements(TensorImpl dst, TensorImpl src) except -1:
         fn = _copy2
     elif dst.itemsize == 4:
         fn = _copy4
-    else:
+    elif dst.itemsize == 8:
         fn = _copy8
+    else:
+        fn = cast_loop(src.scalar_type, dst.scalar_type)    # complex128: the same-dtype conversion moves 16 bytes
     if dst.n_elem == 0:
         return 0
     # src seen with dst's shape (stride 0 where it broadcasts); the loop engine reports mismatches.

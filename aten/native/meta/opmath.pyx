@@ -17,13 +17,16 @@ path for every backend:
   operands of different dtypes met (float16 with bfloat16 promotes to float32).
 - Operands the kernel wrote (in-place, out=, running statistics) get the rounded values back; an
   in-place kernel's result is the operand itself.
-- A storage dtype (float8), which no op computes in, and the barebones unsigned types (uint16/32/64),
+- A storage dtype (float8; complex64/128 until their loops come), which no op computes in, and the
+  barebones unsigned types (uint16/32/64),
   which these kernels have no loops for, are refused with PyTorch's NotImplementedError, unless the
   schema's `ember_storage_dtypes` says how the op serves them where PyTorch does:
   - widen: on float32 copies of float8 operands (int64 copies of unsigned ones), the results of the
     copy dtype converted back (index_put, which adds when accumulating: every such result is data);
   - bits (float8): on uint8 views, the uint8 results viewed back (indexing, which moves elements
     bit for bit, NaN payloads included); a call with accumulate=True (index_put), which adds, widens;
+    complex64 moves as int64 views; complex operands are refused by every other mode (float32
+    copies would drop the imaginary parts) and complex128, 16 bytes wide, by bits too;
   - promote (unsigned): on int64 copies, the results kept (sum, prod, cumsum: PyTorch's integral
     results are int64);
   - order (unsigned): on int64 copies that order as the unsigned values (uint64's with the sign bit
@@ -31,8 +34,8 @@ path for every backend:
     counts) kept.
   One call mixing two such dtypes, or naming one in a dtype= argument, is refused.
 """
-from c10.scalar_type cimport (dtype, dtype_of, opmath_type, is_floating, has_arithmetic, is_barebones, ST_FLOAT32,
-                              ST_INT64, ST_UINT64, ST_UINT8, ST_BOOL)
+from c10.scalar_type cimport (dtype, dtype_of, opmath_type, is_floating, has_arithmetic, is_barebones, itemsize_of,
+                              ST_FLOAT32, ST_INT64, ST_UINT64, ST_UINT8, ST_BOOL, ST_COMPLEX64, ST_COMPLEX128)
 from c10.tensor_impl cimport TensorImpl
 
 cdef enum:
@@ -118,6 +121,10 @@ cdef bint _other_data(tuple values, int st):
 
 cdef inline int _joined(int known, int st) noexcept:
     return st if known == NONE or known == st else MIXED
+
+
+cdef inline bint _is_complex(int st) noexcept:
+    return st == ST_COMPLEX64 or st == ST_COMPLEX128
 
 
 cdef inline bint _no_kernel_loop(int st) noexcept:
@@ -282,7 +289,8 @@ cdef class ComputeInOpmath:
         cdef _Widening w
         if mode == BITS and scan.seen & MIXED_NO_LOOP and not scan.seen & ASKS_NO_LOOP:
             return kernel(*args, **kwargs)     # two storage dtypes: the kernel's own dtype checks
-        if mode == REFUSE or scan.seen & (ASKS_NO_LOOP | MIXED_NO_LOOP):
+        if mode == REFUSE or scan.seen & (ASKS_NO_LOOP | MIXED_NO_LOOP) or (
+                _is_complex(st) and not self._moves_complex(mode, st, args, kwargs)):
             raise NotImplementedError(f'"{self.label}" not implemented for \'{dtype_of(st).type_name}\'')
         if mode == ORDER:
             return self._order_call(kernel, st, args, kwargs)
@@ -300,6 +308,11 @@ cdef class ComputeInOpmath:
         wide_kwargs = {k: w.widen(v) for k, v in kwargs.items()}
         return w.settle(kernel(*wide_args, **wide_kwargs))
 
+    cdef bint _moves_complex(self, int mode, int st, tuple args, dict kwargs):
+        """Whether a complex operand can be served: only by bits (float32 copies would drop the
+        imaginary parts), as same-width integers, which complex128 (16 bytes) has none of."""
+        return mode == BITS and itemsize_of(st) == 8 and not self._accumulates(args, kwargs)
+
     cdef bint _accumulates(self, tuple args, dict kwargs):
         if self.accumulate_at < 0:
             return False
@@ -311,9 +324,10 @@ cdef class ComputeInOpmath:
         cdef dict views = {}         # id(view) -> (view, the operand it views): in-place results
         if _other_data(args, st) or _other_data(tuple(kwargs.values()), st):
             return kernel(*args, **kwargs)     # mixed data dtypes: the kernel's own dtype checks
-        args = tuple([self._viewed(a, st, ST_UINT8, views) for a in args])
-        kwargs = {k: self._viewed(v, st, ST_UINT8, views) for k, v in kwargs.items()}
-        return self._viewed(kernel(*args, **kwargs), ST_UINT8, st, views)
+        cdef int bits = ST_UINT8 if itemsize_of(st) == 1 else ST_INT64      # float8, or complex64
+        args = tuple([self._viewed(a, st, bits, views) for a in args])
+        kwargs = {k: self._viewed(v, st, bits, views) for k, v in kwargs.items()}
+        return self._viewed(kernel(*args, **kwargs), bits, st, views)
 
     cdef object _viewed(self, object v, int src, int dst, dict views):
         """v's tensors of dtype src viewed as dtype dst (looking into lists and tuples); a view made
