@@ -172,6 +172,8 @@ CASES: dict[str, tuple[list[Any], dict[str, Any]]] = {
     "tensordot": ([T(2, 3), T(3, 4), [1], [0]], {}),
     "grid_sampler": ([T(1, 2, 3, 3), T(1, 2, 2, 2, kind="unit"), 0, 0, False], {}),
     "geqrf": ([T(4, 3)], {}),
+    "polar": ([T(3, kind="pos"), T(3)], {}),
+    "view_as_complex": ([T(3, 2)], {}),
     "linalg_householder_product": ([T(4, 3), T(3)], {}),
     "orgqr": ([T(4, 3), T(3)], {}),
     "ctc_loss.IntList": ([T(5, 2, 4), {"idx": [1, 2, 1, 1]}, [5, 5], [2, 2]], {}),

@@ -32,6 +32,7 @@ def _pairs(values: Any) -> Any:
 def _steps(torch: Any, name: str) -> Any:
     t = lambda data, **kw: torch.tensor(data, **kw)  # noqa: E731
     z = t(VALUES)
+    m = t([[1 + 2j, 3 - 1j], [5j, 2.0 + 0j]])
     cases: dict[str, Any] = {
         "repr_small": lambda: repr(t([1 + 2j, 3 - 4j, -0.5j])),
         "repr_int_valued": lambda: repr(t([1 + 2j, 3.0])),
@@ -67,11 +68,44 @@ def _steps(torch: Any, name: str) -> Any:
         "error_fill_real_with_complex": lambda: torch.zeros(2).fill_(1 + 2j),
         "error_setitem_real_with_complex": lambda: torch.zeros(2).__setitem__(0, 1 + 1j),
         "fill_real_with_real_complex": lambda: torch.zeros(2).fill_(3 + 0j).tolist(),
+        "view_as_real": lambda: _geometry(torch.view_as_real(m)),
+        "view_as_real_transposed": lambda: _geometry(torch.view_as_real(m.t())),
+        "view_as_real_offset": lambda: _geometry(torch.view_as_real(m[0, 1:])),
+        "view_as_complex": lambda: _pairs(torch.view_as_complex(torch.arange(8.0).reshape(2, 2, 2)).tolist()),
+        "real_imag": lambda: [_geometry(m.real), _geometry(m.imag), m.t().imag.tolist()],
+        "real_of_real_is_itself": lambda: [torch.real(torch.zeros(2)).tolist()],
+        "write_through_real_imag": lambda: _pairs(_write_parts(torch, m).tolist()),
+        "complex": lambda: _pairs(torch.complex(t([1.0, 2.0]), t([[3.0], [4.0]])).tolist()),
+        "complex_double": lambda: [str(torch.complex(t([1.0]).double(), t([2.0]).double()).dtype)],
+        "polar": lambda: _pairs(torch.polar(t([1.0, 2.0]), t([0.0, 1.5707963267948966])).tolist()),
+        "error_view_as_real_of_real": lambda: torch.view_as_real(torch.zeros(2)),
+        "error_view_as_complex_0d": lambda: torch.view_as_complex(t(1.0)),
+        "error_view_as_complex_last_size": lambda: torch.view_as_complex(torch.arange(6.0).reshape(2, 3)),
+        "error_view_as_complex_last_stride": lambda: torch.view_as_complex(
+            torch.arange(8.0).reshape(2, 2, 2).transpose(1, 2)),
+        "error_view_as_complex_offset": lambda: torch.view_as_complex(torch.arange(8.0)[1:7].reshape(3, 2)),
+        "error_view_as_complex_long": lambda: torch.view_as_complex(torch.zeros(2, 2, dtype=torch.int64)),
+        "error_imag_of_real": lambda: torch.zeros(2).imag,
+        "error_complex_dtypes": lambda: torch.complex(t([1.0]), t([1.0]).double()),
+        "error_complex_long": lambda: torch.complex(t([1]), t([1])),
+        "error_polar_long": lambda: torch.polar(t([1]), t([1])),
     }
     for name_ in REAL_DTYPES:
         cases[f"to_{name_}"] = (lambda d: lambda: _pairs(z.to(getattr(torch, d)).float().tolist()
                                                         if d == "bfloat16" else z.to(getattr(torch, d)).tolist()))(name_)
     return cases[name]()
+
+
+def _geometry(x: Any) -> Any:
+    return [str(x.dtype), list(x.shape), list(x.stride()), x.storage_offset(), x.tolist()]
+
+
+def _write_parts(torch: Any, m: Any) -> Any:
+    w = m.clone()
+    w.real[0, 0] = 9
+    w.imag.fill_(7)
+    w.real = torch.zeros(2, 2)
+    return w
 
 
 def _with_default(torch: Any, dtype: Any, fn: Any) -> Any:
@@ -97,7 +131,12 @@ CASES = ("repr_small", "repr_int_valued", "repr_fixed", "repr_sci", "repr_comple
          "complex64_to_complex128", "fill", "setitem", "index", "mask", "result_type_float_tensor_complex_number",
          "result_type_double_and_complex64_scalar", "result_type_int_tensor_complex_number", "promote_types",
          "error_tensor_complex_as_float", "error_full_complex_as_float", "error_fill_real_with_complex",
-         "error_setitem_real_with_complex", "fill_real_with_real_complex") + tuple(f"to_{d}" for d in REAL_DTYPES)
+         "error_setitem_real_with_complex", "fill_real_with_real_complex", "view_as_real", "view_as_real_transposed",
+         "view_as_real_offset", "view_as_complex", "real_imag", "real_of_real_is_itself", "write_through_real_imag",
+         "complex", "complex_double", "polar", "error_view_as_real_of_real", "error_view_as_complex_0d",
+         "error_view_as_complex_last_size", "error_view_as_complex_last_stride", "error_view_as_complex_offset",
+         "error_view_as_complex_long", "error_imag_of_real", "error_complex_dtypes", "error_complex_long",
+         "error_polar_long") + tuple(f"to_{d}" for d in REAL_DTYPES)
 
 
 def run_case(torch: Any, name: str) -> dict[str, Any]:

@@ -210,8 +210,32 @@ class Tensor(_TensorBase):
         return self.transpose(-2, -1)
 
     @property
+    def real(self) -> Any:
+        """The real parts of a complex tensor (a view; assigning writes them); a real tensor itself."""
+        return importlib.import_module("torch").real(self)
+
+    @real.setter
+    def real(self, value: Any) -> None:
+        importlib.import_module("torch").real(self).copy_(value)
+
+    @property
+    def imag(self) -> Any:
+        """The imaginary parts of a complex tensor (a view; assigning writes them)."""
+        return importlib.import_module("torch").imag(self)
+
+    @imag.setter
+    def imag(self, value: Any) -> None:
+        importlib.import_module("torch").imag(self).copy_(value)
+
+    def _refuse_conjugate(self, name: str) -> None:
+        if self.dtype.is_complex:
+            raise NotImplementedError(f"Tensor.{name} of a complex tensor needs its conjugate, which Ember does not "
+                                      "compute yet")
+
+    @property
     def H(self) -> Any:
-        # Ember has no complex dtypes, so the conjugate transpose is the transpose.
+        # for real tensors the conjugate transpose is the transpose
+        self._refuse_conjugate("H")
         if self.dim() == 0:
             warnings.warn("Tensor.H is deprecated on 0-D tensors. Consider using x.conj().", UserWarning, stacklevel=2)
             return self.alias()
@@ -222,6 +246,7 @@ class Tensor(_TensorBase):
 
     @property
     def mH(self) -> Any:
+        self._refuse_conjugate("mH")
         if self.dim() < 2:
             raise RuntimeError(f"tensor.mH is only supported on matrices or batches of matrices. Got {self.dim()}-D tensor.")
         return self.transpose(-2, -1)

@@ -1,5 +1,6 @@
-"""complex64 / complex128 tensors as storage types (the first step of complex support): creation,
-printing, conversions to and from every dtype, scalars, indexing, type promotion, NumPy, DLPack and
+"""complex64 / complex128 tensors as storage types (the first steps of complex support): creation,
+printing, conversions to and from every dtype, scalars, indexing, type promotion, view_as_real/view_as_complex,
+real/imag, torch.complex/polar, NumPy, DLPack and
 checkpoints against PyTorch 2.13 (tools/record_complex_reference.py wrote test/data/complex/), and
 a clear NotImplementedError from every op that does not compute in them yet."""
 import io

@@ -45,6 +45,25 @@ def view_dtype(self: Any, dtype: Any) -> Any:
     return _v.view_dtype(self, dtype)
 
 
+def view_as_real(self: Any) -> Any:
+    return _v.view_as_real(self)
+
+
+def view_as_complex(self: Any) -> Any:
+    return _v.view_as_complex(self)
+
+
+def real(self: Any) -> Any:
+    """A complex tensor's real parts (a view); a real tensor itself."""
+    return _v.view_as_real(self).select(-1, 0) if self.dtype.is_complex else self
+
+
+def imag(self: Any) -> Any:
+    if not self.dtype.is_complex:
+        raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
+    return _v.view_as_real(self).select(-1, 1)
+
+
 def squeeze(self: Any) -> Any:
     return _v.squeeze(self)
 

@@ -7,7 +7,8 @@ composite kernels in aten/native/composite/shape.py call them. Rules and message
 PyTorch's (aten/src/ATen/native/TensorShape.cpp, InferSize.h, TensorUtils.cpp).
 """
 from libc.stdint cimport int64_t, uint8_t, int8_t, int16_t, int32_t
-from c10.scalar_type cimport dtype as DType, dtype_of, is_integral, ST_UINT8, ST_INT8, ST_INT16, ST_INT32, ST_INT64
+from c10.scalar_type cimport (dtype as DType, dtype_of, is_integral, ST_UINT8, ST_INT8, ST_INT16, ST_INT32, ST_INT64,
+                              ST_FLOAT16, ST_FLOAT32, ST_FLOAT64, ST_COMPLEX64, ST_COMPLEX128)
 from c10.tensor_impl cimport (TensorImpl, MAX_DIMS, make_tensor, make_view, sizes_from_sequence, sizes_text,
                               strided_nbytes, non_overlapping_and_dense)
 
@@ -748,3 +749,47 @@ def restride_(TensorImpl self not None, TensorImpl view not None):
     self.offset = view.offset
     self.refresh_metadata()
     return self
+
+
+def view_as_real(TensorImpl self not None):
+    """A complex tensor's (real, imaginary) pairs as a trailing dim of 2 of its real dtype."""
+    cdef Py_ssize_t sizes[MAX_DIMS]
+    cdef Py_ssize_t strides[MAX_DIMS]
+    cdef int i
+    if self.scalar_type != ST_COMPLEX64 and self.scalar_type != ST_COMPLEX128:
+        raise RuntimeError("view_as_real is only supported for complex tensors")
+    if self.nd + 1 > MAX_DIMS:
+        raise RuntimeError(f"Ember tensors have at most {MAX_DIMS} dimensions, got {self.nd + 1}")
+    for i in range(self.nd):
+        sizes[i] = self.sizes[i]
+        strides[i] = self.strides[i] * 2
+    sizes[self.nd] = 2
+    strides[self.nd] = 1
+    return make_view(self, self.offset * 2, self.nd + 1, sizes, strides,
+                     ST_FLOAT32 if self.scalar_type == ST_COMPLEX64 else ST_FLOAT64)
+
+
+def view_as_complex(TensorImpl self not None):
+    """Pairs along a last dim of 2 (stride 1) read as complex numbers, with PyTorch's checks."""
+    cdef int i, last = self.nd - 1
+    if self.scalar_type != ST_FLOAT32 and self.scalar_type != ST_FLOAT64 and self.scalar_type != ST_FLOAT16:
+        raise RuntimeError("view_as_complex is only supported for half, float and double tensors, but got a tensor "
+                           f"of scalar type: {dtype_of(self.scalar_type).type_name}")
+    if self.nd == 0:
+        raise RuntimeError("Input tensor must have one or more dimensions")
+    if self.sizes[last] != 2:
+        raise RuntimeError("Tensor must have a last dimension of size 2")
+    if self.strides[last] != 1:
+        raise RuntimeError("Tensor must have a last dimension with stride 1")
+    for i in range(last):
+        if self.strides[i] % 2 != 0:
+            raise RuntimeError("Tensor must have a stride divisible by 2 for all but last dimension")
+    if self.offset % 2 != 0:
+        raise RuntimeError("Tensor must have a storage_offset divisible by 2")
+    cdef Py_ssize_t strides[MAX_DIMS]
+    for i in range(last):
+        strides[i] = self.strides[i] // 2
+    # float16 pairs would be complex32, which Ember names only: make_view says so
+    return make_view(self, self.offset // 2, last, self.sizes, strides,
+                     ST_COMPLEX64 if self.scalar_type == ST_FLOAT32 else (
+                         ST_COMPLEX128 if self.scalar_type == ST_FLOAT64 else 8))
