@@ -89,6 +89,13 @@ def _steps(torch: Any, name: str) -> Any:
         "error_complex_dtypes": lambda: torch.complex(t([1.0]), t([1.0]).double()),
         "error_complex_long": lambda: torch.complex(t([1]), t([1])),
         "error_polar_long": lambda: torch.polar(t([1]), t([1])),
+        "error_index_put_int_into_complex": lambda: _index_put(torch, t([1j, 2j]), t(5)),
+        "error_index_put_complex_into_int": lambda: _index_put(torch, t([1, 2, 3]), t(1j)),
+        "error_gcd": lambda: torch.gcd(t([1 + 2j]), t([1 + 2j])),
+        "error_float_power_inplace_complex_exponent": lambda: t([2.0, 3.0], dtype=torch.float64).float_power_(1j),
+        "assign_real_number": lambda: _pairs(_assign_real(torch).tolist()),
+        "bool_fill_with_complex": lambda: torch.zeros(2, dtype=torch.bool).fill_(1j).tolist(),
+        "cfloat_cdouble": lambda: [str(t([1.0]).cfloat().dtype), str(t([1]).cdouble().dtype)],
     }
     for name_ in REAL_DTYPES:
         cases[f"to_{name_}"] = (lambda d: lambda: _pairs(z.to(getattr(torch, d)).float().tolist()
@@ -106,6 +113,17 @@ def _write_parts(torch: Any, m: Any) -> Any:
     w.imag.fill_(7)
     w.real = torch.zeros(2, 2)
     return w
+
+
+def _index_put(torch: Any, dst: Any, value: Any) -> Any:
+    dst[[0]] = value
+    return dst
+
+
+def _assign_real(torch: Any) -> Any:
+    z = torch.tensor([1 + 2j, 3j])
+    z.real = 5
+    return z
 
 
 def _with_default(torch: Any, dtype: Any, fn: Any) -> Any:
@@ -136,7 +154,9 @@ CASES = ("repr_small", "repr_int_valued", "repr_fixed", "repr_sci", "repr_comple
          "complex", "complex_double", "polar", "error_view_as_real_of_real", "error_view_as_complex_0d",
          "error_view_as_complex_last_size", "error_view_as_complex_last_stride", "error_view_as_complex_offset",
          "error_view_as_complex_long", "error_imag_of_real", "error_complex_dtypes", "error_complex_long",
-         "error_polar_long") + tuple(f"to_{d}" for d in REAL_DTYPES)
+         "error_polar_long", "error_index_put_int_into_complex", "error_index_put_complex_into_int", "error_gcd",
+         "error_float_power_inplace_complex_exponent", "assign_real_number", "bool_fill_with_complex",
+         "cfloat_cdouble") + tuple(f"to_{d}" for d in REAL_DTYPES)
 
 
 def run_case(torch: Any, name: str) -> dict[str, Any]:

@@ -216,7 +216,7 @@ class Tensor(_TensorBase):
 
     @real.setter
     def real(self, value: Any) -> None:
-        importlib.import_module("torch").real(self).copy_(value)
+        _write(importlib.import_module("torch").real(self), value)
 
     @property
     def imag(self) -> Any:
@@ -225,7 +225,7 @@ class Tensor(_TensorBase):
 
     @imag.setter
     def imag(self, value: Any) -> None:
-        importlib.import_module("torch").imag(self).copy_(value)
+        _write(importlib.import_module("torch").imag(self), value)
 
     def _refuse_conjugate(self, name: str) -> None:
         if self.dtype.is_complex:
@@ -500,3 +500,14 @@ for _name, (_module, _attr) in _gen_index.METHODS.items():
 _getitem.__name__, _setitem.__name__ = "__getitem__", "__setitem__"
 set_tensor_type(Tensor)
 set_torch_function_support(Tensor, _dispatch_torch_function)
+
+
+def _write(part: Any, value: Any) -> None:
+    """Tensor.real / .imag assignment: a tensor is copied in, a number fills."""
+    if isinstance(value, Tensor):
+        if value.requires_grad and importlib.import_module("torch").is_grad_enabled():
+            raise RuntimeError("Tensor.real/.imag assignment: Ember does not differentiate through complex tensors "
+                               "yet (the value requires grad)")
+        part.copy_(value)
+    else:
+        part.fill_(value)

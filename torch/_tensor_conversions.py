@@ -100,7 +100,8 @@ def _as(name: str) -> Any:
     def convert(self: Any, memory_format: Any = _layout.preserve_format) -> Any:
         return _to(self, dtype=target, memory_format=memory_format)
     convert.__name__ = {"float32": "float", "float64": "double", "float16": "half", "int64": "long", "int32": "int",
-                        "int16": "short", "int8": "char", "uint8": "byte", "bool": "bool", "bfloat16": "bfloat16"}[name]
+                        "int16": "short", "int8": "char", "uint8": "byte", "bool": "bool", "bfloat16": "bfloat16",
+                        "complex64": "cfloat", "complex128": "cdouble"}[name]
     convert.__doc__ = f"self.to(torch.{name})"
     return convert
 
@@ -116,4 +117,4 @@ def cuda(self: Any, device: Any = None, non_blocking: bool = False, memory_forma
 
 METHODS: dict[str, Any] = {"to": to, "type": type, "cpu": cpu, "cuda": cuda}
 METHODS.update({f.__name__: f for f in map(_as, ("float32", "float64", "float16", "int64", "int32", "int16", "int8",
-                                                  "uint8", "bool", "bfloat16"))})
+                                                  "uint8", "bool", "bfloat16", "complex64", "complex128"))})

@@ -169,3 +169,22 @@ CUDA = [pytest.mark.cuda, pytest.mark.skipif(not torch.cuda.is_available(), reas
 def test_complex_tensors_on_cuda_are_refused_saying_so(make, case):
     with pytest.raises(NotImplementedError, match="no torch.complex(64|128) tensors on CUDA yet"):
         make()
+
+
+@pytest.mark.parametrize("make", [
+    lambda x, y: torch.complex(x, y), lambda x, y: torch.polar(x, y),
+    lambda x, y: torch.view_as_complex(torch.stack([x, y], -1)),
+    lambda x, y: setattr(torch.zeros(2, dtype=torch.complex64), "real", x)], ids=["complex", "polar", "view", "setter"])
+def test_complex_results_of_inputs_that_require_grad_are_refused_not_cut_from_the_graph(make):
+    x, y = torch.tensor([1.0, 2.0], requires_grad=True), torch.tensor([3.0, 4.0], requires_grad=True)
+    with pytest.raises(RuntimeError, match="does not differentiate through complex tensors yet"):
+        make(x, y)
+    with torch.no_grad():
+        make(x, y)
+
+
+def test_backward_through_the_parts_of_a_complex_leaf_says_what_is_missing():
+    z = torch.tensor([1 + 2j], requires_grad=True)
+    assert z.real.requires_grad
+    with pytest.raises(RuntimeError, match="derivative for aten::view_as_real is not implemented"):
+        z.real.sum().backward()

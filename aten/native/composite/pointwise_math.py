@@ -118,11 +118,12 @@ def float_power(self: Any, exponent: Any) -> Any:
 
 def float_power_inplace(self: Any, exponent: Any) -> Any:
     """float_power_ (both overloads), implicit autograd: the pow_ it runs is what autograd records."""
-    if self.dtype is not _FLOAT64:
+    wide = _COMPLEX128 if self.dtype.is_complex or _as_tensor(exponent).dtype.is_complex else _FLOAT64
+    if self.dtype is not wide:
         raise RuntimeError(f"the base given to float_power_ has dtype {self.dtype.type_name} but the operation's "
-                           "result requires dtype Double")
+                           f"result requires dtype {wide.type_name}")
     # pow_ in place (as PyTorch's decomposition): under autograd it is recorded as PowBackward.
-    return _pow_(self, _to_dtype(_as_tensor(exponent), _FLOAT64))
+    return _pow_(self, _to_dtype(_as_tensor(exponent), wide))
 
 
 def polygamma_(self: Any, n: int) -> Any:

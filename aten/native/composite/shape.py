@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from aten.dispatcher import find_operator
+from aten.native.composite.complex_numbers import refuse_autograd
 from aten.native.meta import views as _v
 from aten.native.meta.pointwise import broadcast_shapes as _broadcast_shapes
 from c10.layout import channels_last, contiguous_format, preserve_format
@@ -33,6 +34,7 @@ _repeat = find_operator("repeat")
 _cat = find_operator("cat")
 _copy = find_operator("copy_")
 _zeros = find_operator("zeros")
+_view_as_real_op = find_operator("view_as_real")
 
 
 # -- views (metadata in Cython) ------------------------------------------------------------------
@@ -50,18 +52,20 @@ def view_as_real(self: Any) -> Any:
 
 
 def view_as_complex(self: Any) -> Any:
+    refuse_autograd("torch.view_as_complex", self)
     return _v.view_as_complex(self)
 
 
 def real(self: Any) -> Any:
-    """A complex tensor's real parts (a view); a real tensor itself."""
-    return _v.view_as_real(self).select(-1, 0) if self.dtype.is_complex else self
+    """A complex tensor's real parts (a view); a real tensor itself. Through the view_as_real
+    operator, so autograd records it."""
+    return _view_as_real_op(self).select(-1, 0) if self.dtype.is_complex else self
 
 
 def imag(self: Any) -> Any:
     if not self.dtype.is_complex:
         raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
-    return _v.view_as_real(self).select(-1, 1)
+    return _view_as_real_op(self).select(-1, 1)
 
 
 def squeeze(self: Any) -> Any:

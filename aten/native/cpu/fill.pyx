@@ -272,7 +272,9 @@ cdef int fill_value(TensorImpl t, object value) except -1:
     if fill_pattern(value, t.scalar_type, &pattern) == 0:
         return fill_bits(t, pattern)
     # float16 and complex: the generic path, a converting copy of the wrapped number.
-    if isinstance(value, complex) and not dtype_of(t.scalar_type).is_complex:
+    if isinstance(value, complex) and t.scalar_type == ST_BOOL:
+        value = value != 0          # any non-zero part is True, as c10's conversion to bool
+    elif isinstance(value, complex) and not dtype_of(t.scalar_type).is_complex:
         if value.imag != 0:         # c10's checked_convert: a real dtype cannot hold it
             raise RuntimeError(f"value cannot be converted to type {_C_NAMES.get(t.scalar_type, 'c10::Half')} "
                                "without overflow")

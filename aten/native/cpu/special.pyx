@@ -16,7 +16,7 @@ from libc.math cimport (tan, sin, sinf, floor, trunc, log, exp, expf, lgamma, lg
 from libc.stdint cimport int64_t
 
 from c10.scalar_type cimport (ST_BOOL, ST_FLOAT16, ST_FLOAT32, ST_FLOAT64, ST_INT64, dtype_of, is_floating,
-                              default_float_type)
+                              is_integral, default_float_type)
 from c10.tensor_impl cimport TensorImpl
 from aten.native.cpu.loops cimport pointwise, cast_contiguous
 from aten.native.meta.pointwise cimport result_type
@@ -235,7 +235,7 @@ cdef void _lcm_i64(char** data, const Py_ssize_t* strides, Py_ssize_t n, const v
 
 cdef _integer_binary(str name, TensorImpl self, TensorImpl other, bint is_lcm):
     cdef int st = result_type((self, other))
-    if is_floating(st) or st == ST_BOOL:
+    if not is_integral(st, False):        # floating, complex, bool
         raise NotImplementedError(f"\"{name}_cpu\" not implemented for '{dtype_of(st).type_name}'")
     cdef TensorImpl out = pointwise(_lcm_i64 if is_lcm else _gcd_i64, (self, other), ST_INT64, ST_INT64, NULL)
     return out if st == ST_INT64 else cast_contiguous(out, st)

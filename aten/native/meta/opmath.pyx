@@ -25,7 +25,8 @@ path for every backend:
     copy dtype converted back (index_put, which adds when accumulating: every such result is data);
   - bits (float8): on uint8 views, the uint8 results viewed back (indexing, which moves elements
     bit for bit, NaN payloads included); a call with accumulate=True (index_put), which adds, widens;
-    complex64 moves as int64 views; complex operands are refused by every other mode (float32
+    complex64 moves as int64 views (an int64 data operand beside it goes to the kernel's own dtype checks,
+    not through the views, which would copy its bits); complex operands are refused by every other mode (float32
     copies would drop the imaginary parts) and complex128, 16 bytes wide, by bits too;
   - promote (unsigned): on int64 copies, the results kept (sum, prod, cumsum: PyTorch's integral
     results are int64);
@@ -115,6 +116,19 @@ cdef bint _other_data(tuple values, int st):
         if isinstance(v, TensorImpl):
             other = (<TensorImpl>v).scalar_type
             if other != st and other != ST_INT64 and other != ST_BOOL and not (<TensorImpl>v).is_wrapped_number:
+                return True
+    return False
+
+
+cdef bint _mixes_data(tuple args, dict kwargs, int st, bint takes_index):
+    """Whether a direct tensor operand (outside the index lists) holds data of a dtype other than
+    st: anything but st and bool masks, an int64 too unless the op takes a direct index tensor
+    (index_select's)."""
+    cdef int other
+    for v in list(args) + list(kwargs.values()):
+        if isinstance(v, TensorImpl):
+            other = (<TensorImpl>v).scalar_type
+            if other != st and other != ST_BOOL and not (other == ST_INT64 and takes_index):
                 return True
     return False
 
@@ -325,6 +339,8 @@ cdef class ComputeInOpmath:
         if _other_data(args, st) or _other_data(tuple(kwargs.values()), st):
             return kernel(*args, **kwargs)     # mixed data dtypes: the kernel's own dtype checks
         cdef int bits = ST_UINT8 if itemsize_of(st) == 1 else ST_INT64      # float8, or complex64
+        if _is_complex(st) and _mixes_data(args, kwargs, st, "index_select" in self.label):
+            return kernel(*args, **kwargs)     # complex64 with other data: the kernel's own dtype checks
         args = tuple([self._viewed(a, st, bits, views) for a in args])
         kwargs = {k: self._viewed(v, st, bits, views) for k, v in kwargs.items()}
         return self._viewed(kernel(*args, **kwargs), bits, st, views)
