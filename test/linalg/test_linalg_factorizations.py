@@ -12,26 +12,18 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import torch
+from recorded import assert_matches
 from tools import record_linalg_reference as record
 
 L = torch.linalg
 REFERENCE = json.loads((Path(__file__).resolve().parents[1] / "data" / "linalg" / "linalg.json").read_text())["cases"]
 
 
-def _close(mine, ref):
-    if isinstance(ref, list):
-        return isinstance(mine, list) and len(mine) == len(ref) and all(_close(m, r) for m, r in zip(mine, ref))
-    if isinstance(ref, dict):
-        return isinstance(mine, dict) and mine.keys() == ref.keys() and all(_close(mine[k], ref[k]) for k in ref)
-    if isinstance(ref, float):
-        return (math.isnan(mine) and math.isnan(ref)) or math.isclose(mine, ref, rel_tol=1e-5, abs_tol=1e-6)
-    return mine == ref
-
 
 @pytest.mark.parametrize("case", record.CASES)
 def test_linalg_does_what_it_does_on_pytorch(case):
     mine, ref = record.run_case(torch, case), REFERENCE[case]
-    assert _close(mine, ref), (mine, ref)
+    assert_matches(mine, ref, case, 1e-5, 1e-6)
 
 
 def _random(shape, seed=0, spd=False):

@@ -3,32 +3,18 @@
 inferred sizes, seeded initial weights, outputs, reprs, state_dict), state_dict loading into and out
 of lazy modules, optimizers and deepcopy before initialisation, and errors."""
 import json
-import math
 from pathlib import Path
 
 import pytest
 
 import torch
+from recorded import assert_matches
 from torch import nn
 from tools import record_lazy_modules_reference as record
 
 REFERENCE = json.loads((Path(__file__).resolve().parents[1] / "data" / "lazy_modules" / "lazy_modules.json")
                        .read_text())["cases"]
 
-
-def _close(mine, ref, where):
-    if isinstance(ref, list):
-        assert isinstance(mine, (list, tuple)) and len(mine) == len(ref), where
-        for m, r in zip(mine, ref):
-            _close(m, r, where)
-    elif isinstance(ref, dict):
-        assert sorted(mine) == sorted(ref), where
-        for k in ref:
-            _close(mine[k], ref[k], f"{where}.{k}")
-    elif isinstance(ref, float):
-        assert math.isclose(mine, ref, rel_tol=1e-5, abs_tol=1e-5), (where, mine, ref)
-    else:
-        assert mine == ref, where
 
 
 @pytest.mark.parametrize("case", record.CASES)
@@ -37,7 +23,7 @@ def test_lazy_modules_do_what_they_do_on_pytorch(case):
     if "error" in ref:
         assert mine == ref
     else:
-        _close(mine, ref, case)
+        assert_matches(mine, ref, case, 1e-5, 1e-5, tuples=True)
 
 
 def test_lazy_layers_are_exported_from_torch_nn():

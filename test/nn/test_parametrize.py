@@ -4,13 +4,13 @@ originals, forward outputs and gradients, spectral_norm's u/v after training and
 warnings and errors."""
 import copy
 import json
-import math
 import pickle
 from pathlib import Path
 
 import pytest
 
 import torch
+from recorded import assert_matches
 from torch import nn
 from torch.nn.utils import parametrizations, parametrize
 from tools import record_parametrize_reference as record
@@ -19,20 +19,6 @@ REFERENCE = json.loads((Path(__file__).resolve().parents[1] / "data" / "parametr
                        .read_text())["cases"]
 
 
-def _close(mine, ref, where):
-    if isinstance(ref, list):
-        assert isinstance(mine, (list, tuple)) and len(mine) == len(ref), where
-        for m, r in zip(mine, ref):
-            _close(m, r, where)
-    elif isinstance(ref, dict):
-        assert sorted(mine) == sorted(ref), where
-        for k in ref:
-            _close(mine[k], ref[k], f"{where}.{k}")
-    elif isinstance(ref, float):
-        assert math.isclose(mine, ref, rel_tol=1e-5, abs_tol=1e-5), (where, mine, ref)
-    else:
-        assert mine == ref, where
-
 
 @pytest.mark.parametrize("case", record.CASES)
 def test_parametrizations_do_what_they_do_on_pytorch(case):
@@ -40,7 +26,7 @@ def test_parametrizations_do_what_they_do_on_pytorch(case):
     if "error" in ref:
         assert mine == ref
     else:
-        _close(mine, ref, case)
+        assert_matches(mine, ref, case, 1e-5, 1e-5, tuples=True)
 
 
 @pytest.mark.parametrize("orthogonal_map", ["matrix_exp", "cayley", "householder"])

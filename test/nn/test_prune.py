@@ -2,30 +2,16 @@
 pruned weights, reparametrised names, forward passes and errors, for every pruning method, their
 combination in a PruningContainer, global pruning and remove()."""
 import json
-import math
 from pathlib import Path
 
 import pytest
 
 import torch
+from recorded import assert_matches
 from tools import record_prune_reference as record
 
 REFERENCE = json.loads((Path(__file__).resolve().parents[1] / "data" / "prune" / "prune.json").read_text())["cases"]
 
-
-def _close(mine, ref, where):
-    if isinstance(ref, list):
-        assert isinstance(mine, list) and len(mine) == len(ref), where
-        for m, r in zip(mine, ref):
-            _close(m, r, where)
-    elif isinstance(ref, dict):
-        assert sorted(mine) == sorted(ref), where
-        for k in ref:
-            _close(mine[k], ref[k], f"{where}.{k}")
-    elif isinstance(ref, float):
-        assert math.isclose(mine, ref, rel_tol=1e-6, abs_tol=1e-6), (where, mine, ref)
-    else:
-        assert mine == ref, where
 
 
 @pytest.mark.parametrize("case", record.CASES)
@@ -34,7 +20,7 @@ def test_pruning_does_what_it_does_on_pytorch(case):
     if "error" in ref:
         assert mine == ref
     else:
-        _close(mine, ref, case)
+        assert_matches(mine, ref, case, 1e-6, 1e-6)
 
 
 def test_the_mask_is_applied_before_each_forward_and_gradients_reach_the_original():

@@ -3,7 +3,6 @@
 through them, packed recurrent passes (outputs, final states, gradients) and errors; plus round
 trips over random lengths."""
 import json
-import math
 from pathlib import Path
 
 import pytest
@@ -11,26 +10,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import torch
+from recorded import assert_matches
 from torch.nn.utils import rnn as R
 from tools import record_rnn_packing_reference as record
 
 REFERENCE = json.loads((Path(__file__).resolve().parents[1] / "data" / "rnn_packing" / "rnn_packing.json")
                        .read_text())["cases"]
 
-
-def _close(mine, ref, where):
-    if isinstance(ref, list):
-        assert isinstance(mine, list) and len(mine) == len(ref), where
-        for m, r in zip(mine, ref):
-            _close(m, r, where)
-    elif isinstance(ref, dict):
-        assert sorted(mine) == sorted(ref), where
-        for k in ref:
-            _close(mine[k], ref[k], f"{where}.{k}")
-    elif isinstance(ref, float):
-        assert math.isclose(mine, ref, rel_tol=1e-5, abs_tol=1e-6), (where, mine, ref)
-    else:
-        assert mine == ref, where
 
 
 @pytest.mark.parametrize("case", record.CASES)
@@ -39,7 +25,7 @@ def test_packing_and_packed_recurrences_do_what_they_do_on_pytorch(case):
     if "error" in ref:
         assert mine == ref
     else:
-        _close(mine, ref, case)
+        assert_matches(mine, ref, case, 1e-5, 1e-6)
 
 
 @settings(max_examples=25, deadline=None)

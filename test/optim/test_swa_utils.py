@@ -2,31 +2,17 @@
 learning rates and state_dict, AveragedModel's averages (SWA, EMA, per tensor or per list, with and
 without buffers), its state_dict layout and forward, update_bn's statistics, and errors."""
 import json
-import math
 from pathlib import Path
 
 import pytest
 
 import torch
+from recorded import assert_matches
 from tools import record_swa_reference as record
 from torch.optim.swa_utils import SWALR, AveragedModel
 
 REFERENCE = json.loads((Path(__file__).resolve().parents[1] / "data" / "optim" / "swa.json").read_text())["cases"]
 
-
-def _close(mine, ref, where):
-    if isinstance(ref, list):
-        assert isinstance(mine, list) and len(mine) == len(ref), where
-        for m, r in zip(mine, ref):
-            _close(m, r, where)
-    elif isinstance(ref, dict):
-        assert list(mine) == list(ref), where
-        for k in ref:
-            _close(mine[k], ref[k], f"{where}.{k}")
-    elif isinstance(ref, float):
-        assert math.isclose(mine, ref, rel_tol=1e-6, abs_tol=1e-7), (where, mine, ref)
-    else:
-        assert mine == ref, where
 
 
 # Ember's integer addcdiv_ raises NotImplementedError ('"addcdiv_cpu" not implemented for 'Long''),
@@ -41,7 +27,7 @@ def test_weight_averaging_does_what_it_does_on_pytorch(case):
     if "error" in ref:
         assert mine == ref
     else:
-        _close(mine, ref, case)
+        assert_matches(mine, ref, case, 1e-6, 1e-7, ordered_keys=True)
 
 
 def test_swa_utils_is_a_submodule_of_torch_optim():

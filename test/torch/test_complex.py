@@ -5,7 +5,6 @@ checkpoints against PyTorch 2.13 (tools/record_complex_reference.py wrote test/d
 a clear NotImplementedError from every op that does not compute in them yet."""
 import io
 import json
-import math
 import warnings
 from pathlib import Path
 
@@ -14,6 +13,7 @@ import pytest
 
 import torch
 from opinfo import all_ops
+from recorded import assert_matches
 from opinfo.core import to_torch
 from tools import record_complex_reference as record
 
@@ -21,18 +21,9 @@ DATA = Path(__file__).resolve().parents[1] / "data" / "complex"
 REFERENCE = json.loads((DATA / "complex.json").read_text())["cases"]
 
 
-def _same(mine, ref):
-    if isinstance(ref, list):
-        return isinstance(mine, list) and len(mine) == len(ref) and all(_same(m, r) for m, r in zip(mine, ref))
-    if isinstance(ref, float):
-        return (math.isnan(ref) and math.isnan(mine)) or mine == ref
-    return mine == ref
-
-
 @pytest.mark.parametrize("case", record.CASES)
 def test_complex_tensors_do_what_they_do_on_pytorch(case):
-    mine, ref = record.run_case(torch, case), REFERENCE[case]
-    assert _same(mine, ref), (mine, ref)
+    assert_matches(record.run_case(torch, case), REFERENCE[case], case, 0.0, 0.0)     # exactly
 
 
 def test_casting_complex_to_real_warns_once_per_process_as_pytorch():
