@@ -38,6 +38,7 @@ cdef class dtype:
 cdef Py_ssize_t itemsize_of(int st) noexcept nogil
 cdef bint is_floating(int st) noexcept nogil
 cdef bint is_complex(int st) noexcept nogil
+cdef bint has_cuda_type(int st) noexcept nogil
 cdef bint is_integral(int st, bint include_bool) noexcept nogil
 cdef int opmath_type(int st) noexcept nogil
 cdef bint has_arithmetic(int st) noexcept nogil

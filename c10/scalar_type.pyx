@@ -11,6 +11,7 @@ cdef int _OPMATH[NUM_SCALAR_TYPES]             # the dtype each one computes in 
 cdef double _MAX_FINITE[NUM_SCALAR_TYPES]       # a floating dtype's largest finite value
 cdef bint _ARITHMETIC[NUM_SCALAR_TYPES]         # False for the storage types (float8)
 cdef bint _BAREBONES[NUM_SCALAR_TYPES]          # uint16/32/64: only the ops that name them compute in them
+cdef bint _CUDA[NUM_SCALAR_TYPES]               # whether CUDA kernels have a type for it (not complex yet)
 
 cdef list _DTYPES = [None] * NUM_SCALAR_TYPES
 cdef int _default_float = ST_FLOAT32
@@ -57,6 +58,7 @@ for _row in _ROWS:
     _ITEMSIZE[_st] = _row["itemsize"]
     _ARITHMETIC[_st] = _row["arithmetic"]
     _BAREBONES[_st] = _row["barebones"]
+    _CUDA[_st] = _row["cuda_type"] is not None
     _KIND[_st] = ord(_row["kind"])
     _d = dtype(_st, _row["name"], _row["type_name"], _row["kind"] == "f", _row["kind"] in "ifc",
                np.dtype(_row["numpy"]) if _row["numpy"] is not None else None)
@@ -160,6 +162,11 @@ cdef bint is_floating(int st) noexcept nogil:
 
 cdef bint is_complex(int st) noexcept nogil:
     return 0 <= st < NUM_SCALAR_TYPES and _KIND[st] == b'c'
+
+
+cdef bint has_cuda_type(int st) noexcept nogil:
+    """Whether the table gives st a CUDA type, so that CUDA tensors of it can exist."""
+    return 0 <= st < NUM_SCALAR_TYPES and _CUDA[st]
 
 
 cdef bint is_integral(int st, bint include_bool) noexcept nogil:

@@ -9,7 +9,7 @@ from libc.stdint cimport uint16_t, uint32_t, uint64_t
 from c10.scalar_type cimport (dtype, dtype_of, itemsize_of, ST_BOOL, ST_UINT8, ST_INT8, ST_INT16, ST_INT32,
                               ST_INT64, ST_FLOAT16, ST_FLOAT32, ST_FLOAT64, ST_BFLOAT16, ST_FLOAT8_E5M2,
                               ST_FLOAT8_E4M3FN, ST_FLOAT8_E5M2FNUZ, ST_FLOAT8_E4M3FNUZ, ST_UINT16, ST_UINT32, ST_UINT64,
-                              ST_COMPLEX64, ST_COMPLEX128)
+                              ST_COMPLEX64, ST_COMPLEX128, has_cuda_type)
 from c10.half cimport half
 from c10.bfloat16 cimport bfloat16, bf16_to_float
 from c10.float8 cimport (float8_e5m2, float8_e4m3fn, float8_e5m2fnuz, float8_e4m3fnuz, e5m2_to_float, e4m3fn_to_float,
@@ -345,9 +345,9 @@ cdef TensorImpl make_tensor(Storage storage, Py_ssize_t offset, int ndim, const 
     if itemsize_of(scalar_type) == 0:       # a dtype Ember only names (complex32): no tensors of it
         raise RuntimeError(f"Ember has no {dtype_of(scalar_type)} tensors yet (complex arithmetic is not "
                            "implemented)")
-    if (scalar_type == ST_COMPLEX64 or scalar_type == ST_COMPLEX128) and storage.device_type != 0:
+    if storage.device_type != 0 and not has_cuda_type(scalar_type):
         raise NotImplementedError(f"Ember has no {dtype_of(scalar_type)} tensors on CUDA yet (its CUDA kernels "
-                                  "have no complex types)")
+                                  "have no type for it)")
     if _tensor_type is None:
         t = TensorImpl.__new__(TensorImpl)
     else:

@@ -35,8 +35,8 @@ path for every backend:
     counts) kept.
   One call mixing two such dtypes, or naming one in a dtype= argument, is refused.
 """
-from c10.scalar_type cimport (dtype, dtype_of, opmath_type, is_floating, has_arithmetic, is_barebones, itemsize_of,
-                              ST_FLOAT32, ST_INT64, ST_UINT64, ST_UINT8, ST_BOOL, ST_COMPLEX64, ST_COMPLEX128)
+from c10.scalar_type cimport (dtype, dtype_of, opmath_type, is_floating, is_complex, has_arithmetic, is_barebones,
+                              itemsize_of, ST_FLOAT32, ST_INT64, ST_UINT64, ST_UINT8, ST_BOOL)
 from c10.tensor_impl cimport TensorImpl
 
 cdef enum:
@@ -135,10 +135,6 @@ cdef bint _mixes_data(tuple args, dict kwargs, int st, bint takes_index):
 
 cdef inline int _joined(int known, int st) noexcept:
     return st if known == NONE or known == st else MIXED
-
-
-cdef inline bint _is_complex(int st) noexcept:
-    return st == ST_COMPLEX64 or st == ST_COMPLEX128
 
 
 cdef inline bint _no_kernel_loop(int st) noexcept:
@@ -304,7 +300,7 @@ cdef class ComputeInOpmath:
         if mode == BITS and scan.seen & MIXED_NO_LOOP and not scan.seen & ASKS_NO_LOOP:
             return kernel(*args, **kwargs)     # two storage dtypes: the kernel's own dtype checks
         if mode == REFUSE or scan.seen & (ASKS_NO_LOOP | MIXED_NO_LOOP) or (
-                _is_complex(st) and not self._moves_complex(mode, st, args, kwargs)):
+                is_complex(st) and not self._moves_complex(mode, st, args, kwargs)):
             raise NotImplementedError(f'"{self.label}" not implemented for \'{dtype_of(st).type_name}\'')
         if mode == ORDER:
             return self._order_call(kernel, st, args, kwargs)
@@ -339,7 +335,7 @@ cdef class ComputeInOpmath:
         if _other_data(args, st) or _other_data(tuple(kwargs.values()), st):
             return kernel(*args, **kwargs)     # mixed data dtypes: the kernel's own dtype checks
         cdef int bits = ST_UINT8 if itemsize_of(st) == 1 else ST_INT64      # float8, or complex64
-        if _is_complex(st) and _mixes_data(args, kwargs, st, "index_select" in self.label):
+        if is_complex(st) and _mixes_data(args, kwargs, st, "index_select" in self.label):
             return kernel(*args, **kwargs)     # complex64 with other data: the kernel's own dtype checks
         args = tuple([self._viewed(a, st, bits, views) for a in args])
         kwargs = {k: self._viewed(v, st, bits, views) for k, v in kwargs.items()}

@@ -10,7 +10,7 @@ TensorIterator: compute_types and compute_shape, and c10::Scalar's checked conve
 """
 from libc.math cimport isinf, isnan
 from libc.stdint cimport uint8_t, int8_t, int16_t, int32_t, int64_t, uint16_t, uint32_t, uint64_t
-from c10.scalar_type cimport (dtype, promote, is_floating, is_integral, default_float_type, dtype_of, max_finite,
+from c10.scalar_type cimport (dtype, promote, is_floating, is_complex, is_integral, default_float_type, dtype_of, max_finite,
                               opmath_type, ST_BOOL, ST_UINT8, ST_INT8, ST_INT16, ST_INT32, ST_INT64,
                               ST_FLOAT16, ST_FLOAT32, ST_FLOAT64, ST_BFLOAT16, ST_UINT16, ST_UINT32, ST_UINT64,
                               ST_COMPLEX64, ST_COMPLEX128, ST_UNDEFINED, NUM_SCALAR_TYPES)
@@ -29,16 +29,12 @@ cdef inline int _promote_skip_undefined(int a, int b) except -2:
     return promote(a, b)
 
 
-cdef inline bint _is_complex(int st) noexcept:
-    return st == ST_COMPLEX64 or st == ST_COMPLEX128
-
-
 cdef inline int _combine_categories(int higher, int lower) except -2:
     if higher == ST_UNDEFINED:
         return lower
-    if _is_complex(higher):
+    if is_complex(higher):
         return higher
-    if _is_complex(lower):
+    if is_complex(lower):
         # a complex operand of a lower category keeps a floating one's precision (c10's toComplexType)
         return (<dtype>dtype_of(higher).to_complex()).scalar_type if is_floating(higher) else lower
     if is_floating(higher):
@@ -58,7 +54,7 @@ cdef int result_type(tuple inputs) except -2:
         if t.is_wrapped_number:
             if is_floating(current):
                 current = default_float_type()
-            elif _is_complex(current):      # the default complex dtype: complex64, or complex128 under float64
+            elif is_complex(current):      # the default complex dtype: complex64, or complex128 under float64
                 current = ST_COMPLEX64 if default_float_type() == ST_FLOAT32 else ST_COMPLEX128
             wrapped_result = _promote_skip_undefined(wrapped_result, current)
         elif t.nd == 0:
