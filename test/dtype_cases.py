@@ -7,7 +7,9 @@ import torch
 
 ALL_DTYPES = [torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64,
               torch.float32, torch.float64]
-NUMPY_OF = {dt: np.dtype(dt.numpy_dtype) for dt in ALL_DTYPES}
+# computed in by the ops with complex loops (test/opinfo/complex_ops.py), not by every kernel
+COMPLEX_DTYPES = [torch.complex64, torch.complex128]
+NUMPY_OF = {dt: np.dtype(dt.numpy_dtype) for dt in ALL_DTYPES + COMPLEX_DTYPES}
 TORCH_OF = {v: k for k, v in NUMPY_OF.items()}
 
 
@@ -30,6 +32,8 @@ def random_values(dtype: torch.dtype, shape: tuple[int, ...], rng: np.random.Gen
         values = rng.integers(max(info.min, int_range[0]), min(info.max, int_range[1]), size=shape, endpoint=True)
         if nonzero:
             values = np.where(values == 0, 3, values)
+    elif np_dtype.kind == "c":
+        values = (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)) * float_scale
     else:
         values = rng.standard_normal(shape) * float_scale
     return np.asarray(values).astype(np_dtype)  # an array even for shape ()

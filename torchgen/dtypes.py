@@ -45,6 +45,15 @@ class DType:
         return self.kind == "c"
 
     @property
+    def component(self) -> DType:
+        """The dtype of a complex dtype's real and imaginary parts (PyTorch's toRealValueType):
+        float32 for complex64, float64 for complex128; a real dtype is its own."""
+        if not self.is_complex:
+            return self
+        name = {"complex64": "float32", "complex128": "float64"}[self.name]
+        return next(d for d in DTYPES if d.name == name)
+
+    @property
     def compute(self) -> DType:
         """The dtype a loop over this one computes in: float16 loads widen to float32 and the
         result rounds once on the store, as PyTorch's CPU kernels do."""
@@ -67,6 +76,9 @@ DTYPES: tuple[DType, ...] = _dtypes()
 # not the storage types (float8) nor the barebones unsigned ones, which ops opt into (BAREBONES_UNSIGNED)
 _COMPUTED: tuple[DType, ...] = tuple(d for d in DTYPES if d.arithmetic and not d.barebones)
 BAREBONES_UNSIGNED: tuple[DType, ...] = tuple(d for d in DTYPES if d.barebones)
+# Storage types in the table (not arithmetic), computed in by the CPU loops of the ops whose entry
+# gives a `complex` formula; no CUDA loops yet (no CUDA type in the table).
+COMPLEX: tuple[DType, ...] = tuple(d for d in DTYPES if d.is_complex)
 # The float8 storage types as loops of the few ops PyTorch gives them: computing in float32 between
 # their table's load and store, as PyTorch's opmath does (abs, comparisons), or moving their bytes
 # as they are, NaN payloads included (where).

@@ -33,6 +33,16 @@ VECTOR_FLOAT32: dict[str, str] = {"exp": "ember_vm_expf", "exp2": "ember_vm_exp2
 HELPERS = frozenset({"truncdiv", "floordiv", "remainder", "fmod", "pow", "abs", "sign", "floor", "ceil", "trunc",
                      "round", "round_decimals", "maximum", "minimum", "fmax", "fmin", "isnan", "isinf", "isfinite",
                      "lshift", "rshift", "erfinv"})
+# Complex loops (complex64, complex128): C99's complex functions (Cython: `cm.<name>` of
+# aten/native/cpu/complex_ops.pxd, which declares and completes them), float and double spellings.
+# A formula calling anything else has no complex loop: the op leaves `complex` out of its entry.
+COMPLEX_FUNCTIONS: dict[str, tuple[str, str]] = {
+    **{name: ("c" + name + "f", "c" + name)
+       for name in ("exp", "log", "sqrt", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh",
+                    "asinh", "acosh", "atanh", "pow", "abs")},
+    **{name: ("c" + name + "f", "c" + name) for name in ("log2", "log10", "isnan", "isinf", "isfinite", "sgn")},
+    "conj": ("conjf", "conj"), "angle": ("cargf", "carg"), "real": ("crealf", "creal"), "imag": ("cimagf", "cimag"),
+}
 
 _TOKEN = re.compile(r"\s*(?:(?P<num>\d+\.\d*(?:[eE][-+]?\d+)?|\d+(?:[eE][-+]?\d+)?|\.\d+)|(?P<name>[A-Za-z_]\w*)"
                     r"|(?P<op>==|!=|<=|>=|&&|\|\||<<|>>|[-+*/()<>,!&|^~]))")
@@ -104,7 +114,10 @@ class _Printer:
         if kind == "num":
             if self.target == "c":
                 return f"(({self.dtype.ctype}){text})"
-            return f"(<{self.dtype.ctype}>{text})" if self.target == "cython" else f"(({self.dtype.cuda_type}){text})"
+            if self.target == "cython":
+                # a complex loop's literals are real numbers of its parts' type, which C99 promotes
+                return f"(<{self.dtype.component.ctype}>{text})"
+            return f"(({self.dtype.cuda_type}){text})"
         if kind == "op" and text == "(":
             inner = self.expression()
             self.take(")")
@@ -129,11 +142,15 @@ class _Printer:
                 raise self.error("where() takes (condition, value if true, value if false)")
             c, a, b = args
             return f"({a} if {c} else {b})" if self.target == "cython" else f"(({c}) ? ({a}) : ({b}))"
+        if self.dtype.is_complex:
+            return self.complex_call(name, args)
         if name in HELPERS and self.target == "c":
             raise self.error(f"{name}() has no plain C definition (target c)")
         if name in HELPERS:
             return f"sm.{name}({', '.join(args)})" if self.target == "cython" else f"ember_{name}({', '.join(args)})"
         if name not in MATH_FUNCTIONS:
+            if name in COMPLEX_FUNCTIONS:
+                raise self.error(f"{name}() is a complex function, used in a {self.dtype.name} loop")
             known = ", ".join(sorted(set(MATH_FUNCTIONS) | HELPERS | {"where"}))
             raise self.error(f"unknown function {name}(); known: {known}")
         if not self.dtype.is_floating:
@@ -146,6 +163,14 @@ class _Printer:
                 raise self.error(f"{name}() has no vectorised {self.dtype.name} definition (target c)")
             spelt = VECTOR_FLOAT32[name]
         return f"libm.{spelt}({', '.join(args)})" if self.target == "cython" else f"{spelt}({', '.join(args)})"
+
+    def complex_call(self, name: str, args: list[str]) -> str:
+        if self.target != "cython":
+            raise self.error(f"complex loops are CPU (cython) loops only, not {self.target}")
+        if name not in COMPLEX_FUNCTIONS:
+            raise self.error(f"{name}() has no complex definition; known: {', '.join(sorted(COMPLEX_FUNCTIONS))}")
+        single, double = COMPLEX_FUNCTIONS[name]
+        return f"cm.{single if self.dtype.name == 'complex64' else double}({', '.join(args)})"
 
 
 def render(formula: str, names: dict[str, str], dtype: DType, target: str) -> str:

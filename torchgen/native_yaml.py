@@ -52,6 +52,15 @@ class PointwiseFormula:
     # Also loops for the float8 storage types (the few ops PyTorch gives them): "float32" computes in
     # float32 (abs, eq, ne, isnan), "bits" moves their bytes (where).
     float8: str = ""
+    # The formula of the CPU loops over complex64 and complex128 (C99 complex arithmetic and
+    # torchgen/formula.py's COMPLEX_FUNCTIONS); None: the op has no complex loops. "same": `formula`.
+    complex: str | None = None
+    # What a complex loop stores: "complex", or "real" (abs, angle: PyTorch's real-valued results).
+    complex_result: str = "complex"
+
+    @property
+    def complex_formula(self) -> str | None:
+        return self.formula if self.complex == "same" else self.complex
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,7 +123,7 @@ _KNOWN_KEYS = frozenset(
      "ufunc_inner_loop", *_SIMPLE_KEYS}
 )  # fmt: skip
 _EXTENSION_KEYS = frozenset({"ember_pointwise", "ember_opmath", "ember_autocast", "ember_storage_dtypes"})
-_STORAGE_MODES = {"float8": ("widen", "bits"), "unsigned": ("widen", "promote", "order")}
+_STORAGE_MODES = {"float8": ("widen", "bits"), "unsigned": ("widen", "promote", "order"), "complex": ("kernel",)}
 _OPMATH_KEYS = (DispatchKey.CPU, DispatchKey.CUDA)
 _DEVICE_CHECKS = ("ExactSame", "NoCheck")
 # Upstream's three legacy ops with an argument named `from` (rule 18); add no more.
@@ -294,7 +303,7 @@ def _read_autocast(r: _Reader, func: FunctionSchema | None) -> tuple[AutocastPol
 
 
 def _read_storage(r: _Reader) -> tuple[tuple[str, str], ...]:
-    """ember_storage_dtypes: {float8: widen | bits, unsigned: widen | promote | order}."""
+    """ember_storage_dtypes: {float8: widen | bits, unsigned: widen | promote | order, complex: kernel}."""
     raw = r.opt("ember_storage_dtypes", _YamlMap)
     if raw is None:
         return ()
@@ -332,7 +341,7 @@ def _read_opmath(r: _Reader, dispatch: list[tuple[DispatchKey, str]]) -> frozens
 
 
 _POINTWISE_KEYS = ("formula", "dtypes", "promote", "bool_inputs", "bool_formula", "bool_args", "nonzero_args",
-                   "opmath_scalar_args", "barebones_unsigned", "float8")
+                   "opmath_scalar_args", "barebones_unsigned", "float8", "complex", "complex_result")
 # Non-tensor argument types a pointwise formula may read (each converted to the compute dtype).
 _POINTWISE_SCALARS = (BaseType(BaseTy.Scalar), BaseType(BaseTy.int), BaseType(BaseTy.float), BaseType(BaseTy.bool))
 
@@ -360,6 +369,13 @@ def _read_pointwise(r: _Reader, raw: _YamlMap, func: FunctionSchema | None) -> P
     float8 = sub.get("float8", str, "")
     if float8 not in ("", "float32", "bits"):
         sub.error("float8", f"unknown ember_pointwise float8 {float8!r}; expected one of: float32, bits")
+    complex_formula = sub.opt("complex", str)
+    complex_result = sub.get("complex_result", str, "complex")
+    if complex_result not in ("complex", "real"):
+        sub.error("complex_result", f"unknown ember_pointwise complex_result {complex_result!r}; "
+                                    "expected one of: complex, real")
+    elif complex_result == "real" and complex_formula is None:
+        sub.error("complex_result", "complex_result needs a `complex` formula")
     if func is None:
         return None
     args, returns = func.arguments.flat_all, func.returns
@@ -378,7 +394,8 @@ def _read_pointwise(r: _Reader, raw: _YamlMap, func: FunctionSchema | None) -> P
         r.error("ember_pointwise", "ember_pointwise needs a functional op whose arguments are plain Tensor (at "
                 f"least one), Scalar, int, float or bool, returning one Tensor; {func.name} does not qualify")  # fmt: skip
     arg_names = [a.name for a in args]
-    for key, text in (("formula", formula), ("bool_formula", bool_formula or "")):
+    for key, text in (("formula", formula), ("bool_formula", bool_formula or ""),
+                      ("complex", "" if complex_formula in (None, "same") else complex_formula)):
         for m in _FORMULA_TOKEN.finditer(text):
             if m.group(1) and not m.group(2) and m.group(1) not in arg_names:
                 sub.error(key, f"ember_pointwise formula uses unknown name {m.group(1)!r}; "
@@ -386,7 +403,8 @@ def _read_pointwise(r: _Reader, raw: _YamlMap, func: FunctionSchema | None) -> P
     if opmath_scalar_args and any(a.type != tensor for a in args):
         sub.error("opmath_scalar_args", "opmath_scalar_args needs an op whose arguments are all Tensors")
     return PointwiseFormula(formula, dtypes, promote, bool_inputs, bool_formula, bool_args, nonzero_args,
-                            opmath_scalar_args, sub.get("barebones_unsigned", bool, False), float8)
+                            opmath_scalar_args, sub.get("barebones_unsigned", bool, False), float8, complex_formula,
+                            complex_result)
 
 
 def _read_bool_inputs(sub: _Reader, raw: Any) -> tuple[tuple[str, str], ...]:

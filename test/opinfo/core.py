@@ -62,7 +62,8 @@ class OpInfo:
         torch_dtype = TORCH_OF.get(dtype)
         if torch_dtype in self.tol:
             return self.tol[torch_dtype]
-        return {np.dtype(np.float32): (1.3e-6, 1e-5), np.dtype(np.float64): (1e-12, 1e-12)}.get(dtype, (0.0, 0.0))
+        return {np.dtype(np.float32): (1.3e-6, 1e-5), np.dtype(np.float64): (1e-12, 1e-12),
+                np.dtype(np.complex64): (2e-6, 1e-5), np.dtype(np.complex128): (1e-12, 1e-12)}.get(dtype, (0.0, 0.0))
 
 
 def to_torch(value: Any, noncontiguous: bool = False) -> Any:
@@ -108,7 +109,7 @@ def assert_same(actual: Any, expected: Any, rtol: float, atol: float, where: str
     assert actual.dtype == TORCH_OF[expected.dtype], f"{where}: dtype {actual.dtype}, expected {expected.dtype}"
     assert tuple(actual.shape) == expected.shape, f"{where}: shape {tuple(actual.shape)}, expected {expected.shape}"
     got = actual.numpy()
-    if expected.dtype.kind == "f":
+    if expected.dtype.kind in "fc":
         np.testing.assert_allclose(got, expected, rtol=rtol, atol=atol, equal_nan=True, err_msg=where)
     else:
         np.testing.assert_array_equal(got, expected, err_msg=where)

@@ -191,6 +191,8 @@ OPS += [
     OpInfo("erfinv", _erfinv, unary_samples("unit"), FLOATING, inplace="erfinv_",
            tol={torch.float32: (1e-5, 1e-6), torch.float64: (1e-10, 1e-12)}),
     OpInfo("abs", lambda a: np.abs(a), unary_samples(), ALL, inplace="abs_"),
+    OpInfo("angle", lambda a: np.angle(a.astype(F64)).astype(float_result(a)), unary_samples(), ALL_AND_BOOL),
+    OpInfo("conj_physical", lambda a: a.copy(), unary_samples(), ALL_AND_BOOL, inplace="conj_physical_"),
     OpInfo("sign", lambda a: np.sign(a.astype(np.int64) if a.dtype == np.bool_ else a).astype(a.dtype), unary_samples(), ALL_AND_BOOL, inplace="sign_"),
     OpInfo("floor", np.floor, unary_samples(), ALL, inplace="floor_"),
     OpInfo("ceil", np.ceil, unary_samples(), ALL, inplace="ceil_"),

@@ -512,7 +512,7 @@ def test_storage_dtypes_say_how_the_kernels_serve_float8_and_the_unsigned_types(
 
 
 @pytest.mark.parametrize(("value", "fragment"), [
-    ("{float16: widen}", "ember_storage_dtypes names dtype groups (float8, unsigned), not 'float16'"),
+    ("{float16: widen}", "ember_storage_dtypes names dtype groups (float8, unsigned, complex), not 'float16'"),
     ("{float8: promote}", "float8: unknown mode 'promote'; expected one of: widen, bits"),
 ])  # fmt: skip
 def test_a_bad_storage_dtypes_entry_reports_file_and_line(tmp_path: Path, value: str, fragment: str) -> None:

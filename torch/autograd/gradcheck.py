@@ -3,7 +3,11 @@ torch/autograd/gradcheck.py, slow mode).
 
 Each input that requires grad is perturbed element by element (+eps and -eps, central
 differences) to build the numerical Jacobian; the analytical one comes from one backward per
-output element. float64 inputs make the comparison meaningful, as in PyTorch."""
+output element. float64 inputs make the comparison meaningful, as in PyTorch. A function of complex tensors is checked
+as the real function of their real and imaginary parts (`_realified`): under PyTorch's conjugate-
+Wirtinger convention autograd's gradient through view_as_complex / view_as_real is that function's
+real gradient, so every complex formula it crosses is checked, as PyTorch's slow mode checks
+both Wirtinger derivatives."""
 from __future__ import annotations
 
 from typing import Any, Callable
@@ -18,6 +22,8 @@ from torch.autograd.grad_mode import enable_grad, no_grad
 __all__ = ["GradcheckError", "gradcheck", "gradgradcheck"]
 
 _randn_like = find_operator("randn_like")
+_view_as_real = find_operator("view_as_real")
+_view_as_complex = find_operator("view_as_complex")
 
 
 class GradcheckError(RuntimeError):
@@ -38,6 +44,25 @@ def _differentiable(values: tuple[Any, ...]) -> list[Any]:
 
 def _outputs(func: Callable[..., Any], inputs: tuple[Any, ...]) -> list[Any]:
     return [o for o in _as_tuple(func(*inputs)) if _is_tensor(o) and (o.dtype.is_floating_point or o.dtype.is_complex)]
+
+
+def _is_complex(value: Any) -> bool:
+    return _is_tensor(value) and value.dtype.is_complex
+
+
+def _realified(func: Callable[..., Any], inputs: tuple[Any, ...]) -> tuple[Callable[..., Any], tuple[Any, ...]]:
+    """func over the (..., 2) real views of its complex inputs, returning real views of its complex
+    outputs; the complex inputs replaced by such real leaves."""
+    was_complex = [_is_complex(x) for x in inputs]
+    if not any(was_complex) and not any(_is_complex(o) for o in _as_tuple(func(*inputs))):
+        return func, inputs
+    real_inputs = tuple(_view_as_real(x.detach()).clone().requires_grad_(x.requires_grad) if c else x
+                        for x, c in zip(inputs, was_complex))
+
+    def realified(*args: Any) -> tuple[Any, ...]:
+        outs = func(*(_view_as_complex(a) if c else a for a, c in zip(args, was_complex)))
+        return tuple(_view_as_real(o) if _is_complex(o) else o for o in _as_tuple(outs))
+    return realified, real_inputs
 
 
 def _numerical_jacobians(func: Callable[..., Any], inputs: tuple[Any, ...], eps: float) -> list[list[np.ndarray]]:
@@ -90,6 +115,7 @@ def gradcheck(func: Callable[..., Any], inputs: Any, *, eps: float = 1e-6, atol:
     """True when the analytical Jacobian of func at inputs matches the numerical one (for each
     input that requires grad and each floating output)."""
     inputs = _as_tuple(inputs)
+    func, inputs = _realified(func, inputs)
     if not _differentiable(inputs):
         raise ValueError("gradcheck expects at least one input tensor to require gradient, but none of the them have "
                          "requires_grad=True.")
@@ -118,6 +144,7 @@ def gradgradcheck(func: Callable[..., Any], inputs: Any, grad_outputs: Any = Non
                   check_rev_over_rev: bool = True, fast_mode: bool = False, masked: bool = False) -> bool:
     """gradcheck of the gradients themselves: backward with create_graph=True must be differentiable."""
     inputs = _as_tuple(inputs)
+    func, inputs = _realified(func, inputs)
     n_inputs = len(inputs)
     if grad_outputs is None:
         grad_outputs = tuple(_randn_like(o).requires_grad_() for o in _outputs(func, inputs) if o.requires_grad)

@@ -54,7 +54,7 @@ def _store(src: DType, dst: DType, cuda: bool = False) -> str:
 
 
 def _component(d: DType) -> str:
-    return {"complex64": "float", "complex128": "double"}.get(d.name, "")
+    return d.component.ctype if d.is_complex else ""
 
 
 def cast_context() -> tuple[Cast, ...]:

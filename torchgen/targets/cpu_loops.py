@@ -43,6 +43,10 @@ class Kernel:
     variant: str                 # functional | inplace | out
 
 
+# Bytes per scalar argument in a kernel's `extra` block: one value of the compute dtype, complex128 the widest.
+SLOT = 16
+
+
 @dataclass(frozen=True)
 class ScalarSlot:
     name: str
@@ -64,6 +68,7 @@ class OpContext:
     nonzero_args: tuple[str, ...]          # divisors: an integral computation refuses a zero
     opmath_scalar_args: tuple[str, ...]
     scalars: tuple[ScalarSlot, ...]
+    complex_real_out: bool                 # a complex computation stores its real-valued result (abs)
     loops: tuple[Loop, ...]
 
 
@@ -118,11 +123,12 @@ def op_context(op: PointwiseOp) -> OpContext:
         table=op.table,
         params=op.params(),
         tensors=op.tensors,
-        extra_bytes=max(8, 8 * len(op.scalars)),
+        extra_bytes=max(SLOT, SLOT * len(op.scalars)),
         kernels=_kernels(op),
         rules=op.dtype_rules,
         nonzero_args=tuple(op.fn.pointwise.nonzero_args),
         opmath_scalar_args=tuple(op.fn.pointwise.opmath_scalar_args),
-        scalars=tuple(ScalarSlot(s, 8 * i) for i, s in enumerate(op.scalars)),
-        loops=tuple(_loop(op, dt) for dt in op.dtypes),
+        scalars=tuple(ScalarSlot(s, SLOT * i) for i, s in enumerate(op.scalars)),
+        complex_real_out=op.fn.pointwise.complex_result == "real",
+        loops=tuple(_loop(op, dt) for dt in op.cpu_dtypes),
     )

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from torchgen.dtypes import BAREBONES_UNSIGNED, DTYPE_CLASSES, FLOAT8_LOOPS, DType
+from torchgen.dtypes import BAREBONES_UNSIGNED, COMPLEX, DTYPE_CLASSES, FLOAT8_LOOPS, DType
 from torchgen.model import Argument, BaseTy, BaseType, SchemaError
 from torchgen.native_yaml import NativeFunction
 from torchgen.targets.bindings import python_default
@@ -44,7 +44,7 @@ class PointwiseOp:
     tensors: tuple[str, ...]          # tensor argument names, in schema order
     scalars: tuple[str, ...]          # Scalar argument names, in schema order
     args: tuple[Argument, ...]        # every argument, in schema order
-    dtypes: tuple[DType, ...]
+    dtypes: tuple[DType, ...]         # the loops of every backend
     variants: Variants                # the dispatch-less in-place and out= entries it also serves
 
     @property
@@ -65,8 +65,18 @@ class PointwiseOp:
         assert self.fn.pointwise is not None
         return self.fn.pointwise.formula
 
+    @property
+    def cpu_dtypes(self) -> tuple[DType, ...]:
+        """The CPU loops: every backend's, and complex64 / complex128 where the entry has a complex formula."""
+        assert self.fn.pointwise is not None
+        return self.dtypes + (COMPLEX if self.fn.pointwise.complex is not None else ())
+
     def formula_for(self, dt: DType) -> str:
         assert self.fn.pointwise is not None
+        if dt.is_complex:
+            formula = self.fn.pointwise.complex_formula
+            assert formula is not None
+            return formula
         if dt.is_bool and self.fn.pointwise.bool_formula is not None:
             return self.fn.pointwise.bool_formula
         return self.fn.pointwise.formula
@@ -98,8 +108,11 @@ class PointwiseOp:
                      for arg in self.args)
 
     def out_dtype(self, compute: DType) -> DType:
+        assert self.fn.pointwise is not None
         if self.promote == "always_bool":
             return next(d for d in DTYPE_CLASSES["AllAndBool"] if d.is_bool)
+        if self.fn.pointwise.complex_result == "real":
+            return compute.component
         return compute
 
 

@@ -6,19 +6,10 @@ from typing import Any
 
 from aten.dispatcher import find_operator
 from aten.native.meta.pointwise import broadcast_shapes
-from c10 import grad_mode
 
 _empty = find_operator("empty.memory_format")
 _view_as_real = find_operator("view_as_real")
 _REAL = ("float16", "float32", "float64")
-
-
-def refuse_autograd(name: str, *tensors: Any) -> None:
-    """Ember's autograd has no complex gradients yet: an input that requires grad is refused rather
-    than cut off from the graph."""
-    if grad_mode.is_grad_enabled() and any(t.requires_grad for t in tensors):
-        raise RuntimeError(f"{name}: Ember does not differentiate through complex tensors yet (an input requires "
-                           "grad)")
 
 
 def _check(a: Any, b: Any) -> None:
@@ -32,7 +23,6 @@ def _check(a: Any, b: Any) -> None:
 
 def complex(real: Any, imag: Any) -> Any:
     _check(real, imag)
-    refuse_autograd("torch.complex", real, imag)
     out = _empty(broadcast_shapes(real, imag), dtype=real.dtype.to_complex(), device=real.device)
     parts = _view_as_real(out)
     parts.select(-1, 0).copy_(real)
@@ -42,5 +32,26 @@ def complex(real: Any, imag: Any) -> Any:
 
 def polar(abs: Any, angle: Any) -> Any:
     _check(abs, angle)
-    refuse_autograd("torch.polar", abs, angle)
     return complex(abs * angle.cos(), abs * angle.sin())
+
+
+# PyTorch's conjugate and negative bits are lazy views; Ember has neither bit: conj computes the
+# conjugate of a complex tensor (conj_physical) and is the tensor itself for a real one, as PyTorch's is.
+def conj(self: Any) -> Any:
+    return self.conj_physical() if self.dtype.is_complex else self
+
+
+def resolve_conj(self: Any) -> Any:
+    return self
+
+
+def resolve_neg(self: Any) -> Any:
+    return self
+
+
+def is_conj(self: Any) -> bool:
+    return False
+
+
+def is_neg(self: Any) -> bool:
+    return False

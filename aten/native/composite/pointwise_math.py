@@ -41,6 +41,8 @@ _BOOL = dtype_from_name("bool")
 
 
 def nansum(self: Any, dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Any:
+    if self.dtype.is_complex:
+        raise RuntimeError("nansum does not support complex inputs")
     if self.dtype.is_floating_point:
         self = _where(_isnan(self), scalar_to_tensor(0.0), self)
     return _sum(self, dim, keepdim, dtype=dtype)
@@ -86,7 +88,11 @@ def deg2rad(self: Any) -> Any:
 
 
 def sgn(self: Any) -> Any:
-    return _sign(self)
+    """sign for real tensors; z / |z| (0 at 0) for complex ones, as PyTorch's sgn."""
+    if not self.dtype.is_complex:
+        return _sign(self)
+    magnitude = self.abs()
+    return _where(magnitude == 0, _zeros_like(self), _div(self, magnitude))
 
 
 def signbit(self: Any) -> Any:

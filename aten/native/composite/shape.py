@@ -11,7 +11,6 @@ from __future__ import annotations
 from typing import Any
 
 from aten.dispatcher import find_operator
-from aten.native.composite.complex_numbers import refuse_autograd
 from aten.native.meta import views as _v
 from aten.native.meta.pointwise import broadcast_shapes as _broadcast_shapes
 from c10.layout import channels_last, contiguous_format, preserve_format
@@ -52,7 +51,6 @@ def view_as_real(self: Any) -> Any:
 
 
 def view_as_complex(self: Any) -> Any:
-    refuse_autograd("torch.view_as_complex", self)
     return _v.view_as_complex(self)
 
 

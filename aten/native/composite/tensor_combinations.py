@@ -217,7 +217,7 @@ def cov(self: Any, correction: int = 1, fweights: Any = None, aweights: Any = No
         norm = norm * 0 if not isinstance(norm, int) else 0
     centred = x - avg.unsqueeze(1)
     weighted = centred if w is None else centred * w
-    return (_mm(centred, weighted.t()) / norm).squeeze()
+    return (_mm(centred, weighted.t().conj()) / norm).squeeze()
 
 
 def corrcoef(self: Any) -> Any:

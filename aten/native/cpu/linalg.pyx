@@ -8,7 +8,7 @@ rejected as in PyTorch). The checks and their messages follow PyTorch's meta fun
 """
 import numpy as np
 
-from c10.scalar_type cimport (dtype_of, is_floating, is_integral, opmath_type, ST_BOOL, ST_FLOAT32, ST_FLOAT64,
+from c10.scalar_type cimport (dtype_of, is_floating, is_complex, is_integral, opmath_type, ST_BOOL, ST_FLOAT32, ST_FLOAT64,
                               ST_INT64)
 from c10.tensor_impl cimport TensorImpl, make_tensor, MAX_DIMS
 from aten.native.cpu.array_bridge cimport np_view, new_tensor, reject_half, contiguous, num_threads
@@ -95,6 +95,9 @@ cdef int _matmul_into(TensorImpl out, TensorImpl a, TensorImpl b) except -1:
         return 0
     if a.sizes[a.nd - 1] == 0:
         r[...] = 0
+        return 0
+    if is_complex(out.scalar_type):       # NumPy's complex BLAS (cgemm / zgemm)
+        np.matmul(np_view(a), np_view(b), out=r)
         return 0
     if _direct_gemm(out, a, b):
         return 0

@@ -9,10 +9,11 @@ int64 (PyTorch's result dtype), which wraps on overflow like PyTorch.
 from libc.math cimport fabs, fabsf, pow, powf, exp, expf, INFINITY
 from libc.stdint cimport uint8_t, int8_t, int16_t, int32_t, int64_t
 
-from c10.scalar_type cimport (is_floating, is_integral, dtype as DType, dtype_of, ST_BOOL, ST_UINT8, ST_INT8,
+from c10.scalar_type cimport (is_floating, is_complex, is_integral, dtype as DType, dtype_of, ST_BOOL, ST_UINT8, ST_INT8,
                               ST_INT16, ST_INT32, ST_INT64, ST_FLOAT32, ST_FLOAT64)
 from c10.tensor_impl cimport TensorImpl
 from aten.native.cpu.loops cimport cast_contiguous
+from aten.native.meta import views as _views
 from aten.native.cpu.reduce cimport (COL_WORDS, ReduceCtx, ReduceOps, DimSet, parse_dims, all_dims, reduce,
                                      check_dtype_kernel)
 from aten.native.cpu.element_types cimport int_t, num_t
@@ -589,6 +590,8 @@ cdef TensorImpl _sum(TensorImpl self, object dim, bint keepdim, object dtype, st
         out_type = ST_INT64
     else:
         out_type = self.scalar_type
+    if is_complex(self.scalar_type) or is_complex(out_type):
+        return _complex_sum(self, dim, keepdim, out_type, name, mean)
     if mean and not is_floating(out_type):
         if dtype is None:
             raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a floating point "
@@ -615,6 +618,61 @@ cdef TensorImpl _sum(TensorImpl self, object dim, bint keepdim, object dtype, st
     return _finish(result, out_type)
 
 
+cdef list _reduced_dims(TensorImpl src, object dim, bint empty_means_all):
+    cdef DimSet dims
+    parse_dims(src, dim, empty_means_all, &dims)
+    return [d for d in range(src.nd) if dims.reduce[d]]
+
+
+cdef TensorImpl _complex_source(TensorImpl self, int out_type, str name):
+    if not is_complex(out_type):
+        raise RuntimeError(f"{name}: a complex input reduces to a complex dtype, not {dtype_of(out_type).type_name}")
+    return _as_type(self, out_type)
+
+
+cdef TensorImpl _complex_sum(TensorImpl self, object dim, bint keepdim, int out_type, str name, bint mean):
+    """Complex sums and means: the real and imaginary parts reduced apart (a complex accumulator's
+    two parts are exactly such sums), by the float kernel over the (..., 2) real view."""
+    cdef TensorImpl src = _complex_source(self, out_type, name)
+    cdef list reduced = _reduced_dims(src, dim, True)
+    if not reduced:           # a 0-d tensor: its own sum
+        return cast_contiguous(src, out_type)
+    parts = _sum(_views.view_as_real(src), reduced, keepdim, None, name, mean)
+    return _views.view_as_complex(parts)
+
+
+cdef TensorImpl _complex_prod(TensorImpl self, object dim, bint keepdim, object dtype):
+    """Complex products: the reduced dims flattened last, then halves multiplied pairwise (complex
+    multiplication through the pointwise kernel, Tensor methods on a detached input) until one
+    factor is left; an odd count's last factor waits and joins at the end."""
+    cdef int out_type = (<DType?>dtype).scalar_type if dtype is not None else self.scalar_type
+    cdef TensorImpl src = _complex_source(self, out_type, "prod_cpu")
+    cdef list reduced = _reduced_dims(src, dim, True) if dim is not None else list(range(src.nd))
+    cdef list kept = [d for d in range(src.nd) if d not in reduced]
+    cdef Py_ssize_t count = 1, half
+    for d in reduced:
+        count *= src.sizes[d]
+    x = src.detach().permute(kept + reduced).reshape([src.sizes[d] for d in kept] + [count])
+    if count == 0:
+        x = x.new_ones(list(x.shape[:-1]) + [1])
+    cdef list leftovers = []
+    cdef Py_ssize_t n = x.shape[-1]
+    while n > 1:
+        if n % 2:
+            leftovers.append(x.narrow(-1, n - 1, 1))
+            n -= 1
+        half = n // 2
+        x = x.narrow(-1, 0, half) * x.narrow(-1, half, half)
+        n = half
+    for factor in leftovers:
+        x = x * factor
+    x = x.squeeze(-1)
+    if keepdim:
+        for d in sorted(reduced):
+            x = x.unsqueeze(d)
+    return cast_contiguous(x, out_type)
+
+
 def sum_dim_cpu(TensorImpl self not None, dim=None, bint keepdim=False, dtype=None):
     return _sum(self, dim, keepdim, dtype, "sum_cpu", False)
 
@@ -629,6 +687,8 @@ cdef TensorImpl _prod(TensorImpl self, object dim, bint keepdim, object dtype):
     cdef ReduceOps ops
     cdef int out_type, acc_type
     cdef TensorImpl src
+    if is_complex(self.scalar_type) or (dtype is not None and is_complex((<DType?>dtype).scalar_type)):
+        return _complex_prod(self, dim, keepdim, dtype)
     if dim is None:
         all_dims(self, &dims)
     else:

@@ -227,10 +227,11 @@ cdef class ComputeInOpmath:
     cdef bint reduced           # widen float16/bfloat16 operands (the schema's ember_opmath)
     cdef int float8_mode        # how float8 operands are served (ember_storage_dtypes)
     cdef int unsigned_mode      # how uint16/32/64 operands are served
+    cdef bint complex_kernel    # the kernel computes in complex64/complex128 itself (complex: kernel)
 
     def __init__(self, kernel, to_copy, copy_, resize_, str label="kernel", bint reduced=True,
-                 str float8="refuse", str unsigned="refuse", bitwise_xor=None, view_dtype=None,
-                 Py_ssize_t accumulate_at=-1):
+                 str float8="refuse", str unsigned="refuse", str complex="refuse", bitwise_xor=None,
+                 view_dtype=None, Py_ssize_t accumulate_at=-1):
         self.kernel = kernel
         self.to_copy = to_copy
         self.copy_ = copy_
@@ -242,6 +243,9 @@ cdef class ComputeInOpmath:
         self.reduced = reduced
         self.float8_mode = STORAGE_MODES[float8]
         self.unsigned_mode = STORAGE_MODES[unsigned]
+        if complex not in ("refuse", "kernel"):
+            raise ValueError(f"complex: unknown mode {complex!r}")
+        self.complex_kernel = complex == "kernel"
 
     @property
     def __wrapped__(self):
@@ -297,6 +301,8 @@ cdef class ComputeInOpmath:
         cdef int st = scan.no_loop_type
         cdef int mode = self.unsigned_mode if is_barebones(st) else self.float8_mode
         cdef _Widening w
+        if is_complex(st) and self.complex_kernel:
+            return kernel(*args, **kwargs)
         if mode == BITS and scan.seen & MIXED_NO_LOOP and not scan.seen & ASKS_NO_LOOP:
             return kernel(*args, **kwargs)     # two storage dtypes: the kernel's own dtype checks
         if mode == REFUSE or scan.seen & (ASKS_NO_LOOP | MIXED_NO_LOOP) or (

@@ -6,7 +6,7 @@ TensorIterator: compute_types and compute_shape, and c10::Scalar's checked conve
   higher category (bool < integral < floating < complex);
 - the result shape (broadcasting), with PyTorch's error;
 - the op's Python-number arguments range-checked with PyTorch's overflow errors and stored in the
-  compute dtype into a kernel's 8-byte slot.
+  compute dtype into a kernel's 16-byte slot.
 """
 from libc.math cimport isinf, isnan
 from libc.stdint cimport uint8_t, int8_t, int16_t, int32_t, int64_t, uint16_t, uint32_t, uint64_t
@@ -15,6 +15,7 @@ from c10.scalar_type cimport (dtype, promote, is_floating, is_complex, is_integr
                               ST_FLOAT16, ST_FLOAT32, ST_FLOAT64, ST_BFLOAT16, ST_UINT16, ST_UINT32, ST_UINT64,
                               ST_COMPLEX64, ST_COMPLEX128, ST_UNDEFINED, NUM_SCALAR_TYPES)
 from c10.tensor_impl cimport TensorImpl, MAX_DIMS
+from c10.complex cimport complex64_t, complex128_t
 
 from c10.dtype_table import DTYPES as _DTYPE_ROWS
 
@@ -163,8 +164,10 @@ cdef int _check_scalar_arg(object value, int st, str arg_name) except -1:
     """PyTorch's checks of a Python scalar argument of a pointwise op computing in st."""
     if isinstance(value, TensorImpl):
         raise TypeError(f"argument {arg_name} must be a Number, not Tensor")
-    if not isinstance(value, (bool, int, float)):
+    if not isinstance(value, (bool, int, float, complex)):
         raise TypeError(f"argument {arg_name} must be a Number, not {type(value).__name__}")
+    if isinstance(value, complex) and not is_complex(st):
+        raise RuntimeError(f"For non-complex input tensors, argument {arg_name} must not be a complex number.")
     if is_integral(st, True) and isinstance(value, float):
         raise RuntimeError(f"For integral input tensors, argument {arg_name} must not be a floating point number.")
     if isinstance(value, bool) and st != ST_BOOL and arg_name == "alpha":
@@ -180,7 +183,7 @@ def check_scalar_arg(object value, dt, str arg_name):
 
 
 cdef int store_scalar(char* slot, int st, object value, str arg_name) except -1:
-    """Convert a Python scalar argument to the compute dtype, into an 8-byte slot."""
+    """Convert a Python scalar argument to the compute dtype, into a 16-byte slot."""
     _check_scalar_arg(value, st, arg_name)
     try:
         if st == ST_BOOL:
@@ -206,6 +209,10 @@ cdef int store_scalar(char* slot, int st, object value, str arg_name) except -1:
             (<float*>slot)[0] = <float>(<double>value)
         elif st == ST_FLOAT64:
             (<double*>slot)[0] = <double>value
+        elif st == ST_COMPLEX64:
+            (<complex64_t*>slot)[0] = <complex64_t>(<complex128_t>complex(value))
+        elif st == ST_COMPLEX128:
+            (<complex128_t*>slot)[0] = <complex128_t>complex(value)
         else:
             raise RuntimeError(f"scalar argument {arg_name}: unsupported dtype {dtype_of(st)!r}")
     except OverflowError:

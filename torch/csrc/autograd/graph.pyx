@@ -19,7 +19,7 @@ from _thread import allocate_lock
 from libc.stdint cimport uint64_t
 from c10 cimport grad_mode
 from c10.dispatch_key cimport DK_AUTOGRAD_CPU, DK_AUTOGRAD_CUDA
-from c10.scalar_type cimport dtype_of, is_floating
+from c10.scalar_type cimport dtype_of, is_floating, is_complex
 from c10.tensor_impl cimport TensorImpl
 
 cdef uint64_t _sequence = 0             # creation order of nodes: the ready queue runs the newest first
@@ -433,11 +433,11 @@ cpdef tuple needs(tuple next_edges):
 
 
 cpdef set_outputs(Node node, object result, object differentiable=None):
-    """Make node the grad_fn of result's floating outputs; record their metadata for checks."""
+    """Make node the grad_fn of result's floating and complex outputs; record their metadata for checks."""
     cdef TensorImpl impl
     if isinstance(result, TensorImpl):
         impl = <TensorImpl>result
-        if is_floating(impl.scalar_type) and (differentiable is None or differentiable[0]):
+        if (is_floating(impl.scalar_type) or is_complex(impl.scalar_type)) and (differentiable is None or differentiable[0]):
             _set_output(node, impl, 0)
             node._input_metadata = [(impl.shape, dtype_of(impl.scalar_type), impl.device_obj)]
         else:
@@ -448,7 +448,8 @@ cpdef set_outputs(Node node, object result, object differentiable=None):
     cdef Py_ssize_t i
     for i in range(len(outputs)):
         out = outputs[i]
-        if (isinstance(out, TensorImpl) and is_floating((<TensorImpl>out).scalar_type)
+        if (isinstance(out, TensorImpl) and (is_floating((<TensorImpl>out).scalar_type)
+                                             or is_complex((<TensorImpl>out).scalar_type))
                 and (differentiable is None or differentiable[i])):
             impl = <TensorImpl>out
             _set_output(node, impl, i)
@@ -664,6 +665,8 @@ cdef object _validate(Node node, Py_ssize_t i, object grad, Edge edge):
             raise RuntimeError(f"Function {node.name()} returned an invalid gradient at index {i} - got "
                                f"{list(grad.shape)} but expected shape compatible with {list(shape)}")
         grad = expanded
+    if grad.dtype.is_complex and not dtype.is_complex:
+        grad = grad.real          # a real input of a complex computation (upstream's handle_r_to_c)
     if grad.dtype != dtype:
         grad = grad.to(dtype)
     return grad

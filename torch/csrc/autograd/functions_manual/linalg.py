@@ -4,18 +4,18 @@ from __future__ import annotations
 from typing import Any
 
 from aten.dispatcher import find_operator
-from torch.csrc.autograd.functions_manual.pointwise import maybe_multiply
+from torch.csrc.autograd.functions_manual.pointwise import conj, maybe_multiply
 
 _arange = find_operator("arange")
 _einsum = find_operator("einsum")
 
 
 def mm_mat1_backward(grad: Any, mat2: Any, sizes: Any, strides: Any, layout: Any, alpha: Any) -> Any:
-    return maybe_multiply(grad.mm(mat2.t()), alpha)
+    return maybe_multiply(grad.mm(conj(mat2.t())), conj(alpha))
 
 
 def mm_mat2_backward(grad: Any, mat1: Any, sizes: Any, strides: Any, layout: Any, alpha: Any) -> Any:
-    return maybe_multiply(mat1.t().mm(grad), alpha)
+    return maybe_multiply(conj(mat1.t()).mm(grad), conj(alpha))
 
 
 def einsum_backward(grad: Any, equation: str, tensors: Any, i: int) -> Any:

@@ -16,6 +16,39 @@ def handle_r_to_c(scalar_type: Any, grad: Any) -> Any:
     return grad
 
 
+def conj(x: Any) -> Any:
+    """Upstream formulas' x.conj(): the conjugate of a complex tensor or number, x itself otherwise
+    (without a dispatch: most gradients are real)."""
+    if isinstance(x, complex):
+        return x.conjugate()
+    if isinstance(x, (int, float)) or not x.dtype.is_complex:
+        return x
+    return x.conj_physical()
+
+
+def acosh_backward(grad: Any, self: Any) -> Any:
+    """Upstream's: one rsqrt of self^2 - 1 for real inputs, where sqrt(x y) = sqrt(x) sqrt(y) holds;
+    the two factors for complex ones, where it does not."""
+    if self.dtype.is_complex:
+        return grad * conj((self + 1).rsqrt() * (self - 1).rsqrt())
+    return grad * (self * self - 1).rsqrt()
+
+
+def angle_backward(grad: Any, self: Any) -> Any:
+    """Upstream's angle_backward: 0 for real inputs; grad * i z / |z|^2 (0 at z = 0) for complex ones."""
+    if not self.dtype.is_complex:
+        return _zeros_like(self)
+    return _where(self == 0, _zeros_like(self), grad * self / self.abs().pow(2) * 1j)
+
+
+def polar_backward_abs(grad: Any, result: Any) -> Any:
+    return (conj(grad) * result.sgn()).real
+
+
+def polar_backward_angle(grad: Any, result: Any) -> Any:
+    return (conj(grad) * (result * 1j)).real
+
+
 def maybe_multiply(t: Any, s: Any) -> Any:
     """t * s, skipping the multiplication by 1 (as upstream)."""
     return t if (isinstance(s, (int, float)) and s == 1) else t * s
@@ -30,23 +63,23 @@ def div_tensor_self_backward(grad: Any, other: Any, self_scalar_type: Any) -> An
 
 
 def div_tensor_other_backward(grad: Any, self: Any, other: Any) -> Any:
-    return -grad * (self / other) / other
+    return -grad * conj((self / other) / other)
 
 
 def pow_backward(grad: Any, self: Any, exponent: Any) -> Any:
     if isinstance(exponent, (int, float)) and exponent == 0:
         return grad * 0
-    return grad * exponent * self.pow(exponent - 1)
+    return grad * conj(exponent * self.pow(exponent - 1))
 
 
 def pow_backward_self(grad: Any, self: Any, exponent: Any) -> Any:
     """d/dself self**exponent, 0 where the exponent is 0 (as upstream's pow_backward_self)."""
-    return where(exponent == 0, 0.0, grad * exponent * self.pow(exponent - 1))
+    return where(exponent == 0, 0.0, grad * conj(exponent * self.pow(exponent - 1)))
 
 
 def pow_backward_exponent(grad: Any, self: Any, exponent: Any, result: Any) -> Any:
     """d/dexponent self**exponent = result * log(self), 0 where self is 0 and exponent >= 0."""
-    return grad * where((self == 0) & (exponent >= 0), 0.0, result * self.log())
+    return grad * where((self == 0) & (exponent.real >= 0), 0.0, conj(result * self.log()))
 
 
 def threshold_backward(grad: Any, self: Any, threshold: Any) -> Any:

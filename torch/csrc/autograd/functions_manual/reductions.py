@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from aten.dispatcher import find_operator
-from torch.csrc.autograd.functions_manual.pointwise import where
+from torch.csrc.autograd.functions_manual.pointwise import conj, where
 
 _arange = find_operator("arange")
 _cat = find_operator("cat")
@@ -125,8 +125,8 @@ def prod_backward(grad: Any, self: Any, result: Any, dim: Any = None, keepdim: b
     grad = restore_reduced_dims(grad, dim, keepdim, self.dim())
     result = restore_reduced_dims(result, dim, keepdim, self.dim())
     if not bool((self == 0).any()):
-        return grad * (result / self)
-    return grad * _exclusive_cumprod(self, dim) * _exclusive_cumprod(self.flip(dim), dim).flip(dim)
+        return grad * conj(result / self)
+    return grad * conj(_exclusive_cumprod(self, dim) * _exclusive_cumprod(self.flip(dim), dim).flip(dim))
 
 
 def _exclusive_cumprod(x: Any, dim: int) -> Any:

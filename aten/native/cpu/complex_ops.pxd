@@ -1,0 +1,112 @@
+# Scalar functions that complex loops of ember_pointwise formulas call (torchgen/formula.py
+# COMPLEX_FUNCTIONS): C99's complex.h, as PyTorch's CPU kernels reach it through std::complex
+# (libstdc++ calls the same glibc functions), and the few C99 lacks, with PyTorch's definitions.
+from c10.complex cimport complex64_t, complex128_t
+from libc cimport math as libm
+
+cdef extern from "<complex.h>" nogil:
+    float complex cexpf(float complex z)
+    double complex cexp(double complex z)
+    float complex clogf(float complex z)
+    double complex clog(double complex z)
+    float complex csqrtf(float complex z)
+    double complex csqrt(double complex z)
+    float complex csinf(float complex z)
+    double complex csin(double complex z)
+    float complex ccosf(float complex z)
+    double complex ccos(double complex z)
+    float complex ctanf(float complex z)
+    double complex ctan(double complex z)
+    float complex casinf(float complex z)
+    double complex casin(double complex z)
+    float complex cacosf(float complex z)
+    double complex cacos(double complex z)
+    float complex catanf(float complex z)
+    double complex catan(double complex z)
+    float complex csinhf(float complex z)
+    double complex csinh(double complex z)
+    float complex ccoshf(float complex z)
+    double complex ccosh(double complex z)
+    float complex ctanhf(float complex z)
+    double complex ctanh(double complex z)
+    float complex casinhf(float complex z)
+    double complex casinh(double complex z)
+    float complex cacoshf(float complex z)
+    double complex cacosh(double complex z)
+    float complex catanhf(float complex z)
+    double complex catanh(double complex z)
+    float complex cpowf(float complex z, float complex w)
+    double complex cpow(double complex z, double complex w)
+    float complex conjf(float complex z)
+    double complex conj(double complex z)
+    float cabsf(float complex z)
+    double cabs(double complex z)
+    float cargf(float complex z)
+    double carg(double complex z)
+    float crealf(float complex z)
+    double creal(double complex z)
+    float cimagf(float complex z)
+    double cimag(double complex z)
+
+
+# A complex number from its parts, without arithmetic (x + y*I would turn an infinite part into NaN).
+cdef extern from *:
+    """
+    #include <complex.h>
+    static inline float _Complex ember_cplxf(float re, float im) { return CMPLXF(re, im); }
+    static inline double _Complex ember_cplx(double re, double im) { return CMPLX(re, im); }
+    """
+    float complex ember_cplxf(float re, float im) noexcept nogil
+    double complex ember_cplx(double re, double im) noexcept nogil
+
+
+# std::log2 / std::log10 of a complex: log(z) divided part by part by log(base), as libstdc++ does.
+cdef inline complex64_t clog2f(complex64_t z) noexcept nogil:
+    cdef complex64_t l = clogf(z)
+    return ember_cplxf(crealf(l) / <float>0.693147180559945309417232121458176568,
+                       cimagf(l) / <float>0.693147180559945309417232121458176568)
+
+cdef inline complex128_t clog2(complex128_t z) noexcept nogil:
+    cdef complex128_t l = clog(z)
+    return ember_cplx(creal(l) / 0.693147180559945309417232121458176568, cimag(l) / 0.693147180559945309417232121458176568)
+
+cdef inline complex64_t clog10f(complex64_t z) noexcept nogil:
+    cdef complex64_t l = clogf(z)
+    return ember_cplxf(crealf(l) / <float>2.30258509299404568401799145468436421,
+                       cimagf(l) / <float>2.30258509299404568401799145468436421)
+
+cdef inline complex128_t clog10(complex128_t z) noexcept nogil:
+    cdef complex128_t l = clog(z)
+    return ember_cplx(creal(l) / 2.30258509299404568401799145468436421, cimag(l) / 2.30258509299404568401799145468436421)
+
+
+# Either part NaN / infinite; finite only when both are (PyTorch's isnan, isinf, isfinite).
+cdef inline bint cisnanf(complex64_t z) noexcept nogil:
+    return libm.isnan(crealf(z)) or libm.isnan(cimagf(z))
+
+cdef inline bint cisnan(complex128_t z) noexcept nogil:
+    return libm.isnan(creal(z)) or libm.isnan(cimag(z))
+
+cdef inline bint cisinff(complex64_t z) noexcept nogil:
+    return libm.isinf(crealf(z)) or libm.isinf(cimagf(z))
+
+cdef inline bint cisinf(complex128_t z) noexcept nogil:
+    return libm.isinf(creal(z)) or libm.isinf(cimag(z))
+
+cdef inline bint cisfinitef(complex64_t z) noexcept nogil:
+    return libm.isfinite(crealf(z)) and libm.isfinite(cimagf(z))
+
+cdef inline bint cisfinite(complex128_t z) noexcept nogil:
+    return libm.isfinite(creal(z)) and libm.isfinite(cimag(z))
+
+
+# sgn: z / |z|, and 0 at 0 (PyTorch's sgn_impl).
+cdef inline complex64_t csgnf(complex64_t z) noexcept nogil:
+    cdef float r = cabsf(z)
+    cdef complex64_t zero = 0
+    return z / r if r != 0 else zero
+
+cdef inline complex128_t csgn(complex128_t z) noexcept nogil:
+    cdef double r = cabs(z)
+    cdef complex128_t zero = 0
+    return z / r if r != 0 else zero
