@@ -34,13 +34,14 @@ HELPERS = frozenset({"truncdiv", "floordiv", "remainder", "fmod", "pow", "abs", 
                      "round", "round_decimals", "maximum", "minimum", "fmax", "fmin", "isnan", "isinf", "isfinite",
                      "lshift", "rshift", "erfinv"})
 # Complex loops (complex64, complex128): C99's complex functions (Cython: `cm.<name>` of
-# aten/native/cpu/complex_ops.pxd, which declares and completes them), float and double spellings.
-# A formula calling anything else has no complex loop: the op leaves `complex` out of its entry.
+# aten/native/cpu/complex_ops.pxd, which declares them), float and double spellings, and the ones
+# C99 lacks, defined there once for both dtypes. A formula calling anything else has no complex
+# loop: the op leaves `complex` out of its entry.
 COMPLEX_FUNCTIONS: dict[str, tuple[str, str]] = {
     **{name: ("c" + name + "f", "c" + name)
        for name in ("exp", "log", "sqrt", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh",
                     "asinh", "acosh", "atanh", "pow", "abs")},
-    **{name: ("c" + name + "f", "c" + name) for name in ("log2", "log10", "isnan", "isinf", "isfinite", "sgn")},
+    **{name: ("c" + name, "c" + name) for name in ("log2", "log10", "isnan", "isinf", "isfinite", "sgn")},
     "conj": ("conjf", "conj"), "angle": ("cargf", "carg"), "real": ("crealf", "creal"), "imag": ("cimagf", "cimag"),
 }
 

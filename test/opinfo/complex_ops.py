@@ -28,13 +28,9 @@ def binary_samples(dtype: torch.dtype, rng: np.random.Generator) -> list[SampleI
     return out
 
 
-def _cast_to(dtype_of: np.ndarray):
-    def wrap(fn):
-        return lambda *args, **kwargs: np.asarray(fn(*args, **kwargs)).astype(dtype_of(*args))
-    return wrap
-
-
-_first = _cast_to(lambda a, *rest: a.dtype)
+def _first(fn):
+    """fn's result in its first argument's dtype (NumPy promotes a Python complex further)."""
+    return lambda a, *rest, **kwargs: np.asarray(fn(a, *rest, **kwargs)).astype(a.dtype)
 
 
 def _real_of(a: np.ndarray) -> np.dtype:

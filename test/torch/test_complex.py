@@ -96,7 +96,7 @@ def test_every_op_refuses_complex_or_moves_its_parts_exactly():
     that move elements), or, for the linear algebra NumPy computes (einsum), NumPy's product."""
     failures = []
     # checked against NumPy's complex arithmetic there, and the products in test_complex_autograd.py
-    computing = {op.name for op in complex_ops.OPS} | {"_C._nn.linear", "nn.functional.linear", "linear", "prod",
+    computing = {op.name for op in complex_ops.OPS} | {"_C._nn.linear", "prod",
                                                         "linalg.multi_dot", "cov"}
     for op in [op for op in all_ops() if torch.float32 in op.dtypes and op.name not in _NOT_LINEAR | computing]:
         for sample in op.sample_inputs(torch.float32, np.random.default_rng(3)):

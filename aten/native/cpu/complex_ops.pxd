@@ -1,7 +1,7 @@
 # Scalar functions that complex loops of ember_pointwise formulas call (torchgen/formula.py
 # COMPLEX_FUNCTIONS): C99's complex.h, as PyTorch's CPU kernels reach it through std::complex
 # (libstdc++ calls the same glibc functions), and the few C99 lacks, with PyTorch's definitions.
-from c10.complex cimport complex64_t, complex128_t
+from c10.complex cimport complex64_t, complex128_t, complex_t
 from libc cimport math as libm
 
 cdef extern from "<complex.h>" nogil:
@@ -61,52 +61,39 @@ cdef extern from *:
 
 
 # std::log2 / std::log10 of a complex: log(z) divided part by part by log(base), as libstdc++ does.
-cdef inline complex64_t clog2f(complex64_t z) noexcept nogil:
-    cdef complex64_t l = clogf(z)
-    return ember_cplxf(crealf(l) / <float>0.693147180559945309417232121458176568,
-                       cimagf(l) / <float>0.693147180559945309417232121458176568)
+cdef inline complex_t _log_base(complex_t z, double log_base) noexcept nogil:
+    cdef complex_t l
+    if complex_t is complex64_t:
+        l = clogf(z)
+        return ember_cplxf(crealf(l) / <float>log_base, cimagf(l) / <float>log_base)
+    else:
+        l = clog(z)
+        return ember_cplx(creal(l) / log_base, cimag(l) / log_base)
 
-cdef inline complex128_t clog2(complex128_t z) noexcept nogil:
-    cdef complex128_t l = clog(z)
-    return ember_cplx(creal(l) / 0.693147180559945309417232121458176568, cimag(l) / 0.693147180559945309417232121458176568)
 
-cdef inline complex64_t clog10f(complex64_t z) noexcept nogil:
-    cdef complex64_t l = clogf(z)
-    return ember_cplxf(crealf(l) / <float>2.30258509299404568401799145468436421,
-                       cimagf(l) / <float>2.30258509299404568401799145468436421)
+cdef inline complex_t clog2(complex_t z) noexcept nogil:
+    return _log_base(z, 0.693147180559945309417232121458176568)
 
-cdef inline complex128_t clog10(complex128_t z) noexcept nogil:
-    cdef complex128_t l = clog(z)
-    return ember_cplx(creal(l) / 2.30258509299404568401799145468436421, cimag(l) / 2.30258509299404568401799145468436421)
+
+cdef inline complex_t clog10(complex_t z) noexcept nogil:
+    return _log_base(z, 2.30258509299404568401799145468436421)
 
 
 # Either part NaN / infinite; finite only when both are (PyTorch's isnan, isinf, isfinite).
-cdef inline bint cisnanf(complex64_t z) noexcept nogil:
-    return libm.isnan(crealf(z)) or libm.isnan(cimagf(z))
+cdef inline bint cisnan(complex_t z) noexcept nogil:
+    return libm.isnan(z.real) or libm.isnan(z.imag)
 
-cdef inline bint cisnan(complex128_t z) noexcept nogil:
-    return libm.isnan(creal(z)) or libm.isnan(cimag(z))
 
-cdef inline bint cisinff(complex64_t z) noexcept nogil:
-    return libm.isinf(crealf(z)) or libm.isinf(cimagf(z))
+cdef inline bint cisinf(complex_t z) noexcept nogil:
+    return libm.isinf(z.real) or libm.isinf(z.imag)
 
-cdef inline bint cisinf(complex128_t z) noexcept nogil:
-    return libm.isinf(creal(z)) or libm.isinf(cimag(z))
 
-cdef inline bint cisfinitef(complex64_t z) noexcept nogil:
-    return libm.isfinite(crealf(z)) and libm.isfinite(cimagf(z))
-
-cdef inline bint cisfinite(complex128_t z) noexcept nogil:
-    return libm.isfinite(creal(z)) and libm.isfinite(cimag(z))
+cdef inline bint cisfinite(complex_t z) noexcept nogil:
+    return libm.isfinite(z.real) and libm.isfinite(z.imag)
 
 
 # sgn: z / |z|, and 0 at 0 (PyTorch's sgn_impl).
-cdef inline complex64_t csgnf(complex64_t z) noexcept nogil:
-    cdef float r = cabsf(z)
-    cdef complex64_t zero = 0
-    return z / r if r != 0 else zero
-
-cdef inline complex128_t csgn(complex128_t z) noexcept nogil:
-    cdef double r = cabs(z)
-    cdef complex128_t zero = 0
+cdef inline complex_t csgn(complex_t z) noexcept nogil:
+    cdef complex_t zero = 0
+    r = cabsf(z) if complex_t is complex64_t else cabs(z)
     return z / r if r != 0 else zero

@@ -17,6 +17,7 @@ from aten.native.meta import views as _views
 from aten.native.cpu.reduce cimport (COL_WORDS, ReduceCtx, ReduceOps, DimSet, parse_dims, all_dims, reduce,
                                      check_dtype_kernel)
 from aten.native.cpu.element_types cimport int_t, num_t
+from aten.native.cpu.reduce_complex cimport complex_prod_ops
 
 cdef enum:
     BLOCK = 1024            # a row block summed by 16 accumulators
@@ -641,38 +642,6 @@ cdef TensorImpl _complex_sum(TensorImpl self, object dim, bint keepdim, int out_
     return _views.view_as_complex(parts)
 
 
-cdef TensorImpl _complex_prod(TensorImpl self, object dim, bint keepdim, object dtype):
-    """Complex products: the reduced dims flattened last, then halves multiplied pairwise (complex
-    multiplication through the pointwise kernel, Tensor methods on a detached input) until one
-    factor is left; an odd count's last factor waits and joins at the end."""
-    cdef int out_type = (<DType?>dtype).scalar_type if dtype is not None else self.scalar_type
-    cdef TensorImpl src = _complex_source(self, out_type, "prod_cpu")
-    cdef list reduced = _reduced_dims(src, dim, True) if dim is not None else list(range(src.nd))
-    cdef list kept = [d for d in range(src.nd) if d not in reduced]
-    cdef Py_ssize_t count = 1, half
-    for d in reduced:
-        count *= src.sizes[d]
-    x = src.detach().permute(kept + reduced).reshape([src.sizes[d] for d in kept] + [count])
-    if count == 0:
-        x = x.new_ones(list(x.shape[:-1]) + [1])
-    cdef list leftovers = []
-    cdef Py_ssize_t n = x.shape[-1]
-    while n > 1:
-        if n % 2:
-            leftovers.append(x.narrow(-1, n - 1, 1))
-            n -= 1
-        half = n // 2
-        x = x.narrow(-1, 0, half) * x.narrow(-1, half, half)
-        n = half
-    for factor in leftovers:
-        x = x * factor
-    x = x.squeeze(-1)
-    if keepdim:
-        for d in sorted(reduced):
-            x = x.unsqueeze(d)
-    return cast_contiguous(x, out_type)
-
-
 def sum_dim_cpu(TensorImpl self not None, dim=None, bint keepdim=False, dtype=None):
     return _sum(self, dim, keepdim, dtype, "sum_cpu", False)
 
@@ -687,8 +656,6 @@ cdef TensorImpl _prod(TensorImpl self, object dim, bint keepdim, object dtype):
     cdef ReduceOps ops
     cdef int out_type, acc_type
     cdef TensorImpl src
-    if is_complex(self.scalar_type) or (dtype is not None and is_complex((<DType?>dtype).scalar_type)):
-        return _complex_prod(self, dim, keepdim, dtype)
     if dim is None:
         all_dims(self, &dims)
     else:
@@ -699,21 +666,23 @@ cdef TensorImpl _prod(TensorImpl self, object dim, bint keepdim, object dtype):
         out_type = ST_INT64
     else:
         out_type = self.scalar_type
-    check_dtype_kernel(self.scalar_type, "prod_cpu")
-    check_dtype_kernel(out_type, "prod_cpu")
-    src = _as_type(self, out_type) if dtype is not None else self
-    acc_type = src.scalar_type if is_floating(src.scalar_type) else ST_INT64
-    src = _as_type(src, acc_type)
+    if is_complex(self.scalar_type) or is_complex(out_type):
+        src = _complex_source(self, out_type, "prod_cpu")
+        acc_type = out_type
+        complex_prod_ops(&ops, acc_type)
+    else:
+        check_dtype_kernel(self.scalar_type, "prod_cpu")
+        check_dtype_kernel(out_type, "prod_cpu")
+        src = _as_type(self, out_type) if dtype is not None else self
+        acc_type = src.scalar_type if is_floating(src.scalar_type) else ST_INT64
+        src = _as_type(src, acc_type)
+        ops.acc_size = 4 if acc_type == ST_FLOAT32 else 8
+        ops.init, ops.leaf, ops.combine, ops.project = _prod_init, _prod_leaf, _prod_combine, _sum_project
     ctx.in_type = acc_type
     ctx.acc_type = acc_type
     ctx.mode = 0
     ctx.centers = NULL
     ctx.out2 = NULL
-    ops.acc_size = 4 if acc_type == ST_FLOAT32 else 8
-    ops.init = _prod_init
-    ops.leaf = _prod_leaf
-    ops.combine = _prod_combine
-    ops.project = _sum_project
     return _finish(reduce(src, &dims, keepdim, acc_type, &ops, &ctx), out_type)
 
 

@@ -166,7 +166,7 @@ cdef int _check_scalar_arg(object value, int st, str arg_name) except -1:
         raise TypeError(f"argument {arg_name} must be a Number, not Tensor")
     if not isinstance(value, (bool, int, float, complex)):
         raise TypeError(f"argument {arg_name} must be a Number, not {type(value).__name__}")
-    if isinstance(value, complex) and not is_complex(st):
+    if not is_complex(st) and isinstance(value, complex):
         raise RuntimeError(f"For non-complex input tensors, argument {arg_name} must not be a complex number.")
     if is_integral(st, True) and isinstance(value, float):
         raise RuntimeError(f"For integral input tensors, argument {arg_name} must not be a floating point number.")

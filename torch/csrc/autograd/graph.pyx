@@ -665,10 +665,9 @@ cdef object _validate(Node node, Py_ssize_t i, object grad, Edge edge):
             raise RuntimeError(f"Function {node.name()} returned an invalid gradient at index {i} - got "
                                f"{list(grad.shape)} but expected shape compatible with {list(shape)}")
         grad = expanded
-    if grad.dtype.is_complex and not dtype.is_complex:
-        grad = grad.real          # a real input of a complex computation (upstream's handle_r_to_c)
     if grad.dtype != dtype:
-        grad = grad.to(dtype)
+        # a real input of a complex computation takes the real part (upstream's handle_r_to_c)
+        grad = (grad.real if grad.dtype.is_complex and not dtype.is_complex else grad).to(dtype)
     return grad
 
 
