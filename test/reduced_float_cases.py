@@ -21,7 +21,9 @@ DTYPE_DEPENDENT = {"nan_to_num"}
 # has no such routines: "Low precision dtypes not supported", matrix_power inverting for n < 0).
 NO_REDUCED_FLOATS = {"quantile", "nanquantile", "linalg.inv", "inverse", "linalg.det", "det", "logdet", "linalg.solve",
                      "linalg.solve_triangular", "linalg.cholesky", "linalg.eigvalsh", "linalg.svdvals", "linalg.pinv",
-                     "linalg.matrix_power", "linalg.householder_product", "orgqr"}
+                     "linalg.matrix_power", "linalg.householder_product", "orgqr"} | {
+    # PyTorch's CPU FFTs: "Unsupported dtype Half" (half precision FFTs are CUDA's only)
+    f"fft.{kind}{suffix}" for kind in ("fft", "ifft", "rfft", "irfft", "hfft", "ihfft") for suffix in ("", "2", "n")}
 OPS = [op for op in all_ops()
        if torch.float32 in op.dtypes and op.name not in RANDOM_OPS | NO_REDUCED_FLOATS and op.id not in DTYPE_DEPENDENT]
 

@@ -145,6 +145,9 @@ CASES: dict[str, tuple[list[Any], dict[str, Any]]] = {
     "cumprod": ([T(3, 4), 1], {}),
     "cumsum": ([T(3, 4), 1], {}),
     "linalg_vector_norm": ([T(3, 4)], {}),
+    **{f"fft_{name}": ([T(8)], {}) for name in ("fft", "ifft", "rfft", "irfft", "hfft", "ihfft")},
+    **{f"fft_{name}": ([T(2, 4)], {}) for name in ("fft2", "ifft2", "fftn", "ifftn", "rfft2", "irfft2", "rfftn",
+                                                    "irfftn")},
     # 1x1 positive matrices: invertible and positive-definite whatever the draw
     "linalg_inv_ex": ([T(2, 1, 1, kind="pos")], {}),
     "linalg_inv": ([T(2, 1, 1, kind="pos")], {}),

@@ -76,7 +76,7 @@ if TYPE_CHECKING:
                                        set_num_threads)
     # not cuda nor accelerator (torch._C and torch.cuda stay apart), nor optim (torch.optim and
     # torch.utils.data must not know each other, and import-linter follows torch's imports)
-    from torch import (amp, autograd, backends, compiler, cpu, distributed, hub, jit, library, linalg,
+    from torch import (amp, autograd, backends, compiler, cpu, distributed, fft, hub, jit, library, linalg,
                        multiprocessing, nn, onnx, profiler, random, return_types, serialization, special, testing,
                        utils, version)
     from torch._ops import ops
@@ -135,6 +135,7 @@ __all__ = sorted({
     *_LEGACY_TYPES, *_DTYPE_NAMES, *_gen_index.FUNCTIONS, *PYTHON_FUNCTIONS})
 
 _SUBMODULES = {"cuda": "torch.cuda", "ops": "torch._ops", "linalg": "torch.linalg", "special": "torch.special",
+               "fft": "torch.fft",
                "return_types": "torch.return_types", "random": "torch.random", "testing": "torch.testing",
                "utils": "torch.utils", "library": "torch.library", "version": "torch.version",
                "autograd": "torch.autograd", "nn": "torch.nn", "optim": "torch.optim",

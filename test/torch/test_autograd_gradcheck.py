@@ -10,7 +10,7 @@ lists the others: running statistics, class weights...):
     self that does not require grad;
   - gradgradcheck on its smallest chosen sample;
   - for several outputs, one backward from all of them against one per output.
-A usable sample runs, gives a float64 result that requires grad, and has finite inputs of at
+A usable sample runs, gives a float64 (or complex128: the FFTs) result that requires grad, and has finite inputs of at
 most MAX_NUMEL elements each (finite differences cost two calls per element). Samples sitting on
 a kink, a tie or outside a domain are moved off it per op (SANITIZE), never by loosening
 tolerances. Ops whose results never require grad in PyTorch (comparisons, argmax, random
@@ -73,6 +73,7 @@ NO_GRAD_OPS = {
     "eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor", "logical_not",
     "signbit", "isnan", "isinf", "isfinite", "isposinf", "isneginf",
     "zeros_like", "ones_like", "full_like", "arange", "linspace", "logspace", "eye", "scalar_tensor",
+    "fft.fftfreq", "fft.rfftfreq",
     "nonzero", "argwhere", "argmax", "argmin", "argsort", "all", "any", "count_nonzero",
     "searchsorted", "bucketize", "histc", "multinomial", "randint", "randperm", "normal_float_float",
 }
@@ -251,8 +252,9 @@ def _usable(op: OpInfo, sample: SampleInput, max_numel: int = MAX_NUMEL) -> bool
         result = fn(*inputs)
     except Exception:
         return False               # samples that check errors
-    outputs = [t for _, t in _leaves(result) if t.dtype.is_floating_point]
-    return (bool(outputs) and any(t.requires_grad for t in outputs) and all(t.dtype == torch.float64 for t in outputs)
+    outputs = [t for _, t in _leaves(result) if t.dtype.is_floating_point or t.dtype.is_complex]
+    return (bool(outputs) and any(t.requires_grad for t in outputs)
+            and all(t.dtype in (torch.float64, torch.complex128) for t in outputs)
             and all(bool(torch.isfinite(t).all()) for t in outputs))   # NaN results (nanmean of all-NaN)
 
 

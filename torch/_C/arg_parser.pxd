@@ -54,6 +54,7 @@ cdef class ArgParser:
 cdef uint64_t device_keys(object device) noexcept
 cdef uint64_t list_keys(object tensors) noexcept
 cdef object set_requires_grad(object result, object flag)
+cdef int check_out_options(object out, object dtype, object layout, object device) except -1
 cpdef object handle_torch_function(object public_api, list overloaded, tuple args, dict kwargs)
 cpdef bint overrides_torch_function(object obj)
 cdef bint torch_function_wanted(object obj)

@@ -635,6 +635,24 @@ cdef uint64_t list_keys(object tensors) noexcept:
     return ks
 
 
+cdef int check_out_options(object out, object dtype, object layout, object device) except -1:
+    """A factory called with out=: the TensorOptions given must be out's (PyTorch's
+    check_out_type_matches)."""
+    if dtype is not None and out.dtype != dtype:
+        raise RuntimeError(f"dtype {dtype.type_name} does not match dtype of out parameter ({out.dtype.type_name})")
+    if layout is not None and out.layout != layout:
+        raise RuntimeError(f"layout {_layout_name(layout)} does not match layout of out parameter "
+                           f"({_layout_name(out.layout)})")
+    if device is not None and out.device.type != device.type:
+        raise RuntimeError(f"device type {device.type} does not match device type of out parameter "
+                           f"({out.device.type})")
+    return 0
+
+
+cdef str _layout_name(object layout):
+    return str(layout).removeprefix("torch.").capitalize()
+
+
 cdef object set_requires_grad(object result, object flag):
     """A factory's `requires_grad=True`: PyTorch's check, then the flag (torch.Tensor.requires_grad)."""
     if flag:

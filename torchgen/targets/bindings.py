@@ -83,14 +83,25 @@ def python_name(fn: NativeFunction) -> str:
     return name
 
 
+# A factory's TensorOptions arguments, which its out= overload does not take: the out tensor has them
+# (upstream's python bindings check them against it: check_out_type_matches).
+TENSOR_OPTIONS = {"dtype": "ScalarType?", "layout": "Layout?", "device": "Device?", "pin_memory": "bool?"}
+
+
+def is_tensor_option(arg: Argument) -> bool:
+    return TENSOR_OPTIONS.get(arg.name) == str(arg.type)
+
+
 def out_variant(fn: NativeFunction, fns: list[NativeFunction]) -> NativeFunction | None:
-    """The out= overload taking fn's arguments plus out tensors (torch.<op>(..., out=) calls it)."""
+    """The out= overload taking fn's arguments plus out tensors (torch.<op>(..., out=) calls it);
+    a factory's out= overload takes them less its TensorOptions."""
     if fn.func.kind() is not SchemaKind.functional:
         return None
     mine = [(a.name, str(a.type), a.default) for a in fn.func.arguments.flat_all]
+    without_options = [(a.name, str(a.type), a.default) for a in fn.func.arguments.flat_all if not is_tensor_option(a)]
     for cand in fns:
         if cand.func.kind() is SchemaKind.out and \
-                [(a.name, str(a.type), a.default) for a in cand.func.arguments.flat_non_out] == mine:
+                [(a.name, str(a.type), a.default) for a in cand.func.arguments.flat_non_out] in (mine, without_options):
             return cand
     return None
 
@@ -183,18 +194,23 @@ class BindingParam:
 class CallArg:
     """An argument a binding passes to its operator: a method's receiver (`self`, index None) or
     the parsed value v[index]. `keys` is what it adds to the dispatch key set: "tensor",
-    "optional" (a tensor or None), "list" (of tensors), or "" (nothing)."""
+    "optional" (a tensor or None), "list" (of tensors), or "" (nothing). `option`: one of a
+    factory's TensorOptions, which its out= overload does not take."""
     index: int | None
     keys: str
+    option: bool = False
 
 
 @dataclass(frozen=True)
 class OutCall:
     """The out= overload a functional signature dispatches to when out (v[index]) is given:
-    one tensor, or several (`multi`, passed unpacked)."""
+    one tensor, or several (`multi`, passed unpacked). A factory's (`options`: the parsed
+    positions of its dtype, layout and device) is called without its TensorOptions, which are
+    checked against out instead."""
     op_var: str
     index: int
     multi: bool
+    options: tuple[int, int, int] | None = None
 
 
 @dataclass(frozen=True)
@@ -277,7 +293,7 @@ def _signature(fn: NativeFunction, method: bool, op_var: str, out: tuple[NativeF
             has_default=arg.default is not None,
             default=binding_default(fn, arg) if arg.default is not None else "None",
             allow_numbers=allow_numbers and kind in ("P_TENSOR", "P_OPT_TENSOR")))
-        call_args.append(CallArg(index, keys_of.get(kind, "")))
+        call_args.append(CallArg(index, keys_of.get(kind, ""), is_tensor_option(arg)))
         if kind == "P_DEVICE":
             device_index = index
         index += 1
@@ -286,7 +302,11 @@ def _signature(fn: NativeFunction, method: bool, op_var: str, out: tuple[NativeF
         out_fn, out_var = out
         multi = len(out_fn.func.arguments.out) > 1
         params.append(BindingParam("out", "P_TENSOR_LIST" if multi else "P_OPT_TENSOR", True, True, "None", False))
-        out_context = OutCall(out_var, index, multi)
+        options = None
+        if len(out_fn.func.arguments.flat_non_out) < len(args.flat_non_out):      # a factory's
+            position = {p.name: i for i, p in enumerate(params)}
+            options = (position["dtype"], position["layout"], position["device"])
+        out_context = OutCall(out_var, index, multi, options)
         index += 1
     requires_grad_index = None
     if takes_requires_grad(fn):

@@ -45,6 +45,13 @@ cdef TensorImpl new_tensor(tuple shape, int scalar_type):
     return empty_contiguous(len(shape), sizes, scalar_type, None)
 
 
+cdef TensorImpl tensor_of(object array, int scalar_type):
+    cdef TensorImpl out = new_tensor(tuple(array.shape), scalar_type)
+    if out.n_elem:
+        np.copyto(np_view(out), array, casting="unsafe")
+    return out
+
+
 
 cdef object np_bits(TensorImpl t):
     """An ndarray of t's elements as unsigned integers of their width, sharing t's memory: for kernels

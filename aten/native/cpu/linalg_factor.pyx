@@ -13,7 +13,7 @@ from libc.math cimport fabs, sqrt
 
 from c10.scalar_type cimport ST_BFLOAT16, ST_FLOAT16, ST_FLOAT32, ST_FLOAT64, ST_INT32, ST_INT64
 from c10.tensor_impl cimport TensorImpl
-from aten.native.cpu.array_bridge cimport np_view, new_tensor
+from aten.native.cpu.array_bridge cimport np_view, tensor_of
 from aten.native.meta.messages cimport shape_of, type_name
 from aten.native.meta import linalg_errors
 
@@ -76,13 +76,6 @@ cdef object _batched(TensorImpl A):
     return np.array(_stacked(a, 2), dtype=a.dtype, order="C", copy=True)
 
 
-cdef TensorImpl _tensor_of(object array, int scalar_type):
-    cdef TensorImpl out = new_tensor(tuple(array.shape), scalar_type)
-    if out.n_elem:
-        np.copyto(np_view(out), array, casting="unsafe")
-    return out
-
-
 # ---- LU with partial pivoting (LAPACK getrf, unblocked) ----------------------------------------------
 
 cdef int _lu_one(real[:, ::1] a, int[::1] piv) noexcept nogil:
@@ -141,8 +134,8 @@ def linalg_lu_factor_ex_cpu(TensorImpl A not None, bint pivot=True, bint check_e
     k = min(A.sizes[A.nd - 2], A.sizes[A.nd - 1])
     if check_errors:
         linalg_errors.raise_for_info("torch.linalg.lu_factor_ex", "lu_factor", info)
-    return (_tensor_of(lu.reshape(shape_of(A)), A.scalar_type),
-            _tensor_of(pivots.reshape(lead + (k,)), ST_INT32), _tensor_of(info.reshape(lead), ST_INT32))
+    return (tensor_of(lu.reshape(shape_of(A)), A.scalar_type),
+            tensor_of(pivots.reshape(lead + (k,)), ST_INT32), tensor_of(info.reshape(lead), ST_INT32))
 
 
 # ---- triangular solves -------------------------------------------------------------------------------
@@ -207,7 +200,7 @@ def linalg_solve_triangular_cpu(TensorImpl self not None, TensorImpl B not None,
     x = _trsm(a3, b3, upper, unitriangular).reshape(lead + _tail(b.shape, 2))
     if not left:
         x = np.swapaxes(x, -1, -2)
-    return _tensor_of(x, self.scalar_type)
+    return tensor_of(x, self.scalar_type)
 
 
 # ---- solve, inverse, determinants ----------------------------------------------------------------------
@@ -268,7 +261,7 @@ def linalg_solve_ex_cpu(TensorImpl A not None, TensorImpl B not None, bint left=
         x = x[..., 0]
     if check_errors:
         linalg_errors.raise_for_info("torch.linalg.solve_ex", "solve", info)
-    return _tensor_of(x, A.scalar_type), _tensor_of(info, ST_INT32)
+    return tensor_of(x, A.scalar_type), tensor_of(info, ST_INT32)
 
 
 def linalg_inv_ex_cpu(TensorImpl A not None, bint check_errors=False):
@@ -278,21 +271,21 @@ def linalg_inv_ex_cpu(TensorImpl A not None, bint check_errors=False):
     x, info = _solve_arrays(a, np.broadcast_to(np.eye(n, dtype=a.dtype), a.shape))
     if check_errors:
         linalg_errors.raise_for_info("linalg.inv_ex", "inv", info)
-    return _tensor_of(x, A.scalar_type), _tensor_of(info, ST_INT32)
+    return tensor_of(x, A.scalar_type), tensor_of(info, ST_INT32)
 
 
 def linalg_det_cpu(TensorImpl A not None):
     _check_matrix("linalg.det", A, True, "lu_cpu")
     a = np_view(A)
     if _dim(a, -1) == 0:
-        return _tensor_of(np.ones(_lead(a.shape), dtype=a.dtype), A.scalar_type)
-    return _tensor_of(np.linalg.det(a), A.scalar_type)
+        return tensor_of(np.ones(_lead(a.shape), dtype=a.dtype), A.scalar_type)
+    return tensor_of(np.linalg.det(a), A.scalar_type)
 
 
 def linalg_slogdet_cpu(TensorImpl A not None):
     _check_matrix("linalg.slogdet", A, True, "lu_cpu")
     sign, logabsdet = np.linalg.slogdet(np_view(A))
-    return _tensor_of(np.asarray(sign), A.scalar_type), _tensor_of(np.asarray(logabsdet), A.scalar_type)
+    return tensor_of(np.asarray(sign), A.scalar_type), tensor_of(np.asarray(logabsdet), A.scalar_type)
 
 
 # ---- Cholesky --------------------------------------------------------------------------------------------
@@ -337,7 +330,7 @@ def linalg_cholesky_ex_cpu(TensorImpl A not None, bint upper=False, bint check_e
         linalg_errors.raise_for_info("linalg.cholesky_ex", "cholesky", info)
     if upper:
         factor = np.swapaxes(factor, -1, -2)
-    return _tensor_of(factor, A.scalar_type), _tensor_of(info, ST_INT32)
+    return tensor_of(factor, A.scalar_type), tensor_of(info, ST_INT32)
 
 
 # ---- eigh, svd, qr, lstsq --------------------------------------------------------------------------------
@@ -347,7 +340,7 @@ def linalg_eigh_cpu(TensorImpl A not None, str UPLO="L"):
     if UPLO not in ("L", "U"):
         raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
     values, vectors = np.linalg.eigh(np_view(A), UPLO=UPLO)
-    return _tensor_of(values, A.scalar_type), _tensor_of(vectors, A.scalar_type)
+    return tensor_of(values, A.scalar_type), tensor_of(vectors, A.scalar_type)
 
 
 def linalg_svd_cpu(TensorImpl A not None, bint full_matrices=True, driver=None):
@@ -366,7 +359,7 @@ def linalg_svd_cpu(TensorImpl A not None, bint full_matrices=True, driver=None):
         s = np.zeros(_lead(a.shape) + (k,), dtype=a.dtype)
     else:
         u, s, vh = np.linalg.svd(a, full_matrices=full_matrices)
-    return _tensor_of(u, A.scalar_type), _tensor_of(s, A.scalar_type), _tensor_of(vh, A.scalar_type)
+    return tensor_of(u, A.scalar_type), tensor_of(s, A.scalar_type), tensor_of(vh, A.scalar_type)
 
 
 def linalg_qr_cpu(TensorImpl A not None, str mode="reduced"):
@@ -377,9 +370,9 @@ def linalg_qr_cpu(TensorImpl A not None, str mode="reduced"):
     a = np_view(A)
     if mode == "r":
         r = np.linalg.qr(a, mode="r")
-        return _tensor_of(np.zeros((0,), dtype=a.dtype), A.scalar_type), _tensor_of(r, A.scalar_type)
+        return tensor_of(np.zeros((0,), dtype=a.dtype), A.scalar_type), tensor_of(r, A.scalar_type)
     q, r = np.linalg.qr(a, mode=mode)
-    return _tensor_of(q, A.scalar_type), _tensor_of(r, A.scalar_type)
+    return tensor_of(q, A.scalar_type), tensor_of(r, A.scalar_type)
 
 
 def linalg_lstsq_cpu(TensorImpl self not None, TensorImpl b not None, rcond=None, driver=None):
@@ -421,8 +414,8 @@ def linalg_lstsq_cpu(TensorImpl self not None, TensorImpl b not None, rcond=None
     sv = np.zeros((0,), a3.dtype)
     if driver in ("gelsd", "gelss"):
         sv = np.stack(values).reshape(lead + (min(m, n),)) if values else np.zeros(lead + (min(m, n),), a3.dtype)
-    return (_tensor_of(x, self.scalar_type), _tensor_of(res, self.scalar_type), _tensor_of(rank, ST_INT64),
-            _tensor_of(sv, self.scalar_type))
+    return (tensor_of(x, self.scalar_type), tensor_of(res, self.scalar_type), tensor_of(rank, ST_INT64),
+            tensor_of(sv, self.scalar_type))
 
 
 def linalg_lu_solve_cpu(TensorImpl LU not None, TensorImpl pivots not None, TensorImpl B not None, bint left=True,
@@ -454,7 +447,7 @@ def linalg_lu_solve_cpu(TensorImpl LU not None, TensorImpl pivots not None, Tens
     x = x.reshape(lead + _tail(b.shape, 2))
     if not left:
         x = np.swapaxes(x, -1, -2)
-    return _tensor_of(x, LU.scalar_type)
+    return tensor_of(x, LU.scalar_type)
 
 
 def geqrf_cpu(TensorImpl self not None):
@@ -468,8 +461,8 @@ def geqrf_cpu(TensorImpl self not None):
     m, n = a.shape[a.ndim - 2], a.shape[a.ndim - 1]
     lead = a.shape[:a.ndim - 2]
     if a.size == 0:
-        return _tensor_of(np.zeros(a.shape, a.dtype), self.scalar_type), \
-            _tensor_of(np.zeros(lead + (min(m, n),), a.dtype), self.scalar_type)
+        return tensor_of(np.zeros(a.shape, a.dtype), self.scalar_type), \
+            tensor_of(np.zeros(lead + (min(m, n),), a.dtype), self.scalar_type)
     h, tau = np.linalg.qr(a, mode="raw")        # h holds the factors transposed, as LAPACK leaves them in memory
-    return _tensor_of(np.ascontiguousarray(np.swapaxes(h, -1, -2)), self.scalar_type), \
-        _tensor_of(np.ascontiguousarray(tau), self.scalar_type)
+    return tensor_of(np.ascontiguousarray(np.swapaxes(h, -1, -2)), self.scalar_type), \
+        tensor_of(np.ascontiguousarray(tau), self.scalar_type)

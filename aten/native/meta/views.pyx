@@ -260,9 +260,9 @@ def contiguous_strides_of(sizes):
     return tuple([out[i] for i in range(n)])
 
 
-def wrap(Py_ssize_t dim, int ndim):
+def wrap(Py_ssize_t dim, int ndim, bint wrap_scalar=True):
     """Python access to wrap_dim (PyTorch's maybe_wrap_dim)."""
-    return wrap_dim(dim, ndim)
+    return wrap_dim(dim, ndim, wrap_scalar)
 
 
 def view_dtype(TensorImpl self not None, DType dtype not None):

@@ -3,8 +3,8 @@ FunctionsManual.cpp, by the same names where Ember has the same formula), one mo
 ops; the generated autograd kernels import them all from here.
 
 Formulas are written with tensor methods and these functions, so that create_graph=True
-differentiates through them. Ember has no complex dtypes: conj() and handle_r_to_c are the
-identity, and kept only so formulas read like upstream's."""
+differentiates through them. Upstream's x.conj() is conj(x) (pointwise.py), the identity for real
+values; upstream's handle_r_to_c is applied by the engine, where a gradient meets a real input."""
 from torch.csrc.autograd.functions_manual.indexing import *  # noqa: F401,F403
 from torch.csrc.autograd.functions_manual.linalg import *  # noqa: F401,F403
 from torch.csrc.autograd.functions_manual.linalg_factor import *  # noqa: F401,F403
@@ -12,3 +12,4 @@ from torch.csrc.autograd.functions_manual.nn import *  # noqa: F401,F403
 from torch.csrc.autograd.functions_manual.pointwise import *  # noqa: F401,F403
 from torch.csrc.autograd.functions_manual.reductions import *  # noqa: F401,F403
 from torch.csrc.autograd.functions_manual.shapes import *  # noqa: F401,F403
+from torch.csrc.autograd.functions_manual.spectral import *  # noqa: F401,F403

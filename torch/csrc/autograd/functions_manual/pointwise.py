@@ -12,10 +12,6 @@ _where = find_operator("where.self")
 _zeros_like = find_operator("zeros_like")
 
 
-def handle_r_to_c(scalar_type: Any, grad: Any) -> Any:
-    return grad
-
-
 def conj(x: Any) -> Any:
     """Upstream formulas' x.conj(): the conjugate of a complex tensor or number, x itself otherwise
     (without a dispatch: most gradients are real)."""
