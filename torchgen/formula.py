@@ -99,7 +99,10 @@ class _Printer:
             self.pos += 1
             right = self.expression(level + 1)
             op = _CYTHON_OPS.get(tok[1], tok[1]) if self.target == "cython" else tok[1]
-            left = f"({left} {op} {right})"
+            if op == "*" and self.dtype.is_complex:     # c10::complex's product (complex_ops.pxd)
+                left = f"cm.cmul{'f' if self.dtype.name == 'complex64' else ''}({left}, {right})"
+            else:
+                left = f"({left} {op} {right})"
         return left
 
     def unary(self) -> str:

@@ -60,6 +60,16 @@ cdef extern from *:
     double complex ember_cplx(double re, double im) noexcept nogil
 
 
+# Products as c10::complex computes them, (ac - bd) + (ad + bc)i, not C99's (__mulsc3, which
+# re-derives infinities from NaN parts and costs a call per element).
+cdef inline complex64_t cmulf(complex64_t a, complex64_t b) noexcept nogil:
+    return ember_cplxf(a.real * b.real - a.imag * b.imag, a.real * b.imag + a.imag * b.real)
+
+
+cdef inline complex128_t cmul(complex128_t a, complex128_t b) noexcept nogil:
+    return ember_cplx(a.real * b.real - a.imag * b.imag, a.real * b.imag + a.imag * b.real)
+
+
 # std::log2 / std::log10 of a complex: log(z) divided part by part by log(base), as libstdc++ does.
 cdef inline complex_t _log_base(complex_t z, double log_base) noexcept nogil:
     cdef complex_t l
