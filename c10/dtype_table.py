@@ -119,15 +119,16 @@ DTYPES = (
      "opmath": None, "format": None, "load": None, "store": None, "cuda_load": None, "cuda_store": None, "arithmetic": True,
      "legacy_storage": False, "promotion_error": "uint16, uint32, uint64 types", "barebones": True},
     # The complex dtypes hold (real, imaginary) pairs of float32 / float64 (C99 `float complex` /
-    # `double complex`, c10/complex.pxd). Storage types for now, as float8: created, converted,
-    # moved, printed, saved; the ops that compute in them come later. Not on CUDA yet.
+    # `double complex`, c10/complex.pxd; on CUDA ember_complex<T>, aten/native/cuda/kernels/complex.cuh).
+    # Storage types to every kernel but those that compute in them: the ember_pointwise loops with a
+    # `complex` formula and the kernels whose entries say `complex: kernel`.
     {"name": "complex64", "scalar_type": 9, "aliases": ("cfloat",), "type_name": "ComplexFloat",
      "cpp_name": "c10::complex<float>", "itemsize": 8, "kind": "c", "numpy": "complex64", "ctype": "complex64_t",
-     "cuda_type": None, "opmath": None, "format": None, "load": None, "store": None, "cuda_load": None,
+     "cuda_type": "ember_complex<float>", "opmath": None, "format": None, "load": None, "store": None, "cuda_load": None,
      "cuda_store": None, "arithmetic": False, "legacy_storage": True, "promotion_error": None, "barebones": False},
     {"name": "complex128", "scalar_type": 10, "aliases": ("cdouble",), "type_name": "ComplexDouble",
      "cpp_name": "c10::complex<double>", "itemsize": 16, "kind": "c", "numpy": "complex128",
-     "ctype": "complex128_t", "cuda_type": None, "opmath": None, "format": None, "load": None, "store": None,
+     "ctype": "complex128_t", "cuda_type": "ember_complex<double>", "opmath": None, "format": None, "load": None, "store": None,
      "cuda_load": None, "cuda_store": None, "arithmetic": False, "legacy_storage": True, "promotion_error": None,
      "barebones": False},
     # bool loops hold uint8_t and normalise results to 0/1.

@@ -100,6 +100,13 @@ def _cases() -> dict[str, Case]:
                                           lambda t: t.randn(1, dtype=t.float64))
     c["randn_generator"] = _gen(77, lambda t, g: t.randn(5, 7, generator=g))
     c["randn_like_transposed"] = _seeded(4, lambda t: t.randn_like(V(t, _transposed((6, 5)))))
+    # complex: PyTorch draws the (..., 2) real view, normal with half the variance per part
+    c["randn_c64_3"] = _seeded(0, lambda t: t.randn(3, dtype=t.complex64))
+    c["randn_c64_4x5"] = _seeded(1, lambda t: t.randn(4, 5, dtype=t.complex64))
+    c["randn_c128_9"] = _seeded(2, lambda t: t.randn(9, dtype=t.complex128))
+    c["normal__c64_mean_std"] = _seeded(3, lambda t: t.empty(11, dtype=t.complex64).normal_(1.5, 3.0))
+    c["rand_c64_10"] = _seeded(4, lambda t: t.rand(10, dtype=t.complex64))
+    c["uniform__c128_bounds"] = _seeded(5, lambda t: t.empty(6, dtype=t.complex128).uniform_(-2.0, 3.0))
     c["normal__f32"] = _seeded(1, lambda t: t.empty(40).normal_(1.5, 0.3))
     c["normal__f32_small"] = _seeded(1, lambda t: t.empty(9).normal_(1.5, 0.3))
     c["normal__f64"] = _seeded(1, lambda t: t.empty(33, dtype=t.float64).normal_(-2.0, 4.5))

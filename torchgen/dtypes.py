@@ -76,8 +76,8 @@ DTYPES: tuple[DType, ...] = _dtypes()
 # not the storage types (float8) nor the barebones unsigned ones, which ops opt into (BAREBONES_UNSIGNED)
 _COMPUTED: tuple[DType, ...] = tuple(d for d in DTYPES if d.arithmetic and not d.barebones)
 BAREBONES_UNSIGNED: tuple[DType, ...] = tuple(d for d in DTYPES if d.barebones)
-# Storage types in the table (not arithmetic), computed in by the CPU loops of the ops whose entry
-# gives a `complex` formula; no CUDA loops yet (no CUDA type in the table).
+# Storage types in the table (not arithmetic), computed in by the CPU and CUDA loops of the ops whose
+# entry gives a `complex` formula.
 COMPLEX: tuple[DType, ...] = tuple(d for d in DTYPES if d.is_complex)
 # The float8 storage types as loops of the few ops PyTorch gives them: computing in float32 between
 # their table's load and store, as PyTorch's opmath does (abs, comparisons), or moving their bytes

@@ -35,7 +35,8 @@ HELPERS = frozenset({"truncdiv", "floordiv", "remainder", "fmod", "pow", "abs", 
                      "lshift", "rshift", "erfinv"})
 # Complex loops (complex64, complex128): C99's complex functions (Cython: `cm.<name>` of
 # aten/native/cpu/complex_ops.pxd, which declares them), float and double spellings, and the ones
-# C99 lacks, defined there once for both dtypes. A formula calling anything else has no complex
+# C99 lacks, defined there once for both dtypes; CUDA: `ember_c<name>` of
+# aten/native/cuda/kernels/complex.cuh, overloaded for both. A formula calling anything else has no complex
 # loop: the op leaves `complex` out of its entry.
 COMPLEX_FUNCTIONS: dict[str, tuple[str, str]] = {
     **{name: ("c" + name + "f", "c" + name)
@@ -99,7 +100,7 @@ class _Printer:
             self.pos += 1
             right = self.expression(level + 1)
             op = _CYTHON_OPS.get(tok[1], tok[1]) if self.target == "cython" else tok[1]
-            if op == "*" and self.dtype.is_complex:     # c10::complex's product (complex_ops.pxd)
+            if op == "*" and self.dtype.is_complex and self.target == "cython":    # c10::complex's product
                 left = f"cm.cmul{'f' if self.dtype.name == 'complex64' else ''}({left}, {right})"
             else:
                 left = f"({left} {op} {right})"
@@ -169,10 +170,12 @@ class _Printer:
         return f"libm.{spelt}({', '.join(args)})" if self.target == "cython" else f"{spelt}({', '.join(args)})"
 
     def complex_call(self, name: str, args: list[str]) -> str:
-        if self.target != "cython":
-            raise self.error(f"complex loops are CPU (cython) loops only, not {self.target}")
+        if self.target == "c":
+            raise self.error("complex loops have no plain C definition (target c)")
         if name not in COMPLEX_FUNCTIONS:
             raise self.error(f"{name}() has no complex definition; known: {', '.join(sorted(COMPLEX_FUNCTIONS))}")
+        if self.target == "cuda":       # overloaded for both dtypes (aten/native/cuda/kernels/complex.cuh)
+            return f"ember_c{name}({', '.join(args)})"
         single, double = COMPLEX_FUNCTIONS[name]
         return f"cm.{single if self.dtype.name == 'complex64' else double}({', '.join(args)})"
 

@@ -52,7 +52,7 @@ class PointwiseFormula:
     # Also loops for the float8 storage types (the few ops PyTorch gives them): "float32" computes in
     # float32 (abs, eq, ne, isnan), "bits" moves their bytes (where).
     float8: str = ""
-    # The formula of the CPU loops over complex64 and complex128 (C99 complex arithmetic and
+    # The formula of the CPU and CUDA loops over complex64 and complex128 (complex arithmetic and
     # torchgen/formula.py's COMPLEX_FUNCTIONS); None: the op has no complex loops. "same": `formula`.
     complex: str | None = None
     # What a complex loop stores: "complex", or "real" (abs, angle: PyTorch's real-valued results).

@@ -172,15 +172,3 @@ def test_einsum_computes_complex_products_through_numpy():
     np.testing.assert_allclose(torch.einsum("ij,jk->ik", torch.from_numpy(a), torch.from_numpy(b)).numpy(), a @ b,
                                rtol=1e-6)
 
-
-CUDA = [pytest.mark.cuda, pytest.mark.skipif(not torch.cuda.is_available(), reason="needs an NVIDIA GPU and PyCUDA")]
-
-
-@pytest.mark.parametrize("make", [lambda: torch.tensor([1 + 2j]).cuda(), lambda: torch.zeros(2, dtype=torch.complex64,
-                                                                                            device="cuda"),
-                                  lambda: torch.ones(2, device="cuda").to(torch.complex128)],
-                         ids=["transfer", "factory", "cast"])
-@pytest.mark.parametrize("case", [pytest.param(0, marks=CUDA)], ids=["cuda"])
-def test_complex_tensors_on_cuda_are_refused_saying_so(make, case):
-    with pytest.raises(NotImplementedError, match="no torch.complex(64|128) tensors on CUDA yet"):
-        make()

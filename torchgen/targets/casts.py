@@ -53,8 +53,10 @@ def _store(src: DType, dst: DType, cuda: bool = False) -> str:
     return store
 
 
-def _component(d: DType) -> str:
-    return d.component.ctype if d.is_complex else ""
+def _component(d: DType, cuda: bool = False) -> str:
+    if not d.is_complex:
+        return ""
+    return d.component.cuda_type if cuda else d.component.ctype
 
 
 def cast_context() -> tuple[Cast, ...]:
@@ -66,7 +68,7 @@ def cast_context() -> tuple[Cast, ...]:
 
 
 def _on_cuda(d: DType) -> bool:
-    """Whether CUDA tensors of d exist (a CUDA type in the table): not the complex dtypes yet."""
+    """Whether CUDA tensors of d exist (a CUDA type in the table)."""
     return bool(d.cuda_type)
 
 
@@ -74,16 +76,19 @@ def _on_cuda(d: DType) -> bool:
 class Fill:
     """One fill kernel of cuda_cast.cu.j2: a contiguous array of `dst` set to one value, passed as
     `arg` (float for the dtypes stored through `store`, which PyCUDA cannot pack) and stored as
-    c10 converts a Scalar (bfloat16's NaN as its constructor writes it, as the CPU's fill_)."""
+    c10 converts a Scalar (bfloat16's NaN as its constructor writes it, as the CPU's fill_); a
+    complex value as its two parts, of type `component`."""
     name: str
     dst: str
     arg: str
     store: str
+    component: str = ""
 
 
 def cuda_fill_context() -> tuple[Fill, ...]:
     return tuple(Fill(name=f"fill_{d.name}", dst=d.cuda_type, arg="float" if d.cuda_store else d.cuda_type,
-                      store=d.cuda_store + ("_scalar" if d.name == "bfloat16" else "")) for d in DTYPES
+                      store=d.cuda_store + ("_scalar" if d.name == "bfloat16" else ""),
+                      component=_component(d, cuda=True)) for d in DTYPES
                  if _on_cuda(d))
 
 
@@ -91,5 +96,6 @@ def cuda_cast_context() -> tuple[Cast, ...]:
     """The same conversions over the CUDA types (cuda_cast.cu.j2), converted by cuda_load/cuda_store."""
     return tuple(Cast(name=f"cast_{src.name}_to_{dst.name}", src=src.cuda_type, dst=dst.cuda_type,
                       src_st=src.scalar_type, dst_st=dst.scalar_type, conversion=_conversion(src, dst),
-                      load=src.cuda_load, store=_store(src, dst, cuda=True))
+                      load=src.cuda_load, store=_store(src, dst, cuda=True), component=_component(dst, cuda=True),
+                      via_float=dst.compute is not dst or bool(dst.cuda_store))
                  for src in DTYPES for dst in DTYPES if _on_cuda(src) and _on_cuda(dst))

@@ -129,6 +129,6 @@ def op_context(op: PointwiseOp) -> OpContext:
         nonzero_args=tuple(op.fn.pointwise.nonzero_args),
         opmath_scalar_args=tuple(op.fn.pointwise.opmath_scalar_args),
         scalars=tuple(ScalarSlot(s, SLOT * i) for i, s in enumerate(op.scalars)),
-        complex_real_out=op.fn.pointwise.complex_result == "real",
-        loops=tuple(_loop(op, dt) for dt in op.cpu_dtypes),
+        complex_real_out=op.complex_real_out,
+        loops=tuple(_loop(op, dt) for dt in op.loop_dtypes),
     )

@@ -16,7 +16,8 @@ class CudaKernel:
     template): the operands hold in_t (reduced floats are widened to float as they load, by the
     `load` function), the formula `expr` computes in compute_t over x0, x1... and the scalars c0,
     c1..., and the result is stored as out_t: as it is ("same"), as 0/1 ("bool") or rounded once
-    by the `store` function ("convert")."""
+    by the `store` function ("convert"). A complex kernel takes each scalar as its two parts, of
+    component_t (PyCUDA packs no complex numbers)."""
     op: str
     dtype: str
     formula: str
@@ -30,6 +31,7 @@ class CudaKernel:
     expr: str
     store: str
     store_fn: str
+    component_t: str
 
 
 @dataclass(frozen=True)
@@ -54,6 +56,7 @@ class Launcher:
     scalars: tuple[str, ...]
     rules: DtypeRules
     dtypes: str
+    complex_real_out: bool      # a complex computation stores its real-valued result (abs)
     call_args: str
     inplace: VariantKernel | None
     out: VariantKernel | None
@@ -66,11 +69,11 @@ def _kernel(op: PointwiseOp, dt: DType) -> CudaKernel:
         op=op.name, dtype=dt.name, formula=op.formula, name=f"{op.cname}_{dt.name}", in_t=dt.cuda_type,
         compute_t=dt.compute.cuda_type, out_t=out.cuda_type, inputs=len(op.tensors), scalars=len(op.scalars),
         load=dt.cuda_load, expr=render(op.formula_for(dt), op.names(), dt.compute, "cuda"), store=store,
-        store_fn=out.cuda_store)
+        store_fn=out.cuda_store, component_t=dt.component.cuda_type if dt.is_complex else "")
 
 
 def cu_kernels(ops: list[PointwiseOp]) -> tuple[CudaKernel, ...]:
-    return tuple(_kernel(op, dt) for op in ops for dt in op.dtypes)
+    return tuple(_kernel(op, dt) for op in ops for dt in op.loop_dtypes)
 
 
 def launchers(ops: list[PointwiseOp]) -> tuple[Launcher, ...]:
@@ -79,7 +82,8 @@ def launchers(ops: list[PointwiseOp]) -> tuple[Launcher, ...]:
         tensor_args=", ".join(op.tensors),
         promoted_args=", ".join(t for t in op.tensors if t not in op.dtype_rules.bool_args),
         scalars=tuple(op.scalars), rules=op.dtype_rules,
-        dtypes=repr(tuple(d.name for d in op.dtypes)), call_args=", ".join(a.name for a in op.args),
+        dtypes=repr(tuple(d.name for d in op.loop_dtypes)),
+        complex_real_out=op.complex_real_out, call_args=", ".join(a.name for a in op.args),
         inplace=variant_kernel(op.variants.inplace), out=variant_kernel(op.variants.out)) for op in ops)
 
 

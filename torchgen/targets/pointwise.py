@@ -66,8 +66,8 @@ class PointwiseOp:
         return self.fn.pointwise.formula
 
     @property
-    def cpu_dtypes(self) -> tuple[DType, ...]:
-        """The CPU loops: every backend's, and complex64 / complex128 where the entry has a complex formula."""
+    def loop_dtypes(self) -> tuple[DType, ...]:
+        """The loops of every backend: the entry's dtypes, and complex64 / complex128 where it has a complex formula."""
         assert self.fn.pointwise is not None
         return self.dtypes + (COMPLEX if self.fn.pointwise.complex is not None else ())
 
@@ -107,11 +107,16 @@ class PointwiseOp:
                                  python_default(self.fn, arg) if arg.default is not None else None)
                      for arg in self.args)
 
-    def out_dtype(self, compute: DType) -> DType:
+    @property
+    def complex_real_out(self) -> bool:
+        """Whether a complex computation stores a real-valued result (abs, angle)."""
         assert self.fn.pointwise is not None
+        return self.fn.pointwise.complex_result == "real"
+
+    def out_dtype(self, compute: DType) -> DType:
         if self.promote == "always_bool":
             return next(d for d in DTYPE_CLASSES["AllAndBool"] if d.is_bool)
-        if self.fn.pointwise.complex_result == "real":
+        if self.complex_real_out:
             return compute.component
         return compute
 

@@ -1,12 +1,14 @@
 // Scalar functions ember_pointwise formulas call: the CUDA twin of
 // aten/native/cpu/scalar_ops.pxd (same names and semantics; keep the two in step).
 // Included into every generated .cu (which PyCUDA compiles with aten/native/cuda/kernels and the
-// repository root on the include path, for bfloat16.cuh, float8.cuh and the c10 headers they include).
+// repository root on the include path, for bfloat16.cuh, float8.cuh, complex.cuh and the c10 headers
+// they include).
 // Names carry an ember_ prefix so they never collide with CUDA's math overloads.
 // float16, bfloat16 and float8 kernels compute in float (converted as they load), so no helper takes them.
 #include <cuda_fp16.h>
 #include "bfloat16.cuh"
 #include "float8.cuh"
+#include "complex.cuh"
 template <typename T> __device__ __forceinline__ constexpr bool ember_signed() { return (T)(-1) < (T)0; }
 // a < 0, never compared for an unsigned T (nvcc warns of a pointless comparison there)
 template <typename T> __device__ __forceinline__ bool ember_negative(T a) {

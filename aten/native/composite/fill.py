@@ -12,7 +12,7 @@ _empty_like = find_operator("empty_like")
 
 
 def fill_(self: Any, value: Any) -> Any:
-    if not isinstance(value, (bool, int, float)):
+    if not isinstance(value, (bool, int, float, complex)):
         raise TypeError(f"fill_(): argument 'value' must be Number, not {type(value).__name__}")
     check_fits(value, self.dtype)
     return _copy(self, scalar_to_tensor(value))

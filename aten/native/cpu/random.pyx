@@ -7,7 +7,7 @@ kernel bit for bit through the engine in random_fill.pyx (this module is compile
 from libc.stdint cimport uint8_t, int8_t, int16_t, int32_t, int64_t, uint64_t, INT64_MIN, INT64_MAX
 
 from c10.generator cimport Generator, MT19937, mt_uniform_float, mt_uniform_double, generator_or_default
-from c10.scalar_type cimport (is_floating, opmath_type, max_finite, dtype_of, ST_UINT8, ST_INT8, ST_INT16, ST_INT32,
+from c10.scalar_type cimport (is_floating, is_complex, opmath_type, max_finite, dtype_of, ST_UINT8, ST_INT8, ST_INT16, ST_INT32,
                               ST_INT64, ST_FLOAT16, ST_FLOAT32, ST_FLOAT64, ST_BOOL)
 from c10.tensor_impl cimport TensorImpl, MAX_DIMS, empty_contiguous, wrap_number
 from aten.native.cpu.loops cimport cast_contiguous, copy_into
@@ -23,6 +23,7 @@ import math
 import warnings
 
 from aten.native.meta.messages cimport cpp_type
+from aten.native.meta import views as _views
 
 from c10.scalar_type import float_limits
 
@@ -56,6 +57,9 @@ cdef Py_ssize_t _k_bernoulli_tensor(num_t* out, const char* p, bint p_double, Py
 
 def uniform_cpu(TensorImpl self not None, double from_=0, double to=1, generator=None):
     """aten::uniform_"""
+    if is_complex(self.scalar_type):       # as PyTorch: both parts uniform, through the (..., 2) real view
+        uniform_cpu(_views.view_as_real(self), from_, to, generator)
+        return self
     if opmath_type(self.scalar_type) != self.scalar_type:
         return _uniform_reduced(self, from_, to, generator)
     cdef Generator gen = generator_or_default(generator)
@@ -115,6 +119,9 @@ def normal_cpu(TensorImpl self not None, double mean=0, double std=1, generator=
     cdef Generator gen = generator_or_default(generator)
     _check_cpu(self, "normal_")
     _check_normal_std(std)
+    if is_complex(self.scalar_type):       # as PyTorch: each part with half the variance, in the real view
+        _normal_inplace(_views.view_as_real(self), mean, std / math.sqrt(2), gen)
+        return self
     _normal_inplace(self, mean, std, gen)
     return self
 

@@ -1,6 +1,7 @@
 """mm, bmm and addmm on CUDA: the tiled GEMM of kernels/gemm.cu, reading its operands in place
-through their strides (transposes and slices need no copy). Checks and messages are the CPU
-kernels' (PyTorch's meta functions); addmm's scaling and bias are the GEMM's epilogue."""
+through their strides (transposes and slices need no copy), for float, double and (mm, bmm) the
+complex dtypes. Checks and messages are the CPU kernels' (PyTorch's meta functions); addmm's
+scaling and bias are the GEMM's epilogue."""
 from __future__ import annotations
 
 from typing import Any
@@ -14,7 +15,7 @@ from c10 import tensor_impl
 _TILE = 128        # gemm.cu's BM and BN
 _THREADS = 256
 _MAX_GRID = 65535
-_GEMM_TYPES = {"float32": "float", "float64": "double"}
+_GEMM_TYPES = {"float32": "float", "float64": "double", "complex64": "complex64", "complex128": "complex128"}
 
 
 def _same_device(*tensors: Any) -> None:
@@ -30,7 +31,7 @@ def gemm(a: Any, b: Any, batch: int, alpha: Any = 1, beta: Any = 0, bias: Any = 
     same for every batch. `out`, when given, is a contiguous tensor of batch * M * N elements that
     receives the product (in that layout) instead of a new one."""
     dtype = a.dtype
-    if dtype.name not in _GEMM_TYPES:
+    if dtype.name not in _GEMM_TYPES or (dtype.is_complex and (alpha != 1 or beta != 0)):
         raise NotImplementedError(f'"addmm_cuda" not implemented for \'{dtype.type_name}\'')
     three = a.dim() == 3
     m, k = a.shape[-2], a.shape[-1]
@@ -47,6 +48,11 @@ def gemm(a: Any, b: Any, batch: int, alpha: Any = 1, beta: Any = 0, bias: Any = 
     fn = kernel_function("kernels/gemm.cu", f"gemm_{_GEMM_TYPES[dtype.name]}")
     # the kernel loops over row tiles and batches beyond the grid's y and z limits
     grid = ((n + _TILE - 1) // _TILE, min((m + _TILE - 1) // _TILE, _MAX_GRID), min(batch, _MAX_GRID))
+    if dtype.is_complex:        # a @ b only: PyCUDA packs no complex alpha and beta
+        fn(np.int64(batch), np.int64(m), np.int64(n), np.int64(k), np.uintp(a.data_ptr()), np.int64(a_bs),
+           np.int64(a_st[-2]), np.int64(a_st[-1]), np.uintp(b.data_ptr()), np.int64(b_bs), np.int64(b_st[-2]),
+           np.int64(b_st[-1]), np.uintp(out.data_ptr()), grid=grid, block=(_THREADS, 1, 1))
+        return out
     fn(np.int64(batch), np.int64(m), np.int64(n), np.int64(k), np.uintp(a.data_ptr()), np.int64(a_bs), np.int64(a_st[-2]),
        np.int64(a_st[-1]), np.uintp(b.data_ptr()), np.int64(b_bs), np.int64(b_st[-2]), np.int64(b_st[-1]),
        np.uintp(out.data_ptr()), scalar(alpha), scalar(beta if use_bias else 0), np.uintp(bias_ptr),

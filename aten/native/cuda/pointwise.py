@@ -44,13 +44,10 @@ def launch(source: str, cname: str, tensors: tuple[Any, ...], scalars: tuple[Any
     n = out.numel()
     if n == 0:
         return out
-    # float16, bfloat16 and float8 kernels take their scalars as float (the dtype they compute in).
-    scalar_type_ = (opmath_dtype(compute).numpy_dtype or np.dtype(np.float32)).type
-    c_scalars = [scalar_type_(v) for v in scalars]
+    c_scalars, scalar_format = _kernel_scalars(scalars, compute)
     grid, block = grid_for(n)
     # the arguments: n, (the strided kernels: meta,) out and the inputs as pointers, then the scalars
     pointers = "P" * (len(operands) + 1)
-    scalar_format = np.dtype(scalar_type_).char * len(scalars)
     if all(t._sizes() == shape and t.is_contiguous() for t in operands):
         prepared_kernel(source, f"{cname}_{compute.name}", "q" + pointers + scalar_format).prepared_call(
             grid, block, n, out.data_ptr(), *[t.data_ptr() for t in operands], *c_scalars)
@@ -66,6 +63,18 @@ def launch(source: str, cname: str, tensors: tuple[Any, ...], scalars: tuple[Any
     prepared_kernel(source, f"{cname}_{compute.name}_strided", "qP" + pointers + scalar_format).prepared_call(
         grid, block, n, int(meta_dev), out.data_ptr(), *[t.data_ptr() for t in operands], *c_scalars)
     return out
+
+
+def _kernel_scalars(scalars: tuple[Any, ...], compute: Any) -> tuple[list[Any], str]:
+    """The scalars as the kernel of dtype compute takes them, and their struct format: float16,
+    bfloat16 and float8 kernels take them as float (the dtype they compute in), complex ones as
+    their two parts (PyCUDA packs no complex numbers)."""
+    if compute.is_complex:
+        part = compute.to_real().numpy_dtype.type
+        values = [part(p) for v in scalars for p in (complex(v).real, complex(v).imag)]
+        return values, np.dtype(part).char * len(values)
+    scalar_type_ = (opmath_dtype(compute).numpy_dtype or np.dtype(np.float32)).type
+    return [scalar_type_(v) for v in scalars], np.dtype(scalar_type_).char * len(scalars)
 
 
 def _can_write_into(target: Any, shape: tuple[int, ...], dtype: Any, operands: list[Any]) -> bool:

@@ -4,6 +4,7 @@ the default (c10.generator.default_cuda_generator), which torch.manual_seed and
 torch.cuda.manual_seed seed. Passing a CPU generator is PyTorch's device error."""
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -11,6 +12,7 @@ import numpy as np
 from aten.native.cuda.copy import copy_cuda
 from aten.native.cuda.runtime.compiler import kernel_function
 from aten.native.cuda.runtime.launch import grid_for
+from aten.native.meta.views import view_as_real
 from c10 import scalar_type, tensor_impl
 from c10.generator import default_cuda_generator
 
@@ -46,6 +48,9 @@ def _fill_random(self: Any, kernel: str, a: float, b: float, generator: Any) -> 
 
 
 def uniform_cuda(self: Any, from_: float = 0.0, to: float = 1.0, generator: Any = None) -> Any:
+    if self.dtype.is_complex:       # as PyTorch: both parts uniform, through the (..., 2) real view
+        uniform_cuda(view_as_real(self), from_, to, generator)
+        return self
     start = from_
     if self.dtype.name not in _FLOATING:
         raise NotImplementedError(f'"uniform_kernel_cuda" not implemented for \'{self.dtype.type_name}\'')
@@ -55,6 +60,9 @@ def uniform_cuda(self: Any, from_: float = 0.0, to: float = 1.0, generator: Any 
 
 
 def normal_cuda(self: Any, mean: float = 0.0, std: float = 1.0, generator: Any = None) -> Any:
+    if self.dtype.is_complex:       # as PyTorch: each part with half the variance, in the real view
+        normal_cuda(view_as_real(self), mean, std / math.sqrt(2), generator)
+        return self
     if self.dtype.name not in _FLOATING:
         raise NotImplementedError(f'"normal_kernel_cuda" not implemented for \'{self.dtype.type_name}\'')
     if std < 0:

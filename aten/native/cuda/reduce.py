@@ -11,6 +11,7 @@ from aten.native.cuda.copy import copy_cuda
 from aten.native.cuda.runtime.compiler import kernel_function
 from aten.native.cuda.runtime.transfer import contiguous_cuda, to_device
 from aten.native.cuda.sort import ORDERED_TYPES
+from aten.native.meta.views import view_as_complex, view_as_real
 from c10.scalar_type import CPP_TYPE_NAMES
 from c10 import scalar_type, tensor_impl
 
@@ -63,6 +64,8 @@ def _grid(rows: int) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
 
 def _sum(self: Any, dim: Any, keepdim: bool, dtype: Any, mean: bool, name: str, prod: bool = False) -> Any:
     """sum, mean or (prod) product over dim, in dtype (integral inputs: int64 unless given)."""
+    if self.dtype.is_complex or (dtype is not None and dtype.is_complex):
+        return _complex_sum(self, dim, keepdim, dtype or self.dtype, mean, name, prod)
     given = dtype is not None
     if dtype is None:
         dtype = self.dtype if self.dtype.is_floating_point or mean else _INT64
@@ -89,6 +92,30 @@ def _sum(self: Any, dim: Any, keepdim: bool, dtype: Any, mean: bool, name: str, 
     fn = kernel_function("kernels/reduce.cu", f"sum_rows_{dtype.name}")
     fn(np.int64(rows), np.int64(r), np.uintp(moved.data_ptr()), np.uintp(out.data_ptr()), np.float64(scale),
        grid=grid, block=block)
+    return out
+
+
+def _complex_sum(self: Any, dim: Any, keepdim: bool, dtype: Any, mean: bool, name: str, prod: bool) -> Any:
+    """Complex sums and means: the real and imaginary parts reduced apart (a complex accumulator's two
+    parts are exactly such sums) over the (..., 2) real view; products by the complex kernel."""
+    if not dtype.is_complex:
+        raise RuntimeError(f"{name}_cuda: a complex input reduces to a complex dtype, not {dtype.type_name}")
+    source = to_device(contiguous_cuda(self), dtype)
+    dims = _dims(self, dim)
+    if not prod:
+        if not dims and self.dim() == 0:      # a 0-d tensor: its own sum
+            return source if source is not self else copy_cuda(tensor_impl.empty((), dtype, self.device), self)
+        parts = _sum(view_as_real(source), dims, keepdim, None, mean, name)
+        return view_as_complex(parts)
+    moved, rows, r, _ = _rows(source, dims)
+    out = tensor_impl.empty(_shape(self, dims, keepdim), dtype, self.device)
+    if rows == 0:
+        return out
+    if r == 0:
+        return out.fill_(1)
+    grid, block = _grid(rows)
+    kernel_function("kernels/reduce.cu", f"prod_rows_{dtype.name}")(
+        np.int64(rows), np.int64(r), np.uintp(moved.data_ptr()), np.uintp(out.data_ptr()), grid=grid, block=block)
     return out
 
 

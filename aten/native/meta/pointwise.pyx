@@ -131,6 +131,12 @@ cdef int check_scalar_fits(object value, int st) except -1:
     """RuntimeError when a Python number does not fit the dtype it is converted to."""
     cdef int64_t v
     cdef double f, limit
+    if isinstance(value, complex):
+        if is_complex(st):
+            return 0
+        if value.imag != 0:     # c10's checked_convert: a real dtype holds no imaginary part
+            raise RuntimeError(f"value cannot be converted to type {_C_NAMES[st]} without overflow")
+        value = value.real
     if st == ST_BOOL or isinstance(value, bool):
         return 0
     if is_integral(st, False):

@@ -31,3 +31,5 @@ EMBER_STRIDED_COPY(1, unsigned char)
 EMBER_STRIDED_COPY(2, unsigned short)
 EMBER_STRIDED_COPY(4, unsigned int)
 EMBER_STRIDED_COPY(8, unsigned long long)
+struct alignas(16) ember_bytes16 { unsigned long long lo, hi; };     // a complex128 element
+EMBER_STRIDED_COPY(16, ember_bytes16)

@@ -1,4 +1,4 @@
-// C[b] = alpha * A[b] @ B[b] + beta * bias for float and double: a tiled shared-memory GEMM
+// C[b] = alpha * A[b] @ B[b] + beta * bias for float and double (complex64 / complex128: A[b] @ B[b]): a tiled shared-memory GEMM
 // (handwritten; launched by aten/native/cuda/linalg.py; bias, read through its own strides so that
 // it broadcasts, only when beta != 0, so NaN in an ignored bias stays out as PyTorch's). Each block
 // computes a BM x BN tile of C, stepping through K in slices of BK held in shared memory; each of
@@ -139,3 +139,18 @@ __device__ __forceinline__ void gemm_tile(long long M, long long N, long long K,
 
 EMBER_GEMM(float)
 EMBER_GEMM(double)
+
+// complex products (mm, bmm): alpha 1, no bias (PyCUDA packs no complex scalars; addmm takes no complex)
+#include "complex.cuh"
+#define EMBER_GEMM_COMPLEX(T, NAME)                                                                \
+  extern "C" __global__ void __launch_bounds__(256) gemm_##NAME(                                   \
+      long long batch, long long M, long long N, long long K, const T* A, long long a_bs,         \
+      long long a_rs, long long a_cs, const T* B, long long b_bs, long long b_rs, long long b_cs,  \
+      T* C) {                                                                                      \
+    for (long long b = blockIdx.z; b < batch; b += gridDim.z)                                       \
+      gemm_tile<T>(M, N, K, A + b * a_bs, a_rs, a_cs, B + b * b_bs, b_rs, b_cs, C + b * M * N, T(1), \
+                   T(0), nullptr, 0, 0);                                                           \
+  }
+
+EMBER_GEMM_COMPLEX(ember_complex<float>, complex64)
+EMBER_GEMM_COMPLEX(ember_complex<double>, complex128)

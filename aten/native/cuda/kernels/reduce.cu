@@ -155,6 +155,15 @@ EMBER_EXTREME_SCAN(short, int16)
   }                                                                                                \
   EMBER_EXTREME_SCAN(T, NAME)
 
+// complex products (sums reduce the real view, reduce.py); c10::complex's product
+#include "complex.cuh"
+#define EMBER_COMPLEX_PROD(T, NAME)                                                                \
+  extern "C" __global__ void prod_rows_##NAME(long long rows, long long R, const T* in, T* out) {  \
+    fold_rows<T>(rows, R, in, out, 1.0, T(1), EmberProd());                                        \
+  }
+EMBER_COMPLEX_PROD(ember_complex<float>, complex64)
+EMBER_COMPLEX_PROD(ember_complex<double>, complex128)
+
 EMBER_REDUCE(float, float32)
 EMBER_REDUCE(double, float64)
 EMBER_REDUCE(int, int32)

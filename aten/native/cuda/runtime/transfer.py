@@ -76,13 +76,18 @@ def fill_contiguous(t: Any, value: Any) -> None:
     name = t.dtype.name
     # PyCUDA packs neither numpy bools nor the floats NumPy lacks: bool goes as a byte, float16,
     # bfloat16 and float8 as a float rounded on the device (_gen_cast.cu's fill kernels)
-    arg: Any
-    if t.dtype.is_floating_point and (opmath_dtype(t.dtype) is not t.dtype or t.dtype.numpy_dtype is None):
-        arg = np.float32(value)
+    args: tuple[Any, ...]
+    if isinstance(value, complex) and not t.dtype.is_complex:   # its imaginary part is 0 (fill_ checked)
+        value = value.real
+    if t.dtype.is_complex:      # as its two parts: PyCUDA packs no complex numbers
+        part = t.dtype.to_real().numpy_dtype.type
+        args = (part(complex(value).real), part(complex(value).imag))
+    elif t.dtype.is_floating_point and (opmath_dtype(t.dtype) is not t.dtype or t.dtype.numpy_dtype is None):
+        args = (np.float32(value),)
     elif name == "bool":
-        arg = np.uint8(bool(value))
+        args = (np.uint8(bool(value)),)
     else:       # through an array: out-of-range integers wrap as PyTorch's C conversion does
-        arg = np.array(value).astype(t.dtype.numpy_dtype)[()]
+        args = (np.array(value).astype(t.dtype.numpy_dtype)[()],)
     n = t.numel()
     grid, block = grid_for(n)
-    kernel_function("_gen_cast.cu", f"fill_{name}")(np.int64(n), np.uintp(t.data_ptr()), arg, grid=grid, block=block)
+    kernel_function("_gen_cast.cu", f"fill_{name}")(np.int64(n), np.uintp(t.data_ptr()), *args, grid=grid, block=block)
