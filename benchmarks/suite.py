@@ -4,7 +4,7 @@ This file must stay importable by a plain PyTorch install: `python -m benchmarks
 PATH` runs it as a script under that interpreter (`PATH benchmarks/suite.py --serve`, from an
 empty directory, its own folder taken off sys.path, answering requests on stdin), so `import torch` there finds that
 interpreter's PyTorch and never Ember. Nothing here may import Ember's internals (c10, aten,
-torch._C) or the rest of this package.
+torch._C) or the rest of this package (workloads.py, loaded by path, keeps the same rule).
 
 A case is a label, a unit and a setup function: `setup(torch, np, sizes)` builds the inputs and
 returns the zero-argument callable that is timed. An operator missing from the torch under test
@@ -91,6 +91,7 @@ GROUPS = {
     "movement": "cat / index_select / sort, float32",
     "autograd": "autograd: recording overhead and a training step, float32",
     "examples": "examples/: training, float32 (the programs' own models, data and loops)",
+    "training": "training-step pieces, float32 (benchmarks/workloads.py)",
 }
 
 
@@ -710,9 +711,9 @@ def _(torch: Any, np: Any, s: Sizes) -> Fn:
 EXAMPLES = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "examples")
 
 
-def _example(name: str) -> Any:
+def _example(name: str, folder: str = EXAMPLES) -> Any:
     import importlib.util
-    spec = importlib.util.spec_from_file_location(f"_bench_example_{name}", os.path.join(EXAMPLES, f"{name}.py"))
+    spec = importlib.util.spec_from_file_location(f"_bench_example_{name}", os.path.join(folder, f"{name}.py"))
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -749,6 +750,9 @@ def _(torch: Any, np: Any, s: Sizes) -> Fn:
     batches = torch.Generator().manual_seed(0)
     return lambda: ex.train_step(model, optimizer, *ex.get_batch(data, batches))
 
+
+# -- the pieces of a training step (issue 25), defined beside this file ---------------------------
+_example("workloads", os.path.dirname(os.path.abspath(__file__))).register(case)
 
 
 def serve(argv: List[str]) -> int:

@@ -1,33 +1,13 @@
-"""Storage and the CPU allocator: 64-byte aligned blocks, or memory borrowed from an owner."""
-from libc.stdlib cimport free
-from libc.string cimport memcpy, strerror
+"""Storage: the bytes of tensors, from the CPU allocator (cpu_allocator.pyx) or borrowed from an owner."""
+from libc.string cimport memcpy
 from cpython.buffer cimport PyBUF_WRITABLE
 
 import os as _os
 
 from c10 import device as _device_mod
-
-cdef extern from "stdlib.h" nogil:
-    int posix_memalign(void** memptr, size_t alignment, size_t size)
-
-cdef enum:
-    ALIGNMENT = 64          # a cache line; also what AVX-512 loads like
+from c10.cpu_allocator cimport cpu_alloc, cpu_free
 
 _CPU = _device_mod.CPU
-
-
-cdef char* cpu_alloc(Py_ssize_t nbytes) except NULL:
-    """Allocate nbytes (at least 1) aligned to ALIGNMENT; PyTorch's RuntimeError with the size on
-    failure (not MemoryError: callers of PyTorch catch RuntimeError for an allocation too large)."""
-    cdef void* p = NULL
-    cdef int err
-    if nbytes < 0:
-        raise RuntimeError(f"Trying to create tensor with negative dimension: {nbytes} bytes requested")
-    err = posix_memalign(&p, ALIGNMENT, <size_t>(nbytes if nbytes > 0 else 1))
-    if err != 0 or p == NULL:
-        raise RuntimeError(f"DefaultCPUAllocator: can't allocate memory: you tried to allocate {nbytes} bytes. "
-                           f"Error code {err} ({strerror(err).decode()})")
-    return <char*>p
 
 
 cdef class Storage:
@@ -35,7 +15,7 @@ cdef class Storage:
 
     def __dealloc__(self):
         if self.owns_data and self.data != NULL:
-            free(self.data)
+            cpu_free(self.data, self.size_bytes)
             self.data = NULL
         elif type(self.owner) is Storage:       # a byte range of another storage: no longer viewing it
             (<Storage>self.owner).view_count -= 1
@@ -72,7 +52,7 @@ cdef class Storage:
             raise RuntimeError("cannot resize a storage while NumPy arrays or buffers view its memory")
         fresh = cpu_alloc(nbytes)
         memcpy(fresh, self.data, self.size_bytes)
-        free(self.data)
+        cpu_free(self.data, self.size_bytes)
         self.data = fresh
         self.size_bytes = nbytes
         return 0
@@ -106,7 +86,7 @@ cdef class Storage:
         if self.size_bytes:
             memcpy(<char*><Py_ssize_t>block.address, self.data, self.size_bytes)
         if self.owns_data and self.data != NULL:
-            free(self.data)
+            cpu_free(self.data, self.size_bytes)
         self.data = <char*><Py_ssize_t>block.address
         self.owner = block
         self.owns_data = False
