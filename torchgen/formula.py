@@ -24,10 +24,13 @@ MATH_FUNCTIONS: dict[str, tuple[str, str]] = {
                  "atan2", "hypot", "copysign", "lgamma")
 }
 # float32 spellings with a branch-free, vectorisable definition in aten/native/cpu/vec_math.h,
-# used by the "c" target (a float32 CPU loop compiled per ISA: torchgen/targets/cpu_loops.py).
+# used by the "c" target (a float32 CPU loop compiled per ISA: torchgen/targets/cpu_loops.py):
+# math functions and, correctly rounded so the same as their scalar loops, sqrt and the rounding helpers.
 VECTOR_FLOAT32: dict[str, str] = {"exp": "ember_vm_expf", "exp2": "ember_vm_exp2f", "expm1": "ember_vm_expm1f",
                                   "log": "ember_vm_logf", "log1p": "ember_vm_log1pf", "tanh": "ember_vm_tanhf",
-                                  "erf": "ember_vm_erff", "fabs": "fabsf"}
+                                  "erf": "ember_vm_erff", "fabs": "fabsf", "sqrt": "ember_vm_sqrtf",
+                                  "floor": "ember_vm_floorf", "ceil": "ember_vm_ceilf", "trunc": "ember_vm_truncf",
+                                  "round": "ember_vm_roundf"}
 # Defined for every loop dtype: aten/native/cpu/scalar_ops.pxd (Cython, `sm.<name>`) and
 # torchgen/templates/cuda_scalar_ops.cuh (CUDA, `ember_<name>`).
 HELPERS = frozenset({"truncdiv", "floordiv", "remainder", "fmod", "pow", "abs", "sign", "floor", "ceil", "trunc",
@@ -150,7 +153,9 @@ class _Printer:
         if self.dtype.is_complex:
             return self.complex_call(name, args)
         if name in HELPERS and self.target == "c":
-            raise self.error(f"{name}() has no plain C definition (target c)")
+            if name not in VECTOR_FLOAT32 or self.dtype.name != "float32":
+                raise self.error(f"{name}() has no plain C definition (target c)")
+            return f"{VECTOR_FLOAT32[name]}({', '.join(args)})"
         if name in HELPERS:
             return f"sm.{name}({', '.join(args)})" if self.target == "cython" else f"ember_{name}({', '.join(args)})"
         if name not in MATH_FUNCTIONS:

@@ -26,11 +26,12 @@
 #include <string.h>
 #include <stdlib.h>
 
-/* FP exceptions are not observed anywhere in Ember: without this, the selects below would stay
- * branches, since gcc may not execute a possibly trapping operation speculatively, and no loop
- * calling these would vectorise. Scoped to this header and to nn_vec.h (which includes it). */
+/* FP exceptions are not observed anywhere in Ember, nor is errno: without this, the selects below
+ * would stay branches, since gcc may not execute a possibly trapping operation speculatively, sqrt
+ * would keep its errno branch, and no loop calling these would vectorise. Scoped to this header and
+ * to nn_vec.h (which includes it). */
 #pragma GCC push_options
-#pragma GCC optimize("no-trapping-math")
+#pragma GCC optimize("no-trapping-math", "no-math-errno")
 
 #define EMBER_VM_INLINE static inline __attribute__((always_inline))
 
@@ -171,6 +172,16 @@ EMBER_VM_INLINE float ember_vm_erff(float x) {
     r = ax >= 3.92f ? 1.0f : r;
     return copysignf(r, x);
 }
+
+/* Correctly rounded in every ISA, so the same bits as libm's sqrtf, floorf...: vector instructions
+ * where the ISA has them (sqrtps everywhere; roundps from SSE4.1, in the AVX2 loops). round is half
+ * to even, as sm.round (PyTorch's std::nearbyint). sqrt vectorises only without errno (the
+ * pragma above, and the generated loops' own: cpu_vector_loop.c.j2). */
+EMBER_VM_INLINE float ember_vm_sqrtf(float x) { return __builtin_sqrtf(x); }
+EMBER_VM_INLINE float ember_vm_floorf(float x) { return __builtin_floorf(x); }
+EMBER_VM_INLINE float ember_vm_ceilf(float x) { return __builtin_ceilf(x); }
+EMBER_VM_INLINE float ember_vm_truncf(float x) { return __builtin_truncf(x); }
+EMBER_VM_INLINE float ember_vm_roundf(float x) { return __builtin_nearbyintf(x); }
 
 /* Elements per block when a generated loop gathers strided operands (torchgen/targets/cpu_loops.py). */
 #define EMBER_VM_BLOCK 256

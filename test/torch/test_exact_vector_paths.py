@@ -1,0 +1,86 @@
+"""The correctly rounded float32 ops that run as vector instructions where the CPU has them (sqrt, rsqrt,
+floor, ceil, trunc, round, frac: aten/native/cpu/vec_math.h) and the float32 <-> float16 conversions
+(F16C: aten/native/cpu/vec_half.h) give NumPy's bits exactly, over a dense sweep of float32 bit
+patterns, contiguous and strided, and the same bits on the baseline build (ATEN_CPU_CAPABILITY=default)."""
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import torch
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def sweep() -> np.ndarray:
+    """Every 4099th float32 bit pattern (both signs, denormals, infinities, NaNs) and a few specials."""
+    bits = np.arange(0, 1 << 32, 4099, dtype=np.uint64).astype(np.uint32)
+    specials = np.array([0.0, -0.0, 0.5, -0.5, 1.5, 2.5, -2.5, 65504.0, 65520.0, 1e-8, np.inf, -np.inf, np.nan],
+                        np.float32)
+    return np.concatenate([bits.view(np.float32), specials])
+
+
+def _rsqrt(x: np.ndarray) -> np.ndarray:
+    return np.float32(1) / np.sqrt(x)
+
+
+OPS = {"sqrt": np.sqrt, "rsqrt": _rsqrt, "floor": np.floor, "ceil": np.ceil, "trunc": np.trunc, "round": np.rint,
+       "frac": lambda x: x - np.trunc(x)}
+
+
+def _bits(a: np.ndarray) -> np.ndarray:
+    """Bit patterns, every NaN the same (NumPy and the vector units differ in which NaN they make)."""
+    a = np.ascontiguousarray(a)
+    out = a.view(np.uint32 if a.dtype == np.float32 else np.uint16).copy()
+    out[np.isnan(a)] = 0
+    return out
+
+
+@pytest.mark.parametrize("name", sorted(OPS))
+def test_correctly_rounded_float32_op_gives_numpys_bits_in_every_layout(name):
+    x = sweep()
+    with np.errstate(all="ignore"):
+        expected = _bits(OPS[name](x).astype(np.float32))
+    fn = getattr(torch, name)
+    assert np.array_equal(_bits(fn(torch.from_numpy(x)).numpy()), expected)
+    strided = torch.from_numpy(np.repeat(x, 2))[::2]           # the gathered (strided) path
+    assert np.array_equal(_bits(fn(strided).numpy()), expected)
+
+
+def test_float16_conversions_give_numpys_bits_both_ways():
+    x = sweep()
+    with np.errstate(all="ignore"):
+        expected = x.astype(np.float16)
+    half = torch.from_numpy(x).half()
+    assert np.array_equal(_bits(half.numpy()), _bits(expected))
+    assert np.array_equal(_bits(half.float().numpy()), _bits(expected.astype(np.float32)))
+    odd = torch.from_numpy(x[:1001]).half()                    # a tail shorter than one vector
+    assert np.array_equal(_bits(odd.float().numpy()), _bits(expected[:1001].astype(np.float32)))
+
+
+def digest() -> str:
+    """The bits of every op above on the sweep, as one hash (what a build prints in the subprocess)."""
+    x = torch.from_numpy(sweep())
+    h = hashlib.sha256()
+    for name in sorted(OPS):
+        h.update(_bits(getattr(torch, name)(x).numpy()).tobytes())
+    half = x.half()
+    h.update(_bits(half.numpy()).tobytes())
+    h.update(_bits(half.float().numpy()).tobytes())
+    return h.hexdigest()
+
+
+def test_the_baseline_build_gives_the_same_bits():
+    code = (f"import sys; sys.path[:0] = [{str(Path(__file__).parent)!r}, {str(REPO)!r}]\n"
+            "import test_exact_vector_paths as m; print(m.digest())\n")
+    env = dict(os.environ, ATEN_CPU_CAPABILITY="default")
+    result = subprocess.run([sys.executable, "-c", code], cwd=REPO, env=env, capture_output=True, text=True,
+                            timeout=300)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert result.stdout.strip() == digest()
