@@ -1,14 +1,13 @@
 """The autograd graph and its engine (torch/csrc/autograd/{function,engine}.cpp, in Cython).
 
-A Node is one backward function: `apply(grads)` maps the gradients of its forward outputs to
-the gradients of its forward inputs, which flow along its `next_edges` (one Edge per input: the
-input's grad_fn and output number, its AccumulateGrad for a leaf, or None; Python reads them as
-PyTorch's `next_functions` pairs). The engine counts each node's dependencies from the roots, then
-runs nodes whose inputs are complete, highest sequence number first (the reverse of creation, as
-PyTorch's ready queue), summing the gradients that meet at one input.
+A Node is one backward function: `apply(grads)` maps the gradients of its forward outputs to the gradients of its
+forward inputs, which flow along its `next_edges` (one Edge per input: the input's grad_fn and output number, its
+AccumulateGrad for a leaf, or None; Python reads them as PyTorch's `next_functions` pairs). The engine counts each
+node's dependencies from the roots, then runs nodes whose inputs are complete, highest sequence number first (the
+reverse of creation, as PyTorch's ready queue), summing the gradients that meet at one input.
 
-Tensors keep their autograd state as attributes (`_grad_fn`, `_output_nr`, `_requires_grad`,
-`grad`, `_retains_grad`, `_hooks`); this module reads and writes them through the helpers below.
+Tensors keep their autograd state as attributes (`_grad_fn`, `_output_nr`, `_requires_grad`, `grad`,
+`_retains_grad`, `_hooks`); this module reads and writes them through the helpers below.
 """
 import cython
 import heapq
@@ -20,16 +19,16 @@ from libc.stdint cimport uint64_t
 from c10 cimport grad_mode
 from c10.dispatch_key cimport DK_AUTOGRAD_CPU, DK_AUTOGRAD_CUDA
 from c10.scalar_type cimport dtype_of, is_floating, is_complex
-from c10.tensor_impl cimport TensorImpl
+from c10.tensor_impl cimport TensorImpl, non_overlapping_and_dense
 
 cdef uint64_t _sequence = 0             # creation order of nodes: the ready queue runs the newest first
 cdef bint _anomaly_enabled = False        # torch.autograd.set_detect_anomaly
 cdef bint _anomaly_check_nan = True
+cdef object _INF = float("inf")
 
 
 def set_anomaly_mode(bint enabled, bint check_nan=True):
-    """Anomaly detection on or off: nodes record their forward stack, and (with check_nan) a
-    backward that returns NaN raises, naming the node."""
+    """Anomaly detection on or off: nodes record their forward stack, and (with check_nan) NaN gradients raise."""
     global _anomaly_enabled, _anomaly_check_nan
     _anomaly_enabled = enabled
     _anomaly_check_nan = check_nan
@@ -46,9 +45,8 @@ SECOND_BACKWARD = ("Trying to backward through the graph a second time (or direc
 
 @cython.freelist(64)
 cdef class Edge:
-    """One edge of the graph (PyTorch's torch::autograd::Edge): the gradient of a forward input
-    flows into input `input_nr` of `function`, or nowhere when function is None. It reads as the
-    pair (function, input_nr), as PyTorch's Python API shows an edge."""
+    """One edge of the graph (PyTorch's torch::autograd::Edge): the gradient of a forward input flows into input
+    `input_nr` of `function`, or nowhere when function is None. It reads as PyTorch's pair (function, input_nr)."""
 
     def __init__(self, function, Py_ssize_t input_nr):
         if function is not None and not isinstance(function, Node):
@@ -228,11 +226,9 @@ cdef class AccumulateGrad(Node):
         return "torch::autograd::AccumulateGrad"
 
     def apply(self, grads):
-        # PyTorch's AccumulateGrad mutex: backward passes on several threads that reach one leaf
-        # (Hogwild, threaded data parallelism) each add their whole gradient; without it both could
-        # see no .grad yet, or interleave read-modify-write on it with the GIL released in add_.
-        # The lock is the leaf's (made once per leaf, not per graph: an accumulator lives only as
-        # long as a graph holds it), so every accumulator a leaf ever has shares it.
+        # PyTorch's AccumulateGrad mutex: backward passes on several threads reaching one leaf (Hogwild)
+        # each add their whole gradient, never both seeing no .grad or interleaving add_ (GIL released).
+        # The lock is the leaf's, made once, so every accumulator a leaf ever has shares it.
         cdef dict state = self.variable.__dict__
         lock = state.get("_accumulation_lock")
         if lock is None:
@@ -240,9 +236,6 @@ cdef class AccumulateGrad(Node):
         with lock:
             accumulate_grad(self.variable, grads[0])
         return ()
-
-
-cdef object _INF = float("inf")
 
 
 cdef int _init_accumulator(AccumulateGrad node, object variable) except -1:
@@ -258,18 +251,25 @@ cdef object _metadata(t):
 
 
 def accumulate_grad(variable, new_grad):
-    """variable.grad += new_grad as PyTorch's AccumulateGrad: the first gradient is stored as a
-    copy (the incoming one may be the caller's tensor), later ones add in place, or out of place
-    under create_graph so that the sum stays differentiable."""
+    """variable.grad += new_grad as PyTorch's AccumulateGrad: the first gradient is stored as a copy (the incoming
+    one may be the caller's), later ones add in place, or out of place under create_graph (the sum differentiable)."""
     if new_grad is None:
         return
     old = variable.grad
     if old is None:
-        variable.grad = new_grad.clone()
+        variable.grad = _grad_like(new_grad, variable)
     elif grad_mode.grad_enabled():
         variable.grad = old + new_grad
     else:
         old.add_(new_grad)
+
+
+cdef object _grad_like(TensorImpl grad, TensorImpl variable):
+    """A first gradient's copy under PyTorch's layout contract: the leaf's strides where it is dense (an
+    optimizer then walks both alike; a transposed mm gradient would make every update strided), else contiguous."""
+    if non_overlapping_and_dense(variable.nd, variable.sizes, variable.strides):
+        return grad.new_empty_strided(variable.shape, variable.stride()).copy_(grad)
+    return grad.clone() if grad.contiguous else (<object>grad).contiguous()
 
 
 def register_leaf_hook(tensor, fn):
