@@ -25,12 +25,13 @@ MATH_FUNCTIONS: dict[str, tuple[str, str]] = {
 }
 # float32 spellings with a branch-free, vectorisable definition in aten/native/cpu/vec_math.h,
 # used by the "c" target (a float32 CPU loop compiled per ISA: torchgen/targets/cpu_loops.py):
-# math functions and, correctly rounded so the same as their scalar loops, sqrt and the rounding helpers.
+# math functions and, exact so the same as their scalar loops, sqrt and the rounding and selecting helpers.
 VECTOR_FLOAT32: dict[str, str] = {"exp": "ember_vm_expf", "exp2": "ember_vm_exp2f", "expm1": "ember_vm_expm1f",
                                   "log": "ember_vm_logf", "log1p": "ember_vm_log1pf", "tanh": "ember_vm_tanhf",
                                   "erf": "ember_vm_erff", "fabs": "fabsf", "sqrt": "ember_vm_sqrtf",
                                   "floor": "ember_vm_floorf", "ceil": "ember_vm_ceilf", "trunc": "ember_vm_truncf",
-                                  "round": "ember_vm_roundf"}
+                                  "round": "ember_vm_roundf", "isnan": "ember_vm_isnanf", "maximum": "ember_vm_maximumf",
+                                  "minimum": "ember_vm_minimumf", "sign": "ember_vm_signf"}
 # Defined for every loop dtype: aten/native/cpu/scalar_ops.pxd (Cython, `sm.<name>`) and
 # torchgen/templates/cuda_scalar_ops.cuh (CUDA, `ember_<name>`).
 HELPERS = frozenset({"truncdiv", "floordiv", "remainder", "fmod", "pow", "abs", "sign", "floor", "ceil", "trunc",

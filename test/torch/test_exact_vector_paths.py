@@ -1,7 +1,7 @@
-"""The correctly rounded float32 ops that run as vector instructions where the CPU has them (sqrt, rsqrt,
-floor, ceil, trunc, round, frac: aten/native/cpu/vec_math.h) and the float32 <-> float16 conversions
-(F16C: aten/native/cpu/vec_half.h) give NumPy's bits exactly, over a dense sweep of float32 bit
-patterns, contiguous and strided, and the same bits on the baseline build (ATEN_CPU_CAPABILITY=default)."""
+"""The exact float32 ops that run as vector instructions where the CPU has them (sqrt, rsqrt, floor, ceil, trunc,
+round, frac, and the selects relu, sign, maximum, minimum: aten/native/cpu/vec_math.h) and the float32 <-> float16
+conversions (F16C: aten/native/cpu/vec_half.h) give NumPy's bits exactly, over a dense sweep of float32 bit patterns,
+contiguous, strided and broadcast, and the same bits on the baseline build (ATEN_CPU_CAPABILITY=default)."""
 from __future__ import annotations
 
 import hashlib
@@ -30,8 +30,14 @@ def _rsqrt(x: np.ndarray) -> np.ndarray:
     return np.float32(1) / np.sqrt(x)
 
 
+def _relu(x: np.ndarray) -> np.ndarray:
+    return np.where((x > 0) | np.isnan(x), x, np.float32(0))
+
+
 OPS = {"sqrt": np.sqrt, "rsqrt": _rsqrt, "floor": np.floor, "ceil": np.ceil, "trunc": np.trunc, "round": np.rint,
-       "frac": lambda x: x - np.trunc(x)}
+       "frac": lambda x: x - np.trunc(x), "relu": _relu, "sign": np.sign}
+# binary ones, against a shuffled copy of the sweep and a broadcast scalar: NaN-propagating maximum/minimum
+BINARY = {"maximum": np.maximum, "minimum": np.minimum}
 
 
 def _bits(a: np.ndarray) -> np.ndarray:
@@ -51,6 +57,20 @@ def test_correctly_rounded_float32_op_gives_numpys_bits_in_every_layout(name):
     assert np.array_equal(_bits(fn(torch.from_numpy(x)).numpy()), expected)
     strided = torch.from_numpy(np.repeat(x, 2))[::2]           # the gathered (strided) path
     assert np.array_equal(_bits(fn(strided).numpy()), expected)
+
+
+@pytest.mark.parametrize("name", sorted(BINARY))
+def test_selecting_float32_op_gives_numpys_bits_with_tensors_and_broadcast_scalars(name):
+    x = sweep()
+    y = np.random.default_rng(0).permutation(x)
+    fn = getattr(torch, name)
+    assert np.array_equal(_bits(fn(torch.from_numpy(x), torch.from_numpy(y)).numpy()), _bits(BINARY[name](x, y)))
+    for bound in (np.float32(0.5), np.float32(np.nan)):
+        got = fn(torch.from_numpy(x), torch.tensor(bound))
+        assert np.array_equal(_bits(got.numpy()), _bits(BINARY[name](x, bound)))
+    # clamp composes them with a broadcast bound (the vector loops' broadcast path)
+    expected = np.minimum(np.maximum(x, np.float32(-2)), np.float32(3))
+    assert np.array_equal(_bits(torch.clamp(torch.from_numpy(x), -2, 3).numpy()), _bits(expected))
 
 
 def test_float16_conversions_give_numpys_bits_both_ways():

@@ -183,6 +183,13 @@ EMBER_VM_INLINE float ember_vm_ceilf(float x) { return __builtin_ceilf(x); }
 EMBER_VM_INLINE float ember_vm_truncf(float x) { return __builtin_truncf(x); }
 EMBER_VM_INLINE float ember_vm_roundf(float x) { return __builtin_nearbyintf(x); }
 
+/* The helpers of scalar_ops.pxd as selects (the same comparisons, so the same results): NaN-propagating
+ * maximum and minimum, isnan, and sign (0 for NaN). */
+EMBER_VM_INLINE int ember_vm_isnanf(float a) { return a != a; }
+EMBER_VM_INLINE float ember_vm_maximumf(float a, float b) { return a != a ? a : (b != b ? b : (a > b ? a : b)); }
+EMBER_VM_INLINE float ember_vm_minimumf(float a, float b) { return a != a ? a : (b != b ? b : (a < b ? a : b)); }
+EMBER_VM_INLINE float ember_vm_signf(float a) { return (float)((0 < a) - (a < 0)); }
+
 /* Elements per block when a generated loop gathers strided operands (torchgen/targets/cpu_loops.py). */
 #define EMBER_VM_BLOCK 256
 
