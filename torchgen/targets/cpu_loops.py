@@ -74,15 +74,20 @@ class OpContext:
 
 def _vector_expr(op: PointwiseOp, dt: DType) -> str | None:
     """The C formula of a float32 loop whose formula calls exp, log, tanh... (VECTOR_FLOAT32 only,
-    no helpers): rendered with aten/native/cpu/vec_math.h's branch-free spellings, over contiguous
+    no other helpers), or is arithmetic no FMA can contract: rendered with aten/native/cpu/vec_math.h's branch-free spellings, over contiguous
     blocks compiled for the baseline and for AVX2+FMA and picked at run time (ember_use_avx2).
     Strided and broadcast operands are gathered into blocks of VM_BLOCK elements, so every layout
-    gets the same vector code and the same results. None when the formula has no such function,
+    gets the same vector code and the same results. None when the formula has none of these,
     or calls a helper or a function without a vector spelling."""
     if dt.name != "float32" or op.out_dtype(dt).name != "float32":
         return None
     formula = op.formula_for(dt)
-    if not any(kind == "name" and text in VECTOR_FLOAT32 for kind, text in tokenize(formula)):
+    tokens = tokenize(formula)
+    ops = {text for kind, text in tokens if kind == "op"}
+    # a product and a sum in one formula would be contracted into an FMA in the AVX2 build, changing
+    # its bits: arithmetic-only formulas vectorise only without that pair (div, reciprocal, leaky_relu)
+    arithmetic_only = not ("*" in ops and ops & {"+", "-"})
+    if not (arithmetic_only or any(kind == "name" and text in VECTOR_FLOAT32 for kind, text in tokens)):
         return None
     try:
         return render(formula, op.names(), dt, "c")
