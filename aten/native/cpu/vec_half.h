@@ -5,8 +5,7 @@
 #ifndef EMBER_VEC_HALF_H
 #define EMBER_VEC_HALF_H
 #include <stddef.h>
-#include <stdlib.h>
-#include <string.h>
+#include "aten/native/cpu/vec_math.h"
 
 static void ember_f32_to_f16_base(const float* in, _Float16* out, ptrdiff_t n) {
     for (ptrdiff_t i = 0; i < n; i++) out[i] = (_Float16)in[i];
@@ -16,34 +15,30 @@ static void ember_f16_to_f32_base(const _Float16* in, float* out, ptrdiff_t n) {
     for (ptrdiff_t i = 0; i < n; i++) out[i] = (float)in[i];
 }
 
-#if defined(__GNUC__) && defined(__x86_64__)
+#if defined(EMBER_HAVE_AVX2) && defined(__x86_64__)
 #include <immintrin.h>
 #define EMBER_HAVE_F16C 1
 
-__attribute__((target("avx,f16c"))) static void ember_f32_to_f16_f16c(const float* in, _Float16* out, ptrdiff_t n) {
+__attribute__((target("avx2,f16c"))) static void ember_f32_to_f16_f16c(const float* in, _Float16* out, ptrdiff_t n) {
     ptrdiff_t i = 0;
     for (; i + 8 <= n; i += 8)
         _mm_storeu_si128((__m128i*)(out + i), _mm256_cvtps_ph(_mm256_loadu_ps(in + i), _MM_FROUND_TO_NEAREST_INT));
     for (; i < n; i++) out[i] = (_Float16)in[i];
 }
 
-__attribute__((target("avx,f16c"))) static void ember_f16_to_f32_f16c(const _Float16* in, float* out, ptrdiff_t n) {
+__attribute__((target("avx2,f16c"))) static void ember_f16_to_f32_f16c(const _Float16* in, float* out, ptrdiff_t n) {
     ptrdiff_t i = 0;
     for (; i + 8 <= n; i += 8) _mm256_storeu_ps(out + i, _mm256_cvtph_ps(_mm_loadu_si128((const __m128i*)(in + i))));
     for (; i < n; i++) out[i] = (float)in[i];
 }
 #endif
 
-/* Decided once per module; ATEN_CPU_CAPABILITY=default (PyTorch's variable) asks for the baseline. */
+/* The AVX2 path's CPUs (vec_math.h: AVX2+FMA, not ATEN_CPU_CAPABILITY=default) with F16C, which they
+ * all have in practice; decided once per module. */
 static int ember_use_f16c(void) {
 #ifdef EMBER_HAVE_F16C
     static int cached = -1;
-    if (cached < 0) {
-        const char* env = getenv("ATEN_CPU_CAPABILITY");
-        __builtin_cpu_init();
-        cached = __builtin_cpu_supports("avx") && __builtin_cpu_supports("f16c")
-                 && !(env && (strcmp(env, "default") == 0 || strcmp(env, "base") == 0));
-    }
+    if (cached < 0) cached = ember_use_avx2() && __builtin_cpu_supports("f16c");
     return cached;
 #else
     return 0;

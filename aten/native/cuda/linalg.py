@@ -48,15 +48,13 @@ def gemm(a: Any, b: Any, batch: int, alpha: Any = 1, beta: Any = 0, bias: Any = 
     fn = kernel_function("kernels/gemm.cu", f"gemm_{_GEMM_TYPES[dtype.name]}")
     # the kernel loops over row tiles and batches beyond the grid's y and z limits
     grid = ((n + _TILE - 1) // _TILE, min((m + _TILE - 1) // _TILE, _MAX_GRID), min(batch, _MAX_GRID))
-    if dtype.is_complex:        # a @ b only: PyCUDA packs no complex alpha and beta
-        fn(np.int64(batch), np.int64(m), np.int64(n), np.int64(k), np.uintp(a.data_ptr()), np.int64(a_bs),
-           np.int64(a_st[-2]), np.int64(a_st[-1]), np.uintp(b.data_ptr()), np.int64(b_bs), np.int64(b_st[-2]),
-           np.int64(b_st[-1]), np.uintp(out.data_ptr()), grid=grid, block=(_THREADS, 1, 1))
-        return out
-    fn(np.int64(batch), np.int64(m), np.int64(n), np.int64(k), np.uintp(a.data_ptr()), np.int64(a_bs), np.int64(a_st[-2]),
-       np.int64(a_st[-1]), np.uintp(b.data_ptr()), np.int64(b_bs), np.int64(b_st[-2]), np.int64(b_st[-1]),
-       np.uintp(out.data_ptr()), scalar(alpha), scalar(beta if use_bias else 0), np.uintp(bias_ptr),
-       np.int64(bias_rs), np.int64(bias_cs), grid=grid, block=(_THREADS, 1, 1))
+    args = [np.int64(batch), np.int64(m), np.int64(n), np.int64(k), np.uintp(a.data_ptr()), np.int64(a_bs),
+            np.int64(a_st[-2]), np.int64(a_st[-1]), np.uintp(b.data_ptr()), np.int64(b_bs), np.int64(b_st[-2]),
+            np.int64(b_st[-1]), np.uintp(out.data_ptr())]
+    if not dtype.is_complex:    # complex: a @ b only, PyCUDA packs no complex alpha and beta
+        args += [scalar(alpha), scalar(beta if use_bias else 0), np.uintp(bias_ptr), np.int64(bias_rs),
+                 np.int64(bias_cs)]
+    fn(*args, grid=grid, block=(_THREADS, 1, 1))
     return out
 
 

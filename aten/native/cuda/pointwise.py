@@ -14,7 +14,7 @@ import numpy as np
 from aten.native.cuda.copy import copy_cuda
 from aten.native.cuda.runtime.compiler import prepared_kernel
 from aten.native.cuda.runtime.launch import byte_extent, device_meta, grid_for
-from aten.native.cuda.runtime.transfer import to_device
+from aten.native.cuda.runtime.transfer import complex_parts, to_device
 from aten.native.meta.errors import device_mismatch_error
 from aten.native.meta.pointwise import broadcast_shapes
 from c10 import cuda as c10_cuda
@@ -70,9 +70,8 @@ def _kernel_scalars(scalars: tuple[Any, ...], compute: Any) -> tuple[list[Any], 
     bfloat16 and float8 kernels take them as float (the dtype they compute in), complex ones as
     their two parts (PyCUDA packs no complex numbers)."""
     if compute.is_complex:
-        part = compute.to_real().numpy_dtype.type
-        values = [part(p) for v in scalars for p in (complex(v).real, complex(v).imag)]
-        return values, np.dtype(part).char * len(values)
+        values = [p for v in scalars for p in complex_parts(v, compute)]
+        return values, np.dtype(compute.to_real().numpy_dtype).char * len(values)
     scalar_type_ = (opmath_dtype(compute).numpy_dtype or np.dtype(np.float32)).type
     return [scalar_type_(v) for v in scalars], np.dtype(scalar_type_).char * len(scalars)
 

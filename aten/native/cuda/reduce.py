@@ -65,16 +65,21 @@ def _grid(rows: int) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
 def _sum(self: Any, dim: Any, keepdim: bool, dtype: Any, mean: bool, name: str, prod: bool = False) -> Any:
     """sum, mean or (prod) product over dim, in dtype (integral inputs: int64 unless given)."""
     if self.dtype.is_complex or (dtype is not None and dtype.is_complex):
-        return _complex_sum(self, dim, keepdim, dtype or self.dtype, mean, name, prod)
-    given = dtype is not None
-    if dtype is None:
-        dtype = self.dtype if self.dtype.is_floating_point or mean else _INT64
-    if mean and not dtype.is_floating_point:
-        which, got = ("Optional dtype", dtype) if given else ("Input dtype", self.dtype)
-        raise RuntimeError(f"mean(): could not infer output dtype. {which} must be either a floating point or "
-                           f"complex dtype. Got: {got.type_name}")
-    if dtype.name not in ("float32", "float64", "int64"):
-        raise NotImplementedError(f'"{name}_cuda" not implemented for \'{dtype.type_name}\'')
+        dtype = dtype or self.dtype
+        if not dtype.is_complex:
+            raise RuntimeError(f"{name}_cuda: a complex input reduces to a complex dtype, not {dtype.type_name}")
+        if not prod:
+            return _complex_sum(self, dim, keepdim, dtype, mean, name)
+    else:
+        given = dtype is not None
+        if dtype is None:
+            dtype = self.dtype if self.dtype.is_floating_point or mean else _INT64
+        if mean and not dtype.is_floating_point:
+            which, got = ("Optional dtype", dtype) if given else ("Input dtype", self.dtype)
+            raise RuntimeError(f"mean(): could not infer output dtype. {which} must be either a floating point or "
+                               f"complex dtype. Got: {got.type_name}")
+        if dtype.name not in ("float32", "float64", "int64"):
+            raise NotImplementedError(f'"{name}_cuda" not implemented for \'{dtype.type_name}\'')
     source = to_device(contiguous_cuda(self), dtype)
     dims = _dims(self, dim)
     moved, rows, r, _ = _rows(source, dims)
@@ -84,7 +89,7 @@ def _sum(self: Any, dim: Any, keepdim: bool, dtype: Any, mean: bool, name: str, 
     if r == 0:
         return out.fill_(float("nan") if mean else (1 if prod else 0))
     grid, block = _grid(rows)
-    if prod:
+    if prod:            # real and complex kernels alike (c10::complex's product)
         kernel_function("kernels/reduce.cu", f"prod_rows_{dtype.name}")(
             np.int64(rows), np.int64(r), np.uintp(moved.data_ptr()), np.uintp(out.data_ptr()), grid=grid, block=block)
         return out
@@ -95,28 +100,14 @@ def _sum(self: Any, dim: Any, keepdim: bool, dtype: Any, mean: bool, name: str, 
     return out
 
 
-def _complex_sum(self: Any, dim: Any, keepdim: bool, dtype: Any, mean: bool, name: str, prod: bool) -> Any:
+def _complex_sum(self: Any, dim: Any, keepdim: bool, dtype: Any, mean: bool, name: str) -> Any:
     """Complex sums and means: the real and imaginary parts reduced apart (a complex accumulator's two
-    parts are exactly such sums) over the (..., 2) real view; products by the complex kernel."""
-    if not dtype.is_complex:
-        raise RuntimeError(f"{name}_cuda: a complex input reduces to a complex dtype, not {dtype.type_name}")
+    parts are exactly such sums) over the (..., 2) real view."""
     source = to_device(contiguous_cuda(self), dtype)
     dims = _dims(self, dim)
-    if not prod:
-        if not dims and self.dim() == 0:      # a 0-d tensor: its own sum
-            return source if source is not self else copy_cuda(tensor_impl.empty((), dtype, self.device), self)
-        parts = _sum(view_as_real(source), dims, keepdim, None, mean, name)
-        return view_as_complex(parts)
-    moved, rows, r, _ = _rows(source, dims)
-    out = tensor_impl.empty(_shape(self, dims, keepdim), dtype, self.device)
-    if rows == 0:
-        return out
-    if r == 0:
-        return out.fill_(1)
-    grid, block = _grid(rows)
-    kernel_function("kernels/reduce.cu", f"prod_rows_{dtype.name}")(
-        np.int64(rows), np.int64(r), np.uintp(moved.data_ptr()), np.uintp(out.data_ptr()), grid=grid, block=block)
-    return out
+    if not dims and self.dim() == 0:      # a 0-d tensor: its own sum
+        return source if source is not self else copy_cuda(tensor_impl.empty((), dtype, self.device), self)
+    return view_as_complex(_sum(view_as_real(source), dims, keepdim, None, mean, name))
 
 
 def sum_cuda(self: Any, dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Any:

@@ -71,6 +71,14 @@ def to_device(t: Any, dtype: Any) -> Any:
     return out
 
 
+def complex_parts(value: Any, dtype: Any) -> tuple[Any, Any]:
+    """A Python number as a complex kernel argument of dtype takes it: its real and imaginary parts,
+    of the dtype's component type (PyCUDA packs no complex numbers)."""
+    part = dtype.to_real().numpy_dtype.type
+    z = complex(value)
+    return part(z.real), part(z.imag)
+
+
 def fill_contiguous(t: Any, value: Any) -> None:
     """Every element of a contiguous CUDA tensor set to value (a Python number)."""
     name = t.dtype.name
@@ -79,9 +87,8 @@ def fill_contiguous(t: Any, value: Any) -> None:
     args: tuple[Any, ...]
     if isinstance(value, complex) and not t.dtype.is_complex:   # its imaginary part is 0 (fill_ checked)
         value = value.real
-    if t.dtype.is_complex:      # as its two parts: PyCUDA packs no complex numbers
-        part = t.dtype.to_real().numpy_dtype.type
-        args = (part(complex(value).real), part(complex(value).imag))
+    if t.dtype.is_complex:
+        args = complex_parts(value, t.dtype)
     elif t.dtype.is_floating_point and (opmath_dtype(t.dtype) is not t.dtype or t.dtype.numpy_dtype is None):
         args = (np.float32(value),)
     elif name == "bool":
