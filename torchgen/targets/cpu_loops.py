@@ -74,10 +74,11 @@ class OpContext:
 
 def _vector_expr(op: PointwiseOp, dt: DType) -> str | None:
     """The C formula of a float32 loop whose formula calls exp, log, tanh... (VECTOR_FLOAT32 only,
-    no other helpers), or is arithmetic no FMA can contract: rendered with aten/native/cpu/vec_math.h's branch-free spellings, over contiguous
-    blocks compiled for the baseline and for AVX2+FMA and picked at run time (ember_use_avx2).
-    Strided and broadcast operands are gathered into blocks of VM_BLOCK elements, so every layout
-    gets the same vector code and the same results. None when the formula has none of these,
+    no other helpers), or is arithmetic no FMA can contract: rendered with aten/native/cpu/vec_math.h's
+    branch-free spellings, over contiguous blocks compiled for the baseline and for AVX2+FMA and
+    picked at run time (ember_use_avx2). Strided operands are gathered into blocks of VM_BLOCK
+    elements and broadcast ones filled into one, so every layout gets the same vector code and the
+    same results. None when the formula has none of these,
     or calls a helper or a function without a vector spelling."""
     if dt.name != "float32" or op.out_dtype(dt).name != "float32":
         return None

@@ -7,8 +7,8 @@ kernel bit for bit through the engine in random_fill.pyx (this module is compile
 from libc.stdint cimport uint8_t, int8_t, int16_t, int32_t, int64_t, uint64_t, INT64_MIN, INT64_MAX
 
 from c10.generator cimport Generator, MT19937, mt_uniform_float, mt_uniform_double, generator_or_default
-from c10.scalar_type cimport (is_floating, is_complex, opmath_type, max_finite, dtype_of, ST_UINT8, ST_INT8, ST_INT16, ST_INT32,
-                              ST_INT64, ST_FLOAT16, ST_FLOAT32, ST_FLOAT64, ST_BOOL)
+from c10.scalar_type cimport (is_floating, is_complex, opmath_type, max_finite, dtype_of, ST_UINT8, ST_INT8,
+                              ST_INT16, ST_INT32, ST_INT64, ST_FLOAT16, ST_FLOAT32, ST_FLOAT64, ST_BOOL)
 from c10.tensor_impl cimport TensorImpl, MAX_DIMS, empty_contiguous, wrap_number
 from aten.native.cpu.loops cimport cast_contiguous, copy_into
 

@@ -99,9 +99,13 @@ __device__ __forceinline__ ember_cd ember_ctanh(ember_cd z) {
   return ember_cd(beta * rho * s / d, t / d);
 }
 // the circular functions from the hyperbolic ones: sin z = -i sinh(iz), cos z = cosh(iz), tan z = -i tanh(iz)
-__device__ __forceinline__ ember_cd ember_csin(ember_cd z) { return ember_times_minus_i(ember_csinh(ember_times_i(z))); }
+__device__ __forceinline__ ember_cd ember_csin(ember_cd z) {
+  return ember_times_minus_i(ember_csinh(ember_times_i(z)));
+}
 __device__ __forceinline__ ember_cd ember_ccos(ember_cd z) { return ember_ccosh(ember_times_i(z)); }
-__device__ __forceinline__ ember_cd ember_ctan(ember_cd z) { return ember_times_minus_i(ember_ctanh(ember_times_i(z))); }
+__device__ __forceinline__ ember_cd ember_ctan(ember_cd z) {
+  return ember_times_minus_i(ember_ctanh(ember_times_i(z)));
+}
 
 // asinh z = log(z + sqrt(z^2 + 1)) for Re z >= 0 (odd elsewhere), as log1p(z + z^2 / (1 + sqrt(z^2 + 1)))
 __device__ __forceinline__ ember_cd ember_casinh(ember_cd z) {
@@ -131,8 +135,13 @@ __device__ __forceinline__ ember_cd ember_catanh(ember_cd z) {
   const ember_cd d = ember_clog1p(z) - ember_clog1p(-z);
   return ember_cd(0.5 * d.re, 0.5 * d.im);
 }
-__device__ __forceinline__ ember_cd ember_casin(ember_cd z) { return ember_times_minus_i(ember_casinh(ember_times_i(z))); }
-__device__ __forceinline__ ember_cd ember_catan(ember_cd z) { return ember_times_minus_i(ember_catanh(ember_times_i(z))); }
+// asin z = -i asinh(iz), atan z = -i atanh(iz)
+__device__ __forceinline__ ember_cd ember_casin(ember_cd z) {
+  return ember_times_minus_i(ember_casinh(ember_times_i(z)));
+}
+__device__ __forceinline__ ember_cd ember_catan(ember_cd z) {
+  return ember_times_minus_i(ember_catanh(ember_times_i(z)));
+}
 __device__ __forceinline__ ember_cd ember_cacos(ember_cd z) {
   const ember_cd s = ember_casin(z);
   return ember_cd(1.57079632679489661923 - s.re, -s.im);

@@ -1,4 +1,4 @@
-// C[b] = alpha * A[b] @ B[b] + beta * bias for float and double (complex64 / complex128: A[b] @ B[b]): a tiled shared-memory GEMM
+// C[b] = alpha * A[b] @ B[b] + beta * bias for float and double (complex: A[b] @ B[b]): a tiled shared-memory GEMM
 // (handwritten; launched by aten/native/cuda/linalg.py; bias, read through its own strides so that
 // it broadcasts, only when beta != 0, so NaN in an ignored bias stays out as PyTorch's). Each block
 // computes a BM x BN tile of C, stepping through K in slices of BK held in shared memory; each of
