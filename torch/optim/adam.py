@@ -1,5 +1,6 @@
 """Adam (and, with decoupled_weight_decay, AdamW): PyTorch's single-tensor update
-(torch/optim/adam.py) with bias corrections from the float32 'step' counter, amsgrad and maximize."""
+(torch/optim/adam.py) with bias corrections from the float32 'step' counter, amsgrad and maximize,
+run for a whole group by one multi-tensor kernel where the tensors allow (torch/optim/_multi_tensor.py)."""
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -8,6 +9,7 @@ from typing import Any
 import torch
 from torch import Tensor
 
+from torch.optim import _multi_tensor
 from torch.optim.optimizer import (Optimizer, ParamsT, _get_scalar_dtype, _scalar, _to_scalar,
                                    _use_grad_for_differentiable)
 
@@ -61,6 +63,8 @@ class Adam(Optimizer):
                     "decoupled_weight_decay": decoupled_weight_decay}
         super().__init__(params, defaults)
         self._check_fused(fused, differentiable, foreach)
+        if fused:
+            self._step_supports_amp_scaling = True
 
     @_use_grad_for_differentiable
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
@@ -83,6 +87,8 @@ class Adam(Optimizer):
                 grad = p.grad
                 if grad is None:
                     continue
+                if group["fused"]:
+                    _multi_tensor.check_fused_param(p)
                 params.append(p)
                 grads.append(grad)
                 s = state[p]
@@ -100,7 +106,9 @@ class Adam(Optimizer):
             beta1, beta2 = group["betas"]
             adam(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, steps, amsgrad=amsgrad, beta1=beta1,
                  beta2=beta2, lr=group["lr"], weight_decay=group["weight_decay"], eps=group["eps"],
-                 maximize=group["maximize"], decoupled_weight_decay=group["decoupled_weight_decay"])
+                 maximize=group["maximize"], decoupled_weight_decay=group["decoupled_weight_decay"],
+                 foreach=group["foreach"], fused=group["fused"], differentiable=group["differentiable"],
+                 grad_scale=getattr(self, "grad_scale", None), found_inf=getattr(self, "found_inf", None))
         return loss
 
 
@@ -110,17 +118,30 @@ def adam(params: list[Tensor], grads: list[Tensor], exp_avgs: list[Tensor], exp_
          grad_scale: Tensor | None = None, found_inf: Tensor | None = None, has_complex: bool = False,
          decoupled_weight_decay: bool = False, *, amsgrad: bool, beta1: float | Tensor, beta2: float | Tensor,
          lr: float | Tensor, weight_decay: float, eps: float, maximize: bool) -> None:
-    r"""Functional API that performs Adam algorithm computation (PyTorch's single-tensor form).
+    r"""Functional API that performs Adam algorithm computation (PyTorch's single-tensor form, or the
+    multi-tensor kernel giving its bits).
 
     See :class:`~torch.optim.Adam` for details.
     """
     if not all(isinstance(t, Tensor) for t in state_steps):
         raise RuntimeError("API has changed, `state_steps` argument must contain a list of singleton tensors")
-    if grad_scale is not None or found_inf is not None:
-        raise AssertionError("Expected grad_scale and found_inf to be None")
     lr_: float = _scalar(_to_scalar(lr))
     beta1_: float = _scalar(_to_scalar(beta1))
     beta2_: float = _scalar(_to_scalar(beta2))
+    tensors = (params, grads, exp_avgs, exp_avg_sqs) + ((max_exp_avg_sqs,) if amsgrad else ())
+    if fused or (foreach is not False and not differentiable and grad_scale is None and found_inf is None
+                 and _multi_tensor.qualifies(*tensors)):
+        if not params:
+            return
+        _multi_tensor.take_step(state_steps)
+        kernel = torch._fused_adamw_ if decoupled_weight_decay else torch._fused_adam_
+        kernel(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, lr=lr_, beta1=beta1_,
+               beta2=beta2_, weight_decay=weight_decay, eps=eps, amsgrad=amsgrad, maximize=maximize,
+               grad_scale=grad_scale, found_inf=found_inf)
+        _multi_tensor.undo_skipped_step(state_steps, found_inf)
+        return
+    if grad_scale is not None or found_inf is not None:
+        raise AssertionError("Expected grad_scale and found_inf to be None")
     for i, param in enumerate(params):
         grad = grads[i] if not maximize else -grads[i]
         exp_avg = exp_avgs[i]

@@ -1,5 +1,6 @@
 """SGD with momentum, dampening, Nesterov, weight decay and maximize: PyTorch's single-tensor
-update (torch/optim/sgd.py), in place on the parameters under no_grad."""
+update (torch/optim/sgd.py), in place on the parameters under no_grad, run for a whole group by one
+multi-tensor kernel where the tensors allow (torch/optim/_multi_tensor.py)."""
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -8,6 +9,7 @@ from typing import Any
 import torch
 from torch import Tensor
 
+from torch.optim import _multi_tensor
 from torch.optim.optimizer import Optimizer, ParamsT, _scalar, _to_scalar, _use_grad_for_differentiable
 
 __all__ = ["SGD", "sgd"]
@@ -36,6 +38,8 @@ class SGD(Optimizer):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
         super().__init__(params, defaults)
         self._check_fused(fused, differentiable, foreach)
+        if fused:
+            self._step_supports_amp_scaling = True
 
     @_use_grad_for_differentiable
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
@@ -54,12 +58,16 @@ class SGD(Optimizer):
             for p in group["params"]:
                 grad = p.grad
                 if grad is not None:
+                    if group["fused"]:
+                        _multi_tensor.check_fused_param(p)
                     params.append(p)
                     grads.append(grad)
                     if momentum != 0:
                         buffers.append(state[p].get("momentum_buffer"))
             sgd(params, grads, buffers, weight_decay=group["weight_decay"], momentum=momentum, lr=group["lr"],
-                dampening=group["dampening"], nesterov=group["nesterov"], maximize=group["maximize"])
+                dampening=group["dampening"], nesterov=group["nesterov"], maximize=group["maximize"],
+                foreach=group["foreach"], fused=group["fused"], differentiable=group["differentiable"],
+                grad_scale=getattr(self, "grad_scale", None), found_inf=getattr(self, "found_inf", None))
             if momentum != 0:
                 for p, buf in zip(params, buffers):
                     state[p]["momentum_buffer"] = buf
@@ -68,17 +76,23 @@ class SGD(Optimizer):
 
 def sgd(params: list[Tensor], d_p_list: list[Tensor], momentum_buffer_list: list[Tensor | None],
         has_sparse_grad: bool = False, foreach: bool | None = None, fused: bool | None = None,
-        grad_scale: Tensor | None = None, found_inf: Tensor | None = None, *, weight_decay: float,
-        momentum: float, lr: float, dampening: float, nesterov: bool, maximize: bool) -> None:
-    r"""Functional API that performs SGD algorithm computation (PyTorch's single-tensor form; new
-    momentum buffers are stored into momentum_buffer_list).
+        grad_scale: Tensor | None = None, found_inf: Tensor | None = None, differentiable: bool = False, *,
+        weight_decay: float, momentum: float, lr: float, dampening: float, nesterov: bool, maximize: bool) -> None:
+    r"""Functional API that performs SGD algorithm computation (PyTorch's single-tensor form, or the
+    multi-tensor kernel giving its bits; new momentum buffers are stored into momentum_buffer_list).
 
     See :class:`~torch.optim.SGD` for details.
     """
-    if grad_scale is not None or found_inf is not None:
-        raise AssertionError("Expected grad_scale and found_inf to be None")
     lr = _scalar(_to_scalar(lr))
     weight_decay = _scalar(weight_decay)
+    if fused or (foreach is not False and not differentiable and grad_scale is None and found_inf is None
+                 and _multi_tensor_ready(params, d_p_list, momentum_buffer_list, momentum)):
+        _fused_sgd(params, d_p_list, momentum_buffer_list, weight_decay=weight_decay, momentum=momentum, lr=lr,
+                   dampening=dampening, nesterov=nesterov, maximize=maximize, grad_scale=grad_scale,
+                   found_inf=found_inf)
+        return
+    if grad_scale is not None or found_inf is not None:
+        raise AssertionError("Expected grad_scale and found_inf to be None")
     for i, param in enumerate(params):
         grad = d_p_list[i] if not maximize else -d_p_list[i]
         if weight_decay != 0:
@@ -92,3 +106,40 @@ def sgd(params: list[Tensor], d_p_list: list[Tensor], momentum_buffer_list: list
                 buf.mul_(momentum).add_(grad, alpha=1 - dampening)
             grad = grad.add(buf, alpha=momentum) if nesterov else buf
         param.add_(grad, alpha=-lr)
+
+
+def _multi_tensor_ready(params: list[Tensor], grads: list[Tensor], buffers: list[Tensor | None],
+                        momentum: float) -> bool:
+    """Whether the kernel can take the group (with the momentum buffers made so far)."""
+    if not _multi_tensor.qualifies(params, grads):
+        return False
+    made = [i for i, b in enumerate(buffers) if b is not None] if momentum != 0 else []
+    return not made or _multi_tensor.qualifies([params[i] for i in made], [b for b in buffers if b is not None])
+
+
+def _fused_sgd(params: list[Tensor], grads: list[Tensor], buffers: list[Tensor | None], *, weight_decay: float,
+               momentum: float, lr: float, dampening: float, nesterov: bool, maximize: bool,
+               grad_scale: Tensor | None, found_inf: Tensor | None) -> None:
+    """torch._fused_sgd_ over the group: one call, or with momentum one for the parameters whose buffers
+    are made here (the kernel fills them with the gradients, as PyTorch's first step) and one for the rest."""
+    if not params or found_inf is not None and bool(found_inf == 1):
+        return                  # a skipped step: the kernel would not run, and no buffer is made
+
+    def run(index: list[int], bufs: list[Tensor], first: bool) -> None:
+        torch._fused_sgd_([params[i] for i in index], [grads[i] for i in index], bufs, weight_decay=weight_decay,
+                          momentum=momentum, lr=lr, dampening=dampening, nesterov=nesterov, maximize=maximize,
+                          is_first_step=first, grad_scale=grad_scale, found_inf=found_inf)
+    if momentum == 0:
+        run(list(range(len(params))), [], False)
+        return
+    fresh = [i for i, b in enumerate(buffers) if b is None]
+    kept = [i for i, b in enumerate(buffers) if b is not None]
+    kept_buffers = [b for b in buffers if b is not None]
+    made: list[Tensor] = []
+    for i in fresh:
+        made.append(torch.empty_like(grads[i], memory_format=torch.contiguous_format))
+        buffers[i] = made[-1]
+    if fresh:
+        run(fresh, made, True)
+    if kept:
+        run(kept, kept_buffers, False)
