@@ -19,7 +19,8 @@ class Loop:
     ("same"), converted ("convert") or as 0/1 ("bool"). `load` and `store_fn` name the C functions
     converting in_t to compute_t and compute_t to out_t where a C cast cannot (bfloat16). A float32
     loop whose formula vectorises has `vector_expr` instead: the formula in C, compiled per ISA by
-    cpu_vector_loop.c.j2."""
+    cpu_vector_loop.c.j2. A float16 or bfloat16 loop of the same formula names that float32 loop in
+    `via_float32` and runs it on widened blocks instead of converting element by element."""
     name: str
     scalar_type: int
     in_t: str
@@ -32,6 +33,7 @@ class Loop:
     vector_expr: str | None = None
     load: str = ""
     store_fn: str = ""
+    via_float32: str | None = None
 
 
 @dataclass(frozen=True)
@@ -96,14 +98,31 @@ def _vector_expr(op: PointwiseOp, dt: DType) -> str | None:
         return None
 
 
+# The most operands a float16/bfloat16 loop widens into blocks (aten/native/cpu/vec_reduced.h).
+WIDENED_INPUTS = 4
+
+
+def _via_float32(op: PointwiseOp, dt: DType) -> str | None:
+    """The float32 loop a float16 or bfloat16 loop runs on widened blocks: the same formula computed in
+    float32 (the reduced loops' opmath), results of the input's dtype."""
+    if (dt.name not in ("float16", "bfloat16") or dt.compute.name != "float32" or op.out_dtype(dt) is not dt
+            or len(op.tensors) > WIDENED_INPUTS):
+        return None
+    f32 = next((d for d in op.loop_dtypes if d.name == "float32"), None)
+    if f32 is None or op.out_dtype(f32) is not f32 or op.formula_for(f32) != op.formula_for(dt):
+        return None
+    return f"{op.cname}_float32"
+
+
 def _loop(op: PointwiseOp, dt: DType) -> Loop:
     out = op.out_dtype(dt)
     vector_expr = _vector_expr(op, dt)
-    expr = "" if vector_expr is not None else render(op.formula_for(dt), op.names(), dt.compute, "cython")
+    via = _via_float32(op, dt)
+    expr = "" if vector_expr is not None or via else render(op.formula_for(dt), op.names(), dt.compute, "cython")
     store = "bool" if out.is_bool else ("same" if out.compute is out else "convert")
     return Loop(name=f"{op.cname}_{dt.name}", scalar_type=dt.scalar_type, in_t=dt.ctype, compute_t=dt.compute.ctype,
                 out_t=out.ctype, inputs=len(op.tensors), scalars=len(op.scalars), expr=expr, store=store,
-                vector_expr=vector_expr, load=dt.load, store_fn=out.store)
+                vector_expr=vector_expr, load=dt.load, store_fn=out.store, via_float32=via)
 
 
 def kernel_name(fn: NativeFunction) -> str:

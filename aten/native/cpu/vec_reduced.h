@@ -1,0 +1,111 @@
+/* The float16 and bfloat16 loops of the generated pointwise kernels (torchgen/templates/cpu_pointwise.pyx.j2)
+ * run the float32 loop of the same formula: operands widened to float32 block by block (exactly, with
+ * F16C for contiguous float16: vec_half.h), results rounded back once when stored, as PyTorch's
+ * opmath rounds them. The float32 loop brings its vector code, and no element converts in software. */
+#ifndef EMBER_VEC_REDUCED_H
+#define EMBER_VEC_REDUCED_H
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include "aten/native/cpu/vec_half.h"
+
+#define EMBER_WIDENED_BLOCK 256
+
+/* bfloat16 is float32's upper half; called with a constant step where contiguous, so the loops vectorise */
+static inline __attribute__((always_inline)) void ember_bf16_widen_run(const char* src, ptrdiff_t step, float* dst,
+                                                                       ptrdiff_t m) {
+    for (ptrdiff_t i = 0; i < m; i++) {
+        uint16_t h;
+        memcpy(&h, src + i * step, sizeof h);
+        uint32_t bits = (uint32_t)h << 16;
+        memcpy(&dst[i], &bits, sizeof bits);
+    }
+}
+
+static inline __attribute__((always_inline)) void ember_bf16_narrow_run(const float* src, char* dst, ptrdiff_t step,
+                                                                        ptrdiff_t m) {
+    for (ptrdiff_t i = 0; i < m; i++) {
+        uint32_t bits;
+        memcpy(&bits, &src[i], sizeof bits);
+        uint16_t r = (uint16_t)((bits + 0x7FFFu + ((bits >> 16) & 1u)) >> 16);
+        r = src[i] != src[i] ? (uint16_t)0xFFFF : r;
+        memcpy(dst + i * step, &r, sizeof r);
+    }
+}
+
+#ifdef EMBER_HAVE_AVX2
+__attribute__((target("avx2"))) static void ember_bf16_widen_avx2(const char* src, float* dst, ptrdiff_t m) {
+    ember_bf16_widen_run(src, sizeof(uint16_t), dst, m);
+}
+__attribute__((target("avx2"))) static void ember_bf16_narrow_avx2(const float* src, char* dst, ptrdiff_t m) {
+    ember_bf16_narrow_run(src, dst, sizeof(uint16_t), m);
+}
+#endif
+
+/* m elements at src (step bytes apart, m <= EMBER_WIDENED_BLOCK) as float32 at dst. Strided float16 is
+ * gathered first, so every float16 element converts through F16C where the CPU has it. */
+static inline void ember_widen(const char* src, ptrdiff_t step, float* dst, ptrdiff_t m, int half) {
+    if (half) {
+        _Float16 gathered[EMBER_WIDENED_BLOCK];
+        const _Float16* from = (const _Float16*)src;
+        if (step != (ptrdiff_t)sizeof(_Float16)) {
+            for (ptrdiff_t i = 0; i < m; i++) memcpy(&gathered[i], src + i * step, sizeof(_Float16));
+            from = gathered;
+        }
+        ember_f16_to_f32(from, dst, m);
+    } else if (step == (ptrdiff_t)sizeof(uint16_t)) {
+#ifdef EMBER_HAVE_AVX2
+        if (ember_use_avx2()) { ember_bf16_widen_avx2(src, dst, m); return; }
+#endif
+        ember_bf16_widen_run(src, sizeof(uint16_t), dst, m);
+    } else {
+        ember_bf16_widen_run(src, step, dst, m);
+    }
+}
+
+/* m float32 values rounded into dst (step bytes apart): float16 through F16C (then scattered), bfloat16
+ * as c10/bfloat16.h's ember_float_to_bf16 rounds (nearest even, NaN as 0xFFFF), as a select. */
+static inline void ember_narrow(const float* src, char* dst, ptrdiff_t step, ptrdiff_t m, int half) {
+    if (half) {
+        _Float16 rounded[EMBER_WIDENED_BLOCK];
+        _Float16* to = step == (ptrdiff_t)sizeof(_Float16) ? (_Float16*)dst : rounded;
+        ember_f32_to_f16(src, to, m);
+        if (to == rounded)
+            for (ptrdiff_t i = 0; i < m; i++) memcpy(dst + i * step, &rounded[i], sizeof(_Float16));
+    } else if (step == (ptrdiff_t)sizeof(uint16_t)) {
+#ifdef EMBER_HAVE_AVX2
+        if (ember_use_avx2()) { ember_bf16_narrow_avx2(src, dst, m); return; }
+#endif
+        ember_bf16_narrow_run(src, dst, sizeof(uint16_t), m);
+    } else {
+        ember_bf16_narrow_run(src, dst, step, m);
+    }
+}
+
+#define EMBER_WIDENED_INPUTS 4
+
+typedef void (*ember_loop_fn)(char** data, const ptrdiff_t* steps, ptrdiff_t n, const void* extra);
+
+/* f (a float32 loop of `inputs` operands) over n float16 (half) or bfloat16 elements; a broadcast
+ * operand (step 0) is widened once and passed with step 0. */
+static void ember_run_widened(ember_loop_fn f, char** data, const ptrdiff_t* steps, ptrdiff_t n, const void* extra,
+                              int inputs, int half) {
+    float in[EMBER_WIDENED_INPUTS][EMBER_WIDENED_BLOCK], res[EMBER_WIDENED_BLOCK];
+    char* blocks[EMBER_WIDENED_INPUTS + 1];
+    ptrdiff_t block_steps[EMBER_WIDENED_INPUTS + 1];
+    blocks[0] = (char*)res;
+    block_steps[0] = sizeof(float);
+    for (int j = 0; j < inputs; j++) {
+        blocks[j + 1] = (char*)in[j];
+        block_steps[j + 1] = steps[j + 1] == 0 ? 0 : (ptrdiff_t)sizeof(float);
+        if (steps[j + 1] == 0) ember_widen(data[j + 1], 0, in[j], 1, half);
+    }
+    for (ptrdiff_t s = 0; s < n; s += EMBER_WIDENED_BLOCK) {
+        ptrdiff_t m = n - s < EMBER_WIDENED_BLOCK ? n - s : EMBER_WIDENED_BLOCK;
+        for (int j = 0; j < inputs; j++)
+            if (steps[j + 1] != 0) ember_widen(data[j + 1] + s * steps[j + 1], steps[j + 1], in[j], m, half);
+        f(blocks, block_steps, m, extra);
+        ember_narrow(res, data[0] + s * steps[0], steps[0], m, half);
+    }
+}
+#endif
