@@ -6,7 +6,8 @@ the profiler uses, both can run together). PyTorch's composites (matmul, linear,
 path) reach mm, addmm, bmm and baddbmm through Ember's dispatcher as they do through PyTorch's, so
 those counts and keys agree; einsum, a single kernel on Ember's CPU, is counted as the bmm PyTorch
 computes it with. Only the outermost counted operator of a nest counts. A convolution's backward
-runs as convolutions here, so its FLOPs (the same number) are listed under aten.convolution where
+runs as convolutions here (its weight gradient, without create_graph, as one kernel counted as the
+convolution it computes), so its FLOPs (the same number) are listed under aten.convolution where
 PyTorch lists aten.convolution_backward. Modules are tracked by global forward hooks and, in the
 backward, by hooks on their outputs' and inputs' gradients, as PyTorch's ModuleTracker does."""
 from __future__ import annotations
@@ -66,6 +67,12 @@ def conv_flop(x_shape: Any, w_shape: Any, _bias: Any, _stride: Any, _padding: An
     return conv_flop_count(x_shape, w_shape, out_shape, transposed=transposed)
 
 
+def _conv_weight_grad_flop(grad_shape: Any, x_shape: Any, weight_sizes: Any, *args: Any, out_shape: Any = None,
+                           **kwargs: Any) -> int:
+    """The weight gradient's kernel (a backward without create_graph): the convolution's own count."""
+    return conv_flop_count(x_shape, tuple(weight_sizes), grad_shape)
+
+
 def _einsum_flop(equation: str, shapes: list[Any]) -> int:
     """The bmm FLOPs of PyTorch's einsum: operands contracted left to right, each pair as one bmm
     over the letters both keep (those used only by one operand and not later are summed first)."""
@@ -123,11 +130,12 @@ def _with_shapes(formula: Callable[..., int]) -> Callable[..., int]:
 
 
 for _name, _formula in (("mm", mm_flop), ("addmm", addmm_flop), ("bmm", bmm_flop), ("baddbmm", baddbmm_flop),
-                        ("convolution", conv_flop), ("_convolution", conv_flop)):
+                        ("convolution", conv_flop), ("_convolution", conv_flop),
+                        ("_ember_convolution_weight_grad", _conv_weight_grad_flop)):
     flop_registry[_name] = _with_shapes(_formula)
 flop_registry["einsum"] = lambda equation, operands, *a, out_shape=None, **k: _einsum_flop(
     equation, [tuple(t.shape) for t in operands])
-_KEYS.update(einsum="bmm")
+_KEYS.update(einsum="bmm", _ember_convolution_weight_grad="convolution")
 
 
 class _Counting(threading.local):

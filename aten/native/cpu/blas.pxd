@@ -11,6 +11,7 @@ ctypedef void (*dgemm_t)(int order, int transa, int transb, int64_t m, int64_t n
 cdef enum:
     CBLAS_ROW_MAJOR = 101
     CBLAS_NO_TRANS = 111
+    CBLAS_TRANS = 112
 
 ctypedef struct GemmPlan:
     Py_ssize_t batch, m, n, k

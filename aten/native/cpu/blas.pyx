@@ -107,7 +107,6 @@ def blas_threads():
 # ---- GEMMs split across Ember's own OpenMP threads ----
 
 cdef enum:
-    CBLAS_TRANS = 112
     PARALLEL_GEMM_MACS = 1 << 18   # below this a GEMM (all batches) is cheaper than waking a thread
 
 

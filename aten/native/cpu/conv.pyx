@@ -10,8 +10,10 @@ being its own columns); images under 256 output positions go several to a task, 
 all of them, copied into place. The GEMM is OpenBLAS's, single-threaded inside the region.
 Other dtypes (no BLAS) use np.matmul: one batched GEMM for 1x1, else the same bands, or several
 small images at a time.
-Transposed: the GEMM W[g]^T @ x[n, g] gives the columns and col2im adds them into the zeroed
-output. 1-D convolutions are 2-D ones with a height of 1. The checks and messages are
+Transposed (and so the input's gradient): the GEMM W[g]^T @ x[n, g] gives the columns and col2im
+adds them into the zeroed output, an image per task with BLAS single-threaded (_transpose_tasks). The weight's gradient (without create_graph: _ember_convolution_weight_grad) unfolds the
+input band by band as the forward does, grad[n, g] @ cols[g]^T accumulated per slice of images,
+the slices' sums added in order. 1-D convolutions are 2-D ones with a height of 1. The checks and messages are
 PyTorch's (ConvUtils.h).
 """
 import numpy as np
@@ -40,6 +42,7 @@ cdef enum:
     TILE_BYTES = 1 << 19      # a band of columns the GEMM reads back from the L2 cache (512 KiB)
     MIN_COLS = 256            # columns per GEMM below which BLAS loses efficiency
     SMALL_GEMM = 64           # GEMMs with fewer (rows x inner) than this are loops (depthwise)
+    SMALL_IMAGE_TASKS = 8     # small images are batched into at least this many tasks (when there are as many)
 
 
 # _DIRECT_BLAS: the big-image forward calls BLAS's GEMM itself, from an OpenMP loop over bands of
@@ -49,7 +52,7 @@ cdef enum:
 # shared machine cost seconds. The GEMM is NumPy's OpenBLAS (the ILP64 CBLAS interface NumPy's
 # wheels bundle), found through NumPy's own extension module; where it isn't there (another
 # BLAS), the same bands go through np.matmul instead.
-from aten.native.cpu.blas cimport (CBLAS_NO_TRANS, CBLAS_ROW_MAJOR, blas_dgemm, blas_sgemm, blas_single_threaded,
+from aten.native.cpu.blas cimport (CBLAS_NO_TRANS, CBLAS_ROW_MAJOR, CBLAS_TRANS, blas_dgemm, blas_sgemm, blas_single_threaded,
                                    dgemm_t, sgemm_t)
 from aten.native.cpu.element_types cimport num_t, floating_t
 
@@ -436,10 +439,11 @@ cdef object _conv_forward(TensorImpl input, TensorImpl weight, object bias, tupl
             rows = max(1, TILE_BYTES // (R * Wo * x.itemsize))
             rows = min(Ho, max(rows, _ceil_div(MIN_COLS, Wo)))
         else:
-            # whole images, enough for a GEMM wide enough, but at least two tasks a thread
+            # whole images, enough for a GEMM wide enough, but at least SMALL_IMAGE_TASKS tasks: a count
+            # set by the shape alone, since BLAS's result for a column depends on the GEMM's width
             rows = Ho
             imgs = max(_ceil_div(MIN_COLS, L), TILE_BYTES // (R * L * x.itemsize))
-            imgs = max(1, min(imgs, N // (2 * nt)))
+            imgs = max(1, min(imgs, N // SMALL_IMAGE_TASKS))
         if nt > _ceil_div(N, imgs) * _ceil_div(Ho, rows):
             nt = _ceil_div(N, imgs) * _ceil_div(Ho, rows)
         identity = kh == 1 and kw == 1 and sh == 1 and sw == 1 and ph == 0 and pw == 0 and imgs == 1
@@ -506,6 +510,26 @@ cdef object _conv_forward(TensorImpl input, TensorImpl weight, object bias, tupl
     return out
 
 
+cdef void _transpose_tasks(const floating_t* x, const floating_t* w, floating_t* out, floating_t* cols, Py_ssize_t N,
+                           Py_ssize_t Cin, Py_ssize_t Hi, Py_ssize_t Wi, Py_ssize_t Cout, Py_ssize_t G, Py_ssize_t kh,
+                           Py_ssize_t kw, Py_ssize_t sh, Py_ssize_t sw, Py_ssize_t ph, Py_ssize_t pw, Py_ssize_t dh,
+                           Py_ssize_t dw, Py_ssize_t Ho, Py_ssize_t Wo, int nt) noexcept nogil:
+    """The transposed convolution an image per task over nt threads, BLAS single-threaded (see
+    _DIRECT_BLAS): the columns W[g]^T @ x[n, g] into this thread's buffer, folded into out[n] (zeroed)."""
+    cdef Py_ssize_t Kin = Cin // G, K2 = (Cout // G) * kh * kw, Lin = Hi * Wi, n, g
+    cdef floating_t* buf
+    for n in prange(N, num_threads=nt, schedule="dynamic", chunksize=1):
+        buf = cols + threadid() * G * K2 * Lin
+        for g in range(G):
+            if floating_t is float:
+                _sgemm(CBLAS_ROW_MAJOR, CBLAS_TRANS, CBLAS_NO_TRANS, K2, Lin, Kin, 1.0, w + g * Kin * K2, K2,
+                       x + (n * Cin + g * Kin) * Lin, Lin, 0.0, buf + g * K2 * Lin, Lin)
+            else:
+                _dgemm(CBLAS_ROW_MAJOR, CBLAS_TRANS, CBLAS_NO_TRANS, K2, Lin, Kin, 1.0, w + g * Kin * K2, K2,
+                       x + (n * Cin + g * Kin) * Lin, Lin, 0.0, buf + g * K2 * Lin, Lin)
+        _col2im(buf, out + n * Cout * Ho * Wo, Cout, Ho, Wo, kh, kw, sh, sw, ph, pw, dh, dw, Hi, Wi, 1)
+
+
 cdef object _conv_transpose(TensorImpl input, TensorImpl weight, object bias, tuple stride, tuple padding,
                             tuple dilation, tuple output_padding, Py_ssize_t groups, int k):
     cdef Py_ssize_t N = input.sizes[0], Cin = input.sizes[1], G = groups
@@ -514,9 +538,11 @@ cdef object _conv_transpose(TensorImpl input, TensorImpl weight, object bias, tu
     cdef int st = input.scalar_type, nt
     cdef bint blas, identity
     cdef Py_ssize_t sh = stride[0], sw = stride[1], ph = padding[0], pw = padding[1], dh = dilation[0], dw = dilation[1]
-    cdef TensorImpl x, out, cols
+    cdef TensorImpl x, out, cols, wc
     cdef char* op
     cdef char* cp
+    cdef char* xp
+    cdef char* wp
     Hi, Wi = _spatial(input, k)
     kh, kw = _spatial(weight, k)
     if k == 2:
@@ -531,7 +557,23 @@ cdef object _conv_transpose(TensorImpl input, TensorImpl weight, object bias, tu
     o = np_view(out)
     o[...] = 0
     Lin = Hi * Wi
-    if Lin and Cin:
+    blas = (st == ST_FLOAT32 and _sgemm != NULL) or (st == ST_FLOAT64 and _dgemm != NULL)
+    if Lin and Cin and blas:
+        x = contiguous(input)
+        wc = contiguous(weight)
+        nt = min(num_threads(), N)
+        cols = new_tensor((nt * Cout * kh * kw * Lin,), st)
+        xp, wp, op, cp = x.data(), wc.data(), out.data(), cols.data()
+        blas_single_threaded(True)
+        with nogil:
+            if st == ST_FLOAT32:
+                _transpose_tasks(<const float*>xp, <const float*>wp, <float*>op, <float*>cp, N, Cin, Hi, Wi, Cout, G,
+                                 kh, kw, sh, sw, ph, pw, dh, dw, Ho, Wo, nt)
+            else:
+                _transpose_tasks(<const double*>xp, <const double*>wp, <double*>op, <double*>cp, N, Cin, Hi, Wi, Cout,
+                                 G, kh, kw, sh, sw, ph, pw, dh, dw, Ho, Wo, nt)
+        blas_single_threaded(False)
+    elif Lin and Cin:
         x = contiguous(input)
         # W as (G, Cin/G, Cout/G*kh*kw): the columns of image n are W[g]^T @ x[n, g]
         w = np.ascontiguousarray(np_view(weight)).reshape(G, Cin // G, (Cout // G) * kh * kw)
@@ -548,4 +590,116 @@ cdef object _conv_transpose(TensorImpl input, TensorImpl weight, object bias, tu
                 _fold(st, cp, op + n * Cout * Ho * Wo * out.itemsize, Cout, Ho, Wo, kh, kw, sh, sw, ph, pw, dh, dw,
                       Hi, Wi, nt)
     _add_bias(out, bias)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# The weight's gradient: dW[g] = sum over images n of grad[n, g] (M x L) @ cols(x[n])[g]^T (L x K)
+
+cdef enum:
+    WEIGHT_GRAD_SLICES = 64   # image slices, each summed by one task: fixed by N alone, not by the threads
+
+
+cdef void _weight_grad_tasks(const floating_t* x, const floating_t* gr, floating_t* parts, floating_t* cols,
+                             Py_ssize_t N, Py_ssize_t C, Py_ssize_t H, Py_ssize_t W, Py_ssize_t Cout, Py_ssize_t G,
+                             Py_ssize_t kh, Py_ssize_t kw, Py_ssize_t sh, Py_ssize_t sw, Py_ssize_t ph, Py_ssize_t pw,
+                             Py_ssize_t dh, Py_ssize_t dw, Py_ssize_t Ho, Py_ssize_t Wo, Py_ssize_t rows,
+                             Py_ssize_t per_slice, Py_ssize_t slices, int nt) noexcept nogil:
+    """parts[s] (G, M, K) = the sum over slice s's images, band by band in order, of the band of
+    grad[n, g] times the band's columns transposed; single-threaded BLAS in each task, so each
+    part's bits do not depend on which thread ran it."""
+    cdef Py_ssize_t R = C * kh * kw, K = R // G, M = Cout // G, L = Ho * Wo
+    cdef Py_ssize_t s, n, oh0, oh1, T, g
+    cdef floating_t* buf
+    cdef floating_t* part
+    cdef floating_t beta
+    for s in prange(slices, num_threads=nt, schedule="dynamic", chunksize=1):
+        buf = cols + threadid() * R * rows * Wo
+        part = parts + s * Cout * K
+        beta = 0
+        for n in range(s * per_slice, min(N, (s + 1) * per_slice)):
+            oh0 = 0
+            while oh0 < Ho:
+                oh1 = min(Ho, oh0 + rows)
+                T = (oh1 - oh0) * Wo
+                _im2col(x + n * C * H * W, buf, 1, C, H, W, kh, kw, sh, sw, ph, pw, dh, dw, Wo, oh0, oh1)
+                for g in range(G):
+                    if floating_t is float:
+                        _sgemm(CBLAS_ROW_MAJOR, CBLAS_NO_TRANS, CBLAS_TRANS, M, K, T, 1.0,
+                               gr + (n * Cout + g * M) * L + oh0 * Wo, L, buf + g * K * T, T, beta, part + g * M * K, K)
+                    else:
+                        _dgemm(CBLAS_ROW_MAJOR, CBLAS_NO_TRANS, CBLAS_TRANS, M, K, T, 1.0,
+                               gr + (n * Cout + g * M) * L + oh0 * Wo, L, buf + g * K * T, T, beta, part + g * M * K, K)
+                beta = 1
+                oh0 = oh1
+
+
+cdef void _sum_parts(const floating_t* parts, floating_t* out, Py_ssize_t slices, Py_ssize_t size,
+                     int nt) noexcept nogil:
+    """out = parts[0] + parts[1] + ... in that order, element by element."""
+    cdef Py_ssize_t i, s
+    cdef floating_t acc
+    for i in prange(size, num_threads=nt, schedule="static"):
+        acc = parts[i]
+        for s in range(1, slices):
+            acc = acc + parts[s * size + i]
+        out[i] = acc
+
+
+def convolution_weight_grad_cpu(TensorImpl grad_output not None, TensorImpl input not None, weight_sizes, stride,
+                                padding, dilation, Py_ssize_t groups):
+    """The gradient of a (1-D or 2-D, not transposed) float32/float64 convolution in its weight."""
+    cdef int k = len(weight_sizes) - 2, st = input.scalar_type, nt
+    cdef Py_ssize_t N = input.sizes[0], C = input.sizes[1], Cout = weight_sizes[0], G = groups
+    cdef Py_ssize_t H, W, kh, kw, Ho, Wo, R, K, rows, per_slice, slices, sh, sw, ph, pw, dh, dw
+    cdef TensorImpl x, gr, out, parts, cols
+    cdef char* xp
+    cdef char* gp
+    cdef char* pp
+    cdef char* cp
+    cdef char* op
+    if k not in (1, 2) or input.nd != k + 2 or grad_output.nd != k + 2:
+        raise RuntimeError(f"_ember_convolution_weight_grad: a 1-D or 2-D convolution, got weight sizes "
+                           f"{list(weight_sizes)} and an input of {input.nd} dims")
+    if st not in (ST_FLOAT32, ST_FLOAT64) or grad_output.scalar_type != st:
+        raise RuntimeError("_ember_convolution_weight_grad: float32 or float64 input and grad_output of one dtype")
+    if (st == ST_FLOAT32 and _sgemm == NULL) or (st == ST_FLOAT64 and _dgemm == NULL):
+        raise RuntimeError("_ember_convolution_weight_grad: no BLAS GEMM found (NumPy's OpenBLAS)")
+    stride, padding, dilation = tuple(stride), tuple(padding), tuple(dilation)
+    if k == 1:
+        stride, padding, dilation = (1,) + stride, (0,) + padding, (1,) + dilation
+    sh, sw, ph, pw, dh, dw = stride[0], stride[1], padding[0], padding[1], dilation[0], dilation[1]
+    H, W = _spatial(input, k)
+    Ho, Wo = _spatial(grad_output, k)
+    kh, kw = (1, weight_sizes[2]) if k == 1 else (weight_sizes[2], weight_sizes[3])
+    R = C * kh * kw
+    K = R // G
+    out = new_tensor(tuple(weight_sizes), st)
+    if out.n_elem == 0:
+        return out
+    if N == 0 or Ho * Wo == 0:
+        np_view(out)[...] = 0
+        return out
+    x = contiguous(input)
+    gr = contiguous(grad_output)
+    nt = num_threads()
+    rows = max(1, TILE_BYTES // (R * Wo * x.itemsize))
+    rows = min(Ho, max(rows, _ceil_div(MIN_COLS, Wo)))
+    per_slice = _ceil_div(N, WEIGHT_GRAD_SLICES)
+    slices = _ceil_div(N, per_slice)
+    nt = min(nt, slices)
+    parts = new_tensor((slices * Cout * K,), st)
+    cols = new_tensor((nt * R * rows * Wo,), st)
+    xp, gp, pp, cp, op = x.data(), gr.data(), parts.data(), cols.data(), out.data()
+    blas_single_threaded(True)
+    with nogil:
+        if st == ST_FLOAT32:
+            _weight_grad_tasks(<const float*>xp, <const float*>gp, <float*>pp, <float*>cp, N, C, H, W, Cout, G, kh, kw,
+                               sh, sw, ph, pw, dh, dw, Ho, Wo, rows, per_slice, slices, nt)
+            _sum_parts(<const float*>pp, <float*>op, slices, Cout * K, nt)
+        else:
+            _weight_grad_tasks(<const double*>xp, <const double*>gp, <double*>pp, <double*>cp, N, C, H, W, Cout, G, kh,
+                               kw, sh, sw, ph, pw, dh, dw, Ho, Wo, rows, per_slice, slices, nt)
+            _sum_parts(<const double*>pp, <double*>op, slices, Cout * K, nt)
+    blas_single_threaded(False)
     return out

@@ -18,6 +18,7 @@ from torch.csrc.autograd.functions_manual.shapes import index
 _arange = find_operator("arange")
 _constant_pad_nd = find_operator("constant_pad_nd")
 _convolution = find_operator("convolution")
+_convolution_weight_grad = find_operator("_ember_convolution_weight_grad")
 _ctc_loss_backward = find_operator("_ctc_loss_backward")
 _layer_norm_backward_input = find_operator("_ember_layer_norm_backward_input")
 _layer_norm_backward_weight = find_operator("_ember_layer_norm_backward_weight")
@@ -101,6 +102,10 @@ def convolution_backward_weight(grad: Any, input: Any, weight_sizes: Any, stride
     stride, padding, dilation = _ntuple(stride, k), _ntuple(padding, k), _ntuple(dilation, k)
     if transposed:     # the transposed convolution is the adjoint map: input and grad swap roles
         return _conv_weight_grad(grad, input, weight_sizes, stride, padding, dilation, groups)
+    if (not _grad_mode.is_grad_enabled() and k in (1, 2) and input.device.type == "cpu"
+            and input.dtype.name in ("float32", "float64") and grad.dtype is input.dtype):
+        # no double backward to build: the CPU kernel (im2col + GEMM per band, as the forward)
+        return _convolution_weight_grad(grad, input, weight_sizes, stride, padding, dilation, groups)
     return _conv_weight_grad(input, grad, weight_sizes, stride, padding, dilation, groups)
 
 
