@@ -35,21 +35,34 @@ cdef inline const char* _ptr(object t) noexcept:
 # body only passes by address is shared between the threads in Cython (a data race); assigned
 # directly, it is private to each.
 cdef inline double _mean(const floating_t* x, Py_ssize_t n) noexcept nogil:
-    cdef Py_ssize_t i
-    cdef double s = 0
-    for i in range(n):
-        s += x[i]
-    return s / n
+    """In double over 8 independent accumulators (the loop vectorises), added as a tree."""
+    cdef Py_ssize_t i, k, m = n - n % 8
+    cdef double a[8]
+    for k in range(8):
+        a[k] = 0
+    for i in range(0, m, 8):
+        for k in range(8):
+            a[k] += x[i + k]
+    for i in range(m, n):
+        a[i - m] += x[i]
+    return (((a[0] + a[1]) + (a[2] + a[3])) + ((a[4] + a[5]) + (a[6] + a[7]))) / n
 
 
 cdef inline double _variance(const floating_t* x, Py_ssize_t n, double mean) noexcept nogil:
-    """The biased variance (the mean of squared deviations from mean)."""
-    cdef Py_ssize_t i
-    cdef double d, q = 0
-    for i in range(n):
+    """The biased variance (the mean of squared deviations from mean), accumulated as _mean."""
+    cdef Py_ssize_t i, k, m = n - n % 8
+    cdef double d
+    cdef double a[8]
+    for k in range(8):
+        a[k] = 0
+    for i in range(0, m, 8):
+        for k in range(8):
+            d = x[i + k] - mean
+            a[k] += d * d
+    for i in range(m, n):
         d = x[i] - mean
-        q += d * d
-    return q / n
+        a[i - m] += d * d
+    return (((a[0] + a[1]) + (a[2] + a[3])) + ((a[4] + a[5]) + (a[6] + a[7]))) / n
 
 
 cdef inline void _affine(const floating_t* x, floating_t* y, Py_ssize_t n, double scale, double shift) noexcept nogil:
@@ -57,6 +70,21 @@ cdef inline void _affine(const floating_t* x, floating_t* y, Py_ssize_t n, doubl
     cdef Py_ssize_t i
     for i in range(n):
         y[i] = <floating_t>(x[i] * scale + shift)
+
+
+cdef inline void _normalize(const floating_t* x, floating_t* y, Py_ssize_t n, double mean, double rstd,
+                            const floating_t* w, const floating_t* b) noexcept nogil:
+    """y = (x - mean) * rstd (in double, rounded once), times w, plus b: one loop per case, so each vectorises."""
+    cdef Py_ssize_t i
+    if w != NULL and b != NULL:
+        for i in range(n):
+            y[i] = <floating_t>((x[i] - mean) * rstd) * w[i] + b[i]
+    elif w != NULL:
+        for i in range(n):
+            y[i] = <floating_t>((x[i] - mean) * rstd) * w[i]
+    else:
+        for i in range(n):
+            y[i] = <floating_t>((x[i] - mean) * rstd) + b[i]
 
 
 # ---- layer norm -------------------------------------------------------------------------------
@@ -78,12 +106,7 @@ cdef void _layer_norm(const floating_t* x, floating_t* y, floating_t* mean_out, 
         if w == NULL and b == NULL:
             _affine(xr, yr, M, rstd, -mean * rstd)
         else:
-            for i in range(M):
-                yr[i] = <floating_t>((xr[i] - mean) * rstd)
-                if w != NULL:
-                    yr[i] = yr[i] * w[i]
-                if b != NULL:
-                    yr[i] = yr[i] + b[i]
+            _normalize(xr, yr, M, mean, rstd, w, b)
 
 
 def native_layer_norm_cpu(TensorImpl input not None, normalized_shape, weight, bias, double eps):
