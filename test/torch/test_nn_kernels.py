@@ -417,6 +417,27 @@ def test_safe_softmax_gives_zero_for_fully_masked_rows():
     assert torch._safe_softmax(x, 1).tolist() == [[0.0, 0.0], [1.0, 0.0]]
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("dim", [0, 1, 2])
+def test_safe_softmax_zeroes_masked_rows_along_any_dim_and_keeps_nan_rows(dtype, dim):
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal((4, 5, 6)).astype(dtype)
+    a[np.roll(np.arange(4 * 5 * 6).reshape(4, 5, 6) % 3 == 0, 1)] = -np.inf     # partly masked rows
+    masked = [1, 2, 3]
+    masked[dim] = slice(None)
+    a[tuple(masked[:dim] + [slice(None)] + masked[dim + 1:])] = -np.inf       # one fully masked row
+    nan_row = [0, 0, 0]
+    nan_row[dim] = 1
+    a[tuple(nan_row)] = np.nan                                                # a NaN: its row stays NaN
+    got = torch._safe_softmax(torch.from_numpy(a), dim).numpy()
+    with np.errstate(invalid="ignore"):
+        e = np.exp(a - a.max(dim, keepdims=True))
+        want = e / e.sum(dim, keepdims=True)
+    want = np.where(np.isneginf(a).all(dim, keepdims=True), 0, want)
+    np.testing.assert_allclose(got, want, rtol=2e-6 if dtype == np.float32 else 1e-13, atol=1e-30)
+    assert np.isnan(got[tuple(nan_row[:dim] + [slice(None)] + nan_row[dim + 1:])]).all()
+
+
 def test_max_pool_propagates_nan_and_reports_its_index():
     x = np.zeros((1, 1, 2, 2), np.float32)
     x[0, 0, 1, 0] = np.nan

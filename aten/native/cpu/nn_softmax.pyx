@@ -6,16 +6,16 @@ input is read twice and the output written twice, both from cache for rows that 
 the vectorised polynomial of nn_vec.h (AVX2+FMA where the CPU has it). Rows are split over
 OpenMP threads above PyTorch's grain size.
 """
-import numpy as np
-
 from cython.parallel cimport prange
+from libc.math cimport INFINITY
 
 from c10.scalar_type cimport dtype as DType, ST_FLOAT32, ST_FLOAT64
 from c10.tensor_impl cimport TensorImpl, empty_contiguous
 from aten.native.cpu.loops cimport cast_contiguous
-from aten.native.cpu.array_bridge cimport contiguous, num_threads, np_view
+from aten.native.cpu.array_bridge cimport contiguous, num_threads
 from aten.native.meta.messages cimport type_name
 from aten.native.cpu.nn_vec cimport ember_vec, ember_vec_table, ember_vec_level
+from aten.native.cpu.element_types cimport floating_t
 
 cdef enum:
     COLS = 256
@@ -86,18 +86,48 @@ cdef TensorImpl _softmax(TensorImpl self, object dim, bint half_to_float, bint l
     return out
 
 
+cdef void _zero_masked(const floating_t* x, floating_t* out, Py_ssize_t outer, Py_ssize_t n,
+                        Py_ssize_t inner) noexcept nogil:
+    """Zero each softmax row (n elements, inner apart) whose inputs are all -inf. Only a row whose
+    first result is NaN can be one (-inf - -inf is NaN), so the others cost one comparison."""
+    cdef Py_ssize_t o, c, i
+    cdef const floating_t* xr
+    cdef floating_t* yr
+    for o in range(outer):
+        for c in range(inner):
+            yr = out + o * n * inner + c
+            if yr[0] == yr[0]:
+                continue
+            xr = x + o * n * inner + c
+            i = 0
+            while i < n and xr[i * inner] == -INFINITY:
+                i += 1
+            if i == n:
+                for i in range(n):
+                    yr[i * inner] = 0
+
+
 def safe_softmax_cpu(TensorImpl self not None, dim, dtype=None):
     """softmax, except that rows whose every element is -inf give 0 (not NaN): attention masks."""
     cdef TensorImpl x = self
     if dtype is not None and (<DType?>dtype).scalar_type != self.scalar_type:
         x = cast_contiguous(self, (<DType>dtype).scalar_type)
     cdef TensorImpl out = _softmax(x, dim, False, False)
-    cdef int d
+    cdef int d, i
+    cdef Py_ssize_t outer = 1, n, inner = 1
     if out.n_elem and x.nd:
         d = x._wrap_dim(dim)
-        masked = np.isneginf(np_view(x)).all(axis=d, keepdims=True)
-        if masked.any():
-            np.copyto(np_view(out), 0, where=masked)
+        n = x.sizes[d]
+        for i in range(d):
+            outer *= x.sizes[i]
+        for i in range(d + 1, x.nd):
+            inner *= x.sizes[i]
+        x = contiguous(x)
+        with nogil:
+            if out.scalar_type == ST_FLOAT32:
+                _zero_masked(<const float*>x.data(), <float*>out.data(), outer, n, inner)
+            else:
+                _zero_masked(<const double*>x.data(), <double*>out.data(), outer, n, inner)
     return out
 
 
