@@ -74,3 +74,31 @@ def test_in_place_reduced_op_writes_the_rounded_float32_result(dtype):
     want = (a.float() * b.float()).to(dtype)
     a.mul_(b)
     np.testing.assert_array_equal(_bits(a), _bits(want))
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+@pytest.mark.parametrize("shape,dim", [((5000,), None), ((3, 7, 1500), (1, 2)), ((40, 700), 1), ((40, 700), 0),
+                                       ((6, 10), -1), ((2, 3, 4), ())])
+@pytest.mark.parametrize("op", ["sum", "mean"])
+def test_reduced_sums_read_the_input_and_give_the_float32_sum_rounded_once(dtype, shape, dim, op):
+    x = torch.from_numpy(np.random.default_rng(9).standard_normal(shape).astype(np.float32)).to(dtype)
+    fn = getattr(torch, op)
+    got, want = (fn(x, dim), fn(x.float(), dim).to(dtype)) if dim is not None else (fn(x), fn(x.float()).to(dtype))
+    assert got.dtype == dtype
+    np.testing.assert_array_equal(_bits(got), _bits(want))
+    strided = x.t() if x.dim() == 2 else x                                 # a transposed input is widened first
+    np.testing.assert_array_equal(_bits(fn(strided, -1)), _bits(fn(strided.float(), -1).to(dtype)))
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+def test_reduced_sum_bits_do_not_depend_on_the_thread_count(dtype):
+    x = torch.from_numpy(np.random.default_rng(10).standard_normal(1 << 18).astype(np.float32)).to(dtype)
+    before = torch.get_num_threads()
+    try:
+        sums = []
+        for threads in (1, 2, 3):
+            torch.set_num_threads(threads)
+            sums.append(_bits(x.sum()))
+    finally:
+        torch.set_num_threads(before)
+    assert sums[0] == sums[1] == sums[2]

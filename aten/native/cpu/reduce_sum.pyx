@@ -3,14 +3,16 @@
 Float sums are pairwise: a row is cut in halves down to blocks of BLOCK elements, each summed
 with 16 independent accumulators (a loop gcc vectorises) and folded as a tree; columns summed
 across rows are halved the same way. float32 accumulates in float, float64 in double (as
-PyTorch's cascade sum), so the error grows like log(n), not n. Integers and bools accumulate in
-int64 (PyTorch's result dtype), which wraps on overflow like PyTorch.
+PyTorch's cascade sum), so the error grows like log(n), not n; float16 and bfloat16 in float, their
+leaf blocks widened as they are read. Integers and bools accumulate in int64 (PyTorch's result
+dtype), which wraps on overflow like PyTorch.
 """
 from libc.math cimport fabs, fabsf, pow, powf, exp, expf, INFINITY
 from libc.stdint cimport uint8_t, int8_t, int16_t, int32_t, int64_t
 
-from c10.scalar_type cimport (is_floating, is_complex, is_integral, dtype as DType, dtype_of, ST_BOOL, ST_UINT8, ST_INT8,
-                              ST_INT16, ST_INT32, ST_INT64, ST_FLOAT32, ST_FLOAT64)
+from c10.scalar_type cimport (is_floating, is_complex, is_integral, opmath_type, dtype as DType, dtype_of, ST_BOOL,
+                              ST_UINT8, ST_INT8, ST_INT16, ST_INT32, ST_INT64, ST_FLOAT16, ST_FLOAT32, ST_FLOAT64,
+                              ST_BFLOAT16)
 from c10.tensor_impl cimport TensorImpl
 from aten.native.cpu.loops cimport cast_contiguous
 from aten.native.meta import views as _views
@@ -223,8 +225,29 @@ cdef void _fleaf(acc_t* acc, const in_t* tag, const char* src, Py_ssize_t ncols,
         _cols(acc, 2 if mode >= F_SQDEV else 1, src, ncols, cs, nrows, rs, mode, ctx.p, tag)
 
 
+cdef extern from "aten/native/cpu/vec_reduced.h" nogil:
+    void ember_widen(const char* src, Py_ssize_t step, float* dst, Py_ssize_t m, int half)
+
+
+cdef float _row_reduced(const char* x, Py_ssize_t n, Py_ssize_t step, bint half) noexcept nogil:
+    """_row over float16/bfloat16 elements (step bytes apart), each leaf block widened to float32 first:
+    the float32 sum of the widened values, bit for bit, without a widened copy of the input."""
+    cdef float buf[BLOCK]
+    cdef Py_ssize_t h
+    if n <= BLOCK:
+        ember_widen(x, step, buf, n, half)
+        return _blk(<const float*>buf, n, 1, F_SUM, 0, <float>0)
+    h = (n // 2) & ~(<Py_ssize_t>15)
+    return _row_reduced(x, h, step, half) + _row_reduced(x + h * step, n - h, step, half)
+
+
 cdef void _fsum_leaf(char* acc, const char* src, Py_ssize_t ncols, Py_ssize_t cs, Py_ssize_t nrows,
                      Py_ssize_t rs, Py_ssize_t row0, const ReduceCtx* ctx) noexcept nogil:
+    cdef Py_ssize_t c
+    if ctx.in_type == ST_FLOAT16 or ctx.in_type == ST_BFLOAT16:        # sums only (_sum picks it)
+        for c in range(ncols):
+            (<float*>acc)[c] += _row_reduced(src + c * cs, nrows, rs, ctx.in_type == ST_FLOAT16)
+        return
     if ctx.in_type == ST_FLOAT32:
         if ctx.acc_type == ST_FLOAT32:
             _fleaf(<float*>acc, <const float*>NULL, src, ncols, cs, nrows, rs, ctx)
@@ -579,11 +602,14 @@ cdef TensorImpl _finish(TensorImpl result, int out_type):
 
 
 cdef TensorImpl _sum(TensorImpl self, object dim, bint keepdim, object dtype, str name, bint mean):
-    """sum and mean: the input converted to dtype (when given) first, as PyTorch does."""
+    """sum and mean: the input converted to dtype (when given) first, as PyTorch does. float16 and
+    bfloat16 accumulate in float32 and round once; a contiguous one reduced over its innermost dims is
+    read as it is (leaf blocks widened as they are summed), any other widened first."""
     cdef DimSet dims
     cdef ReduceCtx ctx
     cdef ReduceOps ops
     cdef int out_type, st
+    cdef bint reduced
     cdef TensorImpl src, result
     if dtype is not None:
         out_type = (<DType?>dtype).scalar_type
@@ -600,16 +626,21 @@ cdef TensorImpl _sum(TensorImpl self, object dim, bint keepdim, object dtype, st
         raise RuntimeError("mean(): could not infer output dtype. Optional dtype must be either a floating point "
                            f"or complex dtype. Got: {dtype_of(out_type).type_name}")
     parse_dims(self, dim, True, &dims)
-    check_dtype_kernel(self.scalar_type, name)
-    check_dtype_kernel(out_type, name)
-    src = _as_type(self, out_type) if dtype is not None else self
+    reduced = is_floating(out_type) and opmath_type(out_type) != out_type
+    if not reduced:
+        if not (is_floating(self.scalar_type) and dtype is not None):      # a float input converts to dtype
+            check_dtype_kernel(self.scalar_type, name)
+        check_dtype_kernel(out_type, name)
+    src = _as_type(self, out_type) if dtype is not None or reduced else self
+    if reduced and not _innermost(src, &dims):
+        src = cast_contiguous(src, ST_FLOAT32)
     st = src.scalar_type
     ctx.in_type = st
     ctx.mode = F_SUM
     ctx.centers = NULL
     ctx.out2 = NULL
     if is_floating(st):
-        ctx.acc_type = st
+        ctx.acc_type = ST_FLOAT32 if reduced else st
         ops = fsum_ops(&ctx)
     else:
         ctx.acc_type = ST_INT64
@@ -617,6 +648,15 @@ cdef TensorImpl _sum(TensorImpl self, object dim, bint keepdim, object dtype, st
     ops.project = _mean_project if mean else _sum_project
     result = reduce(src, &dims, keepdim, ctx.acc_type, &ops, &ctx)
     return _finish(result, out_type)
+
+
+cdef bint _innermost(TensorImpl src, const DimSet* dims) noexcept:
+    """Whether src is contiguous and reduced over its innermost dims only (the row-wise leaf's layout)."""
+    cdef int d
+    for d in range(1, src.nd):
+        if dims.reduce[d - 1] and not dims.reduce[d]:
+            return False
+    return src.contiguous
 
 
 cdef list _reduced_dims(TensorImpl src, object dim, bint empty_means_all):

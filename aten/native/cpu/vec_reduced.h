@@ -42,17 +42,18 @@ __attribute__((target("avx2"))) static void ember_bf16_narrow_avx2(const float* 
 }
 #endif
 
-/* m elements at src (step bytes apart, m <= EMBER_WIDENED_BLOCK) as float32 at dst. Strided float16 is
- * gathered first, so every float16 element converts through F16C where the CPU has it. */
+/* m elements at src (step bytes apart) as float32 at dst. Strided float16 is gathered a block at a
+ * time first, so every float16 element converts through F16C where the CPU has it. */
 static inline void ember_widen(const char* src, ptrdiff_t step, float* dst, ptrdiff_t m, int half) {
-    if (half) {
+    if (half && step == (ptrdiff_t)sizeof(_Float16)) {
+        ember_f16_to_f32((const _Float16*)src, dst, m);
+    } else if (half) {
         _Float16 gathered[EMBER_WIDENED_BLOCK];
-        const _Float16* from = (const _Float16*)src;
-        if (step != (ptrdiff_t)sizeof(_Float16)) {
-            for (ptrdiff_t i = 0; i < m; i++) memcpy(&gathered[i], src + i * step, sizeof(_Float16));
-            from = gathered;
+        for (ptrdiff_t s = 0; s < m; s += EMBER_WIDENED_BLOCK) {
+            ptrdiff_t k = m - s < EMBER_WIDENED_BLOCK ? m - s : EMBER_WIDENED_BLOCK;
+            for (ptrdiff_t i = 0; i < k; i++) memcpy(&gathered[i], src + (s + i) * step, sizeof(_Float16));
+            ember_f16_to_f32(gathered, dst + s, k);
         }
-        ember_f16_to_f32(from, dst, m);
     } else if (step == (ptrdiff_t)sizeof(uint16_t)) {
 #ifdef EMBER_HAVE_AVX2
         if (ember_use_avx2()) { ember_bf16_widen_avx2(src, dst, m); return; }
@@ -63,7 +64,8 @@ static inline void ember_widen(const char* src, ptrdiff_t step, float* dst, ptrd
     }
 }
 
-/* m float32 values rounded into dst (step bytes apart): float16 through F16C (then scattered), bfloat16
+/* m float32 values (m <= EMBER_WIDENED_BLOCK) rounded into dst (step bytes apart): float16 through F16C
+ * (then scattered), bfloat16
  * as c10/bfloat16.h's ember_float_to_bf16 rounds (nearest even, NaN as 0xFFFF), as a select. */
 static inline void ember_narrow(const float* src, char* dst, ptrdiff_t step, ptrdiff_t m, int half) {
     if (half) {
