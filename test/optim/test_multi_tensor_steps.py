@@ -231,3 +231,28 @@ def test_sgd_momentum_buffers_made_at_different_steps(path):
         return params + [opt.state[p]["momentum_buffer"] for p in params]
     for x, y in zip(run(**path), run(foreach=False)):
         assert torch.equal(x, y)
+
+
+@pytest.mark.cuda
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs an NVIDIA GPU and PyCUDA")
+def test_foreach_add_runs_each_tensors_add_on_cuda_and_mixed_lists():
+    on_gpu = torch.arange(4.0, device="cuda")
+    on_cpu = torch.arange(3.0)
+    torch._foreach_add_([on_gpu], 0.5)
+    torch._foreach_add_([on_cpu, on_gpu], 2)
+    assert on_gpu.cpu().tolist() == [2.5, 3.5, 4.5, 5.5]
+    assert on_cpu.tolist() == [2.0, 3.0, 4.0]
+
+
+@pytest.mark.cuda
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs an NVIDIA GPU and PyCUDA")
+def test_cuda_parameters_take_the_single_tensor_loop_and_fused_is_refused():
+    p = torch.ones(3, device="cuda", requires_grad=True)
+    p.grad = torch.full((3,), 0.5, device="cuda")
+    torch.optim.AdamW([p], lr=0.1).step()                      # the loop: CUDA has no multi-tensor kernel
+    q = torch.ones(3, requires_grad=True)
+    q.grad = torch.full((3,), 0.5)
+    torch.optim.AdamW([q], lr=0.1, foreach=False).step()
+    assert torch.allclose(p.detach().cpu(), q.detach(), rtol=1e-6, atol=0)     # GPU code may contract into FMAs
+    with pytest.raises(RuntimeError, match=r"supported devices: \['cpu'\] but torch.float32 and cuda"):
+        torch.optim.SGD([p], lr=0.1, fused=True).step()

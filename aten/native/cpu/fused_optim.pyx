@@ -286,7 +286,10 @@ def _foreach_add__Scalar_cpu(self, scalar):
     wrapped = None
     for item in self:
         t = <TensorImpl?>item
-        if direct and t.contiguous and t.device_type == 0:
+        if t.device_type != 0:                 # a list mixing devices: that tensor's own add_
+            item.add_(scalar)
+            continue
+        if direct and t.contiguous:
             if t.scalar_type == ST_FLOAT32:
                 f = <float>scalar
                 for i in range(t.n_elem):
