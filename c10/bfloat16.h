@@ -21,17 +21,13 @@ EMBER_INLINE float ember_bf16_to_float(ember_bf16 v) {
 }
 
 /* Round to nearest, ties to even; every NaN becomes 0xFFFF, as PyTorch's vectorised CPU conversion
- * writes (float and double tensors converted, results of pointwise ops). */
+ * writes (float and double tensors converted, results of pointwise ops). A select, not a branch, so
+ * loops calling it vectorise (aten/native/cpu/vec_reduced.h). */
 EMBER_INLINE ember_bf16 ember_float_to_bf16(float f) {
     ember_bf16 r;
     uint32_t bits;
-    if (f != f) {
-        r.x = 0xFFFF;
-        return r;
-    }
     memcpy(&bits, &f, sizeof bits);
-    bits += 0x7FFFu + ((bits >> 16) & 1u);
-    r.x = (uint16_t)(bits >> 16);
+    r.x = f != f ? (uint16_t)0xFFFF : (uint16_t)((bits + 0x7FFFu + ((bits >> 16) & 1u)) >> 16);
     return r;
 }
 /* The same rounding with NaN as 0x7FC0, as c10::BFloat16's constructor writes: PyTorch's element-by-

@@ -15,7 +15,7 @@ from libc.stdlib cimport malloc, free
 
 from c10.scalar_type cimport dtype_of, ST_FLOAT32, ST_FLOAT64
 from c10.tensor_impl cimport TensorImpl, wrap_number
-from aten.native.cpu import loops as _loops
+from aten.native.cpu.array_bridge cimport num_threads
 
 cdef extern from "aten/native/cpu/optim_step.h" nogil:
     enum:
@@ -29,6 +29,10 @@ cdef extern from "aten/native/cpu/optim_step.h" nogil:
     void ember_sgd_f32(float* p, float* g, float* buf, Py_ssize_t begin, Py_ssize_t end, const double* c, int flags)
     void ember_sgd_f64(double* p, double* g, double* buf, Py_ssize_t begin, Py_ssize_t end, const double* c,
                        int flags)
+
+ctypedef fused real_t:
+    float
+    double
 
 cdef enum:
     CHUNK = 32768          # elements per unit of parallel work (PyTorch's GRAIN_SIZE)
@@ -142,7 +146,7 @@ cdef int _bump(list lists) except -1:
 
 
 cdef int _threads(Py_ssize_t spans) except -1:
-    return max(1, min(<Py_ssize_t>_loops.get_num_threads(), spans))
+    return max(1, min(<Py_ssize_t>num_threads(), spans))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -273,14 +277,18 @@ def _fused_sgd_kernel_cpu_(self, grads, momentum_buffer_list, double weight_deca
 
 # ---------------------------------------------------------------------------------------------
 
+cdef void _add_in_place(real_t* x, Py_ssize_t n, real_t value) noexcept nogil:
+    """add_'s formula, x + 1 * value, with the scalar already in x's dtype."""
+    cdef Py_ssize_t i
+    for i in range(n):
+        x[i] = x[i] + value
+
+
 def _foreach_add__Scalar_cpu(self, scalar):
     """t.add_(scalar) for each t; float32 and float64 tensors in one C loop each (the step counters),
     any other tensor through add_'s own kernel."""
     from aten.native.cpu._gen_add import add__Tensor_cpu
     cdef TensorImpl t
-    cdef Py_ssize_t i
-    cdef float f
-    cdef double d
     # Through double, as add_ takes a Python number: exact for integers below 2**53.
     cdef bint direct = type(scalar) is float or (type(scalar) is int and abs(scalar) < 2 ** 53)
     wrapped = None
@@ -289,19 +297,13 @@ def _foreach_add__Scalar_cpu(self, scalar):
         if t.device_type != 0:                 # a list mixing devices: that tensor's own add_
             item.add_(scalar)
             continue
-        if direct and t.contiguous:
+        if direct and t.contiguous and (t.scalar_type == ST_FLOAT32 or t.scalar_type == ST_FLOAT64):
             if t.scalar_type == ST_FLOAT32:
-                f = <float>scalar
-                for i in range(t.n_elem):
-                    (<float*>t.data())[i] = (<float*>t.data())[i] + f
-                t.version_counter.version += 1
-                continue
-            if t.scalar_type == ST_FLOAT64:
-                d = <double>scalar
-                for i in range(t.n_elem):
-                    (<double*>t.data())[i] = (<double*>t.data())[i] + d
-                t.version_counter.version += 1
-                continue
+                _add_in_place(<float*>t.data(), t.n_elem, <float>(<double>scalar))
+            else:
+                _add_in_place(<double*>t.data(), t.n_elem, <double>scalar)
+            t.version_counter.version += 1
+            continue
         if wrapped is None:
             wrapped = wrap_number(scalar)
         add__Tensor_cpu(t, wrapped)

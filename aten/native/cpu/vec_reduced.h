@@ -7,28 +7,25 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include "c10/bfloat16.h"
 #include "aten/native/cpu/vec_half.h"
 
 #define EMBER_WIDENED_BLOCK 256
 
-/* bfloat16 is float32's upper half; called with a constant step where contiguous, so the loops vectorise */
+/* c10/bfloat16.h's conversions over a run, inlined with a constant step where contiguous so the loops vectorise */
 static inline __attribute__((always_inline)) void ember_bf16_widen_run(const char* src, ptrdiff_t step, float* dst,
                                                                        ptrdiff_t m) {
     for (ptrdiff_t i = 0; i < m; i++) {
-        uint16_t h;
+        ember_bf16 h;
         memcpy(&h, src + i * step, sizeof h);
-        uint32_t bits = (uint32_t)h << 16;
-        memcpy(&dst[i], &bits, sizeof bits);
+        dst[i] = ember_bf16_to_float(h);
     }
 }
 
 static inline __attribute__((always_inline)) void ember_bf16_narrow_run(const float* src, char* dst, ptrdiff_t step,
                                                                         ptrdiff_t m) {
     for (ptrdiff_t i = 0; i < m; i++) {
-        uint32_t bits;
-        memcpy(&bits, &src[i], sizeof bits);
-        uint16_t r = (uint16_t)((bits + 0x7FFFu + ((bits >> 16) & 1u)) >> 16);
-        r = src[i] != src[i] ? (uint16_t)0xFFFF : r;
+        ember_bf16 r = ember_float_to_bf16(src[i]);
         memcpy(dst + i * step, &r, sizeof r);
     }
 }
@@ -66,7 +63,7 @@ static inline void ember_widen(const char* src, ptrdiff_t step, float* dst, ptrd
 
 /* m float32 values (m <= EMBER_WIDENED_BLOCK) rounded into dst (step bytes apart): float16 through F16C
  * (then scattered), bfloat16
- * as c10/bfloat16.h's ember_float_to_bf16 rounds (nearest even, NaN as 0xFFFF), as a select. */
+ * through c10/bfloat16.h's ember_float_to_bf16 (nearest even, NaN as 0xFFFF). */
 static inline void ember_narrow(const float* src, char* dst, ptrdiff_t step, ptrdiff_t m, int half) {
     if (half) {
         _Float16 rounded[EMBER_WIDENED_BLOCK];
