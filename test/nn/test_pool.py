@@ -145,6 +145,41 @@ def test_adaptive_avg_pool2d_matches_numpy():
                                rtol=1e-12)
 
 
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=str)
+@pytest.mark.parametrize("shape", [(5, 3, 9, 8), (4, 7, 6)], ids=str)
+def test_max_pool2d_backward_adds_each_gradient_at_its_argmax(shape, dtype):
+    # overlapping windows (stride 1 < kernel 3): an input that wins several windows gets their sum
+    x = torch.from_numpy(RNG.standard_normal(shape).round(1)).to(dtype).requires_grad_()
+    y, ind = F.max_pool2d(x, 3, 1, 1, return_indices=True)
+    g = RNG.standard_normal(tuple(y.shape))
+    y.backward(torch.from_numpy(g).to(dtype))
+    planes = int(np.prod(shape[:-2]))
+    want = np.zeros((planes, shape[-2] * shape[-1]))
+    for p, (gi, ii) in enumerate(zip(g.reshape(planes, -1), ind.numpy().reshape(planes, -1))):
+        np.add.at(want[p], ii, gi.astype(np.float32) if dtype == torch.float32 else gi)
+    np.testing.assert_allclose(x.grad.numpy().reshape(planes, -1), want, rtol=1e-6 if dtype == torch.float32 else 0,
+                               atol=1e-5 if dtype == torch.float32 else 1e-12)
+
+
+def test_max_pool2d_backward_kernel_bits_and_bad_indices():
+    x = torch.from_numpy(RNG.standard_normal((6, 5, 17, 15)).astype(np.float32))
+    y, ind = torch.ops.aten.max_pool2d_with_indices(x, [3, 3], [1, 1], [1, 1], [1, 1], False)
+    g = torch.from_numpy(RNG.standard_normal(tuple(y.shape)).astype(np.float32))
+    before = torch.get_num_threads()
+    try:
+        grads = []
+        for threads in (1, 2, 3):
+            torch.set_num_threads(threads)
+            grads.append(torch.ops.aten._ember_max_pool2d_backward(g, ind, list(x.shape)))
+    finally:
+        torch.set_num_threads(before)
+    assert all(torch.equal(grads[0], other) for other in grads[1:])
+    with pytest.raises(RuntimeError, match="outside"):
+        torch.ops.aten._ember_max_pool2d_backward(g, ind + 17 * 15, list(x.shape))
+    with pytest.raises(RuntimeError, match="int64 indices"):
+        torch.ops.aten._ember_max_pool2d_backward(g, ind.int(), list(x.shape))
+
+
 def test_pooling_gradcheck_float64():
     x = torch.randn(1, 2, 6, 5, dtype=torch.float64, requires_grad=True)
     assert gradcheck(lambda x: F.max_pool2d(x, 3, 2, 1, ceil_mode=True), (x,))

@@ -38,6 +38,7 @@ CASES = [  # (N, C, H, W, Cout, k, stride, padding, dilation, groups)
     (2, 4, 17, 19, 6, 3, (2, 1), (0, 2), (1, 2), 2),
     (70, 3, 5, 6, 4, 2, (1, 1), (1, 0), (1, 1), 1),      # more images than slices, small images
     (1, 2, 40, 40, 3, 5, (2, 2), (2, 2), (1, 1), 1),
+    (37, 4, 4, 4, 6, 3, (1, 1), (1, 1), (1, 1), 2),      # tiny images, several per GEMM, grouped
 ]
 
 
@@ -67,9 +68,9 @@ def test_conv1d_weight_grad_through_the_kernel():
     np.testing.assert_allclose(weight.grad.numpy(), want[:, :, 0], rtol=1e-10, atol=1e-10)
 
 
-def _grads(threads, transposed=False):
+def _grads(threads, transposed=False, images=(9, 8, 30, 30)):
     rng = np.random.default_rng(2)
-    x = torch.from_numpy(rng.standard_normal((9, 8, 30, 30)).astype(np.float32)).requires_grad_()
+    x = torch.from_numpy(rng.standard_normal(images).astype(np.float32)).requires_grad_()
     shape = (8, 4, 3, 3) if transposed else (6, 4, 3, 3)
     weight = torch.from_numpy(rng.standard_normal(shape).astype(np.float32)).requires_grad_()
     before = torch.get_num_threads()
@@ -85,12 +86,35 @@ def _grads(threads, transposed=False):
     return y.detach(), x.grad, weight.grad
 
 
+@pytest.mark.parametrize("images", [(9, 8, 30, 30), (70, 8, 4, 5)], ids=["large", "tiny"])
 @pytest.mark.parametrize("transposed", [False, True])
-def test_backward_kernels_give_the_same_bits_on_any_thread_count(transposed):
-    one = _grads(1, transposed)
+def test_backward_kernels_give_the_same_bits_on_any_thread_count(transposed, images):
+    one = _grads(1, transposed, images)
     for threads in (2, 3):
-        for a, b in zip(one, _grads(threads, transposed)):
+        for a, b in zip(one, _grads(threads, transposed, images)):
             assert torch.equal(a, b)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=str)
+def test_input_gradient_of_tiny_images_matches_the_adjoint(dtype):
+    # many 4x4 images: the transposed convolution gathers several per GEMM and folds each back
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((67, 6, 4, 4))
+    w = rng.standard_normal((8, 3, 3, 3))
+    xt = torch.from_numpy(x).to(dtype).requires_grad_()
+    y = torch.nn.functional.conv2d(xt, torch.from_numpy(w).to(dtype), padding=1, groups=2)
+    g = rng.standard_normal(tuple(y.shape))
+    y.backward(torch.from_numpy(g).to(dtype))
+    want = torch.nn.functional.conv2d(torch.from_numpy(x), torch.from_numpy(w), padding=1, groups=2)
+    # <conv2d(x, w), g> is linear in x: its gradient is the adjoint map applied to g, checked per element
+    eps = 1e-3
+    for idx in [(0, 0, 0, 0), (66, 5, 3, 3), (33, 2, 1, 2), (8, 3, 0, 3)]:
+        xd = x.copy()
+        xd[idx] += eps
+        bumped = torch.nn.functional.conv2d(torch.from_numpy(xd), torch.from_numpy(w), padding=1, groups=2)
+        numeric = ((bumped.numpy() - want.numpy()) * g).sum() / eps
+        tol = 1e-4 if dtype == torch.float32 else 1e-7
+        assert abs(xt.grad[idx].item() - numeric) <= tol * (1 + abs(numeric))
 
 
 def test_transposed_convolution_matches_its_adjoint_reference():

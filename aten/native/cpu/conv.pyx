@@ -11,10 +11,12 @@ all of them, copied into place. The GEMM is OpenBLAS's, single-threaded inside t
 Other dtypes (no BLAS) use np.matmul: one batched GEMM for 1x1, else the same bands, or several
 small images at a time.
 Transposed (and so the input's gradient): the GEMM W[g]^T @ x[n, g] gives the columns and col2im
-adds them into the zeroed output, an image per task with BLAS single-threaded (_transpose_tasks). The weight's gradient (without create_graph: _ember_convolution_weight_grad) unfolds the
-input band by band as the forward does, grad[n, g] @ cols[g]^T accumulated per slice of images,
-the slices' sums added in order. 1-D convolutions are 2-D ones with a height of 1. The checks and messages are
-PyTorch's (ConvUtils.h).
+adds them into the zeroed output, in tasks with BLAS single-threaded (_transpose_tasks): an image per
+task, or small images several side by side per GEMM. The weight's gradient (without create_graph:
+_ember_convolution_weight_grad) unfolds the input band by band as the forward does (small images,
+several at a time beside their gathered grads), grad[n, g] @ cols[g]^T accumulated per fixed slice of
+images, the slices' sums added in order. 1-D convolutions are 2-D ones with a height of 1.
+The checks and messages are PyTorch's (ConvUtils.h).
 """
 import numpy as np
 
@@ -43,6 +45,7 @@ cdef enum:
     MIN_COLS = 256            # columns per GEMM below which BLAS loses efficiency
     SMALL_GEMM = 64           # GEMMs with fewer (rows x inner) than this are loops (depthwise)
     SMALL_IMAGE_TASKS = 8     # small images are batched into at least this many tasks (when there are as many)
+    SHORT_ROW = 32            # output rows shorter than this are unfolded by loops, not memset/memcpy
 
 
 # _DIRECT_BLAS: the big-image forward calls BLAS's GEMM itself, from an OpenMP loop over bands of
@@ -103,20 +106,42 @@ cdef void _im2col(const num_t* x, num_t* cols, Py_ssize_t images, Py_ssize_t C, 
             for oh in range(oh0, oh1):
                 ih = oh * sh - ph + i * dh
                 if ih < 0 or ih >= H:
-                    memset(dst, 0, Wo * sizeof(num_t))
+                    if Wo < SHORT_ROW:
+                        for ow in range(Wo):
+                            dst[ow] = 0
+                    else:
+                        memset(dst, 0, Wo * sizeof(num_t))
                 else:
                     src = x + (n * C + c) * H * W + ih * W + iw0
-                    if lo > 0:
-                        memset(dst, 0, lo * sizeof(num_t))
-                    if sw == 1:
-                        if hi > lo:
-                            memcpy(dst + lo, src + lo, (hi - lo) * sizeof(num_t))
-                    else:
+                    if Wo < SHORT_ROW:
+                        # a few elements: a loop costs less than three library calls
+                        for ow in range(lo):
+                            dst[ow] = 0
                         for ow in range(lo, hi):
                             dst[ow] = src[ow * sw]
-                    if hi < Wo:
-                        memset(dst + hi, 0, (Wo - hi) * sizeof(num_t))
+                        for ow in range(hi, Wo):
+                            dst[ow] = 0
+                    else:
+                        if lo > 0:
+                            memset(dst, 0, lo * sizeof(num_t))
+                        if sw == 1:
+                            if hi > lo:
+                                memcpy(dst + lo, src + lo, (hi - lo) * sizeof(num_t))
+                        else:
+                            for ow in range(lo, hi):
+                                dst[ow] = src[ow * sw]
+                        if hi < Wo:
+                            memset(dst + hi, 0, (Wo - hi) * sizeof(num_t))
                 dst += Wo
+
+
+cdef void _gather_images(const floating_t* src, floating_t* dst, Py_ssize_t cnt, Py_ssize_t C,
+                         Py_ssize_t L) noexcept nogil:
+    """dst (C, cnt*L) = cnt consecutive (C, L) images side by side: dst[c, i*L + t] = src[i, c, t]."""
+    cdef Py_ssize_t i, c
+    for c in range(C):
+        for i in range(cnt):
+            memcpy(dst + (c * cnt + i) * L, src + (i * C + c) * L, L * sizeof(floating_t))
 
 
 # The depthwise row kernel in C, compiled twice (AVX2 with FMA, and the baseline, which is all
@@ -278,9 +303,10 @@ cdef void _depthwise(const floating_t* x, const floating_t* w, const floating_t*
 
 cdef void _col2im(const num_t* cols, num_t* out, Py_ssize_t C, Py_ssize_t H, Py_ssize_t W, Py_ssize_t kh,
                   Py_ssize_t kw, Py_ssize_t sh, Py_ssize_t sw, Py_ssize_t ph, Py_ssize_t pw, Py_ssize_t dh,
-                  Py_ssize_t dw, Py_ssize_t Hi, Py_ssize_t Wi, int nt) noexcept nogil:
-    """out[c, ih*sh - ph + i*dh, iw*sw - pw + j*dw] += cols[(c*kh + i)*kw + j, ih*Wi + iw] (out is H x W)."""
-    cdef Py_ssize_t c, i, j, ih, iw, oh, ow0, lo, hi, L = Hi * Wi
+                  Py_ssize_t dw, Py_ssize_t Hi, Py_ssize_t Wi, Py_ssize_t ld, int nt) noexcept nogil:
+    """out[c, ih*sh - ph + i*dh, iw*sw - pw + j*dw] += cols[(c*kh + i)*kw + j, ih*Wi + iw] (out is H x W,
+    cols' rows ld apart)."""
+    cdef Py_ssize_t c, i, j, ih, iw, oh, ow0, lo, hi
     cdef const num_t* src
     cdef num_t* dst
     for c in prange(C, num_threads=nt, schedule="static"):
@@ -293,7 +319,7 @@ cdef void _col2im(const num_t* cols, num_t* out, Py_ssize_t C, Py_ssize_t H, Py_
                     oh = ih * sh - ph + i * dh
                     if oh < 0 or oh >= H:
                         continue
-                    src = cols + ((c * kh + i) * kw + j) * L + ih * Wi
+                    src = cols + ((c * kh + i) * kw + j) * ld + ih * Wi
                     dst = out + (c * H + oh) * W + ow0
                     for iw in range(lo, hi):
                         dst[iw * sw] += src[iw]
@@ -322,19 +348,19 @@ cdef void _fold(int st, const char* cols, char* out, Py_ssize_t C, Py_ssize_t H,
                 Py_ssize_t kw, Py_ssize_t sh, Py_ssize_t sw, Py_ssize_t ph, Py_ssize_t pw, Py_ssize_t dh,
                 Py_ssize_t dw, Py_ssize_t Hi, Py_ssize_t Wi, int nt) noexcept nogil:
     if st == ST_FLOAT32:
-        _col2im(<const float*>cols, <float*>out, C, H, W, kh, kw, sh, sw, ph, pw, dh, dw, Hi, Wi, nt)
+        _col2im(<const float*>cols, <float*>out, C, H, W, kh, kw, sh, sw, ph, pw, dh, dw, Hi, Wi, Hi * Wi, nt)
     elif st == ST_FLOAT64:
-        _col2im(<const double*>cols, <double*>out, C, H, W, kh, kw, sh, sw, ph, pw, dh, dw, Hi, Wi, nt)
+        _col2im(<const double*>cols, <double*>out, C, H, W, kh, kw, sh, sw, ph, pw, dh, dw, Hi, Wi, Hi * Wi, nt)
     elif st == ST_INT64:
-        _col2im(<const int64_t*>cols, <int64_t*>out, C, H, W, kh, kw, sh, sw, ph, pw, dh, dw, Hi, Wi, nt)
+        _col2im(<const int64_t*>cols, <int64_t*>out, C, H, W, kh, kw, sh, sw, ph, pw, dh, dw, Hi, Wi, Hi * Wi, nt)
     elif st == ST_INT32:
-        _col2im(<const int32_t*>cols, <int32_t*>out, C, H, W, kh, kw, sh, sw, ph, pw, dh, dw, Hi, Wi, nt)
+        _col2im(<const int32_t*>cols, <int32_t*>out, C, H, W, kh, kw, sh, sw, ph, pw, dh, dw, Hi, Wi, Hi * Wi, nt)
     elif st == ST_INT16:
-        _col2im(<const int16_t*>cols, <int16_t*>out, C, H, W, kh, kw, sh, sw, ph, pw, dh, dw, Hi, Wi, nt)
+        _col2im(<const int16_t*>cols, <int16_t*>out, C, H, W, kh, kw, sh, sw, ph, pw, dh, dw, Hi, Wi, Hi * Wi, nt)
     elif st == ST_INT8:
-        _col2im(<const int8_t*>cols, <int8_t*>out, C, H, W, kh, kw, sh, sw, ph, pw, dh, dw, Hi, Wi, nt)
+        _col2im(<const int8_t*>cols, <int8_t*>out, C, H, W, kh, kw, sh, sw, ph, pw, dh, dw, Hi, Wi, Hi * Wi, nt)
     else:
-        _col2im(<const uint8_t*>cols, <uint8_t*>out, C, H, W, kh, kw, sh, sw, ph, pw, dh, dw, Hi, Wi, nt)
+        _col2im(<const uint8_t*>cols, <uint8_t*>out, C, H, W, kh, kw, sh, sw, ph, pw, dh, dw, Hi, Wi, Hi * Wi, nt)
 
 
 def convolution_cpu(TensorImpl input not None, TensorImpl weight not None, bias, stride, padding, dilation,
@@ -510,35 +536,51 @@ cdef object _conv_forward(TensorImpl input, TensorImpl weight, object bias, tupl
     return out
 
 
-cdef void _transpose_tasks(const floating_t* x, const floating_t* w, floating_t* out, floating_t* cols, Py_ssize_t N,
-                           Py_ssize_t Cin, Py_ssize_t Hi, Py_ssize_t Wi, Py_ssize_t Cout, Py_ssize_t G, Py_ssize_t kh,
-                           Py_ssize_t kw, Py_ssize_t sh, Py_ssize_t sw, Py_ssize_t ph, Py_ssize_t pw, Py_ssize_t dh,
-                           Py_ssize_t dw, Py_ssize_t Ho, Py_ssize_t Wo, int nt) noexcept nogil:
-    """The transposed convolution an image per task over nt threads, BLAS single-threaded (see
-    _DIRECT_BLAS): the columns W[g]^T @ x[n, g] into this thread's buffer, folded into out[n] (zeroed)."""
-    cdef Py_ssize_t Kin = Cin // G, K2 = (Cout // G) * kh * kw, Lin = Hi * Wi, n, g
+cdef void _transpose_tasks(const floating_t* x, const floating_t* w, floating_t* out, floating_t* cols,
+                           floating_t* ins, Py_ssize_t N, Py_ssize_t Cin, Py_ssize_t Hi, Py_ssize_t Wi, Py_ssize_t Cout,
+                           Py_ssize_t G, Py_ssize_t kh, Py_ssize_t kw, Py_ssize_t sh, Py_ssize_t sw, Py_ssize_t ph,
+                           Py_ssize_t pw, Py_ssize_t dh, Py_ssize_t dw, Py_ssize_t Ho, Py_ssize_t Wo, Py_ssize_t imgs,
+                           int nt) noexcept nogil:
+    """The transposed convolution `imgs` images per task over nt threads, BLAS single-threaded (see
+    _DIRECT_BLAS): the columns W[g]^T @ x[n, g] into this thread's buffer, folded into out[n] (zeroed).
+    Several small images are gathered side by side (Cin, imgs*Lin) into this thread's `ins`, so
+    that one GEMM per group gives all their columns."""
+    cdef Py_ssize_t Kin = Cin // G, K2 = (Cout // G) * kh * kw, Lin = Hi * Wi, task, n0, cnt, i, g, T, ldb
     cdef floating_t* buf
-    for n in prange(N, num_threads=nt, schedule="dynamic", chunksize=1):
-        buf = cols + threadid() * G * K2 * Lin
+    cdef const floating_t* b
+    for task in prange(_ceil_div(N, imgs), num_threads=nt, schedule="dynamic", chunksize=1):
+        buf = cols + threadid() * G * K2 * imgs * Lin
+        n0 = task * imgs
+        cnt = min(imgs, N - n0)
+        T = cnt * Lin
+        if cnt > 1:
+            _gather_images(x + n0 * Cin * Lin, ins + threadid() * Cin * imgs * Lin, cnt, Cin, Lin)
         for g in range(G):
-            if floating_t is float:
-                _sgemm(CBLAS_ROW_MAJOR, CBLAS_TRANS, CBLAS_NO_TRANS, K2, Lin, Kin, 1.0, w + g * Kin * K2, K2,
-                       x + (n * Cin + g * Kin) * Lin, Lin, 0.0, buf + g * K2 * Lin, Lin)
+            if cnt > 1:
+                b, ldb = ins + threadid() * Cin * imgs * Lin + g * Kin * T, T
             else:
-                _dgemm(CBLAS_ROW_MAJOR, CBLAS_TRANS, CBLAS_NO_TRANS, K2, Lin, Kin, 1.0, w + g * Kin * K2, K2,
-                       x + (n * Cin + g * Kin) * Lin, Lin, 0.0, buf + g * K2 * Lin, Lin)
-        _col2im(buf, out + n * Cout * Ho * Wo, Cout, Ho, Wo, kh, kw, sh, sw, ph, pw, dh, dw, Hi, Wi, 1)
+                b, ldb = x + (n0 * Cin + g * Kin) * Lin, Lin
+            if floating_t is float:
+                _sgemm(CBLAS_ROW_MAJOR, CBLAS_TRANS, CBLAS_NO_TRANS, K2, T, Kin, 1.0, w + g * Kin * K2, K2,
+                       b, ldb, 0.0, buf + g * K2 * T, T)
+            else:
+                _dgemm(CBLAS_ROW_MAJOR, CBLAS_TRANS, CBLAS_NO_TRANS, K2, T, Kin, 1.0, w + g * Kin * K2, K2,
+                       b, ldb, 0.0, buf + g * K2 * T, T)
+        for i in range(cnt):
+            _col2im(buf + i * Lin, out + (n0 + i) * Cout * Ho * Wo, Cout, Ho, Wo, kh, kw, sh, sw, ph, pw, dh, dw,
+                    Hi, Wi, T, 1)
 
 
 cdef object _conv_transpose(TensorImpl input, TensorImpl weight, object bias, tuple stride, tuple padding,
                             tuple dilation, tuple output_padding, Py_ssize_t groups, int k):
     cdef Py_ssize_t N = input.sizes[0], Cin = input.sizes[1], G = groups
     cdef Py_ssize_t Cout = weight.sizes[1] * groups
-    cdef Py_ssize_t Hi, Wi, kh, kw, Ho, Wo, Lin, n
+    cdef Py_ssize_t Hi, Wi, kh, kw, Ho, Wo, Lin, n, imgs
     cdef int st = input.scalar_type, nt
     cdef bint blas, identity
     cdef Py_ssize_t sh = stride[0], sw = stride[1], ph = padding[0], pw = padding[1], dh = dilation[0], dw = dilation[1]
-    cdef TensorImpl x, out, cols, wc
+    cdef TensorImpl x, out, cols, wc, ins
+    cdef char* ip
     cdef char* op
     cdef char* cp
     cdef char* xp
@@ -561,17 +603,20 @@ cdef object _conv_transpose(TensorImpl input, TensorImpl weight, object bias, tu
     if Lin and Cin and blas:
         x = contiguous(input)
         wc = contiguous(weight)
-        nt = min(num_threads(), N)
-        cols = new_tensor((nt * Cout * kh * kw * Lin,), st)
-        xp, wp, op, cp = x.data(), wc.data(), out.data(), cols.data()
+        # small images several to a GEMM, as many as make it wide (a count set by the shape alone)
+        imgs = max(1, min(_ceil_div(MIN_COLS, Lin), N // SMALL_IMAGE_TASKS))
+        nt = min(num_threads(), _ceil_div(N, imgs))
+        cols = new_tensor((nt * Cout * kh * kw * imgs * Lin,), st)
+        ins = new_tensor((nt * Cin * imgs * Lin if imgs > 1 else 0,), st)
+        xp, wp, op, cp, ip = x.data(), wc.data(), out.data(), cols.data(), ins.data()
         blas_single_threaded(True)
         with nogil:
             if st == ST_FLOAT32:
-                _transpose_tasks(<const float*>xp, <const float*>wp, <float*>op, <float*>cp, N, Cin, Hi, Wi, Cout, G,
-                                 kh, kw, sh, sw, ph, pw, dh, dw, Ho, Wo, nt)
+                _transpose_tasks(<const float*>xp, <const float*>wp, <float*>op, <float*>cp, <float*>ip, N, Cin, Hi,
+                                 Wi, Cout, G, kh, kw, sh, sw, ph, pw, dh, dw, Ho, Wo, imgs, nt)
             else:
-                _transpose_tasks(<const double*>xp, <const double*>wp, <double*>op, <double*>cp, N, Cin, Hi, Wi, Cout,
-                                 G, kh, kw, sh, sw, ph, pw, dh, dw, Ho, Wo, nt)
+                _transpose_tasks(<const double*>xp, <const double*>wp, <double*>op, <double*>cp, <double*>ip, N, Cin,
+                                 Hi, Wi, Cout, G, kh, kw, sh, sw, ph, pw, dh, dw, Ho, Wo, imgs, nt)
         blas_single_threaded(False)
     elif Lin and Cin:
         x = contiguous(input)
@@ -601,37 +646,53 @@ cdef enum:
 
 
 cdef void _weight_grad_tasks(const floating_t* x, const floating_t* gr, floating_t* parts, floating_t* cols,
-                             Py_ssize_t N, Py_ssize_t C, Py_ssize_t H, Py_ssize_t W, Py_ssize_t Cout, Py_ssize_t G,
-                             Py_ssize_t kh, Py_ssize_t kw, Py_ssize_t sh, Py_ssize_t sw, Py_ssize_t ph, Py_ssize_t pw,
-                             Py_ssize_t dh, Py_ssize_t dw, Py_ssize_t Ho, Py_ssize_t Wo, Py_ssize_t rows,
-                             Py_ssize_t per_slice, Py_ssize_t slices, int nt) noexcept nogil:
-    """parts[s] (G, M, K) = the sum over slice s's images, band by band in order, of the band of
-    grad[n, g] times the band's columns transposed; single-threaded BLAS in each task, so each
-    part's bits do not depend on which thread ran it."""
+                             floating_t* grads, Py_ssize_t N, Py_ssize_t C, Py_ssize_t H, Py_ssize_t W,
+                             Py_ssize_t Cout, Py_ssize_t G, Py_ssize_t kh, Py_ssize_t kw, Py_ssize_t sh, Py_ssize_t sw,
+                             Py_ssize_t ph, Py_ssize_t pw, Py_ssize_t dh, Py_ssize_t dw, Py_ssize_t Ho, Py_ssize_t Wo,
+                             Py_ssize_t rows, Py_ssize_t imgs, Py_ssize_t per_slice, Py_ssize_t slices,
+                             int nt) noexcept nogil:
+    """parts[s] (G, M, K) = the sum over slice s's images, in order, of grad[g] times the columns
+    transposed: a band of one image's rows at a time (imgs == 1), or whole images `imgs` at a time,
+    their grads gathered side by side (Cout, imgs*L) into this thread's `grads` so that one GEMM per
+    group covers them. Single-threaded BLAS in each task, so a part's bits do not depend on which
+    thread ran it."""
     cdef Py_ssize_t R = C * kh * kw, K = R // G, M = Cout // G, L = Ho * Wo
-    cdef Py_ssize_t s, n, oh0, oh1, T, g
+    cdef Py_ssize_t s, n, cnt, end, oh0, oh1, T, g, lda
     cdef floating_t* buf
+    cdef floating_t* gb
     cdef floating_t* part
+    cdef const floating_t* a
     cdef floating_t beta
     for s in prange(slices, num_threads=nt, schedule="dynamic", chunksize=1):
-        buf = cols + threadid() * R * rows * Wo
+        buf = cols + threadid() * R * imgs * rows * Wo
+        gb = grads + threadid() * Cout * imgs * L
         part = parts + s * Cout * K
         beta = 0
-        for n in range(s * per_slice, min(N, (s + 1) * per_slice)):
+        n = s * per_slice
+        end = min(N, (s + 1) * per_slice)
+        while n < end:
+            cnt = min(imgs, end - n)
+            if cnt > 1:
+                _gather_images(gr + n * Cout * L, gb, cnt, Cout, L)
             oh0 = 0
             while oh0 < Ho:
                 oh1 = min(Ho, oh0 + rows)
-                T = (oh1 - oh0) * Wo
-                _im2col(x + n * C * H * W, buf, 1, C, H, W, kh, kw, sh, sw, ph, pw, dh, dw, Wo, oh0, oh1)
+                T = (oh1 - oh0) * Wo * cnt
+                _im2col(x + n * C * H * W, buf, cnt, C, H, W, kh, kw, sh, sw, ph, pw, dh, dw, Wo, oh0, oh1)
                 for g in range(G):
-                    if floating_t is float:
-                        _sgemm(CBLAS_ROW_MAJOR, CBLAS_NO_TRANS, CBLAS_TRANS, M, K, T, 1.0,
-                               gr + (n * Cout + g * M) * L + oh0 * Wo, L, buf + g * K * T, T, beta, part + g * M * K, K)
+                    if cnt > 1:
+                        a, lda = gb + g * M * T, T
                     else:
-                        _dgemm(CBLAS_ROW_MAJOR, CBLAS_NO_TRANS, CBLAS_TRANS, M, K, T, 1.0,
-                               gr + (n * Cout + g * M) * L + oh0 * Wo, L, buf + g * K * T, T, beta, part + g * M * K, K)
+                        a, lda = gr + (n * Cout + g * M) * L + oh0 * Wo, L
+                    if floating_t is float:
+                        _sgemm(CBLAS_ROW_MAJOR, CBLAS_NO_TRANS, CBLAS_TRANS, M, K, T, 1.0, a, lda, buf + g * K * T, T,
+                               beta, part + g * M * K, K)
+                    else:
+                        _dgemm(CBLAS_ROW_MAJOR, CBLAS_NO_TRANS, CBLAS_TRANS, M, K, T, 1.0, a, lda, buf + g * K * T, T,
+                               beta, part + g * M * K, K)
                 beta = 1
                 oh0 = oh1
+            n = n + cnt
 
 
 cdef void _sum_parts(const floating_t* parts, floating_t* out, Py_ssize_t slices, Py_ssize_t size,
@@ -651,8 +712,9 @@ def convolution_weight_grad_cpu(TensorImpl grad_output not None, TensorImpl inpu
     """The gradient of a (1-D or 2-D, not transposed) float32/float64 convolution in its weight."""
     cdef int k = len(weight_sizes) - 2, st = input.scalar_type, nt
     cdef Py_ssize_t N = input.sizes[0], C = input.sizes[1], Cout = weight_sizes[0], G = groups
-    cdef Py_ssize_t H, W, kh, kw, Ho, Wo, R, K, rows, per_slice, slices, sh, sw, ph, pw, dh, dw
-    cdef TensorImpl x, gr, out, parts, cols
+    cdef Py_ssize_t H, W, kh, kw, Ho, Wo, R, K, rows, imgs, per_slice, slices, sh, sw, ph, pw, dh, dw
+    cdef TensorImpl x, gr, out, parts, cols, grads
+    cdef char* gbp
     cdef char* xp
     cdef char* gp
     cdef char* pp
@@ -686,20 +748,27 @@ def convolution_weight_grad_cpu(TensorImpl grad_output not None, TensorImpl inpu
     rows = max(1, TILE_BYTES // (R * Wo * x.itemsize))
     rows = min(Ho, max(rows, _ceil_div(MIN_COLS, Wo)))
     per_slice = _ceil_div(N, WEIGHT_GRAD_SLICES)
+    imgs = 1
+    if Ho * Wo < MIN_COLS:
+        # small images: enough of them per GEMM for it to be wide, the slices cut to match (both set
+        # by the shape alone: BLAS's bits depend on the GEMM's width)
+        imgs = _ceil_div(MIN_COLS, Ho * Wo)
+        per_slice = max(per_slice, imgs)
     slices = _ceil_div(N, per_slice)
     nt = min(nt, slices)
     parts = new_tensor((slices * Cout * K,), st)
-    cols = new_tensor((nt * R * rows * Wo,), st)
-    xp, gp, pp, cp, op = x.data(), gr.data(), parts.data(), cols.data(), out.data()
+    cols = new_tensor((nt * R * imgs * rows * Wo,), st)
+    grads = new_tensor((nt * Cout * imgs * Ho * Wo if imgs > 1 else 0,), st)
+    xp, gp, pp, cp, op, gbp = x.data(), gr.data(), parts.data(), cols.data(), out.data(), grads.data()
     blas_single_threaded(True)
     with nogil:
         if st == ST_FLOAT32:
-            _weight_grad_tasks(<const float*>xp, <const float*>gp, <float*>pp, <float*>cp, N, C, H, W, Cout, G, kh, kw,
-                               sh, sw, ph, pw, dh, dw, Ho, Wo, rows, per_slice, slices, nt)
+            _weight_grad_tasks(<const float*>xp, <const float*>gp, <float*>pp, <float*>cp, <float*>gbp, N, C, H, W,
+                               Cout, G, kh, kw, sh, sw, ph, pw, dh, dw, Ho, Wo, rows, imgs, per_slice, slices, nt)
             _sum_parts(<const float*>pp, <float*>op, slices, Cout * K, nt)
         else:
-            _weight_grad_tasks(<const double*>xp, <const double*>gp, <double*>pp, <double*>cp, N, C, H, W, Cout, G, kh,
-                               kw, sh, sw, ph, pw, dh, dw, Ho, Wo, rows, per_slice, slices, nt)
+            _weight_grad_tasks(<const double*>xp, <const double*>gp, <double*>pp, <double*>cp, <double*>gbp, N, C, H,
+                               W, Cout, G, kh, kw, sh, sw, ph, pw, dh, dw, Ho, Wo, rows, imgs, per_slice, slices, nt)
             _sum_parts(<const double*>pp, <double*>op, slices, Cout * K, nt)
     blas_single_threaded(False)
     return out

@@ -1,4 +1,4 @@
-"""2-D pooling on CPU: max_pool2d_with_indices, avg_pool2d, _adaptive_avg_pool2d.
+"""2-D pooling on CPU: max_pool2d_with_indices (and its gradient), avg_pool2d, _adaptive_avg_pool2d.
 
 One plane (n, c) per OpenMP iteration over a contiguous copy of the input; every output
 element scans its window. Output sizes, checks and messages follow PyTorch's Pool.h
@@ -12,7 +12,7 @@ from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t
 from c10.scalar_type cimport ST_INT8, ST_INT16, ST_INT32, ST_INT64, ST_FLOAT32, ST_FLOAT64, ST_BOOL
 from c10.tensor_impl cimport TensorImpl
 from aten.native.cpu.array_bridge cimport new_tensor, reject_half, require_floating, contiguous, num_threads
-from aten.native.meta.messages cimport shape_of
+from aten.native.meta.messages cimport shape_of, type_name
 from aten.native.cpu.element_types cimport num_t, floating_t
 from aten.native.meta.pool_geometry import max_pool2d_geometry, avg_pool2d_geometry, adaptive_avg_pool2d_geometry
 
@@ -103,6 +103,62 @@ def max_pool2d_with_indices_cpu(TensorImpl self not None, kernel_size, stride=()
         else:
             _max_pool(<uint8_t*>xp, <uint8_t*>yp, ip, planes, H, W, Ho, Wo, kh, kw, sh, sw, ph, pw, dh, dw, nt)
     return out, ind
+
+
+cdef Py_ssize_t _scatter_planes(const floating_t* g, const int64_t* ind, floating_t* out, Py_ssize_t planes,
+                                Py_ssize_t per_plane, Py_ssize_t plane_size, int nt) noexcept nogil:
+    """out[p, ind[p, j]] += g[p, j], the planes over threads and each plane's adds in order (so the
+    bits do not depend on the thread count); returns how many indices fell outside their plane."""
+    cdef Py_ssize_t p, j, bad = 0
+    cdef int64_t i
+    cdef floating_t* dst
+    for p in prange(planes, num_threads=nt, schedule="static"):
+        dst = out + p * plane_size
+        for j in range(plane_size):
+            dst[j] = 0
+        for j in range(per_plane):
+            i = ind[p * per_plane + j]
+            if i < 0 or i >= plane_size:
+                bad += 1
+            else:
+                dst[i] = dst[i] + g[p * per_plane + j]
+    return bad
+
+
+def max_pool2d_backward_cpu(TensorImpl grad not None, TensorImpl indices not None, self_sizes):
+    """The gradient of max pooling in its input: grad added at each window's argmax (indices flat
+    over the last two dims of self_sizes), float32/float64 grads, int64 indices of grad's shape."""
+    sizes = tuple(self_sizes)
+    if len(sizes) < 2:
+        raise RuntimeError(f"_ember_max_pool2d_backward: self_sizes needs two dims at least, got {list(sizes)}")
+    cdef Py_ssize_t plane_size = sizes[len(sizes) - 2] * sizes[len(sizes) - 1], planes = 1, per_plane
+    for s in sizes[:len(sizes) - 2]:
+        planes *= s
+    if grad.scalar_type not in (ST_FLOAT32, ST_FLOAT64):
+        raise RuntimeError(f"_ember_max_pool2d_backward: a float32 or float64 grad, got {type_name(grad.scalar_type)}")
+    if indices.scalar_type != ST_INT64 or shape_of(indices) != shape_of(grad):
+        raise RuntimeError(f"_ember_max_pool2d_backward: int64 indices of grad's shape {list(shape_of(grad))}, got "
+                           f"{type_name(indices.scalar_type)} indices of shape {list(shape_of(indices))}")
+    if grad.nd < 2 or tuple(shape_of(grad)[:grad.nd - 2]) != sizes[:len(sizes) - 2]:
+        raise RuntimeError(f"_ember_max_pool2d_backward: grad of shape {list(shape_of(grad))} does not pool an input "
+                           f"of shape {list(sizes)}")
+    cdef TensorImpl out = new_tensor(sizes, grad.scalar_type)
+    if out.n_elem == 0:
+        return out
+    per_plane = grad.n_elem // planes
+    cdef TensorImpl g = contiguous(grad), ind = contiguous(indices)
+    cdef int nt = num_threads() if out.n_elem + grad.n_elem >= GRAIN else 1
+    cdef Py_ssize_t bad
+    with nogil:
+        if g.scalar_type == ST_FLOAT32:
+            bad = _scatter_planes(<const float*>g.data(), <const int64_t*>ind.data(), <float*>out.data(), planes,
+                                  per_plane, plane_size, nt)
+        else:
+            bad = _scatter_planes(<const double*>g.data(), <const int64_t*>ind.data(), <double*>out.data(), planes,
+                                  per_plane, plane_size, nt)
+    if bad:
+        raise RuntimeError(f"_ember_max_pool2d_backward: {bad} indices outside [0, {plane_size}) of their plane")
+    return out
 
 
 # ---- average pooling --------------------------------------------------------------------------

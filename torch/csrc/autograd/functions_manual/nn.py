@@ -23,6 +23,7 @@ _ctc_loss_backward = find_operator("_ctc_loss_backward")
 _layer_norm_backward_input = find_operator("_ember_layer_norm_backward_input")
 _layer_norm_backward_weight = find_operator("_ember_layer_norm_backward_weight")
 _matmul = find_operator("matmul")
+_max_pool2d_backward = find_operator("_ember_max_pool2d_backward")
 _ones = find_operator("ones")
 _zeros = find_operator("zeros")
 
@@ -124,6 +125,10 @@ def ctc_loss_backward(grad: Any, log_probs: Any, targets: Any, input_lengths: An
 def max_pool2d_with_indices_backward(grad: Any, self_sizes: Any, indices: Any) -> Any:
     """grad added at the argmax of each window (indices are flat over the last two dims)."""
     sizes = tuple(self_sizes)
+    if (not _grad_mode.is_grad_enabled() and grad.device.type == "cpu" and grad.dtype.name in ("float32", "float64")
+            and len(sizes) >= 2):
+        # no double backward to build: the CPU kernel adds each plane's gradients in place
+        return _max_pool2d_backward(grad, indices, sizes)
     plane = int(sizes[-1]) * int(sizes[-2])
     lead = _prod(sizes[:-2])
     offsets = _arange(lead, dtype=indices.dtype, device=indices.device) * plane
