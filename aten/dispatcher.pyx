@@ -40,6 +40,7 @@ cdef uint64_t BACKEND_BITS = ((<uint64_t>1) << DK_CPU) | ((<uint64_t>1) << DK_CU
 # first): torch.library's Library.impl overrides as PyTorch does, and removing the newer kernel
 # brings the older one back.
 cdef dict _shadowed = {}
+cdef Py_ssize_t _generation = 0     # changes whenever an operator is defined or undefined
 cdef bint _trace = os.environ.get("TORCH_SHOW_DISPATCH_TRACE", "") not in ("", "0")
 # The active profiler (torch.profiler): while set, each call that enters an operator through the
 # dispatcher (not an autograd kernel's call below itself) runs as _profiler.wrap(name, kernel).
@@ -348,8 +349,10 @@ def define(str schema, bint inplace_view=False):
         schema = schema[6:]
     if name in _operators:
         raise RuntimeError(f"operator {_qualified(name)} is defined twice")
+    global _generation
     handle = OperatorHandle(name, schema, inplace_view)
     _operators[name] = handle
+    _generation += 1
     return handle
 
 
@@ -359,7 +362,9 @@ def undefine(str name):
         name = name[6:]
     if name not in _operators:
         raise RuntimeError(f"No such operator {_qualified(name)}")
+    global _generation
     del _operators[name]
+    _generation += 1
     for key in [key for key in _shadowed if key[0] == name]:
         del _shadowed[key]
 
@@ -439,6 +444,11 @@ def operator_names():
 def defined_names():
     """Operator names in definition order (the order torch.ops lists a packet's overloads in)."""
     return list(_operators)
+
+
+def definitions_generation():
+    """A number that changes whenever an operator is defined or undefined (for caches of defined_names)."""
+    return _generation
 
 
 cdef uint64_t _union_keys(object values) except? 0xFFFFFFFFFFFFFFFF:

@@ -260,8 +260,18 @@ class OpOverloadPacket:
     def overloads(self) -> list[str]:
         return [n or "default" for n in _overload_names(self._namespace, self._opname)]
 
+    def _overload_ops(self) -> list[OpOverload]:
+        """The OpOverloads a call tries, in definition order: cached until an operator is (un)defined,
+        since listing them scans every operator name."""
+        generation = dispatcher.definitions_generation()
+        cached = self.__dict__.get("_cached_overloads")
+        if cached is None or cached[0] != generation:
+            cached = (generation, [getattr(self, n) for n in self.overloads()])
+            self._cached_overloads = cached
+        return cached[1]
+
     def __call__(self, /, *args: Any, **kwargs: Any) -> Any:
-        overloads = [getattr(self, n) for n in self.overloads()]
+        overloads = self._overload_ops()
         if len(overloads) == 1:
             return overloads[0](*args, **kwargs)
         errors = []

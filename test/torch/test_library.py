@@ -34,6 +34,18 @@ def test_define_impl_and_call_on_cpu(lib):
     np.testing.assert_allclose(ns_of(lib).scale.default(x, factor=3.0).numpy(), x.numpy() * 3.0)
 
 
+def test_a_packet_call_sees_an_overload_defined_after_its_first_call(lib):
+    # the packet caches its overloads for speed; defining another one must reach later calls
+    lib.define("pick(Tensor x) -> Tensor")
+    lib.impl("pick", lambda x: x + 1, "CPU")
+    x = torch.zeros(2)
+    assert ns_of(lib).pick(x).tolist() == [1.0, 1.0]
+    lib.define("pick.twice(Tensor x, Tensor y) -> Tensor")
+    lib.impl("pick.twice", lambda x, y: x + y, "CPU")
+    assert ns_of(lib).pick(x, torch.ones(2)).tolist() == [1.0, 1.0]
+    assert ns_of(lib).pick(x).tolist() == [1.0, 1.0]
+
+
 def test_composite_implicit_kernel_serves_cpu(lib):
     lib.define("twice(Tensor x) -> Tensor")
     lib.impl("twice", lambda x: x + x, "CompositeImplicitAutograd")
