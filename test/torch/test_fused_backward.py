@@ -125,9 +125,9 @@ def test_layer_norm_weight_gradient_over_many_rows_is_the_same_for_any_thread_co
             grads.append((x.grad.clone(), w.grad.clone()))
     finally:
         torch.set_num_threads(before)
-    for gx, gw in grads[1:]:
+    for gx, gw in grads[1:]:     # the weight's row runs are fixed by the shape: the same bits
         assert torch.equal(gx, grads[0][0])
-        np.testing.assert_allclose(gw.numpy(), grads[0][1].numpy(), rtol=1e-5)
+        assert torch.equal(gw, grads[0][1])
 
 
 def test_layer_and_group_norm_outputs_do_not_depend_on_the_thread_count():

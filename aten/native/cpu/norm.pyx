@@ -17,8 +17,23 @@ from aten.native.meta.norm_checks cimport dtype_check, param_dtype
 from aten.native.cpu.element_types cimport floating_t
 from aten.native.meta.norm_checks import check_batch_norm, check_group_norm
 
+cdef extern from "aten/native/cpu/norm_rows.h" nogil:
+    void ember_ln_row_f32(const float* x, float* y, Py_ssize_t n, const float* w, const float* b, double eps,
+                          float* mean_out, float* rstd_out)
+    void ember_ln_row_f64(const double* x, double* y, Py_ssize_t n, const double* w, const double* b, double eps,
+                          double* mean_out, double* rstd_out)
+    void ember_ln_grad_row_f32(const float* g, const float* x, const float* w, float* dx, Py_ssize_t n, double mean,
+                               double rstd)
+    void ember_ln_grad_row_f64(const double* g, const double* x, const double* w, double* dx, Py_ssize_t n,
+                               double mean, double rstd)
+    void ember_ln_grad_weight_rows_f32(const float* g, const float* x, const float* mean, const float* rstd,
+                                       double* acc, Py_ssize_t lo, Py_ssize_t hi, Py_ssize_t n)
+    void ember_ln_grad_weight_rows_f64(const double* g, const double* x, const double* mean, const double* rstd,
+                                       double* acc, Py_ssize_t lo, Py_ssize_t hi, Py_ssize_t n)
+
 cdef enum:
     GRAIN = 32768
+    WEIGHT_GRAD_PARTS = 16    # layer norm's weight gradient: row runs summed apart, fixed by the shape alone
 
 
 cdef object _param(object t):
@@ -72,41 +87,17 @@ cdef inline void _affine(const floating_t* x, floating_t* y, Py_ssize_t n, doubl
         y[i] = <floating_t>(x[i] * scale + shift)
 
 
-cdef inline void _normalize(const floating_t* x, floating_t* y, Py_ssize_t n, double mean, double rstd,
-                            const floating_t* w, const floating_t* b) noexcept nogil:
-    """y = (x - mean) * rstd (in double, rounded once), times w, plus b: one loop per case, so each vectorises."""
-    cdef Py_ssize_t i
-    if w != NULL and b != NULL:
-        for i in range(n):
-            y[i] = <floating_t>((x[i] - mean) * rstd) * w[i] + b[i]
-    elif w != NULL:
-        for i in range(n):
-            y[i] = <floating_t>((x[i] - mean) * rstd) * w[i]
-    else:
-        for i in range(n):
-            y[i] = <floating_t>((x[i] - mean) * rstd) + b[i]
-
-
 # ---- layer norm -------------------------------------------------------------------------------
 
-cdef void _layer_norm(const floating_t* x, floating_t* y, floating_t* mean_out, floating_t* rstd_out, const floating_t* w, const floating_t* b,
-                      Py_ssize_t rows, Py_ssize_t M, double eps, int nt) noexcept nogil:
-    cdef Py_ssize_t r, i
-    cdef double mean, var, rstd
-    cdef const floating_t* xr
-    cdef floating_t* yr
+cdef void _layer_norm(const floating_t* x, floating_t* y, floating_t* mean_out, floating_t* rstd_out,
+                      const floating_t* w, const floating_t* b, Py_ssize_t rows, Py_ssize_t M, double eps,
+                      int nt) noexcept nogil:
+    cdef Py_ssize_t r
     for r in prange(rows, num_threads=nt, schedule="static"):
-        xr = x + r * M
-        yr = y + r * M
-        mean = _mean(xr, M)
-        var = _variance(xr, M, mean)
-        rstd = 1.0 / sqrt(var + eps)
-        mean_out[r] = <floating_t>mean
-        rstd_out[r] = <floating_t>rstd
-        if w == NULL and b == NULL:
-            _affine(xr, yr, M, rstd, -mean * rstd)
+        if floating_t is float:
+            ember_ln_row_f32(x + r * M, y + r * M, M, w, b, eps, mean_out + r, rstd_out + r)
         else:
-            _normalize(xr, yr, M, mean, rstd, w, b)
+            ember_ln_row_f64(x + r * M, y + r * M, M, w, b, eps, mean_out + r, rstd_out + r)
 
 
 def native_layer_norm_cpu(TensorImpl input not None, normalized_shape, weight, bias, double eps):
@@ -160,53 +151,38 @@ def native_layer_norm_cpu(TensorImpl input not None, normalized_shape, weight, b
 
 # ---- layer norm backward (create_graph=False: functions_manual.layer_norm_backward) -------------
 
-cdef void _layer_norm_grad_input(const floating_t* g, const floating_t* x, const floating_t* mean, const floating_t* rstd,
-                                 const floating_t* w, floating_t* dx, Py_ssize_t rows, Py_ssize_t M, int nt) noexcept nogil:
-    """dx = rstd * (gw - mean(gw) - xhat * mean(gw * xhat)) per row, gw = g * w, xhat = (x - mean) * rstd:
-    two passes over the row, sums in double."""
-    cdef Py_ssize_t r, i
-    cdef double a, b, gw, xhat, mu, rs
-    cdef const floating_t* gr
-    cdef const floating_t* xr
-    cdef floating_t* dr
+cdef void _layer_norm_grad_input(const floating_t* g, const floating_t* x, const floating_t* mean,
+                                 const floating_t* rstd, const floating_t* w, floating_t* dx, Py_ssize_t rows,
+                                 Py_ssize_t M, int nt) noexcept nogil:
+    cdef Py_ssize_t r
     for r in prange(rows, num_threads=nt, schedule="static"):
-        gr, xr, dr = g + r * M, x + r * M, dx + r * M
-        mu, rs = mean[r], rstd[r]
-        a = 0
-        b = 0
-        for i in range(M):
-            gw = gr[i] * w[i] if w != NULL else gr[i]
-            a = a + gw
-            b = b + gw * (xr[i] - mu) * rs
-        a = a / M
-        b = b / M
-        for i in range(M):
-            gw = gr[i] * w[i] if w != NULL else gr[i]
-            xhat = (xr[i] - mu) * rs
-            dr[i] = <floating_t>(rs * (gw - a - xhat * b))
+        if floating_t is float:
+            ember_ln_grad_row_f32(g + r * M, x + r * M, w, dx + r * M, M, mean[r], rstd[r])
+        else:
+            ember_ln_grad_row_f64(g + r * M, x + r * M, w, dx + r * M, M, mean[r], rstd[r])
 
 
-cdef void _layer_norm_grad_weight(const floating_t* g, const floating_t* x, const floating_t* mean, const floating_t* rstd, floating_t* dw,
-                                  double* partial, Py_ssize_t rows, Py_ssize_t M, int nt) noexcept nogil:
-    """dw = sum over rows of g * xhat: each thread sums a run of rows into its own double row of
-    `partial`, then the runs are added in thread order (the same result for any scheduling)."""
-    cdef Py_ssize_t t, r, i, lo, hi
-    cdef double mu, rs
-    cdef double* acc
-    for t in prange(nt, num_threads=nt, schedule="static"):
-        lo, hi = rows * t // nt, rows * (t + 1) // nt
-        acc = partial + t * M
+cdef void _layer_norm_grad_weight(const floating_t* g, const floating_t* x, const floating_t* mean,
+                                  const floating_t* rstd, floating_t* dw, double* partial, Py_ssize_t rows,
+                                  Py_ssize_t M, Py_ssize_t parts, int nt) noexcept nogil:
+    """dw = sum over rows of g * xhat: each of `parts` runs of rows summed into its own double row of
+    `partial` (any thread), then the runs added in order: the same bits on any thread count."""
+    cdef Py_ssize_t t, i
+    cdef double acc
+    for t in prange(parts, num_threads=nt, schedule="dynamic", chunksize=1):
         for i in range(M):
-            acc[i] = 0
-        for r in range(lo, hi):
-            mu, rs = mean[r], rstd[r]
-            for i in range(M):
-                acc[i] = acc[i] + g[r * M + i] * (x[r * M + i] - mu) * rs
+            partial[t * M + i] = 0
+        if floating_t is float:
+            ember_ln_grad_weight_rows_f32(g, x, mean, rstd, partial + t * M, rows * t // parts,
+                                          rows * (t + 1) // parts, M)
+        else:
+            ember_ln_grad_weight_rows_f64(g, x, mean, rstd, partial + t * M, rows * t // parts,
+                                          rows * (t + 1) // parts, M)
     for i in range(M):
-        mu = 0
-        for t in range(nt):
-            mu = mu + partial[t * M + i]
-        dw[i] = <floating_t>mu
+        acc = partial[i]
+        for t in range(1, parts):
+            acc = acc + partial[t * M + i]
+        dw[i] = <floating_t>acc
 
 
 cdef int _check_layer_norm_grad(TensorImpl grad_out, TensorImpl input, TensorImpl mean, TensorImpl rstd,
@@ -276,15 +252,16 @@ def layer_norm_backward_weight_cpu(TensorImpl grad_out not None, TensorImpl inpu
         raise RuntimeError(f"layer_norm backward: normalized_shape {list(shape)} does not match rows of {M} elements")
     cdef char* p[4]
     kept = _grad_operands(grad_out, input, mean, rstd, p)
+    cdef Py_ssize_t parts = min(rows, WEIGHT_GRAD_PARTS)
     cdef int nt = num_threads() if input.n_elem >= GRAIN and rows > 1 else 1
-    cdef TensorImpl partial = new_tensor((nt * M,), ST_FLOAT64)
+    cdef TensorImpl partial = new_tensor((parts * M,), ST_FLOAT64)
     with nogil:
         if input.scalar_type == ST_FLOAT32:
             _layer_norm_grad_weight(<float*>p[0], <float*>p[1], <float*>p[2], <float*>p[3], <float*>out.data(),
-                                    <double*>partial.data(), rows, M, nt)
+                                    <double*>partial.data(), rows, M, parts, nt)
         else:
             _layer_norm_grad_weight(<double*>p[0], <double*>p[1], <double*>p[2], <double*>p[3],
-                                    <double*>out.data(), <double*>partial.data(), rows, M, nt)
+                                    <double*>out.data(), <double*>partial.data(), rows, M, parts, nt)
     return out
 
 
