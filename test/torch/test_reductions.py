@@ -883,3 +883,32 @@ def test_sums_over_the_rows_of_a_narrow_matrix_match_float64(ncols):
     np.testing.assert_allclose(torch.var(t, 0).numpy(), b.var(0, ddof=1), rtol=1e-5)
     f = torch.from_numpy(np.asfortranarray(a))                         # the same values, column-major
     np.testing.assert_allclose(torch.sum(f, 0).numpy(), b.sum(0), rtol=1e-5, atol=1e-4)
+
+
+# ---------------------------------------------------------------------------------------------
+# Column sums (a reduction over an outer dim): register-blocked leaves, broadcast inputs
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=str)
+@pytest.mark.parametrize("shape", [(2048, 256), (37, 75), (300, 31), (5, 1000)], ids=str)
+def test_column_sums_of_contiguous_and_expanded_inputs_match_numpy(shape, dtype):
+    a = sample(dtype, shape, seed=3)
+    assert_matches(torch.from_numpy(a).sum(0), reference_sum(a, axis=0))
+    # stride-0 inputs, as a sum()'s gradient is: a row repeated, and one value everywhere
+    expanded = torch.from_numpy(a[:1]).expand(shape)
+    assert_matches(expanded.sum(0), reference_sum(np.broadcast_to(a[:1], shape), axis=0))
+    scalar = torch.tensor(0.1, dtype=dtype).expand(shape)
+    assert_matches(scalar.sum(0), reference_sum(np.full(shape, 0.1, dtype=NUMPY_OF[dtype]), axis=0))
+    assert_matches(scalar.sum(1), reference_sum(np.full(shape, 0.1, dtype=NUMPY_OF[dtype]), axis=1))
+
+
+def test_column_sums_give_the_same_bits_on_any_thread_count():
+    a = torch.from_numpy(sample(torch.float32, (4096, 300), seed=4))
+    before = torch.get_num_threads()
+    try:
+        results = []
+        for threads in (1, 2):
+            torch.set_num_threads(threads)
+            results.append(a.sum(0))
+    finally:
+        torch.set_num_threads(before)
+    assert torch.equal(results[0], results[1])

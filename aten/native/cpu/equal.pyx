@@ -1,7 +1,7 @@
 """aten::equal on the CPU: same shape and the same values (after promotion; NaN is never equal)."""
 from c10.tensor_impl cimport TensorImpl
 from aten.native.cpu._gen_eq import eq_Tensor_cpu
-from aten.native.cpu.reduce_sum import all_cpu
+from aten.native.cpu.reduce_logical import all_cpu
 from aten.native.meta.errors import device_mismatch_error
 
 

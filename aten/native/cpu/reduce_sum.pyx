@@ -1,4 +1,5 @@
-"""Sum-like reductions on CPU: sum, mean, prod, count_nonzero, all, any (over the engine in reduce.pyx).
+"""Sum-like reductions on CPU: sum, mean, prod, over the engine in reduce.pyx (all, any and count_nonzero are in
+reduce_logical.pyx).
 
 Float sums are pairwise: a row is cut in halves down to blocks of BLOCK elements, each summed
 with 16 independent accumulators (a loop gcc vectorises) and folded as a tree; columns summed
@@ -145,6 +146,15 @@ cdef void _lanes(acc_t* lanes, const in_t* x, Py_ssize_t n, Py_ssize_t period, i
         lanes[k] += _tf(x[m + k], mode, p, <acc_t>0)
 
 
+cdef extern from "aten/native/cpu/vec_reduced.h" nogil:
+    void ember_widen(const char* src, Py_ssize_t step, float* dst, Py_ssize_t m, int half)
+cdef extern from "aten/native/cpu/col_sum.h" nogil:
+    void ember_col_sum_f32(float* acc, const float* x, Py_ssize_t ncols, Py_ssize_t col_step, Py_ssize_t nrows,
+                           Py_ssize_t row_step)
+    void ember_col_sum_f64(double* acc, const double* x, Py_ssize_t ncols, Py_ssize_t col_step, Py_ssize_t nrows,
+                           Py_ssize_t row_step)
+
+
 cdef void _narrow_cols(acc_t* acc, const in_t* x, Py_ssize_t ncols, Py_ssize_t nrows, int mode,
                        double p) noexcept nogil:
     """Few columns of a contiguous (nrows, ncols) block: one pass over the flat run, lane k of
@@ -187,16 +197,20 @@ cdef void _cols(acc_t* acc, int astride, const char* src, Py_ssize_t ncols, Py_s
             for c in range(ncols):
                 acc[2 * c + 1] += tmp[2 * c + 1]
         return
+    if astride == 1 and mode == F_SUM and ce <= 1 and rs % sizeof(in_t) == 0:
+        if in_t is float and acc_t is float:
+            ember_col_sum_f32(acc, <const float*>src, ncols, ce, nrows, rs // sizeof(in_t))
+            return
+        elif in_t is double and acc_t is double:
+            ember_col_sum_f64(acc, <const double*>src, ncols, ce, nrows, rs // sizeof(in_t))
+            return
     for r in range(nrows):
         row = <const in_t*>(src + r * rs)
         if astride == 2:
             for c in range(ncols):
                 acc[2 * c + 1] += _tf(row[c * ce], mode, p, acc[2 * c])
         elif ce == 1:
-            if mode == F_SUM:
-                for c in range(ncols):
-                    acc[c] += <acc_t>row[c]
-            elif mode == F_ABS:
+            if mode == F_ABS:
                 for c in range(ncols):
                     acc[c] += _tf(row[c], F_ABS, p, <acc_t>0)
             elif mode == F_SQ:
@@ -223,10 +237,6 @@ cdef void _fleaf(acc_t* acc, const in_t* tag, const char* src, Py_ssize_t ncols,
                 acc[c] += _row(<const in_t*>(src + c * cs), nrows, s, mode, ctx.p, <acc_t>0)
     else:
         _cols(acc, 2 if mode >= F_SQDEV else 1, src, ncols, cs, nrows, rs, mode, ctx.p, tag)
-
-
-cdef extern from "aten/native/cpu/vec_reduced.h" nogil:
-    void ember_widen(const char* src, Py_ssize_t step, float* dst, Py_ssize_t m, int half)
 
 
 cdef float _row_reduced(const char* x, Py_ssize_t n, Py_ssize_t step, bint half) noexcept nogil:
@@ -311,7 +321,7 @@ cdef ReduceOps fsum_ops(const ReduceCtx* ctx) noexcept:
     return ops
 
 
-cdef void _sum_project(const char* acc, Py_ssize_t n, Py_ssize_t out_index, Py_ssize_t out_step,
+cdef void sum_project(const char* acc, Py_ssize_t n, Py_ssize_t out_index, Py_ssize_t out_step,
                        const ReduceCtx* ctx) noexcept nogil:
     """The accumulators as they are (float, double or int64)."""
     cdef Py_ssize_t i
@@ -392,14 +402,14 @@ cdef void _isum_leaf(char* acc, const char* src, Py_ssize_t ncols, Py_ssize_t cs
         _ileaf(<int64_t*>acc, <const int64_t*>NULL, src, ncols, cs, nrows, rs)
 
 
-cdef void _i64_init(char* acc, Py_ssize_t n, Py_ssize_t out_index, Py_ssize_t out_step,
+cdef void i64_init(char* acc, Py_ssize_t n, Py_ssize_t out_index, Py_ssize_t out_step,
                     const ReduceCtx* ctx) noexcept nogil:
     cdef Py_ssize_t i
     for i in range(n):
         (<int64_t*>acc)[i] = 0
 
 
-cdef void _i64_combine(char* acc, const char* other, Py_ssize_t n, const ReduceCtx* ctx) noexcept nogil:
+cdef void i64_combine(char* acc, const char* other, Py_ssize_t n, const ReduceCtx* ctx) noexcept nogil:
     cdef Py_ssize_t i
     for i in range(n):
         (<int64_t*>acc)[i] += (<const int64_t*>other)[i]
@@ -408,111 +418,11 @@ cdef void _i64_combine(char* acc, const char* other, Py_ssize_t n, const ReduceC
 cdef ReduceOps _isum_ops() noexcept:
     cdef ReduceOps ops
     ops.acc_size = 8
-    ops.init = _i64_init
+    ops.init = i64_init
     ops.leaf = _isum_leaf
-    ops.combine = _i64_combine
-    ops.project = _sum_project
+    ops.combine = i64_combine
+    ops.project = sum_project
     return ops
-
-
-# ---------------------------------------------------------------------------------------------
-# count_nonzero (int64), all and any (one byte: 0 or 1)
-
-cdef enum:
-    B_ALL = 0
-    B_ANY = 1
-    B_COUNT = 2
-
-
-cdef inline void _brow(char* acc, const num_t* x, Py_ssize_t n, Py_ssize_t s, int mode) noexcept nogil:
-    """One row (inlined with a constant stride 1, so the reduction loops vectorise)."""
-    cdef Py_ssize_t i
-    cdef int64_t count = 0
-    cdef uint8_t b
-    if mode == B_COUNT:
-        for i in range(n):
-            count += x[i * s] != 0
-        (<int64_t*>acc)[0] += count
-    elif mode == B_ANY:
-        b = 0
-        for i in range(n):
-            b |= x[i * s] != 0
-        acc[0] |= b
-    else:
-        b = 1
-        for i in range(n):
-            b &= x[i * s] != 0
-        acc[0] &= b
-
-
-cdef void _bleaf(char* acc, const num_t* tag, const char* src, Py_ssize_t ncols, Py_ssize_t cs,
-                 Py_ssize_t nrows, Py_ssize_t rs, int mode) noexcept nogil:
-    cdef Py_ssize_t r, c, ce = cs // <Py_ssize_t>sizeof(num_t), s = rs // <Py_ssize_t>sizeof(num_t)
-    cdef Py_ssize_t asize = 8 if mode == B_COUNT else 1
-    cdef const num_t* x
-    if ncols == 1 or (rs < cs and nrows >= ROW_MIN):
-        for c in range(ncols):
-            x = <const num_t*>(src + c * cs)
-            if s == 1:
-                _brow(acc + c * asize, x, nrows, 1, mode)
-            else:
-                _brow(acc + c * asize, x, nrows, s, mode)
-        return
-    for r in range(nrows):
-        x = <const num_t*>(src + r * rs)
-        if mode == B_COUNT:
-            for c in range(ncols):
-                (<int64_t*>acc)[c] += x[c * ce] != 0
-        elif mode == B_ANY:
-            for c in range(ncols):
-                acc[c] |= x[c * ce] != 0
-        else:
-            for c in range(ncols):
-                acc[c] &= x[c * ce] != 0
-
-
-cdef void _bool_leaf(char* acc, const char* src, Py_ssize_t ncols, Py_ssize_t cs, Py_ssize_t nrows,
-                     Py_ssize_t rs, Py_ssize_t row0, const ReduceCtx* ctx) noexcept nogil:
-    cdef int st = ctx.in_type, mode = ctx.mode
-    if st == ST_UINT8 or st == ST_BOOL:
-        _bleaf(acc, <const uint8_t*>NULL, src, ncols, cs, nrows, rs, mode)
-    elif st == ST_INT8:
-        _bleaf(acc, <const int8_t*>NULL, src, ncols, cs, nrows, rs, mode)
-    elif st == ST_INT16:
-        _bleaf(acc, <const int16_t*>NULL, src, ncols, cs, nrows, rs, mode)
-    elif st == ST_INT32:
-        _bleaf(acc, <const int32_t*>NULL, src, ncols, cs, nrows, rs, mode)
-    elif st == ST_INT64:
-        _bleaf(acc, <const int64_t*>NULL, src, ncols, cs, nrows, rs, mode)
-    elif st == ST_FLOAT32:
-        _bleaf(acc, <const float*>NULL, src, ncols, cs, nrows, rs, mode)
-    else:
-        _bleaf(acc, <const double*>NULL, src, ncols, cs, nrows, rs, mode)
-
-
-cdef void _u8_init(char* acc, Py_ssize_t n, Py_ssize_t out_index, Py_ssize_t out_step,
-                   const ReduceCtx* ctx) noexcept nogil:
-    cdef Py_ssize_t i
-    cdef uint8_t v = 1 if ctx.mode == B_ALL else 0
-    for i in range(n):
-        (<uint8_t*>acc)[i] = v
-
-
-cdef void _u8_combine(char* acc, const char* other, Py_ssize_t n, const ReduceCtx* ctx) noexcept nogil:
-    cdef Py_ssize_t i
-    if ctx.mode == B_ALL:
-        for i in range(n):
-            (<uint8_t*>acc)[i] &= (<const uint8_t*>other)[i]
-    else:
-        for i in range(n):
-            (<uint8_t*>acc)[i] |= (<const uint8_t*>other)[i]
-
-
-cdef void _u8_project(const char* acc, Py_ssize_t n, Py_ssize_t out_index, Py_ssize_t out_step,
-                      const ReduceCtx* ctx) noexcept nogil:
-    cdef Py_ssize_t i
-    for i in range(n):
-        (<uint8_t*>ctx.out)[out_index + i * out_step] = (<const uint8_t*>acc)[i]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -645,7 +555,7 @@ cdef TensorImpl _sum(TensorImpl self, object dim, bint keepdim, object dtype, st
     else:
         ctx.acc_type = ST_INT64
         ops = _isum_ops()
-    ops.project = _mean_project if mean else _sum_project
+    ops.project = _mean_project if mean else sum_project
     result = reduce(src, &dims, keepdim, ctx.acc_type, &ops, &ctx)
     return _finish(result, out_type)
 
@@ -717,7 +627,7 @@ cdef TensorImpl _prod(TensorImpl self, object dim, bint keepdim, object dtype):
         acc_type = src.scalar_type if is_floating(src.scalar_type) else ST_INT64
         src = _as_type(src, acc_type)
         ops.acc_size = 4 if acc_type == ST_FLOAT32 else 8
-        ops.init, ops.leaf, ops.combine, ops.project = _prod_init, _prod_leaf, _prod_combine, _sum_project
+        ops.init, ops.leaf, ops.combine, ops.project = _prod_init, _prod_leaf, _prod_combine, sum_project
     ctx.in_type = acc_type
     ctx.acc_type = acc_type
     ctx.mode = 0
@@ -732,68 +642,3 @@ def prod_cpu(TensorImpl self not None, dtype=None):
 
 def prod_dim_cpu(TensorImpl self not None, int dim, bint keepdim=False, dtype=None):
     return _prod(self, dim, keepdim, dtype)
-
-
-cdef TensorImpl _bool_reduce(TensorImpl self, DimSet* dims, bint keepdim, int mode, str name):
-    cdef ReduceCtx ctx
-    cdef ReduceOps ops
-    cdef int out_type
-    check_dtype_kernel(self.scalar_type, name)
-    ctx.in_type = self.scalar_type
-    ctx.mode = mode
-    ctx.centers = NULL
-    ctx.out2 = NULL
-    if mode == B_COUNT:
-        ctx.acc_type = ST_INT64
-        ops.acc_size = 8
-        ops.init = _i64_init
-        ops.combine = _i64_combine
-        ops.project = _sum_project
-        out_type = ST_INT64
-    else:
-        ctx.acc_type = ST_UINT8
-        ops.acc_size = 1
-        ops.init = _u8_init
-        ops.combine = _u8_combine
-        ops.project = _u8_project
-        out_type = ST_UINT8 if self.scalar_type == ST_UINT8 else ST_BOOL   # as PyTorch
-    ops.leaf = _bool_leaf
-    return reduce(self, dims, keepdim, out_type, &ops, &ctx)
-
-
-def all_cpu(TensorImpl self not None):
-    cdef DimSet dims
-    all_dims(self, &dims)
-    return _bool_reduce(self, &dims, False, B_ALL, "all_cpu")
-
-
-def all_dims_cpu(TensorImpl self not None, dim=None, bint keepdim=False):
-    cdef DimSet dims
-    parse_dims(self, dim, False, &dims)
-    return _bool_reduce(self, &dims, keepdim, B_ALL, "all_cpu")
-
-
-def all_dim_cpu(TensorImpl self not None, int dim, bint keepdim=False):
-    return all_dims_cpu(self, (dim,), keepdim)
-
-
-def any_cpu(TensorImpl self not None):
-    cdef DimSet dims
-    all_dims(self, &dims)
-    return _bool_reduce(self, &dims, False, B_ANY, "any_cpu")
-
-
-def any_dims_cpu(TensorImpl self not None, dim=None, bint keepdim=False):
-    cdef DimSet dims
-    parse_dims(self, dim, False, &dims)
-    return _bool_reduce(self, &dims, keepdim, B_ANY, "any_cpu")
-
-
-def any_dim_cpu(TensorImpl self not None, int dim, bint keepdim=False):
-    return any_dims_cpu(self, (dim,), keepdim)
-
-
-def count_nonzero_cpu(TensorImpl self not None, dim):
-    cdef DimSet dims
-    parse_dims(self, dim, True, &dims)
-    return _bool_reduce(self, &dims, False, B_COUNT, "count_nonzero_cpu")
