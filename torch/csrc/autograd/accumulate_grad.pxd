@@ -1,0 +1,1 @@
+cdef int accumulate(object variable, tuple grads) except -1

@@ -1,0 +1,3 @@
+from typing import Any
+
+def accumulate_grad(variable: Any, new_grad: Any) -> None: ...

@@ -1,0 +1,77 @@
+"""A leaf's gradient accumulation (AccumulateGrad's step, graph.pyx): the first gradient stored, later
+ones added, with PyTorch's layout contract and its theft of a gradient nobody else holds.
+"""
+from cpython.ref cimport Py_REFCNT
+
+from c10 cimport grad_mode
+from c10.storage cimport Storage
+from c10.tensor_impl cimport TensorImpl, non_overlapping_and_dense
+
+
+cdef int accumulate(object variable, tuple grads) except -1:
+    """AccumulateGrad's step. A first gradient the engine made and nothing else holds is stored as it is
+    (PyTorch's AccumulateGrad steals it the same way, by its use count): every training step that
+    starts from .grad = None (zero_grad's default) then skips a copy of each parameter's gradient."""
+    cdef object new_grad = grads[0]
+    if new_grad is not None and variable.grad is None and _stealable(new_grad, variable, grads):
+        variable.grad = new_grad
+        return 0
+    accumulate_grad(variable, new_grad)
+    return 0
+
+
+cdef enum:
+    # The references to a gradient the engine made, as _accumulate sees it: the engine's step tuple and
+    # _accumulate's own local (the engine drops its other references first: run_backward); to the
+    # step tuple: the engine's local, apply's argument and _accumulate's. Any more, and someone else
+    # (a hook, another leaf's buffer, the caller of backward) holds it.
+    ENGINE_GRAD_REFS = 2
+    ENGINE_STEP_REFS = 3
+
+
+cdef bint _stealable(object grad, object variable, tuple grads):
+    """Whether grad can become variable's .grad without a copy: no graph is being built, nothing but the
+    engine holds it (nor its storage: not a view, no other tensor on that memory, memory of its own),
+    and it already has the layout _grad_like would give the copy (the leaf's strides, same dtype and
+    device)."""
+    cdef TensorImpl g, v
+    cdef Storage storage
+    cdef int d
+    if grad_mode.grad_enabled() or not isinstance(grad, TensorImpl) or not isinstance(variable, TensorImpl):
+        return False
+    if Py_REFCNT(grad) > ENGINE_GRAD_REFS or Py_REFCNT(grads) > ENGINE_STEP_REFS:
+        return False
+    g, v = <TensorImpl>grad, <TensorImpl>variable
+    storage = g.storage
+    if g.view_base is not None or Py_REFCNT(storage) != 2 or not storage.owns_data:     # 2: g's and this local
+        return False
+    if grad.requires_grad or g.scalar_type != v.scalar_type or g.device_obj != v.device_obj or g.nd != v.nd:
+        return False
+    if not non_overlapping_and_dense(v.nd, v.sizes, v.strides):
+        return g.contiguous
+    for d in range(v.nd):
+        if g.sizes[d] != v.sizes[d] or (g.sizes[d] != 1 and g.strides[d] != v.strides[d]):
+            return False
+    return True
+
+
+def accumulate_grad(variable, new_grad):
+    """variable.grad += new_grad as PyTorch's AccumulateGrad: the first gradient is stored as a copy (the incoming
+    one may be the caller's), later ones add in place, or out of place under create_graph (the sum differentiable)."""
+    if new_grad is None:
+        return
+    old = variable.grad
+    if old is None:
+        variable.grad = _grad_like(new_grad, variable)
+    elif grad_mode.grad_enabled():
+        variable.grad = old + new_grad
+    else:
+        old.add_(new_grad)
+
+
+cdef object _grad_like(TensorImpl grad, TensorImpl variable):
+    """A first gradient's copy under PyTorch's layout contract: the leaf's strides where it is dense (an
+    optimizer then walks both alike; a transposed mm gradient would make every update strided), else contiguous."""
+    if non_overlapping_and_dense(variable.nd, variable.sizes, variable.strides):
+        return grad.new_empty_strided(variable.shape, variable.stride()).copy_(grad)
+    return grad.clone() if grad.contiguous else (<object>grad).contiguous()
