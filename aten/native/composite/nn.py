@@ -38,6 +38,22 @@ def log_softmax(self: Any, dim: int, dtype: Any = None) -> Any:
     return _log_softmax(_to(self, dtype), dim, False)
 
 
+_sub = find_operator("sub.Tensor")
+_exp = find_operator("exp")
+
+
+def softmax_backward_data(grad_output: Any, output: Any, dim: int, input_dtype: Any) -> Any:
+    """output * (grad - sum(grad * output)) along dim, in input_dtype (the CPU kernel's formula)."""
+    inner = _sum_dim(_mul(grad_output, output), [dim], True)
+    return _to(_mul(output, _sub(grad_output, inner)), input_dtype)
+
+
+def log_softmax_backward_data(grad_output: Any, output: Any, dim: int, input_dtype: Any) -> Any:
+    """grad - exp(output) * sum(grad) along dim, in input_dtype."""
+    total = _sum_dim(grad_output, [dim], True)
+    return _to(_sub(grad_output, _mul(_exp(output), total)), input_dtype)
+
+
 # ---- convolution ----------------------------------------------------------------------------
 
 _convolution = find_operator("convolution")

@@ -1,19 +1,20 @@
-"""aten::_softmax and aten::_log_softmax on CPU: one pass per row, numerically stable.
+"""aten::_softmax and aten::_log_softmax on CPU, and their gradients: one pass per row, numerically stable.
 
 Each row (or each group of up to 256 adjacent columns when the dim is not the last) is read
 for its max, then exp(x - max) is written and summed in the same pass, then scaled: the
 input is read twice and the output written twice, both from cache for rows that fit. exp is
 the vectorised polynomial of nn_vec.h (AVX2+FMA where the CPU has it). Rows are split over
-OpenMP threads above PyTorch's grain size.
+OpenMP threads above PyTorch's grain size. The gradients (_softmax_backward_data,
+_log_softmax_backward_data) read each row twice: its sum, then the formula per element.
 """
 from cython.parallel cimport prange
 from libc.math cimport INFINITY
 
-from c10.scalar_type cimport dtype as DType, ST_FLOAT32, ST_FLOAT64
+from c10.scalar_type cimport dtype as DType, ST_FLOAT32, ST_FLOAT64, ST_FLOAT16, ST_BFLOAT16
 from c10.tensor_impl cimport TensorImpl, empty_contiguous
 from aten.native.cpu.loops cimport cast_contiguous
 from aten.native.cpu.array_bridge cimport contiguous, num_threads
-from aten.native.meta.messages cimport type_name
+from aten.native.meta.messages cimport shape_of, type_name
 from aten.native.cpu.nn_vec cimport ember_vec, ember_vec_table, ember_vec_level
 from aten.native.cpu.element_types cimport floating_t
 
@@ -137,3 +138,57 @@ def softmax_cpu(TensorImpl self not None, dim, bint half_to_float):
 
 def log_softmax_cpu(TensorImpl self not None, dim, bint half_to_float):
     return _softmax(self, dim, half_to_float, True)
+
+
+cdef TensorImpl _softmax_grad(TensorImpl grad_output, TensorImpl output, object dim, object input_dtype, bint log):
+    cdef str name = "_log_softmax_backward_data" if log else "_softmax_backward_data"
+    cdef int st = output.scalar_type, d, i, nt
+    cdef Py_ssize_t outer = 1, n = 1, inner = 1, row, unit, units, blocks, o, c0, w
+    cdef const ember_vec_table* vt = ember_vec()
+    if grad_output.scalar_type != st or shape_of(grad_output) != shape_of(output):
+        raise RuntimeError(f"{name}: grad_output ({type_name(grad_output.scalar_type)}, "
+                           f"{list(shape_of(grad_output))}) and output ({type_name(st)}, {list(shape_of(output))}) "
+                           f"must have one dtype and shape")
+    if st != ST_FLOAT32 and st != ST_FLOAT64:
+        raise NotImplementedError(f'"{name}" not implemented for \'{type_name(st)}\'')
+    # a float16/bfloat16 softmax reaches here widened to float32 (ember_opmath), rounded back by the caller
+    if (<DType?>input_dtype).scalar_type != st and not (
+            st == ST_FLOAT32 and (<DType>input_dtype).scalar_type in (ST_FLOAT16, ST_BFLOAT16)):
+        raise RuntimeError(f"{name}: input_dtype {type_name((<DType>input_dtype).scalar_type)} differs from the "
+                           f"output's {type_name(st)} (half to float is not supported on CPU)")
+    d = output._wrap_dim(dim)
+    cdef TensorImpl g = contiguous(grad_output), y = contiguous(output)
+    cdef TensorImpl out = empty_contiguous(output.nd, output.sizes, st, None)
+    if out.n_elem == 0:
+        return out
+    if output.nd > 0:
+        n = output.sizes[d]
+        for i in range(d):
+            outer *= output.sizes[i]
+        for i in range(d + 1, output.nd):
+            inner *= output.sizes[i]
+    nt = num_threads() if out.n_elem >= GRAIN else 1
+    cdef char* gp = g.data()
+    cdef char* yp = y.data()
+    cdef char* dp = out.data()
+    blocks = (inner + COLS - 1) // COLS
+    units = outer * blocks
+    with nogil:
+        for unit in prange(units, num_threads=nt, schedule="dynamic", chunksize=16):
+            o = unit // blocks
+            c0 = (unit % blocks) * COLS
+            w = min(inner - c0, <Py_ssize_t>COLS)
+            row = o * n * inner + c0
+            if st == ST_FLOAT32:
+                vt.softmax_grad_f(<float*>gp + row, <float*>yp + row, <float*>dp + row, n, inner, w, log)
+            else:
+                vt.softmax_grad_d(<double*>gp + row, <double*>yp + row, <double*>dp + row, n, inner, w, log)
+    return out
+
+
+def softmax_backward_data_cpu(TensorImpl grad_output not None, TensorImpl output not None, dim, input_dtype):
+    return _softmax_grad(grad_output, output, dim, input_dtype, False)
+
+
+def log_softmax_backward_data_cpu(TensorImpl grad_output not None, TensorImpl output not None, dim, input_dtype):
+    return _softmax_grad(grad_output, output, dim, input_dtype, True)

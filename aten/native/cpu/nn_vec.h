@@ -34,6 +34,8 @@ typedef struct {
     void (*softmax_cols_d)(const double*, double*, Py_ssize_t, Py_ssize_t, Py_ssize_t, int);
     void (*exp_f)(const float*, float*, Py_ssize_t);
     void (*exp_d)(const double*, double*, Py_ssize_t);
+    void (*softmax_grad_f)(const float*, const float*, float*, Py_ssize_t, Py_ssize_t, Py_ssize_t, int);
+    void (*softmax_grad_d)(const double*, const double*, double*, Py_ssize_t, Py_ssize_t, Py_ssize_t, int);
 } ember_vec_table;
 
 #define EMBER_COLS 256
@@ -115,14 +117,54 @@ ATTR static void ember_softmax_cols_##TS##_##SUF(const T* x, T* y, Py_ssize_t n,
     }                                                                                              \
 }
 
+/* The gradients of softmax and log_softmax along a dim of n elements `stride` apart, for w (<= EMBER_COLS)
+ * adjacent columns (stride 1, w 1: a row): softmax dx = y * (g - sum(g * y)), log_softmax
+ * dx = g - exp(y) * sum(g), the formulas' own rounding points (functions_manual/pointwise.py). */
+#define EMBER_GRAD_ROWS(SUF, ATTR, T, TS, EXP)                                                    \
+ATTR static void ember_softmax_grad_##TS##_##SUF(const T* g, const T* y, T* dx, Py_ssize_t n,       \
+                                                 Py_ssize_t stride, Py_ssize_t w, int log_) {       \
+    if (stride == 1) {                                                                             \
+        T s = 0;                                                                                   \
+        if (log_) {                                                                                \
+            _Pragma("omp simd reduction(+:s)")                                                    \
+            for (Py_ssize_t i = 0; i < n; i++) s += g[i];                                          \
+            for (Py_ssize_t i = 0; i < n; i++) dx[i] = g[i] - EXP(y[i]) * s;                       \
+        } else {                                                                                   \
+            _Pragma("omp simd reduction(+:s)")                                                    \
+            for (Py_ssize_t i = 0; i < n; i++) s += g[i] * y[i];                                   \
+            for (Py_ssize_t i = 0; i < n; i++) dx[i] = y[i] * (g[i] - s);                          \
+        }                                                                                          \
+        return;                                                                                    \
+    }                                                                                              \
+    T s[EMBER_COLS];                                                                               \
+    for (Py_ssize_t c = 0; c < w; c++) s[c] = 0;                                                   \
+    for (Py_ssize_t j = 0; j < n; j++) {                                                           \
+        const T* gr = g + j * stride; const T* yr = y + j * stride;                                \
+        if (log_) { for (Py_ssize_t c = 0; c < w; c++) s[c] += gr[c]; }                            \
+        else { for (Py_ssize_t c = 0; c < w; c++) s[c] += gr[c] * yr[c]; }                         \
+    }                                                                                              \
+    for (Py_ssize_t j = 0; j < n; j++) {                                                           \
+        const T* gr = g + j * stride; const T* yr = y + j * stride; T* dr = dx + j * stride;       \
+        if (log_) { for (Py_ssize_t c = 0; c < w; c++) dr[c] = gr[c] - EXP(yr[c]) * s[c]; }        \
+        else { for (Py_ssize_t c = 0; c < w; c++) dr[c] = yr[c] * (gr[c] - s[c]); }                \
+    }                                                                                              \
+}
+
+#define EMBER_GRADS(SUF, ATTR)                                                                   \
+EMBER_GRAD_ROWS(SUF, ATTR, float, f, ember_vm_expf)                                              \
+EMBER_GRAD_ROWS(SUF, ATTR, double, d, ember_exp_##SUF)
+
 EMBER_VEC_DEFINE(base, )
+EMBER_GRADS(base, )
 #ifdef EMBER_HAVE_AVX2
 EMBER_VEC_DEFINE(avx2, EMBER_AVX2_ATTR)
+EMBER_GRADS(avx2, EMBER_AVX2_ATTR)
 #endif
 
 #define EMBER_TABLE(SUF) { ember_softmax_row_f_##SUF, ember_softmax_row_d_##SUF,                \
     ember_log_softmax_row_f_##SUF, ember_log_softmax_row_d_##SUF, ember_softmax_cols_f_##SUF,     \
-    ember_softmax_cols_d_##SUF, ember_exp_f_##SUF, ember_exp_d_##SUF }
+    ember_softmax_cols_d_##SUF, ember_exp_f_##SUF, ember_exp_d_##SUF, ember_softmax_grad_f_##SUF,      \
+    ember_softmax_grad_d_##SUF }
 
 static const ember_vec_table ember_vec_base = EMBER_TABLE(base);
 #ifdef EMBER_HAVE_AVX2

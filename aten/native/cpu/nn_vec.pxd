@@ -14,5 +14,9 @@ cdef extern from "nn_vec.h" nogil:
         void (*softmax_cols_d)(const double* x, double* y, Py_ssize_t n, Py_ssize_t stride, Py_ssize_t w, bint log_) noexcept nogil
         void (*exp_f)(const float* x, float* y, Py_ssize_t n) noexcept nogil
         void (*exp_d)(const double* x, double* y, Py_ssize_t n) noexcept nogil
+        void (*softmax_grad_f)(const float* g, const float* y, float* dx, Py_ssize_t n, Py_ssize_t stride,
+                               Py_ssize_t w, bint log_) noexcept nogil
+        void (*softmax_grad_d)(const double* g, const double* y, double* dx, Py_ssize_t n, Py_ssize_t stride,
+                               Py_ssize_t w, bint log_) noexcept nogil
     const ember_vec_table* ember_vec() noexcept
     const char* ember_vec_level() noexcept

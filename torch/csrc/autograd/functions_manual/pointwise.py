@@ -6,8 +6,11 @@ import math
 from typing import Any
 
 from aten.dispatcher import find_operator
+from c10 import grad_mode as _grad_mode
 
 _softplus = find_operator("softplus")
+_softmax_backward_data = find_operator("_softmax_backward_data")
+_log_softmax_backward_data = find_operator("_log_softmax_backward_data")
 _where = find_operator("where.self")
 _zeros_like = find_operator("zeros_like")
 
@@ -188,8 +191,12 @@ def zeros_like(t: Any) -> Any:
 
 
 def softmax_backward_data(grad: Any, output: Any, dim: int) -> Any:
+    if not _grad_mode.is_grad_enabled():      # no double backward to build: the kernel, one pass per row
+        return _softmax_backward_data(grad, output, dim, output.dtype)
     return output * (grad - (grad * output).sum(dim, keepdim=True))
 
 
 def log_softmax_backward_data(grad: Any, output: Any, dim: int) -> Any:
+    if not _grad_mode.is_grad_enabled():
+        return _log_softmax_backward_data(grad, output, dim, output.dtype)
     return grad - output.exp() * grad.sum(dim, keepdim=True)
