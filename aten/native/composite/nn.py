@@ -451,6 +451,37 @@ def _repeat_heads(t: Any, repeats: int) -> Any:
 _dropout = find_operator("dropout")
 
 
+_flash_attention = find_operator("_scaled_dot_product_flash_attention_for_cpu")
+
+
+class Switch:
+    """A switch of PyTorch's global context that a composite reads; torch.backends sets it."""
+    __slots__ = ("enabled",)
+
+    def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled
+
+
+flash_sdp = Switch(True)      # torch.backends.cuda.enable_flash_sdp (and sdpa_kernel)
+
+
+def _flash_applies(query: Any, key: Any, value: Any, attn_mask: Any, dropout_p: float, enable_gqa: bool) -> bool:
+    """Whether PyTorch's CPU choice, the flash kernel (sdp_utils_cpp's use_flash_attention_cpp), serves
+    this call: flash enabled, CPU floating (batch, heads, length, dim) tensors of one dtype and one head
+    dim, the same heads, no dropout, at least one query and key. A mask (which PyTorch's kernel takes
+    and Ember's does not) goes to the math path."""
+    if not flash_sdp.enabled or dropout_p != 0.0 or attn_mask is not None:
+        return False
+    if not all(t.device.type == "cpu" and t.dim() == 4 for t in (query, key, value)):
+        return False
+    if not (query.dtype is key.dtype is value.dtype) or not query.dtype.is_floating_point:
+        return False
+    q, k, v = query._sizes(), key._sizes(), value._sizes()
+    if not (q[:2] == k[:2] == v[:2] and k[2] == v[2] and q[3] == k[3] == v[3]):
+        return False
+    return q[2] > 0 and k[2] > 0 and q[3] > 0
+
+
 def scaled_dot_product_attention(query: Any, key: Any, value: Any, attn_mask: Any = None, dropout_p: float = 0.0,
                                  is_causal: bool = False, scale: Any = None, enable_gqa: bool = False) -> Any:
     if not (query.dtype is key.dtype is value.dtype):
@@ -466,6 +497,8 @@ def scaled_dot_product_attention(query: Any, key: Any, value: Any, attn_mask: An
                            f"{CPP_TYPE_NAMES[query.dtype.name]} instead.")
     if attn_mask is not None and attn_mask.dtype.name == "bool":
         attn_mask = _bool_mask_to_float(attn_mask, query.dtype)
+    if _flash_applies(query, key, value, attn_mask, dropout_p, enable_gqa):
+        return _flash_attention(query, key, value, 0.0, is_causal, scale=scale)[0]
     negative = scale is not None and scale < 0
     softmax_scale = abs(scale) if scale is not None else 1.0 / float(query._sizes()[-1]) ** 0.5
     factor = softmax_scale ** 0.5

@@ -15,6 +15,7 @@ import warnings
 from typing import Any, Iterator
 
 import torch._context as _context
+from aten.native.composite import nn as _nn_composite
 from torch.backends import Flag
 
 __all__ = ["is_built", "matmul", "SDPBackend", "flash_sdp_enabled", "enable_flash_sdp", "mem_efficient_sdp_enabled",
@@ -71,7 +72,22 @@ class SDPBackend(enum.IntEnum):
     OVERRIDEABLE = 4
 
 
-_sdp = {"flash": Flag("enable_flash_sdp", True), "mem_efficient": Flag("enable_mem_efficient_sdp", True),
+class _SwitchFlag(Flag):
+    """A Flag kept in an aten composite's Switch, so that the composite sees it (flash_sdp)."""
+
+    def __init__(self, setter: str, switch: Any) -> None:
+        super().__init__(setter, switch.enabled)
+        self.switch = switch
+
+    def get(self) -> Any:
+        return self.switch.enabled
+
+    def set(self, value: Any) -> None:
+        super().set(value)
+        self.switch.enabled = value
+
+
+_sdp = {"flash": _SwitchFlag("enable_flash_sdp", _nn_composite.flash_sdp), "mem_efficient": Flag("enable_mem_efficient_sdp", True),
         "math": Flag("enable_math_sdp", True), "cudnn": Flag("enable_cudnn_sdp", True),
         "fp16_bf16_reduction_math": Flag("allow_fp16_bf16_reduction_math_sdp", False)}
 

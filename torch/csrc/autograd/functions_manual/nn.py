@@ -8,6 +8,7 @@ differentiable ops. Index maps are read from the forward kernels themselves (run
 or on one-hot rows), so they agree with the forward by construction."""
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 from aten.dispatcher import find_operator
@@ -24,6 +25,8 @@ _layer_norm_backward_input = find_operator("_ember_layer_norm_backward_input")
 _layer_norm_backward_weight = find_operator("_ember_layer_norm_backward_weight")
 _matmul = find_operator("matmul")
 _max_pool2d_backward = find_operator("_ember_max_pool2d_backward")
+_flash_backward = find_operator("_scaled_dot_product_flash_attention_for_cpu_backward")
+_flash_grads = threading.local()    # the last backward call's operands and its three gradients, per thread
 _ones = find_operator("ones")
 _zeros = find_operator("zeros")
 
@@ -421,3 +424,39 @@ class _NoGrad:
 
 
 _MEAN_REDUCTION, _SUM_REDUCTION = 1, 2
+
+
+def flash_attention_backward(which: int, grad: Any, query: Any, key: Any, value: Any, out: Any, logsumexp: Any,
+                             dropout_p: float, is_causal: bool, attn_mask: Any, scale: Any,
+                             grad_input_mask: Any) -> Any:
+    """Gradient `which` (0 query, 1 key, 2 value) of the CPU flash kernel. One backward call gives all
+    three; the node asks for them in turn, so the call's result is kept (per thread) until the last
+    gradient it needs has been taken. Under create_graph the same gradients come from differentiable
+    operations (the probabilities recomputed), so attention keeps a double backward."""
+    if _grad_mode.is_grad_enabled():
+        return _attention_grads(grad, query, key, value, is_causal, scale)[which]
+    operands = (grad, query, key, value, out, logsumexp)
+    kept = getattr(_flash_grads, "kept", None)
+    if kept is not None and all(a is b for a, b in zip(kept[0], operands)):
+        grads = kept[1]
+    else:
+        grads = _flash_backward(grad, query, key, value, out, logsumexp, dropout_p, is_causal, attn_mask=attn_mask,
+                                scale=scale)
+        _flash_grads.kept = (operands, grads)
+    if not any(grad_input_mask[which + 1:]):
+        _flash_grads.kept = None
+    return grads[which]
+
+
+def _attention_grads(grad: Any, query: Any, key: Any, value: Any, is_causal: bool, scale: Any) -> tuple[Any, Any, Any]:
+    """(dQ, dK, dV) of softmax(Q K^T * scale, causal mask) V in differentiable operations."""
+    scale = 1.0 / float(query.shape[-1]) ** 0.5 if scale is None else float(scale)
+    scores = (query @ key.transpose(-2, -1)) * scale
+    if is_causal:
+        length, source = scores.shape[-2], scores.shape[-1]
+        keep = _ones((length, source), dtype=scores.dtype, device=scores.device).tril().bool()
+        scores = scores.masked_fill(~keep, float("-inf"))
+    p = scores.softmax(-1)
+    dp = grad @ value.transpose(-2, -1)
+    ds = p * (dp - (dp * p).sum(-1, keepdim=True))
+    return (ds @ key) * scale, (ds.transpose(-2, -1) @ query) * scale, p.transpose(-2, -1) @ grad
