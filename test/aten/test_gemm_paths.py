@@ -92,3 +92,16 @@ def test_matmul_broadcasts_batches_through_the_blas_path():
     product = torch.matmul(torch.from_numpy(a), torch.from_numpy(b))
     assert product.shape == (3, 4, 20, 10)
     np.testing.assert_allclose(product.numpy(), np.matmul(a, b), rtol=1e-12, atol=1e-12)
+
+
+def test_an_expanded_operand_is_copied_alone_beside_a_transposed_one():
+    # the weight gradient of a Linear under .sum(): x^T @ (ones expanded); only the expanded side is copied
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal((300, 40)).astype(np.float32)
+    g = torch.tensor(0.5).expand(300, 24)
+    product = torch.mm(torch.from_numpy(x).t(), g)
+    _check(product, x.astype(np.float64).T @ np.full((300, 24), 0.5), torch.float32)
+    row = torch.from_numpy(rng.standard_normal((1, 24)).astype(np.float32))
+    product = torch.mm(torch.from_numpy(x).t(), row.expand(300, 24))
+    _check(product, x.astype(np.float64).T @ np.broadcast_to(row.numpy().astype(np.float64), (300, 24)),
+           torch.float32)

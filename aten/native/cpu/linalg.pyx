@@ -131,10 +131,20 @@ cdef bint _direct_gemm(TensorImpl out, TensorImpl a, TensorImpl b) except -1:
         return False
     if blas_sgemm() == NULL:
         return False
+    cdef TensorImpl a2, b2
     if not _plan(&plan, out, a, b):
-        a, b = contiguous(a), contiguous(b)
-        if not _plan(&plan, out, a, b):
-            return False
+        # copy only the operand BLAS cannot read (an expanded gradient, say), not a transposed partner
+        b2 = contiguous(b)
+        if _plan(&plan, out, a, b2):
+            b = b2
+        else:
+            a2 = contiguous(a)
+            if _plan(&plan, out, a2, b):
+                a = a2
+            elif _plan(&plan, out, a2, b2):
+                a, b = a2, b2
+            else:
+                return False
     cdef int nt = num_threads()
     blas_single_threaded(True)
     with nogil:
