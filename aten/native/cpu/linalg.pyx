@@ -8,8 +8,11 @@ rejected as in PyTorch). The checks and their messages follow PyTorch's meta fun
 """
 import numpy as np
 
+from cython.parallel cimport prange
+from libc.stdint cimport uint16_t
+
 from c10.scalar_type cimport (dtype_of, is_floating, is_complex, is_integral, opmath_type, ST_BOOL, ST_FLOAT32, ST_FLOAT64,
-                              ST_INT64)
+                              ST_INT64, ST_FLOAT16, ST_BFLOAT16)
 from c10.tensor_impl cimport TensorImpl, make_tensor, MAX_DIMS
 from aten.native.cpu.array_bridge cimport np_view, new_tensor, reject_half, contiguous, num_threads
 from aten.native.meta.einsum_plan import einsum_plan
@@ -78,15 +81,56 @@ cdef int _check_mm(TensorImpl self, TensorImpl mat2) except -1:
     if self.scalar_type != mat2.scalar_type:
         raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {cpp_type(self.scalar_type)} != "
                            f"{cpp_type(mat2.scalar_type)}")
-    _no_bool("addmm_impl_cpu_", self)
+    if self.scalar_type != ST_BFLOAT16 and self.scalar_type != ST_FLOAT16:     # mm serves those itself
+        _no_bool("addmm_impl_cpu_", self)
     return 0
 
 
 def mm_cpu(TensorImpl self not None, TensorImpl mat2 not None):
     _check_mm(self, mat2)
+    if self.scalar_type == ST_BFLOAT16 or self.scalar_type == ST_FLOAT16:
+        return _mm_reduced(self, mat2)
     cdef TensorImpl out = new_tensor((self.sizes[0], mat2.sizes[1]), self.scalar_type)
     _matmul_into(out, self, mat2)
     return out
+
+
+cdef extern from "aten/native/cpu/gemm_bf16.h" nogil:
+    int ember_has_avx512_bf16()
+    int ember_bf16_gemm_cols(const uint16_t* a, Py_ssize_t lda, const uint16_t* b, Py_ssize_t sk, Py_ssize_t sn,
+                             uint16_t* c, Py_ssize_t ldc, Py_ssize_t m, Py_ssize_t n, Py_ssize_t k, Py_ssize_t j0,
+                             Py_ssize_t j1, uint16_t* packed)
+
+
+cdef TensorImpl _mm_reduced(TensorImpl a, TensorImpl b):
+    """A float16/bfloat16 product accumulated in float32 and rounded once, as PyTorch's: bfloat16 on
+    AVX512-BF16 CPUs in vdpbf16ps blocks (gemm_bf16.h), columns split over the threads (each element is
+    one thread's, in one order: the same bits on any thread count); otherwise on float32 copies."""
+    cdef int st = a.scalar_type, nt, t
+    cdef Py_ssize_t m = a.sizes[0], k = a.sizes[1], n = b.sizes[1], strips, pairs
+    cdef TensorImpl out, wide, packed
+    cdef uint16_t* ap
+    cdef uint16_t* bp
+    cdef uint16_t* cp
+    cdef uint16_t* pp
+    if st == ST_BFLOAT16 and m and n and k and ember_has_avx512_bf16():
+        if a.strides[1] != 1 or (m > 1 and a.strides[0] < k):
+            a = contiguous(a)
+        out = new_tensor((m, n), st)
+        strips = (n + 31) // 32
+        nt = max(1, min(num_threads(), strips, (m * n * k) // (1 << 18)))
+        pairs = (k + 1) // 2
+        packed = new_tensor((nt * pairs * 64,), st)
+        ap, bp, cp, pp = <uint16_t*>a.data(), <uint16_t*>b.data(), <uint16_t*>out.data(), <uint16_t*>packed.data()
+        with nogil:
+            for t in prange(nt, num_threads=nt, schedule="static"):
+                ember_bf16_gemm_cols(ap, a.strides[0], bp, b.strides[0], b.strides[1], cp, n, m, n, k,
+                                     min(n, strips * t // nt * 32), min(n, strips * (t + 1) // nt * 32),
+                                     pp + t * pairs * 64)
+        return out
+    wide = new_tensor((m, n), ST_FLOAT32)
+    _matmul_into(wide, cast_contiguous(a, ST_FLOAT32), cast_contiguous(b, ST_FLOAT32))
+    return cast_contiguous(wide, st)
 
 
 cdef int _matmul_into(TensorImpl out, TensorImpl a, TensorImpl b) except -1:
