@@ -2,11 +2,11 @@
 reduce_logical.pyx).
 
 Float sums are pairwise: a row is cut in halves down to blocks of BLOCK elements, each summed
-with 16 independent accumulators (a loop gcc vectorises) and folded as a tree; columns summed
-across rows are halved the same way. float32 accumulates in float, float64 in double (as
-PyTorch's cascade sum), so the error grows like log(n), not n; float16 and bfloat16 in float, their
-leaf blocks widened as they are read. Integers and bools accumulate in int64 (PyTorch's result
-dtype), which wraps on overflow like PyTorch.
+with independent accumulators (a contiguous float32 run: 64 lanes in C, blk_sum.h; otherwise 16,
+a loop gcc vectorises) and folded as a tree; columns summed across rows are halved the same way.
+float32 accumulates in float, float64 in double (as PyTorch's cascade sum), so the error grows like
+log(n), not n; float16 and bfloat16 in float, their leaf blocks widened as they are read. Integers
+and bools accumulate in int64 (PyTorch's result dtype), which wraps on overflow like PyTorch.
 """
 from libc.math cimport fabs, fabsf, pow, powf, exp, expf, INFINITY
 from libc.stdint cimport uint8_t, int8_t, int16_t, int32_t, int64_t
@@ -73,10 +73,18 @@ cdef inline void _blk_loop(acc_t* a, const in_t* x, Py_ssize_t m, Py_ssize_t s, 
             a[k] += _tf(x[(i + k) * s], mode, p, c)
 
 
+cdef extern from "aten/native/cpu/blk_sum.h" nogil:
+    float ember_blk_sum(const char* x, Py_ssize_t n, int kind)
+
+
 cdef acc_t _blk(const in_t* x, Py_ssize_t n, Py_ssize_t s, int mode, double p, acc_t c) noexcept nogil:
-    """The sum of f over n <= BLOCK elements at stride s: 16 accumulators, then a tree."""
+    """The sum of f over n <= BLOCK elements at stride s: 16 accumulators, then a tree (a contiguous float32
+    sum: 64 lanes in C, blk_sum.h)."""
     cdef acc_t a[16]
     cdef Py_ssize_t m = n - n % 16, i, k
+    if in_t is float and acc_t is float:
+        if mode == F_SUM and s == 1:
+            return ember_blk_sum(<const char*>x, n, 0)
     for k in range(16):
         a[k] = 0
     if s == 1:
@@ -240,11 +248,13 @@ cdef void _fleaf(acc_t* acc, const in_t* tag, const char* src, Py_ssize_t ncols,
 
 
 cdef float _row_reduced(const char* x, Py_ssize_t n, Py_ssize_t step, bint half) noexcept nogil:
-    """_row over float16/bfloat16 elements (step bytes apart), each leaf block widened to float32 first:
-    the float32 sum of the widened values, bit for bit, without a widened copy of the input."""
+    """_row over float16/bfloat16 elements (step bytes apart), each leaf block widened to float32 as it is
+    read (or first, strided): the float32 sum of the widened values, bit for bit, without a widened copy."""
     cdef float buf[BLOCK]
     cdef Py_ssize_t h
     if n <= BLOCK:
+        if step == 2:
+            return ember_blk_sum(x, n, 2 if half else 1)
         ember_widen(x, step, buf, n, half)
         return _blk(<const float*>buf, n, 1, F_SUM, 0, <float>0)
     h = (n // 2) & ~(<Py_ssize_t>15)
