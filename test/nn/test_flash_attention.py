@@ -107,3 +107,22 @@ def test_bad_operands_raise():
         flash(q, torch.randn(1, 2, 3, 4), torch.randn(1, 2, 3, 4))
     with pytest.raises(RuntimeError, match="dropout"):
         flash(q, q, q, 0.5)
+
+
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16], ids=str)
+def test_reduced_floats_attend_in_float32_and_keep_a_float32_logsumexp(dtype):
+    rng = np.random.default_rng(4)
+    q, k, v, g = (rng.standard_normal((1, 2, 100, 16)) for _ in range(4))
+    q, k = 3 * q, 3 * k
+    t = [torch.from_numpy(a).to(dtype) for a in (q, k, v, g)]
+    out, lse = flash(t[0], t[1], t[2], 0.0, True)
+    assert out.dtype == dtype and lse.dtype == torch.float32
+    wide = [x.double().numpy() for x in t]          # the rounded operands, exactly
+    want, want_lse, p = _reference(wide[0], wide[1], wide[2], True)
+    np.testing.assert_allclose(lse.numpy(), want_lse, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(out.double().numpy(), want, rtol=2e-2, atol=2e-2)
+    grads = flash_backward(t[3], t[0], t[1], t[2], out, lse, 0.0, True)
+    scale = 1 / np.sqrt(16)
+    for got, ref in zip(grads, _reference_grads(wide[3], wide[0], wide[1], wide[2], p, scale)):
+        assert got.dtype == dtype
+        assert np.abs(got.double().numpy() - ref).max() <= 0.02 * np.abs(ref).max()

@@ -750,9 +750,10 @@ def convolution_weight_grad_cpu(TensorImpl grad_output not None, TensorImpl inpu
     per_slice = _ceil_div(N, WEIGHT_GRAD_SLICES)
     imgs = 1
     if Ho * Wo < MIN_COLS:
-        # small images: enough of them per GEMM for it to be wide, the slices cut to match (both set
-        # by the shape alone: BLAS's bits depend on the GEMM's width)
-        imgs = _ceil_div(MIN_COLS, Ho * Wo)
+        # small images: enough of them per GEMM for it to be wide, but at least SMALL_IMAGE_TASKS slices
+        # where there are as many images, the slices cut to match (all set by the shape alone: BLAS's
+        # bits depend on the GEMM's width)
+        imgs = max(1, min(_ceil_div(MIN_COLS, Ho * Wo), N // SMALL_IMAGE_TASKS))
         per_slice = max(per_slice, imgs)
     slices = _ceil_div(N, per_slice)
     nt = min(nt, slices)

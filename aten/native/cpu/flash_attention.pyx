@@ -9,15 +9,17 @@ O / l and logsumexp = m + log(l), kept for the backward. Backward: a task is one
 query blocks in order (so dK and dV add up in one fixed order: the same bits on any thread count);
 for each, the probabilities are recomputed from logsumexp, and dV += P^T dO, dP = dO V^T,
 dS = P (dP - rowsum(dO * O)), dQ += dS K * scale, dK += dS^T Q * scale. The GEMMs are OpenBLAS's,
-single-threaded inside the parallel loop; float32 and float64 (float16/bfloat16 through float32).
+single-threaded inside the parallel loop; float32 and float64; float16/bfloat16 computed in float32 and
+rounded once, their logsumexp kept in float32 (PyTorch's accumulate type).
 """
 from cython.parallel cimport prange, threadid
 from libc.math cimport INFINITY, exp, log, sqrt
 from libc.string cimport memset
 
-from c10.scalar_type cimport ST_FLOAT32, ST_FLOAT64
+from c10.scalar_type cimport ST_BFLOAT16, ST_FLOAT16, ST_FLOAT32, ST_FLOAT64
 from c10.tensor_impl cimport TensorImpl, empty_contiguous
 from aten.native.cpu.array_bridge cimport contiguous, num_threads, new_tensor
+from aten.native.cpu.loops cimport cast_contiguous
 from aten.native.cpu.blas cimport (CBLAS_NO_TRANS, CBLAS_ROW_MAJOR, CBLAS_TRANS, blas_dgemm, blas_sgemm,
                                    blas_single_threaded, dgemm_t, sgemm_t)
 from aten.native.cpu.element_types cimport floating_t
@@ -187,7 +189,7 @@ cdef tuple _geometry(TensorImpl query, TensorImpl key, TensorImpl value, str nam
     if key.scalar_type != st or value.scalar_type != st:
         raise RuntimeError(f"{name}: query, key and value must have one dtype, got {type_name(st)}, "
                            f"{type_name(key.scalar_type)} and {type_name(value.scalar_type)}")
-    if st != ST_FLOAT32 and st != ST_FLOAT64:
+    if st not in (ST_FLOAT32, ST_FLOAT64, ST_FLOAT16, ST_BFLOAT16):
         raise NotImplementedError(f'"{name}" not implemented for \'{type_name(st)}\'')
     if (key.sizes[0], key.sizes[1]) != (query.sizes[0], query.sizes[1]) or \
             (value.sizes[0], value.sizes[1], value.sizes[2]) != (query.sizes[0], query.sizes[1], key.sizes[2]) or \
@@ -195,6 +197,19 @@ cdef tuple _geometry(TensorImpl query, TensorImpl key, TensorImpl value, str nam
         raise RuntimeError(f"{name}: shapes do not match: query {list(shape_of(query))}, key {list(shape_of(key))}, "
                            f"value {list(shape_of(value))}")
     return query.sizes[0] * query.sizes[1], query.sizes[2], key.sizes[2], query.sizes[3], value.sizes[3]
+
+
+cdef int _compute_type(int st) noexcept:
+    """float16/bfloat16 attend in float32 (their logsumexp stays float32, as PyTorch's)."""
+    return ST_FLOAT32 if st == ST_FLOAT16 or st == ST_BFLOAT16 else st
+
+
+cdef TensorImpl _operand(TensorImpl t, int st):
+    return contiguous(t) if t.scalar_type == st else cast_contiguous(t, st)
+
+
+cdef TensorImpl _rounded(TensorImpl t, int st):
+    return t if t.scalar_type == st else cast_contiguous(t, st)
 
 
 cdef double _scale(object scale, Py_ssize_t E):
@@ -214,14 +229,14 @@ def flash_attention_cpu(TensorImpl query not None, TensorImpl key not None, Tens
     _check_options(dropout_p, attn_mask, name)
     cdef Py_ssize_t BH, L, S, E, Ev
     BH, L, S, E, Ev = _geometry(query, key, value, name)
-    cdef int st = query.scalar_type
+    cdef int given = query.scalar_type, st = _compute_type(given)
     cdef TensorImpl out = new_tensor((query.sizes[0], query.sizes[1], L, Ev), st)
     cdef TensorImpl lse = new_tensor((query.sizes[0], query.sizes[1], L), st)
     if out.n_elem == 0 and lse.n_elem == 0:
-        return out, lse
+        return _rounded(out, given), lse
     if S == 0:
         raise RuntimeError(f"{name}: no keys to attend to (key length 0)")
-    cdef TensorImpl q = contiguous(query), k = contiguous(key), v = contiguous(value)
+    cdef TensorImpl q = _operand(query, st), k = _operand(key, st), v = _operand(value, st)
     cdef int nt = min(num_threads(), BH * ((L + QBLOCK - 1) // QBLOCK))
     cdef TensorImpl work = new_tensor((nt * (QBLOCK * KBLOCK + 2 * QBLOCK),), st)
     cdef double sc = _scale(scale, E)
@@ -237,7 +252,7 @@ def flash_attention_cpu(TensorImpl query not None, TensorImpl key not None, Tens
                          is_causal, nt)
     finally:
         blas_single_threaded(False)
-    return out, lse
+    return _rounded(out, given), lse
 
 
 def flash_attention_backward_cpu(TensorImpl grad_out not None, TensorImpl query not None, TensorImpl key not None,
@@ -247,12 +262,12 @@ def flash_attention_backward_cpu(TensorImpl grad_out not None, TensorImpl query 
     _check_options(dropout_p, attn_mask, name)
     cdef Py_ssize_t BH, L, S, E, Ev
     BH, L, S, E, Ev = _geometry(query, key, value, name)
-    cdef int st = query.scalar_type
+    cdef int given = query.scalar_type, st = _compute_type(given)
     expected = (query.sizes[0], query.sizes[1], L, Ev)
-    for t, what, shape in ((grad_out, "grad_out", expected), (out, "out", expected),
-                           (logsumexp, "logsumexp", expected[:3])):
-        if (<TensorImpl>t).scalar_type != st or shape_of(<TensorImpl>t) != shape:
-            raise RuntimeError(f"{name}: {what} must be {type_name(st)} of shape {list(shape)}, got "
+    for t, what, shape, dtype in ((grad_out, "grad_out", expected, given), (out, "out", expected, given),
+                                  (logsumexp, "logsumexp", expected[:3], st)):
+        if (<TensorImpl>t).scalar_type != dtype or shape_of(<TensorImpl>t) != shape:
+            raise RuntimeError(f"{name}: {what} must be {type_name(dtype)} of shape {list(shape)}, got "
                                f"{type_name((<TensorImpl>t).scalar_type)} of shape {list(shape_of(<TensorImpl>t))}")
     cdef TensorImpl dq = empty_contiguous(query.nd, query.sizes, st, None)
     cdef TensorImpl dk = empty_contiguous(key.nd, key.sizes, st, None)
@@ -261,9 +276,9 @@ def flash_attention_backward_cpu(TensorImpl grad_out not None, TensorImpl query 
     memset(dk.data(), 0, dk.n_elem * dk.itemsize)
     memset(dv.data(), 0, dv.n_elem * dv.itemsize)
     if BH == 0 or L == 0 or S == 0:
-        return dq, dk, dv
-    cdef TensorImpl q = contiguous(query), k = contiguous(key), v = contiguous(value)
-    cdef TensorImpl o = contiguous(out), g = contiguous(grad_out), lse = contiguous(logsumexp)
+        return _rounded(dq, given), _rounded(dk, given), _rounded(dv, given)
+    cdef TensorImpl q = _operand(query, st), k = _operand(key, st), v = _operand(value, st)
+    cdef TensorImpl o = _operand(out, st), g = _operand(grad_out, st), lse = contiguous(logsumexp)
     cdef int nt = min(num_threads(), BH)
     cdef TensorImpl work = new_tensor((nt * (2 * QBLOCK * KBLOCK + QBLOCK),), st)
     cdef double sc = _scale(scale, E)
@@ -282,4 +297,4 @@ def flash_attention_backward_cpu(TensorImpl grad_out not None, TensorImpl query 
                           BH, L, S, E, Ev, sc, is_causal, nt)
     finally:
         blas_single_threaded(False)
-    return dq, dk, dv
+    return _rounded(dq, given), _rounded(dk, given), _rounded(dv, given)

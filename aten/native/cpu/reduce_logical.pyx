@@ -1,6 +1,5 @@
 """all, any and count_nonzero on CPU (over the engine in reduce.pyx): all and any accumulate one byte
-(0 or 1) per output and stop reading a row at its first deciding element; count_nonzero counts in int64
-(the accumulators of reduce_sum.pyx's integer sums).
+(0 or 1) per output; count_nonzero counts in int64 (the accumulators of reduce_sum.pyx's integer sums).
 """
 from libc.stdint cimport uint8_t, int8_t, int16_t, int32_t, int64_t
 
