@@ -38,17 +38,13 @@ EMBER_COL_SUM(double, f64, base, )
 #ifdef EMBER_HAVE_AVX2
 EMBER_COL_SUM(float, f32, avx2, __attribute__((target("avx2"))))
 EMBER_COL_SUM(double, f64, avx2, __attribute__((target("avx2"))))
-#define EMBER_COL_PICK(NAME, ...) \
-    if (ember_use_avx2()) { NAME##_avx2(__VA_ARGS__); return; } NAME##_base(__VA_ARGS__);
-#else
-#define EMBER_COL_PICK(NAME, ...) NAME##_base(__VA_ARGS__);
 #endif
 
 static void ember_col_sum_f32(float* acc, const float* x, ptrdiff_t ncols, ptrdiff_t col_step, ptrdiff_t nrows,
                               ptrdiff_t row_step) {
-    EMBER_COL_PICK(ember_col_sum_f32, acc, x, ncols, col_step, nrows, row_step) }
+    EMBER_ISA_PICK(ember_col_sum_f32, acc, x, ncols, col_step, nrows, row_step) }
 static void ember_col_sum_f64(double* acc, const double* x, ptrdiff_t ncols, ptrdiff_t col_step, ptrdiff_t nrows,
                               ptrdiff_t row_step) {
-    EMBER_COL_PICK(ember_col_sum_f64, acc, x, ncols, col_step, nrows, row_step) }
+    EMBER_ISA_PICK(ember_col_sum_f64, acc, x, ncols, col_step, nrows, row_step) }
 
 #endif

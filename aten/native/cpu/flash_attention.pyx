@@ -60,11 +60,24 @@ cdef inline Py_ssize_t _visible(Py_ssize_t row, Py_ssize_t S, bint causal) noexc
     return S
 
 
+cdef void _masked_scores(const floating_t* qb, const floating_t* kb, floating_t* sc, Py_ssize_t rows,
+                         Py_ssize_t cols, Py_ssize_t E, double scale, Py_ssize_t r0, Py_ssize_t j0, Py_ssize_t S,
+                         bint causal) noexcept nogil:
+    """sc (rows x cols) = the query rows from r0 against the keys from j0, Q K^T * scale, -inf where a
+    row may not see the key (so that its exp is 0 in both passes)."""
+    cdef Py_ssize_t r, c, nvis
+    _gemm(False, True, rows, cols, E, scale, qb, E, kb, E, 0.0, sc, cols)
+    for r in range(rows):
+        nvis = min(max(_visible(r0 + r, S, causal) - j0, 0), cols)
+        for c in range(nvis, cols):
+            sc[r * cols + c] = -INFINITY
+
+
 cdef void _forward(const floating_t* q, const floating_t* k, const floating_t* v, floating_t* out,
                    floating_t* lse, floating_t* work, Py_ssize_t BH, Py_ssize_t L, Py_ssize_t S, Py_ssize_t E,
                    Py_ssize_t Ev, double scale, bint causal, int nt) noexcept nogil:
     cdef const ember_vec_table* vt = ember_vec()
-    cdef Py_ssize_t qblocks = (L + QBLOCK - 1) // QBLOCK, task, bh, r0, rows, r, j0, cols, kend, c, nvis
+    cdef Py_ssize_t qblocks = (L + QBLOCK - 1) // QBLOCK, task, bh, r0, rows, r, j0, cols, kend, c
     cdef Py_ssize_t per_thread = QBLOCK * KBLOCK + QBLOCK * 2
     cdef floating_t* sc
     cdef floating_t* m
@@ -88,15 +101,9 @@ cdef void _forward(const floating_t* q, const floating_t* k, const floating_t* v
         j0 = 0
         while j0 < kend:
             cols = min(<Py_ssize_t>KBLOCK, kend - j0)
-            _gemm(False, True, rows, cols, E, scale, q + (bh * L + r0) * E, E, k + (bh * S + j0) * E, E, 0.0,
-                  sc, cols)
+            _masked_scores(q + (bh * L + r0) * E, k + (bh * S + j0) * E, sc, rows, cols, E, scale, r0, j0, S, causal)
             for r in range(rows):
                 srow = sc + r * cols
-                nvis = _visible(r0 + r, S, causal) - j0
-                if nvis > cols:
-                    nvis = cols
-                for c in range(max(nvis, 0), cols):
-                    srow[c] = -INFINITY
                 mx = m[r]
                 for c in range(cols):
                     if srow[c] > mx:
@@ -127,7 +134,7 @@ cdef void _backward(const floating_t* q, const floating_t* k, const floating_t* 
                     floating_t* work, Py_ssize_t BH, Py_ssize_t L, Py_ssize_t S, Py_ssize_t E, Py_ssize_t Ev,
                     double scale, bint causal, int nt) noexcept nogil:
     cdef const ember_vec_table* vt = ember_vec()
-    cdef Py_ssize_t bh, r0, rows, r, j0, cols, kend, c, nvis
+    cdef Py_ssize_t bh, r0, rows, r, j0, cols, kend, c
     cdef Py_ssize_t per_thread = 2 * QBLOCK * KBLOCK + QBLOCK
     cdef floating_t* p
     cdef floating_t* dp
@@ -150,19 +157,14 @@ cdef void _backward(const floating_t* q, const floating_t* k, const floating_t* 
             j0 = 0
             while j0 < kend:
                 cols = min(<Py_ssize_t>KBLOCK, kend - j0)
-                _gemm(False, True, rows, cols, E, scale, q + (bh * L + r0) * E, E, k + (bh * S + j0) * E, E, 0.0,
-                      p, cols)
+                _masked_scores(q + (bh * L + r0) * E, k + (bh * S + j0) * E, p, rows, cols, E, scale, r0, j0, S,
+                               causal)
                 for r in range(rows):
                     prow = p + r * cols
                     lr = lse[bh * L + r0 + r]
-                    nvis = _visible(r0 + r, S, causal) - j0
-                    if nvis > cols:
-                        nvis = cols
                     for c in range(cols):
                         prow[c] = prow[c] - lr
                     _exp_row(vt, prow, cols)
-                    for c in range(max(nvis, 0), cols):
-                        prow[c] = 0
                 # dV[j] += P^T dO;  dP = dO V[j]^T;  dS = P * (dP - D)
                 _gemm(True, False, cols, Ev, rows, 1.0, p, cols, dout + (bh * L + r0) * Ev, Ev, 1.0,
                       dv + (bh * S + j0) * Ev, Ev)

@@ -28,9 +28,22 @@ def cpu_capability():
     return ember_vec_level().decode()
 
 
+cdef inline void _around(TensorImpl t, int d, Py_ssize_t* outer, Py_ssize_t* n, Py_ssize_t* inner) noexcept:
+    """The product of t's sizes before dim d, its size at d and the product after (1, 1, 1 when 0-d)."""
+    cdef int i
+    outer[0] = n[0] = inner[0] = 1
+    if t.nd == 0:
+        return
+    n[0] = t.sizes[d]
+    for i in range(d):
+        outer[0] *= t.sizes[i]
+    for i in range(d + 1, t.nd):
+        inner[0] *= t.sizes[i]
+
+
 cdef TensorImpl _softmax(TensorImpl self, object dim, bint half_to_float, bint log):
-    cdef int d, i, nt
-    cdef Py_ssize_t outer = 1, n = 1, inner = 1, row, unit, units, blocks, o, c0, w
+    cdef int d, nt
+    cdef Py_ssize_t outer, n, inner, row, unit, units, blocks, o, c0, w
     cdef TensorImpl x, out
     cdef const ember_vec_table* vt = ember_vec()
     cdef char* src
@@ -47,12 +60,7 @@ cdef TensorImpl _softmax(TensorImpl self, object dim, bint half_to_float, bint l
     out = empty_contiguous(self.nd, self.sizes, st, None)
     if out.n_elem == 0:
         return out
-    if self.nd > 0:
-        n = self.sizes[d]
-        for i in range(d):
-            outer *= self.sizes[i]
-        for i in range(d + 1, self.nd):
-            inner *= self.sizes[i]
+    _around(self, d, &outer, &n, &inner)
     nt = num_threads() if out.n_elem >= GRAIN else 1
     src = x.data()
     dst = out.data()
@@ -114,15 +122,9 @@ def safe_softmax_cpu(TensorImpl self not None, dim, dtype=None):
     if dtype is not None and (<DType?>dtype).scalar_type != self.scalar_type:
         x = cast_contiguous(self, (<DType>dtype).scalar_type)
     cdef TensorImpl out = _softmax(x, dim, False, False)
-    cdef int d, i
-    cdef Py_ssize_t outer = 1, n, inner = 1
+    cdef Py_ssize_t outer, n, inner
     if out.n_elem and x.nd:
-        d = x._wrap_dim(dim)
-        n = x.sizes[d]
-        for i in range(d):
-            outer *= x.sizes[i]
-        for i in range(d + 1, x.nd):
-            inner *= x.sizes[i]
+        _around(x, x._wrap_dim(dim), &outer, &n, &inner)
         x = contiguous(x)
         with nogil:
             if out.scalar_type == ST_FLOAT32:
@@ -142,8 +144,8 @@ def log_softmax_cpu(TensorImpl self not None, dim, bint half_to_float):
 
 cdef TensorImpl _softmax_grad(TensorImpl grad_output, TensorImpl output, object dim, object input_dtype, bint log):
     cdef str name = "_log_softmax_backward_data" if log else "_softmax_backward_data"
-    cdef int st = output.scalar_type, d, i, nt
-    cdef Py_ssize_t outer = 1, n = 1, inner = 1, row, unit, units, blocks, o, c0, w
+    cdef int st = output.scalar_type, d, nt
+    cdef Py_ssize_t outer, n, inner, row, unit, units, blocks, o, c0, w
     cdef const ember_vec_table* vt = ember_vec()
     if grad_output.scalar_type != st or shape_of(grad_output) != shape_of(output):
         raise RuntimeError(f"{name}: grad_output ({type_name(grad_output.scalar_type)}, "
@@ -161,12 +163,7 @@ cdef TensorImpl _softmax_grad(TensorImpl grad_output, TensorImpl output, object 
     cdef TensorImpl out = empty_contiguous(output.nd, output.sizes, st, None)
     if out.n_elem == 0:
         return out
-    if output.nd > 0:
-        n = output.sizes[d]
-        for i in range(d):
-            outer *= output.sizes[i]
-        for i in range(d + 1, output.nd):
-            inner *= output.sizes[i]
+    _around(output, d, &outer, &n, &inner)
     nt = num_threads() if out.n_elem >= GRAIN else 1
     cdef char* gp = g.data()
     cdef char* yp = y.data()

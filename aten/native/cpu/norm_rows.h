@@ -122,22 +122,18 @@ EMBER_NORM_ROWS(double, f64, base, )
 #ifdef EMBER_HAVE_AVX2
 EMBER_NORM_ROWS(float, f32, avx2, __attribute__((target("avx2"))))
 EMBER_NORM_ROWS(double, f64, avx2, __attribute__((target("avx2"))))
-#define EMBER_NORM_PICK(NAME, ...) \
-    if (ember_use_avx2()) { NAME##_avx2(__VA_ARGS__); return; } NAME##_base(__VA_ARGS__);
-#else
-#define EMBER_NORM_PICK(NAME, ...) NAME##_base(__VA_ARGS__);
 #endif
 
 #define EMBER_NORM_ENTRIES(T, S)                                                                       \
     static void ember_ln_row_##S(const T* x, T* y, ptrdiff_t n, const T* w, const T* b, double eps,    \
                                  T* mean_out, T* rstd_out) {                                           \
-        EMBER_NORM_PICK(ember_ln_row_##S, x, y, n, w, b, eps, mean_out, rstd_out) }                   \
+        EMBER_ISA_PICK(ember_ln_row_##S, x, y, n, w, b, eps, mean_out, rstd_out) }                    \
     static void ember_ln_grad_row_##S(const T* g, const T* x, const T* w, T* dx, ptrdiff_t n,          \
                                       double mean, double rstd) {                                      \
-        EMBER_NORM_PICK(ember_ln_grad_row_##S, g, x, w, dx, n, mean, rstd) }                          \
+        EMBER_ISA_PICK(ember_ln_grad_row_##S, g, x, w, dx, n, mean, rstd) }                           \
     static void ember_ln_grad_weight_rows_##S(const T* g, const T* x, const T* mean, const T* rstd,    \
                                               double* acc, ptrdiff_t lo, ptrdiff_t hi, ptrdiff_t n) {  \
-        EMBER_NORM_PICK(ember_ln_grad_weight_rows_##S, g, x, mean, rstd, acc, lo, hi, n) }
+        EMBER_ISA_PICK(ember_ln_grad_weight_rows_##S, g, x, mean, rstd, acc, lo, hi, n) }
 
 EMBER_NORM_ENTRIES(float, f32)
 EMBER_NORM_ENTRIES(double, f64)

@@ -110,19 +110,13 @@ EMBER_OPTIM_LOOPS(double, f64, avx2, __attribute__((target("avx2"))))
 #endif
 
 /* The step over elements [begin, end) of one parameter, in the ISA this CPU runs. */
-#ifdef EMBER_HAVE_AVX2
-#define EMBER_OPTIM_PICK(NAME, ...) \
-    if (ember_use_avx2()) { NAME##_avx2(__VA_ARGS__); return; } NAME##_base(__VA_ARGS__);
-#else
-#define EMBER_OPTIM_PICK(NAME, ...) NAME##_base(__VA_ARGS__);
-#endif
 #define EMBER_OPTIM_ENTRIES(T, S)                                                                      \
     static void ember_adam_##S(T* p, T* g, T* m, T* v, T* vmax, ptrdiff_t begin, ptrdiff_t end,        \
                                const double* c, int flags) {                                           \
-        EMBER_OPTIM_PICK(ember_adam_##S, p, g, m, v, vmax, begin, end, c, flags) }                     \
+        EMBER_ISA_PICK(ember_adam_##S, p, g, m, v, vmax, begin, end, c, flags) }                       \
     static void ember_sgd_##S(T* p, T* g, T* buf, ptrdiff_t begin, ptrdiff_t end, const double* c,     \
                               int flags) {                                                             \
-        EMBER_OPTIM_PICK(ember_sgd_##S, p, g, buf, begin, end, c, flags) }
+        EMBER_ISA_PICK(ember_sgd_##S, p, g, buf, begin, end, c, flags) }
 
 EMBER_OPTIM_ENTRIES(float, f32)
 EMBER_OPTIM_ENTRIES(double, f64)

@@ -215,5 +215,14 @@ static int ember_use_avx2(void) {
 #endif
 }
 
+/* The body of an entry point compiled twice, NAME##_avx2 and NAME##_base (no result): the copy this
+ * CPU runs (optim_step.h, norm_rows.h, col_sum.h). */
+#ifdef EMBER_HAVE_AVX2
+#define EMBER_ISA_PICK(NAME, ...) \
+    if (ember_use_avx2()) { NAME##_avx2(__VA_ARGS__); return; } NAME##_base(__VA_ARGS__);
+#else
+#define EMBER_ISA_PICK(NAME, ...) NAME##_base(__VA_ARGS__);
+#endif
+
 #pragma GCC pop_options
 #endif
