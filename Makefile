@@ -57,7 +57,8 @@ GPU_PYTHON_VERSION ?= 3.12
 gpu-deps: $(PY)
 	$(PY) -m pip download -q -d .device/wheels --only-binary=:all: --python-version $(GPU_PYTHON_VERSION) \
 		--platform manylinux2014_x86_64 --platform manylinux_2_17_x86_64 --platform manylinux_2_28_x86_64 \
-		setuptools wheel cython numpy jinja2 pyyaml pytest pytest-xdist hypothesis pytools platformdirs mako typing_extensions
+		setuptools wheel cython numpy scipy jinja2 pyyaml pytest pytest-xdist hypothesis pytools platformdirs mako \
+		typing_extensions
 	$(PY) -m pip download -q -d .device/sdist --no-deps --no-binary pycuda pycuda
 
 clean:

@@ -9,6 +9,9 @@
 - Training: examples/train_digits.py's MLP epoch on the GPU, seconds, and the time of one small
   op (torch.add of two 1000-element tensors, launch and Python overhead), each beside the same
   code run by the PyTorch at --compare-python.
+- Small ops: the host time of everyday ops on tiny CUDA tensors (what launching them costs: the
+  dispatch, the launch arguments, allocations, any host synchronisation), each beside the same code
+  run by the PyTorch at --compare-python. Target: within 1.5x of PyTorch's.
 
 Times are CUDA events around repeated calls after a warm-up; each figure is the best of 5.
 Without a GPU (or without PyCUDA) it says so and exits 0: nothing to measure.
@@ -126,6 +129,78 @@ print(json.dumps({"torch": torch.__version__, "epoch_s": epoch, "small_op_us": s
 """
 
 
+# Host microseconds per call of small ops on the GPU (the device finishes each long before the next
+# is queued), run by both interpreters like _TRAINING.
+_SMALL_OPS = """
+import json, time
+import torch
+import torch.nn.functional as F
+torch.manual_seed(0)
+d = "cuda"
+a, b = torch.randn(1000, device=d), torch.randn(1000, device=d)
+m, w = torch.randn(32, 64, device=d), torch.randn(64, 64, device=d)
+bias, t = torch.randn(64, device=d), torch.randint(0, 64, (32,), device=d)
+idx = torch.randint(0, 1000, (100,), device=d)
+ln = torch.nn.LayerNorm(64).to(d)
+p = torch.randn(64, 64, device=d, requires_grad=True)
+ops = {
+    "torch.add(a, b)": lambda: torch.add(a, b),
+    "a * 2.0": lambda: a * 2.0,
+    "a.mul_(1.0)": lambda: a.mul_(1.0),
+    "torch.relu(a)": lambda: torch.relu(a),
+    "a.sum()": lambda: a.sum(),
+    "m.sum(0)": lambda: m.sum(0),
+    "m @ w": lambda: m @ w,
+    "F.linear(m, w, bias)": lambda: F.linear(m, w, bias),
+    "m.softmax(-1)": lambda: m.softmax(-1),
+    "layer_norm(m)": lambda: ln(m),
+    "cross_entropy(m, t)": lambda: F.cross_entropy(m, t),
+    "a[idx]": lambda: a[idx],
+    "torch.cat([a, b])": lambda: torch.cat([a, b]),
+    "a.clone()": lambda: a.clone(),
+    "m.t().contiguous()": lambda: m.t().contiguous(),
+    "torch.zeros(1000)": lambda: torch.zeros(1000, device=d),
+    "a.to(float16)": lambda: a.to(torch.float16),
+    "(p * p).sum().backward()": lambda: (p * p).sum().backward(),
+}
+result = {"torch": torch.__version__}
+for name, fn in ops.items():
+    for _ in range(20):
+        fn()
+    best = float("inf")
+    for _ in range(5):
+        torch.cuda.synchronize()
+        start = time.perf_counter()
+        for _ in range(200):
+            fn()
+        torch.cuda.synchronize()
+        best = min(best, (time.perf_counter() - start) / 200)
+    result[name] = best * 1e6
+print(json.dumps(result))
+"""
+
+
+def _small_ops(python: str, compare_python: str | None) -> dict[str, Any]:
+    results: dict[str, Any] = {"ember": _run_script(python, _SMALL_OPS, _ROOT)}
+    if compare_python:
+        with tempfile.TemporaryDirectory() as empty:
+            results["reference"] = _run_script(compare_python, _SMALL_OPS, empty)
+    ember, ref = results["ember"], results.get("reference", {})
+    if "error" in ember:
+        print(f"small ops on the GPU failed: {ember['error']}")
+        return results
+    print(f"{'small op on the GPU, host us per call':<36} {'Ember':>8} {'PyTorch':>8} {'ratio':>6}")
+    for name, us in ember.items():
+        if name == "torch":
+            continue
+        theirs = ref.get(name)
+        tail = f"{theirs:8.1f} {us / theirs:6.2f}" if isinstance(theirs, float) else ""
+        print(f"{name:<36} {us:8.1f} {tail}")
+    if "error" in ref:
+        print(f"reference failed: {ref['error']}")
+    return results
+
+
 def _training(python: str, cwd: str) -> dict[str, Any]:
     return _run_script(python, _TRAINING, cwd, os.path.join(_ROOT, "examples"))
 
@@ -165,6 +240,7 @@ def main(argv: list[str] | None = None) -> int:
             line += (f" (PyTorch: {ref['epoch_s'] * 1000:.1f} ms; {ref['small_op_us']:.1f} us)" if "error" not in ref
                      else f"; reference failed: {ref['error']}")
         print(line)
+    results["small_ops"] = _small_ops(sys.executable, args.compare_python)
     if args.json:
         with open(args.json, "w") as f:
             json.dump(results, f, indent=2)

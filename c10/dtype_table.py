@@ -61,7 +61,7 @@ DTYPES = (
     {"name": "float16", "scalar_type": 5, "aliases": ("half",), "type_name": "Half", "cpp_name": "c10::Half",
      "itemsize": 2, "kind": "f", "numpy": "float16", "ctype": "half", "cuda_type": "__half", "opmath": "float32",
      "format": "e5m10", "load": None, "store": None,
-     "cuda_load": "__half2float", "cuda_store": "__float2half_rn",
+     "cuda_load": "__half2float", "cuda_store": "ember_float_to_half",
      "arithmetic": True, "legacy_storage": True, "promotion_error": None, "barebones": False},
     {"name": "float32", "scalar_type": 6, "aliases": ("float",), "type_name": "Float", "cpp_name": "float",
      "itemsize": 4, "kind": "f", "numpy": "float32", "ctype": "float", "cuda_type": "float", "opmath": None,

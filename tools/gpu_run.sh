@@ -25,7 +25,7 @@ ldconfig -p | grep -E 'libcuda\.so' || echo "ldconfig knows no libcuda"
 [ -x .device/venv/bin/python ] || $PYTHON -m venv .device/venv || exit 1
 PY=.device/venv/bin/python
 PIP="$PY -m pip install -q --no-index --find-links .device/wheels"
-$PIP setuptools wheel cython numpy jinja2 pyyaml pytest pytest-xdist hypothesis \
+$PIP setuptools wheel cython numpy scipy jinja2 pyyaml pytest pytest-xdist hypothesis \
     pytools platformdirs mako typing_extensions siphash24 || exit 1
 
 pycuda_pid=""
@@ -65,7 +65,7 @@ log "built"
 $PY - <<'PROBE'
 import torch
 from c10 import cuda
-print("CUDA available:", torch.cuda.is_available(), torch.cuda.device_count(), cuda._init().get("error", ""))
+print("CUDA available:", torch.cuda.is_available(), torch.cuda.device_count(), cuda._init().error or "")
 if torch.cuda.is_available():
     print(torch.cuda.get_device_name(), (torch.arange(6.0, device="cuda") * 2).cpu())
 PROBE

@@ -25,6 +25,7 @@ class Cast:
     store: str = ""
     component: str = ""     # the C type of a complex destination's parts ("float", "double")
     via_float: bool = False     # a complex source's real part converts through float (to half, bfloat16, float8)
+    via_int64: bool = False     # a floating value becomes uint8 through int64, as c10's static_cast_with_inter_type
 
 
 def _conversion(src: DType, dst: DType) -> str:
@@ -53,6 +54,12 @@ def _store(src: DType, dst: DType, cuda: bool = False) -> str:
     return store
 
 
+def _via_int64(src: DType, dst: DType) -> bool:
+    """uint8 from a floating or complex value: c10 converts through int64, so a negative value wraps
+    (-3.0 -> 253) on both devices; a plain C conversion is undefined there and saturates on a GPU."""
+    return dst.name == "uint8" and (src.is_floating or src.is_complex)
+
+
 def _component(d: DType, cuda: bool = False) -> str:
     if not d.is_complex:
         return ""
@@ -63,7 +70,7 @@ def cast_context() -> tuple[Cast, ...]:
     return tuple(Cast(name=f"cast_{src.name}_to_{dst.name}", src=src.ctype, dst=dst.ctype, src_st=src.scalar_type,
                       dst_st=dst.scalar_type, conversion=_conversion(src, dst), load=src.load,
                       store=_store(src, dst), component=_component(dst),
-                      via_float=dst.compute is not dst or bool(dst.store))
+                      via_float=dst.compute is not dst or bool(dst.store), via_int64=_via_int64(src, dst))
                  for src in DTYPES for dst in DTYPES)
 
 
@@ -97,5 +104,5 @@ def cuda_cast_context() -> tuple[Cast, ...]:
     return tuple(Cast(name=f"cast_{src.name}_to_{dst.name}", src=src.cuda_type, dst=dst.cuda_type,
                       src_st=src.scalar_type, dst_st=dst.scalar_type, conversion=_conversion(src, dst),
                       load=src.cuda_load, store=_store(src, dst, cuda=True), component=_component(dst, cuda=True),
-                      via_float=dst.compute is not dst or bool(dst.cuda_store))
+                      via_float=dst.compute is not dst or bool(dst.cuda_store), via_int64=_via_int64(src, dst))
                  for src in DTYPES for dst in DTYPES if _on_cuda(src) and _on_cuda(dst))

@@ -6,6 +6,7 @@
 // Names carry an ember_ prefix so they never collide with CUDA's math overloads.
 // float16, bfloat16 and float8 kernels compute in float (converted as they load), so no helper takes them.
 #include <cuda_fp16.h>
+#include "half.cuh"
 #include "bfloat16.cuh"
 #include "float8.cuh"
 #include "complex.cuh"
