@@ -204,7 +204,12 @@ def lazy_init() -> CudaState:
 def allocate(nbytes: int, device: Any) -> tuple[int, Any]:
     """(device address, owner) of nbytes on a CUDA device, from the caching allocator: the block
     goes back to its cache when the owner is collected."""
-    block = allocator(device.index or 0).allocate(max(int(nbytes), 1))
+    state = _state
+    if not device.index and state is not None and state.allocator is not None \
+            and getattr(_thread, "current", None) is not None:
+        block = state.allocator.allocate(nbytes)    # device 0, initialised and current on this thread
+    else:
+        block = allocator(device.index or 0).allocate(max(int(nbytes), 1))
     return block.address, block
 
 

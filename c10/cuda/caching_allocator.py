@@ -35,8 +35,10 @@ class OutOfMemoryError(RuntimeError):
 
 def round_size(nbytes: int) -> int:
     """The size class of a request of nbytes (at least one small block)."""
+    if nbytes <= MIN_BLOCK_SIZE:
+        return MIN_BLOCK_SIZE
     if nbytes <= SMALL_SIZE:
-        return max(MIN_BLOCK_SIZE, -(-nbytes // MIN_BLOCK_SIZE) * MIN_BLOCK_SIZE)
+        return -(-nbytes // MIN_BLOCK_SIZE) * MIN_BLOCK_SIZE
     return -(-nbytes // LARGE_ROUND) * LARGE_ROUND
 
 
@@ -86,14 +88,16 @@ class CachingAllocator:
     def allocate(self, nbytes: int) -> Block:
         size = round_size(int(nbytes))
         with self._lock:
-            self._take_returned()
+            if self._returned:
+                self._take_returned()
             free_list = self._cached.get(size)
             if free_list:
                 address, handle = free_list.pop()
             else:
                 address, handle = self._from_driver(size, int(nbytes))
             self.allocated += size
-            self.peak_allocated = max(self.peak_allocated, self.allocated)
+            if self.allocated > self.peak_allocated:
+                self.peak_allocated = self.allocated
             self.num_allocs += 1
         return Block(address, size, handle, self)
 

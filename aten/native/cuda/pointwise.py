@@ -14,7 +14,7 @@ import numpy as np
 from aten.native.cuda.copy import copy_cuda
 from aten.native.cuda.runtime.compiler import prepared_kernel
 from aten.native.cuda.runtime.launch import byte_extent, device_meta, grid_for
-from aten.native.cuda.runtime.transfer import complex_parts, to_device
+from aten.native.cuda.runtime.transfer import complex_parts, scalar_on_device, to_device
 from aten.native.meta.errors import device_mismatch_error
 from aten.native.meta.pointwise import broadcast_shapes
 from c10 import cuda as c10_cuda
@@ -30,13 +30,18 @@ def launch(source: str, cname: str, tensors: tuple[Any, ...], scalars: tuple[Any
     dtype, is contiguous, and every operand is either it or memory apart from it. Otherwise the
     new tensor, for write_into."""
     c10_cuda.lazy_init()
-    device = next(t.device for t in tensors if t.is_cuda)
+    device = None
+    operands = []
     for t in tensors:
-        # As PyTorch: CPU operands are allowed only as scalars (0-dim, e.g. wrapped Python numbers).
-        if not t.is_cuda and t.dim() != 0:
-            raise device_mismatch_error(device, "cpu")
+        if t.is_cuda:
+            device = device or t.device
+            operands.append(t if t.dtype is compute else to_device(t, compute))
+        elif t.dim() != 0:
+            # As PyTorch: CPU operands are allowed only as scalars (0-dim, e.g. wrapped Python numbers).
+            raise device_mismatch_error(next(t.device for t in tensors if t.is_cuda), "cpu")
+        else:
+            operands.append(scalar_on_device(t, compute))
     shape = broadcast_shapes(*tensors)
-    operands = [to_device(t, compute) for t in tensors]
     if into is not None and _can_write_into(into, shape, out_dtype, operands):
         out = into
     else:
@@ -48,8 +53,13 @@ def launch(source: str, cname: str, tensors: tuple[Any, ...], scalars: tuple[Any
     grid, block = grid_for(n)
     # the arguments: n, (the strided kernels: meta,) out and the inputs as pointers, then the scalars
     pointers = "P" * (len(operands) + 1)
-    if all(t._sizes() == shape and t.is_contiguous() for t in operands):
-        prepared_kernel(source, f"{cname}_{compute.name}", "q" + pointers + scalar_format).prepared_call(
+    plain = True
+    for t in operands:
+        if t._sizes() != shape or not t.is_contiguous():
+            plain = False
+            break
+    if plain:
+        prepared_kernel(source, cname + _SUFFIX[compute], "q" + pointers + scalar_format).prepared_call(
             grid, block, n, out.data_ptr(), *[t.data_ptr() for t in operands], *c_scalars)
         return out
     nd = len(shape)
@@ -60,20 +70,45 @@ def launch(source: str, cname: str, tensors: tuple[Any, ...], scalars: tuple[Any
                                for size, st, full in zip(t._sizes(), t.stride(), shape[pad:])]
         meta += strides
     meta_dev = device_meta(meta)
-    prepared_kernel(source, f"{cname}_{compute.name}_strided", "qP" + pointers + scalar_format).prepared_call(
+    prepared_kernel(source, cname + _SUFFIX[compute] + "_strided", "qP" + pointers + scalar_format).prepared_call(
         grid, block, n, int(meta_dev), out.data_ptr(), *[t.data_ptr() for t in operands], *c_scalars)
     return out
+
+
+class _Suffixes(dict):     # type: ignore[type-arg]
+    """A kernel's name after its op's: _<compute dtype>."""
+
+    def __missing__(self, dtype: Any) -> str:
+        self[dtype] = "_" + dtype.name
+        return str(self[dtype])
+
+
+_SUFFIX = _Suffixes()
+
+
+class _ScalarKinds(dict):     # type: ignore[type-arg]
+    """Per compute dtype: the type a real kernel takes its scalars as, and its struct format."""
+
+    def __missing__(self, compute: Any) -> tuple[Any, str]:
+        scalar_type_ = (opmath_dtype(compute).numpy_dtype or np.dtype(np.float32)).type
+        self[compute] = found = (scalar_type_, np.dtype(scalar_type_).char)
+        return found
+
+
+_SCALAR_KINDS = _ScalarKinds()
 
 
 def _kernel_scalars(scalars: tuple[Any, ...], compute: Any) -> tuple[list[Any], str]:
     """The scalars as the kernel of dtype compute takes them, and their struct format: float16,
     bfloat16 and float8 kernels take them as float (the dtype they compute in), complex ones as
     their two parts (PyCUDA packs no complex numbers)."""
+    if not scalars:
+        return [], ""
     if compute.is_complex:
         values = [p for v in scalars for p in complex_parts(v, compute)]
         return values, np.dtype(compute.to_real().numpy_dtype).char * len(values)
-    scalar_type_ = (opmath_dtype(compute).numpy_dtype or np.dtype(np.float32)).type
-    return [scalar_type_(v) for v in scalars], np.dtype(scalar_type_).char * len(scalars)
+    scalar_type_, char = _SCALAR_KINDS[compute]
+    return [scalar_type_(v) for v in scalars], char * len(scalars)
 
 
 def _can_write_into(target: Any, shape: tuple[int, ...], dtype: Any, operands: list[Any]) -> bool:

@@ -71,6 +71,26 @@ def to_device(t: Any, dtype: Any) -> Any:
     return out
 
 
+_scalars: dict[tuple[Any, ...], Any] = {}
+_MAX_SCALARS = 1024
+c10_cuda.at_shutdown(_scalars.clear)
+
+
+def scalar_on_device(t: Any, dtype: Any) -> Any:
+    """A 0-dim CPU tensor (a wrapped Python number, say) as a 0-dim CUDA tensor of dtype, uploaded
+    and converted once per distinct value and kept: kernels only read it, and a launch taking a
+    number seen before copies nothing from the host (a copy that would wait for the device)."""
+    value = t.item()
+    # -0.0 == 0.0 as keys: a zero is told apart by its repr; a NaN never matches and is uploaded
+    key = (t.dtype, dtype, value, repr(value) if value == 0 else None)
+    found = _scalars.get(key)
+    if found is None:
+        if len(_scalars) >= _MAX_SCALARS:
+            _scalars.clear()     # tensors still in use stay alive through their users
+        found = _scalars[key] = to_device(t, dtype)
+    return found
+
+
 def complex_parts(value: Any, dtype: Any) -> tuple[Any, Any]:
     """A Python number as a complex kernel argument of dtype takes it: its real and imaginary parts,
     of the dtype's component type (PyCUDA packs no complex numbers)."""
