@@ -11,7 +11,7 @@ import numpy as np
 
 from aten.native.cuda.copy import copy_cuda
 from aten.native.cuda.linalg import _same_device, gemm
-from aten.native.cuda.runtime.compiler import kernel_function
+from aten.native.cuda.runtime.compiler import launch_kernel
 from aten.native.cuda.runtime.launch import grid_for
 from aten.native.cuda.runtime.transfer import contiguous_cuda
 from aten.native.meta.conv_geometry import convolution_params, transposed_output_sizes
@@ -79,13 +79,12 @@ def _im2col_gemm(x: Any, wt: Any, b: Any, out: Any, groups: int, shape: tuple[in
     cg, og = c // groups, o // groups
     chunk = max(1, min(n, _COLS_LIMIT // max(c * kk * length, 1)))
     cols = tensor_impl.empty((chunk, c * kk, length), x.dtype, x.device)
-    im2col = kernel_function("kernels/conv.cu", f"im2col_{x.dtype.name}")
     for start in range(0, n, chunk):
         m = min(chunk, n - start)
         grid, block = grid_for(m * c * kk * length)
-        im2col(*(np.int64(v) for v in (m, c, d, h, w, *geometry[:3], do, ho, wo, *geometry[3:])),
-               np.uintp(x.data_ptr() + start * c * d * h * w * x.element_size()), np.uintp(cols.data_ptr()),
-               grid=grid, block=block)
+        launch_kernel("kernels/conv.cu", f"im2col_{x.dtype.name}", grid, block,
+            *(np.int64(v) for v in (m, c, d, h, w, *geometry[:3], do, ho, wo, *geometry[3:])),
+            np.uintp(x.data_ptr() + start * c * d * h * w * x.element_size()), np.uintp(cols.data_ptr()))
         for g in range(groups):
             a = _view(wt, (m, og, cg * kk), (0, cg * kk, 1), g * og * cg * kk)
             rows = _view(cols, (m, cg * kk, length), (c * kk * length, length, 1), g * cg * kk * length)
@@ -104,15 +103,14 @@ def _transposed(x: Any, wt: Any, b: Any, out: Any, groups: int, shape: tuple[int
     n, c, d, h, w, o, do, ho, wo = shape
     kk, plane = geometry[0] * geometry[1] * geometry[2], d * h * w
     cg, og = c // groups, o // groups
-    col2im = kernel_function("kernels/conv.cu", f"col2im_{x.dtype.name}")
     grid, block = grid_for(n * og * do * ho * wo)
     for g in range(groups):
         weight_t = _view(wt, (n, og * kk, cg), (0, 1, og * kk), g * cg * og * kk)
         x_g = _view(x, (n, cg, plane), (c * plane, plane, 1), g * cg * plane)
         cols = gemm(weight_t, x_g, n)
-        col2im(*(np.int64(v) for v in (n, og, o, g * og, d, h, w, *geometry[:3], do, ho, wo, *geometry[3:])),
-               np.uintp(cols.data_ptr()), np.uintp(b.data_ptr() if b is not None else 0), np.uintp(out.data_ptr()),
-               grid=grid, block=block)
+        launch_kernel("kernels/conv.cu", f"col2im_{x.dtype.name}", grid, block,
+            *(np.int64(v) for v in (n, og, o, g * og, d, h, w, *geometry[:3], do, ho, wo, *geometry[3:])),
+            np.uintp(cols.data_ptr()), np.uintp(b.data_ptr() if b is not None else 0), np.uintp(out.data_ptr()))
 
 
 def max_pool2d_with_indices_cuda(self: Any, kernel_size: Any, stride: Any = (), padding: Any = 0, dilation: Any = 1,
@@ -128,9 +126,9 @@ def max_pool2d_with_indices_cuda(self: Any, kernel_size: Any, stride: Any = (), 
         return out, indices
     x = contiguous_cuda(self)
     grid, block = grid_for(out.numel())
-    kernel_function("kernels/conv.cu", f"max_pool2d_{self.dtype.name}")(
-        *(np.int64(v) for v in (n * c, h, w, ho, wo, kh, kw, sh, sw, ph, pw, dh, dw)),
-        np.uintp(x.data_ptr()), np.uintp(out.data_ptr()), np.uintp(indices.data_ptr()), grid=grid, block=block)
+    launch_kernel("kernels/conv.cu", f"max_pool2d_{self.dtype.name}", grid, block,
+        *(np.int64(v) for v in (n * c, h, w, ho, wo, kh, kw, sh, sw, ph, pw, dh, dw)), np.uintp(x.data_ptr()),
+        np.uintp(out.data_ptr()), np.uintp(indices.data_ptr()))
     return out, indices
 
 
@@ -145,9 +143,9 @@ def avg_pool2d_cuda(self: Any, kernel_size: Any, stride: Any = (), padding: Any 
         return out
     x = contiguous_cuda(self)
     grid, block = grid_for(out.numel())
-    kernel_function("kernels/conv.cu", f"avg_pool2d_{self.dtype.name}")(
+    launch_kernel("kernels/conv.cu", f"avg_pool2d_{self.dtype.name}", grid, block,
         *(np.int64(v) for v in (n * c, h, w, ho, wo, kh, kw, sh, sw, ph, pw)), np.int32(bool(count_include_pad)),
-        np.int64(divisor_override or 0), np.uintp(x.data_ptr()), np.uintp(out.data_ptr()), grid=grid, block=block)
+        np.int64(divisor_override or 0), np.uintp(x.data_ptr()), np.uintp(out.data_ptr()))
     return out
 
 
@@ -160,7 +158,6 @@ def adaptive_avg_pool2d_cuda(self: Any, output_size: Any) -> Any:
         return out
     x = contiguous_cuda(self)
     grid, block = grid_for(out.numel())
-    kernel_function("kernels/conv.cu", f"adaptive_avg_pool2d_{self.dtype.name}")(
-        *(np.int64(v) for v in (planes, h, w, ho, wo)), np.uintp(x.data_ptr()), np.uintp(out.data_ptr()),
-        grid=grid, block=block)
+    launch_kernel("kernels/conv.cu", f"adaptive_avg_pool2d_{self.dtype.name}", grid, block,
+        *(np.int64(v) for v in (planes, h, w, ho, wo)), np.uintp(x.data_ptr()), np.uintp(out.data_ptr()))
     return out

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from aten.native.cuda.runtime.transfer import contiguous_cuda, fill_contiguous, strided_copy, to_device
+from aten.native.cuda.runtime.transfer import contiguous_cuda, fill_contiguous, scalar_on_device, strided_copy, to_device
 from c10 import cuda as c10_cuda
 
 
@@ -17,12 +17,15 @@ def copy_cuda(self: Any, src: Any, non_blocking: bool = False) -> Any:
         return self
     if not self.is_cuda:
         _copy_to_host(self, src)
-    elif src.numel() == 1 and tuple(self.shape) != tuple(src.shape) and self.is_contiguous():
+    elif not src.is_cuda and src.numel() == 1 and tuple(self.shape) != tuple(src.shape) and self.is_contiguous():
         fill_contiguous(self, src.item())
     else:
         source = src.expand(tuple(self.shape)) if tuple(self.shape) != tuple(src.shape) else src
         if source.is_cuda and source.dtype is self.dtype:
             strided_copy(self, source)
+        elif not src.is_cuda and src.dim() == 0:
+            # a number from the host, converted on the device once per value and kept: no host copy
+            strided_copy(self, scalar_on_device(src, self.dtype).expand(tuple(self.shape)))
         else:
             # to another dtype or from the host: made contiguous on the device first, then placed
             strided_copy(self, to_device(_host_contiguous(source), self.dtype))

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from aten.native.cuda.runtime.compiler import kernel_function
+from aten.native.cuda.runtime.compiler import launch_kernel
 from aten.native.meta.errors import device_mismatch_error
 from c10 import tensor_impl
 
@@ -45,7 +45,6 @@ def gemm(a: Any, b: Any, batch: int, alpha: Any = 1, beta: Any = 0, bias: Any = 
     scalar = dtype.numpy_dtype.type
     use_bias = beta != 0 and bias is not None
     bias_ptr, bias_rs, bias_cs = (bias.data_ptr(), *bias.stride()) if use_bias else (0, 0, 0)
-    fn = kernel_function("kernels/gemm.cu", f"gemm_{_GEMM_TYPES[dtype.name]}")
     # the kernel loops over row tiles and batches beyond the grid's y and z limits
     grid = ((n + _TILE - 1) // _TILE, min((m + _TILE - 1) // _TILE, _MAX_GRID), min(batch, _MAX_GRID))
     args = [np.int64(batch), np.int64(m), np.int64(n), np.int64(k), np.uintp(a.data_ptr()), np.int64(a_bs),
@@ -54,7 +53,7 @@ def gemm(a: Any, b: Any, batch: int, alpha: Any = 1, beta: Any = 0, bias: Any = 
     if not dtype.is_complex:    # complex: a @ b only, PyCUDA packs no complex alpha and beta
         args += [scalar(alpha), scalar(beta if use_bias else 0), np.uintp(bias_ptr), np.int64(bias_rs),
                  np.int64(bias_cs)]
-    fn(*args, grid=grid, block=(_THREADS, 1, 1))
+    launch_kernel("kernels/gemm.cu", f"gemm_{_GEMM_TYPES[dtype.name]}", grid, (_THREADS, 1, 1), *args)
     return out
 
 

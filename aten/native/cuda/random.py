@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from aten.native.cuda.copy import copy_cuda
-from aten.native.cuda.runtime.compiler import kernel_function
+from aten.native.cuda.runtime.compiler import launch_kernel
 from aten.native.cuda.runtime.launch import grid_for
 from aten.native.meta.views import view_as_real
 from c10 import scalar_type, tensor_impl
@@ -38,9 +38,8 @@ def _fill_random(self: Any, kernel: str, a: float, b: float, generator: Any) -> 
     target = self if self.is_contiguous() else tensor_impl.empty(tuple(self.shape), self.dtype, self.device)
     seed, offset = generator._philox_next()
     grid, block = grid_for(n)
-    kernel_function("kernels/random.cu", kernel)(
-        np.int64(n), np.uintp(target.data_ptr()), np.float64(a), np.float64(b), np.uint64(seed), np.uint64(offset),
-        grid=grid, block=block)
+    launch_kernel("kernels/random.cu", kernel, grid, block, np.int64(n), np.uintp(target.data_ptr()), np.float64(a),
+        np.float64(b), np.uint64(seed), np.uint64(offset))
     if target is not self:
         copy_cuda(self, target)
     self._bump_version()
@@ -80,8 +79,7 @@ def bernoulli_float_cuda(self: Any, p: float = 0.5, generator: Any = None) -> An
     draws = tensor_impl.empty(tuple(self.shape), _UINT8, self.device)
     seed, offset = generator._philox_next()
     grid, block = grid_for(n)
-    kernel_function("kernels/random.cu", "bernoulli_bytes")(
-        np.int64(n), np.uintp(draws.data_ptr()), np.float64(p), np.uint64(seed), np.uint64(offset),
-        grid=grid, block=block)
+    launch_kernel("kernels/random.cu", "bernoulli_bytes", grid, block, np.int64(n), np.uintp(draws.data_ptr()),
+        np.float64(p), np.uint64(seed), np.uint64(offset))
     copy_cuda(self, draws)
     return self

@@ -8,7 +8,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from aten.native.cuda.copy import copy_cuda
-from aten.native.cuda.runtime.compiler import kernel_function
+from aten.native.cuda.runtime.compiler import launch_kernel
 from aten.native.cuda.runtime.transfer import contiguous_cuda, to_device
 from aten.native.cuda.sort import ORDERED_TYPES
 from aten.native.meta.views import view_as_complex, view_as_real
@@ -90,13 +90,12 @@ def _sum(self: Any, dim: Any, keepdim: bool, dtype: Any, mean: bool, name: str, 
         return out.fill_(float("nan") if mean else (1 if prod else 0))
     grid, block = _grid(rows)
     if prod:            # real and complex kernels alike (c10::complex's product)
-        kernel_function("kernels/reduce.cu", f"prod_rows_{dtype.name}")(
-            np.int64(rows), np.int64(r), np.uintp(moved.data_ptr()), np.uintp(out.data_ptr()), grid=grid, block=block)
+        launch_kernel("kernels/reduce.cu", f"prod_rows_{dtype.name}", grid, block, np.int64(rows), np.int64(r),
+            np.uintp(moved.data_ptr()), np.uintp(out.data_ptr()))
         return out
     scale = 1.0 / r if mean else 1.0
-    fn = kernel_function("kernels/reduce.cu", f"sum_rows_{dtype.name}")
-    fn(np.int64(rows), np.int64(r), np.uintp(moved.data_ptr()), np.uintp(out.data_ptr()), np.float64(scale),
-       grid=grid, block=block)
+    launch_kernel("kernels/reduce.cu", f"sum_rows_{dtype.name}", grid, block, np.int64(rows), np.int64(r),
+        np.uintp(moved.data_ptr()), np.uintp(out.data_ptr()), np.float64(scale))
     return out
 
 
@@ -141,11 +140,10 @@ def _minmax(self: Any, dims: list[int], keepdim: bool, is_max: bool, values: boo
     out_i = tensor_impl.empty(shape, _INT64, self.device) if indices else None
     if rows == 0:
         return out_v, out_i
-    fn = kernel_function("kernels/reduce.cu", f"minmax_rows_{self.dtype.name}")
     grid, block = _grid(rows)
-    fn(np.int64(rows), np.int64(r), np.uintp(moved.data_ptr()),
-       np.uintp(out_v.data_ptr() if out_v is not None else 0), np.uintp(out_i.data_ptr() if out_i is not None else 0),
-       np.int32(is_max), grid=grid, block=block)
+    launch_kernel("kernels/reduce.cu", f"minmax_rows_{self.dtype.name}", grid, block, np.int64(rows), np.int64(r),
+        np.uintp(moved.data_ptr()), np.uintp(out_v.data_ptr() if out_v is not None else 0),
+        np.uintp(out_i.data_ptr() if out_i is not None else 0), np.int32(is_max))
     return out_v, out_i
 
 
@@ -237,10 +235,9 @@ def _scan(self: Any, dim: int, dtype: Any, prod: bool, inplace: bool) -> Any:
     if out_dtype.name not in _SCAN_TYPES:
         raise NotImplementedError(f'"{name}_cuda" not implemented for \'{out_dtype.type_name}\'')
     outer, n, inner = _lines(self, d)
-    kernel_function("kernels/reduce.cu", f"scan_lines_{out_dtype.name}")(
+    launch_kernel("kernels/reduce.cu", f"scan_lines_{out_dtype.name}", _line_grid(outer * inner), (_THREADS, 1, 1),
         np.int64(outer), np.int64(n), np.int64(inner), np.uintp(src.data_ptr()), np.uintp(out.data_ptr()),
-        np.int32(prod), grid=_line_grid(outer * inner),
-        block=(_THREADS, 1, 1))
+        np.int32(prod))
     return out
 
 
@@ -273,9 +270,9 @@ def _cum_extreme(self: Any, dim: int, is_max: bool) -> tuple[Any, Any]:
     d = self._wrap_dim(dim) if self.dim() else 0
     src = contiguous_cuda(self)
     outer, n, inner = _lines(self, d)
-    kernel_function("kernels/reduce.cu", f"extreme_lines_{ORDERED_TYPES[self.dtype.name]}")(
-        np.int64(outer), np.int64(n), np.int64(inner), np.uintp(src.data_ptr()), np.uintp(values.data_ptr()),
-        np.uintp(indices.data_ptr()), np.int32(is_max), grid=_line_grid(outer * inner), block=(_THREADS, 1, 1))
+    launch_kernel("kernels/reduce.cu", f"extreme_lines_{ORDERED_TYPES[self.dtype.name]}", _line_grid(outer * inner),
+        (_THREADS, 1, 1), np.int64(outer), np.int64(n), np.int64(inner), np.uintp(src.data_ptr()),
+        np.uintp(values.data_ptr()), np.uintp(indices.data_ptr()), np.int32(is_max))
     return values, indices
 
 
@@ -297,7 +294,7 @@ def logcumsumexp_cuda(self: Any, dim: int) -> Any:
         return out
     src = contiguous_cuda(self)
     outer, n, inner = _lines(self, d)
-    kernel_function("kernels/reduce.cu", f"log_cumsum_exp_lines_{self.dtype.name}")(
-        np.int64(outer), np.int64(n), np.int64(inner), np.uintp(src.data_ptr()), np.uintp(out.data_ptr()),
-        grid=_line_grid(outer * inner), block=(_THREADS, 1, 1))
+    launch_kernel("kernels/reduce.cu", f"log_cumsum_exp_lines_{self.dtype.name}", _line_grid(outer * inner),
+        (_THREADS, 1, 1), np.int64(outer), np.int64(n), np.int64(inner), np.uintp(src.data_ptr()),
+        np.uintp(out.data_ptr()))
     return out

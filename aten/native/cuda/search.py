@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from aten.native.cuda.runtime.compiler import kernel_function
+from aten.native.cuda.runtime.compiler import launch_kernel
 from aten.native.cuda.runtime.launch import grid_for
 from aten.native.cuda.runtime.transfer import contiguous_cuda, to_device
 from aten.native.meta.pointwise import result_type_of
@@ -28,8 +28,8 @@ def _check_sorter(sorter: Any, row_len: int) -> None:
     bad = np.zeros(1, dtype=np.uint64)
     bad_dev = state.drv.to_device(bad)
     grid, block = grid_for(sorter.numel())
-    kernel_function("kernels/search.cu", "check_sorter")(
-        np.int64(sorter.numel()), np.uintp(sorter.data_ptr()), np.int64(row_len), bad_dev, grid=grid, block=block)
+    launch_kernel("kernels/search.cu", "check_sorter", grid, block, np.int64(sorter.numel()),
+        np.uintp(sorter.data_ptr()), np.int64(row_len), np.uintp(int(bad_dev)))
     state.drv.memcpy_dtoh(bad, bad_dev)
     if bad[0]:
         raise RuntimeError("torch.searchsorted(): sorter index out of range")
@@ -53,11 +53,10 @@ def searchsorted_cuda(sorted_sequence: Any, self: Any, out_int32: bool = False, 
     values = to_device(contiguous_cuda(self), common)
     boundaries = to_device(contiguous_cuda(bd), common)
     grid, block = grid_for(values.numel())
-    kernel_function("kernels/search.cu", f"searchsorted_{common.name}")(
-        np.int64(values.numel()), np.uintp(values.data_ptr()), np.uintp(boundaries.data_ptr()),
+    launch_kernel("kernels/search.cu", f"searchsorted_{common.name}", grid, block, np.int64(values.numel()),
+        np.uintp(values.data_ptr()), np.uintp(boundaries.data_ptr()),
         np.uintp(sorter.data_ptr() if sorter is not None else 0), np.int64(self.shape[-1] if self.dim() else 1),
-        np.int64(row_len), np.int32(bd.dim() == 1), np.int32(is_right), np.uintp(out.data_ptr()),
-        grid=grid, block=block)
+        np.int64(row_len), np.int32(bd.dim() == 1), np.int32(is_right), np.uintp(out.data_ptr()))
     return to_device(out, _INT32) if out_int32 else out
 
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from aten.native.cuda.runtime.compiler import kernel_function
+from aten.native.cuda.runtime.compiler import launch_kernel
 from aten.native.cuda.runtime.transfer import contiguous_cuda, strided_copy
 from c10 import tensor_impl
 
@@ -46,9 +46,9 @@ def _softmax(self: Any, dim: int, log: bool, name: str) -> Any:
         rows = self.numel() // r if r else 0
     out = tensor_impl.empty(tuple(source.shape), self.dtype, self.device)
     if rows and r:
-        fn = kernel_function("kernels/softmax.cu", f"softmax_rows_{self.dtype.name}")
-        fn(np.int64(rows), np.int64(r), np.uintp(source.data_ptr()), np.uintp(out.data_ptr()), np.int32(log),
-           grid=(min(rows, _MAX_BLOCKS), 1, 1), block=(_THREADS, 1, 1))
+        launch_kernel("kernels/softmax.cu", f"softmax_rows_{self.dtype.name}", (min(rows, _MAX_BLOCKS), 1, 1),
+            (_THREADS, 1, 1), np.int64(rows), np.int64(r), np.uintp(source.data_ptr()), np.uintp(out.data_ptr()),
+            np.int32(log))
     return out.reshape(()) if self.dim() == 0 else _back(out, self, dim)
 
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from aten.native.cuda.runtime.compiler import kernel_function
+from aten.native.cuda.runtime.compiler import launch_kernel
 from aten.native.cuda.runtime.transfer import strided_copy
 from c10 import scalar_type, tensor_impl
 
@@ -30,19 +30,19 @@ def _sort_rows(work: Any, indices: Any, rows: int, n: int, descending: bool) -> 
         p *= 2
     args = (np.int64(rows), np.int64(n), np.int64(p), np.uintp(work.data_ptr()), np.uintp(indices.data_ptr()))
     if p <= _SHARED_LIMIT:
-        kernel_function("kernels/sort.cu", f"sort_shared_{kind}")(*args, np.int32(descending),
-                                                   grid=(min(rows, _MAX_BLOCKS), 1, 1), block=(max(1, p // 2), 1, 1))
+        launch_kernel("kernels/sort.cu", f"sort_shared_{kind}", (min(rows, _MAX_BLOCKS), 1, 1), (max(1, p // 2), 1, 1),
+            *args, np.int32(descending))
         return
     blocks = (min((rows * n + _THREADS - 1) // _THREADS, _MAX_BLOCKS), 1, 1)
-    kernel_function("kernels/sort.cu", "sort_iota")(np.int64(rows), np.int64(n), np.uintp(indices.data_ptr()), grid=blocks,
-                                     block=(_THREADS, 1, 1))
-    step = kernel_function("kernels/sort.cu", f"sort_step_{kind}")
+    launch_kernel("kernels/sort.cu", "sort_iota", blocks, (_THREADS, 1, 1), np.int64(rows), np.int64(n),
+        np.uintp(indices.data_ptr()))
     pairs = (min((rows * p // 2 + _THREADS - 1) // _THREADS, _MAX_BLOCKS), 1, 1)
     k = 2
     while k <= p:
         j = k // 2
         while j >= 1:
-            step(*args, np.int64(k), np.int64(j), np.int32(descending), grid=pairs, block=(_THREADS, 1, 1))
+            launch_kernel("kernels/sort.cu", f"sort_step_{kind}", pairs, (_THREADS, 1, 1), *args, np.int64(k),
+                np.int64(j), np.int32(descending))
             j //= 2
         k *= 2
 

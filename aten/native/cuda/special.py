@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from aten.native.cuda.runtime.compiler import kernel_function
+from aten.native.cuda.runtime.compiler import launch_kernel
 from aten.native.cuda.runtime.launch import grid_for
 from aten.native.cuda.runtime.transfer import contiguous_cuda, to_device
 from aten.native.meta.errors import device_mismatch_error
@@ -21,8 +21,8 @@ _BOOL = scalar_type.dtype_from_name("bool")
 
 def _launch(kernel: str, n: int, *tensors: Any, extra: tuple[Any, ...] = ()) -> None:
     grid, block = grid_for(n)
-    kernel_function("kernels/special.cu", kernel)(np.int64(n), *[np.uintp(t.data_ptr()) for t in tensors],
-                                                               *extra, grid=grid, block=block)
+    launch_kernel("kernels/special.cu", kernel, grid, block, np.int64(n), *[np.uintp(t.data_ptr()) for t in tensors],
+        *extra)
 
 
 def _unary(kernel: str, self: Any, extra: tuple[Any, ...] = ()) -> Any:

@@ -54,3 +54,15 @@ def prepared_kernel(source: str, name: str, arg_format: str) -> Any:
     if getattr(found, "arg_format", None) is None:
         found.prepare(arg_format)
     return found
+
+
+def launch_kernel(source: str, name: str, grid: tuple[int, ...], block: tuple[int, ...], *args: Any,
+                  shared: int = 0) -> None:
+    """Launch a kernel with numpy-typed arguments (np.int64, np.uintp, np.float64, ...), as PyCUDA's
+    generic call takes them, through its prepared form: the struct format is the one that call
+    would build (each argument's dtype character), read off the first launch, since a kernel's
+    parameters never change; later launches skip inspecting every argument."""
+    found = kernel_function(source, name)
+    if getattr(found, "arg_format", None) is None:
+        found.prepare("".join(a.dtype.char for a in args))
+    found.prepared_call(grid, block, *args, shared_size=shared)

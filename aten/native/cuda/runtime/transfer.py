@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from aten.native.cuda.runtime.compiler import kernel_function
+from aten.native.cuda.runtime.compiler import launch_kernel
 from aten.native.cuda.runtime.launch import byte_extent, device_meta, grid_for
 from c10 import cuda as c10_cuda
 from c10 import tensor_impl
@@ -39,9 +39,9 @@ def strided_copy(dst: Any, src: Any) -> None:
         return
     shape = tuple(dst.shape)
     meta = device_meta([len(shape), *shape, *dst.stride(), *src.stride()])
-    fn = kernel_function("kernels/copy.cu", f"strided_copy_{dst.element_size()}")
     grid, block = grid_for(n)
-    fn(np.int64(n), meta, np.uintp(dst.data_ptr()), np.uintp(src.data_ptr()), grid=grid, block=block)
+    launch_kernel("kernels/copy.cu", f"strided_copy_{dst.element_size()}", grid, block, np.int64(n),
+                  np.uintp(int(meta)), np.uintp(dst.data_ptr()), np.uintp(src.data_ptr()))
 
 
 def contiguous_cuda(t: Any) -> Any:
@@ -66,8 +66,8 @@ def to_device(t: Any, dtype: Any) -> Any:
     out = tensor_impl.empty(t._sizes(), dtype, t.device)
     t = contiguous_cuda(t)
     grid, block = grid_for(t.numel())
-    kernel_function("_gen_cast.cu", f"cast_{t.dtype.name}_to_{dtype.name}")(
-        np.int64(t.numel()), np.uintp(out.data_ptr()), np.uintp(t.data_ptr()), grid=grid, block=block)
+    launch_kernel("_gen_cast.cu", f"cast_{t.dtype.name}_to_{dtype.name}", grid, block, np.int64(t.numel()),
+        np.uintp(out.data_ptr()), np.uintp(t.data_ptr()))
     return out
 
 
@@ -117,4 +117,4 @@ def fill_contiguous(t: Any, value: Any) -> None:
         args = (np.array(value).astype(t.dtype.numpy_dtype)[()],)
     n = t.numel()
     grid, block = grid_for(n)
-    kernel_function("_gen_cast.cu", f"fill_{name}")(np.int64(n), np.uintp(t.data_ptr()), *args, grid=grid, block=block)
+    launch_kernel("_gen_cast.cu", f"fill_{name}", grid, block, np.int64(n), np.uintp(t.data_ptr()), *args)

@@ -1,0 +1,91 @@
+"""CUDA ops that take a number from the host (a * 2.5, fill_, the seed of backward) copy nothing
+from the host once that value has been seen, and read nothing back: either copy waits for the
+device, where PyTorch passes the number to the kernel. The values stay PyTorch's."""
+import numpy as np
+import pytest
+
+import torch
+
+pytestmark = [pytest.mark.cuda,
+              pytest.mark.skipif(not torch.cuda.is_available(), reason="needs an NVIDIA GPU and PyCUDA")]
+
+
+@pytest.fixture
+def host_copies(monkeypatch):
+    """The names of the driver's host copies made while the test runs."""
+    from c10 import cuda as c10_cuda
+    drv = c10_cuda.lazy_init().drv
+    calls = []
+    for name in ("memcpy_htod", "memcpy_dtoh", "to_device"):
+        def spy(*args, _original=getattr(drv, name), _name=name):
+            calls.append(_name)
+            return _original(*args)
+        monkeypatch.setattr(drv, name, spy)
+    return calls
+
+
+def _host(t):
+    return t.detach().cpu().numpy()
+
+
+def test_a_number_operand_seen_before_copies_nothing_from_the_host(host_copies):
+    values = np.linspace(-2, 2, 1000, dtype=np.float32)
+    a = torch.from_numpy(values).cuda()
+    a * 2.5, a + 1                              # first sight of each value: one upload each
+    host_copies.clear()
+    products = [a * 2.5 for _ in range(3)]
+    sums = [a + 1 for _ in range(3)]
+    assert host_copies == []
+    for p in products:
+        np.testing.assert_array_equal(_host(p), values * np.float32(2.5))
+    for s in sums:
+        np.testing.assert_array_equal(_host(s), values + np.float32(1))
+
+
+def test_an_in_place_number_operand_copies_nothing_from_the_host(host_copies):
+    a = torch.ones(64, device="cuda")
+    a.mul_(0.5)
+    host_copies.clear()
+    a.mul_(0.5)
+    a.add_(1)
+    host_copies.clear()
+    a.add_(1)
+    assert host_copies == []
+    np.testing.assert_array_equal(_host(a), np.full(64, 0.25 + 2, dtype=np.float32))
+
+
+@pytest.mark.parametrize("zero", [0.0, -0.0])
+def test_zeros_of_either_sign_stay_apart(zero):
+    a = torch.ones(8, device="cuda")
+    a * 0.0, a * -0.0                           # both kept side by side
+    got = _host(a * zero)
+    assert np.all(got == 0) and np.all(np.signbit(got) == np.signbit(zero))
+
+
+def test_backward_of_a_scalar_loss_copies_nothing_from_the_host(host_copies):
+    p = torch.randn(16, 16, device="cuda", requires_grad=True)
+    (p * p).sum().backward()
+    p.grad = None
+    host_copies.clear()
+    (p * p).sum().backward()
+    assert host_copies == []
+    np.testing.assert_allclose(_host(p.grad), 2 * _host(p), rtol=1e-6)
+
+
+def test_fill_of_a_zero_dim_tensor_copies_nothing_from_the_host(host_copies):
+    t = torch.empty((), device="cuda", dtype=torch.float64)
+    t.fill_(3)
+    host_copies.clear()
+    t.fill_(3)
+    assert host_copies == []
+    assert _host(t) == 3.0
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.int64])
+def test_a_one_element_cuda_source_broadcasts_without_being_read_back(host_copies, dtype):
+    src = torch.tensor([7], device="cuda", dtype=dtype)
+    dst = torch.zeros(5, device="cuda", dtype=torch.float32)
+    host_copies.clear()
+    dst.copy_(src)
+    assert "memcpy_dtoh" not in host_copies
+    np.testing.assert_array_equal(_host(dst), np.full(5, 7, dtype=np.float32))
