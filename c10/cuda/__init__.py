@@ -148,6 +148,14 @@ def at_shutdown(hook: Callable[[], None]) -> None:
     _shutdown_hooks.append(hook)
 
 
+_synchronize_hooks: list[Callable[[], None]] = []
+
+
+def at_synchronize(hook: Callable[[], None]) -> None:
+    """Run hook after synchronize() has waited for the device."""
+    _synchronize_hooks.append(hook)
+
+
 def _shutdown() -> None:
     """At exit: kept device memory freed, cached blocks back to the driver and the context popped;
     PyCUDA aborts the process when it finds a context still pushed at its own cleanup."""
@@ -235,8 +243,11 @@ def allocator(index: int) -> CachingAllocator:
 
 
 def synchronize() -> None:
-    """Wait for all work queued on the device (the default stream) to finish."""
+    """Wait for all work queued on the device (the default stream) to finish, then run the hooks
+    that read what kernels left for the host (errors they found)."""
     lazy_init().drv.Context.synchronize()
+    for hook in _synchronize_hooks:
+        hook()
 
 
 def device_name(index: int) -> str:

@@ -89,3 +89,40 @@ def test_a_one_element_cuda_source_broadcasts_without_being_read_back(host_copie
     dst.copy_(src)
     assert "memcpy_dtoh" not in host_copies
     np.testing.assert_array_equal(_host(dst), np.full(5, 7, dtype=np.float32))
+
+
+def test_lookups_and_losses_read_nothing_back_from_the_device(host_copies):
+    weight = torch.randn(10, 4, device="cuda")
+    ids = torch.tensor([[1, 9], [0, 3]], device="cuda")
+    logits, target = torch.randn(2, 10, device="cuda"), torch.tensor([3, 7], device="cuda")
+    x = torch.arange(12.0, device="cuda").reshape(3, 4)
+    picks = torch.tensor([2, 0], device="cuda")
+    host_copies.clear()
+    looked_up = torch.nn.functional.embedding(ids, weight)
+    loss = torch.nn.functional.cross_entropy(logits, target)
+    rows = x[picks]
+    assert "memcpy_dtoh" not in host_copies
+    np.testing.assert_array_equal(_host(looked_up), _host(weight)[_host(ids)])
+    np.testing.assert_array_equal(_host(rows), _host(x)[[2, 0]])
+    expected = -np.log(np.exp(_host(logits)) / np.exp(_host(logits)).sum(1, keepdims=True))[[0, 1], [3, 7]].mean()
+    np.testing.assert_allclose(loss.item(), expected, rtol=1e-6)
+
+
+def test_an_index_out_of_range_is_raised_at_the_next_synchronisation():
+    weight = torch.randn(10, 4, device="cuda")
+    looked_up = weight[torch.tensor([1, 10], device="cuda")]       # no error yet: the host did not wait
+    with pytest.raises(IndexError, match="index 10 is out of bounds for dimension 0 with size 10\n"
+                                         "CUDA kernel errors are reported at the next synchronisation"):
+        looked_up.cpu()
+    torch.cuda.synchronize()                                        # reported once
+    assert weight[torch.tensor([9], device="cuda")].shape == (1, 4)
+
+
+def test_every_slot_taken_reports_before_the_next_launch():
+    from aten.native.cuda.runtime import device_checks
+    weight = torch.randn(4, 2, device="cuda")
+    weight[torch.tensor([5], device="cuda")]
+    with pytest.raises(IndexError, match="index 5 is out of bounds"):
+        for _ in range(device_checks.SLOTS):
+            weight[torch.tensor([0], device="cuda")]
+    torch.cuda.synchronize()

@@ -62,6 +62,7 @@ def test_bad_indices_raise_the_cpus_errors(key, message):
         BASE[key]
     with pytest.raises(IndexError, match=message):
         BASE.cuda()[tuple(k.cuda() for k in key)]
+        torch.cuda.synchronize()        # an index out of range is found on the device, reported here
 
 
 @pytest.mark.parametrize("accumulate", [False, True])
@@ -140,6 +141,7 @@ def test_gather_and_scatter_errors_are_the_cpus():
     x = torch.zeros(3, 4, device="cuda")
     with pytest.raises(RuntimeError, match="index 4 is out of bounds for dimension 1 with size 4"):
         torch.gather(x, 1, torch.tensor([[0, 4]], device="cuda"))
+        torch.cuda.synchronize()
     with pytest.raises(RuntimeError, match="Index tensor must have the same number of dimensions as input tensor"):
         torch.gather(x, 1, torch.tensor([0], device="cuda"))
     with pytest.raises(RuntimeError, match="scatter\\(\\): Expected self.dtype to be equal to src.dtype"):
@@ -246,6 +248,7 @@ def test_scatter_reduce_errors_are_the_cpus():
         t.scatter_reduce(0, index, t[:2], "max")
     with pytest.raises(RuntimeError, match="index 3 is out of bounds for dimension 0 with size 3"):
         t.scatter_reduce(0, torch.tensor([0, 3], device="cuda"), t[:2], "amax")
+        torch.cuda.synchronize()
 
 
 @pytest.mark.parametrize("dtype", [torch.float16, torch.int16, torch.int8, torch.uint8, torch.bool])

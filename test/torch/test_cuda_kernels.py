@@ -167,6 +167,7 @@ def test_nll_loss_and_cross_entropy_match_the_cpu(dtype, reduction):
 def test_nll_loss_target_out_of_bounds_is_an_index_error():
     with pytest.raises(IndexError, match="Target 12 is out of bounds."):
         torch.nn.functional.nll_loss(torch.zeros(3, 10, device="cuda"), torch.tensor([1, 12, 0], device="cuda"))
+        torch.cuda.synchronize()        # the target is checked on the device, reported here
 
 
 def test_the_digits_mlp_trains_on_the_gpu_as_on_the_cpu():
@@ -280,10 +281,10 @@ def test_index_select_and_index_add_match_the_cpu(dtype, dim):
 
 def test_index_errors_as_on_the_cpu():
     with pytest.raises(IndexError, match="index out of range in self"):
-        torch.index_select(torch.ones(3, 4, device="cuda"), 0, torch.tensor([5], device="cuda"))
+        torch.index_select(torch.ones(3, 4, device="cuda"), 0, torch.tensor([5], device="cuda")).cpu()
     with pytest.raises(RuntimeError, match="index 5 is out of bounds for dimension 0 with size 3"):
         torch.index_add(torch.ones(3, 4, device="cuda"), 0, torch.tensor([5], device="cuda"),
-                        torch.ones(1, 4, device="cuda"))
+                        torch.ones(1, 4, device="cuda")).cpu()
 
 
 def test_embedding_forward_and_backward_match_the_cpu():

@@ -223,6 +223,7 @@ def test_edge_cases_match_the_cpu():
     assert torch.tensor(1.0, device="cuda").index_fill_(0, torch.tensor([0], device="cuda"), 5.0).item() == 5.0
     with pytest.raises(IndexError, match="index 7 is out of bounds for dimension 1 with size 4"):
         torch.zeros(3, 4, device="cuda").index_fill(1, torch.tensor([7], device="cuda"), 1.0)
+        torch.cuda.synchronize()
     with pytest.raises(RuntimeError, match="to - 1 is out of bounds for unsigned char"):
         torch.zeros(4, dtype=torch.uint8, device="cuda").random_(0, 300)
     sums = torch.sum(torch.tensor([1.5, 2.25, 3.0], device="cuda"), dtype=torch.float16)

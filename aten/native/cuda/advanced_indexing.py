@@ -10,13 +10,14 @@ range is found on the device and raised here, as the CPU raises it.
 from __future__ import annotations
 
 import warnings
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
 from aten.native.cuda.copy import copy_cuda
-from aten.native.cuda.runtime.compiler import kernel_function
-from aten.native.cuda.runtime.launch import grid_for
+from aten.native.cuda.runtime import device_checks
+from aten.native.cuda.runtime.compiler import kernel_function, launch_kernel
+from aten.native.cuda.runtime.launch import device_meta, grid_for
 from aten.native.cuda.runtime.transfer import contiguous_cuda, to_device
 from aten.native.meta import context
 from aten.native.meta.errors import device_mismatch_error
@@ -41,18 +42,14 @@ def _on_device(t: Any) -> Any:
     return to_device(t, _INT64) if t.dtype is not _INT64 or not t.is_cuda else t
 
 
-def _launch(kernel: str, n: int, meta: list[int], *pointers: Any, extra: tuple[Any, ...] = ()) -> list[int]:
-    """One take/put launch over n result elements (extra: arguments after the error slot);
-    returns the error slot [1 + e, value, k]."""
-    state = c10_cuda.lazy_init()
-    bad = np.zeros(3, dtype=np.int64)
-    bad_dev = state.drv.to_device(bad)
+def _launch(kernel: str, n: int, meta: list[int], *pointers: Any, on_error: Callable[[list[int]], Exception],
+            extra: tuple[Any, ...] = ()) -> None:
+    """One take/put launch over n result elements (extra: arguments after the error slot); an index
+    out of range sets the slot to [1 + e, value, k], which on_error turns into the exception
+    raised at the next synchronisation (device_checks)."""
     grid, block = grid_for(n)
-    kernel_function("kernels/index.cu", kernel)(
-        np.int64(n), state.drv.In(np.asarray(meta, dtype=np.int64)), *[np.uintp(p) for p in pointers], bad_dev,
-        *extra, grid=grid, block=block)
-    state.drv.memcpy_dtoh(bad, bad_dev)
-    return [int(v) for v in bad]
+    launch_kernel("kernels/index.cu", kernel, grid, block, np.int64(n), np.uintp(int(device_meta(meta))),
+                  *[np.uintp(p) for p in pointers], np.uintp(device_checks.slot(on_error)), *extra)
 
 
 class _Plan:
@@ -197,24 +194,25 @@ def _indexing_plan(self: Any, indices: Any) -> tuple[_Plan, list[int]]:
     return plan, dims
 
 
-def _raise_out_of_range(bad: list[int], plan: _Plan, dims: list[int] | None, gather_dim: int | None = None) -> None:
-    if not bad[0]:
-        return
-    value, k = bad[1], bad[2]
-    size = plan.blocks[k][2]
-    if gather_dim is not None:
-        raise RuntimeError(f"index {value} is out of bounds for dimension {gather_dim} with size {size}")
-    position = sum(1 for d in (dims or [])[:k] if d >= 0)      # PyTorch names the index tensor's place
-    raise IndexError(f"index {value} is out of bounds for dimension {position} with size {size}")
+def _out_of_range(plan: _Plan, dims: list[int] | None,
+                  gather_dim: int | None = None) -> Callable[[list[int]], Exception]:
+    """What an error slot [1 + e, value, k] of a launch over plan means: PyTorch's error for it."""
+    def error(bad: list[int]) -> Exception:
+        value, k = bad[1], bad[2]
+        size = plan.blocks[k][2]
+        if gather_dim is not None:
+            return RuntimeError(f"index {value} is out of bounds for dimension {gather_dim} with size {size}")
+        position = sum(1 for d in (dims or [])[:k] if d >= 0)      # PyTorch names the index tensor's place
+        return IndexError(f"index {value} is out of bounds for dimension {position} with size {size}")
+    return error
 
 
 def index_cuda(self: Any, indices: Any) -> Any:
     plan, dims = _indexing_plan(self, indices)
     out = tensor_impl.empty(tuple(plan.shape), self.dtype, self.device)
     if out.numel():
-        bad = _launch(f"take_{self.element_size()}", out.numel(), plan.meta([0] * len(plan.shape)),
-                      self.data_ptr(), out.data_ptr())
-        _raise_out_of_range(bad, plan, dims)
+        _launch(f"take_{self.element_size()}", out.numel(), plan.meta([0] * len(plan.shape)),
+                self.data_ptr(), out.data_ptr(), on_error=_out_of_range(plan, dims))
     return out
 
 
@@ -236,9 +234,9 @@ def _put(self: Any, plan: _Plan, values: Any, accumulate: bool, dims: list[int] 
         kernel = f"put_add_{self.dtype.name}"
     else:
         kernel = f"put_{self.element_size()}"
-    bad = _launch(kernel, plan.numel(), plan.meta(value_strides), self.data_ptr(), values.data_ptr())
+    _launch(kernel, plan.numel(), plan.meta(value_strides), self.data_ptr(), values.data_ptr(),
+            on_error=_out_of_range(plan, dims, gather_dim))
     self._bump_version()
-    _raise_out_of_range(bad, plan, dims, gather_dim)
 
 
 def index_put__cuda(self: Any, indices: Any, values: Any, accumulate: bool = False) -> Any:
@@ -288,9 +286,8 @@ def gather_cuda(self: Any, dim: int, index: Any, sparse_grad: bool = False) -> A
     out = tensor_impl.empty(tuple(index.shape), self.dtype, self.device)
     if out.numel():
         plan = _dim_plan(self, d, index)
-        bad = _launch(f"take_{self.element_size()}", out.numel(), plan.meta([0] * len(plan.shape)),
-                      self.data_ptr(), out.data_ptr())
-        _raise_out_of_range(bad, plan, None, d)
+        _launch(f"take_{self.element_size()}", out.numel(), plan.meta([0] * len(plan.shape)),
+                self.data_ptr(), out.data_ptr(), on_error=_out_of_range(plan, None, d))
     return out
 
 
@@ -314,9 +311,9 @@ def _scatter(self: Any, dim: int, index: Any, src: Any, accumulate: bool, is_val
         kernel, extra = f"put_reduce_{self.dtype.name}", (np.int32(combine),)
     else:
         kernel = f"put_add_{self.dtype.name}" if accumulate else f"put_{self.element_size()}"
-    bad = _launch(kernel, plan.numel(), plan.meta(values_strides), self.data_ptr(), src.data_ptr(), extra=extra)
+    _launch(kernel, plan.numel(), plan.meta(values_strides), self.data_ptr(), src.data_ptr(),
+            on_error=_out_of_range(plan, None, d), extra=extra)
     self._bump_version()
-    _raise_out_of_range(bad, plan, None, d)
     return self
 
 

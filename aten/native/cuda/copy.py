@@ -7,7 +7,9 @@ from typing import Any
 
 import numpy as np
 
-from aten.native.cuda.runtime.transfer import contiguous_cuda, fill_contiguous, scalar_on_device, strided_copy, to_device
+from aten.native.cuda.runtime import device_checks
+from aten.native.cuda.runtime.transfer import (contiguous_cuda, fill_contiguous, scalar_on_device, strided_copy,
+                                               to_device)
 from c10 import cuda as c10_cuda
 
 
@@ -43,6 +45,7 @@ def _copy_to_host(dst: Any, src: Any) -> None:
     c10_cuda.lazy_init().drv.memcpy_dtoh(buffer, on_device.data_ptr())
     if buffer is not host:
         host[...] = buffer
+    device_checks.check()       # the host has waited for the device: errors kernels found are raised now
 
 
 def _host_contiguous(t: Any) -> Any:

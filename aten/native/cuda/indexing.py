@@ -4,18 +4,18 @@ Checks and messages are the CPU kernels' (PyTorch's); an index out of range is f
 device and raised here."""
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
 from aten.native.cuda.copy import copy_cuda
 from aten.native.cuda.linalg import _same_device
-from aten.native.cuda.runtime.compiler import kernel_function
+from aten.native.cuda.runtime import device_checks
+from aten.native.cuda.runtime.compiler import launch_kernel
 from aten.native.cuda.runtime.launch import grid_for
 from aten.native.cuda.runtime.transfer import contiguous_cuda, strided_copy, to_device
 from aten.native.meta import context
 from aten.native.meta.pointwise import result_type_of
-from c10 import cuda as c10_cuda
 from c10 import scalar_type, tensor_impl
 
 _INT64 = scalar_type.dtype_from_name("int64")
@@ -46,16 +46,12 @@ def _index_vector(index: Any, op: str) -> Any:
     return to_device(contiguous_cuda(index), _INT64)
 
 
-def _run(kernel: str, total: int, *args: Any) -> int:
-    """Launch kernel over total elements with a device error slot; returns the slot's value."""
-    state = c10_cuda.lazy_init()
-    bad = np.zeros(1, dtype=np.int64)
-    bad_dev = state.drv.to_device(bad)
+def _run(kernel: str, total: int, on_error: Callable[[list[int]], Exception], *args: Any) -> None:
+    """Launch kernel over total elements with a device error slot (device_checks) that on_error
+    turns into the exception, raised at the next synchronisation."""
     if total:
         grid, block = grid_for(total)
-        kernel_function("kernels/index.cu", kernel)(*args, bad_dev, grid=grid, block=block)
-    state.drv.memcpy_dtoh(bad, bad_dev)
-    return int(bad[0])
+        launch_kernel("kernels/index.cu", kernel, grid, block, *args, np.uintp(device_checks.slot(on_error)))
 
 
 def index_select_cuda(self: Any, dim: int, index: Any) -> Any:
@@ -68,9 +64,9 @@ def index_select_cuda(self: Any, dim: int, index: Any) -> Any:
     out_shape = tuple(n if i == d else s for i, s in enumerate(self.shape)) if self.dim() else ((n,) if n != 1 else ())
     out = tensor_impl.empty(out_shape, self.dtype, self.device)
     source = contiguous_cuda(self)
-    if _run(f"index_select_{self.element_size()}", outer * n * inner, np.int64(outer), np.int64(size), np.int64(inner),
-            np.int64(n), np.uintp(source.data_ptr()), np.uintp(idx.data_ptr()), np.uintp(out.data_ptr())):
-        raise IndexError("index out of range in self")
+    _run(f"index_select_{self.element_size()}", outer * n * inner, lambda bad: IndexError("index out of range in self"),
+         np.int64(outer), np.int64(size), np.int64(inner), np.int64(n), np.uintp(source.data_ptr()),
+         np.uintp(idx.data_ptr()), np.uintp(out.data_ptr()))
     return out
 
 
@@ -92,11 +88,12 @@ def index_add__cuda(self: Any, dim: int, index: Any, source: Any, alpha: Any = 1
     target = contiguous_cuda(self)
     src = to_device(contiguous_cuda(source.expand(tuple(n if i == d else s for i, s in enumerate(self.shape)))
                                     if self.dim() else source), self.dtype)
-    bad = _run(f"index_add_{self.dtype.name}", outer * n * inner, np.int64(outer), np.int64(size), np.int64(inner),
-               np.int64(n), np.uintp(target.data_ptr()), np.uintp(idx.data_ptr()), np.uintp(src.data_ptr()),
-               self.dtype.numpy_dtype.type(alpha))
-    if bad:
-        raise RuntimeError(f"index {int(idx[bad - 1].item())} is out of bounds for dimension {d} with size {size}")
+    def out_of_bounds(bad: list[int]) -> Exception:
+        return RuntimeError(f"index {int(idx[bad[0] - 1].item())} is out of bounds for dimension {d} with size {size}")
+
+    _run(f"index_add_{self.dtype.name}", outer * n * inner, out_of_bounds, np.int64(outer), np.int64(size),
+         np.int64(inner), np.int64(n), np.uintp(target.data_ptr()), np.uintp(idx.data_ptr()), np.uintp(src.data_ptr()),
+         self.dtype.numpy_dtype.type(alpha))
     if target is not self:
         strided_copy(self, target)
     self._bump_version()

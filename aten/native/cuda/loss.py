@@ -1,6 +1,6 @@
 """nll_loss_forward on CUDA (cross_entropy is log_softmax + nll_loss): kernels/nll_loss.cu, with
-the CPU kernel's checks and messages; an out-of-range target is found on the device and raised
-here as PyTorch's IndexError."""
+the CPU kernel's checks and messages; an out-of-range target is found on the device and raised as
+PyTorch's IndexError at the next synchronisation (runtime/device_checks)."""
 from __future__ import annotations
 
 from typing import Any
@@ -8,9 +8,9 @@ from typing import Any
 import numpy as np
 
 from aten.native.cuda.linalg import _same_device
-from aten.native.cuda.runtime.compiler import kernel_function
+from aten.native.cuda.runtime import device_checks
+from aten.native.cuda.runtime.compiler import launch_kernel
 from aten.native.cuda.runtime.transfer import contiguous_cuda, to_device
-from c10 import cuda as c10_cuda
 from c10 import scalar_type, tensor_impl
 
 _INT64 = scalar_type.dtype_from_name("int64")
@@ -38,14 +38,12 @@ def nll_loss_forward_cuda(self: Any, target: Any, weight: Any, reduction: int, i
     w = to_device(contiguous_cuda(weight), self.dtype) if weight is not None else None
     out = tensor_impl.empty((n,) if reduction == 0 and self.dim() == 2 else (), self.dtype, self.device)
     total_weight = tensor_impl.empty((), self.dtype, self.device)
-    state = c10_cuda.lazy_init()
-    bad = np.zeros(1, dtype=np.int64)
-    bad_dev = state.drv.to_device(bad)
-    fn = kernel_function("kernels/nll_loss.cu", f"nll_forward_{self.dtype.name}")
-    fn(np.int64(n), np.int64(c), np.uintp(source.data_ptr()), np.uintp(labels.data_ptr()),
-       np.uintp(w.data_ptr() if w is not None else 0), np.int64(ignore_index), np.int32(reduction),
-       np.uintp(out.data_ptr()), np.uintp(total_weight.data_ptr()), bad_dev, grid=(1, 1, 1), block=(256, 1, 1))
-    state.drv.memcpy_dtoh(bad, bad_dev)
-    if bad[0]:
-        raise IndexError(f"Target {int(labels.reshape(-1)[int(bad[0]) - 1].item())} is out of bounds.")
+    def out_of_bounds(bad: list[int]) -> Exception:
+        return IndexError(f"Target {int(labels.reshape(-1)[bad[0] - 1].item())} is out of bounds.")
+
+    launch_kernel("kernels/nll_loss.cu", f"nll_forward_{self.dtype.name}", (1, 1, 1), (256, 1, 1), np.int64(n),
+                  np.int64(c), np.uintp(source.data_ptr()), np.uintp(labels.data_ptr()),
+                  np.uintp(w.data_ptr() if w is not None else 0), np.int64(ignore_index), np.int32(reduction),
+                  np.uintp(out.data_ptr()), np.uintp(total_weight.data_ptr()),
+                  np.uintp(device_checks.slot(out_of_bounds)))
     return out, total_weight

@@ -2,8 +2,8 @@
 // tensors are contiguous and seen as (outer, size, inner) around that dimension; `index` holds n
 // int64 positions. index_select writes out (outer, n, inner); index_add adds alpha * source
 // (outer, n, inner) into self with atomics, so repeated indices accumulate. A position outside
-// [0, size) (negative ones too, as PyTorch's) sets bad[0] to 1 + its place in index; the launcher
-// raises PyTorch's error for it.
+// [0, size) (negative ones too, as PyTorch's) sets bad[0] to 1 + its place in index; the host raises
+// PyTorch's error for it at the next synchronisation (runtime/device_checks.py).
 
 __device__ __forceinline__ long long checked_index(long long p, long long size, long long j, long long* bad) {
   if (p < 0 || p >= size) {
@@ -78,7 +78,7 @@ EMBER_INDEX(long long, int64)
 // The self offset of result element e is the sum of its coordinates times self_strides (0 along
 // the indexed block) plus, for each index tensor, its value at e (wrapped when negative values
 // count from the end) times the indexed dim's stride. A value out of range records 1 + e, the
-// value and k in bad[0..2] (the first thread to find one); the launcher raises PyTorch's error.
+// value and k in bad[0..2] (the first thread to find one); the host raises PyTorch's error for it.
 
 #define EMBER_MAX_INDEX_DIMS 32   // advanced_indexing.py _MAX_DIMS
 

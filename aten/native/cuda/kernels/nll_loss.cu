@@ -3,7 +3,7 @@
 // strides over the samples: loss_i = -weight[t] * input[i, t] (0 where t == ignore_index), written
 // per sample for reduction 'none', else summed with the weights in a shared-memory tree
 // (accumulating in double for float too, as the CPU kernel). A target outside [0, C) sets
-// bad[0] to 1 + its sample index; the launcher reads it back and raises PyTorch's IndexError.
+// bad[0] to 1 + its sample index; the host raises PyTorch's IndexError for it at the next synchronisation.
 
 #define EMBER_NLL_THREADS 256
 
