@@ -9,8 +9,9 @@ from tools.setup_hook import extensions  # noqa: E402
 
 setup(
     packages=find_packages(include=["c10*", "aten*", "torch*", "torchgen*"]),
-    package_data={"aten.native": ["*.yaml"], "aten.native.cuda": ["*.cu", "kernels/*.cu"], "torchgen": ["templates/*.j2"],
-                  "": ["*.pxd", "*.pyi", "py.typed"]},
+    # the CUDA kernels include headers from their folder and, by their path from the root, c10's and aten's
+    package_data={"aten.native": ["*.yaml", "*.h"], "aten.native.cuda": ["*.cu", "kernels/*.cu", "kernels/*.cuh"],
+                  "torchgen": ["templates/*.j2", "templates/*.cuh"], "": ["*.pxd", "*.pyi", "*.h", "py.typed"]},
     ext_modules=extensions(),
     zip_safe=False,
 )

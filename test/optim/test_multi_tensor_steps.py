@@ -108,7 +108,7 @@ def test_fused_refuses_params_its_kernels_do_not_serve():
     p.grad = torch.ones(3, dtype=torch.float16)
     for opt in (torch.optim.Adam([p], fused=True), torch.optim.SGD([p], lr=0.1, fused=True)):
         with pytest.raises(RuntimeError, match=r"`fused=True` requires all the params to be floating point "
-                                               r"Tensors of supported devices: \['cpu'\] but torch.float16 and cpu"):
+                                               r"Tensors of supported devices: \['cpu', 'cuda'\] but torch.float16 and cpu"):
             opt.step()
 
 
@@ -244,15 +244,53 @@ def test_foreach_add_runs_each_tensors_add_on_cuda_and_mixed_lists():
     assert on_cpu.tolist() == [2.0, 3.0, 4.0]
 
 
+_CUDA_CASES = [
+    (torch.optim.SGD, dict(lr=0.1)),
+    (torch.optim.SGD, dict(lr=0.1, momentum=0.9, weight_decay=0.01)),
+    (torch.optim.SGD, dict(lr=0.1, momentum=0.9, nesterov=True, maximize=True)),
+    (torch.optim.Adam, dict(lr=0.01)),
+    (torch.optim.Adam, dict(lr=0.01, weight_decay=0.1, amsgrad=True)),
+    (torch.optim.AdamW, dict(lr=0.01, weight_decay=0.1, maximize=True)),
+]
+
+
+def _steps_on(device, dtype, optimizer, options, foreach, steps=3):
+    """Parameters (one of more than a kernel run's elements) after steps of optimizer on device."""
+    generator = torch.Generator().manual_seed(0)
+    params = [torch.randn(shape, generator=generator, dtype=dtype).to(device).requires_grad_()
+              for shape in [(70000,), (3, 5), (7,)]]
+    opt = optimizer(params, foreach=foreach, **options)
+    for _ in range(steps):
+        for p in params:
+            p.grad = torch.randn(p.shape, generator=generator, dtype=dtype).to(device)
+        opt.step()
+    return [p.detach().cpu() for p in params]
+
+
 @pytest.mark.cuda
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs an NVIDIA GPU and PyCUDA")
-def test_cuda_parameters_take_the_single_tensor_loop_and_fused_is_refused():
+@pytest.mark.parametrize("optimizer, options", _CUDA_CASES)
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_cuda_multi_tensor_steps_match_the_cpu(optimizer, options, dtype):
+    calls = []
+    from aten.native.cuda import fused_optim
+    original = fused_optim._launch
+    fused_optim._launch = lambda *args: (calls.append(args[0]), original(*args))[1]
+    try:
+        got = _steps_on("cuda", dtype, optimizer, options, None)
+    finally:
+        fused_optim._launch = original
+    assert len(calls) == 3                      # one launch per step for the whole group
+    expected = _steps_on("cpu", dtype, optimizer, options, False)
+    tolerance = 1e-5 if dtype == torch.float32 else 1e-12      # the GPU may contract multiply-adds
+    for x, y in zip(got, expected):
+        torch.testing.assert_close(x, y, rtol=tolerance, atol=tolerance)
+
+
+@pytest.mark.cuda
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs an NVIDIA GPU and PyCUDA")
+def test_cuda_fused_step_refuses_tensors_on_two_devices():
     p = torch.ones(3, device="cuda", requires_grad=True)
-    p.grad = torch.full((3,), 0.5, device="cuda")
-    torch.optim.AdamW([p], lr=0.1).step()                      # the loop: CUDA has no multi-tensor kernel
-    q = torch.ones(3, requires_grad=True)
-    q.grad = torch.full((3,), 0.5)
-    torch.optim.AdamW([q], lr=0.1, foreach=False).step()
-    assert torch.allclose(p.detach().cpu(), q.detach(), rtol=1e-6, atol=0)     # GPU code may contract into FMAs
-    with pytest.raises(RuntimeError, match=r"supported devices: \['cpu'\] but torch.float32 and cuda"):
-        torch.optim.SGD([p], lr=0.1, fused=True).step()
+    with pytest.raises(RuntimeError, match=r"_fused_sgd_: expected all tensors on cuda:0, but grads\[0\] is on cpu"):
+        torch._fused_sgd_([p.detach()], [torch.ones(3)], [], weight_decay=0.0, momentum=0.0, lr=0.1, dampening=0.0,
+                          nesterov=False, maximize=False, is_first_step=False)

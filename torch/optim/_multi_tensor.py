@@ -2,8 +2,9 @@
 (torch._fused_adam_, torch._fused_adamw_, torch._fused_sgd_), and PyTorch's checks of fused=True.
 
 The multi-tensor kernels give the single-tensor loop's bits, so the choice is only about speed:
-foreach=None (the default) and foreach=True take them wherever every tensor qualifies (dense CPU
-float32 or float64 tensors of one dtype, sized like their parameter); anything else, or
+foreach=None (the default) and foreach=True take them wherever every tensor qualifies (dense
+float32 or float64 tensors of one dtype and device, CPU or CUDA, sized like their parameter; on
+CUDA the last bits may differ, as the GPU contracts multiply-adds); anything else, or
 foreach=False, runs the loop. fused=True always takes them, after the constructor's checks.
 """
 from __future__ import annotations
@@ -13,7 +14,7 @@ from collections.abc import Sequence
 import torch
 from torch import Tensor
 
-FUSED_DEVICES = ["cpu"]
+FUSED_DEVICES = ["cpu", "cuda"]
 _DTYPES = (torch.float32, torch.float64)
 
 
@@ -29,12 +30,12 @@ def qualifies(*lists: Sequence[Tensor]) -> bool:
     params = lists[0]
     if not params:
         return False
-    dtype = params[0].dtype
-    if dtype not in _DTYPES:
+    dtype, device = params[0].dtype, params[0].device
+    if dtype not in _DTYPES or device.type not in FUSED_DEVICES:
         return False
     for tensors in lists:
         for p, t in zip(params, tensors):
-            if (t.device.type != "cpu" or t.dtype != dtype or t.layout != torch.strided or t.numel() != p.numel()
+            if (t.device != device or t.dtype != dtype or t.layout != torch.strided or t.numel() != p.numel()
                     or not t.is_contiguous()):
                 return False
     return True

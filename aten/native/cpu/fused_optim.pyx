@@ -10,12 +10,12 @@ The work is cut into chunks of at most the grain size, run across threads; each 
 does not depend on the cut, so any thread count gives the same bits.
 """
 from cython.parallel cimport prange
-from libc.math cimport pow
 from libc.stdlib cimport malloc, free
 
 from c10.scalar_type cimport dtype_of, ST_FLOAT32, ST_FLOAT64
 from c10.tensor_impl cimport TensorImpl, wrap_number
 from aten.native.cpu.array_bridge cimport num_threads
+from aten.native.meta.optim_constants import ADAM, ADAMW, adam_constants, sgd_constants
 
 cdef extern from "aten/native/cpu/optim_step.h" nogil:
     enum:
@@ -36,8 +36,6 @@ ctypedef fused real_t:
 
 cdef enum:
     CHUNK = 32768          # elements per unit of parallel work (PyTorch's GRAIN_SIZE)
-    ADAM = 0
-    ADAMW = 1
 
 
 # A run of one parameter's elements with the constants of its update, in double.
@@ -168,8 +166,8 @@ cdef int _adam(str op, int mode, list params, list grads, list exp_avgs, list ex
                bint amsgrad, bint maximize, object grad_scale, object found_inf) except -1:
     cdef list lists = [params, grads, exp_avgs, exp_avg_sqs]
     cdef list names = ["params", "grads", "exp_avgs", "exp_avg_sqs"]
-    cdef Py_ssize_t count = 0, k, i = -1
-    cdef double step = 0, scale = _grad_scale(grad_scale)
+    cdef Py_ssize_t count = 0, k, i = -1, j
+    cdef double scale = _grad_scale(grad_scale)
     cdef bint dbl
     cdef int threads, flags
     cdef Span* spans
@@ -183,22 +181,15 @@ cdef int _adam(str op, int mode, list params, list grads, list exp_avgs, list ex
     if _skipped(found_inf) or len(params) == 0:
         return 0
     steps = [_step_value(state_steps[j], j) for j in range(len(params))]
+    constants = {step: adam_constants(mode, lr, beta1, beta2, weight_decay, eps, step, scale) for step in set(steps)}
     spans = _spans(lists, &count)
     try:
         for k in range(count):
             if spans[k].begin == 0:
                 i += 1
-                step = steps[i]
-            # The scalars as the single-tensor update computes them in Python (pow(x, 0.5), not sqrt).
-            spans[k].c[0] = scale
-            # AdamW's factor (exactly 1 without decay), or Adam's L2 coefficient (1: the decoupled loop's no-op).
-            spans[k].c[1] = 1 - lr * weight_decay if mode == ADAMW else weight_decay if weight_decay != 0 else 1
-            spans[k].c[2] = 1 - beta1
-            spans[k].c[3] = beta2
-            spans[k].c[4] = 1 - beta2
-            spans[k].c[5] = pow(1 - pow(beta2, step), 0.5)
-            spans[k].c[6] = eps
-            spans[k].c[7] = -(lr / (1 - pow(beta1, step)))
+                values = constants[steps[i]]
+            for j in range(8):
+                spans[k].c[j] = values[j]
         dbl = (<TensorImpl>params[0]).scalar_type == ST_FLOAT64
         threads = _threads(count)
         flags = ((EMBER_ADAM_L2 if mode == ADAM and weight_decay != 0 else EMBER_ADAM_DECOUPLED)
@@ -243,7 +234,7 @@ def _fused_sgd_kernel_cpu_(self, grads, momentum_buffer_list, double weight_deca
                            double dampening, bint nesterov, bint maximize, bint is_first_step, grad_scale=None,
                            found_inf=None):
     cdef list lists = [list(self), list(grads)]
-    cdef Py_ssize_t count = 0, k
+    cdef Py_ssize_t count = 0, k, j
     cdef double scale = _grad_scale(grad_scale)
     cdef bint dbl
     cdef int threads, flags
@@ -255,12 +246,10 @@ def _fused_sgd_kernel_cpu_(self, grads, momentum_buffer_list, double weight_deca
         return
     spans = _spans(lists, &count)
     try:
+        values = sgd_constants(weight_decay, momentum, lr, dampening, scale)
         for k in range(count):
-            spans[k].c[0] = scale
-            spans[k].c[1] = weight_decay
-            spans[k].c[2] = momentum
-            spans[k].c[3] = 1 - dampening
-            spans[k].c[4] = -lr
+            for j in range(5):
+                spans[k].c[j] = values[j]
         dbl = (<TensorImpl>lists[0][0]).scalar_type == ST_FLOAT64
         threads = _threads(count)
         flags = ((EMBER_SGD_DECAY if weight_decay != 0 else 0) | (EMBER_SGD_SCALED if scale != 0 else 0)
