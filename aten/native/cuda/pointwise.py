@@ -13,6 +13,7 @@ import numpy as np
 
 from aten.native.cuda.copy import copy_cuda
 from aten.native.cuda.runtime.compiler import prepared_kernel
+from aten.native.cuda.runtime.contiguous_launch import contiguous_launch
 from aten.native.cuda.runtime.launch import byte_extent, device_meta, grid_for
 from aten.native.cuda.runtime.transfer import complex_parts, scalar_on_device, to_device
 from aten.native.meta.errors import device_mismatch_error
@@ -30,6 +31,9 @@ def launch(source: str, cname: str, tensors: tuple[Any, ...], scalars: tuple[Any
     dtype, is contiguous, and every operand is either it or memory apart from it. Otherwise the
     new tensor, for write_into."""
     c10_cuda.lazy_init()
+    done = contiguous_launch(source, cname, tensors, scalars, compute, out_dtype, into, _kernel_for)
+    if done is not None:
+        return done
     device = None
     operands = []
     for t in tensors:
@@ -73,6 +77,14 @@ def launch(source: str, cname: str, tensors: tuple[Any, ...], scalars: tuple[Any
     prepared_kernel(source, cname + _SUFFIX[compute] + "_strided", "qP" + pointers + scalar_format).prepared_call(
         grid, block, n, int(meta_dev), out.data_ptr(), *[t.data_ptr() for t in operands], *c_scalars)
     return out
+
+
+def _kernel_for(source: str, cname: str, compute: Any, operands: int, scalars: int) -> tuple[Any, Any]:
+    """contiguous_launch's kernel: the contiguous one of dtype compute, prepared, and the type its
+    (real) scalars are passed as."""
+    scalar_type_, char = _SCALAR_KINDS[compute]
+    kernel = prepared_kernel(source, cname + _SUFFIX[compute], "q" + "P" * (operands + 1) + char * scalars)
+    return kernel, scalar_type_
 
 
 class _Suffixes(dict):     # type: ignore[type-arg]
