@@ -31,7 +31,8 @@ def launch(source: str, cname: str, tensors: tuple[Any, ...], scalars: tuple[Any
     dtype, is contiguous, and every operand is either it or memory apart from it. Otherwise the
     new tensor, for write_into."""
     c10_cuda.lazy_init()
-    done = contiguous_launch(source, cname, tensors, scalars, compute, out_dtype, into, _kernel_for)
+    done = contiguous_launch(source, cname, tensors, scalars, compute, out_dtype, into, _kernel_for, scalar_on_device,
+                             device_meta)
     if done is not None:
         return done
     device = None
@@ -79,12 +80,14 @@ def launch(source: str, cname: str, tensors: tuple[Any, ...], scalars: tuple[Any
     return out
 
 
-def _kernel_for(source: str, cname: str, compute: Any, operands: int, scalars: int) -> tuple[Any, Any]:
-    """contiguous_launch's kernel: the contiguous one of dtype compute, prepared, and the type its
-    (real) scalars are passed as."""
+def _kernel_for(source: str, cname: str, compute: Any, operands: int, scalars: int, strided: bool) -> tuple[Any, Any]:
+    """contiguous_launch's kernel of dtype compute (the strided one, taking its shapes and strides
+    first, or the contiguous one), prepared, and the type its (real) scalars are passed as."""
     scalar_type_, char = _SCALAR_KINDS[compute]
-    kernel = prepared_kernel(source, cname + _SUFFIX[compute], "q" + "P" * (operands + 1) + char * scalars)
-    return kernel, scalar_type_
+    pointers = "P" * (operands + 1) + char * scalars
+    if strided:
+        return prepared_kernel(source, cname + _SUFFIX[compute] + "_strided", "qP" + pointers), scalar_type_
+    return prepared_kernel(source, cname + _SUFFIX[compute], "q" + pointers), scalar_type_
 
 
 class _Suffixes(dict):     # type: ignore[type-arg]
