@@ -100,9 +100,22 @@ def _tname(obj: object) -> str:
 CPU = device("cpu")
 
 
+_CANONICAL: dict[Any, device] = {}      # by name, and by device (equal devices hash alike): a few entries
+
+
 def canonical(dev: Any) -> device:
     """The device a tensor is placed on: 'cuda' means the current CUDA device (index 0 here). Devices
     Ember only names (meta, mps, xpu ...) are refused here, where a tensor would be placed."""
+    found = _CANONICAL.get(dev) if isinstance(dev, (str, device)) else None
+    if found is not None:
+        return found
+    found = _canonical(dev)
+    if len(_CANONICAL) < 64:
+        _CANONICAL[dev] = found
+    return found
+
+
+def _canonical(dev: Any) -> device:
     d = dev if isinstance(dev, device) else device(dev)
     if d._device_type is None:
         raise RuntimeError(f"Ember is not built with support for {d.type} devices (only cpu and cuda)")

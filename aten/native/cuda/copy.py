@@ -8,8 +8,9 @@ from typing import Any
 import numpy as np
 
 from aten.native.cuda.runtime import device_checks
-from aten.native.cuda.runtime.transfer import (contiguous_cuda, fill_contiguous, scalar_on_device, strided_copy,
-                                               to_device)
+from aten.native.cuda.runtime.launch import byte_extent
+from aten.native.cuda.runtime.transfer import (cast_into, contiguous_cuda, fill_contiguous, scalar_on_device,
+                                               strided_copy, to_device)
 from c10 import cuda as c10_cuda
 
 
@@ -25,6 +26,8 @@ def copy_cuda(self: Any, src: Any, non_blocking: bool = False) -> Any:
         source = src.expand(tuple(self.shape)) if tuple(self.shape) != tuple(src.shape) else src
         if source.is_cuda and source.dtype is self.dtype:
             strided_copy(self, source)
+        elif source is src and src.is_cuda and self.is_contiguous() and src.is_contiguous() and _apart(self, src):
+            cast_into(self, src)        # .to(dtype), .float() ...: converted straight into self
         elif not src.is_cuda and src.dim() == 0:
             # a number from the host, converted on the device once per value and kept: no host copy
             strided_copy(self, scalar_on_device(src, self.dtype).expand(tuple(self.shape)))
@@ -33,6 +36,11 @@ def copy_cuda(self: Any, src: Any, non_blocking: bool = False) -> Any:
             strided_copy(self, to_device(_host_contiguous(source), self.dtype))
     self._bump_version()
     return self
+
+
+def _apart(a: Any, b: Any) -> bool:
+    (a0, a1), (b0, b1) = byte_extent(a), byte_extent(b)
+    return a1 < b0 or b1 < a0
 
 
 def _copy_to_host(dst: Any, src: Any) -> None:

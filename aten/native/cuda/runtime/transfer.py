@@ -64,11 +64,18 @@ def to_device(t: Any, dtype: Any) -> Any:
         c10_cuda.lazy_init().drv.memcpy_htod(out.data_ptr(), host)
         return to_device(out, dtype)
     out = tensor_impl.empty(t._sizes(), dtype, t.device)
-    t = contiguous_cuda(t)
-    grid, block = grid_for(t.numel())
-    launch_kernel("_gen_cast.cu", f"cast_{t.dtype.name}_to_{dtype.name}", grid, block, np.int64(t.numel()),
-        np.uintp(out.data_ptr()), np.uintp(t.data_ptr()))
+    cast_into(out, contiguous_cuda(t))
     return out
+
+
+def cast_into(out: Any, t: Any) -> None:
+    """out[...] = t converted to out's dtype, for two contiguous CUDA tensors of one size apart in
+    memory (the generated casts)."""
+    n = t.numel()
+    if n:
+        grid, block = grid_for(n)
+        launch_kernel("_gen_cast.cu", f"cast_{t.dtype.name}_to_{out.dtype.name}", grid, block, np.int64(n),
+                      np.uintp(out.data_ptr()), np.uintp(t.data_ptr()))
 
 
 _scalars: dict[tuple[Any, ...], Any] = {}
