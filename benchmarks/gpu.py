@@ -9,6 +9,9 @@
 - Training: examples/train_digits.py's MLP epoch on the GPU, seconds, and the time of one small
   op (torch.add of two 1000-element tensors, launch and Python overhead), each beside the same
   code run by the PyTorch at --compare-python.
+- Launch floor: the host time of launching an empty kernel through PyCUDA's prepared call (what
+  every Ember launch pays) and through the driver's cuLaunchKernel called from ctypes (about what
+  a launcher in C would pay, plus one ctypes call), to size what PyCUDA costs per op.
 - Small ops: the host time of everyday ops on tiny CUDA tensors (what launching them costs: the
   dispatch, the launch arguments, allocations, any host synchronisation), each beside the same code
   run by the PyTorch at --compare-python. Target: within 1.5x of PyTorch's.
@@ -180,6 +183,47 @@ print(json.dumps(result))
 """
 
 
+_EMPTY_KERNEL = 'extern "C" __global__ void ember_empty(long long n, float* out) { if (n < 0) out[0] = 0; }'
+
+
+def _launch_floor() -> dict[str, float]:
+    import ctypes
+    import time
+
+    from pycuda.compiler import SourceModule
+    from pycuda.compiler import compile as nvcc_compile
+
+    from c10 import cuda as c10_cuda
+    drv = c10_cuda.lazy_init().drv
+    buffer = drv.mem_alloc(256)
+    function = SourceModule(_EMPTY_KERNEL, no_extern_c=True).get_function("ember_empty")
+    function.prepare("qP")
+    lib = ctypes.CDLL("libcuda.so.1")
+    module, handle = ctypes.c_void_p(), ctypes.c_void_p()
+    if lib.cuModuleLoadData(ctypes.byref(module), nvcc_compile(_EMPTY_KERNEL, no_extern_c=True)) or \
+            lib.cuModuleGetFunction(ctypes.byref(handle), module, b"ember_empty"):
+        raise RuntimeError("cuModuleLoadData/cuModuleGetFunction failed")
+    n, out = ctypes.c_longlong(1), ctypes.c_void_p(int(buffer))
+    params = (ctypes.c_void_p * 2)(ctypes.addressof(n), ctypes.addressof(out))
+    launch = lib.cuLaunchKernel
+    launch.argtypes = [ctypes.c_void_p] + [ctypes.c_uint] * 7 + [ctypes.c_void_p] * 3
+    ways = {"pycuda_prepared_call_us": lambda: function.prepared_call((1, 1, 1), (32, 1, 1), 1, int(buffer)),
+            "driver_via_ctypes_us": lambda: launch(handle, 1, 1, 1, 32, 1, 1, 0, None, params, None)}
+    result = {}
+    for name, fn in ways.items():
+        best = float("inf")
+        for _ in range(5):
+            drv.Context.synchronize()
+            start = time.perf_counter()
+            for _ in range(2000):
+                fn()
+            drv.Context.synchronize()
+            best = min(best, (time.perf_counter() - start) / 2000)
+        result[name] = best * 1e6
+    lib.cuModuleUnload(module)
+    return result
+
+
 def _small_ops(python: str, compare_python: str | None) -> dict[str, Any]:
     results: dict[str, Any] = {"ember": _run_script(python, _SMALL_OPS, _ROOT)}
     if compare_python:
@@ -240,6 +284,14 @@ def main(argv: list[str] | None = None) -> int:
             line += (f" (PyTorch: {ref['epoch_s'] * 1000:.1f} ms; {ref['small_op_us']:.1f} us)" if "error" not in ref
                      else f"; reference failed: {ref['error']}")
         print(line)
+    from c10 import cuda as c10_cuda
+    if not c10_cuda.emulated():
+        try:
+            floor = results["launch_floor"] = _launch_floor()
+            print(f"launch floor, empty kernel: PyCUDA prepared call {floor['pycuda_prepared_call_us']:.1f} us, "
+                  f"cuLaunchKernel through ctypes {floor['driver_via_ctypes_us']:.1f} us")
+        except Exception as e:     # a measurement only: the rest of the report still stands
+            print(f"launch floor not measured: {type(e).__name__}: {e}")
     results["small_ops"] = _small_ops(sys.executable, args.compare_python)
     if args.json:
         with open(args.json, "w") as f:
