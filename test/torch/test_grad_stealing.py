@@ -2,13 +2,19 @@
 (PyTorch's AccumulateGrad steals it by use count), copied whenever anyone else could see it change."""
 from __future__ import annotations
 
+import pytest
+
 import torch
 
 
 def _first_grad_pointer(out: torch.Tensor) -> list[int]:
     """The data pointers of the gradients out.grad_fn hands to its inputs (kept as numbers only)."""
+    return _first_grad_pointer_of(out.grad_fn)
+
+
+def _first_grad_pointer_of(node) -> list[int]:
     pointers: list[int] = []
-    out.grad_fn.register_hook(lambda grad_inputs, grad_outputs: pointers.extend(
+    node.register_hook(lambda grad_inputs, grad_outputs: pointers.extend(
         g.data_ptr() for g in grad_inputs if g is not None))
     return pointers
 
@@ -68,3 +74,28 @@ def test_stolen_gradients_accumulate_like_copied_ones():
     model(x).square().sum().backward()
     for p, g in zip(model.parameters(), first):
         torch.testing.assert_close(p.grad, 2 * g)
+
+
+@pytest.mark.cuda
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs an NVIDIA GPU and PyCUDA")
+def test_a_cuda_gradient_from_the_caching_allocator_is_taken_too_but_borrowed_memory_is_not():
+    x = torch.randn(5, 3, device="cuda", requires_grad=True)
+    z = x * 2.0
+    pointers = _first_grad_pointer(z)
+    z.sum().backward()
+    assert x.grad.data_ptr() == pointers[0]
+    torch.testing.assert_close(x.grad.cpu(), torch.full((5, 3), 2.0))
+    y = torch.randn(4, device="cuda", requires_grad=True)
+    g = torch.ones(4, device="cuda")
+    y.backward(g)                               # the caller's gradient: copied
+    assert y.grad.data_ptr() != g.data_ptr()
+
+
+def test_a_linear_weights_gradient_is_made_in_its_layout_and_taken_without_a_copy():
+    linear = torch.nn.Linear(3, 4)
+    out = linear(torch.randn(5, 3))
+    transposed = next(node for node, _ in out.grad_fn.next_functions if node is not None and "TBackward" in node.name())
+    pointers = _first_grad_pointer_of(transposed)
+    out.sum().backward()
+    assert linear.weight.grad.stride() == linear.weight.stride() == (3, 1)
+    assert linear.weight.grad.data_ptr() == pointers[0]

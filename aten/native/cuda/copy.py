@@ -9,8 +9,8 @@ import numpy as np
 
 from aten.native.cuda.runtime import device_checks
 from aten.native.cuda.runtime.launch import byte_extent
-from aten.native.cuda.runtime.transfer import (cast_into, contiguous_cuda, fill_contiguous, scalar_on_device,
-                                               strided_copy, to_device)
+from aten.native.cuda.runtime.transfer import (SMALL_CONSTANT, cast_into, constant_on_device, contiguous_cuda,
+                                               fill_contiguous, scalar_on_device, strided_copy, to_device)
 from c10 import cuda as c10_cuda
 
 
@@ -31,6 +31,9 @@ def copy_cuda(self: Any, src: Any, non_blocking: bool = False) -> Any:
         elif not src.is_cuda and src.dim() == 0:
             # a number from the host, converted on the device once per value and kept: no host copy
             strided_copy(self, scalar_on_device(src, self.dtype).expand(tuple(self.shape)))
+        elif not src.is_cuda and src.numel() * src.element_size() <= SMALL_CONSTANT:
+            # a few values from the host (an arange, a mask), kept likewise by their contents
+            strided_copy(self, constant_on_device(src, self.dtype).expand(tuple(self.shape)))
         else:
             # to another dtype or from the host: made contiguous on the device first, then placed
             strided_copy(self, to_device(_host_contiguous(source), self.dtype))

@@ -31,10 +31,11 @@ cdef enum:
 
 cdef bint _stealable(object grad, object variable, tuple grads):
     """Whether grad can become variable's .grad without a copy: no graph is being built, nothing but the
-    engine holds it (nor its storage: not a view, no other tensor on that memory, memory of its own),
+    engine holds it (nor its storage: no other tensor on that memory, a view only of a base nothing else
+    holds, memory of its own),
     and it already has the layout _grad_like would give the copy (the leaf's strides, same dtype and
     device)."""
-    cdef TensorImpl g, v
+    cdef TensorImpl g, v, base
     cdef Storage storage
     cdef int d
     if grad_mode.grad_enabled() or not isinstance(grad, TensorImpl) or not isinstance(variable, TensorImpl):
@@ -43,7 +44,15 @@ cdef bint _stealable(object grad, object variable, tuple grads):
         return False
     g, v = <TensorImpl>grad, <TensorImpl>variable
     storage = g.storage
-    if g.view_base is not None or Py_REFCNT(storage) != 2 or not storage.owns_data:     # 2: g's and this local
+    base = g.view_base
+    if base is not None:
+        # a view of a tensor nobody else holds (a product's gradient made transposed, in the leaf's
+        # layout): refs to base are g's and this local; to storage base's, g's and this local
+        if Py_REFCNT(base) != 2 or Py_REFCNT(storage) != 3:
+            return False
+    elif Py_REFCNT(storage) != 2:     # g's and this local
+        return False
+    if not (storage.owns_data or storage.device_type != 0 and _allocator_memory(storage)):
         return False
     if grad.requires_grad or g.scalar_type != v.scalar_type or g.device_obj != v.device_obj or g.nd != v.nd:
         return False
@@ -53,6 +62,19 @@ cdef bint _stealable(object grad, object variable, tuple grads):
         if g.sizes[d] != v.sizes[d] or (g.sizes[d] != 1 and g.strides[d] != v.strides[d]):
             return False
     return True
+
+
+cdef object _Block = None
+
+
+cdef bint _allocator_memory(Storage storage) except -1:
+    """Device memory of the CUDA caching allocator's (a Block, which only this storage holds), not memory
+    borrowed from another library (DLPack)."""
+    global _Block
+    if _Block is None:
+        from c10.cuda.caching_allocator import Block    # a CUDA tensor exists: c10.cuda is loaded
+        _Block = Block
+    return type(storage.owner) is _Block
 
 
 def accumulate_grad(variable, new_grad):

@@ -78,9 +78,10 @@ def cast_into(out: Any, t: Any) -> None:
                       np.uintp(out.data_ptr()), np.uintp(t.data_ptr()))
 
 
-_scalars: dict[tuple[Any, ...], Any] = {}
-_MAX_SCALARS = 1024
-c10_cuda.at_shutdown(_scalars.clear)
+_kept: dict[tuple[Any, ...], Any] = {}
+_MAX_KEPT = 1024
+SMALL_CONSTANT = 1024       # bytes: host tensors up to this size are kept on the device by their contents
+c10_cuda.at_shutdown(_kept.clear)
 
 
 def scalar_on_device(t: Any, dtype: Any) -> Any:
@@ -89,12 +90,23 @@ def scalar_on_device(t: Any, dtype: Any) -> Any:
     number seen before copies nothing from the host (a copy that would wait for the device)."""
     value = t.item()
     # -0.0 == 0.0 as keys: a zero is told apart by its repr; a NaN never matches and is uploaded
-    key = (t.dtype, dtype, value, repr(value) if value == 0 else None)
-    found = _scalars.get(key)
+    return _kept_on_device((t.dtype, dtype, value, repr(value) if value == 0 else None), t, dtype)
+
+
+def constant_on_device(t: Any, dtype: Any) -> Any:
+    """A small CPU tensor (at most SMALL_CONSTANT bytes: an arange, a mask, an index list) as a
+    contiguous CUDA tensor of dtype, kept by its contents as scalar_on_device keeps numbers: only
+    read, never written, so copies of the same values into fresh tensors wait for nothing."""
+    host = np.ascontiguousarray(t._numpy_view(raw=True))
+    return _kept_on_device((t.dtype, dtype, t._sizes(), host.tobytes()), t, dtype)
+
+
+def _kept_on_device(key: tuple[Any, ...], t: Any, dtype: Any) -> Any:
+    found = _kept.get(key)
     if found is None:
-        if len(_scalars) >= _MAX_SCALARS:
-            _scalars.clear()     # tensors still in use stay alive through their users
-        found = _scalars[key] = to_device(t, dtype)
+        if len(_kept) >= _MAX_KEPT:
+            _kept.clear()     # tensors still in use stay alive through their users
+        found = _kept[key] = to_device(t, dtype)
     return found
 
 

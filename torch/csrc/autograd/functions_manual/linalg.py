@@ -10,11 +10,22 @@ _arange = find_operator("arange")
 _einsum = find_operator("einsum")
 
 
+def _column_major(sizes: Any, strides: Any) -> bool:
+    """A matrix laid out as a transposed contiguous one (upstream's test; every Ember tensor is strided)."""
+    return len(strides) == 2 and strides[0] == 1 and strides[1] == sizes[0]
+
+
 def mm_mat1_backward(grad: Any, mat2: Any, sizes: Any, strides: Any, layout: Any, alpha: Any) -> Any:
+    # a column-major mat1 (a transposed matrix) gets its gradient column-major too, as upstream's
+    if _column_major(sizes, strides):
+        return maybe_multiply(conj(mat2).mm(grad.t()).t(), conj(alpha))
     return maybe_multiply(grad.mm(conj(mat2.t())), conj(alpha))
 
 
 def mm_mat2_backward(grad: Any, mat1: Any, sizes: Any, strides: Any, layout: Any, alpha: Any) -> Any:
+    # Linear's weight.t() is column-major: its gradient is made in the weight's own layout
+    if _column_major(sizes, strides):
+        return maybe_multiply(grad.t().mm(conj(mat1)).t(), conj(alpha))
     return maybe_multiply(conj(mat1.t()).mm(grad), conj(alpha))
 
 
