@@ -12,6 +12,7 @@ _softplus = find_operator("softplus")
 _softmax_backward_data = find_operator("_softmax_backward_data")
 _log_softmax_backward_data = find_operator("_log_softmax_backward_data")
 _where = find_operator("where.self")
+_threshold_backward = find_operator("threshold_backward")
 _zeros_like = find_operator("zeros_like")
 
 
@@ -82,8 +83,9 @@ def pow_backward_exponent(grad: Any, self: Any, exponent: Any, result: Any) -> A
 
 
 def threshold_backward(grad: Any, self: Any, threshold: Any) -> Any:
-    # a select, not a product: an infinite incoming gradient below the threshold gives 0, not NaN
-    return _where(self > threshold, grad, _zeros_like(grad))
+    # the op (one kernel): a select, not a product, so an infinite incoming gradient below the
+    # threshold gives 0, not NaN
+    return _threshold_backward(grad, self, threshold)
 
 
 def where(condition: Any, a: Any, b: Any) -> Any:
