@@ -68,3 +68,31 @@ def kl_div(self: Any, target: Any, reduction: int = MEAN, log_target: bool = Fal
     else:
         loss = _sub(_xlogy(target, target), _mul(target, self))
     return reduce_loss(loss, reduction)
+
+
+
+_index_select = find_operator("index_select")
+_arange = find_operator("arange")
+
+
+def nll_loss_backward(grad_output: Any, self: Any, target: Any, weight: Any, reduction: int, ignore_index: int,
+                      total_weight: Any) -> Any:
+    """nll_loss's gradient on self: -weight[target] * grad at each target class (0 where the target
+    is ignore_index), divided by total_weight for the mean; a comparison with the class index, so it
+    stays differentiable. Any class dim (1, or 0 for an unbatched input) and spatial dims (nll_loss2d)."""
+    sizes = tuple(self.shape)
+    class_dim = 0 if len(sizes) == 1 else 1
+    valid = target != ignore_index
+    safe = _where(valid, target, 0)
+    if weight is not None:
+        w = _where(valid, _index_select(weight, 0, safe.reshape(-1)).reshape(safe.shape), 0.0)
+    else:
+        w = valid.to(grad_output.dtype)
+    grad = grad_output
+    if reduction == MEAN:
+        grad = grad / _where(total_weight == 0, 1.0, total_weight)
+    coef = -(w * grad).unsqueeze(class_dim)
+    shape = [1] * len(sizes)
+    shape[class_dim] = sizes[class_dim]
+    classes = _arange(sizes[class_dim], dtype=target.dtype, device=target.device).reshape(shape)
+    return _where(classes == safe.unsqueeze(class_dim), coef, 0.0).expand(sizes)

@@ -10,6 +10,7 @@ import numpy as np
 from aten.native.cuda.linalg import _same_device
 from aten.native.cuda.runtime import device_checks
 from aten.native.cuda.runtime.compiler import launch_kernel
+from aten.native.cuda.runtime.launch import grid_for
 from aten.native.cuda.runtime.transfer import contiguous_cuda, to_device
 from c10 import scalar_type, tensor_impl
 
@@ -47,3 +48,32 @@ def nll_loss_forward_cuda(self: Any, target: Any, weight: Any, reduction: int, i
                   np.uintp(out.data_ptr()), np.uintp(total_weight.data_ptr()),
                   np.uintp(device_checks.slot(out_of_bounds)))
     return out, total_weight
+
+
+def nll_loss_backward_cuda(grad_output: Any, self: Any, target: Any, weight: Any, reduction: int, ignore_index: int,
+                           total_weight: Any) -> Any:
+    """The gradient on self in one launch, for the forward kernel's inputs ((N, C) or (C,) float32 or
+    float64, int64 targets), with upstream's checks."""
+    if self.dim() < 1 or self.dim() > 2:
+        raise RuntimeError("input tensor should be 1D or 2D")
+    if self.dtype.name not in ("float32", "float64"):
+        raise NotImplementedError(f'"nll_loss_backward_out_cuda" not implemented for \'{self.dtype.type_name}\'')
+    if target.dtype != _INT64:
+        raise RuntimeError(f"expected scalar type Long but found {target.dtype.type_name}")
+    for name, t in (("grad_output", grad_output), ("total_weight", total_weight), ("weight", weight)):
+        if t is not None and t.dtype is not self.dtype:
+            raise RuntimeError(f"expected {name} to have dtype {self.dtype.type_name}, got {t.dtype.type_name}")
+    _same_device(self, target, grad_output, total_weight, *([weight] if weight is not None else []))
+    n = 1 if self.dim() == 1 else self.shape[0]
+    c = self.shape[-1]
+    out = tensor_impl.empty(tuple(self.shape), self.dtype, self.device)
+    if n * c == 0:
+        return out
+    grad, labels = contiguous_cuda(grad_output), contiguous_cuda(target)
+    w = contiguous_cuda(weight) if weight is not None else None
+    grid, block = grid_for(n * c)
+    launch_kernel("kernels/nll_loss.cu", f"nll_backward_{self.dtype.name}", grid, block, np.int64(n), np.int64(c),
+                  np.uintp(grad.data_ptr()), np.uintp(labels.data_ptr()),
+                  np.uintp(w.data_ptr() if w is not None else 0), np.int64(ignore_index), np.int32(reduction),
+                  np.uintp(total_weight.data_ptr()), np.uintp(out.data_ptr()))
+    return out

@@ -9,6 +9,7 @@ node's `apply` (the formulas), which runs at backward time."""
 from cpython.ref cimport Py_INCREF
 from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
 from aten.dispatcher cimport OperatorHandle
+from c10 cimport grad_mode
 from c10.scalar_type cimport dtype_of
 from c10.tensor_impl cimport TensorImpl
 from torch.csrc.autograd.graph cimport (Node, Edge, append_edges, edge_of, new_node, record_view_version, requires_grad,
@@ -96,7 +97,9 @@ cdef class AutogradKernel:
 
     def __call__(self, *args, **kwargs):
         cdef list values = _bind(args, kwargs, self.names, self.defaults)
-        cdef bint record = self._requires_grad(values)
+        # The dispatcher calls this only in grad mode; a backward formula calls it by name, in grad
+        # mode only under create_graph, and then alone must it record
+        cdef bint record = grad_mode.grad_enabled() and self._requires_grad(values)
         cdef tuple next_edges
         cdef TensorImpl base
         if not self.inplace:

@@ -1,4 +1,4 @@
-// nll_loss_forward on the device (handwritten; aten/native/cuda/loss.py): input (N, C) log
+// nll_loss_forward and nll_loss_backward on the device (handwritten; aten/native/cuda/loss.py): input (N, C) log
 // probabilities, target (N) class indices, optional class weights. One block of 256 threads
 // strides over the samples: loss_i = -weight[t] * input[i, t] (0 where t == ignore_index), written
 // per sample for reduction 'none', else summed with the weights in a shared-memory tree
@@ -47,13 +47,41 @@ __device__ __forceinline__ void nll_forward(long long N, long long C, const T* _
   }
 }
 
-// reduction: 0 none, 1 mean, 2 sum (at::Reduction); launch one block of 256 threads
+// The gradient on the input, one thread per element of (N, C): -weight[t] * grad at the sample's
+// target class t, divided by total_weight for the mean (by 1 where that is 0), else 0; the
+// composite's operations in its order (aten/native/composite/losses.py). A target out of range
+// (the forward reported it) gives a row of zeros.
+template <typename T>
+__device__ __forceinline__ void nll_backward(long long N, long long C, const T* __restrict__ grad,
+                                             const long long* __restrict__ target, const T* __restrict__ weight,
+                                             long long ignore_index, int reduction,
+                                             const T* __restrict__ total_weight, T* __restrict__ out) {
+  for (long long e = blockIdx.x * (long long)blockDim.x + threadIdx.x; e < N * C;
+       e += (long long)blockDim.x * gridDim.x) {
+    const long long i = e / C, c = e % C, t = target[i];
+    T v = 0;
+    if (t == c && t != ignore_index) {
+      T g = reduction == 0 ? grad[i] : grad[0];
+      if (reduction == 1) g = g / (total_weight[0] == 0 ? (T)1 : total_weight[0]);
+      v = -((weight ? weight[c] : (T)1) * g);
+    }
+    out[e] = v;
+  }
+}
+
+// reduction: 0 none, 1 mean, 2 sum (at::Reduction); the forward takes one block of 256 threads
 #define EMBER_NLL(T, NAME)                                                                         \
   extern "C" __global__ void nll_forward_##NAME(long long N, long long C, const T* input,          \
                                                 const long long* target, const T* weight,          \
                                                 long long ignore_index, int reduction, T* out,     \
                                                 T* total_weight, long long* bad) {                 \
     nll_forward<T>(N, C, input, target, weight, ignore_index, reduction, out, total_weight, bad);  \
+  }                                                                                                \
+  extern "C" __global__ void nll_backward_##NAME(long long N, long long C, const T* grad,          \
+                                                 const long long* target, const T* weight,         \
+                                                 long long ignore_index, int reduction,            \
+                                                 const T* total_weight, T* out) {                  \
+    nll_backward<T>(N, C, grad, target, weight, ignore_index, reduction, total_weight, out);       \
   }
 
 EMBER_NLL(float, float32)

@@ -12,11 +12,13 @@ import threading
 from typing import Any
 
 from aten.dispatcher import find_operator
+from aten.native.composite.losses import nll_loss_backward as _nll_loss_composite
 from c10 import grad_mode as _grad_mode
 from torch.csrc.autograd.functions_manual.pointwise import where
 from torch.csrc.autograd.functions_manual.shapes import index
 
 _arange = find_operator("arange")
+_nll_loss_backward = find_operator("nll_loss_backward")
 _constant_pad_nd = find_operator("constant_pad_nd")
 _convolution = find_operator("convolution")
 _convolution_weight_grad = find_operator("_ember_convolution_weight_grad")
@@ -315,25 +317,19 @@ def group_norm_backward(which: int, grads: Any, input: Any, weight: Any, N: int,
     return out.reshape(input.shape) if out is not None else None
 
 
-def nll_loss_backward(grad: Any, self_sizes: Any, target: Any, weight: Any, reduction: int, ignore_index: int,
+def nll_loss_backward(grad: Any, self: Any, target: Any, weight: Any, reduction: int, ignore_index: int,
                       total_weight: Any) -> Any:
-    """-weight[target] * grad at each target class (0 where the target is ignore_index), divided
-    by total_weight for the mean: a comparison with the class index, so it stays differentiable."""
-    sizes = tuple(int(s) for s in self_sizes)
-    class_dim = 0 if len(sizes) == 1 else 1
-    valid = target != ignore_index
-    safe = where(valid, target, 0)
-    if weight is not None:
-        w = where(valid, weight.index_select(0, safe.reshape(-1)).reshape(safe.shape), 0.0)
-    else:
-        w = valid.to(grad.dtype)
-    if reduction == _MEAN_REDUCTION:
-        grad = grad / where(total_weight == 0, 1.0, total_weight)
-    coef = -(w * grad).unsqueeze(class_dim)
-    shape = [1] * len(sizes)
-    shape[class_dim] = sizes[class_dim]
-    classes = _arange(sizes[class_dim], dtype=target.dtype, device=target.device).reshape(shape)
-    return where(classes == safe.unsqueeze(class_dim), coef, 0.0).expand(sizes)
+    """The op (one kernel on CUDA; the composite elsewhere, aten/native/composite/losses.py)."""
+    return _nll_loss_backward(grad, self, target, weight, reduction, ignore_index, total_weight)
+
+
+nll_loss = find_operator("nll_loss")     # nll_loss_backward's own gradient on grad_output, as upstream's
+
+
+def nll_loss2d_backward(grad: Any, self: Any, target: Any, weight: Any, reduction: int, ignore_index: int,
+                        total_weight: Any) -> Any:
+    """nll_loss2d's gradient: the composite of ops (differentiable as it stands), over any spatial dims."""
+    return _nll_loss_composite(grad, self, target, weight, reduction, ignore_index, total_weight)
 
 
 def _loss_grad(grad: Any, elementwise: Any, reduction: int) -> Any:
