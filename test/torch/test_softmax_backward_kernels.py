@@ -1,6 +1,6 @@
 """_softmax_backward_data and _log_softmax_backward_data (PyTorch's ops): the CPU kernel against NumPy's
 float64 formulas along every dim (rows and strided columns), float16/bfloat16 through float32, the same bits
-on any thread count, the composite on other devices, and autograd through softmax using them."""
+on any thread count, one pass per row on CUDA, and autograd through softmax using them."""
 from __future__ import annotations
 
 import numpy as np
@@ -83,10 +83,17 @@ def test_softmax_and_cross_entropy_gradients_through_the_kernels_match_double_ba
 
 @pytest.mark.cuda
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs an NVIDIA GPU and PyCUDA")
-def test_cuda_tensors_use_the_composite_formula():
-    x = torch.randn(3, 6)
-    y, g = torch.softmax(x, 1), torch.randn(3, 6)
-    got = torch.ops.aten._softmax_backward_data(g.cuda(), y.cuda(), 1, torch.float32)
-    assert got.device.type == "cuda"
-    np.testing.assert_allclose(got.cpu().numpy(), _softmax_grad_reference(g.numpy(), y.numpy(), 1, False),
-                               rtol=1e-5, atol=1e-6)
+@pytest.mark.parametrize("log", [False, True], ids=["softmax", "log_softmax"])
+@pytest.mark.parametrize("dim", [0, 1, -1])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.float16], ids=str)
+def test_the_cuda_kernel_matches_numpy_along_every_dim(log, dim, dtype):
+    x = torch.randn(4, 5, 300)
+    y = (torch.log_softmax if log else torch.softmax)(x, dim).to(dtype)
+    g = torch.randn(4, 5, 300).to(dtype)
+    op = torch.ops.aten._log_softmax_backward_data if log else torch.ops.aten._softmax_backward_data
+    got = op(g.cuda(), y.cuda(), dim, dtype)
+    assert got.device.type == "cuda" and got.dtype == dtype and got.shape == y.shape
+    tolerance = {torch.float16: 1e-2, torch.float32: 1e-5, torch.float64: 1e-12}[dtype]
+    np.testing.assert_allclose(got.cpu().double().numpy(),
+                               _softmax_grad_reference(g.double().numpy(), y.double().numpy(), dim, log),
+                               rtol=tolerance, atol=tolerance)

@@ -9,6 +9,7 @@ import numpy as np
 
 from aten.native.cuda.copy import copy_cuda
 from aten.native.cuda.runtime.compiler import launch_kernel
+from aten.native.cuda.runtime.launch import grid_for
 from aten.native.cuda.runtime.transfer import contiguous_cuda, to_device
 from aten.native.cuda.sort import ORDERED_TYPES
 from aten.native.meta.views import view_as_complex, view_as_real
@@ -52,6 +53,26 @@ def _rows(self: Any, dims: Sequence[int]) -> tuple[Any, int, int, list[int]]:
     return moved, rows, r, [self.shape[d] for d in kept]
 
 
+# sum_lines walks n values per thread: taken when the lines are short, or many enough to fill a GPU
+_SHORT_LINE, _MANY_LINES = 4096, 256
+
+
+def _middle(t: Any, dims: Sequence[int]) -> tuple[int, int, int] | None:
+    """(outer, n, inner) when dims are consecutive and not the last (the (n,) block of a contiguous t
+    seen as (outer, n, inner)), for sum_lines, when its lines are short or many; else None."""
+    if not dims or max(dims) == t.dim() - 1 or sorted(dims) != list(range(min(dims), max(dims) + 1)):
+        return None
+    outer = n = inner = 1
+    for d, size in enumerate(t.shape):
+        if d < min(dims):
+            outer *= size
+        elif d in dims:
+            n *= size
+        else:
+            inner *= size
+    return (outer, n, inner) if n and (n <= _SHORT_LINE or outer * inner >= _MANY_LINES) else None
+
+
 def _shape(self: Any, dims: Sequence[int], keepdim: bool) -> tuple[int, ...]:
     if keepdim:
         return tuple(1 if d in dims else s for d, s in enumerate(self.shape))
@@ -82,8 +103,16 @@ def _sum(self: Any, dim: Any, keepdim: bool, dtype: Any, mean: bool, name: str, 
             raise NotImplementedError(f'"{name}_cuda" not implemented for \'{dtype.type_name}\'')
     source = to_device(contiguous_cuda(self), dtype)
     dims = _dims(self, dim)
-    moved, rows, r, _ = _rows(source, dims)
     out = tensor_impl.empty(_shape(self, dims, keepdim), dtype, self.device)
+    lines = None if prod else _middle(source, dims)
+    if lines is not None and out.numel():
+        outer, r, inner = lines
+        grid, block = grid_for(outer * inner)
+        launch_kernel("kernels/reduce.cu", f"sum_lines_{dtype.name}", grid, block, np.int64(outer), np.int64(r),
+                      np.int64(inner), np.uintp(source.data_ptr()), np.uintp(out.data_ptr()),
+                      np.float64(1.0 / r if mean else 1.0))
+        return out
+    moved, rows, r, _ = _rows(source, dims)
     if rows == 0:
         return out
     if r == 0:

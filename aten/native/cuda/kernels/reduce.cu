@@ -126,6 +126,22 @@ __device__ __forceinline__ void log_cumsum_exp_lines(long long outer, long long 
   }
 }
 
+// Sums over the middle of a contiguous (outer, n, inner) input (a bias gradient's column sums, say),
+// no transposed copy first: one thread per (outer, inner) element walks its n values, accumulating
+// in Acc (double for floats, so the walk's order costs no accuracy); the launcher takes this path
+// only when that gives enough threads.
+template <typename T, typename Acc>
+__device__ __forceinline__ void sum_lines(long long outer, long long n, long long inner, const T* __restrict__ in,
+                                          T* __restrict__ out, double scale) {
+  for (long long e = blockIdx.x * (long long)blockDim.x + threadIdx.x; e < outer * inner;
+       e += (long long)blockDim.x * gridDim.x) {
+    const T* x = in + (e / inner) * n * inner + e % inner;
+    Acc acc = 0;
+    for (long long k = 0; k < n; ++k) acc += (Acc)x[k * inner];
+    out[e] = scale == 1.0 ? (T)acc : (T)(acc * scale);
+  }
+}
+
 #define EMBER_EXTREME_SCAN(T, NAME)                                                                \
   extern "C" __global__ void extreme_lines_##NAME(long long outer, long long n, long long inner,  \
                                                   const T* in, T* values, long long* indices,     \
@@ -137,7 +153,11 @@ EMBER_EXTREME_SCAN(unsigned char, uint8)
 EMBER_EXTREME_SCAN(signed char, int8)
 EMBER_EXTREME_SCAN(short, int16)
 
-#define EMBER_REDUCE(T, NAME)                                                                      \
+#define EMBER_REDUCE(T, NAME, ACC)                                                                 \
+  extern "C" __global__ void sum_lines_##NAME(long long outer, long long n, long long inner, const T* in, \
+                                              T* out, double scale) {                              \
+    sum_lines<T, ACC>(outer, n, inner, in, out, scale);                                            \
+  }                                                                                                \
   extern "C" __global__ void sum_rows_##NAME(long long rows, long long R, const T* in, T* out,     \
                                              double scale) {                                       \
     fold_rows<T>(rows, R, in, out, scale, (T)0, EmberSum());                                       \
@@ -164,10 +184,10 @@ EMBER_EXTREME_SCAN(short, int16)
 EMBER_COMPLEX_PROD(ember_complex<float>, complex64)
 EMBER_COMPLEX_PROD(ember_complex<double>, complex128)
 
-EMBER_REDUCE(float, float32)
-EMBER_REDUCE(double, float64)
-EMBER_REDUCE(int, int32)
-EMBER_REDUCE(long long, int64)
+EMBER_REDUCE(float, float32, double)
+EMBER_REDUCE(double, float64, double)
+EMBER_REDUCE(int, int32, int)
+EMBER_REDUCE(long long, int64, long long)
 
 #define EMBER_LOG_CUMSUM_EXP(T, NAME)                                                              \
   extern "C" __global__ void log_cumsum_exp_lines_##NAME(long long outer, long long n, long long inner, \

@@ -1,8 +1,9 @@
 // softmax and log_softmax over the last dimension of a contiguous (rows, R) input (handwritten;
 // aten/native/cuda/softmax.py moves the dimension last): one block of 256 threads per row finds the
 // row's maximum, then the sum of exp(x - max) (in float for float, double for double), then writes
-// exp(x - max) / sum or (x - max) - log(sum). Their gradients come from the autograd formulas
-// (reductions and pointwise ops, which run on the device too).
+// exp(x - max) / sum or (x - max) - log(sum). Their gradients (_softmax_backward_data and
+// _log_softmax_backward_data) take one pass per row likewise: a block sums grad * y (grad for
+// log_softmax), then writes y * (grad - sum) or grad - exp(y) * sum, the composite's formulas.
 
 #include "block_reduce.cuh"
 
@@ -30,10 +31,29 @@ __device__ __forceinline__ void softmax_rows(long long rows, long long R, const 
   }
 }
 
+template <typename T>
+__device__ __forceinline__ void softmax_backward_rows(long long rows, long long R, const T* __restrict__ grad,
+                                                      const T* __restrict__ out, T* __restrict__ grad_in, int log) {
+  __shared__ T scratch[EMBER_SOFTMAX_THREADS];
+  for (long long row = blockIdx.x; row < rows; row += gridDim.x) {
+    const T* g = grad + row * R;
+    const T* y = out + row * R;
+    T* d = grad_in + row * R;
+    T s = T(0);
+    for (long long j = threadIdx.x; j < R; j += blockDim.x) s += log ? g[j] : g[j] * y[j];
+    s = ember_block_reduce(s, scratch, EmberSum());
+    for (long long j = threadIdx.x; j < R; j += blockDim.x) d[j] = log ? g[j] - exp(y[j]) * s : y[j] * (g[j] - s);
+  }
+}
+
 #define EMBER_SOFTMAX(T, NAME)                                                                     \
   extern "C" __global__ void softmax_rows_##NAME(long long rows, long long R, const T* in, T* out, \
                                                  int log) {                                        \
     softmax_rows<T>(rows, R, in, out, log);                                                        \
+  }                                                                                                \
+  extern "C" __global__ void softmax_backward_rows_##NAME(long long rows, long long R, const T* grad, \
+                                                          const T* out, T* grad_in, int log) {     \
+    softmax_backward_rows<T>(rows, R, grad, out, grad_in, log);                                    \
   }
 
 EMBER_SOFTMAX(float, float32)
