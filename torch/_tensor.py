@@ -95,7 +95,7 @@ class Tensor(_TensorBase):
             if not self.is_contiguous():        # print(x.t()), tolist(), item() of any view
                 return self.contiguous()._host_view()
             host = np.empty(self._sizes(), dtype=self.dtype.numpy_dtype)
-            c10_cuda.lazy_init().drv.memcpy_dtoh(host, self.data_ptr())
+            c10_cuda.copy_to_host(host, self.data_ptr())
             return host
         return self._numpy_view()
 

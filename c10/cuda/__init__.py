@@ -152,7 +152,8 @@ _synchronize_hooks: list[Callable[[], None]] = []
 
 
 def at_synchronize(hook: Callable[[], None]) -> None:
-    """Run hook after synchronize() has waited for the device."""
+    """Run hook whenever the host has waited for the device: synchronize(), Event.synchronize()
+    and copy_to_host()."""
     _synchronize_hooks.append(hook)
 
 
@@ -246,6 +247,17 @@ def synchronize() -> None:
     """Wait for all work queued on the device (the default stream) to finish, then run the hooks
     that read what kernels left for the host (errors they found)."""
     lazy_init().drv.Context.synchronize()
+    _after_waiting()
+
+
+def copy_to_host(host: Any, address: int) -> None:
+    """host (a NumPy array) filled from device memory at address. The host waits for the device
+    there, so the synchronize hooks run after it (errors kernels found are raised)."""
+    lazy_init().drv.memcpy_dtoh(host, address)
+    _after_waiting()
+
+
+def _after_waiting() -> None:
     for hook in _synchronize_hooks:
         hook()
 
@@ -303,6 +315,7 @@ class Event:
     def synchronize(self) -> None:
         lazy_init()
         self._event.synchronize()
+        _after_waiting()
 
     def elapsed_time(self, end_event: "Event") -> float:
         """Milliseconds between this event and end_event (both recorded, with timing)."""

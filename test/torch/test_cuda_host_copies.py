@@ -126,3 +126,41 @@ def test_every_slot_taken_reports_before_the_next_launch():
         for _ in range(device_checks.SLOTS):
             weight[torch.tensor([0], device="cuda")]
     torch.cuda.synchronize()
+
+
+def test_item_and_printing_report_an_error_found_on_the_device():
+    logits = torch.randn(3, 5, device="cuda")
+    loss = torch.nn.functional.cross_entropy(logits, torch.tensor([1, 7, 0], device="cuda"))
+    with pytest.raises(IndexError, match="Target 7 is out of bounds."):
+        loss.item()
+    picked = torch.ones(4, device="cuda")[torch.tensor([9], device="cuda")]
+    with pytest.raises(IndexError, match="index 9 is out of bounds"):
+        repr(picked)
+
+
+def test_an_error_is_reported_in_the_thread_that_launched_it():
+    import threading
+    errors = []
+
+    def bad_lookup():
+        torch.ones(4, device="cuda")[torch.tensor([5], device="cuda")]
+        try:
+            torch.cuda.synchronize()
+        except IndexError as e:
+            errors.append(e)
+
+    worker = threading.Thread(target=bad_lookup)
+    worker.start()
+    worker.join()
+    torch.cuda.synchronize()                    # this thread launched nothing wrong
+    assert len(errors) == 1 and "index 5 is out of bounds" in str(errors[0])
+
+
+@pytest.mark.parametrize("imaginary", [0.0, -0.0])
+def test_complex_numbers_whose_parts_differ_only_in_a_zeros_sign_stay_apart(imaginary):
+    values = np.full(4, complex(1, -0.0), dtype=np.complex64)
+    a = torch.from_numpy(values).cuda()
+    a * complex(1, 0.0), a * complex(1, -0.0)           # both kept side by side
+    got = (a * complex(1, imaginary)).cpu().numpy()
+    expected = values * np.complex64(complex(1, imaginary))
+    assert np.array_equal(np.signbit(got.imag), np.signbit(expected.imag))

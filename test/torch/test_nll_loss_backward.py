@@ -72,3 +72,19 @@ def test_cross_entropy_gradients_flow_through_the_op(device):
     probabilities = torch.softmax(logits.detach(), 1).cpu().numpy()
     expected = (probabilities - np.eye(4)[target.cpu().numpy()]) / 6
     np.testing.assert_allclose(logits.grad.cpu().numpy(), expected, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.cuda
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs an NVIDIA GPU and PyCUDA")
+def test_the_cuda_kernel_refuses_mismatched_sizes():
+    device = "cuda"
+    logits = torch.randn(4, 3, device=device)
+    target = torch.tensor([0, 1, 2, 1], device=device)
+    _, total = torch.ops.aten.nll_loss_forward(logits, target, None, 1, -100)
+    one = torch.tensor(1.0, device=device)
+    with pytest.raises(RuntimeError, match="size mismatch"):
+        torch.ops.aten.nll_loss_backward(one, logits, target[:2], None, 1, -100, total)
+    with pytest.raises(RuntimeError, match="weight tensor should be defined either for all or no classes"):
+        torch.ops.aten.nll_loss_backward(one, logits, target, torch.ones(2, device=device), 1, -100, total)
+    with pytest.raises(RuntimeError, match="Expected a single element grad_output tensor"):
+        torch.ops.aten.nll_loss_backward(torch.ones(4, device=device), logits, target, None, 1, -100, total)

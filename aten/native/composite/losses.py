@@ -16,6 +16,8 @@ _where = find_operator("where.self")
 _xlogy = find_operator("xlogy.Tensor")
 _mean = find_operator("mean")
 _sum = find_operator("sum")
+_index_select = find_operator("index_select")
+_arange = find_operator("arange")
 
 NONE, MEAN, SUM = 0, 1, 2      # the reduction codes of torch.nn._reduction.get_enum
 
@@ -68,11 +70,6 @@ def kl_div(self: Any, target: Any, reduction: int = MEAN, log_target: bool = Fal
     else:
         loss = _sub(_xlogy(target, target), _mul(target, self))
     return reduce_loss(loss, reduction)
-
-
-
-_index_select = find_operator("index_select")
-_arange = find_operator("arange")
 
 
 def nll_loss_backward(grad_output: Any, self: Any, target: Any, weight: Any, reduction: int, ignore_index: int,

@@ -7,7 +7,6 @@ from typing import Any
 
 import numpy as np
 
-from aten.native.cuda.runtime import device_checks
 from aten.native.cuda.runtime.launch import byte_extent
 from aten.native.cuda.runtime.transfer import (SMALL_CONSTANT, cast_into, constant_on_device, contiguous_cuda,
                                                fill_contiguous, scalar_on_device, strided_copy, to_device)
@@ -34,8 +33,11 @@ def copy_cuda(self: Any, src: Any, non_blocking: bool = False) -> Any:
         elif not src.is_cuda and src.numel() * src.element_size() <= SMALL_CONSTANT:
             # a few values from the host (an arange, a mask), kept likewise by their contents
             strided_copy(self, constant_on_device(src, self.dtype).expand(tuple(self.shape)))
+        elif src.is_cuda:
+            # another dtype: src's own elements converted, then broadcast as they are placed
+            strided_copy(self, to_device(src, self.dtype).expand(tuple(self.shape)))
         else:
-            # to another dtype or from the host: made contiguous on the device first, then placed
+            # from the host: uploaded contiguous, converted on the device, then placed
             strided_copy(self, to_device(_host_contiguous(source), self.dtype))
     self._bump_version()
     return self
@@ -53,10 +55,9 @@ def _copy_to_host(dst: Any, src: Any) -> None:
     on_device = to_device(contiguous_cuda(source), dst.dtype)
     host = dst._numpy_view(raw=True)
     buffer = host if host.flags.c_contiguous else np.empty(host.shape, dtype=host.dtype)
-    c10_cuda.lazy_init().drv.memcpy_dtoh(buffer, on_device.data_ptr())
+    c10_cuda.copy_to_host(buffer, on_device.data_ptr())     # errors kernels found are raised there
     if buffer is not host:
         host[...] = buffer
-    device_checks.check()       # the host has waited for the device: errors kernels found are raised now
 
 
 def _host_contiguous(t: Any) -> Any:

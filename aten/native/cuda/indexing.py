@@ -89,7 +89,7 @@ def index_add__cuda(self: Any, dim: int, index: Any, source: Any, alpha: Any = 1
     src = to_device(contiguous_cuda(source.expand(tuple(n if i == d else s for i, s in enumerate(self.shape)))
                                     if self.dim() else source), self.dtype)
     def out_of_bounds(bad: list[int]) -> Exception:
-        return RuntimeError(f"index {int(idx[bad[0] - 1].item())} is out of bounds for dimension {d} with size {size}")
+        return RuntimeError(f"index {bad[1]} is out of bounds for dimension {d} with size {size}")
 
     _run(f"index_add_{self.dtype.name}", outer * n * inner, out_of_bounds, np.int64(outer), np.int64(size),
          np.int64(inner), np.int64(n), np.uintp(target.data_ptr()), np.uintp(idx.data_ptr()), np.uintp(src.data_ptr()),

@@ -40,7 +40,7 @@ def nll_loss_forward_cuda(self: Any, target: Any, weight: Any, reduction: int, i
     out = tensor_impl.empty((n,) if reduction == 0 and self.dim() == 2 else (), self.dtype, self.device)
     total_weight = tensor_impl.empty((), self.dtype, self.device)
     def out_of_bounds(bad: list[int]) -> Exception:
-        return IndexError(f"Target {int(labels.reshape(-1)[bad[0] - 1].item())} is out of bounds.")
+        return IndexError(f"Target {bad[1]} is out of bounds.")      # the kernel keeps the value
 
     launch_kernel("kernels/nll_loss.cu", f"nll_forward_{self.dtype.name}", (1, 1, 1), (256, 1, 1), np.int64(n),
                   np.int64(c), np.uintp(source.data_ptr()), np.uintp(labels.data_ptr()),
@@ -64,8 +64,23 @@ def nll_loss_backward_cuda(grad_output: Any, self: Any, target: Any, weight: Any
         if t is not None and t.dtype is not self.dtype:
             raise RuntimeError(f"expected {name} to have dtype {self.dtype.type_name}, got {t.dtype.type_name}")
     _same_device(self, target, grad_output, total_weight, *([weight] if weight is not None else []))
+    if target.dim() > 1:
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
     n = 1 if self.dim() == 1 else self.shape[0]
     c = self.shape[-1]
+    if target.numel() != n:
+        raise RuntimeError(f"size mismatch (got input: {list(self.shape)}, target: {list(target.shape)})")
+    if total_weight.numel() != 1:
+        raise RuntimeError(f"expected total_weight to be a single element tensor, got: {list(total_weight.shape)} "
+                           f"({total_weight.numel()} elements)")
+    if weight is not None and weight.numel() != c:
+        raise RuntimeError("weight tensor should be defined either for all or no classes")
+    if reduction == 0 and self.dim() == 2 and (grad_output.dim() != 1 or grad_output.shape[0] != n):
+        size = grad_output.shape[0] if grad_output.dim() else 1
+        raise RuntimeError(f"Expected a tensor of dimension 1 and tensor.size[0] == {n} but got: dimension "
+                           f"{grad_output.dim()} and tensor.size[0] == {size}")
+    if (reduction != 0 or self.dim() == 1) and grad_output.numel() != 1:
+        raise RuntimeError(f"Expected a single element grad_output tensor, but got: {list(grad_output.shape)}")
     out = tensor_impl.empty(tuple(self.shape), self.dtype, self.device)
     if n * c == 0:
         return out

@@ -133,7 +133,8 @@ def _can_write_into(target: Any, shape: tuple[int, ...], dtype: Any, operands: l
         return False
     start, end = byte_extent(target)
     for t in operands:
-        if t.data_ptr() == start and t._sizes() == shape and t.is_contiguous():
+        same = t.data_ptr() == start and t._sizes() == shape and t.is_contiguous()
+        if same and t.element_size() == target.element_size():
             continue
         t_start, t_end = byte_extent(t)
         if t_start <= end and start <= t_end:

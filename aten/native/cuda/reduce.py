@@ -53,13 +53,13 @@ def _rows(self: Any, dims: Sequence[int]) -> tuple[Any, int, int, list[int]]:
     return moved, rows, r, [self.shape[d] for d in kept]
 
 
-# sum_lines walks n values per thread: taken when the lines are short, or many enough to fill a GPU
-_SHORT_LINE, _MANY_LINES = 4096, 256
+# sum_lines walks n values per thread: taken for short lines only (long ones reduce faster as rows)
+_SHORT_LINE = 4096
 
 
 def _middle(t: Any, dims: Sequence[int]) -> tuple[int, int, int] | None:
     """(outer, n, inner) when dims are consecutive and not the last (the (n,) block of a contiguous t
-    seen as (outer, n, inner)), for sum_lines, when its lines are short or many; else None."""
+    seen as (outer, n, inner)), for sum_lines, when its lines are short; else None."""
     if not dims or max(dims) == t.dim() - 1 or sorted(dims) != list(range(min(dims), max(dims) + 1)):
         return None
     outer = n = inner = 1
@@ -70,7 +70,7 @@ def _middle(t: Any, dims: Sequence[int]) -> tuple[int, int, int] | None:
             n *= size
         else:
             inner *= size
-    return (outer, n, inner) if n and (n <= _SHORT_LINE or outer * inner >= _MANY_LINES) else None
+    return (outer, n, inner) if 0 < n <= _SHORT_LINE else None
 
 
 def _shape(self: Any, dims: Sequence[int], keepdim: bool) -> tuple[int, ...]:

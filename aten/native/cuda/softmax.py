@@ -68,8 +68,12 @@ def _backward(grad_output: Any, output: Any, dim: int, input_dtype: Any, log: bo
     if tuple(grad_output.shape) != tuple(output.shape):
         raise RuntimeError(f"grad_output and output must have one shape, got {list(grad_output.shape)} and "
                            f"{list(output.shape)}")
+    if not (output.dtype.is_floating_point and grad_output.dtype.is_floating_point):
+        raise NotImplementedError(f'"softmax_backward_cuda" not implemented for \'{output.dtype.type_name}\'')
     compute = output.dtype if output.dtype.name == "float64" else _FLOAT32
     nd = max(output.dim(), 1)
+    if not -nd <= dim < nd:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-nd}, {nd - 1}], but got {dim})")
     dim %= nd
     if output.dim() == 0:
         grad, out, rows, r = to_device(grad_output, compute).reshape(1), to_device(output, compute).reshape(1), 1, 1

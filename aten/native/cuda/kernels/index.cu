@@ -2,12 +2,13 @@
 // tensors are contiguous and seen as (outer, size, inner) around that dimension; `index` holds n
 // int64 positions. index_select writes out (outer, n, inner); index_add adds alpha * source
 // (outer, n, inner) into self with atomics, so repeated indices accumulate. A position outside
-// [0, size) (negative ones too, as PyTorch's) sets bad[0] to 1 + its place in index; the host raises
+// [0, size) (negative ones too, as PyTorch's) sets bad[0] to 1 + its place in index and bad[1] to it;
+// the host raises
 // PyTorch's error for it at the next synchronisation (runtime/device_checks.py).
 
 __device__ __forceinline__ long long checked_index(long long p, long long size, long long j, long long* bad) {
   if (p < 0 || p >= size) {
-    atomicCAS((unsigned long long*)bad, 0ULL, (unsigned long long)(j + 1));
+    if (atomicCAS((unsigned long long*)bad, 0ULL, (unsigned long long)(j + 1)) == 0ULL) bad[1] = p;
     return -1;
   }
   return p;

@@ -3,7 +3,8 @@
 // strides over the samples: loss_i = -weight[t] * input[i, t] (0 where t == ignore_index), written
 // per sample for reduction 'none', else summed with the weights in a shared-memory tree
 // (accumulating in double for float too, as the CPU kernel). A target outside [0, C) sets
-// bad[0] to 1 + its sample index; the host raises PyTorch's IndexError for it at the next synchronisation.
+// bad[0] to 1 + its sample index and bad[1] to the target; the host raises PyTorch's IndexError
+// for it at the next synchronisation.
 
 #define EMBER_NLL_THREADS 256
 
@@ -20,7 +21,7 @@ __device__ __forceinline__ void nll_forward(long long N, long long C, const T* _
     double loss = 0;
     if (t != ignore_index) {
       if (t < 0 || t >= C) {
-        atomicCAS((unsigned long long*)bad, 0ULL, (unsigned long long)(i + 1));
+        if (atomicCAS((unsigned long long*)bad, 0ULL, (unsigned long long)(i + 1)) == 0ULL) bad[1] = t;
       } else {
         const double w = weight ? (double)weight[t] : 1.0;
         loss = -w * (double)input[i * C + t];

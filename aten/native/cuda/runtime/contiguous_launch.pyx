@@ -28,12 +28,15 @@ cdef bint _same_layout(TensorImpl t, TensorImpl like, int scalar_type) noexcept:
 
 
 cdef bint _apart_or_same(TensorImpl t, TensorImpl target) noexcept:
-    """A kernel may write target while reading t: t is target's memory exactly or none of it."""
+    """A kernel may write target while reading t: t is target's memory exactly (each element read
+    and written by one thread) or none of it."""
     cdef char* start = t.data()
     cdef char* end = start + t.n_elem * t.itemsize
     cdef char* t_start = target.data()
     cdef char* t_end = t_start + target.n_elem * target.itemsize
-    return start == t_start or end <= t_start or t_end <= start
+    if start == t_start and t.n_elem == target.n_elem and t.itemsize == target.itemsize:
+        return True
+    return end <= t_start or t_end <= start
 
 
 def contiguous_launch(str source, str cname, tuple tensors, tuple scalars, dtype compute, dtype out_dtype,

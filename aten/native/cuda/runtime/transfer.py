@@ -89,8 +89,10 @@ def scalar_on_device(t: Any, dtype: Any) -> Any:
     and converted once per distinct value and kept: kernels only read it, and a launch taking a
     number seen before copies nothing from the host (a copy that would wait for the device)."""
     value = t.item()
-    # -0.0 == 0.0 as keys: a zero is told apart by its repr; a NaN never matches and is uploaded
-    return _kept_on_device((t.dtype, dtype, value, repr(value) if value == 0 else None), t, dtype)
+    if isinstance(value, complex) or value != value or value == 0:
+        # keyed by the bits where values compare equal across bits (-0.0, 0.0) or never (NaN)
+        return _kept_on_device((t.dtype, dtype, np.ascontiguousarray(t._numpy_view(raw=True)).tobytes()), t, dtype)
+    return _kept_on_device((t.dtype, dtype, value), t, dtype)
 
 
 def constant_on_device(t: Any, dtype: Any) -> Any:
