@@ -74,17 +74,13 @@ cdef inline void _blk_loop(acc_t* a, const in_t* x, Py_ssize_t m, Py_ssize_t s, 
 
 
 cdef extern from "aten/native/cpu/blk_sum.h" nogil:
-    float ember_blk_sum(const char* x, Py_ssize_t n, int kind)
+    float ember_blk_pairwise(const char* x, Py_ssize_t n, int kind)
 
 
 cdef acc_t _blk(const in_t* x, Py_ssize_t n, Py_ssize_t s, int mode, double p, acc_t c) noexcept nogil:
-    """The sum of f over n <= BLOCK elements at stride s: 16 accumulators, then a tree (a contiguous float32
-    sum: 64 lanes in C, blk_sum.h)."""
+    """The sum of f over n <= BLOCK elements at stride s: 16 accumulators, then a tree."""
     cdef acc_t a[16]
     cdef Py_ssize_t m = n - n % 16, i, k
-    if in_t is float and acc_t is float:
-        if mode == F_SUM and s == 1:
-            return ember_blk_sum(<const char*>x, n, 0)
     for k in range(16):
         a[k] = 0
     if s == 1:
@@ -117,8 +113,11 @@ cdef acc_t _blk(const in_t* x, Py_ssize_t n, Py_ssize_t s, int mode, double p, a
 
 
 cdef acc_t _row(const in_t* x, Py_ssize_t n, Py_ssize_t s, int mode, double p, acc_t c) noexcept nogil:
-    """Pairwise sum of f over n elements at stride s."""
+    """Pairwise sum of f over n elements at stride s (a contiguous float32 sum: in C, blk_sum.h)."""
     cdef Py_ssize_t h
+    if in_t is float and acc_t is float:
+        if mode == F_SUM and s == 1:
+            return ember_blk_pairwise(<const char*>x, n, 0)
     if n <= BLOCK:
         return _blk(x, n, s, mode, p, c)
     h = (n // 2) & ~(<Py_ssize_t>15)
@@ -252,9 +251,9 @@ cdef float _row_reduced(const char* x, Py_ssize_t n, Py_ssize_t step, bint half)
     read (or first, strided): the float32 sum of the widened values, bit for bit, without a widened copy."""
     cdef float buf[BLOCK]
     cdef Py_ssize_t h
+    if step == 2:
+        return ember_blk_pairwise(x, n, 2 if half else 1)
     if n <= BLOCK:
-        if step == 2:
-            return ember_blk_sum(x, n, 2 if half else 1)
         ember_widen(x, step, buf, n, half)
         return _blk(<const float*>buf, n, 1, F_SUM, 0, <float>0)
     h = (n // 2) & ~(<Py_ssize_t>15)

@@ -215,6 +215,23 @@ static int ember_use_avx2(void) {
 #endif
 }
 
+/* AVX-512 (F, BW, VL) where the CPU has it, unless ATEN_CPU_CAPABILITY asks for less ("default", "base"
+ * or "avx2"). Decided once per module. */
+static int ember_use_avx512(void) {
+#ifdef EMBER_HAVE_AVX2
+    static int cached = -1;
+    if (cached < 0) {
+        const char* env = getenv("ATEN_CPU_CAPABILITY");
+        __builtin_cpu_init();
+        cached = ember_use_avx2() && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw")
+                 && __builtin_cpu_supports("avx512vl") && !(env && strcmp(env, "avx2") == 0);
+    }
+    return cached;
+#else
+    return 0;
+#endif
+}
+
 /* The body of an entry point compiled twice, NAME##_avx2 and NAME##_base (no result): the copy this
  * CPU runs (optim_step.h, norm_rows.h, col_sum.h). */
 #ifdef EMBER_HAVE_AVX2
