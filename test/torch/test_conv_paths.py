@@ -2,8 +2,8 @@
 
 aten/native/cpu/conv.pyx picks a path by shape and dtype. float32/float64: depthwise
 convolutions (groups == channels) are a direct loop; the rest tasks on OpenMP threads calling
-BLAS's GEMM, a task being a band of output rows of one image (images with at least 256 output
-positions; a 1x1 stride-1 unpadded kernel reads the band in place) or several small images,
+BLAS's GEMM (float32 on AVX-512: Ember's kernel, aten/native/cpu/gemm_f32.h), a task being a band
+of output rows of one image (images with at least 256 output positions; a 1x1 stride-1 unpadded kernel reads the band in place) or several small images,
 with tiny per-group products done as loops. Integers: one batched np.matmul for 1x1, bands
 through np.matmul, or several small images per GEMM.
 The OpInfo samples (test/opinfo/nn.py) are small; these cases reach the other paths with
@@ -55,6 +55,8 @@ BANDED = [
     ((2, 3, 22, 19), (4, 3, 3, 3), dict(padding=2, dilation=2)),       # same size, dilated: whole-band copies
     ((1, 3, 30, 20), (4, 3, 5, 3), dict(padding=(2, 1))),
     ((1, 2, 3, 300), (2, 2, 7, 3), dict(padding=(3, 1))),               # taps whose rows are all padding
+    ((1, 20, 21, 23), (37, 20, 3, 3), dict(padding=1)),                # float32 kernel: 16-row panels, one partial
+    ((9, 6, 9, 9), (33, 6, 3, 3), dict(padding=1)),                    # small images beside each other, 33 rows
 ]
 
 
