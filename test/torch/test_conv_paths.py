@@ -4,8 +4,9 @@ aten/native/cpu/conv.pyx picks a path by shape and dtype. float32/float64: depth
 convolutions (groups == channels) are a direct loop; the rest tasks on OpenMP threads calling
 BLAS's GEMM (float32 on AVX-512: Ember's kernel, aten/native/cpu/gemm_f32.h), a task being a band
 of output rows of one image (images with at least 256 output positions; a 1x1 stride-1 unpadded
-kernel reads the band in place) or several small images, with tiny per-group products done as loops. Integers: one batched np.matmul for 1x1, bands
-through np.matmul, or several small images per GEMM.
+kernel reads the band in place) or several small images, with tiny per-group products done as
+loops. Integers: one batched np.matmul for 1x1, bands through np.matmul, or several small images
+per GEMM.
 The OpInfo samples (test/opinfo/nn.py) are small; these cases reach the other paths with
 strides, dilation, groups, padding, bias, views and both thread counts.
 """
