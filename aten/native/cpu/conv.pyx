@@ -1,7 +1,7 @@
 """aten::convolution on CPU (1-D and 2-D, plain and transposed, any groups; 3-D in conv3d.pyx).
 
 Forward, float32/float64 (the benchmarked case): a depthwise convolution (groups == channels) is
-a direct loop over rows (_depthwise); everything else is im2col + GEMM in tasks on OpenMP threads
+a direct loop over rows (conv_depthwise.pyx); everything else is im2col + GEMM in tasks on OpenMP threads
 (_conv_tasks, see _DIRECT_BLAS): a task unfolds a band of output rows of one image into a
 per-thread buffer that stays in the L2 cache (at most 512 KiB, at least 256 columns) and BLAS
 multiplies it straight into the NCHW output (W[g] @ cols[g] is the band of out[n, g], no
@@ -60,26 +60,11 @@ cdef enum:
 from aten.native.cpu.blas cimport (CBLAS_NO_TRANS, CBLAS_ROW_MAJOR, CBLAS_TRANS, blas_dgemm, blas_sgemm, blas_single_threaded,
                                    dgemm_t, sgemm_t)
 from aten.native.cpu.element_types cimport num_t, floating_t
+from aten.native.cpu.conv_depthwise cimport (ceil_div as _ceil_div, first_inside as _first_inside,
+                                            end_inside as _end_inside, depthwise_forward)
 
 cdef sgemm_t _sgemm = blas_sgemm()
 cdef dgemm_t _dgemm = blas_dgemm()
-
-
-cdef inline Py_ssize_t _ceil_div(Py_ssize_t a, Py_ssize_t b) noexcept nogil:
-    # b > 0
-    return -((-a) // b) if a < 0 else (a + b - 1) // b
-
-
-cdef inline Py_ssize_t _first_inside(Py_ssize_t w0, Py_ssize_t sw) noexcept nogil:
-    """The first k >= 0 whose input column w0 + k*sw is >= 0."""
-    cdef Py_ssize_t k = _ceil_div(-w0, sw)
-    return k if k > 0 else 0
-
-
-cdef inline Py_ssize_t _end_inside(Py_ssize_t W, Py_ssize_t n, Py_ssize_t w0, Py_ssize_t sw) noexcept nogil:
-    """One past the last k < n whose input column w0 + k*sw is < W."""
-    cdef Py_ssize_t k = _ceil_div(W - w0, sw)
-    return k if k < n else n
 
 
 cdef extern from "aten/native/cpu/gemm_f32.h" nogil:
@@ -156,37 +141,6 @@ cdef void _gather_images(const floating_t* src, floating_t* dst, Py_ssize_t cnt,
     for c in range(C):
         for i in range(cnt):
             memcpy(dst + (c * cnt + i) * L, src + (i * C + c) * L, L * sizeof(floating_t))
-
-
-# The depthwise row kernel in C, compiled twice (AVX2 with FMA, and the baseline, which is all
-# the build's -march gives), the first taken where the CPU has them: the loop is a multiply-add
-# over a row, so the vector width is its speed.
-cdef extern from *:
-    """
-    #define EMBER_DW_BODY(T) \
-        Py_ssize_t ow; \
-        if (sw == 1) { for (ow = lo; ow < hi; ow++) dst[ow] += wv * src[ow]; } \
-        else { for (ow = lo; ow < hi; ow++) dst[ow] += wv * src[ow * sw]; }
-    #if defined(__GNUC__) && defined(__x86_64__)
-    #define EMBER_DW_ROW(NAME, T) \
-    __attribute__((target("avx2,fma"))) static void NAME##_avx2(T* dst, const T* src, T wv, Py_ssize_t lo, \
-                                                                Py_ssize_t hi, Py_ssize_t sw) { EMBER_DW_BODY(T) } \
-    static void NAME##_base(T* dst, const T* src, T wv, Py_ssize_t lo, Py_ssize_t hi, Py_ssize_t sw) { \
-        EMBER_DW_BODY(T) } \
-    static void NAME(T* dst, const T* src, T wv, Py_ssize_t lo, Py_ssize_t hi, Py_ssize_t sw) { \
-        if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) NAME##_avx2(dst, src, wv, lo, hi, sw); \
-        else NAME##_base(dst, src, wv, lo, hi, sw); }
-    #else
-    #define EMBER_DW_ROW(NAME, T) \
-    static void NAME(T* dst, const T* src, T wv, Py_ssize_t lo, Py_ssize_t hi, Py_ssize_t sw) { EMBER_DW_BODY(T) }
-    #endif
-    EMBER_DW_ROW(ember_dw_row_f32, float)
-    EMBER_DW_ROW(ember_dw_row_f64, double)
-    """
-    void ember_dw_row_f32(float* dst, const float* src, float wv, Py_ssize_t lo, Py_ssize_t hi,
-                          Py_ssize_t sw) noexcept nogil
-    void ember_dw_row_f64(double* dst, const double* src, double wv, Py_ssize_t lo, Py_ssize_t hi,
-                          Py_ssize_t sw) noexcept nogil
 
 
 cdef void _gemm_into(const floating_t* a, const float* packed, const floating_t* b, floating_t* c, Py_ssize_t M,
@@ -289,42 +243,6 @@ cdef void _conv_tasks(const floating_t* x, const floating_t* w, const float* pac
                             bv = bias[g * M + co]
                         for t in range(L):
                             dst[t] = src[t] + bv
-
-
-cdef void _depthwise(const floating_t* x, const floating_t* w, const floating_t* bias, floating_t* out, Py_ssize_t N, Py_ssize_t C,
-                     Py_ssize_t H, Py_ssize_t W, Py_ssize_t Cout, Py_ssize_t kh, Py_ssize_t kw, Py_ssize_t sh,
-                     Py_ssize_t sw, Py_ssize_t ph, Py_ssize_t pw, Py_ssize_t dh, Py_ssize_t dw, Py_ssize_t Ho,
-                     Py_ssize_t Wo, int nt) noexcept nogil:
-    """One input channel per group (groups == C): each output row is the sum over the kernel taps
-    of a weight times a run of an input row, with no columns at all. A task is one output plane."""
-    cdef Py_ssize_t M = Cout // C, plane, n, co, oh, i, j, ih, iw0, lo, hi, ow
-    cdef floating_t* dst
-    cdef const floating_t* src
-    cdef floating_t wv, bv
-    for plane in prange(N * Cout, num_threads=nt, schedule="dynamic", chunksize=1):
-        n = plane // Cout
-        co = plane % Cout
-        bv = 0
-        if bias != NULL:
-            bv = bias[co]
-        for oh in range(Ho):
-            dst = out + (plane * Ho + oh) * Wo
-            for ow in range(Wo):
-                dst[ow] = bv
-            for i in range(kh):
-                ih = oh * sh - ph + i * dh
-                if ih < 0 or ih >= H:
-                    continue
-                for j in range(kw):
-                    wv = w[(co * kh + i) * kw + j]
-                    iw0 = j * dw - pw
-                    lo = _first_inside(iw0, sw)
-                    hi = _end_inside(W, Wo, iw0, sw)
-                    src = x + ((n * C + co // M) * H + ih) * W + iw0
-                    if floating_t is float:
-                        ember_dw_row_f32(dst, src, wv, lo, hi, sw)
-                    else:
-                        ember_dw_row_f64(dst, src, wv, lo, hi, sw)
 
 
 cdef void _col2im(const num_t* cols, num_t* out, Py_ssize_t C, Py_ssize_t H, Py_ssize_t W, Py_ssize_t kh,
@@ -491,12 +409,8 @@ cdef object _conv_forward(TensorImpl input, TensorImpl weight, object bias, tupl
         bp = NULL if bc is None else (<TensorImpl>bc).data()
         op = out.data()
         with nogil:
-            if st == ST_FLOAT32:
-                _depthwise(<const float*>xp, <const float*>wp, <const float*>bp, <float*>op, N, C, H, W, Cout, kh, kw,
-                           sh, sw, ph, pw, dh, dw, Ho, Wo, nt)
-            else:
-                _depthwise(<const double*>xp, <const double*>wp, <const double*>bp, <double*>op, N, C, H, W, Cout, kh,
-                           kw, sh, sw, ph, pw, dh, dw, Ho, Wo, nt)
+            depthwise_forward(st == ST_FLOAT64, xp, wp, bp, op, N, C, H, W, Cout, kh, kw, sh, sw, ph, pw, dh, dw, Ho,
+                              Wo, nt)
         return out
     if blas:
         nt = num_threads()
