@@ -13,7 +13,7 @@ cdef class Node:
     cdef public dict _tensor_pre_hooks    # output number -> [fn(grad) -> grad or None] (tensor hooks)
     cdef public dict _retain_grad_tensors  # output number -> weakref to a tensor that retains its grad
     cdef public list _input_metadata      # per forward output: (shape, dtype, device)
-    cdef public tuple needs               # per next edge: whether that input needs a gradient
+    cdef tuple _needs                     # per next edge: whether that input needs a gradient (`needs`)
     cdef public tuple _saved              # what a generated node's formulas read, in its declared order
     cdef public object _saved_result      # the output(s) its formulas read: SavedVariable or a tuple of them
     cdef dict _metadata_dict

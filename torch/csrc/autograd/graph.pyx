@@ -12,15 +12,22 @@ Tensors keep their autograd state as attributes (`_grad_fn`, `_output_nr`, `_req
 import cython
 import heapq
 import itertools
-import weakref
 from _thread import allocate_lock
 
+from torch.csrc.autograd.hook_handles import ListHookHandle
+
 from libc.stdint cimport uint64_t
+from cpython.dict cimport PyDict_GetItemWithError
+from cpython.object cimport PyObject, PyTypeObject
+from cpython.weakref cimport PyWeakref_NewRef, PyWeakref_GetObject
 from c10 cimport grad_mode
 from c10.dispatch_key cimport DK_AUTOGRAD_CPU, DK_AUTOGRAD_CUDA
 from c10.scalar_type cimport dtype_of, is_floating, is_complex
 from c10.tensor_impl cimport TensorImpl
 from torch.csrc.autograd.accumulate_grad cimport accumulate
+
+cdef extern from "Python.h":
+    object PyObject_GenericGetDict(object o, void* context)
 
 cdef uint64_t _sequence = 0             # creation order of nodes: the ready queue runs the newest first
 cdef bint _anomaly_enabled = False        # torch.autograd.set_detect_anomaly
@@ -117,9 +124,13 @@ cdef int _init_node(Node node, tuple next_edges) except -1:
     return 0
 
 
+cdef tuple _NO_ARGS = ()
+
+
 cdef Node new_node(type node_type, tuple next_edges):
-    """A node of a (generated) Node subclass, without a Python-level __init__ call."""
-    cdef Node node = Node.__new__(node_type)
+    """A node of a (generated) Node subclass, without a Python-level __init__ call (Node's tp_new called
+    directly: Node.__new__(node_type) went through a Python method call)."""
+    cdef Node node = <Node>(<PyTypeObject*>Node).tp_new(node_type, <PyObject*>_NO_ARGS, NULL)
     _init_node(node, next_edges)
     return node
 
@@ -141,6 +152,18 @@ cdef class Node:
     @next_functions.setter
     def next_functions(self, value):
         raise AttributeError(f"attribute 'next_functions' of '{type(self).__name__}' objects is not writable")
+
+    @property
+    def needs(self):
+        """Per next edge, whether that input needs a gradient (the formulas' grad_input_mask): made from
+        the edges on first read, in backward, unless set (recording a forward only never pays for it)."""
+        if self._needs is None:
+            self._needs = needs(self.next_edges)
+        return self._needs
+
+    @needs.setter
+    def needs(self, value):
+        self._needs = None if value is None else tuple(value)
 
     @property
     def metadata(self):
@@ -174,21 +197,21 @@ cdef class Node:
         if self._post_hooks is None:
             self._post_hooks = []
         self._post_hooks.append(fn)
-        return _RemovableHandle(self._post_hooks, fn)
+        return ListHookHandle(self._post_hooks, fn)
 
     def register_prehook(self, fn):
         """fn(grad_outputs) before the node runs; a returned tuple replaces grad_outputs."""
         if self._pre_hooks is None:
             self._pre_hooks = []
         self._pre_hooks.append(fn)
-        return _RemovableHandle(self._pre_hooks, fn)
+        return ListHookHandle(self._pre_hooks, fn)
 
     def _register_tensor_hook(self, int output_nr, fn):
         if self._tensor_pre_hooks is None:
             self._tensor_pre_hooks = {}
         hooks = self._tensor_pre_hooks.setdefault(output_nr, [])
         hooks.append(fn)
-        return _RemovableHandle(hooks, fn)
+        return ListHookHandle(hooks, fn)
 
     def _register_retain_grad(self, int output_nr, tensor_ref):
         if self._retain_grad_tensors is None:
@@ -197,24 +220,6 @@ cdef class Node:
 
     def __repr__(self):
         return f"<{self.name()} object at {id(self):#x}>"
-
-
-class _RemovableHandle:
-    """What register_hook returns: `remove()` unregisters the hook."""
-
-    def __init__(self, hooks, fn):
-        self._hooks = hooks
-        self._fn = fn
-
-    def remove(self):
-        if self._fn in self._hooks:
-            self._hooks.remove(self._fn)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.remove()
 
 
 cdef class AccumulateGrad(Node):
@@ -258,7 +263,7 @@ def register_leaf_hook(tensor, fn):
     if hooks is None:
         hooks = tensor.__dict__["_leaf_hooks"] = []
     hooks.append(fn)
-    return _RemovableHandle(hooks, fn)
+    return ListHookHandle(hooks, fn)
 
 
 def set_requires_grad_flag(tensor, bint flag):
@@ -283,16 +288,19 @@ def clear_history(tensor):
 
 cpdef AccumulateGrad grad_accumulator(object tensor):
     """The AccumulateGrad node of a leaf that requires grad (made once, held weakly by the tensor,
-    as PyTorch's: every edge to it keeps it alive)."""
-    cdef dict state = tensor.__dict__
-    ref = state.get("_grad_accumulator")
-    if ref is not None:
-        node = ref()
-        if node is not None:
-            return <AccumulateGrad>node
+    as PyTorch's: every edge to it keeps it alive). A graph that dies takes its accumulators with it,
+    so a loop recording `a + b` remakes two per step: the weak reference is made and read through
+    the C API (through weakref.ref's Python call it was half of recording that add)."""
+    cdef dict state = <dict>PyObject_GenericGetDict(tensor, NULL)
+    cdef PyObject* ref = PyDict_GetItemWithError(state, "_grad_accumulator")
+    cdef PyObject* alive
+    if ref != NULL:
+        alive = PyWeakref_GetObject(<object>ref)
+        if alive != <PyObject*>None:
+            return <AccumulateGrad>alive
     cdef AccumulateGrad fresh = AccumulateGrad.__new__(AccumulateGrad)
     _init_accumulator(fresh, tensor)
-    state["_grad_accumulator"] = weakref.ref(fresh)
+    state["_grad_accumulator"] = PyWeakref_NewRef(fresh, None)
     return fresh
 
 
@@ -381,9 +389,11 @@ cdef Edge edge_of(object value):
     if isinstance(value, TensorImpl) and ((<TensorImpl>value).key_set & _AUTOGRAD_KEYS):
         if (<TensorImpl>value).view_base is not None:
             _refresh_view(<TensorImpl>value)
-        fn = value._grad_fn
+        # the tensor's dict read directly: attribute access first walks the class for descriptors
+        state = <dict>PyObject_GenericGetDict(value, NULL)
+        fn = <object>found if (found := PyDict_GetItemWithError(state, "_grad_fn")) != NULL else None
         if fn is not None:
-            return make_edge(fn, value._output_nr)
+            return make_edge(fn, state.get("_output_nr", 0))
         return make_edge(grad_accumulator(value), 0)
     return _NO_EDGE
 
@@ -439,8 +449,9 @@ cpdef set_outputs(Node node, object result, object differentiable=None):
 
 
 cdef inline int _set_output(Node node, TensorImpl out, Py_ssize_t output_nr) except -1:
-    out._grad_fn = node
-    out._output_nr = output_nr
+    cdef dict state = <dict>PyObject_GenericGetDict(out, NULL)      # not setattr's type lookups
+    state["_grad_fn"] = node
+    state["_output_nr"] = output_nr
     out.key_set |= (<uint64_t>1) << (DK_AUTOGRAD_CPU if out.device_type == 0 else DK_AUTOGRAD_CUDA)
     return 0
 

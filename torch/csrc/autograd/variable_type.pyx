@@ -158,7 +158,6 @@ cdef class AutogradKernel:
     cdef Node _make_node(self, list values, object result, tuple next_edges):
         """The op's node with its edges and saved values; result's history is set by the caller."""
         cdef Node node = new_node(self.node_type, next_edges)
-        node.needs = tuple([(<Edge>e).function is not None for e in next_edges])
         cdef Py_ssize_t n = len(self.saves), k
         cdef tuple saved = PyTuple_New(n)
         cdef object value                # an object: PyTuple_SET_ITEM steals the reference taken
