@@ -159,6 +159,11 @@ EMBER_GRADS(base, )
 #ifdef EMBER_HAVE_AVX2
 EMBER_VEC_DEFINE(avx2, EMBER_AVX2_ATTR)
 EMBER_GRADS(avx2, EMBER_AVX2_ATTR)
+/* 16 float lanes per instruction: the exp-bound rows do a third more per cycle on Zen 4 */
+#define EMBER_AVX512_ATTR __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma"), \
+                                         optimize("prefer-vector-width=512")))
+EMBER_VEC_DEFINE(avx512, EMBER_AVX512_ATTR)
+EMBER_GRADS(avx512, EMBER_AVX512_ATTR)
 #endif
 
 #define EMBER_TABLE(SUF) { ember_softmax_row_f_##SUF, ember_softmax_row_d_##SUF,                \
@@ -169,16 +174,20 @@ EMBER_GRADS(avx2, EMBER_AVX2_ATTR)
 static const ember_vec_table ember_vec_base = EMBER_TABLE(base);
 #ifdef EMBER_HAVE_AVX2
 static const ember_vec_table ember_vec_avx2 = EMBER_TABLE(avx2);
+static const ember_vec_table ember_vec_avx512 = EMBER_TABLE(avx512);
 #endif
 
 static const ember_vec_table* ember_vec(void) {
 #ifdef EMBER_HAVE_AVX2
+    if (ember_use_avx512()) return &ember_vec_avx512;
     if (ember_use_avx2()) return &ember_vec_avx2;
 #endif
     return &ember_vec_base;
 }
 
-static const char* ember_vec_level(void) { return ember_use_avx2() ? "avx2" : "default"; }
+static const char* ember_vec_level(void) {
+    return ember_use_avx512() ? "avx512" : ember_use_avx2() ? "avx2" : "default";
+}
 
 #pragma GCC pop_options
 #endif
