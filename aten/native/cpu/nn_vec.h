@@ -160,8 +160,6 @@ EMBER_GRADS(base, )
 EMBER_VEC_DEFINE(avx2, EMBER_AVX2_ATTR)
 EMBER_GRADS(avx2, EMBER_AVX2_ATTR)
 /* 16 float lanes per instruction: the exp-bound rows do a third more per cycle on Zen 4 */
-#define EMBER_AVX512_ATTR __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma"), \
-                                         optimize("prefer-vector-width=512")))
 EMBER_VEC_DEFINE(avx512, EMBER_AVX512_ATTR)
 EMBER_GRADS(avx512, EMBER_AVX512_ATTR)
 #endif
