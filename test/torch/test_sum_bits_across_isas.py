@@ -30,7 +30,42 @@ def digest() -> str:
     for dtype in (torch.float32, torch.float16, torch.bfloat16):
         h.update(rows.to(dtype).sum(-1).float().numpy().tobytes())
         h.update(rows.to(dtype).mean(-1).float().numpy().tobytes())
+        h.update(rows.to(dtype).t().sum(0).float().numpy().tobytes())         # strided: widened, then summed
     return h.hexdigest()
+
+
+def _lanes_model(x: np.ndarray) -> np.float32:
+    """blk_sum.h's order, in float32 NumPy arithmetic: halves of a multiple of 16 down to leaves of <= 1024
+    elements, a leaf added into 64 lanes (tail elements into lanes 0, 1, ...), the lanes folded in halves."""
+    n = x.size
+    if n > 1024:
+        h = (n // 2) & ~15
+        return np.float32(_lanes_model(x[:h]) + _lanes_model(x[h:]))
+    lanes = np.zeros(64, np.float32)
+    m = n - n % 64
+    for i in range(0, m, 64):
+        lanes += x[i:i + 64]
+    lanes[:n - m] += x[m:]
+    for width in (32, 16, 8, 4, 2, 1):
+        lanes[:width] += lanes[width:2 * width]
+    return lanes[0]
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=str)
+@pytest.mark.parametrize("n", [64, 100, 1000, 3001])
+def test_a_reduced_float_row_sum_is_the_lane_order_sum_of_its_float32_values(dtype, n):
+    """float16/bfloat16 rows of 64 or more (shorter ones take the engine's column loops), contiguous (widened as
+    the leaf reads them) or strided (widened into a float32 copy first): the float32 sum is blk_sum.h's order
+    over the widened values, bit for bit (and the dtype's sum that, rounded once)."""
+    rng = np.random.default_rng(n)          # magnitudes over eight decades, so that sums round and order shows
+    x = torch.from_numpy((rng.standard_normal((3, n)) * 10.0 ** rng.integers(-4, 4, (3, n))).astype(np.float32))
+    x = x.to(dtype)
+    want = np.array([_lanes_model(row) for row in x.float().numpy()], np.float32)
+    every_other = torch.zeros(3, 2 * n, dtype=dtype)
+    every_other[:, ::2] = x
+    for rows in (x, x.t().contiguous().t(), every_other[:, ::2]):
+        np.testing.assert_array_equal(rows.sum(-1, dtype=torch.float32).numpy(), want)
+        np.testing.assert_array_equal(rows.sum(-1).float().numpy(), torch.from_numpy(want).to(dtype).float().numpy())
 
 
 def _digest_under(capability: str) -> str:

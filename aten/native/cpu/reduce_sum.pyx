@@ -255,7 +255,7 @@ cdef float _row_reduced(const char* x, Py_ssize_t n, Py_ssize_t step, bint half)
         return ember_blk_pairwise(x, n, 2 if half else 1)
     if n <= BLOCK:
         ember_widen(x, step, buf, n, half)
-        return _blk(<const float*>buf, n, 1, F_SUM, 0, <float>0)
+        return ember_blk_pairwise(<const char*>buf, n, 0)
     h = (n // 2) & ~(<Py_ssize_t>15)
     return _row_reduced(x, h, step, half) + _row_reduced(x + h * step, n - h, step, half)
 

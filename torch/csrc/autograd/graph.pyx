@@ -128,9 +128,9 @@ cdef tuple _NO_ARGS = ()
 
 
 cdef Node new_node(type node_type, tuple next_edges):
-    """A node of a (generated) Node subclass, without a Python-level __init__ call (Node's tp_new called
+    """A node of a (generated) Node subclass, without a Python-level __init__ call (the type's tp_new called
     directly: Node.__new__(node_type) went through a Python method call)."""
-    cdef Node node = <Node>(<PyTypeObject*>Node).tp_new(node_type, <PyObject*>_NO_ARGS, NULL)
+    cdef Node node = <Node>(<PyTypeObject*>node_type).tp_new(node_type, <PyObject*>_NO_ARGS, NULL)
     _init_node(node, next_edges)
     return node
 
