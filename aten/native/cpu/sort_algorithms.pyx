@@ -104,8 +104,8 @@ cdef void _final_insertion_sort(num_t* k, int64_t* v, Py_ssize_t first, Py_ssize
         _insertion_sort(k, v, first, last, mode)
 
 
-cdef void _move_median_to_first(num_t* k, int64_t* v, Py_ssize_t result, Py_ssize_t a, Py_ssize_t b,
-                                Py_ssize_t c, int mode) noexcept nogil:
+cdef inline void _move_median_to_first(num_t* k, int64_t* v, Py_ssize_t result, Py_ssize_t a, Py_ssize_t b,
+                                       Py_ssize_t c, int mode) noexcept nogil:
     if _lt_at(k, v, a, b, mode):
         if _lt_at(k, v, b, c, mode):
             _swap(k, v, result, b)
@@ -228,6 +228,17 @@ cdef void _introsort_loop(num_t* k, int64_t* v, Py_ssize_t first, Py_ssize_t las
 
 
 cdef void std_sort(num_t* k, int64_t* v, Py_ssize_t first, Py_ssize_t last, int mode) noexcept nogil:
+    # sort's two comparators as constants: gcc then clones the loops for each, with no test of the mode in
+    # every comparison (IPA constant propagation)
+    if mode == C_ASC:
+        _std_sort(k, v, first, last, C_ASC)
+    elif mode == C_DESC:
+        _std_sort(k, v, first, last, C_DESC)
+    else:
+        _std_sort(k, v, first, last, mode)
+
+
+cdef inline void _std_sort(num_t* k, int64_t* v, Py_ssize_t first, Py_ssize_t last, int mode) noexcept nogil:
     if first != last:
         _introsort_loop(k, v, first, last, _lg(last - first) * 2, mode)
         _final_insertion_sort(k, v, first, last, mode)
