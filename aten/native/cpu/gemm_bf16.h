@@ -12,22 +12,17 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include "aten/native/cpu/vec_math.h"
 
 #define EMBER_BF16_MR 12
 #define EMBER_BF16_NR 32
 
-/* Whether this CPU runs the kernel below: AVX512-BF16, unless ATEN_CPU_CAPABILITY (PyTorch's variable)
- * asks for less than AVX512 ("default", "base" or "avx2"). Decided once. */
+/* Whether this CPU runs the kernel below: AVX512-BF16 on top of the AVX-512 level (vec_math.h), which
+ * ATEN_CPU_CAPABILITY (PyTorch's variable) can lower. Decided once. */
 static int ember_has_avx512_bf16(void) {
 #if defined(__GNUC__) && defined(__x86_64__)
     static int cached = -1;
-    if (cached < 0) {
-        const char* env = getenv("ATEN_CPU_CAPABILITY");
-        __builtin_cpu_init();
-        cached = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw")
-                 && __builtin_cpu_supports("avx512bf16")
-                 && !(env && (strcmp(env, "default") == 0 || strcmp(env, "base") == 0 || strcmp(env, "avx2") == 0));
-    }
+    if (cached < 0) cached = ember_use_avx512() && __builtin_cpu_supports("avx512bf16");
     return cached;
 #else
     return 0;

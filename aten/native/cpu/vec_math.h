@@ -193,8 +193,7 @@ EMBER_VM_INLINE float ember_vm_signf(float a) { return (float)((0 < a) - (a < 0)
 /* Elements per block when a generated loop gathers strided operands (torchgen/targets/cpu_loops.py). */
 #define EMBER_VM_BLOCK 256
 
-/* The vector code path: AVX2+FMA where the CPU has both, unless ATEN_CPU_CAPABILITY=default
- * (PyTorch's variable) asks for the baseline. Decided once per module. */
+/* The vector code paths (ember_cpu_level below picks one). */
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
 #define EMBER_HAVE_AVX2 1
 #define EMBER_AVX2_ATTR __attribute__((target("avx2,fma")))
@@ -204,14 +203,21 @@ EMBER_VM_INLINE float ember_vm_signf(float a) { return (float)((0 < a) - (a < 0)
     __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,prefer-vector-width=512")))
 #endif
 
-static int ember_use_avx2(void) {
+/* This CPU's vector level, decided once per module: 2 AVX-512 (F, BW, VL, DQ: what PyTorch requires for
+ * its AVX512 capability), 1 AVX2+FMA, 0 the baseline; ATEN_CPU_CAPABILITY=avx2, =default (or =base) asks
+ * for less, as PyTorch's variable does. */
+static int ember_cpu_level(void) {
 #ifdef EMBER_HAVE_AVX2
     static int cached = -1;
     if (cached < 0) {
         const char* env = getenv("ATEN_CPU_CAPABILITY");
+        int cap = !env ? 2 : strcmp(env, "default") == 0 || strcmp(env, "base") == 0 ? 0
+                  : strcmp(env, "avx2") == 0 ? 1 : 2;
         __builtin_cpu_init();
-        cached = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")
-                 && !(env && (strcmp(env, "default") == 0 || strcmp(env, "base") == 0));
+        int level = !(__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) ? 0
+                    : __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw")
+                      && __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq") ? 2 : 1;
+        cached = level < cap ? level : cap;
     }
     return cached;
 #else
@@ -219,23 +225,8 @@ static int ember_use_avx2(void) {
 #endif
 }
 
-/* AVX-512 (F, BW, VL, DQ: what PyTorch requires for its AVX512 capability) where the CPU has it, unless ATEN_CPU_CAPABILITY asks for less ("default", "base"
- * or "avx2"). Decided once per module. */
-static int ember_use_avx512(void) {
-#ifdef EMBER_HAVE_AVX2
-    static int cached = -1;
-    if (cached < 0) {
-        const char* env = getenv("ATEN_CPU_CAPABILITY");
-        __builtin_cpu_init();
-        cached = ember_use_avx2() && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw")
-                 && __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq")
-                 && !(env && strcmp(env, "avx2") == 0);
-    }
-    return cached;
-#else
-    return 0;
-#endif
-}
+static int ember_use_avx2(void) { return ember_cpu_level() >= 1; }
+static int ember_use_avx512(void) { return ember_cpu_level() >= 2; }
 
 /* The body of an entry point compiled twice, NAME##_avx2 and NAME##_base (no result): the copy this
  * CPU runs (optim_step.h, norm_rows.h, col_sum.h). */
