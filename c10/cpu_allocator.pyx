@@ -9,6 +9,12 @@ handed out again for the same class; the cache holds at most EMBER_CPU_CACHE_MB 
 (default 1024; 0 turns it off) in at most SLOTS blocks, evicting the oldest first, and is
 emptied, and the allocation retried, before an allocation is refused. Reused memory holds old
 bytes, as any `torch.empty` result may.
+
+Blocks from 4 MiB are aligned to 2 MiB and advised for transparent huge pages (as NumPy does; PyTorch
+only with THP_MEM_ALLOC_ENABLE=1): a memory-bound loop over 4 KiB pages pays a TLB miss per page and
+its hardware prefetch stops at every page boundary (an add of 2^24 float32 into an existing tensor,
+one thread: 9.4-10.4 ms on 4 KiB pages, 7.5-8.2 ms on 2 MiB ones, here), and a fresh block faults
+once per 2 MiB instead of once per 4 KiB.
 """
 from libc.stdlib cimport free
 from libc.string cimport strerror
@@ -18,10 +24,16 @@ import os as _os
 cdef extern from "stdlib.h" nogil:
     int posix_memalign(void** memptr, size_t alignment, size_t size)
 
+cdef extern from "sys/mman.h" nogil:
+    int madvise(void* addr, size_t length, int advice)
+    int MADV_HUGEPAGE
+
 cdef enum:
     ALIGNMENT = 64          # a cache line; also what AVX-512 loads like
     CACHE_MIN = 1 << 20     # blocks from 1 MiB are cached
     SLOTS = 32
+    HUGE_MIN = 1 << 22      # blocks from 4 MiB are aligned to, and advised for, 2 MiB pages
+    HUGE_PAGE = 1 << 21
 
 cdef char* _blocks[SLOTS]
 cdef Py_ssize_t _classes[SLOTS]
@@ -44,7 +56,10 @@ cdef inline Py_ssize_t _size_class(Py_ssize_t nbytes) noexcept:
 cdef int _aligned(void** p, Py_ssize_t nbytes) noexcept:
     """posix_memalign's error code (0: *p holds the block)."""
     p[0] = NULL
-    cdef int err = posix_memalign(p, ALIGNMENT, <size_t>(nbytes if nbytes > 0 else 1))
+    cdef bint huge = nbytes >= HUGE_MIN
+    cdef int err = posix_memalign(p, HUGE_PAGE if huge else ALIGNMENT, <size_t>(nbytes if nbytes > 0 else 1))
+    if err == 0 and p[0] != NULL and huge:
+        madvise(p[0], <size_t>nbytes & ~(<size_t>HUGE_PAGE - 1), MADV_HUGEPAGE)
     return err if err != 0 or p[0] != NULL else 12
 
 

@@ -4,6 +4,7 @@ can be emptied, and never changes what tensors hold."""
 from __future__ import annotations
 
 import gc
+import os
 
 import numpy as np
 import pytest
@@ -81,3 +82,28 @@ def test_an_impossible_allocation_still_fails_with_pytorchs_error_after_emptying
     with pytest.raises(RuntimeError, match="DefaultCPUAllocator: can't allocate memory: you tried to allocate"):
         torch.empty(1 << 60, dtype=torch.uint8)
     assert cpu_allocator.cached_bytes() == 0
+
+
+def _vm_flags(address: int) -> list[str]:
+    """The VmFlags of the mapping holding address, from /proc/self/smaps."""
+    inside = False
+    with open("/proc/self/smaps") as smaps:
+        for line in smaps:
+            head = line.split()[0]
+            if "-" in head and not head.endswith(":"):
+                low, high = (int(x, 16) for x in head.split("-"))
+                inside = low <= address < high
+            elif inside and head == "VmFlags:":
+                return line.split()[1:]
+    raise AssertionError(f"no mapping holds {address:#x}")
+
+
+@pytest.mark.skipif(not os.path.exists("/sys/kernel/mm/transparent_hugepage"),
+                    reason="a kernel with transparent huge pages")
+def test_a_block_from_4_mib_is_aligned_to_and_advised_for_2_mib_pages():
+    # a memory-bound loop over 4 KiB pages pays a TLB miss per page and its prefetch stops at each one
+    large = torch.empty(4 * MIB)                      # 16 MiB of float32
+    assert large.data_ptr() % (2 * MIB) == 0
+    assert "hg" in _vm_flags(large.data_ptr())
+    small = torch.empty(MIB // 2)                     # 2 MiB: an ordinary block
+    assert small.data_ptr() % 64 == 0
