@@ -32,6 +32,8 @@ VECTOR_FLOAT32: dict[str, str] = {"exp": "ember_vm_expf", "exp2": "ember_vm_exp2
                                   "floor": "ember_vm_floorf", "ceil": "ember_vm_ceilf", "trunc": "ember_vm_truncf",
                                   "round": "ember_vm_roundf", "isnan": "ember_vm_isnanf", "maximum": "ember_vm_maximumf",
                                   "minimum": "ember_vm_minimumf", "sign": "ember_vm_signf"}
+# The VECTOR_FLOAT32 functions vec_math.h approximates (its own polynomials, not libm's bits).
+VECTOR_APPROXIMATED = frozenset({"exp", "exp2", "expm1", "log", "log1p", "tanh", "erf"})
 # Defined for every loop dtype: aten/native/cpu/scalar_ops.pxd (Cython, `sm.<name>`) and
 # torchgen/templates/cuda_scalar_ops.cuh (CUDA, `ember_<name>`).
 HELPERS = frozenset({"truncdiv", "floordiv", "remainder", "fmod", "pow", "abs", "sign", "floor", "ceil", "trunc",

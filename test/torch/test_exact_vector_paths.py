@@ -1,7 +1,9 @@
 """The exact float32 ops that run as vector instructions where the CPU has them (sqrt, rsqrt, floor, ceil, trunc,
-round, frac, and the selects relu, sign, maximum, minimum: aten/native/cpu/vec_math.h) and the float32 <-> float16
-conversions (F16C: aten/native/cpu/vec_half.h) give NumPy's bits exactly, over a dense sweep of float32 bit patterns,
-contiguous, strided and broadcast, and the same bits on the baseline build (ATEN_CPU_CAPABILITY=default)."""
+round, frac, and the selects relu, sign, maximum, minimum: aten/native/cpu/vec_math.h), the arithmetic ones whose
+formula multiplies and adds (add and sub with alpha, addcmul, addcdiv: compiled without FMA contraction) and the
+float32 <-> float16 conversions (F16C: aten/native/cpu/vec_half.h) give NumPy's bits exactly, over a dense sweep of
+float32 bit patterns, contiguous, strided and broadcast, and the same bits on the baseline and AVX2 builds
+(ATEN_CPU_CAPABILITY=default, avx2)."""
 from __future__ import annotations
 
 import hashlib
@@ -38,6 +40,20 @@ OPS = {"sqrt": np.sqrt, "rsqrt": _rsqrt, "floor": np.floor, "ceil": np.ceil, "tr
        "frac": lambda x: x - np.trunc(x), "relu": _relu, "sign": np.sign}
 # binary ones, against a shuffled copy of the sweep and a broadcast scalar: NaN-propagating maximum/minimum
 BINARY = {"maximum": np.maximum, "minimum": np.minimum}
+# a product and a sum, each rounded (no FMA), as NumPy computes them: against two shuffled copies of the sweep
+SCALE = np.float32(0.3)
+ARITHMETIC = {
+    "add": (lambda x, y, z: torch.add(x, y, alpha=0.3), lambda x, y, z: x + SCALE * y),
+    "sub": (lambda x, y, z: torch.sub(x, y, alpha=0.3), lambda x, y, z: x - SCALE * y),
+    "addcmul": (lambda x, y, z: torch.addcmul(x, y, z, value=0.3), lambda x, y, z: x + SCALE * y * z),
+    "addcdiv": (lambda x, y, z: torch.addcdiv(x, y, z, value=0.3), lambda x, y, z: x + SCALE * y / z),
+}
+
+
+def _operands() -> list[np.ndarray]:
+    x = sweep()
+    rng = np.random.default_rng(0)
+    return [x, rng.permutation(x), rng.permutation(x)]
 
 
 def _bits(a: np.ndarray) -> np.ndarray:
@@ -73,6 +89,22 @@ def test_selecting_float32_op_gives_numpys_bits_with_tensors_and_broadcast_scala
     assert np.array_equal(_bits(torch.clamp(torch.from_numpy(x), -2, 3).numpy()), _bits(expected))
 
 
+@pytest.mark.parametrize("name", sorted(ARITHMETIC))
+def test_multiply_add_float32_op_rounds_each_step_as_numpy_in_every_layout(name):
+    ours, numpys = ARITHMETIC[name]
+    arrays = _operands()
+    with np.errstate(all="ignore"):
+        expected = _bits(numpys(*arrays))
+    tensors = [torch.from_numpy(a) for a in arrays]
+    assert np.array_equal(_bits(ours(*tensors).numpy()), expected)
+    strided = [torch.from_numpy(np.repeat(a, 2))[::2] for a in arrays]      # the gathered (strided) path
+    assert np.array_equal(_bits(ours(*strided).numpy()), expected)
+    out = torch.empty(len(arrays[0]))
+    getattr(torch, name)(*tensors[:2 if name in ("add", "sub") else 3], out=out,
+                         **({"alpha": 0.3} if name in ("add", "sub") else {"value": 0.3}))
+    assert np.array_equal(_bits(out.numpy()), expected)
+
+
 def test_float16_conversions_give_numpys_bits_both_ways():
     x = sweep()
     with np.errstate(all="ignore"):
@@ -90,16 +122,20 @@ def digest() -> str:
     h = hashlib.sha256()
     for name in sorted(OPS):
         h.update(_bits(getattr(torch, name)(x).numpy()).tobytes())
+    tensors = [torch.from_numpy(a) for a in _operands()]
+    for name in sorted(ARITHMETIC):
+        h.update(_bits(ARITHMETIC[name][0](*tensors).numpy()).tobytes())
     half = x.half()
     h.update(_bits(half.numpy()).tobytes())
     h.update(_bits(half.float().numpy()).tobytes())
     return h.hexdigest()
 
 
-def test_the_baseline_build_gives_the_same_bits():
+@pytest.mark.parametrize("capability", ["default", "avx2"])
+def test_the_baseline_and_avx2_builds_give_the_same_bits(capability):
     code = (f"import sys; sys.path[:0] = [{str(Path(__file__).parent)!r}, {str(REPO)!r}]\n"
             "import test_exact_vector_paths as m; print(m.digest())\n")
-    env = dict(os.environ, ATEN_CPU_CAPABILITY="default")
+    env = dict(os.environ, ATEN_CPU_CAPABILITY=capability)
     result = subprocess.run([sys.executable, "-c", code], cwd=REPO, env=env, capture_output=True, text=True,
                             timeout=300)
     assert result.returncode == 0, result.stderr[-2000:]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from torchgen.dtypes import DType
-from torchgen.formula import VECTOR_FLOAT32, render, tokenize
+from torchgen.formula import VECTOR_APPROXIMATED, render, tokenize
 from torchgen.model import SchemaError
 from torchgen.native_yaml import NativeFunction
 from torchgen.targets.pointwise import DtypeRules, KernelParam, PointwiseOp
@@ -19,7 +19,9 @@ class Loop:
     ("same"), converted ("convert") or as 0/1 ("bool"). `load` and `store_fn` name the C functions
     converting in_t to compute_t and compute_t to out_t where a C cast cannot (bfloat16). A float32
     loop whose formula vectorises has `vector_expr` instead: the formula in C, compiled per ISA by
-    cpu_vector_loop.c.j2. A float16 or bfloat16 loop of the same formula names that float32 loop in
+    cpu_vector_loop.c.j2, where `contract` says whether the AVX builds may contract a product and a sum into an
+    FMA (formulas calling exp, tanh...: their AVX builds' bits are their own; the others are compiled without
+    contraction, so their bits are the scalar loops'). A float16 or bfloat16 loop of the same formula names that float32 loop in
     `via_float32` and runs it on widened blocks instead of converting element by element."""
     name: str
     scalar_type: int
@@ -31,6 +33,7 @@ class Loop:
     expr: str
     store: str
     vector_expr: str | None = None
+    contract: bool = False
     load: str = ""
     store_fn: str = ""
     via_float32: str | None = None
@@ -74,28 +77,24 @@ class OpContext:
     loops: tuple[Loop, ...]
 
 
-def _vector_expr(op: PointwiseOp, dt: DType) -> str | None:
-    """The C formula of a float32 loop whose formula calls exp, log, tanh... (VECTOR_FLOAT32 only,
-    no other helpers), or is arithmetic no FMA can contract: rendered with aten/native/cpu/vec_math.h's
-    branch-free spellings, over contiguous blocks compiled for the baseline and for AVX2+FMA and
-    picked at run time (ember_use_avx2). Strided operands are gathered into blocks of VM_BLOCK
-    elements and broadcast ones filled into one, so every layout gets the same vector code and the
-    same results. None when the formula has none of these,
-    or calls a helper or a function without a vector spelling."""
+def _vector_expr(op: PointwiseOp, dt: DType) -> tuple[str | None, bool]:
+    """The C formula of a float32 loop whose formula vectorises (arithmetic, selects and the functions of
+    VECTOR_FLOAT32, no other helpers), rendered with aten/native/cpu/vec_math.h's branch-free spellings, over
+    contiguous blocks compiled for the baseline, for AVX2+FMA and for AVX-512 and picked at run time
+    (ember_use_avx2, ember_use_avx512); and whether the AVX builds may contract a product and a sum into an FMA:
+    only where the formula calls a function vec_math.h approximates (its AVX bits are its own anyway). The
+    others (add's `x0 + c0 * x1`, addcmul, lerp; sqrt, floor, maximum...) are compiled without contraction, so
+    they round as the scalar loops and NumPy do. Strided operands are gathered into blocks of VM_BLOCK elements and broadcast ones filled into one, so
+    every layout gets the same vector code and the same results. None when the formula calls a helper or a
+    function without a vector spelling."""
     if dt.name != "float32" or op.out_dtype(dt).name != "float32":
-        return None
+        return None, False
     formula = op.formula_for(dt)
-    tokens = tokenize(formula)
-    ops = {text for kind, text in tokens if kind == "op"}
-    # a product and a sum in one formula would be contracted into an FMA in the AVX2 build, changing
-    # its bits: arithmetic-only formulas vectorise only without that pair (div, reciprocal, leaky_relu)
-    arithmetic_only = not ("*" in ops and ops & {"+", "-"})
-    if not (arithmetic_only or any(kind == "name" and text in VECTOR_FLOAT32 for kind, text in tokens)):
-        return None
+    calls_math = any(kind == "name" and text in VECTOR_APPROXIMATED for kind, text in tokenize(formula))
     try:
-        return render(formula, op.names(), dt, "c")
+        return render(formula, op.names(), dt, "c"), calls_math
     except SchemaError:  # a helper or a function without a vectorised float32 spelling: libm loop
-        return None
+        return None, False
 
 
 # The most operands a float16/bfloat16 loop widens into blocks (aten/native/cpu/vec_reduced.h).
@@ -116,13 +115,13 @@ def _via_float32(op: PointwiseOp, dt: DType) -> str | None:
 
 def _loop(op: PointwiseOp, dt: DType) -> Loop:
     out = op.out_dtype(dt)
-    vector_expr = _vector_expr(op, dt)
+    vector_expr, contract = _vector_expr(op, dt)
     via = _via_float32(op, dt)
     expr = "" if vector_expr is not None or via else render(op.formula_for(dt), op.names(), dt.compute, "cython")
     store = "bool" if out.is_bool else ("same" if out.compute is out else "convert")
     return Loop(name=f"{op.cname}_{dt.name}", scalar_type=dt.scalar_type, in_t=dt.ctype, compute_t=dt.compute.ctype,
                 out_t=out.ctype, inputs=len(op.tensors), scalars=len(op.scalars), expr=expr, store=store,
-                vector_expr=vector_expr, load=dt.load, store_fn=out.store, via_float32=via)
+                vector_expr=vector_expr, contract=contract, load=dt.load, store_fn=out.store, via_float32=via)
 
 
 def kernel_name(fn: NativeFunction) -> str:
