@@ -13,3 +13,5 @@ cdef class OperatorHandle:
     cdef object call_below(self, tuple args, dict kwargs)
 
 cpdef OperatorHandle find_operator(str name)
+# Whether a TorchDispatchMode is active (the Python key is in every call's key set).
+cdef bint python_key_active() noexcept

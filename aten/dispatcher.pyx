@@ -15,7 +15,7 @@ import re
 import sys
 
 from libc.stdint cimport uint64_t
-from c10.dispatch_key cimport (DK_CPU, DK_CUDA, DK_BACKEND_SELECT, DK_AD_INPLACE_OR_VIEW,
+from c10.dispatch_key cimport (DK_CPU, DK_CUDA, DK_BACKEND_SELECT, DK_PYTHON, DK_AD_INPLACE_OR_VIEW,
                                DK_AUTOGRAD_OTHER, DK_AUTOGRAD_CPU, DK_AUTOGRAD_CUDA, DK_AUTOCAST_CPU,
                                DK_AUTOCAST_CUDA, NUM_RUNTIME_KEYS)
 from c10.tensor_impl cimport TensorImpl, wrap_number
@@ -45,6 +45,35 @@ cdef bint _trace = os.environ.get("TORCH_SHOW_DISPATCH_TRACE", "") not in ("", "
 # The active profiler (torch.profiler): while set, each call that enters an operator through the
 # dispatcher (not an autograd kernel's call below itself) runs as _profiler.wrap(name, kernel).
 cdef object _profiler = None
+
+
+# The Python key (torch.utils._python_dispatch): while a TorchDispatchMode is active, every call's key
+# set gains it, and its kernel, one PythonKernel per operator, hands the call to _python_handler.
+cdef bint _python_key = False
+cdef object _python_handler = None
+
+
+def set_python_key(handler):
+    """Route every operator call through handler(handle, args, kwargs) at the Python key (below
+    autograd), or, with None, stop. The handler turns the key off while it runs a mode's code."""
+    global _python_key, _python_handler
+    _python_handler = handler
+    _python_key = handler is not None
+
+
+cdef bint python_key_active() noexcept:
+    return _python_key
+
+
+cdef class PythonKernel:
+    """The Python key's kernel of one operator: the call, with its handle, to the mode handler."""
+    cdef OperatorHandle handle
+
+    def __init__(self, OperatorHandle handle):
+        self.handle = handle
+
+    def __call__(self, *args, **kwargs):
+        return _python_handler(self.handle, args, kwargs)
 
 
 def set_profiler_hook(hook):
@@ -194,6 +223,14 @@ cdef class OperatorHandle:
                     kernel = reg[_ALIAS_CIA]
                 else:
                     kernel = reg.get(_ALIAS_AUTOGRAD, FALLTHROUGH)
+            elif kernel is None and k == DK_PYTHON:
+                # a CompositeImplicitAutograd op decomposes above the Python key, as PyTorch's: the mode
+                # sees the operators it is made of (matmul's mm), not the composite
+                if (_ALIAS_CIA in reg and DK_CPU not in reg and DK_CUDA not in reg and _ALIAS_CEA not in reg
+                        and _ALIAS_CEANF not in reg):
+                    kernel = reg[_ALIAS_CIA]
+                else:
+                    kernel = PythonKernel(self)
             elif kernel is None and (k == DK_BACKEND_SELECT or k == DK_AD_INPLACE_OR_VIEW
                                      or k == DK_AUTOCAST_CPU or k == DK_AUTOCAST_CUDA):
                 kernel = FALLTHROUGH
@@ -252,6 +289,8 @@ cdef object _resolve(OperatorHandle self, uint64_t ks):
         ks &= ~AUTOGRAD_BITS     # no_grad, or inside an autograd kernel's call below autograd
     if ks == 0:
         ks = (<uint64_t>1) << DK_CPU
+    if _python_key:
+        ks |= (<uint64_t>1) << DK_PYTHON
     if autocast:
         # The Autocast key of each backend the call's tensors are on, where autocast is enabled.
         ks |= ((ks & BACKEND_BITS) << (DK_AUTOCAST_CPU - DK_CPU)) & autocast

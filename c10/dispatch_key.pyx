@@ -12,6 +12,7 @@ class DispatchKey(IntEnum):
     CPU = DK_CPU
     CUDA = DK_CUDA
     BackendSelect = DK_BACKEND_SELECT
+    Python = DK_PYTHON
     ADInplaceOrView = DK_AD_INPLACE_OR_VIEW
     AutogradOther = DK_AUTOGRAD_OTHER
     AutogradCPU = DK_AUTOGRAD_CPU

@@ -39,7 +39,7 @@ _LEGACY_TYPES = ("FloatTensor", "DoubleTensor", "HalfTensor", "BFloat16Tensor", 
 # Python-level functions that take the place of the generated binding of the same name.
 PYTHON_FUNCTIONS = dict.fromkeys(("atleast_1d", "atleast_2d", "atleast_3d", "block_diag", "broadcast_shapes",
                                   "broadcast_tensors", "cartesian_prod", "cdist", "einsum", "meshgrid", "nonzero",
-                                  "norm", "numel", "split", "tensordot", "unique"),
+                                  "norm", "numel", "split", "tensordot", "unique", "_assert"),
                                  "torch.functional")
 
 if TYPE_CHECKING:

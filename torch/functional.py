@@ -233,3 +233,15 @@ def atleast_2d(*tensors: Any) -> Any:
 
 def atleast_3d(*tensors: Any) -> Any:
     return _atleast("atleast_3d", tensors)
+
+
+def _assert(condition: Any, message: str) -> None:
+    """Python's assert as a function, so that symbolic tracing records it (a Proxy condition goes to its
+    __torch_function__, as PyTorch's torch._assert)."""
+    from torch._C.arg_parser import handle_torch_function, overloaded_among, wants_torch_function
+    if not isinstance(condition, TensorImpl) and wants_torch_function((condition,)):
+        return handle_torch_function(_assert, overloaded_among((condition,)), (condition, message), {})
+    assert condition, message
+
+
+_assert.__module__ = "torch"

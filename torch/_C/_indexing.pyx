@@ -26,7 +26,7 @@ from libc.stdint cimport int64_t, uint64_t
 from c10.scalar_type cimport (ST_BOOL, ST_FLOAT32, ST_FLOAT64, ST_INT8, ST_INT16, ST_INT32, ST_INT64,
                               ST_UINT8, dtype_of, is_integral)
 from c10.tensor_impl cimport MAX_DIMS, TensorImpl, empty_contiguous, make_tensor, make_view, wrap_number
-from aten.dispatcher cimport OperatorHandle, find_operator
+from aten.dispatcher cimport OperatorHandle, find_operator, python_key_active
 from torch._C.arg_parser cimport handle_torch_function, overloaded_among, torch_function_wanted
 from aten.native.meta.views cimport index_in_range, read_index, select_in_place, slice_in_place, unsqueeze_in_place
 
@@ -197,6 +197,17 @@ cdef tuple _wrap_tuple(object index):
 cdef object _autograd_getitem = None
 cdef object _autograd_setitem = None
 cdef uint64_t _AUTOGRAD_KEYS = ((<uint64_t>1) << DK_AUTOGRAD_CPU) | ((<uint64_t>1) << DK_AUTOGRAD_CUDA)
+
+
+# Indexing as operator calls (torch/_indexing_dispatched.py), for when a TorchDispatchMode must see them:
+# the folded views above never reach the dispatcher.
+cdef object _dispatched_getitem = None
+cdef object _dispatched_setitem = None
+
+
+def install_dispatched(getitem, setitem):
+    global _dispatched_getitem, _dispatched_setitem
+    _dispatched_getitem, _dispatched_setitem = getitem, setitem
 
 
 def install_autograd(getitem, setitem):
@@ -374,6 +385,8 @@ def getitem(TensorImpl self, index):
     cdef TensorImpl sliced
     if torch_function_wanted(self) or (not _plain(index) and torch_function_wanted(index)):
         return handle_torch_function(getitem, overloaded_among((self, index)), (self, index), {})
+    if python_key_active() and _dispatched_getitem is not None:
+        return _dispatched_getitem(self, index)
     if self.key_set & _AUTOGRAD_KEYS and _autograd_getitem is not None and grad_enabled():
         return _autograd_getitem(self, index)
     if PyLong_CheckExact(index):
@@ -534,6 +547,8 @@ def setitem(TensorImpl self, index, value):
     cdef object scalar = None
     if torch_function_wanted(self) or (not _plain(value) and torch_function_wanted(value)):   # PyTorch's two
         return handle_torch_function(setitem, overloaded_among((self, value)), (self, index, value), {})
+    if python_key_active() and _dispatched_setitem is not None:
+        return _dispatched_setitem(self, index, value)
     if isinstance(value, TensorImpl):
         tvalue = <TensorImpl>value
     else:

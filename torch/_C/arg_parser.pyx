@@ -173,6 +173,22 @@ cdef inline bint _overloads(object obj):
     return obj is not None and type(obj) is not _tensor_type and overrides_torch_function(obj)
 
 
+cpdef bint wants_torch_function(tuple args):
+    """Whether a Python-level function called with args goes to __torch_function__: a mode is active, or
+    an argument overrides it (torch.overrides.has_torch_function, cheap enough for torch.nn.functional)."""
+    cdef int flags = ember_tf_flags
+    if flags & TF_DISABLED:
+        return False
+    if flags & TF_MODES:
+        return True
+    if flags & TF_NO_SUBCLASSES:
+        return False
+    for a in args:
+        if _overloads(a):
+            return True
+    return False
+
+
 cdef list _overloaded_values(Signature sig, list values):
     """The overloaded arguments among a matched call's Tensor parameters, or None: the hot path,
     which allocates nothing unless one is found."""
@@ -264,7 +280,15 @@ cdef inline bint _is_int(object obj):
         return False
     if isinstance(obj, TensorImpl):     # a 0-dim integer tensor is an int, as PyTorch's parser takes it
         return (<TensorImpl>obj).nd == 0 and is_integral((<TensorImpl>obj).scalar_type, False)
+    if _foreign(obj):
+        return False
     return not isinstance(obj, bool) and (isinstance(obj, int) or hasattr(obj, "__index__"))
+
+
+cdef inline bint _foreign(object obj):
+    """An object that is not a tensor but defines __torch_function__ (an fx Proxy for `x.size(1)`): never
+    a number here, so the call goes to its __torch_function__, as PyTorch's parser sends it."""
+    return not isinstance(obj, TensorImpl) and overrides_torch_function(obj)
 
 
 cdef class _Overflow:
@@ -339,7 +363,7 @@ cdef object _convert(Param p, object obj, bint numbers):
             return number
         if _is_int(obj):
             return obj.__index__()
-        if hasattr(obj, "__float__") and not isinstance(obj, (TensorImpl, str)):
+        if hasattr(obj, "__float__") and not isinstance(obj, (TensorImpl, str)) and not _foreign(obj):
             return float(obj)
         if _zero_dim_constant(obj):
             return obj.item()       # a 0-dim tensor is a Scalar, as PyTorch's parser takes it

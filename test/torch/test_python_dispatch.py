@@ -1,0 +1,80 @@
+"""TorchDispatchMode, the dispatcher's Python key: a mode sees every operator call as its aten overload,
+below autograd (so a backward's operators too), composite operators decomposed, calls made inside the
+mode's own code not seen again, nested modes innermost first; and the torch-function side: torch._assert
+and torch.nn.functional's Python-level functions reach __torch_function__ handlers as themselves."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import torch
+import torch.nn.functional as F
+from torch.overrides import TorchFunctionMode
+from torch.utils._python_dispatch import TorchDispatchMode
+
+aten = torch.ops.aten
+
+
+class Recorder(TorchDispatchMode):
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls: list[str] = []
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        self.calls.append(str(func))
+        return func(*args, **(kwargs or {}))
+
+
+def test_a_mode_sees_each_operator_once_as_its_aten_overload_and_gets_the_real_result():
+    x, y = torch.randn(3, 4), torch.randn(4, 2)
+    with Recorder() as rec:
+        out = torch.relu(x @ y)
+    assert rec.calls == ["aten.mm.default", "aten.relu.default"]      # matmul decomposes above the mode
+    np.testing.assert_allclose(out.numpy(), np.maximum(x.numpy() @ y.numpy(), 0), rtol=1e-6)
+    torch.relu(x)                                                    # after the block: not seen
+    assert rec.calls == ["aten.mm.default", "aten.relu.default"]
+
+
+def test_a_mode_sits_below_autograd_and_sees_the_backward_too():
+    w = torch.randn(3, requires_grad=True)
+    with Recorder() as rec:
+        (w * w).sum().backward()
+    assert rec.calls[:2] == ["aten.mul.Tensor", "aten.sum.default"]
+    assert "aten.mul.Tensor" in rec.calls[2:]                         # d(w*w)/dw = grad * w, twice
+    np.testing.assert_allclose(w.grad.numpy(), 2 * w.detach().numpy(), rtol=1e-6)
+
+
+def test_nested_modes_see_calls_inner_first_and_the_outer_one_sees_what_the_inner_runs():
+    class Doubling(TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            if func is aten.add.Tensor:
+                return aten.mul.Tensor(func(*args, **(kwargs or {})), 2)
+            return func(*args, **(kwargs or {}))
+
+    x = torch.ones(2)
+    with Recorder() as outer, Doubling():
+        out = x + x
+    assert outer.calls == ["aten.add.Tensor", "aten.mul.Tensor"]
+    assert out.tolist() == [4.0, 4.0]
+
+
+def test_a_torch_function_mode_sees_a_functional_call_as_the_functional_function():
+    seen = []
+
+    class Log(TorchFunctionMode):
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            seen.append((func, args[1:], dict(kwargs or {})))
+            return func(*args, **(kwargs or {}))
+
+    x = torch.randn(3)
+    with Log():
+        F.softmax(x, 0)
+    # PyTorch's F.softmax hands itself over with its required argument by position, the rest by name
+    assert seen[0] == (F.softmax, (), {"dim": 0, "_stacklevel": 3, "dtype": None})
+
+
+def test_torch_assert_raises_assertion_error_with_its_message():
+    torch._assert(True, "unused")
+    torch._assert(torch.tensor(True), "unused")
+    with pytest.raises(AssertionError, match="^the message$"):
+        torch._assert(torch.tensor(False), "the message")
