@@ -1,0 +1,372 @@
+"""grad, grad_and_value, vjp, jvp, linearize, jacrev, jacfwd and hessian (torch.func), on the reverse-mode engine.
+
+A transform runs the function on its own copies of the differentiated inputs: a fresh leaf for a tensor
+nothing else differentiates, a view for one that requires grad already (an outer transform's input, or
+the user's leaf), so an enclosing transform or `backward()` differentiates through the inner one's
+results. The gradients are made with create_graph while grad mode is on around the call, which is what
+makes grad(grad(f)) and jacfwd(jacrev(f)) work. A result whose graph reaches only the transform's own
+leaves is detached on the way out, as PyTorch's unwrapping leaves it: nothing outside could
+differentiate it.
+
+Forward-mode products (jvp, linearize, jacfwd) are computed by the double-vjp trick: the vjp's
+gradient is linear in its cotangent, so differentiating it with respect to a zero cotangent along a
+tangent gives the Jacobian-vector product. It needs each op's backward to be differentiable, as
+torch.autograd.functional.jvp does. The Jacobians loop over rows (jacrev) or columns (jacfwd), one
+product each, as PyTorch does without vmap."""
+from __future__ import annotations
+
+import functools
+from typing import Any, Callable, Sequence
+
+from torch._tensor import Tensor
+from torch.autograd._backward import grad as _autograd_grad
+from torch.autograd.grad_mode import enable_grad, is_grad_enabled
+from torch.utils._pytree import tree_flatten, tree_map, tree_unflatten
+
+__all__ = ["grad", "grad_and_value", "vjp", "jvp", "linearize", "jacrev", "jacfwd", "hessian"]
+
+
+def _zeros_like(t: Tensor) -> Tensor:
+    import torch
+    return torch.zeros_like(t)
+
+
+def _check_argnums(argnums: Any, count: int) -> tuple[int, ...]:
+    """argnums as a tuple of non-negative positions, with PyTorch's errors."""
+    if isinstance(argnums, int) and not isinstance(argnums, bool):
+        items: tuple[Any, ...] = (argnums,)
+    elif isinstance(argnums, tuple):
+        if not argnums:
+            raise RuntimeError("argnums must be non-empty")
+        for a in argnums:
+            if not isinstance(a, int) or isinstance(a, bool):
+                raise RuntimeError(f"argnum must be int, got: {type(a)}")
+        if len(set(argnums)) != len(argnums):
+            raise RuntimeError(f"argnums elements must be unique, got {argnums}")
+        items = argnums
+    else:
+        raise RuntimeError(f"argnums must be int or Tuple[int, ...], got: {type(argnums)}")
+    for a in items:
+        if not -count <= a < count:
+            raise RuntimeError(f"Got argnum={a}, but only {count} positional inputs")
+    return tuple(a % count for a in items)
+
+
+def _own(value: Any) -> Tensor:
+    """The transform's copy of one differentiated input (see the module docstring)."""
+    if not isinstance(value, Tensor):
+        raise ValueError(f"Thing passed to transform API must be Tensor, got {type(value)}")
+    if value.requires_grad:
+        return value.view_as(value)
+    return value.detach().requires_grad_()
+
+
+def _own_argnums(args: tuple[Any, ...], argnums: Any) -> tuple[tuple[Any, ...], Any]:
+    """args with the differentiated ones replaced by the transform's copies, and those copies: one pytree
+    for an int argnums, a tuple of pytrees for a tuple."""
+    positions = _check_argnums(argnums, len(args))
+    owned = {p: tree_map(_own, args[p]) for p in positions}
+    new_args = tuple(owned.get(i, a) for i, a in enumerate(args))
+    return new_args, (owned[positions[0]] if isinstance(argnums, int) else tuple(owned[p] for p in positions))
+
+
+class _Scope:
+    """The leaves a transform made, and whether its results must stay differentiable (grad mode was on)."""
+
+    def __init__(self, leaves: Sequence[Tensor], differentiable: bool) -> None:
+        self.leaves = {id(t) for t in leaves if t.grad_fn is None}
+        self.differentiable = differentiable
+
+    def release(self, value: Any) -> Any:
+        """value as the caller gets it: detached unless its graph reaches a leaf this transform did not make."""
+        if not isinstance(value, Tensor) or not value.requires_grad:
+            return value
+        if self.differentiable and self._reaches_outside(value):
+            return value
+        return value.detach()
+
+    def release_tree(self, tree: Any) -> Any:
+        return tree_map(self.release, tree)
+
+    def _reaches_outside(self, value: Tensor) -> bool:
+        if value.grad_fn is None:
+            return id(value) not in self.leaves
+        seen: set[int] = set()
+        stack = [value.grad_fn]
+        while stack:
+            node = stack.pop()
+            if node is None or id(node) in seen:
+                continue
+            seen.add(id(node))
+            variable = getattr(node, "variable", None)       # an AccumulateGrad: a leaf
+            if variable is not None:
+                if id(variable) not in self.leaves:
+                    return True
+                continue
+            stack.extend(next_node for next_node, _ in node.next_functions)
+        return False
+
+
+def _vjp(outputs: Sequence[Tensor], inputs: Sequence[Tensor], cotangents: Sequence[Any],
+         create_graph: bool = True) -> list[Tensor]:
+    """d(outputs . cotangents)/d(inputs), zeros where an input does not reach the outputs."""
+    pairs = [(o, c) for o, c in zip(outputs, cotangents) if o.requires_grad]
+    if not pairs:
+        return [_zeros_like(t) for t in inputs]
+    got = _autograd_grad([o for o, _ in pairs], list(inputs), [c for _, c in pairs], retain_graph=True,
+                         create_graph=create_graph, allow_unused=True)
+    return [_zeros_like(t) if g is None else g for g, t in zip(got, inputs)]
+
+
+def _split_aux(output: Any, has_aux: bool, api: str) -> tuple[Any, Any]:
+    if not has_aux:
+        return output, None
+    if not (isinstance(output, tuple) and len(output) == 2):
+        raise RuntimeError(f"{api}: output of function f should be a tuple: (output, aux) if has_aux is True")
+    return output[0], output[1]
+
+
+def _tensor_outputs(output: Any, api: str) -> tuple[list[Tensor], Any]:
+    flat, spec = tree_flatten(output)
+    for o in flat:
+        if not isinstance(o, Tensor):
+            raise RuntimeError(f"{api}: expected f(*primals) to return only tensors, got unsupported type {type(o)}")
+    return flat, spec
+
+
+def _run_owned(func: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any], argnums: Any,
+               has_aux: bool, outer: bool, api: str) -> tuple[Any, Any, list[Tensor], Any, _Scope]:
+    """func run on the transform's copies of args[argnums] (grad mode on): its output and aux, the copies
+    flattened with their structure, and the transform's scope."""
+    scope_args, owned = _own_argnums(args, argnums)
+    flat_owned, owned_spec = tree_flatten(owned)
+    scope = _Scope(flat_owned, outer)
+    output, aux = _split_aux(func(*scope_args, **kwargs), has_aux, api)
+    return output, aux, flat_owned, owned_spec, scope
+
+
+def grad_and_value(func: Callable[..., Any], argnums: Any = 0, has_aux: bool = False) -> Callable[..., Any]:
+    """A function returning (the gradient of func's scalar output with respect to args[argnums], the
+    output); with has_aux, func returns (output, aux) and the result is (gradient, (output, aux))."""
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        outer = is_grad_enabled()
+        with enable_grad():
+            output, aux, flat_owned, owned_spec, scope = _run_owned(func, args, kwargs, argnums, has_aux, outer,
+                                                                    "grad_and_value(f)(*args)")
+            if not isinstance(output, Tensor):
+                raise RuntimeError("grad_and_value(f)(*args): Expected f(*args) to return a Tensor, "
+                                   f"got {type(output)}")
+            if output.dim() != 0:
+                raise RuntimeError("grad_and_value(f)(*args): Expected f(*args) to return a scalar Tensor, got tensor "
+                                   f"with {output.dim()} dims. Maybe you wanted to use the vjp or jacrev APIs instead?")
+            grads = _vjp([output], flat_owned, [None], scope.differentiable)
+        result = tree_unflatten([scope.release(g) for g in grads], owned_spec)
+        value = scope.release(output)
+        return (result, (value, scope.release_tree(aux))) if has_aux else (result, value)
+    return wrapper
+
+
+def grad(func: Callable[..., Any], argnums: Any = 0, has_aux: bool = False) -> Callable[..., Any]:
+    """A function returning the gradient of func's scalar output with respect to args[argnums] (and aux)."""
+    inner = grad_and_value(func, argnums, has_aux)
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        gradients, value = inner(*args, **kwargs)
+        return (gradients, value[1]) if has_aux else gradients
+    return wrapper
+
+
+def vjp(func: Callable[..., Any], *primals: Any, has_aux: bool = False) -> Any:
+    """(func(*primals), vjp_fn[, aux]): vjp_fn(cotangents) gives the vector-Jacobian product, one entry per
+    primal, cotangents shaped as the output."""
+    outer = is_grad_enabled()
+    with enable_grad():
+        owned = tree_map(_own, primals)
+        flat_primals, primals_spec = tree_flatten(owned)
+        scope = _Scope(flat_primals, outer)
+        output, aux = _split_aux(func(*owned), has_aux, "vjp(f, *primals)")
+        flat_out, out_spec = _tensor_outputs(output, "vjp(f, *primals)")
+    _floating_outputs(flat_out)
+
+    def vjp_fn(cotangents: Any, retain_graph: bool = True, create_graph: bool | None = None) -> Any:
+        flat_cot, cot_spec = tree_flatten(cotangents)
+        if cot_spec != out_spec:
+            from torch.utils._pytree import treespec_pprint
+            raise RuntimeError("Expected pytree structure of cotangents to be the same as pytree structure of outputs "
+                               f"to the function. cotangents: {treespec_pprint(cot_spec)}, "
+                               f"primal output: {treespec_pprint(out_spec)}")
+        with enable_grad():
+            grads = _vjp(flat_out, flat_primals, flat_cot, scope.differentiable)
+        return tree_unflatten([scope.release(g) for g in grads], primals_spec)
+
+    released = scope.release_tree(output)
+    return (released, vjp_fn, scope.release_tree(aux)) if has_aux else (released, vjp_fn)
+
+
+def _floating_outputs(flat_out: list[Tensor]) -> None:
+    for o in flat_out:
+        if not (o.is_floating_point() or o.is_complex()):
+            raise RuntimeError("vjp(f, ...): All outputs of f must be floating-point or complex Tensors, got Tensor "
+                               f"with dtype {o.dtype}")
+
+
+class _Linearized:
+    """func run once on the transform's primals, with the vjp whose cotangents are the zero leaves
+    `dummies`: its gradient, differentiated with respect to them along a tangent, is the jvp."""
+
+    def __init__(self, func: Callable[..., Any], primals: tuple[Any, ...], has_aux: bool, api: str,
+                 differentiable: bool) -> None:
+        owned = tree_map(_own, primals)
+        self.flat_primals, self.primals_spec = tree_flatten(owned)
+        output, self.aux = _split_aux(func(*owned), has_aux, api)
+        self.flat_out, self.out_spec = _tensor_outputs(output, api)
+        self.output = output
+        # an integer output has no tangent but zeros: only the floating ones get a cotangent leaf
+        self.differentiable_out = [o for o in self.flat_out if o.is_floating_point() or o.is_complex()]
+        self.dummies = [_zeros_like(o).requires_grad_() for o in self.differentiable_out]
+        self.scope = _Scope([*self.flat_primals, *self.dummies], differentiable)
+        self.vjps = _vjp(self.differentiable_out, self.flat_primals, self.dummies)
+
+    def jvp(self, flat_tangents: Sequence[Tensor]) -> list[Tensor]:
+        products = iter(_vjp(self.vjps, self.dummies, flat_tangents, self.scope.differentiable))
+        return [next(products) if o.is_floating_point() or o.is_complex() else _zeros_like(o) for o in self.flat_out]
+
+
+def jvp(func: Callable[..., Any], primals: Any, tangents: Any, *, strict: bool = False, has_aux: bool = False) -> Any:
+    """(func(*primals), the Jacobian-vector product along tangents[, aux])."""
+    api = "jvp(f, primals, tangents)"
+    if not isinstance(primals, tuple):
+        raise RuntimeError(f"{api}: Expected primals to be a tuple. E.g. it should be valid to call f(*primals).")
+    flat_tangents = _matching_tangents(primals, tangents)
+    outer = is_grad_enabled()
+    with enable_grad():
+        lin = _Linearized(func, primals, has_aux, api, outer)
+        products = lin.jvp(flat_tangents)
+    scope = lin.scope
+    result = (scope.release_tree(lin.output), tree_unflatten([scope.release(p) for p in products], lin.out_spec))
+    return (*result, scope.release_tree(lin.aux)) if has_aux else result
+
+
+def _matching_tangents(primals: tuple[Any, ...], tangents: Any) -> list[Tensor]:
+    flat_primals, primals_spec = tree_flatten(primals)
+    flat_tangents, tangents_spec = tree_flatten(tangents)
+    for what, values in (("primals", flat_primals), ("tangents", flat_tangents)):
+        for v in values:
+            if not isinstance(v, Tensor):
+                raise RuntimeError(f"jvp(f, primals, tangents): Expected {what} to only contain Tensors, got {type(v)}")
+    if primals_spec != tangents_spec:
+        raise RuntimeError("jvp(f, primals, tangents): Expected primals and tangents to have the same python "
+                           "structure. For example, if primals is a tuple of 3 tensors, tangents also must be. Got "
+                           f"primals with structure {primals_spec!r} and tangents with structure {tangents_spec!r}")
+    for p, t in zip(flat_primals, flat_tangents):
+        if isinstance(p, Tensor) and isinstance(t, Tensor) and p.shape != t.shape:
+            raise RuntimeError("Trying to set a forward gradient that has a different size than that of the original "
+                               f"Tensor, this is not supported. Tensor is of size {list(p.shape)} while the given "
+                               f"forward gradient is of size {list(t.shape)}.")
+    return flat_tangents
+
+
+def linearize(func: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[..., Any]]:
+    """(func(*primals), jvp_fn): jvp_fn(*tangents) gives the jvp at primals without running func again."""
+    outer = is_grad_enabled()
+    with enable_grad():
+        lin = _Linearized(func, primals, False, "linearize", outer)
+
+    def jvp_fn(*tangents: Any) -> Any:
+        flat_tangents, spec = tree_flatten(tangents)
+        if spec != lin.primals_spec:
+            raise RuntimeError(f"Expected the tangents {spec!r} to have the same argspec as the primals "
+                               f"{lin.primals_spec!r}")
+        for i, (p, t) in enumerate(zip(lin.flat_primals, flat_tangents)):
+            if p.shape != t.shape:
+                raise RuntimeError(f"tangent:{i} with shape {t.shape} in flattened pytree doesn't match the shape "
+                                   f"{p.shape} of the corresponding primal.")
+        with enable_grad():
+            products = lin.jvp(flat_tangents)
+        return tree_unflatten([lin.scope.release(p) for p in products], lin.out_spec)
+
+    return lin.scope.release_tree(lin.output), jvp_fn
+
+
+def _basis(like: Tensor, index: int) -> Tensor:
+    one_hot = _zeros_like(like).reshape(-1)
+    one_hot[index] = 1
+    return one_hot.reshape(like.shape)
+
+
+def jacrev(func: Callable[..., Any], argnums: Any = 0, *, has_aux: bool = False, chunk_size: int | None = None,
+           _preallocate_and_copy: bool = False) -> Callable[..., Any]:
+    """A function returning the Jacobian of func with respect to args[argnums], one vjp per output element:
+    for each output leaf, shaped output.shape + input.shape, structured as the inputs."""
+    if chunk_size is not None and chunk_size <= 0:
+        raise ValueError("jacrev: `chunk_size` should be greater than 0.")
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        outer = is_grad_enabled()
+        with enable_grad():
+            output, aux, flat_in, in_spec, scope = _run_owned(func, args, kwargs, argnums, has_aux, outer,
+                                                              "vjp(f, *primals)")
+            flat_out, out_spec = _tensor_outputs(output, "vjp(f, *primals)")
+            _floating_outputs(flat_out)
+            per_output = []
+            for o in flat_out:
+                rows = [_vjp([o], flat_in, [_basis(o, k)], scope.differentiable) for k in range(o.numel())]
+                per_output.append(tree_unflatten([_stack_rows([r[j] for r in rows], o, x)
+                                                  for j, x in enumerate(flat_in)], in_spec))
+        jac = scope.release_tree(tree_unflatten(per_output, out_spec))
+        return (jac, scope.release_tree(aux)) if has_aux else jac
+    return wrapper
+
+
+def _stack_rows(rows: list[Tensor], output: Tensor, input: Tensor) -> Tensor:
+    import torch
+    if not rows:
+        return input.new_zeros(tuple(output.shape) + tuple(input.shape))
+    return torch.stack(rows).reshape(tuple(output.shape) + tuple(input.shape))
+
+
+def jacfwd(func: Callable[..., Any], argnums: Any = 0, has_aux: bool = False, *,
+           randomness: str = "error") -> Callable[..., Any]:
+    """A function returning the Jacobian of func with respect to args[argnums], one jvp per input element."""
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        if randomness not in ("error", "different", "same"):
+            raise RuntimeError(f"Only allowed values for randomness are 'error', 'different', or 'same'. "
+                               f"Got {randomness}")
+        positions = _check_argnums(argnums, len(args))
+        outer = is_grad_enabled()
+        with enable_grad():
+            lin = _Linearized(lambda *owned: func(*_place(args, positions, owned), **kwargs),
+                              tuple(args[p] for p in positions), has_aux, "jvp(f, primals, tangents)", outer)
+            columns: list[list[list[Tensor]]] = []       # [input leaf][element][output leaf]
+            for j, x in enumerate(lin.flat_primals):
+                columns.append([lin.jvp([_basis(x, k) if i == j else _zeros_like(p)
+                                         for i, p in enumerate(lin.flat_primals)]) for k in range(x.numel())])
+            per_output = []
+            for i, o in enumerate(lin.flat_out):
+                leaves = [_stack_columns([col[i] for col in columns[j]], o, x) for j, x in enumerate(lin.flat_primals)]
+                tree = tree_unflatten(leaves, lin.primals_spec)
+                per_output.append(tree[0] if isinstance(argnums, int) else tree)
+        jac = lin.scope.release_tree(tree_unflatten(per_output, lin.out_spec))
+        return (jac, lin.scope.release_tree(lin.aux)) if has_aux else jac
+    return wrapper
+
+
+def _place(args: tuple[Any, ...], positions: tuple[int, ...], values: tuple[Any, ...]) -> tuple[Any, ...]:
+    replaced = dict(zip(positions, values))
+    return tuple(replaced.get(i, a) for i, a in enumerate(args))
+
+
+def _stack_columns(columns: list[Tensor], output: Tensor, input: Tensor) -> Tensor:
+    import torch
+    if not columns:
+        return output.new_zeros(tuple(output.shape) + tuple(input.shape))
+    return torch.stack(columns, dim=-1).reshape(tuple(output.shape) + tuple(input.shape))
+
+
+def hessian(func: Callable[..., Any], argnums: Any = 0) -> Callable[..., Any]:
+    """The Hessian of func's scalar output with respect to args[argnums]: jacfwd of jacrev, as PyTorch."""
+    return jacfwd(jacrev(func, argnums), argnums)
