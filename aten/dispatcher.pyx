@@ -47,22 +47,29 @@ cdef bint _trace = os.environ.get("TORCH_SHOW_DISPATCH_TRACE", "") not in ("", "
 cdef object _profiler = None
 
 
-# The Python key (torch.utils._python_dispatch): while a TorchDispatchMode is active, every call's key
-# set gains it, and its kernel, one PythonKernel per operator, hands the call to _python_handler.
-cdef bint _python_key = False
+# The Python key (torch.utils._python_dispatch): while a TorchDispatchMode is active on a thread, every
+# call that thread makes gains the key, and its kernel, one PythonKernel per operator, hands the call to
+# _python_handler. The switch is a C __thread flag: modes are per thread, as PyTorch's.
+cdef extern from *:
+    """
+    static __thread int ember_python_key = 0;
+    """
+    int ember_python_key
+
 cdef object _python_handler = None
 
 
 def set_python_key(handler):
-    """Route every operator call through handler(handle, args, kwargs) at the Python key (below
-    autograd), or, with None, stop. The handler turns the key off while it runs a mode's code."""
-    global _python_key, _python_handler
-    _python_handler = handler
-    _python_key = handler is not None
+    """Route every operator call this thread makes through handler(handle, args, kwargs) at the Python
+    key (below autograd), or, with None, stop. The handler turns the key off while it runs a mode's code."""
+    global _python_handler, ember_python_key
+    if handler is not None:
+        _python_handler = handler
+    ember_python_key = handler is not None
 
 
 cdef bint python_key_active() noexcept:
-    return _python_key
+    return ember_python_key != 0
 
 
 cdef class PythonKernel:
@@ -289,7 +296,7 @@ cdef object _resolve(OperatorHandle self, uint64_t ks):
         ks &= ~AUTOGRAD_BITS     # no_grad, or inside an autograd kernel's call below autograd
     if ks == 0:
         ks = (<uint64_t>1) << DK_CPU
-    if _python_key:
+    if ember_python_key:
         ks |= (<uint64_t>1) << DK_PYTHON
     if autocast:
         # The Autocast key of each backend the call's tensors are on, where autocast is enabled.

@@ -25,10 +25,22 @@ def _ops() -> Any:
 def _as_items(index: Any) -> tuple[Any, ...]:
     if isinstance(index, tuple):
         return index
-    if isinstance(index, list) and any(isinstance(i, (slice, list, tuple, Tensor)) or i is None or i is Ellipsis
-                                       for i in index):
+    if isinstance(index, list) and any(isinstance(i, (slice, list, tuple, Tensor, np.ndarray)) or i is None
+                                       or i is Ellipsis for i in index):
         return tuple(index)                    # PyTorch's treatSequenceAsTuple
     return (index,)
+
+
+def _folded(self: Tensor, index: Any) -> Any:
+    """The fast path's result (or its error), unobserved: for what the steps here do not take apart, which
+    the fast path refuses with PyTorch's errors."""
+    return _indexing.getitem_unobserved(self, index)
+
+
+def _integer_scalar(item: Any) -> bool:
+    """A 0-dim integer tensor index, which PyTorch applies as an int (a select), not a tensor index."""
+    return isinstance(item, Tensor) and item.dim() == 0 and not item.is_floating_point() and not item.is_complex() \
+        and not _is_mask(item)
 
 
 def _is_mask(t: Tensor) -> bool:
@@ -39,7 +51,7 @@ def _is_mask(t: Tensor) -> bool:
 def _index_tensor(item: Any) -> Tensor | None:
     if isinstance(item, Tensor):
         return item
-    if isinstance(item, (list, np.ndarray)):
+    if isinstance(item, (list, tuple, np.ndarray)):
         return sequence_to_index(item)
     return None
 
@@ -76,16 +88,23 @@ def _slicing(self: Tensor, index: Any) -> tuple[Tensor, list[Any]]:
             start = 0 if start is None else start.__index__()
             stop = _INT64_MAX if stop is None else stop.__index__()
             step = 1 if step is None else step.__index__()
+            if step <= 0:
+                raise ValueError("step must be greater than zero")
             if (start, stop, step) != (0, _INT64_MAX, 1):
                 result = aten.slice.Tensor(result, dim, start, stop, step)
             dim += 1
+        elif _integer_scalar(item):
+            result = aten.select.int(result, dim, int(item.item()))
         elif (tensor := _index_tensor(item)) is not None:
             _place(tensors, dim, tensor)
             dim += tensor.dim() if _is_mask(tensor) else 1
         elif hasattr(type(item), "__index__"):
             result = aten.select.int(result, dim, item.__index__())
         else:
-            return _indexing.getitem(self, index), []       # its error, as the fast path words it
+            return _folded(self, index), []
+    if result is self and not tensors:
+        # x[...] and x[:] are new views of x, as PyTorch's (its aten.alias, which Ember's schema lacks)
+        result = aten.view.default(self, list(self.shape))
     return result, tensors
 
 
@@ -107,15 +126,28 @@ def setitem(self: Tensor, index: Any, value: Any) -> None:
     aten = _ops()
     if index is False:
         return
+    if isinstance(value, (list, tuple)):
+        raise TypeError(f"can't assign a {type(value).__name__} to a {self.type()}")
     target, tensors = _slicing(self, index)
     if tensors:
         if not isinstance(value, Tensor):
             value = torch.tensor(value, dtype=self.dtype, device=self.device)
+        elif value.dtype != self.dtype:
+            value = value.to(self.dtype)
         aten.index_put_.default(target, tensors, value)
     elif isinstance(value, Tensor):
-        aten.copy_.default(target, value)
+        aten.copy_.default(target, _without_leading_ones(value))
     else:
         aten.fill_.Scalar(target, value)
+
+
+def _without_leading_ones(value: Tensor) -> Tensor:
+    """value with its leading size-1 dims dropped, as PyTorch's assignment views it (slicePrefix1sSize):
+    z[0] = ones(1, 1, 3) writes a row."""
+    sizes = list(value.shape)
+    while sizes and sizes[0] == 1:
+        sizes.pop(0)
+    return value if len(sizes) == value.dim() else value.view(sizes)
 
 
 _indexing.install_dispatched(getitem, setitem)

@@ -239,7 +239,7 @@ def _assert(condition: Any, message: str) -> None:
     """Python's assert as a function, so that symbolic tracing records it (a Proxy condition goes to its
     __torch_function__, as PyTorch's torch._assert)."""
     from torch._C.arg_parser import handle_torch_function, overloaded_among, wants_torch_function
-    if not isinstance(condition, TensorImpl) and wants_torch_function((condition,)):
+    if wants_torch_function((condition,)):         # plain tensors and bools never do; subclasses may
         return handle_torch_function(_assert, overloaded_among((condition,)), (condition, message), {})
     assert condition, message
 

@@ -95,3 +95,18 @@ def test_tracing_modes_ember_cannot_provide_say_what_is_missing():
         make_fx(torch.sin, tracing_mode="fake")
     with pytest.raises(AssertionError, match="Unexpected tracing type: bogus"):
         make_fx(torch.sin, tracing_mode="bogus")
+
+
+@pytest.mark.parametrize("fn", [lambda a: a * a.sum().item(), lambda a: a * float(a.sum()),
+                                lambda a: a if a.sum() > 0 else -a])
+def test_reading_a_traced_value_raises_instead_of_baking_it_into_the_graph(fn):
+    with pytest.raises(RuntimeError, match="trying to get value out of a tracing tensor"):
+        make_fx(fn)(torch.ones(3))
+    assert torch.ones(2).sum().item() == 2.0               # item is itself again afterwards
+
+
+def test_data_is_recorded_as_detach():
+    gm = make_fx(lambda a: a * a.data)(torch.ones(3))
+    assert [n.target for n in gm.graph.nodes if n.op == "call_function"] == [aten.detach.default, aten.mul.Tensor]
+    x = torch.randn(3)
+    assert torch.equal(gm(x), x * x)

@@ -379,14 +379,24 @@ cdef inline bint _plain(object obj):
 
 def getitem(TensorImpl self, index):
     """Tensor.__getitem__ (THPVariable_getitem)."""
-    cdef Geo g
-    cdef Py_ssize_t start, stop, step
-    cdef list outs
-    cdef TensorImpl sliced
     if torch_function_wanted(self) or (not _plain(index) and torch_function_wanted(index)):
         return handle_torch_function(getitem, overloaded_among((self, index)), (self, index), {})
     if python_key_active() and _dispatched_getitem is not None:
         return _dispatched_getitem(self, index)
+    return _getitem(self, index)
+
+
+def getitem_unobserved(TensorImpl self, index):
+    """getitem without handing the call to an active TorchDispatchMode: the dispatched path's fallback
+    for the index forms it does not take apart, which are refused here with PyTorch's errors."""
+    return _getitem(self, index)
+
+
+cdef object _getitem(TensorImpl self, object index):
+    cdef Geo g
+    cdef Py_ssize_t start, stop, step
+    cdef list outs
+    cdef TensorImpl sliced
     if self.key_set & _AUTOGRAD_KEYS and _autograd_getitem is not None and grad_enabled():
         return _autograd_getitem(self, index)
     if PyLong_CheckExact(index):

@@ -189,6 +189,30 @@ cpdef bint wants_torch_function(tuple args):
     return False
 
 
+cdef class Overridable:
+    """A Python-level function taking part in __torch_function__ as itself (torch.nn.functional's): a
+    call wanting it (wants_torch_function) goes to the handler with this object as the public API and
+    the arguments split(args, kwargs) gives ((relevant objects), (positional), {keyword}); any other call
+    runs the function. Written here, not in Python, so that it adds no frame: the function's warnings
+    still point at its caller's line (their stacklevel)."""
+    cdef readonly object __wrapped__
+    cdef object _split
+    cdef dict __dict__
+
+    def __init__(self, function, split):
+        self.__wrapped__ = function
+        self._split = split
+
+    def __call__(self, *args, **kwargs):
+        if not wants_torch_function(args + tuple(kwargs.values()) if kwargs else args):
+            return self.__wrapped__(*args, **kwargs)
+        relevant, positional, keyword = self._split(args, kwargs)
+        return _handler(self, overloaded_among(relevant), positional, keyword)
+
+    def __repr__(self):
+        return f"<function {getattr(self, '__qualname__', self.__wrapped__.__name__)}>"
+
+
 cdef list _overloaded_values(Signature sig, list values):
     """The overloaded arguments among a matched call's Tensor parameters, or None: the hot path,
     which allocates nothing unless one is found."""

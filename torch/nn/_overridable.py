@@ -9,12 +9,10 @@ with its value or default. The rest of torch.nn.functional are builtins in PyTor
 torch._C._nn.linear): Ember's functions of those names reach the same bindings, which take part already."""
 from __future__ import annotations
 
-import functools
 import inspect
 from typing import Any, Callable
 
-from torch._C.arg_parser import wants_torch_function
-from torch.overrides import handle_torch_function
+from torch._C.arg_parser import Overridable
 
 # PyTorch 2.13's torch.nn.functional functions written in Python (the others are its builtins).
 PYTHON_LEVEL = frozenset("""
@@ -33,24 +31,23 @@ PYTHON_LEVEL = frozenset("""
 """.split())
 
 
-def overridable(fn: Callable[..., Any], name: str) -> Callable[..., Any]:
+def overridable(fn: Callable[..., Any], name: str) -> Overridable:
     """fn as torch.nn.functional.<name>, handing calls that want __torch_function__ to it."""
     signature = inspect.signature(fn)
     by_position = [p.name for p in signature.parameters.values()
                    if p.default is p.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
 
-    @functools.wraps(fn)
-    def function(*args: Any, **kwargs: Any) -> Any:
-        if not wants_torch_function(args if not kwargs else args + tuple(kwargs.values())):
-            return fn(*args, **kwargs)
+    def split(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[tuple[Any, ...], tuple[Any, ...],
+                                                                       dict[str, Any]]:
         bound = signature.bind(*args, **kwargs)
         bound.apply_defaults()
         values = bound.arguments
-        return handle_torch_function(function, tuple(values.values()), *[values[n] for n in by_position],
-                                     **{k: v for k, v in values.items() if k not in by_position})
+        return (tuple(values.values()), tuple(values[n] for n in by_position),
+                {k: v for k, v in values.items() if k not in by_position})
 
-    function.__module__ = "torch.nn.functional"
-    function.__name__ = function.__qualname__ = name
+    function = Overridable(fn, split)
+    function.__dict__.update(__module__="torch.nn.functional", __name__=name, __qualname__=name,
+                             __doc__=fn.__doc__)
     return function
 
 

@@ -7,18 +7,18 @@ makes go to the mode below it, or to the kernels), as PyTorch's: `func(*args, **
 __torch_dispatch__ runs the operator. The key sits below autograd, so a mode sees what autograd runs:
 the ops of a forward, and those of a backward the engine runs while the mode is active.
 
-The mode stack is process-wide here (PyTorch's is per thread): a mode entered on one thread sees the
-ops other threads run meanwhile."""
+Modes are per thread, as PyTorch's: a mode entered on one thread sees only that thread's calls."""
 from __future__ import annotations
 
 import contextlib
+import threading
 from typing import Any, Iterator
 
 from aten import dispatcher
 
 __all__ = ["TorchDispatchMode", "is_in_torch_dispatch_mode"]
 
-_stack: list["TorchDispatchMode"] = []
+_modes = threading.local()            # .stack: this thread's modes, innermost last
 _overloads: dict[str, Any] = {}       # operator name -> its OpOverload
 
 
@@ -33,18 +33,26 @@ def _overload(handle: dispatcher.OperatorHandle) -> Any:
     return op
 
 
+def _stack() -> list[TorchDispatchMode]:
+    stack = _modes.__dict__.get("stack")
+    if stack is None:
+        stack = _modes.stack = []
+    return stack
+
+
 def _sync() -> None:
-    dispatcher.set_python_key(_handle if _stack else None)
+    dispatcher.set_python_key(_handle if _stack() else None)
 
 
 def _handle(handle: dispatcher.OperatorHandle, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     """The Python key's kernel: the call, to the innermost mode, with that mode off while it runs."""
-    mode = _stack.pop()
+    stack = _stack()
+    mode = stack.pop()
     _sync()
     try:
         return mode.__torch_dispatch__(_overload(handle), (), args, kwargs)
     finally:
-        _stack.append(mode)
+        stack.append(mode)
         _sync()
 
 
@@ -77,28 +85,30 @@ class TorchDispatchMode:
 
 def _push_mode(mode: TorchDispatchMode) -> None:
     import torch._indexing_dispatched  # noqa: F401  (indexing reaches the mode as operator calls)
-    _stack.append(mode)
+    _stack().append(mode)
     _sync()
 
 
 def _pop_mode(k: Any = None) -> TorchDispatchMode:
-    if not _stack:
+    stack = _stack()
+    if not stack:
         raise AssertionError("Trying to pop from an empty mode stack")
-    mode = _stack.pop()
+    mode = stack.pop()
     _sync()
     return mode
 
 
 def _get_current_dispatch_mode() -> TorchDispatchMode | None:
-    return _stack[-1] if _stack else None
+    stack = _stack()
+    return stack[-1] if stack else None
 
 
 def _get_current_dispatch_mode_stack() -> list[TorchDispatchMode]:
-    return list(_stack)
+    return list(_stack())
 
 
 def is_in_torch_dispatch_mode(include_infra_modes: bool = True) -> bool:
-    return bool(_stack)
+    return bool(_stack())
 
 
 @contextlib.contextmanager
@@ -112,11 +122,12 @@ def _pop_mode_temporarily(k: Any = None) -> Iterator[TorchDispatchMode]:
 
 @contextlib.contextmanager
 def _disable_current_modes() -> Iterator[list[TorchDispatchMode]]:
-    saved = list(_stack)
-    _stack.clear()
+    stack = _stack()
+    saved = list(stack)
+    stack.clear()
     _sync()
     try:
         yield saved
     finally:
-        _stack[:] = saved
+        stack[:] = saved
         _sync()

@@ -10,10 +10,11 @@ Only tracing_mode="real" exists: "fake" and "symbolic" need FakeTensor and symbo
 does not have yet."""
 from __future__ import annotations
 
+import contextlib
 import functools
 import inspect
 import operator
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import torch
 from torch.fx.graph import Graph
@@ -89,6 +90,40 @@ class _OperatorTracer(TorchDispatchMode):
             for i, item in enumerate(result):
                 if isinstance(item, torch.Tensor):
                     self.bind(item, self.graph.create_node("call_function", operator.getitem, (node, i)))
+
+
+_DATA_DEPENDENT = ("It appears that you're trying to get value out of a tracing tensor with "
+                   "aten._local_scalar_dense.default - erroring out! It's likely that this is caused by data-dependent "
+                   "control flow or similar.  It may be possible to trace this with dynamic shapes; try setting "
+                   "tracing_mode='symbolic' in your make_fx call.")
+
+
+@contextlib.contextmanager
+def _tensor_reads_traced(tracer: _OperatorTracer, refuse_values: bool) -> Iterator[None]:
+    """While tracing: reading a traced tensor's value (item(), and bool/float/int through it) raises PyTorch's
+    error instead of baking the value into the graph, and `.data` is recorded as aten.detach. Both read the
+    tensor outside the dispatcher, where the mode cannot see them."""
+    item, variable_data = torch.Tensor.item, torch.Tensor._variable_data
+
+    def guarded_item(self: Any) -> Any:
+        if refuse_values and id(self) in tracer.nodes and not self._is_wrapped_number:
+            raise RuntimeError(_DATA_DEPENDENT)
+        return item(self)
+
+    def recorded_data(self: Any) -> Any:
+        result: Any = variable_data(self)
+        known = tracer.nodes.get(id(self))
+        if known is not None:
+            tracer.bind(result, tracer.graph.create_node("call_function", torch.ops.aten.detach.default,
+                                                         (known[1],), {}, name="detach"))
+        return result
+
+    setattr(torch.Tensor, "item", guarded_item)
+    setattr(torch.Tensor, "_variable_data", recorded_data)
+    try:
+        yield
+    finally:
+        del torch.Tensor.item, torch.Tensor._variable_data
 
 
 def _without_defaults(func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[tuple[Any, ...],
@@ -168,7 +203,7 @@ def make_fx(f: Callable[..., Any], decomposition_table: dict[Any, Callable[..., 
             node = graph.placeholder(name)
             if isinstance(value, torch.Tensor):
                 tracer.bind(value, node)
-        with tracer:
+        with _tensor_reads_traced(tracer, _error_on_data_dependent_ops), tracer:
             result = f(*tree_unflatten(flat_args, spec))
         flat_out, out_spec = tree_flatten(result)
         graph.output(tree_unflatten([tracer.node_of(v) for v in flat_out], out_spec))
