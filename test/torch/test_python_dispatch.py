@@ -158,3 +158,13 @@ def test_a_functional_functions_warning_points_at_its_caller():
     with pytest.warns(UserWarning, match="Implicit dimension choice for softmax") as record:
         F.softmax(torch.randn(2, 3))
     assert record[0].filename == __file__
+
+
+def test_functional_functions_pickle_and_copy_as_themselves():
+    import copy
+    import pickle
+    assert pickle.loads(pickle.dumps(F.relu)) is F.relu
+    assert copy.deepcopy(F.layer_norm) is F.layer_norm
+    holder = torch.nn.Module()
+    holder.activation = F.gelu                   # a module keeping a functional, saved whole
+    assert pickle.loads(pickle.dumps(holder)).activation is F.gelu

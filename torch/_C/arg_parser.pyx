@@ -212,6 +212,10 @@ cdef class Overridable:
     def __repr__(self):
         return f"<function {getattr(self, '__qualname__', self.__wrapped__.__name__)}>"
 
+    def __reduce__(self):
+        # pickled, and copied, by name as a function is: torch.nn.functional.relu is itself again
+        return getattr(self, "__qualname__")
+
 
 cdef list _overloaded_values(Signature sig, list values):
     """The overloaded arguments among a matched call's Tensor parameters, or None: the hot path,
