@@ -49,11 +49,7 @@ def _is_mask(t: Tensor) -> bool:
 
 
 def _index_tensor(item: Any) -> Tensor | None:
-    if isinstance(item, Tensor):
-        return item
-    if isinstance(item, (list, tuple, np.ndarray)):
-        return sequence_to_index(item)
-    return None
+    return item if isinstance(item, Tensor) else None
 
 
 def _specified_dims(items: tuple[Any, ...]) -> int:
@@ -70,7 +66,8 @@ def _slicing(self: Tensor, index: Any) -> tuple[Tensor, list[Any]]:
     """self with the basic indices applied, and the tensor indices per remaining dim (None where none)."""
     import torch
     aten = _ops()
-    items = _as_items(index)
+    # sequences become their index tensors once, before the counting and the walk both read them
+    items = tuple(sequence_to_index(i) if isinstance(i, (list, tuple, np.ndarray)) else i for i in _as_items(index))
     result, dim = self, 0
     tensors: list[Any] = []
     for item in items:

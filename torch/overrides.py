@@ -128,10 +128,7 @@ def _dispatch(public_api: Any, overloaded: list[Any], args: tuple[Any, ...], kwa
 
 def has_torch_function(relevant_args: Iterable[Any]) -> bool:
     """Whether a call with these arguments goes to __torch_function__ (an overloaded argument, or a mode)."""
-    if not _parser.is_torch_function_enabled():
-        return False
-    return _is_torch_function_mode_enabled() or (bool(_parser.is_torch_function_subclass_enabled())
-                                                 and any(overrides_torch_function(a) for a in relevant_args))
+    return _parser.wants_torch_function(tuple(relevant_args))
 
 
 def has_torch_function_unary(arg: Any) -> bool:

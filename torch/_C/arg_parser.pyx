@@ -176,6 +176,10 @@ cdef inline bint _overloads(object obj):
 cpdef bint wants_torch_function(tuple args):
     """Whether a Python-level function called with args goes to __torch_function__: a mode is active, or
     an argument overrides it (torch.overrides.has_torch_function, cheap enough for torch.nn.functional)."""
+    return _wants(args, None)
+
+
+cdef bint _wants(tuple args, dict kwargs):
     cdef int flags = ember_tf_flags
     if flags & TF_DISABLED:
         return False
@@ -186,6 +190,10 @@ cpdef bint wants_torch_function(tuple args):
     for a in args:
         if _overloads(a):
             return True
+    if kwargs:
+        for a in kwargs.values():
+            if _overloads(a):
+                return True
     return False
 
 
@@ -204,7 +212,7 @@ cdef class Overridable:
         self._split = split
 
     def __call__(self, *args, **kwargs):
-        if not wants_torch_function(args + tuple(kwargs.values()) if kwargs else args):
+        if not _wants(args, kwargs):
             return self.__wrapped__(*args, **kwargs)
         relevant, positional, keyword = self._split(args, kwargs)
         return _handler(self, overloaded_among(relevant), positional, keyword)

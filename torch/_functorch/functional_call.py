@@ -42,8 +42,7 @@ def _tied_names(module: Any) -> dict[str, list[str]]:
     return {name: names for names in by_tensor.values() for name in names}
 
 
-def _with_ties(module: Any, values: dict[str, Any]) -> dict[str, Any]:
-    ties = _tied_names(module)
+def _with_ties(ties: dict[str, list[str]], values: dict[str, Any]) -> dict[str, Any]:
     expanded = dict(values)
     for name, value in values.items():
         names = ties.get(name, [name])
@@ -70,10 +69,10 @@ def _slot(module: Any, name: str) -> tuple[dict[str, Any], str]:
 
 @contextlib.contextmanager
 def _swapped(module: Any, values: dict[str, Any], tie_weights: bool, strict: bool) -> Iterator[None]:
-    known = set(_tied_names(module))
+    ties = _tied_names(module)
     if strict:
-        unexpected = sorted(k for k in values if k not in known)
-        missing = sorted(k for k in known if k not in values and not (tie_weights and _tied_given(module, k, values)))
+        unexpected = sorted(k for k in values if k not in ties)
+        missing = sorted(k for k in ties if k not in values and not (tie_weights and any(n in values for n in ties[k])))
         if unexpected or missing:
             lines = [f"Error(s) in reparametrizing for {type(module).__name__}:"]
             if unexpected:
@@ -82,7 +81,7 @@ def _swapped(module: Any, values: dict[str, Any], tie_weights: bool, strict: boo
                 lines.append(f"\tMissing key(s): {', '.join(repr(k) for k in missing)}.")
             raise RuntimeError("\n".join(lines))
     if tie_weights:
-        values = _with_ties(module, values)
+        values = _with_ties(ties, values)
     saved: list[tuple[dict[str, Any], str, Any, bool]] = []
     try:
         for name, value in values.items():
@@ -96,10 +95,6 @@ def _swapped(module: Any, values: dict[str, Any], tie_weights: bool, strict: boo
                 store[leaf] = old
             else:
                 store.pop(leaf, None)
-
-
-def _tied_given(module: Any, name: str, values: dict[str, Any]) -> bool:
-    return any(n in values for n in _tied_names(module).get(name, []))
 
 
 def functional_call(module: Any, parameter_and_buffer_dicts: Any, args: Any = None, kwargs: Any = None, *,
@@ -123,12 +118,12 @@ def stack_module_state(models: Sequence[Any]) -> tuple[dict[str, Tensor], dict[s
         raise RuntimeError("stack_module_state: Expected at least one model, got 0.")
     if not (all(m.training for m in models) or all(not m.training for m in models)):
         raise RuntimeError("stack_module_state: Expected all models to have the same training/eval mode.")
-    first = models[0]
 
     def stacked(named: Any, leaf: bool) -> dict[str, Tensor]:
         result = {}
-        for name, _ in named(first):
-            tensors = [dict(named(m))[name] for m in models]
+        per_model = [dict(named(m)) for m in models]
+        for name in per_model[0]:
+            tensors = [d[name] for d in per_model]
             value = torch.stack([t.detach() for t in tensors])
             if leaf and any(t.requires_grad for t in tensors):
                 if not all(t.requires_grad for t in tensors):
