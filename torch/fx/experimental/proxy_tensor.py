@@ -36,6 +36,7 @@ class _OperatorTracer(TorchDispatchMode):
         self.decompositions = decompositions
         # id(tensor) -> (tensor, node): the tensor is kept so that its id is not reused while tracing
         self.nodes: dict[int, tuple[torch.Tensor, Node]] = {}
+        self.constant_count = {"_param_constant": 0, "_tensor_constant": 0}
 
     def bind(self, tensor: torch.Tensor, node: Node) -> None:
         self.nodes[id(tensor)] = (tensor, node)
@@ -58,9 +59,8 @@ class _OperatorTracer(TorchDispatchMode):
 
     def _constant(self, tensor: torch.Tensor) -> Node:
         prefix = "_param_constant" if isinstance(tensor, torch.nn.Parameter) else "_tensor_constant"
-        index = sum(1 for name in vars(self.constants) if name.startswith(prefix))
-        index += sum(1 for name in self.constants._parameters if name.startswith(prefix))
-        name = f"{prefix}{index}"
+        name = f"{prefix}{self.constant_count[prefix]}"
+        self.constant_count[prefix] += 1
         if isinstance(tensor, torch.nn.Parameter):
             self.constants.register_parameter(name, tensor)
         else:
