@@ -53,11 +53,26 @@ def _forbidden_for(m: Module, b: Boundaries, mods: list[Module], externals: set[
     return sorted(internal), external
 
 
+def _roots_below(root: str, mods: list[Module]) -> set[str]:
+    """The other roots that root's modules may import, directly or through them: of two roots in one layer
+    (torch and functorch), the one that imports the other is listed above it."""
+    found: set[str] = set()
+    frontier = {root}
+    while frontier:
+        current = frontier.pop()
+        named = {a.split(".")[0] for m in mods if m.name.split(".")[0] == current for a in m.may_import}
+        for r in named - found - {root}:
+            found.add(r)
+            frontier.add(r)
+    return found
+
+
 def render(b: Boundaries, g: Graph) -> str:
     mods = _existing(b, g)
     externals = _python_externals(g)
     runtime_roots = sorted({m.name.split(".")[0] for m in mods if b.is_runtime(m)},
-                           key=lambda r: min(x.layer.rank for x in mods if x.name.split(".")[0] == r))
+                           key=lambda r: (min(x.layer.rank for x in mods if x.name.split(".")[0] == r),
+                                          -len(_roots_below(r, mods))))
     build_roots = sorted({m.name.split(".")[0] for m in mods if not b.is_runtime(m)})
     lines = [
         "# GENERATED from architecture/boundaries.yaml by `python -m architecture report`; do not edit.",

@@ -15,7 +15,8 @@ import re
 import sys
 
 from libc.stdint cimport uint64_t
-from c10.dispatch_key cimport (DK_CPU, DK_CUDA, DK_BACKEND_SELECT, DK_PYTHON, DK_AD_INPLACE_OR_VIEW,
+from c10.dispatch_key cimport (DK_CPU, DK_CUDA, DK_BACKEND_SELECT, DK_PYTHON, DK_FUNCTORCH_BATCHED, DK_VMAP_MODE,
+                               DK_AD_INPLACE_OR_VIEW,
                                DK_AUTOGRAD_OTHER, DK_AUTOGRAD_CPU, DK_AUTOGRAD_CUDA, DK_AUTOCAST_CPU,
                                DK_AUTOCAST_CUDA, NUM_RUNTIME_KEYS)
 from c10.tensor_impl cimport TensorImpl, wrap_number
@@ -47,29 +48,53 @@ cdef bint _trace = os.environ.get("TORCH_SHOW_DISPATCH_TRACE", "") not in ("", "
 cdef object _profiler = None
 
 
-# The Python key (torch.utils._python_dispatch): while a TorchDispatchMode is active on a thread, every
-# call that thread makes gains the key, and its kernel, one PythonKernel per operator, hands the call to
-# _python_handler. The switch is a C __thread flag: modes are per thread, as PyTorch's.
+# Keys a thread's calls gain whatever their tensors are: the Python key while a TorchDispatchMode is active
+# (torch.utils._python_dispatch: its kernel, one PythonKernel per operator, hands the call to _python_handler),
+# and FuncTorchVmapMode inside vmap (torch._functorch: random operators follow vmap's `randomness`). A C
+# __thread bit set: modes are per thread, as PyTorch's.
 cdef extern from *:
     """
-    static __thread int ember_python_key = 0;
+    static __thread unsigned long long ember_tls_keys = 0;
     """
-    int ember_python_key
+    unsigned long long ember_tls_keys
 
+cdef uint64_t PYTHON_BIT = (<uint64_t>1) << DK_PYTHON
+cdef uint64_t VMAP_MODE_BIT = (<uint64_t>1) << DK_VMAP_MODE
 cdef object _python_handler = None
+cdef object _batched_handler = None
 
 
 def set_python_key(handler):
     """Route every operator call this thread makes through handler(handle, args, kwargs) at the Python
     key (below autograd), or, with None, stop. The handler turns the key off while it runs a mode's code."""
-    global _python_handler, ember_python_key
+    global _python_handler, ember_tls_keys
     if handler is not None:
         _python_handler = handler
-    ember_python_key = handler is not None
+        ember_tls_keys |= PYTHON_BIT
+    else:
+        ember_tls_keys &= ~PYTHON_BIT
 
 
 cdef bint python_key_active() noexcept:
-    return ember_python_key != 0
+    return (ember_tls_keys & PYTHON_BIT) != 0
+
+
+def set_vmap_mode(bint on):
+    """Whether this thread's calls gain the FuncTorchVmapMode key (inside vmap); returns the previous state."""
+    global ember_tls_keys
+    previous = (ember_tls_keys & VMAP_MODE_BIT) != 0
+    if on:
+        ember_tls_keys |= VMAP_MODE_BIT
+    else:
+        ember_tls_keys &= ~VMAP_MODE_BIT
+    return previous
+
+
+def set_batched_fallback(handler):
+    """handler(handle, args, kwargs) runs, at the FuncTorchBatched key, every operator that has no batching
+    rule of its own (torch._functorch.batched installs the per-example loop)."""
+    global _batched_handler
+    _batched_handler = handler
 
 
 cdef class PythonKernel:
@@ -81,6 +106,20 @@ cdef class PythonKernel:
 
     def __call__(self, *args, **kwargs):
         return _python_handler(self.handle, args, kwargs)
+
+
+cdef class BatchedFallback:
+    """The FuncTorchBatched kernel of an operator without a batching rule: the call, with its handle, to
+    the fallback set_batched_fallback installed."""
+    cdef OperatorHandle handle
+
+    def __init__(self, OperatorHandle handle):
+        self.handle = handle
+
+    def __call__(self, *args, **kwargs):
+        if _batched_handler is None:
+            raise RuntimeError(f"{_qualified(self.handle.name)} got a batched tensor but vmap is not loaded")
+        return _batched_handler(self.handle, args, kwargs)
 
 
 def set_profiler_hook(hook):
@@ -230,15 +269,17 @@ cdef class OperatorHandle:
                     kernel = reg[_ALIAS_CIA]
                 else:
                     kernel = reg.get(_ALIAS_AUTOGRAD, FALLTHROUGH)
-            elif kernel is None and k == DK_PYTHON:
-                # a CompositeImplicitAutograd op decomposes above the Python key, as PyTorch's: the mode
-                # sees the operators it is made of (matmul's mm), not the composite
+            elif kernel is None and (k == DK_PYTHON or k == DK_FUNCTORCH_BATCHED):
+                # a CompositeImplicitAutograd op decomposes above the Python and Batched keys, as PyTorch's: the
+                # mode and the batching rules see the operators it is made of (matmul's mm), not the composite
                 if (_ALIAS_CIA in reg and DK_CPU not in reg and DK_CUDA not in reg and _ALIAS_CEA not in reg
                         and _ALIAS_CEANF not in reg):
                     kernel = reg[_ALIAS_CIA]
-                else:
+                elif k == DK_PYTHON:
                     kernel = PythonKernel(self)
-            elif kernel is None and (k == DK_BACKEND_SELECT or k == DK_AD_INPLACE_OR_VIEW
+                else:
+                    kernel = BatchedFallback(self)
+            elif kernel is None and (k == DK_BACKEND_SELECT or k == DK_AD_INPLACE_OR_VIEW or k == DK_VMAP_MODE
                                      or k == DK_AUTOCAST_CPU or k == DK_AUTOCAST_CUDA):
                 kernel = FALLTHROUGH
             if self.written is not None and (k == DK_CPU or k == DK_CUDA) and kernel is not None \
@@ -296,8 +337,8 @@ cdef object _resolve(OperatorHandle self, uint64_t ks):
         ks &= ~AUTOGRAD_BITS     # no_grad, or inside an autograd kernel's call below autograd
     if ks == 0:
         ks = (<uint64_t>1) << DK_CPU
-    if ember_python_key:
-        ks |= (<uint64_t>1) << DK_PYTHON
+    if ember_tls_keys:
+        ks |= ember_tls_keys
     if autocast:
         # The Autocast key of each backend the call's tensors are on, where autocast is enabled.
         ks |= ((ks & BACKEND_BITS) << (DK_AUTOCAST_CPU - DK_CPU)) & autocast

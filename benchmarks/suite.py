@@ -92,6 +92,7 @@ GROUPS = {
     "autograd": "autograd: recording overhead and a training step, float32",
     "examples": "examples/: training, float32 (the programs' own models, data and loops)",
     "training": "training-step pieces, float32 (benchmarks/workloads.py)",
+    "func": "torch.func transforms, float32 (benchmarks/func_transforms.py)",
 }
 
 
@@ -753,6 +754,8 @@ def _(torch: Any, np: Any, s: Sizes) -> Fn:
 
 # -- the pieces of a training step (issue 25), defined beside this file ---------------------------
 _example("workloads", os.path.dirname(os.path.abspath(__file__))).register(case)
+# -- torch.func (issue 26) ------------------------------------------------------------------------
+_example("func_transforms", os.path.dirname(os.path.abspath(__file__))).register(case)
 
 
 def serve(argv: List[str]) -> int:

@@ -7,13 +7,18 @@ cdef enum:
     DK_BACKEND_SELECT = 2
     # Below autograd, as PyTorch's: the active TorchDispatchMode sees the ops autograd runs (both ways).
     DK_PYTHON = 3
-    DK_AD_INPLACE_OR_VIEW = 4
-    DK_AUTOGRAD_OTHER = 5
-    DK_AUTOGRAD_CPU = 6
-    DK_AUTOGRAD_CUDA = 7
+    # vmap (torch.func): a batched tensor's key, and the key every call gains inside vmap (random ops).
+    # Below autograd, unlike PyTorch's (which orders them per transform at run time): autograd records
+    # the per-example (logical) program, and its backward formulas run through the batching rules.
+    DK_FUNCTORCH_BATCHED = 4
+    DK_VMAP_MODE = 5
+    DK_AD_INPLACE_OR_VIEW = 6
+    DK_AUTOGRAD_OTHER = 7
+    DK_AUTOGRAD_CPU = 8
+    DK_AUTOGRAD_CUDA = 9
     # Above autograd, as PyTorch's: a listed op's inputs are cast before autograd records them.
-    DK_AUTOCAST_CPU = 8
-    DK_AUTOCAST_CUDA = 9
-    NUM_RUNTIME_KEYS = 10
+    DK_AUTOCAST_CPU = 10
+    DK_AUTOCAST_CUDA = 11
+    NUM_RUNTIME_KEYS = 12
 
 cdef uint64_t backend_key_set(int device_type) noexcept

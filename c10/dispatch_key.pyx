@@ -13,6 +13,8 @@ class DispatchKey(IntEnum):
     CUDA = DK_CUDA
     BackendSelect = DK_BACKEND_SELECT
     Python = DK_PYTHON
+    FuncTorchBatched = DK_FUNCTORCH_BATCHED
+    FuncTorchVmapMode = DK_VMAP_MODE
     ADInplaceOrView = DK_AD_INPLACE_OR_VIEW
     AutogradOther = DK_AUTOGRAD_OTHER
     AutogradCPU = DK_AUTOGRAD_CPU

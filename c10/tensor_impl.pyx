@@ -15,7 +15,7 @@ from c10.bfloat16 cimport bfloat16, bf16_to_float
 from c10.float8 cimport (float8_e5m2, float8_e4m3fn, float8_e5m2fnuz, float8_e4m3fnuz, e5m2_to_float, e4m3fn_to_float,
                          e5m2fnuz_to_float, e4m3fnuz_to_float)
 from c10.storage cimport Storage, cpu_storage, borrowed_storage
-from c10.dispatch_key cimport backend_key_set, DK_AUTOGRAD_CPU, DK_AUTOGRAD_CUDA
+from c10.dispatch_key cimport backend_key_set, DK_AUTOGRAD_CPU, DK_AUTOGRAD_CUDA, DK_FUNCTORCH_BATCHED
 from cpython.buffer cimport PyObject_GetBuffer, PyBuffer_Release, PyBUF_RECORDS_RO
 from cpython.long cimport PyLong_AsSsize_t, PyLong_CheckExact, PyLong_AsLongLongAndOverflow, PyLong_AsUnsignedLongLong
 
@@ -215,6 +215,8 @@ cdef class TensorImpl:
 
     def item(self):
         """The one element as a Python number (read in C: `loss.item()` is on every training step)."""
+        if self.key_set & BATCHED_BIT:
+            raise RuntimeError(VMAP_ITEM_MESSAGE)
         if self.n_elem != 1:
             raise RuntimeError(f"a Tensor with {self.n_elem} elements cannot be converted to Scalar")
         if self.device_type != 0:
@@ -223,6 +225,7 @@ cdef class TensorImpl:
 
     def tolist(self):
         """Nested lists of Python numbers (a number for a 0-dim tensor), read in C."""
+        _refuse_batched(self)
         if self.device_type != 0:
             return self._host_view().tolist()
         if self.nd == 0:
@@ -239,7 +242,13 @@ cdef class TensorImpl:
             self.key_set &= ~bit
 
     def data_ptr(self):
+        _refuse_batched(self)
         return <Py_ssize_t>self.data()
+
+    def _is_batched(self):
+        """Whether this is one of vmap's batched tensors (torch._functorch.batched): its geometry is one
+        example's, its values live in the physical tensor it was made from."""
+        return (self.key_set & BATCHED_BIT) != 0
 
     def element_size(self):
         return self.itemsize
@@ -247,6 +256,7 @@ cdef class TensorImpl:
     def _numpy_view(self, bint raw=False):
         """A numpy array over this tensor's memory (CPU only): no copy, writes are shared. raw: as
         unsigned integers of the element's width (the bits, for any dtype, bfloat16 included)."""
+        _refuse_batched(self)
         if self.device_type != 0:
             raise TypeError(f"can't convert {self.device_obj.type}:{self.device_obj.index} device type tensor to numpy. "
                             "Use Tensor.cpu() to copy the tensor to host memory first.")
@@ -325,6 +335,39 @@ cdef bint _channels_last_contiguous(TensorImpl t):
                 return False
             expected *= t.sizes[d]
     return True
+
+
+cdef uint64_t BATCHED_BIT = (<uint64_t>1) << DK_FUNCTORCH_BATCHED
+VMAP_ITEM_MESSAGE = ("vmap: It looks like you're calling .item() on a Tensor. We don't support vmap over calling .item() "
+                     "on a Tensor, please try to rewrite what you're doing with other operations. If error is occurring "
+                     "somewhere inside PyTorch internals, please file a bug report.")
+
+
+cdef int _refuse_batched(TensorImpl t) except -1:
+    """A batched tensor has no memory of its own to read (PyTorch's BatchedTensorImpl has no storage)."""
+    if t.key_set & BATCHED_BIT:
+        raise RuntimeError("Cannot access data pointer of Tensor that doesn't have storage")
+    return 0
+
+
+def batched_shell(TensorImpl value not None, int bdim):
+    """The tensor vmap hands the function for one batch dimension of value (torch._functorch.batched):
+    value's geometry without dimension bdim, and the FuncTorchBatched key, under which every operator
+    call goes to a batching rule that works on value itself. It points at value's memory so that any
+    read that does not go through the dispatcher stays in bounds; the ones Tensor offers refuse."""
+    cdef Py_ssize_t sizes[MAX_DIMS]
+    cdef Py_ssize_t strides[MAX_DIMS]
+    cdef int i, j = 0
+    if not 0 <= bdim < value.nd:
+        raise IndexError(f"batch dimension {bdim} out of range for a tensor of dimension {value.nd}")
+    for i in range(value.nd):
+        if i != bdim:
+            sizes[j] = value.sizes[i]
+            strides[j] = value.strides[i]
+            j += 1
+    cdef TensorImpl t = make_tensor(value.storage, value.offset, value.nd - 1, sizes, strides, value.scalar_type)
+    t.key_set |= BATCHED_BIT
+    return t
 
 
 cdef TensorImpl make_view(TensorImpl base, Py_ssize_t offset, int ndim, const Py_ssize_t* sizes,

@@ -118,6 +118,10 @@ class Tensor(_TensorBase):
         return iter(self.unbind(0))
 
     def __bool__(self) -> bool:
+        if self._is_batched():
+            raise RuntimeError("vmap: It looks like you're attempting to use a Tensor in some data-dependent control "
+                               "flow. We don't support that yet, please file an issue at "
+                               "https://github.com/pytorch/pytorch/issues .")
         if self.numel() != 1:
             amount = "no values" if self.numel() == 0 else "more than one value"
             raise RuntimeError(f"Boolean value of Tensor with {amount} is ambiguous")

@@ -19,7 +19,7 @@ import jinja2
 from torchgen.file_manager import FileManager, write_if_changed
 from torchgen.model import SchemaError, SchemaKind
 from torchgen.native_yaml import NativeFunction, parse_native_yaml
-from torchgen.targets import autograd, bindings, casts, cpu_loops, cuda, registrations, stubs, variants
+from torchgen.targets import autograd, batching, bindings, casts, cpu_loops, cuda, registrations, stubs, variants
 from torchgen.targets.pointwise import PointwiseOp, pointwise_op
 
 SCHEMA = "aten/native/native_functions.yaml"
@@ -117,6 +117,8 @@ def generate(root: Path, *, quiet: bool = False) -> Result:
     _generate_binding_tables(run, collected)
     _generate_autograd(root, run.fns, run.env, run.pkg)
     _generate_type_stubs(run, collected)
+    run.pkg.write("torch/_functorch/_gen_batching.py", run.render(
+        "batching.py.j2", header=header("batching.py", "batching.py.j2", []), lists=batching.batching_lists(run.fns)))
     return _finish(run, kernel_stubs, quiet)
 
 

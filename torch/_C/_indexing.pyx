@@ -11,7 +11,7 @@ collected per dim as PyTorch's applySlicing does and handed to the `index.Tensor
 """
 import warnings
 
-from c10.dispatch_key cimport DK_AUTOGRAD_CPU, DK_AUTOGRAD_CUDA
+from c10.dispatch_key cimport DK_AUTOGRAD_CPU, DK_AUTOGRAD_CUDA, DK_FUNCTORCH_BATCHED
 from c10.grad_mode cimport grad_enabled
 from cpython.bool cimport PyBool_Check
 from cpython.complex cimport PyComplex_Check
@@ -205,6 +205,23 @@ cdef object _dispatched_getitem = None
 cdef object _dispatched_setitem = None
 
 
+cdef uint64_t _BATCHED_KEY = (<uint64_t>1) << DK_FUNCTORCH_BATCHED
+
+
+cdef bint _any_batched(TensorImpl self, object index, object value):
+    """Whether vmap's batched tensors take part (self, the value, an index or one in an index tuple): then
+    indexing must reach their batching rules as operator calls."""
+    if self.key_set & _BATCHED_KEY or (isinstance(value, TensorImpl) and (<TensorImpl>value).key_set & _BATCHED_KEY):
+        return True
+    if isinstance(index, TensorImpl):
+        return ((<TensorImpl>index).key_set & _BATCHED_KEY) != 0
+    if type(index) is tuple:
+        for item in <tuple>index:
+            if isinstance(item, TensorImpl) and (<TensorImpl>item).key_set & _BATCHED_KEY:
+                return True
+    return False
+
+
 def install_dispatched(getitem, setitem):
     global _dispatched_getitem, _dispatched_setitem
     _dispatched_getitem, _dispatched_setitem = getitem, setitem
@@ -381,7 +398,7 @@ def getitem(TensorImpl self, index):
     """Tensor.__getitem__ (THPVariable_getitem)."""
     if torch_function_wanted(self) or (not _plain(index) and torch_function_wanted(index)):
         return handle_torch_function(getitem, overloaded_among((self, index)), (self, index), {})
-    if python_key_active() and _dispatched_getitem is not None:
+    if (python_key_active() or _any_batched(self, index, None)) and _dispatched_getitem is not None:
         return _dispatched_getitem(self, index)
     return _getitem(self, index)
 
@@ -557,7 +574,7 @@ def setitem(TensorImpl self, index, value):
     cdef object scalar = None
     if torch_function_wanted(self) or (not _plain(value) and torch_function_wanted(value)):   # PyTorch's two
         return handle_torch_function(setitem, overloaded_among((self, value)), (self, index, value), {})
-    if python_key_active() and _dispatched_setitem is not None:
+    if (python_key_active() or _any_batched(self, index, value)) and _dispatched_setitem is not None:
         return _dispatched_setitem(self, index, value)
     if isinstance(value, TensorImpl):
         tvalue = <TensorImpl>value

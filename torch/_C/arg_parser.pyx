@@ -456,9 +456,10 @@ cdef object _convert(Param p, object obj, bint numbers):
 
 
 cdef bint _zero_dim_constant(object obj):
-    """A tensor PyTorch's parser takes for a number: 0-dim, and not requiring grad (its gradient
-    would be lost)."""
-    return isinstance(obj, TensorImpl) and (<TensorImpl>obj).nd == 0 and not obj.requires_grad
+    """A tensor PyTorch's parser takes for a number: 0-dim, not requiring grad (its gradient would be
+    lost) and not one of vmap's batched tensors (a number per example)."""
+    return (isinstance(obj, TensorImpl) and (<TensorImpl>obj).nd == 0 and not obj.requires_grad
+            and not obj._is_batched())
 
 
 cdef object _scalar_int(object value):

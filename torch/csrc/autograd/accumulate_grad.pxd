@@ -1,1 +1,2 @@
 cdef int accumulate(object variable, tuple grads) except -1
+cdef int reduce_finished_vmaps(list grads) except -1

@@ -5,7 +5,28 @@ from cpython.ref cimport Py_REFCNT
 
 from c10 cimport grad_mode
 from c10.storage cimport Storage
+from libc.stdint cimport uint64_t
+from c10.dispatch_key cimport DK_FUNCTORCH_BATCHED
 from c10.tensor_impl cimport TensorImpl, non_overlapping_and_dense
+
+# vmap: a gradient still batched over a vmap that has returned, reaching a leaf or an input of autograd.grad, is
+# summed over its examples (torch._functorch.batched.reduce_finished_levels, installed here by vmap)
+cdef object _batched_reducer = None
+cdef uint64_t _BATCHED = (<uint64_t>1) << DK_FUNCTORCH_BATCHED
+
+
+def install_batched_reducer(reducer):
+    global _batched_reducer
+    _batched_reducer = reducer
+
+
+cdef int reduce_finished_vmaps(list grads) except -1:
+    if _batched_reducer is None:
+        return 0
+    for i, g in enumerate(grads):
+        if g is not None and (<TensorImpl>g).key_set & _BATCHED:
+            grads[i] = _batched_reducer(g)
+    return 0
 
 
 cdef int accumulate(object variable, tuple grads) except -1:

@@ -24,7 +24,7 @@ from c10 cimport grad_mode
 from c10.dispatch_key cimport DK_AUTOGRAD_CPU, DK_AUTOGRAD_CUDA
 from c10.scalar_type cimport dtype_of, is_floating, is_complex
 from c10.tensor_impl cimport TensorImpl
-from torch.csrc.autograd.accumulate_grad cimport accumulate
+from torch.csrc.autograd.accumulate_grad cimport accumulate, reduce_finished_vmaps
 
 cdef extern from "Python.h":
     object PyObject_GenericGetDict(object o, void* context)
@@ -735,6 +735,8 @@ def run_backward(tuple roots, tuple grads, bint keep_graph, bint create_graph, t
             inputs_grads = buffers.pop(node, [None])
             if needed is not None and id(node) not in needed:
                 continue
+            if isinstance(node, AccumulateGrad) or id(node) in capture_at:
+                reduce_finished_vmaps(inputs_grads)
             step = _call_pre_hooks(<Node>node, inputs_grads)
             inputs_grads = None
             for output_nr, index in capture_at.get(id(node), ()):
