@@ -184,12 +184,16 @@ cdef class TensorImpl:
 
     @property
     def _untyped_storage(self):
+        if self.key_set & BATCHED_BIT:
+            raise RuntimeError("Cannot access storage of BatchedTensorImpl")
         return self.storage
 
     def _shallow_copy_from(self, TensorImpl other not None):
         """`x.data = y`: self takes y's storage, geometry, dtype and device and keeps its own
         version counter (c10's TensorImpl::shallow_copy_from)."""
         cdef int i
+        if (self.key_set | other.key_set) & BATCHED_BIT:
+            raise RuntimeError("accessing `data` under vmap transform is not allowed")
         self.storage = other.storage
         self.offset = other.offset
         self.nd = other.nd
@@ -211,6 +215,8 @@ cdef class TensorImpl:
         """What `.data` returns (c10's variable_data): self's memory and geometry, with a version
         counter of its own and no view base, so writes through it are invisible to autograd's
         saved-tensor checks, as PyTorch's."""
+        if self.key_set & BATCHED_BIT:
+            raise RuntimeError("accessing `data` under vmap transform is not allowed")
         return make_tensor(self.storage, self.offset, self.nd, self.sizes, self.strides, self.scalar_type)
 
     def item(self):
@@ -350,11 +356,13 @@ cdef int _refuse_batched(TensorImpl t) except -1:
     return 0
 
 
-def batched_shell(TensorImpl value not None, int bdim):
+def batched_shell(TensorImpl value not None, int bdim, TensorImpl base=None):
     """The tensor vmap hands the function for one batch dimension of value (torch._functorch.batched):
     value's geometry without dimension bdim, and the FuncTorchBatched key, under which every operator
     call goes to a batching rule that works on value itself. It points at value's memory so that any
-    read that does not go through the dispatcher stays in bounds; the ones Tensor offers refuse."""
+    read that does not go through the dispatcher stays in bounds; the ones Tensor offers refuse. It shares
+    value's version counter (writes go to value), and base, when given, is the batched tensor it is a view of
+    (autograd's views: an in-place write to it rebases base's history)."""
     cdef Py_ssize_t sizes[MAX_DIMS]
     cdef Py_ssize_t strides[MAX_DIMS]
     cdef int i, j = 0
@@ -365,8 +373,11 @@ def batched_shell(TensorImpl value not None, int bdim):
             sizes[j] = value.sizes[i]
             strides[j] = value.strides[i]
             j += 1
-    cdef TensorImpl t = make_tensor(value.storage, value.offset, value.nd - 1, sizes, strides, value.scalar_type)
+    cdef TensorImpl t = make_tensor(value.storage, value.offset, value.nd - 1, sizes, strides, value.scalar_type,
+                                    value.version_counter)
     t.key_set |= BATCHED_BIT
+    if base is not None:
+        t.view_base = base.view_base if base.view_base is not None else base
     return t
 
 

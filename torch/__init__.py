@@ -184,6 +184,19 @@ def __getattr__(name: str) -> _Any:
     return value
 
 
+def _vmap_rows(fn: _Any, *rows: _Any) -> _Any:
+    """torch.autograd.grad(is_grads_batched=True)'s vmap (torch.autograd sits below torch.func)."""
+    return __getattr__("func").vmap(fn)(*rows)
+
+
+def _install_vmap_rows() -> None:
+    from torch.autograd import _backward     # (loaded already: tensors' indexing records through it)
+    _backward.install_vmap(_vmap_rows)
+
+
+_install_vmap_rows()
+
+
 def __dir__() -> list[str]:
     return sorted(set(globals()) | set(_gen_index.FUNCTIONS) | set(PYTHON_FUNCTIONS) | set(_SUBMODULES)
                   | set(_HELPERS) | set(_LEGACY_TYPES))

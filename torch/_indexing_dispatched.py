@@ -33,14 +33,16 @@ def _as_items(index: Any) -> tuple[Any, ...]:
 
 def _folded(self: Tensor, index: Any) -> Any:
     """The fast path's result (or its error), unobserved: for what the steps here do not take apart, which
-    the fast path refuses with PyTorch's errors."""
+    the fast path refuses with PyTorch's errors (never for vmap's batched tensors: it would read one example)."""
+    if self._is_batched():
+        raise IndexError(f"vmap: Ember cannot index a batched tensor with {type(index).__name__} {index!r}")
     return _indexing.getitem_unobserved(self, index)
 
 
 def _integer_scalar(item: Any) -> bool:
     """A 0-dim integer tensor index, which PyTorch applies as an int (a select), not a tensor index."""
     return isinstance(item, Tensor) and item.dim() == 0 and not item.is_floating_point() and not item.is_complex() \
-        and not _is_mask(item)
+        and not _is_mask(item) and not item._is_batched()       # vmap's: a number per example, so a tensor index
 
 
 def _is_mask(t: Tensor) -> bool:

@@ -120,3 +120,4 @@ METHODS: dict[str, Any] = {"requires_grad_": requires_grad_, "retain_grad": reta
                            "register_hook": register_hook, "backward": backward, "detach_": detach_}
 # The defaults every tensor starts with (class attributes; a tensor's own value shadows them).
 DEFAULTS: dict[str, Any] = {"_requires_grad": False, "_grad_fn": None, "_output_nr": 0, "_retains_grad": False}
+

@@ -163,8 +163,19 @@ def _has_default_dtype(dt: Any) -> bool:
     return dt is default or dt.name in ("int64", "bool") or (dt.is_complex and dt.to_real() is default)
 
 
+# vmap's batched tensors print as PyTorch's (torch._functorch.batched installs the printer: it sits above torch)
+_batched_repr: Any = None
+
+
+def set_batched_repr(printer: Any) -> None:
+    global _batched_repr
+    _batched_repr = printer
+
+
 def tensor_repr(t: Any) -> str:
     from torch._tensor import Tensor
+    if t._is_batched() and _batched_repr is not None:
+        return str(_batched_repr(t))
     prefix = "tensor(" if type(t) is Tensor else f"{type(t).__name__}("
     indent = len(prefix)
     dt = t.dtype

@@ -195,3 +195,106 @@ def test_model_ensembling_tutorial():
     minibatches = torch.randn(4, 7, 5)
     different_data = vmap(fmodel)(params, buffers, minibatches)
     assert torch.allclose(different_data, torch.stack([m(x) for m, x in zip(models, minibatches)]), atol=1e-6)
+
+
+def test_grad_with_batched_grad_outputs_is_one_pass_per_row():
+    x = torch.randn(4, dtype=torch.float64, requires_grad=True)
+    y = x.sin() * 2
+    rows = torch.randn(3, 4, dtype=torch.float64)
+    (batched,) = torch.autograd.grad(y, x, rows, retain_graph=True, is_grads_batched=True)
+    loop = torch.stack([torch.autograd.grad(y, x, r, retain_graph=True)[0] for r in rows])
+    assert torch.allclose(batched, loop, rtol=1e-12)
+    with pytest.raises(RuntimeError, match="we interpret the first dimension of each grad_output as the batch"):
+        torch.autograd.grad(y, x, torch.randn(4, dtype=torch.float64), is_grads_batched=True)
+
+
+def test_vectorized_jacobian_and_hessian_equal_the_row_loop():
+    from torch.autograd.functional import hessian, jacobian
+
+    def f(a, b):
+        return a.sin() * b, (a * b).sum().exp()
+    a, b = torch.randn(3, dtype=torch.float64), torch.randn(3, dtype=torch.float64)
+    looped, vectorized = jacobian(f, (a, b)), jacobian(f, (a, b), vectorize=True)
+    for row_l, row_v in zip(looped, vectorized):
+        for l, v in zip(row_l, row_v):
+            assert torch.allclose(l, v, rtol=1e-12)
+    g = lambda x: (x.sin() * x).sum()   # noqa: E731
+    assert torch.allclose(hessian(g, a), hessian(g, a, vectorize=True), rtol=1e-12)
+    with pytest.raises(NotImplementedError, match="only implemented for `vectorize=True`"):
+        jacobian(g, a, strategy="forward-mode")
+
+
+def test_jacrev_in_chunks_equals_jacfwd():
+    from torch.func import jacfwd, jacrev
+    x = torch.randn(5, dtype=torch.float64)
+    f = lambda v: v.sin().cumsum(0) * v.sum()   # noqa: E731
+    assert torch.allclose(jacrev(f, chunk_size=2)(x), jacfwd(f)(x), rtol=1e-12)
+
+
+def test_a_tensor_used_inside_and_outside_vmap_gets_both_gradients_once():
+    x = torch.randn(5, 3, dtype=torch.float64)
+    w = torch.randn(3, dtype=torch.float64, requires_grad=True)
+    (vmap(lambda a: (a * w).sum())(x).sum() + w.sum()).backward()
+    assert torch.allclose(w.grad, x.sum(0) + 1, rtol=1e-12)
+    w.grad = None
+    (vmap(lambda a: (a * w).sum(), chunk_size=2)(x).sum() + vmap(lambda a: (a * w).sum())(x).sum()).backward()
+    assert torch.allclose(w.grad, 2 * x.sum(0), rtol=1e-12)
+
+
+def test_in_place_writes_under_vmap_of_grad_are_differentiated_as_in_the_loop():
+    x = torch.arange(12.0, dtype=torch.float64).view(4, 3)
+
+    def scaled_first(a):
+        b = a * 1
+        b[0].mul_(2)
+        return b.sum()
+    assert torch.equal(vmap(grad(scaled_first))(x), torch.stack([grad(scaled_first)(r) for r in x]))
+
+    def overwritten_saved(a):
+        b = a.sin()
+        y = b * b
+        b.mul_(2)
+        return y.sum()
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        vmap(grad(overwritten_saved))(x)
+
+
+def test_reading_a_batched_tensors_memory_is_refused():
+    with pytest.raises(RuntimeError, match="accessing `data` under vmap transform is not allowed"):
+        vmap(lambda a: a.data * 2)(torch.randn(3, 2))
+    with pytest.raises(RuntimeError, match="Ember does not support aten::squeeze_ on a batched tensor"):
+        vmap(lambda a: a.squeeze_(0))(torch.randn(4, 1, 3))
+
+
+def test_losses_per_example_match_the_loop():
+    logits, probabilities = torch.randn(4, 5, 3), torch.randn(4, 5, 3).softmax(-1)
+    assert torch.allclose(vmap(F.cross_entropy)(logits, probabilities),
+                          _loop(F.cross_entropy, logits, probabilities), atol=1e-6)
+    targets = torch.tensor([[2, 2, 2, 2], [0, 1, 2, 0]])
+    scores = torch.randn(2, 4, 3)
+
+    def loss(s, t):
+        return F.nll_loss(s, t, ignore_index=2)
+    per_example = vmap(grad(loss))(scores, targets)
+    assert torch.equal(per_example, torch.stack([grad(loss)(s, t) for s, t in zip(scores, targets)]))
+
+
+def test_nested_different_randomness_draws_per_example_of_both():
+    drawn = vmap(vmap(lambda a: a + torch.rand(()), randomness="different"), randomness="different")(torch.zeros(2, 3))
+    assert len(set(drawn.reshape(-1).tolist())) == 6
+    with pytest.raises(RuntimeError, match="randomness error mode"):
+        vmap(vmap(lambda a: a + torch.rand(()), randomness="different"))(torch.zeros(2, 3))
+
+
+def test_batched_scalar_index_and_selecting_reductions_under_grad():
+    x = torch.arange(12.0).view(4, 3)
+    j = torch.tensor([0, 1, 2, 0])
+    assert torch.equal(vmap(lambda a, i: a[i])(x, j), x[torch.arange(4), j])
+    for reduction in (torch.max, torch.prod):
+        assert torch.equal(vmap(grad(lambda a: reduction(a)))(x), torch.stack([grad(reduction)(r) for r in x]))
+
+
+def test_batched_tensors_print_as_pytorchs():
+    printed = []
+    vmap(lambda a: printed.append(repr(a)) or a)(torch.arange(6.0).view(2, 3))
+    assert printed[0].startswith("BatchedTensor(lvl=1, bdim=0, value=\n    tensor([[0., 1., 2.],")

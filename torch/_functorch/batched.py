@@ -26,6 +26,8 @@ from aten import dispatcher
 from c10.dispatch_key import DispatchKey
 from c10.tensor_impl import batched_shell
 from torch._tensor import Tensor
+from torch.autograd.function import Function
+from torch.autograd.grad_mode import is_grad_enabled
 
 _INFO = "_vmap_batched"     # a batched tensor's (value, bdim, level), in its __dict__
 
@@ -66,11 +68,33 @@ def is_active(level: int) -> bool:
 
 # -- batched tensors ------------------------------------------------------------------------------------
 
-def make_batched(value: Tensor, bdim: int, level: int) -> Tensor:
-    """The batched tensor over value's dimension bdim for vmap `level`."""
-    shell = batched_shell(value, bdim)
+def make_batched(value: Tensor, bdim: int, level: int, base: Tensor | None = None) -> Tensor:
+    """The batched tensor over value's dimension bdim for vmap `level`. Levels nest inner over outer (the
+    outermost wrapper has the highest level): a value batched at a higher level keeps that wrapper outside, the
+    new batch dimension going into its value (a gradient of an inner vmap entering an outer one's program).
+    base: the batched tensor this one is a view of (a view operator's input)."""
+    found = info(value)
+    if found is not None and found[2] > level:
+        inner_value, inner_bdim, inner_level = found
+        position = bdim if bdim < inner_bdim else bdim + 1       # bdim among inner_value's dims
+        inner = make_batched(inner_value, position, level)
+        return make_batched(inner, inner_bdim if inner_bdim < position else inner_bdim - 1, inner_level, base)
+    shell = batched_shell(value, bdim, base)
     shell.__dict__[_INFO] = (value, bdim, level)
     return shell
+
+
+def take_out(t: Tensor, level: int, out_dim: int) -> Tensor:
+    """t without vmap `level`'s batching, that batch dimension placed at out_dim among t's dims (wherever the
+    level sits among t's wrappers)."""
+    found = info(t)
+    if found is None or found[2] < level:
+        raise RuntimeError(f"vmap: the tensor is not batched at level {level}")
+    value, bdim, own_level = found
+    if own_level == level:
+        return value.movedim(bdim, out_dim)
+    position = out_dim if out_dim <= bdim else out_dim + 1      # out_dim among value's dims
+    return make_batched(take_out(value, level, position), bdim if position > bdim else bdim + 1, own_level)
 
 
 def info(t: Any) -> tuple[Tensor, int, int] | None:
@@ -117,15 +141,16 @@ def batch_size_at(args: tuple[Any, ...], kwargs: dict[str, Any], level: int) -> 
     raise RuntimeError("vmap: no tensor of the call is batched at its level")
 
 
-def wrap_result(result: Any, level: int) -> Any:
-    """An operator's result on values (batch dimension in front) as batched tensors of `level`."""
+def wrap_result(result: Any, level: int, base: Tensor | None = None) -> Any:
+    """An operator's result on values (batch dimension in front) as batched tensors of `level` (views of base, a
+    view operator's batched input, when given)."""
     if isinstance(result, Tensor):
-        return make_batched(result, 0, level)
+        return make_batched(result, 0, level, base)
     if isinstance(result, tuple):
-        wrapped = [wrap_result(r, level) for r in result]
+        wrapped = [wrap_result(r, level, base) for r in result]
         return type(result)(*wrapped) if hasattr(result, "_fields") else tuple(wrapped)
     if isinstance(result, list):
-        return [wrap_result(r, level) for r in result]
+        return [wrap_result(r, level, base) for r in result]
     return result
 
 
@@ -279,6 +304,9 @@ def fallback(handle: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
                   "implementation.", UserWarning, stacklevel=2)
     level = call_level(args, kwargs)
     size = batch_size_at(args, kwargs, level)
+    if size == 0:
+        raise RuntimeError(f"vmap: Ember cannot run {qualified(handle)} over an empty batch (it has no batching rule, "
+                           "and its per-example loop would have no example to take the result's shape from)")
     if facts.written:
         target = written_argument(handle, args, kwargs)
         if info(target) is None or info(target)[2] != level:  # type: ignore[index]
@@ -292,21 +320,118 @@ def fallback(handle: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     return _stack(results, level, handle)
 
 
+# -- crossing a level, differentiably ---------------------------------------------------------------------
+# A batched tensor's autograd history is its own, not its value's: moving between a value and its batched
+# tensor is an autograd Function each way (each the other's backward), so gradients and their own gradients
+# (create_graph: hessian = jacfwd(jacrev(f))) flow through vmap's borders.
+
+class _EnterLevel(Function):
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, bdim: int, level: int) -> Tensor:
+        ctx.bdim, ctx.level, ctx.shape = bdim, level, tuple(x.shape)
+        return make_batched(x, bdim, level)
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> Any:
+        if level_of_any(grad, ctx.level):
+            return leave_level(grad, ctx.level, ctx.bdim), None, None
+        return grad.unsqueeze(ctx.bdim).expand(ctx.shape), None, None
+
+
+class _LeaveLevel(Function):
+    @staticmethod
+    def forward(ctx: Any, y: Tensor, level: int, out_dim: int) -> Tensor:
+        ctx.level, ctx.out_dim = level, out_dim
+        return take_out(y, level, out_dim)
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> Any:
+        return enter_level(grad, ctx.out_dim % grad.dim(), ctx.level), None, None
+
+
+class _SumOverLevel(Function):
+    @staticmethod
+    def forward(ctx: Any, g: Tensor, level: int) -> Tensor:
+        taken = take_out(g, level, 0)
+        ctx.level, ctx.size = level, int(taken.shape[0])
+        return taken.sum(0)
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> Any:
+        spread = grad.unsqueeze(0).expand((ctx.size,) + tuple(grad.shape))
+        return enter_level(spread, 0, ctx.level), None
+
+
+def _differentiable(t: Tensor) -> bool:
+    return bool(t.requires_grad) and is_grad_enabled()
+
+
+def enter_level(x: Tensor, bdim: int, level: int) -> Tensor:
+    """x's batched tensor at level over its dim bdim, differentiable."""
+    return _EnterLevel.apply(x, bdim, level) if _differentiable(x) else make_batched(x, bdim, level)
+
+
+def leave_level(y: Tensor, level: int, out_dim: int) -> Tensor:
+    """y without level's batching, the batch at out_dim, differentiable."""
+    return _LeaveLevel.apply(y, level, out_dim) if _differentiable(y) else take_out(y, level, out_dim)
+
+
+def level_of_any(t: Any, level: int) -> bool:
+    """Whether t is batched at level, among any of its wrappers."""
+    return level in _levels_of(t)
+
+
 def reduce_finished_levels(grad: Tensor) -> Tensor:
     """A gradient batched over vmaps that have returned, summed over their examples (see the module docstring)."""
-    found = info(grad)
-    while found is not None and not is_active(found[2]):
-        value, bdim, _ = found
-        grad = value.sum(bdim)
-        found = info(grad)
+    for level in [lv for lv in _levels_of(grad) if not is_active(lv)]:
+        grad = _sum_over(grad, level)
     return grad
+
+
+def merge(a: Tensor, b: Tensor) -> Tensor:
+    """a + b for two gradients of one tensor, one batched over a finished vmap the other is not batched over (a
+    path through that vmap and one around it): the per-example ones are summed first, as the tensor is not batched
+    by that vmap. (Two gradients batched alike are added as they are: the tensor is batched alike.)"""
+    levels_a, levels_b = _levels_of(a), _levels_of(b)
+    if levels_a != levels_b:
+        for level in [lv for lv in levels_a if lv not in levels_b and not is_active(lv)]:
+            a = _sum_over(a, level)
+        for level in [lv for lv in levels_b if lv not in levels_a and not is_active(lv)]:
+            b = _sum_over(b, level)
+    return a + b
+
+
+def _sum_over(grad: Tensor, level: int) -> Tensor:
+    return _SumOverLevel.apply(grad, level) if _differentiable(grad) else take_out(grad, level, 0).sum(0)
+
+
+def _levels_of(t: Any) -> list[int]:
+    """The levels t is batched at, outermost wrapper first."""
+    levels = []
+    found = info(t)
+    while found is not None:
+        levels.append(found[2])
+        found = info(found[0])
+    return levels
+
+
+def batched_repr(t: Tensor) -> str:
+    """A batched tensor as PyTorch prints it: its level (the vmap's depth while it runs), batch dim and value."""
+    from torch._tensor_str import tensor_repr
+    value, bdim, level = t.__dict__[_INFO]
+    depths = [entry.level for entry in active_levels()]
+    shown = depths.index(level) + 1 if level in depths else level
+    inner = tensor_repr(value).replace("\n", "\n    ")
+    return f"BatchedTensor(lvl={shown}, bdim={bdim}, value=\n    {inner}\n)"
 
 
 def _install() -> None:
     from torch.csrc.autograd import accumulate_grad
     import torch._indexing_dispatched  # noqa: F401  (indexing of batched tensors reaches the rules as operator calls)
     dispatcher.set_batched_fallback(fallback)
-    accumulate_grad.install_batched_reducer(reduce_finished_levels)
+    accumulate_grad.install_batched_reducer(reduce_finished_levels, merge)
+    from torch import _tensor_str
+    _tensor_str.set_batched_repr(batched_repr)
 
 
 _install()

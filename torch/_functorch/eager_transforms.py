@@ -11,8 +11,8 @@ differentiate it.
 Forward-mode products (jvp, linearize, jacfwd) are computed by the double-vjp trick: the vjp's
 gradient is linear in its cotangent, so differentiating it with respect to a zero cotangent along a
 tangent gives the Jacobian-vector product. It needs each op's backward to be differentiable, as
-torch.autograd.functional.jvp does. The Jacobians loop over rows (jacrev) or columns (jacfwd), one
-product each, as PyTorch does without vmap."""
+torch.autograd.functional.jvp does. The Jacobians take every row's vjp (jacrev) or every column's jvp
+(jacfwd) at once, vmapped over the identity's rows, as PyTorch's."""
 from __future__ import annotations
 
 import functools
@@ -290,16 +290,11 @@ def linearize(func: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[..
     return lin.scope.release_tree(lin.output), jvp_fn
 
 
-def _basis(like: Tensor, index: int) -> Tensor:
-    one_hot = _zeros_like(like).reshape(-1)
-    one_hot[index] = 1
-    return one_hot.reshape(like.shape)
-
-
 def jacrev(func: Callable[..., Any], argnums: Any = 0, *, has_aux: bool = False, chunk_size: int | None = None,
            _preallocate_and_copy: bool = False) -> Callable[..., Any]:
-    """A function returning the Jacobian of func with respect to args[argnums], one vjp per output element:
-    for each output leaf, shaped output.shape + input.shape, structured as the inputs."""
+    """A function returning the Jacobian of func with respect to args[argnums], the vjps of every output element
+    at once (vmap, in chunks of chunk_size): for each output leaf, shaped output.shape + input.shape, structured
+    as the inputs."""
     if chunk_size is not None and chunk_size <= 0:
         raise ValueError("jacrev: `chunk_size` should be greater than 0.")
 
@@ -313,24 +308,42 @@ def jacrev(func: Callable[..., Any], argnums: Any = 0, *, has_aux: bool = False,
             _floating_outputs(flat_out)
             per_output = []
             for o in flat_out:
-                rows = [_vjp([o], flat_in, [_basis(o, k)], scope.differentiable) for k in range(o.numel())]
-                per_output.append(tree_unflatten([_stack_rows([r[j] for r in rows], o, x)
+                # every row's vjp at once: vmap over the rows of the identity, as PyTorch's jacrev
+                def row(c: Tensor, o: Tensor = o) -> tuple[Tensor, ...]:
+                    return tuple(_vjp([o], flat_in, [c], scope.differentiable))
+                rows = _vmapped(row, _identity(o), chunk_size)
+                per_output.append(tree_unflatten([_rows_as_jacobian(rows[j] if rows else None, o, x)
                                                   for j, x in enumerate(flat_in)], in_spec))
         jac = scope.release_tree(tree_unflatten(per_output, out_spec))
         return (jac, scope.release_tree(aux)) if has_aux else jac
     return wrapper
 
 
-def _stack_rows(rows: list[Tensor], output: Tensor, input: Tensor) -> Tensor:
+def _identity(like: Tensor) -> Tensor:
+    """The basis of like's elements, one per row: shaped (like.numel(),) + like.shape."""
     import torch
-    if not rows:
+    n = like.numel()
+    return torch.eye(n, dtype=like.dtype, device=like.device).reshape((n,) + tuple(like.shape))
+
+
+def _vmapped(fn: Callable[[Tensor], tuple[Tensor, ...]], basis: Tensor, chunk_size: int | None) -> tuple[Tensor, ...]:
+    """fn over the rows of basis (a tuple of results, each stacked over the rows); no rows, no calls."""
+    from torch._functorch.vmap import vmap
+    if basis.shape[0] == 0:
+        return ()
+    return tuple(vmap(fn, chunk_size=chunk_size)(basis))
+
+
+def _rows_as_jacobian(rows: Tensor | None, output: Tensor, input: Tensor) -> Tensor:
+    if rows is None:
         return input.new_zeros(tuple(output.shape) + tuple(input.shape))
-    return torch.stack(rows).reshape(tuple(output.shape) + tuple(input.shape))
+    return rows.reshape(tuple(output.shape) + tuple(input.shape))
 
 
 def jacfwd(func: Callable[..., Any], argnums: Any = 0, has_aux: bool = False, *,
            randomness: str = "error") -> Callable[..., Any]:
-    """A function returning the Jacobian of func with respect to args[argnums], one jvp per input element."""
+    """A function returning the Jacobian of func with respect to args[argnums], the jvps along every input
+    element at once (vmap)."""
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         if randomness not in ("error", "different", "same"):
@@ -341,13 +354,16 @@ def jacfwd(func: Callable[..., Any], argnums: Any = 0, has_aux: bool = False, *,
         with enable_grad():
             lin = _Linearized(lambda *owned: func(*_place(args, positions, owned), **kwargs),
                               tuple(args[p] for p in positions), has_aux, "jvp(f, primals, tangents)", outer)
-            columns: list[list[list[Tensor]]] = []       # [input leaf][element][output leaf]
+            columns: list[tuple[Tensor, ...]] = []       # [input leaf][output leaf], stacked over the input's elements
             for j, x in enumerate(lin.flat_primals):
-                columns.append([lin.jvp([_basis(x, k) if i == j else _zeros_like(p)
-                                         for i, p in enumerate(lin.flat_primals)]) for k in range(x.numel())])
+                # every column's jvp at once: vmap over the input's basis, as PyTorch's jacfwd
+                def column(t: Tensor, j: int = j) -> tuple[Tensor, ...]:
+                    return tuple(lin.jvp([t if i == j else _zeros_like(p) for i, p in enumerate(lin.flat_primals)]))
+                columns.append(_vmapped(column, _identity(x), None))
             per_output = []
             for i, o in enumerate(lin.flat_out):
-                leaves = [_stack_columns([col[i] for col in columns[j]], o, x) for j, x in enumerate(lin.flat_primals)]
+                leaves = [_columns_as_jacobian(columns[j][i] if columns[j] else None, o, x)
+                          for j, x in enumerate(lin.flat_primals)]
                 tree = tree_unflatten(leaves, lin.primals_spec)
                 per_output.append(tree[0] if isinstance(argnums, int) else tree)
         jac = lin.scope.release_tree(tree_unflatten(per_output, lin.out_spec))
@@ -360,11 +376,11 @@ def _place(args: tuple[Any, ...], positions: tuple[int, ...], values: tuple[Any,
     return tuple(replaced.get(i, a) for i, a in enumerate(args))
 
 
-def _stack_columns(columns: list[Tensor], output: Tensor, input: Tensor) -> Tensor:
-    import torch
-    if not columns:
+def _columns_as_jacobian(columns: Tensor | None, output: Tensor, input: Tensor) -> Tensor:
+    """(input elements,) + output.shape stacked jvps as output.shape + input.shape."""
+    if columns is None:
         return output.new_zeros(tuple(output.shape) + tuple(input.shape))
-    return torch.stack(columns, dim=-1).reshape(tuple(output.shape) + tuple(input.shape))
+    return columns.reshape((input.numel(), output.numel())).t().reshape(tuple(output.shape) + tuple(input.shape))
 
 
 def hessian(func: Callable[..., Any], argnums: Any = 0) -> Callable[..., Any]:

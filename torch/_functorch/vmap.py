@@ -12,10 +12,8 @@ from typing import Any, Callable
 
 from aten import dispatcher
 from torch._functorch import batch_rules
-from torch._functorch.batched import active_levels, info, make_batched, new_level
+from torch._functorch.batched import active_levels, enter_level, info, leave_level, new_level
 from torch._tensor import Tensor
-from torch.autograd.function import Function
-from torch.autograd.grad_mode import is_grad_enabled
 from torch.utils._pytree import tree_flatten, tree_structure, tree_unflatten
 
 __all__ = ["vmap"]
@@ -104,44 +102,10 @@ def _batch_size(flat: list[Any], dims: list[Any]) -> int:
     return sizes[0]
 
 
-class _EnterVmap(Function):
-    """x's batched tensor, differentiable: its gradient (batched by the same vmap) becomes x's."""
-
-    @staticmethod
-    def forward(ctx: Any, x: Tensor, bdim: int, level: int) -> Tensor:
-        ctx.bdim, ctx.level, ctx.shape = bdim, level, tuple(x.shape)
-        return make_batched(x, bdim, level)
-
-    @staticmethod
-    def backward(ctx: Any, grad: Tensor) -> Any:
-        found = info(grad)
-        if found is not None and found[2] == ctx.level:
-            return found[0].movedim(found[1], ctx.bdim), None, None
-        return grad.unsqueeze(ctx.bdim).expand(ctx.shape), None, None
-
-
-class _LeaveVmap(Function):
-    """A batched result's value with its batch dimension at out_dim, differentiable: its gradient enters the
-    vmap's program batched."""
-
-    @staticmethod
-    def forward(ctx: Any, y: Tensor, level: int, out_dim: int) -> Tensor:
-        value, bdim, _ = info(y)  # type: ignore[misc]
-        ctx.level, ctx.out_dim = level, out_dim
-        return value.movedim(bdim, out_dim)
-
-    @staticmethod
-    def backward(ctx: Any, grad: Tensor) -> Any:
-        return make_batched(grad, ctx.out_dim % grad.dim(), ctx.level), None, None
-
-
 def _enter(arg: Any, d: Any, level: int) -> Any:
     if d is None:
         return arg
-    bdim = d % arg.dim()
-    if arg.requires_grad and is_grad_enabled():
-        return _EnterVmap.apply(arg, bdim, level)
-    return make_batched(arg, bdim, level)
+    return enter_level(arg, d % arg.dim(), level)
 
 
 def _leave(name: str, out: Any, d: Any, level: int, size: int) -> Any:
@@ -161,10 +125,7 @@ def _leave(name: str, out: Any, d: Any, level: int, size: int) -> Any:
         shape = list(out.shape)
         expanded = out.unsqueeze(0).expand([size] + shape)
         return expanded.movedim(0, d)
-    if out.requires_grad and is_grad_enabled():
-        return _LeaveVmap.apply(out, level, d)
-    value, bdim, _ = found  # type: ignore[misc]
-    return value.movedim(bdim, d)
+    return leave_level(out, level, d)
 
 
 def _run(func: Any, name: str, out_dims: Any, randomness: str, args: tuple[Any, ...], kwargs: dict[str, Any],
@@ -220,3 +181,4 @@ def _chunked(func: Any, name: str, out_dims: Any, randomness: str, chunk_size: i
     joined = [torch.cat([r[i] for r in flat_results], d) if d is not None else flat_results[0][i]
               for i, d in enumerate(out_dims_flat)]
     return tree_unflatten(joined, out_spec)
+

@@ -70,8 +70,6 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool
          create_graph: bool = False, only_inputs: bool = True, allow_unused: bool | None = None,
          is_grads_batched: bool = False, materialize_grads: bool = False) -> tuple[Any, ...]:
     """The gradients of outputs with respect to inputs, without touching any .grad."""
-    if is_grads_batched:
-        raise NotImplementedError("torch.autograd.grad(is_grads_batched=True) needs vmap, which Ember lacks")
     if materialize_grads and allow_unused is False:
         raise ValueError("Expected allow_unused to be True or not passed when materialize_grads=True, "
                          "but got: allow_unused=False.")
@@ -81,12 +79,46 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool
     grads = _as_tuple(grad_outputs) or (None,) * len(outs)
     if len(grads) != len(outs):
         raise RuntimeError(f"grad_outputs and outputs should have the same length: got {len(grads)} and {len(outs)}")
-    grads = _make_grads(outs, grads)
     keep = create_graph if retain_graph is None else retain_graph
-    result = graph.run_backward(outs, grads, keep, create_graph, tuple(ins), unused_ok, False)
+    if is_grads_batched:
+        result = _batched_grads(outs, grads, keep, create_graph, tuple(ins), unused_ok)
+    else:
+        result = graph.run_backward(outs, _make_grads(outs, grads), keep, create_graph, tuple(ins), unused_ok, False)
     if materialize_grads:
         result = tuple(_zeros_like(t) if g is None else g for t, g in zip(ins, result))
     return tuple(result)
+
+
+# torch.func.vmap(fn)(*rows): torch.autograd sits below torch.func, which is built on it; `import torch` installs
+# it here (torch/__init__.py), loading torch.func on the first call.
+_vmap: Any = None
+
+
+def install_vmap(vmap_rows: Any) -> None:
+    global _vmap
+    _vmap = vmap_rows
+
+
+def _batched_grads(outs: tuple[Any, ...], grads: tuple[Any, ...], keep: bool, create_graph: bool,
+                   ins: tuple[Any, ...], unused_ok: bool) -> tuple[Any, ...]:
+    """grad(is_grads_batched=True): one backward pass for every grad_outputs row (dim 0), under vmap."""
+    for i, (g, o) in enumerate(zip(grads, outs)):
+        if g is None or g.dim() == 0 or tuple(g.shape[1:]) != tuple(o.shape):
+            raise RuntimeError("If `is_grads_batched=True`, we interpret the first dimension of each grad_output as "
+                               "the batch dimension. The sizes of the remaining dimensions are expected to match the "
+                               f"shape of corresponding output, but a mismatch was detected: grad_output[{i}] has a "
+                               f"shape of {g.shape if g is not None else None} and output[{i}] has a shape of {o.shape}. "
+                               "If you only want some tensors in `grad_output` to be considered batched, consider using "
+                               "vmap.")
+    unused: list[bool] = []
+
+    def one_pass(*rows: Any) -> tuple[Any, ...]:
+        result = graph.run_backward(outs, rows, True, create_graph, ins, unused_ok, False)
+        unused[:] = [r is None for r in result]
+        return tuple(_zeros_like(t) if r is None else r for t, r in zip(ins, result))
+
+    stacked = _vmap(one_pass, *grads)
+    return tuple(None if missing else r for r, missing in zip(stacked, unused))
 
 
 # PyTorch's home for both, what help(), pickle and the docs report.

@@ -14,6 +14,7 @@ from torch.autograd.grad_mode import enable_grad
 __all__ = ["vjp", "jvp", "jacobian", "hessian", "vhp", "hvp"]
 
 _zeros_like = find_operator("zeros_like")
+_eye = find_operator("eye")
 _stack = find_operator("stack")
 
 
@@ -102,6 +103,15 @@ def jvp(func: Callable[..., Any], inputs: Any, v: Any = None, create_graph: bool
 def jacobian(func: Callable[..., Any], inputs: Any, create_graph: bool = False, strict: bool = False,
              vectorize: bool = False, strategy: str = "reverse-mode") -> Any:
     """d func(inputs) / d inputs: for each output and input, a tensor of shape out.shape + in.shape."""
+    _check_strategy(strategy, vectorize)
+    if strategy == "forward-mode":
+        if create_graph:
+            raise NotImplementedError("torch.autograd.functional.jacobian: `create_graph=True` and "
+                                      "`strategy=\"forward-mode\"` are not supported together (yet). Please either "
+                                      "set `create_graph=False` or `strategy=\"reverse-mode\"`.")
+        raise NotImplementedError("torch.autograd.functional.jacobian(strategy=\"forward-mode\") needs forward-mode "
+                                  "AD (torch.autograd.forward_ad), which Ember does not have yet; use "
+                                  "strategy=\"reverse-mode\"")
     in_tuple, xs = _as_tuple(inputs, "inputs", "jacobian")
     with enable_grad():
         xs = _prepare(xs, create_graph)
@@ -109,6 +119,9 @@ def jacobian(func: Callable[..., Any], inputs: Any, create_graph: bool = False, 
         blocks: list[tuple[Any, ...]] = []
         for out in outs:
             flat = out.reshape(-1)
+            if vectorize:
+                blocks.append(_vectorized_rows(flat, out, xs, create_graph))
+                continue
             rows: list[list[Any]] = [[] for _ in xs]
             for k in range(flat.numel()):
                 seed = _zeros_like(flat)
@@ -130,9 +143,37 @@ def jacobian(func: Callable[..., Any], inputs: Any, create_graph: bool = False, 
     return tuple(blocks)
 
 
+def _check_strategy(strategy: str, vectorize: bool) -> None:
+    if strategy not in ("forward-mode", "reverse-mode"):
+        raise AssertionError('Expected strategy to be either "forward-mode" or "reverse-mode". Hint: If your function '
+                             'has more outputs than inputs, "forward-mode" tends to be more performant. Otherwise, '
+                             'prefer to use "reverse-mode".')
+    if strategy == "forward-mode" and not vectorize:
+        raise NotImplementedError("Computing Jacobian using forward-AD or forward-over-reverse Hessian isonly "
+                                  "implemented for `vectorize=True`.")
+
+
+def _vectorized_rows(flat: Any, out: Any, xs: tuple[Any, ...], create_graph: bool) -> tuple[Any, ...]:
+    """jacobian(vectorize=True): every row's vjp in one backward pass over the identity's rows (vmap)."""
+    n = flat.numel()
+    shapes = [tuple(out.shape) + tuple(x.shape) for x in xs]
+    if n == 0 or not flat.requires_grad:
+        return tuple(_detach((x.new_zeros(shape),), create_graph)[0] for x, shape in zip(xs, shapes))
+    basis = _eye(n, dtype=flat.dtype, device=flat.device)
+    rows = grad((flat,), xs, (basis,), retain_graph=True, create_graph=create_graph, allow_unused=True,
+                is_grads_batched=True)
+    return tuple(_detach((x.new_zeros(shape) if r is None else r.reshape(shape),), create_graph)[0]
+                 for r, x, shape in zip(rows, xs, shapes))
+
+
 def hessian(func: Callable[..., Any], inputs: Any, create_graph: bool = False, strict: bool = False,
             vectorize: bool = False, outer_jacobian_strategy: str = "reverse-mode") -> Any:
     """The Hessian of a scalar function: the jacobian of its gradient."""
+    _check_strategy(outer_jacobian_strategy, vectorize)
+    if outer_jacobian_strategy == "forward-mode":
+        raise NotImplementedError("torch.autograd.functional.hessian(outer_jacobian_strategy=\"forward-mode\") needs "
+                                  "forward-mode AD (torch.autograd.forward_ad), which Ember does not have yet; use "
+                                  "outer_jacobian_strategy=\"reverse-mode\"")
     in_tuple, xs = _as_tuple(inputs, "inputs", "hessian")
 
     def gradient(*args: Any) -> Any:
@@ -141,7 +182,7 @@ def hessian(func: Callable[..., Any], inputs: Any, create_graph: bool = False, s
             raise RuntimeError("The function given to hessian should return a single Tensor with a single element.")
         return _unwrap(in_tuple, _fill(_grad((out,), args, (_zeros_like(out) + 1,), True), args))
 
-    return jacobian(gradient, inputs, create_graph=create_graph)
+    return jacobian(gradient, inputs, create_graph=create_graph, vectorize=vectorize)
 
 
 def vhp(func: Callable[..., Any], inputs: Any, v: Any = None, create_graph: bool = False,

@@ -89,7 +89,15 @@ class Call:
             position = self._position(name)
             args, kwargs = self.original
             return args[position] if position < len(args) else kwargs[name]
+        if self.facts.view and _is_view(result):     # (reshape may copy: then not a view)
+            first = self.original[0][0] if self.original[0] else None
+            return wrap_result(result, self.level, first if self.batched(first) else None)
         return wrap_result(result, self.level)
+
+
+def _is_view(result: Any) -> bool:
+    first = result[0] if isinstance(result, (tuple, list)) and result else result
+    return isinstance(first, Tensor) and bool(first._is_view())
 
 
 def is_tensor(value: Any) -> bool:

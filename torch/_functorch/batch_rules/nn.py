@@ -22,8 +22,12 @@ def _folded(c: Call) -> tuple[Any, Any, int, int]:
             size, n)
 
 
-def _denominator(c: Call, targets: Any, dtype: Any) -> Any:
-    """Each example's total target weight: the mean's denominator (weights of the targets not ignored)."""
+def _denominator(c: Call, targets: Any, losses: Any) -> Any:
+    """Each example's total target weight: the mean's denominator (weights of the targets not ignored; with class
+    probabilities as targets, the number of samples)."""
+    dtype = losses.dtype
+    if targets.is_floating_point():
+        return losses.new_full((int(losses.shape[0]),), float(losses.shape[1]))
     weight = c.get("weight")
     valid = targets != c.get("ignore_index", -100)
     if weight is None:
@@ -31,15 +35,18 @@ def _denominator(c: Call, targets: Any, dtype: Any) -> Any:
     return (weight[targets.clamp(0, int(weight.shape[0]) - 1)] * valid).sum(1)
 
 
-def _class_losses(c: Call) -> tuple[Any, Any, int]:
-    """Unreduced losses and targets of every example, shaped (batch, samples), and the batch size."""
-    flat_x, flat_t, size, _ = _folded(c)
+def _class_losses(c: Call) -> tuple[Any, Any, int, tuple[int, ...]]:
+    """Unreduced losses and targets of every example, shaped (batch, samples), the batch size, and the shape of
+    an example's unreduced losses."""
+    one_sample = c.get("self").dim() == 1
+    flat_x, flat_t, size, n = _folded(c)
     c.set("self", flat_x)
     c.set("target", flat_t)
     c.set("reduction", _NONE)
     result = c.run()
     losses = result[0] if isinstance(result, tuple) else result
-    return losses.reshape(size, -1), flat_t.reshape(size, -1), size
+    per_example = tuple(losses.shape[1:]) if one_sample else (n,) + tuple(losses.shape[1:])
+    return losses.reshape(size, -1), flat_t.reshape(size, -1), size, per_example
 
 
 def _class_loss_rule(handle: Any, level: int, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
@@ -50,12 +57,11 @@ def _class_loss_rule(handle: Any, level: int, args: tuple[Any, ...], kwargs: dic
     smoothing = handle.name.startswith("cross_entropy") and c.get("label_smoothing", 0.0)
     if not set(c.tensors_batched()) <= {"self", "target"} or (smoothing and c.get("weight") is not None):
         return fallback(handle, args, kwargs)
-    target_shape = tuple(c.expanded("target").shape)
     reduction = c.get("reduction", _MEAN)
-    losses, targets, size = _class_losses(c)
-    denominator = _denominator(c, targets, losses.dtype)
+    losses, targets, size, per_example = _class_losses(c)
+    denominator = _denominator(c, targets, losses)
     if reduction == _NONE:
-        loss = losses.view(target_shape)
+        loss = losses.view((size,) + per_example)
     elif reduction == _SUM:
         loss = losses.sum(1)
     else:
@@ -77,7 +83,9 @@ def _nll_backward_rule(handle: Any, level: int, args: tuple[Any, ...], kwargs: d
     grad = c.expanded("grad_output")
     reduction = c.get("reduction", _MEAN)
     if reduction == _MEAN:
-        grad = grad / c.expanded("total_weight")
+        # an example whose targets are all ignored has total weight 0 and a zero gradient, as the loop's
+        total = c.expanded("total_weight")
+        grad = (grad / total).where(total != 0, grad.new_zeros(()))
     if reduction != _NONE:
         grad = grad.reshape(size, 1).expand(size, flat_t.numel() // max(size, 1))
     c.set("grad_output", grad.reshape(flat_t.shape))

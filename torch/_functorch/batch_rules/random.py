@@ -13,7 +13,7 @@ from typing import Any
 
 from aten import dispatcher
 from torch._functorch.batch_rules._call import Call
-from torch._functorch.batched import current_level, info, make_batched, register_rule
+from torch._functorch.batched import active_levels, current_level, info, make_batched, register_rule
 from torch._tensor import Tensor
 
 _ERROR = ("vmap: called random operation while in randomness error mode. Please either use the 'same' or "
@@ -39,7 +39,7 @@ def random_rule(handle: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> A
     entry = current_level()
     if entry is None:
         return _below(handle, args, kwargs)
-    if entry.randomness == "error":
+    if any(lv.randomness == "error" for lv in active_levels()):
         raise RuntimeError(_ERROR)
     c = Call(handle, entry.level, args, kwargs)
     batched = c.tensors_batched()
@@ -67,17 +67,22 @@ def random_rule(handle: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> A
             raise RuntimeError(f"vmap: randomness='same' is not supported by Ember for {handle.name} with inputs "
                                "batched by this vmap; use randomness='different' or draw outside vmap")
         return _below(handle, args, kwargs)
-    # different
+    # different: a draw per example of every enclosing vmap that asks for different randomness
     if batched:
         return _below(handle, args, kwargs)
+    drawing = [lv for lv in active_levels() if lv.randomness == "different"]
+    sizes = [lv.size for lv in drawing]
     if "size" in c.facts.names:
-        c.set("size", [entry.size] + list(c.get("size")))
-        return make_batched(_below(handle, tuple(c.args), c.kwargs), 0, entry.level)
-    first = c.get(c.facts.names[0])
-    if isinstance(first, Tensor):
-        c.set(c.facts.names[0], first.unsqueeze(0).expand((entry.size,) + tuple(first.shape)))
-        return make_batched(_below(handle, tuple(c.args), c.kwargs), 0, entry.level)
-    raise RuntimeError(f"vmap: randomness='different' is not supported by Ember for {handle.name}")
+        c.set("size", sizes + list(c.get("size")))
+    elif isinstance(c.get(c.facts.names[0]), Tensor):
+        first = c.get(c.facts.names[0])
+        c.set(c.facts.names[0], first.view((1,) * len(sizes) + tuple(first.shape)).expand(sizes + list(first.shape)))
+    else:
+        raise RuntimeError(f"vmap: randomness='different' is not supported by Ember for {handle.name}")
+    drawn = _below(handle, tuple(c.args), c.kwargs)
+    for lv in drawing:              # outermost first: each wraps the dims the inner ones have not taken
+        drawn = make_batched(drawn, 0, lv.level)
+    return drawn
 
 
 def _dropout_rule(handle: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:

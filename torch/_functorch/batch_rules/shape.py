@@ -97,11 +97,8 @@ def _t_rule(handle: Any, level: int, args: tuple[Any, ...], kwargs: dict[str, An
     self = c.get("self")
     value = c.value("self")
     if self.dim() < 2:
-        return make_batched(value, 0, level) if handle.name == "t" else self
-    if handle.name == "t_":
-        value.transpose_(1, 2)
-        return self
-    return make_batched(value.transpose(1, 2), 0, level)
+        return make_batched(value, 0, level, self)
+    return make_batched(value.transpose(1, 2), 0, level, self)
 
 
 def _alias_rule(handle: Any, level: int, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
@@ -114,7 +111,7 @@ def _squeeze_all_rule(handle: Any, level: int, args: tuple[Any, ...], kwargs: di
     self = args[0]
     value = front(self, level)
     dims = [d + 1 for d in range(self.dim()) if self.shape[d] == 1]
-    return make_batched(value.squeeze(dims) if dims else value.view(value.shape), 0, level)
+    return make_batched(value.squeeze(dims) if dims else value.view(value.shape), 0, level, self)
 
 
 def _join_rule(handle: Any, level: int, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
@@ -204,18 +201,27 @@ def _index_rule(handle: Any, level: int, args: tuple[Any, ...], kwargs: dict[str
     return make_batched(result, 0, level)
 
 
+_GEOMETRY_IN_PLACE = ("t_", "transpose_", "unsqueeze_", "squeeze_", "resize_", "resize_as_", "as_strided_",
+                      "swapdims_", "swapaxes_", "set_")
+
+
+def _geometry_in_place_rule(handle: Any, level: int, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    name = handle.name.split(".")[0]
+    raise RuntimeError(f"vmap: Ember does not support aten::{name} on a batched tensor (it changes the tensor's "
+                       f"shape in place); use the out-of-place {name.rstrip('_')}")
+
+
 def register() -> None:
     from aten import dispatcher
     table: dict[str, Rule] = {
         "view": _view_rule, "reshape": _view_rule, "_unsafe_view": _view_rule, "expand": _view_rule,
-        "permute": _permute_rule, "t": _t_rule, "t_": _t_rule,
+        "permute": _permute_rule, "t": _t_rule,
         "detach": _alias_rule, "alias": _alias_rule,
         "squeeze": _squeeze_all_rule,
         "cat": _join_rule, "stack": _join_rule,
         "index.Tensor": _index_rule,
         "select.int": dims_rule(("dim",)), "slice.Tensor": dims_rule(("dim",)),
-        "transpose.int": dims_rule(("dim0", "dim1")), "transpose_": dims_rule(("dim0", "dim1")),
-        "unsqueeze": dims_rule(("dim",), extra_rank=1), "unsqueeze_": dims_rule(("dim",), extra_rank=1),
+        "transpose.int": dims_rule(("dim0", "dim1")), "unsqueeze": dims_rule(("dim",), extra_rank=1),
         "squeeze.dim": dims_rule(("dim",)), "squeeze.dims": dims_rule(("dim",)),
         "diagonal": dims_rule(("dim1", "dim2")), "narrow": dims_rule(("dim",)),
         "split.Tensor": dims_rule(("dim",)), "split_with_sizes": dims_rule(("dim",)), "unbind.int": dims_rule(("dim",)),
@@ -232,6 +238,11 @@ def register() -> None:
         table[name] = _like_rule
     for name in ("new_zeros", "new_ones", "new_empty", "new_full", "new_empty_strided"):
         table[name] = _new_rule
+    # in-place changes of a tensor's geometry: a batched tensor's geometry is its examples', kept apart from its
+    # value's, so these are refused rather than left half done
+    for name in dispatcher.operator_names():
+        if name.split(".")[0] in _GEOMETRY_IN_PLACE:
+            table[name] = _geometry_in_place_rule
     for name, rule in table.items():
         if dispatcher.has_operator(name):
             register_rule(name, rule)

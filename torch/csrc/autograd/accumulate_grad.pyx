@@ -9,15 +9,24 @@ from libc.stdint cimport uint64_t
 from c10.dispatch_key cimport DK_FUNCTORCH_BATCHED
 from c10.tensor_impl cimport TensorImpl, non_overlapping_and_dense
 
-# vmap: a gradient still batched over a vmap that has returned, reaching a leaf or an input of autograd.grad, is
-# summed over its examples (torch._functorch.batched.reduce_finished_levels, installed here by vmap)
+# vmap: a gradient still batched over a vmap that has returned is summed over its examples where it meets a
+# gradient that is not (two paths into one tensor) and where it reaches a leaf or an input of autograd.grad
+# (torch._functorch.batched's reduce_finished_levels and merge, installed here by vmap).
 cdef object _batched_reducer = None
+cdef object _batched_merge = None
 cdef uint64_t _BATCHED = (<uint64_t>1) << DK_FUNCTORCH_BATCHED
 
 
-def install_batched_reducer(reducer):
-    global _batched_reducer
-    _batched_reducer = reducer
+def install_batched_reducer(reducer, merge):
+    global _batched_reducer, _batched_merge
+    _batched_reducer, _batched_merge = reducer, merge
+
+
+cdef object add_grads(object a, object b):
+    """a + b, two gradients of one tensor (the engine's buffers)."""
+    if _batched_merge is not None and ((<TensorImpl>a).key_set | (<TensorImpl>b).key_set) & _BATCHED:
+        return _batched_merge(a, b)
+    return a + b
 
 
 cdef int reduce_finished_vmaps(list grads) except -1:

@@ -24,7 +24,7 @@ from c10 cimport grad_mode
 from c10.dispatch_key cimport DK_AUTOGRAD_CPU, DK_AUTOGRAD_CUDA
 from c10.scalar_type cimport dtype_of, is_floating, is_complex
 from c10.tensor_impl cimport TensorImpl
-from torch.csrc.autograd.accumulate_grad cimport accumulate, reduce_finished_vmaps
+from torch.csrc.autograd.accumulate_grad cimport accumulate, add_grads, reduce_finished_vmaps
 
 cdef extern from "Python.h":
     object PyObject_GenericGetDict(object o, void* context)
@@ -602,7 +602,7 @@ cdef object _add(a, b):
         return b
     if b is None:
         return a
-    return a + b
+    return add_grads(a, b)
 
 
 cdef tuple _call_pre_hooks(Node node, list grads):

@@ -97,7 +97,7 @@ def amax_amin_backward(grad: Any, self: Any, result: Any, dims: Any, keepdim: bo
 def evenly_distribute_backward(grad: Any, self: Any, value: Any) -> Any:
     """max()/min()/median() of all elements: the gradient shared by the elements equal to the
     result (the NaNs, when the result is NaN)."""
-    mask = self.isnan() if bool(value.isnan()) else (self == value)
+    mask = (self.isnan() & value.isnan()) | (self == value)     # no branch on the value: it may be vmap's batched
     return mask * (grad / mask.sum())
 
 
@@ -124,7 +124,7 @@ def prod_backward(grad: Any, self: Any, result: Any, dim: Any = None, keepdim: b
         return grad
     grad = restore_reduced_dims(grad, dim, keepdim, self.dim())
     result = restore_reduced_dims(result, dim, keepdim, self.dim())
-    if not bool((self == 0).any()):
+    if not self._is_batched() and not bool((self == 0).any()):     # (under vmap: the exact form for every example)
         return grad * conj(result / self)
     return grad * conj(_exclusive_cumprod(self, dim) * _exclusive_cumprod(self.flip(dim), dim).flip(dim))
 
@@ -157,7 +157,7 @@ def cumprod_backward(grad: Any, self: Any, dim: int, result: Any) -> Any:
     so its own derivatives are exact too."""
     if self.dim() == 0 or self.numel() == 0:
         return grad
-    if not bool((self == 0).any()):
+    if not self._is_batched() and not bool((self == 0).any()):     # (under vmap: the exact form for every example)
         return reversed_cumsum(grad * result, dim) / self
     d = dim % self.dim()
     x = self.movedim(d, -1)
