@@ -298,3 +298,33 @@ def test_batched_tensors_print_as_pytorchs():
     printed = []
     vmap(lambda a: printed.append(repr(a)) or a)(torch.arange(6.0).view(2, 3))
     assert printed[0].startswith("BatchedTensor(lvl=1, bdim=0, value=\n    tensor([[0., 1., 2.],")
+
+
+@pytest.mark.parametrize("groups, transposed", [(1, False), (2, False), (1, True)])
+def test_convolution_with_batched_weights_is_one_grouped_convolution(groups, transposed):
+    x = torch.randn(5, 2, 8, 8, dtype=torch.float64)
+    if transposed:
+        weights, conv = torch.randn(3, 2, 4 // groups, 3, 3, dtype=torch.float64), F.conv_transpose2d
+    else:
+        weights, conv = torch.randn(3, 4, 2 // groups, 3, 3, dtype=torch.float64), F.conv2d
+    biases = torch.randn(3, 4, dtype=torch.float64)
+
+    def run(w, b, images=x):
+        return conv(images, w, b, stride=2, groups=groups)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")          # a rule, not the per-example loop
+        per_model = vmap(run, in_dims=(0, 0))(weights, biases)
+        per_model_and_batch = vmap(run)(weights, biases, torch.randn(3, 5, 2, 8, 8, dtype=torch.float64))
+    assert torch.allclose(per_model, torch.stack([run(w, b) for w, b in zip(weights, biases)]), rtol=1e-12)
+    assert per_model_and_batch.shape == per_model.shape
+
+
+def test_per_sample_cnn_gradients_need_no_per_example_loop():
+    model = _SmallCNN()
+    params = {k: v.detach() for k, v in model.named_parameters()}
+
+    def loss(p, sample, target):
+        return F.nll_loss(functional_call(model, p, (sample.unsqueeze(0),)), target.unsqueeze(0))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        vmap(grad(loss), in_dims=(None, 0, 0))(params, torch.randn(3, 1, 10, 10), torch.randint(0, 10, (3,)))

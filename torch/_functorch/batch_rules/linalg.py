@@ -112,10 +112,14 @@ def _linear_rule(handle: Any, level: int, args: tuple[Any, ...], kwargs: dict[st
 
 
 def _convolution_rule(handle: Any, level: int, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-    """conv2d and convolution with only the input batched: the vmap's batch joins the batch of images."""
+    """conv2d and convolution. Only the input batched: the vmap's batch joins the batch of images. A batched
+    weight (an ensemble; a weight gradient, which convolves with the output gradient): one grouped convolution,
+    each example's channels a group of their own."""
     c = Call(handle, level, args, kwargs)
-    if c.tensors_batched() != ["input"]:
+    if not set(c.tensors_batched()) <= {"input", "weight", "bias"}:
         return fallback(handle, args, kwargs)
+    if c.tensors_batched() != ["input"]:
+        return _grouped_convolution(c)
     x, weight = c.get("input"), c.get("weight")
     value = front(x, level)
     size = int(value.shape[0])
@@ -127,6 +131,30 @@ def _convolution_rule(handle: Any, level: int, args: tuple[Any, ...], kwargs: di
     c.set("input", value.reshape((size * shape[1],) + shape[2:]))
     out = c.run()
     return make_batched(out.view((size, shape[1]) + tuple(out.shape[1:])), 0, level)
+
+
+def _grouped_convolution(c: Call) -> Any:
+    x, weight, bias = c.get("input"), c.get("weight"), c.get("bias")
+    size, level = c.size(), c.level
+    spatial = weight.dim() - 2
+    no_images = x.dim() == weight.dim() - 1          # an example that is one image, without a batch of them
+    vx = front(x, level)
+    if vx is None:
+        images = x.unsqueeze(0) if no_images else x
+        joined = images.repeat((1, size) + (1,) * spatial)                     # (N, B*C, ...)
+    else:
+        images = vx.unsqueeze(1) if no_images else vx                            # (B, N, C, ...)
+        shape = tuple(images.shape)
+        joined = images.movedim(0, 1).reshape((shape[1], size * shape[2]) + shape[3:])
+    w = c.expanded("weight")
+    c.set("input", joined)
+    c.set("weight", w.reshape((size * int(w.shape[1]),) + tuple(w.shape[2:])))
+    if bias is not None:
+        c.set("bias", c.expanded("bias").reshape(-1))
+    c.set("groups", c.get("groups", 1) * size)
+    out = c.run()                                                                # (N, B*O, ...)
+    out = out.view((int(out.shape[0]), size, int(out.shape[1]) // size) + tuple(out.shape[2:]))
+    return make_batched(out[0] if no_images else out, 0 if no_images else 1, level)
 
 
 def register() -> None:

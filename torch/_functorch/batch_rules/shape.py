@@ -211,6 +211,35 @@ def _geometry_in_place_rule(handle: Any, level: int, args: tuple[Any, ...], kwar
                        f"shape in place); use the out-of-place {name.rstrip('_')}")
 
 
+def _index_add_rule(handle: Any, level: int, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """index_add with a batched index or source: the batch folded into the indexed dim, each example's indices
+    offset into its own block."""
+    import torch
+    c = Call(handle, level, args, kwargs)
+    if c.facts.written:
+        return fallback(handle, args, kwargs)
+    self = c.get("self")
+    size = c.size()
+    d = physical_dim(c.get("dim"), self.dim()) if self.dim() else 1
+    value = c.expanded("self")
+    if self.dim() == 0:
+        value = value.unsqueeze(1)
+    moved = value.movedim(d, 1)
+    n = int(moved.shape[1])
+    rest = tuple(moved.shape[2:])
+    index = c.expanded("index").reshape(size, -1)
+    k = int(index.shape[1])
+    offsets = torch.arange(size, device=index.device).mul_(n).view(size, 1)
+    source = c.expanded("source")
+    if source.dim() == 1:
+        source = source.unsqueeze(1)
+    source = source.movedim(d, 1).reshape((size * k,) + rest)
+    result = handle(moved.reshape((size * n,) + rest), 0, (index + offsets).reshape(-1), source,
+                    alpha=c.get("alpha", 1))
+    result = result.view((size, n) + rest).movedim(1, d)
+    return make_batched(result.squeeze(1) if self.dim() == 0 else result, 0, level)
+
+
 def register() -> None:
     from aten import dispatcher
     table: dict[str, Rule] = {
@@ -219,7 +248,7 @@ def register() -> None:
         "detach": _alias_rule, "alias": _alias_rule,
         "squeeze": _squeeze_all_rule,
         "cat": _join_rule, "stack": _join_rule,
-        "index.Tensor": _index_rule,
+        "index.Tensor": _index_rule, "index_add": _index_add_rule,
         "select.int": dims_rule(("dim",)), "slice.Tensor": dims_rule(("dim",)),
         "transpose.int": dims_rule(("dim0", "dim1")), "unsqueeze": dims_rule(("dim",), extra_rank=1),
         "squeeze.dim": dims_rule(("dim",)), "squeeze.dims": dims_rule(("dim",)),
