@@ -90,6 +90,11 @@ def set_vmap_mode(bint on):
     return previous
 
 
+def vmap_mode_active():
+    """Whether this thread is inside vmap."""
+    return (ember_tls_keys & VMAP_MODE_BIT) != 0
+
+
 def set_batched_fallback(handler):
     """handler(handle, args, kwargs) runs, at the FuncTorchBatched key, every operator that has no batching
     rule of its own (torch._functorch.batched installs the per-example loop)."""

@@ -1,5 +1,6 @@
 """vmap over every entry of the operator test database (test/opinfo): for each sample, each of its tensor
-arguments batched alone and all of them batched together, the vmapped op equals the loop over examples.
+arguments batched alone and all of them batched together, the vmapped op equals the loop over examples. The
+batch dimension is in front, and, for the first samples, last (in_dims=-1) and split over two nested vmaps.
 
 A batch is made of three examples of a sample argument: itself and two shuffles of its elements (the same
 values, so domains and index ranges stay valid). Ops without a batching rule run through the per-example
@@ -62,6 +63,27 @@ def _stacked(results: list[object]) -> object:
     return first
 
 
+def _nested_matches_flat(fn: object, kwargs: dict, batched: list, pattern: tuple[int, ...], flat: object,
+                         where: str, rtol: float, atol: float) -> None:
+    """The batch of BATCH * 2 examples as two nested vmaps (2 outer, BATCH inner) equals the flat vmap's result."""
+    doubled = list(batched)
+    for p in pattern:
+        doubled[p] = torch.cat([batched[p], batched[p].flip(0)]).reshape((2, BATCH) + tuple(batched[p].shape[1:]))
+    in_dims = tuple(0 if i in pattern else None for i in range(len(batched)))
+    inner = vmap(lambda *xs: fn(*xs, **kwargs), in_dims=in_dims)   # type: ignore[operator]
+    nested = vmap(inner, in_dims=in_dims)(*doubled)
+    expected = _stacked([flat, _flipped(flat)])
+    _equal(nested, expected, rtol, atol, where + " nested")
+
+
+def _flipped(value: object) -> object:
+    if isinstance(value, torch.Tensor):
+        return value.flip(0)
+    if isinstance(value, (tuple, list)):
+        return tuple(_flipped(v) for v in value)
+    return value
+
+
 def _patterns(positions: list[int]) -> list[tuple[int, ...]]:
     singles = [(p,) for p in positions]
     return singles + ([tuple(positions)] if len(positions) > 1 else [])
@@ -75,7 +97,7 @@ def test_vmap_matches_loop_over_examples(op: OpInfo) -> None:
     rng = np.random.default_rng(7)
     fn = op.function()
     checked = 0
-    for sample in list(op.sample_inputs(dtype, np.random.default_rng(1234)))[:4]:
+    for index, sample in enumerate(list(op.sample_inputs(dtype, np.random.default_rng(1234)))[:4]):
         args = list(to_torch(sample.args))
         kwargs = to_torch(sample.kwargs)
         positions = [i for i, a in enumerate(args) if isinstance(a, torch.Tensor) and a.numel() > 0]
@@ -104,7 +126,17 @@ def test_vmap_matches_loop_over_examples(op: OpInfo) -> None:
                     raise
             first = loop[0] if isinstance(loop, tuple) else loop
             rtol, atol = op.tolerance(np.dtype(first.numpy().dtype)) if isinstance(first, torch.Tensor) else (0, 0)
-            _equal(got, loop, max(rtol, 1e-6), max(atol, 1e-6), f"{op.id}{in_dims} ({sample.name})")
+            rtol, atol = max(rtol, 1e-6), max(atol, 1e-6)
+            where = f"{op.id}{in_dims} ({sample.name})"
+            _equal(got, loop, rtol, atol, where)
+            if index < 2:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    last = [batched[i].movedim(0, -1) if i in pattern else a for i, a in enumerate(batched)]
+                    last_dims = tuple(-1 if i in pattern else None for i in range(len(args)))
+                    _equal(vmap(lambda *xs: fn(*xs, **kwargs), in_dims=last_dims)(*last), loop, rtol, atol,
+                           where + " in_dims=-1")
+                    _nested_matches_flat(fn, kwargs, batched, pattern, got, where, rtol, atol)
             checked += 1
     if not checked:
         pytest.skip("no sample of this op runs without error")

@@ -92,7 +92,7 @@ def take_out(t: Tensor, level: int, out_dim: int) -> Tensor:
         raise RuntimeError(f"vmap: the tensor is not batched at level {level}")
     value, bdim, own_level = found
     if own_level == level:
-        return value.movedim(bdim, out_dim)
+        return value if bdim == out_dim % value.dim() else value.movedim(bdim, out_dim)
     position = out_dim if out_dim <= bdim else out_dim + 1      # out_dim among value's dims
     return make_batched(take_out(value, level, position), bdim if position > bdim else bdim + 1, own_level)
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from aten.dispatcher import find_operator
+from aten.dispatcher import find_operator, vmap_mode_active
 from c10.tensor_impl import TensorImpl
 from torch.csrc.autograd import graph
 
@@ -53,6 +53,9 @@ def backward(tensors: Any, grad_tensors: Any = None, retain_graph: bool | None =
     """Accumulate the gradients of tensors (times grad_tensors) into the leaves' .grad."""
     if grad_variables is not None:
         raise RuntimeError("`grad_variables` was removed: use `grad_tensors` instead")
+    if vmap_mode_active():
+        raise RuntimeError("backward() called inside a functorch transform. This is not supported, please use "
+                           "functorch.grad or functorch.vjp instead or call backward() outside of functorch transforms.")
     outputs = _as_tuple(tensors)
     input_list = _as_tuple(inputs)
     if inputs is not None and not input_list:

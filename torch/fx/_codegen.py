@@ -444,3 +444,47 @@ class CodeGen:
         if node.meta.get("is_wrapped", False):
             em.wrapped_fns.setdefault(callee)
         return f"{node!r}{annotation} = {callee}({em.listing(node.args, node.kwargs)})"
+
+
+class _PyTreeInfo(typing.NamedTuple):
+    """A graph whose function took nested inputs: the function's parameter names, and the structures of its
+    inputs and (when the output node holds its leaves) outputs."""
+    orig_args: list[str]
+    in_spec: Any
+    out_spec: Any
+
+
+class _PyTreeCodeGen(CodeGen):
+    """Code for a graph whose placeholders are the leaves of nested inputs (make_fx of f(dict, tuple)): the
+    forward takes the original parameters and flattens them against the traced structure (``self._in_spec``),
+    and rebuilds the output's structure from the leaves the output node holds (``self._out_spec``)."""
+
+    def __init__(self, pytree_info: _PyTreeInfo) -> None:
+        super().__init__()
+        self.pytree_info = pytree_info
+
+    def process_inputs(self, *inputs: Any) -> Any:
+        import torch.utils._pytree as pytree
+        return pytree.tree_flatten(inputs)[0]
+
+    def process_outputs(self, outputs: Any) -> Any:
+        import torch.utils._pytree as pytree
+        if self.pytree_info.out_spec is None:
+            return outputs
+        return pytree.tree_unflatten(outputs, self.pytree_info.out_spec)
+
+    def gen_fn_def(self, free_vars: list[str], maybe_return_annotation: str) -> str:
+        if self.pytree_info.in_spec is None:
+            return super().gen_fn_def(free_vars, maybe_return_annotation)
+        params = list(self.pytree_info.orig_args)
+        definition = super().gen_fn_def(params, maybe_return_annotation)
+        leaves = [v for v in free_vars if v != "self"]
+        if leaves:
+            definition += (f"\n    {', '.join(leaves)}, = fx_pytree.tree_flatten_spec("
+                           f"[{', '.join(self.pytree_info.orig_args)}], self._in_spec)")
+        return definition
+
+    def generate_output(self, output_args: Argument, *, repr_fn: Callable[[object], str] | None = None) -> str:
+        if self.pytree_info.out_spec is None:
+            return super().generate_output(output_args, repr_fn=repr_fn)
+        return f"return pytree.tree_unflatten({(repr_fn or repr)(output_args)}, self._out_spec)"

@@ -275,6 +275,9 @@ class GraphModule(torch.nn.Module):
     def recompile(self) -> PythonCode:
         """Regenerate code and forward from ``graph`` (needed after editing the graph in place)."""
         python_code = self._graph.python_code(root_module="self")
+        info = getattr(self._graph._codegen, "pytree_info", None)
+        if info is not None:                # nested inputs and outputs: the structures the code refers to
+            self._in_spec, self._out_spec = info.in_spec, info.out_spec
         self._code = python_code.src
         self._lineno_map = python_code._lineno_map
         self._prologue_start = python_code._prologue_start

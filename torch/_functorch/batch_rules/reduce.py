@@ -50,9 +50,18 @@ def _whole_rule(handle: Any, level: int, args: tuple[Any, ...], kwargs: dict[str
     c = Call(handle, level, args, kwargs)
     if c.tensors_batched() != ["self"]:
         return fallback(handle, args, kwargs)
-    value = front(c.get("self"), level)
-    flat = value.reshape(int(value.shape[0]), -1)
+    self = c.get("self")
+    value = front(self, level)
     base = handle.name.split(".")[0]
+    dims = list(range(1, self.dim() + 1))
+    if dims and base in ("sum", "mean", "max", "min"):     # over the example's dims, as PyTorch's rules record
+        dtype = c.get("dtype") if "dtype" in c.facts.names else None
+        if base in ("max", "min"):
+            result = (value.amax if base == "max" else value.amin)(dims)
+        else:
+            result = getattr(torch, base)(value, dims, dtype=dtype)
+        return make_batched(result, 0, level)
+    flat = value.reshape(int(value.shape[0]), -1)
     extra = {k: v for k, v in c.kwargs.items() if k != "self"}
     extra.update({name: c.args[i] for i, name in enumerate(c.facts.names) if 0 < i < len(c.args)})
     if base in ("max", "min"):

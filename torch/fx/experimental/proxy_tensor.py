@@ -17,6 +17,7 @@ import operator
 from typing import Any, Callable, Iterator
 
 import torch
+from torch.fx._codegen import _PyTreeCodeGen, _PyTreeInfo
 from torch.fx.graph import Graph
 from torch.fx.graph_module import GraphModule
 from torch.fx.node import Node
@@ -179,6 +180,15 @@ def _placeholder_names(f: Callable[..., Any], args: tuple[Any, ...], count: int)
     return names
 
 
+def _parameter_names(f: Callable[..., Any], count: int) -> list[str]:
+    try:
+        params = [p.name for p in inspect.signature(f).parameters.values()
+                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    except (TypeError, ValueError):
+        params = []
+    return params[:count] if len(params) >= count else [f"arg{i}" for i in range(count)]
+
+
 def make_fx(f: Callable[..., Any], decomposition_table: dict[Any, Callable[..., Any]] | None = None,
             tracing_mode: str = "real", _allow_non_fake_inputs: bool = False, *, pre_dispatch: bool = False,
             record_module_stack: bool = False, _allow_fake_constant: bool = False,
@@ -206,7 +216,13 @@ def make_fx(f: Callable[..., Any], decomposition_table: dict[Any, Callable[..., 
         with _tensor_reads_traced(tracer, _error_on_data_dependent_ops), tracer:
             result = f(*tree_unflatten(flat_args, spec))
         flat_out, out_spec = tree_flatten(result)
-        graph.output(tree_unflatten([tracer.node_of(v) for v in flat_out], out_spec))
+        nested = len(flat_args) != len(args)
+        if nested:
+            # the forward takes f's own parameters and flattens them, as PyTorch's (its _PyTreeCodeGen)
+            graph.set_codegen(_PyTreeCodeGen(_PyTreeInfo(_parameter_names(f, len(args)), spec, out_spec)))
+            graph.output([tracer.node_of(v) for v in flat_out])
+        else:
+            graph.output(tree_unflatten([tracer.node_of(v) for v in flat_out], out_spec))
         return GraphModule(constants, graph)
 
     return wrapped
