@@ -329,25 +329,3 @@ def test_per_sample_cnn_gradients_need_no_per_example_loop():
         warnings.simplefilter("error")
         vmap(grad(loss), in_dims=(None, 0, 0))(params, torch.randn(3, 1, 10, 10), torch.randint(0, 10, (3,)))
 
-
-def test_make_fx_of_vmap_records_the_batched_program():
-    from torch.fx.experimental.proxy_tensor import make_fx
-    x = torch.randn(4, 3)
-    traced = make_fx(vmap(lambda r: r.sin().sum()))(x)
-    ops = [n.target for n in traced.graph.nodes if n.op == "call_function"]
-    assert ops == [torch.ops.aten.sin.default, torch.ops.aten.sum.dim_IntList]
-    assert torch.equal(traced(x), x.sin().sum(1))
-
-
-def test_make_fx_with_nested_inputs_takes_them_back_nested():
-    from torch.fx.experimental.proxy_tensor import make_fx
-
-    def f(d, pair):
-        return {"s": d["a"] + d["b"], "p": pair[0] * pair[1]}
-    d, pair = {"a": torch.randn(3), "b": torch.randn(3)}, (torch.randn(3), torch.randn(3))
-    traced = make_fx(f)(d, pair)
-    again = {"a": torch.randn(3), "b": torch.randn(3)}, [torch.randn(3), torch.randn(3)]
-    result = traced(*again)
-    expected = f(*again)
-    assert result.keys() == expected.keys()
-    assert all(torch.equal(result[k], expected[k]) for k in expected)

@@ -1,40 +1,33 @@
 """torch.fx.GraphModule: copying what the graph references, state_dict, pickling, deepcopy,
-to_folder, submodule management and print_readable."""
+to_folder, submodule management and print_readable. The state_dict keys, warnings, saved source,
+module names, errors and printouts are PyTorch 2.13's for the same module, recorded by
+tools/record_fx_reference.py in test/data/fx/fx.json."""
 import copy
 import importlib
 import pickle
 import sys
-import warnings
 
 import pytest
 
 import torch
 import torch.fx as fx
+from tools import fx_reference_modules as cases
+from tools import record_fx_reference as record
 
-
-class Net(torch.nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.seq = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.ReLU())
-        self.head = torch.nn.Linear(4, 2)
-        self.unused = torch.nn.Linear(9, 9)
-        self.register_buffer("shift", torch.arange(2.0))
-
-    def forward(self, x):
-        return self.head(self.seq(x)) + self.shift
+REFERENCE = record.reference()
 
 
 @pytest.fixture
 def net():
-    torch.manual_seed(0)
-    return Net()
+    return cases.graph_module_net(torch)  # seeded
 
 
-def test_only_what_the_graph_references_is_copied(net):
-    gm = fx.symbolic_trace(net)
-    assert set(gm.state_dict()) == {"seq.0.weight", "seq.0.bias", "head.weight", "head.bias", "shift"}
-    assert gm.head is net.head and not hasattr(gm, "unused")
-    assert torch.equal(gm.state_dict()["shift"], net.shift)
+def test_only_what_the_graph_references_is_copied():
+    # the state_dict of what the graph uses, without the unused submodule
+    run = record.run_case(torch, "referenced_state")
+    assert run.seen == REFERENCE["referenced_state"]
+    assert run.gm.head is run.net.head
+    assert torch.equal(run.gm.state_dict()["shift"], run.net.shift)
 
 
 def test_a_dict_root_provides_the_targets(net):
@@ -44,8 +37,7 @@ def test_a_dict_root_provides_the_targets(net):
     x = torch.randn(2, 3)
     assert torch.equal(gm(x), net(x))
     assert type(gm).__name__ == "FromDict"
-    with pytest.raises(RuntimeError, match="referenced target head but that target was not provided in ``root``!"):
-        fx.GraphModule({"seq.0": net.seq[0], "seq.1": net.seq[1]}, graph)
+    assert record.run_case(torch, "dict_root_missing_target").seen == REFERENCE["dict_root_missing_target"]
 
 
 def test_pickling_round_trip_reproduces_outputs(net):
@@ -68,16 +60,12 @@ def test_deepcopy_is_independent_of_the_original(net):
     assert clone.graph is not gm.graph and type(clone) is not type(gm)
 
 
-def test_to_folder_writes_an_importable_module(net, tmp_path):
-    gm = fx.symbolic_trace(net)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        gm.to_folder(tmp_path / "saved_fx", "SavedNet")
-    # the Sequential has no faithful repr, so it is pickled beside the code, with PyTorch's warning
-    assert any("saved as pickled files instead: ['seq']" in str(w.message) for w in caught)
-    source = (tmp_path / "saved_fx" / "module.py").read_text()
-    assert "setattr(self, 'head', Linear(in_features=4, out_features=2, bias=True))" in source
-    assert "self.register_buffer('shift', torch.empty([2], dtype=torch.float32))" in source
+def test_to_folder_writes_an_importable_module(tmp_path):
+    # the Sequential has no faithful repr, so it is pickled beside the code, with PyTorch's warning; the files
+    # and module.py's source (the folder shown as <folder>) are PyTorch's
+    run = cases.to_folder(torch, tmp_path)
+    assert run.seen == REFERENCE["saved_to_folder"]
+    net = run.net
     sys.path.insert(0, str(tmp_path))
     try:
         package = importlib.import_module("saved_fx")
@@ -90,15 +78,10 @@ def test_to_folder_writes_an_importable_module(net, tmp_path):
     assert torch.equal(loaded(x), net(x))
 
 
-def test_submodules_can_be_added_deleted_and_pruned(net):
-    gm = fx.symbolic_trace(net)
-    assert gm.add_submodule("extra.inner", torch.nn.ReLU()) is True
-    assert isinstance(gm.extra.inner, torch.nn.ReLU)
-    assert gm.add_submodule("shift.bad", torch.nn.ReLU()) is False
-    assert gm.delete_submodule("extra.missing") is False
-    assert gm.delete_submodule("extra.inner") is True and not hasattr(gm.extra, "inner")
-    gm.delete_all_unused_submodules()
-    assert sorted(name for name, _ in gm.named_modules()) == ["", "head", "seq", "seq.0", "seq.1"]
+def test_submodules_can_be_added_deleted_and_pruned():
+    # what add_submodule/delete_submodule answer, and the modules left after pruning the unused ones
+    run = record.run_case(torch, "submodule_management")
+    assert run.seen == REFERENCE["submodule_management"]
 
 
 def test_graph_edits_need_recompile_to_reach_forward(net):
@@ -113,19 +96,11 @@ def test_graph_edits_need_recompile_to_reach_forward(net):
     assert torch.equal(gm(x), -net(x))
 
 
-def test_print_readable_shows_the_class_and_returns_it(net, capsys):
-    gm = fx.symbolic_trace(net)
-    text = gm.print_readable(print_output=False)
-    # PyTorch 2.13's layout (checked with /work/ref-torch on the same module)
-    assert text == ("class Net(torch.nn.Module):\n"
-                    "    def forward(self, x):\n"
-                    "        # No stacktrace found for following nodes\n"
-                    "        seq_0 = getattr(self.seq, \"0\")(x);  x = None\n"
-                    "        seq_1 = getattr(self.seq, \"1\")(seq_0);  seq_0 = None\n"
-                    "        head = self.head(seq_1);  seq_1 = None\n"
-                    "        shift = self.shift\n"
-                    "        add = head + shift;  head = shift = None\n"
-                    "        return add\n")
+def test_print_readable_shows_the_class_and_returns_it(capsys):
+    # PyTorch 2.13's layout for the same module, returned without printing
+    run = record.run_case(torch, "print_readable_net")
+    assert run.seen == REFERENCE["print_readable_net"]
+    gm, text = run.gm, REFERENCE["print_readable_net"]["text"]
     assert capsys.readouterr().out == ""
     gm.print_readable()
     assert capsys.readouterr().out == text + "\n"

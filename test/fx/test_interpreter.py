@@ -1,28 +1,22 @@
 """torch.fx.Interpreter and Transformer: node-by-node execution reproduces the module, overriding an
-opcode method changes what runs, and Transformer builds a new GraphModule from Proxies."""
+opcode method changes what runs, and Transformer builds a new GraphModule from Proxies. The environment
+left after a run and the errors are PyTorch 2.13's for the same module, recorded by
+tools/record_fx_reference.py in test/data/fx/fx.json."""
 import operator
 
 import pytest
 
 import torch
 import torch.fx as fx
+from tools import fx_reference_modules as cases
+from tools import record_fx_reference as record
 
-
-class Net(torch.nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.linear = torch.nn.Linear(4, 4)
-        self.scale = torch.nn.Parameter(torch.randn(4))
-
-    def forward(self, x, bias=1.0):
-        h = torch.relu(self.linear(x)) * self.scale
-        return h.sum(dim=-1) + bias, torch.neg(h)
+REFERENCE = record.reference()
 
 
 @pytest.fixture
 def net():
-    torch.manual_seed(0)
-    return Net()
+    return cases.interpreter_net(torch)  # seeded
 
 
 def assert_same(got, want):
@@ -38,12 +32,11 @@ def test_interpreter_reproduces_the_module(net):
     assert_same(fx.Interpreter(gm).run(x, 2.5), net(x, 2.5))
 
 
-def test_interpreter_frees_values_after_their_last_use(net):
-    gm = fx.symbolic_trace(net)
-    interpreter = fx.Interpreter(gm)
-    interpreter.run(torch.randn(2, 4))
+def test_interpreter_frees_values_after_their_last_use():
     # only the output's value remains: every other one was dropped after its last reader ran
-    assert [n.op for n in interpreter.env] == ["output"]
+    run = record.run_case(torch, "interpreter_environment")
+    assert run.seen == REFERENCE["interpreter_environment"]
+    gm = run.gm
     keeping = fx.Interpreter(gm, garbage_collect_values=False)
     keeping.run(torch.randn(2, 4))
     assert len(keeping.env) == len(gm.graph.nodes)
@@ -70,26 +63,20 @@ def test_boxed_run_takes_and_clears_a_list(net):
     inputs = [x, 0.5]
     assert_same(fx.Interpreter(gm).boxed_run(inputs), net(x, 0.5))
     assert inputs == []
-    with pytest.raises(RuntimeError, match=r"^Interpreter.boxed_run expected 2 arguments for placeholders but "
-                                           r"received 1 \(missing arguments\)$"):
-        fx.Interpreter(gm).boxed_run([x])
+    # PyTorch's error for too few inputs (and the list emptied as here)
+    assert record.run_case(torch, "interpreter_boxed_run").seen == REFERENCE["interpreter_boxed_run"]
 
 
 def test_errors_name_the_node_that_failed():
-    def fn(x):
-        return x.view(7)
-
-    gm = fx.symbolic_trace(fn)
-    with pytest.raises(RuntimeError, match=r"While executing %view : \[num_users=1\] = call_method\[target=view\]"):
-        fx.Interpreter(gm).run(torch.randn(3))
+    # the view's own error, then the node that failed and PyTorch's hints
+    assert record.run_case(torch, "interpreter_error_names_node").seen == REFERENCE["interpreter_error_names_node"]
 
 
 def test_fetch_attr_and_fetch_args_kwargs_from_env(net):
     gm = fx.symbolic_trace(net)
     interpreter = fx.Interpreter(gm)
     assert interpreter.fetch_attr("linear.weight") is net.linear.weight
-    with pytest.raises(RuntimeError, match="Node referenced nonexistent target linear.nope"):
-        interpreter.fetch_attr("linear.nope")
+    assert record.run_case(torch, "interpreter_fetch_attr").seen == REFERENCE["interpreter_fetch_attr"]
     node = next(n for n in gm.graph.nodes if n.op == "call_module")
     x = torch.randn(1, 4)
     interpreter.env = {node.args[0]: x}

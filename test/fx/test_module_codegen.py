@@ -1,55 +1,40 @@
 """GraphModule rebuilding (pickles, deep and shallow copies, dict roots), print_readable nesting, the
-name table, globals reached through ``torch``, and Proxy.__torch_function__'s tracer check."""
+name table, globals reached through ``torch``, and Proxy.__torch_function__'s tracer check. The printouts,
+generated code and errors are PyTorch 2.13's for the same programs, recorded by tools/record_fx_reference.py
+in test/data/fx/fx.json."""
 import copy
 import pickle
-import typing
 
 import pytest
 
 import torch
 import torch.fx as fx
+from tools import fx_reference_modules as cases
+from tools import record_fx_reference as record
 from torch.fx._codegen import _module_under_torch, _NameTable
 from torch.fx.graph_module import reduce_graph_module
 
-
-class Inner(torch.nn.Module):
-    def forward(self, x):
-        return x.relu() + 1
-
-
-class Outer(torch.nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.a = fx.symbolic_trace(Inner())
-        self.lin = torch.nn.Linear(2, 2)
-
-    def forward(self, x):
-        return self.lin(self.a(x))
-
-
-class _KeepGraphModules(fx.Tracer):
-    def is_leaf_module(self, m, qualname):
-        return isinstance(m, fx.GraphModule) or super().is_leaf_module(m, qualname)
+REFERENCE = record.reference()
+Inner = cases.codegen_modules(torch)["Inner"]
 
 
 def _outer():
-    root = Outer()
-    return fx.GraphModule(root, _KeepGraphModules().trace(root))
+    return cases.outer_graph_module(torch)
 
 
 def test_print_readable_nests_graph_module_children():
-    text = _outer().print_readable(print_output=False)
-    lines = text.split("\n")
-    assert lines[0] == "class GraphModule(torch.nn.Module):"
-    assert "    class a(torch.nn.Module):" in lines
-    assert "        def forward(self, x):" in lines
-    assert "class lin" not in text  # only GraphModule children are shown
-    assert all(line.strip() or line == "" for line in lines)  # blank lines carry no indentation
+    # only GraphModule children are shown, nested in the parent's class
+    run = record.run_case(torch, "print_readable_nested")
+    assert run.seen == REFERENCE["print_readable_nested"]
+    text = run.text
+    assert all(line.strip() or line == "" for line in text.split("\n"))  # blank lines carry no indentation
 
 
 def test_str_ends_with_the_code_and_the_hint():
-    gm = fx.symbolic_trace(Inner())
-    assert str(gm).endswith(gm.code + "\n# To see more debug info, please use `graph_module.print_readable()`")
+    # the module's repr, its code and PyTorch's hint
+    run = record.run_case(torch, "graph_module_str")
+    assert run.seen == REFERENCE["graph_module_str"]
+    assert str(run.gm).startswith(torch.nn.Module.__repr__(run.gm)) and run.gm.code in str(run.gm)
 
 
 def test_pickle_round_trip_keeps_plain_attributes_and_children():
@@ -85,9 +70,9 @@ def test_deepcopy_carries_hooks_meta_and_preserved_attributes_only():
 
 
 def test_copy_shares_children_and_meta():
-    gm = _outer()
-    shallow = copy.copy(gm)
-    assert shallow.meta is gm.meta and shallow.lin is gm.lin and type(shallow).__name__ == "GraphModule"
+    run = record.run_case(torch, "shallow_copy_type")
+    assert run.seen == REFERENCE["shallow_copy_type"]
+    assert run.shallow.meta is run.gm.meta and run.shallow.lin is run.gm.lin
 
 
 def test_dict_root_installs_parents_before_their_attributes():
@@ -121,17 +106,9 @@ def test_name_table_suffixes_per_stem():
 
 
 def test_typing_aliases_keep_their_spelling():
-    def f(x: typing.List[int], y: list[int]):
-        return x
-
-    code = fx.symbolic_trace(f).code
-    assert "x : typing_List[int]" in code and "y : list[int]" in code
+    assert record.run_case(torch, "typing_alias_annotations").seen == REFERENCE["typing_alias_annotations"]
 
 
 def test_torch_function_rejects_proxies_of_two_tracers():
-    a = fx.Proxy(fx.Graph().placeholder("a"))
-    b = fx.Proxy(fx.Graph().placeholder("b"))
-    with pytest.raises(RuntimeError, match="Found multiple different tracers"):
-        torch.add(a, b)
-    with pytest.raises(StopIteration):
-        fx.Proxy.__torch_function__(torch.add, (), (1, 2))
+    # (torch.add's own repr in the message is each library's: it shows as <torch.add>)
+    assert record.run_case(torch, "proxies_of_two_tracers").seen == REFERENCE["proxies_of_two_tracers"]
