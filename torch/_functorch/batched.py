@@ -104,11 +104,6 @@ def info(t: Any) -> tuple[Tensor, int, int] | None:
     return None
 
 
-def level_of(t: Any) -> int:
-    found = info(t)
-    return found[2] if found is not None else 0
-
-
 def front(t: Any, level: int) -> Any:
     """t's value with the batch dimension of `level` moved to the front, or None when t is not batched at it."""
     found = info(t)
@@ -176,8 +171,10 @@ def schema_facts(schema: str) -> SchemaFacts:
     defaults: dict[str, Any] = {}
     depth, part, parts = 0, "", []
     for ch in params_text:          # split on commas outside brackets (int[2] stride=[1, 1])
-        depth += ch in "[(" and 1 or 0
-        depth -= ch in "])" and 1 or 0
+        if ch in "[(":
+            depth += 1
+        elif ch in "])":
+            depth -= 1
         if ch == "," and depth == 0:
             parts.append(part)
             part = ""
@@ -308,8 +305,8 @@ def fallback(handle: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         raise RuntimeError(f"vmap: Ember cannot run {qualified(handle)} over an empty batch (it has no batching rule, "
                            "and its per-example loop would have no example to take the result's shape from)")
     if facts.written:
-        target = written_argument(handle, args, kwargs)
-        if info(target) is None or info(target)[2] != level:  # type: ignore[index]
+        found = info(written_argument(handle, args, kwargs))
+        if found is None or found[2] != level:
             raise inplace_unbatched_error(handle)
     results = []
     for b in range(size):

@@ -99,6 +99,3 @@ def _is_view(result: Any) -> bool:
     first = result[0] if isinstance(result, (tuple, list)) and result else result
     return isinstance(first, Tensor) and bool(first._is_view())
 
-
-def is_tensor(value: Any) -> bool:
-    return isinstance(value, Tensor)

@@ -28,7 +28,7 @@ def padded(t: Tensor, level: int, rank: int) -> Any:
     return value
 
 
-def _promotion_casts(tensors: list[Tensor], values: list[Any], level: int) -> list[Any]:
+def _promotion_casts(tensors: list[Tensor], values: list[Any]) -> list[Any]:
     """values cast to the per-example result type, where batching would promote differently."""
     logical = result_type_of(*tensors)
     if result_type_of(*values) == logical:
@@ -50,7 +50,7 @@ def pointwise_rule(handle: Any, level: int, args: tuple[Any, ...], kwargs: dict[
     rank = max(t.dim() for t in tensors)
     values = [padded(t, level, rank) for t in tensors]
     if len({t.dtype for t in tensors}) > 1:
-        values = _promotion_casts(tensors, values, level)
+        values = _promotion_casts(tensors, values)
     new_args = list(args)
     for i, v in zip(positions, values):
         new_args[i] = v
