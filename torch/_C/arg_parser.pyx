@@ -16,7 +16,7 @@ from cpython.tuple cimport PyTuple_CheckExact
 from c10.scalar_type cimport dtype
 from c10.scalar_type cimport is_integral
 from c10.tensor_impl cimport TensorImpl, wrap_number
-from c10.dispatch_key cimport DK_CPU, DK_CUDA
+from c10.dispatch_key cimport DK_CPU, DK_CUDA, DK_FUNCTORCH_BATCHED
 from c10.generator cimport Generator
 
 cdef extern from "Python.h":
@@ -459,7 +459,7 @@ cdef bint _zero_dim_constant(object obj):
     """A tensor PyTorch's parser takes for a number: 0-dim, not requiring grad (its gradient would be
     lost) and not one of vmap's batched tensors (a number per example)."""
     return (isinstance(obj, TensorImpl) and (<TensorImpl>obj).nd == 0 and not obj.requires_grad
-            and not obj._is_batched())
+            and not (<TensorImpl>obj).key_set & ((<uint64_t>1) << DK_FUNCTORCH_BATCHED))
 
 
 cdef object _scalar_int(object value):

@@ -95,6 +95,24 @@ class Call:
         return wrap_result(result, self.level)
 
 
+def on_value(name: str | None = None, batched_result: bool = True) -> Any:
+    """The rule of an operator that takes the batch in its stride when only argument `name` is batched: the
+    operator once on that argument's value (batch in front), its result batched (*_like factories, embedding's
+    indices, layer norm's input) or, for factories that only read dtype and device from it (new_zeros), not.
+    name None: the first argument."""
+
+    def rule(handle: Any, level: int, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        c = Call(handle, level, args, kwargs)
+        target = name or c.facts.names[0]
+        if c.tensors_batched() != [target]:
+            from torch._functorch.batched import fallback
+            return fallback(handle, args, kwargs)
+        c.set(target, c.value(target))
+        return c.finish(c.run()) if batched_result else c.run()
+
+    return rule
+
+
 def _is_view(result: Any) -> bool:
     first = result[0] if isinstance(result, (tuple, list)) and result else result
     return isinstance(first, Tensor) and bool(first._is_view())

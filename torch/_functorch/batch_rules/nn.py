@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from torch._functorch.batch_rules._call import Call
+from torch._functorch.batch_rules._call import Call, on_value
 from torch._functorch.batched import fallback, front, make_batched, register_rule
 
 _NONE, _MEAN, _SUM = 0, 1, 2
@@ -110,23 +110,6 @@ def _mse_rule(handle: Any, level: int, args: tuple[Any, ...], kwargs: dict[str, 
     return make_batched(flat.sum(1) if reduction == _SUM else flat.mean(1), 0, level)
 
 
-def _embedding_rule(handle: Any, level: int, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-    c = Call(handle, level, args, kwargs)
-    if c.tensors_batched() != ["indices"]:
-        return fallback(handle, args, kwargs)
-    c.set("indices", front(c.get("indices"), level))
-    return make_batched(c.run(), 0, level)
-
-
-def _layer_norm_rule(handle: Any, level: int, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-    """native_layer_norm with only the input batched: it normalises trailing dims, the batch leads."""
-    c = Call(handle, level, args, kwargs)
-    if c.tensors_batched() != ["input"]:
-        return fallback(handle, args, kwargs)
-    c.set("input", front(c.get("input"), level))
-    return c.finish(c.run())
-
-
 def _pool_rule(handle: Any, level: int, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     """Pooling with only the input batched: the batch folded into the leading dims the pooling keeps."""
     c = Call(handle, level, args, kwargs)
@@ -147,8 +130,8 @@ def register() -> None:
         register_rule(name, _class_loss_rule)
     register_rule("nll_loss_backward", _nll_backward_rule)
     register_rule("mse_loss", _mse_rule)
-    register_rule("embedding", _embedding_rule)
-    register_rule("native_layer_norm", _layer_norm_rule)
+    register_rule("embedding", on_value("indices"))
+    register_rule("native_layer_norm", on_value("input"))   # normalises trailing dims: the batch leads
     for name in ("max_pool2d_with_indices", "avg_pool2d", "adaptive_avg_pool2d", "_adaptive_avg_pool2d"):
         if dispatcher.has_operator(name):
             register_rule(name, _pool_rule)

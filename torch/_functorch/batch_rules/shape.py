@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from torch._functorch.batch_rules._call import Call, physical_dim
+from torch._functorch.batch_rules._call import Call, on_value, physical_dim
 from torch._functorch.batched import fallback, front, info, make_batched, register_rule
 from torch._tensor import Tensor
 
@@ -132,24 +132,6 @@ def _join_rule(handle: Any, level: int, args: tuple[Any, ...], kwargs: dict[str,
     return c.finish(c.run())
 
 
-def _like_rule(handle: Any, level: int, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-    """zeros_like and the other *_like factories: the same on the value (every example's result)."""
-    c = Call(handle, level, args, kwargs)
-    if c.tensors_batched() != [c.facts.names[0]]:
-        return fallback(handle, args, kwargs)
-    c.set(c.facts.names[0], c.value(c.facts.names[0]))
-    return c.finish(c.run())
-
-
-def _new_rule(handle: Any, level: int, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-    """new_zeros and the other new_* factories: dtype and device from the value, the result unbatched."""
-    c = Call(handle, level, args, kwargs)
-    if c.tensors_batched() != [c.facts.names[0]]:
-        return fallback(handle, args, kwargs)
-    c.set(c.facts.names[0], c.value(c.facts.names[0]))
-    return c.run()
-
-
 def _index_rule(handle: Any, level: int, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     """index.Tensor: with only self batched, the indices apply past the batch dimension (non-adjacent
     indices put their dims first, in the value as in the example: the batch then follows them); with
@@ -264,9 +246,9 @@ def register() -> None:
         "repeat_interleave.self_int": dims_rule(("dim",)),
     }
     for name in ("zeros_like", "ones_like", "empty_like", "full_like", "rand_like", "randn_like"):
-        table[name] = _like_rule
+        table[name] = on_value()
     for name in ("new_zeros", "new_ones", "new_empty", "new_full", "new_empty_strided"):
-        table[name] = _new_rule
+        table[name] = on_value(batched_result=False)
     # in-place changes of a tensor's geometry: a batched tensor's geometry is its examples', kept apart from its
     # value's, so these are refused rather than left half done
     for name in dispatcher.operator_names():
