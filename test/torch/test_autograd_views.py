@@ -144,3 +144,20 @@ def test_as_strided_inplace_gradient_reads_the_old_geometry():
     assert gradcheck(overlapping, (a,))
     with pytest.raises(RuntimeError, match="a leaf Variable that requires grad"):
         a.as_strided_((2,), (1,))
+
+
+def test_input_is_saved_only_for_a_gradient_that_is_needed():
+    """As PyTorch's should_compute_output: y[1] * 3 saves y[1] only for the constant's gradient, which nothing
+    needs, so writing y afterwards does not stop backward; when the other factor requires grad it does."""
+    x = _leaf(4)
+    y = x.clone()
+    z = y[1] * 3
+    y[0] = 5.0
+    z.backward()
+    np.testing.assert_array_equal(x.grad.numpy(), 3 * np.eye(4)[1])
+    w = torch.tensor(3.0, requires_grad=True)
+    y = x.clone()
+    z = y[1] * w
+    y[0] = 5.0
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        z.backward()

@@ -206,6 +206,7 @@ class SavedContext:
     kind: str                    # a variable_type.SAVE_KINDS name
     index: int                   # the argument's position
     local: str                   # its name in the formulas
+    readers: tuple[int, ...] | None = None   # a saved tensor: the formulas reading it (saved only if one is needed)
 
 
 @dataclass(frozen=True)
@@ -272,12 +273,20 @@ def kernel_context(d: Derivative, variants: list[NativeFunction]) -> KernelConte
              + [("list", n, f"saved_{n}") for n in d.saved_lists]
              + [("value", n, n) for n in d.saved_values]
              + [(fact, i, f"{i}_{fact}") for i, fact in d.saved_meta])
+    # PyTorch saves an input only when a formula that reads it will run (its input needs a gradient): a tensor
+    # saved for nothing would still refuse backward after an in-place write to it.
+    reads = [{n.id for n in ast.walk(ast.parse(f.source, mode="eval")) if isinstance(n, ast.Name)} for f in d.formulas]
+
+    def readers(kind: str, arg: str) -> tuple[int, ...] | None:
+        if kind not in ("tensor", "list"):
+            return None
+        return tuple(k for k, names in enumerate(reads) if arg in names)
     return KernelContext(
         op=str(fn.func.name), kernel=fn.func.name.unambiguous_name().replace(".", "_"), node=d.node,
         names=tuple(names), names_tuple=repr(tuple(names)), defaults=tuple(defaults),
         formulas=tuple(FormulaContext(f.input, f.kind, f.source) for f in d.formulas),
         saved_tensors=tuple(d.saved_tensors), saved_lists=tuple(d.saved_lists), saved_values=tuple(d.saved_values),
-        saves=tuple(SavedContext(kind, names.index(arg), local) for kind, arg, local in saves),
+        saves=tuple(SavedContext(kind, names.index(arg), local, readers(kind, arg)) for kind, arg, local in saves),
         inputs=tuple(names.index(n) for n in differentiable),
         saves_result=d.saves_result, is_view=is_view,
         output_differentiability=d.output_differentiability,

@@ -40,15 +40,19 @@ cdef dict _KIND_NAMES = {code: name for name, code in SAVE_KINDS.items()}
 
 cdef class Saved:
     """What a node saves of one argument: the kind of fact (a SAVE_KINDS name) and the argument's
-    position; a node's saved values are kept in the order of these descriptions."""
+    position; a node's saved values are kept in the order of these descriptions. readers: for a saved
+    tensor (or list), the formulas (by position) that read it: it is saved only when one of them will
+    run, as PyTorch's should_compute_output, and None is kept otherwise."""
     cdef readonly int kind
     cdef readonly Py_ssize_t index
+    cdef readonly object readers
 
-    def __init__(self, str kind, Py_ssize_t index):
+    def __init__(self, str kind, Py_ssize_t index, tuple readers=None):
         if kind not in SAVE_KINDS:
             raise ValueError(f"unknown saved kind {kind!r}; expected one of {sorted(SAVE_KINDS)}")
         self.kind = SAVE_KINDS[kind]
         self.index = index
+        self.readers = readers
 
     def __repr__(self):
         return f"Saved({_KIND_NAMES[self.kind]!r}, {self.index})"
@@ -134,6 +138,18 @@ cdef class AutogradKernel:
             view_nodes_module().rebase_history(view, base, node, base_edge)
         return result
 
+    cdef list _needed(self, list values, tuple next_edges):
+        """Per formula (an entry of inputs), whether its gradient will be computed: an edge of its input leads
+        somewhere (a tensor list has one edge per tensor)."""
+        cdef list out = []
+        cdef Py_ssize_t e = 0, count
+        for i in self.inputs:
+            value = values[<Py_ssize_t>i]
+            count = len(value) if isinstance(value, (list, tuple)) else 1
+            out.append(any([(<Edge>next_edges[e + j]).function is not None for j in range(count)]))
+            e += count
+        return out
+
     cdef bint _requires_grad(self, list values) except -1:
         for i in self.inputs:
             if requires_grad(values[<Py_ssize_t>i]):
@@ -162,8 +178,16 @@ cdef class AutogradKernel:
         cdef tuple saved = PyTuple_New(n)
         cdef object value                # an object: PyTuple_SET_ITEM steals the reference taken
         cdef Saved spec
+        cdef list needed = None
         for k in range(n):
             spec = <Saved>self.saves[k]
+            if spec.readers is not None:
+                if needed is None:
+                    needed = self._needed(values, next_edges)
+                if not any([needed[<Py_ssize_t>f] for f in spec.readers]):
+                    Py_INCREF(None)
+                    PyTuple_SET_ITEM(saved, k, None)
+                    continue
             value = _saved_value(spec.kind, values[spec.index])
             Py_INCREF(value)
             PyTuple_SET_ITEM(saved, k, value)
