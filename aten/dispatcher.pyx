@@ -17,7 +17,7 @@ import sys
 from libc.stdint cimport uint64_t
 from c10.dispatch_key cimport (DK_CPU, DK_CUDA, DK_BACKEND_SELECT, DK_PYTHON, DK_FUNCTORCH_BATCHED, DK_VMAP_MODE,
                                DK_AD_INPLACE_OR_VIEW,
-                               DK_AUTOGRAD_OTHER, DK_AUTOGRAD_CPU, DK_AUTOGRAD_CUDA, DK_AUTOCAST_CPU,
+                               DK_AUTOGRAD_OTHER, DK_AUTOGRAD_CPU, DK_AUTOGRAD_CUDA, DK_FORWARD_AD, DK_AUTOCAST_CPU,
                                DK_AUTOCAST_CUDA, NUM_RUNTIME_KEYS)
 from c10.tensor_impl cimport TensorImpl, wrap_number
 from c10.grad_mode cimport grad_enabled, below_autograd, enter_below_autograd, exit_below_autograd
@@ -58,6 +58,15 @@ cdef extern from *:
     """
     unsigned long long ember_tls_keys
 
+# Inside a ForwardAD kernel's call of the op itself (call_below_forward_ad): the ops that call makes (a
+# composite's parts, a backend kernel's helpers) compute values only, never tangents. A C __thread counter.
+cdef extern from *:
+    """
+    static __thread int ember_below_forward_ad = 0;
+    """
+    int ember_below_forward_ad
+
+cdef uint64_t FORWARD_AD_BIT = (<uint64_t>1) << DK_FORWARD_AD
 cdef uint64_t PYTHON_BIT = (<uint64_t>1) << DK_PYTHON
 cdef uint64_t VMAP_MODE_BIT = (<uint64_t>1) << DK_VMAP_MODE
 cdef object _python_handler = None
@@ -100,6 +109,17 @@ def set_batched_fallback(handler):
     rule of its own (torch._functorch.batched installs the per-example loop)."""
     global _batched_handler
     _batched_handler = handler
+
+
+def without_forward_ad(fn, *args, **kwargs):
+    """fn(*args, **kwargs) with the ForwardAD key off: its ops compute values, never tangents (a tangent
+    formula's, whose tangents exist at no other level)."""
+    global ember_below_forward_ad
+    ember_below_forward_ad += 1
+    try:
+        return fn(*args, **kwargs)
+    finally:
+        ember_below_forward_ad -= 1
 
 
 cdef class PythonKernel:
@@ -274,12 +294,15 @@ cdef class OperatorHandle:
                     kernel = reg[_ALIAS_CIA]
                 else:
                     kernel = reg.get(_ALIAS_AUTOGRAD, FALLTHROUGH)
-            elif kernel is None and (k == DK_PYTHON or k == DK_FUNCTORCH_BATCHED):
-                # a CompositeImplicitAutograd op decomposes above the Python and Batched keys, as PyTorch's: the
-                # mode and the batching rules see the operators it is made of (matmul's mm), not the composite
+            elif kernel is None and (k == DK_PYTHON or k == DK_FUNCTORCH_BATCHED or k == DK_FORWARD_AD):
+                # a CompositeImplicitAutograd op decomposes above the Python, Batched and ForwardAD keys, as
+                # PyTorch's: the mode, the batching rules and the tangent formulas see the operators it is made of
+                # (matmul's mm), not the composite
                 if (_ALIAS_CIA in reg and DK_CPU not in reg and DK_CUDA not in reg and _ALIAS_CEA not in reg
                         and _ALIAS_CEANF not in reg):
                     kernel = reg[_ALIAS_CIA]
+                elif k == DK_FORWARD_AD:
+                    kernel = FALLTHROUGH     # no formula: its outputs are not differentiable (argmax, eq...)
                 elif k == DK_PYTHON:
                     kernel = PythonKernel(self)
                 else:
@@ -330,6 +353,18 @@ cdef class OperatorHandle:
         finally:
             exit_below_autograd()
 
+    def call_below_forward_ad(self, *args, **kwargs):
+        """Run the op under the ForwardAD key (what a forward-AD kernel calls for the primal value): the
+        ops it makes on the way compute no tangents."""
+        global ember_below_forward_ad
+        cdef uint64_t ks = _call_key_set(args, kwargs) & ~FORWARD_AD_BIT
+        kernel = _resolve(self, _or_default_backend(ks, kwargs))
+        ember_below_forward_ad += 1
+        try:
+            return kernel(*args, **kwargs)
+        finally:
+            ember_below_forward_ad -= 1
+
     def __repr__(self):
         return f"<OperatorHandle {_qualified(self.name)}>"
 
@@ -340,6 +375,8 @@ cdef object _resolve(OperatorHandle self, uint64_t ks):
     cdef uint64_t autocast = autocast_keys()
     if ks & AUTOGRAD_BITS and (below_autograd() or not grad_enabled()):
         ks &= ~AUTOGRAD_BITS     # no_grad, or inside an autograd kernel's call below autograd
+    if ks & FORWARD_AD_BIT and ember_below_forward_ad:
+        ks &= ~FORWARD_AD_BIT
     if ks == 0:
         ks = (<uint64_t>1) << DK_CPU
     if ember_tls_keys:

@@ -1,6 +1,7 @@
 """torch.func workloads (issue 26): per-sample gradients of a small MLP at batch 64, with vmap(grad) over
 functional_call and with the Python loop of one grad per sample it replaces (target: vmap at least 10x
-faster than the loop).
+faster than the loop); forward mode: a jvp of the MLP, jacfwd (vmap of jvp) and a Hessian-vector product
+(jvp of grad: forward over reverse).
 
 Like suite.py, this file runs under another interpreter's PyTorch too (suite.py loads it by path): the
 public torch API only, no Ember internals, nothing else of this package.
@@ -41,9 +42,43 @@ def per_sample_loop(torch: Any, np: Any, s: Any) -> Fn:
     return step
 
 
+def _mlp_setup(torch: Any) -> tuple[Any, Any, Any]:
+    torch.manual_seed(0)
+    w1, w2 = torch.randn(64, 32) / 8, torch.randn(10, 64) / 8
+    x = torch.randn(_BATCH, 32)
+
+    def mlp(x: Any) -> Any:
+        return torch.tanh(x @ w1.t()) @ w2.t()
+    return mlp, x, torch.randn(_BATCH, 32)
+
+
+def jvp_mlp(torch: Any, np: Any, s: Any) -> Fn:
+    mlp, x, t = _mlp_setup(torch)
+    return lambda: torch.func.jvp(mlp, (x,), (t,))
+
+
+def jacfwd_square(torch: Any, np: Any, s: Any) -> Fn:
+    torch.manual_seed(0)
+    w = torch.randn(100, 100) / 10
+    x = torch.randn(100)
+    jac = torch.func.jacfwd(lambda x: torch.tanh(w @ x))
+    return lambda: jac(x)
+
+
+def hvp_mlp(torch: Any, np: Any, s: Any) -> Fn:
+    mlp, x, t = _mlp_setup(torch)
+
+    def loss(x: Any) -> Any:
+        return mlp(x).pow(2).sum()
+    return lambda: torch.func.jvp(torch.func.grad(loss), (x,), (t,))
+
+
 def register(case: Callable[..., Callable[[Any], Any]]) -> None:
     """Adds the workloads to suite.py's cases (group `func`)."""
     case("func.per_sample_grad_vmap", f"per-sample gradients, MLP 32-64-10, batch {_BATCH}: vmap(grad)", "ms")(
         per_sample_vmap)
     case("func.per_sample_grad_loop", f"per-sample gradients, MLP 32-64-10, batch {_BATCH}: loop of grad", "ms")(
         per_sample_loop)
+    case("func.jvp_mlp", f"forward-mode jvp of an MLP 32-64-10, batch {_BATCH}", "us")(jvp_mlp)
+    case("func.jacfwd_100", "jacfwd of tanh(W x), 100 -> 100 (vmap of jvp)", "ms")(jacfwd_square)
+    case("func.hvp_mlp", f"Hessian-vector product jvp(grad) of an MLP loss, batch {_BATCH}", "ms")(hvp_mlp)

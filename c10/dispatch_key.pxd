@@ -16,9 +16,13 @@ cdef enum:
     DK_AUTOGRAD_OTHER = 7
     DK_AUTOGRAD_CPU = 8
     DK_AUTOGRAD_CUDA = 9
+    # Forward-mode AD (torch.autograd.forward_ad, torch.func.jvp): a dual tensor's key. Ember's own: PyTorch
+    # computes tangents inside its autograd kernels. Above autograd, so that a tangent formula's ops are
+    # recorded for reverse mode (grad of jvp) and run whatever the grad mode.
+    DK_FORWARD_AD = 10
     # Above autograd, as PyTorch's: a listed op's inputs are cast before autograd records them.
-    DK_AUTOCAST_CPU = 10
-    DK_AUTOCAST_CUDA = 11
-    NUM_RUNTIME_KEYS = 12
+    DK_AUTOCAST_CPU = 11
+    DK_AUTOCAST_CUDA = 12
+    NUM_RUNTIME_KEYS = 13
 
 cdef uint64_t backend_key_set(int device_type) noexcept

@@ -13,8 +13,9 @@ class DispatchKey(IntEnum):
     AutogradOther = 7
     AutogradCPU = 8
     AutogradCUDA = 9
-    AutocastCPU = 10
-    AutocastCUDA = 11
+    ForwardAD = 10
+    AutocastCPU = 11
+    AutocastCUDA = 12
     Autograd = 100
     CompositeExplicitAutogradNonFunctional = 101
     CompositeExplicitAutograd = 102

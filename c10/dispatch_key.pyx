@@ -19,6 +19,7 @@ class DispatchKey(IntEnum):
     AutogradOther = DK_AUTOGRAD_OTHER
     AutogradCPU = DK_AUTOGRAD_CPU
     AutogradCUDA = DK_AUTOGRAD_CUDA
+    ForwardAD = DK_FORWARD_AD
     AutocastCPU = DK_AUTOCAST_CPU
     AutocastCUDA = DK_AUTOCAST_CUDA
     # Alias keys: never in a key set.

@@ -15,7 +15,7 @@ from c10.bfloat16 cimport bfloat16, bf16_to_float
 from c10.float8 cimport (float8_e5m2, float8_e4m3fn, float8_e5m2fnuz, float8_e4m3fnuz, e5m2_to_float, e4m3fn_to_float,
                          e5m2fnuz_to_float, e4m3fnuz_to_float)
 from c10.storage cimport Storage, cpu_storage, borrowed_storage
-from c10.dispatch_key cimport backend_key_set, DK_AUTOGRAD_CPU, DK_AUTOGRAD_CUDA, DK_FUNCTORCH_BATCHED
+from c10.dispatch_key cimport backend_key_set, DK_AUTOGRAD_CPU, DK_AUTOGRAD_CUDA, DK_FUNCTORCH_BATCHED, DK_FORWARD_AD
 from cpython.buffer cimport PyObject_GetBuffer, PyBuffer_Release, PyBUF_RECORDS_RO
 from cpython.long cimport PyLong_AsSsize_t, PyLong_CheckExact, PyLong_AsLongLongAndOverflow, PyLong_AsUnsignedLongLong
 
@@ -203,8 +203,8 @@ cdef class TensorImpl:
         self.scalar_type = other.scalar_type
         self.itemsize = other.itemsize
         # The backend keys are other's; whether self requires grad (its Autograd key) stays.
-        had_autograd = (self.key_set & ~backend_key_set(self.device_type)) != 0
-        self.key_set = backend_key_set(other.device_type)
+        had_autograd = (self.key_set & ~(backend_key_set(self.device_type) | FORWARD_AD_BIT)) != 0
+        self.key_set = backend_key_set(other.device_type) | (self.key_set & FORWARD_AD_BIT)
         self.device_type = other.device_type
         self.device_obj = other.device_obj
         if had_autograd:
@@ -246,6 +246,17 @@ cdef class TensorImpl:
             self.key_set |= bit
         else:
             self.key_set &= ~bit
+
+    def _set_forward_ad_key(self, bint on):
+        """Put the ForwardAD key in this tensor's key set, or take it out: set while it has a tangent at some
+        forward-AD level (torch.autograd.forward_ad), so only such tensors' calls run tangent formulas."""
+        if on:
+            self.key_set |= FORWARD_AD_BIT
+        else:
+            self.key_set &= ~FORWARD_AD_BIT
+
+    def _has_forward_ad_key(self):
+        return (self.key_set & FORWARD_AD_BIT) != 0
 
     def data_ptr(self):
         _refuse_batched(self)
@@ -344,6 +355,7 @@ cdef bint _channels_last_contiguous(TensorImpl t):
 
 
 cdef uint64_t BATCHED_BIT = (<uint64_t>1) << DK_FUNCTORCH_BATCHED
+cdef uint64_t FORWARD_AD_BIT = (<uint64_t>1) << DK_FORWARD_AD
 VMAP_ITEM_MESSAGE = ("vmap: It looks like you're calling .item() on a Tensor. We don't support vmap over calling .item() "
                      "on a Tensor, please try to rewrite what you're doing with other operations. If error is occurring "
                      "somewhere inside PyTorch internals, please file a bug report.")

@@ -189,12 +189,20 @@ def _vmap_rows(fn: _Any, *rows: _Any) -> _Any:
     return __getattr__("func").vmap(fn)(*rows)
 
 
-def _install_vmap_rows() -> None:
+def _install_transform_hooks() -> None:
+    """What the layers below torch.func and torch._indexing_dispatched reach them through."""
     from torch.autograd import _backward     # (loaded already: tensors' indexing records through it)
+    from torch.csrc.autograd import forward_grad
     _backward.install_vmap(_vmap_rows)
+    # indexing a dual tensor reaches its tangent formulas as operator calls
+    forward_grad.install_before_first_level(_load_dispatched_indexing)
 
 
-_install_vmap_rows()
+def _load_dispatched_indexing() -> None:
+    _importlib.import_module("torch._indexing_dispatched")
+
+
+_install_transform_hooks()
 
 
 def __dir__() -> list[str]:

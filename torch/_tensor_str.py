@@ -201,6 +201,11 @@ def tensor_repr(t: Any) -> str:
         suffixes.append(f"grad_fn=<{type(grad_fn).__name__}>")
     elif t.requires_grad:
         suffixes.append("requires_grad=True")
+    if t._has_forward_ad_key():
+        from torch.autograd import forward_ad
+        tangent = forward_ad.unpack_dual(t).tangent
+        if tangent is not None:
+            suffixes.append(f"tangent={tangent}")
     return _with_suffixes(prefix + body, suffixes, indent)
 
 

@@ -19,7 +19,8 @@ import jinja2
 from torchgen.file_manager import FileManager, write_if_changed
 from torchgen.model import SchemaError, SchemaKind
 from torchgen.native_yaml import NativeFunction, parse_native_yaml
-from torchgen.targets import autograd, batching, bindings, casts, cpu_loops, cuda, registrations, stubs, variants
+from torchgen.targets import (autograd, batching, bindings, casts, cpu_loops, cuda, forward_ad, registrations, stubs,
+                              variants)
 from torchgen.targets.pointwise import PointwiseOp, pointwise_op
 
 SCHEMA = "aten/native/native_functions.yaml"
@@ -280,8 +281,13 @@ def _generate_autograd(root: Path, fns: list[NativeFunction], env: jinja2.Enviro
     registrations_ += [(k.op, module, k.kernel) for k in outs]
     schemas = {str(f.func.name) for f in fns}
     registrations_ += [(op, where, kernel) for op, (where, kernel) in autograd.MANUAL_KERNELS.items() if op in schemas]
+    forward = forward_ad.plan(derivatives, contexts, missing)
+    pkg.write(f"{forward_ad.MODULE.replace('.', '/')}.py", env.get_template("forward_ad.py.j2").render(
+        header=header("forward_ad.py", "forward_ad.py.j2", all_fns), formulas=forward.formulas,
+        missing=forward.missing, outs=forward.outs))
     pkg.write("torch/csrc/autograd/_gen_registrations.py", env.get_template("autograd_registrations.py.j2").render(
-        header=header("autograd.py", "autograd_registrations.py.j2", []), registrations=sorted(registrations_)))
+        header=header("autograd.py", "autograd_registrations.py.j2", []), registrations=sorted(registrations_),
+        forward=sorted(forward.registrations())))
 
 
 def _remove_stale(root: Path, written: set[Path], extensions: set[str]) -> list[str]:

@@ -11,7 +11,7 @@ collected per dim as PyTorch's applySlicing does and handed to the `index.Tensor
 """
 import warnings
 
-from c10.dispatch_key cimport DK_AUTOGRAD_CPU, DK_AUTOGRAD_CUDA, DK_FUNCTORCH_BATCHED
+from c10.dispatch_key cimport DK_AUTOGRAD_CPU, DK_AUTOGRAD_CUDA, DK_FUNCTORCH_BATCHED, DK_FORWARD_AD
 from c10.grad_mode cimport grad_enabled
 from cpython.bool cimport PyBool_Check
 from cpython.complex cimport PyComplex_Check
@@ -205,12 +205,14 @@ cdef object _dispatched_getitem = None
 cdef object _dispatched_setitem = None
 
 
-cdef uint64_t _BATCHED_KEY = (<uint64_t>1) << DK_FUNCTORCH_BATCHED
+# vmap's batched tensors and forward AD's dual tensors: indexing them must reach their batching rules and tangent
+# formulas as operator calls.
+cdef uint64_t _BATCHED_KEY = ((<uint64_t>1) << DK_FUNCTORCH_BATCHED) | ((<uint64_t>1) << DK_FORWARD_AD)
 
 
 cdef bint _any_batched(TensorImpl self, object index, object value):
-    """Whether vmap's batched tensors take part (self, the value, an index or one in an index tuple): then
-    indexing must reach their batching rules as operator calls."""
+    """Whether vmap's batched tensors or dual tensors take part (self, the value, an index or one in an index
+    tuple): then indexing must be operator calls."""
     if self.key_set & _BATCHED_KEY or (isinstance(value, TensorImpl) and (<TensorImpl>value).key_set & _BATCHED_KEY):
         return True
     if isinstance(index, TensorImpl):

@@ -28,6 +28,7 @@ from c10.tensor_impl import batched_shell
 from torch._tensor import Tensor
 from torch.autograd.function import Function
 from torch.autograd.grad_mode import is_grad_enabled
+from torch.csrc.autograd import forward_grad
 
 _INFO = "_vmap_batched"     # a batched tensor's (value, bdim, level), in its __dict__
 
@@ -81,6 +82,10 @@ def make_batched(value: Tensor, bdim: int, level: int, base: Tensor | None = Non
         return make_batched(inner, inner_bdim if inner_bdim < position else inner_bdim - 1, inner_level, base)
     shell = batched_shell(value, bdim, base)
     shell.__dict__[_INFO] = (value, bdim, level)
+    # A dual value's tangents are the batched tensor's, batched alike: a forward-AD kernel then works on batched
+    # tensors (its formula through the batching rules), never on the values underneath.
+    for fw_level, tangent in forward_grad.tangents(value).items():
+        forward_grad.set_tangent(shell, make_batched(tangent, bdim, level), fw_level)
     return shell
 
 
@@ -91,10 +96,22 @@ def take_out(t: Tensor, level: int, out_dim: int) -> Tensor:
     if found is None or found[2] < level:
         raise RuntimeError(f"vmap: the tensor is not batched at level {level}")
     value, bdim, own_level = found
+    tangents = forward_grad.tangents(t)
     if own_level == level:
-        return value if bdim == out_dim % value.dim() else value.movedim(bdim, out_dim)
-    position = out_dim if out_dim <= bdim else out_dim + 1      # out_dim among value's dims
-    return make_batched(take_out(value, level, position), bdim if position > bdim else bdim + 1, own_level)
+        out = value if bdim == out_dim % value.dim() else value.movedim(bdim, out_dim)
+    else:
+        position = out_dim if out_dim <= bdim else out_dim + 1      # out_dim among value's dims
+        out = make_batched(take_out(value, level, position), bdim if position > bdim else bdim + 1, own_level)
+    for fw_level, tangent in tangents.items():      # the batched tensor's tangents leave the level with it
+        forward_grad.set_tangent(out, take_tangent_out(tangent, level, out_dim, out), fw_level)
+    return out
+
+
+def take_tangent_out(tangent: Tensor, level: int, out_dim: int, like: Tensor) -> Tensor:
+    """take_out of a tangent, which may not be batched at level (a zero tangent): then the same for every example."""
+    if level_of_any(tangent, level):
+        return take_out(tangent, level, out_dim)
+    return tangent.unsqueeze(out_dim % like.dim()).expand(tuple(like.shape))
 
 
 def info(t: Any) -> tuple[Tensor, int, int] | None:
@@ -334,6 +351,10 @@ class _EnterLevel(Function):
             return leave_level(grad, ctx.level, ctx.bdim), None, None
         return grad.unsqueeze(ctx.bdim).expand(ctx.shape), None, None
 
+    @staticmethod
+    def jvp(ctx: Any, tangent: Tensor, bdim: Any, level: Any) -> Tensor:
+        return make_batched(tangent, ctx.bdim, ctx.level)
+
 
 class _LeaveLevel(Function):
     @staticmethod
@@ -344,6 +365,10 @@ class _LeaveLevel(Function):
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> Any:
         return enter_level(grad, ctx.out_dim % grad.dim(), ctx.level), None, None
+
+    @staticmethod
+    def jvp(ctx: Any, tangent: Tensor, level: Any, out_dim: Any) -> Tensor:
+        return take_out(tangent, ctx.level, ctx.out_dim)
 
 
 class _SumOverLevel(Function):
@@ -357,6 +382,10 @@ class _SumOverLevel(Function):
     def backward(ctx: Any, grad: Tensor) -> Any:
         spread = grad.unsqueeze(0).expand((ctx.size,) + tuple(grad.shape))
         return enter_level(spread, 0, ctx.level), None
+
+    @staticmethod
+    def jvp(ctx: Any, tangent: Tensor, level: Any) -> Tensor:
+        return take_out(tangent, ctx.level, 0).sum(0)
 
 
 def _differentiable(t: Tensor) -> bool:
@@ -410,6 +439,9 @@ def _levels_of(t: Any) -> list[int]:
         levels.append(found[2])
         found = info(found[0])
     return levels
+
+
+forward_grad.install_batched_levels(lambda t: set(_levels_of(t)))
 
 
 def batched_repr(t: Tensor) -> str:

@@ -8,11 +8,12 @@ makes grad(grad(f)) and jacfwd(jacrev(f)) work. A result whose graph reaches onl
 leaves is detached on the way out, as PyTorch's unwrapping leaves it: nothing outside could
 differentiate it.
 
-Forward-mode products (jvp, linearize, jacfwd) are computed by the double-vjp trick: the vjp's
-gradient is linear in its cotangent, so differentiating it with respect to a zero cotangent along a
-tangent gives the Jacobian-vector product. It needs each op's backward to be differentiable, as
-torch.autograd.functional.jvp does. The Jacobians take every row's vjp (jacrev) or every column's jvp
-(jacfwd) at once, vmapped over the identity's rows, as PyTorch's."""
+jvp and jacfwd run forward-mode AD (torch/csrc/autograd/forward_grad.py) at a level of their own, so they nest
+and compose with the reverse-mode transforms: a transform's copies of dual inputs keep their tangents, and so do
+its results (hessian is jacfwd of jacrev: forward over reverse). linearize computes its products by the double-vjp
+trick: the vjp's gradient is linear in its cotangent, so differentiating it with respect to a zero cotangent along
+a tangent gives the Jacobian-vector product without running func again. The Jacobians take every row's vjp
+(jacrev) or every column's jvp (jacfwd) at once, vmapped over the identity's rows, as PyTorch's."""
 from __future__ import annotations
 
 import functools
@@ -20,6 +21,7 @@ from typing import Any, Callable, Sequence
 
 from torch._tensor import Tensor
 from torch.autograd._backward import grad as _autograd_grad
+from torch.csrc.autograd import forward_grad
 from torch.autograd.grad_mode import enable_grad, is_grad_enabled
 from torch.utils._pytree import tree_flatten, tree_map, tree_unflatten
 
@@ -58,7 +60,15 @@ def _own(value: Any) -> Tensor:
         raise ValueError(f"Thing passed to transform API must be Tensor, got {type(value)}")
     if value.requires_grad:
         return value.view_as(value)
-    return value.detach().requires_grad_()
+    return _detached(value).requires_grad_()
+
+
+def _detached(value: Tensor) -> Tensor:
+    """value.detach(), keeping its forward-mode tangents (an enclosing jvp's: reverse mode's business ends here,
+    forward mode's does not)."""
+    out = value.detach()
+    forward_grad.copy_tangents(value, out)
+    return out
 
 
 def _own_argnums(args: tuple[Any, ...], argnums: Any) -> tuple[tuple[Any, ...], Any]:
@@ -78,12 +88,17 @@ class _Scope:
         self.differentiable = differentiable
 
     def release(self, value: Any) -> Any:
-        """value as the caller gets it: detached unless its graph reaches a leaf this transform did not make."""
-        if not isinstance(value, Tensor) or not value.requires_grad:
+        """value as the caller gets it: detached unless its graph reaches a leaf this transform did not make; its
+        forward-mode tangents (an enclosing jvp's) likewise."""
+        if not isinstance(value, Tensor):
             return value
-        if self.differentiable and self._reaches_outside(value):
-            return value
-        return value.detach()
+        if value.requires_grad and not (self.differentiable and self._reaches_outside(value)):
+            value = _detached(value)
+        for level, tangent in forward_grad.tangents(value).items():
+            released = self.release(tangent)
+            if released is not tangent:
+                forward_grad.set_tangent(value, released, level)
+        return value
 
     def release_tree(self, tree: Any) -> Any:
         return tree_map(self.release, tree)
@@ -212,41 +227,24 @@ def _floating_outputs(flat_out: list[Tensor]) -> None:
                                f"with dtype {o.dtype}")
 
 
-class _Linearized:
-    """func run once on the transform's primals, with the vjp whose cotangents are the zero leaves
-    `dummies`: its gradient, differentiated with respect to them along a tangent, is the jvp."""
-
-    def __init__(self, func: Callable[..., Any], primals: tuple[Any, ...], has_aux: bool, api: str,
-                 differentiable: bool) -> None:
-        owned = tree_map(_own, primals)
-        self.flat_primals, self.primals_spec = tree_flatten(owned)
-        output, self.aux = _split_aux(func(*owned), has_aux, api)
-        self.flat_out, self.out_spec = _tensor_outputs(output, api)
-        self.output = output
-        # an integer output has no tangent but zeros: only the floating ones get a cotangent leaf
-        self.differentiable_out = [o for o in self.flat_out if o.is_floating_point() or o.is_complex()]
-        self.dummies = [_zeros_like(o).requires_grad_() for o in self.differentiable_out]
-        self.scope = _Scope([*self.flat_primals, *self.dummies], differentiable)
-        self.vjps = _vjp(self.differentiable_out, self.flat_primals, self.dummies)
-
-    def jvp(self, flat_tangents: Sequence[Tensor]) -> list[Tensor]:
-        products = iter(_vjp(self.vjps, self.dummies, flat_tangents, self.scope.differentiable))
-        return [next(products) if o.is_floating_point() or o.is_complex() else _zeros_like(o) for o in self.flat_out]
-
-
 def jvp(func: Callable[..., Any], primals: Any, tangents: Any, *, strict: bool = False, has_aux: bool = False) -> Any:
-    """(func(*primals), the Jacobian-vector product along tangents[, aux])."""
+    """(func(*primals), the Jacobian-vector product along tangents[, aux]), by forward-mode AD."""
     api = "jvp(f, primals, tangents)"
     if not isinstance(primals, tuple):
         raise RuntimeError(f"{api}: Expected primals to be a tuple. E.g. it should be valid to call f(*primals).")
     flat_tangents = _matching_tangents(primals, tangents)
-    outer = is_grad_enabled()
-    with enable_grad():
-        lin = _Linearized(func, primals, has_aux, api, outer)
-        products = lin.jvp(flat_tangents)
-    scope = lin.scope
-    result = (scope.release_tree(lin.output), tree_unflatten([scope.release(p) for p in products], lin.out_spec))
-    return (*result, scope.release_tree(lin.aux)) if has_aux else result
+    flat_primals, primals_spec = tree_flatten(primals)
+    level = forward_grad.enter_level()
+    try:
+        duals = [forward_grad.make_dual(p, t, level) for p, t in zip(flat_primals, flat_tangents)]
+        output, aux = _split_aux(func(*tree_unflatten(duals, primals_spec)), has_aux, api)
+        flat_out, out_spec = _tensor_outputs(output, api)
+        products = [forward_grad.tangent(o, level) for o in flat_out]
+    finally:
+        forward_grad.exit_level(level)       # the outputs keep their values, and lose this level's tangents
+    products = [_zeros_like(o) if t is None else t for o, t in zip(flat_out, products)]
+    result = (tree_unflatten(flat_out, out_spec), tree_unflatten(products, out_spec))
+    return (*result, aux) if has_aux else result
 
 
 def _matching_tangents(primals: tuple[Any, ...], tangents: Any) -> list[Tensor]:
@@ -269,25 +267,59 @@ def _matching_tangents(primals: tuple[Any, ...], tangents: Any) -> list[Tensor]:
 
 
 def linearize(func: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[..., Any]]:
-    """(func(*primals), jvp_fn): jvp_fn(*tangents) gives the jvp at primals without running func again."""
-    outer = is_grad_enabled()
-    with enable_grad():
-        lin = _Linearized(func, primals, False, "linearize", outer)
+    """(func(*primals), jvp_fn): jvp_fn(*tangents) gives the jvp at primals without running func again, as PyTorch's:
+    the jvp is traced once at the operator level (make_fx), the part that reads only the primals computed then
+    (constant folding), and jvp_fn runs the rest: the tangents' ops."""
+    from torch.fx.experimental.proxy_tensor import make_fx
+    output = func(*primals)
+    output_spec = tree_flatten(output)[1]
+    flat_primals, primals_spec = tree_flatten(primals)
+
+    def trace(*flat_tangents: Tensor) -> Any:
+        _, products = jvp(func, primals, tree_unflatten(list(flat_tangents), primals_spec))
+        return tuple(tree_flatten(products)[0])
+    graph = _fold_constants(make_fx(trace)(*[_zeros_like(p) for p in flat_primals]))
+    meta = [(tuple(p.shape), p.device, p.dtype) for p in flat_primals]
 
     def jvp_fn(*tangents: Any) -> Any:
         flat_tangents, spec = tree_flatten(tangents)
-        if spec != lin.primals_spec:
+        if spec != primals_spec:
             raise RuntimeError(f"Expected the tangents {spec!r} to have the same argspec as the primals "
-                               f"{lin.primals_spec!r}")
-        for i, (p, t) in enumerate(zip(lin.flat_primals, flat_tangents)):
-            if p.shape != t.shape:
-                raise RuntimeError(f"tangent:{i} with shape {t.shape} in flattened pytree doesn't match the shape "
-                                   f"{p.shape} of the corresponding primal.")
-        with enable_grad():
-            products = lin.jvp(flat_tangents)
-        return tree_unflatten([lin.scope.release(p) for p in products], lin.out_spec)
+                               f"{primals_spec!r}")
+        for i, (t, (shape, device, dtype)) in enumerate(zip(flat_tangents, meta)):
+            for what, got, want in (("shape", tuple(t.shape), shape), ("device", t.device, device),
+                                    ("dtype", t.dtype, dtype)):
+                if got != want:
+                    shown = t.shape if what == "shape" else got
+                    raise RuntimeError(f"tangent:{i} with {what} {shown} in flattened pytree doesn't match the "
+                                       f"{what} {want if what != 'shape' else flat_primals[i].shape} of the "
+                                       "corresponding primal.")
+        return tree_unflatten(list(graph(*flat_tangents)), output_spec)
 
-    return lin.scope.release_tree(lin.output), jvp_fn
+    return output, jvp_fn
+
+
+def _fold_constants(gm: Any) -> Any:
+    """gm with every node that reads no placeholder computed now and kept as an attribute (PyTorch's linearize
+    folds the primal computations of its traced jvp so)."""
+    from torch.fx.node import map_arg
+    graph = gm.graph
+    values: dict[Any, Any] = {}
+    for node in graph.nodes:
+        if node.op == "get_attr":
+            values[node] = getattr(gm, node.target)
+        elif node.op == "call_function" and all(n in values for n in node.all_input_nodes):
+            values[node] = node.target(*map_arg(node.args, values.__getitem__),
+                                       **map_arg(node.kwargs, values.__getitem__))
+    for k, node in enumerate([n for n in values if n.op == "call_function"
+                              and any(user not in values for user in n.users)]):
+        name = f"_folded_constant{k}"
+        gm.register_buffer(name, values[node])
+        with graph.inserting_before(node):
+            node.replace_all_uses_with(graph.get_attr(name))
+    graph.eliminate_dead_code()
+    gm.recompile()
+    return gm
 
 
 def jacrev(func: Callable[..., Any], argnums: Any = 0, *, has_aux: bool = False, chunk_size: int | None = None,
@@ -342,33 +374,54 @@ def _rows_as_jacobian(rows: Tensor | None, output: Tensor, input: Tensor) -> Ten
 
 def jacfwd(func: Callable[..., Any], argnums: Any = 0, has_aux: bool = False, *,
            randomness: str = "error") -> Callable[..., Any]:
-    """A function returning the Jacobian of func with respect to args[argnums], the jvps along every input
-    element at once (vmap)."""
+    """A function returning the Jacobian of func with respect to args[argnums]: the jvps along every input element
+    at once (vmap over the standard basis of all the differentiated inputs together, as PyTorch's)."""
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         if randomness not in ("error", "different", "same"):
             raise RuntimeError(f"Only allowed values for randomness are 'error', 'different', or 'same'. "
                                f"Got {randomness}")
         positions = _check_argnums(argnums, len(args))
-        outer = is_grad_enabled()
-        with enable_grad():
-            lin = _Linearized(lambda *owned: func(*_place(args, positions, owned), **kwargs),
-                              tuple(args[p] for p in positions), has_aux, "jvp(f, primals, tangents)", outer)
-            columns: list[tuple[Tensor, ...]] = []       # [input leaf][output leaf], stacked over the input's elements
-            for j, x in enumerate(lin.flat_primals):
-                # every column's jvp at once: vmap over the input's basis, as PyTorch's jacfwd
-                def column(t: Tensor, j: int = j) -> tuple[Tensor, ...]:
-                    return tuple(lin.jvp([t if i == j else _zeros_like(p) for i, p in enumerate(lin.flat_primals)]))
-                columns.append(_vmapped(column, _identity(x), None))
-            per_output = []
-            for i, o in enumerate(lin.flat_out):
-                leaves = [_columns_as_jacobian(columns[j][i] if columns[j] else None, o, x)
-                          for j, x in enumerate(lin.flat_primals)]
-                tree = tree_unflatten(leaves, lin.primals_spec)
-                per_output.append(tree[0] if isinstance(argnums, int) else tree)
-        jac = lin.scope.release_tree(tree_unflatten(per_output, lin.out_spec))
-        return (jac, lin.scope.release_tree(lin.aux)) if has_aux else jac
+        primals = tuple(args[p] for p in positions)
+        flat_primals, primals_spec = tree_flatten(primals)
+        for p in flat_primals:
+            if not isinstance(p, Tensor):
+                raise ValueError(f"Thing passed to transform API must be Tensor, got {type(p)}")
+        numels = [p.numel() for p in flat_primals]
+        basis = _standard_basis(flat_primals, numels)
+
+        def column(*flat_basis: Tensor) -> tuple[Any, ...]:
+            def f(*owned: Any) -> Any:
+                return func(*_place(args, positions, owned), **kwargs)
+            out = jvp(f, primals, tree_unflatten(list(flat_basis), primals_spec), has_aux=has_aux)
+            return (out[1], out[0], out[2]) if has_aux else (out[1], out[0])
+
+        from torch._functorch.vmap import vmap
+        columns = vmap(column, out_dims=(0, None, None) if has_aux else (0, None), randomness=randomness)(*basis)
+        flat_columns, out_spec = tree_flatten(columns[0])
+        flat_out = tree_flatten(columns[1])[0]
+        per_output = []
+        for c, o in zip(flat_columns, flat_out):
+            leaves = [_columns_as_jacobian(part, o, x) for part, x in zip(c.split(numels, dim=0), flat_primals)]
+            tree = tree_unflatten(leaves, primals_spec)
+            per_output.append(tree[0] if isinstance(argnums, int) else tree)
+        jac = tree_unflatten(per_output, out_spec)
+        return (jac, columns[2]) if has_aux else jac
     return wrapper
+
+
+def _standard_basis(flat_primals: list[Tensor], numels: list[int]) -> list[Tensor]:
+    """For each primal, its rows of the identity over all the primals' elements: shaped (total,) + primal.shape."""
+    import torch
+    total = sum(numels)
+    out = []
+    start = 0
+    for p, n in zip(flat_primals, numels):
+        rows = torch.zeros((total, n), dtype=p.dtype, device=p.device)
+        rows[start:start + n] = torch.eye(n, dtype=p.dtype, device=p.device)
+        out.append(rows.reshape((total,) + tuple(p.shape)))
+        start += n
+    return out
 
 
 def _place(args: tuple[Any, ...], positions: tuple[int, ...], values: tuple[Any, ...]) -> tuple[Any, ...]:
@@ -376,10 +429,8 @@ def _place(args: tuple[Any, ...], positions: tuple[int, ...], values: tuple[Any,
     return tuple(replaced.get(i, a) for i, a in enumerate(args))
 
 
-def _columns_as_jacobian(columns: Tensor | None, output: Tensor, input: Tensor) -> Tensor:
+def _columns_as_jacobian(columns: Tensor, output: Tensor, input: Tensor) -> Tensor:
     """(input elements,) + output.shape stacked jvps as output.shape + input.shape."""
-    if columns is None:
-        return output.new_zeros(tuple(output.shape) + tuple(input.shape))
     return columns.reshape((input.numel(), output.numel())).t().reshape(tuple(output.shape) + tuple(input.shape))
 
 

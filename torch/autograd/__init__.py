@@ -7,7 +7,7 @@ none of this package's modules imports the package itself.
 """
 from __future__ import annotations
 
-from torch.autograd import functional
+from torch.autograd import forward_ad, functional
 from torch.autograd._backward import _make_grads as _make_grads  # PyTorch's name here, kept importable
 from torch.autograd._backward import backward, grad
 from torch.autograd.anomaly_mode import detect_anomaly, set_detect_anomaly

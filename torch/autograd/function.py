@@ -10,11 +10,11 @@ from __future__ import annotations
 import functools
 from typing import Any, Callable
 
-from aten.dispatcher import find_operator
+from aten.dispatcher import find_operator, without_forward_ad
 from c10 import grad_mode as _mode
 from c10.tensor_impl import TensorImpl
 from torch.autograd.grad_mode import no_grad
-from torch.csrc.autograd import graph
+from torch.csrc.autograd import forward_grad, graph
 
 _zeros = find_operator("zeros")
 
@@ -48,6 +48,8 @@ class FunctionCtx:
 
     @property
     def saved_tensors(self) -> tuple[Any, ...]:
+        if self.__dict__.get("_in_jvp"):         # jvp reads what forward saved for it
+            return tuple(self.__dict__.get("saved_for_forward", ()))
         saved = self.__dict__.get("_saved_variables")
         if saved is None:
             return tuple(self.__dict__.get("_to_save", ()))
@@ -124,6 +126,11 @@ class Function(FunctionCtx, metaclass=FunctionMeta):
 
     vjp = backward
 
+    @staticmethod
+    def jvp(ctx: Any, *grad_inputs: Any) -> Any:
+        raise NotImplementedError("You must implement the jvp function for custom autograd.Function to use it with "
+                                  "forward mode AD.")
+
     @classmethod
     def apply(cls, *args: Any, **kwargs: Any) -> Any:
         node = cls._backward_cls()
@@ -131,21 +138,58 @@ class Function(FunctionCtx, metaclass=FunctionMeta):
         node.needs_input_grad = tuple(t and a.requires_grad for t, a in zip(is_tensor, args))
         node._tensor_inputs = is_tensor
         record = _mode.is_grad_enabled() and any(node.needs_input_grad)
-        with no_grad():
+        level = forward_grad.innermost_level(args)
+        with no_grad():      # forward sees its inputs' values only: tangents come from jvp
             if cls.setup_context is not Function.setup_context:
-                output = cls.forward(*args, **kwargs)
+                output = without_forward_ad(cls.forward, *args, **kwargs) if level >= 0 else cls.forward(*args,
+                                                                                                         **kwargs)
                 cls.setup_context(node, args, output)
             else:
-                output = cls.forward(node, *args, **kwargs)
-        if not record:
-            return output
-        graph.set_next_edges(node, [graph.gradient_edge(a) if t and a.requires_grad else graph.Edge(None, 0)
-                                    for t, a in zip(is_tensor, args)])
-        return _wrap_outputs(node, args, output)
+                output = without_forward_ad(cls.forward, node, *args, **kwargs) if level >= 0 else \
+                    cls.forward(node, *args, **kwargs)
+        if record:
+            graph.set_next_edges(node, [graph.gradient_edge(a) if t and a.requires_grad else graph.Edge(None, 0)
+                                        for t, a in zip(is_tensor, args)])
+            output = _wrap_outputs(node, args, output)
+        elif level >= 0:        # an input returned as is gets its tangent on an alias, never on the input
+            inputs = {id(a) for a in args}
+            dirty = {id(t) for t in node.__dict__.get("_dirty", ())}
+            output = _map_outputs(output, lambda o: o.detach() if id(o) in inputs and id(o) not in dirty else o)
+        if level >= 0:
+            _forward_tangents(cls, node, args, output, level)
+        return output
 
 
 def _is_tensor(value: Any) -> bool:
     return isinstance(value, TensorImpl)
+
+
+def _map_outputs(output: Any, fn: Callable[[Any], Any]) -> Any:
+    if isinstance(output, tuple):
+        return tuple(fn(o) if _is_tensor(o) else o for o in output)
+    return fn(output) if _is_tensor(output) else output
+
+
+def _forward_tangents(cls: Any, node: Any, args: tuple[Any, ...], output: Any, level: int) -> None:
+    """The outputs' tangents at level from cls.jvp(ctx, *input tangents) (zeros for a tensor input without one,
+    None for the other arguments), as PyTorch's custom functions get them."""
+    tangents = [(forward_grad.tangent(a, level) if forward_grad.tangent(a, level) is not None
+                 else a.new_zeros(a.shape)) if _is_tensor(a) else None for a in args]
+    node._in_jvp = True
+    try:
+        result = without_forward_ad(cls.jvp, node, *tangents)
+    finally:
+        node._in_jvp = False
+    outputs = output if isinstance(output, tuple) else (output,)
+    results = result if isinstance(result, tuple) else (result,)
+    if len(results) != len(outputs):
+        raise RuntimeError(f"Function's jvp returned an invalid number of forward gradients (expected {len(outputs)} "
+                           f"but got {len(results)})")
+    for out, t in zip(outputs, results):
+        if t is None or not _is_tensor(out) or not (out.dtype.is_floating_point or out.dtype.is_complex):
+            continue
+        if forward_grad.tangent(out, level) is not t:      # a dirty input's tangent, updated in place, stays
+            forward_grad.set_tangent(out, t, level)
 
 
 def _wrap_outputs(node: Any, args: tuple[Any, ...], output: Any) -> Any:

@@ -1,5 +1,6 @@
 """torch.autograd.functional: vjp, jvp, jacobian, hessian, vhp, hvp of a function of tensors
-(PyTorch's torch/autograd/functional.py, reverse mode; jvp by the double-vjp trick as upstream).
+(PyTorch's torch/autograd/functional.py: reverse mode, jvp by the double-vjp trick as upstream, and the
+vectorized forward-mode jacobian on torch.autograd.forward_ad).
 
 Inputs and outputs may be one tensor or a tuple of tensors; results keep that structure."""
 from __future__ import annotations
@@ -16,6 +17,7 @@ __all__ = ["vjp", "jvp", "jacobian", "hessian", "vhp", "hvp"]
 _zeros_like = find_operator("zeros_like")
 _eye = find_operator("eye")
 _stack = find_operator("stack")
+_zeros = find_operator("zeros")
 
 
 def _as_tuple(value: Any, what: str, fn_name: str) -> tuple[bool, tuple[Any, ...]]:
@@ -109,9 +111,7 @@ def jacobian(func: Callable[..., Any], inputs: Any, create_graph: bool = False, 
             raise NotImplementedError("torch.autograd.functional.jacobian: `create_graph=True` and "
                                       "`strategy=\"forward-mode\"` are not supported together (yet). Please either "
                                       "set `create_graph=False` or `strategy=\"reverse-mode\"`.")
-        raise NotImplementedError("torch.autograd.functional.jacobian(strategy=\"forward-mode\") needs forward-mode "
-                                  "AD (torch.autograd.forward_ad), which Ember does not have yet; use "
-                                  "strategy=\"reverse-mode\"")
+        return _jacfwd(func, inputs, strict)
     in_tuple, xs = _as_tuple(inputs, "inputs", "jacobian")
     with enable_grad():
         xs = _prepare(xs, create_graph)
@@ -134,6 +134,47 @@ def jacobian(func: Callable[..., Any], inputs: Any, create_graph: bool = False, 
                 stacked = _stack(rows[i], 0) if rows[i] else _zeros_like(x).reshape(0, *x.shape)
                 per_input.append(_detach((stacked.reshape(tuple(out.shape) + tuple(x.shape)),), create_graph)[0])
             blocks.append(tuple(per_input))
+    if not out_tuple and not in_tuple:
+        return blocks[0][0]
+    if not out_tuple:
+        return blocks[0]
+    if not in_tuple:
+        return tuple(b[0] for b in blocks)
+    return tuple(blocks)
+
+
+def _jacfwd(func: Callable[..., Any], inputs: Any, strict: bool) -> Any:
+    """jacobian(strategy="forward-mode", vectorize=True): one jvp per input element, all at once (vmap over the
+    standard basis of the inputs), at a forward AD level."""
+    from torch.autograd import _backward, forward_ad
+    if strict:
+        raise RuntimeError("torch.autograd.functional.jacobian: `strict=True` and `strategy=\"forward-mode\"` are not "
+                           "supported together (yet). Please either set `strict=False` or "
+                           "`strategy=\"reverse-mode\"`.")
+    in_tuple, xs = _as_tuple(inputs, "inputs", "jacobian")
+    numels = [x.numel() for x in xs]
+    total = sum(numels)
+    basis: list[Any] = []
+    start = 0
+    for x, n in zip(xs, numels):
+        rows = _zeros((total, n), dtype=x.dtype, device=x.device)
+        rows[start:start + n] = _eye(n, dtype=x.dtype, device=x.device)
+        basis.append(rows.reshape((total,) + tuple(x.shape)))
+        start += n
+    info: list[Any] = []
+
+    def columns(*tangents: Any) -> tuple[Any, ...]:
+        with forward_ad.dual_level():
+            duals = tuple(forward_ad.make_dual(x, t) for x, t in zip(xs, tangents))
+            out_tuple, outs = _as_tuple(func(*duals), "outputs of the user-provided function", "jacobian")
+            unpacked = [forward_ad.unpack_dual(o) for o in outs]
+            info[:] = [out_tuple, [u.primal for u in unpacked]]
+            return tuple(_zeros_like(u.primal) if u.tangent is None else u.tangent for u in unpacked)
+
+    stacked = _backward._vmap(columns, *basis)
+    out_tuple, outs = info
+    blocks = [tuple(c.movedim(0, -1).reshape(tuple(o.shape) + tuple(x.shape)).detach()
+                    for c, x in zip(jac.split(numels, dim=0), xs)) for jac, o in zip(stacked, outs)]
     if not out_tuple and not in_tuple:
         return blocks[0][0]
     if not out_tuple:
@@ -170,19 +211,20 @@ def hessian(func: Callable[..., Any], inputs: Any, create_graph: bool = False, s
             vectorize: bool = False, outer_jacobian_strategy: str = "reverse-mode") -> Any:
     """The Hessian of a scalar function: the jacobian of its gradient."""
     _check_strategy(outer_jacobian_strategy, vectorize)
-    if outer_jacobian_strategy == "forward-mode":
-        raise NotImplementedError("torch.autograd.functional.hessian(outer_jacobian_strategy=\"forward-mode\") needs "
-                                  "forward-mode AD (torch.autograd.forward_ad), which Ember does not have yet; use "
-                                  "outer_jacobian_strategy=\"reverse-mode\"")
     in_tuple, xs = _as_tuple(inputs, "inputs", "hessian")
 
     def gradient(*args: Any) -> Any:
-        out = func(*args)
-        if not isinstance(out, TensorImpl) or out.numel() != 1:
-            raise RuntimeError("The function given to hessian should return a single Tensor with a single element.")
-        return _unwrap(in_tuple, _fill(_grad((out,), args, (_zeros_like(out) + 1,), True), args))
+        # forward-mode hands its dual inputs as they are: they must require grad for the inner gradient
+        args = tuple(a if a.requires_grad else a.requires_grad_(True) for a in args)
+        with enable_grad():
+            out = func(*args)
+            if not isinstance(out, TensorImpl) or out.numel() != 1:
+                raise RuntimeError("The function given to hessian should return a single Tensor with a single "
+                                   "element.")
+            return _unwrap(in_tuple, _fill(_grad((out,), args, (_zeros_like(out) + 1,), True), args))
 
-    return jacobian(gradient, inputs, create_graph=create_graph, vectorize=vectorize)
+    return jacobian(gradient, inputs, create_graph=create_graph, vectorize=vectorize,
+                    strategy=outer_jacobian_strategy)
 
 
 def vhp(func: Callable[..., Any], inputs: Any, v: Any = None, create_graph: bool = False,

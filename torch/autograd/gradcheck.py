@@ -107,6 +107,36 @@ def _analytical_jacobians(func: Callable[..., Any], inputs: tuple[Any, ...]) -> 
     return result
 
 
+def _forward_jacobians(func: Callable[..., Any], inputs: tuple[Any, ...]) -> list[list[np.ndarray]]:
+    """[input][output] -> (input numel, output numel) Jacobians by forward-mode AD: one jvp per input element, along
+    that element's unit tangent (the other inputs' tangents zero)."""
+    from c10.tensor_impl import from_numpy
+    from torch.autograd import forward_ad
+    diff_inputs = _differentiable(inputs)
+    result: list[list[np.ndarray]] = []
+    for x in diff_inputs:
+        per_output: list[np.ndarray] | None = None
+        for m in range(x.numel()):
+            seed = np.zeros(x.numel(), dtype=x.dtype.numpy_dtype)
+            seed[m] = 1
+            with forward_ad.dual_level(), no_grad():
+                duals = tuple(forward_ad.make_dual(v.detach(), from_numpy(seed.reshape(tuple(x.shape))) if v is x
+                                                   else v.detach().new_zeros(v.shape))
+                              if _is_tensor(v) and v.requires_grad else v for v in inputs)
+                outs = _outputs(func, duals)
+                columns = []
+                for o in outs:
+                    t = forward_ad.unpack_dual(o).tangent
+                    columns.append(np.zeros(o.numel()) if t is None
+                                   else t.detach().numpy().astype(np.float64).ravel().copy())
+            if per_output is None:
+                per_output = [np.zeros((x.numel(), c.size)) for c in columns]
+            for k, c in enumerate(columns):
+                per_output[k][m] = c
+        result.append(per_output or [])
+    return result
+
+
 def gradcheck(func: Callable[..., Any], inputs: Any, *, eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1e-3,
               raise_exception: bool = True, nondet_tol: float = 0.0, check_undefined_grad: bool = True,
               check_grad_dtypes: bool = False, check_batched_grad: bool = False,
@@ -126,14 +156,19 @@ def gradcheck(func: Callable[..., Any], inputs: Any, *, eps: float = 1e-6, atol:
                           "This check will likely fail if all the inputs are not of double precision floating point. ",
                           UserWarning, stacklevel=2)
     numerical = _numerical_jacobians(func, inputs, eps)
-    analytical = _analytical_jacobians(func, inputs)
-    for i, (num_row, ana_row) in enumerate(zip(numerical, analytical)):
-        for k, (n, a) in enumerate(zip(num_row, ana_row)):
-            if not np.allclose(a, n, rtol=rtol, atol=atol):
-                if not raise_exception:
-                    return False
-                raise GradcheckError(f"Jacobian mismatch for output {k} with respect to input {i},\n"
-                                     f"numerical:{n}\nanalytical:{a}\n")
+    checks = []
+    if check_backward_ad:
+        checks.append(("", _analytical_jacobians(func, inputs)))
+    if check_forward_ad:
+        checks.append(("computed with forward mode ", _forward_jacobians(func, inputs)))
+    for mode, analytical in checks:
+        for i, (num_row, ana_row) in enumerate(zip(numerical, analytical)):
+            for k, (n, a) in enumerate(zip(num_row, ana_row)):
+                if not np.allclose(a, n, rtol=rtol, atol=atol):
+                    if not raise_exception:
+                        return False
+                    raise GradcheckError(f"Jacobian {mode}mismatch for output {k} with respect to input {i},\n"
+                                         f"numerical:{n}\nanalytical:{a}\n")
     return True
 
 

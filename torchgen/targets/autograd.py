@@ -52,6 +52,8 @@ class Derivative:
     saves_result: bool = False
     result_aliases: list[tuple[str, int]] = field(default_factory=list)   # (name, output index) formulas read
     output_differentiability: list[bool] | None = None
+    # Forward-mode formulas (torchgen/targets/forward_ad.py): (output names of the key, formula text, line)
+    forward: list[tuple[tuple[str, ...], str, int]] = field(default_factory=list)
 
 
 def _pascal(name: str) -> str:
@@ -128,8 +130,14 @@ def load_derivatives(root: Path, fns: list[NativeFunction]) -> list[Derivative]:
         non_differentiable = set()
         used: set[str] = set()
         meta: set[tuple[str, str]] = set()
+        outputs = {"result"} | {f"result{i}" for i in range(len(fn.func.returns))} | \
+            {r.name for r in fn.func.returns if r.name}
         for key, value in entry.items():
-            if key in ("name", "dispatch", "result"):
+            if key in ("name", "dispatch"):
+                continue
+            names = tuple(part.strip() for part in key.split(","))
+            if all(n in outputs and n not in args for n in names):
+                derivative.forward.append((names, str(value), entry.key_lines.get(key, line)))
                 continue
             if key == "output_differentiability":
                 derivative.output_differentiability = [bool(v) for v in value]

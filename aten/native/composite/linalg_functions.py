@@ -243,8 +243,8 @@ def linalg_matrix_rank(self: Any, tol: float, hermitian: bool = False) -> Any:
 
 def linalg_matrix_power(self: Any, n: int) -> Any:
     _square("linalg.matrix_power", self)
-    if n == 0:
-        return _eye(self.shape[-1], dtype=self.dtype, device=self.device).expand(self.shape).clone()
+    if n == 0:       # a copy of self overwritten, as PyTorch's: its (zero) derivatives stay connected to self
+        return self.clone().copy_(_eye(self.shape[-1], dtype=self.dtype, device=self.device).expand(self.shape))
     base = linalg_inv(self) if n < 0 else self
     n = abs(n)
     result: Any = None

@@ -1,0 +1,255 @@
+"""Forward-mode AD: torch.autograd.forward_ad's dual tensors, custom Functions' jvp, and the transforms built on it
+(torch.func.jvp, jacfwd, hessian; autograd.functional.jacobian's forward mode; gradcheck's check_forward_ad).
+
+Expected tangents are computed with NumPy from the derivatives' closed forms; error messages are PyTorch's."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import torch
+import torch.autograd.forward_ad as fwAD
+from torch.autograd.gradcheck import GradcheckError
+from torch.func import grad, jacfwd, jacrev, jvp, vmap
+
+
+def _rand(*shape: int, seed: int = 0) -> torch.Tensor:
+    return torch.from_numpy(np.random.default_rng(seed).standard_normal(shape))
+
+
+def test_make_dual_keeps_the_tangent_as_given_and_unpack_gives_a_view_of_the_primal() -> None:
+    x, t = _rand(3), _rand(3, seed=1)
+    with fwAD.dual_level():
+        d = fwAD.make_dual(x, t)
+        primal, tangent = fwAD.unpack_dual(d)
+        assert tangent is t
+        assert primal._base is x and fwAD.unpack_dual(primal).tangent is None
+        assert d._base is x
+        assert isinstance(fwAD.unpack_dual(d), fwAD.UnpackedDualTensor)
+        assert fwAD.unpack_dual(x).tangent is None
+    assert fwAD.unpack_dual(d).tangent is None          # exiting the level deletes its tangents
+
+
+def test_tangent_of_an_op_is_the_jacobian_vector_product_whatever_the_grad_mode() -> None:
+    x, t = _rand(4), _rand(4, seed=1)
+    with fwAD.dual_level():
+        d = fwAD.make_dual(x, t)
+        with torch.no_grad():
+            y = d.sin() * d
+        expected = (np.cos(x.numpy()) * x.numpy() + np.sin(x.numpy())) * t.numpy()
+        np.testing.assert_allclose(fwAD.unpack_dual(y).tangent.numpy(), expected, rtol=1e-12)
+
+
+def test_non_differentiable_outputs_carry_no_tangent() -> None:
+    with fwAD.dual_level():
+        d = fwAD.make_dual(_rand(3), _rand(3, seed=1))
+        assert fwAD.unpack_dual(d.argmax()).tangent is None
+        assert fwAD.unpack_dual(d > 0).tangent is None
+
+
+def test_level_and_argument_errors_are_pytorchs() -> None:
+    x = _rand(3)
+    with pytest.raises(RuntimeError, match="no level exists, make sure to enter_dual_level"):
+        fwAD.make_dual(x, x)
+    with pytest.raises(RuntimeError, match="Dual level must be a positive number"):
+        fwAD.exit_dual_level()
+    with fwAD.dual_level():
+        with pytest.raises(RuntimeError, match="Nested forward mode AD is not supported at the moment"):
+            fwAD.enter_dual_level()
+        with pytest.raises(ValueError, match="Expected primal to be floating point or complex, but got: torch.int64"):
+            fwAD.make_dual(torch.ones(3, dtype=torch.int64), x)
+        with pytest.raises(ValueError, match="Expected tangent to be floating point or complex, but got: torch.int64"):
+            fwAD.make_dual(x, torch.ones(3, dtype=torch.int64))
+        with pytest.raises(RuntimeError, match=r"Tensor is of size \[3\] while the given forward gradient is of size "
+                                               r"\[2\]"):
+            fwAD.make_dual(x, x[:2])
+        d = fwAD.make_dual(x, x)
+        with pytest.raises(RuntimeError, match="already has a forward gradient at the same level"):
+            fwAD.make_dual(d, x)
+
+
+def test_out_variant_refuses_a_dual_input() -> None:
+    with fwAD.dual_level():
+        d = fwAD.make_dual(_rand(3), _rand(3, seed=1))
+        with pytest.raises(NotImplementedError, match="Trying to use forward AD with sin_out that does not support it "
+                                                      "because it is an out= function"):
+            torch.sin(d, out=torch.empty(3, dtype=torch.float64))
+
+
+def test_dual_tensor_prints_its_tangent() -> None:
+    with fwAD.dual_level():
+        d = fwAD.make_dual(torch.tensor([1.0, 2.0]), torch.tensor([3.0, 4.0]))
+        assert repr(d) == "tensor([1., 2.], tangent=tensor([3., 4.]))"
+
+
+def test_in_place_ops_update_the_tangent_and_views_share_it() -> None:
+    x, t = _rand(4), _rand(4, seed=1)
+    with fwAD.dual_level():
+        d = fwAD.make_dual(x.clone(), t.clone())
+        view = d[1:3]
+        view.mul_(view.clone())         # d[1:3] = d[1:3]**2: its tangent there is 2 x t
+        expected = t.numpy().copy()
+        expected[1:3] = 2 * x.numpy()[1:3] * t.numpy()[1:3]
+        np.testing.assert_allclose(fwAD.unpack_dual(d).tangent.numpy(), expected, rtol=1e-12)
+
+
+def test_writing_a_dual_value_into_a_view_gives_the_base_a_tangent() -> None:
+    x, t = _rand(3), _rand(3, seed=1)
+    with fwAD.dual_level():
+        d = fwAD.make_dual(x, t)
+        z = torch.zeros(4, dtype=torch.float64)
+        z[1:].copy_(d)
+        np.testing.assert_array_equal(fwAD.unpack_dual(z).tangent.numpy(), np.concatenate([[0.0], t.numpy()]))
+
+
+def test_reverse_mode_differentiates_the_tangent() -> None:
+    x = _rand(3).requires_grad_()
+    t = _rand(3, seed=1)
+    with fwAD.dual_level():
+        y = (fwAD.make_dual(x, t) ** 3).sum()
+        tangent = fwAD.unpack_dual(y).tangent               # 3 x^2 . t
+        (g,) = torch.autograd.grad(tangent, x)
+    np.testing.assert_allclose(g.numpy(), 6 * x.detach().numpy() * t.numpy(), rtol=1e-12)
+
+
+class _Scale(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, y, k):
+        ctx.seen_dual = fwAD.unpack_dual(x).tangent is not None
+        ctx.save_for_forward(x, y)
+        ctx.k = k
+        return x * y * k
+
+    @staticmethod
+    def jvp(ctx, x_t, y_t, k_t):
+        x, y = ctx.saved_tensors
+        ctx.got = (x_t, y_t, k_t)
+        return (x_t * y + x * y_t) * ctx.k
+
+    @staticmethod
+    def backward(ctx, g):
+        return g, g, None
+
+
+def test_custom_function_jvp_gets_zero_tangents_for_plain_tensor_inputs() -> None:
+    x, y, t = _rand(3), _rand(3, seed=1), _rand(3, seed=2)
+    with fwAD.dual_level():
+        out = _Scale.apply(fwAD.make_dual(x, t), y, 2.0)
+        ctx = out.grad_fn if out.grad_fn is not None else None
+        np.testing.assert_allclose(fwAD.unpack_dual(out).tangent.numpy(), 2 * t.numpy() * y.numpy(), rtol=1e-12)
+    assert ctx is None                  # nothing required grad: no node recorded
+
+
+def test_custom_function_without_jvp_or_with_a_wrong_count_raises_pytorchs_error() -> None:
+    class NoJvp(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x.clone()
+
+    class TwoOutputs(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x.clone(), x.clone()
+
+        @staticmethod
+        def jvp(ctx, t):
+            return t
+
+    with fwAD.dual_level():
+        d = fwAD.make_dual(_rand(3), _rand(3, seed=1))
+        with pytest.raises(NotImplementedError, match="You must implement the jvp function for custom "
+                                                      "autograd.Function to use it with forward mode AD"):
+            NoJvp.apply(d)
+        with pytest.raises(RuntimeError, match=r"Function's jvp returned an invalid number of forward gradients "
+                                               r"\(expected 2 but got 1\)"):
+            TwoOutputs.apply(d)
+
+
+def test_func_jvp_nests_for_second_derivatives() -> None:
+    x, t1, t2 = _rand(5), _rand(5, seed=1), _rand(5, seed=2)
+
+    def first(x: torch.Tensor) -> torch.Tensor:
+        return jvp(torch.sin, (x,), (t1,))[1]
+    _, second = jvp(first, (x,), (t2,))
+    np.testing.assert_allclose(second.numpy(), -np.sin(x.numpy()) * t1.numpy() * t2.numpy(), rtol=1e-12)
+
+
+def test_jvp_of_grad_is_the_hessian_vector_product() -> None:
+    x, v = _rand(4), _rand(4, seed=1)
+
+    def f(x: torch.Tensor) -> torch.Tensor:
+        return (x ** 3).sum() + x.prod()
+    _, hvp = jvp(grad(f), (x,), (v,))
+    xs = x.numpy()
+    hessian = np.array([[np.prod(np.delete(xs, [i, j])) if i != j else 6 * xs[i] for j in range(4)] for i in range(4)])
+    np.testing.assert_allclose(hvp.numpy(), hessian @ v.numpy(), rtol=1e-10)
+
+
+def test_jacfwd_equals_jacrev_and_hessian_runs_forward_over_reverse() -> None:
+    x = _rand(3, 2)
+    w = _rand(2, 4, seed=1)
+
+    def f(x: torch.Tensor) -> torch.Tensor:
+        return torch.tanh(x @ w).exp()
+    np.testing.assert_allclose(jacfwd(f)(x).numpy(), jacrev(f)(x).numpy(), rtol=1e-12)
+
+    def g(x: torch.Tensor) -> torch.Tensor:
+        return (x.sin() ** 2).sum()
+    h = torch.func.hessian(g)(x)
+    xs = x.numpy().ravel()
+    np.testing.assert_allclose(h.reshape(6, 6).numpy(), np.diag(2 * np.cos(2 * xs)), rtol=1e-10, atol=1e-12)
+
+
+def test_jacfwd_enforces_randomness() -> None:
+    x = _rand(3)
+    with pytest.raises(RuntimeError, match="vmap: called random operation while in randomness error mode"):
+        jacfwd(lambda x: x * torch.rand(3, dtype=torch.float64))(x)
+    jac = jacfwd(lambda x: x * torch.rand(3, dtype=torch.float64), randomness="same")(x)
+    assert jac.shape == (3, 3)
+
+
+def test_vmap_of_jvp_and_jvp_of_vmap_give_per_example_products() -> None:
+    x, t = _rand(4, 3), _rand(4, 3, seed=1)
+    expected = np.cos(x.numpy()) * t.numpy()
+    per_example = vmap(lambda x, t: jvp(torch.sin, (x,), (t,))[1])(x, t)
+    np.testing.assert_allclose(per_example.numpy(), expected, rtol=1e-12)
+    _, outer = jvp(vmap(torch.sin), (x,), (t,))
+    np.testing.assert_allclose(outer.numpy(), expected, rtol=1e-12)
+
+
+def test_functional_jacobian_forward_mode_equals_reverse_mode() -> None:
+    x, y = _rand(3), _rand(2, seed=1)
+
+    def f(x: torch.Tensor, y: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        return x.sin() * y.sum(), torch.outer(x, y)
+    forward = torch.autograd.functional.jacobian(f, (x, y), vectorize=True, strategy="forward-mode")
+    reverse = torch.autograd.functional.jacobian(f, (x, y))
+    for fo, re_ in zip(forward, reverse):
+        for a, b in zip(fo, re_):
+            np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-12)
+    with pytest.raises(RuntimeError, match="`strict=True` and `strategy=\"forward-mode\"` are not supported together"):
+        torch.autograd.functional.jacobian(f, (x, y), vectorize=True, strategy="forward-mode", strict=True)
+    hessian = torch.autograd.functional.hessian(lambda x: (x ** 3).sum(), x, vectorize=True,
+                                                outer_jacobian_strategy="forward-mode")
+    np.testing.assert_allclose(hessian.numpy(), np.diag(6 * x.numpy()), rtol=1e-12)
+
+
+def test_gradcheck_checks_forward_mode() -> None:
+    x = _rand(3).requires_grad_()
+    assert torch.autograd.gradcheck(torch.sin, (x,), check_forward_ad=True)
+
+    class WrongJvp(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+        @staticmethod
+        def jvp(ctx, t):
+            return t * 3
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2
+    with pytest.raises(GradcheckError,
+                       match="Jacobian computed with forward mode mismatch for output 0 with respect to input 0"):
+        torch.autograd.gradcheck(WrongJvp.apply, (x,), check_forward_ad=True)
