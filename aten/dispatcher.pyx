@@ -147,6 +147,40 @@ cdef class BatchedFallback:
         return _batched_handler(self.handle, args, kwargs)
 
 
+cdef uint64_t BATCHED_BIT = (<uint64_t>1) << DK_FUNCTORCH_BATCHED
+
+
+cdef class ForwardADPassThrough:
+    """The ForwardAD kernel of a composite with a vmap rule of its own (dropout): the rule runs, its parts computing
+    the tangents (the key is skipped, not switched off). A batched argument that carries a tangent itself (one
+    made under vmap) decomposes the composite instead: a rule works on values, which do not carry it."""
+    cdef OperatorHandle handle
+    cdef object composite
+
+    def __init__(self, OperatorHandle handle, composite):
+        self.handle = handle
+        self.composite = composite
+
+    def __call__(self, *args, **kwargs):
+        cdef uint64_t ks = _call_key_set(args, kwargs)
+        if _any_key_pair(args, kwargs, BATCHED_BIT | FORWARD_AD_BIT):
+            return self.composite(*args, **kwargs)
+        return _resolve(self.handle, ks & ~FORWARD_AD_BIT)(*args, **kwargs)
+
+
+cdef bint _any_key_pair(tuple args, dict kwargs, uint64_t both) except -1:
+    """Whether a tensor argument (or one in a list) has both keys of `both`."""
+    for a in (*args, *kwargs.values()):
+        if isinstance(a, TensorImpl):
+            if ((<TensorImpl>a).key_set & both) == both:
+                return True
+        elif isinstance(a, (list, tuple)):
+            for e in a:
+                if isinstance(e, TensorImpl) and ((<TensorImpl>e).key_set & both) == both:
+                    return True
+    return False
+
+
 def set_profiler_hook(hook):
     """Install (or, with None, remove) the profiler that times every operator call."""
     global _profiler
@@ -301,6 +335,8 @@ cdef class OperatorHandle:
                 if (_ALIAS_CIA in reg and DK_CPU not in reg and DK_CUDA not in reg and _ALIAS_CEA not in reg
                         and _ALIAS_CEANF not in reg):
                     kernel = reg[_ALIAS_CIA]
+                    if k == DK_FORWARD_AD and (DK_VMAP_MODE in reg or DK_FUNCTORCH_BATCHED in reg):
+                        kernel = ForwardADPassThrough(self, kernel)
                 elif k == DK_FORWARD_AD:
                     kernel = FALLTHROUGH     # no formula: its outputs are not differentiable (argmax, eq...)
                 elif k == DK_PYTHON:

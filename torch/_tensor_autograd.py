@@ -105,6 +105,9 @@ def backward(self: Any, gradient: Any = None, retain_graph: Any = None, create_g
 
 def detach_(self: Any) -> Any:
     graph.clear_history(self)
+    if self._has_forward_ad_key():          # and its forward-mode tangents, as PyTorch's
+        from torch.csrc.autograd import forward_grad
+        forward_grad.drop_tangents(self)
     return self
 
 

@@ -281,7 +281,7 @@ def _generate_autograd(root: Path, fns: list[NativeFunction], env: jinja2.Enviro
     registrations_ += [(k.op, module, k.kernel) for k in outs]
     schemas = {str(f.func.name) for f in fns}
     registrations_ += [(op, where, kernel) for op, (where, kernel) in autograd.MANUAL_KERNELS.items() if op in schemas]
-    forward = forward_ad.plan(derivatives, contexts, missing)
+    forward = forward_ad.plan(derivatives, contexts, missing, outs, groups)
     pkg.write(f"{forward_ad.MODULE.replace('.', '/')}.py", env.get_template("forward_ad.py.j2").render(
         header=header("forward_ad.py", "forward_ad.py.j2", all_fns), formulas=forward.formulas,
         missing=forward.missing, outs=forward.outs))

@@ -1,4 +1,4 @@
-"""torch.func's reverse-mode transforms (grad, grad_and_value, vjp, jvp, linearize, jacrev, jacfwd, hessian):
+"""torch.func's transforms (grad, grad_and_value, vjp, jvp, linearize, jacrev, jacfwd, hessian):
 values against NumPy's closed forms, composition (grad of grad, hessian = jacfwd of jacrev), composition with
 torch.autograd, pytree inputs and outputs, and PyTorch's errors."""
 from __future__ import annotations
@@ -180,6 +180,13 @@ def test_transforms_compose_in_either_order():
     (lambda: linearize(torch.sin, t(X))[1](t(np.ones(4))), RuntimeError,
      "tangent:0 with shape torch.Size([4]) in flattened pytree doesn't match the shape torch.Size([3]) of the "
      "corresponding primal."),
+    (lambda: jvp(lambda x: torch.ones(2), (t(X),), (t(X),), strict=True), RuntimeError,
+     "jvp(f, primals, tangents, strict=True): The output of f is independent of the inputs. This is not allowed "
+     "with strict=True."),
+    (lambda: jvp(lambda: t(X), (), ()), RuntimeError,
+     "jvp(f, primals, tangents): Expected primals to contain at least one Tensor."),
+    (lambda: jvp(lambda x: [], (t(X),), (t(X),)), RuntimeError,
+     "jvp(f, primals, tangents): Expected f to be a function that has non-empty output (got output = [])"),
 ])
 def test_misuse_raises_pytorchs_error(call, error, message):
     # messages recorded from PyTorch 2.13's torch.func for the same calls

@@ -4,6 +4,8 @@
 Expected tangents are computed with NumPy from the derivatives' closed forms; error messages are PyTorch's."""
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 
@@ -253,3 +255,175 @@ def test_gradcheck_checks_forward_mode() -> None:
     with pytest.raises(GradcheckError,
                        match="Jacobian computed with forward mode mismatch for output 0 with respect to input 0"):
         torch.autograd.gradcheck(WrongJvp.apply, (x,), check_forward_ad=True)
+
+
+def _f(x: torch.Tensor) -> torch.Tensor:
+    return (x.sin() * x ** 2).sum()
+
+
+def _hessian_diagonal(x: np.ndarray) -> np.ndarray:
+    """d2/dx2 of sin(x) x^2, elementwise: f's Hessian is diagonal."""
+    return -np.sin(x) * x ** 2 + 4 * x * np.cos(x) + 2 * np.sin(x)
+
+
+@pytest.mark.parametrize("name, hessian_of", [
+    ("jacfwd(jacrev)", lambda f: jacfwd(jacrev(f))),
+    ("jacrev(jacfwd)", lambda f: jacrev(jacfwd(f))),
+    ("jacfwd(jacfwd)", lambda f: jacfwd(jacfwd(f))),
+    ("jacrev(jacrev)", lambda f: jacrev(jacrev(f))),
+    ("jacfwd(grad)", lambda f: jacfwd(grad(f))),
+    ("hessian", lambda f: torch.func.hessian(f)),
+])
+def test_transforms_compose_in_any_order_for_the_hessian(name: str, hessian_of: Any) -> None:
+    x = _rand(5)
+    np.testing.assert_allclose(hessian_of(_f)(x).numpy(), np.diag(_hessian_diagonal(x.numpy())), rtol=1e-10,
+                               atol=1e-12, err_msg=name)
+
+
+@pytest.mark.parametrize("name, hvp", [
+    ("jvp(grad)", lambda x, v: jvp(grad(_f), (x,), (v,))[1]),
+    ("grad(jvp)", lambda x, v: grad(lambda y: jvp(_f, (y,), (v,))[1])(x)),
+    ("vjp(grad)", lambda x, v: torch.func.vjp(grad(_f), x)[1](v)[0]),
+    ("forward_ad of grad", lambda x, v: _dual_of_grad(x, v)),
+])
+def test_hessian_vector_products_agree_whichever_way_they_are_built(name: str, hvp: Any) -> None:
+    xs, vs = _rand(4, 5), _rand(4, 5, seed=1)
+    expected = _hessian_diagonal(xs.numpy()) * vs.numpy()
+    np.testing.assert_allclose(hvp(xs[0], vs[0]).numpy(), expected[0], rtol=1e-10, err_msg=name)
+    np.testing.assert_allclose(vmap(hvp)(xs, vs).numpy(), expected, rtol=1e-10, err_msg=f"vmap({name})")
+
+
+def _dual_of_grad(x: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
+    with fwAD.dual_level():
+        g = grad(_f)(fwAD.make_dual(x, v))
+        return fwAD.unpack_dual(g).tangent
+
+
+def test_second_order_through_in_place_ops_that_read_self() -> None:
+    """The copy of self an in-place op saves for backward keeps self's tangent (forward over reverse)."""
+    x = torch.tensor([0.3, -1.2, 2.0], dtype=torch.float64)
+    np.testing.assert_allclose(torch.func.hessian(lambda a: a.clone().pow_(3).sum())(x).numpy(),
+                               np.diag(6 * x.numpy()), rtol=1e-12)
+    np.testing.assert_allclose(torch.func.hessian(lambda a: a.clone().mul_(a).sum())(x).numpy(), 2 * np.eye(3))
+    t = _rand(3, seed=1)
+    # reverse over forward: d/dx sum(2 x t) = 2 t, the old tangent not overwritten under the formula's graph
+    g = grad(lambda a: jvp(lambda b: b.clone().mul_(b), (a,), (t,))[1].sum())(x)
+    np.testing.assert_allclose(g.numpy(), 2 * t.numpy(), rtol=1e-12)
+
+
+def test_jacobian_of_writes_into_a_preallocated_buffer() -> None:
+    x = torch.tensor([0.3, -1.2, 2.0], dtype=torch.float64)
+
+    def f(x: torch.Tensor) -> torch.Tensor:
+        z = torch.zeros(3, dtype=torch.float64)
+        z[:2] = x[1:] * 2
+        for i in range(1, 3):
+            z[i] += x[i] ** 2
+        return z
+    expected = np.zeros((3, 3))
+    expected[0, 1] = expected[1, 2] = 2
+    expected[1, 1] += 2 * x[1].item()
+    expected[2, 2] += 2 * x[2].item()
+    for name, jac in (("jacfwd", jacfwd(f)(x)), ("jacrev", jacrev(f)(x)),
+                      ("functional", torch.autograd.functional.jacobian(f, x, vectorize=True,
+                                                                        strategy="forward-mode"))):
+        np.testing.assert_allclose(jac.numpy(), expected, rtol=1e-12, err_msg=name)
+
+
+def test_a_tangent_is_laid_out_as_its_tensor() -> None:
+    with fwAD.dual_level():
+        d = fwAD.make_dual(torch.zeros(2, 3), torch.arange(6.0).reshape(3, 2).t())
+        np.testing.assert_array_equal(fwAD.unpack_dual(d.view(6)).tangent.numpy(),
+                                      np.arange(6.0).reshape(3, 2).T.ravel())
+        np.testing.assert_array_equal(fwAD.unpack_dual(d.as_strided((3,), (1,))).tangent.numpy(), [0.0, 2.0, 4.0])
+
+
+def test_writing_through_a_view_of_another_dtype_reaches_the_base() -> None:
+    with fwAD.dual_level():
+        z = torch.zeros(2, dtype=torch.complex64)
+        torch.view_as_real(z).copy_(fwAD.make_dual(torch.zeros(2, 2), torch.tensor([[0.0, 1.0], [2.0, 3.0]])))
+        np.testing.assert_array_equal(fwAD.unpack_dual(z).tangent.numpy(), np.array([1j, 2 + 3j], dtype=np.complex64))
+
+
+def test_in_place_view_ops_reshape_every_tangent() -> None:
+    x, t = _rand(3), _rand(3, seed=1)
+    nested = jvp(lambda a: jvp(lambda b: (b * b).unsqueeze_(0), (a,), (t,))[1], (x,), (t,))[1]
+    np.testing.assert_allclose(nested.numpy(), (2 * t.numpy() * t.numpy())[None], rtol=1e-12)
+    np.testing.assert_allclose(jacfwd(lambda a: (a * 2).unsqueeze_(0))(x).numpy(), 2 * np.eye(3)[None])
+    with fwAD.dual_level():
+        e = fwAD.make_dual(torch.zeros(6), torch.arange(6.0)).clone()
+        np.testing.assert_array_equal(fwAD.unpack_dual(e.as_strided_((2, 2), (1, 2))).tangent.numpy(),
+                                      [[0.0, 2.0], [1.0, 3.0]])
+        assert fwAD.unpack_dual(e.detach_()).tangent is None
+        with pytest.raises(RuntimeError, match="cannot resize variables that has a forward grad"):
+            fwAD.make_dual(torch.zeros(3), torch.ones(3)).clone().resize_(2)
+
+
+def test_a_long_level_does_not_keep_references_to_dead_tensors() -> None:
+    from torch.csrc.autograd import forward_grad
+    with fwAD.dual_level() as level:
+        d = fwAD.make_dual(_rand(3), _rand(3, seed=1))
+        for _ in range(100):
+            (d * 2).sin()
+        assert len(forward_grad._levels[level]) < 10
+
+
+def test_an_exception_inside_jvp_leaves_no_level_entered() -> None:
+    def raising(a: torch.Tensor) -> torch.Tensor:
+        fwAD.enter_dual_level()
+        raise ValueError("boom")
+    with pytest.raises(ValueError, match="boom"):
+        jvp(raising, (_rand(3),), (_rand(3),))
+    with fwAD.dual_level():           # usable again
+        assert fwAD.unpack_dual(fwAD.make_dual(_rand(3), _rand(3)) * 2).tangent is not None
+
+
+def test_custom_function_jvp_rules_for_integer_inputs_and_non_differentiable_outputs() -> None:
+    class Marked(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, index):
+            ctx.index_tangent = "unset"
+            y, z = x * 2, x.clone()
+            ctx.mark_non_differentiable(z)
+            return y, z
+
+        @staticmethod
+        def jvp(ctx, t, index_t):
+            ctx.index_tangent = index_t
+            return t * 2, t
+
+    with fwAD.dual_level():
+        d = fwAD.make_dual(_rand(3), _rand(3, seed=1))
+        with pytest.raises(RuntimeError, match="Function's jvp returned a gradient at position 1, but  the "
+                                               "corresponding forward output is not a differentiable Tensor"):
+            Marked.apply(d, torch.arange(3))
+
+
+def test_forward_ad_argument_checks_are_pytorchs() -> None:
+    x = _rand(3)
+    with pytest.raises(ValueError, match="Expected primal to be floating point or complex, but got: torch.int64"):
+        jvp(torch.sin, (torch.arange(2),), (torch.ones(2),))
+    with pytest.raises(RuntimeError, match="Expected tensors, got unsupported type <class 'int'>"):
+        jvp(lambda a: (a.sin(), 3), (x,), (x,), has_aux=True)
+    with pytest.raises(AssertionError, match="Expected at least one of check_forward_ad or check_backward_ad"):
+        torch.autograd.gradcheck(torch.sin, (x.clone().requires_grad_(),), check_forward_ad=False,
+                                 check_backward_ad=False)
+    with fwAD.dual_level():
+        d = fwAD.make_dual(x, x)
+        with pytest.raises(RuntimeError, match="Invalid level given to _make_dual"):
+            fwAD.make_dual(x, x, level=5)
+        with pytest.raises(RuntimeError, match="Invalid level given to _fw_primal"):
+            fwAD.unpack_dual(d, level=5)
+        with torch.inference_mode():
+            assert fwAD.unpack_dual(d * 2).tangent is None
+        with pytest.raises(NotImplementedError, match="Trying to use forward AD with eq_out that does not support it "
+                                                      "because it is an out= function"):
+            torch.eq(d, 0, out=torch.empty(3, dtype=torch.bool))
+
+
+def test_jacfwd_of_dropout_draws_a_mask_per_column_with_different_randomness() -> None:
+    torch.manual_seed(0)
+    x = _rand(6)
+    jac = jacfwd(lambda a: torch.nn.functional.dropout(a, 0.5), randomness="different")(x).numpy()
+    assert np.count_nonzero(jac - np.diag(np.diag(jac))) == 0            # column j moves output j only
+    assert set(np.unique(np.diag(jac))) <= {0.0, 2.0}

@@ -426,3 +426,71 @@ def test_storage_dtypes_wrap_every_kernel_of_the_entry(tmp_path):
             "storage={'float8': 'bits'})") in regs
     assert ('register_lazy("frob", DispatchKey.CUDA, "aten.native.cuda.frob", "frob_cuda", '
             "storage={'float8': 'bits'})") in regs
+
+
+FORWARD_SCHEMA = NEG + """
+- func: twice(Tensor self, Tensor other) -> Tensor
+  variants: function
+  dispatch:
+    CompositeExplicitAutograd: twice
+
+- func: halves(Tensor self) -> (Tensor a, Tensor b)
+  variants: function
+  dispatch:
+    CompositeExplicitAutograd: halves
+"""
+
+
+def _forward_tree(root: Path, derivatives: str) -> Path:
+    make_tree(root, FORWARD_SCHEMA)
+    (root / "aten/native/composite/ops.py").write_text("def twice(self, other):\n    return self\n\n\n"
+                                                       "def halves(self):\n    return self, self\n")
+    (root / "tools/autograd").mkdir(parents=True)
+    (root / "tools/autograd/derivatives.yaml").write_text(textwrap.dedent(derivatives))
+    return root
+
+
+def test_forward_formulas_become_forward_ad_kernels_registered_at_their_key(tmp_path):
+    root = _forward_tree(tmp_path, """
+        - name: neg(Tensor self) -> Tensor
+          self: grad.neg()
+          result: auto_element_wise
+
+        - name: twice(Tensor self, Tensor other) -> Tensor
+          self: grad * other
+          other: grad * self
+          result: auto_linear
+
+        - name: halves(Tensor self) -> (Tensor a, Tensor b)
+          self: grads[0] + grads[1]
+          b: self_t * self_p.sym_sizes()[0]
+        """)
+    generate(root, quiet=True)
+    module = (root / "torch/csrc/autograd/_gen_forward_ad.py").read_text()
+    assert "return ((conj(conj(self_t).neg())),)" in module          # the backward formula, grad -> conj(self_t)
+    assert "return ((_OP_twice(self_t, other_t)),)" in module           # the op itself on the tangents
+    assert "return (None, (self_t * tuple(self_p.shape)[0]),)" in module   # by output name; accessors as attributes
+    assert 'fw_neg = ForwardKernel("neg", ' in module
+    regs = (root / "torch/csrc/autograd/_gen_registrations.py").read_text()
+    assert 'register_lazy("neg", DispatchKey.ForwardAD, "torch.csrc.autograd._gen_forward_ad", "fw_neg")' in regs
+
+
+def test_entry_without_forward_formula_gets_the_not_implemented_kernel(tmp_path):
+    root = _forward_tree(tmp_path, """
+        - name: neg(Tensor self) -> Tensor
+          self: grad.neg()
+        """)
+    generate(root, quiet=True)
+    module = (root / "torch/csrc/autograd/_gen_forward_ad.py").read_text()
+    assert 'fw_neg = NoForwardFormula("neg", NOT_IMPLEMENTED.format("neg"))' in module
+
+
+def test_auto_element_wise_needs_one_differentiable_input(tmp_path):
+    root = _forward_tree(tmp_path, """
+        - name: twice(Tensor self, Tensor other) -> Tensor
+          self: grad * other
+          other: grad * self
+          result: auto_element_wise
+        """)
+    with pytest.raises(SchemaError, match="auto_element_wise needs exactly one differentiable tensor input"):
+        generate(root, quiet=True)

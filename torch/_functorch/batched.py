@@ -28,7 +28,7 @@ from c10.tensor_impl import batched_shell
 from torch._tensor import Tensor
 from torch.autograd.function import Function
 from torch.autograd.grad_mode import is_grad_enabled
-from torch.csrc.autograd import forward_grad
+from torch.csrc.autograd import forward_grad, forward_kernels
 
 _INFO = "_vmap_batched"     # a batched tensor's (value, bdim, level), in its __dict__
 
@@ -85,6 +85,11 @@ def make_batched(value: Tensor, bdim: int, level: int, base: Tensor | None = Non
     # A dual value's tangents are the batched tensor's, batched alike: a forward-AD kernel then works on batched
     # tensors (its formula through the batching rules), never on the values underneath.
     for fw_level, tangent in forward_grad.tangents(value).items():
+        if level_of_any(tangent, level):
+            # the tangent is batched at this vmap already (a rule that expanded its input over the batch, then
+            # drew per example, dropout's): example i's tangent is the tangent's example i, at row i of bdim
+            per_example = take_out(tangent, level, 0)
+            tangent = per_example.diagonal(0, 0, bdim + 1).movedim(-1, bdim)
         forward_grad.set_tangent(shell, make_batched(tangent, bdim, level), fw_level)
     return shell
 
@@ -441,7 +446,7 @@ def _levels_of(t: Any) -> list[int]:
     return levels
 
 
-forward_grad.install_batched_levels(lambda t: set(_levels_of(t)))
+forward_kernels.install_batched_levels(lambda t: set(_levels_of(t)))
 
 
 def batched_repr(t: Tensor) -> str:

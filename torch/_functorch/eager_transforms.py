@@ -141,11 +141,12 @@ def _split_aux(output: Any, has_aux: bool, api: str) -> tuple[Any, Any]:
     return output[0], output[1]
 
 
-def _tensor_outputs(output: Any, api: str) -> tuple[list[Tensor], Any]:
+def _tensor_outputs(output: Any, api: str, message: str = "") -> tuple[list[Tensor], Any]:
     flat, spec = tree_flatten(output)
     for o in flat:
         if not isinstance(o, Tensor):
-            raise RuntimeError(f"{api}: expected f(*primals) to return only tensors, got unsupported type {type(o)}")
+            raise RuntimeError(message.format(type(o)) if message else
+                               f"{api}: expected f(*primals) to return only tensors, got unsupported type {type(o)}")
     return flat, spec
 
 
@@ -234,14 +235,27 @@ def jvp(func: Callable[..., Any], primals: Any, tangents: Any, *, strict: bool =
         raise RuntimeError(f"{api}: Expected primals to be a tuple. E.g. it should be valid to call f(*primals).")
     flat_tangents = _matching_tangents(primals, tangents)
     flat_primals, primals_spec = tree_flatten(primals)
+    for what, values in (("primal", flat_primals), ("tangent", flat_tangents)):
+        for v in values:
+            if not (v.is_floating_point() or v.is_complex()):
+                raise ValueError(f"Expected {what} to be floating point or complex, but got: {v.dtype}")
     level = forward_grad.enter_level()
     try:
         duals = [forward_grad.make_dual(p, t, level) for p, t in zip(flat_primals, flat_tangents)]
         output, aux = _split_aux(func(*tree_unflatten(duals, primals_spec)), has_aux, api)
         flat_out, out_spec = _tensor_outputs(output, api)
+        if not flat_out or (len(flat_out) == 1 and flat_out[0] is None):
+            raise RuntimeError(f"{api}: Expected f to be a function that has non-empty output (got output = "
+                               f"{flat_out})")
         products = [forward_grad.tangent(o, level) for o in flat_out]
+        if has_aux:
+            _tensor_outputs(aux, api, "Expected tensors, got unsupported type {}")
     finally:
+        forward_grad.exit_levels_above(level)        # those func left entered when it raised
         forward_grad.exit_level(level)       # the outputs keep their values, and lose this level's tangents
+    if strict and any(t is None for t in products):
+        raise RuntimeError("jvp(f, primals, tangents, strict=True): The output of f is independent of the inputs. "
+                           "This is not allowed with strict=True.")
     products = [_zeros_like(o) if t is None else t for o, t in zip(flat_out, products)]
     result = (tree_unflatten(flat_out, out_spec), tree_unflatten(products, out_spec))
     return (*result, aux) if has_aux else result
@@ -251,6 +265,8 @@ def _matching_tangents(primals: tuple[Any, ...], tangents: Any) -> list[Tensor]:
     flat_primals, primals_spec = tree_flatten(primals)
     flat_tangents, tangents_spec = tree_flatten(tangents)
     for what, values in (("primals", flat_primals), ("tangents", flat_tangents)):
+        if not values:
+            raise RuntimeError(f"jvp(f, primals, tangents): Expected {what} to contain at least one Tensor.")
         for v in values:
             if not isinstance(v, Tensor):
                 raise RuntimeError(f"jvp(f, primals, tangents): Expected {what} to only contain Tensors, got {type(v)}")
@@ -384,9 +400,12 @@ def jacfwd(func: Callable[..., Any], argnums: Any = 0, has_aux: bool = False, *,
         positions = _check_argnums(argnums, len(args))
         primals = tuple(args[p] for p in positions)
         flat_primals, primals_spec = tree_flatten(primals)
-        for p in flat_primals:
+        for i, p in enumerate(flat_primals):
             if not isinstance(p, Tensor):
                 raise ValueError(f"Thing passed to transform API must be Tensor, got {type(p)}")
+            if p.is_complex():
+                raise RuntimeError(f"jacfwd: Expected all inputs to be real but received complex tensor at flattened "
+                                   f"input idx: {i}")
         numels = [p.numel() for p in flat_primals]
         basis = _standard_basis(flat_primals, numels)
 
@@ -394,19 +413,26 @@ def jacfwd(func: Callable[..., Any], argnums: Any = 0, has_aux: bool = False, *,
             def f(*owned: Any) -> Any:
                 return func(*_place(args, positions, owned), **kwargs)
             out = jvp(f, primals, tree_unflatten(list(flat_basis), primals_spec), has_aux=has_aux)
-            return (out[1], out[0], out[2]) if has_aux else (out[1], out[0])
+            for i, o in enumerate(tree_flatten(out[0])[0]):
+                if o.is_complex():
+                    raise RuntimeError(f"jacfwd: Expected all outputs to be real but received complex tensor at "
+                                       f"flattened input idx: {i}")
+            return (out[1], out[2]) if has_aux else (out[1],)
 
         from torch._functorch.vmap import vmap
-        columns = vmap(column, out_dims=(0, None, None) if has_aux else (0, None), randomness=randomness)(*basis)
+        # every column's output dim 0 (a random draw may differ per column), aux read from the first column
+        columns = vmap(column, randomness=randomness)(*basis)
         flat_columns, out_spec = tree_flatten(columns[0])
-        flat_out = tree_flatten(columns[1])[0]
         per_output = []
-        for c, o in zip(flat_columns, flat_out):
-            leaves = [_columns_as_jacobian(part, o, x) for part, x in zip(c.split(numels, dim=0), flat_primals)]
+        for c in flat_columns:
+            leaves = [part.movedim(0, -1).reshape(tuple(c.shape[1:]) + tuple(x.shape))
+                      for part, x in zip(c.split(numels, dim=0), flat_primals)]
             tree = tree_unflatten(leaves, primals_spec)
             per_output.append(tree[0] if isinstance(argnums, int) else tree)
         jac = tree_unflatten(per_output, out_spec)
-        return (jac, columns[2]) if has_aux else jac
+        if has_aux:
+            return jac, tree_map(lambda a: a[0] if isinstance(a, Tensor) else a, columns[1])
+        return jac
     return wrapper
 
 
@@ -427,11 +453,6 @@ def _standard_basis(flat_primals: list[Tensor], numels: list[int]) -> list[Tenso
 def _place(args: tuple[Any, ...], positions: tuple[int, ...], values: tuple[Any, ...]) -> tuple[Any, ...]:
     replaced = dict(zip(positions, values))
     return tuple(replaced.get(i, a) for i, a in enumerate(args))
-
-
-def _columns_as_jacobian(columns: Tensor, output: Tensor, input: Tensor) -> Tensor:
-    """(input elements,) + output.shape stacked jvps as output.shape + input.shape."""
-    return columns.reshape((input.numel(), output.numel())).t().reshape(tuple(output.shape) + tuple(input.shape))
 
 
 def hessian(func: Callable[..., Any], argnums: Any = 0) -> Callable[..., Any]:

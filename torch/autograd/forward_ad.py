@@ -26,6 +26,8 @@ def _runtime() -> Any:
 def enter_dual_level() -> int:
     """Enter a new forward AD level; make_dual and unpack_dual use it by default."""
     global _current_level
+    if _current_level > _runtime().current_level():
+        _current_level = -1           # left by torch.func.jvp, whose function raised inside this API's level
     if _current_level >= 0:
         raise RuntimeError("Nested forward mode AD is not supported at the moment")
     _current_level = _runtime().enter_level()
@@ -56,6 +58,7 @@ def make_dual(tensor: Any, tangent: Any, *, level: int | None = None) -> Any:
         raise ValueError(f"Expected primal to be floating point or complex, but got: {tensor.dtype}")
     if not (tangent.is_floating_point() or tangent.is_complex()):
         raise ValueError(f"Expected tangent to be floating point or complex, but got: {tangent.dtype}")
+    _runtime().check_level(level, "_make_dual")
     return _runtime().make_dual(tensor, tangent, level)
 
 
@@ -74,6 +77,7 @@ def unpack_dual(tensor: Any, *, level: int | None = None) -> UnpackedDualTensor:
     if level < 0:
         return UnpackedDualTensor(tensor, None)
     runtime = _runtime()
+    runtime.check_level(level, "_fw_primal")
     return UnpackedDualTensor(runtime.primal_of(tensor, level), runtime.tangent(tensor, level))
 
 

@@ -173,8 +173,7 @@ def _map_outputs(output: Any, fn: Callable[[Any], Any]) -> Any:
 def _forward_tangents(cls: Any, node: Any, args: tuple[Any, ...], output: Any, level: int) -> None:
     """The outputs' tangents at level from cls.jvp(ctx, *input tangents) (zeros for a tensor input without one,
     None for the other arguments), as PyTorch's custom functions get them."""
-    tangents = [(forward_grad.tangent(a, level) if forward_grad.tangent(a, level) is not None
-                 else a.new_zeros(a.shape)) if _is_tensor(a) else None for a in args]
+    tangents = [_input_tangent(a, level) for a in args]
     node._in_jvp = True
     try:
         result = without_forward_ad(cls.jvp, node, *tangents)
@@ -185,11 +184,25 @@ def _forward_tangents(cls: Any, node: Any, args: tuple[Any, ...], output: Any, l
     if len(results) != len(outputs):
         raise RuntimeError(f"Function's jvp returned an invalid number of forward gradients (expected {len(outputs)} "
                            f"but got {len(results)})")
-    for out, t in zip(outputs, results):
-        if t is None or not _is_tensor(out) or not (out.dtype.is_floating_point or out.dtype.is_complex):
+    non_differentiable = {id(t) for t in node.__dict__.get("_non_differentiable", ())}
+    for i, (out, t) in enumerate(zip(outputs, results)):
+        if t is None:
             continue
+        if not _is_tensor(out) or id(out) in non_differentiable or not (out.dtype.is_floating_point
+                                                                       or out.dtype.is_complex):
+            raise RuntimeError(f"Function's jvp returned a gradient at position {i}, but  the corresponding forward "
+                               "output is not a differentiable Tensor.You should return None at that position "
+                               "instead.")
         if forward_grad.tangent(out, level) is not t:      # a dirty input's tangent, updated in place, stays
             forward_grad.set_tangent(out, t, level)
+
+
+def _input_tangent(a: Any, level: int) -> Any:
+    """What jvp receives for one input: its tangent, zeros for a floating tensor without one, None otherwise."""
+    if not _is_tensor(a) or not (a.dtype.is_floating_point or a.dtype.is_complex):
+        return None
+    found = forward_grad.tangent(a, level)
+    return a.new_zeros(a.shape) if found is None else found
 
 
 def _wrap_outputs(node: Any, args: tuple[Any, ...], output: Any) -> Any:

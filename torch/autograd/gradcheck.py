@@ -144,6 +144,8 @@ def gradcheck(func: Callable[..., Any], inputs: Any, *, eps: float = 1e-6, atol:
               check_backward_ad: bool = True, fast_mode: bool = False, masked: bool | None = None) -> bool:
     """True when the analytical Jacobian of func at inputs matches the numerical one (for each
     input that requires grad and each floating output)."""
+    if not (check_forward_ad or check_backward_ad):
+        raise AssertionError("Expected at least one of check_forward_ad or check_backward_ad to be True")
     inputs = _as_tuple(inputs)
     func, inputs = _realified(func, inputs)
     if not _differentiable(inputs):

@@ -16,13 +16,19 @@ from __future__ import annotations
 import ast
 import keyword
 from dataclasses import dataclass
+from typing import Any
 
 from torchgen.model import Location, SchemaError, SchemaErrors, SchemaKind
+from torchgen.native_yaml import NativeFunction
 from torchgen.targets.autograd import _META, Derivative, KernelContext, MissingFormula, _kind, _multi_output
+from torchgen.targets.variants import functional_of
 
 MODULE = "torch.csrc.autograd._gen_forward_ad"
 # Ops whose outputs never carry a tangent, as PyTorch's (detach drops it): no ForwardAD kernel at all.
 NO_TANGENT = frozenset({"detach", "detach_"})
+# ForwardAD kernels written by hand (torch/csrc/autograd/forward_kernels.py): op -> kernel.
+MANUAL_FORWARD = {"as_strided_": "fw_as_strided_", "detach_": "fw_detach_", "resize_": "fw_resize_"}
+MANUAL_MODULE = "torch.csrc.autograd.forward_kernels"
 
 
 @dataclass(frozen=True)
@@ -31,6 +37,7 @@ class Variant:
     kernel: str
     inplace_view: bool = False
     base: str = ""
+    functional: str = ""        # an in-place view op's out-of-place twin (squeeze_.dim: squeeze.dim)
 
 
 @dataclass(frozen=True)
@@ -48,8 +55,8 @@ class ForwardContext:
     reads_self: bool
     inplace_entry: bool
     inplace_view: bool
+    functional: str             # for an in-place view entry (t_): its out-of-place twin
     inplace: tuple[Variant, ...]
-    out: tuple[Variant, ...]
 
 
 @dataclass(frozen=True)
@@ -112,8 +119,9 @@ def _expression(d: Derivative, text: str, loc: Location, handles: dict[str, str]
     return text
 
 
-def forward_context(d: Derivative, ctx: KernelContext) -> ForwardContext | None:
-    """The forward kernels of a derivative entry with forward formulas (None without any)."""
+def forward_context(d: Derivative, ctx: KernelContext, group: list[NativeFunction]) -> ForwardContext | None:
+    """The forward kernels of a derivative entry with forward formulas (None without any); group: the entries of
+    its base name (an in-place view entry's out-of-place twin is among them)."""
     if not d.forward:
         return None
     fn = d.fn
@@ -172,8 +180,9 @@ def forward_context(d: Derivative, ctx: KernelContext) -> ForwardContext | None:
         handles=tuple(sorted(handles.items())),
         lines=tuple(lines), names_tuple=ctx.names_tuple, defaults=ctx.defaults, tensors=tuple(tensors),
         needs=tuple(needs), reads_self=reads_self, inplace_entry=ctx.inplace_entry, inplace_view=ctx.inplace_view,
-        inplace=tuple(Variant(v.op, kernel_name(v.kernel), v.inplace_view) for v in ctx.inplace),
-        out=tuple(Variant(v.op, kernel_name(v.kernel), base=v.base) for v in ctx.out))
+        functional=str(functional_of(fn, group).func.name) if ctx.inplace_view and ctx.inplace_entry else "",
+        inplace=tuple(Variant(v.op, kernel_name(v.kernel), v.inplace_view, functional=ctx.op if v.inplace_view else "")
+                      for v in ctx.inplace))
 
 
 def kernel_name(kernel: str) -> str:
@@ -218,22 +227,25 @@ class Plan:
     formulas: tuple[ForwardContext, ...]
     missing: tuple[Missing, ...]
     outs: tuple[Variant, ...]
+    manual: tuple[tuple[str, str], ...]          # (op, kernel) written by hand, in MANUAL_MODULE
 
     def registrations(self) -> list[tuple[str, str, str]]:
         """(operator, module, kernel) of every ForwardAD kernel."""
         kernels = [(f.op, f.kernel) for f in self.formulas] + [(v.op, v.kernel) for f in self.formulas
                                                                for v in f.inplace]
         kernels += [(m.op, m.kernel) for m in self.missing] + [(v.op, v.kernel) for v in self.outs]
-        return [(op, MODULE, kernel) for op, kernel in kernels]
+        return [(op, MODULE, kernel) for op, kernel in kernels] + [(op, MANUAL_MODULE, k) for op, k in self.manual]
 
 
-def plan(derivatives: list[Derivative], contexts: list[KernelContext], missing_formulas: list[MissingFormula]) -> Plan:
+def plan(derivatives: list[Derivative], contexts: list[KernelContext], missing_formulas: list[MissingFormula],
+         outs: list[Any], groups: dict[str, list[NativeFunction]]) -> Plan:
     """The forward kernels of every derivative entry (contexts: their autograd kernels, in the same order) and of
-    the differentiable ops without an entry; out= variants of the entries refuse tangents."""
-    formulas = [f for f in (forward_context(d, c) for d, c in zip(derivatives, contexts)) if f is not None]
+    the differentiable ops without an entry; every out= variant (outs) refuses tangents, as PyTorch's."""
+    formulas = [f for f in (forward_context(d, c, groups[d.fn.func.name.name.base])
+                            for d, c in zip(derivatives, contexts)) if f is not None]
+    schemas = {str(fn.func.name) for group in groups.values() for fn in group}
     absent = [m for d, c in zip(derivatives, contexts) for m in missing(d, c)]
     absent += [missing_formula(k) for k in missing_formulas]
-    outs = [v for f in formulas for v in f.out] + [Variant(v.op, kernel_name(v.kernel), base=v.base)
-                                                   for d, c in zip(derivatives, contexts) if not d.forward
-                                                   for v in c.out]
-    return Plan(tuple(formulas), tuple(absent), tuple(outs))
+    refusing = [Variant(v.op, kernel_name(v.kernel), base=v.base) for v in outs]
+    manual = tuple((op, kernel) for op, kernel in MANUAL_FORWARD.items() if op in schemas)
+    return Plan(tuple(formulas), tuple(absent), tuple(refusing), manual)

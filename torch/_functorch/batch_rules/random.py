@@ -102,7 +102,8 @@ def _dropout_rule(handle: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) ->
         c.set("input", _one_example(x).new_ones(x.shape))
         mask = _below(handle, tuple(c.args), c.kwargs)
         return x * mask
-    value = c.expanded("input")
+    # an input the same for every example (not batched here) still gets a mask of its own per example
+    value = c.expanded("input") if here else x.unsqueeze(0).expand((entry.size,) + tuple(x.shape))
     shape = tuple(value.shape)
     feature = "feature" in handle.name and x.dim() >= 2
     c.set("input", value.reshape((shape[0] * shape[1],) + shape[2:]) if feature else value)

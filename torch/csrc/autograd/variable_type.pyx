@@ -9,7 +9,9 @@ node's `apply` (the formulas), which runs at backward time."""
 from cpython.ref cimport Py_INCREF
 from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
 from aten.dispatcher cimport OperatorHandle
+from libc.stdint cimport uint64_t
 from c10 cimport grad_mode
+from c10.dispatch_key cimport DK_FORWARD_AD
 from c10.scalar_type cimport dtype_of
 from c10.tensor_impl cimport TensorImpl
 from torch.csrc.autograd.graph cimport (Node, Edge, append_edges, edge_of, new_node, record_view_version, requires_grad,
@@ -125,6 +127,10 @@ cdef class AutogradKernel:
         base_edge = edge_of(base) if base is not None else None
         if self.clone_self:
             original = values[0].clone()
+            if (<TensorImpl?>values[0]).key_set & _FORWARD_AD_BIT:
+                # the saved copy keeps self's tangents, copied (the write updates them in place), as PyTorch's
+                # saved variables: forward over reverse (jvp of grad) differentiates the formulas reading it
+                _forward_grad().copy_tangents(values[0], original, True)
         result = self.op.call_below(args, kwargs)
         view = values[0]
         if self.clone_self:
@@ -179,9 +185,10 @@ cdef class AutogradKernel:
         cdef object value                # an object: PyTuple_SET_ITEM steals the reference taken
         cdef Saved spec
         cdef list needed = None
+        cdef bint every_input = _every_edge_leads(next_edges)     # the common case: every formula runs
         for k in range(n):
             spec = <Saved>self.saves[k]
-            if spec.readers is not None:
+            if spec.readers is not None and not every_input:
                 if needed is None:
                     needed = self._needed(values, next_edges)
                 if not any([needed[<Py_ssize_t>f] for f in spec.readers]):
@@ -193,6 +200,26 @@ cdef class AutogradKernel:
             PyTuple_SET_ITEM(saved, k, value)
         node._saved = saved
         return node
+
+
+cdef uint64_t _FORWARD_AD_BIT = (<uint64_t>1) << DK_FORWARD_AD
+cdef object _forward_grad_module = None
+
+
+cdef object _forward_grad():
+    global _forward_grad_module
+    if _forward_grad_module is None:
+        from torch.csrc.autograd import forward_grad
+        _forward_grad_module = forward_grad
+    return _forward_grad_module
+
+
+cdef bint _every_edge_leads(tuple next_edges):
+    cdef Py_ssize_t i
+    for i in range(len(next_edges)):
+        if (<Edge>next_edges[i]).function is None:
+            return False
+    return True
 
 
 cdef object _saved_value(int kind, object x):
