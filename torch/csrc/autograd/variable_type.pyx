@@ -144,17 +144,20 @@ cdef class AutogradKernel:
             view_nodes_module().rebase_history(view, base, node, base_edge)
         return result
 
-    cdef list _needed(self, list values, tuple next_edges):
-        """Per formula (an entry of inputs), whether its gradient will be computed: an edge of its input leads
-        somewhere (a tensor list has one edge per tensor)."""
-        cdef list out = []
-        cdef Py_ssize_t e = 0, count
-        for i in self.inputs:
-            value = values[<Py_ssize_t>i]
+    cdef bint _read_by_needed(self, Saved spec, list values, tuple next_edges) except -1:
+        """Whether a formula reading spec will run: an edge of its input (an entry of inputs) leads somewhere (a
+        tensor list has one edge per tensor)."""
+        cdef Py_ssize_t e = 0, k, j, count
+        cdef tuple readers = <tuple>spec.readers
+        for k in range(len(self.inputs)):
+            value = values[<Py_ssize_t>self.inputs[k]]
             count = len(value) if isinstance(value, (list, tuple)) else 1
-            out.append(any([(<Edge>next_edges[e + j]).function is not None for j in range(count)]))
+            if k in readers:
+                for j in range(count):
+                    if (<Edge>next_edges[e + j]).function is not None:
+                        return True
             e += count
-        return out
+        return False
 
     cdef bint _requires_grad(self, list values) except -1:
         for i in self.inputs:
@@ -184,17 +187,13 @@ cdef class AutogradKernel:
         cdef tuple saved = PyTuple_New(n)
         cdef object value                # an object: PyTuple_SET_ITEM steals the reference taken
         cdef Saved spec
-        cdef list needed = None
         cdef bint every_input = _every_edge_leads(next_edges)     # the common case: every formula runs
         for k in range(n):
             spec = <Saved>self.saves[k]
-            if spec.readers is not None and not every_input:
-                if needed is None:
-                    needed = self._needed(values, next_edges)
-                if not any([needed[<Py_ssize_t>f] for f in spec.readers]):
-                    Py_INCREF(None)
-                    PyTuple_SET_ITEM(saved, k, None)
-                    continue
+            if spec.readers is not None and not every_input and not self._read_by_needed(spec, values, next_edges):
+                Py_INCREF(None)
+                PyTuple_SET_ITEM(saved, k, None)
+                continue
             value = _saved_value(spec.kind, values[spec.index])
             Py_INCREF(value)
             PyTuple_SET_ITEM(saved, k, value)
