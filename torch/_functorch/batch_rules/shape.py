@@ -193,12 +193,13 @@ def _geometry_in_place_rule(handle: Any, level: int, args: tuple[Any, ...], kwar
                        f"shape in place); use the out-of-place {name.rstrip('_')}")
 
 
-def _index_add_rule(handle: Any, level: int, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-    """index_add with a batched index or source: the batch folded into the indexed dim, each example's indices
-    offset into its own block."""
+def _index_fold_rule(handle: Any, level: int, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """index_add, index_copy and index_fill with batched arguments: the batch folded into the indexed dim, each
+    example's indices offset into its own block (a batched fill value runs the per-example loop)."""
     import torch
     c = Call(handle, level, args, kwargs)
-    if c.facts.written:
+    filling = "source" not in c.facts.names
+    if c.facts.written or (filling and c.batched(c.get("value"))):
         return fallback(handle, args, kwargs)
     self = c.get("self")
     size = c.size()
@@ -212,12 +213,16 @@ def _index_add_rule(handle: Any, level: int, args: tuple[Any, ...], kwargs: dict
     index = c.expanded("index").reshape(size, -1)
     k = int(index.shape[1])
     offsets = torch.arange(size, device=index.device).mul_(n).view(size, 1)
-    source = c.expanded("source")
-    if source.dim() == 1:
-        source = source.unsqueeze(1)
-    source = source.movedim(d, 1).reshape((size * k,) + rest)
-    result = handle(moved.reshape((size * n,) + rest), 0, (index + offsets).reshape(-1), source,
-                    alpha=c.get("alpha", 1))
+    flat_index = (index + offsets).reshape(-1)
+    if filling:
+        result = handle(moved.reshape((size * n,) + rest), 0, flat_index, c.get("value"))
+    else:
+        source = c.expanded("source")
+        if source.dim() == 1:
+            source = source.unsqueeze(1)
+        source = source.movedim(d, 1).reshape((size * k,) + rest)
+        extra = {"alpha": c.get("alpha", 1)} if "alpha" in c.facts.names else {}
+        result = handle(moved.reshape((size * n,) + rest), 0, flat_index, source, **extra)
     result = result.view((size, n) + rest).movedim(1, d)
     return make_batched(result.squeeze(1) if self.dim() == 0 else result, 0, level)
 
@@ -230,7 +235,8 @@ def register() -> None:
         "detach": _alias_rule, "alias": _alias_rule,
         "squeeze": _squeeze_all_rule,
         "cat": _join_rule, "stack": _join_rule,
-        "index.Tensor": _index_rule, "index_add": _index_add_rule,
+        "index.Tensor": _index_rule, "index_add": _index_fold_rule, "index_copy": _index_fold_rule,
+        "index_fill.int_Scalar": _index_fold_rule, "index_fill.int_Tensor": _index_fold_rule,
         "select.int": dims_rule(("dim",)), "slice.Tensor": dims_rule(("dim",)),
         "transpose.int": dims_rule(("dim0", "dim1")), "unsqueeze": dims_rule(("dim",), extra_rank=1),
         "squeeze.dim": dims_rule(("dim",)), "squeeze.dims": dims_rule(("dim",)),
