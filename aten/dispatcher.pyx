@@ -164,6 +164,8 @@ cdef class ForwardADPassThrough:
     def __call__(self, *args, **kwargs):
         cdef uint64_t ks = _call_key_set(args, kwargs)
         if _any_key_pair(args, kwargs, BATCHED_BIT | FORWARD_AD_BIT):
+            if type(self.composite) is LazyKernel:       # the composite's module loads on its first call
+                self.composite = (<LazyKernel>self.composite).resolve()
             return self.composite(*args, **kwargs)
         return _resolve(self.handle, ks & ~FORWARD_AD_BIT)(*args, **kwargs)
 

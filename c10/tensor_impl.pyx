@@ -399,7 +399,19 @@ cdef TensorImpl make_view(TensorImpl base, Py_ssize_t offset, int ndim, const Py
     own base) as `_base`, which autograd needs for in-place ops on views."""
     cdef TensorImpl t = make_tensor(base.storage, offset, ndim, sizes, strides, scalar_type, base.version_counter)
     t.view_base = base.view_base if base.view_base is not None else base
+    if _view_recorder is not None:
+        _view_recorder(t.view_base, t)
     return t
+
+
+# While a forward-AD level is live (torch/csrc/autograd/forward_grad.py sets it): told of each view, so that a
+# tangent its base gets later, or gets anew (under vmap, where tangents cannot be viewed), reaches the view.
+cdef object _view_recorder = None
+
+
+def set_view_recorder(recorder):
+    global _view_recorder
+    _view_recorder = recorder
 
 
 cdef TensorImpl make_tensor(Storage storage, Py_ssize_t offset, int ndim, const Py_ssize_t* sizes,

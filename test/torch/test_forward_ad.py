@@ -427,3 +427,71 @@ def test_jacfwd_of_dropout_draws_a_mask_per_column_with_different_randomness() -
     jac = jacfwd(lambda a: torch.nn.functional.dropout(a, 0.5), randomness="different")(x).numpy()
     assert np.count_nonzero(jac - np.diag(np.diag(jac))) == 0            # column j moves output j only
     assert set(np.unique(np.diag(jac))) <= {0.0, 2.0}
+
+
+def test_views_taken_before_their_base_gets_a_tangent_see_it() -> None:
+    """PyTorch's views find their tangent through their base; Ember gives the views made while a level is live
+    theirs when the base gets one (a view of it; under vmap, their elements of it)."""
+    x = torch.tensor([0.3, -1.2, 2.0], dtype=torch.float64)
+    t = torch.tensor([1.0, 0.5, -2.0], dtype=torch.float64)
+
+    def first_two(x: torch.Tensor) -> torch.Tensor:
+        z = torch.zeros(3, dtype=torch.float64)
+        v = z[:2]
+        z.copy_(x)
+        return v * 1
+
+    def overlapping(x: torch.Tensor) -> torch.Tensor:
+        z = torch.zeros(3, dtype=torch.float64)
+        v, w = z[:2], z[1:]
+        v.copy_(x[:2])
+        w.mul_(x[1:])
+        return z
+
+    def rows_of_a_transpose(x: torch.Tensor) -> torch.Tensor:
+        z = torch.zeros(2, 3, dtype=torch.float64)
+        zt = z.t()
+        zt[0] = x[:2]
+        zt[1] = x[1:]
+        return z
+
+    xs, ts = x.numpy(), t.numpy()
+    np.testing.assert_allclose(jvp(first_two, (x,), (t,))[1].numpy(), ts[:2])
+    np.testing.assert_allclose(jacfwd(first_two)(x).numpy(), np.eye(3)[:2])
+    expected = np.array([ts[0], 2 * xs[1] * ts[1], 0.0])            # z = [x0, x1 * x1, 0 * x2]
+    np.testing.assert_allclose(jvp(overlapping, (x,), (t,))[1].numpy(), expected, rtol=1e-12)
+    jac = np.zeros((2, 3, 3))
+    jac[0, 0, 0] = jac[1, 0, 1] = jac[0, 1, 1] = jac[1, 1, 2] = 1.0
+    np.testing.assert_allclose(jacfwd(rows_of_a_transpose)(x).numpy(), jac)
+
+
+def test_composite_with_a_vmap_rule_under_forward_ad_in_a_fresh_process() -> None:
+    """softmax/narrow/linear are composites with vmap rules: their forward-AD kernel loads them lazily."""
+    import subprocess
+    import sys
+    program = ("import torch\nfrom torch.func import jvp, vmap\n"
+               "x = torch.arange(12., dtype=torch.float64).reshape(3, 4) / 10\n"
+               "out = vmap(lambda a, t: jvp(lambda u: u.softmax(0).narrow(0, 1, 2), (a,), (t,))[1])(x, x)\n"
+               "print(tuple(out.shape))\n")
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "(3, 2)"
+
+
+def test_an_input_that_is_self_of_an_in_place_op_is_saved_before_the_write() -> None:
+    x = torch.tensor([1.0, 2.0, 3.0], dtype=torch.float64, requires_grad=True)
+    y = x * 1
+    y.mul_(y)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        torch.autograd.grad(y.sum(), x)
+
+
+def test_vmap_of_jvp_of_dropout_draws_per_example() -> None:
+    torch.manual_seed(0)
+    xs = torch.arange(1.0, 13.0, dtype=torch.float64).reshape(3, 2, 2)
+    out, tangent = vmap(lambda a, b: jvp(lambda u: torch.nn.functional.dropout(u, 0.5), (a,), (b,)),
+                        randomness="different")(xs, xs)
+    np.testing.assert_allclose(out.numpy(), tangent.numpy())        # the same mask for the value and the tangent
+    feature = vmap(lambda a, b: jvp(lambda u: torch.nn.functional.dropout1d(u, 0.5), (a,), (b,))[1],
+                   randomness="different")(xs, xs)
+    assert feature.shape == (3, 2, 2)

@@ -17,6 +17,7 @@ from c10.layout import contiguous_format
 from c10 import scalar_type
 
 _empty = find_operator("empty.memory_format")
+_empty_like = find_operator("empty_like")
 _uniform_ = find_operator("uniform_")
 _normal_ = find_operator("normal_")
 _random_from = find_operator("random_.from")
@@ -109,7 +110,14 @@ def _dropout(input: Any, p: float, train: bool, feature: bool, alpha: bool) -> A
         if input.dim() < 2:
             raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
         shape = tuple(input.shape[:2]) + (1,) * (input.dim() - 2)
-        noise = _empty(shape, dtype=input.dtype, device=input.device)
+        if input._is_batched():       # vmap's: a noise per example, one value per (sample, channel)
+            noise = _empty_like(input)
+            for d in range(2, input.dim()):
+                noise = noise.narrow(d, 0, 1)
+        else:
+            noise = _empty(shape, dtype=input.dtype, device=input.device)
+    elif input._is_batched():       # vmap's (a composite's parts under forward AD): a noise per example
+        noise = _empty_like(input)
     elif input.device.type == "cpu":
         # empty_like(input): its layout, so bernoulli_ fills it in the input's memory order
         noise = empty_like_on(input, memory_format=contiguous_format if input.is_contiguous() else None)

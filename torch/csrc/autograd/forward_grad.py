@@ -12,11 +12,11 @@ import weakref
 from typing import Any, Callable, Iterator
 
 from aten.dispatcher import find_operator, without_forward_ad
-from c10.tensor_impl import TensorImpl
+from c10.tensor_impl import TensorImpl, set_view_recorder
 
 __all__ = ["current_level", "enter_level", "exit_level", "exit_levels_above", "copy_tangents", "drop_tangents",
            "grads", "has_tangent", "innermost_level", "install_before_first_level", "make_dual", "primal_of",
-           "set_tangent", "tangent", "tangents", "tensors_in", "levels_in", "check_level"]
+           "set_tangent", "tangent", "tangents", "tensors_in", "levels_in", "check_level", "views_of"]
 
 _GRADS = "_fw_grads"
 # One dict per live level, innermost last: weak references to the tensors that hold a tangent at it, by id (a
@@ -47,8 +47,29 @@ def enter_level() -> int:
     if _before_first_level is not None:
         hook, _before_first_level = _before_first_level, None
         hook()
+    if not _levels:
+        set_view_recorder(_record_view)
     _levels.append({})
     return len(_levels) - 1
+
+
+_VIEWS = "_fw_views"
+
+
+def _record_view(base: Any, view: Any) -> None:
+    """A view of base made while a level is live (c10's make_view calls this)."""
+    state = getattr(base, "__dict__", None)
+    if state is not None:
+        views = state.get(_VIEWS)
+        if views is None:
+            views = state[_VIEWS] = weakref.WeakSet()
+        views.add(view)
+
+
+def views_of(base: Any) -> list[Any]:
+    """The live views of base made while a level was live."""
+    state = getattr(base, "__dict__", None)
+    return list(state.get(_VIEWS, ())) if state is not None else []
 
 
 def exit_level(level: int) -> None:
@@ -62,6 +83,8 @@ def exit_level(level: int) -> None:
         t = ref()
         if t is not None:
             _drop(t, level)
+    if not _levels:
+        set_view_recorder(None)
 
 
 def exit_levels_above(level: int) -> None:

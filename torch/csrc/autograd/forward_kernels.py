@@ -17,7 +17,8 @@ from c10 import grad_mode
 from c10.scalar_type import dtype_from_name
 from c10.tensor_impl import TensorImpl
 from torch.csrc.autograd.forward_grad import (drop_tangents, levels_in, primal_of, set_tangent, tangent, tangents,
-                                              tensors_in)
+                                              tensors_in, views_of)
+from torch.csrc.autograd.graph import requires_grad
 
 __all__ = ["ForwardKernel", "NoForwardFormula", "OutForwardKernel", "NOT_IMPLEMENTED", "install_batched_levels",
            "fw_as_strided_", "fw_detach_", "fw_resize_"]
@@ -147,7 +148,7 @@ class ForwardKernel:
         run: Callable[..., Any] = _call if nested else without_forward_ad
         original = run(_clone, primal_of(self_, level) if nested else self_) if self.reads_self else self_
         tangents_ = self._tangents(values, values, level)
-        if old is not None and grad_mode.is_grad_enabled():
+        if old is not None and grad_mode.is_grad_enabled() and (old.requires_grad or requires_grad(values)):
             tangents_[0] = run(_clone, old)      # the formula's graph must not see the write into the old tangent
         if nested:
             p_args, p_kwargs = _map_tensors(lambda t: primal_of(t, level) if tangent(t, level) is not None else t,
@@ -158,12 +159,13 @@ class ForwardKernel:
         primals = list(values)
         primals[0] = original
         new = run(self.formula, primals, tangents_, primal_of(self_, level) if nested else self_)[0]
-        if new is not None and _is_differentiable(self_):
-            target = old if old is not None else _fresh_tangent(self_, level)
-            if _batched_levels(new) <= _batched_levels(target):
-                run(_copy_, target, new)
-            else:       # batched where self's tangent is not (jacfwd of a write into a buffer): not in place
-                _replace_batched(self_, new, level)
+        if new is None or not _is_differentiable(self_):
+            return self_
+        if _under_vmap(self_, old, new, level):
+            run(_replace_out_of_place, self_, new, level)
+            return self_
+        target = old if old is not None else _fresh_tangent(self_, level)
+        run(_copy_, target, new)
         return self_
 
 
@@ -182,11 +184,13 @@ def install_batched_levels(reader: Callable[[Any], set[int]]) -> None:
 
 def _fresh_tangent(t: Any, level: int) -> Any:
     """A zero tangent for t at level, set on t. For a view, it is the same view of its base's tangent (made
-    zero, laid out as the base, when the base has none), so a write through the view reaches the base's."""
+    zero, laid out as the base, when the base has none), so a write through the view reaches the base's (never
+    under vmap: _under_vmap)."""
     base = t._base
     if base is None:
         value = _zeros_like(t)
         set_tangent(t, value, level)
+        _share_with_views(t, value, level)
         return value
     base_t = tangent(base, level)
     if base_t is None:
@@ -194,6 +198,9 @@ def _fresh_tangent(t: Any, level: int) -> Any:
                          device=base.device)
         base_t = _as_strided(storage, tuple(base.shape), base.stride(), base.storage_offset())
         set_tangent(base, base_t, level)
+        _share_with_views(base, base_t, level)
+    if tangent(t, level) is not None:
+        return tangent(t, level)
     if t.dtype != base.dtype:         # view_as_real, view(dtype): the view's strides count its own elements
         base_t = _view_dtype(base_t, t.dtype)
     value = _as_strided(base_t, tuple(t.shape), t.stride(), t.storage_offset())
@@ -201,20 +208,57 @@ def _fresh_tangent(t: Any, level: int) -> Any:
     return value
 
 
-def _replace_batched(t: Any, new: Any, level: int) -> None:
-    """t's tangent becomes new, which vmap batches where t's tangent is not. For a view of a contiguous base, the
-    base's tangent is rebuilt out of place with the view's elements replaced (index_copy at their positions)."""
-    new = new if new.dtype == t.dtype else new.to(t.dtype)
+def _share_with_views(base: Any, base_t: Any, level: int) -> None:
+    """base just got its tangent: the views taken of it before see the same view of the tangent (PyTorch's views
+    find theirs through their base)."""
+    for view in views_of(base):
+        if tangent(view, level) is None and view.dtype == base.dtype and view.device == base.device:
+            set_tangent(view, _as_strided(base_t, tuple(view.shape), view.stride(), view.storage_offset()), level)
+
+
+def _under_vmap(t: Any, old: Any, new: Any, level: int) -> bool:
+    """Whether a write into t's tangent involves vmap's batched tensors (t's, its base's, the old or new tangent):
+    batched tangents cannot be viewed as their tensors are (no storage), so the write is made out of place."""
+    root = t._base if t._base is not None else t
+    root_t = tangent(root, level)
+    return bool(root._is_batched() or _batched_levels(new) or (old is not None and _batched_levels(old))
+                or (root_t is not None and _batched_levels(root_t)))
+
+
+def _replace_out_of_place(t: Any, new: Any, level: int) -> None:
+    """t's tangent becomes new (broadcast, cast) out of place (under vmap). For a view, its base's tangent is rebuilt
+    with the view's elements replaced (index_copy at their positions among the base's elements); every view of the
+    base taken while the level was live then gets its elements of the base's new tangent."""
+    new = (new if new.dtype == t.dtype else new.to(t.dtype)).expand(tuple(t.shape))
     base = t._base
-    base_t = tangent(base, level) if base is not None else None
-    if base_t is not None and base.is_contiguous() and base.dtype == t.dtype:
-        positions = _zeros((), dtype=_INT64, device=t.device) + (t.storage_offset() - base.storage_offset())
-        for size, stride in zip(t.shape, t.stride()):
-            positions = positions.unsqueeze(-1) + _arange(size, device=t.device) * stride
-        flat = base_t.reshape(-1)
-        set_tangent(base, _index_copy(flat, 0, positions.reshape(-1), new.reshape(-1)).reshape(tuple(base.shape)),
-                    level)
+    root = base if base is not None else t
+    if base is not None and base.dtype == t.dtype:
+        base_t = tangent(base, level)
+        if base_t is None:
+            base_t = _zeros_like(base)
+        positions = _positions_in(t, base)
+        base_t = _index_copy(base_t.reshape(-1), 0, positions.reshape(-1), new.reshape(-1)).reshape(tuple(base.shape))
+        set_tangent(base, base_t, level)
     set_tangent(t, new, level)
+    root_t = tangent(root, level)
+    if root_t is None:
+        return
+    for view in views_of(root):
+        if view is not t and view.dtype == root.dtype:
+            set_tangent(view, root_t.reshape(-1)[_positions_in(view, root)], level)
+
+
+def _positions_in(t: Any, base: Any) -> Any:
+    """The position of each of view t's elements among its base's (row-major), shaped as t: its storage positions,
+    looked up in a table of which element of the base sits where in the storage."""
+    span = 1 + sum((n - 1) * s for n, s in zip(base.shape, base.stride()) if n > 0)
+    table = _zeros((max(span, 1),), dtype=_INT64, device=t.device)
+    order = _arange(base.numel(), device=t.device).reshape(tuple(base.shape))
+    _copy_(_as_strided(table, tuple(base.shape), base.stride(), 0), order)
+    storage = _zeros((), dtype=_INT64, device=t.device) + (t.storage_offset() - base.storage_offset())
+    for size, stride in zip(t.shape, t.stride()):
+        storage = storage.unsqueeze(-1) + _arange(size, device=t.device) * stride
+    return table[storage]
 
 
 def _attach(result: Any, outputs: tuple[Any, ...], level: int) -> None:

@@ -131,16 +131,20 @@ cdef class AutogradKernel:
                 # the saved copy keeps self's tangents, copied (the write updates them in place), as PyTorch's
                 # saved variables: forward over reverse (jvp of grad) differentiates the formulas reading it
                 _forward_grad().copy_tangents(values[0], original, True)
-        result = self.op.call_below(args, kwargs)
         view = values[0]
         if self.clone_self:
             values[0] = original
+        # The inputs are saved before the write, as PyTorch's: one that is (or shares memory with) self then
+        # fails backward's version check instead of giving the gradient of the values after the write.
+        cdef Node node = self._make_node(values, None, next_edges)
+        result = self.op.call_below(args, kwargs)
         if base is None:
-            self._record(values, result, next_edges)
-        else:
-            node = self._make_node(values, result, next_edges)
-            if self.saves_result == 1:
-                node._saved_result = save_output(result, node)
+            set_outputs(node, result, self.output_differentiability)
+        if self.saves_result == 1:
+            node._saved_result = save_output(result, node)
+        elif self.saves_result == 2:
+            node._saved_result = tuple([save_output(r, node) for r in result])
+        if base is not None:
             view_nodes_module().rebase_history(view, base, node, base_edge)
         return result
 
