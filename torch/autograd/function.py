@@ -139,14 +139,14 @@ class Function(FunctionCtx, metaclass=FunctionMeta):
         node._tensor_inputs = is_tensor
         record = _mode.is_grad_enabled() and any(node.needs_input_grad)
         level = forward_grad.innermost_level(args)
-        with no_grad():      # forward sees its inputs' values only: tangents come from jvp
+        # forward sees its inputs' values only: their tangents go to jvp
+        run: Callable[..., Any] = without_forward_ad if level >= 0 else _call
+        with no_grad():
             if cls.setup_context is not Function.setup_context:
-                output = without_forward_ad(cls.forward, *args, **kwargs) if level >= 0 else cls.forward(*args,
-                                                                                                         **kwargs)
+                output = run(cls.forward, *args, **kwargs)
                 cls.setup_context(node, args, output)
             else:
-                output = without_forward_ad(cls.forward, node, *args, **kwargs) if level >= 0 else \
-                    cls.forward(node, *args, **kwargs)
+                output = run(cls.forward, node, *args, **kwargs)
         if record:
             graph.set_next_edges(node, [graph.gradient_edge(a) if t and a.requires_grad else graph.Edge(None, 0)
                                         for t, a in zip(is_tensor, args)])
@@ -164,6 +164,10 @@ def _is_tensor(value: Any) -> bool:
     return isinstance(value, TensorImpl)
 
 
+def _call(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    return fn(*args, **kwargs)
+
+
 def _map_outputs(output: Any, fn: Callable[[Any], Any]) -> Any:
     if isinstance(output, tuple):
         return tuple(fn(o) if _is_tensor(o) else o for o in output)
@@ -171,8 +175,8 @@ def _map_outputs(output: Any, fn: Callable[[Any], Any]) -> Any:
 
 
 def _forward_tangents(cls: Any, node: Any, args: tuple[Any, ...], output: Any, level: int) -> None:
-    """The outputs' tangents at level from cls.jvp(ctx, *input tangents) (zeros for a tensor input without one,
-    None for the other arguments), as PyTorch's custom functions get them."""
+    """The outputs' tangents at level from cls.jvp(ctx, *input tangents) (zeros for a floating tensor input without
+    one, None for the other arguments), as PyTorch's custom functions get them."""
     tangents = [_input_tangent(a, level) for a in args]
     node._in_jvp = True
     try:
