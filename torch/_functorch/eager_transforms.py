@@ -21,6 +21,7 @@ from typing import Any, Callable, Sequence
 
 from torch._tensor import Tensor
 from torch.autograd._backward import grad as _autograd_grad
+from torch.autograd.functional import standard_basis
 from torch.csrc.autograd import forward_grad
 from torch.autograd.grad_mode import enable_grad, is_grad_enabled
 from torch.utils._pytree import tree_flatten, tree_map, tree_unflatten
@@ -407,7 +408,7 @@ def jacfwd(func: Callable[..., Any], argnums: Any = 0, has_aux: bool = False, *,
                 raise RuntimeError(f"jacfwd: Expected all inputs to be real but received complex tensor at flattened "
                                    f"input idx: {i}")
         numels = [p.numel() for p in flat_primals]
-        basis = _standard_basis(flat_primals, numels)
+        basis = standard_basis(flat_primals)
 
         def column(*flat_basis: Tensor) -> tuple[Any, ...]:
             def f(*owned: Any) -> Any:
@@ -434,20 +435,6 @@ def jacfwd(func: Callable[..., Any], argnums: Any = 0, has_aux: bool = False, *,
             return jac, tree_map(lambda a: a[0] if isinstance(a, Tensor) else a, columns[1])
         return jac
     return wrapper
-
-
-def _standard_basis(flat_primals: list[Tensor], numels: list[int]) -> list[Tensor]:
-    """For each primal, its rows of the identity over all the primals' elements: shaped (total,) + primal.shape."""
-    import torch
-    total = sum(numels)
-    out = []
-    start = 0
-    for p, n in zip(flat_primals, numels):
-        rows = torch.zeros((total, n), dtype=p.dtype, device=p.device)
-        rows[start:start + n] = torch.eye(n, dtype=p.dtype, device=p.device)
-        out.append(rows.reshape((total,) + tuple(p.shape)))
-        start += n
-    return out
 
 
 def _place(args: tuple[Any, ...], positions: tuple[int, ...], values: tuple[Any, ...]) -> tuple[Any, ...]:

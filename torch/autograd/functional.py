@@ -134,13 +134,7 @@ def jacobian(func: Callable[..., Any], inputs: Any, create_graph: bool = False, 
                 stacked = _stack(rows[i], 0) if rows[i] else _zeros_like(x).reshape(0, *x.shape)
                 per_input.append(_detach((stacked.reshape(tuple(out.shape) + tuple(x.shape)),), create_graph)[0])
             blocks.append(tuple(per_input))
-    if not out_tuple and not in_tuple:
-        return blocks[0][0]
-    if not out_tuple:
-        return blocks[0]
-    if not in_tuple:
-        return tuple(b[0] for b in blocks)
-    return tuple(blocks)
+    return _shaped(blocks, out_tuple, in_tuple)
 
 
 def _jacfwd(func: Callable[..., Any], inputs: Any, strict: bool) -> Any:
@@ -153,14 +147,7 @@ def _jacfwd(func: Callable[..., Any], inputs: Any, strict: bool) -> Any:
                            "`strategy=\"reverse-mode\"`.")
     in_tuple, xs = _as_tuple(inputs, "inputs", "jacobian")
     numels = [x.numel() for x in xs]
-    total = sum(numels)
-    basis: list[Any] = []
-    start = 0
-    for x, n in zip(xs, numels):
-        rows = _zeros((total, n), dtype=x.dtype, device=x.device)
-        rows[start:start + n] = _eye(n, dtype=x.dtype, device=x.device)
-        basis.append(rows.reshape((total,) + tuple(x.shape)))
-        start += n
+    basis = standard_basis(xs)
     info: list[Any] = []
 
     def columns(*tangents: Any) -> tuple[Any, ...]:
@@ -175,6 +162,11 @@ def _jacfwd(func: Callable[..., Any], inputs: Any, strict: bool) -> Any:
     out_tuple, outs = info
     blocks = [tuple(c.movedim(0, -1).reshape(tuple(o.shape) + tuple(x.shape)).detach()
                     for c, x in zip(jac.split(numels, dim=0), xs)) for jac, o in zip(stacked, outs)]
+    return _shaped(blocks, out_tuple, in_tuple)
+
+
+def _shaped(blocks: list[tuple[Any, ...]], out_tuple: bool, in_tuple: bool) -> Any:
+    """[output][input] Jacobian blocks, structured as the outputs and inputs were (a tensor or a tuple each)."""
     if not out_tuple and not in_tuple:
         return blocks[0][0]
     if not out_tuple:
@@ -182,6 +174,21 @@ def _jacfwd(func: Callable[..., Any], inputs: Any, strict: bool) -> Any:
     if not in_tuple:
         return tuple(b[0] for b in blocks)
     return tuple(blocks)
+
+
+def standard_basis(xs: Any) -> list[Any]:
+    """For each of xs, its rows of the identity over all their elements together: shaped (total,) + x.shape (the
+    tangents of a forward-mode Jacobian, one column per row, as PyTorch's _construct_standard_basis_for)."""
+    numels = [x.numel() for x in xs]
+    total = sum(numels)
+    basis: list[Any] = []
+    start = 0
+    for x, n in zip(xs, numels):
+        rows = _zeros((total, n), dtype=x.dtype, device=x.device)
+        rows[start:start + n] = _eye(n, dtype=x.dtype, device=x.device)
+        basis.append(rows.reshape((total,) + tuple(x.shape)))
+        start += n
+    return basis
 
 
 def _check_strategy(strategy: str, vectorize: bool) -> None:

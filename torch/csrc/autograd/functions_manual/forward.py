@@ -9,7 +9,7 @@ from typing import Any
 
 from aten.dispatcher import find_operator
 from torch.csrc.autograd.functions_manual.linalg_factor import (_identity_like, _off_diagonal_reciprocal_difference,
-                                                                linalg_det_backward)
+                                                                check_qr_differentiable, linalg_det_backward)
 from torch.csrc.autograd.functions_manual.nn import _norm_stats
 from torch.csrc.autograd.functions_manual.pointwise import conj, where
 from torch.csrc.autograd.functions_manual.reductions import (_exclusive_cumprod, _reduced_dims, restore_reduced_dims,
@@ -439,12 +439,8 @@ def linalg_svd_jvp(dA: Any, U_: Any, S: Any, Vh_: Any, full_matrices: bool) -> t
 def linalg_qr_jvp(dA: Any, Q: Any, R: Any, mode: str) -> tuple[Any, Any]:
     """m >= n: dR = syminv(sym(Q^H dA R^-1)) R, dQ = dA R^-1 - Q dR R^-1; m < n: dQ = Q
     trilIminv(trilIm(Q^H dA_1 R_1^-1)), dR = Q^H dA - Q^H dQ R (A_1, R_1: the leading m x m blocks)."""
-    if mode == "r":
-        raise RuntimeError("The derivative of linalg.qr depends on Q, which is not computed when mode='r'. Please "
-                           "use linalg.qr(A, mode='reduced') if you are going to differentiate through linalg.qr.")
+    check_qr_differentiable(dA, mode)
     m, n = dA.shape[-2], dA.shape[-1]
-    if mode == "complete" and m > n:
-        raise RuntimeError("The QR decomposition is not differentiable when mode='complete' and nrows > ncols.")
     if m >= n:
         dARinv = _solve_triangular(R, dA, upper=True, left=False)
         X = Q.mH.matmul(dARinv)

@@ -209,15 +209,20 @@ def _qr_backward_tall(gQ: Any, gR: Any, Q: Any, R: Any) -> Any:
     return _solve_triangular(R.mH, b, upper=False, left=False)
 
 
-def linalg_qr_backward(gQ: Any, gR: Any, A: Any, Q: Any, R: Any, mode: str) -> Any:
-    if gQ is None and gR is None:
-        return None
+def check_qr_differentiable(A: Any, mode: str) -> None:
+    """PyTorch's errors for the QR decompositions that have no derivative."""
     if mode == "r":
         raise RuntimeError("The derivative of linalg.qr depends on Q, which is not computed when mode='r'. Please use "
                            "linalg.qr(A, mode='reduced') if you are going to differentiate through linalg.qr.")
-    m, n = A.shape[-2], A.shape[-1]
-    if mode == "complete" and m > n:
+    if mode == "complete" and A.shape[-2] > A.shape[-1]:
         raise RuntimeError("The QR decomposition is not differentiable when mode='complete' and nrows > ncols.")
+
+
+def linalg_qr_backward(gQ: Any, gR: Any, A: Any, Q: Any, R: Any, mode: str) -> Any:
+    if gQ is None and gR is None:
+        return None
+    check_qr_differentiable(A, mode)
+    m, n = A.shape[-2], A.shape[-1]
     if m >= n:
         return _qr_backward_tall(gQ, gR, Q, R)
     # m < n: A = [X | Y] with X = Q U square; Y = Q V contributes through gV (TensorFlow's QrGrad)
