@@ -93,6 +93,7 @@ GROUPS = {
     "examples": "examples/: training, float32 (the programs' own models, data and loops)",
     "training": "training-step pieces, float32 (benchmarks/workloads.py)",
     "func": "torch.func transforms, float32 (benchmarks/func_transforms.py)",
+    "compile": "torch.compile, float32 (benchmarks/compiled.py)",
 }
 
 
@@ -756,6 +757,8 @@ def _(torch: Any, np: Any, s: Sizes) -> Fn:
 _example("workloads", os.path.dirname(os.path.abspath(__file__))).register(case)
 # -- torch.func (issue 26) ------------------------------------------------------------------------
 _example("func_transforms", os.path.dirname(os.path.abspath(__file__))).register(case)
+# -- torch.compile (issue 27) ---------------------------------------------------------------------
+_example("compiled", os.path.dirname(os.path.abspath(__file__))).register(case)
 
 
 def serve(argv: List[str]) -> int:

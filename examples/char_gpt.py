@@ -6,7 +6,7 @@ predicting the next character, AdamW. The text is the source of the standard lib
 module, which every CPython install carries, read with inspect.getsource. It uses nothing but
 PyTorch's public API, so it runs unchanged under Ember and under PyTorch.
 
-    python examples/char_gpt.py [--steps 300] [--seed 0] [--generate 200] [--device cuda]
+    python examples/char_gpt.py [--steps 300] [--seed 0] [--generate 200] [--device cuda] [--compile]
 """
 from __future__ import annotations
 
@@ -131,6 +131,7 @@ def main(argv: Optional[Sequence[str]] = None) -> List[float]:
     parser.add_argument("--every", type=int, default=50, help="steps per progress line")
     parser.add_argument("--generate", type=int, default=200, help="characters to sample at the end")
     parser.add_argument("--device", default="cpu", help='"cuda" trains on the GPU')
+    parser.add_argument("--compile", action="store_true", help="train the model compiled by torch.compile")
     args = parser.parse_args(argv)
 
     torch.manual_seed(args.seed)
@@ -142,12 +143,13 @@ def main(argv: Optional[Sequence[str]] = None) -> List[float]:
     print(f"torch {torch.__version__} on {args.device}: {len(data)} characters, vocabulary {len(chars)},"
           f" {n_params} parameters; uniform guessing is loss {math.log(len(chars)):.3f}")
 
+    trained = torch.compile(model) if args.compile else model
     means: List[float] = []
     losses: List[float] = []
     start = time.perf_counter()
     for step in range(1, args.steps + 1):
         x, y = get_batch(data, batches)
-        losses.append(train_step(model, optimizer, x.to(args.device), y.to(args.device)))
+        losses.append(train_step(trained, optimizer, x.to(args.device), y.to(args.device)))
         if step % args.every == 0 or step == args.steps:
             means.append(sum(losses) / len(losses))
             seconds = time.perf_counter() - start

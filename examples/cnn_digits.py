@@ -5,7 +5,7 @@ each followed by ReLU and 2x2 max pooling (8x8 -> 4x4 -> 2x2), then a linear hea
 (examples/data/digits.npz), split, loader and optimizer: it trains with train_digits.py's fit().
 It uses nothing but PyTorch's public API, so it runs unchanged under Ember and under PyTorch.
 
-    python examples/cnn_digits.py [--epochs 15] [--seed 0]
+    python examples/cnn_digits.py [--epochs 15] [--seed 0] [--compile]
 """
 from __future__ import annotations
 
@@ -50,9 +50,10 @@ def main(argv: Optional[Sequence[str]] = None) -> float:
     parser.add_argument("--seed", type=int, default=0, help="seeds the weights and the shuffling")
     parser.add_argument("--lr", type=float, default=0.05)
     parser.add_argument("--device", default="cpu", help='"cuda" trains on the GPU')
+    parser.add_argument("--compile", action="store_true", help="train the model compiled by torch.compile")
     args = parser.parse_args(argv)
     torch.manual_seed(args.seed)
-    return fit(CNN(), args.epochs, args.lr, args.seed, args.device)
+    return fit(CNN(), args.epochs, args.lr, args.seed, args.device, args.compile)
 
 
 if __name__ == "__main__":

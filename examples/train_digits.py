@@ -7,7 +7,7 @@ under Ember and under PyTorch; seeded alike, both start from the same weights an
 The data is the UCI handwritten digits set (1797 grayscale 8x8 images, pixel values 0..16) stored
 in examples/data/digits.npz (examples/data/make_digits.py says how it was made).
 
-    python examples/train_digits.py [--epochs 20] [--seed 0]
+    python examples/train_digits.py [--epochs 20] [--seed 0] [--compile]
 """
 from __future__ import annotations
 
@@ -81,10 +81,12 @@ def accuracy(model: nn.Module, loader: DataLoader, device: str = "cpu") -> float
     return correct / count
 
 
-def fit(model: nn.Module, epochs: int, lr: float, seed: int, device: str = "cpu") -> float:
-    """Trains model on the digits with SGD (momentum 0.9) on device, printing one line per epoch;
-    returns the final test accuracy. cnn_digits.py trains its network with it too."""
+def fit(model: nn.Module, epochs: int, lr: float, seed: int, device: str = "cpu", compile: bool = False) -> float:
+    """Trains model on the digits with SGD (momentum 0.9) on device (compiled by torch.compile with
+    compile=True), printing one line per epoch; returns the final test accuracy. cnn_digits.py trains its
+    network with it too."""
     model.to(device)
+    runner = torch.compile(model) if compile else model
     train_set, test_set = load_digits()
     train_loader = DataLoader(train_set, batch_size=64, shuffle=True,
                               generator=torch.Generator().manual_seed(seed))
@@ -96,9 +98,9 @@ def fit(model: nn.Module, epochs: int, lr: float, seed: int, device: str = "cpu"
     acc = 0.0
     for epoch in range(1, epochs + 1):
         start = time.perf_counter()
-        loss = train_epoch(model, train_loader, loss_fn, optimizer, device)
+        loss = train_epoch(runner, train_loader, loss_fn, optimizer, device)
         seconds = time.perf_counter() - start
-        acc = accuracy(model, test_loader, device)
+        acc = accuracy(runner, test_loader, device)
         print(f"epoch {epoch:3d}  loss {loss:.4f}  test accuracy {acc:6.2%}  {seconds:.3f} s")
     return acc
 
@@ -110,9 +112,10 @@ def main(argv: Optional[Sequence[str]] = None) -> float:
     parser.add_argument("--seed", type=int, default=0, help="seeds the weights and the shuffling")
     parser.add_argument("--lr", type=float, default=0.1)
     parser.add_argument("--device", default="cpu", help='"cuda" trains on the GPU')
+    parser.add_argument("--compile", action="store_true", help="train the model compiled by torch.compile")
     args = parser.parse_args(argv)
     torch.manual_seed(args.seed)
-    return fit(MLP(), args.epochs, args.lr, args.seed, args.device)
+    return fit(MLP(), args.epochs, args.lr, args.seed, args.device, args.compile)
 
 
 if __name__ == "__main__":

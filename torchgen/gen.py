@@ -19,8 +19,8 @@ import jinja2
 from torchgen.file_manager import FileManager, write_if_changed
 from torchgen.model import SchemaError, SchemaKind
 from torchgen.native_yaml import NativeFunction, parse_native_yaml
-from torchgen.targets import (autograd, batching, bindings, casts, cpu_loops, cuda, forward_ad, registrations, stubs,
-                              variants)
+from torchgen.targets import (autograd, batching, bindings, casts, cpu_loops, cuda, forward_ad, inductor, registrations,
+                              stubs, variants)
 from torchgen.targets.pointwise import PointwiseOp, pointwise_op
 
 SCHEMA = "aten/native/native_functions.yaml"
@@ -118,6 +118,9 @@ def generate(root: Path, *, quiet: bool = False) -> Result:
     _generate_binding_tables(run, collected)
     _generate_autograd(root, run.fns, run.env, run.pkg)
     _generate_type_stubs(run, collected)
+    run.pkg.write(inductor.MODULE_PATH, run.render(
+        "inductor_pointwise.py.j2", header=header("inductor.py", "inductor_pointwise.py.j2", []),
+        formulas=inductor.fusible_formulas(run.fns, _by_base(run.fns))))
     run.pkg.write("torch/_functorch/_gen_batching.py", run.render(
         "batching.py.j2", header=header("batching.py", "batching.py.j2", []), lists=batching.batching_lists(run.fns)))
     return _finish(run, kernel_stubs, quiet)

@@ -73,3 +73,29 @@ def test_char_gpt_state_dict_keys_are_pytorchs() -> None:
 def test_cnn_digits_reaches_96_percent() -> None:
     accuracy = load("cnn_digits").main(["--epochs", "10", "--seed", "0"])
     assert accuracy >= 0.96            # PyTorch 2.13, same seed: 0.9750 after 10 epochs
+
+
+def test_char_gpt_trains_to_eagers_losses_when_compiled() -> None:
+    gpt = load("char_gpt")
+    argv = ["--steps", "16", "--every", "4", "--generate", "0", "--seed", "0"]
+    eager = gpt.main(argv)
+    compiled = gpt.main([*argv, "--compile"])
+    assert len(compiled) == 4 and max(abs(a - b) for a, b in zip(eager, compiled)) <= 1e-5
+
+
+def test_the_digits_networks_train_to_eagers_losses_when_compiled() -> None:
+    digits = load("train_digits")
+    cnn = load("cnn_digits")
+    train_set, _ = digits.load_digits()
+    for make in (digits.MLP, cnn.CNN):
+        losses = []
+        for compile_model in (False, True):
+            torch.manual_seed(0)
+            model = make()
+            loader = torch.utils.data.DataLoader(train_set, batch_size=64, shuffle=True,
+                                                 generator=torch.Generator().manual_seed(0))
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
+            runner = torch.compile(model) if compile_model else model
+            losses.append([digits.train_epoch(runner, loader, torch.nn.CrossEntropyLoss(), optimizer)
+                           for _ in range(2)])
+        assert max(abs(a - b) for a, b in zip(*losses)) <= 1e-5, (make, losses)

@@ -1,53 +1,10 @@
 """Namespaces programs touch at setup before Ember has the machinery behind them, answering as
-PyTorch does outside it: torch.compiler (nothing is ever being compiled), torch.onnx (importable,
-export refused), torch.distributed (importable, unavailable), torch.jit (PyTorch's behaviour with
-TorchScript disabled)."""
+PyTorch does outside it: torch.onnx (importable, export refused), torch.distributed (importable,
+unavailable), torch.jit (PyTorch's behaviour with TorchScript disabled). torch.compile has its own
+tests (test/compile)."""
 import pytest
 
 import torch
-
-
-def test_compiler_queries_answer_false_and_disable_passes_the_function_through():
-    assert (torch.compiler.is_compiling(), torch.compiler.is_dynamo_compiling(), torch.compiler.is_exporting()) == \
-        (False, False, False)
-
-    def f(x):
-        return x + 1
-
-    assert torch.compiler.disable(f) is f
-    assert torch.compiler.disable(recursive=False)(f) is f
-    assert torch.compiler.disable(f, reason="not traced")(torch.ones(1)).item() == 2.0
-
-
-def test_tracer_markers_return_the_function_as_outside_a_compiled_region():
-    def f(x):
-        return x * 2
-
-    import torch._dynamo as dynamo
-    assert torch.compiler.allow_in_graph(f) is f and dynamo.allow_in_graph([f, f]) == [f, f]
-    assert dynamo.assume_constant_result(f) is f and f._dynamo_marked_constant is True
-    assert dynamo.disable(f) is f and dynamo.is_compiling() is False
-    with pytest.raises(AssertionError, match="^allow_in_graph expects a callable$"):
-        torch.compiler.allow_in_graph(3)
-
-
-def test_compile_checks_its_arguments_returns_the_model_when_disabled_and_else_names_the_missing_compiler():
-    m = torch.nn.Linear(2, 2)
-    assert torch.compile(m, disable=True) is m and torch.compile(disable=True)(m) is m
-    with pytest.raises(RuntimeError, match="^Either mode or options can be specified, but both can't be specified at "
-                                           "the same time.$"):
-        torch.compile(m, mode="max-autotune", options={})
-    with pytest.raises(AssertionError, match="^A callable function is expected, but <class 'int'> is provided.$"):
-        torch.compile(3)
-    with pytest.raises(RuntimeError, match="^torch.compile is not supported by Ember yet: Ember has no graph compiler"):
-        torch.compile(m)
-    with pytest.raises(RuntimeError, match="^torch.compile is not supported by Ember yet"):
-        torch.compile()(lambda x: x)
-    from torch import _dynamo as dynamo
-    assert not isinstance(m, dynamo.OptimizedModule)
-    assert dynamo.eval_frame.OptimizedModule is dynamo.OptimizedModule
-    with pytest.raises(RuntimeError, match="^torch.compile is not supported by Ember yet"):
-        dynamo.OptimizedModule(m)
 
 
 def test_names_libraries_check_against_exist_and_refuse_to_be_made():

@@ -99,8 +99,9 @@ def test_editing_one_op_rewrites_only_that_ops_kernel_module(tmp_path):
     generate(root, quiet=True)
     (root / "aten/native/native_functions.yaml").write_text(textwrap.dedent(schema.replace("formula: -self", "formula: 0 - self")))
     result = generate(root, quiet=True)
+    # and the compiler's table of formulas (Python: nothing to compile)
     assert sorted(result.changed) == ["aten/native/cuda/_gen_neg.cu", "aten/native/cuda/_gen_neg_launch.py",
-                                      "build/gen/aten/native/cpu/_gen_neg.pyx"]
+                                      "build/gen/aten/native/cpu/_gen_neg.pyx", "torch/_inductor/_gen_pointwise.py"]
 
 
 def test_inserting_an_op_above_others_leaves_their_modules_untouched(tmp_path):
@@ -494,3 +495,31 @@ def test_auto_element_wise_needs_one_differentiable_input(tmp_path):
         """)
     with pytest.raises(SchemaError, match="auto_element_wise needs exactly one differentiable tensor input"):
         generate(root, quiet=True)
+
+
+def test_the_compilers_table_holds_each_formula_rendered_to_c_and_leaves_out_what_has_no_c_spelling(tmp_path):
+    schema = NEG + """
+- func: tanh(Tensor self) -> Tensor
+  variants: function, method
+  tags: [pointwise]
+  ember_pointwise:
+    formula: tanh(self)
+    dtypes: Floating
+    promote: int_to_float
+
+- func: atan(Tensor self) -> Tensor
+  variants: function, method
+  tags: [pointwise]
+  ember_pointwise:
+    formula: atan(self)
+    dtypes: Floating
+    promote: int_to_float
+"""
+    root = make_tree(tmp_path, schema)
+    generate(root, quiet=True)
+    namespace: dict = {}
+    exec((root / "torch/_inductor/_gen_pointwise.py").read_text(), namespace)
+    table = namespace["FORMULAS"]
+    assert table["neg"] == (["self"], [], {}, "(-x0)", "float32", [], False)
+    assert table["tanh"][3] == "ember_vm_tanhf(x0)" and table["tanh"][6] is True      # an approximated function
+    assert "atan" not in table              # libm only: the compiler calls its kernel

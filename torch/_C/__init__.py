@@ -16,6 +16,13 @@ from aten.native.meta.linalg_errors import _LinAlgError as _LinAlgError  # noqa:
 _TensorMeta = type(TensorBase)      # the metaclass of Tensor, as PyTorch's torch._C._TensorMeta
 
 
+def _set_grad_enabled(enabled: bool) -> None:
+    """Switch grad mode for this thread (PyTorch's torch._C._set_grad_enabled): what captured graphs call
+    where the program entered or left no_grad."""
+    from c10 import grad_mode
+    grad_mode.set_grad_enabled(bool(enabled))
+
+
 class ScriptModule:
     """torch.ScriptModule: a TorchScript runtime's module object (apart from torch.jit.ScriptModule);
     Ember has no TorchScript runtime and makes none, so no object is one."""

@@ -1,10 +1,18 @@
-"""torch._dynamo: Ember has no TorchDynamo yet (torch.compile is not built). What programs touch
-from it at setup, with the meaning it has outside a compiled region, lives here: the markers that
-only instruct the tracer (allow_in_graph, assume_constant_result, disable) return the function
-unchanged, as PyTorch's do when nothing is compiled; OptimizedModule, for isinstance checks;
-_trace_wrapped_higher_order_op.TransformGetItemToIndex."""
-from torch._dynamo import eval_frame
-from torch._dynamo.eval_frame import OptimizedModule
-from torch.compiler import allow_in_graph, assume_constant_result, disable, is_compiling
+"""torch._dynamo: torch.compile's capture, guards and caches (see capture.py for how Ember captures a
+call without rewriting bytecode, and what that cannot reproduce)."""
+from torch._dynamo import config, eval_frame, exc
+from torch._dynamo.backends.registry import list_backends, lookup_backend, register_backend
+from torch._dynamo.capture import active as _capture_active
+from torch._dynamo.decorators import (allow_in_graph, assume_constant_result, mark_dynamic, mark_static,
+                                      mark_static_address, maybe_mark_dynamic)
+from torch._dynamo.eval_frame import OptimizedModule, disable, optimize, reset
+from torch._dynamo.explain import explain
 
-__all__ = ["OptimizedModule", "allow_in_graph", "assume_constant_result", "disable", "eval_frame", "is_compiling"]
+
+def is_compiling() -> bool:
+    """Whether the caller runs inside a torch.compile capture (torch.compiler.is_compiling)."""
+    return _capture_active()
+
+__all__ = ["OptimizedModule", "allow_in_graph", "assume_constant_result", "config", "disable", "eval_frame", "exc",
+           "explain", "is_compiling", "list_backends", "lookup_backend", "mark_dynamic", "mark_static",
+           "mark_static_address", "maybe_mark_dynamic", "optimize", "register_backend", "reset"]

@@ -1,18 +1,288 @@
-"""torch._dynamo.eval_frame: OptimizedModule, what torch.compile wraps a module in (libraries test
-isinstance against it). Ember compiles nothing, so no module is one, and making one raises the
-missing compiler's error."""
+"""torch._dynamo.eval_frame: a compiled function and its cache of graphs.
+
+Each call looks for a cached graph whose guards hold for the call and replays it; without one, the call
+is captured (torch._dynamo.capture: it runs for real and its result is returned), the graph is handed to
+the backend, and the entry is cached. A function keeps at most config.recompile_limit entries; past that
+it runs eagerly for calls no entry serves, after PyTorch's warning. A capture that hit a graph break
+caches an entry that runs the function eagerly for those guards. OptimizedModule is what torch.compile
+returns for a module."""
 from __future__ import annotations
 
-from typing import Any
+import functools
+import itertools
+import logging
+import time
+import weakref
+from dataclasses import dataclass
+from typing import Any, Callable
 
-from torch.compiler import _NO_COMPILER
+import torch
+from torch import _logging
+from torch._dynamo import capture, config, exc
+from torch._dynamo.backends.registry import lookup_backend
+from torch._dynamo.guards import GuardSet
 from torch.nn import Module
+from torch.utils._pytree import tree_flatten, tree_unflatten
 
-__all__ = ["OptimizedModule"]
+__all__ = ["OptimizedModule", "compile_function", "disable", "optimize", "reset"]
+
+log = logging.getLogger("torch._dynamo")
+
+_frames: weakref.WeakSet[CompiledFunction] = weakref.WeakSet()
+_frame_ids = itertools.count()
+_compiled_graph_ids = itertools.count(1)
+_accumulated = {"entries": 0}
+# Everything compiled in this process, for explain() and the counters tests read.
+stats = {"captures": 0, "graph_breaks": 0, "recompiles": 0, "replays": 0}
+
+
+@dataclass
+class CacheEntry:
+    """One captured graph, compiled, with the guards it holds for (compiled is None: run eagerly)."""
+    guards: GuardSet
+    compiled: Callable[..., Any] | None
+    captured: capture.Captured
+    graph_module: Any
+    compile_id: str
+
+    def run(self, fn: Callable[..., Any], flat: list[Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        if self.compiled is None:
+            return fn(*args, **kwargs)
+        cap = self.captured
+        outputs = self.compiled(*[flat[i] for i in cap.tensor_positions],
+                                *[read() for read, _ in self.guards.sources])
+        for write in cap.writes:
+            setattr(write.module, write.name, outputs[write.output] if write.output is not None else write.value)
+        leaves = [leaf if out is None else outputs[out] for leaf, out in zip(cap.result_leaves, cap.result_outputs)]
+        return tree_unflatten(leaves, cap.result_spec)
+
+
+def _where(fn: Callable[..., Any]) -> str:
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        return "?"
+    return f"{code.co_filename}:{code.co_firstlineno}"
+
+
+class CompiledFunction:
+    """fn compiled: the cache of its graphs and the backend that compiles them."""
+
+    def __init__(self, fn: Callable[..., Any], backend: Any, *, fullgraph: bool = False, dynamic: bool | None = None,
+                 guard_target: Callable[..., Any] | None = None, backend_kwargs: dict[str, Any] | None = None) -> None:
+        self.fn = fn
+        self.backend = backend
+        self.compiler = lookup_backend(backend)
+        self.backend_kwargs = backend_kwargs or {}
+        self.fullgraph = fullgraph
+        self.dynamic = dynamic
+        self.guard_target = guard_target
+        self.entries: list[CacheEntry] = []
+        self.frame_id = next(_frame_ids)
+        self.warned_limit = False
+        _frames.add(self)
+
+    @property
+    def name(self) -> str:
+        return getattr(self.guard_target or self.fn, "__name__", type(self.fn).__name__)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if capture.active():          # called from a function being captured: its operators join that graph
+            return self.fn(*args, **kwargs)
+        flat, structure = tree_flatten((args, kwargs))
+        failures: list[tuple[str, str]] = []
+        for entry in self.entries:
+            failure = entry.guards.check(flat, structure)
+            if failure is None:
+                stats["replays"] += 1
+                return entry.run(self.fn, flat, args, kwargs)
+            failures.append((entry.compile_id, failure))
+        return self._miss(args, kwargs, failures)
+
+    def _miss(self, args: tuple[Any, ...], kwargs: dict[str, Any], failures: list[tuple[str, str]]) -> Any:
+        limit_hit = len(self.entries) >= config.recompile_limit
+        if limit_hit or _accumulated["entries"] >= config.accumulated_recompile_limit:
+            self._warn_limit(failures, "accumulated_recompile_limit" if not limit_hit else "recompile_limit")
+            return self.fn(*args, **kwargs)
+        compile_id = f"{self.frame_id}/{len(self.entries)}"
+        if failures:
+            if config.error_on_recompile:
+                raise exc.RecompileError(f"Recompiling function {self.name} in {_where(self.guard_target or self.fn)}"
+                                         f"\n    triggered by the following guard failure(s):\n"
+                                         + "\n".join(f"    - {cid}: {why}" for cid, why in reversed(failures)))
+            stats["recompiles"] += 1
+            _logging.log_artifact("recompiles", f"Recompiling function {self.name} in "
+                                  f"{_where(self.guard_target or self.fn)}\n"
+                                  "    triggered by the following guard failure(s):\n"
+                                  + "\n".join(f"    - {cid}: {why}" for cid, why in reversed(failures)))
+        stats["captures"] += 1
+        captured = capture.capture(self.fn, args, kwargs, self.fullgraph, self.guard_target)
+        if captured.graph_module is None:
+            stats["graph_breaks"] += 1
+            _logging.log_artifact("graph_breaks", f"Graph break in user code at {_where(self.guard_target or self.fn)}"
+                                  f"\nGraph Break Reason: {captured.break_reason}\n"
+                                  "Ember runs the whole function eagerly for these guards.")
+            self._add(CacheEntry(captured.guards, None, captured, None, compile_id))
+            return captured.result
+        graph_module = captured.graph_module
+        _logging.log_artifact("graph_code", f"TRACED GRAPH\n ===== __compiled_fn_{next(_compiled_graph_ids)} =====\n"
+                              + graph_module.print_readable(print_output=False))
+        compiled = self._compile(graph_module, captured.example_inputs)
+        self._add(CacheEntry(captured.guards, compiled, captured, graph_module, compile_id))
+        return captured.result
+
+    def _compile(self, graph_module: Any, example_inputs: list[Any]) -> Callable[..., Any]:
+        started = time.perf_counter()
+        try:
+            compiled = self.compiler(graph_module, example_inputs, **self.backend_kwargs)
+        except Exception as error:
+            if config.suppress_errors:
+                log.warning("Backend compiler failed (%s); running the graph eagerly", error)
+                return graph_module.forward
+            raise exc.BackendCompilerFailed(self.compiler, error).with_traceback(error.__traceback__) from error
+        if not callable(compiled):
+            raise exc.BackendCompilerFailed(self.compiler, TypeError("the backend returned a non-callable"))
+        self.compile_seconds = time.perf_counter() - started
+        return compiled
+
+    def _add(self, entry: CacheEntry) -> None:
+        self.entries.append(entry)
+        _accumulated["entries"] += 1
+
+    def _warn_limit(self, failures: list[tuple[str, str]], which: str) -> None:
+        if self.warned_limit:
+            return
+        self.warned_limit = True
+        last = f"{failures[-1][0]}: {failures[-1][1]}" if failures else "?"
+        limit = config.recompile_limit if which == "recompile_limit" else config.accumulated_recompile_limit
+        log.warning("torch._dynamo hit config.%s (%s)\n   function: %r (%s)\n   last reason: %s\n"
+                    'To log all recompilation reasons, use TORCH_LOGS="recompiles".\n'
+                    "To diagnose recompilation issues, see "
+                    "https://docs.pytorch.org/docs/main/user_guide/torch_compiler/compile/"
+                    "programming_model.recompilation.html", which, limit, self.name,
+                    _where(self.guard_target or self.fn), last)
+
+    def reset(self) -> None:
+        _accumulated["entries"] -= len(self.entries)
+        self.entries.clear()
+        self.warned_limit = False
+
+
+def compile_function(fn: Callable[..., Any], backend: Any, **options: Any) -> Callable[..., Any]:
+    """fn compiled, as a function carrying fn's name and docstring (PyTorch's _TorchDynamoContext wrapper)."""
+    compiled = CompiledFunction(fn, backend, **options)
+
+    @functools.wraps(fn)
+    def compiled_fn(*args: Any, **kwargs: Any) -> Any:
+        return compiled(*args, **kwargs)
+
+    setattr(compiled_fn, "_torchdynamo_orig_callable", fn)
+    setattr(compiled_fn, "_ember_compiled", compiled)
+    return compiled_fn
 
 
 class OptimizedModule(Module):
-    """A module compiled by torch.compile: not available in Ember (see the module's docstring)."""
+    """A module compiled by torch.compile: calls go through the compiled module's __call__ (hooks
+    included); its parameters and state_dict are the original's under `_orig_mod.`, as PyTorch's."""
+
+    _torchdynamo_orig_callable: Any
 
     def __init__(self, mod: Module, dynamo_ctx: Any = None) -> None:
-        raise RuntimeError(_NO_COMPILER)
+        super().__init__()
+        self._orig_mod = mod
+        self.training = mod.training
+        options = dict(dynamo_ctx or {})
+        self.dynamo_ctx = options
+        self._compiled = CompiledFunction(mod.__call__, options.pop("backend", "inductor"),
+                                          guard_target=type(mod).forward, **options)
+        object.__setattr__(self, "_torchdynamo_orig_callable", mod.__call__)
+
+    def forward(self, *args: Any, **kwargs: Any) -> Any:
+        return self._compiled(*args, **kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        modules = self.__dict__.get("_modules", {})
+        if "_orig_mod" not in modules:
+            raise AttributeError(f"'OptimizedModule' object has no attribute '{name}'")
+        if name == "_orig_mod":
+            return modules["_orig_mod"]
+        return getattr(modules["_orig_mod"], name)
+
+    def _get_name(self) -> str:
+        return "OptimizedModule"
+
+
+def disable(fn: Callable[..., Any] | None = None, recursive: bool = True, *, reason: str | None = None) -> Any:
+    """fn never compiled: called from a function being captured, it is a graph break (under fullgraph=True,
+    PyTorch's error); called otherwise, it runs as it is. Usable as a decorator with or without arguments."""
+    if fn is None:
+        return functools.partial(disable, recursive=recursive, reason=reason)
+    if isinstance(fn, Module):
+        fn.forward = disable(fn.forward, recursive, reason=reason)
+        return fn
+
+    @functools.wraps(fn)
+    def disabled(*args: Any, **kwargs: Any) -> Any:
+        if capture.active():
+            capture.break_graph("Skip calling `torch.compiler.disable()`d function: skip calling function "
+                                f"`{fn}` since it was wrapped with `torch.compiler.disable` (reason: {reason})")
+        return fn(*args, **kwargs)
+
+    setattr(disabled, "_torchdynamo_disable", True)
+    setattr(disabled, "_torchdynamo_orig_callable", fn)
+    return disabled
+
+
+_MODES = ("default", "lite", "reduce-overhead", "max-autotune-no-cudagraphs", "max-autotune")
+
+
+def optimize(backend: Any = "inductor", *, nopython: bool = False, dynamic: bool | None = None,
+             disable: bool = False, **backend_kwargs: Any) -> Callable[[Any], Any]:
+    """A decorator compiling its function or module with backend (PyTorch's torch._dynamo.optimize)."""
+    lookup_backend(backend)         # an unknown name fails here, as PyTorch's
+
+    def decorate(target: Any) -> Any:
+        if disable:
+            return target
+        options: dict[str, Any] = {"fullgraph": nopython, "dynamic": dynamic, "backend_kwargs": backend_kwargs}
+        if isinstance(target, Module):
+            return OptimizedModule(target, {"backend": backend, **options})
+        if not callable(target):
+            raise AssertionError(f"A callable function is expected, but {type(target)} is provided.")
+        return compile_function(target, backend, **options)
+    return decorate
+
+
+def compile_model(model: Any, *, fullgraph: bool, dynamic: bool | None, backend: Any, mode: str | None,
+                  options: dict[str, Any] | None) -> Any:
+    """torch.compile's work once its arguments are checked."""
+    if mode is not None and mode not in _MODES:
+        raise RuntimeError(f"Unrecognized mode={mode}, should be one of: {', '.join(_MODES)}")
+    backend_kwargs: dict[str, Any] = {}
+    if backend == "inductor":
+        if mode is not None:
+            backend_kwargs["mode"] = mode
+        if options:
+            backend_kwargs["options"] = dict(options)
+    elif mode is not None or options:
+        backend_kwargs.update({"mode": mode} if mode is not None else {})
+        backend_kwargs.update({"options": options} if options else {})
+    if backend == "inductor":
+        from torch._inductor import config as inductor_config
+        inductor_config.check_options(options or {})
+    return optimize(backend, nopython=fullgraph, dynamic=dynamic, **backend_kwargs)(model)
+
+
+def reset() -> None:
+    """Forget every compiled graph (each compiled function captures again on its next call)."""
+    for frame in list(_frames):
+        frame.reset()
+    _accumulated["entries"] = 0
+    for key in stats:
+        stats[key] = 0
+
+
+def innermost_fn(fn: Any) -> Any:
+    """The function under torch.compile's (and disable's) wrappers."""
+    while hasattr(fn, "_torchdynamo_orig_callable"):
+        fn = fn._torchdynamo_orig_callable
+    return fn

@@ -1,65 +1,78 @@
-"""torch.compiler: the queries and switches programs call around torch.compile. Ember has no graph
-compiler yet, so nothing is ever being compiled or exported: the queries answer False and disable()
-returns the function it is given, as PyTorch's do outside a compiled region. torch.compile (this
-module's compile) checks its arguments as PyTorch does, returns the model itself under
-disable=True, and otherwise raises a RuntimeError naming the missing compiler."""
+"""torch.compiler: torch.compile and the queries and switches programs call around it.
+
+torch.compile captures a function's operators into a graph the first time it is called with given
+inputs (torch._dynamo), and hands the graph to a backend: "inductor" (Ember's compiler of fused kernels,
+torch._inductor), "eager" and "aot_eager" (the graph run operator by operator), or a callable taking
+(GraphModule, example_inputs). is_compiling() is true while a call is being captured, so that libraries
+can pick graph-friendly code there, as they do under PyTorch's."""
 from __future__ import annotations
 
 import functools
+import sys
 from typing import Any, Callable
 
-__all__ = ["allow_in_graph", "assume_constant_result", "compile", "disable", "is_compiling", "is_dynamo_compiling",
-           "is_exporting"]
-
-_NO_COMPILER = ("torch.compile is not supported by Ember yet: Ember has no graph compiler (TorchDynamo and "
-                "Inductor). Run the model eagerly, or pass disable=True to torch.compile")
+__all__ = ["allow_in_graph", "assume_constant_result", "compile", "cudagraph_mark_step_begin", "disable",
+           "is_compiling", "is_dynamo_compiling", "is_exporting", "list_backends", "reset"]
 
 
 def is_compiling() -> bool:
-    """Whether the caller runs inside a torch.compile trace: never here."""
-    return False
+    """Whether the caller runs inside a torch.compile capture."""
+    capture = sys.modules.get("torch._dynamo.capture")
+    return capture is not None and bool(capture.active())
 
 
 def is_dynamo_compiling() -> bool:
-    """Whether TorchDynamo is tracing the caller: never here."""
-    return False
+    """Whether TorchDynamo (Ember: the capture) is tracing the caller."""
+    return is_compiling()
 
 
 def is_exporting() -> bool:
-    """Whether torch.export is tracing the caller: never here."""
+    """Whether torch.export is tracing the caller: never here (Ember has no torch.export)."""
     return False
 
 
 def disable(fn: Callable[..., Any] | None = None, recursive: bool = True, *, reason: str | None = None) -> Any:
-    """Exclude fn from compilation: with no compiler, fn itself (usable as a decorator, with or
-    without arguments)."""
-    if fn is None:
-        return functools.partial(disable, recursive=recursive, reason=reason)
-    return fn
+    """Exclude fn from compilation (usable as a decorator, with or without arguments): called from a
+    compiled function, fn runs eagerly (a graph break)."""
+    from torch._dynamo.eval_frame import disable as dynamo_disable
+    return dynamo_disable(fn, recursive, reason=reason)
 
 
 def allow_in_graph(fn: Any) -> Any:
-    """Tells the tracer to put fn (or each of a list of functions) in the graph unopened; with no
-    compiler, fn itself."""
-    if isinstance(fn, (list, tuple)):
-        return [allow_in_graph(f) for f in fn]
-    if not callable(fn):
-        raise AssertionError("allow_in_graph expects a callable")
-    return fn
+    """Tells the tracer to put fn in the graph (torch._dynamo.allow_in_graph)."""
+    from torch._dynamo.decorators import allow_in_graph as allow
+    return allow(fn)
 
 
 def assume_constant_result(fn: Any) -> Any:
-    """Tells the tracer that fn's result is a constant; eagerly, fn runs as it is."""
-    fn._dynamo_marked_constant = True
-    return fn
+    """Tells the tracer that fn's result is a constant (torch._dynamo.assume_constant_result)."""
+    from torch._dynamo.decorators import assume_constant_result as assume
+    return assume(fn)
+
+
+def list_backends(exclude_tags: tuple[str, ...] | None = ("debug", "experimental")) -> list[str]:
+    """The names torch.compile's backend= accepts (without the debugging ones by default)."""
+    from torch._dynamo.backends.registry import list_backends as registered
+    return registered(exclude_tags)
+
+
+def reset() -> None:
+    """Forget every compiled graph: the next call of each compiled function captures again."""
+    from torch._dynamo.eval_frame import reset as dynamo_reset
+    dynamo_reset()
+
+
+def cudagraph_mark_step_begin() -> None:
+    """Marks the start of a training step for CUDA-graph trees; Ember's compiled steps keep no graph
+    memory across steps that this would release, so there is nothing to do."""
 
 
 def compile(model: Any = None, *, fullgraph: bool = False, dynamic: bool | None = None, backend: Any = "inductor",
             mode: str | None = None, options: dict[str, Any] | None = None, name: str | None = None,
             disable: bool = False, recompile_limit: int | None = None, isolate_recompiles: bool = False,
             shapes_spec: Any = None) -> Any:
-    """torch.compile: without a model, a decorator; with disable=True, the model itself (as PyTorch);
-    otherwise Ember cannot compile it and says so."""
+    """torch.compile: model (a function or a module) compiled by backend; without a model, a decorator;
+    with disable=True, the model itself."""
     if model is None:
         def decorate(fn: Any) -> Any:
             return compile(fn, fullgraph=fullgraph, dynamic=dynamic, backend=backend, mode=mode, options=options,
@@ -72,4 +85,5 @@ def compile(model: Any = None, *, fullgraph: bool = False, dynamic: bool | None 
         raise AssertionError(f"A callable function is expected, but {type(model)} is provided.")
     if disable:
         return model
-    raise RuntimeError(_NO_COMPILER)
+    from torch._dynamo.eval_frame import compile_model
+    return compile_model(model, fullgraph=fullgraph, dynamic=dynamic, backend=backend, mode=mode, options=options)

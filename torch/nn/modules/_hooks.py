@@ -281,4 +281,17 @@ class HooksMixin:
         always = self._forward_hooks_always_called.keys() | _global_forward_hooks_always_called.keys()
         return hooks, with_kwargs, always
 
-    __call__: Callable[..., Any] = _call_impl
+    # Set by Module.compile(): the compiled _call_impl that calls of this module go through.
+    _compiled_call_impl: Callable[..., Any] | None = None
+
+    def _wrapped_call_impl(self, *args: Any, **kwargs: Any) -> Any:
+        if self._compiled_call_impl is not None:
+            return self._compiled_call_impl(*args, **kwargs)
+        return self._call_impl(*args, **kwargs)
+
+    __call__: Callable[..., Any] = _wrapped_call_impl
+
+    def compile(self, *args: Any, **kwargs: Any) -> None:
+        """Compile this module's calls in place with torch.compile (its arguments); state_dict keys and
+        the module's type stay as they are, as PyTorch's Module.compile."""
+        self._compiled_call_impl = torch.compile(self._call_impl, *args, **kwargs)

@@ -1,0 +1,83 @@
+"""torch.compile workloads (issue 27): the 9-operator GELU-style pointwise chain of 2^20 float32 elements eager
+and compiled by the inductor backend (target: compiled at least 4x faster than eager), a small MLP's inference
+step eager and compiled, and the time a compile takes with the kernel cache warm (capture, lowering and loading
+the cached kernels: target at most 1 s).
+
+Like suite.py, this file runs under another interpreter's PyTorch too (suite.py loads it by path): the public
+torch API only, no Ember internals, nothing else of this package.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+Fn = Callable[[], Any]
+_CHAIN = 1 << 20
+
+
+def _gelu_chain(torch: Any) -> Callable[[Any], Any]:
+    def chain(x: Any) -> Any:
+        return 0.5 * x * (1 + torch.tanh(0.7978845608028654 * (x + 0.044715 * x * x * x)))
+    return chain
+
+
+def chain_eager(torch: Any, np: Any, s: Any) -> Fn:
+    x = torch.randn(_CHAIN)
+    chain = _gelu_chain(torch)
+    return lambda: chain(x)
+
+
+def chain_compiled(torch: Any, np: Any, s: Any) -> Fn:
+    x = torch.randn(_CHAIN)
+    compiled = torch.compile(_gelu_chain(torch))
+    compiled(x)
+    return lambda: compiled(x)
+
+
+def _mlp(torch: Any) -> tuple[Any, Any]:
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(64, 256), torch.nn.GELU(approximate="tanh"), torch.nn.Linear(256, 64),
+                                torch.nn.LayerNorm(64)).eval()
+    return model, torch.randn(32, 64)
+
+
+def mlp_eager(torch: Any, np: Any, s: Any) -> Fn:
+    model, x = _mlp(torch)
+
+    def step() -> Any:
+        with torch.no_grad():
+            return model(x)
+    return step
+
+
+def mlp_compiled(torch: Any, np: Any, s: Any) -> Fn:
+    model, x = _mlp(torch)
+    compiled = torch.compile(model)
+
+    def step() -> Any:
+        with torch.no_grad():
+            return compiled(x)
+    step()
+    return step
+
+
+def warm_compile(torch: Any, np: Any, s: Any) -> Fn:
+    x = torch.randn(_CHAIN)
+    chain = _gelu_chain(torch)
+    torch.compile(chain)(x)             # the kernels are in the cache from here on
+
+    def compile_again() -> Any:
+        torch.compiler.reset()
+        return torch.compile(chain)(x)
+    return compile_again
+
+
+def register(case: Callable[..., Callable[[Any], Any]]) -> None:
+    """Adds the workloads to suite.py's cases (group `compile`)."""
+    case("compile.gelu_chain_eager", "9-op GELU-style chain, 2^20 float32: eager", "ms")(chain_eager)
+    case("compile.gelu_chain_compiled", "9-op GELU-style chain, 2^20 float32: torch.compile (inductor)", "ms")(
+        chain_compiled)
+    case("compile.mlp_inference_eager", "MLP 64-256-64 + GELU + LayerNorm, batch 32, no_grad: eager", "us")(mlp_eager)
+    case("compile.mlp_inference_compiled", "MLP 64-256-64 + GELU + LayerNorm, batch 32, no_grad: torch.compile", "us")(
+        mlp_compiled)
+    case("compile.warm_cache_compile", "compile of the GELU chain with the kernel cache warm (reset + first call)",
+         "ms")(warm_compile)

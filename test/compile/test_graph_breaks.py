@@ -1,0 +1,74 @@
+"""Graph breaks: what a graph cannot hold (a tensor's value read in Python, backward, a disabled function)
+runs the function eagerly for those guards, with eager's results; under fullgraph=True it raises
+torch._dynamo.exc.Unsupported, as PyTorch's."""
+import pytest
+
+import torch
+from torch._dynamo.eval_frame import stats
+
+
+def branchy(x):
+    if x.sum() > 0:
+        return x + 1
+    return x - 1
+
+
+def test_data_dependent_branching_runs_eagerly_with_eager_results():
+    compiled = torch.compile(branchy, backend="inductor")
+    for x in (torch.ones(3), -torch.ones(3), torch.ones(3)):
+        assert torch.equal(compiled(x), branchy(x))
+    assert stats["graph_breaks"] == 1
+
+
+@pytest.mark.parametrize("read", [lambda t: t.item(), lambda t: t.tolist(), lambda t: bool(t.sum()),
+                                  lambda t: t.numpy(), lambda t: float(t.max())])
+def test_reading_a_value_under_fullgraph_raises_unsupported(read):
+    def f(x):
+        read(x)
+        return x * 2
+
+    with pytest.raises(torch._dynamo.exc.Unsupported, match="reading a tensor's value in a compiled function"):
+        torch.compile(f, backend="eager", fullgraph=True)(torch.ones(1))
+    assert issubclass(torch._dynamo.exc.Unsupported, RuntimeError)
+
+
+def test_graph_breaks_are_logged(capsys, monkeypatch):
+    monkeypatch.setenv("TORCH_LOGS", "graph_breaks")
+    torch.compile(branchy, backend="eager")(torch.ones(2))
+    err = capsys.readouterr().err
+    assert "[__graph_breaks] Graph break in user code at" in err
+    assert "[__graph_breaks] Graph Break Reason: Tensor.item" in err
+
+
+def test_backward_inside_a_compiled_function_runs_eagerly_and_accumulates_gradients():
+    w = torch.ones(3, requires_grad=True)
+
+    @torch.compile(backend="eager")
+    def step(x):
+        loss = (w * x).sum()
+        loss.backward()
+        return loss.detach()
+
+    step(torch.full((3,), 2.0))
+    step(torch.full((3,), 2.0))
+    assert w.grad.tolist() == [4.0] * 3
+    with pytest.raises(torch._dynamo.exc.Unsupported, match="torch.autograd.backward inside a compiled function"):
+        torch.compile(lambda x: (w * x).sum().backward(), backend="eager", fullgraph=True)(torch.ones(3))
+
+
+def test_a_disabled_function_is_a_graph_break_and_runs_as_it_is():
+    @torch.compiler.disable
+    def helper(x):
+        return x * 2
+
+    compiled = torch.compile(lambda x: helper(x) + 1, backend="eager")
+    assert compiled(torch.ones(1)).item() == 3.0 and stats["graph_breaks"] == 1
+    with pytest.raises(torch._dynamo.exc.Unsupported, match="Skip calling `torch.compiler.disable\\(\\)`d function"):
+        torch.compile(lambda x: helper(x) + 1, backend="eager", fullgraph=True)(torch.ones(1))
+    assert helper(torch.ones(1)).item() == 2.0 and helper._torchdynamo_disable
+
+
+def test_explain_counts_the_break():
+    out = torch._dynamo.explain(branchy)(torch.ones(2))
+    assert (out.graph_count, out.graph_break_count) == (0, 1)
+    assert out.break_reasons[0].reason.startswith("Tensor.item")

@@ -1,0 +1,151 @@
+"""Guards and recompiles: a cached graph is replayed only while what its capture read still holds; a change
+captures again (logged under TORCH_LOGS=recompiles with PyTorch's wording), up to config.recompile_limit,
+after which the function runs eagerly with PyTorch's warning."""
+import logging
+
+import pytest
+
+import torch
+import torch.nn as nn
+from torch._dynamo.eval_frame import stats
+
+
+def captures():
+    return stats["captures"]
+
+
+def _double_plus(x, n):
+    return x * n + 1
+
+
+@pytest.mark.parametrize("change", ["size", "dtype", "stride", "requires_grad", "number"])
+def test_a_changed_input_captures_again_and_gives_eager_results(change):
+    compiled = torch.compile(_double_plus, backend="eager")
+    x = torch.randn(3, 4)
+    compiled(x, 2)
+    other = {"size": (torch.randn(5, 4), 2), "dtype": (x.double(), 2), "stride": (x.t().contiguous().t(), 2),
+             "requires_grad": (x.clone().requires_grad_(), 2), "number": (x, 3)}[change]
+    torch.testing.assert_close(compiled(*other), _double_plus(*other))
+    assert captures() == 2
+    compiled(*other)
+    compiled(x, 2)
+    assert captures() == 2              # both graphs stay cached
+
+
+def test_recompiles_are_logged_with_each_failed_guard(capsys, monkeypatch):
+    monkeypatch.setenv("TORCH_LOGS", "recompiles")
+    compiled = torch.compile(_double_plus, backend="eager")
+    compiled(torch.ones(3), 2)
+    compiled(torch.ones(4), 2)
+    compiled(torch.ones(4, dtype=torch.float64), 2)
+    err = capsys.readouterr().err
+    frame = compiled._ember_compiled.frame_id
+    assert f"[__recompiles] Recompiling function _double_plus in {__file__}:" in err
+    assert f"[__recompiles]     - {frame}/0: tensor 'x' size mismatch at index 0. expected 3, actual 4" in err
+    assert f"[__recompiles]     - {frame}/1: tensor 'x' dtype mismatch. expected Float, actual Double" in err
+
+
+def test_past_the_recompile_limit_the_function_runs_eagerly_with_a_warning(caplog):
+    torch._dynamo.config.cache_size_limit = 2
+    try:
+        assert torch._dynamo.config.recompile_limit == 2
+        compiled = torch.compile(lambda x: x + 1, backend="eager")
+        with caplog.at_level(logging.WARNING, logger="torch._dynamo"):
+            for n in range(1, 6):
+                assert compiled(torch.ones(n)).tolist() == [2.0] * n
+    finally:
+        torch._dynamo.config.recompile_limit = 8
+    assert captures() == 2
+    warnings = [r.getMessage() for r in caplog.records if "hit config.recompile_limit" in r.getMessage()]
+    assert len(warnings) == 1 and warnings[0].startswith("torch._dynamo hit config.recompile_limit (2)")
+    assert "last reason: " in warnings[0] and "size mismatch at index 0. expected 2, actual 3" in warnings[0]
+
+
+def test_error_on_recompile_raises_instead_of_recompiling():
+    compiled = torch.compile(lambda x: x - 1, backend="eager")
+    compiled(torch.ones(2))
+    with torch._dynamo.config.patch(error_on_recompile=True):
+        with pytest.raises(torch._dynamo.exc.RecompileError, match="size mismatch at index 0. expected 2, actual 3"):
+            compiled(torch.ones(3))
+
+
+def test_module_training_flag_and_replaced_parameters_are_guarded():
+    model = nn.Sequential(nn.Linear(3, 3), nn.Dropout(0.9))
+    compiled = torch.compile(model, backend="eager")
+    x = torch.randn(4, 3)
+    model.eval()
+    torch.testing.assert_close(compiled(x), model(x))
+    model.train()
+    torch.manual_seed(0)
+    got = compiled(x)
+    torch.manual_seed(0)
+    torch.testing.assert_close(got, model(x))
+    model[0].weight = nn.Parameter(torch.zeros(3, 3))
+    model.eval()
+    torch.testing.assert_close(compiled(x), model[0].bias.expand(4, 3))
+    assert captures() == 3
+
+
+def test_module_numbers_read_in_forward_are_guarded_by_value():
+    class Scale(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.factor = 2.0
+
+        def forward(self, x):
+            return x * self.factor
+
+    model = Scale()
+    compiled = torch.compile(model, backend="inductor")
+    x = torch.ones(3)
+    assert compiled(x).tolist() == [2.0] * 3
+    model.factor = 5.0
+    assert compiled(x).tolist() == [5.0] * 3
+
+
+def test_closure_cells_and_globals_are_guarded():
+    offset = 1.0
+
+    def f(x):
+        return x + offset + GLOBAL_SCALE
+
+    compiled = torch.compile(f, backend="eager")
+    assert compiled(torch.zeros(1)).item() == 11.0
+    offset = 2.0        # noqa: F841 (read by f through its cell)
+    assert compiled(torch.zeros(1)).item() == 12.0
+    globals()["GLOBAL_SCALE"] = 20.0
+    try:
+        assert compiled(torch.zeros(1)).item() == 22.0
+    finally:
+        globals()["GLOBAL_SCALE"] = 10.0
+
+
+GLOBAL_SCALE = 10.0
+
+
+def test_grad_mode_is_guarded():
+    compiled = torch.compile(lambda x: x * 2, backend="inductor")
+    x = torch.ones(2, requires_grad=True)
+    with torch.no_grad():
+        assert not compiled(x).requires_grad
+    assert compiled(x).requires_grad
+    assert captures() == 2
+
+
+def test_reset_forgets_every_graph():
+    compiled = torch.compile(lambda x: x * 3, backend="eager")
+    compiled(torch.ones(1))
+    torch.compiler.reset()
+    compiled(torch.ones(1))
+    assert captures() == 1 and stats["replays"] == 0
+
+
+def test_explain_reports_graphs_operators_and_guards():
+    def f(x):
+        return (x + 1).relu()
+
+    out = torch._dynamo.explain(f)(torch.randn(3))
+    assert (out.graph_count, out.graph_break_count, out.op_count) == (1, 0, 2)
+    assert [str(op) for op in out.ops_per_graph[0]] == ["aten.add.Tensor", "aten.relu.default"]
+    assert any(g.startswith("TENSOR_MATCH x: torch.float32 [3]") for g in out.out_guards)
+    assert "Graph Count: 1" in str(out)

@@ -1,0 +1,196 @@
+"""The inductor backend: chains of pointwise operators fused into generated C kernels, with eager's results
+(bit for bit where no approximated function is involved: the kernels round each product and sum as the
+eager loops do), eager's output layouts, the same bits on any thread count, a disk cache of compiled
+kernels, and Ember's own kernels for everything else."""
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import torch
+from torch._inductor import codecache, config
+from torch._inductor._gen_pointwise import FORMULAS
+
+
+def kernels_of(compiled):
+    """The fused groups of a compiled function's first graph."""
+    call = compiled._ember_compiled.entries[0].compiled
+    return getattr(call, "_inductor_groups", [])
+
+
+def _overload(name):
+    base, _, overload = name.partition(".")
+    return getattr(getattr(torch.ops.aten, base), overload or "default")
+
+
+@pytest.mark.parametrize("name", sorted(FORMULAS))
+def test_every_fusible_formula_alone_and_in_a_chain_matches_eager(name):
+    tensors, scalars, defaults, _, out, bool_args, _ = FORMULAS[name]
+    op = _overload(name)
+    gen = torch.Generator().manual_seed(sum(map(ord, name)))
+    # (0.1, 0.9): inside every formula's domain (logit, log, sqrt, division)
+    inputs = [torch.rand(4, 5, generator=gen) > 0.5 if arg in bool_args else torch.rand(4, 5, generator=gen) * 0.8 + 0.1
+              for arg in tensors]
+
+    def call(ts):
+        """op on the tensors, every scalar argument at its default or 0.375, by the schema's order."""
+        given = dict(zip(tensors, ts))
+        args = [given[a.name] if a.name in given else defaults.get(a.name, 0.375) for a in op._schema.arguments
+                if a.name in given or a.name in scalars]
+        return op(*args)
+
+    def alone(*ts):
+        return call(ts)
+
+    def chain(*ts):
+        result = call([t if t.dtype == torch.bool else t * 0.5 + 0.25 for t in ts])
+        return result if result.dtype == torch.bool else result * 3.0 - 1.0
+
+    for fn in (alone, chain):
+        compiled = torch.compile(fn)
+        compiled(*inputs)
+        got, want = compiled(*inputs), fn(*inputs)
+        assert got.dtype == want.dtype and got.stride() == want.stride()
+        torch.testing.assert_close(got, want, rtol=2e-6, atol=1e-6)
+        groups = kernels_of(compiled)
+        assert len(groups) == 1 and groups[0].members[-1].target is (op if fn is alone else groups[0].members[-1].target)
+
+
+def gelu_chain(x):
+    return 0.5 * x * (1 + torch.tanh(0.7978845608028654 * (x + 0.044715 * x * x * x)))
+
+
+def test_a_gelu_chain_is_one_kernel_of_nine_nodes():
+    compiled = torch.compile(gelu_chain)
+    x = torch.randn(1000)
+    compiled(x)
+    torch.testing.assert_close(compiled(x), gelu_chain(x), rtol=2e-6, atol=1e-6)
+    (group,) = kernels_of(compiled)
+    assert len(group.members) == 9 and len(group.loads) == 1 and len(group.stores) == 1
+
+
+def test_kernels_without_approximations_give_eagers_bits():
+    def f(x, y, z):
+        return (x * y + z) / (y - 0.5) - x.clamp(-0.2, 0.3)
+
+    compiled = torch.compile(f)
+    x, y, z = torch.randn(3, 64, 65).unbind(0)
+    compiled(x, y, z)
+    assert torch.equal(compiled(x, y, z), f(x, y, z))
+
+
+shapes = st.lists(st.integers(1, 5), min_size=1, max_size=4)
+
+
+@settings(max_examples=40, deadline=None)
+@given(shape=shapes, drop=st.lists(st.booleans(), min_size=4, max_size=4), transpose=st.booleans(),
+       seed=st.integers(0, 2**16))
+def test_broadcast_and_strided_operands_match_eager_with_eagers_layout(shape, drop, transpose, seed):
+    gen = torch.Generator().manual_seed(seed)
+    a = torch.randn(*shape, generator=gen)
+    if transpose and a.dim() >= 2:
+        a = a.transpose(0, -1).contiguous().transpose(0, -1)          # same shape, column-major strides
+    b_shape = [1 if d else s for d, s in zip(drop, shape)]           # size-1 dims broadcast
+    b = torch.randn(*b_shape, generator=gen)
+    c = torch.randn(*shape[1:] or [1], generator=gen)                 # fewer dims: right-aligned
+
+    def f(a, b, c):
+        return torch.where(a > b, a * 2, b.exp()) + c
+
+    compiled = torch.compile(f)
+    compiled(a, b, c)
+    got, want = compiled(a, b, c), f(a, b, c)
+    torch.testing.assert_close(got, want, rtol=2e-6, atol=1e-6)
+    assert got.shape == want.shape and got.stride() == want.stride()
+
+
+def test_the_same_bits_on_one_thread_and_two():
+    x = torch.randn(3 * config.parallel_grain + 17)
+    compiled = torch.compile(gelu_chain)
+    compiled(x)
+    before = torch.get_num_threads()
+    try:
+        torch.set_num_threads(1)
+        one = compiled(x)
+        torch.set_num_threads(2)
+        two = compiled(x)
+    finally:
+        torch.set_num_threads(before)
+    assert torch.equal(one, two)
+
+
+def test_other_dtypes_and_autograd_run_embers_kernels():
+    def f(x):
+        return (x * 2).exp() + 1
+
+    x64 = torch.randn(5, dtype=torch.float64)
+    compiled = torch.compile(f)
+    compiled(x64)
+    assert torch.equal(compiled(x64), f(x64)) and kernels_of(compiled) == []
+    torch.compiler.reset()
+    xg = torch.randn(5, requires_grad=True)
+    compiled(xg)
+    out = compiled(xg)
+    assert out.requires_grad and kernels_of(compiled) == []
+    out.sum().backward()
+    torch.testing.assert_close(xg.grad, 2 * (xg * 2).exp().detach())
+
+
+def test_a_write_between_fused_nodes_is_seen_in_order():
+    def f(x):
+        y = x * 2
+        x.add_(1)
+        return y + x
+
+    x = torch.zeros(4)
+    compiled = torch.compile(f)
+    compiled(x.clone())
+    assert compiled(x).tolist() == [1.0] * 4 and x.tolist() == [1.0] * 4
+
+
+def test_bool_results_are_stored_as_bool():
+    compiled = torch.compile(lambda a, b: (a * 2 > b, (a - b).abs() if False else a - b))
+    a, b = torch.randn(6), torch.randn(6)
+    compiled(a, b)
+    mask, diff = compiled(a, b)
+    assert mask.dtype == torch.bool and torch.equal(mask, a * 2 > b) and torch.equal(diff, a - b)
+
+
+def test_compiled_kernels_are_cached_on_disk_by_their_source():
+    def f(x):
+        return (x + 3).sigmoid() * x
+
+    x = torch.randn(7, 3)
+    torch.compile(f)(x)
+    built = codecache.builds["count"]
+    codecache._loaded.clear()                      # as a new process would: only the disk cache is left
+    torch.compiler.reset()
+    torch.compile(f)(x)
+    assert codecache.builds["count"] == built
+
+
+def test_output_code_logs_the_wrapper_and_the_kernels(capsys, monkeypatch):
+    monkeypatch.setenv("TORCH_LOGS", "output_code")
+    torch.compile(lambda x: (x * 2).relu())(torch.randn(3))
+    err = capsys.readouterr().err
+    assert "[__output_code] def call(l_x_):" in err
+    assert "/* mul: aten.mul.Tensor */" in err and "/* relu: aten.relu.default */" in err
+
+
+def test_a_missing_c_compiler_is_named(monkeypatch):
+    monkeypatch.setattr(config, "cc", "no-such-cc-ember")
+    with pytest.raises(torch._dynamo.exc.BackendCompilerFailed, match="needs a C compiler: 'no-such-cc-ember' was "
+                                                                       "not found"):
+        torch.compile(lambda x: x * 5)(torch.ones(2))
+
+
+def test_numbers_in_formulas_keep_their_value():
+    def f(x):
+        return x * 1e-30 + x / 3.0 - x.clamp(min=-math.inf, max=0.25)
+
+    compiled = torch.compile(f)
+    x = torch.from_numpy(np.linspace(-1, 1, 11, dtype=np.float32))
+    compiled(x)
+    assert torch.equal(compiled(x), f(x))

@@ -1,0 +1,125 @@
+"""Training through torch.compile: a graph autograd records is split into a compiled forward and a compiled
+backward (AOT autograd) run as one autograd.Function, with eager's gradients; random draws, buffers the
+forward writes and frozen parameters behave as eager."""
+import pytest
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+def _twins(make):
+    torch.manual_seed(0)
+    model = make()
+    reference = make()
+    reference.load_state_dict(model.state_dict())
+    return model, reference
+
+
+def _grads(model):
+    return {name: p.grad.clone() for name, p in model.named_parameters() if p.grad is not None}
+
+
+@pytest.mark.parametrize("backend", ["aot_eager", "inductor"])
+def test_training_steps_give_eagers_gradients_and_parameters(backend):
+    def make():
+        return nn.Sequential(nn.Linear(6, 16), nn.GELU(approximate="tanh"), nn.LayerNorm(16), nn.Linear(16, 3))
+
+    model, reference = _twins(make)
+    compiled = torch.compile(model, backend=backend)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    ref_opt = torch.optim.SGD(reference.parameters(), lr=0.1, momentum=0.9)
+    for step in range(4):
+        x, y = torch.randn(8, 6), torch.randint(0, 3, (8,))
+        opt.zero_grad()
+        ref_opt.zero_grad()
+        F.cross_entropy(compiled(x), y).backward()
+        F.cross_entropy(reference(x), y).backward()
+        torch.testing.assert_close(_grads(model), _grads(reference), rtol=1e-5, atol=1e-6)
+        opt.step()
+        ref_opt.step()
+    torch.testing.assert_close(model.state_dict(), reference.state_dict(), rtol=1e-5, atol=1e-6)
+    entry = compiled._compiled.entries[0]
+    assert entry.compiled.__qualname__.startswith("_runner")       # the AOT forward/backward pair
+
+
+def test_dropout_masks_in_backward_are_the_forwards_and_the_generator_moves_once():
+    def make():
+        return nn.Sequential(nn.Linear(5, 5), nn.Dropout(0.5))
+
+    model, reference = _twins(make)
+    compiled = torch.compile(model)
+    for seed in (3, 4):
+        x = torch.randn(4, 5)
+        torch.manual_seed(seed)
+        out = compiled(x)
+        after = torch.rand(1)
+        torch.manual_seed(seed)
+        want = reference(x)
+        assert torch.equal(after, torch.rand(1))
+        torch.testing.assert_close(out, want)
+        out.sum().backward()
+        want.sum().backward()
+        torch.testing.assert_close(_grads(model), _grads(reference))
+
+
+def test_batch_norm_running_statistics_update_once_per_call():
+    def make():
+        return nn.Sequential(nn.Linear(3, 4), nn.BatchNorm1d(4))
+
+    model, reference = _twins(make)
+    compiled = torch.compile(model)
+    for _ in range(3):
+        x = torch.randn(6, 3)
+        compiled(x).sum().backward()
+        reference(x).sum().backward()
+    torch.testing.assert_close(model.state_dict(), reference.state_dict(), rtol=1e-5, atol=1e-6)
+    torch.testing.assert_close(_grads(model), _grads(reference), rtol=1e-5, atol=1e-6)
+
+
+def test_frozen_parameters_get_no_gradient():
+    model = nn.Sequential(nn.Linear(3, 3), nn.Tanh(), nn.Linear(3, 1))
+    model[0].weight.requires_grad_(False)
+    compiled = torch.compile(model)
+    for _ in range(2):
+        compiled(torch.randn(2, 3)).sum().backward()
+    assert model[0].weight.grad is None and model[0].bias.grad is not None
+
+
+def test_gradients_reach_inputs_and_the_backward_is_not_differentiable_twice():
+    def f(x, y):
+        return (x.sigmoid() * y).sum(), x.detach() * 2
+
+    compiled = torch.compile(f)
+    x, y = torch.randn(4, requires_grad=True), torch.randn(4, requires_grad=True)
+    compiled(x, y)
+    loss, plain = compiled(x, y)
+    assert not plain.requires_grad
+    gx, gy = torch.autograd.grad(loss, (x, y))
+    torch.testing.assert_close(gx, (x.sigmoid() * (1 - x.sigmoid()) * y).detach(), rtol=1e-5, atol=1e-6)
+    torch.testing.assert_close(gy, x.sigmoid().detach())
+    loss, _ = compiled(x, y)
+    (g,) = torch.autograd.grad(loss, x, create_graph=True)
+    with pytest.raises(RuntimeError, match="once_differentiable|does not require grad"):
+        g.sum().backward()
+
+
+def test_the_backward_fuses_its_pointwise_nodes():
+    from torch._dynamo import aot_autograd
+
+    graphs = []
+    original = aot_autograd._partition
+
+    def spy(*args):
+        forward, backward = original(*args)
+        graphs.append(backward)
+        return forward, backward
+
+    aot_autograd._partition = spy
+    try:
+        compiled = torch.compile(lambda x: torch.tanh(x * 3).exp().sum())
+        compiled(torch.randn(10, requires_grad=True)).backward()
+    finally:
+        aot_autograd._partition = original
+    targets = [str(n.target) for n in graphs[0].nodes if n.op == "call_function"]
+    assert "aten.tanh_backward.default" in targets or "aten.mul.Tensor" in targets

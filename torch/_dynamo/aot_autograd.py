@@ -1,0 +1,233 @@
+"""AOT autograd: a captured graph that autograd records, split into a forward and a backward graph compiled
+ahead of time (PyTorch's AOTAutograd, here beside the capture whose tracer it uses).
+
+The captured graph runs once more under the operator tracer, with its inputs and the parameters it reads
+(lifted to inputs) as leaves, followed by torch.autograd.grad of its differentiable outputs with tangent
+placeholders: the engine's backward operators are recorded too, in one joint graph. The nodes that do not
+depend on a tangent form the forward graph, which returns the outputs and the values the backward reads
+(the saved tensors); the others form the backward graph. Pointwise values the backward reads whose own
+inputs it has anyway are recomputed there instead of saved. Both graphs are compiled by the backend's
+inner compiler (fused kernels for inductor) and run as one autograd.Function, so Ember's engine still
+drives backward, accumulates gradients and runs hooks. The joint trace runs the graph for real: the random
+generators are put back afterwards and the buffers the graph writes are traced on copies, so the program
+sees one forward, as it did.
+
+Graphs this cannot take run as captured (through autograd, operator by operator): an input that requires
+grad written in place, an output that is an input or shares its memory, a backward that reads a tensor's
+value."""
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import torch
+from torch._dynamo.capture import _CaptureTracer
+from torch.autograd.function import Function, once_differentiable
+from torch.fx.graph import Graph
+from torch.fx.graph_module import GraphModule
+from torch.fx.node import Node, map_arg
+
+__all__ = ["aot_compile"]
+
+Compiler = Callable[[GraphModule, list[Any]], Callable[..., Any]]
+
+
+def _attribute(module: Any, target: str) -> Any:
+    for part in target.split("."):
+        module = getattr(module, part)
+    return module
+
+
+def _run(graph_module: GraphModule, inputs: list[Any], lifted: dict[str, Any]) -> list[Any]:
+    """graph_module's graph run operator by operator, with the lifted get_attrs read from `lifted`."""
+    env: dict[Node, Any] = {}
+    position = 0
+    for node in graph_module.graph.nodes:
+        if node.op == "placeholder":
+            env[node] = inputs[position]
+            position += 1
+        elif node.op == "get_attr":
+            env[node] = lifted[node.target] if node.target in lifted else _attribute(graph_module, node.target)
+        elif node.op == "call_function":
+            args = map_arg(node.args, env.__getitem__)
+            kwargs = map_arg(node.kwargs, env.__getitem__)
+            env[node] = node.target(*args, **kwargs)
+        elif node.op == "output":
+            return list(map_arg(node.args[0], env.__getitem__))
+    raise AssertionError("a graph without an output")
+
+
+class _Unsupported(Exception):
+    """The graph cannot go through AOT autograd (see the module's docstring)."""
+
+
+def _shares_memory(a: torch.Tensor, b: torch.Tensor) -> bool:
+    return a is b or (a.numel() > 0 and b.numel() > 0
+                      and a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr())
+
+
+@dataclass
+class _Joint:
+    graph: Graph
+    constants: torch.nn.Module          # what the joint graph's get_attrs read
+    lifted: list[str]                   # the get_attrs of tensors, made inputs (parameters, buffers)
+    n_outputs: int
+    differentiable: list[bool]          # per forward output
+    wanted: list[int]                   # the primals that take a gradient
+
+
+def _joint(graph_module: GraphModule, example_inputs: list[Any]) -> _Joint:
+    """The forward and backward of graph_module traced into one graph."""
+    graph = graph_module.graph
+    lifted = [n.target for n in graph.nodes
+              if n.op == "get_attr" and isinstance(_attribute(graph_module, n.target), torch.Tensor)]
+    values = list(example_inputs) + [_attribute(graph_module, name) for name in lifted]
+    joint = Graph()
+    tracer = _CaptureTracer(joint, torch.nn.Module())
+    primals = []
+    for i, value in enumerate(values):
+        # traced on copies: what the graph writes (running statistics...) is written once, by the program's call
+        leaf = value.detach().clone().requires_grad_(value.requires_grad)
+        tracer.bind(leaf, joint.placeholder(f"primals_{i + 1}"))
+        primals.append(leaf)
+    versions = [p._version for p in primals]
+    generators = _rng_states()
+    try:
+        with torch.enable_grad(), tracer:
+            outputs = _run(graph_module, primals[:len(example_inputs)],
+                           dict(zip(lifted, primals[len(example_inputs):])))
+    finally:
+        _restore_rng_states(generators)
+    if any(isinstance(o, torch.Tensor) and _shares_memory(o, p) for o in outputs for p in primals):
+        raise _Unsupported("an output shares memory with an input")
+    if any(p.requires_grad and p._version != v for p, v in zip(primals, versions)):
+        raise _Unsupported("an input that requires grad is written in place")
+    differentiable = [isinstance(o, torch.Tensor) and o.requires_grad for o in outputs]
+    wanted = [i for i, p in enumerate(primals) if p.requires_grad]
+    tangents = [torch.ones_like(o) for o, d in zip(outputs, differentiable) if d]
+    for i, tangent in enumerate(tangents):
+        tracer.bind(tangent, joint.placeholder(f"tangents_{i + 1}"))
+    with tracer:
+        grads = torch.autograd.grad([o for o, d in zip(outputs, differentiable) if d], [primals[i] for i in wanted],
+                                    tangents, allow_unused=True)
+    joint.output(tuple([tracer.node_of(o) for o in outputs] + [None if g is None else tracer.node_of(g)
+                                                                 for g in grads]))
+    return _Joint(joint, tracer.constants, lifted, len(outputs), differentiable, wanted)
+
+
+def _rng_states() -> list[tuple[Any, Any]]:
+    """The random generators' states (the CPU's, and CUDA's when it is in use)."""
+    states: list[tuple[Any, Any]] = [(torch.set_rng_state, torch.get_rng_state())]
+    cuda = sys.modules.get("torch.cuda")
+    if cuda is not None and cuda.is_initialized():
+        states.append((cuda.set_rng_state_all, cuda.get_rng_state_all()))
+    return states
+
+
+def _restore_rng_states(states: list[tuple[Any, Any]]) -> None:
+    for restore, state in states:
+        restore(state)
+
+
+def _partition(joint: Graph, n_outputs: int, n_primals: int) -> tuple[Graph, Graph]:
+    """The forward graph (primals -> outputs and saved values) and the backward graph (saved values and
+    tangents -> gradients); and how many values are saved."""
+    placeholders = [n for n in joint.nodes if n.op == "placeholder"]
+    tangents = set(placeholders[n_primals:])
+    backward: set[Node] = set()
+    for node in joint.nodes:
+        if node in tangents or (node.op == "call_function" and any(a in backward for a in node.all_input_nodes)):
+            backward.add(node)
+    output = joint.output_node()
+    results: list[Any] = list(output.args[0])  # type: ignore[arg-type]
+    gradients = set(results[n_outputs:])
+    recompute = _recomputable(joint, backward, tangents)
+    saved: list[Node] = []
+    for node in joint.nodes:
+        if node in backward or node.op == "output" or node in recompute:
+            continue
+        # read by the backward, recomputed there, or a gradient itself (a value that needs no tangent)
+        if any(u in backward or u in recompute or (u is output and node in gradients) for u in node.users):
+            saved.append(node)
+    forward_graph: Graph = Graph()
+    env: dict[Node, Node] = {}
+    for node in joint.nodes:
+        if node.op == "output":
+            break
+        if node in backward or node in recompute:
+            continue
+        env[node] = forward_graph.node_copy(node, env.__getitem__)
+    forward_graph.output(tuple(env[r] for r in results[:n_outputs]) + tuple(env[s] for s in saved))
+    backward_graph: Graph = Graph()
+    benv: dict[Node, Node] = {}
+    for node in saved:
+        benv[node] = backward_graph.placeholder(f"saved_{node.name}")
+    for node in placeholders[n_primals:]:
+        benv[node] = backward_graph.placeholder(node.name)
+    for node in joint.nodes:
+        if node in recompute or (node in backward and node.op != "placeholder"):
+            benv[node] = backward_graph.node_copy(node, benv.__getitem__)
+    backward_graph.output(tuple(None if r is None else benv[r] for r in results[n_outputs:]))
+    return forward_graph, backward_graph
+
+
+def _recomputable(joint: Graph, backward: set[Node], tangents: set[Node]) -> set[Node]:
+    """Forward pointwise nodes only the backward reads whose inputs the backward has anyway (a primal, or a
+    value it reads): cheaper to recompute there than to save (PyTorch's partitioner recomputes such ops)."""
+    from torch._inductor.formulas import lower
+    output = joint.output_node()
+    chosen: set[Node] = set()
+    needed = {a for n in backward for a in n.all_input_nodes if a not in backward}
+    for node in joint.nodes:
+        if node.op != "call_function" or node in backward or lower(node) is None:
+            continue
+        if any(u is output or (u not in backward and u not in chosen) for u in node.users):
+            continue            # the forward needs it anyway
+        inputs_at_hand = all(a.op == "placeholder" or a in needed or a in chosen for a in node.all_input_nodes)
+        if inputs_at_hand and not node.is_impure():
+            chosen.add(node)
+    return chosen
+
+
+def aot_compile(graph_module: GraphModule, example_inputs: list[Any], inner: Compiler) -> Callable[..., Any] | None:
+    """graph_module compiled as a forward and a backward graph (each by inner), run as one autograd.Function;
+    None when the graph cannot go through AOT autograd."""
+    try:
+        joint = _joint(graph_module, example_inputs)
+    except (_Unsupported, RuntimeError):
+        return None
+    n_primals = len(example_inputs) + len(joint.lifted)
+    forward_graph, backward_graph = _partition(joint.graph, joint.n_outputs, n_primals)
+    lifted = [_attribute(graph_module, name) for name in joint.lifted]
+    with torch.no_grad():
+        forward = inner(GraphModule(joint.constants, forward_graph), list(example_inputs) + lifted)
+        backward = inner(GraphModule(joint.constants, backward_graph), [])
+    return _runner(forward, backward, lifted, joint.n_outputs, joint.differentiable, joint.wanted, n_primals)
+
+
+def _runner(forward: Callable[..., Any], backward: Callable[..., Any], lifted: list[Any], n_outputs: int,
+            differentiable: list[bool], wanted: list[int], n_primals: int) -> Callable[..., Any]:
+    class CompiledFunction(Function):
+        @staticmethod
+        def forward(ctx: Any, *primals: Any) -> Any:
+            results = forward(*primals)
+            outputs, saved = results[:n_outputs], results[n_outputs:]
+            ctx.save_for_backward(*saved)
+            ctx.mark_non_differentiable(*[o for o, d in zip(outputs, differentiable)
+                                          if not d and isinstance(o, torch.Tensor)])
+            return tuple(outputs)
+
+        @staticmethod
+        @once_differentiable
+        def backward(ctx: Any, *grads: Any) -> Any:
+            tangents = [g for g, d in zip(grads, differentiable) if d]
+            computed = backward(*ctx.saved_tensors, *tangents)
+            result: list[Any] = [None] * n_primals
+            for index, grad in zip(wanted, computed):
+                result[index] = grad
+            return tuple(result)
+
+    def run(*inputs: Any) -> Any:
+        return CompiledFunction.apply(*inputs, *lifted)
+    return run

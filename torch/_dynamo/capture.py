@@ -1,0 +1,418 @@
+"""torch._dynamo.capture: one call of a function, run for real under the operator tracer, into a graph.
+
+Ember captures without rewriting bytecode: the function runs on the real inputs with make_fx's tracer at
+the dispatcher's Python key (below autograd), so the graph holds the aten operators the call ran, and the
+call's own result is the real one. While it runs, the capture also records what a replay depends on and
+what it must redo (torch._dynamo.guards): the attributes read from modules, the optimizers stepped, grad
+mode switches (as torch._C._set_grad_enabled nodes), and attributes assigned on modules (replayed after
+the graph runs). What a graph cannot hold is a graph break: reading a traced tensor's value (item(),
+bool(), tolist(), NumPy), running backward or autograd.grad, or entering inference mode. The call then
+finishes eagerly and the frame runs eagerly for those guards; under fullgraph=True the break raises
+torch._dynamo.exc.Unsupported where it happens."""
+from __future__ import annotations
+
+import contextlib
+import inspect
+import operator
+import sys
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterator
+
+import torch
+from torch._dynamo import exc
+from torch._dynamo.guards import GuardSet, TensorGuard, global_state, is_plain_value
+from torch.autograd import grad_mode as _grad_mode_module
+from torch.fx.experimental.proxy_tensor import _OperatorTracer
+from torch.fx.graph import Graph
+from torch.fx.graph_module import GraphModule
+from torch.fx.passes.shape_prop import _tensor_facts
+from torch.utils._pytree import tree_flatten
+
+__all__ = ["Captured", "active", "break_graph", "capture"]
+
+# The grad-mode switches torch.autograd.grad_mode calls (the capture stands in front of them).
+_grad_switches = getattr(_grad_mode_module, "_mode")
+
+_active: _Capture | None = None
+
+
+def active() -> bool:
+    """Whether a capture is running (torch.compiler.is_compiling())."""
+    return _active is not None
+
+
+def break_graph(reason: str) -> None:
+    """The running capture cannot hold what comes next: a graph break (Unsupported under fullgraph=True)."""
+    if _active is not None:
+        _active.graph_break(reason)
+
+
+@dataclass
+class Write:
+    """A module attribute the captured call assigned: replayed after the graph, from the graph's
+    output `output` (a tensor the graph computes) or as `value` (anything else)."""
+    module: Any
+    name: str
+    output: int | None
+    value: Any
+
+
+@dataclass
+class Captured:
+    """What one capture produced: the graph (None after a graph break), its guards, the module
+    attribute writes to replay, and how to rebuild the result from the graph's outputs."""
+    graph_module: GraphModule | None
+    guards: GuardSet
+    example_inputs: list[torch.Tensor]
+    tensor_positions: list[int]         # the flat inputs that are the graph's placeholders, in order
+    result_leaves: list[Any]            # the result's leaves; a tensor leaf is replaced by an output
+    result_outputs: list[int | None]    # per leaf: the graph output holding it, or None (a constant)
+    result_spec: Any
+    writes: list[Write]
+    break_reason: str | None = None
+    result: Any = None                  # the captured call's own result
+
+
+class _CaptureTracer(_OperatorTracer):
+    """make_fx's tracer, recording each value's metadata, and running plainly after a graph break."""
+
+    def __init__(self, graph: Graph, constants: torch.nn.Module) -> None:
+        super().__init__(graph, constants, {})
+        self.broken = False
+        self.constant_tensors: list[torch.Tensor] = []
+
+    def bind(self, tensor: torch.Tensor, node: Any) -> None:
+        super().bind(tensor, node)
+        node.meta["tensor_meta"] = _tensor_facts(tensor, include_contiguity=False)
+        node.meta["example"] = (tuple(tensor.shape), tuple(tensor.stride()), tensor.dtype, tensor.device,
+                                tensor.storage_offset())
+
+    def _constant(self, tensor: torch.Tensor) -> Any:
+        self.constant_tensors.append(tensor)
+        return super()._constant(tensor)
+
+    def __torch_dispatch__(self, func: Any, types: tuple[type, ...], args: tuple[Any, ...] = (),
+                           kwargs: dict[str, Any] | None = None) -> Any:
+        if self.broken:
+            return func(*args, **(kwargs or {}))
+        return super().__torch_dispatch__(func, types, args, kwargs)
+
+
+class _Capture:
+    """The state of one running capture."""
+
+    def __init__(self, fullgraph: bool) -> None:
+        self.fullgraph = fullgraph
+        self.graph = Graph()
+        self.constants = torch.nn.Module()
+        self.tracer = _CaptureTracer(self.graph, self.constants)
+        self.guards = GuardSet()
+        self.read_keys: set[tuple[int, str]] = set()
+        self.writes: dict[tuple[int, str], tuple[Any, str, Any]] = {}
+        self.optimizers: dict[int, Any] = {}
+        self.break_reason: str | None = None
+        self.source_tensors: list[torch.Tensor] = []
+
+    def graph_break(self, reason: str) -> None:
+        if self.break_reason is None:
+            self.break_reason = reason
+        if self.fullgraph:
+            raise exc.Unsupported(reason)
+        self.tracer.broken = True
+
+    def traced(self, tensor: Any) -> bool:
+        """Whether reading this tensor's value would bake it into the graph: any tensor but a wrapped Python
+        number, until the capture has broken."""
+        return isinstance(tensor, torch.Tensor) and not tensor._is_wrapped_number and not self.tracer.broken
+
+    # -- reads and writes on modules --------------------------------------------------------------------------------
+    def module_read(self, module: Any, name: str, value: Any) -> None:
+        key = (id(module), name)
+        if module is self.constants or key in self.read_keys or key in self.writes or name in _UNGUARDED_ATTRIBUTES:
+            return
+        if not (is_plain_value(value) or isinstance(value, (torch.Tensor, torch.nn.Module))):
+            return
+        self.read_keys.add(key)
+        self.guards.add_read(f"{type(module).__name__}.{name}", module, operator.attrgetter(name), value)
+
+    def module_write(self, module: Any, name: str, value: Any) -> None:
+        if module is self.constants:
+            return
+        self.writes[(id(module), name)] = (module, name, value)
+
+    def grad_read(self, tensor: Any, grad: Any) -> None:
+        """A tensor's .grad read: a graph input read from the tensor at each call (a new gradient each step),
+        or, when it has none, a guard that it still has none."""
+        key = (id(tensor), "grad")
+        if self.tracer.broken or key in self.read_keys or key in self.writes:
+            return
+        self.read_keys.add(key)
+        if grad is None or id(grad) in self.tracer.nodes:
+            self.guards.add_read("a tensor's .grad", tensor, operator.attrgetter("grad"), grad,
+                                 by_value=grad is None)
+            return
+        first_op = next((n for n in self.graph.nodes if n.op != "placeholder"), None)
+        with self.graph.inserting_before(first_op):
+            node = self.graph.placeholder(f"grad_{len(self.guards.sources)}")
+        self.tracer.bind(grad, node)
+        self.guards.add_source(f"grad_{len(self.guards.sources)}", tensor, operator.attrgetter("grad"), grad)
+        self.source_tensors.append(grad)
+
+    def optimizer_stepped(self, opt: Any) -> None:
+        if id(opt) not in self.optimizers:
+            self.optimizers[id(opt)] = opt
+            self.guards.add_read(f"{type(opt).__name__}'s hyperparameters and state", opt, _optimizer_snapshot,
+                                 _optimizer_snapshot(opt), by_value=True)
+
+
+# Attributes read on every module call whose values never change what the graph computes.
+_UNGUARDED_ATTRIBUTES = frozenset({"_compiled_call_impl", "__dict__", "__class__", "forward", "_call_impl"})
+
+
+def _optimizer_snapshot(opt: Any) -> tuple[Any, ...]:
+    """An optimizer's hyperparameters by value, its parameters and state tensors by identity: a step
+    captured before the state existed (the first step) is not replayed on a later one."""
+    items: list[Any] = []
+    for group in opt.param_groups:
+        for key, value in sorted(group.items(), key=lambda kv: kv[0]):
+            if key == "params":
+                items.append(tuple(id(p) for p in value))
+            elif is_plain_value(value):
+                items.append((key, tuple(value) if isinstance(value, list) else value))
+            elif isinstance(value, torch.Tensor):
+                items.append((key, id(value)))
+    for param, state in opt.state.items():
+        items.append(id(param))
+        for key, value in sorted(state.items(), key=lambda kv: str(kv[0])):
+            items.append((key, id(value) if isinstance(value, torch.Tensor) else value))
+    return tuple(items)
+
+
+# -- the patches that observe the call -------------------------------------------------------------------------------
+class _GradModeRecorder:
+    """Stands for c10.grad_mode in torch.autograd.grad_mode while capturing: a switch is done and recorded."""
+
+    def __init__(self, capture: _Capture) -> None:
+        self._capture = capture
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(_grad_switches, name)
+
+    def set_grad_enabled(self, enabled: bool) -> None:
+        _grad_switches.set_grad_enabled(enabled)
+        if not self._capture.tracer.broken:
+            self._capture.graph.call_function(torch._C._set_grad_enabled, (bool(enabled),))
+
+    def set_inference_mode(self, enabled: bool) -> None:
+        if enabled:
+            self._capture.graph_break("inference_mode inside a compiled function")
+        _grad_switches.set_inference_mode(enabled)
+
+
+@contextlib.contextmanager
+def _patched(patches: list[tuple[Any, str, Any]]) -> Iterator[None]:
+    """Set each (owner, name, value) for the block; afterwards each owner has what it had (an inherited
+    attribute is inherited again)."""
+    saved = [(owner, name, owner.__dict__.get(name, _INHERITED) if isinstance(owner, type) else getattr(owner, name))
+             for owner, name, _ in patches]
+    for owner, name, value in patches:
+        setattr(owner, name, value)
+    try:
+        yield
+    finally:
+        for owner, name, value in reversed(saved):
+            if value is _INHERITED:
+                delattr(owner, name)
+            else:
+                setattr(owner, name, value)
+
+
+_INHERITED = object()
+
+
+def _observers(capture: _Capture) -> list[tuple[Any, str, Any]]:
+    """The patches through which a capture sees module attribute reads and writes, reads of tensor values,
+    autograd calls and grad-mode switches."""
+    module_cls, tensor_cls, autograd = torch.nn.Module, torch.Tensor, torch.autograd
+    saved_getattr, saved_setattr = module_cls.__getattr__, module_cls.__setattr__
+
+    def getattribute(self: Any, name: str) -> Any:
+        value = object.__getattribute__(self, name)
+        capture.module_read(self, name, value)
+        return value
+
+    def getattr_(self: Any, name: str) -> Any:
+        value = saved_getattr(self, name)
+        capture.module_read(self, name, value)
+        return value
+
+    def setattr_(self: Any, name: str, value: Any) -> None:
+        saved_setattr(self, name, value)
+        capture.module_write(self, name, value)
+
+    def value_read(saved: Callable[..., Any], what: str) -> Callable[..., Any]:
+        def read(self: Any, *args: Any, **kwargs: Any) -> Any:
+            if capture.traced(self):
+                capture.graph_break(f"{what}: reading a tensor's value in a compiled function (data-dependent)")
+            return saved(self, *args, **kwargs)
+        return read
+
+    def autograd_call(saved: Callable[..., Any], what: str) -> Callable[..., Any]:
+        def call(*args: Any, **kwargs: Any) -> Any:
+            capture.graph_break(f"{what} inside a compiled function (Ember compiles the forward; backward runs "
+                                "eagerly)")
+            return saved(*args, **kwargs)
+        return call
+
+    grad_property = tensor_cls.__dict__["grad"]
+
+    def read_grad(self: Any) -> Any:
+        grad = grad_property.fget(self)
+        capture.grad_read(self, grad)
+        return grad
+
+    def write_grad(self: Any, value: Any) -> None:
+        grad_property.fset(self, value)
+        capture.module_write(self, "grad", value)
+
+    def delete_grad(self: Any) -> None:
+        grad_property.fdel(self)
+        capture.module_write(self, "grad", None)
+
+    return [(tensor_cls, "grad", property(read_grad, write_grad, delete_grad, grad_property.__doc__)),
+            (module_cls, "__getattribute__", getattribute), (module_cls, "__getattr__", getattr_),
+            (module_cls, "__setattr__", setattr_),
+            (tensor_cls, "item", value_read(tensor_cls.item, "Tensor.item")),
+            (tensor_cls, "tolist", value_read(tensor_cls.tolist, "Tensor.tolist")),
+            (tensor_cls, "_numpy_view", value_read(tensor_cls._numpy_view, "Tensor.numpy")),
+            (autograd, "backward", autograd_call(autograd.backward, "torch.autograd.backward")),
+            (autograd, "grad", autograd_call(autograd.grad, "torch.autograd.grad")),
+            (_grad_mode_module, "_mode", _GradModeRecorder(capture))]
+
+
+@contextlib.contextmanager
+def _observed(capture: _Capture) -> Iterator[None]:
+    # Optimizers are watched through torch.optim's global step hook when the program uses torch.optim (it is
+    # imported then); the capture itself does not import it (torch.optim and torch.utils.data stay apart).
+    optimizers = sys.modules.get("torch.optim.optimizer")
+    hook = None if optimizers is None else optimizers.register_optimizer_step_pre_hook(
+        lambda opt, args, kwargs: capture.optimizer_stepped(opt))
+    try:
+        with _patched(_observers(capture)):
+            yield
+    finally:
+        if hook is not None:
+            hook.remove()
+
+
+# -- capturing one call ------------------------------------------------------------------------------------------------
+def _input_names(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[str]:
+    """A name per flattened input, as the guards and the graph show them: the parameter's name, with its
+    position in the parameter's pytree when it holds several (d_0, d_1)."""
+    try:
+        bound = inspect.signature(fn).bind(*args, **kwargs)
+        named = list(bound.arguments.items())
+    except (TypeError, ValueError):
+        named = [(f"arg{i}", a) for i, a in enumerate(args)] + list(kwargs.items())
+    names: list[str] = []
+    for name, value in named:
+        leaves = len(tree_flatten(value)[0])
+        names.extend([name] if leaves == 1 else [f"{name}_{i}" for i in range(leaves)])
+    return names
+
+
+def _function_reads(guards: GuardSet, fn: Callable[..., Any]) -> None:
+    """Guards on the compiled function's closure cells and the globals its code names."""
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        return
+    for name, cell in zip(code.co_freevars, getattr(fn, "__closure__", None) or ()):
+        try:
+            value = cell.cell_contents
+        except ValueError:
+            continue
+        if is_plain_value(value) or isinstance(value, (torch.Tensor, torch.nn.Module)):
+            guards.add_read(f"closure variable {name}", cell, operator.attrgetter("cell_contents"), value)
+    module_globals = getattr(fn, "__globals__", {})
+    holder = _GlobalsHolder(module_globals)
+    for name in code.co_names:
+        if name in module_globals:
+            value = module_globals[name]
+            if is_plain_value(value) or isinstance(value, (torch.Tensor, torch.nn.Module)):
+                guards.add_read(f"global {name}", holder, operator.itemgetter(name), value)
+
+
+class _GlobalsHolder:
+    """A module's globals dict, weakly referable for its guard."""
+
+    def __init__(self, namespace: dict[str, Any]) -> None:
+        self.namespace = namespace
+
+    def __getitem__(self, name: str) -> Any:
+        return self.namespace[name]
+
+
+def capture(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any], fullgraph: bool,
+            guard_target: Callable[..., Any] | None = None) -> Captured:
+    """Run fn(*args, **kwargs) once, for real, capturing its graph; the result is in Captured.result."""
+    global _active
+    if _active is not None:
+        raise exc.InternalTorchDynamoError("a capture is already running")
+    flat, structure = tree_flatten((args, kwargs))
+    names = _input_names(fn, args, kwargs)
+    if len(names) != len(flat):
+        names = [f"arg{i}" for i in range(len(flat))]
+    cap = _Capture(fullgraph)
+    guards = cap.guards
+    guards.count, guards.structure, guards.state = len(flat), structure, global_state()
+    positions: list[int] = []
+    for i, (name, value) in enumerate(zip(names, flat)):
+        if isinstance(value, torch.Tensor):
+            node = cap.graph.placeholder(f"L_{name}_")
+            cap.tracer.bind(value, node)
+            positions.append(i)
+            guards.tensors.append((i, TensorGuard.of(name, value)))
+        else:
+            guards.values.append((i, name, value))
+    _function_reads(guards, guard_target or fn)
+    _active = cap
+    try:
+        with _observed(cap), cap.tracer:
+            result = fn(*args, **kwargs)
+    finally:
+        _active = None
+    example_inputs = [flat[i] for i in positions] + cap.source_tensors
+    leaves, result_spec = tree_flatten(result)
+    if cap.break_reason is not None:
+        return Captured(None, guards, example_inputs, positions, leaves, [None] * len(leaves), result_spec, [],
+                        cap.break_reason, result)
+    return _finish(cap, example_inputs, positions, leaves, result_spec, result)
+
+
+def _finish(cap: _Capture, example_inputs: list[torch.Tensor], positions: list[int], leaves: list[Any],
+            result_spec: Any, result: Any) -> Captured:
+    """The graph's outputs (the result's tensors, then the tensors assigned to module attributes), dead code
+    removed, and the guards on the tensors the graph holds as constants."""
+    tracer = cap.tracer
+    outputs: list[Any] = []
+    result_outputs: list[int | None] = []
+    for leaf in leaves:
+        if isinstance(leaf, torch.Tensor) and not leaf._is_wrapped_number:
+            result_outputs.append(len(outputs))
+            outputs.append(tracer.node_of(leaf))
+        else:
+            result_outputs.append(None)
+    writes: list[Write] = []
+    for module, name, value in cap.writes.values():
+        if isinstance(value, torch.Tensor) and id(value) in tracer.nodes:
+            writes.append(Write(module, name, len(outputs), None))
+            outputs.append(tracer.node_of(value))
+        else:
+            writes.append(Write(module, name, None, value))
+    cap.graph.output(tuple(outputs))
+    cap.graph.eliminate_dead_code()
+    graph_module = GraphModule(cap.constants, cap.graph)
+    for tensor in tracer.constant_tensors:
+        cap.guards.constants.append((tensor, TensorGuard.of("constant", tensor)))
+    return Captured(graph_module, cap.guards, example_inputs, positions, leaves, result_outputs, result_spec,
+                    writes, None, result)

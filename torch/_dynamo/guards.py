@@ -1,0 +1,186 @@
+"""torch._dynamo.guards: what a captured graph depends on, checked before each replay.
+
+A graph is replayed only while everything its capture read still holds: each tensor input's sizes,
+strides, dtype, device and requires_grad; each non-tensor input's value; grad mode, the default dtype and
+autocast; the attributes the function read from modules (parameters and submodules by identity, numbers
+and flags such as `training` by value); the closure cells and globals of the compiled function; and, for
+an optimizer stepped inside, its hyperparameters and the identity of its state. `check` returns None
+when all hold, else the first failure in PyTorch's words ("tensor 'x' size mismatch at index 0. expected
+3, actual 4")."""
+from __future__ import annotations
+
+import weakref
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import torch
+
+__all__ = ["GuardSet", "TensorGuard", "global_state", "is_plain_value"]
+
+_PLAIN = (int, float, bool, str, bytes, type(None), torch.dtype, torch.device, complex)
+
+
+def is_plain_value(value: Any) -> bool:
+    """A value a guard compares by equality: numbers, strings, None, dtypes and devices, and tuples or
+    lists of them."""
+    if isinstance(value, _PLAIN):
+        return True
+    if isinstance(value, (tuple, list)) and len(value) <= 64:
+        return all(isinstance(v, _PLAIN) for v in value)
+    return False
+
+
+def global_state() -> tuple[Any, ...]:
+    """The process state a graph's behaviour depends on: grad mode, the default dtype, autocast."""
+    return (torch.is_grad_enabled(), torch.get_default_dtype(), torch.is_autocast_enabled("cpu"),
+            torch.is_autocast_enabled("cuda"), torch.get_autocast_dtype("cpu"), torch.get_autocast_dtype("cuda"))
+
+
+def _dtype_name(dtype: torch.dtype) -> str:
+    """PyTorch's guard messages name dtypes by their C++ scalar type (Float, Double, Long...)."""
+    return {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16", "int64": "Long",
+            "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool",
+            "complex64": "ComplexFloat", "complex128": "ComplexDouble"}.get(str(dtype).rpartition(".")[2], str(dtype))
+
+
+@dataclass(frozen=True)
+class TensorGuard:
+    """The metadata of a tensor the graph was captured with."""
+    name: str
+    shape: tuple[int, ...]
+    stride: tuple[int, ...]
+    dtype: torch.dtype
+    device: torch.device
+    requires_grad: bool
+
+    @classmethod
+    def of(cls, name: str, tensor: torch.Tensor) -> TensorGuard:
+        return cls(name, tuple(tensor.shape), tuple(tensor.stride()), tensor.dtype, tensor.device,
+                   tensor.requires_grad)
+
+    def failure(self, tensor: Any) -> str | None:
+        if not isinstance(tensor, torch.Tensor):
+            return f"{self.name} is not a tensor (now {type(tensor).__name__})"
+        if tensor.dtype is not self.dtype:
+            return (f"tensor '{self.name}' dtype mismatch. expected {_dtype_name(self.dtype)}, "
+                    f"actual {_dtype_name(tensor.dtype)}")
+        if tensor.device != self.device:
+            return f"tensor '{self.name}' device mismatch. expected {self.device}, actual {tensor.device}"
+        if tensor.requires_grad != self.requires_grad:
+            return (f"tensor '{self.name}' requires_grad mismatch. expected requires_grad={int(self.requires_grad)}")
+        shape = tuple(tensor.shape)
+        if shape != self.shape:
+            if len(shape) != len(self.shape):
+                return f"tensor '{self.name}' rank mismatch. expected {len(self.shape)}, actual {len(shape)}"
+            i = next(i for i, (a, b) in enumerate(zip(self.shape, shape)) if a != b)
+            return f"tensor '{self.name}' size mismatch at index {i}. expected {self.shape[i]}, actual {shape[i]}"
+        stride = tuple(tensor.stride())
+        if stride != self.stride:
+            i = next(i for i, (a, b) in enumerate(zip(self.stride, stride)) if a != b)
+            return f"tensor '{self.name}' stride mismatch at index {i}. expected {self.stride[i]}, actual {stride[i]}"
+        return None
+
+
+@dataclass
+class _ReadGuard:
+    """An attribute (or a cell, a global, an optimizer's state) read while capturing: `read()` gives its
+    value now; plain values compare equal, anything else must be the same object."""
+    description: str
+    read: Callable[[], Any]
+    expected: Any
+    by_value: bool
+
+    def failure(self) -> str | None:
+        try:
+            now = self.read()
+        except Exception:       # the attribute is gone, or its owner was freed
+            return f"{self.description} is no longer available"
+        if self.by_value:
+            same = type(now) is type(self.expected) and now == self.expected
+            if same:
+                return None
+            if isinstance(self.expected, tuple) and len(self.expected) > 4:      # a snapshot: too long to show
+                return f"{self.description} changed"
+            return f"{self.description} == {self.expected!r}"
+        return None if now is self.expected else f"{self.description} is no longer the object it was"
+
+
+def _weak_reader(owner: Any, read: Callable[[Any], Any]) -> Callable[[], Any]:
+    """read(owner) without keeping owner alive (an owner that cannot be weakly referenced is held)."""
+    try:
+        ref = weakref.ref(owner)
+    except TypeError:
+        return lambda: read(owner)
+
+    def reader() -> Any:
+        alive = ref()
+        if alive is None:
+            raise ReferenceError("freed")
+        return read(alive)
+    return reader
+
+
+@dataclass
+class GuardSet:
+    """Every check one captured graph needs."""
+    tensors: list[tuple[int, TensorGuard]] = field(default_factory=list)      # (flat input position, guard)
+    values: list[tuple[int, str, Any]] = field(default_factory=list)          # (position, name, value)
+    state: tuple[Any, ...] = ()
+    reads: list[_ReadGuard] = field(default_factory=list)
+    constants: list[tuple[torch.Tensor, TensorGuard]] = field(default_factory=list)
+    # inputs read from the program's objects (a parameter's .grad): (reader, guard), passed after the arguments
+    sources: list[tuple[Callable[[], Any], TensorGuard]] = field(default_factory=list)
+    count: int = 0          # how many inputs the flattened call has
+    structure: Any = None   # the pytree structure of (args, kwargs)
+
+    def add_read(self, description: str, owner: Any, read: Callable[[Any], Any], value: Any,
+                 by_value: bool | None = None) -> None:
+        plain = is_plain_value(value) if by_value is None else by_value
+        self.reads.append(_ReadGuard(description, _weak_reader(owner, read),
+                                     (list(value) if isinstance(value, list) else value) if plain else value, plain))
+
+    def describe(self) -> list[str]:
+        """Every guard, one line each (explain()'s out_guards)."""
+        lines = [f"TENSOR_MATCH {g.name}: {g.dtype} {list(g.shape)} stride {list(g.stride)} {g.device} "
+                 f"requires_grad={g.requires_grad}" for _, g in self.tensors]
+        lines += [f"CONSTANT_MATCH {name} == {value!r}" for _, name, value in self.values]
+        lines.append("GLOBAL_STATE grad mode, default dtype, autocast")
+        lines += [f"{'EQUALS_MATCH' if r.by_value else 'ID_MATCH'} {r.description}" for r in self.reads]
+        lines += [f"TENSOR_MATCH constant: {g.dtype} {list(g.shape)}" for _, g in self.constants]
+        lines += [f"TENSOR_MATCH {g.name}: {g.dtype} {list(g.shape)} (an input read from the program)"
+                  for _, g in self.sources]
+        return lines
+
+    def check(self, flat: list[Any], structure: Any) -> str | None:
+        """None when the graph may be replayed for these flattened inputs, else why not."""
+        if structure != self.structure:
+            return "the arguments' structure changed"
+        for position, guard in self.tensors:
+            failure = guard.failure(flat[position])
+            if failure is not None:
+                return failure
+        for position, name, value in self.values:
+            now = flat[position]
+            if type(now) is not type(value) or now != value:
+                return f"{name} == {value!r}"
+        if global_state() != self.state:
+            return "global state changed (grad mode, default dtype or autocast)"
+        for read in self.reads:
+            failure = read.failure()
+            if failure is not None:
+                return failure
+        for tensor, guard in self.constants:
+            failure = guard.failure(tensor)
+            if failure is not None:
+                return failure
+        for reader, guard in self.sources:
+            try:
+                failure = guard.failure(reader())
+            except ReferenceError:
+                failure = f"the owner of {guard.name} was freed"
+            if failure is not None:
+                return failure
+        return None
+
+    def add_source(self, description: str, owner: Any, read: Callable[[Any], Any], tensor: torch.Tensor) -> None:
+        self.sources.append((_weak_reader(owner, read), TensorGuard.of(description, tensor)))

@@ -1,0 +1,119 @@
+"""C source of a graph's fused kernels.
+
+Each kernel is one C function over the group's shape: its loads and stores with their strides (a load
+broadcast along a dimension has stride 0), the dimensions that every operand steps through uniformly
+merged, then one flat loop, or rows of a contiguous inner loop, split across OpenMP threads above the
+grain. Sizes and strides are constants in the source (a graph is specialised on them), so the inner loop
+is a plain strided loop that gcc vectorises with the branch-free math of vec_math.h. Each member is a
+local of the loop body; the source carries, as a comment, the graph node every line comes from."""
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+from torch._inductor.scheduler import FusedGroup
+
+__all__ = ["kernel_source", "module_source"]
+
+_CTYPES = {torch.float32: "float", torch.bool: "unsigned char"}
+
+
+def _strides_for(shape: tuple[int, ...], operand_shape: tuple[int, ...], operand_stride: tuple[int, ...]) -> list[int]:
+    """The operand's strides over the kernel's shape (right-aligned; broadcast dimensions step by 0)."""
+    pad = len(shape) - len(operand_shape)
+    strides = [0] * pad + [0 if size == 1 else stride for size, stride in zip(operand_shape, operand_stride)]
+    return [0 if shape[d] == 1 else strides[d] for d in range(len(shape))]
+
+
+def _coalesce(shape: tuple[int, ...], strides: list[list[int]]) -> tuple[list[int], list[list[int]]]:
+    """Merge neighbouring dimensions that every operand steps through as one (size-1 dimensions dropped)."""
+    keep = [d for d in range(len(shape)) if shape[d] != 1]
+    sizes = [shape[d] for d in keep]
+    per = [[s[d] for d in keep] for s in strides]
+    d = len(sizes) - 1
+    while d > 0:
+        if all(p[d - 1] == p[d] * sizes[d] for p in per):
+            sizes[d - 1] *= sizes[d]
+            for p in per:
+                p[d - 1] = p[d]
+                del p[d]
+            del sizes[d]
+        d -= 1
+    if not sizes:
+        return [1], [[0] for _ in per]
+    return sizes, per
+
+
+def kernel_source(group: FusedGroup, grain: int) -> str:
+    """The C function of one fused group: void kernelN(loads..., stores..., int threads)."""
+    shape = group.shape
+    operands = [*group.loads, *group.stores]
+    strides = [_strides_for(shape, node.meta["example"][0], node.meta["example"][1]) for node in operands]
+    sizes, steps = _coalesce(shape, strides)
+    numel = 1
+    for size in shape:
+        numel *= size
+    params = [f"const {_CTYPES[n.meta['example'][2]]}* __restrict p{i}" for i, n in enumerate(group.loads)]
+    params += [f"{_CTYPES[n.meta['example'][2]]}* __restrict p{len(group.loads) + i}"
+               for i, n in enumerate(group.stores)]
+    inner, rows = sizes[-1], numel // sizes[-1] if sizes[-1] else 0
+    if rows == 1:           # one flat loop: offsets are multiples of j
+        offset = {i: f"j * {step[-1]}" if step[-1] != 1 else "j" for i, step in enumerate(steps)}
+    else:
+        offset = {i: f"o{i} + j * {step[-1]}" if step[-1] else f"o{i}" for i, step in enumerate(steps)}
+    body = []
+    names: dict[Any, str] = {}
+    for i, node in enumerate(group.loads):
+        load = f"p{i}[{offset[i]}]"
+        names[node] = f"((float){load})" if node.meta["example"][2] is torch.bool else load
+    for k, member in enumerate(group.members):
+        lowered = group.lowered[member]
+        expr = lowered.expr.format(*(names[o] for o in lowered.operands))
+        ctype = "int" if lowered.out == "bool" else "float"
+        body.append(f"            {ctype} t{k} = {expr};  /* {member.name}: {member.target} */")
+        names[member] = f"t{k}"
+    for i, member in enumerate(group.stores):
+        slot = len(group.loads) + i
+        value = names[member]
+        if member.meta["example"][2] is torch.bool:
+            value = f"(unsigned char)({value} != 0)"
+        body.append(f"            p{slot}[{offset[slot]}] = {value};")
+    row_offsets = _row_offsets(sizes, steps)
+    parallel = f"#pragma omp parallel for num_threads(threads) schedule(static) if({numel} >= {grain})"
+    if rows == 1:
+        loop = ["    " + parallel,
+                f"    for (long j = 0; j < {inner}L; j++) {{", *(line[4:] for line in body), "    }"]
+    else:
+        loop = ["    " + parallel,
+                f"    for (long r = 0; r < {rows}L; r++) {{",
+                *row_offsets,
+                f"        for (long j = 0; j < {inner}L; j++) {{", *body, "        }", "    }"]
+    header = [f"/* {group.name}: {len(group.members)} fused node(s) over shape {list(shape)} */"]
+    footer: list[str] = []
+    if any(lowered.approximates for lowered in group.lowered.values()):
+        # as the eager loops of such formulas: products and sums may contract into FMAs (its bits are its own)
+        header += ["#pragma GCC push_options", '#pragma GCC optimize("fp-contract=fast")']
+        footer = ["#pragma GCC pop_options"]
+    signature = f"void {group.name}({', '.join([*params, 'int threads'])}) {{"
+    return "\n".join([*header, signature, *loop, "}", *footer])
+
+
+def _row_offsets(sizes: list[int], steps: list[list[int]]) -> list[str]:
+    """Each operand's offset at the start of row r (r runs over every dimension but the last)."""
+    lines = ["        long rest = r;"]
+    lines += [f"        long o{i} = 0;" for i in range(len(steps))]
+    for d in range(len(sizes) - 2, -1, -1):
+        lines.append(f"        {{ long at = rest % {sizes[d]}L; rest /= {sizes[d]}L;")
+        lines += [f"          o{i} += at * {step[d]}L;" for i, step in enumerate(steps) if step[d]]
+        lines.append("        }")
+    lines.append("        (void)rest;")
+    return lines
+
+
+def module_source(groups: list[FusedGroup], grain: int) -> str:
+    """The C file of a graph's kernels."""
+    parts = ["/* Generated by torch._inductor (Ember) from a captured graph: fused pointwise kernels. */",
+             "#include <math.h>", '#include "vec_math.h"',
+             "#pragma GCC optimize(\"no-trapping-math\", \"no-math-errno\")", ""]
+    parts += [kernel_source(group, grain) + "\n" for group in groups]
+    return "\n".join(parts)

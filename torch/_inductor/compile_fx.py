@@ -1,0 +1,138 @@
+"""compile_fx: a captured graph compiled into a Python function that runs fused kernels.
+
+The graph's fusible pointwise nodes are grouped (scheduler.plan), each group becomes one C kernel
+(codegen_c), the kernels of the graph are compiled together into one library (codecache), and the graph
+becomes a generated Python function: each kernel called where its last member was, on buffers laid out
+as eager's results were, every other node calling its operator as the graph did (through the
+dispatcher, so autograd, views and Ember's own kernels are as eager). TORCH_LOGS=output_code prints the
+function and the C source."""
+from __future__ import annotations
+
+import ctypes
+from typing import Any, Callable
+
+import torch
+from torch import _logging
+from torch._inductor import codecache, config
+from torch._inductor.codegen_c import module_source
+from torch._inductor.scheduler import FusedGroup, plan
+
+__all__ = ["compile_fx"]
+
+_SIMPLE = (int, float, bool, str, type(None))
+
+
+class _Wrapper:
+    """The generated Python function's source and the globals it reads."""
+
+    def __init__(self, graph_module: Any, groups: list[FusedGroup], library: Any) -> None:
+        self.graph_module = graph_module
+        self.groups = groups
+        self.library = library
+        self.globals: dict[str, Any] = {"_empty_strided": torch.empty_strided, "_threads": torch.get_num_threads}
+        self.lines: list[str] = []
+        self.group_at: dict[Any, FusedGroup] = {g.members[-1]: g for g in groups}
+        self.fused = {m for g in groups for m in g.members}
+
+    def value(self, item: Any) -> str:
+        if isinstance(item, torch.fx.Node):
+            return item.name
+        if isinstance(item, (list, tuple)):
+            inner = ", ".join(self.value(i) for i in item)
+            return f"[{inner}]" if isinstance(item, list) else f"({inner}{',' if len(item) == 1 else ''})"
+        if isinstance(item, _SIMPLE) and (not isinstance(item, float) or item == item and abs(item) != float("inf")):
+            return repr(item)
+        return self.constant(item)
+
+    def constant(self, item: Any) -> str:
+        name = f"_c{len(self.globals)}"
+        self.globals[name] = item
+        return name
+
+    def kernel_call(self, group: FusedGroup) -> None:
+        for member in group.stores:
+            shape, stride, dtype, _, _ = member.meta["example"]
+            self.lines.append(f"    {member.name} = _empty_strided({shape!r}, {stride!r}, dtype={self.constant(dtype)})")
+        function = getattr(self.library, group.name)
+        function.argtypes = [ctypes.c_void_p] * (len(group.loads) + len(group.stores)) + [ctypes.c_int]
+        function.restype = None
+        handle = f"_{group.name}"
+        self.globals[handle] = function
+        pointers = ", ".join(f"{n.name}.data_ptr()" for n in [*group.loads, *group.stores])
+        self.lines.append(f"    {handle}({pointers}, _threads())  # {', '.join(m.name for m in group.members)}")
+
+    def build(self) -> str:
+        graph = self.graph_module.graph
+        placeholders = [n.name for n in graph.nodes if n.op == "placeholder"]
+        self.lines.append(f"def call({', '.join(placeholders)}):")
+        last_use = _last_uses(graph, self.group_at, self.fused)
+        for node in graph.nodes:
+            if node.op == "get_attr":
+                self.lines.append(f"    {node.name} = {self.constant(_attribute(self.graph_module, node.target))}")
+            elif node.op == "call_function":
+                if node in self.group_at:
+                    self.kernel_call(self.group_at[node])
+                elif node not in self.fused:
+                    args = [self.value(a) for a in node.args]
+                    args += [f"{k}={self.value(v)}" for k, v in node.kwargs.items()]
+                    call = f"{self.constant(node.target)}({', '.join(args)})"
+                    self.lines.append(f"    {node.name} = {call}  # {node.target}")
+            elif node.op == "output":
+                self.lines.append(f"    return {self.value(node.args[0])}")
+            freed = [n.name for n in last_use.get(node, ())]
+            if freed and node.op != "output":
+                self.lines.append(f"    {' = '.join(freed)} = None")
+        return "\n".join(self.lines) + "\n"
+
+
+def _attribute(module: Any, target: str) -> Any:
+    for part in target.split("."):
+        module = getattr(module, part)
+    return module
+
+
+def _last_uses(graph: Any, group_at: dict[Any, FusedGroup], fused: set[Any]) -> dict[Any, list[Any]]:
+    """Per position (a node, or a group's last member), the values read there for the last time."""
+    order = {node: i for i, node in enumerate(graph.nodes)}
+    position: dict[Any, Any] = {}
+
+    def read_at(value: Any, at: Any) -> None:
+        if value not in position or order[at] > order[position[value]]:
+            position[value] = at
+
+    for node in graph.nodes:
+        if node not in fused:
+            for used in node.all_input_nodes:
+                read_at(used, node)
+    for last, group in group_at.items():
+        for load in group.loads:
+            read_at(load, last)
+    freed: dict[Any, list[Any]] = {}
+    for value, at in position.items():
+        if value.op != "placeholder" and (value not in fused or any(value in g.stores for g in group_at.values())):
+            freed.setdefault(at, []).append(value)
+    return freed
+
+
+def compile_fx(graph_module: Any, example_inputs: list[Any], *, mode: str | None = None,
+               options: dict[str, Any] | None = None) -> Callable[..., Any]:
+    """The graph compiled: fused kernels and Ember's operators, as one generated function."""
+    options = options or {}
+    config.check_options(options)
+    groups = plan(graph_module.graph, torch.is_grad_enabled())
+    if not groups:
+        return graph_module.forward
+    grain = int(options.get("parallel_grain", config.parallel_grain))
+    source = module_source(groups, grain)
+    library = codecache.load_library(source)
+    wrapper = _Wrapper(graph_module, groups, library)
+    code = wrapper.build()
+    _logging.log_artifact("output_code", f"Output code:\n{code}\n{source}")
+    namespace = dict(wrapper.globals)
+    exec(compile(code, f"<inductor {id(graph_module):x}>", "exec"), namespace)
+    call = namespace["call"]
+    setattr(call, "_inductor_source", source)
+    setattr(call, "_inductor_wrapper", code)
+    setattr(call, "_inductor_groups", groups)
+    return call
+

@@ -1,0 +1,149 @@
+"""Lowering: a graph node to the C expression of its scalar formula, or None when it cannot be fused.
+
+The formulas come from the schema through the build (_gen_pointwise.FORMULAS: float32 C over x0, x1...
+for the tensor arguments and c0, c1... for the scalar ones). A few operators that are composites or have
+no formula of their own lower to the formulas they compute with (gelu to _ember_gelu, clamp to
+clamp_min and clamp_max, pow by a small integer to products, rsub to a subtraction). Only float32
+computations fuse (bool for comparisons and where's condition); any other dtype runs Ember's kernel."""
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from torch._inductor._gen_pointwise import FORMULAS
+from torch._ops import OpOverload
+from torch.fx.node import Node
+
+__all__ = ["Lowered", "lower"]
+
+
+@dataclass(frozen=True)
+class Lowered:
+    """A node as a fusible expression: `expr` names its operands {0}, {1}... (the nodes in `operands`,
+    in order); `out` is the result's C type ("float" or "bool"); `bools` says which operands are bool."""
+    expr: str
+    operands: tuple[Any, ...]
+    out: str
+    bools: tuple[bool, ...]
+    approximates: bool = False      # calls a vec_math.h approximation (exp, tanh...): its bits are its own
+
+
+_NAME = re.compile(r"\b([xc])(\d+)\b")
+
+
+def literal(value: Any) -> str | None:
+    """A Python number as a float32 C constant (None for anything else)."""
+    if isinstance(value, bool):
+        return "((float)1)" if value else "((float)0)"
+    if isinstance(value, (int, float)):
+        number = float(value)
+        if math.isnan(number):
+            return "((float)NAN)"
+        if math.isinf(number):
+            return "((float)INFINITY)" if number > 0 else "(-(float)INFINITY)"
+        return f"((float){value!r})"
+    return None
+
+
+def _bind(target: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any] | None:
+    """The call's arguments by the schema's names (defaults left out)."""
+    try:
+        arguments = target._schema.arguments
+    except Exception:
+        return None
+    positional = [a for a in arguments if not a.kwarg_only]
+    if len(args) > len(positional):
+        return None
+    bound = {arg.name: value for arg, value in zip(positional, args)}
+    bound.update(kwargs)
+    return bound
+
+
+def _from_table(name: str, bound: dict[str, Any]) -> Lowered | None:
+    entry = FORMULAS.get(name)
+    if entry is None:
+        return None
+    tensors, scalars, defaults, expr, out, bool_args, approximates = entry
+    assert isinstance(defaults, dict)
+    operands: list[Any] = []
+    bools: list[bool] = []
+    names: dict[str, str] = {}
+    for i, arg in enumerate(tensors):
+        if arg not in bound:
+            return None
+        value = bound[arg]
+        if isinstance(value, Node):
+            names[f"x{i}"] = "{" + str(len(operands)) + "}"
+            operands.append(value)
+            bools.append(arg in bool_args)
+        else:
+            text = literal(value)       # a Python number the call passed for a tensor (a wrapped number)
+            if text is None or arg in bool_args:
+                return None
+            names[f"x{i}"] = text
+    for i, arg in enumerate(scalars):
+        value = bound.get(arg, defaults.get(arg))
+        text = literal(value)
+        if text is None:
+            return None
+        names[f"c{i}"] = text
+    body = _NAME.sub(lambda m: names[m.group(0)], expr)
+    return Lowered(body, tuple(operands), "bool" if out == "bool" else "float", tuple(bools), approximates)
+
+
+def _pow(bound: dict[str, Any]) -> Lowered | None:
+    exponent = bound.get("exponent")
+    base = bound.get("self")
+    if not isinstance(base, Node) or isinstance(exponent, bool):
+        return None
+    spelled = {1: "{0}", 2: "({0} * {0})", 3: "(({0} * {0}) * {0})", 4: "(({0} * {0}) * ({0} * {0}))",
+               0.5: "ember_vm_sqrtf({0})", -1: "(((float)1) / {0})"}
+    expr = spelled.get(exponent) if isinstance(exponent, (int, float)) else None
+    return None if expr is None else Lowered(expr, (base,), "float", (False,))
+
+
+def _clamp(bound: dict[str, Any]) -> Lowered | None:
+    base = bound.get("self")
+    if not isinstance(base, Node):
+        return None
+    expr = "{0}"
+    for name, spelling in (("min", "ember_vm_maximumf"), ("max", "ember_vm_minimumf")):
+        value = bound.get(name)
+        if value is None:
+            continue
+        text = literal(value)
+        if text is None:
+            return None
+        expr = f"{spelling}({expr}, {text})"
+    return Lowered(expr, (base,), "float", (False,))
+
+
+def _rsub(bound: dict[str, Any]) -> Lowered | None:
+    base, other, alpha = bound.get("self"), literal(bound.get("other")), literal(bound.get("alpha", 1))
+    if not isinstance(base, Node) or other is None or alpha is None:
+        return None
+    return Lowered(f"({other} - ({alpha} * {{0}}))", (base,), "float", (False,))
+
+
+def lower(node: Any) -> Lowered | None:
+    """The node as a fusible expression, or None."""
+    target = node.target
+    if not isinstance(target, OpOverload) or target.overloadpacket._namespace != "aten":
+        return None
+    bound = _bind(target, node.args, node.kwargs)
+    if bound is None:
+        return None
+    name = f"{target.overloadpacket.__name__}" + ("" if target._overloadname == "default"
+                                                  else f".{target._overloadname}")
+    if name in ("gelu", "gelu_backward"):
+        approximate = bound.get("approximate", "none")
+        name = {"none": "_ember_gelu", "tanh": "_ember_gelu_tanh"}.get(approximate, "") + name[4:]
+    elif name == "pow.Tensor_Scalar":
+        return _pow(bound)
+    elif name == "clamp":
+        return _clamp(bound)
+    elif name == "rsub.Scalar":
+        return _rsub(bound)
+    return _from_table(name, bound)

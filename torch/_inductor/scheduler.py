@@ -1,0 +1,155 @@
+"""Fusion: the graph's fusible pointwise nodes grouped into kernels, in one pass over the graph.
+
+A node fuses when it lowers to a formula (formulas.lower), computes in float32 on the CPU (bool for
+comparisons), needs no autograd (its recorded result does not require grad) and its operands are float32
+(or bool where the formula takes a condition). It joins the open group of one of its operands of the
+same shape, or starts one. A group closes as soon as anything outside it reads one of its values, and
+every group closes at an operator that writes into memory, so a kernel (run where its last member was)
+never reads a value that the graph changes in between. A member is stored when something outside its
+group reads it; the others live in registers."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch
+from torch._inductor.formulas import Lowered, lower
+
+__all__ = ["FusedGroup", "plan"]
+
+
+@dataclass
+class FusedGroup:
+    """One kernel: its members in graph order, their expressions, the values it loads and stores."""
+    index: int
+    shape: tuple[int, ...]
+    members: list[Any] = field(default_factory=list)
+    lowered: dict[Any, Lowered] = field(default_factory=dict)
+    closed: bool = False
+    loads: list[Any] = field(default_factory=list)          # the nodes it reads from memory, in order
+    stores: list[Any] = field(default_factory=list)         # the members something outside reads
+
+    @property
+    def name(self) -> str:
+        return f"kernel{self.index}"
+
+
+def _example(node: Any) -> tuple[Any, ...] | None:
+    return node.meta.get("example") if isinstance(node, torch.fx.Node) else None
+
+
+def needs_autograd(graph: Any, grad_enabled: bool) -> set[Any]:
+    """The nodes whose results autograd records (they run through it, never fused): under grad mode (as the
+    graph switches it), results of operators with an input that requires grad. The capture records values
+    below autograd, so their own requires_grad flags say nothing; inputs' and constants' do."""
+    recorded: set[Any] = set()
+    for node in graph.nodes:
+        if node.op in ("placeholder", "get_attr"):
+            meta = node.meta.get("tensor_meta")
+            if meta is not None and meta.requires_grad:
+                recorded.add(node)
+        elif node.op == "call_function":
+            if node.target is torch._C._set_grad_enabled:
+                grad_enabled = bool(node.args[0])
+            elif grad_enabled and node.target is not torch.ops.aten.detach.default \
+                    and any(used in recorded for used in node.all_input_nodes):
+                recorded.add(node)
+    return recorded
+
+
+def _fusible(node: Any, lowered: Lowered, recorded: set[Any]) -> bool:
+    example = _example(node)
+    if example is None or node in recorded:
+        return False
+    shape, _, dtype, device, _ = example
+    if device.type != "cpu" or dtype is not (torch.bool if lowered.out == "bool" else torch.float32):
+        return False
+    for operand, is_bool in zip(lowered.operands, lowered.bools):
+        operand_example = _example(operand)
+        if operand_example is None or operand_example[3].type != "cpu":
+            return False
+        if operand_example[2] is not (torch.bool if is_bool else torch.float32):
+            return False
+        if len(operand_example[0]) > len(shape):
+            return False
+    return True
+
+
+def _writes(node: Any) -> bool:
+    """Whether a node may write into memory a kernel reads (unknown callables are assumed to)."""
+    target = node.target
+    if target is torch._C._set_grad_enabled:
+        return False
+    schema = getattr(target, "_schema", None)
+    if schema is None:
+        return node.op == "call_function" and not getattr(target, "__module__", "").startswith("_operator")
+    return any(getattr(argument, "is_write", False) for argument in schema.arguments)
+
+
+def plan(graph: Any, grad_enabled: bool) -> list[FusedGroup]:
+    """The fused groups of graph (groups of one node included: they still save a dispatch), for a graph that
+    starts under grad_enabled."""
+    recorded = needs_autograd(graph, grad_enabled)
+    groups: list[FusedGroup] = []
+    group_of: dict[Any, FusedGroup] = {}
+    order = {node: i for i, node in enumerate(graph.nodes)}
+    for node in graph.nodes:
+        lowered = lower(node) if node.op == "call_function" else None
+        if lowered is not None and _fusible(node, lowered, recorded):
+            home = _home(node, lowered, groups, group_of, order)
+            home.members.append(node)
+            home.lowered[node] = lowered
+            group_of[node] = home
+            for operand in lowered.operands:
+                if operand in group_of and group_of[operand] is not home:
+                    group_of[operand].closed = True
+            continue
+        for used in node.all_input_nodes:
+            if used in group_of:
+                group_of[used].closed = True
+        if node.op == "call_function" and _writes(node):
+            for group in groups:
+                group.closed = True
+    groups = [g for g in groups if g.members]
+    for i, group in enumerate(groups):
+        group.index = i
+        _loads_and_stores(group, group_of)
+    return groups
+
+
+def _home(node: Any, lowered: Lowered, groups: list[FusedGroup], group_of: dict[Any, FusedGroup],
+          order: dict[Any, int]) -> FusedGroup:
+    """The group node joins: the open groups of its shape that compute one of its operands, or else that
+    read one of them (a kernel loads a value once for all its members), merged into one; or a new group.
+    Merging open groups is safe: nothing outside either has read from them yet."""
+    example = _example(node)
+    assert example is not None
+    shape = example[0]
+    candidates = [group_of[o] for o in lowered.operands
+                  if o in group_of and not group_of[o].closed and group_of[o].shape == shape]
+    if not candidates:
+        candidates = [g for g in groups if not g.closed and g.shape == shape and g.members
+                      and any(o in g.lowered[m].operands for m in g.members for o in lowered.operands)]
+    if not candidates:
+        groups.append(FusedGroup(len(groups), shape))
+        return groups[-1]
+    home = candidates[0]
+    for other in candidates[1:]:
+        if other is home:
+            continue
+        for member in other.members:
+            group_of[member] = home
+        home.members.extend(other.members)
+        home.lowered.update(other.lowered)
+        other.members, other.lowered = [], {}
+    home.members.sort(key=order.__getitem__)
+    return home
+
+
+def _loads_and_stores(group: FusedGroup, group_of: dict[Any, FusedGroup]) -> None:
+    for member in group.members:
+        for operand in group.lowered[member].operands:
+            if group_of.get(operand) is not group and operand not in group.loads:
+                group.loads.append(operand)
+        if any(group_of.get(user) is not group for user in member.users):
+            group.stores.append(member)
