@@ -10,7 +10,7 @@ from tools.setup_hook import extensions  # noqa: E402
 setup(
     packages=find_packages(include=["c10*", "aten*", "torch*", "functorch*", "torchgen*"]),
     # the CUDA kernels include headers from their folder and, by their path from the root, c10's and aten's
-    package_data={"aten.native": ["*.yaml", "*.h"], "aten.native.cuda": ["*.cu", "kernels/*.cu", "kernels/*.cuh"],
+    package_data={"aten.native": ["*.yaml", "*.h"], "aten.native.cuda": ["*.cu", "*.cuh", "kernels/*.cu", "kernels/*.cuh"],
                   "torchgen": ["templates/*.j2", "templates/*.cuh"], "": ["*.pxd", "*.pyi", "*.h", "py.typed"]},
     ext_modules=extensions(),
     zip_safe=False,

@@ -121,6 +121,9 @@ def generate(root: Path, *, quiet: bool = False) -> Result:
     run.pkg.write(inductor.MODULE_PATH, run.render(
         "inductor_pointwise.py.j2", header=header("inductor.py", "inductor_pointwise.py.j2", []),
         formulas=inductor.fusible_formulas(run.fns, _by_base(run.fns))))
+    # the scalar functions of the CUDA formulas, for the compiler's generated kernels (the generated .cu inline it)
+    run.pkg.write(inductor.CUDA_HELPERS_PATH, header("inductor.py", "cuda_scalar_ops.cuh", [], "//") + "\n"
+                  + run.render("cuda_scalar_ops.cuh"))
     run.pkg.write("torch/_functorch/_gen_batching.py", run.render(
         "batching.py.j2", header=header("batching.py", "batching.py.j2", []), lists=batching.batching_lists(run.fns)))
     return _finish(run, kernel_stubs, quiet)

@@ -25,9 +25,9 @@ def _overload(name):
     return getattr(getattr(torch.ops.aten, base), overload or "default")
 
 
-@pytest.mark.parametrize("name", sorted(FORMULAS))
+@pytest.mark.parametrize("name", sorted(name for name, entry in FORMULAS.items() if entry[3] is not None))
 def test_every_fusible_formula_alone_and_in_a_chain_matches_eager(name):
-    tensors, scalars, defaults, _, out, bool_args, _ = FORMULAS[name]
+    tensors, scalars, defaults, _, _, out, bool_args, _ = FORMULAS[name]
     op = _overload(name)
     gen = torch.Generator().manual_seed(sum(map(ord, name)))
     # (0.1, 0.9): inside every formula's domain (logit, log, sqrt, division)

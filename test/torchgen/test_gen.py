@@ -497,7 +497,7 @@ def test_auto_element_wise_needs_one_differentiable_input(tmp_path):
         generate(root, quiet=True)
 
 
-def test_the_compilers_table_holds_each_formula_rendered_to_c_and_leaves_out_what_has_no_c_spelling(tmp_path):
+def test_the_compilers_table_holds_each_formula_rendered_to_c_and_cuda(tmp_path):
     schema = NEG + """
 - func: tanh(Tensor self) -> Tensor
   variants: function, method
@@ -520,6 +520,9 @@ def test_the_compilers_table_holds_each_formula_rendered_to_c_and_leaves_out_wha
     namespace: dict = {}
     exec((root / "torch/_inductor/_gen_pointwise.py").read_text(), namespace)
     table = namespace["FORMULAS"]
-    assert table["neg"] == (["self"], [], {}, "(-x0)", "float32", [], False)
-    assert table["tanh"][3] == "ember_vm_tanhf(x0)" and table["tanh"][6] is True      # an approximated function
-    assert "atan" not in table              # libm only: the compiler calls its kernel
+    assert table["neg"] == (["self"], [], {}, "(-x0)", "(-x0)", "float32", [], False)
+    assert table["tanh"][3] == "ember_vm_tanhf(x0)" and table["tanh"][7] is True      # an approximated function
+    assert table["tanh"][4] == "tanhf(x0)"
+    assert table["atan"][3] is None and table["atan"][4] == "atanf(x0)"    # libm only: the CPU calls its kernel
+    helpers = (root / "aten/native/cuda/_gen_scalar_ops.cuh").read_text()
+    assert "ember_truncdiv" in helpers and "Do not edit" in helpers.splitlines()[1]

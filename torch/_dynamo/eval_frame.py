@@ -89,13 +89,13 @@ class CompiledFunction:
         if capture.active():          # called from a function being captured: its operators join that graph
             return self.fn(*args, **kwargs)
         flat, structure = tree_flatten((args, kwargs))
-        failures: list[tuple[str, str]] = []
         for entry in self.entries:
-            failure = entry.guards.check(flat, structure)
-            if failure is None:
+            if entry.guards.holds(flat, structure):
                 stats["replays"] += 1
                 return entry.run(self.fn, flat, args, kwargs)
-            failures.append((entry.compile_id, failure))
+        # a miss: why each entry failed, for the log and the warnings (a guard that raised fails here too)
+        failures = [(entry.compile_id, entry.guards.check(flat, structure) or "a guard could not be evaluated")
+                    for entry in self.entries]
         return self._miss(args, kwargs, failures)
 
     def _miss(self, args: tuple[Any, ...], kwargs: dict[str, Any], failures: list[tuple[str, str]]) -> Any:

@@ -132,6 +132,7 @@ class GuardSet:
     sources: list[tuple[Callable[[], Any], TensorGuard]] = field(default_factory=list)
     count: int = 0          # how many inputs the flattened call has
     structure: Any = None   # the pytree structure of (args, kwargs)
+    _fast: Callable[[list[Any], Any], bool] | None = field(default=None, repr=False)
 
     def add_read(self, description: str, owner: Any, read: Callable[[Any], Any], value: Any,
                  by_value: bool | None = None) -> None:
@@ -150,6 +151,15 @@ class GuardSet:
         lines += [f"TENSOR_MATCH {g.name}: {g.dtype} {list(g.shape)} (an input read from the program)"
                   for _, g in self.sources]
         return lines
+
+    def holds(self, flat: list[Any], structure: Any) -> bool:
+        """Whether every guard holds: one generated function testing them all (check() says which failed)."""
+        if self._fast is None:
+            self._fast = _compile_checks(self)
+        try:
+            return bool(self._fast(flat, structure))
+        except Exception:       # a reader whose owner was freed, a value that cannot be compared
+            return False
 
     def check(self, flat: list[Any], structure: Any) -> str | None:
         """None when the graph may be replayed for these flattened inputs, else why not."""
@@ -184,3 +194,44 @@ class GuardSet:
 
     def add_source(self, description: str, owner: Any, read: Callable[[Any], Any], tensor: torch.Tensor) -> None:
         self.sources.append((_weak_reader(owner, read), TensorGuard.of(description, tensor)))
+
+
+def _compile_checks(guards: GuardSet) -> Callable[[list[Any], Any], bool]:
+    """guards as one Python function of (flat inputs, structure) -> bool, each test an expression over
+    constants bound in its namespace: the replay's fast path (PyTorch compiles its guards likewise)."""
+    env: dict[str, Any] = {"Tensor": torch.Tensor, "global_state": global_state, "STRUCTURE": guards.structure,
+                           "STATE": guards.state}
+    lines = ["def holds(flat, structure):", "    if structure != STRUCTURE or global_state() != STATE:",
+             "        return False"]
+
+    def tensor_test(k: str, value: str, guard: TensorGuard) -> None:
+        env.update({f"D{k}": guard.dtype, f"V{k}": guard.device, f"S{k}": guard.shape, f"T{k}": guard.stride})
+        lines.append(f"    t = {value}")
+        lines.append(f"    if not (isinstance(t, Tensor) and t.dtype is D{k} and t.requires_grad is "
+                     f"{guard.requires_grad} and t.shape == S{k} and t.stride() == T{k} and t.device == V{k}):")
+        lines.append("        return False")
+
+    for i, (position, guard) in enumerate(guards.tensors):
+        tensor_test(f"i{i}", f"flat[{position}]", guard)
+    for i, (position, _, value) in enumerate(guards.values):
+        env[f"E{i}"], env[f"Y{i}"] = value, type(value)
+        lines.append(f"    if type(flat[{position}]) is not Y{i} or flat[{position}] != E{i}:")
+        lines.append("        return False")
+    for i, read in enumerate(guards.reads):
+        env[f"R{i}"], env[f"X{i}"] = read.read, read.expected
+        if read.by_value:
+            env[f"Z{i}"] = type(read.expected)
+            lines.append(f"    v = R{i}()")
+            lines.append(f"    if type(v) is not Z{i} or v != X{i}:")
+        else:
+            lines.append(f"    if R{i}() is not X{i}:")
+        lines.append("        return False")
+    for i, (tensor, guard) in enumerate(guards.constants):
+        env[f"C{i}"] = tensor
+        tensor_test(f"c{i}", f"C{i}", guard)
+    for i, (reader, guard) in enumerate(guards.sources):
+        env[f"Q{i}"] = reader
+        tensor_test(f"s{i}", f"Q{i}()", guard)
+    lines.append("    return True")
+    exec(compile("\n".join(lines), "<guards>", "exec"), env)
+    return env["holds"]

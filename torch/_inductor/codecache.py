@@ -1,6 +1,7 @@
 """The on-disk cache of compiled kernels: C source -> shared library, keyed by the hash of the source, the
 compiler and its flags. A library is built once per machine (written under a temporary name and renamed,
-so concurrent processes never load a half-written one) and loaded with ctypes."""
+so concurrent processes never load a half-written one) and loaded with ctypes. GPU kernels go through
+c10.cuda's compiler and its cache."""
 from __future__ import annotations
 
 import ctypes
@@ -14,7 +15,7 @@ from typing import Any
 
 from torch._inductor import config
 
-__all__ = ["CompileError", "load_library"]
+__all__ = ["CompileError", "load_cuda_module", "load_library"]
 
 _loaded: dict[str, Any] = {}
 # Libraries this process built with the compiler (not found in the cache), for the tests of the cache.
@@ -78,3 +79,15 @@ def load_library(source: str) -> Any:
                 os.unlink(partial)
     _loaded[key] = ctypes.CDLL(library)
     return _loaded[key]
+
+
+def load_cuda_module(source: str) -> Any:
+    """The compiled module of a generated .cu source (PyCUDA's SourceModule, or the host emulator's), with
+    the generated kernels' headers on the include path; c10.cuda caches the compiled code on disk by the
+    source's hash."""
+    found = _loaded.get(source)
+    if found is None:
+        from aten.native.cuda.runtime.compiler import CUDA_DIR, KERNELS_DIR, ROOT_DIR
+        from c10 import cuda as c10_cuda
+        found = _loaded[source] = c10_cuda.source_module(source, include_dirs=[CUDA_DIR, KERNELS_DIR, ROOT_DIR])
+    return found

@@ -13,19 +13,19 @@ from typing import Any
 import torch
 from torch._inductor.scheduler import FusedGroup
 
-__all__ = ["kernel_source", "module_source"]
+__all__ = ["coalesce", "kernel_source", "module_source", "strides_for"]
 
 _CTYPES = {torch.float32: "float", torch.bool: "unsigned char"}
 
 
-def _strides_for(shape: tuple[int, ...], operand_shape: tuple[int, ...], operand_stride: tuple[int, ...]) -> list[int]:
+def strides_for(shape: tuple[int, ...], operand_shape: tuple[int, ...], operand_stride: tuple[int, ...]) -> list[int]:
     """The operand's strides over the kernel's shape (right-aligned; broadcast dimensions step by 0)."""
     pad = len(shape) - len(operand_shape)
     strides = [0] * pad + [0 if size == 1 else stride for size, stride in zip(operand_shape, operand_stride)]
     return [0 if shape[d] == 1 else strides[d] for d in range(len(shape))]
 
 
-def _coalesce(shape: tuple[int, ...], strides: list[list[int]]) -> tuple[list[int], list[list[int]]]:
+def coalesce(shape: tuple[int, ...], strides: list[list[int]]) -> tuple[list[int], list[list[int]]]:
     """Merge neighbouring dimensions that every operand steps through as one (size-1 dimensions dropped)."""
     keep = [d for d in range(len(shape)) if shape[d] != 1]
     sizes = [shape[d] for d in keep]
@@ -48,8 +48,8 @@ def kernel_source(group: FusedGroup, grain: int) -> str:
     """The C function of one fused group: void kernelN(loads..., stores..., int threads)."""
     shape = group.shape
     operands = [*group.loads, *group.stores]
-    strides = [_strides_for(shape, node.meta["example"][0], node.meta["example"][1]) for node in operands]
-    sizes, steps = _coalesce(shape, strides)
+    strides = [strides_for(shape, node.meta["example"][0], node.meta["example"][1]) for node in operands]
+    sizes, steps = coalesce(shape, strides)
     numel = 1
     for size in shape:
         numel *= size

@@ -13,7 +13,7 @@ from typing import Any, Callable
 
 import torch
 from torch import _logging
-from torch._inductor import codecache, config
+from torch._inductor import codecache, codegen_cuda, config
 from torch._inductor.codegen_c import module_source
 from torch._inductor.scheduler import FusedGroup, plan
 
@@ -25,10 +25,11 @@ _SIMPLE = (int, float, bool, str, type(None))
 class _Wrapper:
     """The generated Python function's source and the globals it reads."""
 
-    def __init__(self, graph_module: Any, groups: list[FusedGroup], library: Any) -> None:
+    def __init__(self, graph_module: Any, groups: list[FusedGroup], library: Any, cuda_module: Any) -> None:
         self.graph_module = graph_module
         self.groups = groups
         self.library = library
+        self.cuda_module = cuda_module
         self.globals: dict[str, Any] = {"_empty_strided": torch.empty_strided, "_threads": torch.get_num_threads}
         self.lines: list[str] = []
         self.group_at: dict[Any, FusedGroup] = {g.members[-1]: g for g in groups}
@@ -51,8 +52,12 @@ class _Wrapper:
 
     def kernel_call(self, group: FusedGroup) -> None:
         for member in group.stores:
-            shape, stride, dtype, _, _ = member.meta["example"]
-            self.lines.append(f"    {member.name} = _empty_strided({shape!r}, {stride!r}, dtype={self.constant(dtype)})")
+            shape, stride, dtype, device, _ = member.meta["example"]
+            self.lines.append(f"    {member.name} = _empty_strided({shape!r}, {stride!r}, dtype={self.constant(dtype)}"
+                              + (f", device={self.constant(device)})" if device.type != "cpu" else ")"))
+        if group.device.type == "cuda":
+            self.cuda_call(group)
+            return
         function = getattr(self.library, group.name)
         function.argtypes = [ctypes.c_void_p] * (len(group.loads) + len(group.stores)) + [ctypes.c_int]
         function.restype = None
@@ -60,6 +65,23 @@ class _Wrapper:
         self.globals[handle] = function
         pointers = ", ".join(f"{n.name}.data_ptr()" for n in [*group.loads, *group.stores])
         self.lines.append(f"    {handle}({pointers}, _threads())  # {', '.join(m.name for m in group.members)}")
+
+    def cuda_call(self, group: FusedGroup) -> None:
+        """A GPU kernel launched over the group's elements (a grid-stride loop; nothing to launch for none)."""
+        from aten.native.cuda.runtime.launch import grid_for
+        numel = 1
+        for size in group.shape:
+            numel *= size
+        if numel == 0:
+            return
+        function = self.cuda_module.get_function(group.name)
+        function.prepare("q" + "P" * (len(group.loads) + len(group.stores)))
+        grid, block = grid_for(numel)
+        handle = f"_{group.name}"
+        self.globals[handle] = function.prepared_call
+        pointers = ", ".join(f"{n.name}.data_ptr()" for n in [*group.loads, *group.stores])
+        self.lines.append(f"    {handle}({grid!r}, {block!r}, {numel}, {pointers})"
+                          f"  # {', '.join(m.name for m in group.members)}")
 
     def build(self) -> str:
         graph = self.graph_module.graph
@@ -123,15 +145,19 @@ def compile_fx(graph_module: Any, example_inputs: list[Any], *, mode: str | None
     if not groups:
         return graph_module.forward
     grain = int(options.get("parallel_grain", config.parallel_grain))
-    source = module_source(groups, grain)
-    library = codecache.load_library(source)
-    wrapper = _Wrapper(graph_module, groups, library)
+    cpu_groups = [g for g in groups if g.device.type == "cpu"]
+    cuda_groups = [g for g in groups if g.device.type == "cuda"]
+    source = module_source(cpu_groups, grain) if cpu_groups else ""
+    cuda_source = codegen_cuda.module_source(cuda_groups) if cuda_groups else ""
+    library = codecache.load_library(source) if cpu_groups else None
+    cuda_module = codecache.load_cuda_module(cuda_source) if cuda_groups else None
+    wrapper = _Wrapper(graph_module, groups, library, cuda_module)
     code = wrapper.build()
-    _logging.log_artifact("output_code", f"Output code:\n{code}\n{source}")
+    _logging.log_artifact("output_code", f"Output code:\n{code}\n{source}{cuda_source}")
     namespace = dict(wrapper.globals)
     exec(compile(code, f"<inductor {id(graph_module):x}>", "exec"), namespace)
     call = namespace["call"]
-    setattr(call, "_inductor_source", source)
+    setattr(call, "_inductor_source", source + cuda_source)
     setattr(call, "_inductor_wrapper", code)
     setattr(call, "_inductor_groups", groups)
     return call

@@ -61,12 +61,15 @@ def _bind(target: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[st
     return bound
 
 
-def _from_table(name: str, bound: dict[str, Any]) -> Lowered | None:
+def _from_table(name: str, bound: dict[str, Any], target: str) -> Lowered | None:
     entry = FORMULAS.get(name)
     if entry is None:
         return None
-    tensors, scalars, defaults, expr, out, bool_args, approximates = entry
+    tensors, scalars, defaults, c_expr, cuda_expr, out, bool_args, approximates = entry
     assert isinstance(defaults, dict)
+    expr = cuda_expr if target == "cuda" else c_expr
+    if expr is None:
+        return None
     operands: list[Any] = []
     bools: list[bool] = []
     names: dict[str, str] = {}
@@ -89,27 +92,34 @@ def _from_table(name: str, bound: dict[str, Any]) -> Lowered | None:
         if text is None:
             return None
         names[f"c{i}"] = text
-    body = _NAME.sub(lambda m: names[m.group(0)], expr)
-    return Lowered(body, tuple(operands), "bool" if out == "bool" else "float", tuple(bools), approximates)
+    body = _NAME.sub(lambda m: names[m.group(0)], str(expr))
+    return Lowered(body, tuple(operands), "bool" if out == "bool" else "float", tuple(bools),
+                   bool(approximates) and target == "c")
 
 
-def _pow(bound: dict[str, Any]) -> Lowered | None:
+# The functions the handwritten lowerings spell, per target (vec_math.h's on the CPU, CUDA's and the ember_
+# helpers on the GPU).
+_SPELLING = {"c": {"sqrt": "ember_vm_sqrtf", "maximum": "ember_vm_maximumf", "minimum": "ember_vm_minimumf"},
+             "cuda": {"sqrt": "sqrtf", "maximum": "ember_maximum", "minimum": "ember_minimum"}}
+
+
+def _pow(bound: dict[str, Any], target: str) -> Lowered | None:
     exponent = bound.get("exponent")
     base = bound.get("self")
     if not isinstance(base, Node) or isinstance(exponent, bool):
         return None
     spelled = {1: "{0}", 2: "({0} * {0})", 3: "(({0} * {0}) * {0})", 4: "(({0} * {0}) * ({0} * {0}))",
-               0.5: "ember_vm_sqrtf({0})", -1: "(((float)1) / {0})"}
+               0.5: _SPELLING[target]["sqrt"] + "({0})", -1: "(((float)1) / {0})"}
     expr = spelled.get(exponent) if isinstance(exponent, (int, float)) else None
     return None if expr is None else Lowered(expr, (base,), "float", (False,))
 
 
-def _clamp(bound: dict[str, Any]) -> Lowered | None:
+def _clamp(bound: dict[str, Any], target: str) -> Lowered | None:
     base = bound.get("self")
     if not isinstance(base, Node):
         return None
     expr = "{0}"
-    for name, spelling in (("min", "ember_vm_maximumf"), ("max", "ember_vm_minimumf")):
+    for name, spelling in (("min", _SPELLING[target]["maximum"]), ("max", _SPELLING[target]["minimum"])):
         value = bound.get(name)
         if value is None:
             continue
@@ -127,23 +137,22 @@ def _rsub(bound: dict[str, Any]) -> Lowered | None:
     return Lowered(f"({other} - ({alpha} * {{0}}))", (base,), "float", (False,))
 
 
-def lower(node: Any) -> Lowered | None:
-    """The node as a fusible expression, or None."""
-    target = node.target
-    if not isinstance(target, OpOverload) or target.overloadpacket._namespace != "aten":
+def lower(node: Any, target: str = "c") -> Lowered | None:
+    """The node as a fusible expression for target ("c": the CPU, "cuda"), or None."""
+    op = node.target
+    if not isinstance(op, OpOverload) or op.overloadpacket._namespace != "aten":
         return None
-    bound = _bind(target, node.args, node.kwargs)
+    bound = _bind(op, node.args, node.kwargs)
     if bound is None:
         return None
-    name = f"{target.overloadpacket.__name__}" + ("" if target._overloadname == "default"
-                                                  else f".{target._overloadname}")
+    name = f"{op.overloadpacket.__name__}" + ("" if op._overloadname == "default" else f".{op._overloadname}")
     if name in ("gelu", "gelu_backward"):
         approximate = bound.get("approximate", "none")
         name = {"none": "_ember_gelu", "tanh": "_ember_gelu_tanh"}.get(approximate, "") + name[4:]
     elif name == "pow.Tensor_Scalar":
-        return _pow(bound)
+        return _pow(bound, target)
     elif name == "clamp":
-        return _clamp(bound)
+        return _clamp(bound, target)
     elif name == "rsub.Scalar":
         return _rsub(bound)
-    return _from_table(name, bound)
+    return _from_table(name, bound, target)

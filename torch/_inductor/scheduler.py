@@ -1,9 +1,9 @@
 """Fusion: the graph's fusible pointwise nodes grouped into kernels, in one pass over the graph.
 
-A node fuses when it lowers to a formula (formulas.lower), computes in float32 on the CPU (bool for
-comparisons), needs no autograd (its recorded result does not require grad) and its operands are float32
-(or bool where the formula takes a condition). It joins the open group of one of its operands of the
-same shape, or starts one. A group closes as soon as anything outside it reads one of its values, and
+A node fuses when it lowers to a formula (formulas.lower: the CPU's for a CPU result, CUDA's for a GPU's),
+computes in float32 (bool for comparisons), needs no autograd (needs_autograd) and its operands are float32
+(or bool where the formula takes a condition) on its device. It joins the open group of one of its
+operands of the same shape, or starts one. A group closes as soon as anything outside it reads one of its values, and
 every group closes at an operator that writes into memory, so a kernel (run where its last member was)
 never reads a value that the graph changes in between. A member is stored when something outside its
 group reads it; the others live in registers."""
@@ -23,6 +23,7 @@ class FusedGroup:
     """One kernel: its members in graph order, their expressions, the values it loads and stores."""
     index: int
     shape: tuple[int, ...]
+    device: Any
     members: list[Any] = field(default_factory=list)
     lowered: dict[Any, Lowered] = field(default_factory=dict)
     closed: bool = False
@@ -62,11 +63,11 @@ def _fusible(node: Any, lowered: Lowered, recorded: set[Any]) -> bool:
     if example is None or node in recorded:
         return False
     shape, _, dtype, device, _ = example
-    if device.type != "cpu" or dtype is not (torch.bool if lowered.out == "bool" else torch.float32):
+    if device.type not in ("cpu", "cuda") or dtype is not (torch.bool if lowered.out == "bool" else torch.float32):
         return False
     for operand, is_bool in zip(lowered.operands, lowered.bools):
         operand_example = _example(operand)
-        if operand_example is None or operand_example[3].type != "cpu":
+        if operand_example is None or operand_example[3] != device:
             return False
         if operand_example[2] is not (torch.bool if is_bool else torch.float32):
             return False
@@ -94,7 +95,7 @@ def plan(graph: Any, grad_enabled: bool) -> list[FusedGroup]:
     group_of: dict[Any, FusedGroup] = {}
     order = {node: i for i, node in enumerate(graph.nodes)}
     for node in graph.nodes:
-        lowered = lower(node) if node.op == "call_function" else None
+        lowered = lower(node, _target(node)) if node.op == "call_function" else None
         if lowered is not None and _fusible(node, lowered, recorded):
             home = _home(node, lowered, groups, group_of, order)
             home.members.append(node)
@@ -117,6 +118,12 @@ def plan(graph: Any, grad_enabled: bool) -> list[FusedGroup]:
     return groups
 
 
+def _target(node: Any) -> str:
+    """Whose formulas a node lowers to: CUDA's for a result on a GPU, else the CPU's."""
+    example = _example(node)
+    return "cuda" if example is not None and example[3].type == "cuda" else "c"
+
+
 def _home(node: Any, lowered: Lowered, groups: list[FusedGroup], group_of: dict[Any, FusedGroup],
           order: dict[Any, int]) -> FusedGroup:
     """The group node joins: the open groups of its shape that compute one of its operands, or else that
@@ -124,14 +131,14 @@ def _home(node: Any, lowered: Lowered, groups: list[FusedGroup], group_of: dict[
     Merging open groups is safe: nothing outside either has read from them yet."""
     example = _example(node)
     assert example is not None
-    shape = example[0]
+    shape, device = example[0], example[3]
     candidates = [group_of[o] for o in lowered.operands
                   if o in group_of and not group_of[o].closed and group_of[o].shape == shape]
     if not candidates:
-        candidates = [g for g in groups if not g.closed and g.shape == shape and g.members
+        candidates = [g for g in groups if not g.closed and g.shape == shape and g.device == device and g.members
                       and any(o in g.lowered[m].operands for m in g.members for o in lowered.operands)]
     if not candidates:
-        groups.append(FusedGroup(len(groups), shape))
+        groups.append(FusedGroup(len(groups), shape, device))
         return groups[-1]
     home = candidates[0]
     for other in candidates[1:]:

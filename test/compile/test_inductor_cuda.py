@@ -1,0 +1,70 @@
+"""The inductor backend on CUDA tensors: fused pointwise kernels generated as CUDA C (the schema's formulas
+rendered for CUDA), compiled through c10.cuda, against eager on the device and against the CPU; the GPU's
+training step through the compiled forward and backward. Runs under the host emulator in `make test` and
+on a GPU with `pytest -m cuda`."""
+import pytest
+
+import torch
+import torch.nn as nn
+from torch._inductor._gen_pointwise import FORMULAS
+
+pytestmark = [pytest.mark.cuda,
+              pytest.mark.skipif(not torch.cuda.is_available(), reason="needs an NVIDIA GPU and PyCUDA")]
+
+
+def groups_of(compiled):
+    return getattr(compiled._ember_compiled.entries[0].compiled, "_inductor_groups", [])
+
+
+def chain(x, w):
+    y = 0.5 * x * (1 + torch.tanh(0.7978845608028654 * (x + 0.044715 * x * x * x)))
+    return torch.where(y > 0, y, w) + y.clamp(0, 1), (y * 2).sum()
+
+
+def test_a_pointwise_chain_is_one_gpu_kernel_with_eagers_results():
+    x, w = torch.randn(64, 33).cuda(), torch.randn(33).cuda()
+    compiled = torch.compile(chain)
+    compiled(x, w)
+    got, want = compiled(x, w), chain(x, w)
+    torch.testing.assert_close(got, want, rtol=2e-6, atol=1e-6)
+    torch.testing.assert_close(got[0].cpu(), chain(x.cpu(), w.cpu())[0], rtol=1e-5, atol=1e-5)
+    (group,) = groups_of(compiled)
+    assert group.device.type == "cuda" and len(group.members) == 14 and got[0].device.type == "cuda"
+
+
+@pytest.mark.parametrize("name", sorted(n for n in FORMULAS if n in ("atan2", "hypot", "floor_divide", "remainder.Tensor",
+                                                                    "sinh", "log2", "lerp.Tensor", "logaddexp")))
+def test_formulas_the_cpu_kernels_cannot_fuse_fuse_on_the_gpu(name):
+    base, _, overload = name.partition(".")
+    op = getattr(getattr(torch.ops.aten, base), overload or "default")
+    tensors = FORMULAS[name][0]
+    gen = torch.Generator().manual_seed(len(name))
+    inputs = [(torch.rand(5, 7, generator=gen) * 0.8 + 0.1).cuda() for _ in tensors]
+    compiled = torch.compile(lambda *ts: op(*ts) * 2)
+    compiled(*inputs)
+    torch.testing.assert_close(compiled(*inputs), op(*inputs) * 2, rtol=2e-6, atol=1e-6)
+    assert len(groups_of(compiled)) == 1
+
+
+def test_a_broadcast_and_transposed_layout_keeps_eagers_strides():
+    a = torch.randn(6, 5).cuda().t()
+    b = torch.randn(1, 6).cuda()
+    compiled = torch.compile(lambda a, b: (a * b).exp() - a)
+    compiled(a, b)
+    got, want = compiled(a, b), (a * b).exp() - a
+    torch.testing.assert_close(got, want, rtol=2e-6, atol=1e-6)
+    assert got.stride() == want.stride()
+
+
+def test_a_gpu_training_step_gives_eagers_gradients():
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(8, 16), nn.GELU(approximate="tanh"), nn.Linear(16, 4)).cuda()
+    reference = nn.Sequential(nn.Linear(8, 16), nn.GELU(approximate="tanh"), nn.Linear(16, 4)).cuda()
+    reference.load_state_dict(model.state_dict())
+    compiled = torch.compile(model)
+    for _ in range(2):
+        x = torch.randn(5, 8).cuda()
+        compiled(x).pow(2).sum().backward()
+        reference(x).pow(2).sum().backward()
+    for p, q in zip(model.parameters(), reference.parameters()):
+        torch.testing.assert_close(p.grad, q.grad, rtol=1e-5, atol=1e-6)
