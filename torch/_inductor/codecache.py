@@ -87,7 +87,6 @@ def load_cuda_module(source: str) -> Any:
     source's hash."""
     found = _loaded.get(source)
     if found is None:
-        from aten.native.cuda.runtime.compiler import CUDA_DIR, KERNELS_DIR, ROOT_DIR
-        from c10 import cuda as c10_cuda
-        found = _loaded[source] = c10_cuda.source_module(source, include_dirs=[CUDA_DIR, KERNELS_DIR, ROOT_DIR])
+        from aten.native.cuda.runtime.compiler import module_from_text
+        found = _loaded[source] = module_from_text(source)
     return found

@@ -35,6 +35,13 @@ def compiled_module(source: str) -> Any:
     return found
 
 
+def module_from_text(text: str) -> Any:
+    """A module compiled from CUDA C++ text that is no file here (torch.compile's generated kernels), with the
+    generated and handwritten kernels' headers on the include path; c10.cuda caches it on disk by its hash."""
+    with _compiling:
+        return c10_cuda.source_module(text, include_dirs=[CUDA_DIR, KERNELS_DIR, ROOT_DIR])
+
+
 def kernel_function(source: str, name: str) -> Any:
     """A kernel of a compiled module, looked up in the module once per process."""
     found = _functions.get((source, name))
