@@ -496,9 +496,9 @@ cdef tuple _wrap_numbers(dict tensor_params, tuple args, dict kwargs):
     cdef list new_args = list(args)
     for name, position in tensor_params.items():
         if position < len(new_args):
-            if isinstance(new_args[position], (bool, int, float)):
+            if isinstance(new_args[position], (bool, int, float, complex)):
                 new_args[position] = wrap_number(new_args[position])
-        elif name in kwargs and isinstance(kwargs[name], (bool, int, float)):
+        elif name in kwargs and isinstance(kwargs[name], (bool, int, float, complex)):
             kwargs = dict(kwargs)
             kwargs[name] = wrap_number(kwargs[name])
     return tuple(new_args), kwargs

@@ -9,6 +9,7 @@ function and the C source."""
 from __future__ import annotations
 
 import ctypes
+import logging
 from typing import Any, Callable
 
 import torch
@@ -20,6 +21,7 @@ from torch._inductor.scheduler import FusedGroup, plan
 __all__ = ["compile_fx"]
 
 _SIMPLE = (int, float, bool, str, type(None))
+_warned_modes: set[str] = set()
 
 
 class _Wrapper:
@@ -141,6 +143,11 @@ def compile_fx(graph_module: Any, example_inputs: list[Any], *, mode: str | None
     """The graph compiled: fused kernels and Ember's operators, as one generated function."""
     options = options or {}
     config.check_options(options)
+    if mode in ("reduce-overhead", "max-autotune") and mode not in _warned_modes:
+        _warned_modes.add(mode)
+        logging.getLogger("torch._inductor").warning(
+            "torch.compile(mode=%r): Ember's compiler has no CUDA-graph replay or autotuning yet; the graph is "
+            "compiled as mode='default'", mode)
     groups = plan(graph_module.graph, torch.is_grad_enabled())
     if not groups:
         return graph_module.forward
