@@ -1,7 +1,8 @@
 """torch.compile workloads (issue 27): the 9-operator GELU-style pointwise chain of 2^20 float32 elements eager
 and compiled by the inductor backend (target: compiled at least 4x faster than eager), a small MLP's inference
-step eager and compiled, and the time a compile takes with the kernel cache warm (capture, lowering and loading
-the cached kernels: target at most 1 s).
+step and examples/char_gpt.py's training step eager and compiled (target: compiled 1.5x faster than eager), and
+the time a compile takes with the kernel cache warm (capture, lowering and loading the cached kernels: target at
+most 1 s).
 
 Like suite.py, this file runs under another interpreter's PyTorch too (suite.py loads it by path): the public
 torch API only, no Ember internals, nothing else of this package.
@@ -71,6 +72,32 @@ def warm_compile(torch: Any, np: Any, s: Any) -> Fn:
     return compile_again
 
 
+def _char_gpt() -> Any:
+    import importlib.util
+    import os
+    path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "examples", "char_gpt.py")
+    spec = importlib.util.spec_from_file_location("_bench_compiled_char_gpt", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def char_gpt_step(compiled: bool) -> Callable[..., Fn]:
+    """examples/char_gpt.py's training step (forward, cross entropy, backward, AdamW), its model compiled or not."""
+    def setup(torch: Any, np: Any, s: Any) -> Fn:
+        ex = _char_gpt()
+        torch.manual_seed(0)
+        data, chars = ex.load_text()
+        model = ex.CharGPT(len(chars))
+        optimizer = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=0.01)
+        runner = torch.compile(model) if compiled else model
+        batches = torch.Generator().manual_seed(0)
+        ex.train_step(runner, optimizer, *ex.get_batch(data, batches))
+        return lambda: ex.train_step(runner, optimizer, *ex.get_batch(data, batches))
+    return setup
+
+
 def register(case: Callable[..., Callable[[Any], Any]]) -> None:
     """Adds the workloads to suite.py's cases (group `compile`)."""
     case("compile.gelu_chain_eager", "9-op GELU-style chain, 2^20 float32: eager", "ms")(chain_eager)
@@ -79,5 +106,9 @@ def register(case: Callable[..., Callable[[Any], Any]]) -> None:
     case("compile.mlp_inference_eager", "MLP 64-256-64 + GELU + LayerNorm, batch 32, no_grad: eager", "us")(mlp_eager)
     case("compile.mlp_inference_compiled", "MLP 64-256-64 + GELU + LayerNorm, batch 32, no_grad: torch.compile", "us")(
         mlp_compiled)
+    case("compile.char_gpt_step_eager", "char_gpt.py training step (2 layers, d=64, batch 16, AdamW): eager", "ms")(
+        char_gpt_step(False))
+    case("compile.char_gpt_step_compiled", "char_gpt.py training step, the model under torch.compile", "ms")(
+        char_gpt_step(True))
     case("compile.warm_cache_compile", "compile of the GELU chain with the kernel cache warm (reset + first call)",
          "ms")(warm_compile)

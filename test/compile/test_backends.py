@@ -105,3 +105,14 @@ def test_mark_dynamic_records_the_dims_on_the_tensor():
     assert x._dynamo_dynamic_indices == {0} and x._dynamo_static_indices == {1}
     with pytest.raises(AssertionError, match="out of range"):
         torch._dynamo.mark_dynamic(x, 5)
+
+
+def test_reduce_overhead_is_compiled_as_the_default_mode_and_says_so(caplog):
+    from torch._inductor import compile_fx
+    compile_fx._warned_modes.discard("reduce-overhead")
+    with caplog.at_level(logging.WARNING, logger="torch._inductor"):
+        compiled = torch.compile(lambda x: (x * 2).sin(), mode="reduce-overhead")
+        x = torch.randn(4)
+        compiled(x)
+        torch.testing.assert_close(compiled(x), (x * 2).sin())
+    assert "no CUDA-graph replay or autotuning yet; the graph is compiled as mode='default'" in caplog.text

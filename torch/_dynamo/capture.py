@@ -71,6 +71,11 @@ class Captured:
     writes: list[Write]
     break_reason: str | None = None
     result: Any = None                  # the captured call's own result
+    single_output: bool = False         # the result is the graph's first output alone (one tensor returned)
+
+    def __post_init__(self) -> None:
+        self.single_output = (self.result_spec.num_leaves == 1 and self.result_outputs == [0]
+                              and not self.result_spec.children_specs)
 
 
 class _CaptureTracer(_OperatorTracer):

@@ -53,6 +53,8 @@ class CacheEntry:
                                 *[read() for read, _ in self.guards.sources])
         for write in cap.writes:
             setattr(write.module, write.name, outputs[write.output] if write.output is not None else write.value)
+        if cap.single_output:
+            return outputs[0]
         leaves = [leaf if out is None else outputs[out] for leaf, out in zip(cap.result_leaves, cap.result_outputs)]
         return tree_unflatten(leaves, cap.result_spec)
 
@@ -79,7 +81,15 @@ class CompiledFunction:
         self.entries: list[CacheEntry] = []
         self.frame_id = next(_frame_ids)
         self.warned_limit = False
+        self._specs: dict[int, Any] = {}
         _frames.add(self)
+
+    def _tensors_spec(self, count: int) -> Any:
+        """The pytree structure of `count` tensors passed positionally (made once per count)."""
+        spec = self._specs.get(count)
+        if spec is None:
+            spec = self._specs[count] = tree_flatten((tuple(torch.empty(0) for _ in range(count)), {}))[1]
+        return spec
 
     @property
     def name(self) -> str:
@@ -88,7 +98,10 @@ class CompiledFunction:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if capture.active():          # called from a function being captured: its operators join that graph
             return self.fn(*args, **kwargs)
-        flat, structure = tree_flatten((args, kwargs))
+        if not kwargs and all(type(a) is torch.Tensor for a in args):     # the common call, flattened at once
+            flat, structure = list(args), self._tensors_spec(len(args))
+        else:
+            flat, structure = tree_flatten((args, kwargs))
         for entry in self.entries:
             if entry.guards.holds(flat, structure):
                 stats["replays"] += 1

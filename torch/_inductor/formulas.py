@@ -2,8 +2,9 @@
 
 The formulas come from the schema through the build (_gen_pointwise.FORMULAS: float32 C over x0, x1...
 for the tensor arguments and c0, c1... for the scalar ones). A few operators that are composites or have
-no formula of their own lower to the formulas they compute with (gelu to _ember_gelu, clamp to
-clamp_min and clamp_max, pow by a small integer to products, rsub to a subtraction). Only float32
+no formula of their own lower to the formulas they compute with (gelu and gelu_backward to _ember_gelu's,
+clamp to clamp_min and clamp_max, pow by a small integer to products, rsub to a subtraction, masked_fill to
+a select, clone to the value itself). Only float32
 computations fuse (bool for comparisons and where's condition); any other dtype runs Ember's kernel."""
 from __future__ import annotations
 
@@ -137,6 +138,21 @@ def _rsub(bound: dict[str, Any]) -> Lowered | None:
     return Lowered(f"({other} - ({alpha} * {{0}}))", (base,), "float", (False,))
 
 
+def _masked_fill(bound: dict[str, Any]) -> Lowered | None:
+    base, mask, value = bound.get("self"), bound.get("mask"), literal(bound.get("value"))
+    if not isinstance(base, Node) or not isinstance(mask, Node) or value is None:
+        return None
+    return Lowered(f"(({{1}}) ? ({value}) : ({{0}}))", (base, mask), "float", (False, True))
+
+
+def _copy(bound: dict[str, Any]) -> Lowered | None:
+    """clone (and a same-dtype _to_copy): the value itself, stored in the layout the graph recorded."""
+    base = bound.get("self")
+    if not isinstance(base, Node) or any(bound.get(k) is not None for k in ("dtype", "layout", "device")):
+        return None
+    return Lowered("{0}", (base,), "float", (False,))
+
+
 def lower(node: Any, target: str = "c") -> Lowered | None:
     """The node as a fusible expression for target ("c": the CPU, "cuda"), or None."""
     op = node.target
@@ -155,4 +171,8 @@ def lower(node: Any, target: str = "c") -> Lowered | None:
         return _clamp(bound, target)
     elif name == "rsub.Scalar":
         return _rsub(bound)
+    elif name == "masked_fill.Scalar":
+        return _masked_fill(bound)
+    elif name in ("clone", "_to_copy"):
+        return _copy(bound)
     return _from_table(name, bound, target)

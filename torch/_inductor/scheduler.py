@@ -43,17 +43,19 @@ def needs_autograd(graph: Any, grad_enabled: bool) -> set[Any]:
     """The nodes whose results autograd records (they run through it, never fused): under grad mode (as the
     graph switches it), results of operators with an input that requires grad. The capture records values
     below autograd, so their own requires_grad flags say nothing; inputs' and constants' do."""
+    requiring: set[Any] = set()         # values that require grad: inputs and constants, then results
     recorded: set[Any] = set()
     for node in graph.nodes:
         if node.op in ("placeholder", "get_attr"):
             meta = node.meta.get("tensor_meta")
             if meta is not None and meta.requires_grad:
-                recorded.add(node)
+                requiring.add(node)
         elif node.op == "call_function":
             if node.target is torch._C._set_grad_enabled:
                 grad_enabled = bool(node.args[0])
             elif grad_enabled and node.target is not torch.ops.aten.detach.default \
-                    and any(used in recorded for used in node.all_input_nodes):
+                    and any(used in requiring for used in node.all_input_nodes):
+                requiring.add(node)
                 recorded.add(node)
     return recorded
 
