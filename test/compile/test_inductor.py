@@ -194,3 +194,55 @@ def test_numbers_in_formulas_keep_their_value():
     x = torch.from_numpy(np.linspace(-1, 1, 11, dtype=np.float32))
     compiled(x)
     assert torch.equal(compiled(x), f(x))
+
+
+@settings(max_examples=30, deadline=None)
+@given(shape=st.lists(st.integers(1, 6), min_size=1, max_size=4), data=st.data(), keepdim=st.booleans(),
+       kind=st.sampled_from(["sum", "mean"]))
+def test_a_sum_or_mean_of_a_fused_chain_is_its_kernels_epilogue_with_eagers_results(shape, data, keepdim, kind):
+    dims = data.draw(st.lists(st.integers(-len(shape), len(shape) - 1), min_size=1, max_size=len(shape), unique=True))
+    if len({d % len(shape) for d in dims}) != len(dims):
+        return
+    x = torch.randn(*shape, generator=torch.Generator().manual_seed(len(shape)))
+
+    def f(x):
+        y = (x * 0.5 + 1).sigmoid()
+        z = y * 3                   # before the reduction: a reduction ends its group
+        return getattr(y, kind)(dim=dims, keepdim=keepdim), z
+
+    compiled = torch.compile(f)
+    compiled(x)
+    got, want = compiled(x), f(x)
+    torch.testing.assert_close(got, want, rtol=2e-6, atol=2e-6)
+    assert got[0].stride() == want[0].stride()
+    (group,) = kernels_of(compiled)
+    assert group.reduction is not None and group.reduction is group.members[-1]
+
+
+def test_a_sum_of_every_element_and_a_sum_over_rows_keep_eagers_values_on_one_thread_and_two():
+    x = torch.randn(300, 257)
+
+    def f(x):
+        y = x.exp() - x
+        return y.sum(), y.sum(0), y.mean(-1)
+
+    compiled = torch.compile(f)
+    compiled(x)
+    before = torch.get_num_threads()
+    try:
+        torch.set_num_threads(1)
+        one = compiled(x)
+        torch.set_num_threads(2)
+        two = compiled(x)
+    finally:
+        torch.set_num_threads(before)
+    assert all(torch.equal(a, b) for a, b in zip(one, two))
+    torch.testing.assert_close(two, f(x), rtol=1e-5, atol=1e-4)
+
+
+def test_a_sum_of_a_value_read_from_memory_stays_embers_kernel():
+    compiled = torch.compile(lambda x: x.sum(0) * 2)
+    x = torch.randn(8, 5)
+    compiled(x)
+    torch.testing.assert_close(compiled(x), x.sum(0) * 2)
+    assert [g.reduction for g in kernels_of(compiled)] == [None]

@@ -44,6 +44,93 @@ def coalesce(shape: tuple[int, ...], strides: list[list[int]]) -> tuple[list[int
     return sizes, per
 
 
+def _statements(group: FusedGroup, offset: dict[int, str], indent: str) -> tuple[list[str], dict[Any, str]]:
+    """The loop body's locals (one per member, the reduction aside) and its element-wise stores."""
+    body = []
+    names: dict[Any, str] = {}
+    for i, node in enumerate(group.loads):
+        load = f"p{i}[{offset[i]}]"
+        names[node] = f"((float){load})" if node.meta["example"][2] is torch.bool else load
+    for k, member in enumerate(group.members):
+        if member is group.reduction:
+            continue
+        lowered = group.lowered[member]
+        expr = lowered.expr.format(*(names[o] for o in lowered.operands))
+        ctype = "int" if lowered.out == "bool" else "float"
+        body.append(f"{indent}{ctype} t{k} = {expr};  /* {member.name}: {member.target} */")
+        names[member] = f"t{k}"
+    for i, member in enumerate(group.stores):
+        if member is group.reduction:
+            continue
+        slot = len(group.loads) + i
+        value = names[member]
+        if member.meta["example"][2] is torch.bool:
+            value = f"(unsigned char)({value} != 0)"
+        body.append(f"{indent}p{slot}[{offset[slot]}] = {value};")
+    return body, names
+
+
+def _reduction_strides(group: FusedGroup) -> list[int]:
+    """The reduction's output strides over the group's shape (0 along the reduced dims)."""
+    assert group.reduced is not None
+    _, out_stride, *_ = group.reduction.meta["example"]
+    kept = [d for d in range(len(group.shape)) if d not in group.reduced.dims]
+    keepdim = len(out_stride) == len(group.shape)
+    return [0 if d in group.reduced.dims or group.shape[d] == 1 else out_stride[d if keepdim else kept.index(d)]
+            for d in range(len(group.shape))]
+
+
+def _decompose(index: str, sizes: list[int], steps: list[list[int]], prefix: str, indent: str) -> list[str]:
+    """Each operand's offset (prefix0, prefix1...) for a flat index over the dims of sizes (the last fastest)."""
+    lines = [f"{indent}long {prefix}rest = {index};"] + [f"{indent}long {prefix}{i} = 0;" for i in range(len(steps))]
+    for d in range(len(sizes) - 1, -1, -1):
+        lines.append(f"{indent}{{ long at = {prefix}rest % {sizes[d]}L; {prefix}rest /= {sizes[d]}L;")
+        lines += [f"{indent}  {prefix}{i} += at * {step[d]}L;" for i, step in enumerate(steps) if step[d]]
+        lines.append(f"{indent}}}")
+    lines.append(f"{indent}(void){prefix}rest;")
+    return lines
+
+
+def _reduction_kernel(group: FusedGroup, grain: int, params: list[str]) -> list[str]:
+    """The loops of a group ending in a sum or mean: each output (the kept dims, split across threads) sums its
+    reduced elements in a vectorised loop that computes the members too (its own order: the same bits on any
+    thread count)."""
+    assert group.reduced is not None
+    shape, dims = group.shape, group.reduced.dims
+    operands = [*group.loads, *group.stores]
+    strides = [_reduction_strides(group) if node is group.reduction
+               else strides_for(shape, node.meta["example"][0], node.meta["example"][1]) for node in operands]
+    kept = [d for d in range(len(shape)) if d not in dims]
+    kept_sizes, kept_steps = coalesce(tuple(shape[d] for d in kept), [[st[d] for d in kept] for st in strides])
+    red_sizes, red_steps = coalesce(tuple(shape[d] for d in dims), [[st[d] for d in dims] for st in strides])
+    outputs, count = 1, 1
+    for d in kept:
+        outputs *= shape[d]
+    for d in dims:
+        count *= shape[d]
+    inner = "            "
+    if len(red_sizes) == 1:
+        offset = {i: f"o{i} + j * {step[0]}" if step[0] else f"o{i}" for i, step in enumerate(red_steps)}
+        per_element: list[str] = []
+    else:
+        offset = {i: f"o{i} + u{i}" for i in range(len(operands))}
+        per_element = _decompose("j", red_sizes, red_steps, "u", inner)
+    body, names = _statements(group, offset, inner)
+    slot = len(group.loads) + group.stores.index(group.reduction)
+    total = "acc" if group.reduced.kind == "sum" else f"acc / (float){count}"
+    return [f"    #pragma omp parallel for num_threads(threads) schedule(static) if({outputs * count} >= {grain})",
+            f"    for (long r = 0; r < {outputs}L; r++) {{",
+            *_decompose("r", kept_sizes, kept_steps, "o", "        "),
+            "        float acc = 0.0f;",
+            "        #pragma omp simd reduction(+:acc)",
+            f"        for (long j = 0; j < {count}L; j++) {{",
+            *per_element, *body,
+            f"{inner}acc += {names[group.reduced.operand]};  /* {group.reduction.name}: {group.reduction.target} */",
+            "        }",
+            f"        p{slot}[o{slot}] = {total};",
+            "    }"]
+
+
 def kernel_source(group: FusedGroup, grain: int) -> str:
     """The C function of one fused group: void kernelN(loads..., stores..., int threads)."""
     shape = group.shape
@@ -56,28 +143,21 @@ def kernel_source(group: FusedGroup, grain: int) -> str:
     params = [f"const {_CTYPES[n.meta['example'][2]]}* __restrict p{i}" for i, n in enumerate(group.loads)]
     params += [f"{_CTYPES[n.meta['example'][2]]}* __restrict p{len(group.loads) + i}"
                for i, n in enumerate(group.stores)]
+    header = [f"/* {group.name}: {len(group.members)} fused node(s) over shape {list(shape)} */"]
+    footer: list[str] = []
+    if any(lowered.approximates for lowered in group.lowered.values()):
+        # as the eager loops of such formulas: products and sums may contract into FMAs (its bits are its own)
+        header += ["#pragma GCC push_options", '#pragma GCC optimize("fp-contract=fast")']
+        footer = ["#pragma GCC pop_options"]
+    signature = f"void {group.name}({', '.join([*params, 'int threads'])}) {{"
+    if group.reduction is not None:
+        return "\n".join([*header, signature, *_reduction_kernel(group, grain, params), "}", *footer])
     inner, rows = sizes[-1], numel // sizes[-1] if sizes[-1] else 0
     if rows == 1:           # one flat loop: offsets are multiples of j
         offset = {i: f"j * {step[-1]}" if step[-1] != 1 else "j" for i, step in enumerate(steps)}
     else:
         offset = {i: f"o{i} + j * {step[-1]}" if step[-1] else f"o{i}" for i, step in enumerate(steps)}
-    body = []
-    names: dict[Any, str] = {}
-    for i, node in enumerate(group.loads):
-        load = f"p{i}[{offset[i]}]"
-        names[node] = f"((float){load})" if node.meta["example"][2] is torch.bool else load
-    for k, member in enumerate(group.members):
-        lowered = group.lowered[member]
-        expr = lowered.expr.format(*(names[o] for o in lowered.operands))
-        ctype = "int" if lowered.out == "bool" else "float"
-        body.append(f"            {ctype} t{k} = {expr};  /* {member.name}: {member.target} */")
-        names[member] = f"t{k}"
-    for i, member in enumerate(group.stores):
-        slot = len(group.loads) + i
-        value = names[member]
-        if member.meta["example"][2] is torch.bool:
-            value = f"(unsigned char)({value} != 0)"
-        body.append(f"            p{slot}[{offset[slot]}] = {value};")
+    body, _ = _statements(group, offset, "            ")
     row_offsets = _row_offsets(sizes, steps)
     parallel = f"#pragma omp parallel for num_threads(threads) schedule(static) if({numel} >= {grain})"
     if rows == 1:
@@ -88,13 +168,6 @@ def kernel_source(group: FusedGroup, grain: int) -> str:
                 f"    for (long r = 0; r < {rows}L; r++) {{",
                 *row_offsets,
                 f"        for (long j = 0; j < {inner}L; j++) {{", *body, "        }", "    }"]
-    header = [f"/* {group.name}: {len(group.members)} fused node(s) over shape {list(shape)} */"]
-    footer: list[str] = []
-    if any(lowered.approximates for lowered in group.lowered.values()):
-        # as the eager loops of such formulas: products and sums may contract into FMAs (its bits are its own)
-        header += ["#pragma GCC push_options", '#pragma GCC optimize("fp-contract=fast")']
-        footer = ["#pragma GCC pop_options"]
-    signature = f"void {group.name}({', '.join([*params, 'int threads'])}) {{"
     return "\n".join([*header, signature, *loop, "}", *footer])
 
 

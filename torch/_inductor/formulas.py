@@ -17,7 +17,7 @@ from torch._inductor._gen_pointwise import FORMULAS
 from torch._ops import OpOverload
 from torch.fx.node import Node
 
-__all__ = ["Lowered", "lower"]
+__all__ = ["Lowered", "Reduction", "lower", "lower_reduction"]
 
 
 @dataclass(frozen=True)
@@ -151,6 +151,41 @@ def _copy(bound: dict[str, Any]) -> Lowered | None:
     if not isinstance(base, Node) or any(bound.get(k) is not None for k in ("dtype", "layout", "device")):
         return None
     return Lowered("{0}", (base,), "float", (False,))
+
+
+@dataclass(frozen=True)
+class Reduction:
+    """A sum or mean of one float32 operand over `dims` (sorted, non-negative): a fused kernel's epilogue."""
+    operand: Any
+    dims: tuple[int, ...]
+    kind: str                   # "sum" | "mean"
+
+
+_REDUCTIONS = {"sum": "sum", "sum.dim_IntList": "sum", "mean": "mean", "mean.dim": "mean"}
+
+
+def lower_reduction(node: Any) -> Reduction | None:
+    """A node as a fusible reduction (sum or mean over dims, no dtype argument), or None."""
+    op = node.target
+    if not isinstance(op, OpOverload) or op.overloadpacket._namespace != "aten":
+        return None
+    name = f"{op.overloadpacket.__name__}" + ("" if op._overloadname == "default" else f".{op._overloadname}")
+    kind = _REDUCTIONS.get(name)
+    bound = _bind(op, node.args, node.kwargs) if kind is not None else None
+    if kind is None or bound is None or bound.get("dtype") is not None or not isinstance(bound.get("self"), Node):
+        return None
+    example = bound["self"].meta.get("example")
+    if example is None:
+        return None
+    rank = len(example[0])
+    dims = bound.get("dim")
+    if dims is None or (isinstance(dims, (list, tuple)) and len(dims) == 0):
+        dims = list(range(rank))           # every dim, as PyTorch reads an empty dim list
+    if isinstance(dims, int):
+        dims = [dims]
+    if rank == 0 or not all(isinstance(d, int) and -rank <= d < rank for d in dims):
+        return None
+    return Reduction(bound["self"], tuple(sorted({d % rank for d in dims})), kind)
 
 
 def lower(node: Any, target: str = "c") -> Lowered | None:

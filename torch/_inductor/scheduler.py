@@ -3,7 +3,8 @@
 A node fuses when it lowers to a formula (formulas.lower: the CPU's for a CPU result, CUDA's for a GPU's),
 computes in float32 (bool for comparisons), needs no autograd (needs_autograd) and its operands are float32
 (or bool where the formula takes a condition) on its device. It joins the open group of one of its
-operands of the same shape, or starts one. A group closes as soon as anything outside it reads one of its values, and
+operands of the same shape, or starts one. On the CPU a sum or mean of a member ends its group (the
+kernel's epilogue: formulas.lower_reduction). A group closes as soon as anything outside it reads one of its values, and
 every group closes at an operator that writes into memory, so a kernel (run where its last member was)
 never reads a value that the graph changes in between. A member is stored when something outside its
 group reads it; the others live in registers."""
@@ -13,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import torch
-from torch._inductor.formulas import Lowered, lower
+from torch._inductor.formulas import Lowered, Reduction, lower, lower_reduction
 
 __all__ = ["FusedGroup", "plan"]
 
@@ -29,6 +30,8 @@ class FusedGroup:
     closed: bool = False
     loads: list[Any] = field(default_factory=list)          # the nodes it reads from memory, in order
     stores: list[Any] = field(default_factory=list)         # the members something outside reads
+    reduction: Any = None                                   # the member that sums its value (last; CPU only)
+    reduced: Reduction | None = None
 
     @property
     def name(self) -> str:
@@ -98,6 +101,13 @@ def plan(graph: Any, grad_enabled: bool) -> list[FusedGroup]:
     order = {node: i for i, node in enumerate(graph.nodes)}
     for node in graph.nodes:
         lowered = lower(node, _target(node)) if node.op == "call_function" else None
+        reduced = lower_reduction(node) if lowered is None and node.op == "call_function" else None
+        if reduced is not None and _reduction_joins(node, reduced, group_of, recorded):
+            home = group_of[reduced.operand]
+            home.members.append(node)
+            home.reduction, home.reduced, home.closed = node, reduced, True
+            group_of[node] = home
+            continue
         if lowered is not None and _fusible(node, lowered, recorded):
             home = _home(node, lowered, groups, group_of, order)
             home.members.append(node)
@@ -118,6 +128,16 @@ def plan(graph: Any, grad_enabled: bool) -> list[FusedGroup]:
         group.index = i
         _loads_and_stores(group, group_of)
     return groups
+
+
+def _reduction_joins(node: Any, reduced: Reduction, group_of: dict[Any, FusedGroup], recorded: set[Any]) -> bool:
+    """Whether a sum or mean ends the open CPU group computing its operand (a reduction of a value read from
+    memory stays Ember's kernel, which splits one sum across threads)."""
+    home = group_of.get(reduced.operand)
+    example, operand = _example(node), _example(reduced.operand)
+    return (home is not None and not home.closed and home.device.type == "cpu" and node not in recorded
+            and example is not None and example[2] is torch.float32 and operand is not None
+            and home.shape == operand[0] and operand[2] is torch.float32)
 
 
 def _target(node: Any) -> str:
@@ -157,6 +177,9 @@ def _home(node: Any, lowered: Lowered, groups: list[FusedGroup], group_of: dict[
 
 def _loads_and_stores(group: FusedGroup, group_of: dict[Any, FusedGroup]) -> None:
     for member in group.members:
+        if member is group.reduction:
+            group.stores.append(member)
+            continue
         for operand in group.lowered[member].operands:
             if group_of.get(operand) is not group and operand not in group.loads:
                 group.loads.append(operand)
