@@ -68,3 +68,17 @@ def test_a_gpu_training_step_gives_eagers_gradients():
         reference(x).pow(2).sum().backward()
     for p, q in zip(model.parameters(), reference.parameters()):
         torch.testing.assert_close(p.grad, q.grad, rtol=1e-5, atol=1e-6)
+
+
+def test_a_row_sum_of_a_chain_is_its_gpu_kernels_epilogue_and_a_narrow_one_stays_embers():
+    x, b = torch.randn(2048, 33).cuda(), torch.randn(33).cuda()
+
+    def f(x, b):
+        y = (x * 2 + b).tanh()
+        return (y * y).sum(dim=-1), (x - b).mean(dim=0)
+
+    compiled = torch.compile(f)
+    compiled(x, b)
+    torch.testing.assert_close(compiled(x, b), f(x, b), rtol=2e-6, atol=2e-5)
+    reductions = [g.reduction is not None for g in groups_of(compiled)]
+    assert reductions == [True, False]          # 2048 outputs fuse; 33 are too few for a thread each

@@ -8,12 +8,15 @@ is a plain strided loop that gcc vectorises with the branch-free math of vec_mat
 local of the loop body; the source carries, as a comment, the graph node every line comes from."""
 from __future__ import annotations
 
+import math
+from dataclasses import dataclass
 from typing import Any
 
 import torch
 from torch._inductor.scheduler import FusedGroup
 
-__all__ = ["coalesce", "kernel_source", "module_source", "strides_for"]
+__all__ = ["ReductionLoops", "coalesce", "kernel_source", "module_source", "reduction_loops", "statements",
+           "strides_for"]
 
 _CTYPES = {torch.float32: "float", torch.bool: "unsigned char"}
 
@@ -44,7 +47,7 @@ def coalesce(shape: tuple[int, ...], strides: list[list[int]]) -> tuple[list[int
     return sizes, per
 
 
-def _statements(group: FusedGroup, offset: dict[int, str], indent: str) -> tuple[list[str], dict[Any, str]]:
+def statements(group: FusedGroup, offset: dict[int, str], indent: str) -> tuple[list[str], dict[Any, str]]:
     """The loop body's locals (one per member, the reduction aside) and its element-wise stores."""
     body = []
     names: dict[Any, str] = {}
@@ -91,11 +94,21 @@ def _decompose(index: str, sizes: list[int], steps: list[list[int]], prefix: str
     return lines
 
 
-def _reduction_kernel(group: FusedGroup, grain: int, params: list[str]) -> list[str]:
-    """The loops of a group ending in a sum or mean: each output (the kept dims, split across threads) sums its
-    reduced elements in a vectorised loop that computes the members too (its own order: the same bits on any
-    thread count)."""
-    assert group.reduced is not None
+@dataclass
+class ReductionLoops:
+    """The two loops of a group ending in a sum or mean: over its outputs (the kept dims) and, inside, over the
+    elements each output sums; the operands' offsets in both, and the body of the inner loop."""
+    outputs: int
+    count: int
+    outer: list[str]            # the offsets o0, o1... of output r (statements)
+    inner: list[str]            # the statements of element j: offsets, members, element-wise stores
+    accumulate: str             # the member summed
+    store: str                  # the statement storing output r's total (from acc)
+
+
+def reduction_loops(group: FusedGroup, indent: str) -> ReductionLoops:
+    """A reduction group's loops (shared by the CPU and CUDA generators)."""
+    assert group.reduced is not None and group.reduction is not None
     shape, dims = group.shape, group.reduced.dims
     operands = [*group.loads, *group.stores]
     strides = [_reduction_strides(group) if node is group.reduction
@@ -103,32 +116,34 @@ def _reduction_kernel(group: FusedGroup, grain: int, params: list[str]) -> list[
     kept = [d for d in range(len(shape)) if d not in dims]
     kept_sizes, kept_steps = coalesce(tuple(shape[d] for d in kept), [[st[d] for d in kept] for st in strides])
     red_sizes, red_steps = coalesce(tuple(shape[d] for d in dims), [[st[d] for d in dims] for st in strides])
-    outputs, count = 1, 1
-    for d in kept:
-        outputs *= shape[d]
-    for d in dims:
-        count *= shape[d]
-    inner = "            "
+    outputs = math.prod(shape[d] for d in kept)
+    count = math.prod(shape[d] for d in dims)
     if len(red_sizes) == 1:
         offset = {i: f"o{i} + j * {step[0]}" if step[0] else f"o{i}" for i, step in enumerate(red_steps)}
         per_element: list[str] = []
     else:
         offset = {i: f"o{i} + u{i}" for i in range(len(operands))}
-        per_element = _decompose("j", red_sizes, red_steps, "u", inner)
-    body, names = _statements(group, offset, inner)
+        per_element = _decompose("j", red_sizes, red_steps, "u", indent + "    ")
+    body, names = statements(group, offset, indent + "    ")
     slot = len(group.loads) + group.stores.index(group.reduction)
     total = "acc" if group.reduced.kind == "sum" else f"acc / (float){count}"
-    return [f"    #pragma omp parallel for num_threads(threads) schedule(static) if({outputs * count} >= {grain})",
-            f"    for (long r = 0; r < {outputs}L; r++) {{",
-            *_decompose("r", kept_sizes, kept_steps, "o", "        "),
+    return ReductionLoops(
+        outputs, count, _decompose("r", kept_sizes, kept_steps, "o", indent), per_element + body,
+        f"{indent}    acc += {names[group.reduced.operand]};  /* {group.reduction.name}: {group.reduction.target} */",
+        f"{indent}p{slot}[o{slot}] = {total};")
+
+
+def _reduction_kernel(group: FusedGroup, grain: int) -> list[str]:
+    """Each output (the kept dims, split across threads) sums its elements in a vectorised loop that computes the
+    members too, in its own order: the same bits on any thread count."""
+    loops = reduction_loops(group, "        ")
+    return [f"    #pragma omp parallel for num_threads(threads) schedule(static) "
+            f"if({loops.outputs * loops.count} >= {grain})",
+            f"    for (long r = 0; r < {loops.outputs}L; r++) {{", *loops.outer,
             "        float acc = 0.0f;",
             "        #pragma omp simd reduction(+:acc)",
-            f"        for (long j = 0; j < {count}L; j++) {{",
-            *per_element, *body,
-            f"{inner}acc += {names[group.reduced.operand]};  /* {group.reduction.name}: {group.reduction.target} */",
-            "        }",
-            f"        p{slot}[o{slot}] = {total};",
-            "    }"]
+            f"        for (long j = 0; j < {loops.count}L; j++) {{", *loops.inner, loops.accumulate, "        }",
+            loops.store, "    }"]
 
 
 def kernel_source(group: FusedGroup, grain: int) -> str:
@@ -151,13 +166,13 @@ def kernel_source(group: FusedGroup, grain: int) -> str:
         footer = ["#pragma GCC pop_options"]
     signature = f"void {group.name}({', '.join([*params, 'int threads'])}) {{"
     if group.reduction is not None:
-        return "\n".join([*header, signature, *_reduction_kernel(group, grain, params), "}", *footer])
+        return "\n".join([*header, signature, *_reduction_kernel(group, grain), "}", *footer])
     inner, rows = sizes[-1], numel // sizes[-1] if sizes[-1] else 0
     if rows == 1:           # one flat loop: offsets are multiples of j
         offset = {i: f"j * {step[-1]}" if step[-1] != 1 else "j" for i, step in enumerate(steps)}
     else:
         offset = {i: f"o{i} + j * {step[-1]}" if step[-1] else f"o{i}" for i, step in enumerate(steps)}
-    body, _ = _statements(group, offset, "            ")
+    body, _ = statements(group, offset, "            ")
     row_offsets = _row_offsets(sizes, steps)
     parallel = f"#pragma omp parallel for num_threads(threads) schedule(static) if({numel} >= {grain})"
     if rows == 1:

@@ -8,15 +8,35 @@ aten/native/cuda/_gen_scalar_ops.cuh, the same functions the eager kernels call)
 through c10.cuda (PyCUDA, or the host emulator) and cached on disk by its hash there."""
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import torch
-from torch._inductor.codegen_c import coalesce, strides_for
+from torch._inductor.codegen_c import coalesce, reduction_loops, strides_for
 from torch._inductor.scheduler import FusedGroup
 
-__all__ = ["kernel_source", "module_source"]
+__all__ = ["kernel_source", "launch_count", "module_source"]
 
 _CTYPES = {torch.float32: "float", torch.bool: "unsigned char"}
+
+
+def launch_count(group: FusedGroup) -> int:
+    """The threads a kernel's grid-stride loop runs over: its outputs for a reduction, else its elements."""
+    if group.reduced is not None:
+        return math.prod(size for d, size in enumerate(group.shape) if d not in group.reduced.dims)
+    return math.prod(group.shape)
+
+
+def _reduction_source(group: FusedGroup, params: list[str]) -> str:
+    """One thread per output, summing that output's elements in a plain loop."""
+    loops = reduction_loops(group, "        ")
+    return "\n".join([
+        f"// {group.name}: {len(group.members)} fused node(s) over shape {list(group.shape)}, ending in a reduction",
+        f'extern "C" __global__ void {group.name}({", ".join(["long long n", *params])}) {{',
+        "    for (long long r = blockIdx.x * (long long)blockDim.x + threadIdx.x; r < n;"
+        " r += (long long)blockDim.x * gridDim.x) {",
+        *loops.outer, "        float acc = 0.0f;", f"        for (long j = 0; j < {loops.count}L; j++) {{",
+        *loops.inner, loops.accumulate, "        }", loops.store, "    }", "}"])
 
 
 def kernel_source(group: FusedGroup) -> str:
@@ -27,6 +47,8 @@ def kernel_source(group: FusedGroup) -> str:
     params = [f"const {_CTYPES[n.meta['example'][2]]}* __restrict__ p{i}" for i, n in enumerate(group.loads)]
     params += [f"{_CTYPES[n.meta['example'][2]]}* __restrict__ p{len(group.loads) + i}"
                for i, n in enumerate(group.stores)]
+    if group.reduced is not None:
+        return _reduction_source(group, params)
     lines = [f"// {group.name}: {len(group.members)} fused node(s) over shape {list(group.shape)}",
              f'extern "C" __global__ void {group.name}({", ".join(["long long n", *params])}) {{',
              "    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;"

@@ -71,9 +71,7 @@ class _Wrapper:
     def cuda_call(self, group: FusedGroup) -> None:
         """A GPU kernel launched over the group's elements (a grid-stride loop; nothing to launch for none)."""
         from aten.native.cuda.runtime.launch import grid_for
-        numel = 1
-        for size in group.shape:
-            numel *= size
+        numel = codegen_cuda.launch_count(group)
         if numel == 0:
             return
         function = self.cuda_module.get_function(group.name)

@@ -3,13 +3,14 @@
 A node fuses when it lowers to a formula (formulas.lower: the CPU's for a CPU result, CUDA's for a GPU's),
 computes in float32 (bool for comparisons), needs no autograd (needs_autograd) and its operands are float32
 (or bool where the formula takes a condition) on its device. It joins the open group of one of its
-operands of the same shape, or starts one. On the CPU a sum or mean of a member ends its group (the
-kernel's epilogue: formulas.lower_reduction). A group closes as soon as anything outside it reads one of its values, and
+operands of the same shape, or starts one. A sum or mean of a member ends its group (the kernel's
+epilogue: formulas.lower_reduction), on a GPU where it has enough outputs for a thread each. A group closes as soon as anything outside it reads one of its values, and
 every group closes at an operator that writes into memory, so a kernel (run where its last member was)
 never reads a value that the graph changes in between. A member is stored when something outside its
 group reads it; the others live in registers."""
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,6 +18,9 @@ import torch
 from torch._inductor.formulas import Lowered, Reduction, lower, lower_reduction
 
 __all__ = ["FusedGroup", "plan"]
+
+# The fewest outputs a reduction on the GPU fuses with (its kernel runs one thread per output).
+_CUDA_REDUCTION_OUTPUTS = 1024
 
 
 @dataclass
@@ -30,7 +34,7 @@ class FusedGroup:
     closed: bool = False
     loads: list[Any] = field(default_factory=list)          # the nodes it reads from memory, in order
     stores: list[Any] = field(default_factory=list)         # the members something outside reads
-    reduction: Any = None                                   # the member that sums its value (last; CPU only)
+    reduction: Any = None                                   # the member that sums its value (last)
     reduced: Reduction | None = None
 
     @property
@@ -131,13 +135,15 @@ def plan(graph: Any, grad_enabled: bool) -> list[FusedGroup]:
 
 
 def _reduction_joins(node: Any, reduced: Reduction, group_of: dict[Any, FusedGroup], recorded: set[Any]) -> bool:
-    """Whether a sum or mean ends the open CPU group computing its operand (a reduction of a value read from
-    memory stays Ember's kernel, which splits one sum across threads)."""
+    """Whether a sum or mean ends the open group computing its operand (a reduction of a value read from memory
+    stays Ember's kernel, which splits one sum across threads)."""
     home = group_of.get(reduced.operand)
     example, operand = _example(node), _example(reduced.operand)
-    return (home is not None and not home.closed and home.device.type == "cpu" and node not in recorded
-            and example is not None and example[2] is torch.float32 and operand is not None
-            and home.shape == operand[0] and operand[2] is torch.float32)
+    if home is None or home.closed or node in recorded or example is None or operand is None:
+        return False
+    if home.device.type == "cuda" and math.prod(example[0]) < _CUDA_REDUCTION_OUTPUTS:
+        return False            # a thread per output: too few outputs to keep a GPU busy
+    return example[2] is torch.float32 and home.shape == operand[0] and operand[2] is torch.float32
 
 
 def _target(node: Any) -> str:
