@@ -72,3 +72,30 @@ def test_explain_counts_the_break():
     out = torch._dynamo.explain(branchy)(torch.ones(2))
     assert (out.graph_count, out.graph_break_count) == (0, 1)
     assert out.break_reasons[0].reason.startswith("Tensor.item")
+
+
+def test_module_hooks_and_tensor_hooks_run_eagerly_each_call():
+    seen = []
+    model = torch.nn.Linear(3, 2)
+    handle = model.register_forward_hook(lambda m, args, out: seen.append(out.detach().clone()))
+    compiled = torch.compile(model, backend="eager")
+    for _ in range(2):
+        compiled(torch.ones(1, 3))
+    assert len(seen) == 2 and stats["graph_breaks"] == 1
+    handle.remove()
+    with pytest.raises(torch._dynamo.exc.Unsupported, match="Tensor.register_hook inside a compiled function"):
+        torch.compile(lambda x: x.register_hook(lambda g: g), backend="eager", fullgraph=True)(
+            torch.ones(1, requires_grad=True))
+
+
+def test_a_tensor_subclass_input_runs_eagerly_and_keeps_its_type():
+    class Tagged(torch.Tensor):
+        pass
+
+    x = torch.ones(3).as_subclass(Tagged)
+    compiled = torch.compile(lambda t: t * 2, backend="eager")
+    for _ in range(2):
+        out = compiled(x)
+        assert type(out) is Tagged and out.tolist() == [2.0] * 3
+    with pytest.raises(torch._dynamo.exc.Unsupported, match="an input of Tensor subclass Tagged"):
+        torch.compile(lambda t: t * 2, backend="eager", fullgraph=True)(x)

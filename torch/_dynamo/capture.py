@@ -6,9 +6,10 @@ call's own result is the real one. While it runs, the capture also records what 
 what it must redo (torch._dynamo.guards): the attributes read from modules, the optimizers stepped, grad
 mode switches (as torch._C._set_grad_enabled nodes), and attributes assigned on modules (replayed after
 the graph runs). What a graph cannot hold is a graph break: reading a traced tensor's value (item(),
-bool(), tolist(), NumPy), running backward or autograd.grad, or entering inference mode. The call then
-finishes eagerly and the frame runs eagerly for those guards; under fullgraph=True the break raises
-torch._dynamo.exc.Unsupported where it happens."""
+bool(), tolist(), NumPy), running backward or autograd.grad, entering inference mode, calling a module
+that has hooks or registering a tensor hook (their Python effects would not replay), a Tensor subclass
+input, a disabled function. The call then finishes eagerly and the frame runs eagerly for those guards;
+under fullgraph=True the break raises torch._dynamo.exc.Unsupported where it happens."""
 from __future__ import annotations
 
 import contextlib
@@ -22,6 +23,7 @@ import torch
 from torch._dynamo import exc
 from torch._dynamo.guards import GuardSet, TensorGuard, global_state, is_plain_value
 from torch.autograd import grad_mode as _grad_mode_module
+from torch.utils import hooks as _module_hooks
 from torch.fx.experimental.proxy_tensor import _OperatorTracer
 from torch.fx.graph import Graph
 from torch.fx.graph_module import GraphModule
@@ -235,11 +237,30 @@ def _patched(patches: list[tuple[Any, str, Any]]) -> Iterator[None]:
 _INHERITED = object()
 
 
+def _has_hooks(module: Any) -> bool:
+    """Whether calling module runs hooks (its own or the global ones): their Python effects would not replay."""
+    own = module.__dict__
+    return any(own.get(name) for name in ("_forward_pre_hooks", "_forward_hooks", "_backward_hooks",
+                                          "_backward_pre_hooks")) or bool(
+        _module_hooks._global_forward_pre_hooks or _module_hooks._global_forward_hooks)
+
+
 def _observers(capture: _Capture) -> list[tuple[Any, str, Any]]:
     """The patches through which a capture sees module attribute reads and writes, reads of tensor values,
-    autograd calls and grad-mode switches."""
+    autograd calls, hooks and grad-mode switches."""
     module_cls, tensor_cls, autograd = torch.nn.Module, torch.Tensor, torch.autograd
     saved_getattr, saved_setattr = module_cls.__getattr__, module_cls.__setattr__
+    saved_call, saved_register_hook = module_cls._call_impl, tensor_cls.register_hook
+
+    def call_impl(self: Any, *args: Any, **kwargs: Any) -> Any:
+        if _has_hooks(self):
+            capture.graph_break(f"module hooks on {type(self).__name__} (their Python effects would not be "
+                                "replayed)")
+        return saved_call(self, *args, **kwargs)
+
+    def register_hook(self: Any, hook: Any) -> Any:
+        capture.graph_break("Tensor.register_hook inside a compiled function")
+        return saved_register_hook(self, hook)
 
     def getattribute(self: Any, name: str) -> Any:
         value = object.__getattribute__(self, name)
@@ -285,6 +306,7 @@ def _observers(capture: _Capture) -> list[tuple[Any, str, Any]]:
         capture.module_write(self, "grad", None)
 
     return [(tensor_cls, "grad", property(read_grad, write_grad, delete_grad, grad_property.__doc__)),
+            (module_cls, "_call_impl", call_impl), (tensor_cls, "register_hook", register_hook),
             (module_cls, "__getattribute__", getattribute), (module_cls, "__getattr__", getattr_),
             (module_cls, "__setattr__", setattr_),
             (tensor_cls, "item", value_read(tensor_cls.item, "Tensor.item")),
@@ -372,6 +394,9 @@ def capture(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any
     guards.count, guards.structure, guards.state = len(flat), structure, global_state()
     positions: list[int] = []
     for i, (name, value) in enumerate(zip(names, flat)):
+        if isinstance(value, torch.Tensor) and type(value) not in (torch.Tensor, torch.nn.Parameter):
+            cap.graph_break(f"an input of Tensor subclass {type(value).__name__} (its Python behaviour would not be "
+                            "replayed)")
         if isinstance(value, torch.Tensor):
             node = cap.graph.placeholder(f"L_{name}_")
             cap.tracer.bind(value, node)
