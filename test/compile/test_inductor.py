@@ -246,3 +246,36 @@ def test_a_sum_of_a_value_read_from_memory_stays_embers_kernel():
     compiled(x)
     torch.testing.assert_close(compiled(x), x.sum(0) * 2)
     assert [g.reduction for g in kernels_of(compiled)] == [None]
+
+
+def test_softmaxes_over_the_last_dim_fuse_with_what_comes_before_and_after():
+    import torch.nn.functional as F
+
+    def attention_scores(x, mask):
+        a = x.masked_fill(mask, float("-inf")) * 0.5
+        p = F.softmax(a, dim=-1)
+        return p * 3, F.log_softmax(x * 2 + p, dim=-1), a
+
+    x, mask = torch.randn(2, 4, 8, 8), torch.ones(8, 8).triu(1).bool()
+    compiled = torch.compile(attention_scores)
+    compiled(x, mask)
+    got, want = compiled(x, mask), attention_scores(x, mask)
+    torch.testing.assert_close(got, want, rtol=2e-6, atol=1e-6)
+    (group,) = kernels_of(compiled)
+    assert len(group.rows) == 2 and len(group.members) == 7
+
+
+def test_a_softmax_over_another_dim_or_a_long_row_runs_embers_kernel():
+    import torch.nn.functional as F
+    from torch._inductor.formulas import MAX_ROW
+
+    compiled = torch.compile(lambda x: F.softmax(x * 2, dim=0) + F.softmax(x, dim=-1).sum())
+    x = torch.randn(5, 6)
+    compiled(x)
+    torch.testing.assert_close(compiled(x), F.softmax(x * 2, dim=0) + F.softmax(x, dim=-1).sum())
+    assert sum(len(g.rows) for g in kernels_of(compiled)) == 1
+    long_rows = torch.compile(lambda x: F.softmax(x + 1, dim=-1))
+    wide = torch.randn(2, MAX_ROW + 1)
+    long_rows(wide)
+    torch.testing.assert_close(long_rows(wide), F.softmax(wide + 1, dim=-1))
+    assert all(not g.rows for g in kernels_of(long_rows))

@@ -146,6 +146,76 @@ def _reduction_kernel(group: FusedGroup, grain: int) -> list[str]:
             loops.store, "    }"]
 
 
+def _row_kernel(group: FusedGroup, grain: int) -> list[str]:
+    """A group with softmaxes over the last dim, row by row (rows split across threads): the members between two
+    softmaxes form one loop over the row; a softmax first finds its row's maximum and sum in vectorised
+    reductions (as the eager kernel, nn_vec.h, with its flushing exp); values a later loop reads are kept in
+    row buffers on the thread's stack."""
+    shape = group.shape
+    operands = [*group.loads, *group.stores]
+    strides = [strides_for(shape, n.meta["example"][0], n.meta["example"][1]) for n in operands]
+    length = shape[-1]
+    rows = math.prod(shape[:-1])
+    outer_sizes, outer_steps = coalesce(tuple(shape[:-1]), [st[:-1] for st in strides])
+    at = {i: f"o{i} + j * {st[-1]}" if st[-1] else f"o{i}" for i, st in enumerate(strides)}
+    phase_of: dict[Any, int] = {}
+    phase = 0
+    for member in group.members:
+        if member in group.rows:
+            phase += 1
+        phase_of[member] = phase
+    buffered = {o for m in group.members for o in group.operands(m)
+                if o in phase_of and (phase_of[o] < phase_of[m] or m in group.rows)}
+    local = {m: f"t{k}" for k, m in enumerate(group.members)}
+
+    def value(node: Any) -> str:
+        if node in group.loads:
+            i = group.loads.index(node)
+            load = f"p{i}[{at[i]}]"
+            return f"((float){load})" if node.meta["example"][2] is torch.bool else load
+        return local[node]
+
+    lines = [f"    #pragma omp parallel for num_threads(threads) schedule(static) if({rows * length} >= {grain})",
+             f"    for (long r = 0; r < {rows}L; r++) {{",
+             *_decompose("r", outer_sizes, outer_steps, "o", "        "),
+             *[f"        float b_{local[m]}[{length}];" for m in group.members if m in buffered]]
+    loop_open = f"        for (long j = 0; j < {length}L; j++) {{"
+    lines.append(loop_open)
+    for member in group.members:
+        if member in group.rows:
+            row = group.rows[member]
+            source = f"b_{local[row.operand]}[j]" if row.operand in buffered else value(row.operand)
+            name = local[member]
+            lines += ["        }", f"        float m_{name} = -INFINITY, s_{name} = 0.0f;",
+                      f"        #pragma omp simd reduction(max:m_{name})",
+                      f"        for (long j = 0; j < {length}L; j++) m_{name} = {source} > m_{name} ? {source} : m_{name};",
+                      f"        #pragma omp simd reduction(+:s_{name})",
+                      f"        for (long j = 0; j < {length}L; j++) s_{name} += ember_vm_expf_flush({source} - m_{name});"]
+            if row.kind == "softmax":
+                lines.append(f"        float k_{name} = 1.0f / s_{name};")
+                expr = f"ember_vm_expf_flush({source} - m_{name}) * k_{name}"
+            else:
+                lines.append(f"        float k_{name} = logf(s_{name});")
+                expr = f"({source} - m_{name}) - k_{name}"
+            lines.append(loop_open)
+        else:
+            lowered = group.lowered[member]
+            args = [f"b_{local[o]}[j]" if o in buffered and phase_of.get(o, -1) < phase_of[member] else value(o)
+                    for o in lowered.operands]
+            expr = lowered.expr.format(*args)
+        ctype = "int" if member not in group.rows and group.lowered[member].out == "bool" else "float"
+        lines.append(f"            {ctype} {local[member]} = {expr};  /* {member.name}: {member.target} */")
+        if member in buffered:
+            lines.append(f"            b_{local[member]}[j] = {local[member]};")
+        if member in group.stores:
+            slot = len(group.loads) + group.stores.index(member)
+            stored = f"(unsigned char)({local[member]} != 0)" if member.meta["example"][2] is torch.bool \
+                else local[member]
+            lines.append(f"            p{slot}[{at[slot]}] = {stored};")
+    lines += ["        }", "    }"]
+    return lines
+
+
 def kernel_source(group: FusedGroup, grain: int) -> str:
     """The C function of one fused group: void kernelN(loads..., stores..., int threads)."""
     shape = group.shape
@@ -160,13 +230,15 @@ def kernel_source(group: FusedGroup, grain: int) -> str:
                for i, n in enumerate(group.stores)]
     header = [f"/* {group.name}: {len(group.members)} fused node(s) over shape {list(shape)} */"]
     footer: list[str] = []
-    if any(lowered.approximates for lowered in group.lowered.values()):
+    if group.rows or any(lowered.approximates for lowered in group.lowered.values()):
         # as the eager loops of such formulas: products and sums may contract into FMAs (its bits are its own)
         header += ["#pragma GCC push_options", '#pragma GCC optimize("fp-contract=fast")']
         footer = ["#pragma GCC pop_options"]
     signature = f"void {group.name}({', '.join([*params, 'int threads'])}) {{"
     if group.reduction is not None:
         return "\n".join([*header, signature, *_reduction_kernel(group, grain), "}", *footer])
+    if group.rows:
+        return "\n".join([*header, signature, *_row_kernel(group, grain), "}", *footer])
     inner, rows = sizes[-1], numel // sizes[-1] if sizes[-1] else 0
     if rows == 1:           # one flat loop: offsets are multiples of j
         offset = {i: f"j * {step[-1]}" if step[-1] != 1 else "j" for i, step in enumerate(steps)}

@@ -13,11 +13,12 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+import torch
 from torch._inductor._gen_pointwise import FORMULAS
 from torch._ops import OpOverload
 from torch.fx.node import Node
 
-__all__ = ["Lowered", "Reduction", "lower", "lower_reduction"]
+__all__ = ["Lowered", "Reduction", "RowOp", "lower", "lower_reduction", "lower_row"]
 
 
 @dataclass(frozen=True)
@@ -186,6 +187,34 @@ def lower_reduction(node: Any) -> Reduction | None:
     if rank == 0 or not all(isinstance(d, int) and -rank <= d < rank for d in dims):
         return None
     return Reduction(bound["self"], tuple(sorted({d % rank for d in dims})), kind)
+
+
+@dataclass(frozen=True)
+class RowOp:
+    """A softmax or log_softmax of one float32 operand over its last dim: a kernel phase of its own."""
+    operand: Any
+    kind: str                   # "softmax" | "log_softmax"
+
+
+# Rows longer than this stay Ember's kernel (a fused row keeps its values on the thread's stack).
+MAX_ROW = 4096
+
+
+def lower_row(node: Any) -> RowOp | None:
+    """A node as a fusible row operation (a softmax over the last dim, computed in float32), or None."""
+    op = node.target
+    softmax, log_softmax = torch.ops.aten._softmax.default, torch.ops.aten._log_softmax.default
+    if op is softmax or op is log_softmax:
+        bound = _bind(op, node.args, node.kwargs)
+        operand = bound.get("self") if bound is not None else None
+        example = operand.meta.get("example") if isinstance(operand, Node) else None
+        if example is None or not example[0] or bound is None or bound.get("half_to_float"):
+            return None
+        rank = len(example[0])
+        dim = bound.get("dim")
+        if isinstance(dim, int) and dim % rank == rank - 1 and 0 < example[0][-1] <= MAX_ROW:
+            return RowOp(operand, "softmax" if op is softmax else "log_softmax")
+    return None
 
 
 def lower(node: Any, target: str = "c") -> Lowered | None:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import torch
-from torch._inductor.formulas import Lowered, Reduction, lower, lower_reduction
+from torch._inductor.formulas import Lowered, Reduction, RowOp, lower, lower_reduction, lower_row
 
 __all__ = ["FusedGroup", "plan"]
 
@@ -36,6 +36,16 @@ class FusedGroup:
     stores: list[Any] = field(default_factory=list)         # the members something outside reads
     reduction: Any = None                                   # the member that sums its value (last)
     reduced: Reduction | None = None
+    rows: dict[Any, RowOp] = field(default_factory=dict)    # members that are softmaxes over the last dim (CPU)
+
+    def operands(self, member: Any) -> tuple[Any, ...]:
+        """The values a member reads."""
+        if member in self.rows:
+            return (self.rows[member].operand,)
+        if member is self.reduction:
+            assert self.reduced is not None
+            return (self.reduced.operand,)
+        return self.lowered[member].operands
 
     @property
     def name(self) -> str:
@@ -112,6 +122,20 @@ def plan(graph: Any, grad_enabled: bool) -> list[FusedGroup]:
             home.reduction, home.reduced, home.closed = node, reduced, True
             group_of[node] = home
             continue
+        row = lower_row(node) if lowered is None and reduced is None and node.op == "call_function" else None
+        if row is not None and _row_fusible(node, row, recorded):
+            shape, _, _, device, _ = node.meta["example"]
+            joined = group_of.get(row.operand)
+            if joined is None or joined.closed or joined.shape != shape or joined.reduction is not None:
+                groups.append(FusedGroup(len(groups), shape, device))
+                joined = groups[-1]
+            home = joined
+            home.members.append(node)
+            home.rows[node] = row
+            group_of[node] = home
+            if row.operand in group_of and group_of[row.operand] is not home:
+                group_of[row.operand].closed = True
+            continue
         if lowered is not None and _fusible(node, lowered, recorded):
             home = _home(node, lowered, groups, group_of, order)
             home.members.append(node)
@@ -134,12 +158,20 @@ def plan(graph: Any, grad_enabled: bool) -> list[FusedGroup]:
     return groups
 
 
+def _row_fusible(node: Any, row: RowOp, recorded: set[Any]) -> bool:
+    """A softmax over the last dim of a float32 CPU value, autograd not recording it."""
+    example, operand = _example(node), _example(row.operand)
+    return (node not in recorded and example is not None and operand is not None and example[3].type == "cpu"
+            and operand[3] == example[3] and example[2] is torch.float32 and operand[2] is torch.float32
+            and operand[0] == example[0])
+
+
 def _reduction_joins(node: Any, reduced: Reduction, group_of: dict[Any, FusedGroup], recorded: set[Any]) -> bool:
     """Whether a sum or mean ends the open group computing its operand (a reduction of a value read from memory
     stays Ember's kernel, which splits one sum across threads)."""
     home = group_of.get(reduced.operand)
     example, operand = _example(node), _example(reduced.operand)
-    if home is None or home.closed or node in recorded or example is None or operand is None:
+    if home is None or home.closed or node in recorded or example is None or operand is None or home.rows:
         return False
     if home.device.type == "cuda" and math.prod(example[0]) < _CUDA_REDUCTION_OUTPUTS:
         return False            # a thread per output: too few outputs to keep a GPU busy
@@ -164,7 +196,7 @@ def _home(node: Any, lowered: Lowered, groups: list[FusedGroup], group_of: dict[
                   if o in group_of and not group_of[o].closed and group_of[o].shape == shape]
     if not candidates:
         candidates = [g for g in groups if not g.closed and g.shape == shape and g.device == device and g.members
-                      and any(o in g.lowered[m].operands for m in g.members for o in lowered.operands)]
+                      and any(o in g.operands(m) for m in g.members for o in lowered.operands)]
     if not candidates:
         groups.append(FusedGroup(len(groups), shape, device))
         return groups[-1]
@@ -176,7 +208,8 @@ def _home(node: Any, lowered: Lowered, groups: list[FusedGroup], group_of: dict[
             group_of[member] = home
         home.members.extend(other.members)
         home.lowered.update(other.lowered)
-        other.members, other.lowered = [], {}
+        home.rows.update(other.rows)
+        other.members, other.lowered, other.rows = [], {}, {}
     home.members.sort(key=order.__getitem__)
     return home
 
@@ -186,7 +219,7 @@ def _loads_and_stores(group: FusedGroup, group_of: dict[Any, FusedGroup]) -> Non
         if member is group.reduction:
             group.stores.append(member)
             continue
-        for operand in group.lowered[member].operands:
+        for operand in group.operands(member):
             if group_of.get(operand) is not group and operand not in group.loads:
                 group.loads.append(operand)
         if any(group_of.get(user) is not group for user in member.users):
