@@ -279,3 +279,37 @@ def test_a_softmax_over_another_dim_or_a_long_row_runs_embers_kernel():
     long_rows(wide)
     torch.testing.assert_close(long_rows(wide), F.softmax(wide + 1, dim=-1))
     assert all(not g.rows for g in kernels_of(long_rows))
+
+
+def test_a_layer_norm_over_the_last_dim_fuses_with_the_residual_add_and_keeps_eagers_bits():
+    import torch.nn.functional as F
+
+    weight, bias = torch.randn(16), torch.randn(16)
+
+    def block(x, y):
+        h = x + y
+        return F.layer_norm(h, (16,), weight, bias) * 2, F.layer_norm(h, (16,)), h
+
+    x, y = torch.randn(4, 5, 16), torch.randn(4, 5, 16)
+    compiled = torch.compile(block)
+    compiled(x, y)
+    got, want = compiled(x, y), block(x, y)
+    assert all(torch.equal(g, w) for g, w in zip(got, want))
+    (group,) = kernels_of(compiled)
+    assert [row.kind for row in group.rows.values()] == ["layer_norm", "layer_norm"]
+
+
+def test_a_trained_layer_norm_saves_the_fused_kernels_mean_and_rstd_for_its_backward():
+    def make():
+        return torch.nn.Sequential(torch.nn.Linear(8, 8), torch.nn.LayerNorm(8))
+
+    torch.manual_seed(0)
+    model, reference = make(), make()
+    reference.load_state_dict(model.state_dict())
+    compiled = torch.compile(model)
+    for _ in range(2):
+        x = torch.randn(3, 8)
+        compiled(x).pow(2).sum().backward()
+        reference(x).pow(2).sum().backward()
+    for p, q in zip(model.parameters(), reference.parameters()):
+        assert torch.equal(p.grad, q.grad)

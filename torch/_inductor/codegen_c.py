@@ -164,7 +164,7 @@ def _row_kernel(group: FusedGroup, grain: int) -> list[str]:
         if member in group.rows:
             phase += 1
         phase_of[member] = phase
-    buffered = {o for m in group.members for o in group.operands(m)
+    buffered = {o for m in group.members if m not in group.stats for o in group.operands(m)
                 if o in phase_of and (phase_of[o] < phase_of[m] or m in group.rows)}
     local = {m: f"t{k}" for k, m in enumerate(group.members)}
 
@@ -182,7 +182,22 @@ def _row_kernel(group: FusedGroup, grain: int) -> list[str]:
     loop_open = f"        for (long j = 0; j < {length}L; j++) {{"
     lines.append(loop_open)
     for member in group.members:
-        if member in group.rows:
+        if member in group.stats:           # stored with its layer norm's statistics
+            continue
+        if member in group.rows and group.rows[member].kind == "layer_norm":
+            row = group.rows[member]
+            source = f"b_{local[row.operand]}[j]" if row.operand in buffered else value(row.operand)
+            name = local[member]
+            lines += ["        }", _layer_norm_statistics(name, source, length, row.eps)]
+            for stat, (_, index) in group.stats.items():
+                if stat in group.stores and group.stats[stat][0] is member:
+                    slot = len(group.loads) + group.stores.index(stat)
+                    lines.append(f"        p{slot}[o{slot}] = {'mu' if index == 1 else 'rs'}_{name};")
+            expr = f"(({source} - mu_{name}) * rs_{name})"
+            expr = f"({expr} * {value(row.weight)})" if row.weight is not None else expr
+            expr = f"({expr} + {value(row.bias)})" if row.bias is not None else expr
+            lines.append(loop_open)
+        elif member in group.rows:
             row = group.rows[member]
             source = f"b_{local[row.operand]}[j]" if row.operand in buffered else value(row.operand)
             name = local[member]
@@ -216,6 +231,21 @@ def _row_kernel(group: FusedGroup, grain: int) -> list[str]:
     return lines
 
 
+def _layer_norm_statistics(name: str, source: str, length: int, eps: float) -> str:
+    """A row's mean and rstd = 1 / sqrt(biased variance + eps), accumulated in double as the eager kernel
+    (norm_rows.h) and used in float."""
+    return "\n".join([
+        f"        double sum_{name} = 0.0, var_{name} = 0.0;",
+        f"        #pragma omp simd reduction(+:sum_{name})",
+        f"        for (long j = 0; j < {length}L; j++) sum_{name} += (double){source};",
+        f"        const double mean_{name} = sum_{name} / {length};",
+        f"        #pragma omp simd reduction(+:var_{name})",
+        f"        for (long j = 0; j < {length}L; j++) {{ double d = (double){source} - mean_{name}; "
+        f"var_{name} += d * d; }}",
+        f"        const float mu_{name} = (float)mean_{name}, rs_{name} = (float)(1.0 / sqrt(var_{name} / {length} + "
+        f"{eps!r}));"])
+
+
 def kernel_source(group: FusedGroup, grain: int) -> str:
     """The C function of one fused group: void kernelN(loads..., stores..., int threads)."""
     shape = group.shape
@@ -230,7 +260,8 @@ def kernel_source(group: FusedGroup, grain: int) -> str:
                for i, n in enumerate(group.stores)]
     header = [f"/* {group.name}: {len(group.members)} fused node(s) over shape {list(shape)} */"]
     footer: list[str] = []
-    if group.rows or any(lowered.approximates for lowered in group.lowered.values()):
+    if any(row.kind != "layer_norm" for row in group.rows.values()) or \
+            any(lowered.approximates for lowered in group.lowered.values()):
         # as the eager loops of such formulas: products and sums may contract into FMAs (its bits are its own)
         header += ["#pragma GCC push_options", '#pragma GCC optimize("fp-contract=fast")']
         footer = ["#pragma GCC pop_options"]

@@ -191,9 +191,17 @@ def lower_reduction(node: Any) -> Reduction | None:
 
 @dataclass(frozen=True)
 class RowOp:
-    """A softmax or log_softmax of one float32 operand over its last dim: a kernel phase of its own."""
+    """A softmax, log_softmax or layer norm of one float32 operand over its last dim: a kernel phase of its own
+    (a layer norm's weight and bias, None when absent, and eps)."""
     operand: Any
-    kind: str                   # "softmax" | "log_softmax"
+    kind: str                   # "softmax" | "log_softmax" | "layer_norm"
+    weight: Any = None
+    bias: Any = None
+    eps: float = 0.0
+
+    @property
+    def operands(self) -> tuple[Any, ...]:
+        return tuple(o for o in (self.operand, self.weight, self.bias) if o is not None)
 
 
 # Rows longer than this stay Ember's kernel (a fused row keeps its values on the thread's stack).
@@ -204,6 +212,8 @@ def lower_row(node: Any) -> RowOp | None:
     """A node as a fusible row operation (a softmax over the last dim, computed in float32), or None."""
     op = node.target
     softmax, log_softmax = torch.ops.aten._softmax.default, torch.ops.aten._log_softmax.default
+    if op is torch.ops.aten.native_layer_norm.default:
+        return _layer_norm(op, node)
     if op is softmax or op is log_softmax:
         bound = _bind(op, node.args, node.kwargs)
         operand = bound.get("self") if bound is not None else None
@@ -215,6 +225,27 @@ def lower_row(node: Any) -> RowOp | None:
         if isinstance(dim, int) and dim % rank == rank - 1 and 0 < example[0][-1] <= MAX_ROW:
             return RowOp(operand, "softmax" if op is softmax else "log_softmax")
     return None
+
+
+def _layer_norm(op: Any, node: Any) -> RowOp | None:
+    """native_layer_norm over the last dim alone, with float32 weight and bias of that length (or none)."""
+    bound = _bind(op, node.args, node.kwargs)
+    if bound is None or not isinstance(bound.get("input"), Node):
+        return None
+    operand = bound["input"]
+    example = operand.meta.get("example")
+    shape = bound.get("normalized_shape")
+    eps = bound.get("eps")
+    if example is None or not example[0] or not 0 < example[0][-1] <= MAX_ROW or not isinstance(eps, float) \
+            or list(shape or ()) != [example[0][-1]]:
+        return None
+    affine = [bound.get("weight"), bound.get("bias")]
+    for tensor in affine:
+        if tensor is not None and (not isinstance(tensor, Node) or tensor.meta.get("example") is None
+                                   or tensor.meta["example"][0] != (example[0][-1],)
+                                   or tensor.meta["example"][2] is not torch.float32):
+            return None
+    return RowOp(operand, "layer_norm", affine[0], affine[1], eps)
 
 
 def lower(node: Any, target: str = "c") -> Lowered | None:

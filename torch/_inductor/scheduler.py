@@ -11,6 +11,7 @@ group reads it; the others live in registers."""
 from __future__ import annotations
 
 import math
+import operator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -37,11 +38,14 @@ class FusedGroup:
     reduction: Any = None                                   # the member that sums its value (last)
     reduced: Reduction | None = None
     rows: dict[Any, RowOp] = field(default_factory=dict)    # members that are softmaxes over the last dim (CPU)
+    stats: dict[Any, tuple[Any, int]] = field(default_factory=dict)     # a layer norm's mean (1) or rstd (2)
 
     def operands(self, member: Any) -> tuple[Any, ...]:
         """The values a member reads."""
         if member in self.rows:
-            return (self.rows[member].operand,)
+            return self.rows[member].operands
+        if member in self.stats:
+            return (self.stats[member][0],)
         if member is self.reduction:
             assert self.reduced is not None
             return (self.reduced.operand,)
@@ -122,9 +126,19 @@ def plan(graph: Any, grad_enabled: bool) -> list[FusedGroup]:
             home.reduction, home.reduced, home.closed = node, reduced, True
             group_of[node] = home
             continue
+        if _takes_layer_norm_output(node, group_of):
+            ln, index = node.args
+            home = group_of[ln]
+            home.members.append(node)
+            if index == 0:             # the normalized values: the layer norm's own element value
+                home.lowered[node] = Lowered("{0}", (ln,), "float", (False,))
+            else:
+                home.stats[node] = (ln, index)
+            group_of[node] = home
+            continue
         row = lower_row(node) if lowered is None and reduced is None and node.op == "call_function" else None
         if row is not None and _row_fusible(node, row, recorded):
-            shape, _, _, device, _ = node.meta["example"]
+            shape, _, _, device, _ = row.operand.meta["example"]
             joined = group_of.get(row.operand)
             if joined is None or joined.closed or joined.shape != shape or joined.reduction is not None:
                 groups.append(FusedGroup(len(groups), shape, device))
@@ -158,9 +172,19 @@ def plan(graph: Any, grad_enabled: bool) -> list[FusedGroup]:
     return groups
 
 
+def _takes_layer_norm_output(node: Any, group_of: dict[Any, FusedGroup]) -> bool:
+    """Whether node is result 0, 1 or 2 (values, mean, rstd) of a layer norm fused in an open group."""
+    if node.op != "call_function" or node.target is not operator.getitem or len(node.args) != 2:
+        return False
+    source, index = node.args
+    home = group_of.get(source)
+    return home is not None and not home.closed and source in home.rows and index in (0, 1, 2)
+
+
 def _row_fusible(node: Any, row: RowOp, recorded: set[Any]) -> bool:
-    """A softmax over the last dim of a float32 CPU value, autograd not recording it."""
-    example, operand = _example(node), _example(row.operand)
+    """A softmax or layer norm over the last dim of a float32 CPU value, autograd not recording it."""
+    operand = _example(row.operand)
+    example = operand if row.kind == "layer_norm" else _example(node)       # a layer norm's results: getitems
     return (node not in recorded and example is not None and operand is not None and example[3].type == "cpu"
             and operand[3] == example[3] and example[2] is torch.float32 and operand[2] is torch.float32
             and operand[0] == example[0])
