@@ -75,6 +75,9 @@ class _Joint:
     n_outputs: int
     differentiable: list[bool]          # per forward output
     wanted: list[int]                   # the primals that take a gradient
+    primal_strides: list[tuple[int, ...]]   # the layouts the compiled graphs read (the kernels bake them in)
+    tangent_strides: list[tuple[int, ...]]
+    written: list[int]                  # the primals the forward writes into
 
 
 def _joint(graph_module: GraphModule, example_inputs: list[Any]) -> _Joint:
@@ -113,7 +116,9 @@ def _joint(graph_module: GraphModule, example_inputs: list[Any]) -> _Joint:
                                     tangents, allow_unused=True)
     joint.output(tuple([tracer.node_of(o) for o in outputs] + [None if g is None else tracer.node_of(g)
                                                                  for g in grads]))
-    return _Joint(joint, tracer.constants, lifted, len(outputs), differentiable, wanted)
+    return _Joint(joint, tracer.constants, lifted, len(outputs), differentiable, wanted,
+                  [tuple(p.stride()) for p in primals], [tuple(t.stride()) for t in tangents],
+                  [i for i, (p, v) in enumerate(zip(primals, versions)) if p._version != v])
 
 
 def _rng_states() -> list[tuple[Any, Any]]:
@@ -203,11 +208,22 @@ def aot_compile(graph_module: GraphModule, example_inputs: list[Any], inner: Com
     with torch.no_grad():
         forward = inner(GraphModule(joint.constants, forward_graph), list(example_inputs) + lifted)
         backward = inner(GraphModule(joint.constants, backward_graph), [])
-    return _runner(forward, backward, lifted, joint.n_outputs, joint.differentiable, joint.wanted, n_primals)
+    return _runner(forward, backward, lifted, joint, n_primals)
 
 
-def _runner(forward: Callable[..., Any], backward: Callable[..., Any], lifted: list[Any], n_outputs: int,
-            differentiable: list[bool], wanted: list[int], n_primals: int) -> Callable[..., Any]:
+def _laid_out(tensor: Any, stride: tuple[int, ...]) -> Any:
+    """tensor with the strides a compiled graph was traced with (a copy, differentiable, where they differ:
+    the graphs' kernels read memory by those strides)."""
+    if not isinstance(tensor, torch.Tensor) or tuple(tensor.stride()) == stride:
+        return tensor
+    out = torch.empty_strided(tuple(tensor.shape), stride, dtype=tensor.dtype, device=tensor.device)
+    return out.copy_(tensor)
+
+
+def _runner(forward: Callable[..., Any], backward: Callable[..., Any], lifted: list[Any], joint: _Joint,
+            n_primals: int) -> Callable[..., Any]:
+    n_outputs, differentiable, wanted = joint.n_outputs, joint.differentiable, joint.wanted
+
     class CompiledFunction(Function):
         @staticmethod
         def forward(ctx: Any, *primals: Any) -> Any:
@@ -221,7 +237,8 @@ def _runner(forward: Callable[..., Any], backward: Callable[..., Any], lifted: l
         @staticmethod
         @once_differentiable
         def backward(ctx: Any, *grads: Any) -> Any:
-            tangents = [g for g, d in zip(grads, differentiable) if d]
+            tangents = [_laid_out(g, stride) for g, stride in
+                        zip([g for g, d in zip(grads, differentiable) if d], joint.tangent_strides)]
             computed = backward(*ctx.saved_tensors, *tangents)
             result: list[Any] = [None] * n_primals
             for index, grad in zip(wanted, computed):
@@ -229,5 +246,12 @@ def _runner(forward: Callable[..., Any], backward: Callable[..., Any], lifted: l
             return tuple(result)
 
     def run(*inputs: Any) -> Any:
-        return CompiledFunction.apply(*inputs, *lifted)
+        given = [*inputs, *lifted]
+        primals = [_laid_out(t, stride) for t, stride in zip(given, joint.primal_strides)]
+        outputs = CompiledFunction.apply(*primals)
+        for i in joint.written:             # a write into a re-laid-out copy goes back to the program's tensor
+            if primals[i] is not given[i]:
+                with torch.no_grad():
+                    given[i].copy_(primals[i])
+        return outputs
     return run

@@ -13,16 +13,19 @@ under fullgraph=True the break raises torch._dynamo.exc.Unsupported where it hap
 from __future__ import annotations
 
 import contextlib
+import functools
 import inspect
 import operator
 import sys
+import weakref
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator
 
 import torch
 from torch._dynamo import exc
-from torch._dynamo.guards import GuardSet, TensorGuard, global_state, is_plain_value
+from torch._dynamo.guards import GuardSet, Snapshot, TensorGuard, aliasing_of, global_state, is_plain_value
 from torch.autograd import grad_mode as _grad_mode_module
+from torch.autograd.function import Function
 from torch.utils import hooks as _module_hooks
 from torch.fx.experimental.proxy_tensor import _OperatorTracer
 from torch.fx.graph import Graph
@@ -87,6 +90,8 @@ class _CaptureTracer(_OperatorTracer):
         super().__init__(graph, constants, {})
         self.broken = False
         self.constant_tensors: list[torch.Tensor] = []
+        self.on_dynamic_shape: Callable[[str], None] | None = None     # the capture's graph break
+        self.fresh: dict[int, torch.Tensor] = {}        # tensors torch.tensor made during the call: their values
 
     def bind(self, tensor: torch.Tensor, node: Any) -> None:
         super().bind(tensor, node)
@@ -95,14 +100,41 @@ class _CaptureTracer(_OperatorTracer):
                                 tensor.storage_offset())
 
     def _constant(self, tensor: torch.Tensor) -> Any:
+        pristine = self.fresh.pop(id(tensor), None)
+        if pristine is not None:
+            # made by torch.tensor inside the call: every replay starts from a copy of its value as made
+            node = super()._constant(pristine)
+            copy = self.graph.create_node("call_function", torch.ops.aten.clone.default, (node,), {}, name="clone")
+            self.bind(tensor, copy)
+            return copy
         self.constant_tensors.append(tensor)
         return super()._constant(tensor)
 
     def __torch_dispatch__(self, func: Any, types: tuple[type, ...], args: tuple[Any, ...] = (),
                            kwargs: dict[str, Any] | None = None) -> Any:
+        if not self.broken and self.on_dynamic_shape is not None and _dynamic_shape(func, args):
+            self.on_dynamic_shape(f"{func}: a result whose size depends on the data (its size would be baked "
+                                  "into the graph)")
         if self.broken:
             return func(*args, **(kwargs or {}))
         return super().__torch_dispatch__(func, types, args, kwargs)
+
+
+# Operators whose result's size depends on the data (the schema's dynamic_output_shape tag); index.Tensor only
+# with a bool mask.
+_DYNAMIC_SHAPE = frozenset({"_unique2", "argwhere", "bincount", "masked_select", "nonzero", "nonzero_static",
+                            "one_hot", "repeat_interleave", "unique_consecutive", "unique_dim", "unique"})
+
+
+def _dynamic_shape(func: Any, args: tuple[Any, ...]) -> bool:
+    name = getattr(getattr(func, "overloadpacket", None), "__name__", "")
+    if name == "one_hot":               # the number of classes from the data only when it is not given
+        return len(args) < 2 or args[1] == -1
+    if name in _DYNAMIC_SHAPE and name != "nonzero_static":
+        return not (name == "repeat_interleave" and len(args) > 1 and not isinstance(args[1], torch.Tensor))
+    if name == "index" and len(args) > 1 and isinstance(args[1], (list, tuple)):
+        return any(isinstance(i, torch.Tensor) and i.dtype in (torch.bool, torch.uint8) for i in args[1])
+    return False
 
 
 class _Capture:
@@ -113,12 +145,14 @@ class _Capture:
         self.graph = Graph()
         self.constants = torch.nn.Module()
         self.tracer = _CaptureTracer(self.graph, self.constants)
+        self.tracer.on_dynamic_shape = self.graph_break
         self.guards = GuardSet()
         self.read_keys: set[tuple[int, str]] = set()
         self.writes: dict[tuple[int, str], tuple[Any, str, Any]] = {}
         self.optimizers: dict[int, Any] = {}
         self.break_reason: str | None = None
         self.source_tensors: list[torch.Tensor] = []
+        self.input_positions: dict[int, int] = {}     # id of a tensor argument -> its flat position
 
     def graph_break(self, reason: str) -> None:
         if self.break_reason is None:
@@ -137,10 +171,18 @@ class _Capture:
         key = (id(module), name)
         if module is self.constants or key in self.read_keys or key in self.writes or name in _UNGUARDED_ATTRIBUTES:
             return
-        if not (is_plain_value(value) or isinstance(value, (torch.Tensor, torch.nn.Module))):
+        description = f"{type(module).__name__}.{name}"
+        if name in _REGISTRIES and isinstance(value, dict):
+            # the registered submodules, parameters or buffers as a whole (Sequential.append, a replaced one)
+            self.read_keys.add(key)
+            self.guards.add_read(description, module, functools.partial(_registry_of, name=name), _registry(value),
+                                 by_value=True)
+            return
+        functional = callable(value) and not inspect.ismethod(value) and not isinstance(value, torch.nn.Module)
+        if not (is_plain_value(value) or functional or isinstance(value, (torch.Tensor, torch.nn.Module))):
             return
         self.read_keys.add(key)
-        self.guards.add_read(f"{type(module).__name__}.{name}", module, operator.attrgetter(name), value)
+        self.guards.add_read(description, module, operator.attrgetter(name), value)
 
     def module_write(self, module: Any, name: str, value: Any) -> None:
         if module is self.constants:
@@ -159,10 +201,19 @@ class _Capture:
                                  by_value=grad is None)
             return
         first_op = next((n for n in self.graph.nodes if n.op != "placeholder"), None)
-        with self.graph.inserting_before(first_op):
-            node = self.graph.placeholder(f"grad_{len(self.guards.sources)}")
+        name = f"grad_{len(self.guards.sources)}"
+        if first_op is None:        # only placeholders so far: after them
+            node = self.graph.placeholder(name)
+        else:
+            with self.graph.inserting_before(first_op):
+                node = self.graph.placeholder(name)
         self.tracer.bind(grad, node)
-        self.guards.add_source(f"grad_{len(self.guards.sources)}", tensor, operator.attrgetter("grad"), grad)
+        position = self.input_positions.get(id(tensor))
+        if position is not None:    # an argument's .grad: read from whatever tensor that argument is at each call
+            self.guards.add_source(name, functools.partial(_argument_grad, position=position), grad)
+        else:
+            owner = _weak_owner(tensor)
+            self.guards.add_source(name, lambda flat: owner().grad, grad)
         self.source_tensors.append(grad)
 
     def optimizer_stepped(self, opt: Any) -> None:
@@ -172,8 +223,34 @@ class _Capture:
                                  _optimizer_snapshot(opt), by_value=True)
 
 
+def _weak_owner(tensor: Any) -> Callable[[], Any]:
+    """A reference to tensor that does not keep it alive; calling it after the tensor is freed raises."""
+    ref = weakref.ref(tensor)
+
+    def owner() -> Any:
+        alive = ref()
+        if alive is None:
+            raise ReferenceError("freed")
+        return alive
+    return owner
+
+
 # Attributes read on every module call whose values never change what the graph computes.
-_UNGUARDED_ATTRIBUTES = frozenset({"_compiled_call_impl", "__dict__", "__class__", "forward", "_call_impl"})
+_UNGUARDED_ATTRIBUTES = frozenset({"_compiled_call_impl", "__dict__", "__class__", "_call_impl"})
+# A module's registries: guarded as their names and members' identities when the call iterates one.
+_REGISTRIES = frozenset({"_modules", "_parameters", "_buffers"})
+
+
+def _registry(entries: dict[str, Any]) -> tuple[tuple[str, int], ...]:
+    return tuple((name, id(value)) for name, value in entries.items())
+
+
+def _registry_of(module: Any, name: str) -> tuple[tuple[str, int], ...]:
+    return _registry(getattr(module, name))
+
+
+def _argument_grad(flat: list[Any], position: int) -> Any:
+    return flat[position].grad
 
 
 def _optimizer_snapshot(opt: Any) -> tuple[Any, ...]:
@@ -305,7 +382,49 @@ def _observers(capture: _Capture) -> list[tuple[Any, str, Any]]:
         grad_property.fdel(self)
         capture.module_write(self, "grad", None)
 
+    function_apply = Function.__dict__["apply"].__func__
+    requires_grad_property = tensor_cls.__dict__["requires_grad"]
+    saved_requires_grad_, saved_data = tensor_cls.requires_grad_, tensor_cls._variable_data
+
+    def apply(cls: Any, *args: Any, **kwargs: Any) -> Any:
+        if torch.is_grad_enabled() and any(isinstance(a, torch.Tensor) and a.requires_grad for a in args):
+            capture.graph_break(f"autograd.Function {cls.__name__} (its own backward would not be replayed)")
+        return function_apply(cls, *args, **kwargs)
+
+    def set_requires_grad(self: Any, value: Any) -> None:
+        capture.graph_break("setting requires_grad inside a compiled function")
+        requires_grad_property.fset(self, value)
+
+    def requires_grad_(self: Any, requires_grad: Any = True) -> Any:
+        capture.graph_break("Tensor.requires_grad_ inside a compiled function")
+        return saved_requires_grad_(self, requires_grad)
+
+    def variable_data(self: Any) -> Any:
+        """`.data`: recorded as aten.detach of the tensor's node (it is read outside the dispatcher)."""
+        result: Any = saved_data(self)
+        known = capture.tracer.nodes.get(id(self))
+        if known is not None and not capture.tracer.broken:
+            capture.tracer.bind(result, capture.graph.create_node(
+                "call_function", torch.ops.aten.detach.default, (known[1],), {}, name="detach"))
+        return result
+
+    saved_tensor = torch.tensor
+
+    def tensor(*args: Any, **kwargs: Any) -> Any:
+        broken, capture.tracer.broken = capture.tracer.broken, True      # its own operators are not the program's
+        try:
+            made = saved_tensor(*args, **kwargs)
+            pristine = made.detach().clone()
+        finally:
+            capture.tracer.broken = broken
+        capture.tracer.fresh[id(made)] = pristine
+        return made
+
     return [(tensor_cls, "grad", property(read_grad, write_grad, delete_grad, grad_property.__doc__)),
+            (torch, "tensor", tensor),
+            (Function, "apply", classmethod(apply)),
+            (tensor_cls, "requires_grad", property(requires_grad_property.fget, set_requires_grad)),
+            (tensor_cls, "requires_grad_", requires_grad_), (tensor_cls, "_variable_data", variable_data),
             (module_cls, "_call_impl", call_impl), (tensor_cls, "register_hook", register_hook),
             (module_cls, "__getattribute__", getattribute), (module_cls, "__getattr__", getattr_),
             (module_cls, "__setattr__", setattr_),
@@ -345,7 +464,15 @@ def _input_names(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str
     for name, value in named:
         leaves = len(tree_flatten(value)[0])
         names.extend([name] if leaves == 1 else [f"{name}_{i}" for i in range(leaves)])
-    return names
+    seen: set[str] = set()
+    unique = []
+    for name in names:          # a parameter x_0 beside a list x: x_0, x_0_1
+        candidate, n = name, 1
+        while candidate in seen:
+            candidate, n = f"{name}_{n}", n + 1
+        seen.add(candidate)
+        unique.append(candidate)
+    return unique
 
 
 def _function_reads(guards: GuardSet, fn: Callable[..., Any]) -> None:
@@ -366,7 +493,7 @@ def _function_reads(guards: GuardSet, fn: Callable[..., Any]) -> None:
         if name in module_globals:
             value = module_globals[name]
             if is_plain_value(value) or isinstance(value, (torch.Tensor, torch.nn.Module)):
-                guards.add_read(f"global {name}", holder, operator.itemgetter(name), value)
+                guards.add_read(f"global {name}", holder, operator.itemgetter(name), value, weak=False)
 
 
 class _GlobalsHolder:
@@ -400,10 +527,13 @@ def capture(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any
         if isinstance(value, torch.Tensor):
             node = cap.graph.placeholder(f"L_{name}_")
             cap.tracer.bind(value, node)
+            cap.input_positions.setdefault(id(value), i)
             positions.append(i)
             guards.tensors.append((i, TensorGuard.of(name, value)))
         else:
-            guards.values.append((i, name, value))
+            guards.values.append((i, name, value if is_plain_value(value) else Snapshot(value)))
+    if len(positions) > 1:
+        guards.aliasing = aliasing_of(flat, positions)
     _function_reads(guards, guard_target or fn)
     _active = cap
     try:
@@ -413,6 +543,10 @@ def capture(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any
         _active = None
     example_inputs = [flat[i] for i in positions] + cap.source_tensors
     leaves, result_spec = tree_flatten(result)
+    if cap.break_reason is None and any(t.requires_grad and t.grad_fn is None for t, node in cap.tracer.nodes.values()
+                                        if node.op == "call_function"):
+        # a factory's requires_grad=True is set outside the dispatcher: the replay would make a plain tensor
+        cap.break_reason = "a tensor made to require grad inside the compiled function"
     if cap.break_reason is not None:
         return Captured(None, guards, example_inputs, positions, leaves, [None] * len(leaves), result_spec, [],
                         cap.break_reason, result)

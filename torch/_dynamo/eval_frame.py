@@ -50,7 +50,7 @@ class CacheEntry:
             return fn(*args, **kwargs)
         cap = self.captured
         outputs = self.compiled(*[flat[i] for i in cap.tensor_positions],
-                                *[read() for read, _ in self.guards.sources])
+                                *[read(flat) for read, _ in self.guards.sources])
         for write in cap.writes:
             setattr(write.module, write.name, outputs[write.output] if write.output is not None else write.value)
         if cap.single_output:

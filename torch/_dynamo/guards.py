@@ -15,7 +15,7 @@ from typing import Any, Callable
 
 import torch
 
-__all__ = ["GuardSet", "TensorGuard", "global_state", "is_plain_value"]
+__all__ = ["GuardSet", "Snapshot", "TensorGuard", "aliasing_of", "global_state", "is_plain_value", "same_value"]
 
 _PLAIN = (int, float, bool, str, bytes, type(None), torch.dtype, torch.device, complex)
 
@@ -105,6 +105,43 @@ class _ReadGuard:
         return None if now is self.expected else f"{self.description} is no longer the object it was"
 
 
+class Snapshot:
+    """A non-tensor argument that is not a plain value: the object itself (compared by identity) and its
+    attributes that are plain values (compared by value), as the graph read them when it was captured."""
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+        self.attributes = _attributes(value)
+
+    def __repr__(self) -> str:
+        return f"{type(self.value).__name__} object"
+
+
+def _attributes(value: Any) -> tuple[Any, ...]:
+    try:
+        items = vars(value).items()
+    except TypeError:
+        return ()
+    return tuple(sorted(((k, tuple(v) if isinstance(v, list) else v) for k, v in items if is_plain_value(v)),
+                        key=lambda kv: kv[0]))
+
+
+def same_value(now: Any, expected: Any) -> bool:
+    """Whether a non-tensor argument still holds what the graph was captured with."""
+    if isinstance(expected, Snapshot):
+        return now is expected.value and _attributes(now) == expected.attributes
+    try:
+        return type(now) is type(expected) and bool(now == expected)
+    except Exception:           # a value without a truth value for ==
+        return False
+
+
+def aliasing_of(flat: list[Any], positions: list[int]) -> tuple[int, ...]:
+    """Per tensor input, the index of the first tensor input that is the same object."""
+    first: dict[int, int] = {}
+    return tuple(first.setdefault(id(flat[p]), k) for k, p in enumerate(positions))
+
+
 def _weak_reader(owner: Any, read: Callable[[Any], Any]) -> Callable[[], Any]:
     """read(owner) without keeping owner alive (an owner that cannot be weakly referenced is held)."""
     try:
@@ -128,16 +165,21 @@ class GuardSet:
     state: tuple[Any, ...] = ()
     reads: list[_ReadGuard] = field(default_factory=list)
     constants: list[tuple[torch.Tensor, TensorGuard]] = field(default_factory=list)
-    # inputs read from the program's objects (a parameter's .grad): (reader, guard), passed after the arguments
-    sources: list[tuple[Callable[[], Any], TensorGuard]] = field(default_factory=list)
+    # inputs read from the program's objects (a parameter's .grad): (reader of the flat inputs, guard), passed
+    # after the arguments
+    sources: list[tuple[Callable[[list[Any]], Any], TensorGuard]] = field(default_factory=list)
+    # which tensor inputs were one object (per tensor input, the first position holding it): a graph captured with
+    # f(x, x) binds both to one value
+    aliasing: tuple[int, ...] = ()
     count: int = 0          # how many inputs the flattened call has
     structure: Any = None   # the pytree structure of (args, kwargs)
     _fast: Callable[[list[Any], Any], bool] | None = field(default=None, repr=False)
 
     def add_read(self, description: str, owner: Any, read: Callable[[Any], Any], value: Any,
-                 by_value: bool | None = None) -> None:
+                 by_value: bool | None = None, weak: bool = True) -> None:
         plain = is_plain_value(value) if by_value is None else by_value
-        self.reads.append(_ReadGuard(description, _weak_reader(owner, read),
+        reader = _weak_reader(owner, read) if weak else (lambda: read(owner))
+        self.reads.append(_ReadGuard(description, reader,
                                      (list(value) if isinstance(value, list) else value) if plain else value, plain))
 
     def describe(self) -> list[str]:
@@ -171,8 +213,10 @@ class GuardSet:
                 return failure
         for position, name, value in self.values:
             now = flat[position]
-            if type(now) is not type(value) or now != value:
-                return f"{name} == {value!r}"
+            if not same_value(now, value):
+                return f"{name} == {value!r}" if is_plain_value(value) else f"{name} changed"
+        if self.aliasing and aliasing_of(flat, [p for p, _ in self.tensors]) != self.aliasing:
+            return "the tensor inputs alias each other differently"
         if global_state() != self.state:
             return "global state changed (grad mode, default dtype or autocast)"
         for read in self.reads:
@@ -185,15 +229,15 @@ class GuardSet:
                 return failure
         for reader, guard in self.sources:
             try:
-                failure = guard.failure(reader())
+                failure = guard.failure(reader(flat))
             except ReferenceError:
                 failure = f"the owner of {guard.name} was freed"
             if failure is not None:
                 return failure
         return None
 
-    def add_source(self, description: str, owner: Any, read: Callable[[Any], Any], tensor: torch.Tensor) -> None:
-        self.sources.append((_weak_reader(owner, read), TensorGuard.of(description, tensor)))
+    def add_source(self, description: str, read: Callable[[list[Any]], Any], tensor: torch.Tensor) -> None:
+        self.sources.append((read, TensorGuard.of(description, tensor)))
 
 
 def _compile_checks(guards: GuardSet) -> Callable[[list[Any], Any], bool]:
@@ -214,8 +258,13 @@ def _compile_checks(guards: GuardSet) -> Callable[[list[Any], Any], bool]:
     for i, (position, guard) in enumerate(guards.tensors):
         tensor_test(f"i{i}", f"flat[{position}]", guard)
     for i, (position, _, value) in enumerate(guards.values):
-        env[f"E{i}"], env[f"Y{i}"] = value, type(value)
-        lines.append(f"    if type(flat[{position}]) is not Y{i} or flat[{position}] != E{i}:")
+        env[f"E{i}"], env["same_value"] = value, same_value
+        lines.append(f"    if not same_value(flat[{position}], E{i}):")
+        lines.append("        return False")
+    if guards.aliasing:
+        env["aliasing_of"], env["ALIASING"] = aliasing_of, guards.aliasing
+        env["POSITIONS"] = [p for p, _ in guards.tensors]
+        lines.append("    if aliasing_of(flat, POSITIONS) != ALIASING:")
         lines.append("        return False")
     for i, read in enumerate(guards.reads):
         env[f"R{i}"], env[f"X{i}"] = read.read, read.expected
@@ -231,7 +280,7 @@ def _compile_checks(guards: GuardSet) -> Callable[[list[Any], Any], bool]:
         tensor_test(f"c{i}", f"C{i}", guard)
     for i, (reader, guard) in enumerate(guards.sources):
         env[f"Q{i}"] = reader
-        tensor_test(f"s{i}", f"Q{i}()", guard)
+        tensor_test(f"s{i}", f"Q{i}(flat)", guard)
     lines.append("    return True")
     exec(compile("\n".join(lines), "<guards>", "exec"), env)
     return env["holds"]

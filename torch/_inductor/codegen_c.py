@@ -126,10 +126,10 @@ def reduction_loops(group: FusedGroup, indent: str) -> ReductionLoops:
         per_element = _decompose("j", red_sizes, red_steps, "u", indent + "    ")
     body, names = statements(group, offset, indent + "    ")
     slot = len(group.loads) + group.stores.index(group.reduction)
-    total = "acc" if group.reduced.kind == "sum" else f"acc / (float){count}"
+    total = "(float)acc" if group.reduced.kind == "sum" else f"(float)(acc / {count})"
     return ReductionLoops(
         outputs, count, _decompose("r", kept_sizes, kept_steps, "o", indent), per_element + body,
-        f"{indent}    acc += {names[group.reduced.operand]};  /* {group.reduction.name}: {group.reduction.target} */",
+        f"{indent}    acc += (double){names[group.reduced.operand]};  /* {group.reduction.name}: {group.reduction.target} */",
         f"{indent}p{slot}[o{slot}] = {total};")
 
 
@@ -140,7 +140,7 @@ def _reduction_kernel(group: FusedGroup, grain: int) -> list[str]:
     return [f"    #pragma omp parallel for num_threads(threads) schedule(static) "
             f"if({loops.outputs * loops.count} >= {grain})",
             f"    for (long r = 0; r < {loops.outputs}L; r++) {{", *loops.outer,
-            "        float acc = 0.0f;",
+            "        double acc = 0.0;          /* in double: the eager sums' accuracy (they sum in cascades) */",
             "        #pragma omp simd reduction(+:acc)",
             f"        for (long j = 0; j < {loops.count}L; j++) {{", *loops.inner, loops.accumulate, "        }",
             loops.store, "    }"]

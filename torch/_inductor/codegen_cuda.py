@@ -35,7 +35,7 @@ def _reduction_source(group: FusedGroup, params: list[str]) -> str:
         f'extern "C" __global__ void {group.name}({", ".join(["long long n", *params])}) {{',
         "    for (long long r = blockIdx.x * (long long)blockDim.x + threadIdx.x; r < n;"
         " r += (long long)blockDim.x * gridDim.x) {",
-        *loops.outer, "        float acc = 0.0f;", f"        for (long j = 0; j < {loops.count}L; j++) {{",
+        *loops.outer, "        double acc = 0.0;", f"        for (long j = 0; j < {loops.count}L; j++) {{",
         *loops.inner, loops.accumulate, "        }", loops.store, "    }", "}"])
 
 

@@ -65,6 +65,8 @@ def _through_aot(gm: Any, example_inputs: list[Any], inner: CompilerFn) -> Compi
     from torch._inductor.scheduler import needs_autograd
     if not needs_autograd(gm.graph, torch.is_grad_enabled()):
         return None
+    if any(node.target is torch._C._set_grad_enabled for node in gm.graph.nodes):
+        return None             # grad mode switched inside: the graph runs its switches through autograd
     from torch._dynamo.aot_autograd import aot_compile
     return aot_compile(gm, example_inputs, inner)
 

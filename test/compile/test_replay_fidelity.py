@@ -1,0 +1,177 @@
+"""A replayed graph behaves as the eager call would have: aliased arguments, objects and registries the call read,
+tensors made inside, data-dependent sizes, custom autograd Functions, requires_grad set inside, gradients of any
+layout and inputs of any layout through AOT autograd, .grad read from arguments, argument names, and the
+accuracy of fused sums. (Each case was a silent difference before.)"""
+from dataclasses import dataclass
+
+import numpy as np
+import pytest
+
+import torch
+import torch.nn as nn
+from torch._dynamo.eval_frame import stats
+
+
+def twice(compiled, *args):
+    """The replay's result (the first call is captured, eagerly)."""
+    compiled(*args)
+    return compiled(*args)
+
+
+SCALE = 2.0
+
+
+def test_the_same_tensor_passed_twice_is_guarded_as_one():
+    compiled = torch.compile(lambda a, b: a + b, backend="eager")
+    x, y = torch.ones(2), torch.full((2,), 10.0)
+    compiled(x, x)
+    assert compiled(x, y).tolist() == [11.0, 11.0]
+
+
+def test_data_and_tensors_made_inside_are_not_baked_in():
+    data = torch.compile(lambda x: x.data * 2, backend="eager")
+    data(torch.zeros(2))
+    assert data(torch.ones(2)).tolist() == [2.0, 2.0]
+
+    def accumulate(x):
+        t = torch.tensor([0.0, 0.0])
+        t.add_(x)
+        return t
+
+    compiled = torch.compile(accumulate)
+    assert [compiled(torch.ones(2)).tolist() for _ in range(3)] == [[1.0, 1.0]] * 3
+
+
+def test_sizes_that_depend_on_the_data_are_graph_breaks():
+    counted = torch.compile(lambda x: x * x.nonzero().shape[0], backend="eager")
+    counted(torch.tensor([1.0, 0.0, 0.0]))
+    assert counted(torch.tensor([1.0, 1.0, 1.0])).tolist() == [3.0] * 3
+    masked = torch.compile(lambda x: x[x > 0] * 2 + 1)
+    masked(torch.tensor([1.0, -1.0, -2.0]))
+    assert masked(torch.tensor([1.0, 2.0, 3.0])).tolist() == [3.0, 5.0, 7.0]
+    with pytest.raises(torch._dynamo.exc.Unsupported, match="a result whose size depends on the data"):
+        torch.compile(lambda x: x.nonzero(), fullgraph=True)(torch.ones(2))
+
+
+def test_globals_objects_and_module_registries_the_call_read_are_guarded():
+    compiled = torch.compile(lambda x: x * SCALE, backend="eager")
+    for _ in range(3):
+        compiled(torch.ones(1))
+    assert stats["captures"] == 1 and stats["replays"] == 2
+
+    @dataclass
+    class Config:
+        scale: float
+
+    config = Config(2.0)
+    scaled = torch.compile(lambda x, c: x * c.scale, backend="eager")
+    scaled(torch.ones(1), config)
+    config.scale = 5.0
+    assert scaled(torch.ones(1), config).tolist() == [5.0]
+
+    class Activated(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.act = torch.relu
+
+        def forward(self, x):
+            return self.act(x)
+
+    model = Activated()
+    module = torch.compile(model, backend="eager")
+    x = torch.tensor([1.0, -2.0])
+    module(x)
+    model.act = torch.neg
+    assert module(x).tolist() == [-1.0, 2.0]
+    stack = nn.Sequential(nn.Linear(2, 3))
+    grown = torch.compile(stack, backend="eager")
+    grown(torch.ones(1, 2))
+    stack.append(nn.Linear(3, 1))
+    assert grown(torch.ones(1, 2)).shape == (1, 1)
+
+
+def test_a_custom_autograd_function_keeps_its_backward():
+    class StraightThrough(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x.round()
+
+        @staticmethod
+        def backward(ctx, grad):
+            return grad * 10
+
+    for backend in ("eager", "aot_eager", "inductor"):
+        torch.compiler.reset()
+        compiled = torch.compile(lambda x: StraightThrough.apply(x) + x, backend=backend)
+        for _ in range(2):
+            x = torch.tensor([0.3, 1.7], requires_grad=True)
+            compiled(x).sum().backward()
+            assert x.grad.tolist() == [11.0, 11.0], backend
+
+
+def test_requires_grad_set_inside_and_enable_grad_under_no_grad_are_kept():
+    made = torch.compile(lambda x: x * torch.ones(2, requires_grad=True), backend="eager")
+    assert [made(torch.ones(2)).requires_grad for _ in range(3)] == [True] * 3
+
+    def f(x):
+        with torch.enable_grad():
+            return (x * 2).sin()
+
+    compiled = torch.compile(f)
+    x = torch.ones(2, requires_grad=True)
+    with torch.no_grad():
+        assert [compiled(x).requires_grad for _ in range(3)] == [True] * 3
+
+
+def test_gradients_of_any_layout_and_inputs_of_any_layout_through_aot_autograd():
+    transposed = torch.compile(lambda x: (x * 3).t())
+    for _ in range(2):
+        x = torch.ones(2, 3, requires_grad=True)
+        transposed(x).backward(torch.arange(6.0).reshape(3, 2))
+        assert x.grad.tolist() == [[0.0, 6.0, 12.0], [3.0, 9.0, 15.0]]
+    flattened = torch.compile(lambda x: (x * 3).reshape(-1))
+    for _ in range(2):
+        x = torch.ones(2, 3, requires_grad=True)
+        flattened(x).sum().backward()            # an expanded (stride 0) incoming gradient
+        assert x.grad.tolist() == [[3.0] * 3] * 2
+    w = torch.ones(3, requires_grad=True)
+    affine = torch.compile(lambda x: x * w + 1)
+    for x in (torch.arange(12.0).reshape(2, 6)[:, ::2], torch.arange(3.0).expand(2, 3)):
+        torch.testing.assert_close(twice(affine, x), x * w + 1)
+
+
+def test_grad_read_first_or_from_an_argument_is_read_at_each_call():
+    w = nn.Parameter(torch.zeros(2))
+    w.grad = torch.full((2,), 10.0)
+    first = torch.compile(lambda x: w.grad - x, backend="eager")
+    assert twice(first, torch.ones(2)).tolist() == [9.0, 9.0]
+
+    def doubled(p):
+        return p.grad * 2 + p * 0
+
+    compiled = torch.compile(doubled, backend="eager")
+    p1, p2 = torch.zeros(2, requires_grad=True), torch.zeros(2, requires_grad=True)
+    p1.grad, p2.grad = torch.ones(2), torch.full((2,), 7.0)
+    compiled(p1)
+    compiled(p1)
+    assert compiled(p2).tolist() == [14.0, 14.0]
+
+
+def test_numpy_arguments_and_clashing_parameter_names_work():
+    compiled = torch.compile(lambda x, a: x * float(a.sum()), backend="eager")
+    x = torch.ones(2)
+    compiled(x, np.ones(2))
+    assert compiled(x, np.full(2, 2.0)).tolist() == [4.0, 4.0]
+
+    def clash(x_0, x):
+        return x_0 + x[0] + x[1]
+
+    assert twice(torch.compile(clash), torch.ones(1), [torch.ones(1), torch.ones(1)]).tolist() == [3.0]
+
+
+def test_fused_sums_keep_eagers_accuracy():
+    x = torch.rand(1 << 22)
+    compiled = torch.compile(lambda x: (x * 1.0).sum())
+    exact = np.sum(x.numpy().astype(np.float64))
+    got = float(twice(compiled, x))
+    assert abs(got - exact) / exact < 1e-7
