@@ -9,8 +9,9 @@ depend on a tangent form the forward graph, which returns the outputs and the va
 inputs it has anyway are recomputed there instead of saved. Both graphs are compiled by the backend's
 inner compiler (fused kernels for inductor) and run as one autograd.Function, so Ember's engine still
 drives backward, accumulates gradients and runs hooks. The joint trace runs the graph for real: the random
-generators are put back afterwards and the buffers the graph writes are traced on copies, so the program
-sees one forward, as it did.
+generators are put back afterwards and every input is traced on a copy (the buffers the graph writes are
+written once, by the program's own call). The compiled kernels read memory by the strides they were traced
+with, so inputs and incoming gradients of another layout are copied into that layout first.
 
 Graphs this cannot take run as captured (through autograd, operator by operator): an input that requires
 grad written in place, an output that is an input or shares its memory, a backward that reads a tensor's
@@ -137,7 +138,7 @@ def _restore_rng_states(states: list[tuple[Any, Any]]) -> None:
 
 def _partition(joint: Graph, n_outputs: int, n_primals: int) -> tuple[Graph, Graph]:
     """The forward graph (primals -> outputs and saved values) and the backward graph (saved values and
-    tangents -> gradients); and how many values are saved."""
+    tangents -> gradients)."""
     placeholders = [n for n in joint.nodes if n.op == "placeholder"]
     tangents = set(placeholders[n_primals:])
     backward: set[Node] = set()
