@@ -123,3 +123,23 @@ def test_the_backward_fuses_its_pointwise_nodes():
         aot_autograd._partition = original
     targets = [str(n.target) for n in graphs[0].nodes if n.op == "call_function"]
     assert "aten.tanh_backward.default" in targets or "aten.mul.Tensor" in targets
+
+
+def test_the_backward_fuses_what_reads_saved_values_and_gradients(monkeypatch):
+    from torch._inductor import compile_fx as module
+
+    compiled_graphs = []
+    original = module.compile_fx
+
+    def spy(gm, example_inputs, **kwargs):
+        call = original(gm, example_inputs, **kwargs)
+        compiled_graphs.append(getattr(call, "_inductor_groups", []))
+        return call
+
+    monkeypatch.setattr(module, "compile_fx", spy)
+    model = nn.Sequential(nn.Linear(8, 16), nn.GELU(), nn.Linear(16, 4))
+    compiled = torch.compile(model)
+    compiled(torch.randn(5, 8)).sum().backward()
+    backward_groups = compiled_graphs[-1]
+    fused = [str(m.target) for g in backward_groups for m in g.members]
+    assert "aten.gelu_backward.default" in fused

@@ -167,10 +167,10 @@ def _partition(joint: Graph, n_outputs: int, n_primals: int) -> tuple[Graph, Gra
     forward_graph.output(tuple(env[r] for r in results[:n_outputs]) + tuple(env[s] for s in saved))
     backward_graph: Graph = Graph()
     benv: dict[Node, Node] = {}
-    for node in saved:
-        benv[node] = backward_graph.placeholder(f"saved_{node.name}")
-    for node in placeholders[n_primals:]:
-        benv[node] = backward_graph.placeholder(node.name)
+    for node in [*saved, *placeholders[n_primals:]]:
+        # with the joint trace's metadata: the backward's compiler fuses what reads them
+        benv[node] = backward_graph.placeholder(f"saved_{node.name}" if node in saved else node.name)
+        benv[node].meta.update(node.meta)
     for node in joint.nodes:
         if node in recompute or (node in backward and node.op != "placeholder"):
             benv[node] = backward_graph.node_copy(node, benv.__getitem__)
