@@ -543,8 +543,9 @@ def capture(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any
         _active = None
     example_inputs = [flat[i] for i in positions] + cap.source_tensors
     leaves, result_spec = tree_flatten(result)
-    if cap.break_reason is None and any(t.requires_grad and t.grad_fn is None for t, node in cap.tracer.nodes.values()
-                                        if node.op == "call_function"):
+    given = {id(t) for t in [*cap.tracer.constant_tensors, *cap.source_tensors, *flat] if isinstance(t, torch.Tensor)}
+    if cap.break_reason is None and any(t.requires_grad and t.grad_fn is None and id(t) not in given
+                                        for t, node in cap.tracer.nodes.values() if node.op == "call_function"):
         # a factory's requires_grad=True is set outside the dispatcher: the replay would make a plain tensor
         cap.break_reason = "a tensor made to require grad inside the compiled function"
     if cap.break_reason is not None:
