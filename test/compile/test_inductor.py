@@ -106,18 +106,23 @@ def test_broadcast_and_strided_operands_match_eager_with_eagers_layout(shape, dr
     assert got.shape == want.shape and got.stride() == want.stride()
 
 
-def test_the_same_bits_on_one_thread_and_two():
-    x = torch.randn(3 * config.parallel_grain + 17)
-    compiled = torch.compile(gelu_chain)
-    compiled(x)
+def on_one_thread_and_two(compiled, *args):
+    """compiled's replay on one thread, then on two (the first call, captured eagerly, made here too)."""
+    compiled(*args)
     before = torch.get_num_threads()
     try:
         torch.set_num_threads(1)
-        one = compiled(x)
+        one = compiled(*args)
         torch.set_num_threads(2)
-        two = compiled(x)
+        two = compiled(*args)
     finally:
         torch.set_num_threads(before)
+    return one, two
+
+
+def test_the_same_bits_on_one_thread_and_two():
+    x = torch.randn(3 * config.parallel_grain + 17)
+    one, two = on_one_thread_and_two(torch.compile(gelu_chain), x)
     assert torch.equal(one, two)
 
 
@@ -226,16 +231,7 @@ def test_a_sum_of_every_element_and_a_sum_over_rows_keep_eagers_values_on_one_th
         y = x.exp() - x
         return y.sum(), y.sum(0), y.mean(-1)
 
-    compiled = torch.compile(f)
-    compiled(x)
-    before = torch.get_num_threads()
-    try:
-        torch.set_num_threads(1)
-        one = compiled(x)
-        torch.set_num_threads(2)
-        two = compiled(x)
-    finally:
-        torch.set_num_threads(before)
+    one, two = on_one_thread_and_two(torch.compile(f), x)
     assert all(torch.equal(a, b) for a, b in zip(one, two))
     torch.testing.assert_close(two, f(x), rtol=1e-5, atol=1e-4)
 
