@@ -145,7 +145,7 @@ _SUBMODULES = {"cuda": "torch.cuda", "ops": "torch._ops", "linalg": "torch.linal
                "jit": "torch.jit", "backends": "torch.backends", "accelerator": "torch.accelerator",
                "profiler": "torch.profiler", "multiprocessing": "torch.multiprocessing", "hub": "torch.hub",
                "distributions": "torch.distributions", "_dynamo": "torch._dynamo",
-               "func": "torch.func", "fx": "torch.fx"}
+               "_inductor": "torch._inductor", "_logging": "torch._logging", "func": "torch.func", "fx": "torch.fx"}
 _HELPERS = {**dict.fromkeys(("get_num_threads", "set_num_threads", "get_num_interop_threads",
                              "set_num_interop_threads"), "aten.native.cpu.loops"),
             "result_type": "torch._creation", "asarray": "torch._creation", "frombuffer": "torch._creation", "can_cast": "c10.scalar_type",

@@ -105,3 +105,28 @@ def test_an_expanded_operand_is_copied_alone_beside_a_transposed_one():
     product = torch.mm(torch.from_numpy(x).t(), row.expand(300, 24))
     _check(product, x.astype(np.float64).T @ np.broadcast_to(row.numpy().astype(np.float64), (300, 24)),
            torch.float32)
+
+
+@pytest.mark.parametrize("dtype", list(DTYPES))
+@pytest.mark.parametrize("addend_shape", [(24,), (1, 24), (30, 1), (30, 24), ()])
+@pytest.mark.parametrize("alpha, beta", [(1, 1), (2.0, 0.5), (1, -3), (0.25, 1)])
+def test_addmm_accumulates_the_product_onto_the_broadcast_addend(dtype, addend_shape, alpha, beta):
+    # the addend is written into the output and one BLAS call adds alpha * a @ b onto it (PyTorch's order)
+    rng = np.random.default_rng(3)
+    np_dtype = DTYPES[dtype][0]
+    a, b = rng.standard_normal((30, 17)).astype(np_dtype), rng.standard_normal((17, 24)).astype(np_dtype)
+    addend = rng.standard_normal(addend_shape).astype(np_dtype)
+    expected = beta * addend.astype(np.float64) + alpha * (a.astype(np.float64) @ b.astype(np.float64))
+    out = torch.addmm(torch.from_numpy(addend), torch.from_numpy(a), torch.from_numpy(b), beta=beta, alpha=alpha)
+    assert out.shape == (30, 24) and out.dtype == dtype
+    _check(out, expected, dtype)
+    batched = torch.baddbmm(torch.from_numpy(addend), torch.from_numpy(a).expand(3, 30, 17),
+                            torch.from_numpy(b).expand(3, 17, 24), beta=beta, alpha=alpha)
+    _check(batched, np.broadcast_to(expected, (3, 30, 24)), dtype)
+
+
+def test_addmm_with_beta_zero_ignores_nan_in_the_addend():
+    nan = torch.full((4,), float("nan"))
+    a = torch.ones(3, 5)
+    assert torch.equal(torch.addmm(nan, a, torch.ones(5, 4), beta=0), torch.full((3, 4), 5.0))
+    assert torch.addmm(nan, a, torch.ones(5, 4)).isnan().all()

@@ -140,6 +140,7 @@ cdef bint gemm_plan(GemmPlan* p, Py_ssize_t batch, Py_ssize_t m, Py_ssize_t n, P
     if _sgemm == NULL:
         return False
     p.batch, p.m, p.n, p.k = batch, m, n, k
+    p.alpha, p.beta = 1.0, 0.0
     p.a_batch, p.b_batch = a_strides[0], b_strides[0]
     p.a_rs, p.b_cs = a_strides[1], b_strides[2]
     return (_operand(m, k, a_strides[1], a_strides[2], &p.ta, &p.lda)
@@ -161,11 +162,11 @@ cdef void _gemm_piece(const GemmPlan* p, bint dbl, const char* a, const char* b,
             pb = b + i * p.b_batch * size
             pc = c + i * m * n * size
             if dbl:
-                _dgemm(CBLAS_ROW_MAJOR, p.ta, p.tb, m, n, p.k, 1.0, <const double*>pa, p.lda, <const double*>pb,
-                       p.ldb, 0.0, <double*>pc, n)
+                _dgemm(CBLAS_ROW_MAJOR, p.ta, p.tb, m, n, p.k, p.alpha, <const double*>pa, p.lda,
+                       <const double*>pb, p.ldb, p.beta, <double*>pc, n)
             else:
-                _sgemm(CBLAS_ROW_MAJOR, p.ta, p.tb, m, n, p.k, 1.0, <const float*>pa, p.lda, <const float*>pb,
-                       p.ldb, 0.0, <float*>pc, n)
+                _sgemm(CBLAS_ROW_MAJOR, p.ta, p.tb, m, n, p.k, <float>p.alpha, <const float*>pa, p.lda,
+                       <const float*>pb, p.ldb, <float>p.beta, <float*>pc, n)
         return
     # one product (batch is 1 here): a band of output rows, or of columns when there are few rows
     if m >= n:
@@ -179,11 +180,11 @@ cdef void _gemm_piece(const GemmPlan* p, bint dbl, const char* a, const char* b,
     if m == 0 or n == 0:
         return
     if dbl:
-        _dgemm(CBLAS_ROW_MAJOR, p.ta, p.tb, m, n, p.k, 1.0, <const double*>pa, p.lda, <const double*>pb, p.ldb,
-               0.0, <double*>pc, p.n)
+        _dgemm(CBLAS_ROW_MAJOR, p.ta, p.tb, m, n, p.k, p.alpha, <const double*>pa, p.lda, <const double*>pb,
+               p.ldb, p.beta, <double*>pc, p.n)
     else:
-        _sgemm(CBLAS_ROW_MAJOR, p.ta, p.tb, m, n, p.k, 1.0, <const float*>pa, p.lda, <const float*>pb, p.ldb,
-               0.0, <float*>pc, p.n)
+        _sgemm(CBLAS_ROW_MAJOR, p.ta, p.tb, m, n, p.k, <float>p.alpha, <const float*>pa, p.lda,
+               <const float*>pb, p.ldb, <float>p.beta, <float*>pc, p.n)
 
 
 cdef enum:

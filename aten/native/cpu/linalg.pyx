@@ -162,11 +162,11 @@ cdef bint _plan(GemmPlan* plan, TensorImpl out, TensorImpl a, TensorImpl b) noex
                      a.sizes[a.nd - 1], sa, sb)
 
 
-cdef bint _direct_gemm(TensorImpl out, TensorImpl a, TensorImpl b) except -1:
+cdef bint _direct_gemm(TensorImpl out, TensorImpl a, TensorImpl b, double alpha=1.0, double beta=0.0) except -1:
     """Float matrices and stacks of them (mm, bmm, addmm's product) straight through BLAS on the
-    tensors' memory, split across Ember's threads (blas.run_gemm); False leaves the product to
-    np.matmul (vectors, integers, BLAS not found). An operand BLAS cannot read in place is copied
-    to a contiguous one first, as PyTorch does."""
+    tensors' memory, split across Ember's threads (blas.run_gemm): out = alpha * a @ b + beta * out.
+    False leaves the product to np.matmul (vectors, integers, BLAS not found). An operand BLAS
+    cannot read in place is copied to a contiguous one first, as PyTorch does."""
     cdef GemmPlan plan
     cdef int st = out.scalar_type
     if (st != ST_FLOAT32 and st != ST_FLOAT64) or not (a.nd == b.nd == out.nd) or not (a.nd == 2 or a.nd == 3):
@@ -190,6 +190,7 @@ cdef bint _direct_gemm(TensorImpl out, TensorImpl a, TensorImpl b) except -1:
             else:
                 return False
     cdef int nt = num_threads()
+    plan.alpha, plan.beta = alpha, beta
     blas_single_threaded(True)
     with nogil:
         run_gemm(&plan, st == ST_FLOAT64, a.data(), b.data(), out.data(), nt)
@@ -211,6 +212,26 @@ cdef int _gemm(object a, object b, object out, Py_ssize_t m, Py_ssize_t n, Py_ss
     return 0
 
 
+cdef bint _gemm_onto(TensorImpl out, TensorImpl addend, TensorImpl a, TensorImpl b, object alpha,
+                     object beta) except -1:
+    """out = beta * addend + alpha * (a @ b) as PyTorch's addmm computes it: the (broadcast) addend
+    written into the output, which one BLAS call then accumulates the product onto, instead of a
+    second pass adding it afterwards. False (out's contents then undefined) where that does not
+    apply: beta or alpha 0 (the addend, resp. the product, is ignored there, NaN too), no product
+    terms, or a product _direct_gemm leaves to NumPy."""
+    cdef int st = out.scalar_type
+    if (st != ST_FLOAT32 and st != ST_FLOAT64) or out.n_elem == 0 or a.sizes[a.nd - 1] == 0:
+        return False
+    cdef object al = _scalar(alpha, st), be = _scalar(beta, st)
+    if isinstance(al, complex) or isinstance(be, complex) or be == 0 or al == 0 or addend.scalar_type != st:
+        return False
+    if be == 1:
+        np.copyto(np_view(out), np_view(addend))
+    else:
+        np.multiply(np_view(addend), be, out=np_view(out))
+    return _direct_gemm(out, a, b, al, 1.0)
+
+
 def addmm_cpu(TensorImpl self not None, TensorImpl mat1 not None, TensorImpl mat2 not None, beta=1, alpha=1):
     if self.scalar_type != mat2.scalar_type:
         raise RuntimeError(f"self and mat2 must have the same dtype, but got {type_name(self.scalar_type)} and "
@@ -228,6 +249,8 @@ def addmm_cpu(TensorImpl self not None, TensorImpl mat1 not None, TensorImpl mat
     check_expand(self, (mat1.sizes[0], mat2.sizes[1]))
     _no_bool("addmm_impl_cpu_", self)
     cdef TensorImpl out = new_tensor((mat1.sizes[0], mat2.sizes[1]), mat1.scalar_type)
+    if _gemm_onto(out, self, mat1, mat2, alpha, beta):
+        return out
     _matmul_into(out, mat1, mat2)
     _scale_add(np_view(out), _scalar(alpha, out.scalar_type), _scalar(beta, out.scalar_type), np_view(self))
     return out
@@ -245,6 +268,8 @@ def baddbmm_cpu(TensorImpl self not None, TensorImpl batch1 not None, TensorImpl
     check_baddbmm(self, batch1, batch2)
     cdef tuple shape = (batch1.sizes[0], batch1.sizes[1], batch2.sizes[2])
     cdef TensorImpl out = new_tensor(shape, batch1.scalar_type)
+    if _gemm_onto(out, self, batch1, batch2, alpha, beta):
+        return out
     _matmul_into(out, batch1, batch2)
     _scale_add(np_view(out), _scalar(alpha, out.scalar_type), _scalar(beta, out.scalar_type), np_view(self))
     return out
