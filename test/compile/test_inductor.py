@@ -236,6 +236,23 @@ def test_a_sum_of_every_element_and_a_sum_over_rows_keep_eagers_values_on_one_th
     torch.testing.assert_close(two, f(x), rtol=1e-5, atol=1e-4)
 
 
+@pytest.mark.parametrize("shape, dims", [((16, 2048), (0,)), ((37, 130), (0,)), ((3, 5, 70), (0, 1)),
+                                         ((4, 9, 40), (1,)), ((6, 3, 4, 33), (0, 2))])
+def test_a_sum_over_outer_dims_adds_neighbouring_outputs_side_by_side_with_eagers_values(shape, dims):
+    # a bias gradient's shape: the kept inner dim is contiguous, the summed ones are not
+    x = torch.randn(*shape, generator=torch.Generator().manual_seed(5))
+
+    def f(x):
+        y = x * 0.5 + x.tanh()
+        return y, y.sum(dims), y.mean(dims, keepdim=True)
+
+    compiled = torch.compile(f)
+    one, two = on_one_thread_and_two(compiled, x)
+    assert all(torch.equal(a, b) for a, b in zip(one, two))
+    torch.testing.assert_close(two, f(x), rtol=1e-5, atol=1e-5)
+    assert "acc[c] +=" in compiled._ember_compiled.entries[0].compiled._inductor_source
+
+
 def test_a_sum_of_a_value_read_from_memory_stays_embers_kernel():
     compiled = torch.compile(lambda x: x.sum(0) * 2)
     x = torch.randn(8, 5)

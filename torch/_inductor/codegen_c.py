@@ -146,6 +146,55 @@ def _reduction_kernel(group: FusedGroup, grain: int) -> list[str]:
             loops.store, "    }"]
 
 
+_COLUMNS = 64       # outputs a column reduction sums side by side (its accumulators live on the stack)
+
+
+def _column_reduction_kernel(group: FusedGroup, grain: int) -> list[str] | None:
+    """A sum over outer dims of operands contiguous along the kept inner dim (a bias gradient: (batch, n) -> n):
+    blocks of up to _COLUMNS neighbouring outputs accumulate together, element j of each added in one vector
+    instruction, instead of each output striding through memory alone. Each output still adds its elements in
+    their order, in double: the same bits on any thread count. None where the kept inner dim is not contiguous
+    or the reduced one is (the per-output loop reads that one in order)."""
+    assert group.reduced is not None and group.reduction is not None
+    shape, dims = group.shape, group.reduced.dims
+    operands = [*group.loads, *group.stores]
+    strides = [_reduction_strides(group) if node is group.reduction
+               else strides_for(shape, node.meta["example"][0], node.meta["example"][1]) for node in operands]
+    kept = [d for d in range(len(shape)) if d not in dims]
+    if not kept:
+        return None
+    kept_sizes, kept_steps = coalesce(tuple(shape[d] for d in kept), [[st[d] for d in kept] for st in strides])
+    red_sizes, red_steps = coalesce(tuple(shape[d] for d in dims), [[st[d] for d in dims] for st in strides])
+    width = kept_sizes[-1]
+    if width < 8 or any(step[-1] not in (0, 1) for step in kept_steps) or \
+            any(red_steps[i][-1] == 1 for i in range(len(group.loads))):
+        return None
+    blocks = -(-width // _COLUMNS)
+    rows = math.prod(kept_sizes[:-1])
+    count = math.prod(red_sizes)
+    slot = len(group.loads) + group.stores.index(group.reduction)
+    lines = [f"    #pragma omp parallel for num_threads(threads) schedule(static) if({rows * width * count} >= {grain})",
+             f"    for (long r = 0; r < {rows * blocks}L; r++) {{",
+             f"        const long c0 = (r % {blocks}L) * {_COLUMNS}L;",
+             f"        const long cn = {width}L - c0 < {_COLUMNS}L ? {width}L - c0 : {_COLUMNS}L;",
+             *_decompose(f"r / {blocks}L", kept_sizes[:-1], [st[:-1] for st in kept_steps], "o", "        "),
+             *[f"        o{i} += c0 * {st[-1]}L;" for i, st in enumerate(kept_steps) if st[-1]],
+             f"        double acc[{_COLUMNS}];",
+             "        for (long c = 0; c < cn; c++) acc[c] = 0.0;",
+             f"        for (long j = 0; j < {count}L; j++) {{",
+             *_decompose("j", red_sizes, red_steps, "u", "            ")]
+    offset = {i: f"o{i} + u{i}" + (" + c" if kept_steps[i][-1] else "") for i in range(len(operands))}
+    body, names = statements(group, offset, "                ")
+    lines += ["            #pragma omp simd", "            for (long c = 0; c < cn; c++) {", *body,
+              f"                acc[c] += (double){names[group.reduced.operand]};  "
+              f"/* {group.reduction.name}: {group.reduction.target} */",
+              "            }", "        }"]
+    total = "(float)acc[c]" if group.reduced.kind == "sum" else f"(float)(acc[c] / {count})"
+    step = kept_steps[slot][-1]
+    lines += [f"        for (long c = 0; c < cn; c++) p{slot}[o{slot} + c * {step}L] = {total};", "    }"]
+    return lines
+
+
 def _row_kernel(group: FusedGroup, grain: int) -> list[str]:
     """A group with softmaxes over the last dim, row by row (rows split across threads): the members between two
     softmaxes form one loop over the row; a softmax first finds its row's maximum and sum in vectorised
@@ -267,7 +316,8 @@ def kernel_source(group: FusedGroup, grain: int) -> str:
         footer = ["#pragma GCC pop_options"]
     signature = f"void {group.name}({', '.join([*params, 'int threads'])}) {{"
     if group.reduction is not None:
-        return "\n".join([*header, signature, *_reduction_kernel(group, grain), "}", *footer])
+        loops = _column_reduction_kernel(group, grain) or _reduction_kernel(group, grain)
+        return "\n".join([*header, signature, *loops, "}", *footer])
     if group.rows:
         return "\n".join([*header, signature, *_row_kernel(group, grain), "}", *footer])
     inner, rows = sizes[-1], numel // sizes[-1] if sizes[-1] else 0
