@@ -1,11 +1,13 @@
 """Training through torch.compile: a graph autograd records is split into a compiled forward and a compiled
 backward (AOT autograd) run as one autograd.Function, with eager's gradients; random draws, buffers the
-forward writes and frozen parameters behave as eager."""
+forward writes and frozen parameters behave as eager. A function that runs backward itself (a whole training
+step) holds the backward and the optimizer's update in its graph."""
 import pytest
 
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
+from torch._dynamo.eval_frame import stats
 
 
 def _twins(make):
@@ -143,3 +145,67 @@ def test_the_backward_fuses_what_reads_saved_values_and_gradients(monkeypatch):
     backward_groups = compiled_graphs[-1]
     fused = [str(m.target) for g in backward_groups for m in g.members]
     assert "aten.gelu_backward.default" in fused
+
+
+def _train_step(model, opt):
+    def step(x, y):
+        loss = F.cross_entropy(model(x), y)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        return loss
+    return step
+
+
+@pytest.mark.parametrize("backend", ["eager", "inductor"])
+@pytest.mark.parametrize("optimizer", ["SGD", "AdamW"])
+def test_a_whole_training_step_is_one_graph_with_eagers_losses_and_parameters(backend, optimizer):
+    # forward, loss, backward (the engine's operators traced) and the optimizer's update in one graph
+    def make():
+        return nn.Sequential(nn.Linear(6, 16), nn.GELU(), nn.LayerNorm(16), nn.Linear(16, 3))
+
+    model, reference = _twins(make)
+    kwargs = {"lr": 0.1, "momentum": 0.9} if optimizer == "SGD" else {"lr": 1e-2, "weight_decay": 0.01}
+    opt = getattr(torch.optim, optimizer)(model.parameters(), **kwargs)
+    ref_opt = getattr(torch.optim, optimizer)(reference.parameters(), **kwargs)
+    compiled = torch.compile(_train_step(model, opt), backend=backend, fullgraph=True)
+    eager = _train_step(reference, ref_opt)
+    before = stats["replays"]
+    gen = torch.Generator().manual_seed(1)
+    for _ in range(6):
+        x, y = torch.randn(8, 6, generator=gen), torch.randint(0, 3, (8,), generator=gen)
+        torch.testing.assert_close(compiled(x, y), eager(x, y).detach(), rtol=1e-6, atol=1e-6)
+        torch.testing.assert_close(_grads(model), _grads(reference), rtol=1e-5, atol=1e-6)
+    torch.testing.assert_close(model.state_dict(), reference.state_dict(), rtol=1e-5, atol=1e-6)
+    assert stats["replays"] - before == 4          # captured at step 1, again once the optimizer has state
+    graph = compiled._ember_compiled.entries[-1].graph_module.graph
+    targets = {str(n.target) for n in graph.nodes}
+    assert "aten.nll_loss_backward.default" in targets and "aten.addmm.default" in targets
+
+
+def test_gradients_accumulate_across_replays_of_a_compiled_backward():
+    w = torch.ones(3, requires_grad=True)
+
+    @torch.compile(backend="eager")
+    def accumulate(x):
+        loss = (w * x).pow(2).sum()
+        loss.backward()
+        return loss
+
+    for _ in range(4):
+        accumulate(torch.full((3,), 2.0))
+    assert w.grad.tolist() == [4 * 8.0] * 3        # d/dw (w x)^2 = 2 w x^2 = 8 at w = 1, x = 2, four times
+    assert stats["replays"] >= 2 and stats["graph_breaks"] == 0
+
+
+def test_autograd_grad_inside_a_compiled_function_returns_eagers_gradients():
+    x = torch.randn(5, 4)
+    w = torch.randn(4, 3, requires_grad=True)
+
+    def f(x):
+        return torch.autograd.grad(torch.tanh(x @ w).sum(), w)[0]
+
+    compiled = torch.compile(f, fullgraph=True)
+    for _ in range(3):
+        torch.testing.assert_close(compiled(x), f(x), rtol=1e-6, atol=1e-6)
+    assert w.grad is None and stats["replays"] == 2

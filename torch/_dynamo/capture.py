@@ -5,10 +5,12 @@ the dispatcher's Python key (below autograd), so the graph holds the aten operat
 call's own result is the real one. While it runs, the capture also records what a replay depends on and
 what it must redo (torch._dynamo.guards): the attributes read from modules, the optimizers stepped, grad
 mode switches (as torch._C._set_grad_enabled nodes), and attributes assigned on modules (replayed after
-the graph runs). What a graph cannot hold is a graph break: reading a traced tensor's value (item(),
-bool(), tolist(), NumPy), running backward or autograd.grad, entering inference mode, calling a module
-that has hooks or registering a tensor hook (their Python effects would not replay), a Tensor subclass
-input, a disabled function. The call then finishes eagerly and the frame runs eagerly for those guards;
+the graph runs). A backward or autograd.grad the call runs is traced too (the engine's operators, below
+autograd, as the forward's): the graph then holds a whole training step, replayed without autograd, and
+the gradients the engine stored in .grad are assignments replayed after it. What a graph cannot hold is a
+graph break: reading a traced tensor's value (item(), bool(), tolist(), NumPy), a differentiable backward
+(create_graph=True), entering inference mode, calling a module that has hooks or registering a tensor hook
+(their Python effects would not replay), a Tensor subclass input, a disabled function. The call then finishes eagerly and the frame runs eagerly for those guards;
 under fullgraph=True the break raises torch._dynamo.exc.Unsupported where it happens."""
 from __future__ import annotations
 
@@ -77,6 +79,7 @@ class Captured:
     break_reason: str | None = None
     result: Any = None                  # the captured call's own result
     single_output: bool = False         # the result is the graph's first output alone (one tensor returned)
+    runs_backward: bool = False         # the graph holds a backward the call ran: it replays without autograd
 
     def __post_init__(self) -> None:
         self.single_output = (self.result_spec.num_leaves == 1 and self.result_outputs == [0]
@@ -153,6 +156,7 @@ class _Capture:
         self.break_reason: str | None = None
         self.source_tensors: list[torch.Tensor] = []
         self.input_positions: dict[int, int] = {}     # id of a tensor argument -> its flat position
+        self.runs_backward = False                      # backward or autograd.grad ran inside (traced)
 
     def graph_break(self, reason: str) -> None:
         if self.break_reason is None:
@@ -360,10 +364,16 @@ def _observers(capture: _Capture) -> list[tuple[Any, str, Any]]:
             return saved(self, *args, **kwargs)
         return read
 
-    def autograd_call(saved: Callable[..., Any], what: str) -> Callable[..., Any]:
+    def autograd_call(saved: Callable[..., Any], what: str, create_graph_at: int) -> Callable[..., Any]:
         def call(*args: Any, **kwargs: Any) -> Any:
-            capture.graph_break(f"{what} inside a compiled function (Ember compiles the forward; backward runs "
-                                "eagerly)")
+            create_graph = kwargs.get("create_graph", args[create_graph_at] if len(args) > create_graph_at else False)
+            if create_graph:
+                capture.graph_break(f"{what}(create_graph=True) inside a compiled function (a differentiable "
+                                    "backward would not be replayed)")
+            elif not capture.tracer.broken:
+                # the engine's operators are traced like the forward's: the graph holds the backward, and the
+                # gradients it stores in .grad are assignments replayed after the graph
+                capture.runs_backward = True
             return saved(*args, **kwargs)
         return call
 
@@ -431,8 +441,8 @@ def _observers(capture: _Capture) -> list[tuple[Any, str, Any]]:
             (tensor_cls, "item", value_read(tensor_cls.item, "Tensor.item")),
             (tensor_cls, "tolist", value_read(tensor_cls.tolist, "Tensor.tolist")),
             (tensor_cls, "_numpy_view", value_read(tensor_cls._numpy_view, "Tensor.numpy")),
-            (autograd, "backward", autograd_call(autograd.backward, "torch.autograd.backward")),
-            (autograd, "grad", autograd_call(autograd.grad, "torch.autograd.grad")),
+            (autograd, "backward", autograd_call(autograd.backward, "torch.autograd.backward", 3)),
+            (autograd, "grad", autograd_call(autograd.grad, "torch.autograd.grad", 4)),
             (_grad_mode_module, "_mode", _GradModeRecorder(capture))]
 
 
@@ -580,4 +590,4 @@ def _finish(cap: _Capture, example_inputs: list[torch.Tensor], positions: list[i
     for tensor in tracer.constant_tensors:
         cap.guards.constants.append((tensor, TensorGuard.of("constant", tensor)))
     return Captured(graph_module, cap.guards, example_inputs, positions, leaves, result_outputs, result_spec,
-                    writes, None, result)
+                    writes, None, result, runs_backward=cap.runs_backward)

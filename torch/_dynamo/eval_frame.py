@@ -49,8 +49,12 @@ class CacheEntry:
         if self.compiled is None:
             return fn(*args, **kwargs)
         cap = self.captured
-        outputs = self.compiled(*[flat[i] for i in cap.tensor_positions],
-                                *[read(flat) for read, _ in self.guards.sources])
+        inputs = [*[flat[i] for i in cap.tensor_positions], *[read(flat) for read, _ in self.guards.sources]]
+        if cap.runs_backward:       # its backward is in the graph: autograd records nothing of it again
+            with torch.no_grad():
+                outputs = self.compiled(*inputs)
+        else:
+            outputs = self.compiled(*inputs)
         for write in cap.writes:
             setattr(write.module, write.name, outputs[write.output] if write.output is not None else write.value)
         if cap.single_output:
@@ -139,7 +143,11 @@ class CompiledFunction:
         graph_module = captured.graph_module
         _logging.log_artifact("graph_code", f"TRACED GRAPH\n ===== __compiled_fn_{next(_compiled_graph_ids)} =====\n"
                               + graph_module.print_readable(print_output=False))
-        compiled = self._compile(graph_module, captured.example_inputs)
+        if captured.runs_backward:
+            with torch.no_grad():
+                compiled = self._compile(graph_module, captured.example_inputs)
+        else:
+            compiled = self._compile(graph_module, captured.example_inputs)
         self._add(CacheEntry(captured.guards, compiled, captured, graph_module, compile_id))
         return captured.result
 
