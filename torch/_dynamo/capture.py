@@ -25,6 +25,7 @@ from typing import Any, Callable, Iterator
 
 import torch
 from torch._dynamo import exc
+from torch._dynamo.graph_passes import elide_fresh_copies
 from torch._dynamo.guards import GuardSet, Snapshot, TensorGuard, aliasing_of, global_state, is_plain_value
 from torch.autograd import grad_mode as _grad_mode_module
 from torch.autograd.function import Function
@@ -585,6 +586,8 @@ def _finish(cap: _Capture, example_inputs: list[torch.Tensor], positions: list[i
         else:
             writes.append(Write(module, name, None, value))
     cap.graph.output(tuple(outputs))
+    if cap.runs_backward:
+        elide_fresh_copies(cap.graph)
     cap.graph.eliminate_dead_code()
     graph_module = GraphModule(cap.constants, cap.graph)
     for tensor in tracer.constant_tensors:

@@ -16,7 +16,9 @@ import torch
 from torch import _logging
 from torch._inductor import codecache, codegen_cuda, config
 from torch._inductor.codegen_c import module_source
-from torch._inductor.scheduler import FusedGroup, plan
+from torch._inductor.scheduler import FusedGroup, needs_autograd, plan
+from torch._inductor.views import View, reinterpretable_views
+from aten.native.meta import views as _meta_views
 
 __all__ = ["compile_fx"]
 
@@ -27,15 +29,22 @@ _warned_modes: set[str] = set()
 class _Wrapper:
     """The generated Python function's source and the globals it reads."""
 
-    def __init__(self, graph_module: Any, groups: list[FusedGroup], library: Any, cuda_module: Any) -> None:
+    def __init__(self, graph_module: Any, groups: list[FusedGroup], library: Any, cuda_module: Any,
+                 recorded: set[Any]) -> None:
         self.graph_module = graph_module
         self.groups = groups
         self.library = library
         self.cuda_module = cuda_module
-        self.globals: dict[str, Any] = {"_empty_strided": torch.empty_strided, "_threads": torch.get_num_threads}
+        self.globals: dict[str, Any] = {"_empty_strided": torch.empty_strided, "_threads": torch.get_num_threads,
+                                        "_as_strided": _meta_views.as_strided}
         self.lines: list[str] = []
         self.group_at: dict[Any, FusedGroup] = {g.members[-1]: g for g in groups}
         self.fused = {m for g in groups for m in g.members}
+        self.views = {n: v for n, v in reinterpretable_views(graph_module.graph, recorded).items()
+                      if n not in self.fused}
+        # views something other than a kernel or another view reads: made as tensors
+        self.materialized = {n for n in self.views if any(u not in self.views and u not in self.fused
+                                                          for u in n.users)}
 
     def value(self, item: Any) -> str:
         if isinstance(item, torch.fx.Node):
@@ -65,8 +74,29 @@ class _Wrapper:
         function.restype = None
         handle = f"_{group.name}"
         self.globals[handle] = function
-        pointers = ", ".join(f"{n.name}.data_ptr()" for n in [*group.loads, *group.stores])
+        pointers = ", ".join(self.pointer(n) for n in [*group.loads, *group.stores])
         self.lines.append(f"    {handle}({pointers}, _threads())  # {', '.join(m.name for m in group.members)}")
+
+    def pointer(self, node: Any) -> str:
+        """The address of node's first element (a view's: its root's, at the view's offset)."""
+        view = self.views.get(node)
+        if view is None:
+            return f"{node.name}.data_ptr()"
+        offset = view.delta * node.meta["example"][2].itemsize
+        return f"{view.root.name}.data_ptr()" + (f" + {offset}" if offset else "")
+
+    def view(self, node: Any) -> None:
+        view = self.views[node]
+        offset = f"{view.root.name}.storage_offset()" + (f" + {view.delta}" if view.delta else "")
+        self.lines.append(f"    {node.name} = _as_strided({view.root.name}, {view.size!r}, {view.stride!r}, {offset})"
+                          f"  # {node.target}")
+
+    def unread(self, node: Any) -> bool:
+        """A view operator whose result nothing reads (its pieces, say, are made from the root)."""
+        schema = getattr(node.target, "_schema", None)
+        aliases = schema is not None and len(schema.returns) == 1 and bool(schema.returns[0].alias) \
+            and not schema.returns[0].is_write
+        return aliases and all(u in self.views for u in node.users)
 
     def cuda_call(self, group: FusedGroup) -> None:
         """A GPU kernel launched over the group's elements (a grid-stride loop; nothing to launch for none)."""
@@ -79,7 +109,7 @@ class _Wrapper:
         grid, block = grid_for(numel)
         handle = f"_{group.name}"
         self.globals[handle] = function.prepared_call
-        pointers = ", ".join(f"{n.name}.data_ptr()" for n in [*group.loads, *group.stores])
+        pointers = ", ".join(self.pointer(n) for n in [*group.loads, *group.stores])
         self.lines.append(f"    {handle}({grid!r}, {block!r}, {numel}, {pointers})"
                           f"  # {', '.join(m.name for m in group.members)}")
 
@@ -87,14 +117,17 @@ class _Wrapper:
         graph = self.graph_module.graph
         placeholders = [n.name for n in graph.nodes if n.op == "placeholder"]
         self.lines.append(f"def call({', '.join(placeholders)}):")
-        last_use = _last_uses(graph, self.group_at, self.fused)
+        last_use = _last_uses(graph, self.group_at, self.fused, self.views, self.materialized)
         for node in graph.nodes:
             if node.op == "get_attr":
                 self.lines.append(f"    {node.name} = {self.constant(_attribute(self.graph_module, node.target))}")
             elif node.op == "call_function":
                 if node in self.group_at:
                     self.kernel_call(self.group_at[node])
-                elif node not in self.fused:
+                elif node in self.views:
+                    if node in self.materialized:
+                        self.view(node)
+                elif node not in self.fused and not self.unread(node):
                     args = [self.value(a) for a in node.args]
                     args += [f"{k}={self.value(v)}" for k, v in node.kwargs.items()]
                     call = f"{self.constant(node.target)}({', '.join(args)})"
@@ -113,8 +146,10 @@ def _attribute(module: Any, target: str) -> Any:
     return module
 
 
-def _last_uses(graph: Any, group_at: dict[Any, FusedGroup], fused: set[Any]) -> dict[Any, list[Any]]:
-    """Per position (a node, or a group's last member), the values read there for the last time."""
+def _last_uses(graph: Any, group_at: dict[Any, FusedGroup], fused: set[Any], views: dict[Any, View],
+               materialized: set[Any]) -> dict[Any, list[Any]]:
+    """Per position (a node, or a group's last member), the values read there for the last time (a kernel's
+    read of a view reads its root; a view made as a tensor reads its root where it is made)."""
     order = {node: i for i, node in enumerate(graph.nodes)}
     position: dict[Any, Any] = {}
 
@@ -123,15 +158,20 @@ def _last_uses(graph: Any, group_at: dict[Any, FusedGroup], fused: set[Any]) -> 
             position[value] = at
 
     for node in graph.nodes:
-        if node not in fused:
+        if node in views:
+            if node in materialized:
+                read_at(views[node].root, node)
+        elif node not in fused:
             for used in node.all_input_nodes:
                 read_at(used, node)
     for last, group in group_at.items():
         for load in group.loads:
-            read_at(load, last)
+            read_at(views[load].root if load in views else load, last)
+    stored = {s for g in group_at.values() for s in g.stores}
     freed: dict[Any, list[Any]] = {}
     for value, at in position.items():
-        if value.op != "placeholder" and (value not in fused or any(value in g.stores for g in group_at.values())):
+        made = value not in views or value in materialized
+        if value.op != "placeholder" and made and (value not in fused or value in stored):
             freed.setdefault(at, []).append(value)
     return freed
 
@@ -149,6 +189,7 @@ def compile_fx(graph_module: Any, example_inputs: list[Any], *, mode: str | None
     groups = plan(graph_module.graph, torch.is_grad_enabled())
     if not groups:
         return graph_module.forward
+    recorded = needs_autograd(graph_module.graph, torch.is_grad_enabled())
     grain = int(options.get("parallel_grain", config.parallel_grain))
     cpu_groups = [g for g in groups if g.device.type == "cpu"]
     cuda_groups = [g for g in groups if g.device.type == "cuda"]
@@ -156,7 +197,7 @@ def compile_fx(graph_module: Any, example_inputs: list[Any], *, mode: str | None
     cuda_source = codegen_cuda.module_source(cuda_groups) if cuda_groups else ""
     library = codecache.load_library(source) if cpu_groups else None
     cuda_module = codecache.load_cuda_module(cuda_source) if cuda_groups else None
-    wrapper = _Wrapper(graph_module, groups, library, cuda_module)
+    wrapper = _Wrapper(graph_module, groups, library, cuda_module, recorded)
     code = wrapper.build()
     _logging.log_artifact("output_code", f"Output code:\n{code}\n{source}{cuda_source}")
     namespace = dict(wrapper.globals)

@@ -1,0 +1,60 @@
+"""torch._dynamo.graph_passes: rewrites of a captured graph that keep what it computes.
+
+elide_fresh_copies: a backward traced into a graph stores each leaf's first gradient as a copy into a fresh
+tensor (AccumulateGrad's _grad_like: while capturing, the tracer's references keep the engine from taking the
+gradient itself, as it does eagerly when nothing else holds it). Where the copied value has the fresh tensor's
+layout and nothing reads it, or the tensor it views, after the copy, the copy is the value itself: the graph
+stores that, as eager does, without the allocation and the copy."""
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+
+__all__ = ["elide_fresh_copies"]
+
+_FRESH = frozenset({"new_empty_strided", "empty_strided", "new_empty", "empty_like"})
+
+
+def _is_view(node: Any) -> bool:
+    schema = getattr(node.target, "_schema", None)
+    return schema is not None and bool(schema.returns) and bool(schema.returns[0].alias) \
+        and not schema.returns[0].is_write
+
+
+def _read_only_by(node: Any, reader: Any, metadata_reader: Any) -> bool:
+    """Whether node's value (and the tensor it views, up its chain of views) is read by reader alone (and its
+    metadata by metadata_reader: new_empty_strided takes the dtype and device of the tensor it is called on)."""
+    while True:
+        if node.op != "call_function" or reader not in node.users or \
+                any(user is not reader and user is not metadata_reader for user in node.users):
+            return False
+        if not _is_view(node):
+            return True
+        reader, metadata_reader, node = node, None, node.args[0]
+        if not isinstance(node, torch.fx.Node):
+            return False
+
+
+def elide_fresh_copies(graph: Any) -> int:
+    """Replace `fresh.copy_(value)` into a just-made tensor by value itself where that is the same; returns how
+    many copies went."""
+    elided = 0
+    for copy in list(graph.nodes):
+        if copy.op != "call_function" or copy.target is not torch.ops.aten.copy_.default or len(copy.args) < 2:
+            continue
+        fresh, value = copy.args[0], copy.args[1]
+        if not (isinstance(fresh, torch.fx.Node) and isinstance(value, torch.fx.Node)):
+            continue
+        packet = getattr(getattr(fresh.target, "overloadpacket", None), "__name__", "")
+        if fresh.op != "call_function" or packet not in _FRESH or set(fresh.users) != {copy}:
+            continue
+        if fresh.meta.get("example", (None,))[:4] != value.meta.get("example", (0,))[:4]:
+            continue            # another layout, dtype or device: the copy converts
+        if not _read_only_by(value, copy, fresh):
+            continue
+        copy.replace_all_uses_with(value)
+        graph.erase_node(copy)
+        graph.erase_node(fresh)
+        elided += 1
+    return elided
