@@ -93,6 +93,18 @@ def test_graph_code_logs_the_captured_graph(capsys, monkeypatch):
     assert "torch.ops.aten.exp.default(l_x_)" in err
 
 
+def test_guards_graph_and_aot_graphs_logs_print_the_guards_the_node_table_and_the_forward_and_backward(
+        capsys, monkeypatch):
+    monkeypatch.setenv("TORCH_LOGS", "guards,graph,aot_graphs")
+    w = torch.ones(3, requires_grad=True)
+    torch.compile(lambda x: (x * w).exp(), backend="aot_eager")(torch.ones(2, 3))
+    err = capsys.readouterr().err
+    assert "[__guards] GUARDS:" in err
+    assert "[__guards] +- TENSOR_MATCH x: torch.float32 [2, 3] stride [3, 1] cpu requires_grad=False" in err
+    assert "[__graph] opcode" in err and "aten.exp.default" in err
+    assert "[__aot_graphs]  ===== Forward graph" in err and "[__aot_graphs]  ===== Backward graph" in err
+
+
 def test_torch_logs_with_an_unknown_name_is_refused():
     with pytest.raises(ValueError, match="invalid log name 'bogus'"):
         torch._logging._parse_env("graph_code,bogus")

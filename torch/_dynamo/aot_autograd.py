@@ -18,11 +18,13 @@ grad written in place, an output that is an input or shares its memory, a backwa
 value."""
 from __future__ import annotations
 
+import itertools
 import sys
 from dataclasses import dataclass
 from typing import Any, Callable
 
 import torch
+from torch import _logging
 from torch._dynamo.capture import _CaptureTracer
 from torch.autograd.function import Function, once_differentiable
 from torch.fx.graph import Graph
@@ -196,6 +198,9 @@ def _recomputable(joint: Graph, backward: set[Node], tangents: set[Node]) -> set
     return chosen
 
 
+_aot_graph_ids = itertools.count()
+
+
 def aot_compile(graph_module: GraphModule, example_inputs: list[Any], inner: Compiler) -> Callable[..., Any] | None:
     """graph_module compiled as a forward and a backward graph (each by inner), run as one autograd.Function;
     None when the graph cannot go through AOT autograd."""
@@ -206,9 +211,16 @@ def aot_compile(graph_module: GraphModule, example_inputs: list[Any], inner: Com
     n_primals = len(example_inputs) + len(joint.lifted)
     forward_graph, backward_graph = _partition(joint.graph, joint.n_outputs, n_primals)
     lifted = [_attribute(graph_module, name) for name in joint.lifted]
+    forward_module, backward_module = GraphModule(joint.constants, forward_graph), GraphModule(joint.constants,
+                                                                                             backward_graph)
+    if _logging.artifact_enabled("aot_graphs"):
+        number = next(_aot_graph_ids)
+        for kind, module in (("Forward", forward_module), ("Backward", backward_module)):
+            _logging.log_artifact("aot_graphs", f"TRACED GRAPH\n ===== {kind} graph {number} =====\n"
+                                  + module.print_readable(print_output=False))
     with torch.no_grad():
-        forward = inner(GraphModule(joint.constants, forward_graph), list(example_inputs) + lifted)
-        backward = inner(GraphModule(joint.constants, backward_graph), [])
+        forward = inner(forward_module, list(example_inputs) + lifted)
+        backward = inner(backward_module, [])
     return _runner(forward, backward, lifted, joint, n_primals)
 
 

@@ -133,6 +133,8 @@ class CompiledFunction:
                                   + "\n".join(f"    - {cid}: {why}" for cid, why in reversed(failures)))
         stats["captures"] += 1
         captured = capture.capture(self.fn, args, kwargs, self.fullgraph, self.guard_target)
+        if _logging.artifact_enabled("guards"):
+            _logging.log_artifact("guards", "GUARDS:\n" + "\n".join(f"+- {line}" for line in captured.guards.describe()))
         if captured.graph_module is None:
             stats["graph_breaks"] += 1
             _logging.log_artifact("graph_breaks", f"Graph break in user code at {_where(self.guard_target or self.fn)}"
@@ -141,8 +143,11 @@ class CompiledFunction:
             self._add(CacheEntry(captured.guards, None, captured, None, compile_id))
             return captured.result
         graph_module = captured.graph_module
-        _logging.log_artifact("graph_code", f"TRACED GRAPH\n ===== __compiled_fn_{next(_compiled_graph_ids)} =====\n"
+        graph_id = next(_compiled_graph_ids)
+        _logging.log_artifact("graph_code", f"TRACED GRAPH\n ===== __compiled_fn_{graph_id} =====\n"
                               + graph_module.print_readable(print_output=False))
+        if _logging.artifact_enabled("graph"):
+            _logging.log_artifact("graph", f"TRACED GRAPH\n __compiled_fn_{graph_id}\n{_tabular(graph_module.graph)}")
         if captured.runs_backward:
             with torch.no_grad():
                 compiled = self._compile(graph_module, captured.example_inputs)
@@ -186,6 +191,16 @@ class CompiledFunction:
         _accumulated["entries"] -= len(self.entries)
         self.entries.clear()
         self.warned_limit = False
+
+
+def _tabular(graph: Any) -> str:
+    """The graph's nodes as a table (PyTorch's `graph` log prints Graph.print_tabular's)."""
+    rows = [("opcode", "name", "target", "args", "kwargs")]
+    rows += [(n.op, n.name, str(n.target), str(n.args), str(n.kwargs)) for n in graph.nodes]
+    widths = [max(len(row[i]) for row in rows) for i in range(5)]
+    lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    return "\n".join(lines)
 
 
 def compile_function(fn: Callable[..., Any], backend: Any, **options: Any) -> Callable[..., Any]:
