@@ -326,3 +326,43 @@ def test_a_trained_layer_norm_saves_the_fused_kernels_mean_and_rstd_for_its_back
         reference(x).pow(2).sum().backward()
     for p, q in zip(model.parameters(), reference.parameters()):
         assert torch.equal(p.grad, q.grad)
+
+
+def test_views_are_made_from_their_root_at_the_inputs_offset_of_each_call():
+    # the guards fix sizes and strides, not storage offsets: a view of an input is made at this call's offset
+    def f(x):
+        y = x.view(3, 4).t()
+        return y * 2, (y + 1).sum(0), y
+
+    compiled = torch.compile(f)
+    base = torch.arange(40.0)
+    compiled(base[1:13])
+    for start in (1, 5, 20):
+        x = base[start:start + 12]
+        got, want = compiled(x), f(x)
+        torch.testing.assert_close(got, want)
+        assert got[2]._base is base and got[2].data_ptr() == want[2].data_ptr()
+    wrapper = compiled._ember_compiled.entries[0].compiled._inductor_wrapper
+    assert "_as_strided(l_x_" in wrapper and "aten.view.default(" not in wrapper
+
+
+def test_a_kernel_writes_into_a_dead_buffer_of_its_layout_and_never_into_a_returned_one():
+    w = torch.randn(16, 16)
+
+    def f(x):
+        a = (x * 2).exp()               # a's buffer dies at the first matmul ...
+        b = ((a @ w) + 1).tanh()
+        c = (b @ w * 3).sigmoid()       # ... and c's kernel takes it
+        return c, (c @ w).relu()
+
+    compiled = torch.compile(f)
+    x = torch.randn(8, 16)
+    compiled(x)
+    first = compiled(x)
+    torch.testing.assert_close(first, f(x))
+    second = compiled(x * 0.5)
+    torch.testing.assert_close(second, f(x * 0.5))
+    torch.testing.assert_close(first, f(x))             # the returned tensors were not written again
+    wrapper = compiled._ember_compiled.entries[0].compiled._inductor_wrapper
+    assert any(line.strip().endswith("= None") and ";" in line and "_empty_strided" not in line
+               for line in wrapper.splitlines())

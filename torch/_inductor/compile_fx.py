@@ -16,6 +16,7 @@ import torch
 from torch import _logging
 from torch._inductor import codecache, codegen_cuda, config
 from torch._inductor.codegen_c import module_source
+from torch._inductor.memory import plan_reuse
 from torch._inductor.scheduler import FusedGroup, needs_autograd, plan
 from torch._inductor.views import View, reinterpretable_views
 from aten.native.meta import views as _meta_views
@@ -40,11 +41,13 @@ class _Wrapper:
         self.lines: list[str] = []
         self.group_at: dict[Any, FusedGroup] = {g.members[-1]: g for g in groups}
         self.fused = {m for g in groups for m in g.members}
+        self.recorded = recorded
+        self.donors: dict[Any, Any] = {}
         self.views = {n: v for n, v in reinterpretable_views(graph_module.graph, recorded).items()
                       if n not in self.fused}
-        # views something other than a kernel or another view reads: made as tensors
+        # views something other than a kernel, another view or an unread view operator reads: made as tensors
         self.materialized = {n for n in self.views if any(u not in self.views and u not in self.fused
-                                                          for u in n.users)}
+                                                          and not self.unread(u) for u in n.users)}
 
     def value(self, item: Any) -> str:
         if isinstance(item, torch.fx.Node):
@@ -63,6 +66,10 @@ class _Wrapper:
 
     def kernel_call(self, group: FusedGroup) -> None:
         for member in group.stores:
+            donor = self.donors.get(member)
+            if donor is not None:       # a dead buffer of this layout (memory.plan_reuse)
+                self.lines.append(f"    {member.name} = {donor.name}; {donor.name} = None")
+                continue
             shape, stride, dtype, device, _ = member.meta["example"]
             self.lines.append(f"    {member.name} = _empty_strided({shape!r}, {stride!r}, dtype={self.constant(dtype)}"
                               + (f", device={self.constant(device)})" if device.type != "cpu" else ")"))
@@ -117,7 +124,9 @@ class _Wrapper:
         graph = self.graph_module.graph
         placeholders = [n.name for n in graph.nodes if n.op == "placeholder"]
         self.lines.append(f"def call({', '.join(placeholders)}):")
-        last_use = _last_uses(graph, self.group_at, self.fused, self.views, self.materialized)
+        last_use, last_read = _last_uses(graph, self.group_at, self.fused, self.views, self.materialized)
+        self.donors = {} if self.recorded else plan_reuse(graph, self.groups, self.views, last_read)
+        given = set(self.donors.values())       # freed where a later kernel takes them
         for node in graph.nodes:
             if node.op == "get_attr":
                 self.lines.append(f"    {node.name} = {self.constant(_attribute(self.graph_module, node.target))}")
@@ -134,7 +143,7 @@ class _Wrapper:
                     self.lines.append(f"    {node.name} = {call}  # {node.target}")
             elif node.op == "output":
                 self.lines.append(f"    return {self.value(node.args[0])}")
-            freed = [n.name for n in last_use.get(node, ())]
+            freed = [n.name for n in last_use.get(node, ()) if n not in given]
             if freed and node.op != "output":
                 self.lines.append(f"    {' = '.join(freed)} = None")
         return "\n".join(self.lines) + "\n"
@@ -147,9 +156,10 @@ def _attribute(module: Any, target: str) -> Any:
 
 
 def _last_uses(graph: Any, group_at: dict[Any, FusedGroup], fused: set[Any], views: dict[Any, View],
-               materialized: set[Any]) -> dict[Any, list[Any]]:
+               materialized: set[Any]) -> tuple[dict[Any, list[Any]], dict[Any, Any]]:
     """Per position (a node, or a group's last member), the values read there for the last time (a kernel's
-    read of a view reads its root; a view made as a tensor reads its root where it is made)."""
+    read of a view reads its root; a view made as a tensor reads its root where it is made); and per value,
+    that position."""
     order = {node: i for i, node in enumerate(graph.nodes)}
     position: dict[Any, Any] = {}
 
@@ -173,7 +183,7 @@ def _last_uses(graph: Any, group_at: dict[Any, FusedGroup], fused: set[Any], vie
         made = value not in views or value in materialized
         if value.op != "placeholder" and made and (value not in fused or value in stored):
             freed.setdefault(at, []).append(value)
-    return freed
+    return freed, position
 
 
 def compile_fx(graph_module: Any, example_inputs: list[Any], *, mode: str | None = None,
