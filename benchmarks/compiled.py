@@ -9,6 +9,7 @@ torch API only, no Ember internals, nothing else of this package.
 """
 from __future__ import annotations
 
+import sys
 from typing import Any, Callable
 
 Fn = Callable[[], Any]
@@ -79,6 +80,7 @@ def _char_gpt() -> Any:
     spec = importlib.util.spec_from_file_location("_bench_compiled_char_gpt", path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module         # PyTorch's Dynamo looks compiled code's module up by name
     spec.loader.exec_module(module)
     return module
 
