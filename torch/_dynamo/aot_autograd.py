@@ -19,6 +19,7 @@ value."""
 from __future__ import annotations
 
 import itertools
+import operator
 import sys
 from dataclasses import dataclass
 from typing import Any, Callable
@@ -36,12 +37,6 @@ __all__ = ["aot_compile"]
 Compiler = Callable[[GraphModule, list[Any]], Callable[..., Any]]
 
 
-def _attribute(module: Any, target: str) -> Any:
-    for part in target.split("."):
-        module = getattr(module, part)
-    return module
-
-
 def _run(graph_module: GraphModule, inputs: list[Any], lifted: dict[str, Any]) -> list[Any]:
     """graph_module's graph run operator by operator, with the lifted get_attrs read from `lifted`."""
     env: dict[Node, Any] = {}
@@ -51,7 +46,7 @@ def _run(graph_module: GraphModule, inputs: list[Any], lifted: dict[str, Any]) -
             env[node] = inputs[position]
             position += 1
         elif node.op == "get_attr":
-            env[node] = lifted[node.target] if node.target in lifted else _attribute(graph_module, node.target)
+            env[node] = lifted[node.target] if node.target in lifted else operator.attrgetter(node.target)(graph_module)
         elif node.op == "call_function":
             args = map_arg(node.args, env.__getitem__)
             kwargs = map_arg(node.kwargs, env.__getitem__)
@@ -87,8 +82,8 @@ def _joint(graph_module: GraphModule, example_inputs: list[Any]) -> _Joint:
     """The forward and backward of graph_module traced into one graph."""
     graph = graph_module.graph
     lifted = [n.target for n in graph.nodes
-              if n.op == "get_attr" and isinstance(_attribute(graph_module, n.target), torch.Tensor)]
-    values = list(example_inputs) + [_attribute(graph_module, name) for name in lifted]
+              if n.op == "get_attr" and isinstance(operator.attrgetter(n.target)(graph_module), torch.Tensor)]
+    values = list(example_inputs) + [operator.attrgetter(name)(graph_module) for name in lifted]
     joint = Graph()
     tracer = _CaptureTracer(joint, torch.nn.Module())
     primals = []
@@ -210,7 +205,7 @@ def aot_compile(graph_module: GraphModule, example_inputs: list[Any], inner: Com
         return None
     n_primals = len(example_inputs) + len(joint.lifted)
     forward_graph, backward_graph = _partition(joint.graph, joint.n_outputs, n_primals)
-    lifted = [_attribute(graph_module, name) for name in joint.lifted]
+    lifted = [operator.attrgetter(name)(graph_module) for name in joint.lifted]
     forward_module, backward_module = GraphModule(joint.constants, forward_graph), GraphModule(joint.constants,
                                                                                              backward_graph)
     if _logging.artifact_enabled("aot_graphs"):

@@ -19,14 +19,14 @@ import functools
 import inspect
 import operator
 import sys
-import weakref
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator
 
 import torch
 from torch._dynamo import exc
 from torch._dynamo.graph_passes import elide_fresh_copies
-from torch._dynamo.guards import GuardSet, Snapshot, TensorGuard, aliasing_of, global_state, is_plain_value
+from torch._dynamo.guards import (GuardSet, Snapshot, TensorGuard, aliasing_of, global_state, is_plain_value,
+                                  weak_reader)
 from torch.autograd import grad_mode as _grad_mode_module
 from torch.autograd.function import Function
 from torch.utils import hooks as _module_hooks
@@ -217,8 +217,8 @@ class _Capture:
         if position is not None:    # an argument's .grad: read from whatever tensor that argument is at each call
             self.guards.add_source(name, functools.partial(_argument_grad, position=position), grad)
         else:
-            owner = _weak_owner(tensor)
-            self.guards.add_source(name, lambda flat: owner().grad, grad)
+            reader = weak_reader(tensor, operator.attrgetter("grad"))
+            self.guards.add_source(name, lambda flat: reader(), grad)
         self.source_tensors.append(grad)
 
     def optimizer_stepped(self, opt: Any) -> None:
@@ -226,18 +226,6 @@ class _Capture:
             self.optimizers[id(opt)] = opt
             self.guards.add_read(f"{type(opt).__name__}'s hyperparameters and state", opt, _optimizer_snapshot,
                                  _optimizer_snapshot(opt), by_value=True)
-
-
-def _weak_owner(tensor: Any) -> Callable[[], Any]:
-    """A reference to tensor that does not keep it alive; calling it after the tensor is freed raises."""
-    ref = weakref.ref(tensor)
-
-    def owner() -> Any:
-        alive = ref()
-        if alive is None:
-            raise ReferenceError("freed")
-        return alive
-    return owner
 
 
 # Attributes read on every module call whose values never change what the graph computes.

@@ -15,7 +15,8 @@ from typing import Any, Callable
 
 import torch
 
-__all__ = ["GuardSet", "Snapshot", "TensorGuard", "aliasing_of", "global_state", "is_plain_value", "same_value"]
+__all__ = ["GuardSet", "Snapshot", "TensorGuard", "aliasing_of", "global_state", "is_plain_value", "same_value",
+           "weak_reader"]
 
 _PLAIN = (int, float, bool, str, bytes, type(None), torch.dtype, torch.device, complex)
 
@@ -142,7 +143,7 @@ def aliasing_of(flat: list[Any], positions: list[int]) -> tuple[int, ...]:
     return tuple(first.setdefault(id(flat[p]), k) for k, p in enumerate(positions))
 
 
-def _weak_reader(owner: Any, read: Callable[[Any], Any]) -> Callable[[], Any]:
+def weak_reader(owner: Any, read: Callable[[Any], Any]) -> Callable[[], Any]:
     """read(owner) without keeping owner alive (an owner that cannot be weakly referenced is held)."""
     try:
         ref = weakref.ref(owner)
@@ -178,7 +179,7 @@ class GuardSet:
     def add_read(self, description: str, owner: Any, read: Callable[[Any], Any], value: Any,
                  by_value: bool | None = None, weak: bool = True) -> None:
         plain = is_plain_value(value) if by_value is None else by_value
-        reader = _weak_reader(owner, read) if weak else (lambda: read(owner))
+        reader = weak_reader(owner, read) if weak else (lambda: read(owner))
         self.reads.append(_ReadGuard(description, reader,
                                      (list(value) if isinstance(value, list) else value) if plain else value, plain))
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ctypes
 import logging
+import operator
 from typing import Any, Callable
 
 import torch
@@ -129,7 +130,7 @@ class _Wrapper:
         given = set(self.donors.values())       # freed where a later kernel takes them
         for node in graph.nodes:
             if node.op == "get_attr":
-                self.lines.append(f"    {node.name} = {self.constant(_attribute(self.graph_module, node.target))}")
+                self.lines.append(f"    {node.name} = {self.constant(operator.attrgetter(node.target)(self.graph_module))}")
             elif node.op == "call_function":
                 if node in self.group_at:
                     self.kernel_call(self.group_at[node])
@@ -147,12 +148,6 @@ class _Wrapper:
             if freed and node.op != "output":
                 self.lines.append(f"    {' = '.join(freed)} = None")
         return "\n".join(self.lines) + "\n"
-
-
-def _attribute(module: Any, target: str) -> Any:
-    for part in target.split("."):
-        module = getattr(module, part)
-    return module
 
 
 def _last_uses(graph: Any, group_at: dict[Any, FusedGroup], fused: set[Any], views: dict[Any, View],
