@@ -1,7 +1,8 @@
 """A replayed graph behaves as the eager call would have: aliased arguments, objects and registries the call read,
 tensors made inside, data-dependent sizes, custom autograd Functions, requires_grad set inside, gradients of any
-layout and inputs of any layout through AOT autograd, .grad read from arguments, argument names, and the
-accuracy of fused sums. (Each case was a silent difference before.)"""
+layout and inputs of any layout through AOT autograd, .grad read from arguments, argument names, the
+accuracy of fused sums, buffers registered and parameters made inside forward. (Each case was a silent
+difference before.)"""
 from dataclasses import dataclass
 
 import numpy as np
@@ -175,3 +176,32 @@ def test_fused_sums_keep_eagers_accuracy():
     exact = np.sum(x.numpy().astype(np.float64))
     got = float(twice(compiled, x))
     assert abs(got - exact) / exact < 1e-7
+
+
+def test_a_buffer_registered_inside_forward_is_registered_again_with_each_replays_value():
+    class Running(nn.Module):
+        def forward(self, x):
+            self.register_buffer("last", x * 2, persistent=False)
+            return x + 1
+
+    model = Running()
+    compiled = torch.compile(model)
+    for value in (1.0, 2.0, 3.0):
+        compiled(torch.full((2,), value))
+        assert model.last.tolist() == [2 * value] * 2 and "last" in model._buffers
+
+
+def test_a_new_parameter_assigned_inside_forward_is_a_graph_break():
+    class Fresh(nn.Module):
+        def forward(self, x):
+            self.w = nn.Parameter(torch.randn(2))
+            return x * self.w
+
+    model = Fresh()
+    compiled = torch.compile(model)
+    weights = set()
+    for _ in range(3):
+        out = compiled(torch.ones(2))
+        weights.add(id(model.w))
+        assert torch.equal(out, model.w.detach())
+    assert len(weights) == 3 and stats["graph_breaks"] >= 1 and stats["replays"] == 0

@@ -321,6 +321,7 @@ def _observers(capture: _Capture) -> list[tuple[Any, str, Any]]:
     module_cls, tensor_cls, autograd = torch.nn.Module, torch.Tensor, torch.autograd
     saved_getattr, saved_setattr = module_cls.__getattr__, module_cls.__setattr__
     saved_call, saved_register_hook = module_cls._call_impl, tensor_cls.register_hook
+    saved_register_buffer = module_cls.register_buffer
 
     def call_impl(self: Any, *args: Any, **kwargs: Any) -> Any:
         if _has_hooks(self):
@@ -343,8 +344,15 @@ def _observers(capture: _Capture) -> list[tuple[Any, str, Any]]:
         return value
 
     def setattr_(self: Any, name: str, value: Any) -> None:
+        if isinstance(value, torch.nn.Parameter) and self.__dict__.get("_parameters", {}).get(name) is not value:
+            capture.graph_break(f"a new nn.Parameter assigned to {type(self).__name__}.{name} inside a compiled "
+                                "function (a replay would assign the same one again)")
         saved_setattr(self, name, value)
         capture.module_write(self, name, value)
+
+    def register_buffer(self: Any, name: str, tensor: Any, persistent: bool = True) -> None:
+        saved_register_buffer(self, name, tensor, persistent)
+        capture.module_write(self, name, tensor)     # assigned again on replay, as the graph computes it
 
     def value_read(saved: Callable[..., Any], what: str) -> Callable[..., Any]:
         def read(self: Any, *args: Any, **kwargs: Any) -> Any:
@@ -426,7 +434,7 @@ def _observers(capture: _Capture) -> list[tuple[Any, str, Any]]:
             (tensor_cls, "requires_grad_", requires_grad_), (tensor_cls, "_variable_data", variable_data),
             (module_cls, "_call_impl", call_impl), (tensor_cls, "register_hook", register_hook),
             (module_cls, "__getattribute__", getattribute), (module_cls, "__getattr__", getattr_),
-            (module_cls, "__setattr__", setattr_),
+            (module_cls, "__setattr__", setattr_), (module_cls, "register_buffer", register_buffer),
             (tensor_cls, "item", value_read(tensor_cls.item, "Tensor.item")),
             (tensor_cls, "tolist", value_read(tensor_cls.tolist, "Tensor.tolist")),
             (tensor_cls, "_numpy_view", value_read(tensor_cls._numpy_view, "Tensor.numpy")),
