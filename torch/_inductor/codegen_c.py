@@ -217,18 +217,23 @@ def _row_kernel(group: FusedGroup, grain: int) -> list[str]:
                 if o in phase_of and (phase_of[o] < phase_of[m] or m in group.rows)}
     local = {m: f"t{k}" for k, m in enumerate(group.members)}
 
+    # a load one value per row (a layer norm's statistics, a broadcast scalar) read once, before the row's loops:
+    # read inside them, gcc reloads it each element and leaves the loop scalar
+    per_row = {i for i in range(len(group.loads)) if not strides[i][-1]}
+
     def value(node: Any) -> str:
         if node in group.loads:
             i = group.loads.index(node)
-            load = f"p{i}[{at[i]}]"
+            load = f"r{i}" if i in per_row else f"p{i}[{at[i]}]"
             return f"((float){load})" if node.meta["example"][2] is torch.bool else load
         return local[node]
 
     lines = [f"    #pragma omp parallel for num_threads(threads) schedule(static) if({rows * length} >= {grain})",
              f"    for (long r = 0; r < {rows}L; r++) {{",
              *_decompose("r", outer_sizes, outer_steps, "o", "        "),
+             *[f"        const {_CTYPES[group.loads[i].meta['example'][2]]} r{i} = p{i}[o{i}];" for i in sorted(per_row)],
              *[f"        float b_{local[m]}[{length}];" for m in group.members if m in buffered]]
-    loop_open = f"        for (long j = 0; j < {length}L; j++) {{"
+    loop_open = f"        #pragma omp simd\n        for (long j = 0; j < {length}L; j++) {{"
     lines.append(loop_open)
     for member in group.members:
         if member in group.stats:           # stored with its layer norm's statistics
@@ -245,6 +250,11 @@ def _row_kernel(group: FusedGroup, grain: int) -> list[str]:
             expr = f"(({source} - mu_{name}) * rs_{name})"
             expr = f"({expr} * {value(row.weight)})" if row.weight is not None else expr
             expr = f"({expr} + {value(row.bias)})" if row.bias is not None else expr
+            lines.append(loop_open)
+        elif member in group.rows and group.rows[member].kind.endswith("_backward"):
+            lines.append("        }")
+            expr = _row_backward(group.rows[member], local[member], length,
+                                 lambda o: f"b_{local[o]}[j]" if o in buffered else value(o), lines)
             lines.append(loop_open)
         elif member in group.rows:
             row = group.rows[member]
@@ -278,6 +288,30 @@ def _row_kernel(group: FusedGroup, grain: int) -> list[str]:
             lines.append(f"            p{slot}[{at[slot]}] = {stored};")
     lines += ["        }", "    }"]
     return lines
+
+
+def _row_backward(row: Any, name: str, length: int, read: Any, lines: list[str]) -> str:
+    """The row sums a softmax's, log_softmax's or layer norm's backward needs (in double, as the eager kernels),
+    appended to lines; returns the element's expression. read(node) is a value's expression at element j."""
+    g, y = read(row.operand), read(row.other)
+    sum_loop = f"        for (long j = 0; j < {length}L; j++)"
+    if row.kind == "softmax_backward":          # y (g - sum(g y))
+        lines += [f"        double s_{name} = 0.0;", f"        #pragma omp simd reduction(+:s_{name})",
+                  f"{sum_loop} s_{name} += (double){g} * (double){y};", f"        const float k_{name} = (float)s_{name};"]
+        return f"{y} * ({g} - k_{name})"
+    if row.kind == "log_softmax_backward":      # g - exp(y) sum(g)
+        lines += [f"        double s_{name} = 0.0;", f"        #pragma omp simd reduction(+:s_{name})",
+                  f"{sum_loop} s_{name} += (double){g};", f"        const float k_{name} = (float)s_{name};"]
+        return f"{g} - ember_vm_expf({y}) * k_{name}"
+    # a layer norm's input gradient: rstd (g w - mean(g w) - xhat mean(g w xhat)), xhat = (x - mean) rstd
+    gw = f"({g} * {read(row.weight)})" if row.weight is not None else g
+    mu, rs = read(row.mean), read(row.rstd)
+    lines += [f"        double a_{name} = 0.0, c_{name} = 0.0;",
+              f"        #pragma omp simd reduction(+:a_{name}, c_{name})",
+              f"{sum_loop} {{ double gw = (double){gw}; a_{name} += gw; "
+              f"c_{name} += gw * (((double){read(row.other)} - (double){mu}) * (double){rs}); }}",
+              f"        const float ma_{name} = (float)(a_{name} / {length}), mc_{name} = (float)(c_{name} / {length});"]
+    return f"{rs} * ({gw} - ma_{name} - (({read(row.other)} - {mu}) * {rs}) * mc_{name})"
 
 
 def _layer_norm_statistics(name: str, source: str, length: int, eps: float) -> str:

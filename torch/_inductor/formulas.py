@@ -191,17 +191,24 @@ def lower_reduction(node: Any) -> Reduction | None:
 
 @dataclass(frozen=True)
 class RowOp:
-    """A softmax, log_softmax or layer norm of one float32 operand over its last dim: a kernel phase of its own
-    (a layer norm's weight and bias, None when absent, and eps)."""
+    """A softmax, log_softmax or layer norm of one float32 operand over its last dim, or the backward of one (the
+    incoming gradient as operand): a kernel phase of its own. A layer norm's weight and bias (None when absent)
+    and eps; a softmax's backward reads the forward's output (other); a layer norm's backward reads the forward's
+    input (other), the rows' mean and rstd, and the weight."""
     operand: Any
-    kind: str                   # "softmax" | "log_softmax" | "layer_norm"
+    kind: str       # "softmax" | "log_softmax" | "layer_norm" | "softmax_backward" | "log_softmax_backward"
+    #                 | "layer_norm_backward"
     weight: Any = None
     bias: Any = None
     eps: float = 0.0
+    other: Any = None
+    mean: Any = None
+    rstd: Any = None
 
     @property
     def operands(self) -> tuple[Any, ...]:
-        return tuple(o for o in (self.operand, self.weight, self.bias) if o is not None)
+        return tuple(o for o in (self.operand, self.other, self.mean, self.rstd, self.weight, self.bias)
+                     if o is not None)
 
 
 # Rows longer than this stay Ember's kernel (a fused row keeps its values on the thread's stack).
@@ -214,6 +221,8 @@ def lower_row(node: Any) -> RowOp | None:
     softmax, log_softmax = torch.ops.aten._softmax.default, torch.ops.aten._log_softmax.default
     if op is torch.ops.aten.native_layer_norm.default:
         return _layer_norm(op, node)
+    if op in _ROW_BACKWARDS:
+        return _row_backward(op, node)
     if op is softmax or op is log_softmax:
         bound = _bind(op, node.args, node.kwargs)
         operand = bound.get("self") if bound is not None else None
@@ -225,6 +234,46 @@ def lower_row(node: Any) -> RowOp | None:
         if isinstance(dim, int) and dim % rank == rank - 1 and 0 < example[0][-1] <= MAX_ROW:
             return RowOp(operand, "softmax" if op is softmax else "log_softmax")
     return None
+
+
+_ROW_BACKWARDS = {torch.ops.aten._softmax_backward_data.default: "softmax_backward",
+                  torch.ops.aten._log_softmax_backward_data.default: "log_softmax_backward",
+                  torch.ops.aten._ember_layer_norm_backward_input.default: "layer_norm_backward"}
+
+
+def _row_backward(op: Any, node: Any) -> RowOp | None:
+    """A softmax's or log_softmax's backward over the last dim, or a layer norm's input gradient over it (with a
+    float32 weight of the row's length, or none); their operands of the gradient's shape, the statistics one
+    value per row."""
+    bound = _bind(op, node.args, node.kwargs)
+    if bound is None:
+        return None
+    kind = _ROW_BACKWARDS[op]
+    grad = bound.get("grad_output", bound.get("grad_out"))
+    other = bound.get("output", bound.get("input"))
+    if not (isinstance(grad, Node) and isinstance(other, Node)):
+        return None
+    example, other_example = grad.meta.get("example"), other.meta.get("example")
+    if example is None or other_example is None or not example[0] or other_example[0] != example[0] \
+            or not 0 < example[0][-1] <= MAX_ROW:
+        return None
+    if kind != "layer_norm_backward":
+        dim = bound.get("dim")
+        rank = len(example[0])
+        if not isinstance(dim, int) or dim % rank != rank - 1 or bound.get("input_dtype") is not torch.float32:
+            return None
+        return RowOp(grad, kind, other=other)
+    stats_shape = (*example[0][:-1], 1)
+    mean, rstd, weight = bound.get("mean"), bound.get("rstd"), bound.get("weight")
+    for stat in (mean, rstd):
+        if not isinstance(stat, Node) or stat.meta.get("example") is None or stat.meta["example"][0] != stats_shape \
+                or stat.meta["example"][2] is not torch.float32:
+            return None
+    if weight is not None and (not isinstance(weight, Node) or weight.meta.get("example") is None
+                               or weight.meta["example"][0] != (example[0][-1],)
+                               or weight.meta["example"][2] is not torch.float32):
+        return None
+    return RowOp(grad, kind, weight=weight, other=other, mean=mean, rstd=rstd)
 
 
 def _layer_norm(op: Any, node: Any) -> RowOp | None:

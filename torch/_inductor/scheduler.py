@@ -147,8 +147,9 @@ def plan(graph: Any, grad_enabled: bool) -> list[FusedGroup]:
             home.members.append(node)
             home.rows[node] = row
             group_of[node] = home
-            if row.operand in group_of and group_of[row.operand] is not home:
-                group_of[row.operand].closed = True
+            for operand in row.operands:
+                if operand in group_of and group_of[operand] is not home:
+                    group_of[operand].closed = True
             continue
         if lowered is not None and _fusible(node, lowered, recorded):
             home = _home(node, lowered, groups, group_of, order)
@@ -182,12 +183,13 @@ def _takes_layer_norm_output(node: Any, group_of: dict[Any, FusedGroup]) -> bool
 
 
 def _row_fusible(node: Any, row: RowOp, recorded: set[Any]) -> bool:
-    """A softmax or layer norm over the last dim of a float32 CPU value, autograd not recording it."""
+    """A softmax or layer norm over the last dim of a float32 CPU value (or the backward of one), autograd not
+    recording it; every operand on the same device."""
     operand = _example(row.operand)
     example = operand if row.kind == "layer_norm" else _example(node)       # a layer norm's results: getitems
     return (node not in recorded and example is not None and operand is not None and example[3].type == "cpu"
-            and operand[3] == example[3] and example[2] is torch.float32 and operand[2] is torch.float32
-            and operand[0] == example[0])
+            and example[2] is torch.float32 and operand[2] is torch.float32 and operand[0] == example[0]
+            and all((_example(o) or (None,) * 4)[3] == example[3] for o in row.operands))
 
 
 def _reduction_joins(node: Any, reduced: Reduction, group_of: dict[Any, FusedGroup], recorded: set[Any]) -> bool:
