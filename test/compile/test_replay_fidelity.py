@@ -205,3 +205,38 @@ def test_a_new_parameter_assigned_inside_forward_is_a_graph_break():
         weights.add(id(model.w))
         assert torch.equal(out, model.w.detach())
     assert len(weights) == 3 and stats["graph_breaks"] >= 1 and stats["replays"] == 0
+
+
+def test_the_generators_state_set_inside_is_a_graph_break():
+    def f(x):
+        state = torch.get_rng_state()
+        a = torch.rand(3) + x
+        torch.set_rng_state(state)
+        return a - torch.rand(3)        # the same draws again: zero
+
+    compiled = torch.compile(f)
+    for _ in range(3):
+        assert torch.equal(compiled(torch.zeros(3)), torch.zeros(3))
+    assert stats["graph_breaks"] >= 1
+
+
+def test_a_parametrized_weight_is_computed_once_per_call_as_eager():
+    # the guards never read a computed property (reading spectral_norm's weight runs its power iteration)
+    def make():
+        torch.manual_seed(0)
+        return nn.utils.parametrizations.spectral_norm(nn.Linear(4, 4))
+
+    eager, model = make(), make()
+    compiled = torch.compile(lambda x: model(x))
+    for _ in range(3):
+        torch.testing.assert_close(compiled(torch.ones(1, 4)), eager(torch.ones(1, 4)))
+    torch.testing.assert_close(model.parametrizations.weight[0]._u, eager.parametrizations.weight[0]._u)
+
+
+def test_a_forward_hook_added_after_the_capture_runs():
+    model = nn.Linear(2, 2)
+    compiled = torch.compile(model)
+    x = torch.ones(1, 2)
+    plain = twice(compiled, x)
+    model.register_forward_hook(lambda mod, args, out: out * 10)
+    torch.testing.assert_close(compiled(x), plain * 10)

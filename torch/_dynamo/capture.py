@@ -57,12 +57,14 @@ def break_graph(reason: str) -> None:
 
 @dataclass
 class Write:
-    """A module attribute the captured call assigned: replayed after the graph, from the graph's
-    output `output` (a tensor the graph computes) or as `value` (anything else)."""
+    """A module attribute (or a tensor's .grad) the captured call assigned: replayed after the graph, from the
+    graph's output `output` (a tensor the graph computes) or as `value` (anything else), on `module`, or on the
+    argument at `position` when the owner was one."""
     module: Any
     name: str
     output: int | None
     value: Any
+    position: int | None = None
 
 
 @dataclass
@@ -158,6 +160,7 @@ class _Capture:
         self.source_tensors: list[torch.Tensor] = []
         self.input_positions: dict[int, int] = {}     # id of a tensor argument -> its flat position
         self.runs_backward = False                      # backward or autograd.grad ran inside (traced)
+        self.input_tensors: list[torch.Tensor] = []
 
     def graph_break(self, reason: str) -> None:
         if self.break_reason is None:
@@ -183,11 +186,21 @@ class _Capture:
             self.guards.add_read(description, module, functools.partial(_registry_of, name=name), _registry(value),
                                  by_value=True)
             return
+        if isinstance(inspect.getattr_static(type(module), name, None), property):
+            return          # computed (a parametrization): what it reads is guarded, and reading it again would
+            #                 run it again (spectral_norm's power iteration)
         functional = callable(value) and not inspect.ismethod(value) and not isinstance(value, torch.nn.Module)
         if not (is_plain_value(value) or functional or isinstance(value, (torch.Tensor, torch.nn.Module))):
             return
         self.read_keys.add(key)
         self.guards.add_read(description, module, operator.attrgetter(name), value)
+
+    def module_called(self, module: Any) -> None:
+        """A module called without hooks: a guard that it still has none (one added later must run)."""
+        key = (id(module), "hooks")
+        if key not in self.read_keys:
+            self.read_keys.add(key)
+            self.guards.add_read(f"{type(module).__name__} has no hooks", module, _has_hooks, False, by_value=True)
 
     def module_write(self, module: Any, name: str, value: Any) -> None:
         if module is self.constants:
@@ -201,6 +214,11 @@ class _Capture:
         if self.tracer.broken or key in self.read_keys or key in self.writes:
             return
         self.read_keys.add(key)
+        position = self.input_positions.get(id(tensor))
+        if grad is None and position is not None:   # the argument at that position, whichever tensor it is then
+            self.guards.add_none(f"the .grad of argument {position}", functools.partial(_argument_grad,
+                                                                                          position=position))
+            return
         if grad is None or id(grad) in self.tracer.nodes:
             self.guards.add_read("a tensor's .grad", tensor, operator.attrgetter("grad"), grad,
                                  by_value=grad is None)
@@ -213,7 +231,6 @@ class _Capture:
             with self.graph.inserting_before(first_op):
                 node = self.graph.placeholder(name)
         self.tracer.bind(grad, node)
-        position = self.input_positions.get(id(tensor))
         if position is not None:    # an argument's .grad: read from whatever tensor that argument is at each call
             self.guards.add_source(name, functools.partial(_argument_grad, position=position), grad)
         else:
@@ -307,6 +324,15 @@ def _patched(patches: list[tuple[Any, str, Any]]) -> Iterator[None]:
 _INHERITED = object()
 
 
+def _argument_hooks(flat: list[Any], position: int) -> Any:
+    return flat[position].__dict__.get("_leaf_hooks") or None
+
+
+def _leaf_hooks(tensor: Any) -> bool:
+    """Whether a leaf has gradient hooks (torch.csrc.autograd.graph.register_leaf_hook keeps them on it)."""
+    return bool(tensor.__dict__.get("_leaf_hooks"))
+
+
 def _has_hooks(module: Any) -> bool:
     """Whether calling module runs hooks (its own or the global ones): their Python effects would not replay."""
     own = module.__dict__
@@ -327,6 +353,8 @@ def _observers(capture: _Capture) -> list[tuple[Any, str, Any]]:
         if _has_hooks(self):
             capture.graph_break(f"module hooks on {type(self).__name__} (their Python effects would not be "
                                 "replayed)")
+        else:
+            capture.module_called(self)
         return saved_call(self, *args, **kwargs)
 
     def register_hook(self: Any, hook: Any) -> Any:
@@ -367,6 +395,12 @@ def _observers(capture: _Capture) -> list[tuple[Any, str, Any]]:
             if create_graph:
                 capture.graph_break(f"{what}(create_graph=True) inside a compiled function (a differentiable "
                                     "backward would not be replayed)")
+            elif any(t.grad_fn is not None for t in [*capture.input_tensors, *capture.tracer.constant_tensors]):
+                capture.graph_break(f"{what} inside a compiled function reaching the autograd history of a tensor "
+                                    "made outside it (the replay would run that history's backward as captured)")
+            elif any(_leaf_hooks(t) for t in [*capture.input_tensors, *capture.tracer.constant_tensors]):
+                capture.graph_break(f"{what} inside a compiled function with gradient hooks on a leaf (their "
+                                    "Python effects would not be replayed)")
             elif not capture.tracer.broken:
                 # the engine's operators are traced like the forward's: the graph holds the backward, and the
                 # gradients it stores in .grad are assignments replayed after the graph
@@ -427,7 +461,16 @@ def _observers(capture: _Capture) -> list[tuple[Any, str, Any]]:
         capture.tracer.fresh[id(made)] = pristine
         return made
 
-    return [(tensor_cls, "grad", property(read_grad, write_grad, delete_grad, grad_property.__doc__)),
+    def rng_write(saved: Callable[..., Any], what: str) -> Callable[..., Any]:
+        def write(*args: Any, **kwargs: Any) -> Any:
+            capture.graph_break(f"{what} inside a compiled function (the generator's state set outside the "
+                                "dispatcher would not be replayed)")
+            return saved(*args, **kwargs)
+        return write
+
+    rng_writes = [(owner, name, rng_write(getattr(owner, name), f"torch.{name}"))
+                  for owner in (torch, torch.random) for name in ("set_rng_state", "manual_seed", "seed")]
+    return [*rng_writes, (tensor_cls, "grad", property(read_grad, write_grad, delete_grad, grad_property.__doc__)),
             (torch, "tensor", tensor),
             (Function, "apply", classmethod(apply)),
             (tensor_cls, "requires_grad", property(requires_grad_property.fget, set_requires_grad)),
@@ -535,6 +578,7 @@ def capture(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any
             node = cap.graph.placeholder(f"L_{name}_")
             cap.tracer.bind(value, node)
             cap.input_positions.setdefault(id(value), i)
+            cap.input_tensors.append(value)
             positions.append(i)
             guards.tensors.append((i, TensorGuard.of(name, value)))
         else:
@@ -566,6 +610,13 @@ def _finish(cap: _Capture, example_inputs: list[torch.Tensor], positions: list[i
     """The graph's outputs (the result's tensors, then the tensors assigned to module attributes), dead code
     removed, and the guards on the tensors the graph holds as constants."""
     tracer = cap.tracer
+    if cap.runs_backward:
+        cap.guards.leaves = [p for k, p in enumerate(positions) if example_inputs[k].requires_grad]
+        # a gradient hook added later must run: the graph's backward would skip it
+        for p in cap.guards.leaves:
+            cap.guards.add_none(f"the gradient hooks of argument {p}", functools.partial(_argument_hooks, position=p))
+        for tensor in {id(t): t for t in tracer.constant_tensors if t.requires_grad}.values():
+            cap.guards.add_read("a leaf has no gradient hooks", tensor, _leaf_hooks, False, by_value=True)
     outputs: list[Any] = []
     result_outputs: list[int | None] = []
     for leaf in leaves:
@@ -576,11 +627,12 @@ def _finish(cap: _Capture, example_inputs: list[torch.Tensor], positions: list[i
             result_outputs.append(None)
     writes: list[Write] = []
     for module, name, value in cap.writes.values():
+        position = cap.input_positions.get(id(module)) if isinstance(module, torch.Tensor) else None
         if isinstance(value, torch.Tensor) and id(value) in tracer.nodes:
-            writes.append(Write(module, name, len(outputs), None))
+            writes.append(Write(module, name, len(outputs), None, position))
             outputs.append(tracer.node_of(value))
         else:
-            writes.append(Write(module, name, None, value))
+            writes.append(Write(module, name, None, value, position))
     cap.graph.output(tuple(outputs))
     if cap.runs_backward:
         elide_fresh_copies(cap.graph)

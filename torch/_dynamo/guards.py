@@ -169,6 +169,10 @@ class GuardSet:
     # inputs read from the program's objects (a parameter's .grad): (reader of the flat inputs, guard), passed
     # after the arguments
     sources: list[tuple[Callable[[list[Any]], Any], TensorGuard]] = field(default_factory=list)
+    # tensor inputs that must be leaves (no autograd history): a graph holding its own backward stops at them
+    leaves: list[int] = field(default_factory=list)
+    # values read from the flat inputs that must be None (an argument's .grad): (description, reader)
+    nones: list[tuple[str, Callable[[list[Any]], Any]]] = field(default_factory=list)
     # which tensor inputs were one object (per tensor input, the first position holding it): a graph captured with
     # f(x, x) binds both to one value
     aliasing: tuple[int, ...] = ()
@@ -191,6 +195,8 @@ class GuardSet:
         lines.append("GLOBAL_STATE grad mode, default dtype, autocast")
         lines += [f"{'EQUALS_MATCH' if r.by_value else 'ID_MATCH'} {r.description}" for r in self.reads]
         lines += [f"TENSOR_MATCH constant: {g.dtype} {list(g.shape)}" for _, g in self.constants]
+        lines += [f"LEAF_MATCH input {position}" for position in self.leaves]
+        lines += [f"NONE_MATCH {description}" for description, _ in self.nones]
         lines += [f"TENSOR_MATCH {g.name}: {g.dtype} {list(g.shape)} (an input read from the program)"
                   for _, g in self.sources]
         return lines
@@ -228,6 +234,12 @@ class GuardSet:
             failure = guard.failure(tensor)
             if failure is not None:
                 return failure
+        for position in self.leaves:
+            if flat[position].grad_fn is not None:
+                return f"input {position} has autograd history (the graph's backward stops at its inputs)"
+        for description, reader in self.nones:
+            if reader(flat) is not None:
+                return f"{description} == None"
         for reader, guard in self.sources:
             try:
                 failure = guard.failure(reader(flat))
@@ -236,6 +248,9 @@ class GuardSet:
             if failure is not None:
                 return failure
         return None
+
+    def add_none(self, description: str, read: Callable[[list[Any]], Any]) -> None:
+        self.nones.append((description, read))
 
     def add_source(self, description: str, read: Callable[[list[Any]], Any], tensor: torch.Tensor) -> None:
         self.sources.append((read, TensorGuard.of(description, tensor)))
@@ -279,6 +294,13 @@ def _compile_checks(guards: GuardSet) -> Callable[[list[Any], Any], bool]:
     for i, (tensor, guard) in enumerate(guards.constants):
         env[f"C{i}"] = tensor
         tensor_test(f"c{i}", f"C{i}", guard)
+    for position in guards.leaves:
+        lines.append(f"    if flat[{position}].grad_fn is not None:")
+        lines.append("        return False")
+    for i, (_, reader) in enumerate(guards.nones):
+        env[f"N{i}"] = reader
+        lines.append(f"    if N{i}(flat) is not None:")
+        lines.append("        return False")
     for i, (reader, guard) in enumerate(guards.sources):
         env[f"Q{i}"] = reader
         tensor_test(f"s{i}", f"Q{i}(flat)", guard)
