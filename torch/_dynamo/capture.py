@@ -184,7 +184,8 @@ class _Capture:
             # the registered submodules, parameters or buffers as a whole (Sequential.append, a replaced one)
             self.read_keys.add(key)
             self.guards.add_read(description, module, functools.partial(_registry_of, name=name), _registry(value),
-                                 by_value=True)
+                                 by_value=True, path=f"REGISTRY({{}}.__dict__[{name!r}])",
+                                 helpers={"REGISTRY": _registry})
             return
         if isinstance(inspect.getattr_static(type(module), name, None), property):
             return          # computed (a parametrization): what it reads is guarded, and reading it again would
@@ -193,14 +194,15 @@ class _Capture:
         if not (is_plain_value(value) or functional or isinstance(value, (torch.Tensor, torch.nn.Module))):
             return
         self.read_keys.add(key)
-        self.guards.add_read(description, module, operator.attrgetter(name), value)
+        self.guards.add_read(description, module, operator.attrgetter(name), value, path=_where_read(module, name))
 
     def module_called(self, module: Any) -> None:
         """A module called without hooks: a guard that it still has none (one added later must run)."""
         key = (id(module), "hooks")
         if key not in self.read_keys:
             self.read_keys.add(key)
-            self.guards.add_read(f"{type(module).__name__} has no hooks", module, _has_hooks, False, by_value=True)
+            self.guards.add_read(f"{type(module).__name__} has no hooks", module, _has_hooks, False, by_value=True,
+                                 path="HAS_HOOKS({})", helpers={"HAS_HOOKS": _has_hooks})
 
     def module_write(self, module: Any, name: str, value: Any) -> None:
         if module is self.constants:
@@ -322,6 +324,19 @@ def _patched(patches: list[tuple[Any, str, Any]]) -> Iterator[None]:
 
 
 _INHERITED = object()
+
+
+def _where_read(module: Any, name: str) -> str | None:
+    """A module attribute as the expression the guards read it by ("{}" the module): from the instance's dict or
+    the registry holding it, as nn.Module's attribute lookup finds it (None: a class attribute)."""
+    own = module.__dict__
+    if name in own:
+        return f"{{}}.__dict__[{name!r}]"
+    for registry in _REGISTRIES:
+        entries = own.get(registry)
+        if isinstance(entries, dict) and name in entries:
+            return f"{{}}.__dict__[{registry!r}][{name!r}]"
+    return None
 
 
 def _argument_hooks(flat: list[Any], position: int) -> Any:

@@ -90,6 +90,11 @@ class _ReadGuard:
     read: Callable[[], Any]
     expected: Any
     by_value: bool
+    # the read as an expression of its owner ("{}" stands for it), weakly referenced: the generated check
+    # dereferences each owner once and reads its attributes inline (names in helpers are functions it calls)
+    path: str | None = None
+    owner: Any = None
+    helpers: dict[str, Any] | None = None
 
     def failure(self) -> str | None:
         try:
@@ -181,11 +186,19 @@ class GuardSet:
     _fast: Callable[[list[Any], Any], bool] | None = field(default=None, repr=False)
 
     def add_read(self, description: str, owner: Any, read: Callable[[Any], Any], value: Any,
-                 by_value: bool | None = None, weak: bool = True) -> None:
+                 by_value: bool | None = None, weak: bool = True, path: str | None = None,
+                 helpers: dict[str, Any] | None = None) -> None:
         plain = is_plain_value(value) if by_value is None else by_value
         reader = weak_reader(owner, read) if weak else (lambda: read(owner))
+        owner_ref = None
+        if path is not None and weak:
+            try:
+                owner_ref = weakref.ref(owner)
+            except TypeError:
+                path = None
         self.reads.append(_ReadGuard(description, reader,
-                                     (list(value) if isinstance(value, list) else value) if plain else value, plain))
+                                     (list(value) if isinstance(value, list) else value) if plain else value, plain,
+                                     path if owner_ref is not None else None, owner_ref, helpers))
 
     def describe(self) -> list[str]:
         """Every guard, one line each (explain()'s out_guards)."""
@@ -282,14 +295,24 @@ def _compile_checks(guards: GuardSet) -> Callable[[list[Any], Any], bool]:
         env["POSITIONS"] = [p for p, _ in guards.tensors]
         lines.append("    if aliasing_of(flat, POSITIONS) != ALIASING:")
         lines.append("        return False")
+    owners: dict[Any, str] = {}
     for i, read in enumerate(guards.reads):
         env[f"R{i}"], env[f"X{i}"] = read.read, read.expected
+        value = f"R{i}()"
+        if read.path is not None:
+            name = owners.get(read.owner)
+            if name is None:
+                name = owners[read.owner] = f"o{len(owners)}"
+                env[f"W{name}"] = read.owner
+                lines += [f"    {name} = W{name}()", f"    if {name} is None:", "        return False"]
+            env.update(read.helpers or {})
+            value = read.path.replace("{}", name)
         if read.by_value:
             env[f"Z{i}"] = type(read.expected)
-            lines.append(f"    v = R{i}()")
+            lines.append(f"    v = {value}")
             lines.append(f"    if type(v) is not Z{i} or v != X{i}:")
         else:
-            lines.append(f"    if R{i}() is not X{i}:")
+            lines.append(f"    if {value} is not X{i}:")
         lines.append("        return False")
     for i, (tensor, guard) in enumerate(guards.constants):
         env[f"C{i}"] = tensor
