@@ -219,3 +219,36 @@ def test_is_compiling_is_true_only_while_capturing():
     compiled = torch.compile(f, backend="eager")
     compiled(torch.ones(1))
     assert seen == [(True, True)] and torch.compiler.is_compiling() is False and not torch._dynamo.is_compiling()
+
+
+def test_a_capture_sees_only_its_own_threads_calls():
+    import threading
+    model, other = torch.nn.Linear(3, 3), torch.nn.Linear(3, 3)
+    started, done = threading.Event(), threading.Event()
+    seen = {}
+
+    def elsewhere():
+        started.wait(5)
+        other.note = 1.0                                        # a module write on another thread
+        with torch.no_grad():                                   # a grad-mode switch there
+            seen["eager"] = torch.compile(lambda x: x + 1)(torch.ones(2))     # finds the capture busy
+        seen["compiling"] = torch.compiler.is_compiling()
+        done.set()
+
+    def f(x):
+        if torch.compiler.is_compiling():
+            started.set()
+            done.wait(5)
+        return model(x) * 2
+
+    worker = threading.Thread(target=elsewhere)
+    worker.start()
+    compiled = torch.compile(f)
+    x = torch.randn(2, 3)
+    compiled(x)
+    worker.join()
+    entry = compiled._ember_compiled.entries[0]
+    assert entry.captured.writes == [] and not any("note" in line for line in entry.guards.describe())
+    assert all(n.target is not torch._C._set_grad_enabled for n in entry.graph_module.graph.nodes)
+    assert seen["compiling"] is False and torch.equal(seen["eager"], torch.full((2,), 2.0))
+    torch.testing.assert_close(compiled(x), f(x))

@@ -19,6 +19,7 @@ import functools
 import inspect
 import operator
 import sys
+import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator
 
@@ -36,22 +37,35 @@ from torch.fx.graph_module import GraphModule
 from torch.fx.passes.shape_prop import _tensor_facts
 from torch.utils._pytree import tree_flatten
 
-__all__ = ["Captured", "active", "break_graph", "capture"]
+__all__ = ["Busy", "Captured", "active", "break_graph", "busy", "capture"]
 
 # The grad-mode switches torch.autograd.grad_mode calls (the capture stands in front of them).
 _grad_switches = getattr(_grad_mode_module, "_mode")
 
 _active: _Capture | None = None
+# One capture at a time in the process (its observers patch classes every thread uses; they record only the
+# capturing thread's calls). A call that finds another thread capturing runs eagerly (busy()).
+_lock = threading.Lock()
+
+
+class Busy(RuntimeError):
+    """A capture was asked for while another thread captures (the call then runs eagerly)."""
 
 
 def active() -> bool:
-    """Whether a capture is running (torch.compiler.is_compiling())."""
-    return _active is not None
+    """Whether this thread is capturing (torch.compiler.is_compiling())."""
+    return _active is not None and _active.thread == threading.get_ident()
+
+
+def busy() -> bool:
+    """Whether another thread is capturing now."""
+    return _active is not None and _active.thread != threading.get_ident()
 
 
 def break_graph(reason: str) -> None:
     """The running capture cannot hold what comes next: a graph break (Unsupported under fullgraph=True)."""
-    if _active is not None:
+    if active():
+        assert _active is not None
         _active.graph_break(reason)
 
 
@@ -160,6 +174,7 @@ class _Capture:
         self.source_tensors: list[torch.Tensor] = []
         self.input_positions: dict[int, int] = {}     # id of a tensor argument -> its flat position
         self.runs_backward = False                      # backward or autograd.grad ran inside (traced)
+        self.thread = threading.get_ident()
         self.input_tensors: list[torch.Tensor] = []
 
     def graph_break(self, reason: str) -> None:
@@ -296,11 +311,11 @@ class _GradModeRecorder:
 
     def set_grad_enabled(self, enabled: bool) -> None:
         _grad_switches.set_grad_enabled(enabled)
-        if not self._capture.tracer.broken:
+        if not self._capture.tracer.broken and threading.get_ident() == self._capture.thread:
             self._capture.graph.call_function(torch._C._set_grad_enabled, (bool(enabled),))
 
     def set_inference_mode(self, enabled: bool) -> None:
-        if enabled:
+        if enabled and threading.get_ident() == self._capture.thread:
             self._capture.graph_break("inference_mode inside a compiled function")
         _grad_switches.set_inference_mode(enabled)
 
@@ -509,11 +524,35 @@ def _observed(capture: _Capture) -> Iterator[None]:
     hook = None if optimizers is None else optimizers.register_optimizer_step_pre_hook(
         lambda opt, args, kwargs: capture.optimizer_stepped(opt))
     try:
-        with _patched(_observers(capture)):
+        with _patched([(owner, name, _on_thread(capture.thread, patch, _original(owner, name)))
+                       for owner, name, patch in _observers(capture)]):
             yield
     finally:
         if hook is not None:
             hook.remove()
+
+
+def _original(owner: Any, name: str) -> Any:
+    """What owner has under name: its own entry (a class's __dict__, so a property is the property), else what
+    it inherits."""
+    return owner.__dict__.get(name, getattr(owner, name)) if isinstance(owner, type) else getattr(owner, name)
+
+
+def _on_thread(thread: int, patch: Any, original: Any) -> Any:
+    """patch on the capturing thread, original on every other: a capture sees only its own thread's calls."""
+    if isinstance(patch, property):
+        fget, fset, fdel = (None if p is None else _on_thread(thread, p, o) for p, o in (
+            (patch.fget, original.fget), (patch.fset, original.fset), (patch.fdel, original.fdel)))
+        return property(fget, fset, fdel, patch.__doc__)
+    if isinstance(patch, classmethod):
+        inner = original.__func__ if isinstance(original, classmethod) else original
+        return classmethod(_on_thread(thread, patch.__func__, inner))
+    if not callable(patch) or isinstance(patch, _GradModeRecorder):
+        return patch            # the recorder checks the thread itself
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        return (patch if threading.get_ident() == thread else original)(*args, **kwargs)
+    return call
 
 
 # -- capturing one call ------------------------------------------------------------------------------------------------
@@ -574,9 +613,17 @@ class _GlobalsHolder:
 def capture(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any], fullgraph: bool,
             guard_target: Callable[..., Any] | None = None) -> Captured:
     """Run fn(*args, **kwargs) once, for real, capturing its graph; the result is in Captured.result."""
+    if not _lock.acquire(blocking=False):
+        raise Busy("another thread is capturing")
+    try:
+        return _capture(fn, args, kwargs, fullgraph, guard_target)
+    finally:
+        _lock.release()
+
+
+def _capture(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any], fullgraph: bool,
+             guard_target: Callable[..., Any] | None) -> Captured:
     global _active
-    if _active is not None:
-        raise exc.InternalTorchDynamoError("a capture is already running")
     flat, structure = tree_flatten((args, kwargs))
     names = _input_names(fn, args, kwargs)
     if len(names) != len(flat):

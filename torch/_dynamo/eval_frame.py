@@ -132,8 +132,11 @@ class CompiledFunction:
                                   f"{_where(self.guard_target or self.fn)}\n"
                                   "    triggered by the following guard failure(s):\n"
                                   + "\n".join(f"    - {cid}: {why}" for cid, why in reversed(failures)))
+        try:
+            captured = capture.capture(self.fn, args, kwargs, self.fullgraph, self.guard_target)
+        except capture.Busy:        # another thread is capturing: this call runs as it is
+            return self.fn(*args, **kwargs)
         stats["captures"] += 1
-        captured = capture.capture(self.fn, args, kwargs, self.fullgraph, self.guard_target)
         if _logging.artifact_enabled("guards"):
             _logging.log_artifact("guards", "GUARDS:\n" + "\n".join(f"+- {line}" for line in captured.guards.describe()))
         if captured.graph_module is None:
