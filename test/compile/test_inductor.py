@@ -390,3 +390,20 @@ def test_softmax_log_softmax_and_layer_norm_backwards_fuse_as_rows_with_eagers_v
     torch.testing.assert_close(two, f(x, g, w), rtol=2e-5, atol=2e-5)
     rows = [row.kind for group in kernels_of(compiled) for row in group.rows.values()]
     assert {"softmax_backward", "log_softmax_backward", "layer_norm_backward"} <= set(rows)
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum"])
+def test_cross_entropys_backward_is_one_row_kernel_with_eagers_gradient(reduction):
+    import torch.nn.functional as F
+
+    def f(x, y):
+        loss = F.cross_entropy(x * 2, y, ignore_index=3, reduction=reduction)
+        return loss, torch.autograd.grad(loss, x)[0]
+
+    gen = torch.Generator().manual_seed(4)
+    x, y = torch.randn(37, 11, generator=gen, requires_grad=True), torch.randint(0, 11, (37,), generator=gen)
+    compiled = torch.compile(f)
+    compiled(x, y)
+    torch.testing.assert_close(compiled(x, y), f(x, y))
+    rows = {row.kind for group in kernels_of(compiled) for row in group.rows.values()}
+    assert {"nll_backward", "log_softmax_backward"} <= rows

@@ -18,7 +18,7 @@ from torch._inductor.scheduler import FusedGroup
 __all__ = ["ReductionLoops", "coalesce", "kernel_source", "module_source", "reduction_loops", "statements",
            "strides_for"]
 
-_CTYPES = {torch.float32: "float", torch.bool: "unsigned char"}
+_CTYPES = {torch.float32: "float", torch.bool: "unsigned char", torch.int64: "long long"}
 
 
 def strides_for(shape: tuple[int, ...], operand_shape: tuple[int, ...], operand_stride: tuple[int, ...]) -> list[int]:
@@ -202,7 +202,10 @@ def _row_kernel(group: FusedGroup, grain: int) -> list[str]:
     row buffers on the thread's stack."""
     shape = group.shape
     operands = [*group.loads, *group.stores]
-    strides = [strides_for(shape, n.meta["example"][0], n.meta["example"][1]) for n in operands]
+    per_row_classes = {row.target for row in group.rows.values() if row.target is not None}
+    # a class per row (nll_loss's target) lines up with the rows, not the last dim as broadcasting would
+    strides = [strides_for(shape[:-1], n.meta["example"][0], n.meta["example"][1]) + [0] if n in per_row_classes
+               else strides_for(shape, n.meta["example"][0], n.meta["example"][1]) for n in operands]
     length = shape[-1]
     rows = math.prod(shape[:-1])
     outer_sizes, outer_steps = coalesce(tuple(shape[:-1]), [st[:-1] for st in strides])
@@ -293,6 +296,12 @@ def _row_kernel(group: FusedGroup, grain: int) -> list[str]:
 def _row_backward(row: Any, name: str, length: int, read: Any, lines: list[str]) -> str:
     """The row sums a softmax's, log_softmax's or layer norm's backward needs (in double, as the eager kernels),
     appended to lines; returns the element's expression. read(node) is a value's expression at element j."""
+    if row.kind == "nll_backward":              # -grad (/ total weight) at the row's class
+        scale = read(row.operand)
+        if row.total is not None:
+            scale = f"({scale} / ({read(row.total)} == 0.0f ? 1.0f : {read(row.total)}))"
+        target = read(row.target)
+        return f"(({target} != {row.ignore_index}LL && (long long)j == {target}) ? -{scale} : 0.0f)"
     g, y = read(row.operand), read(row.other)
     sum_loop = f"        for (long j = 0; j < {length}L; j++)"
     if row.kind == "softmax_backward":          # y (g - sum(g y))

@@ -204,11 +204,16 @@ class RowOp:
     other: Any = None
     mean: Any = None
     rstd: Any = None
+    # nll_loss's backward (kind "nll_backward"; operand: the incoming gradient, one value): the class of each row
+    # (an int64 per row), the mean's denominator (one value, None for a sum) and the class no loss is taken for
+    target: Any = None
+    total: Any = None
+    ignore_index: int = -100
 
     @property
     def operands(self) -> tuple[Any, ...]:
-        return tuple(o for o in (self.operand, self.other, self.mean, self.rstd, self.weight, self.bias)
-                     if o is not None)
+        return tuple(o for o in (self.operand, self.other, self.mean, self.rstd, self.weight, self.bias,
+                                 self.target, self.total) if o is not None)
 
 
 # Rows longer than this stay Ember's kernel (a fused row keeps its values on the thread's stack).
@@ -223,6 +228,8 @@ def lower_row(node: Any) -> RowOp | None:
         return _layer_norm(op, node)
     if op in _ROW_BACKWARDS:
         return _row_backward(op, node)
+    if op is torch.ops.aten.nll_loss_backward.default:
+        return _nll_backward(op, node)
     if op is softmax or op is log_softmax:
         bound = _bind(op, node.args, node.kwargs)
         operand = bound.get("self") if bound is not None else None
@@ -274,6 +281,30 @@ def _row_backward(op: Any, node: Any) -> RowOp | None:
                                or weight.meta["example"][2] is not torch.float32):
         return None
     return RowOp(grad, kind, weight=weight, other=other, mean=mean, rstd=rstd)
+
+
+def _nll_backward(op: Any, node: Any) -> RowOp | None:
+    """nll_loss's gradient on (rows, classes) float32 log-probabilities, unweighted, summed or averaged: each row
+    -grad (/ total weight) at its class, 0 elsewhere and on rows of ignore_index (so the log_softmax backward after
+    it joins it in one kernel)."""
+    bound = _bind(op, node.args, node.kwargs)
+    if bound is None or bound.get("weight") is not None or bound.get("reduction") not in (1, 2):
+        return None
+    nodes = [bound.get(k) for k in ("grad_output", "self", "target", "total_weight")]
+    if not all(isinstance(n, Node) and n.meta.get("example") is not None for n in nodes):
+        return None
+    grad, log_probs, target, total = (n for n in nodes if isinstance(n, Node))
+    shape = log_probs.meta["example"][0]
+    if len(shape) != 2 or not 0 < shape[-1] <= MAX_ROW or log_probs.meta["example"][2] is not torch.float32:
+        return None
+    if target.meta["example"][0] != shape[:1] or target.meta["example"][2] is not torch.int64 \
+            or any(n.meta["example"][0] != () or n.meta["example"][2] is not torch.float32 for n in (grad, total)):
+        return None
+    ignore = bound.get("ignore_index")
+    if not isinstance(ignore, int):
+        return None
+    return RowOp(grad, "nll_backward", target=target, total=total if bound["reduction"] == 1 else None,
+                 ignore_index=ignore)
 
 
 def _layer_norm(op: Any, node: Any) -> RowOp | None:

@@ -138,7 +138,7 @@ def plan(graph: Any, grad_enabled: bool) -> list[FusedGroup]:
             continue
         row = lower_row(node) if lowered is None and reduced is None and node.op == "call_function" else None
         if row is not None and _row_fusible(node, row, recorded):
-            shape, _, _, device, _ = row.operand.meta["example"]
+            shape, _, _, device, _ = row.operand.meta["example"] if row.kind == "layer_norm" else node.meta["example"]
             joined = group_of.get(row.operand)
             if joined is None or joined.closed or joined.shape != shape or joined.reduction is not None:
                 groups.append(FusedGroup(len(groups), shape, device))
@@ -188,7 +188,8 @@ def _row_fusible(node: Any, row: RowOp, recorded: set[Any]) -> bool:
     operand = _example(row.operand)
     example = operand if row.kind == "layer_norm" else _example(node)       # a layer norm's results: getitems
     return (node not in recorded and example is not None and operand is not None and example[3].type == "cpu"
-            and example[2] is torch.float32 and operand[2] is torch.float32 and operand[0] == example[0]
+            and example[2] is torch.float32 and operand[2] is torch.float32
+            and (operand[0] == example[0] or row.kind == "nll_backward")
             and all((_example(o) or (None,) * 4)[3] == example[3] for o in row.operands))
 
 
