@@ -10,27 +10,25 @@ autograd, as the forward's): the graph then holds a whole training step, replaye
 the gradients the engine stored in .grad are assignments replayed after it. What a graph cannot hold is a
 graph break: reading a traced tensor's value (item(), bool(), tolist(), NumPy), a differentiable backward
 (create_graph=True), entering inference mode, calling a module that has hooks or registering a tensor hook
-(their Python effects would not replay), a Tensor subclass input, a disabled function. The call then finishes eagerly and the frame runs eagerly for those guards;
-under fullgraph=True the break raises torch._dynamo.exc.Unsupported where it happens."""
+(their Python effects would not replay), setting the generator's state, a Tensor subclass input, a disabled
+function. The call then finishes eagerly and the frame runs eagerly for those guards; under fullgraph=True the
+break raises torch._dynamo.exc.Unsupported where it happens. The observers (torch._dynamo.observers) patch
+classes every thread uses, so one capture runs at a time and sees only its own thread's calls."""
 from __future__ import annotations
 
-import contextlib
 import functools
 import inspect
 import operator
-import sys
 import threading
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator
+from typing import Any, Callable
 
 import torch
 from torch._dynamo import exc
 from torch._dynamo.graph_passes import elide_fresh_copies
 from torch._dynamo.guards import (GuardSet, Snapshot, TensorGuard, aliasing_of, global_state, is_plain_value,
                                   weak_reader)
-from torch.autograd import grad_mode as _grad_mode_module
-from torch.autograd.function import Function
-from torch.utils import hooks as _module_hooks
+from torch._dynamo.observers import argument_hooks, has_hooks, leaf_hooks, observed
 from torch.fx.experimental.proxy_tensor import _OperatorTracer
 from torch.fx.graph import Graph
 from torch.fx.graph_module import GraphModule
@@ -38,9 +36,6 @@ from torch.fx.passes.shape_prop import _tensor_facts
 from torch.utils._pytree import tree_flatten
 
 __all__ = ["Busy", "Captured", "active", "break_graph", "busy", "capture"]
-
-# The grad-mode switches torch.autograd.grad_mode calls (the capture stands in front of them).
-_grad_switches = getattr(_grad_mode_module, "_mode")
 
 _active: _Capture | None = None
 # One capture at a time in the process (its observers patch classes every thread uses; they record only the
@@ -216,8 +211,8 @@ class _Capture:
         key = (id(module), "hooks")
         if key not in self.read_keys:
             self.read_keys.add(key)
-            self.guards.add_read(f"{type(module).__name__} has no hooks", module, _has_hooks, False, by_value=True,
-                                 path="HAS_HOOKS({})", helpers={"HAS_HOOKS": _has_hooks})
+            self.guards.add_read(f"{type(module).__name__} has no hooks", module, has_hooks, False, by_value=True,
+                                 path="HAS_HOOKS({})", helpers={"HAS_HOOKS": has_hooks})
 
     def module_write(self, module: Any, name: str, value: Any) -> None:
         if module is self.constants:
@@ -299,48 +294,6 @@ def _optimizer_snapshot(opt: Any) -> tuple[Any, ...]:
     return tuple(items)
 
 
-# -- the patches that observe the call -------------------------------------------------------------------------------
-class _GradModeRecorder:
-    """Stands for c10.grad_mode in torch.autograd.grad_mode while capturing: a switch is done and recorded."""
-
-    def __init__(self, capture: _Capture) -> None:
-        self._capture = capture
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(_grad_switches, name)
-
-    def set_grad_enabled(self, enabled: bool) -> None:
-        _grad_switches.set_grad_enabled(enabled)
-        if not self._capture.tracer.broken and threading.get_ident() == self._capture.thread:
-            self._capture.graph.call_function(torch._C._set_grad_enabled, (bool(enabled),))
-
-    def set_inference_mode(self, enabled: bool) -> None:
-        if enabled and threading.get_ident() == self._capture.thread:
-            self._capture.graph_break("inference_mode inside a compiled function")
-        _grad_switches.set_inference_mode(enabled)
-
-
-@contextlib.contextmanager
-def _patched(patches: list[tuple[Any, str, Any]]) -> Iterator[None]:
-    """Set each (owner, name, value) for the block; afterwards each owner has what it had (an inherited
-    attribute is inherited again)."""
-    saved = [(owner, name, owner.__dict__.get(name, _INHERITED) if isinstance(owner, type) else getattr(owner, name))
-             for owner, name, _ in patches]
-    for owner, name, value in patches:
-        setattr(owner, name, value)
-    try:
-        yield
-    finally:
-        for owner, name, value in reversed(saved):
-            if value is _INHERITED:
-                delattr(owner, name)
-            else:
-                setattr(owner, name, value)
-
-
-_INHERITED = object()
-
-
 def _where_read(module: Any, name: str) -> str | None:
     """A module attribute as the expression the guards read it by ("{}" the module): from the instance's dict or
     the registry holding it, as nn.Module's attribute lookup finds it (None: a class attribute)."""
@@ -352,207 +305,6 @@ def _where_read(module: Any, name: str) -> str | None:
         if isinstance(entries, dict) and name in entries:
             return f"{{}}.__dict__[{registry!r}][{name!r}]"
     return None
-
-
-def _argument_hooks(flat: list[Any], position: int) -> Any:
-    return flat[position].__dict__.get("_leaf_hooks") or None
-
-
-def _leaf_hooks(tensor: Any) -> bool:
-    """Whether a leaf has gradient hooks (torch.csrc.autograd.graph.register_leaf_hook keeps them on it)."""
-    return bool(tensor.__dict__.get("_leaf_hooks"))
-
-
-def _has_hooks(module: Any) -> bool:
-    """Whether calling module runs hooks (its own or the global ones): their Python effects would not replay."""
-    own = module.__dict__
-    return any(own.get(name) for name in ("_forward_pre_hooks", "_forward_hooks", "_backward_hooks",
-                                          "_backward_pre_hooks")) or bool(
-        _module_hooks._global_forward_pre_hooks or _module_hooks._global_forward_hooks)
-
-
-def _observers(capture: _Capture) -> list[tuple[Any, str, Any]]:
-    """The patches through which a capture sees module attribute reads and writes, reads of tensor values,
-    autograd calls, hooks and grad-mode switches."""
-    module_cls, tensor_cls, autograd = torch.nn.Module, torch.Tensor, torch.autograd
-    saved_getattr, saved_setattr = module_cls.__getattr__, module_cls.__setattr__
-    saved_call, saved_register_hook = module_cls._call_impl, tensor_cls.register_hook
-    saved_register_buffer = module_cls.register_buffer
-
-    def call_impl(self: Any, *args: Any, **kwargs: Any) -> Any:
-        if _has_hooks(self):
-            capture.graph_break(f"module hooks on {type(self).__name__} (their Python effects would not be "
-                                "replayed)")
-        else:
-            capture.module_called(self)
-        return saved_call(self, *args, **kwargs)
-
-    def register_hook(self: Any, hook: Any) -> Any:
-        capture.graph_break("Tensor.register_hook inside a compiled function")
-        return saved_register_hook(self, hook)
-
-    def getattribute(self: Any, name: str) -> Any:
-        value = object.__getattribute__(self, name)
-        capture.module_read(self, name, value)
-        return value
-
-    def getattr_(self: Any, name: str) -> Any:
-        value = saved_getattr(self, name)
-        capture.module_read(self, name, value)
-        return value
-
-    def setattr_(self: Any, name: str, value: Any) -> None:
-        if isinstance(value, torch.nn.Parameter) and self.__dict__.get("_parameters", {}).get(name) is not value:
-            capture.graph_break(f"a new nn.Parameter assigned to {type(self).__name__}.{name} inside a compiled "
-                                "function (a replay would assign the same one again)")
-        saved_setattr(self, name, value)
-        capture.module_write(self, name, value)
-
-    def register_buffer(self: Any, name: str, tensor: Any, persistent: bool = True) -> None:
-        saved_register_buffer(self, name, tensor, persistent)
-        capture.module_write(self, name, tensor)     # assigned again on replay, as the graph computes it
-
-    def value_read(saved: Callable[..., Any], what: str) -> Callable[..., Any]:
-        def read(self: Any, *args: Any, **kwargs: Any) -> Any:
-            if capture.traced(self):
-                capture.graph_break(f"{what}: reading a tensor's value in a compiled function (data-dependent)")
-            return saved(self, *args, **kwargs)
-        return read
-
-    def autograd_call(saved: Callable[..., Any], what: str, create_graph_at: int) -> Callable[..., Any]:
-        def call(*args: Any, **kwargs: Any) -> Any:
-            create_graph = kwargs.get("create_graph", args[create_graph_at] if len(args) > create_graph_at else False)
-            if create_graph:
-                capture.graph_break(f"{what}(create_graph=True) inside a compiled function (a differentiable "
-                                    "backward would not be replayed)")
-            elif any(t.grad_fn is not None for t in [*capture.input_tensors, *capture.tracer.constant_tensors]):
-                capture.graph_break(f"{what} inside a compiled function reaching the autograd history of a tensor "
-                                    "made outside it (the replay would run that history's backward as captured)")
-            elif any(_leaf_hooks(t) for t in [*capture.input_tensors, *capture.tracer.constant_tensors]):
-                capture.graph_break(f"{what} inside a compiled function with gradient hooks on a leaf (their "
-                                    "Python effects would not be replayed)")
-            elif not capture.tracer.broken:
-                # the engine's operators are traced like the forward's: the graph holds the backward, and the
-                # gradients it stores in .grad are assignments replayed after the graph
-                capture.runs_backward = True
-            return saved(*args, **kwargs)
-        return call
-
-    grad_property = tensor_cls.__dict__["grad"]
-
-    def read_grad(self: Any) -> Any:
-        grad = grad_property.fget(self)
-        capture.grad_read(self, grad)
-        return grad
-
-    def write_grad(self: Any, value: Any) -> None:
-        grad_property.fset(self, value)
-        capture.module_write(self, "grad", value)
-
-    def delete_grad(self: Any) -> None:
-        grad_property.fdel(self)
-        capture.module_write(self, "grad", None)
-
-    function_apply = Function.__dict__["apply"].__func__
-    requires_grad_property = tensor_cls.__dict__["requires_grad"]
-    saved_requires_grad_, saved_data = tensor_cls.requires_grad_, tensor_cls._variable_data
-
-    def apply(cls: Any, *args: Any, **kwargs: Any) -> Any:
-        if torch.is_grad_enabled() and any(isinstance(a, torch.Tensor) and a.requires_grad for a in args):
-            capture.graph_break(f"autograd.Function {cls.__name__} (its own backward would not be replayed)")
-        return function_apply(cls, *args, **kwargs)
-
-    def set_requires_grad(self: Any, value: Any) -> None:
-        capture.graph_break("setting requires_grad inside a compiled function")
-        requires_grad_property.fset(self, value)
-
-    def requires_grad_(self: Any, requires_grad: Any = True) -> Any:
-        capture.graph_break("Tensor.requires_grad_ inside a compiled function")
-        return saved_requires_grad_(self, requires_grad)
-
-    def variable_data(self: Any) -> Any:
-        """`.data`: recorded as aten.detach of the tensor's node (it is read outside the dispatcher)."""
-        result: Any = saved_data(self)
-        known = capture.tracer.nodes.get(id(self))
-        if known is not None and not capture.tracer.broken:
-            capture.tracer.bind(result, capture.graph.create_node(
-                "call_function", torch.ops.aten.detach.default, (known[1],), {}, name="detach"))
-        return result
-
-    saved_tensor = torch.tensor
-
-    def tensor(*args: Any, **kwargs: Any) -> Any:
-        broken, capture.tracer.broken = capture.tracer.broken, True      # its own operators are not the program's
-        try:
-            made = saved_tensor(*args, **kwargs)
-            pristine = made.detach().clone()
-        finally:
-            capture.tracer.broken = broken
-        capture.tracer.fresh[id(made)] = pristine
-        return made
-
-    def rng_write(saved: Callable[..., Any], what: str) -> Callable[..., Any]:
-        def write(*args: Any, **kwargs: Any) -> Any:
-            capture.graph_break(f"{what} inside a compiled function (the generator's state set outside the "
-                                "dispatcher would not be replayed)")
-            return saved(*args, **kwargs)
-        return write
-
-    rng_writes = [(owner, name, rng_write(getattr(owner, name), f"torch.{name}"))
-                  for owner in (torch, torch.random) for name in ("set_rng_state", "manual_seed", "seed")]
-    return [*rng_writes, (tensor_cls, "grad", property(read_grad, write_grad, delete_grad, grad_property.__doc__)),
-            (torch, "tensor", tensor),
-            (Function, "apply", classmethod(apply)),
-            (tensor_cls, "requires_grad", property(requires_grad_property.fget, set_requires_grad)),
-            (tensor_cls, "requires_grad_", requires_grad_), (tensor_cls, "_variable_data", variable_data),
-            (module_cls, "_call_impl", call_impl), (tensor_cls, "register_hook", register_hook),
-            (module_cls, "__getattribute__", getattribute), (module_cls, "__getattr__", getattr_),
-            (module_cls, "__setattr__", setattr_), (module_cls, "register_buffer", register_buffer),
-            (tensor_cls, "item", value_read(tensor_cls.item, "Tensor.item")),
-            (tensor_cls, "tolist", value_read(tensor_cls.tolist, "Tensor.tolist")),
-            (tensor_cls, "_numpy_view", value_read(tensor_cls._numpy_view, "Tensor.numpy")),
-            (autograd, "backward", autograd_call(autograd.backward, "torch.autograd.backward", 3)),
-            (autograd, "grad", autograd_call(autograd.grad, "torch.autograd.grad", 4)),
-            (_grad_mode_module, "_mode", _GradModeRecorder(capture))]
-
-
-@contextlib.contextmanager
-def _observed(capture: _Capture) -> Iterator[None]:
-    # Optimizers are watched through torch.optim's global step hook when the program uses torch.optim (it is
-    # imported then); the capture itself does not import it (torch.optim and torch.utils.data stay apart).
-    optimizers = sys.modules.get("torch.optim.optimizer")
-    hook = None if optimizers is None else optimizers.register_optimizer_step_pre_hook(
-        lambda opt, args, kwargs: capture.optimizer_stepped(opt))
-    try:
-        with _patched([(owner, name, _on_thread(capture.thread, patch, _original(owner, name)))
-                       for owner, name, patch in _observers(capture)]):
-            yield
-    finally:
-        if hook is not None:
-            hook.remove()
-
-
-def _original(owner: Any, name: str) -> Any:
-    """What owner has under name: its own entry (a class's __dict__, so a property is the property), else what
-    it inherits."""
-    return owner.__dict__.get(name, getattr(owner, name)) if isinstance(owner, type) else getattr(owner, name)
-
-
-def _on_thread(thread: int, patch: Any, original: Any) -> Any:
-    """patch on the capturing thread, original on every other: a capture sees only its own thread's calls."""
-    if isinstance(patch, property):
-        fget, fset, fdel = (None if p is None else _on_thread(thread, p, o) for p, o in (
-            (patch.fget, original.fget), (patch.fset, original.fset), (patch.fdel, original.fdel)))
-        return property(fget, fset, fdel, patch.__doc__)
-    if isinstance(patch, classmethod):
-        inner = original.__func__ if isinstance(original, classmethod) else original
-        return classmethod(_on_thread(thread, patch.__func__, inner))
-    if not callable(patch) or isinstance(patch, _GradModeRecorder):
-        return patch            # the recorder checks the thread itself
-
-    def call(*args: Any, **kwargs: Any) -> Any:
-        return (patch if threading.get_ident() == thread else original)(*args, **kwargs)
-    return call
 
 
 # -- capturing one call ------------------------------------------------------------------------------------------------
@@ -650,7 +402,7 @@ def _capture(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, An
     _function_reads(guards, guard_target or fn)
     _active = cap
     try:
-        with _observed(cap), cap.tracer:
+        with observed(cap), cap.tracer:
             result = fn(*args, **kwargs)
     finally:
         _active = None
@@ -676,9 +428,9 @@ def _finish(cap: _Capture, example_inputs: list[torch.Tensor], positions: list[i
         cap.guards.leaves = [p for k, p in enumerate(positions) if example_inputs[k].requires_grad]
         # a gradient hook added later must run: the graph's backward would skip it
         for p in cap.guards.leaves:
-            cap.guards.add_none(f"the gradient hooks of argument {p}", functools.partial(_argument_hooks, position=p))
+            cap.guards.add_none(f"the gradient hooks of argument {p}", functools.partial(argument_hooks, position=p))
         for tensor in {id(t): t for t in tracer.constant_tensors if t.requires_grad}.values():
-            cap.guards.add_read("a leaf has no gradient hooks", tensor, _leaf_hooks, False, by_value=True)
+            cap.guards.add_read("a leaf has no gradient hooks", tensor, leaf_hooks, False, by_value=True)
     outputs: list[Any] = []
     result_outputs: list[int | None] = []
     for leaf in leaves:
