@@ -278,19 +278,20 @@ def _argument_grad(flat: list[Any], position: int) -> Any:
 def _optimizer_snapshot(opt: Any) -> tuple[Any, ...]:
     """An optimizer's hyperparameters by value, its parameters and state tensors by identity: a step
     captured before the state existed (the first step) is not replayed on a later one."""
+    # in the dicts' own order: one that changes (a key removed and added again) only captures again
     items: list[Any] = []
     for group in opt.param_groups:
-        for key, value in sorted(group.items(), key=lambda kv: kv[0]):
+        for key, value in group.items():
             if key == "params":
-                items.append(tuple(id(p) for p in value))
+                items.append(tuple(map(id, value)))
             elif is_plain_value(value):
                 items.append((key, tuple(value) if isinstance(value, list) else value))
             elif isinstance(value, torch.Tensor):
                 items.append((key, id(value)))
+    tensor = torch.Tensor
     for param, state in opt.state.items():
         items.append(id(param))
-        for key, value in sorted(state.items(), key=lambda kv: str(kv[0])):
-            items.append((key, id(value) if isinstance(value, torch.Tensor) else value))
+        items.extend((key, id(value) if isinstance(value, tensor) else value) for key, value in state.items())
     return tuple(items)
 
 

@@ -107,9 +107,11 @@ class CompiledFunction:
             flat, structure = list(args), self._tensors_spec(len(args))
         else:
             flat, structure = tree_flatten((args, kwargs))
-        for entry in self.entries:
+        for i, entry in enumerate(self.entries):
             if entry.guards.holds(flat, structure):
                 stats["replays"] += 1
+                if i:       # the entry that served last is tried first (a step's first capture stays behind)
+                    self.entries.insert(0, self.entries.pop(i))
                 return entry.run(self.fn, flat, args, kwargs)
         # a miss: why each entry failed, for the log and the warnings (a guard that raised fails here too)
         failures = [(entry.compile_id, entry.guards.check(flat, structure) or "a guard could not be evaluated")
