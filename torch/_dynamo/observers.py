@@ -76,10 +76,10 @@ def leaf_hooks(tensor: Any) -> bool:
 
 def has_hooks(module: Any) -> bool:
     """Whether calling module runs hooks (its own or the global ones): their Python effects would not replay."""
-    own = module.__dict__
-    return any(own.get(name) for name in ("_forward_pre_hooks", "_forward_hooks", "_backward_hooks",
-                                          "_backward_pre_hooks")) or bool(
-        _module_hooks._global_forward_pre_hooks or _module_hooks._global_forward_hooks)
+    own = module.__dict__          # read at every replay (a guard): no generator, no loop
+    return bool(own.get("_forward_pre_hooks") or own.get("_forward_hooks") or own.get("_backward_hooks")
+                or own.get("_backward_pre_hooks") or _module_hooks._global_forward_pre_hooks
+                or _module_hooks._global_forward_hooks)
 
 
 def _observers(capture: _Capture) -> list[tuple[Any, str, Any]]:
