@@ -140,7 +140,8 @@ class CompiledFunction:
             return self.fn(*args, **kwargs)
         stats["captures"] += 1
         if _logging.artifact_enabled("guards"):
-            _logging.log_artifact("guards", "GUARDS:\n" + "\n".join(f"+- {line}" for line in captured.guards.describe()))
+            lines = "\n".join(f"+- {line}" for line in captured.guards.describe())
+            _logging.log_artifact("guards", f"GUARDS:\n{lines}")
         if captured.graph_module is None:
             stats["graph_breaks"] += 1
             _logging.log_artifact("graph_breaks", f"Graph break in user code at {_where(self.guard_target or self.fn)}"

@@ -280,8 +280,8 @@ def _compile_checks(guards: GuardSet) -> Callable[[list[Any], Any], bool]:
     def tensor_test(k: str, value: str, guard: TensorGuard) -> None:
         env.update({f"D{k}": guard.dtype, f"V{k}": guard.device, f"S{k}": guard.shape, f"T{k}": guard.stride})
         lines.append(f"    t = {value}")
-        lines.append(f"    if not (isinstance(t, Tensor) and t._layout_is(D{k}, V{k}, S{k}, T{k}) and t.requires_grad is "
-                     f"{guard.requires_grad}):")
+        lines.append(f"    if not (isinstance(t, Tensor) and t._layout_is(D{k}, V{k}, S{k}, T{k})"
+                     f" and t.requires_grad is {guard.requires_grad}):")
         lines.append("        return False")
 
     for i, (position, guard) in enumerate(guards.tensors):

@@ -173,7 +173,8 @@ def _column_reduction_kernel(group: FusedGroup, grain: int) -> list[str] | None:
     rows = math.prod(kept_sizes[:-1])
     count = math.prod(red_sizes)
     slot = len(group.loads) + group.stores.index(group.reduction)
-    lines = [f"    #pragma omp parallel for num_threads(threads) schedule(static) if({rows * width * count} >= {grain})",
+    numel = rows * width * count
+    lines = [f"    #pragma omp parallel for num_threads(threads) schedule(static) if({numel} >= {grain})",
              f"    for (long r = 0; r < {rows * blocks}L; r++) {{",
              f"        const long c0 = (r % {blocks}L) * {_COLUMNS}L;",
              f"        const long cn = {width}L - c0 < {_COLUMNS}L ? {width}L - c0 : {_COLUMNS}L;",
@@ -234,7 +235,8 @@ def _row_kernel(group: FusedGroup, grain: int) -> list[str]:
     lines = [f"    #pragma omp parallel for num_threads(threads) schedule(static) if({rows * length} >= {grain})",
              f"    for (long r = 0; r < {rows}L; r++) {{",
              *_decompose("r", outer_sizes, outer_steps, "o", "        "),
-             *[f"        const {_CTYPES[group.loads[i].meta['example'][2]]} r{i} = p{i}[o{i}];" for i in sorted(per_row)],
+             *[f"        const {_CTYPES[group.loads[i].meta['example'][2]]} r{i} = p{i}[o{i}];"
+               for i in sorted(per_row)],
              *[f"        float b_{local[m]}[{length}];" for m in group.members if m in buffered]]
     loop_open = f"        #pragma omp simd\n        for (long j = 0; j < {length}L; j++) {{"
     lines.append(loop_open)
@@ -295,7 +297,8 @@ def _row_kernel(group: FusedGroup, grain: int) -> list[str]:
 
 def _row_backward(row: Any, name: str, length: int, read: Any, lines: list[str]) -> str:
     """The row sums a softmax's, log_softmax's or layer norm's backward needs (in double, as the eager kernels),
-    appended to lines; returns the element's expression. read(node) is a value's expression at element j."""
+    appended to lines; returns the element's expression (nll_loss's gradient needs no sum). read(node) is a
+    value's expression at element j."""
     if row.kind == "nll_backward":              # -grad (/ total weight) at the row's class
         scale = read(row.operand)
         if row.total is not None:
@@ -306,7 +309,8 @@ def _row_backward(row: Any, name: str, length: int, read: Any, lines: list[str])
     sum_loop = f"        for (long j = 0; j < {length}L; j++)"
     if row.kind == "softmax_backward":          # y (g - sum(g y))
         lines += [f"        double s_{name} = 0.0;", f"        #pragma omp simd reduction(+:s_{name})",
-                  f"{sum_loop} s_{name} += (double){g} * (double){y};", f"        const float k_{name} = (float)s_{name};"]
+                  f"{sum_loop} s_{name} += (double){g} * (double){y};",
+                  f"        const float k_{name} = (float)s_{name};"]
         return f"{y} * ({g} - k_{name})"
     if row.kind == "log_softmax_backward":      # g - exp(y) sum(g)
         lines += [f"        double s_{name} = 0.0;", f"        #pragma omp simd reduction(+:s_{name})",
@@ -319,7 +323,8 @@ def _row_backward(row: Any, name: str, length: int, read: Any, lines: list[str])
               f"        #pragma omp simd reduction(+:a_{name}, c_{name})",
               f"{sum_loop} {{ double gw = (double){gw}; a_{name} += gw; "
               f"c_{name} += gw * (((double){read(row.other)} - (double){mu}) * (double){rs}); }}",
-              f"        const float ma_{name} = (float)(a_{name} / {length}), mc_{name} = (float)(c_{name} / {length});"]
+              f"        const float ma_{name} = (float)(a_{name} / {length}), "
+              f"mc_{name} = (float)(c_{name} / {length});"]
     return f"{rs} * ({gw} - ma_{name} - (({read(row.other)} - {mu}) * {rs}) * mc_{name})"
 
 

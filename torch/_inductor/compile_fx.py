@@ -130,7 +130,8 @@ class _Wrapper:
         given = set(self.donors.values())       # freed where a later kernel takes them
         for node in graph.nodes:
             if node.op == "get_attr":
-                self.lines.append(f"    {node.name} = {self.constant(operator.attrgetter(node.target)(self.graph_module))}")
+                constant = self.constant(operator.attrgetter(node.target)(self.graph_module))
+                self.lines.append(f"    {node.name} = {constant}")
             elif node.op == "call_function":
                 if node in self.group_at:
                     self.kernel_call(self.group_at[node])

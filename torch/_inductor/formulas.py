@@ -197,7 +197,7 @@ class RowOp:
     input (other), the rows' mean and rstd, and the weight."""
     operand: Any
     kind: str       # "softmax" | "log_softmax" | "layer_norm" | "softmax_backward" | "log_softmax_backward"
-    #                 | "layer_norm_backward"
+    #                 | "layer_norm_backward" | "nll_backward"
     weight: Any = None
     bias: Any = None
     eps: float = 0.0
