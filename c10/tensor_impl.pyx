@@ -146,6 +146,24 @@ cdef class TensorImpl:
     def storage_offset(self):
         return self.offset
 
+    @staticmethod
+    def _layouts_hold(tuple tensors not None, tuple expected not None):
+        """Whether each tensors[i] has the layout expected[i] = (dtype, device, sizes, strides, requires_grad):
+        a compiled graph's guard on the tensors it holds (its parameters, an optimizer's state) in one call."""
+        cdef Py_ssize_t i
+        cdef TensorImpl t
+        cdef tuple e
+        if len(tensors) != len(expected):
+            return False
+        for i in range(len(tensors)):
+            t = <TensorImpl?>tensors[i]
+            e = <tuple>expected[i]
+            if not t._layout_is(e[0], e[1], e[2], e[3]):
+                return False
+            if (bool(t._requires_grad) or t._grad_fn is not None) is not e[4]:
+                return False
+        return True
+
     def _layout_is(self, dtype dt not None, object device, tuple sizes not None, tuple strides not None):
         """Whether this tensor has exactly this dtype, device, sizes and strides: a compiled graph's
         guard (torch._dynamo.guards) in one call instead of five attribute reads."""

@@ -149,3 +149,26 @@ def test_explain_reports_graphs_operators_and_guards():
     assert [str(op) for op in out.ops_per_graph[0]] == ["aten.add.Tensor", "aten.relu.default"]
     assert any(g.startswith("TENSOR_MATCH x: torch.float32 [3]") for g in out.out_guards)
     assert "Graph Count: 1" in str(out)
+
+
+@pytest.mark.parametrize("change", ["frozen", "resized", "transposed in place", "new dtype"])
+def test_a_parameter_changed_in_place_captures_again(change):
+    # the graph holds the module's parameters: their layout and requires_grad are guarded at each call
+    model = nn.Linear(4, 4)
+    compiled = torch.compile(model)
+    x = torch.randn(2, 4)
+    compiled(x)
+    compiled(x)
+    if change == "frozen":
+        model.weight.requires_grad_(False)
+    elif change == "resized":
+        model.weight.data = torch.randn(4, 4).t()               # another stride, the same values' shape
+    elif change == "transposed in place":
+        with torch.no_grad():
+            model.weight.t_()
+    else:
+        model.double()
+        x = x.double()
+    got, want = compiled(x), model(x)
+    torch.testing.assert_close(got, want)
+    assert got.requires_grad == want.requires_grad and captures() == 2

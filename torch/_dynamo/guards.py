@@ -314,9 +314,12 @@ def _compile_checks(guards: GuardSet) -> Callable[[list[Any], Any], bool]:
         else:
             lines.append(f"    if {value} is not X{i}:")
         lines.append("        return False")
-    for i, (tensor, guard) in enumerate(guards.constants):
-        env[f"C{i}"] = tensor
-        tensor_test(f"c{i}", f"C{i}", guard)
+    if guards.constants:        # the tensors the graph holds (parameters, optimizer state): one Cython loop
+        env["CONSTANTS"] = tuple(tensor for tensor, _ in guards.constants)
+        env["LAYOUTS"] = tuple((g.dtype, g.device, g.shape, g.stride, g.requires_grad) for _, g in guards.constants)
+        env["LAYOUTS_HOLD"] = torch.Tensor._layouts_hold
+        lines.append("    if not LAYOUTS_HOLD(CONSTANTS, LAYOUTS):")
+        lines.append("        return False")
     for position in guards.leaves:
         lines.append(f"    if flat[{position}].grad_fn is not None:")
         lines.append("        return False")

@@ -66,6 +66,7 @@ _INHERITED = object()
 
 
 def argument_hooks(flat: list[Any], position: int) -> Any:
+    """The gradient hooks of the argument at position, None when it has none (a guard's reader)."""
     return flat[position].__dict__.get("_leaf_hooks") or None
 
 
