@@ -148,8 +148,9 @@ cdef class TensorImpl:
 
     @staticmethod
     def _layouts_hold(tuple tensors not None, tuple expected not None):
-        """Whether each tensors[i] has the layout expected[i] = (dtype, device, sizes, strides, requires_grad):
-        a compiled graph's guard on the tensors it holds (its parameters, an optimizer's state) in one call."""
+        """Whether each tensors[i] has the layout expected[i] = (dtype, device, sizes, strides, requires_grad,
+        hookless: no gradient hooks either): a compiled graph's guard on the tensors it holds (its parameters,
+        an optimizer's state) in one call."""
         cdef Py_ssize_t i
         cdef TensorImpl t
         cdef tuple e
@@ -161,6 +162,8 @@ cdef class TensorImpl:
             if not t._layout_is(e[0], e[1], e[2], e[3]):
                 return False
             if (bool(t._requires_grad) or t._grad_fn is not None) is not e[4]:
+                return False
+            if e[5] and (<object>t).__dict__.get("_leaf_hooks"):
                 return False
         return True
 

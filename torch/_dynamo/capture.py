@@ -28,7 +28,7 @@ from torch._dynamo import exc
 from torch._dynamo.graph_passes import elide_fresh_copies
 from torch._dynamo.guards import (GuardSet, Snapshot, TensorGuard, aliasing_of, global_state, is_plain_value,
                                   weak_reader)
-from torch._dynamo.observers import argument_hooks, has_hooks, leaf_hooks, observed
+from torch._dynamo.observers import argument_hooks, has_hooks, observed
 from torch.fx.experimental.proxy_tensor import _OperatorTracer
 from torch.fx.graph import Graph
 from torch.fx.graph_module import GraphModule
@@ -247,7 +247,7 @@ class _Capture:
             self.guards.add_source(name, functools.partial(_argument_grad, position=position), grad)
         else:
             reader = weak_reader(tensor, operator.attrgetter("grad"))
-            self.guards.add_source(name, lambda flat: reader(), grad)
+            self.guards.add_source(name, lambda flat: reader(), grad, leaf=tensor if tensor.grad_fn is None else None)
         self.source_tensors.append(grad)
 
     def optimizer_stepped(self, opt: Any) -> None:
@@ -430,8 +430,7 @@ def _finish(cap: _Capture, example_inputs: list[torch.Tensor], positions: list[i
         # a gradient hook added later must run: the graph's backward would skip it
         for p in cap.guards.leaves:
             cap.guards.add_none(f"the gradient hooks of argument {p}", functools.partial(argument_hooks, position=p))
-        for tensor in {id(t): t for t in tracer.constant_tensors if t.requires_grad}.values():
-            cap.guards.add_read("a leaf has no gradient hooks", tensor, leaf_hooks, False, by_value=True)
+        cap.guards.hookless.update(id(t) for t in tracer.constant_tensors if t.requires_grad)
     outputs: list[Any] = []
     result_outputs: list[int | None] = []
     for leaf in leaves:

@@ -45,11 +45,13 @@ class CacheEntry:
     graph_module: Any
     compile_id: str
 
-    def run(self, fn: Callable[..., Any], flat: list[Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    def run(self, fn: Callable[..., Any], flat: list[Any], args: tuple[Any, ...], kwargs: dict[str, Any],
+            sources: tuple[Any, ...] = ()) -> Any:
+        """The graph replayed on the call's tensor inputs and the sources the guards read (a parameter's .grad)."""
         if self.compiled is None:
             return fn(*args, **kwargs)
         cap = self.captured
-        inputs = [*[flat[i] for i in cap.tensor_positions], *[read(flat) for read, _ in self.guards.sources]]
+        inputs = [*[flat[i] for i in cap.tensor_positions], *sources]
         if cap.runs_backward:       # its backward is in the graph: autograd records nothing of it again
             with torch.no_grad():
                 outputs = self.compiled(*inputs)
@@ -108,11 +110,12 @@ class CompiledFunction:
         else:
             flat, structure = tree_flatten((args, kwargs))
         for i, entry in enumerate(self.entries):
-            if entry.guards.holds(flat, structure):
+            sources = entry.guards.sources_if_holds(flat, structure)
+            if sources is not None:
                 stats["replays"] += 1
                 if i:       # the entry that served last is tried first (a step's first capture stays behind)
                     self.entries.insert(0, self.entries.pop(i))
-                return entry.run(self.fn, flat, args, kwargs)
+                return entry.run(self.fn, flat, args, kwargs, sources)
         # a miss: why each entry failed, for the log and the warnings (a guard that raised fails here too)
         failures = [(entry.compile_id, entry.guards.check(flat, structure) or "a guard could not be evaluated")
                     for entry in self.entries]

@@ -171,9 +171,13 @@ class GuardSet:
     state: tuple[Any, ...] = ()
     reads: list[_ReadGuard] = field(default_factory=list)
     constants: list[tuple[torch.Tensor, TensorGuard]] = field(default_factory=list)
+    # the constants that must have no gradient hooks (leaves a graph's own backward reaches), by id
+    hookless: set[int] = field(default_factory=set)
     # inputs read from the program's objects (a parameter's .grad): (reader of the flat inputs, guard), passed
     # after the arguments
     sources: list[tuple[Callable[[list[Any]], Any], TensorGuard]] = field(default_factory=list)
+    # per source, the leaf whose .grad it is (weakly), when it is not an argument's: the check reads it inline
+    source_owners: list[Any] = field(default_factory=list)
     # tensor inputs that must be leaves (no autograd history): a graph holding its own backward stops at them
     leaves: list[int] = field(default_factory=list)
     # values read from the flat inputs that must be None (an argument's .grad): (description, reader)
@@ -183,7 +187,7 @@ class GuardSet:
     aliasing: tuple[int, ...] = ()
     count: int = 0          # how many inputs the flattened call has
     structure: Any = None   # the pytree structure of (args, kwargs)
-    _fast: Callable[[list[Any], Any], bool] | None = field(default=None, repr=False)
+    _fast: Callable[[list[Any], Any], tuple[Any, ...] | None] | None = field(default=None, repr=False)
 
     def add_read(self, description: str, owner: Any, read: Callable[[Any], Any], value: Any,
                  by_value: bool | None = None, weak: bool = True, path: str | None = None,
@@ -216,12 +220,16 @@ class GuardSet:
 
     def holds(self, flat: list[Any], structure: Any) -> bool:
         """Whether every guard holds: one generated function testing them all (check() says which failed)."""
+        return self.sources_if_holds(flat, structure) is not None
+
+    def sources_if_holds(self, flat: list[Any], structure: Any) -> tuple[Any, ...] | None:
+        """The inputs read from the program (sources), as the check read them, when every guard holds; else None."""
         if self._fast is None:
             self._fast = _compile_checks(self)
         try:
-            return bool(self._fast(flat, structure))
+            return self._fast(flat, structure)
         except Exception:       # a reader whose owner was freed, a value that cannot be compared
-            return False
+            return None
 
     def check(self, flat: list[Any], structure: Any) -> str | None:
         """None when the graph may be replayed for these flattened inputs, else why not."""
@@ -247,6 +255,8 @@ class GuardSet:
             failure = guard.failure(tensor)
             if failure is not None:
                 return failure
+            if id(tensor) in self.hookless and tensor.__dict__.get("_leaf_hooks"):
+                return f"{guard.name} has gradient hooks now (the graph's backward would skip them)"
         for position in self.leaves:
             if flat[position].grad_fn is not None:
                 return f"input {position} has autograd history (the graph's backward stops at its inputs)"
@@ -265,36 +275,40 @@ class GuardSet:
     def add_none(self, description: str, read: Callable[[list[Any]], Any]) -> None:
         self.nones.append((description, read))
 
-    def add_source(self, description: str, read: Callable[[list[Any]], Any], tensor: torch.Tensor) -> None:
+    def add_source(self, description: str, read: Callable[[list[Any]], Any], tensor: torch.Tensor,
+                   leaf: Any = None) -> None:
+        """An input read from the program at each call: read(flat), or leaf's .grad (leaf held weakly)."""
         self.sources.append((read, TensorGuard.of(description, tensor)))
+        self.source_owners.append(None if leaf is None else weakref.ref(leaf))
 
 
-def _compile_checks(guards: GuardSet) -> Callable[[list[Any], Any], bool]:
-    """guards as one Python function of (flat inputs, structure) -> bool, each test an expression over
-    constants bound in its namespace: the replay's fast path (PyTorch compiles its guards likewise)."""
+def _compile_checks(guards: GuardSet) -> Callable[[list[Any], Any], tuple[Any, ...] | None]:
+    """guards as one Python function of (flat inputs, structure) -> the sources it read (a tuple) when every
+    guard holds, else None; each test an expression over constants bound in its namespace: the replay's fast
+    path (PyTorch compiles its guards likewise)."""
     env: dict[str, Any] = {"Tensor": torch.Tensor, "global_state": global_state, "STRUCTURE": guards.structure,
                            "STATE": guards.state}
     lines = ["def holds(flat, structure):", "    if structure != STRUCTURE or global_state() != STATE:",
-             "        return False"]
+             "        return None"]
 
     def tensor_test(k: str, value: str, guard: TensorGuard) -> None:
         env.update({f"D{k}": guard.dtype, f"V{k}": guard.device, f"S{k}": guard.shape, f"T{k}": guard.stride})
         lines.append(f"    t = {value}")
         lines.append(f"    if not (isinstance(t, Tensor) and t._layout_is(D{k}, V{k}, S{k}, T{k})"
                      f" and t.requires_grad is {guard.requires_grad}):")
-        lines.append("        return False")
+        lines.append("        return None")
 
     for i, (position, guard) in enumerate(guards.tensors):
         tensor_test(f"i{i}", f"flat[{position}]", guard)
     for i, (position, _, value) in enumerate(guards.values):
         env[f"E{i}"], env["same_value"] = value, same_value
         lines.append(f"    if not same_value(flat[{position}], E{i}):")
-        lines.append("        return False")
+        lines.append("        return None")
     if guards.aliasing:
         env["aliasing_of"], env["ALIASING"] = aliasing_of, guards.aliasing
         env["POSITIONS"] = [p for p, _ in guards.tensors]
         lines.append("    if aliasing_of(flat, POSITIONS) != ALIASING:")
-        lines.append("        return False")
+        lines.append("        return None")
     owners: dict[Any, str] = {}
     for i, read in enumerate(guards.reads):
         env[f"R{i}"], env[f"X{i}"] = read.read, read.expected
@@ -304,7 +318,7 @@ def _compile_checks(guards: GuardSet) -> Callable[[list[Any], Any], bool]:
             if name is None:
                 name = owners[read.owner] = f"o{len(owners)}"
                 env[f"W{name}"] = read.owner
-                lines += [f"    {name} = W{name}()", f"    if {name} is None:", "        return False"]
+                lines += [f"    {name} = W{name}()", f"    if {name} is None:", "        return None"]
             env.update(read.helpers or {})
             value = read.path.replace("{}", name)
         if read.by_value:
@@ -313,23 +327,31 @@ def _compile_checks(guards: GuardSet) -> Callable[[list[Any], Any], bool]:
             lines.append(f"    if type(v) is not Z{i} or v != X{i}:")
         else:
             lines.append(f"    if {value} is not X{i}:")
-        lines.append("        return False")
+        lines.append("        return None")
     if guards.constants:        # the tensors the graph holds (parameters, optimizer state): one Cython loop
         env["CONSTANTS"] = tuple(tensor for tensor, _ in guards.constants)
-        env["LAYOUTS"] = tuple((g.dtype, g.device, g.shape, g.stride, g.requires_grad) for _, g in guards.constants)
+        env["LAYOUTS"] = tuple((g.dtype, g.device, g.shape, g.stride, g.requires_grad, id(t) in guards.hookless)
+                               for t, g in guards.constants)
         env["LAYOUTS_HOLD"] = torch.Tensor._layouts_hold
         lines.append("    if not LAYOUTS_HOLD(CONSTANTS, LAYOUTS):")
-        lines.append("        return False")
+        lines.append("        return None")
     for position in guards.leaves:
         lines.append(f"    if flat[{position}].grad_fn is not None:")
-        lines.append("        return False")
+        lines.append("        return None")
     for i, (_, reader) in enumerate(guards.nones):
         env[f"N{i}"] = reader
         lines.append(f"    if N{i}(flat) is not None:")
-        lines.append("        return False")
+        lines.append("        return None")
     for i, (reader, guard) in enumerate(guards.sources):
-        env[f"Q{i}"] = reader
-        tensor_test(f"s{i}", f"Q{i}(flat)", guard)
-    lines.append("    return True")
+        owner = guards.source_owners[i] if i < len(guards.source_owners) else None
+        if owner is None:
+            env[f"Q{i}"] = reader
+            lines.append(f"    s{i} = Q{i}(flat)")
+        else:                   # a leaf's .grad, as its property reads it (a leaf's own, no warning)
+            env[f"WS{i}"] = owner
+            lines += [f"    o = WS{i}()", "    if o is None:", "        return None",
+                      f"    s{i} = o.__dict__.get('_grad')"]
+        tensor_test(f"s{i}", f"s{i}", guard)
+    lines.append(f"    return ({''.join(f's{i}, ' for i in range(len(guards.sources)))})")
     exec(compile("\n".join(lines), "<guards>", "exec"), env)
     return env["holds"]
