@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 import torch
+from torch.utils import hooks as _module_hooks
 
 __all__ = ["GuardSet", "Snapshot", "TensorGuard", "aliasing_of", "global_state", "is_plain_value", "same_value",
            "weak_reader"]
@@ -309,25 +310,39 @@ def _compile_checks(guards: GuardSet) -> Callable[[list[Any], Any], tuple[Any, .
         env["POSITIONS"] = [p for p, _ in guards.tensors]
         lines.append("    if aliasing_of(flat, POSITIONS) != ALIASING:")
         lines.append("        return None")
+    # "module has no hooks" reads: only when a hook was registered since they last held (hooks_registered)
+    hook_reads = [i for i, read in enumerate(guards.reads) if read.helpers is not None and "HAS_HOOKS" in read.helpers]
     owners: dict[Any, str] = {}
-    for i, read in enumerate(guards.reads):
+    hook_owners: dict[Any, str] = {}
+
+    def emit_read(i: int, read: _ReadGuard, indent: str, names: dict[Any, str], prefix: str) -> None:
         env[f"R{i}"], env[f"X{i}"] = read.read, read.expected
         value = f"R{i}()"
         if read.path is not None:
-            name = owners.get(read.owner)
+            name = names.get(read.owner)
             if name is None:
-                name = owners[read.owner] = f"o{len(owners)}"
+                name = names[read.owner] = f"{prefix}{len(names)}"
                 env[f"W{name}"] = read.owner
-                lines += [f"    {name} = W{name}()", f"    if {name} is None:", "        return None"]
+                lines.extend([f"{indent}{name} = W{name}()", f"{indent}if {name} is None:", f"{indent}    return None"])
             env.update(read.helpers or {})
             value = read.path.replace("{}", name)
         if read.by_value:
             env[f"Z{i}"] = type(read.expected)
-            lines.append(f"    v = {value}")
-            lines.append(f"    if type(v) is not Z{i} or v != X{i}:")
+            lines.append(f"{indent}v = {value}")
+            lines.append(f"{indent}if type(v) is not Z{i} or v != X{i}:")
         else:
-            lines.append(f"    if {value} is not X{i}:")
-        lines.append("        return None")
+            lines.append(f"{indent}if {value} is not X{i}:")
+        lines.append(f"{indent}    return None")
+
+    for i, read in enumerate(guards.reads):
+        if i not in hook_reads:
+            emit_read(i, read, "    ", owners, "o")
+    if hook_reads:
+        env["HOOKS_REGISTERED"], env["HOOKS_SEEN"] = _module_hooks.hooks_registered, [-1]
+        lines.append("    if HOOKS_SEEN[0] != HOOKS_REGISTERED[0]:")
+        for i in hook_reads:
+            emit_read(i, guards.reads[i], "        ", hook_owners, "h")
+        lines.append("        HOOKS_SEEN[0] = HOOKS_REGISTERED[0]")
     if guards.constants:        # the tensors the graph holds (parameters, optimizer state): one Cython loop
         env["CONSTANTS"] = tuple(tensor for tensor, _ in guards.constants)
         env["LAYOUTS"] = tuple((g.dtype, g.device, g.shape, g.stride, g.requires_grad, id(t) in guards.hookless)

@@ -69,6 +69,9 @@ def warn_if_has_hooks(tensor: Any) -> None:
 # below torch.nn, so that observers outside it (torch.utils.flop_counter) can register them. The
 # flags are keyed by handle id, unique across all hook dicts.
 _global_forward_pre_hooks: OrderedDict[int, Callable[..., Any]] = OrderedDict()
+# How many module hooks (a module's own or global) were ever registered: a compiled graph's guards re-read
+# whether its modules have hooks only when this moved (torch._dynamo.guards).
+hooks_registered = [0]
 _global_forward_hooks: OrderedDict[int, Callable[..., Any]] = OrderedDict()
 _global_forward_hooks_with_kwargs: OrderedDict[int, bool] = OrderedDict()
 _global_forward_hooks_always_called: OrderedDict[int, bool] = OrderedDict()
@@ -79,6 +82,7 @@ def register_module_forward_pre_hook(hook: Callable[..., Any]) -> RemovableHandl
     module's own pre-hooks)."""
     handle = RemovableHandle(_global_forward_pre_hooks)
     _global_forward_pre_hooks[handle.id] = hook
+    hooks_registered[0] += 1
     return handle
 
 
@@ -89,6 +93,7 @@ def register_module_forward_hook(hook: Callable[..., Any], *, with_kwargs: bool 
     handle = RemovableHandle(_global_forward_hooks,
                              extra_dict=[_global_forward_hooks_with_kwargs, _global_forward_hooks_always_called])
     _global_forward_hooks[handle.id] = hook
+    hooks_registered[0] += 1
     if with_kwargs:
         _global_forward_hooks_with_kwargs[handle.id] = True
     if always_call:

@@ -17,7 +17,7 @@ import torch
 from torch import Tensor
 from torch.autograd import Function
 from torch.utils.hooks import (RemovableHandle, _global_forward_hooks, _global_forward_hooks_always_called,
-                               _global_forward_hooks_with_kwargs, _global_forward_pre_hooks)
+                               _global_forward_hooks_with_kwargs, _global_forward_pre_hooks, hooks_registered)
 
 _HOOK_DICTS = ("_backward_pre_hooks", "_backward_hooks", "_forward_hooks", "_forward_hooks_with_kwargs",
                "_forward_hooks_always_called", "_forward_pre_hooks", "_forward_pre_hooks_with_kwargs",
@@ -147,6 +147,7 @@ class HooksMixin:
     def _add_hook(hooks: Any, hook: Callable[..., Any], prepend: bool, extra: Any = None) -> RemovableHandle:
         handle = RemovableHandle(hooks, extra_dict=extra)
         hooks[handle.id] = hook
+        hooks_registered[0] += 1        # a compiled graph's guards look again
         if prepend:
             hooks.move_to_end(handle.id, last=False)
         return handle
