@@ -311,7 +311,7 @@ def _compile_checks(guards: GuardSet) -> Callable[[list[Any], Any], tuple[Any, .
         lines.append("    if aliasing_of(flat, POSITIONS) != ALIASING:")
         lines.append("        return None")
     # "module has no hooks" reads: only when a hook was registered since they last held (hooks_registered)
-    hook_reads = [i for i, read in enumerate(guards.reads) if read.helpers is not None and "HAS_HOOKS" in read.helpers]
+    hook_reads = {i for i, read in enumerate(guards.reads) if "HAS_HOOKS" in (read.helpers or {})}
     owners: dict[Any, str] = {}
     hook_owners: dict[Any, str] = {}
 
@@ -340,7 +340,7 @@ def _compile_checks(guards: GuardSet) -> Callable[[list[Any], Any], tuple[Any, .
     if hook_reads:
         env["HOOKS_REGISTERED"], env["HOOKS_SEEN"] = _module_hooks.hooks_registered, [-1]
         lines.append("    if HOOKS_SEEN[0] != HOOKS_REGISTERED[0]:")
-        for i in hook_reads:
+        for i in sorted(hook_reads):
             emit_read(i, guards.reads[i], "        ", hook_owners, "h")
         lines.append("        HOOKS_SEEN[0] = HOOKS_REGISTERED[0]")
     if guards.constants:        # the tensors the graph holds (parameters, optimizer state): one Cython loop
