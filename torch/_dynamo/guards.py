@@ -219,12 +219,9 @@ class GuardSet:
                   for _, g in self.sources]
         return lines
 
-    def holds(self, flat: list[Any], structure: Any) -> bool:
-        """Whether every guard holds: one generated function testing them all (check() says which failed)."""
-        return self.sources_if_holds(flat, structure) is not None
-
     def sources_if_holds(self, flat: list[Any], structure: Any) -> tuple[Any, ...] | None:
-        """The inputs read from the program (sources), as the check read them, when every guard holds; else None."""
+        """The inputs read from the program (sources), as the check read them, when every guard holds; else None:
+        one generated function testing them all (check() says which failed)."""
         if self._fast is None:
             self._fast = _compile_checks(self)
         try:

@@ -18,7 +18,7 @@ from torch.utils import hooks as _module_hooks
 if TYPE_CHECKING:
     from torch._dynamo.capture import _Capture
 
-__all__ = ["argument_hooks", "has_hooks", "leaf_hooks", "observed"]
+__all__ = ["argument_hooks", "has_hooks", "observed"]
 
 # The grad-mode switches torch.autograd.grad_mode calls (the capture stands in front of them).
 _grad_switches = getattr(_grad_mode_module, "_mode")
@@ -70,7 +70,7 @@ def argument_hooks(flat: list[Any], position: int) -> Any:
     return flat[position].__dict__.get("_leaf_hooks") or None
 
 
-def leaf_hooks(tensor: Any) -> bool:
+def _leaf_hooks(tensor: Any) -> bool:
     """Whether a leaf has gradient hooks (torch.csrc.autograd.graph.register_leaf_hook keeps them on it)."""
     return bool(tensor.__dict__.get("_leaf_hooks"))
 
@@ -140,7 +140,7 @@ def _observers(capture: _Capture) -> list[tuple[Any, str, Any]]:
             elif any(t.grad_fn is not None for t in [*capture.input_tensors, *capture.tracer.constant_tensors]):
                 capture.graph_break(f"{what} inside a compiled function reaching the autograd history of a tensor "
                                     "made outside it (the replay would run that history's backward as captured)")
-            elif any(leaf_hooks(t) for t in [*capture.input_tensors, *capture.tracer.constant_tensors]):
+            elif any(_leaf_hooks(t) for t in [*capture.input_tensors, *capture.tracer.constant_tensors]):
                 capture.graph_break(f"{what} inside a compiled function with gradient hooks on a leaf (their "
                                     "Python effects would not be replayed)")
             elif not capture.tracer.broken:

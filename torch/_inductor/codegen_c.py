@@ -106,16 +106,27 @@ class ReductionLoops:
     store: str                  # the statement storing output r's total (from acc)
 
 
+def _reduction_layout(group: FusedGroup) -> tuple[list[int], list[list[int]], list[int], list[list[int]]]:
+    """A reduction group's kept and reduced dims, each coalesced: (kept sizes, each operand's steps over them,
+    reduced sizes, each operand's steps over those); operands are the loads, then the stores."""
+    assert group.reduced is not None and group.reduction is not None
+    shape, dims = group.shape, group.reduced.dims
+    strides = [_reduction_strides(group) if node is group.reduction
+               else strides_for(shape, node.meta["example"][0], node.meta["example"][1])
+               for node in [*group.loads, *group.stores]]
+    kept = [d for d in range(len(shape)) if d not in dims]
+    kept_sizes, kept_steps = coalesce(tuple(shape[d] for d in kept), [[st[d] for d in kept] for st in strides])
+    red_sizes, red_steps = coalesce(tuple(shape[d] for d in dims), [[st[d] for d in dims] for st in strides])
+    return kept_sizes, kept_steps, red_sizes, red_steps
+
+
 def reduction_loops(group: FusedGroup, indent: str) -> ReductionLoops:
     """A reduction group's loops (shared by the CPU and CUDA generators)."""
     assert group.reduced is not None and group.reduction is not None
     shape, dims = group.shape, group.reduced.dims
     operands = [*group.loads, *group.stores]
-    strides = [_reduction_strides(group) if node is group.reduction
-               else strides_for(shape, node.meta["example"][0], node.meta["example"][1]) for node in operands]
     kept = [d for d in range(len(shape)) if d not in dims]
-    kept_sizes, kept_steps = coalesce(tuple(shape[d] for d in kept), [[st[d] for d in kept] for st in strides])
-    red_sizes, red_steps = coalesce(tuple(shape[d] for d in dims), [[st[d] for d in dims] for st in strides])
+    kept_sizes, kept_steps, red_sizes, red_steps = _reduction_layout(group)
     outputs = math.prod(shape[d] for d in kept)
     count = math.prod(shape[d] for d in dims)
     if len(red_sizes) == 1:
@@ -156,15 +167,10 @@ def _column_reduction_kernel(group: FusedGroup, grain: int) -> list[str] | None:
     their order, in double: the same bits on any thread count. None where the kept inner dim is not contiguous
     or the reduced one is (the per-output loop reads that one in order)."""
     assert group.reduced is not None and group.reduction is not None
-    shape, dims = group.shape, group.reduced.dims
+    if len(group.reduced.dims) == len(group.shape):
+        return None             # a full sum: no kept dim to lay side by side
     operands = [*group.loads, *group.stores]
-    strides = [_reduction_strides(group) if node is group.reduction
-               else strides_for(shape, node.meta["example"][0], node.meta["example"][1]) for node in operands]
-    kept = [d for d in range(len(shape)) if d not in dims]
-    if not kept:
-        return None
-    kept_sizes, kept_steps = coalesce(tuple(shape[d] for d in kept), [[st[d] for d in kept] for st in strides])
-    red_sizes, red_steps = coalesce(tuple(shape[d] for d in dims), [[st[d] for d in dims] for st in strides])
+    kept_sizes, kept_steps, red_sizes, red_steps = _reduction_layout(group)
     width = kept_sizes[-1]
     if width < 8 or any(step[-1] not in (0, 1) for step in kept_steps) or \
             any(red_steps[i][-1] == 1 for i in range(len(group.loads))):

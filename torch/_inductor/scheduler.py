@@ -143,22 +143,13 @@ def plan(graph: Any, grad_enabled: bool) -> list[FusedGroup]:
             if joined is None or joined.closed or joined.shape != shape or joined.reduction is not None:
                 groups.append(FusedGroup(len(groups), shape, device))
                 joined = groups[-1]
-            home = joined
-            home.members.append(node)
-            home.rows[node] = row
-            group_of[node] = home
-            for operand in row.operands:
-                if operand in group_of and group_of[operand] is not home:
-                    group_of[operand].closed = True
+            joined.rows[node] = row
+            _join(joined, node, row.operands, group_of)
             continue
         if lowered is not None and _fusible(node, lowered, recorded):
             home = _home(node, lowered, groups, group_of, order)
-            home.members.append(node)
             home.lowered[node] = lowered
-            group_of[node] = home
-            for operand in lowered.operands:
-                if operand in group_of and group_of[operand] is not home:
-                    group_of[operand].closed = True
+            _join(home, node, lowered.operands, group_of)
             continue
         for used in node.all_input_nodes:
             if used in group_of:
@@ -171,6 +162,16 @@ def plan(graph: Any, grad_enabled: bool) -> list[FusedGroup]:
         group.index = i
         _loads_and_stores(group, group_of)
     return groups
+
+
+def _join(home: FusedGroup, node: Any, operands: tuple[Any, ...], group_of: dict[Any, FusedGroup]) -> None:
+    """node becomes home's last member; the other groups computing its operands close (they are stored, and a
+    later member joining them would run before node's kernel reads them)."""
+    home.members.append(node)
+    group_of[node] = home
+    for operand in operands:
+        if operand in group_of and group_of[operand] is not home:
+            group_of[operand].closed = True
 
 
 def _takes_layer_norm_output(node: Any, group_of: dict[Any, FusedGroup]) -> bool:
