@@ -29,6 +29,7 @@ from torch._dynamo.graph_passes import elide_fresh_copies
 from torch._dynamo.guards import (GuardSet, Snapshot, TensorGuard, aliasing_of, global_state, is_plain_value,
                                   weak_reader)
 from torch._dynamo.observers import argument_hooks, has_hooks, observed
+from torch._dynamo.side_effects import Effects, is_watched
 from torch.fx.experimental.proxy_tensor import _OperatorTracer
 from torch.fx.graph import Graph
 from torch.fx.graph_module import GraphModule
@@ -171,6 +172,7 @@ class _Capture:
         self.runs_backward = False                      # backward or autograd.grad ran inside (traced)
         self.thread = threading.get_ident()
         self.input_tensors: list[torch.Tensor] = []
+        self.effects = Effects(self.guards)
 
     def graph_break(self, reason: str) -> None:
         if self.break_reason is None:
@@ -202,6 +204,11 @@ class _Capture:
             #                 run it again (spectral_norm's power iteration)
         functional = callable(value) and not inspect.ismethod(value) and not isinstance(value, torch.nn.Module)
         if not (is_plain_value(value) or functional or isinstance(value, (torch.Tensor, torch.nn.Module))):
+            if name not in _MODULE_OWN and is_watched(value):     # a list, dict, set or object the program keeps
+                self.read_keys.add(key)
+                self.guards.add_read(description, module, operator.attrgetter(name), value,
+                                     path=_where_read(module, name))
+                self.effects.reached(description, value)
             return
         self.read_keys.add(key)
         self.guards.add_read(description, module, operator.attrgetter(name), value, path=_where_read(module, name))
@@ -257,6 +264,8 @@ class _Capture:
                                  _optimizer_snapshot(opt), by_value=True)
 
 
+# nn.Module's own attributes (its hook and registry dicts): Ember's state, not the program's.
+_MODULE_OWN = frozenset(vars(torch.nn.Module()))
 # Attributes read on every module call whose values never change what the graph computes.
 _UNGUARDED_ATTRIBUTES = frozenset({"_compiled_call_impl", "__dict__", "__class__", "_call_impl"})
 # A module's registries: guarded as their names and members' identities when the call iterates one.
@@ -332,37 +341,6 @@ def _input_names(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str
     return unique
 
 
-def _function_reads(guards: GuardSet, fn: Callable[..., Any]) -> None:
-    """Guards on the compiled function's closure cells and the globals its code names."""
-    code = getattr(fn, "__code__", None)
-    if code is None:
-        return
-    for name, cell in zip(code.co_freevars, getattr(fn, "__closure__", None) or ()):
-        try:
-            value = cell.cell_contents
-        except ValueError:
-            continue
-        if is_plain_value(value) or isinstance(value, (torch.Tensor, torch.nn.Module)):
-            guards.add_read(f"closure variable {name}", cell, operator.attrgetter("cell_contents"), value)
-    module_globals = getattr(fn, "__globals__", {})
-    holder = _GlobalsHolder(module_globals)
-    for name in code.co_names:
-        if name in module_globals:
-            value = module_globals[name]
-            if is_plain_value(value) or isinstance(value, (torch.Tensor, torch.nn.Module)):
-                guards.add_read(f"global {name}", holder, operator.itemgetter(name), value, weak=False)
-
-
-class _GlobalsHolder:
-    """A module's globals dict, weakly referable for its guard."""
-
-    def __init__(self, namespace: dict[str, Any]) -> None:
-        self.namespace = namespace
-
-    def __getitem__(self, name: str) -> Any:
-        return self.namespace[name]
-
-
 def capture(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any], fullgraph: bool,
             guard_target: Callable[..., Any] | None = None) -> Captured:
     """Run fn(*args, **kwargs) once, for real, capturing its graph; the result is in Captured.result."""
@@ -400,13 +378,20 @@ def _capture(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, An
             guards.values.append((i, name, value if is_plain_value(value) else Snapshot(value)))
     if len(positions) > 1:
         guards.aliasing = aliasing_of(flat, positions)
-    _function_reads(guards, guard_target or fn)
+    cap.effects.function(guard_target or fn)
+    cap.effects.arguments([*(f"argument {i}" for i in range(len(args))), *(f"argument {k}" for k in kwargs)],
+                          [*args, *kwargs.values()])
     _active = cap
     try:
-        with observed(cap), cap.tracer:
+        with observed(cap), cap.effects.profiling(), cap.tracer:
             result = fn(*args, **kwargs)
     finally:
         _active = None
+    if cap.break_reason is None:
+        changed = cap.effects.changed()
+        if changed is not None:
+            cap.graph_break(f"a Python side effect: {changed} inside the compiled function (a replay would not do "
+                            "it again)")
     example_inputs = [flat[i] for i in positions] + cap.source_tensors
     leaves, result_spec = tree_flatten(result)
     given = {id(t) for t in [*cap.tracer.constant_tensors, *cap.source_tensors, *flat] if isinstance(t, torch.Tensor)}

@@ -186,6 +186,7 @@ class GuardSet:
     # which tensor inputs were one object (per tensor input, the first position holding it): a graph captured with
     # f(x, x) binds both to one value
     aliasing: tuple[int, ...] = ()
+    held: list[Any] = field(default_factory=list)     # what the guards read through, kept alive with them
     count: int = 0          # how many inputs the flattened call has
     structure: Any = None   # the pytree structure of (args, kwargs)
     _fast: Callable[[list[Any], Any], tuple[Any, ...] | None] | None = field(default=None, repr=False)
