@@ -82,3 +82,57 @@ def test_a_row_sum_of_a_chain_is_its_gpu_kernels_epilogue_and_a_narrow_one_stays
     torch.testing.assert_close(compiled(x, b), f(x, b), rtol=2e-6, atol=2e-5)
     reductions = [g.reduction is not None for g in groups_of(compiled)]
     assert reductions == [True, False]          # 2048 outputs fuse; 33 are too few for a thread each
+
+
+@pytest.mark.parametrize("length", [5, 33, 300])
+def test_layer_norm_softmax_and_log_softmax_rows_are_one_gpu_kernel_with_eagers_results(length):
+    gen = torch.Generator().manual_seed(length)
+    x, w, b = (torch.randn(*shape, generator=gen).cuda() for shape in [(3, 7, length), (length,), (length,)])
+
+    def f(x, w, b):
+        h = nn.functional.layer_norm(x * 2 + 1, (length,), w, b)
+        return torch.softmax(h, -1) * 3, torch.log_softmax(h + 1, -1)
+
+    compiled = torch.compile(f)
+    compiled(x, w, b)
+    got, want = compiled(x, w, b), f(x, w, b)
+    torch.testing.assert_close(got, want, rtol=1e-5, atol=2e-6)
+    torch.testing.assert_close(got[1].cpu(), f(x.cpu(), w.cpu(), b.cpu())[1], rtol=1e-5, atol=1e-5)
+    (group,) = groups_of(compiled)
+    assert group.device.type == "cuda" and len(group.rows) == 3
+
+
+def test_a_gpu_transformer_step_with_fused_row_backwards_gives_eagers_gradients():
+    torch.manual_seed(0)
+
+    def make():
+        torch.manual_seed(1)
+        return nn.Sequential(nn.Linear(16, 40), nn.LayerNorm(40), nn.GELU(approximate="tanh"),
+                             nn.Linear(40, 11)).cuda()
+
+    model, reference = make(), make()
+    targets = torch.tensor([1, 3, -100, 10, 0, 7]).cuda()
+
+    def step(net, x):
+        loss = nn.functional.cross_entropy(net(x), targets, ignore_index=-100)
+        loss.backward()
+        return loss
+
+    compiled = torch.compile(step)
+    for _ in range(2):
+        x = torch.randn(6, 16).cuda()
+        torch.testing.assert_close(compiled(model, x), step(reference, x), rtol=1e-5, atol=1e-6)
+        for p, q in zip(model.parameters(), reference.parameters()):
+            torch.testing.assert_close(p.grad, q.grad, rtol=1e-5, atol=1e-6)
+    kinds = {row.kind for group in groups_of(compiled) for row in group.rows.values()}
+    # (a layer norm's input gradient on CUDA is a composite of pointwise ops and sums, not a row operation)
+    assert {"layer_norm", "log_softmax", "nll_backward", "log_softmax_backward"} <= kinds
+
+
+def test_a_gpu_row_longer_than_a_row_kernel_takes_stays_embers():
+    from torch._inductor.scheduler import _CUDA_ROW_LENGTH
+    x = torch.randn(2, _CUDA_ROW_LENGTH + 1).cuda()
+    compiled = torch.compile(lambda x: torch.softmax(x * 2, -1))
+    compiled(x)
+    torch.testing.assert_close(compiled(x), torch.softmax(x * 2, -1))
+    assert all(not group.rows for group in groups_of(compiled))

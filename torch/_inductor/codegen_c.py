@@ -15,8 +15,8 @@ from typing import Any
 import torch
 from torch._inductor.scheduler import FusedGroup
 
-__all__ = ["ReductionLoops", "coalesce", "kernel_source", "module_source", "reduction_loops", "statements",
-           "strides_for"]
+__all__ = ["ReductionLoops", "RowLoops", "coalesce", "kernel_source", "module_source", "reduction_loops", "row_body",
+           "statements", "strides_for"]
 
 _CTYPES = {torch.float32: "float", torch.bool: "unsigned char", torch.int64: "long long"}
 
@@ -202,11 +202,52 @@ def _column_reduction_kernel(group: FusedGroup, grain: int) -> list[str] | None:
     return lines
 
 
-def _row_kernel(group: FusedGroup, grain: int) -> list[str]:
-    """A group with softmaxes over the last dim, row by row (rows split across threads): the members between two
-    softmaxes form one loop over the row; a softmax first finds its row's maximum and sum in vectorised
-    reductions (as the eager kernel, nn_vec.h, with its flushing exp); values a later loop reads are kept in
-    row buffers on the thread's stack."""
+@dataclass(frozen=True)
+class RowLoops:
+    """How a row kernel walks a row: on the CPU one thread per row, in vectorised loops over its elements; on a
+    GPU one block of `threads` (a power of two) per row, each thread striding over the row (its k-th element is
+    j = threadIdx.x + k * threads) and the threads' partial maxima and sums combined in shared memory."""
+    gpu: bool = False
+    threads: int = 1
+
+    def over(self, length: int) -> str:
+        """The header of a loop over the row's elements (j: the element, k: its slot in a row buffer)."""
+        if self.gpu:
+            return f"for (long j = threadIdx.x, k = 0; j < {length}L; j += {self.threads}L, k++)"
+        return f"for (long j = 0; j < {length}L; j++)"
+
+    def simd(self, indent: str, clause: str = "") -> list[str]:
+        return [] if self.gpu else [f"{indent}#pragma omp simd{clause}"]
+
+    def combined(self, indent: str, *partials: tuple[str, str, str]) -> list[str]:
+        """Each (variable, "max" or "sum", its C type) made the whole row's from the threads' partial values."""
+        if not self.gpu:
+            return []
+        return [f"{indent}{name} = ember_block_reduce({name}, scratch_{ctype}, Ember{op.capitalize()}());"
+                for name, op, ctype in partials]
+
+    @property
+    def slot(self) -> str:
+        """An element's index in a row buffer."""
+        return "k" if self.gpu else "j"
+
+    def buffer_length(self, length: int) -> int:
+        return -(-length // self.threads) if self.gpu else length
+
+    def once(self, line: str) -> str:
+        """A statement made once per row (a row's statistics stored)."""
+        return line.replace("        ", "        if (threadIdx.x == 0) ", 1) if self.gpu else line
+
+
+_CPU_ROWS = RowLoops()
+
+
+def row_body(group: FusedGroup, loops: RowLoops) -> list[str]:
+    """A group with softmaxes over the last dim, row by row: the members between two softmaxes form one loop
+    over the row; a softmax first finds its row's maximum and sum (as the eager kernel, nn_vec.h, with its
+    flushing exp); values a later loop reads are kept in row buffers (the thread's stack; on a GPU, each
+    thread's own elements). The statements inside the loop over rows r (shared by the CPU and CUDA
+    generators)."""
     shape = group.shape
     operands = [*group.loads, *group.stores]
     per_row_classes = {row.target for row in group.rows.values() if row.target is not None}
@@ -214,7 +255,6 @@ def _row_kernel(group: FusedGroup, grain: int) -> list[str]:
     strides = [strides_for(shape[:-1], n.meta["example"][0], n.meta["example"][1]) + [0] if n in per_row_classes
                else strides_for(shape, n.meta["example"][0], n.meta["example"][1]) for n in operands]
     length = shape[-1]
-    rows = math.prod(shape[:-1])
     outer_sizes, outer_steps = coalesce(tuple(shape[:-1]), [st[:-1] for st in strides])
     at = {i: f"o{i} + j * {st[-1]}" if st[-1] else f"o{i}" for i, st in enumerate(strides)}
     phase_of: dict[Any, int] = {}
@@ -238,26 +278,25 @@ def _row_kernel(group: FusedGroup, grain: int) -> list[str]:
             return f"((float){load})" if node.meta["example"][2] is torch.bool else load
         return local[node]
 
-    lines = [f"    #pragma omp parallel for num_threads(threads) schedule(static) if({rows * length} >= {grain})",
-             f"    for (long r = 0; r < {rows}L; r++) {{",
-             *_decompose("r", outer_sizes, outer_steps, "o", "        "),
+    lines = [*_decompose("r", outer_sizes, outer_steps, "o", "        "),
              *[f"        const {_CTYPES[group.loads[i].meta['example'][2]]} r{i} = p{i}[o{i}];"
                for i in sorted(per_row)],
-             *[f"        float b_{local[m]}[{length}];" for m in group.members if m in buffered]]
-    loop_open = f"        #pragma omp simd\n        for (long j = 0; j < {length}L; j++) {{"
+             *[f"        float b_{local[m]}[{loops.buffer_length(length)}];" for m in group.members if m in buffered]]
+    loop_open = "\n".join([*loops.simd("        "), f"        {loops.over(length)} {{"])
+    buffer = f"[{loops.slot}]"
     lines.append(loop_open)
     for member in group.members:
         if member in group.stats:           # stored with its layer norm's statistics
             continue
         if member in group.rows and group.rows[member].kind == "layer_norm":
             row = group.rows[member]
-            source = f"b_{local[row.operand]}[j]" if row.operand in buffered else value(row.operand)
+            source = f"b_{local[row.operand]}{buffer}" if row.operand in buffered else value(row.operand)
             name = local[member]
-            lines += ["        }", _layer_norm_statistics(name, source, length, row.eps)]
+            lines += ["        }", *_layer_norm_statistics(name, source, length, row.eps, loops)]
             for stat, (_, index) in group.stats.items():
                 if stat in group.stores and group.stats[stat][0] is member:
                     slot = len(group.loads) + group.stores.index(stat)
-                    lines.append(f"        p{slot}[o{slot}] = {'mu' if index == 1 else 'rs'}_{name};")
+                    lines.append(loops.once(f"        p{slot}[o{slot}] = {'mu' if index == 1 else 'rs'}_{name};"))
             expr = f"(({source} - mu_{name}) * rs_{name})"
             expr = f"({expr} * {value(row.weight)})" if row.weight is not None else expr
             expr = f"({expr} + {value(row.bias)})" if row.bias is not None else expr
@@ -265,17 +304,19 @@ def _row_kernel(group: FusedGroup, grain: int) -> list[str]:
         elif member in group.rows and group.rows[member].kind.endswith("_backward"):
             lines.append("        }")
             expr = _row_backward(group.rows[member], local[member], length,
-                                 lambda o: f"b_{local[o]}[j]" if o in buffered else value(o), lines)
+                                 lambda o: f"b_{local[o]}{buffer}" if o in buffered else value(o), lines, loops)
             lines.append(loop_open)
         elif member in group.rows:
             row = group.rows[member]
-            source = f"b_{local[row.operand]}[j]" if row.operand in buffered else value(row.operand)
+            source = f"b_{local[row.operand]}{buffer}" if row.operand in buffered else value(row.operand)
             name = local[member]
             lines += ["        }", f"        float m_{name} = -INFINITY, s_{name} = 0.0f;",
-                      f"        #pragma omp simd reduction(max:m_{name})",
-                      f"        for (long j = 0; j < {length}L; j++) m_{name} = {source} > m_{name} ? {source} : m_{name};",
-                      f"        #pragma omp simd reduction(+:s_{name})",
-                      f"        for (long j = 0; j < {length}L; j++) s_{name} += ember_vm_expf_flush({source} - m_{name});"]
+                      *loops.simd("        ", f" reduction(max:m_{name})"),
+                      f"        {loops.over(length)} m_{name} = {source} > m_{name} ? {source} : m_{name};",
+                      *loops.combined("        ", (f"m_{name}", "max", "float")),
+                      *loops.simd("        ", f" reduction(+:s_{name})"),
+                      f"        {loops.over(length)} s_{name} += ember_vm_expf_flush({source} - m_{name});",
+                      *loops.combined("        ", (f"s_{name}", "sum", "float"))]
             if row.kind == "softmax":
                 lines.append(f"        float k_{name} = 1.0f / s_{name};")
                 expr = f"ember_vm_expf_flush({source} - m_{name}) * k_{name}"
@@ -285,23 +326,30 @@ def _row_kernel(group: FusedGroup, grain: int) -> list[str]:
             lines.append(loop_open)
         else:
             lowered = group.lowered[member]
-            args = [f"b_{local[o]}[j]" if o in buffered and phase_of.get(o, -1) < phase_of[member] else value(o)
+            args = [f"b_{local[o]}{buffer}" if o in buffered and phase_of.get(o, -1) < phase_of[member] else value(o)
                     for o in lowered.operands]
             expr = lowered.expr.format(*args)
         ctype = "int" if member not in group.rows and group.lowered[member].out == "bool" else "float"
         lines.append(f"            {ctype} {local[member]} = {expr};  /* {member.name}: {member.target} */")
         if member in buffered:
-            lines.append(f"            b_{local[member]}[j] = {local[member]};")
+            lines.append(f"            b_{local[member]}{buffer} = {local[member]};")
         if member in group.stores:
             slot = len(group.loads) + group.stores.index(member)
             stored = f"(unsigned char)({local[member]} != 0)" if member.meta["example"][2] is torch.bool \
                 else local[member]
             lines.append(f"            p{slot}[{at[slot]}] = {stored};")
-    lines += ["        }", "    }"]
+    lines.append("        }")
     return lines
 
 
-def _row_backward(row: Any, name: str, length: int, read: Any, lines: list[str]) -> str:
+def _row_kernel(group: FusedGroup, grain: int) -> list[str]:
+    """A row group's C loop: its rows split across threads."""
+    rows, length = math.prod(group.shape[:-1]), group.shape[-1]
+    return [f"    #pragma omp parallel for num_threads(threads) schedule(static) if({rows * length} >= {grain})",
+            f"    for (long r = 0; r < {rows}L; r++) {{", *row_body(group, _CPU_ROWS), "    }"]
+
+
+def _row_backward(row: Any, name: str, length: int, read: Any, lines: list[str], loops: RowLoops) -> str:
     """The row sums a softmax's, log_softmax's or layer norm's backward needs (in double, as the eager kernels),
     appended to lines; returns the element's expression (nll_loss's gradient needs no sum). read(node) is a
     value's expression at element j."""
@@ -312,41 +360,45 @@ def _row_backward(row: Any, name: str, length: int, read: Any, lines: list[str])
         target = read(row.target)
         return f"(({target} != {row.ignore_index}LL && (long long)j == {target}) ? -{scale} : 0.0f)"
     g, y = read(row.operand), read(row.other)
-    sum_loop = f"        for (long j = 0; j < {length}L; j++)"
+    sum_loop = f"        {loops.over(length)}"
     if row.kind == "softmax_backward":          # y (g - sum(g y))
-        lines += [f"        double s_{name} = 0.0;", f"        #pragma omp simd reduction(+:s_{name})",
+        lines += [f"        double s_{name} = 0.0;", *loops.simd("        ", f" reduction(+:s_{name})"),
                   f"{sum_loop} s_{name} += (double){g} * (double){y};",
+                  *loops.combined("        ", (f"s_{name}", "sum", "double")),
                   f"        const float k_{name} = (float)s_{name};"]
         return f"{y} * ({g} - k_{name})"
     if row.kind == "log_softmax_backward":      # g - exp(y) sum(g)
-        lines += [f"        double s_{name} = 0.0;", f"        #pragma omp simd reduction(+:s_{name})",
-                  f"{sum_loop} s_{name} += (double){g};", f"        const float k_{name} = (float)s_{name};"]
+        lines += [f"        double s_{name} = 0.0;", *loops.simd("        ", f" reduction(+:s_{name})"),
+                  f"{sum_loop} s_{name} += (double){g};", *loops.combined("        ", (f"s_{name}", "sum", "double")),
+                  f"        const float k_{name} = (float)s_{name};"]
         return f"{g} - ember_vm_expf({y}) * k_{name}"
     # a layer norm's input gradient: rstd (g w - mean(g w) - xhat mean(g w xhat)), xhat = (x - mean) rstd
     gw = f"({g} * {read(row.weight)})" if row.weight is not None else g
     mu, rs = read(row.mean), read(row.rstd)
     lines += [f"        double a_{name} = 0.0, c_{name} = 0.0;",
-              f"        #pragma omp simd reduction(+:a_{name}, c_{name})",
+              *loops.simd("        ", f" reduction(+:a_{name}, c_{name})"),
               f"{sum_loop} {{ double gw = (double){gw}; a_{name} += gw; "
               f"c_{name} += gw * (((double){read(row.other)} - (double){mu}) * (double){rs}); }}",
+              *loops.combined("        ", (f"a_{name}", "sum", "double"), (f"c_{name}", "sum", "double")),
               f"        const float ma_{name} = (float)(a_{name} / {length}), "
               f"mc_{name} = (float)(c_{name} / {length});"]
     return f"{rs} * ({gw} - ma_{name} - (({read(row.other)} - {mu}) * {rs}) * mc_{name})"
 
 
-def _layer_norm_statistics(name: str, source: str, length: int, eps: float) -> str:
+def _layer_norm_statistics(name: str, source: str, length: int, eps: float, loops: RowLoops) -> list[str]:
     """A row's mean and rstd = 1 / sqrt(biased variance + eps), accumulated in double as the eager kernel
     (norm_rows.h) and used in float."""
-    return "\n".join([
+    return [
         f"        double sum_{name} = 0.0, var_{name} = 0.0;",
-        f"        #pragma omp simd reduction(+:sum_{name})",
-        f"        for (long j = 0; j < {length}L; j++) sum_{name} += (double){source};",
+        *loops.simd("        ", f" reduction(+:sum_{name})"),
+        f"        {loops.over(length)} sum_{name} += (double){source};",
+        *loops.combined("        ", (f"sum_{name}", "sum", "double")),
         f"        const double mean_{name} = sum_{name} / {length};",
-        f"        #pragma omp simd reduction(+:var_{name})",
-        f"        for (long j = 0; j < {length}L; j++) {{ double d = (double){source} - mean_{name}; "
-        f"var_{name} += d * d; }}",
+        *loops.simd("        ", f" reduction(+:var_{name})"),
+        f"        {loops.over(length)} {{ double d = (double){source} - mean_{name}; var_{name} += d * d; }}",
+        *loops.combined("        ", (f"var_{name}", "sum", "double")),
         f"        const float mu_{name} = (float)mean_{name}, rs_{name} = (float)(1.0 / sqrt(var_{name} / {length} + "
-        f"{eps!r}));"])
+        f"{eps!r}));"]
 
 
 def kernel_source(group: FusedGroup, grain: int) -> str:

@@ -25,6 +25,7 @@ from aten.native.meta import views as _meta_views
 __all__ = ["compile_fx"]
 
 _SIMPLE = (int, float, bool, str, type(None))
+_MAX_GRID = 65535           # blocks a row kernel's grid has at most (its rows stride over them)
 _warned_modes: set[str] = set()
 
 
@@ -114,7 +115,10 @@ class _Wrapper:
             return
         function = self.cuda_module.get_function(group.name)
         function.prepare("q" + "P" * (len(group.loads) + len(group.stores)))
-        grid, block = grid_for(numel)
+        if group.rows:          # a block per row
+            grid, block = (min(numel, _MAX_GRID), 1, 1), (codegen_cuda.row_threads(group), 1, 1)
+        else:
+            grid, block = grid_for(numel)
         handle = f"_{group.name}"
         self.globals[handle] = function.prepared_call
         pointers = ", ".join(self.pointer(n) for n in [*group.loads, *group.stores])
