@@ -2,6 +2,7 @@
 change to a list, dict, object, global or closure variable (a side effect a replay would not redo) is a graph break,
 so every call gives what the eager call gives. (Each case was a silent difference before.)"""
 import logging
+import sys
 import types
 
 import pytest
@@ -96,9 +97,27 @@ def test_appending_to_a_global_list_is_a_graph_break_so_every_call_appends(backe
     HISTORY.clear()
     compiled = torch.compile(f, backend=backend)
     breaks = stats["graph_breaks"]
-    for _ in range(3):
+    for _ in range(4):
         compiled(torch.ones(2))
-    assert len(HISTORY) == 3 and stats["graph_breaks"] == breaks + 1
+    # captured twice (the second time, the side effect came again with what it changed), then eager
+    assert len(HISTORY) == 4 and stats["graph_breaks"] == breaks + 2
+
+
+def test_a_side_effect_done_once_lazy_init_then_replays_as_a_graph():
+    cache = {}
+
+    def f(x):
+        if "w" not in cache:
+            cache["w"] = torch.full((2,), 3.0)
+        return x * cache["w"]
+
+    compiled = torch.compile(f, backend="eager")
+    captures, replays = stats["captures"], stats["replays"]
+    for _ in range(4):
+        assert compiled(torch.ones(2)).tolist() == [3.0, 3.0]
+    assert stats["captures"] == captures + 2 and stats["replays"] == replays + 2
+    cache["w"] = torch.full((2,), 5.0)          # what the graph read, changed: captured again
+    assert compiled(torch.ones(2)).tolist() == [5.0, 5.0]
 
 
 def test_changes_to_argument_containers_dicts_objects_and_closures_are_graph_breaks():
@@ -146,9 +165,8 @@ def test_changes_to_argument_containers_dicts_objects_and_closures_are_graph_bre
 
     compiled_bumps = torch.compile(bumps, backend="eager")
     captures = stats["captures"]
-    assert [compiled_bumps(torch.ones(1), state).item() for _ in range(3)] == [1.0, 2.0, 3.0]
-    assert [counted(torch.ones(1)).item() for _ in range(2)] == [4.0, 5.0]
-    assert stats["captures"] == captures + 1        # the break's guards do not fail on what the call changes
+    assert [compiled_bumps(torch.ones(1), state).item() for _ in range(4)] == [1.0, 2.0, 3.0, 4.0]
+    assert stats["captures"] == captures + 2        # then its guards no longer hold on what the call changes
 
 
 def test_a_module_keeping_state_in_a_list_attribute_appends_on_every_call():
@@ -199,3 +217,151 @@ def test_logging_and_reading_unchanged_containers_stay_one_graph():
     layers.append(nn.Linear(2, 2))            # a member added: captured again, with the new layer
     torch.testing.assert_close(compiled(x), f(x))
     assert stats["captures"] == captures + 2
+
+
+# -- what the program's functions read: their bytecode says which globals and how --------------------------------------
+data = torch.zeros(1)           # a global named as the attribute a helper reads (p.data)
+NESTED = {"model": {"scale": 2.0}, "step": 0}
+this_module = sys.modules[__name__]
+MODULE_SCALE = 2.0
+
+
+class Slotted:
+    __slots__ = ("scale",)
+
+    def __init__(self, scale):
+        self.scale = scale
+
+
+SLOTTED = Slotted(2.0)
+
+
+class ClassConfig:
+    scale = 2.0
+
+
+def test_an_attribute_named_as_a_global_and_unread_keys_do_not_capture_again():
+    global data
+    p = nn.Parameter(torch.ones(2))
+
+    def f(x):
+        p.data.clamp_(max=5.0)
+        return x * NESTED["model"]["scale"]
+
+    compiled = torch.compile(f, backend="eager")
+    captures = stats["captures"]
+    for step in range(4):
+        data = torch.full((1,), float(step))            # rebinding the unrelated global
+        NESTED["step"] = step                            # a key the function does not read
+        assert compiled(torch.ones(1)).tolist() == [2.0]
+    assert stats["captures"] == captures + 1
+    NESTED["model"]["scale"] = 3.0                       # the key it reads, two levels down
+    try:
+        assert compiled(torch.ones(1)).tolist() == [3.0]
+    finally:
+        NESTED["model"]["scale"] = 2.0
+
+
+def test_module_class_and_slot_attributes_read_through_globals_are_guarded():
+    global MODULE_SCALE
+
+    def f(x):
+        return x * this_module.MODULE_SCALE + x * ClassConfig.scale + x * SLOTTED.scale
+
+    compiled = torch.compile(f, backend="eager")
+    x = torch.ones(1)
+    compiled(x)
+    try:
+        MODULE_SCALE, ClassConfig.scale, SLOTTED.scale = 3.0, 4.0, 5.0
+        assert compiled(x).tolist() == [12.0]
+    finally:
+        MODULE_SCALE, ClassConfig.scale, SLOTTED.scale = 2.0, 2.0, 2.0
+
+
+def test_a_helpers_closure_and_a_functions_mutable_default_are_seen():
+    def make():
+        scale = 2.0
+
+        def helper(x):
+            return x * scale
+
+        def set_scale(value):
+            nonlocal scale
+            scale = value
+        return helper, set_scale
+
+    helper, set_scale = make()
+    compiled = torch.compile(lambda x: helper(x) + 1, backend="eager")
+    results = []
+    for value in (2.0, 3.0, 4.0):
+        set_scale(value)
+        results.append(compiled(torch.ones(1)).item())
+    assert results == [3.0, 4.0, 5.0]
+
+    def accumulate(x, seen=[]):         # the shared default is the point
+        seen.append(1)
+        return x * len(seen)
+
+    compiled_accumulate = torch.compile(accumulate, backend="eager")
+    assert [compiled_accumulate(torch.ones(1)).item() for _ in range(4)] == [1.0, 2.0, 3.0, 4.0]
+
+
+def test_an_object_argument_is_guarded_down_to_its_nested_attributes():
+    class Sub:
+        def __init__(self):
+            self.scale = 2.0
+
+    class Scaler:
+        def __init__(self):
+            self.w, self.sub = torch.tensor([2.0]), Sub()
+
+        def apply(self, x):
+            return x * self.w * self.sub.scale
+
+    scaler = Scaler()
+    compiled = torch.compile(lambda x, s: s.apply(x), backend="eager")
+    results = []
+    for i in range(2):
+        scaler.w = torch.tensor([2.0 + i])
+        results.append(compiled(torch.ones(1), scaler).item())
+    scaler.sub.scale = 5.0
+    results.append(compiled(torch.ones(1), scaler).item())
+    assert results == [4.0, 6.0, 15.0]
+
+
+def test_a_global_the_call_creates_and_a_container_of_results_a_module_keeps_are_graph_breaks():
+    def f(x):
+        global CREATED
+        CREATED = x * 2
+        return x
+
+    compiled = torch.compile(f, backend="eager")
+    for step in range(3):
+        compiled(torch.full((1,), float(step)))
+        assert CREATED.item() == 2.0 * step
+
+    class Summarised(nn.Module):
+        def forward(self, x):
+            y = x * 2
+            self.summary = {"mean": y.mean()}
+            return y
+
+    model = Summarised()
+    compiled_model = torch.compile(model)
+    for step in range(3):
+        compiled_model(torch.full((2,), float(step)))
+        assert model.summary["mean"].item() == 2.0 * step
+
+
+def test_a_side_effect_after_another_break_settles_instead_of_capturing_each_call():
+    losses = []
+
+    def f(x):
+        losses.append((x * 2).sum().item())
+        return x
+
+    compiled = torch.compile(f, backend="eager")
+    captures = stats["captures"]
+    for _ in range(6):
+        compiled(torch.ones(2))
+    assert losses == [4.0] * 6 and stats["captures"] == captures + 2

@@ -93,6 +93,8 @@ class Captured:
     result: Any = None                  # the captured call's own result
     single_output: bool = False         # the result is the graph's first output alone (one tensor returned)
     runs_backward: bool = False         # the graph holds a backward the call ran: it replays without autograd
+    # after a Python side effect: the guards on what the program's functions read (torch._dynamo.side_effects)
+    effect_reads: list[Any] | None = None
 
     def __post_init__(self) -> None:
         self.single_output = (self.result_spec.num_leaves == 1 and self.result_outputs == [0]
@@ -210,6 +212,8 @@ class _Capture:
                                      path=_where_read(module, name))
                 self.effects.reached(description, value)
             return
+        if functional:
+            self.effects.function_state(description, value)
         self.read_keys.add(key)
         self.guards.add_read(description, module, operator.attrgetter(name), value, path=_where_read(module, name))
 
@@ -224,6 +228,10 @@ class _Capture:
     def module_write(self, module: Any, name: str, value: Any) -> None:
         if module is self.constants:
             return
+        if isinstance(value, (list, tuple, dict)) and any(id(t) in self.tracer.nodes for t in tree_flatten(value)[0]
+                                                          if isinstance(t, torch.Tensor)):
+            self.graph_break(f"a {type(value).__name__} holding tensors the graph computes assigned to "
+                             f"{type(module).__name__}.{name} (a replay would assign the captured one again)")
         self.writes[(id(module), name)] = (module, name, value)
 
     def grad_read(self, tensor: Any, grad: Any) -> None:
@@ -383,15 +391,14 @@ def _capture(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, An
                           [*args, *kwargs.values()])
     _active = cap
     try:
-        with observed(cap), cap.effects.profiling(), cap.tracer:
+        with observed(cap), cap.effects.tracing(), cap.tracer:
             result = fn(*args, **kwargs)
     finally:
         _active = None
-    if cap.break_reason is None:
-        changed = cap.effects.changed()
-        if changed is not None:
-            cap.graph_break(f"a Python side effect: {changed} inside the compiled function (a replay would not do "
-                            "it again)")
+    changed = cap.effects.changed()
+    if changed is not None and cap.break_reason is None:
+        cap.graph_break(f"a Python side effect: {changed} inside the compiled function (a replay would not do it "
+                        "again)")
     example_inputs = [flat[i] for i in positions] + cap.source_tensors
     leaves, result_spec = tree_flatten(result)
     given = {id(t) for t in [*cap.tracer.constant_tensors, *cap.source_tensors, *flat] if isinstance(t, torch.Tensor)}
@@ -401,7 +408,7 @@ def _capture(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, An
         cap.break_reason = "a tensor made to require grad inside the compiled function"
     if cap.break_reason is not None:
         return Captured(None, guards, example_inputs, positions, leaves, [None] * len(leaves), result_spec, [],
-                        cap.break_reason, result)
+                        cap.break_reason, result, effect_reads=cap.effects.added if changed is not None else None)
     return _finish(cap, example_inputs, positions, leaves, result_spec, result)
 
 

@@ -146,6 +146,11 @@ class CompiledFunction:
             lines = "\n".join(f"+- {line}" for line in captured.guards.describe())
             _logging.log_artifact("guards", f"GUARDS:\n{lines}")
         if captured.graph_module is None:
+            last = self.entries[-1].captured if self.entries else None
+            if captured.effect_reads is not None and last is not None and last.effect_reads is not None:
+                # the side effect came again with what it changed: from now on these calls run eagerly whatever the
+                # values it reads and changes (guards on them would fail each call, capturing again each time)
+                captured.guards.drop(captured.effect_reads)
             stats["graph_breaks"] += 1
             _logging.log_artifact("graph_breaks", f"Graph break in user code at {_where(self.guard_target or self.fn)}"
                                   f"\nGraph Break Reason: {captured.break_reason}\n"

@@ -100,7 +100,9 @@ class _ReadGuard:
     def failure(self) -> str | None:
         try:
             now = self.read()
-        except Exception:       # the attribute is gone, or its owner was freed
+        except ReferenceError:  # its owner was freed (made inside the captured call): nothing left to read
+            return None
+        except Exception:       # the attribute is gone
             return f"{self.description} is no longer available"
         if self.by_value:
             same = type(now) is type(self.expected) and now == self.expected
@@ -114,7 +116,8 @@ class _ReadGuard:
 
 class Snapshot:
     """A non-tensor argument that is not a plain value: the object itself (compared by identity) and its
-    attributes that are plain values (compared by value), as the graph read them when it was captured."""
+    attributes, plain values compared by value and the others (a tensor, a sub-config) by identity, as the
+    graph read them when it was captured."""
 
     def __init__(self, value: Any) -> None:
         self.value = value
@@ -124,19 +127,25 @@ class Snapshot:
         return f"{type(self.value).__name__} object"
 
 
-def _attributes(value: Any) -> tuple[Any, ...]:
+def _attributes(value: Any) -> tuple[tuple[str, Any, bool], ...]:
+    """(name, value, compared by value) per attribute."""
     try:
         items = vars(value).items()
     except TypeError:
         return ()
-    return tuple(sorted(((k, tuple(v) if isinstance(v, list) else v) for k, v in items if is_plain_value(v)),
-                        key=lambda kv: kv[0]))
+    return tuple(sorted(((k, tuple(v) if isinstance(v, list) and is_plain_value(v) else v, is_plain_value(v))
+                         for k, v in items), key=lambda kv: kv[0]))
+
+
+def _same_attributes(now: tuple[tuple[str, Any, bool], ...], expected: tuple[tuple[str, Any, bool], ...]) -> bool:
+    return len(now) == len(expected) and all(
+        a[0] == b[0] and a[2] == b[2] and (a[1] == b[1] if b[2] else a[1] is b[1]) for a, b in zip(now, expected))
 
 
 def same_value(now: Any, expected: Any) -> bool:
     """Whether a non-tensor argument still holds what the graph was captured with."""
     if isinstance(expected, Snapshot):
-        return now is expected.value and _attributes(now) == expected.attributes
+        return now is expected.value and _same_attributes(_attributes(now), expected.attributes)
     try:
         return type(now) is type(expected) and bool(now == expected)
     except Exception:           # a value without a truth value for ==
@@ -197,7 +206,7 @@ class GuardSet:
         plain = is_plain_value(value) if by_value is None else by_value
         reader = weak_reader(owner, read) if weak else (lambda: read(owner))
         owner_ref = None
-        if path is not None and weak:
+        if weak:
             try:
                 owner_ref = weakref.ref(owner)
             except TypeError:
@@ -271,6 +280,14 @@ class GuardSet:
                 return failure
         return None
 
+    def drop(self, reads: list[Any]) -> None:
+        """These reads no longer guarded, nor the arguments that are not tensors (a graph break that changes
+        them runs eagerly whatever they hold)."""
+        dropped = set(map(id, reads))
+        self.reads = [read for read in self.reads if id(read) not in dropped]
+        self.values = []
+        self._fast = None
+
     def add_none(self, description: str, read: Callable[[list[Any]], Any]) -> None:
         self.nones.append((description, read))
 
@@ -309,17 +326,19 @@ def _compile_checks(guards: GuardSet) -> Callable[[list[Any], Any], tuple[Any, .
         lines.append("    if aliasing_of(flat, POSITIONS) != ALIASING:")
         lines.append("        return None")
     # "module has no hooks" reads: only when a hook was registered since they last held (hooks_registered)
-    hook_reads = {i for i, read in enumerate(guards.reads) if "HAS_HOOKS" in (read.helpers or {})}
-    owners: dict[Any, str] = {}
-    hook_owners: dict[Any, str] = {}
+    # a read whose owner was freed (a module made inside the captured call) has nothing left to check
+    dead = {i for i, read in enumerate(guards.reads) if read.owner is not None and read.owner() is None}
+    hook_reads = {i for i, read in enumerate(guards.reads) if "HAS_HOOKS" in (read.helpers or {})} - dead
+    owners: dict[int, str] = {}
+    hook_owners: dict[int, str] = {}
 
-    def emit_read(i: int, read: _ReadGuard, indent: str, names: dict[Any, str], prefix: str) -> None:
+    def emit_read(i: int, read: _ReadGuard, indent: str, names: dict[int, str], prefix: str) -> None:
         env[f"R{i}"], env[f"X{i}"] = read.read, read.expected
         value = f"R{i}()"
         if read.path is not None:
-            name = names.get(read.owner)
+            name = names.get(id(read.owner))
             if name is None:
-                name = names[read.owner] = f"{prefix}{len(names)}"
+                name = names[id(read.owner)] = f"{prefix}{len(names)}"
                 env[f"W{name}"] = read.owner
                 lines.extend([f"{indent}{name} = W{name}()", f"{indent}if {name} is None:", f"{indent}    return None"])
             env.update(read.helpers or {})
@@ -333,7 +352,7 @@ def _compile_checks(guards: GuardSet) -> Callable[[list[Any], Any], tuple[Any, .
         lines.append(f"{indent}    return None")
 
     for i, read in enumerate(guards.reads):
-        if i not in hook_reads:
+        if i not in hook_reads and i not in dead:
             emit_read(i, read, "    ", owners, "o")
     if hook_reads:
         env["HOOKS_REGISTERED"], env["HOOKS_SEEN"] = _module_hooks.hooks_registered, [-1]

@@ -1,15 +1,18 @@
 """torch._dynamo.side_effects: the Python state a captured call reads or changes outside the graph.
 
 A replay runs the graph and the module attribute writes, and nothing else of the function's Python code, so a
-capture must see the rest. While the call runs, a profile function on the capturing thread sees every function
+capture must see the rest. While the call runs, a trace function on the capturing thread sees every function
 of the program's own it enters (not Ember's, the standard library's or an installed library's): the compiled
-function, the helpers it calls, the forward methods of its modules. The globals each one names are guarded:
-plain values by value; tensors, modules, functions and objects by identity, with the members of a container
-and the attributes of an object. The containers and objects reachable from those globals, from the compiled
-function's closure and from the arguments are snapshotted when first seen. A call that changed one of them (a
-list appended to, a dict entry set, an object's attribute assigned, a global or a closure variable rebound) had
-a side effect a replay would not redo: the capture reports it (a graph break, so the function runs eagerly for
-its guards)."""
+function, the helpers it calls, the forward methods of its modules. Each one's bytecode says which globals it
+loads and how (torch._dynamo.global_reads): a chain of attributes and constant subscripts read from a global
+(`CFG.model.scale`, `STATE["lr"]`) is guarded at its end only; a global (or the end of such a chain) used any
+other way (passed on, iterated, a method called on it) is guarded whole: a container by its members, an object
+by its attributes, a function by its closure and defaults, nested ones too (to _DEPTH). Plain values compare
+by value, anything else by identity. The containers and objects reachable from those globals, from the
+compiled function's closure and defaults, and from the arguments are snapshotted when first seen. A call that
+changed one of them (a list appended to, a dict entry set, an object's attribute assigned, a global or a
+closure variable rebound) had a side effect a replay would not redo: the capture reports it (a graph break, so
+the function runs eagerly for its guards)."""
 from __future__ import annotations
 
 import argparse
@@ -22,17 +25,20 @@ import types
 from typing import Any, Callable, Iterator
 
 import torch
-from torch._dynamo.guards import GuardSet, Snapshot, is_plain_value
+from torch._dynamo.global_reads import follow, global_uses, path, spelled
+from torch._dynamo.guards import GuardSet, is_plain_value
 
 __all__ = ["Effects", "is_watched"]
 
 # Containers whose members a guard and a snapshot read (more members: the container's identity only).
 _MAX_MEMBERS = 256
-# How deep a snapshot follows containers and objects inside containers and objects.
+# How deep a snapshot and a whole guard follow containers and objects inside containers and objects.
 _DEPTH = 3
-# Callables a global or closure variable may hold, guarded by identity (a helper swapped for another).
-_CALLABLES = (types.FunctionType, types.BuiltinFunctionType, types.MethodType, types.BuiltinMethodType)
-_CONTAINERS = (list, dict, set)
+_CALLABLES = (types.FunctionType, types.BuiltinFunctionType, types.MethodType, types.BuiltinMethodType,
+              functools.partial)
+# Namespaces of the standard library that programs keep settings in.
+_SETTINGS = (types.SimpleNamespace, argparse.Namespace)
+_MISSING = object()         # a global the call may create
 
 
 def _ember_and_libraries() -> tuple[str, ...]:
@@ -47,36 +53,35 @@ def _ember_and_libraries() -> tuple[str, ...]:
 
 
 _LIBRARY = _ember_and_libraries()
-# Code the capture generates or runs for itself (FX's generated forwards, the guards).
-_GENERATED = ("<eval_with_key", "<guards>", "<frozen ")
-_program_code: dict[Any, bool] = {}
+# Code typed in rather than read from a file: the program's (other code with no file, "<string>" and the like,
+# is generated: a namedtuple's or a dataclass's methods, FX's forwards, the guards).
+_TYPED_IN = ("<stdin>", "<ipython-input")
+_program_files: dict[str, bool] = {}
 
 
-def _is_program(code: Any) -> bool:
-    """Whether a code object is the program's (not Ember's, a library's or generated)."""
-    known = _program_code.get(code)
+def _is_program_file(filename: str | None) -> bool:
+    """Whether code from this file is the program's (not Ember's, a library's or generated)."""
+    if filename is None:
+        return False
+    known = _program_files.get(filename)
     if known is None:
-        filename = code.co_filename
-        known = not (filename.startswith(_GENERATED) or os.path.abspath(filename).startswith(_LIBRARY))
-        _program_code[code] = known
+        if filename.startswith("<"):
+            known = filename.startswith(_TYPED_IN)
+        else:
+            known = not os.path.abspath(filename).startswith(_LIBRARY)
+        _program_files[filename] = known
     return known
 
 
-# Namespaces of the standard library that programs keep settings in.
-_SETTINGS = (types.SimpleNamespace, argparse.Namespace)
-_program_class: dict[type, bool] = {}
+def _is_program_module(module: Any) -> bool:
+    return isinstance(module, types.ModuleType) and _is_program_file(getattr(module, "__file__", None))
 
 
 def _is_program_class(cls: type) -> bool:
     """Whether a class is the program's: not Ember's (an optimizer's state is guarded as such) nor a library's
     (a logger's or a progress bar's inner state is not the program's)."""
-    known = _program_class.get(cls)
-    if known is None:
-        module = sys.modules.get(getattr(cls, "__module__", "") or "")
-        filename = getattr(module, "__file__", None)
-        known = filename is None or not os.path.abspath(filename).startswith(_LIBRARY)
-        _program_class[cls] = known
-    return known
+    module = sys.modules.get(getattr(cls, "__module__", "") or "")
+    return module is not None and (_is_program_file(getattr(module, "__file__", None)) or cls.__module__ == "__main__")
 
 
 def _is_object(value: Any) -> bool:
@@ -86,10 +91,13 @@ def _is_object(value: Any) -> bool:
         return False
     if not (isinstance(value, _SETTINGS) or _is_program_class(type(value))):
         return False
-    try:
-        return isinstance(vars(value), dict)
-    except TypeError:
-        return False
+    return isinstance(getattr(value, "__dict__", None), dict) or bool(getattr(type(value), "__slots__", ()))
+
+
+def _slots(value: Any) -> tuple[tuple[str, Any], ...]:
+    names = [name for klass in type(value).__mro__ for name in getattr(klass, "__slots__", ())
+             if name not in ("__dict__", "__weakref__")]
+    return tuple((name, getattr(value, name)) for name in names if hasattr(value, name))
 
 
 def _members(value: Any) -> tuple[Any, ...] | None:
@@ -100,8 +108,11 @@ def _members(value: Any) -> tuple[Any, ...] | None:
         return tuple(item for pair in value.items() for item in pair)
     if isinstance(value, set):
         return tuple(value)
+    if isinstance(value, type) and _is_program_class(value) and not issubclass(value, torch.nn.Module):
+        return tuple(item for pair in vars(value).items() for item in pair if not isinstance(item, _CALLABLES))
     if _is_object(value):
-        return tuple(item for pair in vars(value).items() for item in pair)
+        own = tuple(item for pair in getattr(value, "__dict__", {}).items() for item in pair)
+        return own + tuple(item for pair in _slots(value) for item in pair)
     return None
 
 
@@ -119,12 +130,21 @@ def _members_are(value: Any, members: tuple[Any, ...]) -> bool:
     return _same_members(members, _members(value))
 
 
+def _binds(owner: Any, read: Callable[[Any], Any], method: Any) -> bool:
+    """A guard's read: whether read(owner) still binds the same function to the same object."""
+    now = read(owner)
+    if getattr(now, "__self__", None) is not method.__self__:
+        return False
+    func = getattr(method, "__func__", None)
+    return getattr(now, "__func__", None) is func if func is not None else now.__name__ == method.__name__
+
+
 def _contents(cell: Any) -> Any:
     return cell.cell_contents
 
 
-def _global(holder: _Namespace, name: str) -> Any:
-    return holder.namespace[name]
+def _default(fn: Any, index: int) -> Any:
+    return fn.__defaults__[index]
 
 
 class _Namespace:
@@ -143,9 +163,9 @@ class Effects:
         self.snapshots: dict[int, tuple[str, Any, tuple[Any, ...]]] = {}    # id -> (description, object, members)
         self.rebindings: list[tuple[str, Callable[[], Any], Any]] = []     # (description, reader, value)
         self.namespaces: dict[int, _Namespace] = {}
-        self.read_names: set[tuple[int, str]] = set()
+        self.read: set[tuple[Any, ...]] = set()         # what is guarded already
         self.codes: set[Any] = set()
-        self.added: list[Any] = []          # the guards it added (dropped again after a side effect)
+        self.added: list[Any] = []                      # the guards it added
 
     # -- what the call may change ---------------------------------------------------------------------------------
     def watch(self, description: str, value: Any, depth: int = _DEPTH) -> None:
@@ -161,18 +181,7 @@ class Effects:
                 self.watch(description, member, depth - 1)
 
     def changed(self) -> str | None:
-        """What the call changed that a replay would not change again, if anything. A change drops the guards
-        this added: the function then runs eagerly whatever those values are (guards on what the call itself
-        changes would fail on every call, capturing again each time)."""
-        change = self._change()
-        if change is not None:
-            added = set(map(id, self.added))
-            self.guards.reads = [read for read in self.guards.reads if id(read) not in added]
-            self.guards.values = [(position, name, value) for position, name, value in self.guards.values
-                                  if not isinstance(value, Snapshot)]      # an object argument it changes
-        return change
-
-    def _change(self) -> str | None:
+        """What the call changed that a replay would not change again, if anything."""
         for description, reader, value in self.rebindings:
             if reader() is not value:
                 return f"{description} was assigned"
@@ -183,29 +192,48 @@ class Effects:
 
     # -- what the call reads --------------------------------------------------------------------------------------
     def function(self, fn: Callable[..., Any]) -> None:
-        """The compiled function's closure variables and the globals its code names, before it runs."""
+        """The compiled function's closure, defaults and the globals its code reads, before it runs."""
         code = getattr(fn, "__code__", None)
-        if code is None:
+        if code is None or not _is_program_file(code.co_filename):
+            return              # a module's call (its forward is entered as the program's), a library's function
+        self.function_state(getattr(fn, "__name__", "the function"), fn)
+        self._globals(code, getattr(fn, "__globals__", None))
+
+    def function_state(self, description: str, fn: Any) -> None:
+        """A function's closure variables and mutable defaults: guarded whole, snapshotted, and its closure
+        variables' rebinding checked (a nonlocal counter)."""
+        if not isinstance(fn, types.FunctionType) or ("function", id(fn)) in self.read \
+                or not _is_program_file(fn.__code__.co_filename):
             return
-        for name, cell in zip(code.co_freevars, getattr(fn, "__closure__", None) or ()):
+        self.read.add(("function", id(fn)))
+        for name, cell in zip(fn.__code__.co_freevars, fn.__closure__ or ()):
             try:
                 value = cell.cell_contents
             except ValueError:
                 continue
-            self.rebindings.append((f"closure variable {name}", functools.partial(_contents, cell), value))
-            self._guard(f"closure variable {name}", cell, _contents, value, None)
-        self._globals(code, getattr(fn, "__globals__", None))
+            where = f"closure variable {name} of {description}"
+            self.rebindings.append((where, functools.partial(_contents, cell), value))
+            self._guard(where, cell, _contents, value, None, whole=True)
+        for index, value in enumerate(fn.__defaults__ or ()):
+            if _members(value) is not None:         # a list or dict default: one object every call shares
+                self._guard(f"default {index} of {description}", fn, functools.partial(_default, index=index),
+                            value, None, whole=True)
+        if fn.__kwdefaults__:
+            self.reached(f"keyword defaults of {description}", fn.__kwdefaults__)
 
     def arguments(self, names: list[str], values: list[Any]) -> None:
-        """The call's arguments, before it runs."""
+        """The call's arguments, before it runs: snapshotted; an object of the program's guarded whole (its
+        identity is an argument's guard; containers are the arguments' structure, their members inputs)."""
         for name, value in zip(names, values):
             self.watch(f"argument {name}", value)
+            if _is_object(value):
+                self.reached(f"argument {name}", value)
 
     def entered(self, frame: Any) -> None:
         """A Python function the call entered: a program's one has its globals guarded and its closure's
         containers snapshotted, the first time it is seen."""
         code = frame.f_code
-        if code in self.codes or not _is_program(code):
+        if code in self.codes or not _is_program_file(code.co_filename):
             return
         self.codes.add(code)
         if code.co_freevars:
@@ -222,54 +250,76 @@ class Effects:
         if holder is None:
             holder = self.namespaces[id(namespace)] = _Namespace(namespace)
             self.guards.held.append(holder)
-        for name in code.co_names:
-            if name not in namespace or (id(namespace), name) in self.read_names:
-                continue
-            self.read_names.add((id(namespace), name))
-            value = namespace[name]
-            if isinstance(value, (type, types.ModuleType)):
-                continue
-            self.rebindings.append((f"global {name}", functools.partial(namespace.get, name), value))
-            self._guard(f"global {name}", holder, functools.partial(_global, name=name), value,
-                        f"{{}}.namespace[{name!r}]")
+        for name, use in global_uses(code).items():
+            value = namespace.get(name, _MISSING)
+            if ("global", id(namespace), name) not in self.read:
+                self.read.add(("global", id(namespace), name))
+                self.rebindings.append((f"global {name}", functools.partial(namespace.get, name, _MISSING), value))
+            if value is _MISSING or (isinstance(value, types.ModuleType) and not _is_program_module(value)):
+                continue            # a builtin, a global the call creates, a library (torch, math, np)
+            for steps in [*use.whole, *(chain for chain in use.values if chain not in use.whole)]:
+                whole = steps in use.whole
+                key = ("path", id(namespace), name, steps, whole)
+                if key in self.read:
+                    continue
+                self.read.add(key)
+                try:
+                    end = follow(holder, name, steps)
+                except Exception:       # a chain that fails (the call raises, or reads it under a condition)
+                    continue
+                self._guard(f"global {spelled(name, steps)}", holder,
+                            functools.partial(follow, name=name, steps=steps), end, path(name, steps), whole=whole)
+            self.watch(f"global {name}", value)
 
-    def _guard(self, description: str, owner: Any, read: Callable[[Any], Any], value: Any, path: str | None) -> None:
-        """A guard on what `read(owner)` gives: a plain value by value, a tensor, module or function by identity,
-        a container or object by identity and its members' identities (snapshotted too)."""
-        if is_plain_value(value):
-            self._add_read(description, owner, read, value, path=path)
-            self.watch(description, value)      # a list of numbers appended to
+    def _guard(self, description: str, owner: Any, read: Callable[[Any], Any], value: Any, path: str | None,
+               whole: bool) -> None:
+        """A guard on what `read(owner)` gives: a plain value by value, anything else by identity; a value used
+        whole also on its members (a container, an object, a function's closure), and snapshotted."""
+        if isinstance(value, types.ModuleType) and not _is_program_module(value):
             return
-        if not isinstance(value, (torch.Tensor, torch.nn.Module, *_CALLABLES)) and _members(value) is None:
+        if isinstance(value, (types.MethodType, types.BuiltinMethodType)) and \
+                not isinstance(getattr(value, "__self__", None), types.ModuleType):
+            # a bound method is made anew at each read: the object and the function it binds
+            self._add_read(description, owner, functools.partial(_binds, read=read, method=value), True, by_value=True)
             return
         self._add_read(description, owner, read, value, path=path)
-        self.reached(description, value)
-
-    def reached(self, description: str, value: Any) -> None:
-        """A container or object the call reads (a global, a module's attribute): guarded on its members'
-        identities and snapshotted."""
-        members = _members(value)
-        if members is not None and len(members) <= 2 * _MAX_MEMBERS:
-            self._add_read(f"the members of {description}", value, functools.partial(_members_are, members=members),
-                           True, by_value=True)
         self.watch(description, value)
+        if whole:
+            self.reached(description, value)
+
+    def reached(self, description: str, value: Any, depth: int = _DEPTH) -> None:
+        """A value the call uses whole (a global passed on, a module's attribute): guarded on its members'
+        identities, theirs too (to `depth`), or on its closure if it is a function; and snapshotted."""
+        if isinstance(value, types.FunctionType):
+            self.function_state(getattr(value, "__name__", description), value)
+            return
+        members = _members(value)
+        if depth <= 0 or members is None or len(members) > 2 * _MAX_MEMBERS or ("members", id(value)) in self.read:
+            return
+        self.read.add(("members", id(value)))
+        self._add_read(f"the members of {description}", value, functools.partial(_members_are, members=members),
+                       True, by_value=True)
+        self.watch(description, value)
+        for member in members:
+            if not is_plain_value(member):
+                self.reached(description, member, depth - 1)
 
     def _add_read(self, *args: Any, **kwargs: Any) -> None:
         self.guards.add_read(*args, **kwargs)
         self.added.append(self.guards.reads[-1])
 
     @contextlib.contextmanager
-    def profiling(self) -> Iterator[None]:
-        """The call runs with this capture's profile function on its thread (a profiler already set, such as
-        cProfile's, is suspended meanwhile)."""
+    def tracing(self) -> Iterator[None]:
+        """The call runs with this capture's trace function on its thread, called as each Python function is
+        entered (a tracer already set, a debugger's or a coverage tool's, is called after it)."""
         entered = self.entered
+        previous: Any = sys.gettrace()
 
-        def profile(frame: Any, event: str, arg: Any) -> None:
-            if event == "call":
-                entered(frame)
-        previous = sys.getprofile()
-        sys.setprofile(profile)
+        def trace(frame: Any, event: Any, arg: Any) -> Any:
+            entered(frame)
+            return previous(frame, event, arg) if previous is not None else None
+        sys.settrace(trace)
         try:
             yield
         finally:
-            sys.setprofile(previous)
+            sys.settrace(previous)

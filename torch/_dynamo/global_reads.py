@@ -1,0 +1,92 @@
+"""torch._dynamo.global_reads: what a function's bytecode does with each global it names.
+
+A chain of attribute loads and constant subscripts read from a global (`CFG.model.scale`, `STATE["lr"]`) is
+a read of the chain's end; the end (or the global itself) loaded and then used any other way (passed on,
+iterated, a method called on it) is used whole; a list's append and the like change it without reading it;
+STORE_GLOBAL assigns it. torch._dynamo.side_effects guards what the capture's functions read accordingly."""
+from __future__ import annotations
+
+import dis
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["GlobalUse", "Step", "follow", "global_uses", "path", "spelled"]
+
+# Methods of lists, dicts and sets that change them without reading their members (the change itself is what
+# the snapshot sees).
+_BLIND_MUTATORS = frozenset({"append", "extend", "insert", "add", "update", "clear", "discard"})
+
+
+Step = tuple[str, Any]      # ("attr", name) or ("item", key)
+
+
+@dataclass
+class GlobalUse:
+    """How one function uses one global: the chains read from it (their ends guarded as values), the chains
+    whose end it uses whole, whether it assigns the global."""
+    values: set[tuple[Step, ...]] = field(default_factory=set)
+    whole: set[tuple[Step, ...]] = field(default_factory=set)
+    assigned: bool = False
+
+
+_uses: dict[Any, dict[str, GlobalUse]] = {}
+
+
+def global_uses(code: Any) -> dict[str, GlobalUse]:
+    """What code does with each global it names (cached per code object)."""
+    found = _uses.get(code)
+    if found is not None:
+        return found
+    found = {}
+    instructions = list(dis.get_instructions(code))
+    for i, ins in enumerate(instructions):
+        if ins.opname in ("STORE_GLOBAL", "DELETE_GLOBAL"):
+            found.setdefault(ins.argval, GlobalUse()).assigned = True
+        elif ins.opname in ("LOAD_GLOBAL", "LOAD_NAME"):
+            steps, end = _chain(instructions, i + 1)
+            use = found.setdefault(ins.argval, GlobalUse())
+            nxt = instructions[end] if end < len(instructions) else None
+            after = instructions[end + 1] if end + 1 < len(instructions) else None
+            if nxt is not None and nxt.opname == "LOAD_METHOD":
+                # a method called on the chain's end: it reads that object, unless a list's append and the like
+                (use.values if nxt.argval in _BLIND_MUTATORS else use.whole).add(tuple(steps))
+            elif nxt is not None and (nxt.opname in ("STORE_ATTR", "DELETE_ATTR") or (
+                    nxt.opname == "LOAD_CONST" and after is not None and after.opname in ("STORE_SUBSCR",
+                                                                                          "DELETE_SUBSCR"))):
+                use.values.add(tuple(steps))        # written into: a side effect the snapshot sees
+            else:
+                use.whole.add(tuple(steps))
+    _uses[code] = found
+    return found
+
+
+def _chain(instructions: list[Any], i: int) -> tuple[list[Step], int]:
+    """The attribute loads and constant subscripts from instruction i on, and where they end."""
+    steps: list[Step] = []
+    while i < len(instructions):
+        ins = instructions[i]
+        if ins.opname == "LOAD_ATTR":
+            steps.append(("attr", ins.argval))
+            i += 1
+        elif ins.opname == "LOAD_CONST" and isinstance(ins.argval, (str, int)) and i + 1 < len(instructions) \
+                and instructions[i + 1].opname == "BINARY_SUBSCR":
+            steps.append(("item", ins.argval))
+            i += 2
+        else:
+            break
+    return steps, i
+
+
+def follow(holder: Any, name: str, steps: tuple[Step, ...]) -> Any:
+    value = holder.namespace[name]
+    for kind, key in steps:
+        value = getattr(value, key) if kind == "attr" else value[key]
+    return value
+
+
+def path(name: str, steps: tuple[Step, ...]) -> str:
+    return f"{{}}.namespace[{name!r}]" + "".join(f".{key}" if kind == "attr" else f"[{key!r}]" for kind, key in steps)
+
+
+def spelled(name: str, steps: tuple[Step, ...]) -> str:
+    return name + "".join(f".{key}" if kind == "attr" else f"[{key!r}]" for kind, key in steps)
