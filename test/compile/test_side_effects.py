@@ -1,6 +1,7 @@
 """What a compiled call reads or changes in Python outside its graph: globals its helpers read are guarded, and a
 change to a list, dict, object, global or closure variable (a side effect a replay would not redo) is a graph break,
 so every call gives what the eager call gives. (Each case was a silent difference before.)"""
+import collections
 import logging
 import sys
 import types
@@ -365,3 +366,75 @@ def test_a_side_effect_after_another_break_settles_instead_of_capturing_each_cal
     for _ in range(6):
         compiled(torch.ones(2))
     assert losses == [4.0] * 6 and stats["captures"] == captures + 2
+
+
+class Base:
+    scale = 2.0
+
+
+class Derived(Base):
+    def get(self):
+        return self.scale
+
+
+class EMA:
+    def __init__(self):
+        self.decay, self.shadow = 0.5, torch.zeros(1)
+
+    def update(self, value):            # named as dict.update: a program's method reads its object
+        self.shadow = self.shadow * self.decay + value * (1 - self.decay)
+        return self.shadow
+
+
+DERIVED, AVERAGE = Derived(), EMA()
+TABLES = {"scales": [1.0, 2.0], "nested": ({"s": 2.0},)}
+RECENT = collections.deque(maxlen=8)
+
+
+def test_inherited_class_attributes_program_methods_and_nested_lists_and_tuples_are_guarded():
+    def f(x):
+        tables = TABLES                     # an alias: used whole, nested members guarded
+        return x * DERIVED.get() + x * tables["scales"][1] + x * tables["nested"][0]["s"]
+
+    compiled = torch.compile(f, backend="eager")
+    x = torch.ones(1)
+    assert compiled(x).tolist() == [6.0]
+    try:
+        Base.scale = 3.0
+        assert compiled(x).tolist() == [7.0]
+        TABLES["scales"][1] = 4.0
+        assert compiled(x).tolist() == [9.0]
+        TABLES["nested"][0]["s"] = 5.0
+        assert compiled(x).tolist() == [12.0]
+    finally:
+        Base.scale, TABLES["scales"][1], TABLES["nested"][0]["s"] = 2.0, 2.0, 2.0
+
+    averaged = torch.compile(lambda x: AVERAGE.update(x), backend="eager")
+    eager = EMA()
+    for decay in (0.5, 0.9, 0.0):
+        AVERAGE.decay = eager.decay = decay
+        torch.testing.assert_close(averaged(torch.ones(1)), eager.update(torch.ones(1)))
+
+
+def test_a_deque_appended_to_and_a_closure_passed_as_an_argument_are_seen():
+    def f(x):
+        RECENT.append(x.sum())
+        return x
+
+    compiled = torch.compile(f, backend="eager")
+    RECENT.clear()
+    for _ in range(3):
+        compiled(torch.ones(2))
+    assert len(RECENT) == 3
+
+    settings = {"s": 2.0}
+
+    def act(x):
+        return x * settings["s"]
+
+    apply = torch.compile(lambda x, fn: fn(x) + 1, backend="eager")
+    results = []
+    for s in (2.0, 3.0, 4.0):
+        settings["s"] = s
+        results.append(apply(torch.ones(1), act).item())
+    assert results == [3.0, 4.0, 5.0]

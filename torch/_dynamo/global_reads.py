@@ -26,6 +26,8 @@ class GlobalUse:
     whose end it uses whole, whether it assigns the global."""
     values: set[tuple[Step, ...]] = field(default_factory=set)
     whole: set[tuple[Step, ...]] = field(default_factory=set)
+    # chains whose end has a list's, dict's or set's blind mutator called (append...): whole unless it is one
+    blind: set[tuple[Step, ...]] = field(default_factory=set)
     assigned: bool = False
 
 
@@ -49,7 +51,8 @@ def global_uses(code: Any) -> dict[str, GlobalUse]:
             after = instructions[end + 1] if end + 1 < len(instructions) else None
             if nxt is not None and nxt.opname == "LOAD_METHOD":
                 # a method called on the chain's end: it reads that object, unless a list's append and the like
-                (use.values if nxt.argval in _BLIND_MUTATORS else use.whole).add(tuple(steps))
+                # (the type is known when the capture reads the value)
+                (use.blind if nxt.argval in _BLIND_MUTATORS else use.whole).add(tuple(steps))
             elif nxt is not None and (nxt.opname in ("STORE_ATTR", "DELETE_ATTR") or (
                     nxt.opname == "LOAD_CONST" and after is not None and after.opname in ("STORE_SUBSCR",
                                                                                           "DELETE_SUBSCR"))):

@@ -16,6 +16,7 @@ the function runs eagerly for its guards)."""
 from __future__ import annotations
 
 import argparse
+import collections
 import contextlib
 import functools
 import os
@@ -34,6 +35,10 @@ __all__ = ["Effects", "is_watched"]
 _MAX_MEMBERS = 256
 # How deep a snapshot and a whole guard follow containers and objects inside containers and objects.
 _DEPTH = 3
+# How many members in all one capture's whole guards compare on each call (a big lookup table nested in a
+# global: its deeper levels are guarded by identity only), counting each guard as _GUARD_COST members.
+_MEMBER_BUDGET = 1024
+_GUARD_COST = 16            # a guard's own cost, in members compared
 _CALLABLES = (types.FunctionType, types.BuiltinFunctionType, types.MethodType, types.BuiltinMethodType,
               functools.partial)
 # Namespaces of the standard library that programs keep settings in.
@@ -100,25 +105,49 @@ def _slots(value: Any) -> tuple[tuple[str, Any], ...]:
     return tuple((name, getattr(value, name)) for name in names if hasattr(value, name))
 
 
+def _class_attributes(cls: type) -> tuple[Any, ...]:
+    """The attributes a program's class and its program bases define, but their methods (defaults an instance
+    reads through self, settings read through cls)."""
+    return tuple(item for klass in cls.__mro__ if klass is not object and _is_program_class(klass)
+                 and not issubclass(klass, torch.nn.Module)
+                 for pair in vars(klass).items() if not isinstance(pair[1], (*_CALLABLES, classmethod, staticmethod,
+                                                                            property))
+                 for item in pair)
+
+
 def _members(value: Any) -> tuple[Any, ...] | None:
     """A container's or object's members as one tuple (keys and values), or None for anything else."""
-    if isinstance(value, list):
+    if isinstance(value, (list, tuple, collections.deque)):
         return tuple(value)
     if isinstance(value, dict):
         return tuple(item for pair in value.items() for item in pair)
     if isinstance(value, set):
         return tuple(value)
-    if isinstance(value, type) and _is_program_class(value) and not issubclass(value, torch.nn.Module):
-        return tuple(item for pair in vars(value).items() for item in pair if not isinstance(item, _CALLABLES))
+    if isinstance(value, type):
+        return _class_attributes(value) if _is_program_class(value) else None
     if _is_object(value):
         own = tuple(item for pair in getattr(value, "__dict__", {}).items() for item in pair)
-        return own + tuple(item for pair in _slots(value) for item in pair)
+        return own + tuple(item for pair in _slots(value) for item in pair) + _class_attributes(type(value))
     return None
 
 
+def _plain_attributes(value: Any) -> tuple[Any, ...]:
+    """A library's object's attributes that are plain values (a config's settings), by value."""
+    own = getattr(value, "__dict__", None)
+    return tuple(sorted((k, v) for k, v in own.items() if is_plain_value(v))) if isinstance(own, dict) else ()
+
+
+def _has_settings(value: Any) -> bool:
+    """A library's object with attributes (a config class of an installed library): not a tensor, a module, a
+    function, a class or a container."""
+    return not isinstance(value, (type, types.ModuleType, torch.Tensor, torch.nn.Module, *_CALLABLES, list, tuple,
+                                  dict, set, collections.deque)) and isinstance(getattr(value, "__dict__", None), dict)
+
+
 def is_watched(value: Any) -> bool:
-    """Whether a capture guards and snapshots this value's members: a list, dict, set or program's object."""
-    return _members(value) is not None
+    """Whether a capture guards this value whole: a container, a program's object (its members) or a library's
+    object (its settings)."""
+    return _members(value) is not None or _has_settings(value)
 
 
 def _same_members(before: tuple[Any, ...], now: tuple[Any, ...] | None) -> bool:
@@ -166,6 +195,7 @@ class Effects:
         self.read: set[tuple[Any, ...]] = set()         # what is guarded already
         self.codes: set[Any] = set()
         self.added: list[Any] = []                      # the guards it added
+        self.budget = _MEMBER_BUDGET                    # members the whole guards may still compare
 
     # -- what the call may change ---------------------------------------------------------------------------------
     def watch(self, description: str, value: Any, depth: int = _DEPTH) -> None:
@@ -222,11 +252,12 @@ class Effects:
             self.reached(f"keyword defaults of {description}", fn.__kwdefaults__)
 
     def arguments(self, names: list[str], values: list[Any]) -> None:
-        """The call's arguments, before it runs: snapshotted; an object of the program's guarded whole (its
-        identity is an argument's guard; containers are the arguments' structure, their members inputs)."""
+        """The call's arguments, before it runs: snapshotted; an object or a function of the program's guarded
+        whole (its identity is an argument's guard; containers are the arguments' structure, their members
+        inputs)."""
         for name, value in zip(names, values):
             self.watch(f"argument {name}", value)
-            if _is_object(value):
+            if _is_object(value) or isinstance(value, types.FunctionType):
                 self.reached(f"argument {name}", value)
 
     def entered(self, frame: Any) -> None:
@@ -257,16 +288,16 @@ class Effects:
                 self.rebindings.append((f"global {name}", functools.partial(namespace.get, name, _MISSING), value))
             if value is _MISSING or (isinstance(value, types.ModuleType) and not _is_program_module(value)):
                 continue            # a builtin, a global the call creates, a library (torch, math, np)
-            for steps in [*use.whole, *(chain for chain in use.values if chain not in use.whole)]:
-                whole = steps in use.whole
-                key = ("path", id(namespace), name, steps, whole)
-                if key in self.read:
-                    continue
-                self.read.add(key)
+            for steps in [*use.whole, *use.blind, *use.values]:
                 try:
                     end = follow(holder, name, steps)
                 except Exception:       # a chain that fails (the call raises, or reads it under a condition)
                     continue
+                whole = steps in use.whole or (steps in use.blind and not isinstance(end, (list, dict, set)))
+                key = ("path", id(namespace), name, steps, whole)
+                if key in self.read:
+                    continue
+                self.read.add(key)
                 self._guard(f"global {spelled(name, steps)}", holder,
                             functools.partial(follow, name=name, steps=steps), end, path(name, steps), whole=whole)
             self.watch(f"global {name}", value)
@@ -294,14 +325,23 @@ class Effects:
             self.function_state(getattr(value, "__name__", description), value)
             return
         members = _members(value)
-        if depth <= 0 or members is None or len(members) > 2 * _MAX_MEMBERS or ("members", id(value)) in self.read:
+        if members is None and _has_settings(value) and ("settings", id(value)) not in self.read:
+            # a library's object (a config): its plain attributes, not snapshotted (its inner state is its own)
+            self.read.add(("settings", id(value)))
+            self._add_read(f"the settings of {description}", value, _plain_attributes, _plain_attributes(value),
+                           by_value=True)
+            return
+        cost = len(members) + _GUARD_COST if members is not None else 0
+        if depth <= 0 or members is None or len(members) > 2 * _MAX_MEMBERS or self.budget < cost \
+                or ("members", id(value)) in self.read:
             return
         self.read.add(("members", id(value)))
+        self.budget -= cost
         self._add_read(f"the members of {description}", value, functools.partial(_members_are, members=members),
                        True, by_value=True)
         self.watch(description, value)
         for member in members:
-            if not is_plain_value(member):
+            if _members(member) is not None or not is_plain_value(member):
                 self.reached(description, member, depth - 1)
 
     def _add_read(self, *args: Any, **kwargs: Any) -> None:
