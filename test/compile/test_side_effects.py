@@ -438,3 +438,26 @@ def test_a_deque_appended_to_and_a_closure_passed_as_an_argument_are_seen():
         settings["s"] = s
         results.append(apply(torch.ones(1), act).item())
     assert results == [3.0, 4.0, 5.0]
+
+
+def test_a_training_step_holding_its_model_and_optimizer_in_a_closure_replays():
+    def make_step():
+        torch.manual_seed(0)
+        model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2))
+        optimizer = torch.optim.AdamW(model.parameters(), lr=1e-2)
+
+        def step(x, y):
+            loss = nn.functional.cross_entropy(model(x), y)
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()        # its step counters change every call: not settings a guard compares
+            return loss
+        return step
+
+    compiled, eager = torch.compile(make_step(), backend="eager"), make_step()
+    captures, replays = stats["captures"], stats["replays"]
+    gen = torch.Generator().manual_seed(1)
+    for _ in range(5):
+        x, y = torch.randn(6, 4, generator=gen), torch.randint(0, 2, (6,), generator=gen)
+        torch.testing.assert_close(compiled(x, y), eager(x, y))
+    assert stats["captures"] == captures + 2 and stats["replays"] == replays + 3

@@ -128,13 +128,15 @@ class Snapshot:
 
 
 def _attributes(value: Any) -> tuple[tuple[str, Any, bool], ...]:
-    """(name, value, compared by value) per attribute."""
+    """(name, value, compared by value) per attribute; a module's plain ones only (its tensors and submodules
+    are guarded where the call reads them, and attributes it assigns are replayed)."""
     try:
         items = vars(value).items()
     except TypeError:
         return ()
+    module = isinstance(value, torch.nn.Module)
     return tuple(sorted(((k, tuple(v) if isinstance(v, list) and is_plain_value(v) else v, is_plain_value(v))
-                         for k, v in items), key=lambda kv: kv[0]))
+                         for k, v in items if not module or is_plain_value(v)), key=lambda kv: kv[0]))
 
 
 def _same_attributes(now: tuple[tuple[str, Any, bool], ...], expected: tuple[tuple[str, Any, bool], ...]) -> bool:

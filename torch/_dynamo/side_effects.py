@@ -139,9 +139,13 @@ def _plain_attributes(value: Any) -> tuple[Any, ...]:
 
 def _has_settings(value: Any) -> bool:
     """A library's object with attributes (a config class of an installed library): not a tensor, a module, a
-    function, a class or a container."""
-    return not isinstance(value, (type, types.ModuleType, torch.Tensor, torch.nn.Module, *_CALLABLES, list, tuple,
-                                  dict, set, collections.deque)) and isinstance(getattr(value, "__dict__", None), dict)
+    function, a class or a container, nor Ember's own (an optimizer's state is guarded as such, and its
+    step counters change every call)."""
+    if isinstance(value, (type, types.ModuleType, torch.Tensor, torch.nn.Module, *_CALLABLES, list, tuple, dict,
+                          set, collections.deque)):
+        return False
+    owner = (getattr(type(value), "__module__", "") or "").partition(".")[0]
+    return owner not in ("torch", "aten", "c10") and isinstance(getattr(value, "__dict__", None), dict)
 
 
 def is_watched(value: Any) -> bool:
