@@ -19,6 +19,7 @@ import argparse
 import collections
 import contextlib
 import functools
+import itertools
 import os
 import sys
 import sysconfig
@@ -89,30 +90,48 @@ def _is_program_class(cls: type) -> bool:
     return module is not None and (_is_program_file(getattr(module, "__file__", None)) or cls.__module__ == "__main__")
 
 
+_object_classes: dict[type, tuple[str, ...] | None] = {}
+
+
+def _object_slots(cls: type) -> tuple[str, ...] | None:
+    """For a class whose instances the program keeps state in (a config, a counter holder: the program's or a
+    settings namespace, not a tensor, a module, a function or a class), its slots' names; else None."""
+    if cls in _object_classes:
+        return _object_classes[cls]
+    slots: tuple[str, ...] | None = None
+    if not issubclass(cls, (type, types.ModuleType, torch.Tensor, torch.nn.Module, *_CALLABLES)) and \
+            (issubclass(cls, _SETTINGS) or _is_program_class(cls)):
+        slots = tuple(name for klass in cls.__mro__ for name in getattr(klass, "__slots__", ())
+                      if name not in ("__dict__", "__weakref__"))
+    _object_classes[cls] = slots
+    return slots
+
+
 def _is_object(value: Any) -> bool:
-    """An object the program keeps state in (a config, a counter holder): an instance with attributes of a class
-    of the program's (or a settings namespace), not a tensor, a module, a function or a class."""
-    if isinstance(value, (type, types.ModuleType, torch.Tensor, torch.nn.Module, *_CALLABLES)):
-        return False
-    if not (isinstance(value, _SETTINGS) or _is_program_class(type(value))):
-        return False
-    return isinstance(getattr(value, "__dict__", None), dict) or bool(getattr(type(value), "__slots__", ()))
+    """An object the program keeps state in: see _object_slots."""
+    slots = _object_slots(type(value))
+    return slots is not None and (bool(slots) or isinstance(getattr(value, "__dict__", None), dict))
 
 
 def _slots(value: Any) -> tuple[tuple[str, Any], ...]:
-    names = [name for klass in type(value).__mro__ for name in getattr(klass, "__slots__", ())
-             if name not in ("__dict__", "__weakref__")]
-    return tuple((name, getattr(value, name)) for name in names if hasattr(value, name))
+    return tuple((name, getattr(value, name)) for name in _object_slots(type(value)) or () if hasattr(value, name))
+
+
+_program_bases: dict[type, tuple[type, ...]] = {}
+_flat = itertools.chain.from_iterable        # (key, value) pairs as one run of keys and values
 
 
 def _class_attributes(cls: type) -> tuple[Any, ...]:
     """The attributes a program's class and its program bases define, but their methods (defaults an instance
     reads through self, settings read through cls)."""
-    return tuple(item for klass in cls.__mro__ if klass is not object and _is_program_class(klass)
-                 and not issubclass(klass, torch.nn.Module)
-                 for pair in vars(klass).items() if not isinstance(pair[1], (*_CALLABLES, classmethod, staticmethod,
-                                                                            property))
-                 for item in pair)
+    bases = _program_bases.get(cls)
+    if bases is None:
+        bases = _program_bases[cls] = tuple(klass for klass in cls.__mro__ if klass is not object and
+                                            _is_program_class(klass) and not issubclass(klass, torch.nn.Module))
+    if not bases:
+        return ()
+    return tuple(_flat(pair for klass in bases for pair in vars(klass).items()
+                       if not isinstance(pair[1], (*_CALLABLES, classmethod, staticmethod, property))))
 
 
 def _members(value: Any) -> tuple[Any, ...] | None:
@@ -120,14 +139,14 @@ def _members(value: Any) -> tuple[Any, ...] | None:
     if isinstance(value, (list, tuple, collections.deque)):
         return tuple(value)
     if isinstance(value, dict):
-        return tuple(item for pair in value.items() for item in pair)
+        return tuple(_flat(value.items()))
     if isinstance(value, set):
         return tuple(value)
     if isinstance(value, type):
         return _class_attributes(value) if _is_program_class(value) else None
     if _is_object(value):
-        own = tuple(item for pair in getattr(value, "__dict__", {}).items() for item in pair)
-        return own + tuple(item for pair in _slots(value) for item in pair) + _class_attributes(type(value))
+        own = tuple(_flat(getattr(value, "__dict__", {}).items()))
+        return own + tuple(_flat(_slots(value))) + _class_attributes(type(value))
     return None
 
 
@@ -158,9 +177,11 @@ def _same_members(before: tuple[Any, ...], now: tuple[Any, ...] | None) -> bool:
     return now is not None and len(now) == len(before) and all(a is b for a, b in zip(before, now))
 
 
-def _members_are(value: Any, members: tuple[Any, ...]) -> bool:
-    """A guard's read: whether a container or object still holds these members (the very objects)."""
-    return _same_members(members, _members(value))
+def _members_are(value: Any, ids: tuple[int, ...]) -> bool:
+    """A guard's read: whether a container or object still holds the members of these identities (the guard
+    set holds the members, so no other object can take one's identity)."""
+    members = _members(value)
+    return members is not None and tuple(map(id, members)) == ids
 
 
 def _binds(owner: Any, read: Callable[[Any], Any], method: Any) -> bool:
@@ -341,8 +362,9 @@ class Effects:
             return
         self.read.add(("members", id(value)))
         self.budget -= cost
-        self._add_read(f"the members of {description}", value, functools.partial(_members_are, members=members),
-                       True, by_value=True)
+        self.guards.held.append(members)
+        self._add_read(f"the members of {description}", value,
+                       functools.partial(_members_are, ids=tuple(map(id, members))), True, by_value=True)
         self.watch(description, value)
         for member in members:
             if _members(member) is not None or not is_plain_value(member):
