@@ -461,3 +461,43 @@ def test_a_training_step_holding_its_model_and_optimizer_in_a_closure_replays():
         x, y = torch.randn(6, 4, generator=gen), torch.randint(0, 2, (6,), generator=gen)
         torch.testing.assert_close(compiled(x, y), eager(x, y))
     assert stats["captures"] == captures + 2 and stats["replays"] == replays + 3
+
+
+class TrainerState:
+    def __init__(self):
+        self.scale, self.step, self.history, self.sub = 2.0, 0, [], {"shift": 1.0}
+
+
+def describe(state):
+    return state.scale
+
+
+class Scaled(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.state = TrainerState()
+
+    def forward(self, x):
+        return x * self.state.scale + self.state.sub["shift"]
+
+
+class PassesItsStateOn(Scaled):
+    def forward(self, x):
+        return x * describe(self.state) + self.state.sub["shift"]      # passed on: guarded whole
+
+
+def test_a_modules_config_is_guarded_on_what_its_methods_read_from_it():
+    for whole, make in ((False, Scaled), (True, PassesItsStateOn)):
+        model = make()
+        compiled = torch.compile(model, backend="eager")
+        x = torch.ones(1)
+        captures = stats["captures"]
+        for step in range(3):               # what forward does not read changes between calls
+            model.state.step = step
+            model.state.history.append(step)
+            torch.testing.assert_close(compiled(x), model(x))
+        assert stats["captures"] == captures + (3 if whole else 1)
+        model.state.scale = 5.0             # what it reads
+        torch.testing.assert_close(compiled(x), model(x))
+        model.state.sub["shift"] = 4.0
+        torch.testing.assert_close(compiled(x), model(x))

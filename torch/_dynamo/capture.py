@@ -175,6 +175,7 @@ class _Capture:
         self.thread = threading.get_ident()
         self.input_tensors: list[torch.Tensor] = []
         self.effects = Effects(self.guards)
+        self.kept_objects: set[tuple[int, str]] = set()     # module attributes holding containers or objects
 
     def graph_break(self, reason: str) -> None:
         if self.break_reason is None:
@@ -191,6 +192,9 @@ class _Capture:
     # -- reads and writes on modules --------------------------------------------------------------------------------
     def module_read(self, module: Any, name: str, value: Any) -> None:
         key = (id(module), name)
+        if key in self.kept_objects:    # read again, perhaps by another method: what that one reads is guarded
+            self.effects.attribute_read(module, name, value, f"{type(module).__name__}.{name}")
+            return
         if module is self.constants or key in self.read_keys or key in self.writes or name in _UNGUARDED_ATTRIBUTES:
             return
         description = f"{type(module).__name__}.{name}"
@@ -208,9 +212,10 @@ class _Capture:
         if not (is_plain_value(value) or functional or isinstance(value, (torch.Tensor, torch.nn.Module))):
             if name not in _MODULE_OWN and is_watched(value):     # a list, dict, set or object the program keeps
                 self.read_keys.add(key)
+                self.kept_objects.add(key)
                 self.guards.add_read(description, module, operator.attrgetter(name), value,
                                      path=_where_read(module, name))
-                self.effects.reached(description, value)
+                self.effects.attribute_read(module, name, value, description)
             return
         if functional:
             self.effects.function_state(description, value)

@@ -10,7 +10,7 @@ import dis
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["GlobalUse", "Step", "follow", "global_uses", "path", "spelled"]
+__all__ = ["GlobalUse", "Step", "along", "follow", "global_uses", "path", "self_uses", "spelled"]
 
 # Methods of lists, dicts and sets that change them without reading their members (the change itself is what
 # the snapshot sees).
@@ -45,22 +45,47 @@ def global_uses(code: Any) -> dict[str, GlobalUse]:
         if ins.opname in ("STORE_GLOBAL", "DELETE_GLOBAL"):
             found.setdefault(ins.argval, GlobalUse()).assigned = True
         elif ins.opname in ("LOAD_GLOBAL", "LOAD_NAME"):
-            steps, end = _chain(instructions, i + 1)
-            use = found.setdefault(ins.argval, GlobalUse())
-            nxt = instructions[end] if end < len(instructions) else None
-            after = instructions[end + 1] if end + 1 < len(instructions) else None
-            if nxt is not None and nxt.opname == "LOAD_METHOD":
-                # a method called on the chain's end: it reads that object, unless a list's append and the like
-                # (the type is known when the capture reads the value)
-                (use.blind if nxt.argval in _BLIND_MUTATORS else use.whole).add(tuple(steps))
-            elif nxt is not None and (nxt.opname in ("STORE_ATTR", "DELETE_ATTR") or (
-                    nxt.opname == "LOAD_CONST" and after is not None and after.opname in ("STORE_SUBSCR",
-                                                                                          "DELETE_SUBSCR"))):
-                use.values.add(tuple(steps))        # written into: a side effect the snapshot sees
-            else:
-                use.whole.add(tuple(steps))
+            _classify(instructions, i + 1, found.setdefault(ins.argval, GlobalUse()))
     _uses[code] = found
     return found
+
+
+_self_uses: dict[Any, dict[str, GlobalUse]] = {}
+
+
+def self_uses(code: Any) -> dict[str, GlobalUse]:
+    """What a method does with each attribute it reads from its first argument (self.config.scale: the chain
+    ("attr", "scale") read from attribute config), as global_uses does with globals (cached per code)."""
+    found = _self_uses.get(code)
+    if found is not None:
+        return found
+    found = {}
+    if code.co_argcount:
+        first = code.co_varnames[0]
+        instructions = list(dis.get_instructions(code))
+        for i, ins in enumerate(instructions[:-1]):
+            after = instructions[i + 1]
+            if ins.opname == "LOAD_FAST" and ins.argval == first and after.opname == "LOAD_ATTR":
+                _classify(instructions, i + 2, found.setdefault(after.argval, GlobalUse()))
+    _self_uses[code] = found
+    return found
+
+
+def _classify(instructions: list[Any], start: int, use: GlobalUse) -> None:
+    """Record how the value loaded just before instruction `start` is used: the chain read from it and what
+    its end is used for."""
+    steps, end = _chain(instructions, start)
+    nxt = instructions[end] if end < len(instructions) else None
+    after = instructions[end + 1] if end + 1 < len(instructions) else None
+    if nxt is not None and nxt.opname == "LOAD_METHOD":
+        # a method called on the chain's end: it reads that object, unless a list's append and the like (the
+        # type is known when the capture reads the value)
+        (use.blind if nxt.argval in _BLIND_MUTATORS else use.whole).add(tuple(steps))
+    elif nxt is not None and (nxt.opname in ("STORE_ATTR", "DELETE_ATTR") or (
+            nxt.opname == "LOAD_CONST" and after is not None and after.opname in ("STORE_SUBSCR", "DELETE_SUBSCR"))):
+        use.values.add(tuple(steps))        # written into: a side effect the snapshot sees
+    else:
+        use.whole.add(tuple(steps))
 
 
 def _chain(instructions: list[Any], i: int) -> tuple[list[Step], int]:
@@ -81,14 +106,19 @@ def _chain(instructions: list[Any], i: int) -> tuple[list[Step], int]:
 
 
 def follow(holder: Any, name: str, steps: tuple[Step, ...]) -> Any:
-    value = holder.namespace[name]
+    """The end of a chain read from a global (holder: a module's globals, weakly referable)."""
+    return along(holder.namespace[name], steps)
+
+
+def along(value: Any, steps: tuple[Step, ...]) -> Any:
+    """The end of a chain read from value."""
     for kind, key in steps:
         value = getattr(value, key) if kind == "attr" else value[key]
     return value
 
 
 def path(name: str, steps: tuple[Step, ...]) -> str:
-    return f"{{}}.namespace[{name!r}]" + "".join(f".{key}" if kind == "attr" else f"[{key!r}]" for kind, key in steps)
+    return f"{{}}.namespace[{name!r}]" + spelled("", steps)
 
 
 def spelled(name: str, steps: tuple[Step, ...]) -> str:

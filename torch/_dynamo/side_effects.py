@@ -27,7 +27,7 @@ import types
 from typing import Any, Callable, Iterator
 
 import torch
-from torch._dynamo.global_reads import follow, global_uses, path, spelled
+from torch._dynamo.global_reads import GlobalUse, Step, along, follow, global_uses, path, self_uses, spelled
 from torch._dynamo.guards import GuardSet, is_plain_value
 
 __all__ = ["Effects", "is_watched"]
@@ -59,6 +59,7 @@ def _ember_and_libraries() -> tuple[str, ...]:
 
 
 _LIBRARY = _ember_and_libraries()
+_DYNAMO = os.path.dirname(os.path.abspath(__file__)) + os.sep      # the capture's own code
 # Code typed in rather than read from a file: the program's (other code with no file, "<string>" and the like,
 # is generated: a namedtuple's or a dataclass's methods, FX's forwards, the guards).
 _TYPED_IN = ("<stdin>", "<ipython-input")
@@ -182,6 +183,10 @@ def _members_are(value: Any, ids: tuple[int, ...]) -> bool:
     set holds the members, so no other object can take one's identity)."""
     members = _members(value)
     return members is not None and tuple(map(id, members)) == ids
+
+
+def _attribute_chain(module: Any, name: str, steps: tuple[Step, ...]) -> Any:
+    return along(getattr(module, name), steps)
 
 
 def _binds(owner: Any, read: Callable[[Any], Any], method: Any) -> bool:
@@ -318,7 +323,7 @@ class Effects:
                     end = follow(holder, name, steps)
                 except Exception:       # a chain that fails (the call raises, or reads it under a condition)
                     continue
-                whole = steps in use.whole or (steps in use.blind and not isinstance(end, (list, dict, set)))
+                whole = self._used_whole(use, steps, end)
                 key = ("path", id(namespace), name, steps, whole)
                 if key in self.read:
                     continue
@@ -326,6 +331,46 @@ class Effects:
                 self._guard(f"global {spelled(name, steps)}", holder,
                             functools.partial(follow, name=name, steps=steps), end, path(name, steps), whole=whole)
             self.watch(f"global {name}", value)
+
+    def attribute_read(self, module: Any, name: str, value: Any, description: str) -> None:
+        """A module's attribute holding a container or an object (a config), read during the call: when the
+        method reading it is the module's own (self.config.scale), guarded on the chain ends it reads from it;
+        read any other way, guarded whole. Snapshotted either way."""
+        self.watch(description, value)
+        use = self._reading_method_use(module, name)
+        chains = [] if use is None else [*use.whole, *use.blind, *use.values]
+        if use is None or any(not steps and self._used_whole(use, steps, value) for steps in chains):
+            self.reached(description, value)
+            return
+        for steps in chains:
+            key = ("attribute", id(module), name, steps)
+            if not steps or key in self.read:
+                continue        # the object itself: its identity is guarded with the module's attribute
+            self.read.add(key)
+            try:
+                end = along(value, steps)
+            except Exception:
+                continue
+            self._guard(description + spelled("", steps), module,
+                        functools.partial(_attribute_chain, name=name, steps=steps), end, None,
+                        whole=self._used_whole(use, steps, end))
+
+    @staticmethod
+    def _used_whole(use: GlobalUse, steps: tuple[Step, ...], end: Any) -> bool:
+        return steps in use.whole or (steps in use.blind and not isinstance(end, (list, dict, set)))
+
+    @staticmethod
+    def _reading_method_use(module: Any, name: str) -> GlobalUse | None:
+        """How the program's method reading module.name uses it, when that method's self is the module."""
+        frame: Any = sys._getframe(2)
+        while frame is not None and frame.f_code.co_filename.startswith(_DYNAMO):
+            frame = frame.f_back        # the capture's observers, between the read and the method
+        if frame is None or not _is_program_file(frame.f_code.co_filename):
+            return None
+        code = frame.f_code
+        if not code.co_argcount or frame.f_locals.get(code.co_varnames[0]) is not module:
+            return None
+        return self_uses(code).get(name)
 
     def _guard(self, description: str, owner: Any, read: Callable[[Any], Any], value: Any, path: str | None,
                whole: bool) -> None:
