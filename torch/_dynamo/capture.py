@@ -29,7 +29,8 @@ from torch._dynamo.graph_passes import elide_fresh_copies
 from torch._dynamo.guards import (GuardSet, Snapshot, TensorGuard, aliasing_of, global_state, is_plain_value,
                                   weak_reader)
 from torch._dynamo.observers import argument_hooks, has_hooks, observed
-from torch._dynamo.side_effects import Effects, is_watched
+from torch._dynamo.program_state import is_watched
+from torch._dynamo.side_effects import Effects
 from torch.fx.experimental.proxy_tensor import _OperatorTracer
 from torch.fx.graph import Graph
 from torch.fx.graph_module import GraphModule

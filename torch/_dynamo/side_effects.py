@@ -15,22 +15,20 @@ closure variable rebound) had a side effect a replay would not redo: the capture
 the function runs eagerly for its guards)."""
 from __future__ import annotations
 
-import argparse
-import collections
 import contextlib
 import functools
-import itertools
 import os
 import sys
-import sysconfig
 import types
 from typing import Any, Callable, Iterator
 
 import torch
 from torch._dynamo.global_reads import GlobalUse, Step, along, follow, global_uses, path, self_uses, spelled
 from torch._dynamo.guards import GuardSet, is_plain_value
+from torch._dynamo.program_state import (has_settings, is_object, is_program_file, is_program_module, members_are,
+                                         members_of, plain_attributes, same_members)
 
-__all__ = ["Effects", "is_watched"]
+__all__ = ["Effects"]
 
 # Containers whose members a guard and a snapshot read (more members: the container's identity only).
 _MAX_MEMBERS = 256
@@ -40,149 +38,8 @@ _DEPTH = 3
 # global: its deeper levels are guarded by identity only), counting each guard as _GUARD_COST members.
 _MEMBER_BUDGET = 1024
 _GUARD_COST = 16            # a guard's own cost, in members compared
-_CALLABLES = (types.FunctionType, types.BuiltinFunctionType, types.MethodType, types.BuiltinMethodType,
-              functools.partial)
-# Namespaces of the standard library that programs keep settings in.
-_SETTINGS = (types.SimpleNamespace, argparse.Namespace)
 _MISSING = object()         # a global the call may create
-
-
-def _ember_and_libraries() -> tuple[str, ...]:
-    """The folders whose code is Ember's own, the standard library's or an installed library's: not the
-    program's (their globals are settings and caches, and their objects' inner state is theirs)."""
-    repository = os.path.dirname(os.path.dirname(os.path.abspath(torch.__file__)))
-    roots = [os.path.join(repository, name) + os.sep for name in ("torch", "aten", "c10", "torchgen")]
-    paths = sysconfig.get_paths()
-    roots += [os.path.abspath(paths[key]) + os.sep for key in ("stdlib", "platstdlib", "purelib", "platlib")
-              if key in paths]
-    return tuple(roots)
-
-
-_LIBRARY = _ember_and_libraries()
 _DYNAMO = os.path.dirname(os.path.abspath(__file__)) + os.sep      # the capture's own code
-# Code typed in rather than read from a file: the program's (other code with no file, "<string>" and the like,
-# is generated: a namedtuple's or a dataclass's methods, FX's forwards, the guards).
-_TYPED_IN = ("<stdin>", "<ipython-input")
-_program_files: dict[str, bool] = {}
-
-
-def _is_program_file(filename: str | None) -> bool:
-    """Whether code from this file is the program's (not Ember's, a library's or generated)."""
-    if filename is None:
-        return False
-    known = _program_files.get(filename)
-    if known is None:
-        if filename.startswith("<"):
-            known = filename.startswith(_TYPED_IN)
-        else:
-            known = not os.path.abspath(filename).startswith(_LIBRARY)
-        _program_files[filename] = known
-    return known
-
-
-def _is_program_module(module: Any) -> bool:
-    return isinstance(module, types.ModuleType) and _is_program_file(getattr(module, "__file__", None))
-
-
-def _is_program_class(cls: type) -> bool:
-    """Whether a class is the program's: not Ember's (an optimizer's state is guarded as such) nor a library's
-    (a logger's or a progress bar's inner state is not the program's)."""
-    module = sys.modules.get(getattr(cls, "__module__", "") or "")
-    return module is not None and (_is_program_file(getattr(module, "__file__", None)) or cls.__module__ == "__main__")
-
-
-_object_classes: dict[type, tuple[str, ...] | None] = {}
-
-
-def _object_slots(cls: type) -> tuple[str, ...] | None:
-    """For a class whose instances the program keeps state in (a config, a counter holder: the program's or a
-    settings namespace, not a tensor, a module, a function or a class), its slots' names; else None."""
-    if cls in _object_classes:
-        return _object_classes[cls]
-    slots: tuple[str, ...] | None = None
-    if not issubclass(cls, (type, types.ModuleType, torch.Tensor, torch.nn.Module, *_CALLABLES)) and \
-            (issubclass(cls, _SETTINGS) or _is_program_class(cls)):
-        slots = tuple(name for klass in cls.__mro__ for name in getattr(klass, "__slots__", ())
-                      if name not in ("__dict__", "__weakref__"))
-    _object_classes[cls] = slots
-    return slots
-
-
-def _is_object(value: Any) -> bool:
-    """An object the program keeps state in: see _object_slots."""
-    slots = _object_slots(type(value))
-    return slots is not None and (bool(slots) or isinstance(getattr(value, "__dict__", None), dict))
-
-
-def _slots(value: Any) -> tuple[tuple[str, Any], ...]:
-    return tuple((name, getattr(value, name)) for name in _object_slots(type(value)) or () if hasattr(value, name))
-
-
-_program_bases: dict[type, tuple[type, ...]] = {}
-_flat = itertools.chain.from_iterable        # (key, value) pairs as one run of keys and values
-
-
-def _class_attributes(cls: type) -> tuple[Any, ...]:
-    """The attributes a program's class and its program bases define, but their methods (defaults an instance
-    reads through self, settings read through cls)."""
-    bases = _program_bases.get(cls)
-    if bases is None:
-        bases = _program_bases[cls] = tuple(klass for klass in cls.__mro__ if klass is not object and
-                                            _is_program_class(klass) and not issubclass(klass, torch.nn.Module))
-    if not bases:
-        return ()
-    return tuple(_flat(pair for klass in bases for pair in vars(klass).items()
-                       if not isinstance(pair[1], (*_CALLABLES, classmethod, staticmethod, property))))
-
-
-def _members(value: Any) -> tuple[Any, ...] | None:
-    """A container's or object's members as one tuple (keys and values), or None for anything else."""
-    if isinstance(value, (list, tuple, collections.deque)):
-        return tuple(value)
-    if isinstance(value, dict):
-        return tuple(_flat(value.items()))
-    if isinstance(value, set):
-        return tuple(value)
-    if isinstance(value, type):
-        return _class_attributes(value) if _is_program_class(value) else None
-    if _is_object(value):
-        own = tuple(_flat(getattr(value, "__dict__", {}).items()))
-        return own + tuple(_flat(_slots(value))) + _class_attributes(type(value))
-    return None
-
-
-def _plain_attributes(value: Any) -> tuple[Any, ...]:
-    """A library's object's attributes that are plain values (a config's settings), by value."""
-    own = getattr(value, "__dict__", None)
-    return tuple(sorted((k, v) for k, v in own.items() if is_plain_value(v))) if isinstance(own, dict) else ()
-
-
-def _has_settings(value: Any) -> bool:
-    """A library's object with attributes (a config class of an installed library): not a tensor, a module, a
-    function, a class or a container, nor Ember's own (an optimizer's state is guarded as such, and its
-    step counters change every call)."""
-    if isinstance(value, (type, types.ModuleType, torch.Tensor, torch.nn.Module, *_CALLABLES, list, tuple, dict,
-                          set, collections.deque)):
-        return False
-    owner = (getattr(type(value), "__module__", "") or "").partition(".")[0]
-    return owner not in ("torch", "aten", "c10") and isinstance(getattr(value, "__dict__", None), dict)
-
-
-def is_watched(value: Any) -> bool:
-    """Whether a capture guards this value whole: a container, a program's object (its members) or a library's
-    object (its settings)."""
-    return _members(value) is not None or _has_settings(value)
-
-
-def _same_members(before: tuple[Any, ...], now: tuple[Any, ...] | None) -> bool:
-    return now is not None and len(now) == len(before) and all(a is b for a, b in zip(before, now))
-
-
-def _members_are(value: Any, ids: tuple[int, ...]) -> bool:
-    """A guard's read: whether a container or object still holds the members of these identities (the guard
-    set holds the members, so no other object can take one's identity)."""
-    members = _members(value)
-    return members is not None and tuple(map(id, members)) == ids
 
 
 def _attribute_chain(module: Any, name: str, steps: tuple[Step, ...]) -> Any:
@@ -232,7 +89,7 @@ class Effects:
         """Snapshot a container or an object (and those inside it, to `depth`) before the call changes it."""
         if depth <= 0 or id(value) in self.snapshots:
             return
-        members = _members(value)
+        members = members_of(value)
         if members is None:
             return
         self.snapshots[id(value)] = (description, value, members)
@@ -246,7 +103,7 @@ class Effects:
             if reader() is not value:
                 return f"{description} was assigned"
         for description, value, members in self.snapshots.values():
-            if not _same_members(members, _members(value)):
+            if not same_members(members, members_of(value)):
                 return f"{description} (a {type(value).__name__}) was changed"
         return None
 
@@ -254,7 +111,7 @@ class Effects:
     def function(self, fn: Callable[..., Any]) -> None:
         """The compiled function's closure, defaults and the globals its code reads, before it runs."""
         code = getattr(fn, "__code__", None)
-        if code is None or not _is_program_file(code.co_filename):
+        if code is None or not is_program_file(code.co_filename):
             return              # a module's call (its forward is entered as the program's), a library's function
         self.function_state(getattr(fn, "__name__", "the function"), fn)
         self._globals(code, getattr(fn, "__globals__", None))
@@ -263,7 +120,7 @@ class Effects:
         """A function's closure variables and mutable defaults: guarded whole, snapshotted, and its closure
         variables' rebinding checked (a nonlocal counter)."""
         if not isinstance(fn, types.FunctionType) or ("function", id(fn)) in self.read \
-                or not _is_program_file(fn.__code__.co_filename):
+                or not is_program_file(fn.__code__.co_filename):
             return
         self.read.add(("function", id(fn)))
         for name, cell in zip(fn.__code__.co_freevars, fn.__closure__ or ()):
@@ -275,7 +132,7 @@ class Effects:
             self.rebindings.append((where, functools.partial(_contents, cell), value))
             self._guard(where, cell, _contents, value, None, whole=True)
         for index, value in enumerate(fn.__defaults__ or ()):
-            if _members(value) is not None:         # a list or dict default: one object every call shares
+            if members_of(value) is not None:         # a list or dict default: one object every call shares
                 self._guard(f"default {index} of {description}", fn, functools.partial(_default, index=index),
                             value, None, whole=True)
         if fn.__kwdefaults__:
@@ -287,14 +144,14 @@ class Effects:
         inputs)."""
         for name, value in zip(names, values):
             self.watch(f"argument {name}", value)
-            if _is_object(value) or isinstance(value, types.FunctionType):
+            if is_object(value) or isinstance(value, types.FunctionType):
                 self.reached(f"argument {name}", value)
 
     def entered(self, frame: Any) -> None:
         """A Python function the call entered: a program's one has its globals guarded and its closure's
         containers snapshotted, the first time it is seen."""
         code = frame.f_code
-        if code in self.codes or not _is_program_file(code.co_filename):
+        if code in self.codes or not is_program_file(code.co_filename):
             return
         self.codes.add(code)
         if code.co_freevars:
@@ -316,7 +173,7 @@ class Effects:
             if ("global", id(namespace), name) not in self.read:
                 self.read.add(("global", id(namespace), name))
                 self.rebindings.append((f"global {name}", functools.partial(namespace.get, name, _MISSING), value))
-            if value is _MISSING or (isinstance(value, types.ModuleType) and not _is_program_module(value)):
+            if value is _MISSING or (isinstance(value, types.ModuleType) and not is_program_module(value)):
                 continue            # a builtin, a global the call creates, a library (torch, math, np)
             for steps in [*use.whole, *use.blind, *use.values]:
                 try:
@@ -365,7 +222,7 @@ class Effects:
         frame: Any = sys._getframe(2)
         while frame is not None and frame.f_code.co_filename.startswith(_DYNAMO):
             frame = frame.f_back        # the capture's observers, between the read and the method
-        if frame is None or not _is_program_file(frame.f_code.co_filename):
+        if frame is None or not is_program_file(frame.f_code.co_filename):
             return None
         code = frame.f_code
         if not code.co_argcount or frame.f_locals.get(code.co_varnames[0]) is not module:
@@ -376,7 +233,7 @@ class Effects:
                whole: bool) -> None:
         """A guard on what `read(owner)` gives: a plain value by value, anything else by identity; a value used
         whole also on its members (a container, an object, a function's closure), and snapshotted."""
-        if isinstance(value, types.ModuleType) and not _is_program_module(value):
+        if isinstance(value, types.ModuleType) and not is_program_module(value):
             return
         if isinstance(value, (types.MethodType, types.BuiltinMethodType)) and \
                 not isinstance(getattr(value, "__self__", None), types.ModuleType):
@@ -394,11 +251,11 @@ class Effects:
         if isinstance(value, types.FunctionType):
             self.function_state(getattr(value, "__name__", description), value)
             return
-        members = _members(value)
-        if members is None and _has_settings(value) and ("settings", id(value)) not in self.read:
+        members = members_of(value)
+        if members is None and has_settings(value) and ("settings", id(value)) not in self.read:
             # a library's object (a config): its plain attributes, not snapshotted (its inner state is its own)
             self.read.add(("settings", id(value)))
-            self._add_read(f"the settings of {description}", value, _plain_attributes, _plain_attributes(value),
+            self._add_read(f"the settings of {description}", value, plain_attributes, plain_attributes(value),
                            by_value=True)
             return
         cost = len(members) + _GUARD_COST if members is not None else 0
@@ -409,10 +266,10 @@ class Effects:
         self.budget -= cost
         self.guards.held.append(members)
         self._add_read(f"the members of {description}", value,
-                       functools.partial(_members_are, ids=tuple(map(id, members))), True, by_value=True)
+                       functools.partial(members_are, ids=tuple(map(id, members))), True, by_value=True)
         self.watch(description, value)
         for member in members:
-            if _members(member) is not None or not is_plain_value(member):
+            if members_of(member) is not None or not is_plain_value(member):
                 self.reached(description, member, depth - 1)
 
     def _add_read(self, *args: Any, **kwargs: Any) -> None:

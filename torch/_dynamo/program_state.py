@@ -1,0 +1,167 @@
+"""torch._dynamo.program_state: what a capture takes for the program's own code and state, and a value's
+members as its guards and snapshots compare them.
+
+The program's code is code from a file outside Ember, the standard library and installed libraries (or typed
+in). Its state: lists, tuples, deques, dicts and sets; objects of its classes (and settings namespaces), by
+their attributes, slots and the attributes their classes define; its classes, by those. An installed
+library's object (a config) is compared by its plain settings only: its inner state is its own."""
+from __future__ import annotations
+
+import argparse
+import collections
+import functools
+import itertools
+import os
+import sys
+import sysconfig
+import types
+from typing import Any
+
+import torch
+from torch._dynamo.guards import is_plain_value
+
+__all__ = ["CALLABLES", "has_settings", "is_object", "is_program_file", "is_program_module", "is_watched", "members_of",
+           "members_are", "plain_attributes", "same_members"]
+
+# Callables a global, an attribute or a closure variable may hold: guarded by identity (a helper swapped).
+CALLABLES = (types.FunctionType, types.BuiltinFunctionType, types.MethodType, types.BuiltinMethodType,
+             functools.partial)
+# Namespaces of the standard library that programs keep settings in.
+_SETTINGS = (types.SimpleNamespace, argparse.Namespace)
+
+
+def _ember_and_libraries() -> tuple[str, ...]:
+    """The folders whose code is Ember's own, the standard library's or an installed library's: not the
+    program's (their globals are settings and caches, and their objects' inner state is theirs)."""
+    repository = os.path.dirname(os.path.dirname(os.path.abspath(torch.__file__)))
+    roots = [os.path.join(repository, name) + os.sep for name in ("torch", "aten", "c10", "torchgen")]
+    paths = sysconfig.get_paths()
+    roots += [os.path.abspath(paths[key]) + os.sep for key in ("stdlib", "platstdlib", "purelib", "platlib")
+              if key in paths]
+    return tuple(roots)
+
+
+_LIBRARY = _ember_and_libraries()
+# Code typed in rather than read from a file: the program's (other code with no file, "<string>" and the like,
+# is generated: a namedtuple's or a dataclass's methods, FX's forwards, the guards).
+_TYPED_IN = ("<stdin>", "<ipython-input")
+_program_files: dict[str, bool] = {}
+
+
+def is_program_file(filename: str | None) -> bool:
+    """Whether code from this file is the program's (not Ember's, a library's or generated)."""
+    if filename is None:
+        return False
+    known = _program_files.get(filename)
+    if known is None:
+        if filename.startswith("<"):
+            known = filename.startswith(_TYPED_IN)
+        else:
+            known = not os.path.abspath(filename).startswith(_LIBRARY)
+        _program_files[filename] = known
+    return known
+
+
+def is_program_module(module: Any) -> bool:
+    return isinstance(module, types.ModuleType) and is_program_file(getattr(module, "__file__", None))
+
+
+def _is_program_class(cls: type) -> bool:
+    """Whether a class is the program's: not Ember's (an optimizer's state is guarded as such) nor a library's
+    (a logger's or a progress bar's inner state is not the program's)."""
+    module = sys.modules.get(getattr(cls, "__module__", "") or "")
+    return module is not None and (is_program_file(getattr(module, "__file__", None)) or cls.__module__ == "__main__")
+
+
+_object_classes: dict[type, tuple[str, ...] | None] = {}
+
+
+def _object_slots(cls: type) -> tuple[str, ...] | None:
+    """For a class whose instances the program keeps state in (a config, a counter holder: the program's or a
+    settings namespace, not a tensor, a module, a function or a class), its slots' names; else None."""
+    if cls in _object_classes:
+        return _object_classes[cls]
+    slots: tuple[str, ...] | None = None
+    if not issubclass(cls, (type, types.ModuleType, torch.Tensor, torch.nn.Module, *CALLABLES)) and \
+            (issubclass(cls, _SETTINGS) or _is_program_class(cls)):
+        slots = tuple(name for klass in cls.__mro__ for name in getattr(klass, "__slots__", ())
+                      if name not in ("__dict__", "__weakref__"))
+    _object_classes[cls] = slots
+    return slots
+
+
+def is_object(value: Any) -> bool:
+    """An object the program keeps state in: see _object_slots."""
+    slots = _object_slots(type(value))
+    return slots is not None and (bool(slots) or isinstance(getattr(value, "__dict__", None), dict))
+
+
+def _slots(value: Any) -> tuple[tuple[str, Any], ...]:
+    return tuple((name, getattr(value, name)) for name in _object_slots(type(value)) or () if hasattr(value, name))
+
+
+_program_bases: dict[type, tuple[type, ...]] = {}
+_flat = itertools.chain.from_iterable        # (key, value) pairs as one run of keys and values
+
+
+def _class_attributes(cls: type) -> tuple[Any, ...]:
+    """The attributes a program's class and its program bases define, but their methods (defaults an instance
+    reads through self, settings read through cls)."""
+    bases = _program_bases.get(cls)
+    if bases is None:
+        bases = _program_bases[cls] = tuple(klass for klass in cls.__mro__ if klass is not object and
+                                            _is_program_class(klass) and not issubclass(klass, torch.nn.Module))
+    if not bases:
+        return ()
+    return tuple(_flat(pair for klass in bases for pair in vars(klass).items()
+                       if not isinstance(pair[1], (*CALLABLES, classmethod, staticmethod, property))))
+
+
+def members_of(value: Any) -> tuple[Any, ...] | None:
+    """A container's or object's members as one tuple (keys and values), or None for anything else."""
+    if isinstance(value, (list, tuple, collections.deque)):
+        return tuple(value)
+    if isinstance(value, dict):
+        return tuple(_flat(value.items()))
+    if isinstance(value, set):
+        return tuple(value)
+    if isinstance(value, type):
+        return _class_attributes(value) if _is_program_class(value) else None
+    if is_object(value):
+        own = tuple(_flat(getattr(value, "__dict__", {}).items()))
+        return own + tuple(_flat(_slots(value))) + _class_attributes(type(value))
+    return None
+
+
+def plain_attributes(value: Any) -> tuple[Any, ...]:
+    """A library's object's attributes that are plain values (a config's settings), by value."""
+    own = getattr(value, "__dict__", None)
+    return tuple(sorted((k, v) for k, v in own.items() if is_plain_value(v))) if isinstance(own, dict) else ()
+
+
+def has_settings(value: Any) -> bool:
+    """A library's object with attributes (a config class of an installed library): not a tensor, a module, a
+    function, a class or a container, nor Ember's own (an optimizer's state is guarded as such, and its
+    step counters change every call)."""
+    if isinstance(value, (type, types.ModuleType, torch.Tensor, torch.nn.Module, *CALLABLES, list, tuple, dict,
+                          set, collections.deque)):
+        return False
+    owner = (getattr(type(value), "__module__", "") or "").partition(".")[0]
+    return owner not in ("torch", "aten", "c10") and isinstance(getattr(value, "__dict__", None), dict)
+
+
+def is_watched(value: Any) -> bool:
+    """Whether a capture guards this value whole: a container, a program's object (its members) or a library's
+    object (its settings)."""
+    return members_of(value) is not None or has_settings(value)
+
+
+def same_members(before: tuple[Any, ...], now: tuple[Any, ...] | None) -> bool:
+    return now is not None and len(now) == len(before) and all(a is b for a, b in zip(before, now))
+
+
+def members_are(value: Any, ids: tuple[int, ...]) -> bool:
+    """A guard's read: whether a container or object still holds the members of these identities (the guard
+    set holds the members, so no other object can take one's identity)."""
+    members = members_of(value)
+    return members is not None and tuple(map(id, members)) == ids
