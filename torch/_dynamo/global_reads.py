@@ -7,6 +7,7 @@ STORE_GLOBAL assigns it. torch._dynamo.side_effects guards what the capture's fu
 from __future__ import annotations
 
 import dis
+import weakref
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -31,7 +32,7 @@ class GlobalUse:
     assigned: bool = False
 
 
-_uses: dict[Any, dict[str, GlobalUse]] = {}
+_uses: weakref.WeakKeyDictionary[Any, dict[str, GlobalUse]] = weakref.WeakKeyDictionary()
 
 
 def global_uses(code: Any) -> dict[str, GlobalUse]:
@@ -50,7 +51,7 @@ def global_uses(code: Any) -> dict[str, GlobalUse]:
     return found
 
 
-_self_uses: dict[Any, dict[str, GlobalUse]] = {}
+_self_uses: weakref.WeakKeyDictionary[Any, dict[str, GlobalUse]] = weakref.WeakKeyDictionary()
 
 
 def self_uses(code: Any) -> dict[str, GlobalUse]:

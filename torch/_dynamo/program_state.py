@@ -15,6 +15,7 @@ import os
 import sys
 import sysconfig
 import types
+import weakref
 from typing import Any
 
 import torch
@@ -73,7 +74,7 @@ def _is_program_class(cls: type) -> bool:
     return module is not None and (is_program_file(getattr(module, "__file__", None)) or cls.__module__ == "__main__")
 
 
-_object_classes: dict[type, tuple[str, ...] | None] = {}
+_object_classes: weakref.WeakKeyDictionary[type, tuple[str, ...] | None] = weakref.WeakKeyDictionary()
 
 
 def _object_slots(cls: type) -> tuple[str, ...] | None:
@@ -100,7 +101,7 @@ def _slots(value: Any) -> tuple[tuple[str, Any], ...]:
     return tuple((name, getattr(value, name)) for name in _object_slots(type(value)) or () if hasattr(value, name))
 
 
-_program_bases: dict[type, tuple[type, ...]] = {}
+_program_bases: weakref.WeakKeyDictionary[type, tuple[type, ...]] = weakref.WeakKeyDictionary()
 _flat = itertools.chain.from_iterable        # (key, value) pairs as one run of keys and values
 
 
