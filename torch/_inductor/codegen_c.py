@@ -15,10 +15,11 @@ from typing import Any
 import torch
 from torch._inductor.scheduler import FusedGroup
 
-__all__ = ["ReductionLoops", "RowLoops", "coalesce", "kernel_source", "module_source", "reduction_loops", "row_body",
-           "statements", "strides_for"]
+__all__ = ["C_TYPES", "ReductionLoops", "RowLoops", "coalesce", "kernel_source", "module_source", "reduction_loops",
+           "row_body", "statements", "strides_for"]
 
-_CTYPES = {torch.float32: "float", torch.bool: "unsigned char", torch.int64: "long long"}
+# The C type of each dtype a fused kernel reads or writes (the CUDA generator's too).
+C_TYPES = {torch.float32: "float", torch.bool: "unsigned char", torch.int64: "long long"}
 
 
 def strides_for(shape: tuple[int, ...], operand_shape: tuple[int, ...], operand_stride: tuple[int, ...]) -> list[int]:
@@ -234,9 +235,9 @@ class RowLoops:
     def buffer_length(self, length: int) -> int:
         return -(-length // self.threads) if self.gpu else length
 
-    def once(self, line: str) -> str:
-        """A statement made once per row (a row's statistics stored)."""
-        return line.replace("        ", "        if (threadIdx.x == 0) ", 1) if self.gpu else line
+    def once(self, statement: str) -> str:
+        """A statement made once per row (a row's statistics stored), as a line of the row's body."""
+        return f"        {'if (threadIdx.x == 0) ' if self.gpu else ''}{statement}"
 
 
 _CPU_ROWS = RowLoops()
@@ -279,7 +280,7 @@ def row_body(group: FusedGroup, loops: RowLoops) -> list[str]:
         return local[node]
 
     lines = [*_decompose("r", outer_sizes, outer_steps, "o", "        "),
-             *[f"        const {_CTYPES[group.loads[i].meta['example'][2]]} r{i} = p{i}[o{i}];"
+             *[f"        const {C_TYPES[group.loads[i].meta['example'][2]]} r{i} = p{i}[o{i}];"
                for i in sorted(per_row)],
              *[f"        float b_{local[m]}[{loops.buffer_length(length)}];" for m in group.members if m in buffered]]
     loop_open = "\n".join([*loops.simd("        "), f"        {loops.over(length)} {{"])
@@ -296,7 +297,7 @@ def row_body(group: FusedGroup, loops: RowLoops) -> list[str]:
             for stat, (_, index) in group.stats.items():
                 if stat in group.stores and group.stats[stat][0] is member:
                     slot = len(group.loads) + group.stores.index(stat)
-                    lines.append(loops.once(f"        p{slot}[o{slot}] = {'mu' if index == 1 else 'rs'}_{name};"))
+                    lines.append(loops.once(f"p{slot}[o{slot}] = {'mu' if index == 1 else 'rs'}_{name};"))
             expr = f"(({source} - mu_{name}) * rs_{name})"
             expr = f"({expr} * {value(row.weight)})" if row.weight is not None else expr
             expr = f"({expr} + {value(row.bias)})" if row.bias is not None else expr
@@ -410,8 +411,8 @@ def kernel_source(group: FusedGroup, grain: int) -> str:
     numel = 1
     for size in shape:
         numel *= size
-    params = [f"const {_CTYPES[n.meta['example'][2]]}* __restrict p{i}" for i, n in enumerate(group.loads)]
-    params += [f"{_CTYPES[n.meta['example'][2]]}* __restrict p{len(group.loads) + i}"
+    params = [f"const {C_TYPES[n.meta['example'][2]]}* __restrict p{i}" for i, n in enumerate(group.loads)]
+    params += [f"{C_TYPES[n.meta['example'][2]]}* __restrict p{len(group.loads) + i}"
                for i, n in enumerate(group.stores)]
     header = [f"/* {group.name}: {len(group.members)} fused node(s) over shape {list(shape)} */"]
     footer: list[str] = []

@@ -15,12 +15,11 @@ import math
 from typing import Any
 
 import torch
-from torch._inductor.codegen_c import RowLoops, coalesce, reduction_loops, row_body, strides_for
+from torch._inductor.codegen_c import C_TYPES, RowLoops, coalesce, reduction_loops, row_body, strides_for
 from torch._inductor.scheduler import FusedGroup
 
 __all__ = ["kernel_source", "launch_count", "module_source", "row_threads"]
 
-_CTYPES = {torch.float32: "float", torch.bool: "unsigned char", torch.int64: "long long"}
 # The row kernels' exp: CUDA's, flushing where the CPU's (vec_math.h) flushes to 0.
 _ROW_MATH = """__device__ __forceinline__ float ember_vm_expf(float x) { return expf(x); }
 __device__ __forceinline__ float ember_vm_expf_flush(float x) { return x < -87.33654475f ? 0.0f : expf(x); }
@@ -73,16 +72,16 @@ def _reduction_source(group: FusedGroup, params: list[str]) -> str:
 
 def kernel_source(group: FusedGroup) -> str:
     """void kernelN(long long n, loads..., stores...)."""
-    operands = [*group.loads, *group.stores]
-    strides = [strides_for(group.shape, n.meta["example"][0], n.meta["example"][1]) for n in operands]
-    sizes, steps = coalesce(group.shape, strides)
-    params = [f"const {_CTYPES[n.meta['example'][2]]}* __restrict__ p{i}" for i, n in enumerate(group.loads)]
-    params += [f"{_CTYPES[n.meta['example'][2]]}* __restrict__ p{len(group.loads) + i}"
+    params = [f"const {C_TYPES[n.meta['example'][2]]}* __restrict__ p{i}" for i, n in enumerate(group.loads)]
+    params += [f"{C_TYPES[n.meta['example'][2]]}* __restrict__ p{len(group.loads) + i}"
                for i, n in enumerate(group.stores)]
     if group.rows:
         return _row_source(group, params)
     if group.reduced is not None:
         return _reduction_source(group, params)
+    operands = [*group.loads, *group.stores]
+    strides = [strides_for(group.shape, n.meta["example"][0], n.meta["example"][1]) for n in operands]
+    sizes, steps = coalesce(group.shape, strides)
     lines = [f"// {group.name}: {len(group.members)} fused node(s) over shape {list(group.shape)}",
              f'extern "C" __global__ void {group.name}({", ".join(["long long n", *params])}) {{',
              "    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;"

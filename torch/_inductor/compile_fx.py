@@ -25,7 +25,6 @@ from aten.native.meta import views as _meta_views
 __all__ = ["compile_fx"]
 
 _SIMPLE = (int, float, bool, str, type(None))
-_MAX_GRID = 65535           # blocks a row kernel's grid has at most (its rows stride over them)
 _warned_modes: set[str] = set()
 
 
@@ -109,14 +108,14 @@ class _Wrapper:
 
     def cuda_call(self, group: FusedGroup) -> None:
         """A GPU kernel launched over the group's elements (a grid-stride loop; nothing to launch for none)."""
-        from aten.native.cuda.runtime.launch import grid_for
+        from aten.native.cuda.runtime.launch import MAX_BLOCKS, grid_for
         numel = codegen_cuda.launch_count(group)
         if numel == 0:
             return
         function = self.cuda_module.get_function(group.name)
         function.prepare("q" + "P" * (len(group.loads) + len(group.stores)))
         if group.rows:          # a block per row
-            grid, block = (min(numel, _MAX_GRID), 1, 1), (codegen_cuda.row_threads(group), 1, 1)
+            grid, block = (min(numel, MAX_BLOCKS), 1, 1), (codegen_cuda.row_threads(group), 1, 1)
         else:
             grid, block = grid_for(numel)
         handle = f"_{group.name}"

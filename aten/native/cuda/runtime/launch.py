@@ -9,6 +9,7 @@ import numpy as np
 from c10 import cuda as c10_cuda
 
 BLOCK = 256
+MAX_BLOCKS = 65535         # a grid's blocks along x at most (loops stride over the rest)
 
 _metas: dict[tuple[int, ...], Any] = {}
 _MAX_METAS = 1024
@@ -17,7 +18,7 @@ c10_cuda.at_shutdown(_metas.clear)
 
 def grid_for(n: int) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
     """(grid, block) of a grid-stride loop over n elements."""
-    blocks = max(1, min((n + BLOCK - 1) // BLOCK, 65535))
+    blocks = max(1, min((n + BLOCK - 1) // BLOCK, MAX_BLOCKS))
     return (blocks, 1, 1), (BLOCK, 1, 1)
 
 
