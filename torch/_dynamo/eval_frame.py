@@ -88,6 +88,7 @@ class CompiledFunction:
         self.entries: list[CacheEntry] = []
         self.frame_id = next(_frame_ids)
         self.warned_limit = False
+        self.last_capture: capture.Captured | None = None     # the latest capture (entries reorder by use)
         self._specs: dict[int, Any] = {}
         _frames.add(self)
 
@@ -142,12 +143,12 @@ class CompiledFunction:
         except capture.Busy:        # another thread is capturing: this call runs as it is
             return self.fn(*args, **kwargs)
         stats["captures"] += 1
+        previous, self.last_capture = self.last_capture, captured
         if _logging.artifact_enabled("guards"):
             lines = "\n".join(f"+- {line}" for line in captured.guards.describe())
             _logging.log_artifact("guards", f"GUARDS:\n{lines}")
         if captured.graph_module is None:
-            last = self.entries[-1].captured if self.entries else None
-            if captured.effect_reads is not None and last is not None and last.effect_reads is not None:
+            if captured.effect_reads is not None and previous is not None and previous.effect_reads is not None:
                 # the side effect came again with what it changed: from now on these calls run eagerly whatever the
                 # values it reads and changes (guards on them would fail each call, capturing again each time)
                 captured.guards.drop(captured.effect_reads)
@@ -206,6 +207,7 @@ class CompiledFunction:
         _accumulated["entries"] -= len(self.entries)
         self.entries.clear()
         self.warned_limit = False
+        self.last_capture = None
 
 
 def _tabular(graph: Any) -> str:
