@@ -2,7 +2,8 @@
 and compiled by the inductor backend (target: compiled at least 4x faster than eager), a small MLP's inference
 step, examples/char_gpt.py's training step eager, with its model compiled, and as one compiled function
 (target: compiled 1.5x faster than eager), and the time a compile takes with the kernel cache warm (capture,
-lowering and loading the cached kernels: target at most 1 s).
+lowering and loading the cached kernels: target at most 1 s); the whole step compiled with dynamic=True (its
+kernels generic in sizes), and the call of it at a batch size it has not seen.
 
 Like suite.py, this file runs under another interpreter's PyTorch too (suite.py loads it by path): the public
 torch API only, no Ember internals, nothing else of this package.
@@ -100,9 +101,9 @@ def char_gpt_step(compiled: bool) -> Callable[..., Fn]:
     return setup
 
 
-def char_gpt_whole_step(torch: Any, np: Any, s: Any) -> Fn:
-    """The same step as one function under torch.compile: forward, cross entropy, backward and AdamW in one graph
-    (Ember; PyTorch breaks the graph at backward and compiles the pieces)."""
+def _whole_step(torch: Any, dynamic: bool | None) -> tuple[Any, Any, Callable[..., Any], Any]:
+    """char_gpt's step as one compiled function: (the example module, its data, the compiled step, a generator
+    of batches)."""
     ex = _char_gpt()
     torch.manual_seed(0)
     data, chars = ex.load_text()
@@ -117,11 +118,38 @@ def char_gpt_whole_step(torch: Any, np: Any, s: Any) -> Fn:
         optimizer.step()
         return loss
 
-    compiled = torch.compile(step)
+    compiled = torch.compile(step, dynamic=dynamic)
     batches = torch.Generator().manual_seed(0)
     for _ in range(2):          # captured, then captured again once AdamW has its state
         compiled(*ex.get_batch(data, batches))
+    return ex, data, compiled, batches
+
+
+def char_gpt_whole_step(torch: Any, np: Any, s: Any) -> Fn:
+    """The same step as one function under torch.compile: forward, cross entropy, backward and AdamW in one graph
+    (Ember; PyTorch breaks the graph at backward and compiles the pieces)."""
+    ex, data, compiled, batches = _whole_step(torch, None)
     return lambda: compiled(*ex.get_batch(data, batches)).item()
+
+
+def char_gpt_whole_step_dynamic(torch: Any, np: Any, s: Any) -> Fn:
+    """The whole step compiled with dynamic=True: kernels generic in sizes (Ember), symbolic sizes (PyTorch)."""
+    ex, data, compiled, batches = _whole_step(torch, True)
+    return lambda: compiled(*ex.get_batch(data, batches)).item()
+
+
+def char_gpt_new_batch_size(torch: Any, np: Any, s: Any) -> Fn:
+    """A call of the step compiled with dynamic=True at a batch size it has not seen (its cache reset each time,
+    the kernels compiled for the first size kept): Ember captures it again and reuses the generic kernels."""
+    ex, data, compiled, batches = _whole_step(torch, True)
+    x, y = ex.get_batch(data, batches)
+    sizes = iter(range(1 << 30))
+
+    def new_size() -> Any:
+        torch.compiler.reset()
+        batch = 2 + next(sizes) % (x.shape[0] - 2)
+        return compiled(x[:batch], y[:batch]).item()
+    return new_size
 
 
 def register(case: Callable[..., Callable[[Any], Any]]) -> None:
@@ -138,5 +166,9 @@ def register(case: Callable[..., Callable[[Any], Any]]) -> None:
         char_gpt_step(True))
     case("compile.char_gpt_whole_step_compiled", "char_gpt.py training step as one function under torch.compile "
          "(forward, loss, backward, AdamW)", "ms")(char_gpt_whole_step)
+    case("compile.char_gpt_whole_step_dynamic", "the whole step under torch.compile(dynamic=True)", "ms")(
+        char_gpt_whole_step_dynamic)
+    case("compile.char_gpt_new_batch_size", "the whole step (dynamic=True) called at a batch size it has not seen",
+         "ms")(char_gpt_new_batch_size)
     case("compile.warm_cache_compile", "compile of the GELU chain with the kernel cache warm (reset + first call)",
          "ms")(warm_compile)

@@ -49,7 +49,7 @@ def test_past_the_recompile_limit_the_function_runs_eagerly_with_a_warning(caplo
     torch._dynamo.config.cache_size_limit = 2
     try:
         assert torch._dynamo.config.recompile_limit == 2
-        compiled = torch.compile(lambda x: x + 1, backend="eager")
+        compiled = torch.compile(lambda x: x + 1, backend="eager", dynamic=False)     # every size specialised
         with caplog.at_level(logging.WARNING, logger="torch._dynamo"):
             for n in range(1, 6):
                 assert compiled(torch.ones(n)).tolist() == [2.0] * n

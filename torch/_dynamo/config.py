@@ -23,6 +23,8 @@ verbose = False
 capture_scalar_outputs = False
 capture_dynamic_output_shape_ops = False
 automatic_dynamic_shapes = True
+# Ember's: how many captures at sizes that vary a compiled function keeps (the least recently served go)
+dynamic_size_captures = 64
 assume_static_by_default = True
 force_parameter_static_shapes = True
 inline_inbuilt_nn_modules = True

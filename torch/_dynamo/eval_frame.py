@@ -5,7 +5,14 @@ is captured (torch._dynamo.capture: it runs for real and its result is returned)
 the backend, and the entry is cached. A function keeps at most config.recompile_limit entries; past that
 it runs eagerly for calls no entry serves, after PyTorch's warning. A capture that hit a graph break
 caches an entry that runs the function eagerly for those guards. OptimizedModule is what torch.compile
-returns for a module."""
+returns for a module.
+
+Sizes that vary (dynamic=True, mark_dynamic, or a call that differs from an entry only in its tensors'
+sizes and its integer arguments, PyTorch's automatic dynamic shapes): a size never seen is captured again,
+since without reading the bytecode the Python decisions taken on sizes cannot be replayed blind, but these
+captures count as one entry against the limits, their graphs are compiled generic in sizes (the inductor's
+kernels read sizes from an array, so every size after the first reuses the compiled code), and the
+least recently used of them beyond config.dynamic_size_captures are forgotten."""
 from __future__ import annotations
 
 import functools
@@ -44,6 +51,9 @@ class CacheEntry:
     captured: capture.Captured
     graph_module: Any
     compile_id: str
+    # captured at sizes that vary (its graph compiled generic in them): the compile id of the first capture of the
+    # calls that differ from it only in sizes (they count as one entry)
+    family: str | None = None
 
     def run(self, fn: Callable[..., Any], flat: list[Any], args: tuple[Any, ...], kwargs: dict[str, Any],
             sources: tuple[Any, ...] = ()) -> Any:
@@ -88,6 +98,7 @@ class CompiledFunction:
         self.entries: list[CacheEntry] = []
         self.frame_id = next(_frame_ids)
         self.warned_limit = False
+        self.attempts = itertools.count()
         self.last_capture: capture.Captured | None = None     # the latest capture (entries reorder by use)
         self._specs: dict[int, Any] = {}
         _frames.add(self)
@@ -120,15 +131,43 @@ class CompiledFunction:
         # a miss: why each entry failed, for the log and the warnings (a guard that raised fails here too)
         failures = [(entry.compile_id, entry.guards.check(flat, structure) or "a guard could not be evaluated")
                     for entry in self.entries]
-        return self._miss(args, kwargs, failures)
+        family = next((entry.family for entry in self.entries
+                       if entry.family is not None and entry.guards.check(flat, structure, sizes=False) is None), None)
+        return self._miss(args, kwargs, failures, family, family is not None or self._sizes_vary(flat, structure))
 
-    def _miss(self, args: tuple[Any, ...], kwargs: dict[str, Any], failures: list[tuple[str, str]]) -> Any:
-        limit_hit = len(self.entries) >= config.recompile_limit
-        if limit_hit or _accumulated["entries"] >= config.accumulated_recompile_limit:
+    def _sizes_vary(self, flat: list[Any], structure: Any) -> bool:
+        """Whether this call's capture is one at sizes that vary: dynamic=True, a size marked dynamic, or (with
+        automatic dynamic shapes) an entry that holds but for the sizes and the integer arguments."""
+        if self.dynamic is not None:
+            return self.dynamic
+        if any(getattr(t, "_dynamo_dynamic_indices", None) or getattr(t, "_dynamo_weak_dynamic_indices", None)
+               for t in flat if isinstance(t, torch.Tensor)):
+            return True
+        return config.automatic_dynamic_shapes and any(
+            entry.guards.check(flat, structure, sizes=False) is None for entry in self.entries)
+
+    def _counted(self) -> int:
+        """The entries that count against the limits: the captures of one family (sizes that vary) count as one."""
+        return sum(entry.family is None for entry in self.entries) + \
+            len({entry.family for entry in self.entries if entry.family is not None})
+
+    def _miss(self, args: tuple[Any, ...], kwargs: dict[str, Any], failures: list[tuple[str, str]],
+              family: str | None, sizes_vary: bool) -> Any:
+        """Capture the call (family: the cached captures it differs from only in sizes; sizes_vary: it is to be
+        compiled generic in sizes)."""
+        another_size = family is not None       # not a new entry: a new size
+        limit_hit = not another_size and self._counted() >= config.recompile_limit
+        if limit_hit or (not another_size and _accumulated["entries"] >= config.accumulated_recompile_limit):
             self._warn_limit(failures, "accumulated_recompile_limit" if not limit_hit else "recompile_limit")
             return self.fn(*args, **kwargs)
-        compile_id = f"{self.frame_id}/{len(self.entries)}"
-        if failures:
+        compile_id = f"{self.frame_id}/{next(self.attempts)}"
+        if sizes_vary and family is None:
+            family = compile_id
+        if another_size:
+            _logging.log_artifact("dynamic", f"Capturing {self.name} in {_where(self.guard_target or self.fn)} at "
+                                  f"new sizes ({failures[0][1] if failures else '?'}); its kernels are the generic "
+                                  "ones compiled for the earlier sizes")
+        elif failures:
             if config.error_on_recompile:
                 raise exc.RecompileError(f"Recompiling function {self.name} in {_where(self.guard_target or self.fn)}"
                                          f"\n    triggered by the following guard failure(s):\n"
@@ -156,9 +195,11 @@ class CompiledFunction:
             _logging.log_artifact("graph_breaks", f"Graph break in user code at {_where(self.guard_target or self.fn)}"
                                   f"\nGraph Break Reason: {captured.break_reason}\n"
                                   "Ember runs the whole function eagerly for these guards.")
-            self._add(CacheEntry(captured.guards, None, captured, None, compile_id))
-            return captured.result
+            self._add(CacheEntry(captured.guards, None, captured, None, compile_id, family), another_size)
+            return self._result(captured)
         graph_module = captured.graph_module
+        if family is not None:
+            graph_module.meta["dynamic_sizes"] = True
         graph_id = next(_compiled_graph_ids)
         _logging.log_artifact("graph_code", f"TRACED GRAPH\n ===== __compiled_fn_{graph_id} =====\n"
                               + graph_module.print_readable(print_output=False))
@@ -169,8 +210,14 @@ class CompiledFunction:
                 compiled = self._compile(graph_module, captured.example_inputs)
         else:
             compiled = self._compile(graph_module, captured.example_inputs)
-        self._add(CacheEntry(captured.guards, compiled, captured, graph_module, compile_id))
-        return captured.result
+        self._add(CacheEntry(captured.guards, compiled, captured, graph_module, compile_id, family), another_size)
+        return self._result(captured)
+
+    @staticmethod
+    def _result(captured: capture.Captured) -> Any:
+        """The captured call's result, which its cache entry no longer holds."""
+        result, captured.result = captured.result, None
+        return result
 
     def _compile(self, graph_module: Any, example_inputs: list[Any]) -> Callable[..., Any]:
         started = time.perf_counter()
@@ -186,9 +233,16 @@ class CompiledFunction:
         self.compile_seconds = time.perf_counter() - started
         return compiled
 
-    def _add(self, entry: CacheEntry) -> None:
+    def _add(self, entry: CacheEntry, another_size: bool = False) -> None:
         self.entries.append(entry)
-        _accumulated["entries"] += 1
+        if not another_size:
+            _accumulated["entries"] += 1
+        generic = [e for e in self.entries if e.family is not None]
+        if len(generic) > config.dynamic_size_captures:      # the least recently served before the new one
+            gone = generic[-2]
+            self.entries.remove(gone)
+            if all(e.family != gone.family for e in self.entries):
+                _accumulated["entries"] -= 1
 
     def _warn_limit(self, failures: list[tuple[str, str]], which: str) -> None:
         if self.warned_limit:
@@ -204,8 +258,9 @@ class CompiledFunction:
                     _where(self.guard_target or self.fn), last)
 
     def reset(self) -> None:
-        _accumulated["entries"] -= len(self.entries)
+        _accumulated["entries"] -= self._counted()
         self.entries.clear()
+        self.attempts = itertools.count()
         self.warned_limit = False
         self.last_capture = None
 

@@ -60,7 +60,8 @@ class TensorGuard:
         return cls(name, tuple(tensor.shape), tuple(tensor.stride()), tensor.dtype, tensor.device,
                    tensor.requires_grad)
 
-    def failure(self, tensor: Any) -> str | None:
+    def failure(self, tensor: Any, sizes: bool = True) -> str | None:
+        """Why tensor does not match, or None; sizes=False: whatever its sizes and strides (its rank matches)."""
         if not isinstance(tensor, torch.Tensor):
             return f"{self.name} is not a tensor (now {type(tensor).__name__})"
         if tensor.dtype is not self.dtype:
@@ -74,10 +75,12 @@ class TensorGuard:
         if shape != self.shape:
             if len(shape) != len(self.shape):
                 return f"tensor '{self.name}' rank mismatch. expected {len(self.shape)}, actual {len(shape)}"
+            if not sizes:
+                return None
             i = next(i for i, (a, b) in enumerate(zip(self.shape, shape)) if a != b)
             return f"tensor '{self.name}' size mismatch at index {i}. expected {self.shape[i]}, actual {shape[i]}"
         stride = tuple(tensor.stride())
-        if stride != self.stride:
+        if stride != self.stride and sizes:
             i = next(i for i, (a, b) in enumerate(zip(self.stride, stride)) if a != b)
             return f"tensor '{self.name}' stride mismatch at index {i}. expected {self.stride[i]}, actual {stride[i]}"
         return None
@@ -241,16 +244,19 @@ class GuardSet:
         except Exception:       # a reader whose owner was freed, a value that cannot be compared
             return None
 
-    def check(self, flat: list[Any], structure: Any) -> str | None:
-        """None when the graph may be replayed for these flattened inputs, else why not."""
+    def check(self, flat: list[Any], structure: Any, sizes: bool = True) -> str | None:
+        """None when the graph may be replayed for these flattened inputs, else why not; sizes=False: None when
+        only the tensor inputs' sizes and strides and the integer arguments differ (a capture at other sizes)."""
         if structure != self.structure:
             return "the arguments' structure changed"
         for position, guard in self.tensors:
-            failure = guard.failure(flat[position])
+            failure = guard.failure(flat[position], sizes)
             if failure is not None:
                 return failure
         for position, name, value in self.values:
             now = flat[position]
+            if not sizes and type(now) is int and type(value) is int:
+                continue
             if not same_value(now, value):
                 return f"{name} == {value!r}" if is_plain_value(value) else f"{name} changed"
         if self.aliasing and aliasing_of(flat, [p for p, _ in self.tensors]) != self.aliasing:

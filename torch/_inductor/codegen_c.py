@@ -4,8 +4,10 @@ Each kernel is one C function over the group's shape: its loads and stores with 
 broadcast along a dimension has stride 0), the dimensions that every operand steps through uniformly
 merged, then one flat loop, or rows of a contiguous inner loop, split across OpenMP threads above the
 grain. Sizes and strides are constants in the source (a graph is specialised on them), so the inner loop
-is a plain strided loop that gcc vectorises with the branch-free math of vec_math.h. Each member is a
-local of the loop body; the source carries, as a comment, the graph node every line comes from."""
+is a plain strided loop that gcc vectorises with the branch-free math of vec_math.h; a graph compiled for
+sizes that vary reads them from an array instead (Values), so that every size's source is the same text,
+compiled once. Each member is a local of the loop body; the source carries, as a comment, the graph node
+every line comes from."""
 from __future__ import annotations
 
 import math
@@ -15,11 +17,32 @@ from typing import Any
 import torch
 from torch._inductor.scheduler import FusedGroup
 
-__all__ = ["C_TYPES", "ReductionLoops", "RowLoops", "coalesce", "kernel_source", "module_source", "reduction_loops",
-           "row_body", "statements", "strides_for"]
+__all__ = ["C_TYPES", "ReductionLoops", "RowLoops", "Values", "coalesce", "kernel_source", "module_source",
+           "reduction_loops", "row_body", "statements", "strides_for"]
 
 # The C type of each dtype a fused kernel reads or writes (the CUDA generator's too).
 C_TYPES = {torch.float32: "float", torch.bool: "unsigned char", torch.int64: "long long"}
+
+
+class Values:
+    """How a kernel's sizes and strides (and the counts made of them) appear in its source: as literals, for a
+    graph specialised on its shapes, or, for a graph compiled for sizes that vary (generic), as n[k], read from
+    the array the call passes (`values`, in the order the source reads them): two sizes' kernels are then the
+    same text, compiled once. 0 and 1 stay literals even so: they decide the code (a broadcast, a contiguous
+    inner loop gcc vectorises, a dimension dropped), and a size that takes them makes a source of its own."""
+
+    def __init__(self, generic: bool = False) -> None:
+        self.generic = generic
+        self.values: list[int] = []
+
+    def __call__(self, value: int) -> str:
+        if not self.generic or value in (0, 1):
+            return f"{value}L"
+        self.values.append(int(value))
+        return f"n[{len(self.values) - 1}]"
+
+
+_LITERAL = Values()
 
 
 def strides_for(shape: tuple[int, ...], operand_shape: tuple[int, ...], operand_stride: tuple[int, ...]) -> list[int]:
@@ -84,12 +107,14 @@ def _reduction_strides(group: FusedGroup) -> list[int]:
             for d in range(len(group.shape))]
 
 
-def _decompose(index: str, sizes: list[int], steps: list[list[int]], prefix: str, indent: str) -> list[str]:
+def _decompose(index: str, sizes: list[int], steps: list[list[int]], prefix: str, indent: str,
+               v: Values) -> list[str]:
     """Each operand's offset (prefix0, prefix1...) for a flat index over the dims of sizes (the last fastest)."""
     lines = [f"{indent}long {prefix}rest = {index};"] + [f"{indent}long {prefix}{i} = 0;" for i in range(len(steps))]
     for d in range(len(sizes) - 1, -1, -1):
-        lines.append(f"{indent}{{ long at = {prefix}rest % {sizes[d]}L; {prefix}rest /= {sizes[d]}L;")
-        lines += [f"{indent}  {prefix}{i} += at * {step[d]}L;" for i, step in enumerate(steps) if step[d]]
+        size = v(sizes[d])
+        lines.append(f"{indent}{{ long at = {prefix}rest % {size}; {prefix}rest /= {size};")
+        lines += [f"{indent}  {prefix}{i} += at * {v(step[d])};" for i, step in enumerate(steps) if step[d]]
         lines.append(f"{indent}}}")
     lines.append(f"{indent}(void){prefix}rest;")
     return lines
@@ -98,9 +123,11 @@ def _decompose(index: str, sizes: list[int], steps: list[list[int]], prefix: str
 @dataclass
 class ReductionLoops:
     """The two loops of a group ending in a sum or mean: over its outputs (the kept dims) and, inside, over the
-    elements each output sums; the operands' offsets in both, and the body of the inner loop."""
-    outputs: int
-    count: int
+    elements each output sums; the operands' offsets in both, and the body of the inner loop. Counts are C
+    expressions (Values)."""
+    outputs: str
+    count: str
+    elements: str               # outputs * count
     outer: list[str]            # the offsets o0, o1... of output r (statements)
     inner: list[str]            # the statements of element j: offsets, members, element-wise stores
     accumulate: str             # the member summed
@@ -121,7 +148,7 @@ def _reduction_layout(group: FusedGroup) -> tuple[list[int], list[list[int]], li
     return kept_sizes, kept_steps, red_sizes, red_steps
 
 
-def reduction_loops(group: FusedGroup, indent: str) -> ReductionLoops:
+def reduction_loops(group: FusedGroup, indent: str, v: Values = _LITERAL) -> ReductionLoops:
     """A reduction group's loops (shared by the CPU and CUDA generators)."""
     assert group.reduced is not None and group.reduction is not None
     shape, dims = group.shape, group.reduced.dims
@@ -131,37 +158,39 @@ def reduction_loops(group: FusedGroup, indent: str) -> ReductionLoops:
     outputs = math.prod(shape[d] for d in kept)
     count = math.prod(shape[d] for d in dims)
     if len(red_sizes) == 1:
-        offset = {i: f"o{i} + j * {step[0]}" if step[0] else f"o{i}" for i, step in enumerate(red_steps)}
+        offset = {i: f"o{i} + j * {v(step[0])}" if step[0] else f"o{i}" for i, step in enumerate(red_steps)}
         per_element: list[str] = []
     else:
         offset = {i: f"o{i} + u{i}" for i in range(len(operands))}
-        per_element = _decompose("j", red_sizes, red_steps, "u", indent + "    ")
+        per_element = _decompose("j", red_sizes, red_steps, "u", indent + "    ", v)
     body, names = statements(group, offset, indent + "    ")
     slot = len(group.loads) + group.stores.index(group.reduction)
-    total = "(float)acc" if group.reduced.kind == "sum" else f"(float)(acc / {count})"
+    counted = v(count)
+    total = "(float)acc" if group.reduced.kind == "sum" else f"(float)(acc / {counted})"
     return ReductionLoops(
-        outputs, count, _decompose("r", kept_sizes, kept_steps, "o", indent), per_element + body,
+        v(outputs), counted, v(outputs * count), _decompose("r", kept_sizes, kept_steps, "o", indent, v),
+        per_element + body,
         f"{indent}    acc += (double){names[group.reduced.operand]};  /* {group.reduction.name}: {group.reduction.target} */",
         f"{indent}p{slot}[o{slot}] = {total};")
 
 
-def _reduction_kernel(group: FusedGroup, grain: int) -> list[str]:
+def _reduction_kernel(group: FusedGroup, grain: int, v: Values) -> list[str]:
     """Each output (the kept dims, split across threads) sums its elements in a vectorised loop that computes the
     members too, in its own order: the same bits on any thread count."""
-    loops = reduction_loops(group, "        ")
+    loops = reduction_loops(group, "        ", v)
     return [f"    #pragma omp parallel for num_threads(threads) schedule(static) "
-            f"if({loops.outputs * loops.count} >= {grain})",
-            f"    for (long r = 0; r < {loops.outputs}L; r++) {{", *loops.outer,
+            f"if({loops.elements} >= {grain})",
+            f"    for (long r = 0; r < {loops.outputs}; r++) {{", *loops.outer,
             "        double acc = 0.0;          /* in double: the eager sums' accuracy (they sum in cascades) */",
             "        #pragma omp simd reduction(+:acc)",
-            f"        for (long j = 0; j < {loops.count}L; j++) {{", *loops.inner, loops.accumulate, "        }",
+            f"        for (long j = 0; j < {loops.count}; j++) {{", *loops.inner, loops.accumulate, "        }",
             loops.store, "    }"]
 
 
 _COLUMNS = 64       # outputs a column reduction sums side by side (its accumulators live on the stack)
 
 
-def _column_reduction_kernel(group: FusedGroup, grain: int) -> list[str] | None:
+def _column_reduction_kernel(group: FusedGroup, grain: int, v: Values) -> list[str] | None:
     """A sum over outer dims of operands contiguous along the kept inner dim (a bias gradient: (batch, n) -> n):
     blocks of up to _COLUMNS neighbouring outputs accumulate together, element j of each added in one vector
     instruction, instead of each output striding through memory alone. Each output still adds its elements in
@@ -180,26 +209,26 @@ def _column_reduction_kernel(group: FusedGroup, grain: int) -> list[str] | None:
     rows = math.prod(kept_sizes[:-1])
     count = math.prod(red_sizes)
     slot = len(group.loads) + group.stores.index(group.reduction)
-    numel = rows * width * count
+    numel, width_c, blocks_c = v(rows * width * count), v(width), v(blocks)
     lines = [f"    #pragma omp parallel for num_threads(threads) schedule(static) if({numel} >= {grain})",
-             f"    for (long r = 0; r < {rows * blocks}L; r++) {{",
-             f"        const long c0 = (r % {blocks}L) * {_COLUMNS}L;",
-             f"        const long cn = {width}L - c0 < {_COLUMNS}L ? {width}L - c0 : {_COLUMNS}L;",
-             *_decompose(f"r / {blocks}L", kept_sizes[:-1], [st[:-1] for st in kept_steps], "o", "        "),
-             *[f"        o{i} += c0 * {st[-1]}L;" for i, st in enumerate(kept_steps) if st[-1]],
+             f"    for (long r = 0; r < {v(rows * blocks)}; r++) {{",
+             f"        const long c0 = (r % {blocks_c}) * {_COLUMNS}L;",
+             f"        const long cn = {width_c} - c0 < {_COLUMNS}L ? {width_c} - c0 : {_COLUMNS}L;",
+             *_decompose(f"r / {blocks_c}", kept_sizes[:-1], [st[:-1] for st in kept_steps], "o", "        ", v),
+             *[f"        o{i} += c0 * {v(st[-1])};" for i, st in enumerate(kept_steps) if st[-1]],
              f"        double acc[{_COLUMNS}];",
              "        for (long c = 0; c < cn; c++) acc[c] = 0.0;",
-             f"        for (long j = 0; j < {count}L; j++) {{",
-             *_decompose("j", red_sizes, red_steps, "u", "            ")]
+             f"        for (long j = 0; j < {v(count)}; j++) {{",
+             *_decompose("j", red_sizes, red_steps, "u", "            ", v)]
     offset = {i: f"o{i} + u{i}" + (" + c" if kept_steps[i][-1] else "") for i in range(len(operands))}
     body, names = statements(group, offset, "                ")
     lines += ["            #pragma omp simd", "            for (long c = 0; c < cn; c++) {", *body,
               f"                acc[c] += (double){names[group.reduced.operand]};  "
               f"/* {group.reduction.name}: {group.reduction.target} */",
               "            }", "        }"]
-    total = "(float)acc[c]" if group.reduced.kind == "sum" else f"(float)(acc[c] / {count})"
+    total = "(float)acc[c]" if group.reduced.kind == "sum" else f"(float)(acc[c] / {v(count)})"
     step = kept_steps[slot][-1]
-    lines += [f"        for (long c = 0; c < cn; c++) p{slot}[o{slot} + c * {step}L] = {total};", "    }"]
+    lines += [f"        for (long c = 0; c < cn; c++) p{slot}[o{slot} + c * {v(step)}] = {total};", "    }"]
     return lines
 
 
@@ -211,11 +240,12 @@ class RowLoops:
     gpu: bool = False
     threads: int = 1
 
-    def over(self, length: int) -> str:
-        """The header of a loop over the row's elements (j: the element, k: its slot in a row buffer)."""
+    def over(self, length: str) -> str:
+        """The header of a loop over the row's elements (j: the element, k: its slot in a row buffer); length is
+        a C expression."""
         if self.gpu:
-            return f"for (long j = threadIdx.x, k = 0; j < {length}L; j += {self.threads}L, k++)"
-        return f"for (long j = 0; j < {length}L; j++)"
+            return f"for (long j = threadIdx.x, k = 0; j < {length}; j += {self.threads}L, k++)"
+        return f"for (long j = 0; j < {length}; j++)"
 
     def simd(self, indent: str, clause: str = "") -> list[str]:
         return [] if self.gpu else [f"{indent}#pragma omp simd{clause}"]
@@ -232,8 +262,8 @@ class RowLoops:
         """An element's index in a row buffer."""
         return "k" if self.gpu else "j"
 
-    def buffer_length(self, length: int) -> int:
-        return -(-length // self.threads) if self.gpu else length
+    def buffer_length(self, length: int, v: Values) -> str:
+        return f"{-(-length // self.threads)}" if self.gpu else v(length)
 
     def once(self, statement: str) -> str:
         """A statement made once per row (a row's statistics stored), as a line of the row's body."""
@@ -243,7 +273,7 @@ class RowLoops:
 _CPU_ROWS = RowLoops()
 
 
-def row_body(group: FusedGroup, loops: RowLoops) -> list[str]:
+def row_body(group: FusedGroup, loops: RowLoops, v: Values = _LITERAL) -> list[str]:
     """A group with softmaxes over the last dim, row by row: the members between two softmaxes form one loop
     over the row; a softmax first finds its row's maximum and sum (as the eager kernel, nn_vec.h, with its
     flushing exp); values a later loop reads are kept in row buffers (the thread's stack; on a GPU, each
@@ -255,9 +285,9 @@ def row_body(group: FusedGroup, loops: RowLoops) -> list[str]:
     # a class per row (nll_loss's target) lines up with the rows, not the last dim as broadcasting would
     strides = [strides_for(shape[:-1], n.meta["example"][0], n.meta["example"][1]) + [0] if n in per_row_classes
                else strides_for(shape, n.meta["example"][0], n.meta["example"][1]) for n in operands]
-    length = shape[-1]
+    length, row_length = shape[-1], v(shape[-1])
     outer_sizes, outer_steps = coalesce(tuple(shape[:-1]), [st[:-1] for st in strides])
-    at = {i: f"o{i} + j * {st[-1]}" if st[-1] else f"o{i}" for i, st in enumerate(strides)}
+    at = {i: f"o{i} + j * {v(st[-1])}" if st[-1] else f"o{i}" for i, st in enumerate(strides)}
     phase_of: dict[Any, int] = {}
     phase = 0
     for member in group.members:
@@ -279,11 +309,12 @@ def row_body(group: FusedGroup, loops: RowLoops) -> list[str]:
             return f"((float){load})" if node.meta["example"][2] is torch.bool else load
         return local[node]
 
-    lines = [*_decompose("r", outer_sizes, outer_steps, "o", "        "),
+    lines = [*_decompose("r", outer_sizes, outer_steps, "o", "        ", v),
              *[f"        const {C_TYPES[group.loads[i].meta['example'][2]]} r{i} = p{i}[o{i}];"
                for i in sorted(per_row)],
-             *[f"        float b_{local[m]}[{loops.buffer_length(length)}];" for m in group.members if m in buffered]]
-    loop_open = "\n".join([*loops.simd("        "), f"        {loops.over(length)} {{"])
+             *[f"        float b_{local[m]}[{loops.buffer_length(length, v)}];"
+               for m in group.members if m in buffered]]
+    loop_open = "\n".join([*loops.simd("        "), f"        {loops.over(row_length)} {{"])
     buffer = f"[{loops.slot}]"
     lines.append(loop_open)
     for member in group.members:
@@ -293,7 +324,7 @@ def row_body(group: FusedGroup, loops: RowLoops) -> list[str]:
             row = group.rows[member]
             source = f"b_{local[row.operand]}{buffer}" if row.operand in buffered else value(row.operand)
             name = local[member]
-            lines += ["        }", *_layer_norm_statistics(name, source, length, row.eps, loops)]
+            lines += ["        }", *_layer_norm_statistics(name, source, row_length, row.eps, loops)]
             for stat, (_, index) in group.stats.items():
                 if stat in group.stores and group.stats[stat][0] is member:
                     slot = len(group.loads) + group.stores.index(stat)
@@ -304,7 +335,7 @@ def row_body(group: FusedGroup, loops: RowLoops) -> list[str]:
             lines.append(loop_open)
         elif member in group.rows and group.rows[member].kind.endswith("_backward"):
             lines.append("        }")
-            expr = _row_backward(group.rows[member], local[member], length,
+            expr = _row_backward(group.rows[member], local[member], row_length,
                                  lambda o: f"b_{local[o]}{buffer}" if o in buffered else value(o), lines, loops)
             lines.append(loop_open)
         elif member in group.rows:
@@ -313,10 +344,10 @@ def row_body(group: FusedGroup, loops: RowLoops) -> list[str]:
             name = local[member]
             lines += ["        }", f"        float m_{name} = -INFINITY, s_{name} = 0.0f;",
                       *loops.simd("        ", f" reduction(max:m_{name})"),
-                      f"        {loops.over(length)} m_{name} = {source} > m_{name} ? {source} : m_{name};",
+                      f"        {loops.over(row_length)} m_{name} = {source} > m_{name} ? {source} : m_{name};",
                       *loops.combined("        ", (f"m_{name}", "max", "float")),
                       *loops.simd("        ", f" reduction(+:s_{name})"),
-                      f"        {loops.over(length)} s_{name} += ember_vm_expf_flush({source} - m_{name});",
+                      f"        {loops.over(row_length)} s_{name} += ember_vm_expf_flush({source} - m_{name});",
                       *loops.combined("        ", (f"s_{name}", "sum", "float"))]
             if row.kind == "softmax":
                 lines.append(f"        float k_{name} = 1.0f / s_{name};")
@@ -343,14 +374,14 @@ def row_body(group: FusedGroup, loops: RowLoops) -> list[str]:
     return lines
 
 
-def _row_kernel(group: FusedGroup, grain: int) -> list[str]:
+def _row_kernel(group: FusedGroup, grain: int, v: Values) -> list[str]:
     """A row group's C loop: its rows split across threads."""
     rows, length = math.prod(group.shape[:-1]), group.shape[-1]
-    return [f"    #pragma omp parallel for num_threads(threads) schedule(static) if({rows * length} >= {grain})",
-            f"    for (long r = 0; r < {rows}L; r++) {{", *row_body(group, _CPU_ROWS), "    }"]
+    return [f"    #pragma omp parallel for num_threads(threads) schedule(static) if({v(rows * length)} >= {grain})",
+            f"    for (long r = 0; r < {v(rows)}; r++) {{", *row_body(group, _CPU_ROWS, v), "    }"]
 
 
-def _row_backward(row: Any, name: str, length: int, read: Any, lines: list[str], loops: RowLoops) -> str:
+def _row_backward(row: Any, name: str, length: str, read: Any, lines: list[str], loops: RowLoops) -> str:
     """The row sums a softmax's, log_softmax's or layer norm's backward needs (in double, as the eager kernels),
     appended to lines; returns the element's expression (nll_loss's gradient needs no sum). read(node) is a
     value's expression at element j."""
@@ -386,7 +417,7 @@ def _row_backward(row: Any, name: str, length: int, read: Any, lines: list[str],
     return f"{rs} * ({gw} - ma_{name} - (({read(row.other)} - {mu}) * {rs}) * mc_{name})"
 
 
-def _layer_norm_statistics(name: str, source: str, length: int, eps: float, loops: RowLoops) -> list[str]:
+def _layer_norm_statistics(name: str, source: str, length: str, eps: float, loops: RowLoops) -> list[str]:
     """A row's mean and rstd = 1 / sqrt(biased variance + eps), accumulated in double as the eager kernel
     (norm_rows.h) and used in float."""
     return [
@@ -402,8 +433,9 @@ def _layer_norm_statistics(name: str, source: str, length: int, eps: float, loop
         f"{eps!r}));"]
 
 
-def kernel_source(group: FusedGroup, grain: int) -> str:
-    """The C function of one fused group: void kernelN(loads..., stores..., int threads)."""
+def kernel_source(group: FusedGroup, grain: int, v: Values = _LITERAL) -> str:
+    """The C function of one fused group: void kernelN(loads..., stores..., [const long* n,] int threads); n holds
+    v.values, for a generic kernel."""
     shape = group.shape
     operands = [*group.loads, *group.stores]
     strides = [strides_for(shape, node.meta["example"][0], node.meta["example"][1]) for node in operands]
@@ -414,54 +446,47 @@ def kernel_source(group: FusedGroup, grain: int) -> str:
     params = [f"const {C_TYPES[n.meta['example'][2]]}* __restrict p{i}" for i, n in enumerate(group.loads)]
     params += [f"{C_TYPES[n.meta['example'][2]]}* __restrict p{len(group.loads) + i}"
                for i, n in enumerate(group.stores)]
-    header = [f"/* {group.name}: {len(group.members)} fused node(s) over shape {list(shape)} */"]
+    over = f"a rank-{len(shape)} shape (its sizes in n)" if v.generic else f"shape {list(shape)}"
+    header = [f"/* {group.name}: {len(group.members)} fused node(s) over {over} */"]
     footer: list[str] = []
     if any(row.kind != "layer_norm" for row in group.rows.values()) or \
             any(lowered.approximates for lowered in group.lowered.values()):
         # as the eager loops of such formulas: products and sums may contract into FMAs (its bits are its own)
         header += ["#pragma GCC push_options", '#pragma GCC optimize("fp-contract=fast")']
         footer = ["#pragma GCC pop_options"]
+    if v.generic:
+        params.append("const long* __restrict n")
     signature = f"void {group.name}({', '.join([*params, 'int threads'])}) {{"
     if group.reduction is not None:
-        loops = _column_reduction_kernel(group, grain) or _reduction_kernel(group, grain)
+        loops = _column_reduction_kernel(group, grain, v) or _reduction_kernel(group, grain, v)
         return "\n".join([*header, signature, *loops, "}", *footer])
     if group.rows:
-        return "\n".join([*header, signature, *_row_kernel(group, grain), "}", *footer])
+        return "\n".join([*header, signature, *_row_kernel(group, grain, v), "}", *footer])
     inner, rows = sizes[-1], numel // sizes[-1] if sizes[-1] else 0
+    parallel = f"#pragma omp parallel for num_threads(threads) schedule(static) if({v(numel)} >= {grain})"
     if rows == 1:           # one flat loop: offsets are multiples of j
-        offset = {i: f"j * {step[-1]}" if step[-1] != 1 else "j" for i, step in enumerate(steps)}
-    else:
-        offset = {i: f"o{i} + j * {step[-1]}" if step[-1] else f"o{i}" for i, step in enumerate(steps)}
-    body, _ = statements(group, offset, "            ")
-    row_offsets = _row_offsets(sizes, steps)
-    parallel = f"#pragma omp parallel for num_threads(threads) schedule(static) if({numel} >= {grain})"
-    if rows == 1:
+        offset = {i: f"j * {v(step[-1])}" if step[-1] != 1 else "j" for i, step in enumerate(steps)}
+        body, _ = statements(group, offset, "            ")
         loop = ["    " + parallel,
-                f"    for (long j = 0; j < {inner}L; j++) {{", *(line[4:] for line in body), "    }"]
+                f"    for (long j = 0; j < {v(inner)}; j++) {{", *(line[4:] for line in body), "    }"]
     else:
-        loop = ["    " + parallel,
-                f"    for (long r = 0; r < {rows}L; r++) {{",
-                *row_offsets,
-                f"        for (long j = 0; j < {inner}L; j++) {{", *body, "        }", "    }"]
+        loop = ["    " + parallel, f"    for (long r = 0; r < {v(rows)}; r++) {{",
+                *_decompose("r", sizes[:-1], [step[:-1] for step in steps], "o", "        ", v)]
+        offset = {i: f"o{i} + j * {v(step[-1])}" if step[-1] else f"o{i}" for i, step in enumerate(steps)}
+        body, _ = statements(group, offset, "            ")
+        loop += [f"        for (long j = 0; j < {v(inner)}; j++) {{", *body, "        }", "    }"]
     return "\n".join([*header, signature, *loop, "}", *footer])
 
 
-def _row_offsets(sizes: list[int], steps: list[list[int]]) -> list[str]:
-    """Each operand's offset at the start of row r (r runs over every dimension but the last)."""
-    lines = ["        long rest = r;"]
-    lines += [f"        long o{i} = 0;" for i in range(len(steps))]
-    for d in range(len(sizes) - 2, -1, -1):
-        lines.append(f"        {{ long at = rest % {sizes[d]}L; rest /= {sizes[d]}L;")
-        lines += [f"          o{i} += at * {step[d]}L;" for i, step in enumerate(steps) if step[d]]
-        lines.append("        }")
-    lines.append("        (void)rest;")
-    return lines
-
-
-def module_source(groups: list[FusedGroup], grain: int) -> str:
-    """The C file of a graph's kernels."""
+def module_source(groups: list[FusedGroup], grain: int, generic: bool = False) -> tuple[str, dict[str, list[int]]]:
+    """The C file of a graph's kernels, and each generic kernel's values (its array n), by kernel name."""
     parts = ["/* Generated by torch._inductor (Ember) from a captured graph: fused pointwise kernels. */",
              "#include <math.h>", '#include "vec_math.h"',
              "#pragma GCC optimize(\"no-trapping-math\", \"no-math-errno\")", ""]
-    parts += [kernel_source(group, grain) + "\n" for group in groups]
-    return "\n".join(parts)
+    values: dict[str, list[int]] = {}
+    for group in groups:
+        v = Values(generic)
+        parts.append(kernel_source(group, grain, v) + "\n")
+        if generic:
+            values[group.name] = v.values
+    return "\n".join(parts), values

@@ -66,7 +66,7 @@ def _reduction_source(group: FusedGroup, params: list[str]) -> str:
         f'extern "C" __global__ void {group.name}({", ".join(["long long n", *params])}) {{',
         "    for (long long r = blockIdx.x * (long long)blockDim.x + threadIdx.x; r < n;"
         " r += (long long)blockDim.x * gridDim.x) {",
-        *loops.outer, "        double acc = 0.0;", f"        for (long j = 0; j < {loops.count}L; j++) {{",
+        *loops.outer, "        double acc = 0.0;", f"        for (long j = 0; j < {loops.count}; j++) {{",
         *loops.inner, loops.accumulate, "        }", loops.store, "    }", "}"])
 
 

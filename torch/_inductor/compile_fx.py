@@ -32,10 +32,11 @@ class _Wrapper:
     """The generated Python function's source and the globals it reads."""
 
     def __init__(self, graph_module: Any, groups: list[FusedGroup], library: Any, cuda_module: Any,
-                 recorded: set[Any]) -> None:
+                 recorded: set[Any], values: dict[str, list[int]]) -> None:
         self.graph_module = graph_module
         self.groups = groups
         self.library = library
+        self.values = values
         self.cuda_module = cuda_module
         self.globals: dict[str, Any] = {"_empty_strided": torch.empty_strided, "_threads": torch.get_num_threads,
                                         "_as_strided": _meta_views.as_strided}
@@ -78,12 +79,18 @@ class _Wrapper:
             self.cuda_call(group)
             return
         function = getattr(self.library, group.name)
-        function.argtypes = [ctypes.c_void_p] * (len(group.loads) + len(group.stores)) + [ctypes.c_int]
+        generic = group.name in self.values
+        function.argtypes = [ctypes.c_void_p] * (len(group.loads) + len(group.stores) + generic) + [ctypes.c_int]
         function.restype = None
         handle = f"_{group.name}"
         self.globals[handle] = function
-        pointers = ", ".join(self.pointer(n) for n in [*group.loads, *group.stores])
-        self.lines.append(f"    {handle}({pointers}, _threads())  # {', '.join(m.name for m in group.members)}")
+        pointers = [self.pointer(n) for n in [*group.loads, *group.stores]]
+        if generic:         # the sizes and strides its source reads from n: one array, made here, passed by address
+            values = self.values[group.name]
+            array = self.globals[f"_n{group.name}"] = (ctypes.c_long * max(len(values), 1))(*values)
+            pointers.append(f"{ctypes.addressof(array)}")
+        self.lines.append(f"    {handle}({', '.join(pointers)}, _threads())"
+                          f"  # {', '.join(m.name for m in group.members)}")
 
     def pointer(self, node: Any) -> str:
         """The address of node's first element (a view's: its root's, at the view's offset)."""
@@ -186,8 +193,10 @@ def _last_uses(graph: Any, group_at: dict[Any, FusedGroup], fused: set[Any], vie
 
 
 def compile_fx(graph_module: Any, example_inputs: list[Any], *, mode: str | None = None,
-               options: dict[str, Any] | None = None) -> Callable[..., Any]:
-    """The graph compiled: fused kernels and Ember's operators, as one generated function."""
+               options: dict[str, Any] | None = None, dynamic: bool = False) -> Callable[..., Any]:
+    """The graph compiled: fused kernels and Ember's operators, as one generated function. dynamic: the graph is
+    one of a function's captures at sizes that vary, its CPU kernels made generic in them (codegen_c.Values), so
+    that the captures at other sizes reuse the compiled library."""
     options = options or {}
     config.check_options(options)
     if mode in ("reduce-overhead", "max-autotune") and mode not in _warned_modes:
@@ -202,11 +211,11 @@ def compile_fx(graph_module: Any, example_inputs: list[Any], *, mode: str | None
     grain = int(options.get("parallel_grain", config.parallel_grain))
     cpu_groups = [g for g in groups if g.device.type == "cpu"]
     cuda_groups = [g for g in groups if g.device.type == "cuda"]
-    source = module_source(cpu_groups, grain) if cpu_groups else ""
+    source, values = module_source(cpu_groups, grain, dynamic) if cpu_groups else ("", {})
     cuda_source = codegen_cuda.module_source(cuda_groups) if cuda_groups else ""
     library = codecache.load_library(source) if cpu_groups else None
     cuda_module = codecache.load_cuda_module(cuda_source) if cuda_groups else None
-    wrapper = _Wrapper(graph_module, groups, library, cuda_module, recorded)
+    wrapper = _Wrapper(graph_module, groups, library, cuda_module, recorded, values)
     code = wrapper.build()
     _logging.log_artifact("output_code", f"Output code:\n{code}\n{source}{cuda_source}")
     namespace = dict(wrapper.globals)

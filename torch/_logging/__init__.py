@@ -14,7 +14,7 @@ __all__ = ["getArtifactLogger", "set_logs"]
 
 # artifact -> the component whose logger carries it
 ARTIFACTS = {"graph_code": "dynamo", "graph": "dynamo", "recompiles": "dynamo", "graph_breaks": "dynamo",
-             "guards": "dynamo", "output_code": "inductor", "aot_graphs": "aot"}
+             "guards": "dynamo", "dynamic": "dynamo", "output_code": "inductor", "aot_graphs": "aot"}
 COMPONENTS = ("dynamo", "inductor", "aot")
 
 _enabled: set[str] = set()

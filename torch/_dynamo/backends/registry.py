@@ -82,6 +82,8 @@ def inductor(gm: Any, example_inputs: list[Any], **kwargs: Any) -> CompilerFn:
     """Ember's compiler: fused kernels generated from the schema's formulas (torch._inductor); a graph that
     autograd records gets a compiled forward and a compiled backward."""
     from torch._inductor.compile_fx import compile_fx
+    if getattr(gm, "meta", {}).get("dynamic_sizes"):     # a capture at sizes that vary (torch._dynamo.eval_frame)
+        kwargs = {**kwargs, "dynamic": True}
     return _through_aot(gm, example_inputs, lambda g, inputs: compile_fx(g, inputs, **kwargs)) \
         or compile_fx(gm, example_inputs, **kwargs)
 
