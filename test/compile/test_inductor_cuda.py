@@ -130,9 +130,27 @@ def test_a_gpu_transformer_step_with_fused_row_backwards_gives_eagers_gradients(
 
 
 def test_a_gpu_row_longer_than_a_row_kernel_takes_stays_embers():
-    from torch._inductor.scheduler import _CUDA_ROW_LENGTH
-    x = torch.randn(2, _CUDA_ROW_LENGTH + 1).cuda()
+    from torch._inductor.scheduler import CUDA_ROW_LENGTH
+    x = torch.randn(2, CUDA_ROW_LENGTH + 1).cuda()
     compiled = torch.compile(lambda x: torch.softmax(x * 2, -1))
     compiled(x)
     torch.testing.assert_close(compiled(x), torch.softmax(x * 2, -1))
     assert all(not group.rows for group in groups_of(compiled))
+
+
+def test_sizes_that_vary_share_one_generic_gpu_source_with_eagers_results():
+    import torch.nn.functional as F
+
+    def f(x, w):
+        y = torch.tanh(x * 2) + w
+        return y.softmax(-1), F.layer_norm(y, (y.shape[-1],)), (y * y).sum(-1), y.t() * 3
+
+    compiled = torch.compile(f, dynamic=True)
+    sources = set()
+    for rows, length in [(40, 300), (7, 500), (129, 257), (3, 4096)]:    # rows past 256 use one block size
+        x, w = torch.randn(rows, length).cuda(), torch.randn(length).cuda()
+        compiled(x, w)
+        for got, want in zip(compiled(x, w), f(x, w)):
+            torch.testing.assert_close(got, want, rtol=1e-5, atol=1e-5)
+        sources.add(compiled._ember_compiled.entries[0].compiled._inductor_source)
+    assert len(sources) == 1 and "long long s0" in sources.pop()

@@ -27,19 +27,21 @@ C_TYPES = {torch.float32: "float", torch.bool: "unsigned char", torch.int64: "lo
 class Values:
     """How a kernel's sizes and strides (and the counts made of them) appear in its source: as literals, for a
     graph specialised on its shapes, or, for a graph compiled for sizes that vary (generic), as n[k], read from
-    the array the call passes (`values`, in the order the source reads them): two sizes' kernels are then the
-    same text, compiled once. 0 and 1 stay literals even so: they decide the code (a broadcast, a contiguous
-    inner loop gcc vectorises, a dimension dropped), and a size that takes them makes a source of its own."""
+    the array the call passes (`values`, in the order the source reads them; `pattern` names the k-th: a GPU
+    kernel takes them as parameters s0, s1...): two sizes' kernels are then the same text, compiled once. 0 and
+    1 stay literals even so: they decide the code (a broadcast, a contiguous inner loop gcc vectorises, a
+    dimension dropped), and a size that takes them makes a source of its own."""
 
-    def __init__(self, generic: bool = False) -> None:
+    def __init__(self, generic: bool = False, pattern: str = "n[{}]") -> None:
         self.generic = generic
+        self.pattern = pattern
         self.values: list[int] = []
 
     def __call__(self, value: int) -> str:
         if not self.generic or value in (0, 1):
             return f"{value}L"
         self.values.append(int(value))
-        return f"n[{len(self.values) - 1}]"
+        return self.pattern.format(len(self.values) - 1)
 
 
 _LITERAL = Values()
@@ -239,6 +241,7 @@ class RowLoops:
     j = threadIdx.x + k * threads) and the threads' partial maxima and sums combined in shared memory."""
     gpu: bool = False
     threads: int = 1
+    longest: int = 0            # on a GPU, the longest row the kernel serves (its rows' buffers are that long)
 
     def over(self, length: str) -> str:
         """The header of a loop over the row's elements (j: the element, k: its slot in a row buffer); length is
@@ -263,7 +266,7 @@ class RowLoops:
         return "k" if self.gpu else "j"
 
     def buffer_length(self, length: int, v: Values) -> str:
-        return f"{-(-length // self.threads)}" if self.gpu else v(length)
+        return f"{-(-max(length, self.longest) // self.threads)}" if self.gpu else v(length)
 
     def once(self, statement: str) -> str:
         """A statement made once per row (a row's statistics stored), as a line of the row's body."""

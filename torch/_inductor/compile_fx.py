@@ -120,14 +120,15 @@ class _Wrapper:
         if numel == 0:
             return
         function = self.cuda_module.get_function(group.name)
-        function.prepare("q" + "P" * (len(group.loads) + len(group.stores)))
+        sizes = self.values.get(group.name, [])         # a generic kernel's, after the pointers
+        function.prepare("q" + "P" * (len(group.loads) + len(group.stores)) + "q" * len(sizes))
         if group.rows:          # a block per row
             grid, block = (min(numel, MAX_BLOCKS), 1, 1), (codegen_cuda.row_threads(group), 1, 1)
         else:
             grid, block = grid_for(numel)
         handle = f"_{group.name}"
         self.globals[handle] = function.prepared_call
-        pointers = ", ".join(self.pointer(n) for n in [*group.loads, *group.stores])
+        pointers = ", ".join([*(self.pointer(n) for n in [*group.loads, *group.stores]), *map(str, sizes)])
         self.lines.append(f"    {handle}({grid!r}, {block!r}, {numel}, {pointers})"
                           f"  # {', '.join(m.name for m in group.members)}")
 
@@ -212,10 +213,10 @@ def compile_fx(graph_module: Any, example_inputs: list[Any], *, mode: str | None
     cpu_groups = [g for g in groups if g.device.type == "cpu"]
     cuda_groups = [g for g in groups if g.device.type == "cuda"]
     source, values = module_source(cpu_groups, grain, dynamic) if cpu_groups else ("", {})
-    cuda_source = codegen_cuda.module_source(cuda_groups) if cuda_groups else ""
+    cuda_source, cuda_values = codegen_cuda.module_source(cuda_groups, dynamic) if cuda_groups else ("", {})
     library = codecache.load_library(source) if cpu_groups else None
     cuda_module = codecache.load_cuda_module(cuda_source) if cuda_groups else None
-    wrapper = _Wrapper(graph_module, groups, library, cuda_module, recorded, values)
+    wrapper = _Wrapper(graph_module, groups, library, cuda_module, recorded, {**values, **cuda_values})
     code = wrapper.build()
     _logging.log_artifact("output_code", f"Output code:\n{code}\n{source}{cuda_source}")
     namespace = dict(wrapper.globals)

@@ -18,13 +18,13 @@ from typing import Any
 import torch
 from torch._inductor.formulas import Lowered, Reduction, RowOp, lower, lower_reduction, lower_row
 
-__all__ = ["FusedGroup", "plan"]
+__all__ = ["CUDA_ROW_LENGTH", "FusedGroup", "plan"]
 
 # The fewest outputs a reduction on the GPU fuses with (its kernel runs one thread per output).
 _CUDA_REDUCTION_OUTPUTS = 1024
 # The longest row a GPU row kernel takes (each thread keeps its share of a row's buffered values in registers or
 # local memory: at most 16 with a block of 256).
-_CUDA_ROW_LENGTH = 4096
+CUDA_ROW_LENGTH = 4096
 
 
 @dataclass
@@ -188,12 +188,12 @@ def _takes_layer_norm_output(node: Any, group_of: dict[Any, FusedGroup]) -> bool
 
 def _row_fusible(node: Any, row: RowOp, recorded: set[Any]) -> bool:
     """A softmax or layer norm over the last dim of a float32 value (or the backward of one; on a GPU, rows of
-    at most _CUDA_ROW_LENGTH), autograd not recording it; every operand on the same device."""
+    at most CUDA_ROW_LENGTH), autograd not recording it; every operand on the same device."""
     operand = _example(row.operand)
     example = operand if row.kind == "layer_norm" else _example(node)       # a layer norm's results: getitems
     if example is None or operand is None or example[3].type not in ("cpu", "cuda"):
         return False
-    if example[3].type == "cuda" and (not example[0] or example[0][-1] > _CUDA_ROW_LENGTH):
+    if example[3].type == "cuda" and (not example[0] or example[0][-1] > CUDA_ROW_LENGTH):
         return False
     return (node not in recorded and example[2] is torch.float32 and operand[2] is torch.float32
             and (operand[0] == example[0] or row.kind == "nll_backward")
