@@ -15,11 +15,10 @@ from typing import Any
 import numpy as np
 
 from aten.native.cuda.runtime.compiler import launch_kernel
-from aten.native.cuda.runtime.launch import device_meta
+from aten.native.cuda.runtime.launch import MAX_BLOCKS, device_meta
 from aten.native.meta.optim_constants import ADAM, ADAMW, adam_constants, sgd_constants
 
 CHUNK = 65536           # elements per run: a block's share
-_MAX_BLOCKS = 65535
 _THREADS = 256
 # optim_formulas.h's flags
 _ADAM_L2, _ADAM_DECOUPLED, _ADAM_AMSGRAD, _ADAM_SCALED, _ADAM_MAXIMIZE = 1, 2, 4, 8, 16
@@ -80,7 +79,7 @@ def _table(lists: list[list[Any]], index: list[int]) -> tuple[Any, int]:
 def _launch(kernel: str, lists: list[list[Any]], index: list[int], flags: int, constants: tuple[float, ...]) -> None:
     table, count = _table(lists, index)
     if count:
-        launch_kernel("kernels/fused_optim.cu", f"{kernel}_{lists[0][0].dtype.name}", (min(count, _MAX_BLOCKS), 1, 1),
+        launch_kernel("kernels/fused_optim.cu", f"{kernel}_{lists[0][0].dtype.name}", (min(count, MAX_BLOCKS), 1, 1),
                       (_THREADS, 1, 1), np.uintp(int(table)), np.int64(count), np.int32(flags),
                       *[np.float64(c) for c in constants])
 

@@ -8,12 +8,12 @@ import numpy as np
 
 from aten.native.cuda.linalg import _same_device
 from aten.native.cuda.runtime.compiler import launch_kernel
+from aten.native.cuda.runtime.launch import MAX_BLOCKS
 from aten.native.cuda.runtime.transfer import contiguous_cuda
 from aten.native.meta.norm_checks import check_norm_shapes
 from c10 import tensor_impl
 
 _THREADS = 256
-_MAX_BLOCKS = 65535
 
 
 def native_layer_norm_cuda(input: Any, normalized_shape: Any, weight: Any, bias: Any, eps: float) -> Any:
@@ -39,7 +39,7 @@ def native_layer_norm_cuda(input: Any, normalized_shape: Any, weight: Any, bias:
     x = contiguous_cuda(input)
     w = contiguous_cuda(weight) if weight is not None else None
     b = contiguous_cuda(bias) if bias is not None else None
-    launch_kernel("kernels/norm.cu", f"layer_norm_rows_{input.dtype.name}", (min(rows, _MAX_BLOCKS), 1, 1),
+    launch_kernel("kernels/norm.cu", f"layer_norm_rows_{input.dtype.name}", (min(rows, MAX_BLOCKS), 1, 1),
         (_THREADS, 1, 1), np.int64(rows), np.int64(m), np.uintp(x.data_ptr()),
         np.uintp(w.data_ptr() if w is not None else 0), np.uintp(b.data_ptr() if b is not None else 0), np.float64(eps),
         np.uintp(out.data_ptr()), np.uintp(mean.data_ptr()), np.uintp(rstd.data_ptr()))

@@ -9,7 +9,7 @@ import numpy as np
 
 from aten.native.cuda.copy import copy_cuda
 from aten.native.cuda.runtime.compiler import launch_kernel
-from aten.native.cuda.runtime.launch import grid_for
+from aten.native.cuda.runtime.launch import MAX_BLOCKS, grid_for
 from aten.native.cuda.runtime.transfer import contiguous_cuda, to_device
 from aten.native.cuda.sort import ORDERED_TYPES
 from aten.native.meta.views import view_as_complex, view_as_real
@@ -17,7 +17,6 @@ from c10.scalar_type import CPP_TYPE_NAMES
 from c10 import scalar_type, tensor_impl
 
 _THREADS = 256
-_MAX_BLOCKS = 65535
 _INT64 = scalar_type.dtype_from_name("int64")
 _MINMAX_TYPES = ("float32", "float64", "int32", "int64")
 
@@ -80,7 +79,7 @@ def _shape(self: Any, dims: Sequence[int], keepdim: bool) -> tuple[int, ...]:
 
 
 def _grid(rows: int) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
-    return (max(1, min(rows, _MAX_BLOCKS)), 1, 1), (_THREADS, 1, 1)
+    return (max(1, min(rows, MAX_BLOCKS)), 1, 1), (_THREADS, 1, 1)
 
 
 def _sum(self: Any, dim: Any, keepdim: bool, dtype: Any, mean: bool, name: str, prod: bool = False) -> Any:
@@ -238,7 +237,7 @@ def _lines(self: Any, d: int) -> tuple[int, int, int]:
 
 
 def _line_grid(lines: int) -> tuple[int, int, int]:
-    return max(1, min((lines + _THREADS - 1) // _THREADS, _MAX_BLOCKS)), 1, 1
+    return max(1, min((lines + _THREADS - 1) // _THREADS, MAX_BLOCKS)), 1, 1
 
 
 def _scan(self: Any, dim: int, dtype: Any, prod: bool, inplace: bool) -> Any:

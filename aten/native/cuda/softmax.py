@@ -8,12 +8,12 @@ from typing import Any
 import numpy as np
 
 from aten.native.cuda.runtime.compiler import launch_kernel
+from aten.native.cuda.runtime.launch import MAX_BLOCKS
 from aten.native.cuda.runtime.transfer import contiguous_cuda, strided_copy, to_device
 from c10 import scalar_type, tensor_impl
 
 _THREADS = 256
 _FLOAT32 = scalar_type.dtype_from_name("float32")
-_MAX_BLOCKS = 65535
 
 
 def _last(t: Any, dim: int) -> Any:
@@ -48,7 +48,7 @@ def _softmax(self: Any, dim: int, log: bool, name: str) -> Any:
         rows = self.numel() // r if r else 0
     out = tensor_impl.empty(tuple(source.shape), self.dtype, self.device)
     if rows and r:
-        launch_kernel("kernels/softmax.cu", f"softmax_rows_{self.dtype.name}", (min(rows, _MAX_BLOCKS), 1, 1),
+        launch_kernel("kernels/softmax.cu", f"softmax_rows_{self.dtype.name}", (min(rows, MAX_BLOCKS), 1, 1),
             (_THREADS, 1, 1), np.int64(rows), np.int64(r), np.uintp(source.data_ptr()), np.uintp(out.data_ptr()),
             np.int32(log))
     return out.reshape(()) if self.dim() == 0 else _back(out, self, dim)
@@ -83,7 +83,7 @@ def _backward(grad_output: Any, output: Any, dim: int, input_dtype: Any, log: bo
         rows = output.numel() // r if r else 0
     result = tensor_impl.empty(tuple(out.shape), compute, output.device)
     if rows and r:
-        launch_kernel("kernels/softmax.cu", f"softmax_backward_rows_{compute.name}", (min(rows, _MAX_BLOCKS), 1, 1),
+        launch_kernel("kernels/softmax.cu", f"softmax_backward_rows_{compute.name}", (min(rows, MAX_BLOCKS), 1, 1),
                       (_THREADS, 1, 1), np.int64(rows), np.int64(r), np.uintp(grad.data_ptr()),
                       np.uintp(out.data_ptr()), np.uintp(result.data_ptr()), np.int32(log))
     result = result.reshape(()) if output.dim() == 0 else _back(result, output, dim)

@@ -9,13 +9,13 @@ from typing import Any
 import numpy as np
 
 from aten.native.cuda.runtime.compiler import launch_kernel
+from aten.native.cuda.runtime.launch import MAX_BLOCKS
 from aten.native.cuda.runtime.transfer import strided_copy
 from c10 import scalar_type, tensor_impl
 
 _INT64 = scalar_type.dtype_from_name("int64")
 _SHARED_LIMIT = 2048          # 2 * EMBER_SORT_THREADS: a row this long sorts in one block
 _THREADS = 256
-_MAX_BLOCKS = 65535
 # the kernel type each dtype's ordered comparisons run (sort here, cummax/cummin in reduce.py):
 # bool as its bytes, False < True
 ORDERED_TYPES = {"float32": "float32", "float64": "float64", "int64": "int64", "int32": "int32", "int16": "int16",
@@ -30,13 +30,13 @@ def _sort_rows(work: Any, indices: Any, rows: int, n: int, descending: bool) -> 
         p *= 2
     args = (np.int64(rows), np.int64(n), np.int64(p), np.uintp(work.data_ptr()), np.uintp(indices.data_ptr()))
     if p <= _SHARED_LIMIT:
-        launch_kernel("kernels/sort.cu", f"sort_shared_{kind}", (min(rows, _MAX_BLOCKS), 1, 1), (max(1, p // 2), 1, 1),
+        launch_kernel("kernels/sort.cu", f"sort_shared_{kind}", (min(rows, MAX_BLOCKS), 1, 1), (max(1, p // 2), 1, 1),
             *args, np.int32(descending))
         return
-    blocks = (min((rows * n + _THREADS - 1) // _THREADS, _MAX_BLOCKS), 1, 1)
+    blocks = (min((rows * n + _THREADS - 1) // _THREADS, MAX_BLOCKS), 1, 1)
     launch_kernel("kernels/sort.cu", "sort_iota", blocks, (_THREADS, 1, 1), np.int64(rows), np.int64(n),
         np.uintp(indices.data_ptr()))
-    pairs = (min((rows * p // 2 + _THREADS - 1) // _THREADS, _MAX_BLOCKS), 1, 1)
+    pairs = (min((rows * p // 2 + _THREADS - 1) // _THREADS, MAX_BLOCKS), 1, 1)
     k = 2
     while k <= p:
         j = k // 2
