@@ -181,6 +181,8 @@ def test_a_whole_training_step_is_one_graph_with_eagers_losses_and_parameters(ba
     graph = compiled._ember_compiled.entries[-1].graph_module.graph
     targets = {str(n.target) for n in graph.nodes}
     assert "aten.nll_loss_backward.default" in targets and "aten.addmm.default" in targets
+    # each parameter's first gradient is the backward's value itself, not a copy into a fresh tensor
+    assert not targets & {"aten.new_empty_strided.default", "aten.copy_.default"}
 
 
 def test_gradients_accumulate_across_replays_of_a_compiled_backward():

@@ -201,8 +201,9 @@ class CompiledFunction:
         if family is not None:
             graph_module.meta["dynamic_sizes"] = True
         graph_id = next(_compiled_graph_ids)
-        _logging.log_artifact("graph_code", f"TRACED GRAPH\n ===== __compiled_fn_{graph_id} =====\n"
-                              + graph_module.print_readable(print_output=False))
+        if _logging.artifact_enabled("graph_code"):        # the graph's source is made only to be printed
+            _logging.log_artifact("graph_code", f"TRACED GRAPH\n ===== __compiled_fn_{graph_id} =====\n"
+                                  + graph_module.print_readable(print_output=False))
         if _logging.artifact_enabled("graph"):
             _logging.log_artifact("graph", f"TRACED GRAPH\n __compiled_fn_{graph_id}\n{_tabular(graph_module.graph)}")
         if captured.runs_backward:

@@ -39,7 +39,7 @@ def _read_only_by(node: Any, reader: Any, metadata_reader: Any) -> bool:
 def elide_fresh_copies(graph: Any) -> int:
     """Replace `fresh.copy_(value)` into a just-made tensor by value itself where that is the same; returns how
     many copies went."""
-    elided = 0
+    elided: dict[Any, tuple[Any, Any]] = {}        # copy -> (the value it copies, the fresh tensor)
     for copy in list(graph.nodes):
         if copy.op != "call_function" or copy.target is not torch.ops.aten.copy_.default or len(copy.args) < 2:
             continue
@@ -53,8 +53,13 @@ def elide_fresh_copies(graph: Any) -> int:
             continue            # another layout, dtype or device: the copy converts
         if not _read_only_by(value, copy, fresh):
             continue
-        copy.replace_all_uses_with(value)
+        elided[copy] = (value, fresh)
+    # each reader rewired once for all its copies (the output reads every gradient: one by one, the pass was
+    # quadratic in the parameters)
+    for reader in {user: None for copy in elided for user in copy.users}:
+        reader.args = torch.fx.map_arg(reader.args, lambda n: elided[n][0] if n in elided else n)
+        reader.kwargs = torch.fx.map_arg(reader.kwargs, lambda n: elided[n][0] if n in elided else n)
+    for copy, (_, fresh) in elided.items():
         graph.erase_node(copy)
         graph.erase_node(fresh)
-        elided += 1
-    return elided
+    return len(elided)
