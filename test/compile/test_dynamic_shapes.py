@@ -48,7 +48,7 @@ def test_dynamic_true_captures_each_new_size_once_and_compiles_its_kernels_once(
 
 def test_a_second_size_is_one_recompile_then_sizes_vary_without_recompiling():
     compiled = torch.compile(lambda x: (x * 3).tanh() + 1)
-    for size in range(4, 16):           # more sizes than the recompile limit
+    for size in range(4, 16):           # more sizes than the recompile limit, each served again
         x = torch.randn(size, 3)
         compiled(x)
         with dynamo_config.patch(error_on_recompile=size > 5):
@@ -69,23 +69,25 @@ def test_dynamic_false_specialises_every_size_until_the_limit_then_runs_eagerly(
     assert "recompile_limit" in caplog.text
 
 
-def test_mark_dynamic_makes_the_first_capture_generic():
+@pytest.mark.parametrize("dynamic", [None, False])
+def test_mark_dynamic_makes_the_first_capture_generic(dynamic):
     x = torch.randn(8, 6)
     torch._dynamo.mark_dynamic(x, 0)
-    compiled = torch.compile(lambda x: (x + 1).relu() * x)
+    compiled = torch.compile(lambda x: (x + 1).relu() * x, dynamic=dynamic)
     compiled(x)
     assert entries(compiled)[0].family is not None
     assert "n[" in entries(compiled)[0].compiled._inductor_source
 
 
-def test_an_integer_argument_that_changes_is_a_size_that_varies():
+def test_an_integer_argument_that_changes_is_a_recompile_not_a_size():
+    # its value is in the kernel's formula: generic kernels would not be shared
     compiled = torch.compile(lambda x, k: (x * k).exp().sum(0))
     x = torch.randn(5, 4)
-    for k in range(1, 12):
+    for k in range(1, 4):
         compiled(x, k)
         torch.testing.assert_close(compiled(x, k), (x * k).exp().sum(0))
-    assert eval_frame.stats["recompiles"] == 1
-    assert compiled._ember_compiled._counted() == 2
+    assert eval_frame.stats["recompiles"] == 2
+    assert all(e.family is None for e in entries(compiled))
 
 
 def test_another_dtype_under_dynamic_is_an_entry_of_its_own():
@@ -97,16 +99,21 @@ def test_another_dtype_under_dynamic_is_an_entry_of_its_own():
     assert len(families) == 2 and compiled._ember_compiled._counted() == 2
 
 
-def test_captures_beyond_the_cap_forget_the_least_recently_served():
+def test_new_sizes_are_captured_while_the_sizes_are_served_again(caplog):
     compiled = torch.compile(lambda x: x.cos() + x, dynamic=True)
-    with dynamo_config.patch(dynamic_size_captures=3):
-        for size in range(2, 8):
-            compiled(torch.randn(size))
-        assert len(entries(compiled)) == 3
-        x = torch.randn(7)
-        replays = eval_frame.stats["replays"]
-        torch.testing.assert_close(compiled(x), x.cos() + x)
-        assert eval_frame.stats["replays"] == replays + 1       # the latest sizes are kept
+    limit = dynamo_config.recompile_limit
+    with caplog.at_level(logging.WARNING, logger="torch._dynamo"):
+        for size in range(2, 2 + limit + 3):           # each size once: past the limit, eager
+            x = torch.randn(size)
+            torch.testing.assert_close(compiled(x), x.cos() + x)
+    assert len(entries(compiled)) == limit and "run eagerly from now on" in caplog.text
+    for size in range(2, 2 + limit):                   # the captured sizes served again...
+        compiled(torch.randn(size))
+    compiled(torch.randn(100))                         # ...earn a capture of one more
+    assert len(entries(compiled)) == limit + 1
+    with dynamo_config.patch(dynamic_size_captures=limit + 1):
+        compiled(torch.randn(101))
+    assert len(entries(compiled)) == limit + 1         # never past dynamic_size_captures
 
 
 def test_a_new_size_is_logged_under_the_dynamic_artifact(capsys, monkeypatch):
@@ -135,6 +142,17 @@ def test_training_at_batch_sizes_that_vary_matches_eagers_gradients():
             torch.testing.assert_close(g, e, rtol=1e-5, atol=1e-6)
     assert all(e.family is not None for e in compiled._compiled.entries)
 
+
+def test_a_cache_entry_holds_neither_the_capturing_calls_inputs_nor_its_result():
+    import gc
+    import weakref
+    compiled = torch.compile(lambda x: (x * 2).sin())
+    x = torch.randn(50)
+    result = compiled(x)
+    inputs, out = weakref.ref(x), weakref.ref(result)
+    del x, result
+    gc.collect()
+    assert inputs() is None and out() is None
 
 shapes = st.lists(st.integers(2, 6), min_size=1, max_size=4)
 

@@ -23,7 +23,7 @@ verbose = False
 capture_scalar_outputs = False
 capture_dynamic_output_shape_ops = False
 automatic_dynamic_shapes = True
-# Ember's: how many captures at sizes that vary a compiled function keeps (the least recently served go)
+# Ember's: the most sizes one compiled function captures when its sizes vary (new sizes past it run eagerly)
 dynamic_size_captures = 64
 assume_static_by_default = True
 force_parameter_static_shapes = True

@@ -8,11 +8,13 @@ caches an entry that runs the function eagerly for those guards. OptimizedModule
 returns for a module.
 
 Sizes that vary (dynamic=True, mark_dynamic, or a call that differs from an entry only in its tensors'
-sizes and its integer arguments, PyTorch's automatic dynamic shapes): a size never seen is captured again,
-since without reading the bytecode the Python decisions taken on sizes cannot be replayed blind, but these
-captures count as one entry against the limits, their graphs are compiled generic in sizes (the inductor's
-kernels read sizes from an array, so every size after the first reuses the compiled code), and the
-least recently used of them beyond config.dynamic_size_captures are forgotten."""
+sizes, PyTorch's automatic dynamic shapes): a size never seen is captured again, since without reading the
+bytecode the Python decisions taken on sizes cannot be replayed blind, but these captures count as one entry
+against the limits and their graphs are compiled generic in sizes (the inductor's kernels read sizes from
+an array, so every size after the first reuses the compiled code). A capture costs more than an eager
+call, so a family captures a new size only while its sizes are served again (past
+config.recompile_limit captures, no more captures than replays) and never past
+config.dynamic_size_captures; other new sizes run eagerly."""
 from __future__ import annotations
 
 import functools
@@ -54,6 +56,7 @@ class CacheEntry:
     # captured at sizes that vary (its graph compiled generic in them): the compile id of the first capture of the
     # calls that differ from it only in sizes (they count as one entry)
     family: str | None = None
+    replays: int = 0
 
     def run(self, fn: Callable[..., Any], flat: list[Any], args: tuple[Any, ...], kwargs: dict[str, Any],
             sources: tuple[Any, ...] = ()) -> Any:
@@ -98,6 +101,7 @@ class CompiledFunction:
         self.entries: list[CacheEntry] = []
         self.frame_id = next(_frame_ids)
         self.warned_limit = False
+        self.warned_sizes: set[str] = set()
         self.attempts = itertools.count()
         self.last_capture: capture.Captured | None = None     # the latest capture (entries reorder by use)
         self._specs: dict[int, Any] = {}
@@ -125,6 +129,7 @@ class CompiledFunction:
             sources = entry.guards.sources_if_holds(flat, structure)
             if sources is not None:
                 stats["replays"] += 1
+                entry.replays += 1
                 if i:       # the entry that served last is tried first (a step's first capture stays behind)
                     self.entries.insert(0, self.entries.pop(i))
                 return entry.run(self.fn, flat, args, kwargs, sources)
@@ -136,13 +141,13 @@ class CompiledFunction:
         return self._miss(args, kwargs, failures, family, family is not None or self._sizes_vary(flat, structure))
 
     def _sizes_vary(self, flat: list[Any], structure: Any) -> bool:
-        """Whether this call's capture is one at sizes that vary: dynamic=True, a size marked dynamic, or (with
-        automatic dynamic shapes) an entry that holds but for the sizes and the integer arguments."""
-        if self.dynamic is not None:
-            return self.dynamic
+        """Whether this call's capture is one at sizes that vary: a size marked dynamic, dynamic=True, or (with
+        automatic dynamic shapes, unless dynamic=False) an entry that holds but for the sizes."""
         if any(getattr(t, "_dynamo_dynamic_indices", None) or getattr(t, "_dynamo_weak_dynamic_indices", None)
                for t in flat if isinstance(t, torch.Tensor)):
             return True
+        if self.dynamic is not None:
+            return self.dynamic
         return config.automatic_dynamic_shapes and any(
             entry.guards.check(flat, structure, sizes=False) is None for entry in self.entries)
 
@@ -156,6 +161,9 @@ class CompiledFunction:
         """Capture the call (family: the cached captures it differs from only in sizes; sizes_vary: it is to be
         compiled generic in sizes)."""
         another_size = family is not None       # not a new entry: a new size
+        if another_size and not self._family_captures(family):
+            self._warn_sizes(family)
+            return self.fn(*args, **kwargs)
         limit_hit = not another_size and self._counted() >= config.recompile_limit
         if limit_hit or (not another_size and _accumulated["entries"] >= config.accumulated_recompile_limit):
             self._warn_limit(failures, "accumulated_recompile_limit" if not limit_hit else "recompile_limit")
@@ -214,10 +222,32 @@ class CompiledFunction:
         self._add(CacheEntry(captured.guards, compiled, captured, graph_module, compile_id, family), another_size)
         return self._result(captured)
 
+    def _family_captures(self, family: str) -> bool:
+        """Whether a family may capture one more size: while it has few captures, or its sizes are served again
+        at least as often as it captured them, and never past config.dynamic_size_captures."""
+        members = [entry for entry in self.entries if entry.family == family]
+        replays = sum(entry.replays for entry in members)
+        return len(members) < config.dynamic_size_captures and (
+            len(members) < config.recompile_limit or replays >= len(members))
+
+    def _warn_sizes(self, family: str) -> None:
+        if family in self.warned_sizes:
+            return
+        self.warned_sizes.add(family)
+        members = [entry for entry in self.entries if entry.family == family]
+        log.warning("torch._dynamo: %s (%s) has been captured at %d sizes, served again %d times; calls at sizes "
+                    "not seen yet run eagerly from now on (config.dynamic_size_captures: %d)", self.name,
+                    _where(self.guard_target or self.fn), len(members), sum(e.replays for e in members),
+                    config.dynamic_size_captures)
+
     @staticmethod
     def _result(captured: capture.Captured) -> Any:
-        """The captured call's result, which its cache entry no longer holds."""
+        """The captured call's result, which its cache entry no longer holds (nor the tensors of the call that
+        captured it: a training step's inputs include the last step's gradients)."""
         result, captured.result = captured.result, None
+        captured.example_inputs = []
+        captured.result_leaves = [None if out is not None else leaf
+                                  for leaf, out in zip(captured.result_leaves, captured.result_outputs)]
         return result
 
     def _compile(self, graph_module: Any, example_inputs: list[Any]) -> Callable[..., Any]:
@@ -238,12 +268,6 @@ class CompiledFunction:
         self.entries.append(entry)
         if not another_size:
             _accumulated["entries"] += 1
-        generic = [e for e in self.entries if e.family is not None]
-        if len(generic) > config.dynamic_size_captures:      # the least recently served before the new one
-            gone = generic[-2]
-            self.entries.remove(gone)
-            if all(e.family != gone.family for e in self.entries):
-                _accumulated["entries"] -= 1
 
     def _warn_limit(self, failures: list[tuple[str, str]], which: str) -> None:
         if self.warned_limit:
@@ -263,6 +287,7 @@ class CompiledFunction:
         self.entries.clear()
         self.attempts = itertools.count()
         self.warned_limit = False
+        self.warned_sizes.clear()
         self.last_capture = None
 
 

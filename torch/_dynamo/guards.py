@@ -246,7 +246,7 @@ class GuardSet:
 
     def check(self, flat: list[Any], structure: Any, sizes: bool = True) -> str | None:
         """None when the graph may be replayed for these flattened inputs, else why not; sizes=False: None when
-        only the tensor inputs' sizes and strides and the integer arguments differ (a capture at other sizes)."""
+        only the tensor inputs' sizes and strides differ (a capture at other sizes)."""
         if structure != self.structure:
             return "the arguments' structure changed"
         for position, guard in self.tensors:
@@ -255,8 +255,6 @@ class GuardSet:
                 return failure
         for position, name, value in self.values:
             now = flat[position]
-            if not sizes and type(now) is int and type(value) is int:
-                continue
             if not same_value(now, value):
                 return f"{name} == {value!r}" if is_plain_value(value) else f"{name} changed"
         if self.aliasing and aliasing_of(flat, [p for p, _ in self.tensors]) != self.aliasing:
