@@ -240,3 +240,92 @@ def test_a_forward_hook_added_after_the_capture_runs():
     plain = twice(compiled, x)
     model.register_forward_hook(lambda mod, args, out: out * 10)
     torch.testing.assert_close(compiled(x), plain * 10)
+
+
+@dataclass
+class _Output:
+    loss: torch.Tensor
+    note: str
+
+
+class _Holder:
+    def __init__(self, value):
+        self.value = value
+
+
+def test_a_result_object_holding_tensors_is_a_graph_break_not_a_stale_object():
+    for wrap in (lambda y: _Output(y, "ok"), _Holder):
+        compiled = torch.compile(lambda x, wrap=wrap: wrap(x * 2))
+        for k in range(3):
+            x = torch.full((3,), float(k))
+            got = compiled(x)
+            assert torch.equal(got.loss if isinstance(got, _Output) else got.value, x * 2)
+    assert stats["graph_breaks"] >= 2
+
+
+def test_a_compiled_function_under_vmap_or_forward_ad_runs_as_it_is():
+    from torch.func import jacrev, jvp, vmap
+    f = lambda x: (x.sin() * x).sum()                                   # noqa: E731
+    compiled = torch.compile(f)
+    for scale in (1.0, 2.0, 3.0):
+        x = torch.randn(4, 3) * scale
+        torch.testing.assert_close(vmap(compiled)(x), vmap(f)(x))
+    x = torch.randn(3)
+    torch.testing.assert_close(jacrev(torch.compile(torch.sin))(x), torch.diag(x.cos()))
+    torch.testing.assert_close(jvp(compiled, (x,), (torch.ones(3),)), jvp(f, (x,), (torch.ones(3),)))
+
+
+def test_a_method_patched_on_the_instance_or_the_class_is_called():
+    class Scaled(nn.Module):
+        def helper(self, x):
+            return x * 2
+
+        def forward(self, x):
+            return self.helper(x) + 1
+
+    model = Scaled()
+    compiled = torch.compile(model)
+    x = torch.ones(2)
+    assert twice(compiled, x).tolist() == [3.0, 3.0]
+    model.helper = lambda x: x * 10
+    assert compiled(x).tolist() == [11.0, 11.0]
+    del model.helper
+    Scaled.helper = lambda self, x: x * 100
+    assert compiled(x).tolist() == [101.0, 101.0]
+
+
+def test_an_explicit_generator_draws_as_eagers_at_each_call():
+    def f(x, generator):
+        return x + torch.randn(x.shape, generator=generator), torch.multinomial(x.softmax(0), 2, generator=generator)
+
+    compiled = torch.compile(f)
+    ours, theirs = torch.Generator().manual_seed(3), torch.Generator().manual_seed(3)
+    x = torch.arange(4.0)
+    for _ in range(3):
+        for got, want in zip(compiled(x, ours), f(x, theirs)):
+            assert torch.equal(got, want)
+    assert stats["replays"] == 2
+
+
+def test_a_tensor_state_reassigned_in_forward_is_read_at_each_call():
+    class Average(nn.Module):
+        def __init__(self, buffer):
+            super().__init__()
+            if buffer:
+                self.register_buffer("avg", torch.zeros(3))
+            else:
+                self.avg = torch.zeros(3)
+
+        def forward(self, x):
+            self.avg = self.avg * 0.9 + x.mean(0) * 0.1
+            return x - self.avg
+
+    for buffer in (True, False):
+        torch._dynamo.reset()
+        model, reference = Average(buffer), Average(buffer)
+        compiled = torch.compile(model)
+        for k in range(5):
+            x = torch.randn(4, 3)
+            torch.testing.assert_close(compiled(x), reference(x))
+            torch.testing.assert_close(model.avg, reference.avg)
+        assert stats["replays"] == 4 and stats["captures"] == 1

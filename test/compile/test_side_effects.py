@@ -6,6 +6,7 @@ import logging
 import sys
 import types
 
+import numpy as np
 import pytest
 
 import torch
@@ -501,3 +502,24 @@ def test_a_modules_config_is_guarded_on_what_its_methods_read_from_it():
         torch.testing.assert_close(compiled(x), model(x))
         model.state.sub["shift"] = 4.0
         torch.testing.assert_close(compiled(x), model(x))
+
+
+def test_draws_from_pythons_or_numpys_global_random_generators_are_graph_breaks():
+    import random
+
+    def skip_some(x):
+        return x * 10 if random.random() < 0.5 else x
+
+    def noisy(x):
+        return x + float(np.random.rand())
+
+    for f in (skip_some, noisy):
+        compiled = torch.compile(f)
+        random.seed(0)
+        np.random.seed(0)
+        got = [compiled(torch.ones(1)).item() for _ in range(6)]
+        random.seed(0)
+        np.random.seed(0)
+        assert got == [f(torch.ones(1)).item() for _ in range(6)]
+    with pytest.raises(torch._dynamo.exc.Unsupported, match="random"):
+        torch.compile(skip_some, fullgraph=True)(torch.ones(1))

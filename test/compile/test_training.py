@@ -250,3 +250,23 @@ def test_gradient_hooks_added_or_removed_after_the_capture_are_honoured():
     torch.testing.assert_close(compiled(m, x), plain)
     m.register_full_backward_pre_hook(lambda mod, grad_out: (grad_out[0] * 7,))
     torch.testing.assert_close(compiled(m, x), plain * 7)
+
+
+@pytest.mark.parametrize("pool", [nn.AdaptiveAvgPool2d(2), nn.AvgPool2d(2, padding=1, count_include_pad=False)])
+def test_a_whole_step_with_average_pooling_and_zero_grad_to_zeros_is_one_graph(pool):
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Conv2d(1, 2, 3), pool, nn.Flatten(), nn.LazyLinear(3))
+    model(torch.randn(1, 1, 8, 8))
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+
+    def step(x):
+        opt.zero_grad(set_to_none=False)
+        loss = model(x).square().mean()
+        loss.backward()
+        opt.step()
+        return loss
+
+    compiled = torch.compile(step)
+    for _ in range(3):
+        compiled(torch.randn(2, 1, 8, 8))
+    assert stats["graph_breaks"] == 0 and stats["replays"] >= 1

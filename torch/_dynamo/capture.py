@@ -16,6 +16,7 @@ break raises torch._dynamo.exc.Unsupported where it happens. The observers (torc
 classes every thread uses, so one capture runs at a time and sees only its own thread's calls."""
 from __future__ import annotations
 
+import dataclasses
 import functools
 import inspect
 import operator
@@ -29,7 +30,7 @@ from torch._dynamo.graph_passes import elide_fresh_copies
 from torch._dynamo.guards import (GuardSet, Snapshot, TensorGuard, aliasing_of, global_state, is_plain_value,
                                   weak_reader)
 from torch._dynamo.observers import argument_hooks, has_hooks, observed
-from torch._dynamo.program_state import is_watched
+from torch._dynamo.program_state import is_program_file, is_watched
 from torch._dynamo.side_effects import Effects
 from torch.fx.experimental.proxy_tensor import _OperatorTracer
 from torch.fx.graph import Graph
@@ -177,6 +178,10 @@ class _Capture:
         self.input_tensors: list[torch.Tensor] = []
         self.effects = Effects(self.guards)
         self.kept_objects: set[tuple[int, str]] = set()     # module attributes holding containers or objects
+        # module attributes read as tensors: key -> (module, name, tensor, its guard); registries read: key -> guard
+        self.tensor_reads: dict[tuple[int, str], tuple[Any, str, torch.Tensor, Any]] = {}
+        self.registry_reads: dict[tuple[int, str], Any] = {}
+        self.loose_buffers: dict[int, frozenset[str]] = {}     # per module, its buffers reassigned by the call
 
     def graph_break(self, reason: str) -> None:
         if self.break_reason is None:
@@ -205,10 +210,20 @@ class _Capture:
             self.guards.add_read(description, module, functools.partial(_registry_of, name=name), _registry(value),
                                  by_value=True, path=f"REGISTRY({{}}.__dict__[{name!r}])",
                                  helpers={"REGISTRY": _registry})
+            self.registry_reads[key] = self.guards.reads[-1]
             return
         if isinstance(inspect.getattr_static(type(module), name, None), property):
             return          # computed (a parametrization): what it reads is guarded, and reading it again would
             #                 run it again (spectral_norm's power iteration)
+        if inspect.ismethod(value):
+            code = getattr(value.__func__, "__code__", None)
+            if code is not None and is_program_file(code.co_filename):
+                # the program's method: patched on the instance or the class, the call is another (Ember's own
+                # methods are not guarded: the capture patches some of them while it runs)
+                self.read_keys.add(key)
+                self.guards.add_read(description, module, functools.partial(_method_function, name=name),
+                                     value.__func__, by_value=False)
+            return
         functional = callable(value) and not inspect.ismethod(value) and not isinstance(value, torch.nn.Module)
         if not (is_plain_value(value) or functional or isinstance(value, (torch.Tensor, torch.nn.Module))):
             if name not in _MODULE_OWN and is_watched(value):     # a list, dict, set or object the program keeps
@@ -222,6 +237,8 @@ class _Capture:
             self.effects.function_state(description, value)
         self.read_keys.add(key)
         self.guards.add_read(description, module, operator.attrgetter(name), value, path=_where_read(module, name))
+        if isinstance(value, torch.Tensor):
+            self.tensor_reads[key] = (module, name, value, self.guards.reads[-1])
 
     def module_called(self, module: Any) -> None:
         """A module called without hooks: a guard that it still has none (one added later must run)."""
@@ -240,6 +257,49 @@ class _Capture:
                              f"{type(module).__name__}.{name} (a replay would assign the captured one again)")
         self.writes[(id(module), name)] = (module, name, value)
 
+    def _source_placeholder(self, name: str) -> Any:
+        """A graph input read from the program at each call, after the inputs made so far."""
+        first_op = next((n for n in self.graph.nodes if n.op != "placeholder"), None)
+        if first_op is None:        # only placeholders so far: after them
+            return self.graph.placeholder(name)
+        with self.graph.inserting_before(first_op):
+            return self.graph.placeholder(name)
+
+    def states_reassigned(self) -> None:
+        """Module tensor attributes the call read and then assigned a tensor it computed (`self.avg = self.avg *
+        0.9 + ...`, a recurrent state kept between calls): graph inputs read from the module at each call, guarded
+        by their layout, where a constant guarded by identity would fail after every replay's assignment."""
+        for key, (module, name, old, read) in self.tensor_reads.items():
+            written = self.writes.get(key, (None, None, None))[2]
+            known = self.tracer.nodes.get(id(old))
+            if self.tracer.broken or not isinstance(written, torch.Tensor) or id(written) not in self.tracer.nodes \
+                    or known is None or known[1].op != "get_attr" or old.requires_grad:
+                continue
+            constant = known[1]
+            node = self._source_placeholder(f"state_{len(self.guards.sources)}")
+            node.meta.update(constant.meta)
+            constant.replace_all_uses_with(node)
+            self.graph.erase_node(constant)
+            self.tracer.bind(old, node)
+            self.tracer.constant_tensors = [t for t in self.tracer.constant_tensors if t is not old]
+            self.guards.reads = [r for r in self.guards.reads if r is not read]
+            reader = weak_reader(module, operator.attrgetter(name))
+            self.guards.add_source(f"{type(module).__name__}.{name}", functools.partial(_call_reader, reader), old)
+            self.source_tensors.append(old)
+            self._loosen_buffers(module, name)
+
+    def _loosen_buffers(self, module: Any, name: str) -> None:
+        """A reassigned buffer's entry in the guard on the module's buffers: its name alone, not its tensor."""
+        key = (id(module), "_buffers")
+        registry = self.registry_reads.get(key)
+        if registry is None or name not in module.__dict__.get("_buffers", {}):
+            return
+        loose = self.loose_buffers[id(module)] = self.loose_buffers.get(id(module), frozenset()) | {name}
+        self.guards.reads = [r for r in self.guards.reads if r is not registry]
+        read = functools.partial(_registry_of, name="_buffers", loose=loose)
+        self.guards.add_read(registry.description, module, read, read(module), by_value=True)
+        self.registry_reads[key] = self.guards.reads[-1]
+
     def grad_read(self, tensor: Any, grad: Any) -> None:
         """A tensor's .grad read: a graph input read from the tensor at each call (a new gradient each step),
         or, when it has none, a guard that it still has none."""
@@ -256,13 +316,8 @@ class _Capture:
             self.guards.add_read("a tensor's .grad", tensor, operator.attrgetter("grad"), grad,
                                  by_value=grad is None)
             return
-        first_op = next((n for n in self.graph.nodes if n.op != "placeholder"), None)
         name = f"grad_{len(self.guards.sources)}"
-        if first_op is None:        # only placeholders so far: after them
-            node = self.graph.placeholder(name)
-        else:
-            with self.graph.inserting_before(first_op):
-                node = self.graph.placeholder(name)
+        node = self._source_placeholder(name)
         self.tracer.bind(grad, node)
         if position is not None:    # an argument's .grad: read from whatever tensor that argument is at each call
             self.guards.add_source(name, functools.partial(_argument_grad, position=position), grad)
@@ -286,12 +341,38 @@ _UNGUARDED_ATTRIBUTES = frozenset({"_compiled_call_impl", "__dict__", "__class__
 _REGISTRIES = frozenset({"_modules", "_parameters", "_buffers"})
 
 
-def _registry(entries: dict[str, Any]) -> tuple[tuple[str, int], ...]:
-    return tuple((name, id(value)) for name, value in entries.items())
+def _registry(entries: dict[str, Any], loose: frozenset[str] = frozenset()) -> tuple[tuple[str, int | None], ...]:
+    """A registry's names and members' identities (the loose members: their names alone)."""
+    return tuple((name, None if name in loose else id(value)) for name, value in entries.items())
 
 
-def _registry_of(module: Any, name: str) -> tuple[tuple[str, int], ...]:
-    return _registry(getattr(module, name))
+def _registry_of(module: Any, name: str, loose: frozenset[str] = frozenset()) -> tuple[tuple[str, int | None], ...]:
+    return _registry(getattr(module, name), loose)
+
+
+def _holds_tensors(value: Any, depth: int = 2) -> bool:
+    """Whether a result's leaf that is no tensor holds tensors (a dataclass, an object, a container pytree does
+    not flatten), to depth levels."""
+    if depth <= 0 or isinstance(value, torch.Tensor) or is_plain_value(value) or isinstance(value, type):
+        return False
+    if isinstance(value, dict):
+        members: list[Any] = list(value.values())
+    elif isinstance(value, (list, tuple, set, frozenset)):
+        members = list(value)
+    elif dataclasses.is_dataclass(value):
+        members = [getattr(value, f.name, None) for f in dataclasses.fields(value)]
+    else:
+        members = list(getattr(value, "__dict__", {}).values())
+    return any(isinstance(m, torch.Tensor) or _holds_tensors(m, depth - 1) for m in members[:256])
+
+
+def _call_reader(reader: Callable[[], Any], flat: list[Any]) -> Any:
+    return reader()
+
+
+def _method_function(module: Any, name: str) -> Any:
+    """The function of the method module.name (AttributeError once it is no method: a guard failure)."""
+    return getattr(module, name).__func__
 
 
 def _argument_grad(flat: list[Any], position: int) -> Any:
@@ -405,8 +486,13 @@ def _capture(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, An
     if changed is not None and cap.break_reason is None:
         cap.graph_break(f"a Python side effect: {changed} inside the compiled function (a replay would not do it "
                         "again)")
-    example_inputs = [flat[i] for i in positions] + cap.source_tensors
     leaves, result_spec = tree_flatten(result)
+    cap.states_reassigned()
+    holder = next((leaf for leaf in leaves if _holds_tensors(leaf)), None)
+    if holder is not None and cap.break_reason is None:
+        cap.graph_break(f"the result holds tensors inside a {type(holder).__name__} object, which a replay would "
+                        "return as captured (a type registered with torch.utils._pytree is rebuilt)")
+    example_inputs = [flat[i] for i in positions] + cap.source_tensors
     given = {id(t) for t in [*cap.tracer.constant_tensors, *cap.source_tensors, *flat] if isinstance(t, torch.Tensor)}
     if cap.break_reason is None and any(t.requires_grad and t.grad_fn is None and id(t) not in given
                                         for t, node in cap.tracer.nodes.values() if node.op == "call_function"):

@@ -30,6 +30,8 @@ from torch import _logging
 from torch._dynamo import capture, config, exc
 from torch._dynamo.backends.registry import lookup_backend
 from torch._dynamo.guards import GuardSet
+from torch._functorch import batched as _batched
+from torch.csrc.autograd import forward_grad as _forward_grad
 from torch.nn import Module
 from torch.utils._pytree import tree_flatten, tree_unflatten
 
@@ -119,7 +121,9 @@ class CompiledFunction:
         return getattr(self.guard_target or self.fn, "__name__", type(self.fn).__name__)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if capture.active():          # called from a function being captured: its operators join that graph
+        if capture.active() or _batched.active_levels() or _forward_grad.current_level() >= 0:
+            # called from a function being captured (its operators join that graph), or under vmap or forward-mode
+            # AD, whose wrapped tensors the capture cannot see through: as it is
             return self.fn(*args, **kwargs)
         if not kwargs and all(type(a) is torch.Tensor for a in args):     # the common call, flattened at once
             flat, structure = list(args), self._tensors_spec(len(args))
@@ -161,7 +165,7 @@ class CompiledFunction:
         """Capture the call (family: the cached captures it differs from only in sizes; sizes_vary: it is to be
         compiled generic in sizes)."""
         another_size = family is not None       # not a new entry: a new size
-        if another_size and not self._family_captures(family):
+        if family is not None and not self._family_captures(family):
             self._warn_sizes(family)
             return self.fn(*args, **kwargs)
         limit_hit = not another_size and self._counted() >= config.recompile_limit

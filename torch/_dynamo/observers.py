@@ -175,11 +175,13 @@ def _observers(capture: _Capture) -> list[tuple[Any, str, Any]]:
         return function_apply(cls, *args, **kwargs)
 
     def set_requires_grad(self: Any, value: Any) -> None:
-        capture.graph_break("setting requires_grad inside a compiled function")
+        if bool(value) != self.requires_grad:       # zero_grad(set_to_none=False) sets False on gradients: no-op
+            capture.graph_break("setting requires_grad inside a compiled function")
         requires_grad_property.fset(self, value)
 
     def requires_grad_(self: Any, requires_grad: Any = True) -> Any:
-        capture.graph_break("Tensor.requires_grad_ inside a compiled function")
+        if bool(requires_grad) != self.requires_grad:
+            capture.graph_break("Tensor.requires_grad_ inside a compiled function")
         return saved_requires_grad_(self, requires_grad)
 
     def variable_data(self: Any) -> Any:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
+import random
 import sys
 import types
 from typing import Any, Callable, Iterator
@@ -83,6 +84,7 @@ class Effects:
         self.codes: set[Any] = set()
         self.added: list[Any] = []                      # the guards it added
         self.budget = _MEMBER_BUDGET                    # members the whole guards may still compare
+        self.generators: tuple[Any, ...] = ()           # Python's and NumPy's global random states, before the call
 
     # -- what the call may change ---------------------------------------------------------------------------------
     def watch(self, description: str, value: Any, depth: int = _DEPTH) -> None:
@@ -99,6 +101,9 @@ class Effects:
 
     def changed(self) -> str | None:
         """What the call changed that a replay would not change again, if anything."""
+        if _generator_states() != self.generators:
+            return "Python's random module or NumPy's global random generator drew numbers (a replay would " \
+                   "repeat the captured draws)"
         for description, reader, value in self.rebindings:
             if reader() is not value:
                 return f"{description} was assigned"
@@ -286,8 +291,17 @@ class Effects:
         def trace(frame: Any, event: Any, arg: Any) -> Any:
             entered(frame)
             return previous(frame, event, arg) if previous is not None else None
+        self.generators = _generator_states()
         sys.settrace(trace)
         try:
             yield
         finally:
             sys.settrace(previous)
+
+
+def _generator_states() -> tuple[Any, ...]:
+    """The states of the random generators a program draws from without naming them: Python's random module's
+    and NumPy's global one (when NumPy is loaded). Generators the program holds are objects of libraries, unseen."""
+    numpy = sys.modules.get("numpy")
+    state = numpy.random.get_state() if numpy is not None else None
+    return (random.getstate(), None if state is None else (state[1].tobytes(), *state[2:]))

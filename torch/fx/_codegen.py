@@ -328,7 +328,10 @@ class _Emitter:
             return f"[{self.listing(value)}]"
         if isinstance(value, tuple):
             return f"({self.literal(value[0])},)" if len(value) == 1 else f"({self.listing(value)})"
-        return repr(value)
+        spelled = repr(value)
+        if spelled.startswith("<"):         # no source spells it (a torch.Generator, say): the object, as a global
+            return self.global_name(f"_{type(value).__name__.lower()}", value)
+        return spelled
 
     def listing(self, items: Iterable[object], keywords: dict[str, Argument] | None = None) -> str:
         """Comma-separated literals, then 'key = value' pairs: an argument list or a container's body."""

@@ -68,7 +68,9 @@ def _constant(values: Any, like: Any) -> Any:
     flat = [v for row in values for v in row] if nested else list(values)
     t: Any = tensor_impl.empty(shape, dtype_from_name("float64"))
     if flat:
-        t._numpy_view().reshape(-1)[:] = flat
+        # TensorImpl's own method: torch.compile's capture watches Tensor._numpy_view for reads of a tensor's
+        # value (graph breaks), and this writes a fresh one
+        tensor_impl.TensorImpl._numpy_view(t).reshape(-1)[:] = flat
     return t.to(dtype=like.dtype, device=like.device)
 
 
