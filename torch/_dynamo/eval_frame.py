@@ -7,14 +7,8 @@ it runs eagerly for calls no entry serves, after PyTorch's warning. A capture th
 caches an entry that runs the function eagerly for those guards. OptimizedModule is what torch.compile
 returns for a module.
 
-Sizes that vary (dynamic=True, mark_dynamic, or a call that differs from an entry only in its tensors'
-sizes, PyTorch's automatic dynamic shapes): a size never seen is captured again, since without reading the
-bytecode the Python decisions taken on sizes cannot be replayed blind, but these captures count as one entry
-against the limits and their graphs are compiled generic in sizes (the inductor's kernels read sizes from
-an array, so every size after the first reuses the compiled code). A capture costs more than an eager
-call, so a family captures a new size only while its sizes are served again (past
-config.recompile_limit captures, no more captures than replays) and never past
-config.dynamic_size_captures; other new sizes run eagerly."""
+Sizes that vary (dynamic=True, mark_dynamic, PyTorch's automatic dynamic shapes): torch._dynamo.size_families;
+a new size its family may not capture runs eagerly."""
 from __future__ import annotations
 
 import functools
@@ -27,7 +21,7 @@ from typing import Any, Callable
 
 import torch
 from torch import _logging
-from torch._dynamo import capture, config, exc
+from torch._dynamo import capture, config, exc, size_families
 from torch._dynamo.backends.registry import lookup_backend
 from torch._dynamo.guards import GuardSet
 from torch._functorch import batched as _batched
@@ -140,32 +134,19 @@ class CompiledFunction:
         # a miss: why each entry failed, for the log and the warnings (a guard that raised fails here too)
         failures = [(entry.compile_id, entry.guards.check(flat, structure) or "a guard could not be evaluated")
                     for entry in self.entries]
-        family = next((entry.family for entry in self.entries
-                       if entry.family is not None and entry.guards.check(flat, structure, sizes=False) is None), None)
-        return self._miss(args, kwargs, failures, family, family is not None or self._sizes_vary(flat, structure))
-
-    def _sizes_vary(self, flat: list[Any], structure: Any) -> bool:
-        """Whether this call's capture is one at sizes that vary: a size marked dynamic, dynamic=True, or (with
-        automatic dynamic shapes, unless dynamic=False) an entry that holds but for the sizes."""
-        if any(getattr(t, "_dynamo_dynamic_indices", None) or getattr(t, "_dynamo_weak_dynamic_indices", None)
-               for t in flat if isinstance(t, torch.Tensor)):
-            return True
-        if self.dynamic is not None:
-            return self.dynamic
-        return config.automatic_dynamic_shapes and any(
-            entry.guards.check(flat, structure, sizes=False) is None for entry in self.entries)
+        family = size_families.family_of(self.entries, flat, structure)
+        return self._miss(args, kwargs, failures, family,
+                          family is not None or size_families.sizes_vary(self.dynamic, self.entries, flat, structure))
 
     def _counted(self) -> int:
-        """The entries that count against the limits: the captures of one family (sizes that vary) count as one."""
-        return sum(entry.family is None for entry in self.entries) + \
-            len({entry.family for entry in self.entries if entry.family is not None})
+        return size_families.counted(self.entries)
 
     def _miss(self, args: tuple[Any, ...], kwargs: dict[str, Any], failures: list[tuple[str, str]],
               family: str | None, sizes_vary: bool) -> Any:
         """Capture the call (family: the cached captures it differs from only in sizes; sizes_vary: it is to be
         compiled generic in sizes)."""
         another_size = family is not None       # not a new entry: a new size
-        if family is not None and not self._family_captures(family):
+        if family is not None and not size_families.may_capture(self.entries, family):
             self._warn_sizes(family)
             return self.fn(*args, **kwargs)
         limit_hit = not another_size and self._counted() >= config.recompile_limit
@@ -226,19 +207,11 @@ class CompiledFunction:
         self._add(CacheEntry(captured.guards, compiled, captured, graph_module, compile_id, family), another_size)
         return self._result(captured)
 
-    def _family_captures(self, family: str) -> bool:
-        """Whether a family may capture one more size: while it has few captures, or its sizes are served again
-        at least as often as it captured them, and never past config.dynamic_size_captures."""
-        members = [entry for entry in self.entries if entry.family == family]
-        replays = sum(entry.replays for entry in members)
-        return len(members) < config.dynamic_size_captures and (
-            len(members) < config.recompile_limit or replays >= len(members))
-
     def _warn_sizes(self, family: str) -> None:
         if family in self.warned_sizes:
             return
         self.warned_sizes.add(family)
-        members = [entry for entry in self.entries if entry.family == family]
+        members = size_families.members(self.entries, family)
         log.warning("torch._dynamo: %s (%s) has been captured at %d sizes, served again %d times; calls at sizes "
                     "not seen yet run eagerly from now on (config.dynamic_size_captures: %d)", self.name,
                     _where(self.guard_target or self.fn), len(members), sum(e.replays for e in members),

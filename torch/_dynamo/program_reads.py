@@ -1,0 +1,258 @@
+"""torch._dynamo.program_reads: what a running capture reads from the program's modules, tensors and optimizers,
+and what it assigns there (the guards those reads need, the writes a replay redoes).
+
+A module attribute read is guarded: a plain value by value; a tensor, a submodule or a function by identity;
+a registry (_modules, _parameters, _buffers) by its names and members; the program's methods by their
+function; a container or object the program keeps, by its members, and snapshotted for side effects
+(torch._dynamo.side_effects). A tensor's .grad read becomes a graph input read at each call, and so does a
+module tensor attribute the call reads and then reassigns (an EMA, a recurrent state). An optimizer stepped is
+guarded by its hyperparameters and the identity of its state."""
+from __future__ import annotations
+
+import functools
+import inspect
+import operator
+from typing import Any, Callable
+
+import torch
+from torch._dynamo import exc
+from torch._dynamo.guards import GuardSet, is_plain_value, weak_reader
+from torch._dynamo.observers import has_hooks
+from torch._dynamo.program_state import is_program_file, is_watched
+from torch._dynamo.side_effects import Effects
+from torch.fx.graph import Graph
+from torch.utils._pytree import tree_flatten
+
+__all__ = ["ProgramReads"]
+
+
+class ProgramReads:
+    """A capture's reads and writes on the program's objects, and its graph breaks (the base of
+    torch._dynamo.capture's running capture, whose observers call these)."""
+
+    def __init__(self, fullgraph: bool, graph: Graph, constants: torch.nn.Module, tracer: Any,
+                 guards: GuardSet) -> None:
+        self.fullgraph = fullgraph
+        self.graph = graph
+        self.constants = constants
+        self.tracer = tracer
+        self.guards = guards
+        self.effects = Effects(guards)
+        self.break_reason: str | None = None
+        self.read_keys: set[tuple[int, str]] = set()
+        self.writes: dict[tuple[int, str], tuple[Any, str, Any]] = {}
+        self.optimizers: dict[int, Any] = {}
+        self.source_tensors: list[torch.Tensor] = []
+        self.input_positions: dict[int, int] = {}     # id of a tensor argument -> its flat position
+        self.kept_objects: set[tuple[int, str]] = set()     # module attributes holding containers or objects
+        # module attributes read as tensors: key -> (module, name, tensor, its guard); registries read: key -> guard
+        self.tensor_reads: dict[tuple[int, str], tuple[Any, str, torch.Tensor, Any]] = {}
+        self.registry_reads: dict[tuple[int, str], Any] = {}
+        self.loose_buffers: dict[int, frozenset[str]] = {}     # per module, its buffers reassigned by the call
+
+    def graph_break(self, reason: str) -> None:
+        if self.break_reason is None:
+            self.break_reason = reason
+        if self.fullgraph:
+            raise exc.Unsupported(reason)
+        self.tracer.broken = True
+
+    # -- reads and writes on modules --------------------------------------------------------------------------------
+    def module_read(self, module: Any, name: str, value: Any) -> None:
+        key = (id(module), name)
+        if key in self.kept_objects:    # read again, perhaps by another method: what that one reads is guarded
+            self.effects.attribute_read(module, name, value, f"{type(module).__name__}.{name}")
+            return
+        if module is self.constants or key in self.read_keys or key in self.writes or name in _UNGUARDED_ATTRIBUTES:
+            return
+        description = f"{type(module).__name__}.{name}"
+        if name in _REGISTRIES and isinstance(value, dict):
+            # the registered submodules, parameters or buffers as a whole (Sequential.append, a replaced one)
+            self.read_keys.add(key)
+            self.guards.add_read(description, module, functools.partial(_registry_of, name=name), _registry(value),
+                                 by_value=True, path=f"REGISTRY({{}}.__dict__[{name!r}])",
+                                 helpers={"REGISTRY": _registry})
+            self.registry_reads[key] = self.guards.reads[-1]
+            return
+        if isinstance(inspect.getattr_static(type(module), name, None), property):
+            return          # computed (a parametrization): what it reads is guarded, and reading it again would
+            #                 run it again (spectral_norm's power iteration)
+        if inspect.ismethod(value):
+            code = getattr(value.__func__, "__code__", None)
+            if code is not None and is_program_file(code.co_filename):
+                # the program's method: patched on the instance or the class, the call is another (Ember's own
+                # methods are not guarded: the capture patches some of them while it runs)
+                self.read_keys.add(key)
+                self.guards.add_read(description, module, functools.partial(_method_function, name=name),
+                                     value.__func__, by_value=False)
+            return
+        functional = callable(value) and not inspect.ismethod(value) and not isinstance(value, torch.nn.Module)
+        if not (is_plain_value(value) or functional or isinstance(value, (torch.Tensor, torch.nn.Module))):
+            if name not in _MODULE_OWN and is_watched(value):     # a list, dict, set or object the program keeps
+                self.read_keys.add(key)
+                self.kept_objects.add(key)
+                self.guards.add_read(description, module, operator.attrgetter(name), value,
+                                     path=_where_read(module, name))
+                self.effects.attribute_read(module, name, value, description)
+            return
+        if functional:
+            self.effects.function_state(description, value)
+        self.read_keys.add(key)
+        self.guards.add_read(description, module, operator.attrgetter(name), value, path=_where_read(module, name))
+        if isinstance(value, torch.Tensor):
+            self.tensor_reads[key] = (module, name, value, self.guards.reads[-1])
+
+    def module_called(self, module: Any) -> None:
+        """A module called without hooks: a guard that it still has none (one added later must run)."""
+        key = (id(module), "hooks")
+        if key not in self.read_keys:
+            self.read_keys.add(key)
+            self.guards.add_read(f"{type(module).__name__} has no hooks", module, has_hooks, False, by_value=True,
+                                 path="HAS_HOOKS({})", helpers={"HAS_HOOKS": has_hooks})
+
+    def module_write(self, module: Any, name: str, value: Any) -> None:
+        if module is self.constants:
+            return
+        if isinstance(value, (list, tuple, dict)) and any(id(t) in self.tracer.nodes for t in tree_flatten(value)[0]
+                                                          if isinstance(t, torch.Tensor)):
+            self.graph_break(f"a {type(value).__name__} holding tensors the graph computes assigned to "
+                             f"{type(module).__name__}.{name} (a replay would assign the captured one again)")
+        self.writes[(id(module), name)] = (module, name, value)
+
+    def _source_placeholder(self, name: str) -> Any:
+        """A graph input read from the program at each call, after the inputs made so far."""
+        first_op = next((n for n in self.graph.nodes if n.op != "placeholder"), None)
+        if first_op is None:        # only placeholders so far: after them
+            return self.graph.placeholder(name)
+        with self.graph.inserting_before(first_op):
+            return self.graph.placeholder(name)
+
+    def states_reassigned(self) -> None:
+        """Module tensor attributes the call read and then assigned a tensor it computed (`self.avg = self.avg *
+        0.9 + ...`, a recurrent state kept between calls): graph inputs read from the module at each call, guarded
+        by their layout, where a constant guarded by identity would fail after every replay's assignment."""
+        for key, (module, name, old, read) in self.tensor_reads.items():
+            written = self.writes.get(key, (None, None, None))[2]
+            known = self.tracer.nodes.get(id(old))
+            if self.tracer.broken or not isinstance(written, torch.Tensor) or id(written) not in self.tracer.nodes \
+                    or known is None or known[1].op != "get_attr" or old.requires_grad:
+                continue
+            constant = known[1]
+            node = self._source_placeholder(f"state_{len(self.guards.sources)}")
+            node.meta.update(constant.meta)
+            constant.replace_all_uses_with(node)
+            self.graph.erase_node(constant)
+            self.tracer.bind(old, node)
+            self.tracer.constant_tensors = [t for t in self.tracer.constant_tensors if t is not old]
+            self.guards.reads = [r for r in self.guards.reads if r is not read]
+            reader = weak_reader(module, operator.attrgetter(name))
+            self.guards.add_source(f"{type(module).__name__}.{name}", functools.partial(_call_reader, reader), old)
+            self.source_tensors.append(old)
+            self._loosen_buffers(module, name)
+
+    def _loosen_buffers(self, module: Any, name: str) -> None:
+        """A reassigned buffer's entry in the guard on the module's buffers: its name alone, not its tensor."""
+        key = (id(module), "_buffers")
+        registry = self.registry_reads.get(key)
+        if registry is None or name not in module.__dict__.get("_buffers", {}):
+            return
+        loose = self.loose_buffers[id(module)] = self.loose_buffers.get(id(module), frozenset()) | {name}
+        self.guards.reads = [r for r in self.guards.reads if r is not registry]
+        read = functools.partial(_registry_of, name="_buffers", loose=loose)
+        self.guards.add_read(registry.description, module, read, read(module), by_value=True)
+        self.registry_reads[key] = self.guards.reads[-1]
+
+    def grad_read(self, tensor: Any, grad: Any) -> None:
+        """A tensor's .grad read: a graph input read from the tensor at each call (a new gradient each step),
+        or, when it has none, a guard that it still has none."""
+        key = (id(tensor), "grad")
+        if self.tracer.broken or key in self.read_keys or key in self.writes:
+            return
+        self.read_keys.add(key)
+        position = self.input_positions.get(id(tensor))
+        if grad is None and position is not None:   # the argument at that position, whichever tensor it is then
+            self.guards.add_none(f"the .grad of argument {position}", functools.partial(_argument_grad,
+                                                                                          position=position))
+            return
+        if grad is None or id(grad) in self.tracer.nodes:
+            self.guards.add_read("a tensor's .grad", tensor, operator.attrgetter("grad"), grad,
+                                 by_value=grad is None)
+            return
+        name = f"grad_{len(self.guards.sources)}"
+        node = self._source_placeholder(name)
+        self.tracer.bind(grad, node)
+        if position is not None:    # an argument's .grad: read from whatever tensor that argument is at each call
+            self.guards.add_source(name, functools.partial(_argument_grad, position=position), grad)
+        else:
+            reader = weak_reader(tensor, operator.attrgetter("grad"))
+            self.guards.add_source(name, lambda flat: reader(), grad, leaf=tensor if tensor.grad_fn is None else None)
+        self.source_tensors.append(grad)
+
+    def optimizer_stepped(self, opt: Any) -> None:
+        if id(opt) not in self.optimizers:
+            self.optimizers[id(opt)] = opt
+            self.guards.add_read(f"{type(opt).__name__}'s hyperparameters and state", opt, _optimizer_snapshot,
+                                 _optimizer_snapshot(opt), by_value=True)
+
+
+# nn.Module's own attributes (its hook and registry dicts): Ember's state, not the program's.
+_MODULE_OWN = frozenset(vars(torch.nn.Module()))
+# Attributes read on every module call whose values never change what the graph computes.
+_UNGUARDED_ATTRIBUTES = frozenset({"_compiled_call_impl", "__dict__", "__class__", "_call_impl"})
+# A module's registries: guarded as their names and members' identities when the call iterates one.
+_REGISTRIES = frozenset({"_modules", "_parameters", "_buffers"})
+
+
+def _registry(entries: dict[str, Any], loose: frozenset[str] = frozenset()) -> tuple[tuple[str, int | None], ...]:
+    """A registry's names and members' identities (the loose members: their names alone)."""
+    return tuple((name, None if name in loose else id(value)) for name, value in entries.items())
+
+
+def _registry_of(module: Any, name: str, loose: frozenset[str] = frozenset()) -> tuple[tuple[str, int | None], ...]:
+    return _registry(getattr(module, name), loose)
+
+
+def _call_reader(reader: Callable[[], Any], flat: list[Any]) -> Any:
+    return reader()
+
+
+def _method_function(module: Any, name: str) -> Any:
+    """The function of the method module.name (AttributeError once it is no method: a guard failure)."""
+    return getattr(module, name).__func__
+
+
+def _argument_grad(flat: list[Any], position: int) -> Any:
+    return flat[position].grad
+
+
+def _optimizer_snapshot(opt: Any) -> tuple[Any, ...]:
+    """An optimizer's hyperparameters by value, its parameters and state tensors by identity: a step
+    captured before the state existed (the first step) is not replayed on a later one."""
+    # in the dicts' own order: one that changes (a key removed and added again) only captures again
+    items: list[Any] = []
+    for group in opt.param_groups:
+        for key, value in group.items():
+            if key == "params":
+                items.append(tuple(map(id, value)))
+            elif is_plain_value(value):
+                items.append((key, tuple(value) if isinstance(value, list) else value))
+            elif isinstance(value, torch.Tensor):
+                items.append((key, id(value)))
+    tensor = torch.Tensor
+    for param, state in opt.state.items():
+        items.append(id(param))
+        items.extend((key, id(value) if isinstance(value, tensor) else value) for key, value in state.items())
+    return tuple(items)
+
+
+def _where_read(module: Any, name: str) -> str | None:
+    """A module attribute as the expression the guards read it by ("{}" the module): from the instance's dict or
+    the registry holding it, as nn.Module's attribute lookup finds it (None: a class attribute)."""
+    own = module.__dict__
+    if name in own:
+        return f"{{}}.__dict__[{name!r}]"
+    for registry in _REGISTRIES:
+        entries = own.get(registry)
+        if isinstance(entries, dict) and name in entries:
+            return f"{{}}.__dict__[{registry!r}][{name!r}]"
+    return None

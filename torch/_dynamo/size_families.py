@@ -1,0 +1,55 @@
+"""torch._dynamo.size_families: a compiled function's captures at sizes that vary (PyTorch's dynamic shapes, as
+far as a capture without bytecode can take them).
+
+A call that differs from a cached capture only in its tensors' sizes, or that has a size marked dynamic, or
+whose function was compiled with dynamic=True, is captured again at its own sizes: its Python runs again, since
+the decisions it takes on sizes cannot be replayed blind. Such captures form a family, named by its first
+capture's compile id, that counts as one entry against the recompile limits, and their graphs are compiled
+generic in sizes (the inductor's kernels read them at the call, so the compiled code is shared). A capture
+costs more than an eager call: past config.recompile_limit members, a family captures a new size only while its
+members are served again at least as often as they were captured, and never past
+config.dynamic_size_captures."""
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import torch
+from torch._dynamo import config
+
+__all__ = ["counted", "family_of", "may_capture", "members", "sizes_vary"]
+
+
+def family_of(entries: Sequence[Any], flat: list[Any], structure: Any) -> str | None:
+    """The family of the cached captures this call differs from only in sizes, if any."""
+    return next((entry.family for entry in entries
+                 if entry.family is not None and entry.guards.check(flat, structure, sizes=False) is None), None)
+
+
+def sizes_vary(dynamic: bool | None, entries: Sequence[Any], flat: list[Any], structure: Any) -> bool:
+    """Whether a capture of this call is one at sizes that vary: a size marked dynamic, dynamic=True, or (with
+    automatic dynamic shapes, unless dynamic=False) a cached capture that holds but for the sizes."""
+    if any(getattr(t, "_dynamo_dynamic_indices", None) or getattr(t, "_dynamo_weak_dynamic_indices", None)
+           for t in flat if isinstance(t, torch.Tensor)):
+        return True
+    if dynamic is not None:
+        return dynamic
+    return config.automatic_dynamic_shapes and any(
+        entry.guards.check(flat, structure, sizes=False) is None for entry in entries)
+
+
+def counted(entries: Sequence[Any]) -> int:
+    """The entries that count against the limits: a family's captures count as one."""
+    return sum(entry.family is None for entry in entries) + \
+        len({entry.family for entry in entries if entry.family is not None})
+
+
+def members(entries: Sequence[Any], family: str) -> list[Any]:
+    return [entry for entry in entries if entry.family == family]
+
+
+def may_capture(entries: Sequence[Any], family: str) -> bool:
+    """Whether a family may capture one more size."""
+    captured = members(entries, family)
+    replays = sum(entry.replays for entry in captured)
+    return len(captured) < config.dynamic_size_captures and (
+        len(captured) < config.recompile_limit or replays >= len(captured))
