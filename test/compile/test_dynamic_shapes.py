@@ -182,3 +182,15 @@ def test_generic_kernels_give_the_specialised_kernels_values(shape, drop, transp
         torch.testing.assert_close(g, s, rtol=1e-6, atol=1e-7)
         torch.testing.assert_close(g, e, rtol=1e-5, atol=1e-6)
         assert g.stride() == e.stride()
+
+
+def test_sizes_that_reach_the_kernels_code_count_against_the_recompile_limit(caplog):
+    # x.shape[0] is a number in the formula: each size builds a library of its own
+    compiled = torch.compile(lambda x: (x * x.shape[0]).exp(), dynamic=True)
+    with caplog.at_level(logging.WARNING, logger="torch._dynamo"):
+        for size in range(2, 2 + dynamo_config.recompile_limit + 3):
+            x = torch.randn(size)
+            compiled(x)                 # each size served again: the family would go on capturing
+            torch.testing.assert_close(compiled(x), (x * size).exp())
+    assert compiled._ember_compiled._counted() == dynamo_config.recompile_limit
+    assert "hit config.recompile_limit" in caplog.text

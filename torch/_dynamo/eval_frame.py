@@ -53,6 +53,7 @@ class CacheEntry:
     # calls that differ from it only in sizes (they count as one entry)
     family: str | None = None
     replays: int = 0
+    built: bool = False         # its compile built kernels (a C library) rather than finding them compiled
 
     def run(self, fn: Callable[..., Any], flat: list[Any], args: tuple[Any, ...], kwargs: dict[str, Any],
             sources: tuple[Any, ...] = ()) -> Any:
@@ -149,8 +150,9 @@ class CompiledFunction:
         if family is not None and not size_families.may_capture(self.entries, family):
             self._warn_sizes(family)
             return self.fn(*args, **kwargs)
-        limit_hit = not another_size and self._counted() >= config.recompile_limit
-        if limit_hit or (not another_size and _accumulated["entries"] >= config.accumulated_recompile_limit):
+        counts = family is None or size_families.unshared(self.entries, family)     # against the limits
+        limit_hit = counts and self._counted() >= config.recompile_limit
+        if limit_hit or (counts and _accumulated["entries"] >= config.accumulated_recompile_limit):
             self._warn_limit(failures, "accumulated_recompile_limit" if not limit_hit else "recompile_limit")
             return self.fn(*args, **kwargs)
         compile_id = f"{self.frame_id}/{next(self.attempts)}"
@@ -188,7 +190,7 @@ class CompiledFunction:
             _logging.log_artifact("graph_breaks", f"Graph break in user code at {_where(self.guard_target or self.fn)}"
                                   f"\nGraph Break Reason: {captured.break_reason}\n"
                                   "Ember runs the whole function eagerly for these guards.")
-            self._add(CacheEntry(captured.guards, None, captured, None, compile_id, family), another_size)
+            self._add(CacheEntry(captured.guards, None, captured, None, compile_id, family))
             return self._result(captured)
         graph_module = captured.graph_module
         if family is not None:
@@ -199,12 +201,15 @@ class CompiledFunction:
                                   + graph_module.print_readable(print_output=False))
         if _logging.artifact_enabled("graph"):
             _logging.log_artifact("graph", f"TRACED GRAPH\n __compiled_fn_{graph_id}\n{_tabular(graph_module.graph)}")
+        from torch._inductor import codecache
+        builds = codecache.builds["count"]
         if captured.runs_backward:
             with torch.no_grad():
                 compiled = self._compile(graph_module, captured.example_inputs)
         else:
             compiled = self._compile(graph_module, captured.example_inputs)
-        self._add(CacheEntry(captured.guards, compiled, captured, graph_module, compile_id, family), another_size)
+        self._add(CacheEntry(captured.guards, compiled, captured, graph_module, compile_id, family,
+                             built=codecache.builds["count"] > builds))
         return self._result(captured)
 
     def _warn_sizes(self, family: str) -> None:
@@ -241,10 +246,10 @@ class CompiledFunction:
         self.compile_seconds = time.perf_counter() - started
         return compiled
 
-    def _add(self, entry: CacheEntry, another_size: bool = False) -> None:
+    def _add(self, entry: CacheEntry) -> None:
+        before = self._counted()
         self.entries.append(entry)
-        if not another_size:
-            _accumulated["entries"] += 1
+        _accumulated["entries"] += self._counted() - before
 
     def _warn_limit(self, failures: list[tuple[str, str]], which: str) -> None:
         if self.warned_limit:

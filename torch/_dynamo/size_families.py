@@ -5,7 +5,9 @@ A call that differs from a cached capture only in its tensors' sizes, or that ha
 whose function was compiled with dynamic=True, is captured again at its own sizes: its Python runs again, since
 the decisions it takes on sizes cannot be replayed blind. Such captures form a family, named by its first
 capture's compile id, that counts as one entry against the recompile limits, and their graphs are compiled
-generic in sizes (the inductor's kernels read them at the call, so the compiled code is shared). A capture
+generic in sizes (the inductor's kernels read them at the call, so the compiled code is shared). Where a size
+still reaches the code (a number computed from it, a loop unrolled over it), a member's compile builds kernels
+of its own: each such member counts as an entry of its own. A capture
 costs more than an eager call: past config.recompile_limit members, a family captures a new size only while its
 members are served again at least as often as they were captured, and never past
 config.dynamic_size_captures."""
@@ -16,7 +18,7 @@ from typing import Any, Sequence
 import torch
 from torch._dynamo import config
 
-__all__ = ["counted", "family_of", "may_capture", "members", "sizes_vary"]
+__all__ = ["counted", "family_of", "may_capture", "members", "sizes_vary", "unshared"]
 
 
 def family_of(entries: Sequence[Any], flat: list[Any], structure: Any) -> str | None:
@@ -37,10 +39,21 @@ def sizes_vary(dynamic: bool | None, entries: Sequence[Any], flat: list[Any], st
         entry.guards.check(flat, structure, sizes=False) is None for entry in entries)
 
 
+def _own_kernels(entry: Any) -> bool:
+    """A family member after the first whose compile built kernels of its own."""
+    return entry.family is not None and entry.built and entry.compile_id != entry.family
+
+
 def counted(entries: Sequence[Any]) -> int:
-    """The entries that count against the limits: a family's captures count as one."""
-    return sum(entry.family is None for entry in entries) + \
+    """The entries that count against the limits: a family's captures count as one, but for those that built
+    kernels of their own."""
+    return sum(entry.family is None or _own_kernels(entry) for entry in entries) + \
         len({entry.family for entry in entries if entry.family is not None})
+
+
+def unshared(entries: Sequence[Any], family: str) -> bool:
+    """Whether a family's members build kernels of their own (the next one counts against the limits)."""
+    return any(_own_kernels(entry) for entry in members(entries, family))
 
 
 def members(entries: Sequence[Any], family: str) -> list[Any]:
