@@ -23,6 +23,7 @@ import torch
 from torch import _logging
 from torch._dynamo import capture, config, exc, size_families
 from torch._dynamo.backends.registry import lookup_backend
+from torch._dynamo.explain import graph_table
 from torch._dynamo.guards import GuardSet
 from torch._functorch import batched as _batched
 from torch.csrc.autograd import forward_grad as _forward_grad
@@ -200,7 +201,8 @@ class CompiledFunction:
             _logging.log_artifact("graph_code", f"TRACED GRAPH\n ===== __compiled_fn_{graph_id} =====\n"
                                   + graph_module.print_readable(print_output=False))
         if _logging.artifact_enabled("graph"):
-            _logging.log_artifact("graph", f"TRACED GRAPH\n __compiled_fn_{graph_id}\n{_tabular(graph_module.graph)}")
+            _logging.log_artifact("graph", f"TRACED GRAPH\n __compiled_fn_{graph_id}\n"
+                                  + graph_table(graph_module.graph))
         from torch._inductor import codecache
         builds = codecache.builds["count"]
         if captured.runs_backward:
@@ -271,16 +273,6 @@ class CompiledFunction:
         self.warned_limit = False
         self.warned_sizes.clear()
         self.last_capture = None
-
-
-def _tabular(graph: Any) -> str:
-    """The graph's nodes as a table (PyTorch's `graph` log prints Graph.print_tabular's)."""
-    rows = [("opcode", "name", "target", "args", "kwargs")]
-    rows += [(n.op, n.name, str(n.target), str(n.args), str(n.kwargs)) for n in graph.nodes]
-    widths = [max(len(row[i]) for row in rows) for i in range(5)]
-    lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows]
-    lines.insert(1, "  ".join("-" * w for w in widths))
-    return "\n".join(lines)
 
 
 def compile_function(fn: Callable[..., Any], backend: Any, **options: Any) -> Callable[..., Any]:
