@@ -1,19 +1,19 @@
 """torch._dynamo.capture: one call of a function, run for real under the operator tracer, into a graph.
 
-Ember captures without rewriting bytecode: the function runs on the real inputs with make_fx's tracer at
-the dispatcher's Python key (below autograd), so the graph holds the aten operators the call ran, and the
-call's own result is the real one. While it runs, the capture also records what a replay depends on and
-what it must redo (torch._dynamo.guards): the attributes read from modules, the optimizers stepped
-(torch._dynamo.program_reads), grad mode switches (as torch._C._set_grad_enabled nodes), and attributes
-assigned on modules (replayed after the graph runs). A backward or autograd.grad the call runs is traced
-too (the engine's operators, below autograd, as the forward's): the graph then holds a whole training step,
-replayed without autograd, and the gradients the engine stored in .grad are assignments replayed after it. What a graph cannot hold is a
-graph break: reading a traced tensor's value (item(), bool(), tolist(), NumPy), a differentiable backward
-(create_graph=True), entering inference mode, calling a module that has hooks or registering a tensor hook
-(their Python effects would not replay), setting the generator's state, a Tensor subclass input, a disabled
-function. The call then finishes eagerly and the frame runs eagerly for those guards; under fullgraph=True the
-break raises torch._dynamo.exc.Unsupported where it happens. The observers (torch._dynamo.observers) patch
-classes every thread uses, so one capture runs at a time and sees only its own thread's calls."""
+Ember captures without rewriting bytecode: the function runs on the real inputs with make_fx's tracer at the
+dispatcher's Python key (below autograd), so the graph holds the aten operators the call ran, and the call's own
+result is the real one. While it runs, the capture also records what a replay depends on and what it must redo
+(torch._dynamo.guards): the attributes read from modules, the optimizers stepped (torch._dynamo.program_reads),
+grad mode switches (as torch._C._set_grad_enabled nodes), and attributes assigned on modules (replayed after the
+graph runs). A backward or autograd.grad the call runs is traced too (the engine's operators, below autograd, as
+the forward's): the graph then holds a whole training step, replayed without autograd, and the gradients the
+engine stored in .grad are assignments replayed after it. What a graph cannot hold is a graph break: reading a
+traced tensor's value (item(), bool(), tolist(), NumPy), a differentiable backward (create_graph=True), entering
+inference mode, calling a module that has hooks or registering a tensor hook (their Python effects would not
+replay), setting the generator's state, a Tensor subclass input, a disabled function. The call then finishes
+eagerly and the frame runs eagerly for those guards; under fullgraph=True the break raises
+torch._dynamo.exc.Unsupported where it happens. The observers (torch._dynamo.observers) patch classes every
+thread uses, so one capture runs at a time and sees only its own thread's calls."""
 from __future__ import annotations
 
 import dataclasses

@@ -23,7 +23,7 @@ import torch
 from torch import _logging
 from torch._dynamo import capture, config, exc, size_families
 from torch._dynamo.backends.registry import lookup_backend
-from torch._dynamo.explain import graph_table
+from torch._dynamo.graph_passes import graph_table
 from torch._dynamo.guards import GuardSet
 from torch._functorch import batched as _batched
 from torch.csrc.autograd import forward_grad as _forward_grad

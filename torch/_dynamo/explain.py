@@ -6,7 +6,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-__all__ = ["BreakReason", "ExplainOutput", "explain", "graph_table"]
+__all__ = ["BreakReason", "ExplainOutput", "explain"]
 
 
 @dataclass
@@ -67,13 +67,3 @@ def explain(f: Callable[..., Any], *extra_args: Any, **extra_kwargs: Any) -> Cal
         return ExplainOutput(graphs, len(graphs), len(breaks), breaks, sum(len(o) for o in ops), ops, guards,
                              f"capture and compile: {seconds:.4f} s")
     return inner
-
-
-def graph_table(graph: Any) -> str:
-    """The graph's nodes as a table (PyTorch's `graph` log prints Graph.print_tabular's)."""
-    rows = [("opcode", "name", "target", "args", "kwargs")]
-    rows += [(n.op, n.name, str(n.target), str(n.args), str(n.kwargs)) for n in graph.nodes]
-    widths = [max(len(row[i]) for row in rows) for i in range(5)]
-    lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows]
-    lines.insert(1, "  ".join("-" * w for w in widths))
-    return "\n".join(lines)

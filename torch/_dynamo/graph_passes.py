@@ -1,4 +1,4 @@
-"""torch._dynamo.graph_passes: rewrites of a captured graph that keep what it computes.
+"""torch._dynamo.graph_passes: rewrites of a captured graph that keep what it computes, and its table for the logs.
 
 elide_fresh_copies: a backward traced into a graph stores each leaf's first gradient as a copy into a fresh
 tensor (AccumulateGrad's _grad_like: while capturing, the tracer's references keep the engine from taking the
@@ -11,7 +11,7 @@ from typing import Any
 
 import torch
 
-__all__ = ["elide_fresh_copies"]
+__all__ = ["elide_fresh_copies", "graph_table"]
 
 _FRESH = frozenset({"new_empty_strided", "empty_strided", "new_empty", "empty_like"})
 
@@ -63,3 +63,13 @@ def elide_fresh_copies(graph: Any) -> int:
         graph.erase_node(copy)
         graph.erase_node(fresh)
     return len(elided)
+
+
+def graph_table(graph: Any) -> str:
+    """The graph's nodes as a table (PyTorch's `graph` log prints Graph.print_tabular's)."""
+    rows = [("opcode", "name", "target", "args", "kwargs")]
+    rows += [(n.op, n.name, str(n.target), str(n.args), str(n.kwargs)) for n in graph.nodes]
+    widths = [max(len(row[i]) for row in rows) for i in range(5)]
+    lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    return "\n".join(lines)
