@@ -912,3 +912,42 @@ def test_column_sums_give_the_same_bits_on_any_thread_count():
     finally:
         torch.set_num_threads(before)
     assert torch.equal(results[0], results[1])
+
+
+@settings(max_examples=80, deadline=None)
+@given(data=st.data(), a=strided_arrays(dtypes=FLOAT_DTYPES, max_side=9), grain=st.sampled_from([1, 4, 64]),
+       op=st.sampled_from(["sum", "mean", "nansum", "std", "norm", "logsumexp", "argmax"]))
+def test_float_reductions_give_the_same_bits_on_one_two_and_three_threads(data, a, grain, op):
+    # how a reduction is split into parts follows from the sizes alone, never from the thread count
+    dim = data.draw(dim_sets(a.ndim, allow_none=op != "logsumexp"), label="dim")
+    t = torch.from_numpy(a)
+    if op == "argmax" and (not isinstance(dim, int) or _reduces_empty(a, dim)) or \
+            op == "logsumexp" and (dim is None or dim == () or not a.size):
+        return
+    fn = {"norm": lambda: torch.linalg.vector_norm(t, dim=dim) if dim is not None else t.norm()}.get(
+        op, lambda: getattr(torch, op)(t, dim) if dim is not None else getattr(torch, op)(t))
+    saved = torch.get_num_threads(), reduce_engine.get_reduce_grain_size()
+    results = []
+    try:
+        reduce_engine.set_reduce_grain_size(grain)
+        for threads in (1, 2, 3):
+            torch.set_num_threads(threads)
+            results.append(fn())
+    finally:
+        torch.set_num_threads(saved[0])
+        reduce_engine.set_reduce_grain_size(saved[1])
+    for other in results[1:]:
+        assert torch.equal(other, results[0]) or (other.isnan() == results[0].isnan()).all()
+
+
+def test_a_large_column_sum_gives_the_same_bits_on_one_and_two_threads():
+    x, y = torch.randn(50001, 3), torch.randn(9, 5557, 3)
+    saved = torch.get_num_threads()
+    try:
+        torch.set_num_threads(1)
+        one = [x.sum(0), x.sum(), (x * 2).norm(dim=0), y.sum(), y.sum((0, 1))]
+        torch.set_num_threads(2)
+        two = [x.sum(0), x.sum(), (x * 2).norm(dim=0), y.sum(), y.sum((0, 1))]
+    finally:
+        torch.set_num_threads(saved)
+    assert all(torch.equal(a, b) for a, b in zip(one, two))

@@ -14,9 +14,11 @@ functions (ReduceOps, see reduce.pxd), it:
    elements (32768 per thread, PyTorch's GRAIN_SIZE; below about 64K elements a second thread
    cost more than it saved here): units are split across threads when there are enough;
    otherwise, when the leaf walks rows of columns (a reduction over an outer dim) or there is
-   one output, each unit's outermost reduced dim is split across the threads and the partial
-   accumulators are combined in order (so argmax keeps the first index on ties); otherwise
-   units are made narrower.
+   one output, each unit's outermost reduced dim is split into parts, computed across the threads,
+   whose partial accumulators are combined in order (so argmax keeps the first index on ties);
+   otherwise units are made narrower. How many parts, and how narrow the units, follows from the
+   sizes alone (one part per grain, at most MAX_PARTS), never from the thread count: the same
+   bits on any number of threads.
 Every op's functions run without the GIL and cannot fail: ops validate before calling here.
 """
 from libc.stdlib cimport malloc, free
@@ -30,6 +32,7 @@ from aten.native.cpu import loops as _loops
 cdef enum:
     NOGIL_MIN = 4096        # elements read: below this the GIL is kept (releasing costs more)
     LEAF_MIN_ROW = 16       # a reduced innermost dim at least this long is walked by the leaf
+    MAX_PARTS = 64          # the most parts a unit's outermost reduced dim is split into
 
 cdef Py_ssize_t _grain_size = 32768   # elements read per thread, at least (PyTorch's GRAIN_SIZE; measured)
 
@@ -222,7 +225,7 @@ cdef void _thread_units(const Job* j, Py_ssize_t t, Py_ssize_t chunk, char* scra
 
 
 cdef void _thread_part(const Job* j, const Unit* u, Py_ssize_t t, Py_ssize_t chunk, char* scratch) noexcept nogil:
-    """Thread t's share [t*chunk, (t+1)*chunk) of the outermost reduced dim, into scratch."""
+    """Part t, [t*chunk, (t+1)*chunk) of the outermost reduced dim, into scratch."""
     cdef int top = j.nred - 1
     cdef Py_ssize_t start = t * chunk, count = chunk
     j.ops.init(scratch, u.n, u.out_index, u.out_step, j.ctx)
@@ -232,15 +235,20 @@ cdef void _thread_part(const Job* j, const Unit* u, Py_ssize_t t, Py_ssize_t chu
         _rec(j, u, scratch, top, start, count, u.base, scratch + j.acc_bytes)
 
 
-cdef void _run_split(const Job* j, Py_ssize_t nt, char* scratch) noexcept nogil:
-    """Few units, many threads: each unit's outermost reduced dim is split across the threads."""
+cdef void _run_split(const Job* j, Py_ssize_t parts, Py_ssize_t nt, char* scratch) noexcept nogil:
+    """Few units: each unit's outermost reduced dim split into parts (computed across nt threads), combined in
+    order."""
     cdef Unit u
-    cdef Py_ssize_t index, t, chunk = (j.rsize[j.nred - 1] + nt - 1) // nt
+    cdef Py_ssize_t index, t, chunk = (j.rsize[j.nred - 1] + parts - 1) // parts
     for index in range(j.nunits):
         _unit(j, index, &u)
-        for t in prange(nt, schedule="static", num_threads=nt):
-            _thread_part(j, &u, t, chunk, scratch + t * j.scratch_bytes)
-        for t in range(1, nt):
+        if nt > 1:
+            for t in prange(parts, schedule="static", num_threads=nt):
+                _thread_part(j, &u, t, chunk, scratch + t * j.scratch_bytes)
+        else:
+            for t in range(parts):
+                _thread_part(j, &u, t, chunk, scratch + t * j.scratch_bytes)
+        for t in range(1, parts):
             if t * chunk < j.rsize[j.nred - 1]:
                 j.ops.combine(scratch, scratch + t * j.scratch_bytes, u.n, j.ctx)
         j.ops.project(scratch, u.n, u.out_index, u.out_step, j.ctx)
@@ -263,7 +271,7 @@ cdef int reduce_into(TensorImpl out, TensorImpl src, const DimSet* dims, const R
     cdef Py_ssize_t kout[MAX_DIMS]
     cdef Py_ssize_t rsize[MAX_DIMS]
     cdef Py_ssize_t rin[MAX_DIMS]
-    cdef Py_ssize_t ostride = 1, n_out = 1, n_red = 1, total, nt, chunk, tmp, outer
+    cdef Py_ssize_t ostride = 1, n_out = 1, n_red = 1, total, nt, chunk, tmp, outer, parts
     cdef Py_ssize_t itemsize = src.itemsize
     cdef char* scratch
     cdef bint split
@@ -350,33 +358,33 @@ cdef int reduce_into(TensorImpl out, TensorImpl src, const DimSet* dims, const R
     j.nouter = nkeep - 1 if nkeep > 0 else 0
     for d in range(j.nouter):
         j.osize[d], j.oin[d], j.oout[d] = ksize[d + 1], kin[d + 1], kout[d + 1]
-    # Threads: units across threads when there are enough; else, when the leaf walks rows of
-    # columns (it reads each row once for all its columns), each unit's outermost reduced dim is
-    # split across the threads; else narrower units, split or not.
+    # Parts: one per grain of elements (at most MAX_PARTS), from the sizes alone. Units across threads when
+    # there are as many as parts; else, when the leaf walks rows of columns (it reads each row once for all its
+    # columns), each unit's outermost reduced dim is split into the parts; else narrower units, split or not.
     total = n_out * n_red
+    parts = total // _grain_size
+    if parts > MAX_PARTS:
+        parts = MAX_PARTS
+    if parts < 1:
+        parts = 1
     nt = _loops.get_num_threads()
-    if nt > total // _grain_size:
-        nt = total // _grain_size
-    if nt < 1:
-        nt = 1
+    if nt > parts:
+        nt = parts
     outer = n_out // j.ncols
     j.block = COL_BYTES // ops.acc_size
     if j.block > j.ncols:
         j.block = j.ncols
     j.nblocks = (j.ncols + j.block - 1) // j.block
     split = False
-    if nt > 1 and outer * j.nblocks < nt:
-        if nkeep > 0 and rin[0] >= kin[0] and n_red > 0 and rsize[nred - 1] >= nt:
+    if parts > 1 and outer * j.nblocks < parts:
+        if nkeep > 0 and rin[0] >= kin[0] and n_red > 0 and rsize[nred - 1] >= parts:
             split = True
         else:
-            tmp = (nt + outer - 1) // outer                     # blocks wanted per outer index
+            tmp = (parts + outer - 1) // outer                  # blocks wanted per outer index
             j.block = (j.ncols + tmp - 1) // tmp
             j.nblocks = (j.ncols + j.block - 1) // j.block
-            if outer * j.nblocks < nt:
-                if n_red > 0 and rsize[nred - 1] >= nt:
-                    split = True
-                else:
-                    nt = 1
+            if outer * j.nblocks < parts and n_red > 0 and rsize[nred - 1] >= parts:
+                split = True
     j.nunits = j.nblocks * outer
     j.nred = nred if n_red > 0 else 0
     for d in range(nred):
@@ -387,18 +395,18 @@ cdef int reduce_into(TensorImpl out, TensorImpl src, const DimSet* dims, const R
         depth += _bit_length(rsize[d])
     j.scratch_bytes = j.acc_bytes * (depth + 1)
     j.scratch_bytes = (j.scratch_bytes + 63) & ~63
-    scratch = <char*>malloc(j.scratch_bytes * nt)
+    scratch = <char*>malloc(j.scratch_bytes * (parts if split else nt))
     if scratch == NULL:
         raise MemoryError()
     try:
-        if nt == 1 and total < NOGIL_MIN:
+        if split:
+            with nogil:
+                _run_split(&j, parts, nt, scratch)
+        elif nt == 1 and total < NOGIL_MIN:
             _run_units(&j, 0, j.nunits, scratch)
         elif nt == 1:
             with nogil:
                 _run_units(&j, 0, j.nunits, scratch)
-        elif split:
-            with nogil:
-                _run_split(&j, nt, scratch)
         else:
             chunk = (j.nunits + nt - 1) // nt
             with nogil:
