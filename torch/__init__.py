@@ -157,7 +157,7 @@ _HELPERS = {**dict.fromkeys(("get_num_threads", "set_num_threads", "get_num_inte
             "UntypedStorage": "torch.storage", "OutOfMemoryError": "c10.cuda.caching_allocator",
             "save": "torch.serialization", "load": "torch.serialization",
             "PyTorchFileReader": "torch.serialization",
-            "compile": "torch.compiler",
+            "compile": "torch.compiler", "vmap": "torch.func",
             "ScriptModule": "torch._C",
             **dict.fromkeys(("no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "is_grad_enabled",
                              "is_inference_mode_enabled"), "torch.autograd.grad_mode"),

@@ -329,3 +329,10 @@ def test_per_sample_cnn_gradients_need_no_per_example_loop():
         warnings.simplefilter("error")
         vmap(grad(loss), in_dims=(None, 0, 0))(params, torch.randn(3, 1, 10, 10), torch.randint(0, 10, (3,)))
 
+
+
+def test_torch_vmap_is_torch_func_vmap():
+    # PyTorch exposes vmap at the top level too (torch.vmap, since 2.0)
+    assert torch.vmap is torch.func.vmap
+    x = torch.randn(3, 4)
+    torch.testing.assert_close(torch.vmap(torch.dot)(x, x), (x * x).sum(1))
