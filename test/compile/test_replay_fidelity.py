@@ -329,3 +329,13 @@ def test_a_tensor_state_reassigned_in_forward_is_read_at_each_call():
             torch.testing.assert_close(compiled(x), reference(x))
             torch.testing.assert_close(model.avg, reference.avg)
         assert stats["replays"] == 4 and stats["captures"] == 1
+
+
+def test_values_an_operators_own_kernel_reads_are_no_graph_break():
+    # integer floor division checks its divisor for zeros: the check runs again with the operator at each replay
+    compiled = torch.compile(lambda a, b: a // b + 1, fullgraph=True)
+    a, b = torch.randint(-50, 50, (4, 5)), torch.randint(1, 6, (4, 5))
+    assert torch.equal(twice(compiled, a, b), a // b + 1)
+    b[0, 0] = 0
+    with pytest.raises(RuntimeError, match="ZeroDivisionError"):
+        compiled(a, b)

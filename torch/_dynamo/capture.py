@@ -108,6 +108,7 @@ class _CaptureTracer(_OperatorTracer):
         self.constant_tensors: list[torch.Tensor] = []
         self.on_dynamic_shape: Callable[[str], None] | None = None     # the capture's graph break
         self.fresh: dict[int, torch.Tensor] = {}        # tensors torch.tensor made during the call: their values
+        self.in_op = 0                                  # operators running (their kernels, below the tracer)
 
     def bind(self, tensor: torch.Tensor, node: Any) -> None:
         super().bind(tensor, node)
@@ -133,7 +134,11 @@ class _CaptureTracer(_OperatorTracer):
                                   "into the graph)")
         if self.broken:
             return func(*args, **(kwargs or {}))
-        return super().__torch_dispatch__(func, types, args, kwargs)
+        self.in_op += 1         # values the operator's own kernel reads (a zero check) are its own: replayed with it
+        try:
+            return super().__torch_dispatch__(func, types, args, kwargs)
+        finally:
+            self.in_op -= 1
 
 
 # Operators whose result's size depends on the data (the schema's dynamic_output_shape tag); index.Tensor only
@@ -166,8 +171,9 @@ class _Capture(ProgramReads):
 
     def traced(self, tensor: Any) -> bool:
         """Whether reading this tensor's value would bake it into the graph: any tensor but a wrapped Python
-        number, until the capture has broken."""
-        return isinstance(tensor, torch.Tensor) and not tensor._is_wrapped_number and not self.tracer.broken
+        number, read by the program (not by an operator's kernel), until the capture has broken."""
+        return isinstance(tensor, torch.Tensor) and not tensor._is_wrapped_number and not self.tracer.broken \
+            and not self.tracer.in_op
 
 
 def _holds_tensors(value: Any, depth: int = 2) -> bool:
