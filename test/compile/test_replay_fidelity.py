@@ -339,3 +339,97 @@ def test_values_an_operators_own_kernel_reads_are_no_graph_break():
     b[0, 0] = 0
     with pytest.raises(RuntimeError, match="ZeroDivisionError"):
         compiled(a, b)
+
+
+def test_a_branch_on_torch_equal_is_a_graph_break():
+    # equal reads the data inside the operator and returns a Python bool the program branches on
+    compiled = torch.compile(lambda x, y: x * 2 if torch.equal(x, y) else x * 3)
+    x = torch.ones(3)
+    assert compiled(x, x.clone()).tolist() == [2.0] * 3
+    assert compiled(x, x * 5).tolist() == [3.0] * 3
+    assert stats["graph_breaks"] >= 1
+
+
+class _Slotted:
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
+
+
+def test_result_objects_holding_tensors_deep_or_in_slots_are_graph_breaks():
+    for wrap in (_Slotted, lambda y: _Holder(_Holder(_Holder(y)))):
+        compiled = torch.compile(lambda x, wrap=wrap: wrap(x + 1))
+        for k in range(3):
+            got = compiled(torch.full((2,), float(k)))
+            while not isinstance(got, torch.Tensor):
+                got = got.value
+            assert got.tolist() == [k + 1.0] * 2
+
+
+def test_a_state_also_read_through_another_name_keeps_that_names_tensor():
+    class Aliased(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.h = torch.zeros(3)
+            self.first = self.h                     # the first state, kept
+
+        def forward(self, x):
+            y = self.first + x
+            self.h = self.h * 0.5 + x
+            return y
+
+    model, reference = Aliased(), Aliased()
+    compiled = torch.compile(model)
+    for k in range(4):
+        x = torch.full((3,), float(k + 1))
+        torch.testing.assert_close(compiled(x), reference(x))
+        torch.testing.assert_close(model.h, reference.h)
+
+
+def test_a_state_read_for_its_layout_alone_and_reassigned_replays():
+    class Reset(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.h = torch.zeros(3)
+
+        def forward(self, x):
+            self.h = torch.zeros(self.h.shape) + x
+            return self.h * 2
+
+    model = Reset()
+    compiled = torch.compile(model)
+    for k in range(4):
+        assert compiled(torch.full((3,), float(k))).tolist() == [2.0 * k] * 3
+    assert stats["captures"] == 1
+
+
+def test_a_library_modules_forward_replaced_on_the_instance_is_called():
+    # as accelerate's and PEFT's hooks replace forward
+    linear = nn.Linear(2, 2)
+    model = nn.Sequential(linear, nn.ReLU())
+    compiled = torch.compile(model)
+    x = torch.ones(1, 2)
+    twice(compiled, x)
+    linear.forward = lambda inp: inp * 0 - 1
+    assert compiled(x).tolist() == [[0.0, 0.0]]
+
+
+def test_the_fresh_copy_pass_follows_a_copy_of_an_elided_copy():
+    from torch._dynamo.graph_passes import elide_fresh_copies
+    from torch.fx.graph import Graph
+    aten = torch.ops.aten
+    graph = Graph()
+    meta = ((3,), (1,), torch.float32, torch.device("cpu"), 0)
+    x = graph.placeholder("x")
+    value = graph.call_function(aten.mul.Tensor, (x, x))
+    fresh1 = graph.call_function(aten.empty_like.default, (x,))
+    copy1 = graph.call_function(aten.copy_.default, (fresh1, value))
+    fresh2 = graph.call_function(aten.empty_like.default, (x,))
+    copy2 = graph.call_function(aten.copy_.default, (fresh2, copy1))
+    for node in (x, value, fresh1, copy1, fresh2, copy2):
+        node.meta["example"] = meta
+    graph.output((copy2,))
+    assert elide_fresh_copies(graph) == 2
+    assert [n.target for n in graph.nodes if n.op == "call_function"] == [aten.mul.Tensor]
+    assert list(graph.nodes)[-1].args[0] == (value,)

@@ -109,6 +109,7 @@ class _CaptureTracer(_OperatorTracer):
         self.on_dynamic_shape: Callable[[str], None] | None = None     # the capture's graph break
         self.fresh: dict[int, torch.Tensor] = {}        # tensors torch.tensor made during the call: their values
         self.in_op = 0                                  # operators running (their kernels, below the tracer)
+        self.read_in_op = False                         # the running operator's kernel read a tensor's value
 
     def bind(self, tensor: torch.Tensor, node: Any) -> None:
         super().bind(tensor, node)
@@ -134,11 +135,17 @@ class _CaptureTracer(_OperatorTracer):
                                   "into the graph)")
         if self.broken:
             return func(*args, **(kwargs or {}))
-        self.in_op += 1         # values the operator's own kernel reads (a zero check) are its own: replayed with it
+        # values the operator's own kernel reads (a zero check) are its own, replayed with it, unless it returns
+        # what it read as a Python value (torch.equal, allclose): the program may branch on it
+        self.in_op += 1
+        self.read_in_op = False
         try:
-            return super().__torch_dispatch__(func, types, args, kwargs)
+            result = super().__torch_dispatch__(func, types, args, kwargs)
         finally:
             self.in_op -= 1
+        if self.read_in_op and not _tensors_only(result) and self.on_dynamic_shape is not None:
+            self.on_dynamic_shape(f"{func}: a Python value computed from a tensor's data (data-dependent)")
+        return result
 
 
 # Operators whose result's size depends on the data (the schema's dynamic_output_shape tag); index.Tensor only
@@ -171,15 +178,28 @@ class _Capture(ProgramReads):
 
     def traced(self, tensor: Any) -> bool:
         """Whether reading this tensor's value would bake it into the graph: any tensor but a wrapped Python
-        number, read by the program (not by an operator's kernel), until the capture has broken."""
-        return isinstance(tensor, torch.Tensor) and not tensor._is_wrapped_number and not self.tracer.broken \
-            and not self.tracer.in_op
+        number, read by the program (an operator's kernel's reads are judged by its result), until the capture has
+        broken."""
+        if not isinstance(tensor, torch.Tensor) or tensor._is_wrapped_number or self.tracer.broken:
+            return False
+        if self.tracer.in_op:
+            self.tracer.read_in_op = True
+            return False
+        return True
 
 
-def _holds_tensors(value: Any, depth: int = 2) -> bool:
-    """Whether a result's leaf that is no tensor holds tensors (a dataclass, an object, a container pytree does
-    not flatten), to depth levels."""
-    if depth <= 0 or isinstance(value, torch.Tensor) or is_plain_value(value) or isinstance(value, type):
+def _tensors_only(result: Any) -> bool:
+    """Whether an operator's result is tensors (or None) alone."""
+    if isinstance(result, (tuple, list)):
+        return all(item is None or isinstance(item, torch.Tensor) for item in result)
+    return result is None or isinstance(result, torch.Tensor)
+
+
+def _holds_tensors(value: Any, depth: int = 4) -> bool:
+    """Whether a result's leaf that is no tensor holds tensors (a dataclass, an object with a __dict__ or
+    __slots__, a container pytree does not flatten), to depth levels."""
+    if depth <= 0 or isinstance(value, torch.Tensor) or is_plain_value(value) or isinstance(value, type) \
+            or callable(value):
         return False
     if isinstance(value, dict):
         members: list[Any] = list(value.values())
@@ -188,7 +208,8 @@ def _holds_tensors(value: Any, depth: int = 2) -> bool:
     elif dataclasses.is_dataclass(value):
         members = [getattr(value, f.name, None) for f in dataclasses.fields(value)]
     else:
-        members = list(getattr(value, "__dict__", {}).values())
+        slots = [name for cls in type(value).__mro__ for name in getattr(cls, "__slots__", ())]
+        members = list(getattr(value, "__dict__", {}).values()) + [getattr(value, n, None) for n in slots]
     return any(isinstance(m, torch.Tensor) or _holds_tensors(m, depth - 1) for m in members[:256])
 
 

@@ -53,13 +53,15 @@ def elide_fresh_copies(graph: Any) -> int:
             continue            # another layout, dtype or device: the copy converts
         if not _read_only_by(value, copy, fresh):
             continue
+        while value in elided:      # a copy of an elided copy: the value that one copied
+            value = elided[value][0]
         elided[copy] = (value, fresh)
     # each reader rewired once for all its copies (the output reads every gradient: one by one, the pass was
     # quadratic in the parameters)
     for reader in {user: None for copy in elided for user in copy.users}:
         reader.args = torch.fx.map_arg(reader.args, lambda n: elided[n][0] if n in elided else n)
         reader.kwargs = torch.fx.map_arg(reader.kwargs, lambda n: elided[n][0] if n in elided else n)
-    for copy, (_, fresh) in elided.items():
+    for copy, (_, fresh) in reversed(elided.items()):     # a later copy may read an earlier one
         graph.erase_node(copy)
         graph.erase_node(fresh)
     return len(elided)

@@ -78,13 +78,18 @@ class ProgramReads:
             return          # computed (a parametrization): what it reads is guarded, and reading it again would
             #                 run it again (spectral_norm's power iteration)
         if inspect.ismethod(value):
+            self.read_keys.add(key)
             code = getattr(value.__func__, "__code__", None)
-            if code is not None and is_program_file(code.co_filename):
-                # the program's method: patched on the instance or the class, the call is another (Ember's own
-                # methods are not guarded: the capture patches some of them while it runs)
-                self.read_keys.add(key)
+            if code is not None and is_program_file(code.co_filename) and name.isidentifier():
+                # the program's method: patched on the instance or the class, the call is another
                 self.guards.add_read(description, module, functools.partial(_method_function, name=name),
-                                     value.__func__, by_value=False)
+                                     value.__func__, by_value=False, path=f"{{}}.{name}.__func__")
+            else:
+                # a library's or Ember's method (the capture patches some of Ember's while it runs): not replaced
+                # on the instance (as accelerate's and PEFT's hooks replace forward)
+                self.guards.add_read(f"{description} is not replaced on the instance", module,
+                                     functools.partial(_own_attribute, name=name), False, by_value=True,
+                                     path=f"({name!r} in {{}}.__dict__)")
             return
         functional = callable(value) and not inspect.ismethod(value) and not isinstance(value, torch.nn.Module)
         if not (is_plain_value(value) or functional or isinstance(value, (torch.Tensor, torch.nn.Module))):
@@ -135,7 +140,14 @@ class ProgramReads:
             written = self.writes.get(key, (None, None, None))[2]
             known = self.tracer.nodes.get(id(old))
             if self.tracer.broken or not isinstance(written, torch.Tensor) or id(written) not in self.tracer.nodes \
-                    or known is None or known[1].op != "get_attr" or old.requires_grad:
+                    or old.requires_grad or any(r is not read and r.expected is old for r in self.guards.reads):
+                continue        # (read through another name too: that one keeps the tensor the graph holds)
+            if known is None:   # read for its layout alone (torch.zeros(self.h.shape)): guarded by it, not identity
+                self.guards.reads = [r for r in self.guards.reads if r is not read]
+                self.guards.add_read(f"the layout of {type(module).__name__}.{name}", module,
+                                     functools.partial(_layout_of, name=name), _layout(old), by_value=True)
+                continue
+            if known[1].op != "get_attr":
                 continue
             constant = known[1]
             node = self._source_placeholder(f"state_{len(self.guards.sources)}")
@@ -214,6 +226,19 @@ def _registry_of(module: Any, name: str, loose: frozenset[str] = frozenset()) ->
 
 def _call_reader(reader: Callable[[], Any], flat: list[Any]) -> Any:
     return reader()
+
+
+def _own_attribute(module: Any, name: str) -> bool:
+    return name in module.__dict__
+
+
+def _layout(tensor: Any) -> tuple[Any, ...]:
+    return (type(tensor), tuple(tensor.shape), tuple(tensor.stride()), tensor.dtype, tensor.device,
+            tensor.requires_grad)
+
+
+def _layout_of(module: Any, name: str) -> tuple[Any, ...]:
+    return _layout(getattr(module, name))
 
 
 def _method_function(module: Any, name: str) -> Any:

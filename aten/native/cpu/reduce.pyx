@@ -224,7 +224,7 @@ cdef void _thread_units(const Job* j, Py_ssize_t t, Py_ssize_t chunk, char* scra
         _run_units(j, begin, end, scratch)
 
 
-cdef void _thread_part(const Job* j, const Unit* u, Py_ssize_t t, Py_ssize_t chunk, char* scratch) noexcept nogil:
+cdef void _part(const Job* j, const Unit* u, Py_ssize_t t, Py_ssize_t chunk, char* scratch) noexcept nogil:
     """Part t, [t*chunk, (t+1)*chunk) of the outermost reduced dim, into scratch."""
     cdef int top = j.nred - 1
     cdef Py_ssize_t start = t * chunk, count = chunk
@@ -244,10 +244,10 @@ cdef void _run_split(const Job* j, Py_ssize_t parts, Py_ssize_t nt, char* scratc
         _unit(j, index, &u)
         if nt > 1:
             for t in prange(parts, schedule="static", num_threads=nt):
-                _thread_part(j, &u, t, chunk, scratch + t * j.scratch_bytes)
+                _part(j, &u, t, chunk, scratch + t * j.scratch_bytes)
         else:
             for t in range(parts):
-                _thread_part(j, &u, t, chunk, scratch + t * j.scratch_bytes)
+                _part(j, &u, t, chunk, scratch + t * j.scratch_bytes)
         for t in range(1, parts):
             if t * chunk < j.rsize[j.nred - 1]:
                 j.ops.combine(scratch, scratch + t * j.scratch_bytes, u.n, j.ctx)
@@ -377,14 +377,16 @@ cdef int reduce_into(TensorImpl out, TensorImpl src, const DimSet* dims, const R
     j.nblocks = (j.ncols + j.block - 1) // j.block
     split = False
     if parts > 1 and outer * j.nblocks < parts:
-        if nkeep > 0 and rin[0] >= kin[0] and n_red > 0 and rsize[nred - 1] >= parts:
-            split = True
-        else:
+        if not (nkeep > 0 and rin[0] >= kin[0]):
             tmp = (parts + outer - 1) // outer                  # blocks wanted per outer index
             j.block = (j.ncols + tmp - 1) // tmp
             j.nblocks = (j.ncols + j.block - 1) // j.block
-            if outer * j.nblocks < parts and n_red > 0 and rsize[nred - 1] >= parts:
-                split = True
+        if outer * j.nblocks < parts and n_red > 0 and rsize[nred - 1] >= 2:
+            split = True
+            if parts > rsize[nred - 1]:                         # a part per entry of that dim, at most
+                parts = rsize[nred - 1]
+                if nt > parts:
+                    nt = parts
     j.nunits = j.nblocks * outer
     j.nred = nred if n_red > 0 else 0
     for d in range(nred):
