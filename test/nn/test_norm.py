@@ -187,20 +187,3 @@ def test_norm_errors_match_pytorch():
     with pytest.raises(RuntimeError, match=r"^Given normalized_shape=\[4\], expected input with shape \[\*, 4\], but "
                                            r"got input of size\[2, 5\]$"):
         nn.LayerNorm(4)(torch.zeros(2, 5))
-
-
-def test_a_batch_norm_applied_twice_in_one_forward_trains_as_two_copies_of_it():
-    # its running statistics are written without a version bump (as PyTorch's native_batch_norm): the first
-    # call's backward still runs after the second call updated them
-    torch.manual_seed(0)
-    shared, linear = nn.BatchNorm1d(4), nn.Linear(4, 4)
-    first, second = nn.BatchNorm1d(4), nn.BatchNorm1d(4)
-    x = torch.randn(6, 4, requires_grad=True)
-    y = shared(linear(shared(linear(x))))
-    (grad,) = torch.autograd.grad(y.square().sum(), x)
-    y_copies = second(linear(first(linear(x))))
-    (grad_copies,) = torch.autograd.grad(y_copies.square().sum(), x)
-    torch.testing.assert_close(y, y_copies)
-    torch.testing.assert_close(grad, grad_copies)
-    # from 0: first = 0.1 m1, second = 0.1 m2; shared = 0.9 (0.1 m1) + 0.1 m2
-    torch.testing.assert_close(shared.running_mean, 0.9 * first.running_mean + second.running_mean)

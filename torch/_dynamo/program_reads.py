@@ -197,7 +197,8 @@ class ProgramReads:
             self.guards.add_source(name, functools.partial(_argument_grad, position=position), grad)
         else:
             reader = weak_reader(tensor, operator.attrgetter("grad"))
-            self.guards.add_source(name, lambda flat: reader(), grad, leaf=tensor if tensor.grad_fn is None else None)
+            self.guards.add_source(name, functools.partial(_call_reader, reader), grad,
+                                   leaf=tensor if tensor.grad_fn is None else None)
         self.source_tensors.append(grad)
 
     def optimizer_stepped(self, opt: Any) -> None:
@@ -225,6 +226,7 @@ def _registry_of(module: Any, name: str, loose: frozenset[str] = frozenset()) ->
 
 
 def _call_reader(reader: Callable[[], Any], flat: list[Any]) -> Any:
+    """A source's value: read from the program, whatever the call's inputs."""
     return reader()
 
 
