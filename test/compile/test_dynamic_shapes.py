@@ -16,6 +16,8 @@ from torch._dynamo import config as dynamo_config
 from torch._dynamo import eval_frame
 from torch._inductor import codecache
 
+from strided_operands import strided_pair
+
 
 def rows_and_sums(x, w):
     """A softmax and a layer norm over rows, a sum over the outer dim and one over the inner dim."""
@@ -161,11 +163,7 @@ shapes = st.lists(st.integers(2, 6), min_size=1, max_size=4)
 @given(shape=shapes, drop=st.lists(st.booleans(), min_size=4, max_size=4), transpose=st.booleans(),
        seed=st.integers(0, 2**16))
 def test_generic_kernels_give_the_specialised_kernels_values(shape, drop, transpose, seed):
-    gen = torch.Generator().manual_seed(seed)
-    a = torch.randn(*shape, generator=gen)
-    if transpose and a.dim() >= 2:
-        a = a.transpose(0, -1).contiguous().transpose(0, -1)          # column-major strides
-    b = torch.randn(*[1 if d else s for d, s in zip(drop, shape)], generator=gen)
+    a, b, _ = strided_pair(shape, drop, transpose, seed)
 
     def f(a, b):
         y = torch.where(a > b, a * 2, b.exp()) + 1

@@ -13,6 +13,8 @@ import torch
 from torch._inductor import codecache, config
 from torch._inductor._gen_pointwise import FORMULAS
 
+from strided_operands import strided_pair
+
 
 def kernels_of(compiled):
     """The fused groups of a compiled function's first graph."""
@@ -88,12 +90,7 @@ shapes = st.lists(st.integers(1, 5), min_size=1, max_size=4)
 @given(shape=shapes, drop=st.lists(st.booleans(), min_size=4, max_size=4), transpose=st.booleans(),
        seed=st.integers(0, 2**16))
 def test_broadcast_and_strided_operands_match_eager_with_eagers_layout(shape, drop, transpose, seed):
-    gen = torch.Generator().manual_seed(seed)
-    a = torch.randn(*shape, generator=gen)
-    if transpose and a.dim() >= 2:
-        a = a.transpose(0, -1).contiguous().transpose(0, -1)          # same shape, column-major strides
-    b_shape = [1 if d else s for d, s in zip(drop, shape)]           # size-1 dims broadcast
-    b = torch.randn(*b_shape, generator=gen)
+    a, b, gen = strided_pair(shape, drop, transpose, seed)
     c = torch.randn(*shape[1:] or [1], generator=gen)                 # fewer dims: right-aligned
 
     def f(a, b, c):

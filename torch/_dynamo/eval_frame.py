@@ -136,9 +136,8 @@ class CompiledFunction:
         # a miss: why each entry failed, for the log and the warnings (a guard that raised fails here too)
         failures = [(entry.compile_id, entry.guards.check(flat, structure) or "a guard could not be evaluated")
                     for entry in self.entries]
-        family = size_families.family_of(self.entries, flat, structure)
-        return self._miss(args, kwargs, failures, family,
-                          family is not None or size_families.sizes_vary(self.dynamic, self.entries, flat, structure))
+        family, sizes_vary = size_families.family_of(self.dynamic, self.entries, flat, structure)
+        return self._miss(args, kwargs, failures, family, sizes_vary)
 
     def _counted(self) -> int:
         return size_families.counted(self.entries)

@@ -18,25 +18,22 @@ from typing import Any, Sequence
 import torch
 from torch._dynamo import config
 
-__all__ = ["counted", "family_of", "may_capture", "members", "sizes_vary", "unshared"]
+__all__ = ["counted", "family_of", "may_capture", "members", "unshared"]
 
 
-def family_of(entries: Sequence[Any], flat: list[Any], structure: Any) -> str | None:
-    """The family of the cached captures this call differs from only in sizes, if any."""
-    return next((entry.family for entry in entries
-                 if entry.family is not None and entry.guards.check(flat, structure, sizes=False) is None), None)
-
-
-def sizes_vary(dynamic: bool | None, entries: Sequence[Any], flat: list[Any], structure: Any) -> bool:
-    """Whether a capture of this call is one at sizes that vary: a size marked dynamic, dynamic=True, or (with
-    automatic dynamic shapes, unless dynamic=False) a cached capture that holds but for the sizes."""
-    if any(getattr(t, "_dynamo_dynamic_indices", None) or getattr(t, "_dynamo_weak_dynamic_indices", None)
-           for t in flat if isinstance(t, torch.Tensor)):
-        return True
+def family_of(dynamic: bool | None, entries: Sequence[Any], flat: list[Any], structure: Any) -> tuple[str | None, bool]:
+    """(the family of the cached captures this call differs from only in sizes, if any; whether its capture is
+    one at sizes that vary: in a family, a size marked dynamic, dynamic=True, or, with automatic dynamic shapes
+    unless dynamic=False, a cached capture that holds but for the sizes)."""
+    similar = [entry for entry in entries if entry.guards.check(flat, structure, sizes=False) is None]
+    family = next((entry.family for entry in similar if entry.family is not None), None)
+    if family is not None or any(getattr(t, "_dynamo_dynamic_indices", None)
+                                 or getattr(t, "_dynamo_weak_dynamic_indices", None)
+                                 for t in flat if isinstance(t, torch.Tensor)):
+        return family, True
     if dynamic is not None:
-        return dynamic
-    return config.automatic_dynamic_shapes and any(
-        entry.guards.check(flat, structure, sizes=False) is None for entry in entries)
+        return None, dynamic
+    return None, config.automatic_dynamic_shapes and bool(similar)
 
 
 def _own_kernels(entry: Any) -> bool:
