@@ -187,3 +187,37 @@ def test_norm_errors_match_pytorch():
     with pytest.raises(RuntimeError, match=r"^Given normalized_shape=\[4\], expected input with shape \[\*, 4\], but "
                                            r"got input of size\[2, 5\]$"):
         nn.LayerNorm(4)(torch.zeros(2, 5))
+
+
+def _shared_and_copies(device: str, dtype: torch.dtype) -> None:
+    torch.manual_seed(0)
+    shared, linear = nn.BatchNorm1d(4), nn.Linear(4, 4)
+    first, second = nn.BatchNorm1d(4), nn.BatchNorm1d(4)
+    for module in (shared, linear, first, second):
+        module.to(device=device, dtype=dtype)
+    x = torch.randn(6, 4, device=device, dtype=dtype, requires_grad=True)
+    version = shared.running_mean._version
+    y = shared(linear(shared(linear(x))))
+    (grad,) = torch.autograd.grad(y.float().square().sum(), x)
+    y_copies = second(linear(first(linear(x))))
+    (grad_copies,) = torch.autograd.grad(y_copies.float().square().sum(), x)
+    torch.testing.assert_close(y, y_copies)
+    torch.testing.assert_close(grad, grad_copies)
+    # from 0: first = 0.1 m1, second = 0.1 m2; shared = 0.9 (0.1 m1) + 0.1 m2
+    expected = 0.9 * first.running_mean.double() + second.running_mean.double()
+    tolerance = {} if dtype in (torch.float32, torch.float64) else {"atol": 2e-3, "rtol": 1e-2}
+    torch.testing.assert_close(shared.running_mean.double(), expected, **tolerance)
+    # written in place without a version bump, as PyTorch's native_batch_norm
+    assert shared.running_mean._version == version and shared.running_var._version == version
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.float16, torch.bfloat16])
+def test_a_batch_norm_applied_twice_in_one_forward_trains_as_two_copies_of_it(dtype):
+    _shared_and_copies("cpu", dtype)
+
+
+@pytest.mark.cuda
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs an NVIDIA GPU and PyCUDA")
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16])
+def test_a_batch_norm_applied_twice_on_the_device_trains_as_two_copies_of_it(dtype):
+    _shared_and_copies("cuda", dtype)

@@ -11,6 +11,7 @@ from aten.dispatcher import find_operator
 from aten.native.composite.losses import reduce_loss
 from aten.native.meta.loss_checks import check_binary_cross_entropy, check_nll_loss2d
 from aten.native.meta.norm_checks import check_batch_norm, check_group_norm
+from aten.native.meta.opmath import write_quietly
 from c10.scalar_type import CPP_TYPE_NAMES
 from c10 import scalar_type
 
@@ -322,6 +323,12 @@ def _affine(normalized: Any, weight: Any, bias: Any, dims: int) -> Any:
     return normalized
 
 
+def _write_quietly(statistic: Any, value: Any) -> None:
+    """Running statistics are written without a version bump, as PyTorch's native_batch_norm (its schema does
+    not mark them written): a module applied twice in one forward still runs its first call's backward."""
+    write_quietly(_copy_, statistic, value)
+
+
 def native_batch_norm(input: Any, weight: Any, bias: Any, running_mean: Any, running_var: Any, training: bool,
                       momentum: float, eps: float) -> Any:
     """(output, save_mean, save_invstd): batch statistics in training (and the running ones moved
@@ -332,7 +339,7 @@ def native_batch_norm(input: Any, weight: Any, bias: Any, running_mean: Any, run
                                                         momentum, eps)
         for original, widened in ((running_mean, wide[3]), (running_var, wide[4])):
             if training and original is not None:
-                _copy_(original, widened)
+                _write_quietly(original, widened)
         return _to(out, _HALF), _to(save_mean, _HALF), _to(save_invstd, _HALF)
     check_batch_norm(input, weight, bias, running_mean, running_var, training)
     nd = input.dim()
@@ -342,10 +349,10 @@ def native_batch_norm(input: Any, weight: Any, bias: Any, running_mean: Any, run
         invstd = _div(1.0, _sqrt(_add(variance, eps)))
         count = input.numel() // input.shape[1]
         if running_mean is not None:
-            _copy_(running_mean, _add(_mul(running_mean, 1 - momentum), _mul(mean, momentum)))
+            _write_quietly(running_mean, _add(_mul(running_mean, 1 - momentum), _mul(mean, momentum)))
         if running_var is not None:
             unbiased = _mul(variance, count / max(count - 1, 1))
-            _copy_(running_var, _add(_mul(running_var, 1 - momentum), _mul(unbiased, momentum)))
+            _write_quietly(running_var, _add(_mul(running_var, 1 - momentum), _mul(unbiased, momentum)))
         save_mean, save_invstd = mean, invstd
     else:
         mean, invstd = running_mean, _div(1.0, _sqrt(_add(running_var, eps)))

@@ -337,12 +337,17 @@ def native_batch_norm_cpu(TensorImpl input not None, weight, bias, running_mean,
                         <double*>rvp, <double*>save_mean.data(), <double*>save_invstd.data(), training, momentum,
                         eps, nt)
     if training:
+        # written without a version bump, as PyTorch's native_batch_norm (its schema does not mark them written):
+        # a module applied twice in one forward (a shared backbone, two views of a batch) still runs its first
+        # call's backward
         for stat, copy in ((running_mean, rm), (running_var, rv)):
-            if stat is not None:
-                if copy is not stat:
-                    np_view(<TensorImpl>stat)[...] = np_view(<TensorImpl>copy)
-                (<TensorImpl>stat).version_counter.version += 1
+            if stat is not None and copy is not stat:
+                np_view(<TensorImpl>stat)[...] = np_view(<TensorImpl>copy)
     return out, save_mean, save_invstd
+
+
+# the reduced-float wrapper (aten/native/meta/opmath.pyx) writes these operands' float32 copies back, quietly too
+native_batch_norm_cpu.writes_quietly = (3, 4)
 
 
 # ---- group norm -------------------------------------------------------------------------------

@@ -1,6 +1,8 @@
 # Type stub for the Cython module aten/native/meta/opmath.pyx (mypy cannot read .pyx): keep in step with it.
 from typing import Any, Callable
 
+def write_quietly(write: Callable[..., Any], target: Any, *args: Any) -> None: ...
+
 class ComputeInOpmath:
     def __init__(self, kernel: Any, to_copy: Callable[..., Any], copy_: Callable[..., Any],
                  resize_: Callable[..., Any], label: str = "kernel", reduced: bool = True, float8: str = "refuse",

@@ -15,8 +15,10 @@ path for every backend:
   before the op) and asks the kernel for the opmath dtype; the results round to the asked dtype.
 - Floating results round to the reduced dtype, unless another dtype was asked for, or reduced
   operands of different dtypes met (float16 with bfloat16 promotes to float32).
-- Operands the kernel wrote (in-place, out=, running statistics) get the rounded values back; an
-  in-place kernel's result is the operand itself.
+- Operands the kernel wrote (in-place, out=) get the rounded values back; an in-place kernel's result
+  is the operand itself. A kernel that writes operands its schema does not mark, without a version
+  bump (native_batch_norm its running statistics, as PyTorch's), names their positions in its
+  `writes_quietly` attribute: those get the values back without a bump either.
 - A storage dtype (float8; complex64/128 until their loops come), which no op computes in, and the
   barebones unsigned types (uint16/32/64),
   which these kernels have no loops for, are refused with PyTorch's NotImplementedError, unless the
@@ -142,11 +144,20 @@ cdef inline bint _no_kernel_loop(int st) noexcept:
     return not has_arithmetic(st) or is_barebones(st)
 
 
+def write_quietly(write, TensorImpl target, *args):
+    """write(target, *args) (copy_ below autograd) without moving target's version: for operands written
+    where the schema does not mark them, as native_batch_norm's running statistics."""
+    cdef Py_ssize_t version = target.version_counter.version
+    write(target, *args)
+    target.version_counter.version = version
+
+
 cdef class _Widening:
     """One call's wider copies of its operands (opmath copies of reduced ones, or copies of the one
     storage dtype), and what the results become."""
     cdef ComputeInOpmath op
     cdef dict originals        # id(copy) -> (copy, original, version of the copy when made)
+    cdef set quiet             # id(copy) of the operands the kernel writes quietly (writes_quietly)
     cdef int asked             # the reduced dtype dtype= asked for, or NONE
     cdef int narrow_to         # the dtype results of narrow_from convert to, or NONE
     cdef int narrow_from
@@ -186,11 +197,26 @@ cdef class _Widening:
     cdef object settle(self, object result):
         """Write mutated operands back and round the opmath results."""
         cdef TensorImpl wide
-        for entry in self.originals.values():
+        cdef TensorImpl original
+        cdef Py_ssize_t version
+        for key, entry in self.originals.items():
             wide = <TensorImpl>entry[0]
-            if wide.version_counter.version != entry[2]:
+            if self.quiet and key in self.quiet:
+                original = <TensorImpl>entry[1]
+                version = original.version_counter.version
+                self.op.write_back(original, wide)
+                original.version_counter.version = version
+            elif wide.version_counter.version != entry[2]:
                 self.op.write_back(<TensorImpl>entry[1], wide)
         return self.narrow(result)
+
+    cdef void mark_quiet(self, tuple positions, tuple wide_args):
+        """The copies at the kernel's writes_quietly positions."""
+        cdef Py_ssize_t p
+        self.quiet = set()
+        for p in positions:
+            if p < len(wide_args) and id(wide_args[p]) in self.originals:
+                self.quiet.add(id(wide_args[p]))
 
     cdef object narrow(self, object v):
         cdef TensorImpl t
@@ -228,6 +254,7 @@ cdef class ComputeInOpmath:
     cdef int float8_mode        # how float8 operands are served (ember_storage_dtypes)
     cdef int unsigned_mode      # how uint16/32/64 operands are served
     cdef bint complex_kernel    # the kernel computes in complex64/complex128 itself (complex: kernel)
+    cdef tuple writes_quietly   # the kernel's positions of operands it writes without a version bump
 
     def __init__(self, kernel, to_copy, copy_, resize_, str label="kernel", bint reduced=True,
                  str float8="refuse", str unsigned="refuse", str complex="refuse", bitwise_xor=None,
@@ -254,6 +281,8 @@ cdef class ComputeInOpmath:
     cdef object _resolved(self):
         if not callable(self.kernel):
             self.kernel = self.kernel.resolve()
+        if self.writes_quietly is None:
+            self.writes_quietly = tuple(getattr(self.kernel, "writes_quietly", ()))
         return self.kernel
 
     cdef TensorImpl convert(self, TensorImpl t, int st):
@@ -294,6 +323,8 @@ cdef class ComputeInOpmath:
         w.narrow_from = opmath_type(w.narrow_to) if w.narrow_to != NONE else NONE
         wide_args = w.widen(args)
         wide_kwargs = {k: w.widen(v) for k, v in kwargs.items()}
+        if self.writes_quietly:
+            w.mark_quiet(self.writes_quietly, wide_args)
         return w.settle(kernel(*wide_args, **wide_kwargs))
 
     cdef object _storage_call(self, object kernel, _Scan scan, tuple args, dict kwargs):
