@@ -354,7 +354,8 @@ def test_training_batch_norm_updates_running_stats_in_place_with_momentum_and_un
     np.testing.assert_allclose(rv.numpy(), 0.7 * rv0 + 0.3 * unbiased, rtol=rtol, atol=rtol)
     np.testing.assert_allclose(save_mean.numpy(), mean, rtol=rtol, atol=rtol)
     np.testing.assert_allclose(save_invstd.numpy(), 1 / np.sqrt(var + 1e-5), rtol=rtol, atol=rtol)
-    assert (rm._version, rv._version) == (versions[0] + 1, versions[1] + 1)
+    # written without a version bump, as PyTorch's (the schema does not mark them written)
+    assert (rm._version, rv._version) == versions
 
 
 def test_running_stats_that_are_non_contiguous_views_are_updated_through_the_view():
