@@ -73,6 +73,73 @@ def test_a_gelu_chain_is_one_kernel_of_nine_nodes():
     assert len(group.members) == 9 and len(group.loads) == 1 and len(group.stores) == 1
 
 
+ONE_PLUS_TANH = [(lambda y: 1 + torch.tanh(y), lambda y: 2 / (1 + np.exp(-2 * y))),
+                 (lambda y: torch.tanh(y) + 1, lambda y: 2 / (1 + np.exp(-2 * y))),
+                 (lambda y: 1 - torch.tanh(y), lambda y: 2 / (1 + np.exp(2 * y)))]
+
+
+@pytest.mark.parametrize("case", range(len(ONE_PLUS_TANH)))
+def test_one_plus_or_minus_tanh_is_computed_as_a_sigmoid_without_tanhs_cancellation(case):
+    # 1 + tanh(y) = 2 / (1 + e^(-2y)): one exp instead of a tanh, and no cancellation where tanh(y) is near -1
+    fn, exact = ONE_PLUS_TANH[case]
+    y = torch.cat([torch.linspace(-12, 12, 4001), torch.tensor([-100.0, 100.0, -math.inf, math.inf, math.nan])])
+    compiled = torch.compile(fn)
+    compiled(y)
+    got = compiled(y).numpy()
+    want = exact(y.numpy().astype(np.float64))
+    np.testing.assert_allclose(got, want.astype(np.float32), rtol=3e-7, atol=0)
+    (group,) = kernels_of(compiled)
+    last = group.members[-1]
+    assert "ember_vm_expf_flush" in group.lowered[last].expr and group.lowered[last].operands == (y_node(group),)
+    eager = fn(y).numpy()
+    tail = want < 1e-4                   # eager cancels there: 1 + (-0.99999...)
+    assert np.abs(eager[tail] - want[tail]).max() > 100 * np.abs(got[tail] - want[tail]).max()
+
+
+def test_gelu_with_tanh_is_computed_as_x_times_a_sigmoid():
+    # 0.5 x (1 + tanh(u)) = x / (1 + e^(-2u)): eager's special values, and the tiny negative tail eager rounds to 0
+    x = torch.cat([torch.linspace(-12, 12, 4001), torch.tensor([-100.0, 100.0, -math.inf, math.inf, math.nan])])
+    module = torch.nn.GELU(approximate="tanh")
+
+    def fn(t):
+        return module(t)
+
+    compiled = torch.compile(fn)
+    compiled(x)
+    got, eager = compiled(x).numpy(), fn(x).numpy()
+    finite = np.isfinite(x.numpy())
+    xd = x.numpy()[finite].astype(np.float64)
+    u = math.sqrt(2 / math.pi) * (xd + 0.044715 * xd ** 3)
+    # against the exact value at the float32 input: e^(-2u) carries the rounding of u (a few ulps of |2u|); past
+    # exp's float32 range (x e^-88, below 1e-36) results flush to 0, where eager's are 0 from x = -5.5 on
+    with np.errstate(over="ignore"):
+        want = xd / (1 + np.exp(-2 * u))
+    error = np.abs(got[finite] - want)
+    assert (error <= (5e-7 + 1.5e-7 * np.abs(2 * u)) * np.abs(want) + 1e-36).all()
+    assert (eager[finite][xd < -5.5] == 0).all()
+    np.testing.assert_array_equal(got[~finite], eager[~finite])      # nan at -inf (-inf * 0), as eager
+    (group,) = kernels_of(compiled)
+    assert "ember_vm_expf_flush" in group.lowered[group.members[-1]].expr
+
+
+def y_node(group):
+    """The kernel's input node (the tanh's argument)."""
+    (tanh,) = [n for n in group.members if n.target is torch.ops.aten.tanh.default]
+    return tanh.args[0]
+
+
+def test_a_tanh_with_other_uses_stays_a_tanh():
+    def fn(y):
+        t = torch.tanh(y)
+        return (1 + t) * t
+
+    compiled = torch.compile(fn)
+    y = torch.linspace(-5, 5, 1001)
+    compiled(y)
+    torch.testing.assert_close(compiled(y), fn(y), rtol=2e-6, atol=1e-6)
+    assert "ember_vm_tanhf" in compiled._ember_compiled.entries[0].compiled._inductor_source
+
+
 def test_kernels_without_approximations_give_eagers_bits():
     def f(x, y, z):
         return (x * y + z) / (y - 0.5) - x.clamp(-0.2, 0.3)

@@ -2,6 +2,7 @@
 rendered for CUDA), compiled through c10.cuda, against eager on the device and against the CPU; the GPU's
 training step through the compiled forward and backward. Runs under the host emulator in `make test` and
 on a GPU with `pytest -m cuda`."""
+import numpy as np
 import pytest
 
 import torch
@@ -154,3 +155,14 @@ def test_sizes_that_vary_share_one_generic_gpu_source_with_eagers_results():
             torch.testing.assert_close(got, want, rtol=1e-5, atol=1e-5)
         sources.add(compiled._ember_compiled.entries[0].compiled._inductor_source)
     assert len(sources) == 1 and "long long s0" in sources.pop()
+
+
+def test_one_plus_tanh_is_a_sigmoid_on_the_gpu_too():
+    y = torch.linspace(-12, 12, 2001)
+    compiled = torch.compile(lambda t: 1 + torch.tanh(t))
+    compiled(y.cuda())
+    got = compiled(y.cuda()).cpu().numpy()
+    np.testing.assert_allclose(got, (2 / (1 + np.exp(-2 * y.numpy().astype(np.float64)))).astype(np.float32),
+                               rtol=3e-7, atol=0)
+    (group,) = groups_of(compiled)
+    assert "expf(" in group.lowered[group.members[-1]].expr

@@ -139,6 +139,42 @@ def _rsub(bound: dict[str, Any]) -> Lowered | None:
     return Lowered(f"({other} - ({alpha} * {{0}}))", (base,), "float", (False,))
 
 
+def _one_plus_tanh(name: str, bound: dict[str, Any], target: str) -> Lowered | None:
+    """1 + tanh(y) as 2 sigmoid(2y) = 2 / (1 + e^(-2y)), and 1 - tanh(y) as 2 / (1 + e^(2y)): the GELU-style
+    chains' term (0.5 x (1 + tanh(...))) for one exp instead of a tanh, which costs twice as much, and without
+    tanh's cancellation near -1. Only where the add is the tanh's one use: it is then computed for nothing
+    (the C compiler drops it)."""
+    base, other = bound.get("self"), bound.get("other")
+    if name == "add.Tensor" and isinstance(other, Node) and not isinstance(base, Node):
+        base, other = other, base       # 1 + tanh(y)
+    elif name == "sub.Tensor":          # 1 - tanh(y)
+        base, other = other, base
+    sign = "-" if name == "add.Tensor" else ""      # rsub.Scalar: other - self
+    if not (isinstance(base, Node) and base.target is torch.ops.aten.tanh.default and len(base.users) == 1
+            and isinstance(base.args[0], Node) and not base.kwargs and bound.get("alpha", 1) == 1
+            and not isinstance(other, bool) and isinstance(other, (int, float)) and other == 1):
+        return None
+    if base.meta.get("example") is None or base.meta["example"][2] != torch.float32:
+        return None
+    # vec_math.h's cheaper exp, e^z flushed to 0 below -87.3 and to inf above 88.3: 2 / (1 + e^z) is 2 there in
+    # float32 anyway, and 0 where the exact result is below float32's smallest normal number (2^-126)
+    exp = "ember_vm_expf_flush" if target == "c" else "expf"
+    return Lowered(f"(((float)2) / (((float)1) + {exp}({sign}((float)2) * {{0}})))", (base.args[0],), "float",
+                   (False,), target == "c")
+
+
+def _gelu_tanh(bound: dict[str, Any], target: str) -> Lowered | None:
+    """gelu(x, approximate="tanh") = 0.5 x (1 + tanh(u)) as x / (1 + e^(-2u)), as _one_plus_tanh (results below
+    |x| 2^-127 flush to 0, where eager's 0.5 x (1 + tanh(u)) cancels to 0 from x = -5.5 on)."""
+    base = bound.get("self")
+    if not isinstance(base, Node):
+        return None
+    exp = "ember_vm_expf_flush" if target == "c" else "expf"
+    inner = "({0} + ((((float)0.044715) * {0}) * {0}) * {0})"
+    return Lowered(f"({{0}} / (((float)1) + {exp}(((float){-2 * math.sqrt(2 / math.pi)!r}) * {inner})))", (base,),
+                   "float", (False,), target == "c")
+
+
 def _masked_fill(bound: dict[str, Any]) -> Lowered | None:
     base, mask, value = bound.get("self"), bound.get("mask"), literal(bound.get("value"))
     if not isinstance(base, Node) or not isinstance(mask, Node) or value is None:
@@ -337,6 +373,11 @@ def lower(node: Any, target: str = "c") -> Lowered | None:
     if bound is None:
         return None
     name = f"{op.overloadpacket.__name__}" + ("" if op._overloadname == "default" else f".{op._overloadname}")
+    rewritten = _one_plus_tanh(name, bound, target) if name in ("add.Tensor", "sub.Tensor", "rsub.Scalar") else None
+    if rewritten is not None:
+        return rewritten
+    if name == "gelu" and bound.get("approximate", "none") == "tanh":
+        return _gelu_tanh(bound, target)
     if name in ("gelu", "gelu_backward"):
         approximate = bound.get("approximate", "none")
         name = {"none": "_ember_gelu", "tanh": "_ember_gelu_tanh"}.get(approximate, "") + name[4:]
