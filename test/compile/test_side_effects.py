@@ -523,3 +523,87 @@ def test_draws_from_pythons_or_numpys_global_random_generators_are_graph_breaks(
         assert got == [f(torch.ones(1)).item() for _ in range(6)]
     with pytest.raises(torch._dynamo.exc.Unsupported, match="random"):
         torch.compile(skip_some, fullgraph=True)(torch.ones(1))
+
+
+class _Jitter(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.rng = __import__("random").Random(0)
+
+    def forward(self, x):
+        return x * (1 + self.rng.random())
+
+
+def test_draws_from_random_generators_the_program_holds_are_graph_breaks():
+    numpy_rng, legacy = np.random.default_rng(0), np.random.RandomState(0)
+
+    def noisy(x):
+        return x + float(numpy_rng.normal())
+
+    def legacy_noisy(x, rng):
+        return x + float(rng.rand())
+
+    cases = [(_Jitter(), ()), (noisy, ()), (legacy_noisy, (legacy,))]
+    for fn, extra in cases:
+        compiled = torch.compile(fn)
+        got = [compiled(torch.ones(1), *extra).item() for _ in range(4)]
+        assert len(set(got)) == 4           # a fresh draw on every call, as eager
+    with pytest.raises(torch._dynamo.exc.Unsupported, match="RandomState"):
+        torch.compile(legacy_noisy, fullgraph=True)(torch.ones(1), legacy)
+
+
+def _scaled(x, scale=1.0):
+    return x * scale
+
+
+class _Defaulted(torch.nn.Module):
+    def forward(self, x, k=2.0):
+        return x * k
+
+
+def test_defaults_reassigned_after_the_compile_are_seen():
+    x = torch.ones(2)
+    for fn, owner in ((_scaled, _scaled), (_Defaulted(), _Defaulted.forward)):
+        compiled = torch.compile(fn)
+        compiled(x)
+        before = owner.__defaults__
+        try:
+            owner.__defaults__ = (7.0,)
+            torch.testing.assert_close(compiled(x), torch.full((2,), 7.0))
+        finally:
+            owner.__defaults__ = before
+        torch.testing.assert_close(compiled(x), fn(x))
+
+
+class _ClassSetting(torch.nn.Module):
+    factor = 2.0
+
+    @classmethod
+    def current(cls):
+        return cls.factor
+
+    def forward(self, x):
+        return x * self.current()
+
+
+def test_a_class_attribute_a_classmethod_reads_is_guarded():
+    model, x = _ClassSetting(), torch.ones(2)
+    compiled = torch.compile(model)
+    compiled(x)
+    try:
+        _ClassSetting.factor = 5.0
+        torch.testing.assert_close(compiled(x), torch.full((2,), 5.0))
+    finally:
+        _ClassSetting.factor = 2.0
+    torch.testing.assert_close(compiled(x), torch.full((2,), 2.0))
+
+
+def test_narrow_with_a_tensor_start_reads_its_value_each_call():
+    def window(x, start):
+        return x.narrow(0, start, 2) * 2
+
+    compiled, x = torch.compile(window), torch.arange(6.0)
+    for start in (0, 0, 3, 1):
+        torch.testing.assert_close(compiled(x, torch.tensor(start)), window(x, torch.tensor(start)))
+    with pytest.raises(torch._dynamo.exc.Unsupported, match="item"):
+        torch.compile(window, fullgraph=True)(x, torch.tensor(1))

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import inspect
 import os
 import random
 import sys
@@ -64,6 +65,26 @@ def _default(fn: Any, index: int) -> Any:
     return fn.__defaults__[index]
 
 
+def _defaults(fn: Any) -> Any:
+    return fn.__defaults__
+
+
+def _entered_function(frame: Any) -> Any:
+    """The function object a frame runs, where it can be found: a method of its first argument's class (or of the
+    class itself, a classmethod's cls), or a global of its module; None otherwise."""
+    code = frame.f_code
+    owner = frame.f_locals.get(code.co_varnames[0]) if code.co_argcount else None
+    candidates = [frame.f_globals.get(code.co_name)]
+    if owner is not None:
+        cls = owner if isinstance(owner, type) else type(owner)
+        candidates.insert(0, inspect.getattr_static(cls, code.co_name, None))
+    for candidate in candidates:
+        candidate = getattr(candidate, "__func__", candidate)       # a classmethod's or staticmethod's function
+        if getattr(candidate, "__code__", None) is code:
+            return candidate
+    return None
+
+
 class _Namespace:
     """A module's globals dict, weakly referable for its guards."""
 
@@ -85,11 +106,16 @@ class Effects:
         self.added: list[Any] = []                      # the guards it added
         self.budget = _MEMBER_BUDGET                    # members the whole guards may still compare
         self.generators: tuple[Any, ...] = ()           # Python's and NumPy's global random states, before the call
+        self.held_generators: dict[int, tuple[str, Any, Any]] = {}     # id -> (description, generator, state)
 
     # -- what the call may change ---------------------------------------------------------------------------------
     def watch(self, description: str, value: Any, depth: int = _DEPTH) -> None:
         """Snapshot a container or an object (and those inside it, to `depth`) before the call changes it."""
         if depth <= 0 or id(value) in self.snapshots:
+            return
+        state = _held_state(value)
+        if state is not None:
+            self.held_generators.setdefault(id(value), (description, value, state))
             return
         members = members_of(value)
         if members is None:
@@ -104,6 +130,10 @@ class Effects:
         if _generator_states() != self.generators:
             return "Python's random module or NumPy's global random generator drew numbers (a replay would " \
                    "repeat the captured draws)"
+        for description, generator, state in self.held_generators.values():
+            if _held_state(generator) != state:
+                return f"{description} (a {type(generator).__name__}) drew numbers (a replay would repeat the " \
+                       "captured draws)"
         for description, reader, value in self.rebindings:
             if reader() is not value:
                 return f"{description} was assigned"
@@ -128,6 +158,7 @@ class Effects:
                 or not is_program_file(fn.__code__.co_filename):
             return
         self.read.add(("function", id(fn)))
+        self._defaults_guard(description, fn)
         for name, cell in zip(fn.__code__.co_freevars, fn.__closure__ or ()):
             try:
                 value = cell.cell_contents
@@ -165,6 +196,38 @@ class Effects:
                 if name in local:
                     self.watch(f"closure variable {name} of {code.co_name}", local[name])
         self._globals(code, frame.f_globals)
+        fn = _entered_function(frame)
+        if fn is not None:
+            self._defaults_guard(code.co_name, fn)
+        first = frame.f_locals.get(code.co_varnames[0]) if code.co_argcount else None
+        if isinstance(first, type) and is_program_file(getattr(sys.modules.get(first.__module__), "__file__", None)):
+            self._class_reads(first, code)
+
+    def _defaults_guard(self, description: str, fn: Any) -> None:
+        """A function's defaults as a whole: fn.__defaults__ = (...) after the compile makes another call."""
+        if ("defaults", id(fn)) not in self.read:
+            self.read.add(("defaults", id(fn)))
+            self._add_read(f"the defaults of {description}", fn, _defaults, fn.__defaults__, by_value=False)
+
+    def _class_reads(self, cls: type, code: Any) -> None:
+        """What a classmethod reads from its cls (cls.factor): guarded as a global's chains are (module attribute
+        reads are seen as they happen; a class's are not)."""
+        for name, use in self_uses(code).items():
+            value = getattr(cls, name, _MISSING)
+            if value is _MISSING:
+                continue
+            for steps in [(), *use.whole, *use.blind, *use.values]:
+                key = ("class", id(cls), name, steps)
+                if key in self.read:
+                    continue
+                self.read.add(key)
+                try:
+                    end = along(value, steps)
+                except Exception:
+                    continue
+                self._guard(f"{cls.__name__}.{name}" + spelled("", steps), cls,
+                            functools.partial(_attribute_chain, name=name, steps=steps), end, None,
+                            whole=self._used_whole(use, steps, end))
 
     def _globals(self, code: Any, namespace: dict[str, Any] | None) -> None:
         if not namespace:
@@ -301,7 +364,23 @@ class Effects:
 
 def _generator_states() -> tuple[Any, ...]:
     """The states of the random generators a program draws from without naming them: Python's random module's
-    and NumPy's global one (when NumPy is loaded). Generators the program holds are objects of libraries, unseen."""
+    and NumPy's global one (when NumPy is loaded). Those it holds are watched as it reads them (_held_state)."""
     numpy = sys.modules.get("numpy")
     state = numpy.random.get_state() if numpy is not None else None
     return (random.getstate(), None if state is None else (state[1].tobytes(), *state[2:]))
+
+
+def _held_state(value: Any) -> Any:
+    """A random generator's state, for a random.Random, a NumPy Generator or RandomState the program holds (in a
+    global, a closure, an argument or a module's attribute); None for anything else."""
+    if isinstance(value, random.Random):
+        return value.getstate()
+    numpy = sys.modules.get("numpy")
+    if numpy is None:
+        return None
+    if isinstance(value, numpy.random.Generator):
+        return repr(value.bit_generator.state)
+    if isinstance(value, numpy.random.RandomState):
+        state = value.get_state()
+        return (state[1].tobytes(), *state[2:])
+    return None

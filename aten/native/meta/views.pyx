@@ -560,7 +560,8 @@ def index_value(TensorImpl start not None):
     """The int in a 0-dim integral tensor (narrow.Tensor's start)."""
     if start.nd != 0 or not is_integral(start.scalar_type, False):
         raise RuntimeError("start must be an 0-dim integral Tensor.")
-    return read_index(start) if start.device_type == 0 else int(start.item())
+    # through item(), where torch.compile's capture sees a value read (its graph would bake the start in)
+    return int(start.item())
 
 
 def select(TensorImpl self not None, Py_ssize_t dim, Py_ssize_t index):
