@@ -125,7 +125,6 @@ def adam(params: list[Tensor], grads: list[Tensor], exp_avgs: list[Tensor], exp_
     """
     if not all(isinstance(t, Tensor) for t in state_steps):
         raise RuntimeError("API has changed, `state_steps` argument must contain a list of singleton tensors")
-    lr_: float = _scalar(_to_scalar(lr))
     beta1_: float = _scalar(_to_scalar(beta1))
     beta2_: float = _scalar(_to_scalar(beta2))
     tensors = (params, grads, exp_avgs, exp_avg_sqs) + ((max_exp_avg_sqs,) if amsgrad else ())
@@ -134,14 +133,18 @@ def adam(params: list[Tensor], grads: list[Tensor], exp_avgs: list[Tensor], exp_
         if not params:
             return
         _multi_tensor.take_step(state_steps)
-        kernel = torch._fused_adamw_ if decoupled_weight_decay else torch._fused_adam_
-        kernel(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, lr=lr_, beta1=beta1_,
+        kernel = torch.ops.aten._fused_adamw_ if decoupled_weight_decay else torch.ops.aten._fused_adam_
+        # a tensor lr goes to the kernel as it is (the .tensor_lr overload reads it): a compiled step reads the
+        # value a scheduler wrote into it at each call, with no graph break
+        kernel = kernel.tensor_lr if isinstance(lr, Tensor) else kernel.default
+        kernel(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, lr=_to_scalar(lr), beta1=beta1_,
                beta2=beta2_, weight_decay=weight_decay, eps=eps, amsgrad=amsgrad, maximize=maximize,
                grad_scale=grad_scale, found_inf=found_inf)
         _multi_tensor.undo_skipped_step(state_steps, found_inf)
         return
     if grad_scale is not None or found_inf is not None:
         raise AssertionError("Expected grad_scale and found_inf to be None")
+    lr_: float = _scalar(_to_scalar(lr))
     for i, param in enumerate(params):
         grad = grads[i] if not maximize else -grads[i]
         exp_avg = exp_avgs[i]

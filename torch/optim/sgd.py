@@ -77,22 +77,24 @@ class SGD(Optimizer):
 def sgd(params: list[Tensor], d_p_list: list[Tensor], momentum_buffer_list: list[Tensor | None],
         has_sparse_grad: bool = False, foreach: bool | None = None, fused: bool | None = None,
         grad_scale: Tensor | None = None, found_inf: Tensor | None = None, differentiable: bool = False, *,
-        weight_decay: float, momentum: float, lr: float, dampening: float, nesterov: bool, maximize: bool) -> None:
+        weight_decay: float, momentum: float, lr: float | Tensor, dampening: float, nesterov: bool,
+        maximize: bool) -> None:
     r"""Functional API that performs SGD algorithm computation (PyTorch's single-tensor form, or the
     multi-tensor kernel giving its bits; new momentum buffers are stored into momentum_buffer_list).
 
     See :class:`~torch.optim.SGD` for details.
     """
-    lr = _scalar(_to_scalar(lr))
     weight_decay = _scalar(weight_decay)
     if fused or (foreach is not False and not differentiable and grad_scale is None and found_inf is None
                  and _multi_tensor_ready(params, d_p_list, momentum_buffer_list, momentum)):
-        _fused_sgd(params, d_p_list, momentum_buffer_list, weight_decay=weight_decay, momentum=momentum, lr=lr,
-                   dampening=dampening, nesterov=nesterov, maximize=maximize, grad_scale=grad_scale,
-                   found_inf=found_inf)
+        # a tensor lr goes to the kernel as it is (read there: no graph break in a compiled step)
+        _fused_sgd(params, d_p_list, momentum_buffer_list, weight_decay=weight_decay, momentum=momentum,
+                   lr=_to_scalar(lr), dampening=dampening, nesterov=nesterov, maximize=maximize,
+                   grad_scale=grad_scale, found_inf=found_inf)
         return
     if grad_scale is not None or found_inf is not None:
         raise AssertionError("Expected grad_scale and found_inf to be None")
+    lr = _scalar(_to_scalar(lr))
     for i, param in enumerate(params):
         grad = d_p_list[i] if not maximize else -d_p_list[i]
         if weight_decay != 0:
@@ -118,7 +120,7 @@ def _multi_tensor_ready(params: list[Tensor], grads: list[Tensor], buffers: list
 
 
 def _fused_sgd(params: list[Tensor], grads: list[Tensor], buffers: list[Tensor | None], *, weight_decay: float,
-               momentum: float, lr: float, dampening: float, nesterov: bool, maximize: bool,
+               momentum: float, lr: float | Tensor, dampening: float, nesterov: bool, maximize: bool,
                grad_scale: Tensor | None, found_inf: Tensor | None) -> None:
     """torch._fused_sgd_ over the group: one call, or with momentum one for the parameters whose buffers
     are made here (the kernel fills them with the gradients, as PyTorch's first step) and one for the rest."""
@@ -126,9 +128,11 @@ def _fused_sgd(params: list[Tensor], grads: list[Tensor], buffers: list[Tensor |
         return                  # a skipped step: the kernel would not run, and no buffer is made
 
     def run(index: list[int], bufs: list[Tensor], first: bool) -> None:
-        torch._fused_sgd_([params[i] for i in index], [grads[i] for i in index], bufs, weight_decay=weight_decay,
-                          momentum=momentum, lr=lr, dampening=dampening, nesterov=nesterov, maximize=maximize,
-                          is_first_step=first, grad_scale=grad_scale, found_inf=found_inf)
+        kernel = torch.ops.aten._fused_sgd_
+        (kernel.tensor_lr if isinstance(lr, Tensor) else kernel.default)(
+            [params[i] for i in index], [grads[i] for i in index], bufs, weight_decay=weight_decay,
+            momentum=momentum, lr=lr, dampening=dampening, nesterov=nesterov, maximize=maximize,
+            is_first_step=first, grad_scale=grad_scale, found_inf=found_inf)
     if momentum == 0:
         run(list(range(len(params))), [], False)
         return

@@ -15,7 +15,7 @@ from libc.stdlib cimport malloc, free
 from c10.scalar_type cimport dtype_of, ST_FLOAT32, ST_FLOAT64
 from c10.tensor_impl cimport TensorImpl, wrap_number
 from aten.native.cpu.array_bridge cimport num_threads
-from aten.native.meta.optim_constants import ADAM, ADAMW, adam_constants, sgd_constants
+from aten.native.meta.optim_constants import ADAM, ADAMW, adam_constants, lr_value, sgd_constants
 
 cdef extern from "aten/native/cpu/optim_step.h" nogil:
     enum:
@@ -218,6 +218,20 @@ def _fused_adamw_kernel_cpu_(self, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs
           grad_scale, found_inf)
 
 
+def _fused_adam_tensor_lr_kernel_cpu_(self, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, lr,
+                                      double beta1, double beta2, double weight_decay, double eps, bint amsgrad,
+                                      bint maximize, grad_scale=None, found_inf=None):
+    _fused_adam_kernel_cpu_(self, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, lr_value(lr), beta1,
+                            beta2, weight_decay, eps, amsgrad, maximize, grad_scale, found_inf)
+
+
+def _fused_adamw_tensor_lr_kernel_cpu_(self, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, lr,
+                                       double beta1, double beta2, double weight_decay, double eps, bint amsgrad,
+                                       bint maximize, grad_scale=None, found_inf=None):
+    _fused_adamw_kernel_cpu_(self, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, lr_value(lr),
+                             beta1, beta2, weight_decay, eps, amsgrad, maximize, grad_scale, found_inf)
+
+
 # ---------------------------------------------------------------------------------------------
 # SGD
 
@@ -296,3 +310,10 @@ def _foreach_add__Scalar_cpu(self, scalar):
         if wrapped is None:
             wrapped = wrap_number(scalar)
         add__Tensor_cpu(t, wrapped)
+
+
+def _fused_sgd_tensor_lr_kernel_cpu_(self, grads, momentum_buffer_list, double weight_decay, double momentum, lr,
+                                     double dampening, bint nesterov, bint maximize, bint is_first_step,
+                                     grad_scale=None, found_inf=None):
+    _fused_sgd_kernel_cpu_(self, grads, momentum_buffer_list, weight_decay, momentum, lr_value(lr), dampening,
+                           nesterov, maximize, is_first_step, grad_scale, found_inf)

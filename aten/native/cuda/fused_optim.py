@@ -16,7 +16,7 @@ import numpy as np
 
 from aten.native.cuda.runtime.compiler import launch_kernel
 from aten.native.cuda.runtime.launch import MAX_BLOCKS, device_meta
-from aten.native.meta.optim_constants import ADAM, ADAMW, adam_constants, sgd_constants
+from aten.native.meta.optim_constants import ADAM, ADAMW, adam_constants, lr_value, sgd_constants
 
 CHUNK = 65536           # elements per run: a block's share
 _THREADS = 256
@@ -144,3 +144,26 @@ def _fused_sgd_kernel_cuda_(self: Any, grads: Any, momentum_buffer_list: Any, we
     _launch("fused_sgd", lists, list(range(len(lists[0]))), flags,
             sgd_constants(weight_decay, momentum, lr, dampening, scale))
     _bump(lists if grad_scale is not None else [lists[0]] + lists[2:])
+
+
+def _fused_adam_tensor_lr_kernel_cuda_(self: Any, grads: Any, exp_avgs: Any, exp_avg_sqs: Any, max_exp_avg_sqs: Any,
+                                       state_steps: Any, lr: Any, beta1: float, beta2: float, weight_decay: float,
+                                       eps: float, amsgrad: bool, maximize: bool, grad_scale: Any = None,
+                                       found_inf: Any = None) -> None:
+    _fused_adam_kernel_cuda_(self, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, lr_value(lr), beta1,
+                             beta2, weight_decay, eps, amsgrad, maximize, grad_scale, found_inf)
+
+
+def _fused_adamw_tensor_lr_kernel_cuda_(self: Any, grads: Any, exp_avgs: Any, exp_avg_sqs: Any, max_exp_avg_sqs: Any,
+                                        state_steps: Any, lr: Any, beta1: float, beta2: float, weight_decay: float,
+                                        eps: float, amsgrad: bool, maximize: bool, grad_scale: Any = None,
+                                        found_inf: Any = None) -> None:
+    _fused_adamw_kernel_cuda_(self, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, lr_value(lr), beta1,
+                              beta2, weight_decay, eps, amsgrad, maximize, grad_scale, found_inf)
+
+
+def _fused_sgd_tensor_lr_kernel_cuda_(self: Any, grads: Any, momentum_buffer_list: Any, weight_decay: float,
+                                      momentum: float, lr: Any, dampening: float, nesterov: bool, maximize: bool,
+                                      is_first_step: bool, grad_scale: Any = None, found_inf: Any = None) -> None:
+    _fused_sgd_kernel_cuda_(self, grads, momentum_buffer_list, weight_decay, momentum, lr_value(lr), dampening,
+                            nesterov, maximize, is_first_step, grad_scale, found_inf)

@@ -3,6 +3,8 @@ single-tensor updates compute them in Python (pow(x, 0.5), not sqrt), for the CP
 CUDA kernels alike."""
 from __future__ import annotations
 
+from typing import Any
+
 ADAM = 0
 ADAMW = 1
 
@@ -20,3 +22,11 @@ def sgd_constants(weight_decay: float, momentum: float, lr: float, dampening: fl
                   scale: float) -> tuple[float, ...]:
     """SGD's five scalars; scale is the gradient scale (0: none)."""
     return (scale, weight_decay, momentum, 1 - dampening, -lr)
+
+
+def lr_value(lr: Any) -> float:
+    """A tensor learning rate's value (the fused kernels' .tensor_lr overloads: a scheduler writes it in place, and
+    a compiled step reads it anew at each replay)."""
+    if lr.numel() != 1:
+        raise RuntimeError(f"Tensor lr must be 1-element, got {lr.numel()} elements")
+    return float(lr.item())
