@@ -122,6 +122,17 @@ def test_gelu_with_tanh_is_computed_as_x_times_a_sigmoid():
     assert "ember_vm_expf_flush" in group.lowered[group.members[-1]].expr
 
 
+def test_one_plus_tanh_stays_as_written_when_its_argument_is_written_in_between():
+    def fn(y):
+        t = torch.tanh(y)
+        y.add_(1)
+        return 1 + t
+
+    compiled = torch.compile(fn)
+    compiled(torch.linspace(-3, 3, 7))
+    torch.testing.assert_close(compiled(torch.linspace(-3, 3, 7)), fn(torch.linspace(-3, 3, 7)))
+
+
 def y_node(group):
     """The kernel's input node (the tanh's argument)."""
     (tanh,) = [n for n in group.members if n.target is torch.ops.aten.tanh.default]

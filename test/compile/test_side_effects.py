@@ -543,13 +543,33 @@ def test_draws_from_random_generators_the_program_holds_are_graph_breaks():
     def legacy_noisy(x, rng):
         return x + float(rng.rand())
 
-    cases = [(_Jitter(), ()), (noisy, ()), (legacy_noisy, (legacy,))]
+    class NumpyJitter(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.rng = np.random.default_rng(1)
+
+        def forward(self, x):
+            return x * (1 + float(self.rng.random()))
+
+    draw = __import__("random").Random(2).random        # bound once
+
+    def drawn(x):
+        return x + draw()
+
+    def defaulted(x, rng=np.random.RandomState(3)):
+        return x + float(rng.rand())
+
+    cases = [(_Jitter(), ()), (NumpyJitter(), ()), (noisy, ()), (legacy_noisy, (legacy,)), (drawn, ()),
+             (defaulted, ())]
     for fn, extra in cases:
         compiled = torch.compile(fn)
         got = [compiled(torch.ones(1), *extra).item() for _ in range(4)]
         assert len(set(got)) == 4           # a fresh draw on every call, as eager
     with pytest.raises(torch._dynamo.exc.Unsupported, match="RandomState"):
         torch.compile(legacy_noisy, fullgraph=True)(torch.ones(1), legacy)
+    # a generator without a state to read is not watched, and not refused either
+    system = __import__("random").SystemRandom()
+    torch.testing.assert_close(torch.compile(lambda x: x + (system is not None))(torch.ones(1)), torch.full((1,), 2.0))
 
 
 def _scaled(x, scale=1.0):
@@ -563,15 +583,19 @@ class _Defaulted(torch.nn.Module):
 
 def test_defaults_reassigned_after_the_compile_are_seen():
     x = torch.ones(2)
-    for fn, owner in ((_scaled, _scaled), (_Defaulted(), _Defaulted.forward)):
+    def keyword(x, *, k=1.0):
+        return x * k
+
+    for fn, owner in ((_scaled, _scaled), (_Defaulted(), _Defaulted.forward), (keyword, keyword)):
         compiled = torch.compile(fn)
         compiled(x)
-        before = owner.__defaults__
+        name = "__kwdefaults__" if owner is keyword else "__defaults__"
+        before = getattr(owner, name)
         try:
-            owner.__defaults__ = (7.0,)
+            setattr(owner, name, {"k": 7.0} if owner is keyword else (7.0,))
             torch.testing.assert_close(compiled(x), torch.full((2,), 7.0))
         finally:
-            owner.__defaults__ = before
+            setattr(owner, name, before)
         torch.testing.assert_close(compiled(x), fn(x))
 
 

@@ -270,3 +270,56 @@ def test_a_whole_step_with_average_pooling_and_zero_grad_to_zeros_is_one_graph(p
     for _ in range(3):
         compiled(torch.randn(2, 1, 8, 8))
     assert stats["graph_breaks"] == 0 and stats["replays"] >= 1
+
+
+@pytest.mark.parametrize("optimizer", ["SGD", "Adam", "AdamW"])
+def test_a_tensor_learning_rate_a_scheduler_moves_is_read_at_each_replay(optimizer):
+    # PyTorch's advice for compiled optimizers under a scheduler: the lr as a tensor, written in place, read by the
+    # fused kernel's .tensor_lr overload (no graph break, no recompile as it moves)
+    def make():
+        return nn.Sequential(nn.Linear(6, 16), nn.Tanh(), nn.Linear(16, 3))
+
+    model, reference = _twins(make)
+    kwargs = {"momentum": 0.9} if optimizer == "SGD" else {"weight_decay": 0.01}
+    opt = getattr(torch.optim, optimizer)(model.parameters(), lr=torch.tensor(0.05), **kwargs)
+    ref_opt = getattr(torch.optim, optimizer)(reference.parameters(), lr=torch.tensor(0.05), **kwargs)
+    schedulers = [torch.optim.lr_scheduler.CosineAnnealingLR(o, T_max=5) for o in (opt, ref_opt)]
+    compiled = torch.compile(_train_step(model, opt), fullgraph=True)
+    eager = _train_step(reference, ref_opt)
+    before = stats["replays"]
+    gen = torch.Generator().manual_seed(1)
+    for _ in range(8):
+        x, y = torch.randn(8, 6, generator=gen), torch.randint(0, 3, (8,), generator=gen)
+        torch.testing.assert_close(compiled(x, y), eager(x, y).detach(), rtol=1e-6, atol=1e-6)
+        for scheduler in schedulers:
+            scheduler.step()
+    torch.testing.assert_close(model.state_dict(), reference.state_dict(), rtol=1e-5, atol=1e-6)
+    lr = opt.param_groups[0]["lr"]
+    assert isinstance(lr, torch.Tensor) and float(lr) < 0.05       # moved in place by the scheduler
+    assert stats["replays"] - before == 6          # captured at steps 1 and 2 only
+
+
+class _StatisticsInOneBuffer(nn.Module):
+    """A batch norm whose running statistics are views of one non-dense buffer (row 0 the mean, row 1 the
+    variance)."""
+
+    def __init__(self):
+        super().__init__()
+        self.linear = nn.Linear(4, 4)
+        stats = torch.zeros(8, 2)
+        stats[:, 1] = 1
+        self.register_buffer("stats", stats[::2].t())
+
+    def forward(self, x):
+        return F.batch_norm(self.linear(x), self.stats[0], self.stats[1], training=True)
+
+
+def test_running_statistics_a_compiled_batch_norm_writes_through_views_reach_their_buffer():
+    model, reference = _twins(_StatisticsInOneBuffer)
+    compiled = torch.compile(model)
+    gen = torch.Generator().manual_seed(2)
+    for _ in range(3):
+        x = torch.randn(6, 4, generator=gen) + 1
+        compiled(x).sum().backward()
+        reference(x).sum().backward()
+        torch.testing.assert_close(model.stats, reference.stats)

@@ -221,3 +221,20 @@ def test_a_batch_norm_applied_twice_in_one_forward_trains_as_two_copies_of_it(dt
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float16])
 def test_a_batch_norm_applied_twice_on_the_device_trains_as_two_copies_of_it(dtype):
     _shared_and_copies("cuda", dtype)
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+def test_reduced_float_running_statistics_update_in_training_only_however_they_are_passed(dtype):
+    x = torch.randn(5, 3).to(dtype)
+    mean = x.float().mean(0)
+    for by_keyword in (False, True):
+        rm, rv = torch.zeros(3, dtype=dtype), torch.ones(3, dtype=dtype)
+        stats = {"running_mean": rm, "running_var": rv} if by_keyword else {}
+        args = (x, None, None) + (() if by_keyword else (rm, rv))
+        torch.ops.aten.native_batch_norm.default(*args, training=True, momentum=0.5, eps=1e-5, **stats)
+        torch.testing.assert_close(rm.float(), 0.5 * mean, atol=1e-2, rtol=1e-2)
+        assert rm._version == 0
+    # in evaluation they are only read: expanded (overlapping) statistics are fine
+    rm, rv = torch.zeros(1, dtype=dtype).expand(3), torch.ones(1, dtype=dtype).expand(3)
+    out = F.batch_norm(x, rm, rv, training=False)
+    torch.testing.assert_close(out.float(), x.float() / (1 + 1e-5) ** 0.5, atol=1e-2, rtol=1e-2)

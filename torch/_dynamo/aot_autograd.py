@@ -114,20 +114,21 @@ def _joint(graph_module: GraphModule, example_inputs: list[Any]) -> _Joint:
                                     tangents, allow_unused=True)
     joint.output(tuple([tracer.node_of(o) for o in outputs] + [None if g is None else tracer.node_of(g)
                                                                  for g in grads]))
-    written = _batch_norm_statistics(joint)
+    written = _batch_norm_statistics(joint, tracer)
     return _Joint(joint, tracer.constants, lifted, len(outputs), differentiable, wanted,
                   [tuple(p.stride()) for p in primals], [tuple(t.stride()) for t in tangents],
                   [i for i, (p, v) in enumerate(zip(primals, versions))
-                   if p._version != v or tracer.node_of(p) in written])
+                   if p._version != v or any(_shares_memory(w, p) for w in written)])
 
 
-def _batch_norm_statistics(graph: Graph) -> set[Any]:
-    """The running statistics a training batch norm of the graph writes: native_batch_norm writes them without
-    a version bump (as PyTorch's, whose schema does not mark them written)."""
-    written: set[Any] = set()
+def _batch_norm_statistics(graph: Graph, tracer: Any) -> list[torch.Tensor]:
+    """The running statistics a training batch norm of the graph writes (views of inputs too): native_batch_norm
+    writes them without a version bump (as PyTorch's, whose schema does not mark them written)."""
+    tensor_of = {node: tensor for tensor, node in tracer.nodes.values()}
+    written: list[torch.Tensor] = []
     for node in graph.nodes:
         if node.target is torch.ops.aten.native_batch_norm.default and len(node.args) > 5 and node.args[5]:
-            written.update(a for a in node.args[3:5] if isinstance(a, torch.fx.Node))
+            written += [tensor_of[a] for a in node.args[3:5] if isinstance(a, torch.fx.Node) and a in tensor_of]
     return written
 
 

@@ -30,7 +30,7 @@ from torch._dynamo.guards import GuardSet, is_plain_value
 from torch._dynamo.program_state import (has_settings, is_object, is_program_file, is_program_module, members_are,
                                          members_of, plain_attributes, same_members)
 
-__all__ = ["Effects"]
+__all__ = ["Effects", "is_random_generator"]
 
 # Containers whose members a guard and a snapshot read (more members: the container's identity only).
 _MAX_MEMBERS = 256
@@ -67,6 +67,10 @@ def _default(fn: Any, index: int) -> Any:
 
 def _defaults(fn: Any) -> Any:
     return fn.__defaults__
+
+
+def _kwdefaults(fn: Any) -> Any:
+    return fn.__kwdefaults__
 
 
 def _entered_function(frame: Any) -> Any:
@@ -113,6 +117,8 @@ class Effects:
         """Snapshot a container or an object (and those inside it, to `depth`) before the call changes it."""
         if depth <= 0 or id(value) in self.snapshots:
             return
+        if isinstance(value, (types.MethodType, types.BuiltinMethodType)):
+            value = value.__self__          # a generator's draw bound once (draw = rng.random)
         state = _held_state(value)
         if state is not None:
             self.held_generators.setdefault(id(value), (description, value, state))
@@ -204,10 +210,20 @@ class Effects:
             self._class_reads(first, code)
 
     def _defaults_guard(self, description: str, fn: Any) -> None:
-        """A function's defaults as a whole: fn.__defaults__ = (...) after the compile makes another call."""
-        if ("defaults", id(fn)) not in self.read:
-            self.read.add(("defaults", id(fn)))
-            self._add_read(f"the defaults of {description}", fn, _defaults, fn.__defaults__, by_value=False)
+        """A function's defaults as a whole (fn.__defaults__ = (...) after the compile makes another call), for a
+        function that has some (one that has none was called with every argument), and the generators among them
+        watched."""
+        if ("defaults", id(fn)) in self.read or not (fn.__defaults__ or fn.__kwdefaults__):
+            return
+        self.read.add(("defaults", id(fn)))
+        # by identity (an inline check): defaults reassigned, even to equal values, make another call
+        self._add_read(f"the defaults of {description}", fn, _defaults, fn.__defaults__, by_value=False,
+                       path="{}.__defaults__")
+        if fn.__kwdefaults__:
+            self._add_read(f"the keyword defaults of {description}", fn, _kwdefaults, fn.__kwdefaults__,
+                           by_value=False, path="{}.__kwdefaults__")
+        for index, value in enumerate(fn.__defaults__ or ()):
+            self.watch(f"default {index} of {description}", value)
 
     def _class_reads(self, cls: type, code: Any) -> None:
         """What a classmethod reads from its cls (cls.factor): guarded as a global's chains are (module attribute
@@ -370,17 +386,30 @@ def _generator_states() -> tuple[Any, ...]:
     return (random.getstate(), None if state is None else (state[1].tobytes(), *state[2:]))
 
 
+def is_random_generator(value: Any) -> bool:
+    """A random.Random, or a NumPy Generator, RandomState or BitGenerator."""
+    if isinstance(value, random.Random):
+        return True
+    numpy = sys.modules.get("numpy")
+    return numpy is not None and isinstance(value, (numpy.random.Generator, numpy.random.RandomState,
+                                                    numpy.random.BitGenerator))
+
+
 def _held_state(value: Any) -> Any:
     """A random generator's state, for a random.Random, a NumPy Generator or RandomState the program holds (in a
     global, a closure, an argument or a module's attribute); None for anything else."""
-    if isinstance(value, random.Random):
-        return value.getstate()
-    numpy = sys.modules.get("numpy")
-    if numpy is None:
-        return None
-    if isinstance(value, numpy.random.Generator):
-        return repr(value.bit_generator.state)
-    if isinstance(value, numpy.random.RandomState):
-        state = value.get_state()
-        return (state[1].tobytes(), *state[2:])
+    try:
+        if isinstance(value, random.Random):
+            return value.getstate()
+        numpy = sys.modules.get("numpy")
+        if numpy is None:
+            return None
+        if isinstance(value, numpy.random.Generator):
+            return repr(value.bit_generator.state)
+        if isinstance(value, numpy.random.RandomState):
+            return repr(value.get_state(legacy=False))
+        if isinstance(value, numpy.random.BitGenerator):
+            return repr(value.state)
+    except (NotImplementedError, TypeError, ValueError, KeyError):
+        return None         # a generator without a state to read (random.SystemRandom): unseen
     return None

@@ -142,16 +142,18 @@ def _rsub(bound: dict[str, Any]) -> Lowered | None:
 def _one_plus_tanh(name: str, bound: dict[str, Any], target: str) -> Lowered | None:
     """1 + tanh(y) as 2 sigmoid(2y) = 2 / (1 + e^(-2y)), and 1 - tanh(y) as 2 / (1 + e^(2y)): the GELU-style
     chains' term (0.5 x (1 + tanh(...))) for one exp instead of a tanh, which costs twice as much, and without
-    tanh's cancellation near -1. Only where the add is the tanh's one use: it is then computed for nothing
-    (the C compiler drops it)."""
+    tanh's cancellation near -1. Only where the add is the tanh's one use, right after it: the tanh is then
+    computed for nothing (the C compiler drops it)."""
     base, other = bound.get("self"), bound.get("other")
     if name == "add.Tensor" and isinstance(other, Node) and not isinstance(base, Node):
         base, other = other, base       # 1 + tanh(y)
     elif name == "sub.Tensor":          # 1 - tanh(y)
         base, other = other, base
     sign = "-" if name == "add.Tensor" else ""      # rsub.Scalar: other - self
+    # the add right after the tanh: nothing in between writes y, which the add now reads in the tanh's place
     if not (isinstance(base, Node) and base.target is torch.ops.aten.tanh.default and len(base.users) == 1
-            and isinstance(base.args[0], Node) and not base.kwargs and bound.get("alpha", 1) == 1
+            and base.next in base.users and isinstance(base.args[0], Node) and not base.kwargs
+            and bound.get("alpha", 1) == 1
             and not isinstance(other, bool) and isinstance(other, (int, float)) and other == 1):
         return None
     if base.meta.get("example") is None or base.meta["example"][2] != torch.float32:

@@ -346,8 +346,17 @@ def native_batch_norm_cpu(TensorImpl input not None, weight, bias, running_mean,
     return out, save_mean, save_invstd
 
 
-# the reduced-float wrapper (aten/native/meta/opmath.pyx) writes these operands' float32 copies back, quietly too
-native_batch_norm_cpu.writes_quietly = (3, 4)
+def _statistics_written(tuple args, dict kwargs):
+    """The operands a call of native_batch_norm_cpu writes without a version bump: its running statistics, in
+    training. The reduced-float wrapper (aten/native/meta/opmath.pyx) writes their float32 copies back, quietly."""
+    bound = dict(zip(("input", "weight", "bias", "running_mean", "running_var", "training"), args))
+    bound.update(kwargs)
+    if not bound.get("training"):
+        return ()
+    return tuple([t for t in (bound.get("running_mean"), bound.get("running_var")) if t is not None])
+
+
+native_batch_norm_cpu.writes_quietly = _statistics_written
 
 
 # ---- group norm -------------------------------------------------------------------------------

@@ -17,8 +17,9 @@ path for every backend:
   operands of different dtypes met (float16 with bfloat16 promotes to float32).
 - Operands the kernel wrote (in-place, out=) get the rounded values back; an in-place kernel's result
   is the operand itself. A kernel that writes operands its schema does not mark, without a version
-  bump (native_batch_norm its running statistics, as PyTorch's), names their positions in its
-  `writes_quietly` attribute: those get the values back without a bump either.
+  bump (native_batch_norm its running statistics in training, as PyTorch's), says which in its
+  `writes_quietly` attribute, a function of the call's (args, kwargs): those get the values back
+  without a bump either.
 - A storage dtype (float8; complex64/128 until their loops come), which no op computes in, and the
   barebones unsigned types (uint16/32/64),
   which these kernels have no loops for, are refused with PyTorch's NotImplementedError, unless the
@@ -210,13 +211,9 @@ cdef class _Widening:
                 self.op.write_back(<TensorImpl>entry[1], wide)
         return self.narrow(result)
 
-    cdef void mark_quiet(self, tuple positions, tuple wide_args):
-        """The copies at the kernel's writes_quietly positions."""
-        cdef Py_ssize_t p
-        self.quiet = set()
-        for p in positions:
-            if p < len(wide_args) and id(wide_args[p]) in self.originals:
-                self.quiet.add(id(wide_args[p]))
+    cdef void mark_quiet(self, object written):
+        """The copies among the operands the kernel says it writes quietly."""
+        self.quiet = {id(t) for t in written if id(t) in self.originals}
 
     cdef object narrow(self, object v):
         cdef TensorImpl t
@@ -254,7 +251,7 @@ cdef class ComputeInOpmath:
     cdef int float8_mode        # how float8 operands are served (ember_storage_dtypes)
     cdef int unsigned_mode      # how uint16/32/64 operands are served
     cdef bint complex_kernel    # the kernel computes in complex64/complex128 itself (complex: kernel)
-    cdef tuple writes_quietly   # the kernel's positions of operands it writes without a version bump
+    cdef object writes_quietly  # the kernel's (args, kwargs) -> the operands it writes without a version bump
 
     def __init__(self, kernel, to_copy, copy_, resize_, str label="kernel", bint reduced=True,
                  str float8="refuse", str unsigned="refuse", str complex="refuse", bitwise_xor=None,
@@ -282,7 +279,7 @@ cdef class ComputeInOpmath:
         if not callable(self.kernel):
             self.kernel = self.kernel.resolve()
         if self.writes_quietly is None:
-            self.writes_quietly = tuple(getattr(self.kernel, "writes_quietly", ()))
+            self.writes_quietly = getattr(self.kernel, "writes_quietly", False)
         return self.kernel
 
     cdef TensorImpl convert(self, TensorImpl t, int st):
@@ -324,7 +321,7 @@ cdef class ComputeInOpmath:
         wide_args = w.widen(args)
         wide_kwargs = {k: w.widen(v) for k, v in kwargs.items()}
         if self.writes_quietly:
-            w.mark_quiet(self.writes_quietly, wide_args)
+            w.mark_quiet(self.writes_quietly(wide_args, wide_kwargs))
         return w.settle(kernel(*wide_args, **wide_kwargs))
 
     cdef object _storage_call(self, object kernel, _Scan scan, tuple args, dict kwargs):
