@@ -133,10 +133,10 @@ def adam(params: list[Tensor], grads: list[Tensor], exp_avgs: list[Tensor], exp_
         if not params:
             return
         _multi_tensor.take_step(state_steps)
-        kernel = torch.ops.aten._fused_adamw_ if decoupled_weight_decay else torch.ops.aten._fused_adam_
+        packet = torch.ops.aten._fused_adamw_ if decoupled_weight_decay else torch.ops.aten._fused_adam_
         # a tensor lr goes to the kernel as it is (the .tensor_lr overload reads it): a compiled step reads the
         # value a scheduler wrote into it at each call, with no graph break
-        kernel = kernel.tensor_lr if isinstance(lr, Tensor) else kernel.default
+        kernel = packet.tensor_lr if isinstance(lr, Tensor) else packet.default
         kernel(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, lr=_to_scalar(lr), beta1=beta1_,
                beta2=beta2_, weight_decay=weight_decay, eps=eps, amsgrad=amsgrad, maximize=maximize,
                grad_scale=grad_scale, found_inf=found_inf)
