@@ -622,6 +622,28 @@ def test_a_class_attribute_a_classmethod_reads_is_guarded():
     torch.testing.assert_close(compiled(x), torch.full((2,), 2.0))
 
 
+class _Ticking(torch.nn.Module):
+    step = 0
+
+    @classmethod
+    def tick(cls):
+        cls.step += 1
+        return cls.step
+
+    def forward(self, x):
+        return x * self.tick()
+
+
+def test_a_classmethod_assigning_a_class_attribute_is_a_side_effect():
+    compiled, x = torch.compile(_Ticking()), torch.ones(1)
+    try:
+        assert [compiled(x).item() for _ in range(5)] == [1.0, 2.0, 3.0, 4.0, 5.0] and _Ticking.step == 5
+        with pytest.raises(torch._dynamo.exc.Unsupported, match="_Ticking.step was assigned"):
+            torch.compile(_Ticking(), fullgraph=True)(x)
+    finally:
+        _Ticking.step = 0
+
+
 def test_narrow_with_a_tensor_start_reads_its_value_each_call():
     def window(x, start):
         return x.narrow(0, start, 2) * 2

@@ -232,6 +232,10 @@ class Effects:
             value = getattr(cls, name, _MISSING)
             if value is _MISSING:
                 continue
+            if ("class attribute", id(cls), name) not in self.read:     # cls.step += 1: a side effect
+                self.read.add(("class attribute", id(cls), name))
+                self.rebindings.append((f"{cls.__name__}.{name}", functools.partial(getattr, cls, name, _MISSING),
+                                        value))
             for steps in [(), *use.whole, *use.blind, *use.values]:
                 key = ("class", id(cls), name, steps)
                 if key in self.read:
