@@ -217,6 +217,7 @@ def test_conversions_keep_parameter_identity_and_cast_only_floating_tensors():
     assert m.steps.dtype == torch.int64
     m.half()
     assert m.weight.dtype == torch.float16 and m.steps.dtype == torch.int64
+    assert m.bfloat16() is m and m.weight.dtype == torch.bfloat16 and m.steps.dtype == torch.int64
     m.float()
     assert m.weight.dtype == torch.float32 and isinstance(m.weight, nn.Parameter) and m.weight.requires_grad
     m.to(torch.float64)

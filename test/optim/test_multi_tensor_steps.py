@@ -294,3 +294,49 @@ def test_cuda_fused_step_refuses_tensors_on_two_devices():
     with pytest.raises(RuntimeError, match=r"_fused_sgd_: expected all tensors on cuda:0, but grads\[0\] is on cpu"):
         torch._fused_sgd_([p.detach()], [torch.ones(3)], [], weight_decay=0.0, momentum=0.0, lr=0.1, dampening=0.0,
                           nesterov=False, maximize=False, is_first_step=False)
+
+
+@pytest.mark.parametrize("optimizer, options", [(torch.optim.SGD, {"momentum": 0.9}), (torch.optim.Adam, {}),
+                                                (torch.optim.AdamW, {"fused": True})])
+def test_a_tensor_lr_steps_as_its_value_would(optimizer, options):
+    results = []
+    for lr in (float(torch.tensor(0.05)), torch.tensor(0.05)):
+        torch.manual_seed(0)
+        param = torch.nn.Parameter(torch.randn(5))
+        opt = optimizer([param], lr=lr, **options)
+        for _ in range(3):
+            param.grad = torch.sin(param.detach())
+            opt.step()
+        results.append(param.detach().clone())
+    assert torch.equal(*results)
+
+
+@pytest.mark.cuda
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs an NVIDIA GPU and PyCUDA")
+@pytest.mark.parametrize("optimizer, options", [(torch.optim.SGD, {"momentum": 0.9}), (torch.optim.AdamW, {"fused": True})])
+def test_a_cuda_lr_for_cpu_parameters_and_a_grad_scaler_on_cuda_step_as_plain_ones(optimizer, options):
+    torch.manual_seed(0)
+    param = torch.nn.Parameter(torch.randn(4))
+    reference = torch.nn.Parameter(param.detach().clone())
+    for p in (param, reference):
+        p.grad = torch.ones(4)
+    optimizer([param], lr=torch.tensor(0.05, device="cuda"), **options).step()
+    optimizer([reference], lr=float(torch.tensor(0.05)), **options).step()
+    assert torch.equal(param.data, reference.data)
+    # GradScaler's found_inf lives on CUDA, the step counters on the CPU
+    torch.manual_seed(0)
+    model = torch.nn.Linear(4, 2).cuda()
+    reference = torch.nn.Linear(4, 2).cuda()
+    reference.load_state_dict(model.state_dict())
+    opt = optimizer(model.parameters(), lr=0.05, **options)
+    ref_opt = optimizer(reference.parameters(), lr=0.05, **options)
+    scaler = torch.amp.GradScaler("cuda", init_scale=1024.0)
+    for _ in range(2):
+        opt.zero_grad()
+        ref_opt.zero_grad()
+        scaler.scale(model(torch.ones(3, 4, device="cuda")).sum()).backward()
+        scaler.step(opt)
+        scaler.update()
+        reference(torch.ones(3, 4, device="cuda")).sum().backward()
+        ref_opt.step()
+    torch.testing.assert_close(model.weight.detach().cpu(), reference.weight.detach().cpu())

@@ -10,6 +10,7 @@ foreach=False, runs the loop. fused=True always takes them, after the constructo
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import torch
 from torch import Tensor
@@ -51,4 +52,12 @@ def undo_skipped_step(state_steps: list[Tensor], found_inf: Tensor | None) -> No
     subtracts found_inf from every step)."""
     if found_inf is not None:
         for step in state_steps:
-            step.sub_(found_inf)
+            # the counters stay on the CPU where found_inf is a CUDA tensor (GradScaler's, for CUDA parameters)
+            step.sub_(found_inf.to(step.device))
+
+
+def tensor_lr(lr: Any, params: list[Tensor]) -> bool:
+    """Whether the fused kernels take lr as the tensor it is (their .tensor_lr overloads): a tensor on the CPU, read
+    by either device's kernel, or on the parameters' device. Elsewhere (a CUDA lr for CPU parameters) its value is
+    passed, as the float overloads take it."""
+    return isinstance(lr, Tensor) and (lr.device.type == "cpu" or not params or lr.device == params[0].device)

@@ -136,8 +136,10 @@ def adam(params: list[Tensor], grads: list[Tensor], exp_avgs: list[Tensor], exp_
         packet = torch.ops.aten._fused_adamw_ if decoupled_weight_decay else torch.ops.aten._fused_adam_
         # a tensor lr goes to the kernel as it is (the .tensor_lr overload reads it): a compiled step reads the
         # value a scheduler wrote into it at each call, with no graph break
-        kernel = packet.tensor_lr if isinstance(lr, Tensor) else packet.default
-        kernel(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, lr=_to_scalar(lr), beta1=beta1_,
+        as_tensor = _multi_tensor.tensor_lr(lr, params)
+        kernel = packet.tensor_lr if as_tensor else packet.default
+        kernel(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps,
+               lr=_to_scalar(lr) if as_tensor else _scalar(_to_scalar(lr)), beta1=beta1_,
                beta2=beta2_, weight_decay=weight_decay, eps=eps, amsgrad=amsgrad, maximize=maximize,
                grad_scale=grad_scale, found_inf=found_inf)
         _multi_tensor.undo_skipped_step(state_steps, found_inf)

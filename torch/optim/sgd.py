@@ -88,8 +88,9 @@ def sgd(params: list[Tensor], d_p_list: list[Tensor], momentum_buffer_list: list
     if fused or (foreach is not False and not differentiable and grad_scale is None and found_inf is None
                  and _multi_tensor_ready(params, d_p_list, momentum_buffer_list, momentum)):
         # a tensor lr goes to the kernel as it is (read there: no graph break in a compiled step)
+        lr = _to_scalar(lr) if _multi_tensor.tensor_lr(lr, params) else _scalar(_to_scalar(lr))
         _fused_sgd(params, d_p_list, momentum_buffer_list, weight_decay=weight_decay, momentum=momentum,
-                   lr=_to_scalar(lr), dampening=dampening, nesterov=nesterov, maximize=maximize,
+                   lr=lr, dampening=dampening, nesterov=nesterov, maximize=maximize,
                    grad_scale=grad_scale, found_inf=found_inf)
         return
     if grad_scale is not None or found_inf is not None:

@@ -433,6 +433,10 @@ class Module(HooksMixin, StateDictMixin):
         """Cast floating point parameters and buffers to float16."""
         return self._apply(lambda t: t.half() if t.is_floating_point() else t)
 
+    def bfloat16(self: T) -> T:
+        """Cast floating point parameters and buffers to bfloat16."""
+        return self._apply(lambda t: t.bfloat16() if t.is_floating_point() else t)
+
     def to_empty(self: T, *, device: Any, recurse: bool = True) -> T:
         """Move parameters and buffers to device without copying their values."""
         return self._apply(lambda t: torch.empty_like(t, device=device), recurse=recurse)
