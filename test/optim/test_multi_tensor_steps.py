@@ -313,7 +313,8 @@ def test_a_tensor_lr_steps_as_its_value_would(optimizer, options):
 
 @pytest.mark.cuda
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs an NVIDIA GPU and PyCUDA")
-@pytest.mark.parametrize("optimizer, options", [(torch.optim.SGD, {"momentum": 0.9}), (torch.optim.AdamW, {"fused": True})])
+@pytest.mark.parametrize("optimizer, options", [(torch.optim.SGD, {"momentum": 0.9}),
+                                                (torch.optim.AdamW, {"fused": True})])
 def test_a_cuda_lr_for_cpu_parameters_and_a_grad_scaler_on_cuda_step_as_plain_ones(optimizer, options):
     torch.manual_seed(0)
     param = torch.nn.Parameter(torch.randn(4))
