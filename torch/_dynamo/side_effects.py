@@ -117,7 +117,8 @@ class Effects:
         """Snapshot a container or an object (and those inside it, to `depth`) before the call changes it."""
         if depth <= 0 or id(value) in self.snapshots:
             return
-        if isinstance(value, (types.MethodType, types.BuiltinMethodType)):
+        if isinstance(value, (types.MethodType, types.BuiltinMethodType)) and \
+                is_random_generator(getattr(value, "__self__", None)):
             value = value.__self__          # a generator's draw bound once (draw = rng.random)
         state = _held_state(value)
         if state is not None:
