@@ -18,6 +18,13 @@ def _twins(make):
     return model, reference
 
 
+def _batches(count):
+    """count batches of 8 rows of 6 features and their classes (of 3), the same every time."""
+    gen = torch.Generator().manual_seed(1)
+    for _ in range(count):
+        yield torch.randn(8, 6, generator=gen), torch.randint(0, 3, (8,), generator=gen)
+
+
 def _grads(model):
     return {name: p.grad.clone() for name, p in model.named_parameters() if p.grad is not None}
 
@@ -171,9 +178,7 @@ def test_a_whole_training_step_is_one_graph_with_eagers_losses_and_parameters(ba
     compiled = torch.compile(_train_step(model, opt), backend=backend, fullgraph=True)
     eager = _train_step(reference, ref_opt)
     before = stats["replays"]
-    gen = torch.Generator().manual_seed(1)
-    for _ in range(6):
-        x, y = torch.randn(8, 6, generator=gen), torch.randint(0, 3, (8,), generator=gen)
+    for x, y in _batches(6):
         torch.testing.assert_close(compiled(x, y), eager(x, y).detach(), rtol=1e-6, atol=1e-6)
         torch.testing.assert_close(_grads(model), _grads(reference), rtol=1e-5, atol=1e-6)
     torch.testing.assert_close(model.state_dict(), reference.state_dict(), rtol=1e-5, atol=1e-6)
@@ -287,9 +292,7 @@ def test_a_tensor_learning_rate_a_scheduler_moves_is_read_at_each_replay(optimiz
     compiled = torch.compile(_train_step(model, opt), fullgraph=True)
     eager = _train_step(reference, ref_opt)
     before = stats["replays"]
-    gen = torch.Generator().manual_seed(1)
-    for _ in range(8):
-        x, y = torch.randn(8, 6, generator=gen), torch.randint(0, 3, (8,), generator=gen)
+    for x, y in _batches(8):
         torch.testing.assert_close(compiled(x, y), eager(x, y).detach(), rtol=1e-6, atol=1e-6)
         for scheduler in schedulers:
             scheduler.step()

@@ -101,8 +101,10 @@ def _from_table(name: str, bound: dict[str, Any], target: str) -> Lowered | None
 
 # The functions the handwritten lowerings spell, per target (vec_math.h's on the CPU, CUDA's and the ember_
 # helpers on the GPU).
-_SPELLING = {"c": {"sqrt": "ember_vm_sqrtf", "maximum": "ember_vm_maximumf", "minimum": "ember_vm_minimumf"},
-             "cuda": {"sqrt": "sqrtf", "maximum": "ember_maximum", "minimum": "ember_minimum"}}
+# exp_flush: e^z flushed to 0 below -87.3 and to inf above 88.3 on the CPU (vec_math.h's cheaper exp).
+_SPELLING = {"c": {"sqrt": "ember_vm_sqrtf", "maximum": "ember_vm_maximumf", "minimum": "ember_vm_minimumf",
+                   "exp_flush": "ember_vm_expf_flush"},
+             "cuda": {"sqrt": "sqrtf", "maximum": "ember_maximum", "minimum": "ember_minimum", "exp_flush": "expf"}}
 
 
 def _pow(bound: dict[str, Any], target: str) -> Lowered | None:
@@ -158,9 +160,9 @@ def _one_plus_tanh(name: str, bound: dict[str, Any], target: str) -> Lowered | N
         return None
     if base.meta.get("example") is None or base.meta["example"][2] != torch.float32:
         return None
-    # vec_math.h's cheaper exp, e^z flushed to 0 below -87.3 and to inf above 88.3: 2 / (1 + e^z) is 2 there in
-    # float32 anyway, and 0 where the exact result is below float32's smallest normal number (2^-126)
-    exp = "ember_vm_expf_flush" if target == "c" else "expf"
+    # e^z flushed (_SPELLING): 2 / (1 + e^z) is 2 there in float32 anyway, and 0 where the exact result is below
+    # float32's smallest normal number (2^-126)
+    exp = _SPELLING[target]["exp_flush"]
     return Lowered(f"(((float)2) / (((float)1) + {exp}({sign}((float)2) * {{0}})))", (base.args[0],), "float",
                    (False,), target == "c")
 
@@ -171,7 +173,7 @@ def _gelu_tanh(bound: dict[str, Any], target: str) -> Lowered | None:
     base = bound.get("self")
     if not isinstance(base, Node):
         return None
-    exp = "ember_vm_expf_flush" if target == "c" else "expf"
+    exp = _SPELLING[target]["exp_flush"]
     inner = "({0} + ((((float)0.044715) * {0}) * {0}) * {0})"
     return Lowered(f"({{0}} / (((float)1) + {exp}(((float){-2 * math.sqrt(2 / math.pi)!r}) * {inner})))", (base,),
                    "float", (False,), target == "c")

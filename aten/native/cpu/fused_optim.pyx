@@ -203,33 +203,21 @@ cdef int _adam(str op, int mode, list params, list grads, list exp_avgs, list ex
     return 0
 
 
-def _fused_adam_kernel_cpu_(self, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, double lr,
+def _fused_adam_kernel_cpu_(self, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, lr,
                             double beta1, double beta2, double weight_decay, double eps, bint amsgrad,
                             bint maximize, grad_scale=None, found_inf=None):
+    """_fused_adam_ and its .tensor_lr overload (lr a number or a 1-element tensor)."""
     _adam("_fused_adam_", ADAM, list(self), list(grads), list(exp_avgs), list(exp_avg_sqs), list(max_exp_avg_sqs),
-          list(state_steps), lr, beta1, beta2, weight_decay, eps, amsgrad, maximize, grad_scale, found_inf)
+          list(state_steps), lr_value(lr), beta1, beta2, weight_decay, eps, amsgrad, maximize, grad_scale, found_inf)
 
 
-def _fused_adamw_kernel_cpu_(self, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, double lr,
+def _fused_adamw_kernel_cpu_(self, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, lr,
                              double beta1, double beta2, double weight_decay, double eps, bint amsgrad,
                              bint maximize, grad_scale=None, found_inf=None):
+    """_fused_adamw_ and its .tensor_lr overload."""
     _adam("_fused_adamw_", ADAMW, list(self), list(grads), list(exp_avgs), list(exp_avg_sqs),
-          list(max_exp_avg_sqs), list(state_steps), lr, beta1, beta2, weight_decay, eps, amsgrad, maximize,
+          list(max_exp_avg_sqs), list(state_steps), lr_value(lr), beta1, beta2, weight_decay, eps, amsgrad, maximize,
           grad_scale, found_inf)
-
-
-def _fused_adam_tensor_lr_kernel_cpu_(self, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, lr,
-                                      double beta1, double beta2, double weight_decay, double eps, bint amsgrad,
-                                      bint maximize, grad_scale=None, found_inf=None):
-    _fused_adam_kernel_cpu_(self, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, lr_value(lr), beta1,
-                            beta2, weight_decay, eps, amsgrad, maximize, grad_scale, found_inf)
-
-
-def _fused_adamw_tensor_lr_kernel_cpu_(self, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, lr,
-                                       double beta1, double beta2, double weight_decay, double eps, bint amsgrad,
-                                       bint maximize, grad_scale=None, found_inf=None):
-    _fused_adamw_kernel_cpu_(self, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, lr_value(lr),
-                             beta1, beta2, weight_decay, eps, amsgrad, maximize, grad_scale, found_inf)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -244,9 +232,11 @@ cdef void _sgd_spans(const Span* s, Py_ssize_t count, bint dbl, int flags, int t
             ember_sgd_f32(<float*>s[k].p, <float*>s[k].g, <float*>s[k].m, s[k].begin, s[k].end, s[k].c, flags)
 
 
-def _fused_sgd_kernel_cpu_(self, grads, momentum_buffer_list, double weight_decay, double momentum, double lr,
+def _fused_sgd_kernel_cpu_(self, grads, momentum_buffer_list, double weight_decay, double momentum, lr,
                            double dampening, bint nesterov, bint maximize, bint is_first_step, grad_scale=None,
                            found_inf=None):
+    """_fused_sgd_ and its .tensor_lr overload (lr a number or a 1-element tensor)."""
+    cdef double rate = lr_value(lr)
     cdef list lists = [list(self), list(grads)]
     cdef Py_ssize_t count = 0, k, j
     cdef double scale = _grad_scale(grad_scale)
@@ -260,7 +250,7 @@ def _fused_sgd_kernel_cpu_(self, grads, momentum_buffer_list, double weight_deca
         return
     spans = _spans(lists, &count)
     try:
-        values = sgd_constants(weight_decay, momentum, lr, dampening, scale)
+        values = sgd_constants(weight_decay, momentum, rate, dampening, scale)
         for k in range(count):
             for j in range(5):
                 spans[k].c[j] = values[j]
@@ -311,9 +301,3 @@ def _foreach_add__Scalar_cpu(self, scalar):
             wrapped = wrap_number(scalar)
         add__Tensor_cpu(t, wrapped)
 
-
-def _fused_sgd_tensor_lr_kernel_cpu_(self, grads, momentum_buffer_list, double weight_decay, double momentum, lr,
-                                     double dampening, bint nesterov, bint maximize, bint is_first_step,
-                                     grad_scale=None, found_inf=None):
-    _fused_sgd_kernel_cpu_(self, grads, momentum_buffer_list, weight_decay, momentum, lr_value(lr), dampening,
-                           nesterov, maximize, is_first_step, grad_scale, found_inf)

@@ -114,22 +114,23 @@ def _adam(op: str, mode: int, params: list[Any], grads: list[Any], exp_avgs: lis
 
 
 def _fused_adam_kernel_cuda_(self: Any, grads: Any, exp_avgs: Any, exp_avg_sqs: Any, max_exp_avg_sqs: Any,
-                             state_steps: Any, lr: float, beta1: float, beta2: float, weight_decay: float, eps: float,
+                             state_steps: Any, lr: Any, beta1: float, beta2: float, weight_decay: float, eps: float,
                              amsgrad: bool, maximize: bool, grad_scale: Any = None, found_inf: Any = None) -> None:
     _adam("_fused_adam_", ADAM, list(self), list(grads), list(exp_avgs), list(exp_avg_sqs), list(max_exp_avg_sqs),
-          list(state_steps), lr, beta1, beta2, weight_decay, eps, amsgrad, maximize, grad_scale, found_inf)
+          list(state_steps), lr_value(lr), beta1, beta2, weight_decay, eps, amsgrad, maximize, grad_scale, found_inf)
 
 
 def _fused_adamw_kernel_cuda_(self: Any, grads: Any, exp_avgs: Any, exp_avg_sqs: Any, max_exp_avg_sqs: Any,
-                              state_steps: Any, lr: float, beta1: float, beta2: float, weight_decay: float, eps: float,
+                              state_steps: Any, lr: Any, beta1: float, beta2: float, weight_decay: float, eps: float,
                               amsgrad: bool, maximize: bool, grad_scale: Any = None, found_inf: Any = None) -> None:
     _adam("_fused_adamw_", ADAMW, list(self), list(grads), list(exp_avgs), list(exp_avg_sqs), list(max_exp_avg_sqs),
-          list(state_steps), lr, beta1, beta2, weight_decay, eps, amsgrad, maximize, grad_scale, found_inf)
+          list(state_steps), lr_value(lr), beta1, beta2, weight_decay, eps, amsgrad, maximize, grad_scale, found_inf)
 
 
 def _fused_sgd_kernel_cuda_(self: Any, grads: Any, momentum_buffer_list: Any, weight_decay: float, momentum: float,
-                            lr: float, dampening: float, nesterov: bool, maximize: bool, is_first_step: bool,
+                            lr: Any, dampening: float, nesterov: bool, maximize: bool, is_first_step: bool,
                             grad_scale: Any = None, found_inf: Any = None) -> None:
+    """_fused_sgd_ and its .tensor_lr overload (lr a number or a 1-element tensor)."""
     lists = [list(self), list(grads)]
     if momentum != 0:
         lists.append(list(momentum_buffer_list))
@@ -142,28 +143,6 @@ def _fused_sgd_kernel_cuda_(self: Any, grads: Any, momentum_buffer_list: Any, we
     if momentum != 0:
         flags |= _SGD_MOMENTUM | (_SGD_FIRST if is_first_step else 0) | (_SGD_NESTEROV if nesterov else 0)
     _launch("fused_sgd", lists, list(range(len(lists[0]))), flags,
-            sgd_constants(weight_decay, momentum, lr, dampening, scale))
+            sgd_constants(weight_decay, momentum, lr_value(lr), dampening, scale))
     _bump(lists if grad_scale is not None else [lists[0]] + lists[2:])
 
-
-def _fused_adam_tensor_lr_kernel_cuda_(self: Any, grads: Any, exp_avgs: Any, exp_avg_sqs: Any, max_exp_avg_sqs: Any,
-                                       state_steps: Any, lr: Any, beta1: float, beta2: float, weight_decay: float,
-                                       eps: float, amsgrad: bool, maximize: bool, grad_scale: Any = None,
-                                       found_inf: Any = None) -> None:
-    _fused_adam_kernel_cuda_(self, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, lr_value(lr), beta1,
-                             beta2, weight_decay, eps, amsgrad, maximize, grad_scale, found_inf)
-
-
-def _fused_adamw_tensor_lr_kernel_cuda_(self: Any, grads: Any, exp_avgs: Any, exp_avg_sqs: Any, max_exp_avg_sqs: Any,
-                                        state_steps: Any, lr: Any, beta1: float, beta2: float, weight_decay: float,
-                                        eps: float, amsgrad: bool, maximize: bool, grad_scale: Any = None,
-                                        found_inf: Any = None) -> None:
-    _fused_adamw_kernel_cuda_(self, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, lr_value(lr), beta1,
-                              beta2, weight_decay, eps, amsgrad, maximize, grad_scale, found_inf)
-
-
-def _fused_sgd_tensor_lr_kernel_cuda_(self: Any, grads: Any, momentum_buffer_list: Any, weight_decay: float,
-                                      momentum: float, lr: Any, dampening: float, nesterov: bool, maximize: bool,
-                                      is_first_step: bool, grad_scale: Any = None, found_inf: Any = None) -> None:
-    _fused_sgd_kernel_cuda_(self, grads, momentum_buffer_list, weight_decay, momentum, lr_value(lr), dampening,
-                            nesterov, maximize, is_first_step, grad_scale, found_inf)

@@ -25,8 +25,10 @@ def sgd_constants(weight_decay: float, momentum: float, lr: float, dampening: fl
 
 
 def lr_value(lr: Any) -> float:
-    """A tensor learning rate's value (the fused kernels' .tensor_lr overloads: a scheduler writes it in place, and
-    a compiled step reads it anew at each replay)."""
+    """The learning rate a fused kernel takes: a number, or a tensor's value (the .tensor_lr overloads: a scheduler
+    writes it in place, and a compiled step reads it anew at each replay)."""
+    if not hasattr(lr, "numel"):
+        return float(lr)
     if lr.numel() != 1:
         raise RuntimeError(f"Tensor lr must be 1-element, got {lr.numel()} elements")
     return float(lr.item())
