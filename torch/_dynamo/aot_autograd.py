@@ -28,6 +28,7 @@ import torch
 from torch import _logging
 from torch._dynamo.capture import _CaptureTracer
 from torch.autograd.function import Function, once_differentiable
+from torch.fx._lazy_graph_module import _LazyGraphModule
 from torch.fx.graph import Graph
 from torch.fx.graph_module import GraphModule
 from torch.fx.node import Node, map_arg
@@ -219,8 +220,8 @@ def aot_compile(graph_module: GraphModule, example_inputs: list[Any], inner: Com
     n_primals = len(example_inputs) + len(joint.lifted)
     forward_graph, backward_graph = _partition(joint.graph, joint.n_outputs, n_primals)
     lifted = [operator.attrgetter(name)(graph_module) for name in joint.lifted]
-    forward_module, backward_module = GraphModule(joint.constants, forward_graph), GraphModule(joint.constants,
-                                                                                             backward_graph)
+    forward_module = _LazyGraphModule(joint.constants, forward_graph)
+    backward_module = _LazyGraphModule(joint.constants, backward_graph)
     if _logging.artifact_enabled("aot_graphs"):
         number = next(_aot_graph_ids)
         for kind, module in (("Forward", forward_module), ("Backward", backward_module)):

@@ -29,6 +29,7 @@ from torch._dynamo.guards import GuardSet, Snapshot, TensorGuard, aliasing_of, g
 from torch._dynamo.observers import argument_hooks, observed
 from torch._dynamo.program_reads import ProgramReads
 from torch.fx.experimental.proxy_tensor import _OperatorTracer
+from torch.fx._lazy_graph_module import _LazyGraphModule
 from torch.fx.graph import Graph
 from torch.fx.graph_module import GraphModule
 from torch.fx.passes.shape_prop import _tensor_facts
@@ -336,7 +337,7 @@ def _finish(cap: _Capture, example_inputs: list[torch.Tensor], positions: list[i
     if cap.runs_backward:
         elide_fresh_copies(cap.graph)
     cap.graph.eliminate_dead_code()
-    graph_module = GraphModule(cap.constants, cap.graph)
+    graph_module = _LazyGraphModule(cap.constants, cap.graph)     # its code generated only if a backend runs it
     for tensor in tracer.constant_tensors:
         cap.guards.constants.append((tensor, TensorGuard.of("constant", tensor)))
     return Captured(graph_module, cap.guards, example_inputs, positions, leaves, result_outputs, result_spec,

@@ -345,7 +345,7 @@ class GraphModule(torch.nn.Module):
     def __reduce__(self) -> tuple[Any, ...]:
         # Saved as attributes plus generated code, not as a Graph: unpickling re-traces the code, so a pickle
         # does not depend on how Graph and Node are laid out.
-        imports = _imports_source(self.recompile().globals)
+        imports = _imports_source(GraphModule.recompile(self).globals)   # a lazy module's code too
         attributes = {name: value for name, value in self.__dict__.items() if name != "_graph"}
         return reduce_graph_module, (attributes, imports)
 
