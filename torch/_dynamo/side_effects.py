@@ -106,7 +106,7 @@ class Effects:
         self.rebindings: list[tuple[str, Callable[[], Any], Any]] = []     # (description, reader, value)
         self.namespaces: dict[int, _Namespace] = {}
         self.read: set[tuple[Any, ...]] = set()         # what is guarded already
-        self.codes: set[Any] = set()
+        self.codes: set[Any] = set()                    # the code of every function the call entered
         self.added: list[Any] = []                      # the guards it added
         self.budget = _MEMBER_BUDGET                    # members the whole guards may still compare
         self.generators: tuple[Any, ...] = ()           # Python's and NumPy's global random states, before the call
@@ -191,12 +191,12 @@ class Effects:
                 self.reached(f"argument {name}", value)
 
     def entered(self, frame: Any) -> None:
-        """A Python function the call entered: a program's one has its globals guarded and its closure's
-        containers snapshotted, the first time it is seen."""
+        """A Python function the call entered for the first time: a program's one has its globals guarded and its
+        closure's containers snapshotted."""
         code = frame.f_code
-        if code in self.codes or not is_program_file(code.co_filename):
-            return
         self.codes.add(code)
+        if not is_program_file(code.co_filename):
+            return
         if code.co_freevars:
             local = frame.f_locals
             for name in code.co_freevars:
@@ -369,11 +369,12 @@ class Effects:
     def tracing(self) -> Iterator[None]:
         """The call runs with this capture's trace function on its thread, called as each Python function is
         entered (a tracer already set, a debugger's or a coverage tool's, is called after it)."""
-        entered = self.entered
+        entered, seen = self.entered, self.codes
         previous: Any = sys.gettrace()
 
-        def trace(frame: Any, event: Any, arg: Any) -> Any:
-            entered(frame)
+        def trace(frame: Any, event: Any, arg: Any) -> Any:     # called at every Python call: kept short
+            if frame.f_code not in seen:
+                entered(frame)
             return previous(frame, event, arg) if previous is not None else None
         self.generators = _generator_states()
         sys.settrace(trace)

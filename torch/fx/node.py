@@ -389,8 +389,15 @@ class Node:
                 new_inputs.setdefault(leaf)
             return leaf
 
-        self._args = map_aggregate(new_args, note)
-        self._kwargs = map_aggregate(new_kwargs, note)
+        # a tracer's nodes mostly take Nodes and numbers: such a tuple is kept as it is, without the walk
+        if type(new_args) is tuple and all(type(a) in _FLAT_LEAVES for a in new_args):
+            for a in new_args:
+                if type(a) is Node:
+                    new_inputs.setdefault(a)
+            self._args = new_args
+        else:
+            self._args = map_aggregate(new_args, note)
+        self._kwargs = map_aggregate(new_kwargs, note) if new_kwargs else immutable_dict()
         for dropped in self._input_nodes.keys() - new_inputs.keys():
             dropped.users.pop(self, None)
         for new_input in new_inputs:
@@ -496,3 +503,7 @@ class Node:
         shown = bool(self.type) if self.op == "placeholder" else self.type is not None
         return f"{_annotation_text(self.type)} " if shown else ""
 
+
+# leaves a node's args hold as they are (map_aggregate would hand back the same values)
+_FLAT_LEAVES = frozenset({Node, int, float, bool, str, type(None), torch.dtype, torch.device, torch.layout,
+                          torch.memory_format})
