@@ -19,7 +19,7 @@ class _LazyGraphModule(GraphModule):
     """A GraphModule whose recompile() only marks its code stale; real_recompile() generates it."""
 
     def recompile(self) -> PythonCode | None:  # type: ignore[override]
-        type(self).forward = _LazyGraphModule._lazy_forward  # type: ignore[method-assign]
+        type(self).forward = _LazyGraphModule._lazy_forward
         self.__dict__.pop("_code", None)
         return None
 
