@@ -433,3 +433,69 @@ def test_the_fresh_copy_pass_follows_a_copy_of_an_elided_copy():
     assert elide_fresh_copies(graph) == 2
     assert [n.target for n in graph.nodes if n.op == "call_function"] == [aten.mul.Tensor]
     assert list(graph.nodes)[-1].args[0] == (value,)
+
+
+@pytest.mark.filterwarnings("ignore:To copy construct from a tensor")
+@pytest.mark.parametrize("make", [lambda x: torch.tensor([x[0], x[1]]), lambda x: torch.tensor(x),
+                                  lambda x: torch.tensor([[x.sum()], [x.max()]])],
+                         ids=["a list of elements", "a tensor", "nested reductions"])
+def test_torch_tensor_of_tensors_reads_their_values_at_each_call(make):
+    compiled = torch.compile(lambda x: make(x) * 2)
+    for value in (1.0, 2.0, 3.0):
+        x = torch.full((3,), value)
+        torch.testing.assert_close(compiled(x), make(x) * 2)
+    with pytest.raises(torch._dynamo.exc.Unsupported, match="torch.tensor of tensors"):
+        torch.compile(lambda x: make(x) * 2, fullgraph=True)(torch.ones(3))
+
+
+class _Scaler:
+    def __init__(self):
+        self.k, self.shift, self.calls = 1.0, torch.zeros(3), 0
+
+    def scale(self, x):
+        return x * self.k + self.shift
+
+    def count(self, x):
+        self.calls += 1
+        return x * self.calls
+
+    def __call__(self, x):
+        return x * self.k
+
+
+def test_a_compiled_bound_method_or_callable_object_sees_its_objects_attributes_at_each_call():
+    plain = _Scaler()
+    method, instance = torch.compile(plain.scale), torch.compile(plain)
+    x = torch.randn(3)
+    for k in (1.0, 2.0, 3.0):
+        plain.k, plain.shift = k, torch.full((3,), -k)
+        torch.testing.assert_close(method(x), x * k - k)
+        torch.testing.assert_close(instance(x), x * k)
+
+
+def test_a_compiled_bound_method_that_changes_its_object_does_so_at_each_call():
+    counter, reference = _Scaler(), _Scaler()
+    counting = torch.compile(counter.count)
+    ones = torch.ones(1)
+    assert [counting(ones).item() for _ in range(4)] == [reference.count(ones).item() for _ in range(4)]
+    assert counter.calls == 4
+
+
+def test_a_leaf_updated_in_place_under_no_grad_still_gives_a_differentiable_result():
+    def step(w, g):
+        with torch.no_grad():
+            w.sub_(0.1 * g)
+        return (w * 2).sum()
+
+    compiled = torch.compile(step)
+    for seed in range(3):
+        torch.manual_seed(seed)
+        w, g = torch.randn(3, requires_grad=True), torch.randn(3)
+        w_eager = w.detach().clone().requires_grad_()
+        out, expected = compiled(w, g), step(w_eager, g)
+        assert out.requires_grad and out.grad_fn is not None
+        out.backward()
+        expected.backward()
+        torch.testing.assert_close(out, expected)
+        torch.testing.assert_close(w.grad, w_eager.grad)
+        torch.testing.assert_close(w.detach(), w_eager.detach())

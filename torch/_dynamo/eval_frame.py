@@ -15,6 +15,7 @@ import functools
 import itertools
 import logging
 import time
+import types
 import weakref
 from dataclasses import dataclass
 from typing import Any, Callable
@@ -274,13 +275,36 @@ class CompiledFunction:
         self.last_capture = None
 
 
+def _receiver(fn: Any) -> tuple[Callable[..., Any], Any] | None:
+    """(the function, the object it runs on) for a method bound to a plain object, or a callable object that is
+    not a module: the capture then takes the object as its first argument, so that its attributes are guarded
+    and its changes are side effects, as any object's passed in (a module's attributes are watched on the module
+    itself; a class's, through classmethods)."""
+    if isinstance(fn, types.MethodType):
+        owner = fn.__self__
+        return None if isinstance(owner, (Module, type, types.ModuleType)) else (fn.__func__, owner)
+    if isinstance(fn, (types.FunctionType, types.BuiltinFunctionType, functools.partial, type, Module)):
+        return None
+    call = getattr(type(fn), "__call__", None)
+    return (call, fn) if isinstance(call, types.FunctionType) else None
+
+
 def compile_function(fn: Callable[..., Any], backend: Any, **options: Any) -> Callable[..., Any]:
     """fn compiled, as a function carrying fn's name and docstring (PyTorch's _TorchDynamoContext wrapper)."""
-    compiled = CompiledFunction(fn, backend, **options)
+    receiver = _receiver(fn)
+    if receiver is not None:
+        function, owner = receiver
+        compiled = CompiledFunction(function, backend, **options)
 
-    @functools.wraps(fn)
-    def compiled_fn(*args: Any, **kwargs: Any) -> Any:
-        return compiled(*args, **kwargs)
+        def compiled_fn(*args: Any, **kwargs: Any) -> Any:
+            return compiled(owner, *args, **kwargs)
+        compiled_fn = functools.wraps(fn)(compiled_fn) if hasattr(fn, "__name__") else compiled_fn
+    else:
+        compiled = CompiledFunction(fn, backend, **options)
+
+        @functools.wraps(fn)
+        def compiled_fn(*args: Any, **kwargs: Any) -> Any:
+            return compiled(*args, **kwargs)
 
     setattr(compiled_fn, "_torchdynamo_orig_callable", fn)
     setattr(compiled_fn, "_ember_compiled", compiled)

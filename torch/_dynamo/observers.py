@@ -83,6 +83,13 @@ def has_hooks(module: Any) -> bool:
                 or _module_hooks._global_forward_hooks)
 
 
+def _holds_tensor(data: Any) -> bool:
+    """Whether torch.tensor's data is or holds a tensor (a 0-d one from a wrapped number aside)."""
+    if isinstance(data, torch.Tensor):
+        return not data._is_wrapped_number
+    return isinstance(data, (list, tuple)) and any(_holds_tensor(item) for item in data)
+
+
 def _observers(capture: _Capture) -> list[tuple[Any, str, Any]]:
     """The patches through which a capture sees module attribute reads and writes, reads of tensor values,
     autograd calls, hooks and grad-mode switches."""
@@ -196,6 +203,9 @@ def _observers(capture: _Capture) -> list[tuple[Any, str, Any]]:
     saved_tensor = torch.tensor
 
     def tensor(*args: Any, **kwargs: Any) -> Any:
+        if _holds_tensor(args[0] if args else kwargs.get("data")):
+            capture.graph_break("torch.tensor of tensors (their values are read outside the dispatcher and would be "
+                                "baked into the graph)")
         broken, capture.tracer.broken = capture.tracer.broken, True      # its own operators are not the program's
         try:
             made = saved_tensor(*args, **kwargs)

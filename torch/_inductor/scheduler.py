@@ -81,7 +81,15 @@ def needs_autograd(graph: Any, grad_enabled: bool) -> set[Any]:
                     and any(used in requiring for used in node.all_input_nodes):
                 requiring.add(node)
                 recorded.add(node)
+            elif _writes_first_input(node) and node.args and node.args[0] in requiring:
+                requiring.add(node)         # written in place under no_grad: the same tensor, still requiring grad
     return recorded
+
+
+def _writes_first_input(node: Any) -> bool:
+    """An in-place operator, whose result is its first input."""
+    schema = getattr(node.target, "_schema", None)
+    return schema is not None and len(schema.returns) == 1 and schema.returns[0].is_write
 
 
 def _fusible(node: Any, lowered: Lowered, recorded: set[Any]) -> bool:
