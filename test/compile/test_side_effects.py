@@ -572,6 +572,47 @@ def test_draws_from_random_generators_the_program_holds_are_graph_breaks():
     torch.testing.assert_close(torch.compile(lambda x: x + (system is not None))(torch.ones(1)), torch.full((1,), 2.0))
 
 
+def _counting():
+    k = 0
+    while True:
+        k += 1
+        yield float(k)
+
+
+class _Batches(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.items = iter(range(100))
+
+    def forward(self, x):
+        return x * next(self.items)
+
+
+def test_items_taken_from_iterators_the_program_holds_are_graph_breaks():
+    import itertools
+
+    def taking(items):
+        return lambda x: x * next(items)
+
+    loader = iter(torch.utils.data.DataLoader(torch.arange(20.0), batch_size=2))
+    cases = [taking(iter([1.0, 2.0, 3.0, 4.0])), taking(itertools.count(1)), taking(_counting()),
+             taking(float(i) for i in range(10)), taking(iter({1.0: 0, 2.0: 0, 3.0: 0, 4.0: 0})),
+             lambda x: x * sum(next(zip_items)), lambda x: x * next(loader).sum(), _Batches()]
+    zip_items = zip(range(10), range(10, 20))
+    for fn in cases:
+        compiled = torch.compile(fn)
+        got = [compiled(torch.ones(1)).item() for _ in range(4)]
+        assert len(set(got)) == 4           # the next item on every call, as eager
+    held = iter([1.0, 2.0])
+    with pytest.raises(torch._dynamo.exc.Unsupported, match="was advanced"):
+        torch.compile(lambda x: x * next(held), fullgraph=True)(torch.ones(1))
+    # an iterator the call holds but does not advance leaves the graph alone
+    untouched = torch.compile(lambda x: x * 2 + (held is None))
+    for _ in range(3):
+        untouched(torch.ones(1))
+    assert untouched._ember_compiled.entries[0].compiled is not None
+
+
 def _scaled(x, scale=1.0):
     return x * scale
 

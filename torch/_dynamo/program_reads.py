@@ -19,7 +19,8 @@ from torch._dynamo import exc
 from torch._dynamo.guards import GuardSet, is_plain_value, weak_reader
 from torch._dynamo.observers import has_hooks
 from torch._dynamo.program_state import is_program_file, is_watched
-from torch._dynamo.side_effects import Effects, is_random_generator
+from torch._dynamo.held_state import held_state
+from torch._dynamo.side_effects import Effects
 from torch.fx.graph import Graph
 from torch.utils._pytree import tree_flatten
 
@@ -91,7 +92,7 @@ class ProgramReads:
                                      functools.partial(_own_attribute, name=name), False, by_value=True,
                                      path=f"({name!r} in {{}}.__dict__)")
             return
-        if is_random_generator(value):         # a NumPy generator the module holds: its draws are side effects
+        if held_state(value) is not None:      # a generator or iterator the module holds: drawing is a side effect
             self.read_keys.add(key)
             self.guards.add_read(description, module, operator.attrgetter(name), value, path=_where_read(module, name))
             self.effects.watch(description, value)

@@ -27,10 +27,11 @@ from typing import Any, Callable, Iterator
 import torch
 from torch._dynamo.global_reads import GlobalUse, Step, along, follow, global_uses, path, self_uses, spelled
 from torch._dynamo.guards import GuardSet, is_plain_value
+from torch._dynamo.held_state import held_state, is_random_generator, what_changed
 from torch._dynamo.program_state import (has_settings, is_object, is_program_file, is_program_module, members_are,
                                          members_of, plain_attributes, same_members)
 
-__all__ = ["Effects", "is_random_generator"]
+__all__ = ["Effects"]
 
 # Containers whose members a guard and a snapshot read (more members: the container's identity only).
 _MAX_MEMBERS = 256
@@ -110,7 +111,7 @@ class Effects:
         self.added: list[Any] = []                      # the guards it added
         self.budget = _MEMBER_BUDGET                    # members the whole guards may still compare
         self.generators: tuple[Any, ...] = ()           # Python's and NumPy's global random states, before the call
-        self.held_generators: dict[int, tuple[str, Any, Any]] = {}     # id -> (description, generator, state)
+        self.held: dict[int, tuple[str, Any, Any]] = {}     # id -> (description, generator or iterator, state)
 
     # -- what the call may change ---------------------------------------------------------------------------------
     def watch(self, description: str, value: Any, depth: int = _DEPTH) -> None:
@@ -120,9 +121,9 @@ class Effects:
         if isinstance(value, (types.MethodType, types.BuiltinMethodType)) and \
                 is_random_generator(getattr(value, "__self__", None)):
             value = value.__self__          # a generator's draw bound once (draw = rng.random)
-        state = _held_state(value)
+        state = held_state(value)
         if state is not None:
-            self.held_generators.setdefault(id(value), (description, value, state))
+            self.held.setdefault(id(value), (description, value, state))
             return
         members = members_of(value)
         if members is None:
@@ -137,10 +138,9 @@ class Effects:
         if _generator_states() != self.generators:
             return "Python's random module or NumPy's global random generator drew numbers (a replay would " \
                    "repeat the captured draws)"
-        for description, generator, state in self.held_generators.values():
-            if _held_state(generator) != state:
-                return f"{description} (a {type(generator).__name__}) drew numbers (a replay would repeat the " \
-                       "captured draws)"
+        for description, held, state in self.held.values():
+            if held_state(held) != state:
+                return f"{description} (a {type(held).__name__}) {what_changed(held)}"
         for description, reader, value in self.rebindings:
             if reader() is not value:
                 return f"{description} was assigned"
@@ -340,6 +340,9 @@ class Effects:
         if isinstance(value, types.FunctionType):
             self.function_state(getattr(value, "__name__", description), value)
             return
+        if held_state(value) is not None:       # an iterator or a generator: advancing it is a side effect
+            self.watch(description, value)
+            return
         members = members_of(value)
         if members is None and has_settings(value) and ("settings", id(value)) not in self.read:
             # a library's object (a config): its plain attributes, not snapshotted (its inner state is its own)
@@ -386,36 +389,9 @@ class Effects:
 
 def _generator_states() -> tuple[Any, ...]:
     """The states of the random generators a program draws from without naming them: Python's random module's
-    and NumPy's global one (when NumPy is loaded). Those it holds are watched as it reads them (_held_state)."""
+    and NumPy's global one (when NumPy is loaded). Those it holds are watched as it reads them (held_state)."""
     numpy = sys.modules.get("numpy")
     state = numpy.random.get_state() if numpy is not None else None
     return (random.getstate(), None if state is None else (state[1].tobytes(), *state[2:]))
 
 
-def is_random_generator(value: Any) -> bool:
-    """A random.Random, or a NumPy Generator, RandomState or BitGenerator."""
-    if isinstance(value, random.Random):
-        return True
-    numpy = sys.modules.get("numpy")
-    return numpy is not None and isinstance(value, (numpy.random.Generator, numpy.random.RandomState,
-                                                    numpy.random.BitGenerator))
-
-
-def _held_state(value: Any) -> Any:
-    """A random generator's state, for a random.Random, a NumPy Generator or RandomState the program holds (in a
-    global, a closure, an argument or a module's attribute); None for anything else."""
-    try:
-        if isinstance(value, random.Random):
-            return value.getstate()
-        numpy = sys.modules.get("numpy")
-        if numpy is None:
-            return None
-        if isinstance(value, numpy.random.Generator):
-            return repr(value.bit_generator.state)
-        if isinstance(value, numpy.random.RandomState):
-            return repr(value.get_state(legacy=False))
-        if isinstance(value, numpy.random.BitGenerator):
-            return repr(value.state)
-    except (NotImplementedError, TypeError, ValueError, KeyError):
-        return None         # a generator without a state to read (random.SystemRandom): unseen
-    return None

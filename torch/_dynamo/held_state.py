@@ -1,0 +1,94 @@
+"""torch._dynamo.held_state: the state of objects a program holds that a call can advance without assigning any
+attribute a snapshot compares: random generators (random.Random, NumPy's) and iterators (a generator, an
+iterator over a list or a range, itertools.count, a data loader's iterator). A call that draws from one or takes
+an item from one had a side effect a replay would not redo (it would repeat the captured draws or items), so
+the capture compares their states before and after the call (torch._dynamo.side_effects)."""
+from __future__ import annotations
+
+import collections.abc
+import random
+import sys
+import types
+from typing import Any
+
+import torch
+from torch._dynamo.guards import is_plain_value
+
+__all__ = ["held_state", "is_random_generator", "what_changed"]
+
+_DEPTH = 3          # how deep an iterator's state follows the iterators it draws from (zip, map, enumerate)
+
+
+def is_random_generator(value: Any) -> bool:
+    """A random.Random, or a NumPy Generator, RandomState or BitGenerator."""
+    if isinstance(value, random.Random):
+        return True
+    numpy = sys.modules.get("numpy")
+    return numpy is not None and isinstance(value, (numpy.random.Generator, numpy.random.RandomState,
+                                                    numpy.random.BitGenerator))
+
+
+def held_state(value: Any) -> Any:
+    """A random generator's or an iterator's state, comparable with ==; None for anything else (and for a
+    generator without a state to read: random.SystemRandom)."""
+    if is_random_generator(value):
+        return _generator_state(value)
+    if isinstance(value, collections.abc.Iterator) and not isinstance(value, torch.Tensor):
+        return _iterator_state(value, _DEPTH)
+    return None
+
+
+def what_changed(value: Any) -> str:
+    """How a held object changed, for the graph break's reason."""
+    if is_random_generator(value):
+        return "drew numbers (a replay would repeat the captured draws)"
+    return "was advanced (a replay would repeat the captured items)"
+
+
+def _generator_state(value: Any) -> Any:
+    try:
+        if isinstance(value, random.Random):
+            return value.getstate()
+        numpy = sys.modules["numpy"]
+        if isinstance(value, numpy.random.Generator):
+            return repr(value.bit_generator.state)
+        if isinstance(value, numpy.random.RandomState):
+            return repr(value.get_state(legacy=False))
+        return repr(value.state)
+    except (NotImplementedError, TypeError, ValueError, KeyError):
+        return None
+
+
+def _iterator_state(value: Any, depth: int) -> Any:
+    """A Python generator's position and locals; a built-in or itertools iterator's __reduce__ (its index, the
+    iterators it draws from); another iterator's plain attributes (a data loader iterator's count of batches)."""
+    if isinstance(value, types.GeneratorType):
+        frame = value.gi_frame
+        if frame is None:
+            return ("finished",)
+        return ("at", frame.f_lasti, tuple((name, _leaf(v, depth)) for name, v in frame.f_locals.items()))
+    module = getattr(type(value), "__module__", None)
+    if module in ("builtins", "itertools"):
+        try:
+            return ("reduced", _leaf(value.__reduce__(), depth))
+        except (TypeError, ValueError):
+            return None
+    own = getattr(value, "__dict__", None)
+    if isinstance(own, dict):
+        return ("attributes", tuple((k, v) for k, v in own.items() if is_plain_value(v)))
+    return None
+
+
+def _leaf(value: Any, depth: int) -> Any:
+    """value as part of a state: plain values by value, tuples member by member, an iterator by its state (to
+    depth), a list by its length (what is left of a dict's or set's iterator, copied by each __reduce__; the
+    list a list iterator walks is its own, its index is what moves), anything else by identity."""
+    if is_plain_value(value):
+        return value
+    if isinstance(value, tuple) and depth > 0:
+        return tuple(_leaf(v, depth - 1) for v in value)
+    if isinstance(value, list):
+        return ("list", len(value))
+    if depth > 0 and isinstance(value, collections.abc.Iterator) and not isinstance(value, torch.Tensor):
+        return _iterator_state(value, depth - 1)
+    return ("object", id(value))
