@@ -251,6 +251,32 @@ def test_compiled_kernels_are_cached_on_disk_by_their_source():
     assert codecache.builds["count"] == built
 
 
+_SAME_KERNEL = """
+import sys, time, torch
+start = float(sys.argv[1])
+f = torch.compile(lambda x: (x * 1.2345).sin() + x.exp() * 0.5)
+while time.time() < start:
+    pass
+x = torch.randn(64)
+for _ in range(3):
+    assert torch.allclose(f(x), (x * 1.2345).sin() + x.exp() * 0.5, atol=1e-5)
+"""
+
+
+def test_processes_compiling_one_kernel_at_once_share_the_cache_safely(tmp_path):
+    import os
+    import subprocess
+    import sys
+    import time
+    env = dict(os.environ, TORCHINDUCTOR_CACHE_DIR=str(tmp_path))
+    start = str(time.time() + 3.0)        # all of them reach the compile together (the ranks of torchrun do)
+    workers = [subprocess.Popen([sys.executable, "-c", _SAME_KERNEL, start], env=env, stderr=subprocess.PIPE,
+                                text=True) for _ in range(6)]
+    errors = [w.communicate()[1] for w in workers]
+    assert [w.returncode for w in workers] == [0] * 6, errors
+    assert not [name for name in os.listdir(tmp_path / os.listdir(tmp_path)[0]) if name.startswith("tmp")]
+
+
 def test_output_code_logs_the_wrapper_and_the_kernels(capsys, monkeypatch):
     monkeypatch.setenv("TORCH_LOGS", "output_code")
     torch.compile(lambda x: (x * 2).relu())(torch.randn(3))

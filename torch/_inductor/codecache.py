@@ -63,20 +63,24 @@ def load_library(source: str) -> Any:
     os.makedirs(directory, exist_ok=True)
     library = os.path.join(directory, f"{key}.so")
     if not os.path.exists(library):
-        with open(os.path.join(directory, f"{key}.c"), "w") as handle:
+        # this process's own source and library, renamed into place when built: processes compiling the same
+        # kernel at once (the ranks of torchrun) never read a source another is writing
+        fd, written = tempfile.mkstemp(suffix=".c", dir=directory)
+        with os.fdopen(fd, "w") as handle:
             handle.write(source)
         fd, partial = tempfile.mkstemp(suffix=".so", dir=directory)
         os.close(fd)
         try:
-            done = subprocess.run([*command, "-o", partial, os.path.join(directory, f"{key}.c"), "-lm"],
-                                  capture_output=True, text=True)
+            done = subprocess.run([*command, "-o", partial, written, "-lm"], capture_output=True, text=True)
             if done.returncode != 0:
                 raise CompileError(f"compiling a generated kernel failed ({' '.join(command)}):\n{done.stderr}")
+            os.replace(written, os.path.join(directory, f"{key}.c"))
             os.replace(partial, library)
             builds["count"] += 1
         finally:
-            if os.path.exists(partial):
-                os.unlink(partial)
+            for leftover in (written, partial):
+                if os.path.exists(leftover):
+                    os.unlink(leftover)
     _loaded[key] = ctypes.CDLL(library)
     return _loaded[key]
 
