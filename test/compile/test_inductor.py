@@ -508,3 +508,14 @@ def test_cross_entropys_backward_is_one_row_kernel_with_eagers_gradient(reductio
     torch.testing.assert_close(compiled(x, y), f(x, y))
     rows = {row.kind for group in kernels_of(compiled) for row in group.rows.values()}
     assert {"nll_backward", "log_softmax_backward"} <= rows
+
+
+@pytest.mark.parametrize("f", [lambda x: x.real * 3, lambda x: x.real * x.imag + 1,
+                               lambda x: torch.view_as_real(x).sum(-1) * 2, lambda x: (x * 2).real.exp()],
+                         ids=["real", "real and imag", "view_as_real", "real of a result"])
+def test_the_real_or_imaginary_part_of_a_complex_value_fuses(f):
+    compiled = torch.compile(f)
+    for seed in range(3):
+        torch.manual_seed(seed)
+        x = torch.complex(torch.randn(5), torch.randn(5))
+        torch.testing.assert_close(compiled(x), f(x))

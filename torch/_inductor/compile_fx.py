@@ -107,11 +107,12 @@ class _Wrapper:
                           f"  # {node.target}")
 
     def unread(self, node: Any) -> bool:
-        """A view operator whose result nothing reads (its pieces, say, are made from the root)."""
+        """A view operator whose result nothing reads (its pieces, say, are made from the root), unless it is the
+        root its users' views are made from (view_as_real, whose dtype differs from its input's)."""
         schema = getattr(node.target, "_schema", None)
         aliases = schema is not None and len(schema.returns) == 1 and bool(schema.returns[0].alias) \
             and not schema.returns[0].is_write
-        return aliases and all(u in self.views for u in node.users)
+        return aliases and all(u in self.views and self.views[u].root is not node for u in node.users)
 
     def cuda_call(self, group: FusedGroup) -> None:
         """A GPU kernel launched over the group's elements (a grid-stride loop; nothing to launch for none)."""
