@@ -499,3 +499,16 @@ def test_a_leaf_updated_in_place_under_no_grad_still_gives_a_differentiable_resu
         torch.testing.assert_close(out, expected)
         torch.testing.assert_close(w.grad, w_eager.grad)
         torch.testing.assert_close(w.detach(), w_eager.detach())
+
+
+def test_a_compiled_generator_function_runs_as_it_is():
+    def powers(x):
+        for k in range(3):
+            yield x * k
+
+    compiled = torch.compile(powers)
+    for value in (1.0, 2.0, 3.0):
+        x = torch.full((2,), value)
+        assert [t.tolist() for t in compiled(x)] == [t.tolist() for t in powers(x)]
+    with pytest.raises(torch._dynamo.exc.Unsupported, match="generator"):
+        torch.compile(powers, fullgraph=True)(torch.ones(2))

@@ -12,6 +12,7 @@ a new size its family may not capture runs eagerly."""
 from __future__ import annotations
 
 import functools
+import inspect
 import itertools
 import logging
 import time
@@ -289,9 +290,28 @@ def _receiver(fn: Any) -> tuple[Callable[..., Any], Any] | None:
     return (call, fn) if isinstance(call, types.FunctionType) else None
 
 
+def _runs_later(fn: Any) -> bool:
+    """A generator or coroutine function: a call only makes the generator, whose body runs as it is iterated."""
+    code = getattr(getattr(fn, "__func__", fn), "__code__", None)
+    return code is not None and bool(code.co_flags & (inspect.CO_GENERATOR | inspect.CO_COROUTINE |
+                                                      inspect.CO_ASYNC_GENERATOR))
+
+
 def compile_function(fn: Callable[..., Any], backend: Any, **options: Any) -> Callable[..., Any]:
-    """fn compiled, as a function carrying fn's name and docstring (PyTorch's _TorchDynamoContext wrapper)."""
+    """fn compiled, as a function carrying fn's name and docstring (PyTorch's _TorchDynamoContext wrapper). A
+    generator function runs as it is (Dynamo skips such frames; with fullgraph=True, Unsupported)."""
     receiver = _receiver(fn)
+    if _runs_later(fn):
+        fullgraph = options.get("fullgraph")
+
+        @functools.wraps(fn)
+        def as_it_is(*args: Any, **kwargs: Any) -> Any:
+            if fullgraph:
+                raise exc.Unsupported(f"{getattr(fn, '__name__', fn)!r} is a generator or coroutine function: its "
+                                      "body runs as the result is iterated, outside the compiled call")
+            return fn(*args, **kwargs)
+        setattr(as_it_is, "_torchdynamo_orig_callable", fn)
+        return as_it_is
     if receiver is not None:
         function, owner = receiver
         compiled = CompiledFunction(function, backend, **options)
