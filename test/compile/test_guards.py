@@ -132,6 +132,30 @@ def test_grad_mode_is_guarded():
     assert captures() == 2
 
 
+def _branching(x):
+    return x * ((2 if x.is_leaf else 3) + (10 if isinstance(x, nn.Parameter) else 0))
+
+
+def test_an_inputs_leafness_and_its_being_a_parameter_are_guarded():
+    compiled = torch.compile(_branching)
+    w, p = torch.ones(3, requires_grad=True), nn.Parameter(torch.ones(3))
+    for x in (w, w * 1, p, w, w * 1, p):
+        torch.testing.assert_close(compiled(x), _branching(x))
+    assert captures() == 3
+
+
+def test_deterministic_algorithms_are_guarded():
+    compiled = torch.compile(lambda x: x * (2 if torch.are_deterministic_algorithms_enabled() else 3))
+    x = torch.ones(2)
+    assert compiled(x).tolist() == [3.0, 3.0]
+    try:
+        torch.use_deterministic_algorithms(True)
+        assert compiled(x).tolist() == [2.0, 2.0]
+    finally:
+        torch.use_deterministic_algorithms(False)
+    assert compiled(x).tolist() == [3.0, 3.0]
+
+
 def test_reset_forgets_every_graph():
     compiled = torch.compile(lambda x: x * 3, backend="eager")
     compiled(torch.ones(1))

@@ -33,9 +33,11 @@ def is_plain_value(value: Any) -> bool:
 
 
 def global_state() -> tuple[Any, ...]:
-    """The process state a graph's behaviour depends on: grad mode, the default dtype, autocast."""
+    """The process state a graph's behaviour depends on: grad mode, the default dtype, autocast, deterministic
+    algorithms (PyTorch's global state guard)."""
     return (torch.is_grad_enabled(), torch.get_default_dtype(), torch.is_autocast_enabled("cpu"),
-            torch.is_autocast_enabled("cuda"), torch.get_autocast_dtype("cpu"), torch.get_autocast_dtype("cuda"))
+            torch.is_autocast_enabled("cuda"), torch.get_autocast_dtype("cpu"), torch.get_autocast_dtype("cuda"),
+            torch.are_deterministic_algorithms_enabled(), torch.is_deterministic_algorithms_warn_only_enabled())
 
 
 def _dtype_name(dtype: torch.dtype) -> str:
@@ -54,11 +56,13 @@ class TensorGuard:
     dtype: torch.dtype
     device: torch.device
     requires_grad: bool
+    kind: type = torch.Tensor           # a Parameter or a plain tensor (a program may ask which)
+    leaf: bool | None = None            # for a tensor that requires grad: whether it has no autograd history
 
     @classmethod
     def of(cls, name: str, tensor: torch.Tensor) -> TensorGuard:
         return cls(name, tuple(tensor.shape), tuple(tensor.stride()), tensor.dtype, tensor.device,
-                   tensor.requires_grad)
+                   tensor.requires_grad, type(tensor), tensor.grad_fn is None if tensor.requires_grad else None)
 
     def failure(self, tensor: Any, sizes: bool = True) -> str | None:
         """Why tensor does not match, or None; sizes=False: whatever its sizes and strides (its rank matches)."""
@@ -71,6 +75,10 @@ class TensorGuard:
             return f"tensor '{self.name}' device mismatch. expected {self.device}, actual {tensor.device}"
         if tensor.requires_grad != self.requires_grad:
             return (f"tensor '{self.name}' requires_grad mismatch. expected requires_grad={int(self.requires_grad)}")
+        if type(tensor) is not self.kind:
+            return f"tensor '{self.name}' type mismatch. expected {self.kind.__name__}, actual {type(tensor).__name__}"
+        if self.leaf is not None and (tensor.grad_fn is None) is not self.leaf:
+            return f"tensor '{self.name}' is_leaf mismatch. expected is_leaf={self.leaf}"
         shape = tuple(tensor.shape)
         if shape != self.shape:
             if len(shape) != len(self.shape):
@@ -225,7 +233,7 @@ class GuardSet:
         lines = [f"TENSOR_MATCH {g.name}: {g.dtype} {list(g.shape)} stride {list(g.stride)} {g.device} "
                  f"requires_grad={g.requires_grad}" for _, g in self.tensors]
         lines += [f"CONSTANT_MATCH {name} == {value!r}" for _, name, value in self.values]
-        lines.append("GLOBAL_STATE grad mode, default dtype, autocast")
+        lines.append("GLOBAL_STATE grad mode, default dtype, autocast, deterministic algorithms")
         lines += [f"{'EQUALS_MATCH' if r.by_value else 'ID_MATCH'} {r.description}" for r in self.reads]
         lines += [f"TENSOR_MATCH constant: {g.dtype} {list(g.shape)}" for _, g in self.constants]
         lines += [f"LEAF_MATCH input {position}" for position in self.leaves]
@@ -260,7 +268,7 @@ class GuardSet:
         if self.aliasing and aliasing_of(flat, [p for p, _ in self.tensors]) != self.aliasing:
             return "the tensor inputs alias each other differently"
         if global_state() != self.state:
-            return "global state changed (grad mode, default dtype or autocast)"
+            return "global state changed (grad mode, default dtype, autocast or deterministic algorithms)"
         for read in self.reads:
             failure = read.failure()
             if failure is not None:
@@ -314,10 +322,12 @@ def _compile_checks(guards: GuardSet) -> Callable[[list[Any], Any], tuple[Any, .
              "        return None"]
 
     def tensor_test(k: str, value: str, guard: TensorGuard) -> None:
-        env.update({f"D{k}": guard.dtype, f"V{k}": guard.device, f"S{k}": guard.shape, f"T{k}": guard.stride})
+        env.update({f"D{k}": guard.dtype, f"V{k}": guard.device, f"S{k}": guard.shape, f"T{k}": guard.stride,
+                    f"K{k}": guard.kind})
+        leaf = "" if guard.leaf is None else f" and (t.grad_fn is None) is {guard.leaf}"
         lines.append(f"    t = {value}")
-        lines.append(f"    if not (isinstance(t, Tensor) and t._layout_is(D{k}, V{k}, S{k}, T{k})"
-                     f" and t.requires_grad is {guard.requires_grad}):")
+        lines.append(f"    if not (type(t) is K{k} and t._layout_is(D{k}, V{k}, S{k}, T{k})"
+                     f" and t.requires_grad is {guard.requires_grad}{leaf}):")
         lines.append("        return None")
 
     for i, (position, guard) in enumerate(guards.tensors):
