@@ -512,3 +512,23 @@ def test_a_compiled_generator_function_runs_as_it_is():
         assert [t.tolist() for t in compiled(x)] == [t.tolist() for t in powers(x)]
     with pytest.raises(torch._dynamo.exc.Unsupported, match="generator"):
         torch.compile(powers, fullgraph=True)(torch.ones(2))
+
+
+def test_a_tensor_pickled_inside_is_read_at_each_call():
+    import io
+    import pickle
+
+    def pickled(x):
+        return pickle.loads(pickle.dumps(x)) * 2
+
+    def saved(x):
+        buffer = io.BytesIO()
+        torch.save(x, buffer)
+        buffer.seek(0)
+        return torch.load(buffer) * 2
+
+    for fn in (pickled, saved):
+        compiled = torch.compile(fn)
+        for start in range(3):
+            x = torch.arange(3.0) + start
+            torch.testing.assert_close(compiled(x), x * 2)
