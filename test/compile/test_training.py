@@ -326,3 +326,36 @@ def test_running_statistics_a_compiled_batch_norm_writes_through_views_reach_the
         compiled(x).sum().backward()
         reference(x).sum().backward()
         torch.testing.assert_close(model.stats, reference.stats)
+
+
+class _TruncatedBPTT(nn.Module):
+    """A language model carrying its LSTM's (h, c) from one call to the next, detached (truncated BPTT)."""
+
+    def __init__(self):
+        super().__init__()
+        self.embed, self.rnn, self.out = nn.Embedding(20, 8), nn.LSTM(8, 16, batch_first=True), nn.Linear(16, 20)
+        self.state = None
+
+    def forward(self, x):
+        y, (h, c) = self.rnn(self.embed(x), self.state)
+        self.state = (h.detach(), c.detach())
+        return self.out(y)
+
+
+def test_a_recurrent_state_tuple_kept_on_the_module_is_replayed_not_captured_again():
+    torch.manual_seed(0)
+    model, reference = _TruncatedBPTT(), _TruncatedBPTT()
+    reference.load_state_dict(model.state_dict())
+    compiled = torch.compile(model)
+    optimizers = [torch.optim.SGD(m.parameters(), lr=0.1) for m in (model, reference)]
+    batches = torch.Generator().manual_seed(1)
+    for _ in range(8):
+        x, y = torch.randint(0, 20, (3, 5), generator=batches), torch.randint(0, 20, (3, 5), generator=batches)
+        for run, optimizer in zip((compiled, reference), optimizers):
+            optimizer.zero_grad()
+            F.cross_entropy(run(x).flatten(0, 1), y.flatten()).backward()
+            optimizer.step()
+    assert stats["captures"] == 2 and stats["graph_breaks"] == 0      # None first, then the tuple
+    assert type(model.state) is tuple
+    for ours, theirs in zip([*model.parameters(), *model.state], [*reference.parameters(), *reference.state]):
+        torch.testing.assert_close(ours, theirs, rtol=1e-4, atol=1e-5)

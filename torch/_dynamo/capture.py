@@ -74,6 +74,7 @@ class Write:
     output: int | None
     value: Any
     position: int | None = None
+    members: tuple[int, ...] | None = None      # a tuple or list (of kind `value`) of these graph outputs
 
 
 @dataclass
@@ -290,6 +291,7 @@ def _capture(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, An
                         "again)")
     leaves, result_spec = tree_flatten(result)
     cap.states_reassigned()
+    cap.sequences_reassigned()
     holder = next((leaf for leaf in leaves if _holds_tensors(leaf)), None)
     if holder is not None and cap.break_reason is None:
         cap.graph_break(f"the result holds tensors inside a {type(holder).__name__} object, which a replay would "
@@ -331,6 +333,10 @@ def _finish(cap: _Capture, example_inputs: list[torch.Tensor], positions: list[i
         if isinstance(value, torch.Tensor) and id(value) in tracer.nodes:
             writes.append(Write(module, name, len(outputs), None, position))
             outputs.append(tracer.node_of(value))
+        elif cap.computed_tensors(value):         # (h, c): rebuilt from the outputs on each replay
+            writes.append(Write(module, name, None, type(value), position,
+                                tuple(range(len(outputs), len(outputs) + len(value)))))
+            outputs.extend(tracer.node_of(t) for t in value)
         else:
             writes.append(Write(module, name, None, value, position))
     cap.graph.output(tuple(outputs))

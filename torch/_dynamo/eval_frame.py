@@ -71,8 +71,11 @@ class CacheEntry:
         else:
             outputs = self.compiled(*inputs)
         for write in cap.writes:
-            setattr(write.module if write.position is None else flat[write.position], write.name,
-                    outputs[write.output] if write.output is not None else write.value)
+            if write.members is not None:
+                value = write.value(outputs[i] for i in write.members)
+            else:
+                value = outputs[write.output] if write.output is not None else write.value
+            setattr(write.module if write.position is None else flat[write.position], write.name, value)
         if cap.single_output:
             return outputs[0]
         leaves = [leaf if out is None else outputs[out] for leaf, out in zip(cap.result_leaves, cap.result_outputs)]

@@ -48,6 +48,8 @@ class ProgramReads:
         self.kept_objects: set[tuple[int, str]] = set()     # module attributes holding containers or objects
         # module attributes read as tensors: key -> (module, name, tensor, its guard); registries read: key -> guard
         self.tensor_reads: dict[tuple[int, str], tuple[Any, str, torch.Tensor, Any]] = {}
+        # module attributes read as tuples or lists: key -> (module, name, value, the guards its read added)
+        self.sequence_reads: dict[tuple[int, str], tuple[Any, str, Any, list[Any]]] = {}
         self.registry_reads: dict[tuple[int, str], Any] = {}
         self.loose_buffers: dict[int, frozenset[str]] = {}     # per module, its buffers reassigned by the call
 
@@ -102,9 +104,12 @@ class ProgramReads:
             if name not in _MODULE_OWN and is_watched(value):     # a list, dict, set or object the program keeps
                 self.read_keys.add(key)
                 self.kept_objects.add(key)
+                before = len(self.guards.reads)
                 self.guards.add_read(description, module, operator.attrgetter(name), value,
                                      path=_where_read(module, name))
                 self.effects.attribute_read(module, name, value, description)
+                if isinstance(value, (tuple, list)):
+                    self.sequence_reads[key] = (module, name, value, self.guards.reads[before:])
             return
         if functional:
             self.effects.function_state(description, value)
@@ -124,11 +129,48 @@ class ProgramReads:
     def module_write(self, module: Any, name: str, value: Any) -> None:
         if module is self.constants:
             return
-        if isinstance(value, (list, tuple, dict)) and any(id(t) in self.tracer.nodes for t in tree_flatten(value)[0]
-                                                          if isinstance(t, torch.Tensor)):
+        if self.computed_tensors(value):
+            pass        # a recurrent state, (h, c): replayed from the graph's outputs
+        elif isinstance(value, (list, tuple, dict)) and any(id(t) in self.tracer.nodes for t in tree_flatten(value)[0]
+                                                            if isinstance(t, torch.Tensor)):
             self.graph_break(f"a {type(value).__name__} holding tensors the graph computes assigned to "
                              f"{type(module).__name__}.{name} (a replay would assign the captured one again)")
         self.writes[(id(module), name)] = (module, name, value)
+
+    def computed_tensors(self, value: Any) -> bool:
+        """A tuple or list (not a subclass) of tensors the graph computes, and nothing else."""
+        return type(value) in (tuple, list) and bool(value) and all(
+            isinstance(t, torch.Tensor) and id(t) in self.tracer.nodes for t in value)
+
+    def sequences_reassigned(self) -> None:
+        """Module attributes holding a tuple or list of tensors that the call read and then assigned one it
+        computed, of the same kind and length (an LSTM's (h, c) kept between calls for truncated BPTT): each member
+        a graph input read from the module at each call, and the attribute guarded by its kind and length, where
+        a guard on its identity would fail after every replay's assignment."""
+        for key, (module, name, old, added) in self.sequence_reads.items():
+            written = self.writes.get(key, (None, None, None))[2]
+            if self.tracer.broken or not self.computed_tensors(written) or type(written) is not type(old) \
+                    or len(written) != len(old) or not all(isinstance(t, torch.Tensor) and not t.requires_grad
+                                                           for t in old):
+                continue
+            known = [self.tracer.nodes.get(id(t)) for t in old]
+            if any(k is None or k[1].op != "get_attr" or sum(t is u for u in old) > 1 for k, t in zip(known, old)):
+                continue        # a member unread, or made inside: its identity stays guarded
+            dropped = set(map(id, added))
+            self.guards.reads = [r for r in self.guards.reads if id(r) not in dropped]
+            description = f"{type(module).__name__}.{name}"
+            self.guards.add_read(f"the kind and length of {description}", module,
+                                 functools.partial(_sequence_of, name=name), (type(old), len(old)), by_value=True)
+            for i, (tensor, (_, constant)) in enumerate(zip(old, known)):
+                node = self._source_placeholder(f"state_{len(self.guards.sources)}")
+                node.meta.update(constant.meta)
+                constant.replace_all_uses_with(node)
+                self.graph.erase_node(constant)
+                self.tracer.bind(tensor, node)
+                self.tracer.constant_tensors = [t for t in self.tracer.constant_tensors if t is not tensor]
+                reader = weak_reader(module, functools.partial(_member, name=name, index=i))
+                self.guards.add_source(f"{description}[{i}]", functools.partial(_call_reader, reader), tensor)
+                self.source_tensors.append(tensor)
 
     def _source_placeholder(self, name: str) -> Any:
         """A graph input read from the program at each call, after the inputs made so far."""
@@ -243,6 +285,15 @@ def _own_attribute(module: Any, name: str) -> bool:
 def _layout(tensor: Any) -> tuple[Any, ...]:
     return (type(tensor), tuple(tensor.shape), tuple(tensor.stride()), tensor.dtype, tensor.device,
             tensor.requires_grad)
+
+
+def _member(module: Any, name: str, index: int) -> Any:
+    return getattr(module, name)[index]
+
+
+def _sequence_of(module: Any, name: str) -> tuple[type, int] | None:
+    value = getattr(module, name)
+    return (type(value), len(value)) if isinstance(value, (tuple, list)) else None
 
 
 def _layout_of(module: Any, name: str) -> tuple[Any, ...]:
