@@ -148,7 +148,7 @@ class ProgramReads:
         a graph input read from the module at each call, and the attribute guarded by its kind and length, where
         a guard on its identity would fail after every replay's assignment."""
         for key, (module, name, old, added) in self.sequence_reads.items():
-            written = self.writes.get(key, (None, None, None))[2]
+            written: Any = self.writes[key][2] if key in self.writes else None
             if self.tracer.broken or not self.computed_tensors(written) or type(written) is not type(old) \
                     or len(written) != len(old) or not all(isinstance(t, torch.Tensor) and not t.requires_grad
                                                            for t in old):
