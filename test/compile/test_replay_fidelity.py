@@ -532,3 +532,29 @@ def test_a_tensor_pickled_inside_is_read_at_each_call():
         for start in range(3):
             x = torch.arange(3.0) + start
             torch.testing.assert_close(compiled(x), x * 2)
+
+
+def test_print_and_log_records_inside_are_graph_breaks_so_each_call_emits_them(capsys, caplog):
+    import logging
+    log = logging.getLogger("test_replay_fidelity")
+
+    def printing(x):
+        print("step")
+        return x * 2
+
+    def logging_(x):
+        log.warning("step")
+        log.debug("not emitted: no record, no break")
+        return x + 1
+
+    for fn in (printing, logging_):
+        compiled = torch.compile(fn)
+        for _ in range(3):
+            compiled(torch.ones(1))
+    assert capsys.readouterr().out.count("step") == 3
+    assert [r.getMessage() for r in caplog.records].count("step") == 3
+    assert stats["graph_breaks"] == 2
+    quiet = torch.compile(lambda x: (log.debug("off"), x * 3)[1])
+    for _ in range(3):
+        quiet(torch.ones(1))
+    assert stats["graph_breaks"] == 2

@@ -5,12 +5,15 @@ grad-mode switches. They patch classes and modules every thread uses, so each pa
 calls straight to what it replaced (a capture records only its own thread)."""
 from __future__ import annotations
 
+import builtins
 import contextlib
+import logging
 import sys
 import threading
 from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 import torch
+from torch._dynamo.program_state import is_program_file
 from torch.autograd import grad_mode as _grad_mode_module
 from torch.autograd.function import Function
 from torch.utils import hooks as _module_hooks
@@ -88,6 +91,17 @@ def _holds_tensor(data: Any) -> bool:
     if isinstance(data, torch.Tensor):
         return not data._is_wrapped_number
     return isinstance(data, (list, tuple)) and any(_holds_tensor(item) for item in data)
+
+
+_PASSED_THROUGH = (logging.__file__.rpartition(".")[0], __file__.rpartition(".")[0])   # logging's, the observers'
+
+
+def _program_caller() -> bool:
+    """Whether the program's own code made the call the observer sees (not Ember's, a library's or logging's)."""
+    frame: Any = sys._getframe(1)
+    while frame is not None and frame.f_code.co_filename.startswith(_PASSED_THROUGH):
+        frame = frame.f_back
+    return frame is not None and is_program_file(frame.f_code.co_filename)
 
 
 def _observers(capture: _Capture) -> list[tuple[Any, str, Any]]:
@@ -222,9 +236,20 @@ def _observers(capture: _Capture) -> list[tuple[Any, str, Any]]:
             return saved(*args, **kwargs)
         return write
 
+    def output(saved: Callable[..., Any], what: str) -> Callable[..., Any]:
+        """print, or a log record emitted: by the program, a side effect a replay would not redo (PyTorch's Dynamo
+        breaks the graph there too)."""
+        def emit(*args: Any, **kwargs: Any) -> Any:
+            if _program_caller():
+                capture.graph_break(f"{what} inside a compiled function (a replay would not do it again)")
+            return saved(*args, **kwargs)
+        return emit
+
     rng_writes = [(owner, name, rng_write(getattr(owner, name), f"torch.{name}"))
                   for owner in (torch, torch.random) for name in ("set_rng_state", "manual_seed", "seed")]
-    return [*rng_writes, (tensor_cls, "grad", property(read_grad, write_grad, delete_grad, grad_property.__doc__)),
+    return [*rng_writes, (builtins, "print", output(builtins.print, "print")),
+            (logging.Logger, "_log", output(logging.Logger._log, "a log record")),
+            (tensor_cls, "grad", property(read_grad, write_grad, delete_grad, grad_property.__doc__)),
             (torch, "tensor", tensor),
             (Function, "apply", classmethod(apply)),
             (tensor_cls, "requires_grad", property(requires_grad_property.fget, set_requires_grad)),
