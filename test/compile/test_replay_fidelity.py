@@ -558,3 +558,17 @@ def test_print_and_log_records_inside_are_graph_breaks_so_each_call_emits_them(c
     for _ in range(3):
         quiet(torch.ones(1))
     assert stats["graph_breaks"] == 2
+
+
+def test_an_environment_variable_read_inside_is_guarded_and_the_clock_is_read_at_each_call(monkeypatch):
+    import os
+    import time
+
+    scaled = torch.compile(lambda x: x * float(os.environ.get("EMBER_TEST_SCALE", "1")))
+    for value in ("2", "3", "2"):
+        monkeypatch.setenv("EMBER_TEST_SCALE", value)
+        assert scaled(torch.ones(1)).item() == float(value)
+    monkeypatch.delenv("EMBER_TEST_SCALE")
+    assert scaled(torch.ones(1)).item() == 1.0
+    clocked = torch.compile(lambda x: x * 0 + time.perf_counter_ns() % 1000003)
+    assert len({clocked(torch.ones(1)).item() for _ in range(4)}) > 1

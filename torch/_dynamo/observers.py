@@ -7,9 +7,12 @@ from __future__ import annotations
 
 import builtins
 import contextlib
+import functools
 import logging
+import os
 import sys
 import threading
+import time
 from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 import torch
@@ -93,7 +96,16 @@ def _holds_tensor(data: Any) -> bool:
     return isinstance(data, (list, tuple)) and any(_holds_tensor(item) for item in data)
 
 
-_PASSED_THROUGH = (logging.__file__.rpartition(".")[0], __file__.rpartition(".")[0])   # logging's, the observers'
+# what a program's call passes through before an observer sees it: logging, os.environ's mapping methods, the
+# observers themselves
+_PASSED_THROUGH = tuple(str(m.__file__).rpartition(".")[0] for m in (logging, os, sys.modules["_collections_abc"])) + \
+    (__file__.rpartition(".")[0], "<frozen ")        # (the standard library's frozen modules name no file)
+_CLOCKS = ("time", "time_ns", "perf_counter", "perf_counter_ns", "monotonic", "monotonic_ns", "process_time",
+           "process_time_ns")
+
+
+def _environ_value(environ: Any, key: str) -> str | None:
+    return environ.get(key)
 
 
 def _program_caller() -> bool:
@@ -237,17 +249,36 @@ def _observers(capture: _Capture) -> list[tuple[Any, str, Any]]:
         return write
 
     def output(saved: Callable[..., Any], what: str) -> Callable[..., Any]:
-        """print, or a log record emitted: by the program, a side effect a replay would not redo (PyTorch's Dynamo
-        breaks the graph there too)."""
+        """print, a log record emitted or the clock read, by the program: a side effect a replay would not redo,
+        or a value it would repeat (PyTorch's Dynamo breaks the graph there too)."""
         def emit(*args: Any, **kwargs: Any) -> Any:
             if _program_caller():
                 capture.graph_break(f"{what} inside a compiled function (a replay would not do it again)")
             return saved(*args, **kwargs)
         return emit
 
+    saved_environ_item = type(os.environ).__getitem__
+
+    def environ_read(environ: Any, key: Any, value: str | None) -> None:
+        if environ is os.environ and isinstance(key, str) and _program_caller():
+            capture.guards.add_read(f"os.environ[{key!r}]", os.environ, functools.partial(_environ_value, key=key),
+                                    value, by_value=True)
+
+    def environ_item(self: Any, key: Any) -> Any:
+        """os.environ read by the program: the value (or its absence) guarded, as a global's would be."""
+        try:
+            value = saved_environ_item(self, key)
+        except KeyError:
+            environ_read(self, key, None)
+            raise
+        environ_read(self, key, value)
+        return value
+
     rng_writes = [(owner, name, rng_write(getattr(owner, name), f"torch.{name}"))
                   for owner in (torch, torch.random) for name in ("set_rng_state", "manual_seed", "seed")]
-    return [*rng_writes, (builtins, "print", output(builtins.print, "print")),
+    clocks = [(time, name, output(getattr(time, name), f"time.{name}()")) for name in _CLOCKS]
+    return [*rng_writes, *clocks, (builtins, "print", output(builtins.print, "print")),
+            (type(os.environ), "__getitem__", environ_item),
             (logging.Logger, "_log", output(logging.Logger._log, "a log record")),
             (tensor_cls, "grad", property(read_grad, write_grad, delete_grad, grad_property.__doc__)),
             (torch, "tensor", tensor),
