@@ -572,3 +572,14 @@ def test_an_environment_variable_read_inside_is_guarded_and_the_clock_is_read_at
     assert scaled(torch.ones(1)).item() == 1.0
     clocked = torch.compile(lambda x: x * 0 + time.perf_counter_ns() % 1000003)
     assert len({clocked(torch.ones(1)).item() for _ in range(4)}) > 1
+
+
+def test_a_returned_closure_over_a_computed_tensor_is_the_calls_own():
+    def make_adder(x):
+        y = x * 2
+        return lambda z: z + y
+
+    compiled = torch.compile(make_adder)
+    for value in (1.0, 2.0, 3.0):
+        x = torch.full((2,), value)
+        torch.testing.assert_close(compiled(x)(torch.zeros(2)), make_adder(x)(torch.zeros(2)))

@@ -20,6 +20,7 @@ import dataclasses
 import functools
 import inspect
 import threading
+import types
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -200,11 +201,19 @@ def _tensors_only(result: Any) -> bool:
 def _holds_tensors(value: Any, depth: int = 4) -> bool:
     """Whether a result's leaf that is no tensor holds tensors (a dataclass, an object with a __dict__ or
     __slots__, a container pytree does not flatten), to depth levels."""
+    if isinstance(value, types.FunctionType) and value.__closure__:     # a closure over values the call made
+        members: list[Any] = []
+        for cell in value.__closure__:
+            try:
+                members.append(cell.cell_contents)
+            except ValueError:
+                continue
+        return depth > 0 and any(isinstance(m, torch.Tensor) or _holds_tensors(m, depth - 1) for m in members)
     if depth <= 0 or isinstance(value, torch.Tensor) or is_plain_value(value) or isinstance(value, type) \
             or callable(value):
         return False
     if isinstance(value, dict):
-        members: list[Any] = list(value.values())
+        members = list(value.values())
     elif isinstance(value, (list, tuple, set, frozenset)):
         members = list(value)
     elif dataclasses.is_dataclass(value):
