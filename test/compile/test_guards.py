@@ -196,3 +196,36 @@ def test_a_parameter_changed_in_place_captures_again(change):
     got, want = compiled(x), model(x)
     torch.testing.assert_close(got, want)
     assert got.requires_grad == want.requires_grad and captures() == 2
+
+
+class _Trainer:
+    def __init__(self):
+        self.scale, self.global_step, self.losses = 2.0, 0, []
+
+    def step(self, x):
+        return x * self.scale
+
+
+class _Schedule:
+    def __init__(self):
+        self.last_epoch = 0
+
+
+def test_an_object_argument_is_guarded_on_what_the_function_reads_of_it():
+    trainer = _Trainer()
+    step = torch.compile(trainer.step)
+    for i in range(4):
+        trainer.global_step += 1            # moved outside, never read by the step: no recompile
+        trainer.losses.append(i)
+        assert step(torch.ones(1)).item() == 2.0
+    assert captures() == 1
+    trainer.scale = 3.0
+    assert step(torch.ones(1)).item() == 3.0
+    assert captures() == 2
+    schedule = _Schedule()
+    unused, read = torch.compile(lambda x, s: x * 2), torch.compile(lambda x, s: x * s.last_epoch)
+    for epoch in range(4):
+        schedule.last_epoch = epoch % 2
+        assert unused(torch.ones(1), schedule).item() == 2.0
+        assert read(torch.ones(1), schedule).item() == epoch % 2
+    assert captures() == 2 + 1 + 2

@@ -513,6 +513,15 @@ def test_a_compiled_generator_function_runs_as_it_is():
     with pytest.raises(torch._dynamo.exc.Unsupported, match="generator"):
         torch.compile(powers, fullgraph=True)(torch.ones(2))
 
+    class Powers:
+        def __call__(self, x):
+            yield from powers(x)
+
+    compiled_object = torch.compile(Powers())
+    for value in (1.0, 2.0):
+        x = torch.full((2,), value)
+        assert [t.tolist() for t in compiled_object(x)] == [t.tolist() for t in powers(x)]
+
 
 def test_a_tensor_pickled_inside_is_read_at_each_call():
     import io

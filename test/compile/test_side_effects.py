@@ -613,6 +613,51 @@ def test_items_taken_from_iterators_the_program_holds_are_graph_breaks():
     assert untouched._ember_compiled.entries[0].compiled is not None
 
 
+class _Stream:
+    """A program's own iterator object: its members are snapshotted as any object's."""
+
+    def __init__(self):
+        self.buffer, self.position = [], 0
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        self.position += 1
+        return self.position
+
+
+def test_iterators_held_but_not_advanced_leave_the_graph_and_an_iterator_objects_members_are_watched():
+    import itertools
+    held = [iter(range(10)), itertools.cycle([1, 2]), zip(range(3), [4, 5, 6]), enumerate(range(4)),
+            map(abs, range(3)), (i for i in range(5))]
+    for iterator in held:
+        compiled = torch.compile(lambda x: x * 2 + (iterator is None))
+        for _ in range(3):
+            compiled(torch.ones(1))
+        assert stats["graph_breaks"] == 0
+    stream = _Stream()
+
+    def record(x, s):
+        s.buffer.append(x * 2)
+        return x
+
+    compiled = torch.compile(record)
+    for value in range(4):
+        compiled(torch.full((1,), float(value)), stream)
+    assert [t.item() for t in stream.buffer] == [0.0, 2.0, 4.0, 6.0]
+
+
+def test_a_returned_generator_is_the_calls_own():
+    def lazily(x):
+        return (x * i for i in range(3))
+
+    compiled = torch.compile(lazily)
+    for value in (1.0, 2.0, 3.0):
+        x = torch.full((2,), value)
+        assert [t.tolist() for t in compiled(x)] == [t.tolist() for t in lazily(x)]
+
+
 def _scaled(x, scale=1.0):
     return x * scale
 

@@ -359,3 +359,36 @@ def test_a_recurrent_state_tuple_kept_on_the_module_is_replayed_not_captured_aga
     assert type(model.state) is tuple
     for ours, theirs in zip([*model.parameters(), *model.state], [*reference.parameters(), *reference.state]):
         torch.testing.assert_close(ours, theirs, rtol=1e-4, atol=1e-5)
+
+
+class _ResettingAgent(nn.Module):
+    """A recurrent state that starts as the module's own buffers, which the forward also reads to reset finished
+    sequences."""
+
+    def __init__(self):
+        super().__init__()
+        self.rnn = nn.LSTM(3, 4)
+        self.register_buffer("h0", torch.full((1, 2, 4), 0.5))
+        self.register_buffer("c0", torch.zeros(1, 2, 4))
+        self.state = (self.h0, self.c0)
+
+    def forward(self, x, done):
+        h, c = self.state
+        keep = (1 - done).view(1, -1, 1)
+        out, (h, c) = self.rnn(x, (h * keep + self.h0 * (1 - keep), c * keep + self.c0 * (1 - keep)))
+        self.state = (h.detach(), c.detach())
+        return out
+
+
+def test_a_recurrent_state_whose_members_are_also_read_by_name_keeps_both_reads():
+    torch.manual_seed(0)
+    model, reference = _ResettingAgent(), _ResettingAgent()
+    reference.load_state_dict(model.state_dict())
+    reference.state = (reference.h0, reference.c0)
+    compiled = torch.compile(model)
+    for step in range(5):
+        x, done = torch.randn(1, 2, 3), torch.tensor([float(step % 2), 0.0])
+        torch.testing.assert_close(compiled(x, done), reference(x, done))
+        for ours, theirs in zip(model.state, reference.state):
+            torch.testing.assert_close(ours, theirs)
+    torch.testing.assert_close(model.h0, torch.full((1, 2, 4), 0.5))

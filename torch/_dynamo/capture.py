@@ -25,10 +25,12 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 import torch
+from torch._dynamo.global_reads import LocalUse, local_uses
 from torch._dynamo.graph_passes import elide_fresh_copies
 from torch._dynamo.guards import GuardSet, Snapshot, TensorGuard, aliasing_of, global_state, is_plain_value
 from torch._dynamo.observers import argument_hooks, observed
 from torch._dynamo.program_reads import ProgramReads
+from torch._dynamo.program_state import CALLABLES, is_program_class, is_program_file
 from torch.fx.experimental.proxy_tensor import _OperatorTracer
 from torch.fx._lazy_graph_module import _LazyGraphModule
 from torch.fx.graph import Graph
@@ -225,6 +227,32 @@ def _holds_tensors(value: Any, depth: int = 4) -> bool:
 
 
 # -- capturing one call ------------------------------------------------------------------------------------------------
+def _scoped_arguments(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any],
+                      flat: list[Any]) -> dict[int, LocalUse]:
+    """The object arguments (by flat position) guarded on what is read of them rather than on all their attributes
+    (a compiled method's self, a trainer, a scheduler passed in): those the program's function only reads attributes
+    of, or calls methods on when they are the program's own (their reads are seen as they run)."""
+    code = getattr(fn, "__code__", None)
+    if code is None or not is_program_file(code.co_filename):
+        return {}
+    try:
+        bound = inspect.signature(fn).bind(*args, **kwargs).arguments
+    except (TypeError, ValueError):
+        return {}
+    found: dict[int, LocalUse] = {}
+    position = {id(value): i for i, value in enumerate(flat)}
+    for name, value in bound.items():
+        i = position.get(id(value))
+        if i is None or name not in code.co_varnames[:code.co_argcount + code.co_kwonlyargcount] or \
+                isinstance(value, (torch.Tensor, torch.nn.Module, type, types.ModuleType, *CALLABLES)) or \
+                is_plain_value(value) or not hasattr(value, "__dict__"):
+            continue
+        use = local_uses(code, name)
+        if not use.passed_on and (not use.methods or is_program_class(type(value))):
+            found[i] = use
+    return found
+
+
 def _input_names(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[str]:
     """A name per flattened input, as the guards and the graph show them: the parameter's name, with its
     position in the parameter's pytree when it holds several (d_0, d_1)."""
@@ -270,6 +298,8 @@ def _capture(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, An
     guards = cap.guards
     guards.count, guards.structure, guards.state = len(flat), structure, global_state()
     positions: list[int] = []
+    scoped_uses = _scoped_arguments(fn, args, kwargs, flat)
+    scoped: dict[int, LocalUse] = {}
     for i, (name, value) in enumerate(zip(names, flat)):
         if isinstance(value, torch.Tensor) and type(value) not in (torch.Tensor, torch.nn.Parameter):
             cap.graph_break(f"an input of Tensor subclass {type(value).__name__} (its Python behaviour would not be "
@@ -281,13 +311,18 @@ def _capture(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, An
             cap.input_tensors.append(value)
             positions.append(i)
             guards.tensors.append((i, TensorGuard.of(name, value)))
+        elif is_plain_value(value):
+            guards.values.append((i, name, value))
         else:
-            guards.values.append((i, name, value if is_plain_value(value) else Snapshot(value)))
+            use = scoped_uses.get(i)
+            guards.values.append((i, name, Snapshot(value, attributes=use is None)))
+            if use is not None:
+                scoped[id(value)] = use
     if len(positions) > 1:
         guards.aliasing = aliasing_of(flat, positions)
     cap.effects.function(guard_target or fn)
     cap.effects.arguments([*(f"argument {i}" for i in range(len(args))), *(f"argument {k}" for k in kwargs)],
-                          [*args, *kwargs.values()])
+                          [*args, *kwargs.values()], scoped)
     _active = cap
     try:
         with observed(cap), cap.effects.tracing(), cap.tracer:
@@ -301,6 +336,10 @@ def _capture(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, An
     leaves, result_spec = tree_flatten(result)
     cap.states_reassigned()
     cap.sequences_reassigned()
+    lazy = next((leaf for leaf in leaves if isinstance(leaf, (types.GeneratorType, types.CoroutineType))), None)
+    if lazy is not None and cap.break_reason is None:
+        cap.graph_break(f"the result is a {type(lazy).__name__}, whose body runs as it is iterated (a replay would "
+                        "return the captured one)")
     holder = next((leaf for leaf in leaves if _holds_tensors(leaf)), None)
     if holder is not None and cap.break_reason is None:
         cap.graph_break(f"the result holds tensors inside a {type(holder).__name__} object, which a replay would "

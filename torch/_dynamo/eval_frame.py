@@ -304,7 +304,7 @@ def compile_function(fn: Callable[..., Any], backend: Any, **options: Any) -> Ca
     """fn compiled, as a function carrying fn's name and docstring (PyTorch's _TorchDynamoContext wrapper). A
     generator function runs as it is (Dynamo skips such frames; with fullgraph=True, Unsupported)."""
     receiver = _receiver(fn)
-    if _runs_later(fn):
+    if _runs_later(fn if receiver is None else receiver[0]):
         fullgraph = options.get("fullgraph")
 
         @functools.wraps(fn)

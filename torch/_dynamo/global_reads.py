@@ -11,7 +11,8 @@ import weakref
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["GlobalUse", "Step", "along", "follow", "global_uses", "path", "self_uses", "spelled"]
+__all__ = ["GlobalUse", "LocalUse", "Step", "along", "follow", "global_uses", "local_uses", "path", "self_uses",
+           "spelled"]
 
 # Methods of lists, dicts and sets that change them without reading their members (the change itself is what
 # the snapshot sees).
@@ -51,25 +52,48 @@ def global_uses(code: Any) -> dict[str, GlobalUse]:
     return found
 
 
-_self_uses: weakref.WeakKeyDictionary[Any, dict[str, GlobalUse]] = weakref.WeakKeyDictionary()
+@dataclass
+class LocalUse:
+    """How a function uses one of its parameters: the chains it reads from the parameter's attributes (by
+    attribute), the methods it calls on it, whether it uses it otherwise (passes it on, returns or stores it,
+    rebinds the name): then what is read of it cannot be told from the code."""
+    attributes: dict[str, GlobalUse] = field(default_factory=dict)
+    methods: set[str] = field(default_factory=set)
+    passed_on: bool = False
+
+
+_local_uses: weakref.WeakKeyDictionary[Any, dict[str, LocalUse]] = weakref.WeakKeyDictionary()
+
+
+def local_uses(code: Any, name: str) -> LocalUse:
+    """What code does with its local `name` (a parameter), cached per code."""
+    per_code = _local_uses.get(code)
+    if per_code is None:
+        per_code = _local_uses[code] = {}
+    found = per_code.get(name)
+    if found is not None:
+        return found
+    found = per_code[name] = LocalUse()
+    instructions = list(dis.get_instructions(code))
+    for i, ins in enumerate(instructions):
+        if ins.opname in ("STORE_FAST", "DELETE_FAST") and ins.argval == name:
+            found.passed_on = True
+        if ins.opname != "LOAD_FAST" or ins.argval != name:
+            continue
+        after = instructions[i + 1] if i + 1 < len(instructions) else None
+        if after is not None and after.opname == "LOAD_ATTR":
+            _classify(instructions, i + 2, found.attributes.setdefault(after.argval, GlobalUse()))
+        elif after is not None and after.opname == "LOAD_METHOD":
+            found.methods.add(after.argval)
+        elif after is None or after.opname != "STORE_ATTR":
+            found.passed_on = True
+    return found
 
 
 def self_uses(code: Any) -> dict[str, GlobalUse]:
     """What a method does with each attribute it reads from its first argument (self.config.scale: the chain
     ("attr", "scale") read from attribute config), as global_uses does with globals (cached per code)."""
-    found = _self_uses.get(code)
-    if found is not None:
-        return found
-    found = {}
-    if code.co_argcount:
-        first = code.co_varnames[0]
-        instructions = list(dis.get_instructions(code))
-        for i, ins in enumerate(instructions[:-1]):
-            after = instructions[i + 1]
-            if ins.opname == "LOAD_FAST" and ins.argval == first and after.opname == "LOAD_ATTR":
-                _classify(instructions, i + 2, found.setdefault(after.argval, GlobalUse()))
-    _self_uses[code] = found
-    return found
+    return local_uses(code, code.co_varnames[0]).attributes if code.co_argcount else {}
 
 
 def _classify(instructions: list[Any], start: int, use: GlobalUse) -> None:

@@ -13,10 +13,11 @@ from typing import Any
 
 import torch
 from torch._dynamo.guards import is_plain_value
+from torch._dynamo.program_state import is_object
 
 __all__ = ["held_state", "is_random_generator", "what_changed"]
 
-_DEPTH = 3          # how deep an iterator's state follows the iterators it draws from (zip, map, enumerate)
+_DEPTH = 8          # how deep an iterator's state follows the tuples of __reduce__ and the iterators it draws from
 
 
 def is_random_generator(value: Any) -> bool:
@@ -33,8 +34,8 @@ def held_state(value: Any) -> Any:
     generator without a state to read: random.SystemRandom)."""
     if is_random_generator(value):
         return _generator_state(value)
-    if isinstance(value, collections.abc.Iterator) and not isinstance(value, torch.Tensor):
-        return _iterator_state(value, _DEPTH)
+    if isinstance(value, collections.abc.Iterator) and not isinstance(value, torch.Tensor) and not is_object(value):
+        return _iterator_state(value, _DEPTH)       # (a program's own iterator object: its members are snapshotted)
     return None
 
 
@@ -80,15 +81,18 @@ def _iterator_state(value: Any, depth: int) -> Any:
 
 
 def _leaf(value: Any, depth: int) -> Any:
-    """value as part of a state: plain values by value, tuples member by member, an iterator by its state (to
-    depth), a list by its length (what is left of a dict's or set's iterator, copied by each __reduce__; the
-    list a list iterator walks is its own, its index is what moves), anything else by identity."""
+    """value as part of a state: plain values and ranges by value, tuples member by member (past depth, by
+    length: __reduce__ makes them anew), an iterator by its state (past depth, the iterator itself), a list by its
+    length (what is left of a dict's or set's iterator, copied by each __reduce__; the list a list iterator walks
+    is its own, its index is what moves), anything else by identity."""
     if is_plain_value(value):
         return value
-    if isinstance(value, tuple) and depth > 0:
-        return tuple(_leaf(v, depth - 1) for v in value)
+    if isinstance(value, range):            # made anew by a range iterator's __reduce__
+        return ("range", value.start, value.stop, value.step)
+    if isinstance(value, tuple):
+        return tuple(_leaf(v, depth - 1) for v in value) if depth > 0 else ("tuple", len(value))
     if isinstance(value, list):
         return ("list", len(value))
-    if depth > 0 and isinstance(value, collections.abc.Iterator) and not isinstance(value, torch.Tensor):
-        return _iterator_state(value, depth - 1)
+    if isinstance(value, collections.abc.Iterator) and not isinstance(value, torch.Tensor):
+        return _iterator_state(value, depth - 1) if depth > 0 else ("iterator", id(value))
     return ("object", id(value))

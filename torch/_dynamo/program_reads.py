@@ -156,6 +156,9 @@ class ProgramReads:
             known = [self.tracer.nodes.get(id(t)) for t in old]
             if any(k is None or k[1].op != "get_attr" or sum(t is u for u in old) > 1 for k, t in zip(known, old)):
                 continue        # a member unread, or made inside: its identity stays guarded
+            if any(r.expected is t for r in self.guards.reads if all(r is not a for a in added) for t in old) or \
+                    any(t is entry[2] for entry in self.tensor_reads.values() for t in old):
+                continue        # a member read through another name too (a buffer): that one keeps it
             dropped = set(map(id, added))
             self.guards.reads = [r for r in self.guards.reads if id(r) not in dropped]
             description = f"{type(module).__name__}.{name}"

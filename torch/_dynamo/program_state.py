@@ -21,8 +21,8 @@ from typing import Any
 import torch
 from torch._dynamo.guards import is_plain_value
 
-__all__ = ["CALLABLES", "has_settings", "is_object", "is_program_file", "is_program_module", "is_watched", "members_of",
-           "members_are", "plain_attributes", "same_members"]
+__all__ = ["CALLABLES", "has_settings", "is_object", "is_program_class", "is_program_file", "is_program_module",
+           "is_watched", "members_are", "members_of", "plain_attributes", "same_members"]
 
 # Callables a global, an attribute or a closure variable may hold: guarded by identity (a helper swapped).
 CALLABLES = (types.FunctionType, types.BuiltinFunctionType, types.MethodType, types.BuiltinMethodType,
@@ -67,7 +67,7 @@ def is_program_module(module: Any) -> bool:
     return isinstance(module, types.ModuleType) and is_program_file(getattr(module, "__file__", None))
 
 
-def _is_program_class(cls: type) -> bool:
+def is_program_class(cls: type) -> bool:
     """Whether a class is the program's: not Ember's (an optimizer's state is guarded as such) nor a library's
     (a logger's or a progress bar's inner state is not the program's)."""
     module = sys.modules.get(getattr(cls, "__module__", "") or "")
@@ -84,7 +84,7 @@ def _object_slots(cls: type) -> tuple[str, ...] | None:
         return _object_classes[cls]
     slots: tuple[str, ...] | None = None
     if not issubclass(cls, (type, types.ModuleType, torch.Tensor, torch.nn.Module, *CALLABLES)) and \
-            (issubclass(cls, _SETTINGS) or _is_program_class(cls)):
+            (issubclass(cls, _SETTINGS) or is_program_class(cls)):
         slots = tuple(name for klass in cls.__mro__ for name in getattr(klass, "__slots__", ())
                       if name not in ("__dict__", "__weakref__"))
     _object_classes[cls] = slots
@@ -111,7 +111,7 @@ def _class_attributes(cls: type) -> tuple[Any, ...]:
     bases = _program_bases.get(cls)
     if bases is None:
         bases = _program_bases[cls] = tuple(klass for klass in cls.__mro__ if klass is not object and
-                                            _is_program_class(klass) and not issubclass(klass, torch.nn.Module))
+                                            is_program_class(klass) and not issubclass(klass, torch.nn.Module))
     if not bases:
         return ()
     return tuple(_flat(pair for klass in bases for pair in vars(klass).items()
@@ -127,7 +127,7 @@ def members_of(value: Any) -> tuple[Any, ...] | None:
     if isinstance(value, set):
         return tuple(value)
     if isinstance(value, type):
-        return _class_attributes(value) if _is_program_class(value) else None
+        return _class_attributes(value) if is_program_class(value) else None
     if is_object(value):
         own = tuple(_flat(getattr(value, "__dict__", {}).items()))
         return own + tuple(_flat(_slots(value))) + _class_attributes(type(value))

@@ -25,7 +25,8 @@ import types
 from typing import Any, Callable, Iterator
 
 import torch
-from torch._dynamo.global_reads import GlobalUse, Step, along, follow, global_uses, path, self_uses, spelled
+from torch._dynamo.global_reads import (GlobalUse, LocalUse, Step, along, follow, global_uses, local_uses, path,
+                                        self_uses, spelled)
 from torch._dynamo.guards import GuardSet, is_plain_value
 from torch._dynamo.held_state import held_state, is_random_generator, what_changed
 from torch._dynamo.program_state import (has_settings, is_object, is_program_file, is_program_module, members_are,
@@ -112,6 +113,8 @@ class Effects:
         self.budget = _MEMBER_BUDGET                    # members the whole guards may still compare
         self.generators: tuple[Any, ...] = ()           # Python's and NumPy's global random states, before the call
         self.held: dict[int, tuple[str, Any, Any]] = {}     # id -> (description, generator or iterator, state)
+        # argument objects guarded on what is read of them: id -> (description, object)
+        self.objects: dict[int, tuple[str, Any]] = {}
 
     # -- what the call may change ---------------------------------------------------------------------------------
     def watch(self, description: str, value: Any, depth: int = _DEPTH) -> None:
@@ -181,13 +184,18 @@ class Effects:
         if fn.__kwdefaults__:
             self.reached(f"keyword defaults of {description}", fn.__kwdefaults__)
 
-    def arguments(self, names: list[str], values: list[Any]) -> None:
+    def arguments(self, names: list[str], values: list[Any], scoped: dict[int, LocalUse] | None = None) -> None:
         """The call's arguments, before it runs: snapshotted; an object or a function of the program's guarded
         whole (its identity is an argument's guard; containers are the arguments' structure, their members
-        inputs)."""
+        inputs), but for the objects in `scoped` (by id: how the compiled function uses each), guarded on what
+        the function and the methods it calls on them read."""
+        scoped = scoped or {}
         for name, value in zip(names, values):
             self.watch(f"argument {name}", value)
-            if is_object(value) or isinstance(value, types.FunctionType):
+            if id(value) in scoped:
+                self.objects[id(value)] = (f"argument {name}", value)
+                self._object_reads(value, scoped[id(value)].attributes)
+            elif is_object(value) or isinstance(value, types.FunctionType):
                 self.reached(f"argument {name}", value)
 
     def entered(self, frame: Any) -> None:
@@ -209,6 +217,39 @@ class Effects:
         first = frame.f_locals.get(code.co_varnames[0]) if code.co_argcount else None
         if isinstance(first, type) and is_program_file(getattr(sys.modules.get(first.__module__), "__file__", None)):
             self._class_reads(first, code)
+        elif first is not None and id(first) in self.objects and self.objects[id(first)][1] is first:
+            use = local_uses(code, code.co_varnames[0])
+            if use.passed_on:         # what is read of it cannot be told: guarded whole after all
+                self.reached(self.objects[id(first)][0], first)
+            else:
+                self._object_reads(first, use.attributes)
+
+    def _object_reads(self, obj: Any, uses: dict[str, GlobalUse]) -> None:
+        """What a function reads from an argument object's attributes (a compiled method's self: trainer.lr),
+        guarded as a global's chains are; an attribute it never reads is not (a step counter the loop moves)."""
+        description = self.objects[id(obj)][0]
+        for name, use in uses.items():
+            value = inspect.getattr_static(obj, name, _MISSING)
+            if value is _MISSING or hasattr(value, "__get__") and not isinstance(value, types.FunctionType):
+                continue        # a property or a descriptor: what its method reads is seen as it runs
+            if isinstance(value, types.FunctionType) and name not in getattr(obj, "__dict__", {}):
+                continue        # a method: entered as it runs
+            if ("object attribute", id(obj), name) not in self.read:
+                self.read.add(("object attribute", id(obj), name))
+                self.rebindings.append((f"{description}.{name}",
+                                        functools.partial(inspect.getattr_static, obj, name, _MISSING), value))
+            for steps in [(), *use.whole, *use.blind, *use.values]:
+                key = ("object", id(obj), name, steps)
+                if key in self.read:
+                    continue
+                self.read.add(key)
+                try:
+                    end = along(value, steps)
+                except Exception:
+                    continue
+                self._guard(f"{description}.{name}" + spelled("", steps), obj,
+                            functools.partial(_attribute_chain, name=name, steps=steps), end, None,
+                            whole=self._used_whole(use, steps, end))
 
     def _defaults_guard(self, description: str, fn: Any) -> None:
         """A function's defaults as a whole (fn.__defaults__ = (...) after the compile makes another call), for a

@@ -68,13 +68,15 @@ def load_library(source: str) -> Any:
         fd, written = tempfile.mkstemp(suffix=".c", dir=directory)
         with os.fdopen(fd, "w") as handle:
             handle.write(source)
+        os.chmod(written, 0o644)
         fd, partial = tempfile.mkstemp(suffix=".so", dir=directory)
         os.close(fd)
         try:
             done = subprocess.run([*command, "-o", partial, written, "-lm"], capture_output=True, text=True)
+            os.replace(written, os.path.join(directory, f"{key}.c"))     # kept to read, as the errors name it
             if done.returncode != 0:
-                raise CompileError(f"compiling a generated kernel failed ({' '.join(command)}):\n{done.stderr}")
-            os.replace(written, os.path.join(directory, f"{key}.c"))
+                stderr = done.stderr.replace(written, os.path.join(directory, f"{key}.c"))
+                raise CompileError(f"compiling a generated kernel failed ({' '.join(command)}):\n{stderr}")
             os.replace(partial, library)
             builds["count"] += 1
         finally:
