@@ -5,11 +5,14 @@ PyTorch does. Ember's capture specializes every graph on every size (a new size 
 config.recompile_limit), so these marks do not change what is compiled yet."""
 from __future__ import annotations
 
-from typing import Any
+import functools
+from typing import Any, Callable
 
 import torch
+from torch._dynamo import capture
+from torch.nn import Module
 
-__all__ = ["allow_in_graph", "assume_constant_result", "mark_dynamic", "mark_static", "maybe_mark_dynamic",
+__all__ = ["allow_in_graph", "assume_constant_result", "disable", "mark_dynamic", "mark_static", "maybe_mark_dynamic",
            "mark_static_address"]
 
 
@@ -64,3 +67,24 @@ def mark_static_address(t: Any, guard: bool = True) -> None:
     if not isinstance(t, torch.Tensor):
         raise TypeError(f"mark_static_address expects a tensor but received {type(t)}")
     setattr(t, "_dynamo_static_input_type", "guarded" if guard else "unguarded")
+
+
+def disable(fn: Callable[..., Any] | None = None, recursive: bool = True, *, reason: str | None = None) -> Any:
+    """fn never compiled: called from a function being captured, it is a graph break (under fullgraph=True,
+    PyTorch's error); called otherwise, it runs as it is. Usable as a decorator with or without arguments."""
+    if fn is None:
+        return functools.partial(disable, recursive=recursive, reason=reason)
+    if isinstance(fn, Module):
+        fn.forward = disable(fn.forward, recursive, reason=reason)
+        return fn
+
+    @functools.wraps(fn)
+    def disabled(*args: Any, **kwargs: Any) -> Any:
+        if capture.active():
+            capture.break_graph("Skip calling `torch.compiler.disable()`d function: skip calling function "
+                                f"`{fn}` since it was wrapped with `torch.compiler.disable` (reason: {reason})")
+        return fn(*args, **kwargs)
+
+    setattr(disabled, "_torchdynamo_disable", True)
+    setattr(disabled, "_torchdynamo_orig_callable", fn)
+    return disabled

@@ -12,18 +12,17 @@ a new size its family may not capture runs eagerly."""
 from __future__ import annotations
 
 import functools
-import inspect
 import itertools
 import logging
 import time
-import types
 import weakref
 from dataclasses import dataclass
 from typing import Any, Callable
 
 import torch
 from torch import _logging
-from torch._dynamo import capture, config, exc, size_families
+from torch._dynamo import callables, capture, config, exc, size_families
+from torch._dynamo.decorators import disable
 from torch._dynamo.backends.registry import lookup_backend
 from torch._dynamo.graph_passes import graph_table
 from torch._dynamo.guards import GuardSet
@@ -279,32 +278,11 @@ class CompiledFunction:
         self.last_capture = None
 
 
-def _receiver(fn: Any) -> tuple[Callable[..., Any], Any] | None:
-    """(the function, the object it runs on) for a method bound to a plain object, or a callable object that is
-    not a module: the capture then takes the object as its first argument, so that its attributes are guarded
-    and its changes are side effects, as any object's passed in (a module's attributes are watched on the module
-    itself; a class's, through classmethods)."""
-    if isinstance(fn, types.MethodType):
-        owner = fn.__self__
-        return None if isinstance(owner, (Module, type, types.ModuleType)) else (fn.__func__, owner)
-    if isinstance(fn, (types.FunctionType, types.BuiltinFunctionType, functools.partial, type, Module)):
-        return None
-    call = getattr(type(fn), "__call__", None)
-    return (call, fn) if isinstance(call, types.FunctionType) else None
-
-
-def _runs_later(fn: Any) -> bool:
-    """A generator or coroutine function: a call only makes the generator, whose body runs as it is iterated."""
-    code = getattr(getattr(fn, "__func__", fn), "__code__", None)
-    return code is not None and bool(code.co_flags & (inspect.CO_GENERATOR | inspect.CO_COROUTINE |
-                                                      inspect.CO_ASYNC_GENERATOR))
-
-
 def compile_function(fn: Callable[..., Any], backend: Any, **options: Any) -> Callable[..., Any]:
     """fn compiled, as a function carrying fn's name and docstring (PyTorch's _TorchDynamoContext wrapper). A
     generator function runs as it is (Dynamo skips such frames; with fullgraph=True, Unsupported)."""
-    receiver = _receiver(fn)
-    if _runs_later(fn if receiver is None else receiver[0]):
+    receiver = callables.receiver(fn)
+    if callables.runs_later(fn if receiver is None else receiver[0]):
         fullgraph = options.get("fullgraph")
 
         @functools.wraps(fn)
@@ -363,27 +341,6 @@ class OptimizedModule(Module):
 
     def _get_name(self) -> str:
         return "OptimizedModule"
-
-
-def disable(fn: Callable[..., Any] | None = None, recursive: bool = True, *, reason: str | None = None) -> Any:
-    """fn never compiled: called from a function being captured, it is a graph break (under fullgraph=True,
-    PyTorch's error); called otherwise, it runs as it is. Usable as a decorator with or without arguments."""
-    if fn is None:
-        return functools.partial(disable, recursive=recursive, reason=reason)
-    if isinstance(fn, Module):
-        fn.forward = disable(fn.forward, recursive, reason=reason)
-        return fn
-
-    @functools.wraps(fn)
-    def disabled(*args: Any, **kwargs: Any) -> Any:
-        if capture.active():
-            capture.break_graph("Skip calling `torch.compiler.disable()`d function: skip calling function "
-                                f"`{fn}` since it was wrapped with `torch.compiler.disable` (reason: {reason})")
-        return fn(*args, **kwargs)
-
-    setattr(disabled, "_torchdynamo_disable", True)
-    setattr(disabled, "_torchdynamo_orig_callable", fn)
-    return disabled
 
 
 _MODES = ("default", "lite", "reduce-overhead", "max-autotune-no-cudagraphs", "max-autotune")

@@ -1,12 +1,7 @@
-"""torch._dynamo.guards: what a captured graph depends on, checked before each replay.
-
-A graph is replayed only while everything its capture read still holds: each tensor input's sizes,
-strides, dtype, device and requires_grad; each non-tensor input's value; grad mode, the default dtype and
-autocast; the attributes the function read from modules (parameters and submodules by identity, numbers
-and flags such as `training` by value); the closure cells and globals of the compiled function; and, for
-an optimizer stepped inside, its hyperparameters and the identity of its state. `check` returns None
-when all hold, else the first failure in PyTorch's words ("tensor 'x' size mismatch at index 0. expected
-3, actual 4")."""
+"""torch._dynamo.guards: what a captured graph depends on, checked before each replay: each tensor input's
+layout, requires_grad, type and leafness; each other input's value; the global state; what the call read of
+modules, objects, closures, globals and optimizers. `check` returns None when all hold, else the first failure
+in PyTorch's words ("tensor 'x' size mismatch at index 0. expected 3, actual 4")."""
 from __future__ import annotations
 
 import weakref

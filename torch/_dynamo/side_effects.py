@@ -19,16 +19,16 @@ import contextlib
 import functools
 import inspect
 import os
-import random
 import sys
 import types
 from typing import Any, Callable, Iterator
 
-import torch
 from torch._dynamo.global_reads import (GlobalUse, LocalUse, Step, along, follow, global_uses, local_uses, path,
                                         self_uses, spelled)
 from torch._dynamo.guards import GuardSet, is_plain_value
 from torch._dynamo.held_state import held_state, is_random_generator, what_changed
+from torch._dynamo.readers import (attribute_chain, binds, cell_contents, default_at, defaults_of, entered_function,
+                                   generator_states, kwdefaults_of)
 from torch._dynamo.program_state import (has_settings, is_object, is_program_file, is_program_module, members_are,
                                          members_of, plain_attributes, same_members)
 
@@ -44,51 +44,6 @@ _MEMBER_BUDGET = 1024
 _GUARD_COST = 16            # a guard's own cost, in members compared
 _MISSING = object()         # a global the call may create
 _DYNAMO = os.path.dirname(os.path.abspath(__file__)) + os.sep      # the capture's own code
-
-
-def _attribute_chain(module: Any, name: str, steps: tuple[Step, ...]) -> Any:
-    return along(getattr(module, name), steps)
-
-
-def _binds(owner: Any, read: Callable[[Any], Any], method: Any) -> bool:
-    """A guard's read: whether read(owner) still binds the same function to the same object."""
-    now = read(owner)
-    if getattr(now, "__self__", None) is not method.__self__:
-        return False
-    func = getattr(method, "__func__", None)
-    return getattr(now, "__func__", None) is func if func is not None else now.__name__ == method.__name__
-
-
-def _contents(cell: Any) -> Any:
-    return cell.cell_contents
-
-
-def _default(fn: Any, index: int) -> Any:
-    return fn.__defaults__[index]
-
-
-def _defaults(fn: Any) -> Any:
-    return fn.__defaults__
-
-
-def _kwdefaults(fn: Any) -> Any:
-    return fn.__kwdefaults__
-
-
-def _entered_function(frame: Any) -> Any:
-    """The function object a frame runs, where it can be found: a method of its first argument's class (or of the
-    class itself, a classmethod's cls), or a global of its module; None otherwise."""
-    code = frame.f_code
-    owner = frame.f_locals.get(code.co_varnames[0]) if code.co_argcount else None
-    candidates = [frame.f_globals.get(code.co_name)]
-    if owner is not None:
-        cls = owner if isinstance(owner, type) else type(owner)
-        candidates.insert(0, inspect.getattr_static(cls, code.co_name, None))
-    for candidate in candidates:
-        candidate = getattr(candidate, "__func__", candidate)       # a classmethod's or staticmethod's function
-        if getattr(candidate, "__code__", None) is code:
-            return candidate
-    return None
 
 
 class _Namespace:
@@ -138,7 +93,7 @@ class Effects:
 
     def changed(self) -> str | None:
         """What the call changed that a replay would not change again, if anything."""
-        if _generator_states() != self.generators:
+        if generator_states() != self.generators:
             return "Python's random module or NumPy's global random generator drew numbers (a replay would " \
                    "repeat the captured draws)"
         for description, held, state in self.held.values():
@@ -175,11 +130,11 @@ class Effects:
             except ValueError:
                 continue
             where = f"closure variable {name} of {description}"
-            self.rebindings.append((where, functools.partial(_contents, cell), value))
-            self._guard(where, cell, _contents, value, None, whole=True)
+            self.rebindings.append((where, functools.partial(cell_contents, cell), value))
+            self._guard(where, cell, cell_contents, value, None, whole=True)
         for index, value in enumerate(fn.__defaults__ or ()):
             if members_of(value) is not None:         # a list or dict default: one object every call shares
-                self._guard(f"default {index} of {description}", fn, functools.partial(_default, index=index),
+                self._guard(f"default {index} of {description}", fn, functools.partial(default_at, index=index),
                             value, None, whole=True)
         if fn.__kwdefaults__:
             self.reached(f"keyword defaults of {description}", fn.__kwdefaults__)
@@ -211,7 +166,7 @@ class Effects:
                 if name in local:
                     self.watch(f"closure variable {name} of {code.co_name}", local[name])
         self._globals(code, frame.f_globals)
-        fn = _entered_function(frame)
+        fn = entered_function(frame)
         if fn is not None:
             self._defaults_guard(code.co_name, fn)
         first = frame.f_locals.get(code.co_varnames[0]) if code.co_argcount else None
@@ -224,33 +179,6 @@ class Effects:
             else:
                 self._object_reads(first, use.attributes)
 
-    def _object_reads(self, obj: Any, uses: dict[str, GlobalUse]) -> None:
-        """What a function reads from an argument object's attributes (a compiled method's self: trainer.lr),
-        guarded as a global's chains are; an attribute it never reads is not (a step counter the loop moves)."""
-        description = self.objects[id(obj)][0]
-        for name, use in uses.items():
-            value = inspect.getattr_static(obj, name, _MISSING)
-            if value is _MISSING or hasattr(value, "__get__") and not isinstance(value, types.FunctionType):
-                continue        # a property or a descriptor: what its method reads is seen as it runs
-            if isinstance(value, types.FunctionType) and name not in getattr(obj, "__dict__", {}):
-                continue        # a method: entered as it runs
-            if ("object attribute", id(obj), name) not in self.read:
-                self.read.add(("object attribute", id(obj), name))
-                self.rebindings.append((f"{description}.{name}",
-                                        functools.partial(inspect.getattr_static, obj, name, _MISSING), value))
-            for steps in [(), *use.whole, *use.blind, *use.values]:
-                key = ("object", id(obj), name, steps)
-                if key in self.read:
-                    continue
-                self.read.add(key)
-                try:
-                    end = along(value, steps)
-                except Exception:
-                    continue
-                self._guard(f"{description}.{name}" + spelled("", steps), obj,
-                            functools.partial(_attribute_chain, name=name, steps=steps), end, None,
-                            whole=self._used_whole(use, steps, end))
-
     def _defaults_guard(self, description: str, fn: Any) -> None:
         """A function's defaults as a whole (fn.__defaults__ = (...) after the compile makes another call), for a
         function that has some (one that has none was called with every argument), and the generators among them
@@ -259,10 +187,10 @@ class Effects:
             return
         self.read.add(("defaults", id(fn)))
         # by identity (an inline check): defaults reassigned, even to equal values, make another call
-        self._add_read(f"the defaults of {description}", fn, _defaults, fn.__defaults__, by_value=False,
+        self._add_read(f"the defaults of {description}", fn, defaults_of, fn.__defaults__, by_value=False,
                        path="{}.__defaults__")
         if fn.__kwdefaults__:
-            self._add_read(f"the keyword defaults of {description}", fn, _kwdefaults, fn.__kwdefaults__,
+            self._add_read(f"the keyword defaults of {description}", fn, kwdefaults_of, fn.__kwdefaults__,
                            by_value=False, path="{}.__kwdefaults__")
         for index, value in enumerate(fn.__defaults__ or ()):
             self.watch(f"default {index} of {description}", value)
@@ -270,16 +198,27 @@ class Effects:
     def _class_reads(self, cls: type, code: Any) -> None:
         """What a classmethod reads from its cls (cls.factor): guarded as a global's chains are (module attribute
         reads are seen as they happen; a class's are not)."""
-        for name, use in self_uses(code).items():
-            value = getattr(cls, name, _MISSING)
-            if value is _MISSING:
+        self._attribute_reads(cls, cls.__name__, self_uses(code), functools.partial(getattr, cls))
+
+    def _object_reads(self, obj: Any, uses: dict[str, GlobalUse]) -> None:
+        """What a function reads from an argument object's attributes (a compiled method's self: trainer.lr),
+        guarded as a global's chains are; an attribute it never reads is not (a step counter the loop moves).
+        A property's or a method's own reads are seen as it runs."""
+        self._attribute_reads(obj, self.objects[id(obj)][0], uses, functools.partial(inspect.getattr_static, obj),
+                              skip_methods=True)
+
+    def _attribute_reads(self, owner: Any, description: str, uses: dict[str, GlobalUse], lookup: Callable[..., Any],
+                         skip_methods: bool = False) -> None:
+        for name, use in uses.items():
+            value = lookup(name, _MISSING)
+            if value is _MISSING or skip_methods and (isinstance(value, types.FunctionType) and name not in getattr(
+                    owner, "__dict__", {}) or hasattr(value, "__get__") and not isinstance(value, types.FunctionType)):
                 continue
-            if ("class attribute", id(cls), name) not in self.read:     # cls.step += 1: a side effect
-                self.read.add(("class attribute", id(cls), name))
-                self.rebindings.append((f"{cls.__name__}.{name}", functools.partial(getattr, cls, name, _MISSING),
-                                        value))
+            if ("attribute of", id(owner), name) not in self.read:     # assigned by the call: a side effect
+                self.read.add(("attribute of", id(owner), name))
+                self.rebindings.append((f"{description}.{name}", functools.partial(lookup, name, _MISSING), value))
             for steps in [(), *use.whole, *use.blind, *use.values]:
-                key = ("class", id(cls), name, steps)
+                key = ("chain of", id(owner), name, steps)
                 if key in self.read:
                     continue
                 self.read.add(key)
@@ -287,8 +226,8 @@ class Effects:
                     end = along(value, steps)
                 except Exception:
                     continue
-                self._guard(f"{cls.__name__}.{name}" + spelled("", steps), cls,
-                            functools.partial(_attribute_chain, name=name, steps=steps), end, None,
+                self._guard(f"{description}.{name}" + spelled("", steps), owner,
+                            functools.partial(attribute_chain, name=name, steps=steps), end, None,
                             whole=self._used_whole(use, steps, end))
 
     def _globals(self, code: Any, namespace: dict[str, Any] | None) -> None:
@@ -339,7 +278,7 @@ class Effects:
             except Exception:
                 continue
             self._guard(description + spelled("", steps), module,
-                        functools.partial(_attribute_chain, name=name, steps=steps), end, None,
+                        functools.partial(attribute_chain, name=name, steps=steps), end, None,
                         whole=self._used_whole(use, steps, end))
 
     @staticmethod
@@ -368,7 +307,7 @@ class Effects:
         if isinstance(value, (types.MethodType, types.BuiltinMethodType)) and \
                 not isinstance(getattr(value, "__self__", None), types.ModuleType):
             # a bound method is made anew at each read: the object and the function it binds
-            self._add_read(description, owner, functools.partial(_binds, read=read, method=value), True, by_value=True)
+            self._add_read(description, owner, functools.partial(binds, read=read, method=value), True, by_value=True)
             return
         self._add_read(description, owner, read, value, path=path)
         self.watch(description, value)
@@ -420,19 +359,9 @@ class Effects:
             if frame.f_code not in seen:
                 entered(frame)
             return previous(frame, event, arg) if previous is not None else None
-        self.generators = _generator_states()
+        self.generators = generator_states()
         sys.settrace(trace)
         try:
             yield
         finally:
             sys.settrace(previous)
-
-
-def _generator_states() -> tuple[Any, ...]:
-    """The states of the random generators a program draws from without naming them: Python's random module's
-    and NumPy's global one (when NumPy is loaded). Those it holds are watched as it reads them (held_state)."""
-    numpy = sys.modules.get("numpy")
-    state = numpy.random.get_state() if numpy is not None else None
-    return (random.getstate(), None if state is None else (state[1].tobytes(), *state[2:]))
-
-

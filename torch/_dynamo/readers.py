@@ -1,0 +1,67 @@
+"""torch._dynamo.readers: the small readers the side-effect guards call at each replay (a closure cell's contents,
+a function's defaults, a chain of attributes, a bound method's binding), and what the capture reads of the
+running program (the function a frame runs, the global random generators' states)."""
+from __future__ import annotations
+
+import inspect
+import random
+import sys
+from typing import Any, Callable
+
+from torch._dynamo.global_reads import Step, along
+
+__all__ = ["attribute_chain", "binds", "cell_contents", "default_at", "defaults_of", "entered_function",
+           "generator_states", "kwdefaults_of"]
+
+
+def attribute_chain(module: Any, name: str, steps: tuple[Step, ...]) -> Any:
+    return along(getattr(module, name), steps)
+
+
+def binds(owner: Any, read: Callable[[Any], Any], method: Any) -> bool:
+    """A guard's read: whether read(owner) still binds the same function to the same object."""
+    now = read(owner)
+    if getattr(now, "__self__", None) is not method.__self__:
+        return False
+    func = getattr(method, "__func__", None)
+    return getattr(now, "__func__", None) is func if func is not None else now.__name__ == method.__name__
+
+
+def cell_contents(cell: Any) -> Any:
+    return cell.cell_contents
+
+
+def default_at(fn: Any, index: int) -> Any:
+    return fn.__defaults__[index]
+
+
+def defaults_of(fn: Any) -> Any:
+    return fn.__defaults__
+
+
+def kwdefaults_of(fn: Any) -> Any:
+    return fn.__kwdefaults__
+
+
+def entered_function(frame: Any) -> Any:
+    """The function object a frame runs, where it can be found: a method of its first argument's class (or of the
+    class itself, a classmethod's cls), or a global of its module; None otherwise."""
+    code = frame.f_code
+    owner = frame.f_locals.get(code.co_varnames[0]) if code.co_argcount else None
+    candidates = [frame.f_globals.get(code.co_name)]
+    if owner is not None:
+        cls = owner if isinstance(owner, type) else type(owner)
+        candidates.insert(0, inspect.getattr_static(cls, code.co_name, None))
+    for candidate in candidates:
+        candidate = getattr(candidate, "__func__", candidate)       # a classmethod's or staticmethod's function
+        if getattr(candidate, "__code__", None) is code:
+            return candidate
+    return None
+
+
+def generator_states() -> tuple[Any, ...]:
+    """The states of the random generators a program draws from without naming them: Python's random module's
+    and NumPy's global one (when NumPy is loaded). Those it holds are watched as it reads them (held_state)."""
+    numpy = sys.modules.get("numpy")
+    state = numpy.random.get_state() if numpy is not None else None
+    return (random.getstate(), None if state is None else (state[1].tobytes(), *state[2:]))
