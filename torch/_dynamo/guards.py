@@ -122,12 +122,11 @@ class _ReadGuard:
 
 class Snapshot:
     """A non-tensor argument that is not a plain value: the object itself (compared by identity) and its
-    attributes, plain values compared by value and the others (a tensor, a sub-config) by identity, as the
-    graph read them when it was captured."""
+    attributes (plain values by value, others by identity), or the object alone (attributes=False: guarded
+    where the call reads them)."""
 
     def __init__(self, value: Any, attributes: bool = True) -> None:
         self.value = value
-        # None: the object alone (a compiled method's self, whose reads are guarded where the call reads them)
         self.attributes = _attributes(value) if attributes else None
 
     def __repr__(self) -> str:
