@@ -229,3 +229,18 @@ def test_an_object_argument_is_guarded_on_what_the_function_reads_of_it():
         assert unused(torch.ones(1), schedule).item() == 2.0
         assert read(torch.ones(1), schedule).item() == epoch % 2
     assert captures() == 2 + 1 + 2
+
+
+def test_a_module_the_function_constructs_is_not_guarded():
+    linear = nn.Linear(8, 3)
+
+    def loss(x, y):
+        criterion = nn.CrossEntropyLoss()           # as transformers' heads make theirs in forward
+        return criterion(linear(x), y)
+
+    compiled = torch.compile(loss)
+    for seed in range(4):
+        g = torch.Generator().manual_seed(seed)
+        x, y = torch.randn(4, 8, generator=g), torch.randint(0, 3, (4,), generator=g)
+        torch.testing.assert_close(compiled(x, y), loss(x, y))
+    assert captures() == 1

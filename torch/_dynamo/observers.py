@@ -122,6 +122,11 @@ def _observers(capture: _Capture) -> list[tuple[Any, str, Any]]:
     module_cls, tensor_cls, autograd = torch.nn.Module, torch.Tensor, torch.autograd
     saved_getattr, saved_setattr = module_cls.__getattr__, module_cls.__setattr__
     saved_call, saved_register_hook = module_cls._call_impl, tensor_cls.register_hook
+    saved_init = module_cls.__init__
+
+    def init(self: Any, *args: Any, **kwargs: Any) -> None:
+        capture.module_constructed(self)
+        saved_init(self, *args, **kwargs)
     saved_register_buffer = module_cls.register_buffer
 
     def call_impl(self: Any, *args: Any, **kwargs: Any) -> Any:
@@ -286,6 +291,7 @@ def _observers(capture: _Capture) -> list[tuple[Any, str, Any]]:
             (tensor_cls, "requires_grad", property(requires_grad_property.fget, set_requires_grad)),
             (tensor_cls, "requires_grad_", requires_grad_), (tensor_cls, "_variable_data", variable_data),
             (module_cls, "_call_impl", call_impl), (tensor_cls, "register_hook", register_hook),
+            (module_cls, "__init__", init),
             (module_cls, "__getattribute__", getattribute), (module_cls, "__getattr__", getattr_),
             (module_cls, "__setattr__", setattr_), (module_cls, "register_buffer", register_buffer),
             (tensor_cls, "item", value_read(tensor_cls.item, "Tensor.item")),

@@ -52,6 +52,8 @@ class ProgramReads:
         self.sequence_reads: dict[tuple[int, str], tuple[Any, str, Any, list[Any]]] = {}
         self.registry_reads: dict[tuple[int, str], Any] = {}
         self.loose_buffers: dict[int, frozenset[str]] = {}     # per module, its buffers reassigned by the call
+        # modules the call constructs (a loss made in forward): made anew each call, nothing of them is guarded
+        self.fresh_modules: dict[int, Any] = {}
 
     def graph_break(self, reason: str) -> None:
         if self.break_reason is None:
@@ -61,7 +63,12 @@ class ProgramReads:
         self.tracer.broken = True
 
     # -- reads and writes on modules --------------------------------------------------------------------------------
+    def module_constructed(self, module: Any) -> None:
+        self.fresh_modules[id(module)] = module
+
     def module_read(self, module: Any, name: str, value: Any) -> None:
+        if id(module) in self.fresh_modules:
+            return
         key = (id(module), name)
         if key in self.kept_objects:    # read again, perhaps by another method: what that one reads is guarded
             self.effects.attribute_read(module, name, value, f"{type(module).__name__}.{name}")
@@ -120,6 +127,8 @@ class ProgramReads:
 
     def module_called(self, module: Any) -> None:
         """A module called without hooks: a guard that it still has none (one added later must run)."""
+        if id(module) in self.fresh_modules:
+            return
         key = (id(module), "hooks")
         if key not in self.read_keys:
             self.read_keys.add(key)
@@ -127,7 +136,7 @@ class ProgramReads:
                                  path="HAS_HOOKS({})", helpers={"HAS_HOOKS": has_hooks})
 
     def module_write(self, module: Any, name: str, value: Any) -> None:
-        if module is self.constants:
+        if module is self.constants or id(module) in self.fresh_modules:
             return
         if self.computed_tensors(value):
             pass        # a recurrent state, (h, c): replayed from the graph's outputs
