@@ -244,3 +244,22 @@ def test_a_module_the_function_constructs_is_not_guarded():
         x, y = torch.randn(4, 8, generator=g), torch.randint(0, 3, (4,), generator=g)
         torch.testing.assert_close(compiled(x, y), loss(x, y))
     assert captures() == 1
+
+
+def test_a_forward_set_on_the_instance_before_the_compile_is_guarded_by_identity():
+    import functools
+    import types
+
+    model = nn.Linear(4, 2)
+
+    def doubled(forward, module, x):        # a library's wrapper (accelerate's autocast forward, say)
+        return forward(module, x) * 2
+
+    model.forward = types.MethodType(functools.partial(doubled, model.forward.__func__), model)
+    compiled = torch.compile(model)
+    x = torch.randn(3, 4)
+    for _ in range(3):
+        torch.testing.assert_close(compiled(x), model(x))
+    assert captures() == 1
+    model.forward = types.MethodType(lambda self, x: nn.Linear.forward(self, x) * 3, model)
+    torch.testing.assert_close(compiled(x), nn.Linear.forward(model, x) * 3)

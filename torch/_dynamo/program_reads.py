@@ -94,6 +94,10 @@ class ProgramReads:
                 # the program's method: patched on the instance or the class, the call is another
                 self.guards.add_read(description, module, functools.partial(_method_function, name=name),
                                      value.__func__, by_value=False, path=f"{{}}.{name}.__func__")
+            elif name in module.__dict__:
+                # set on the instance (accelerate's autocast forward, PEFT's hooks): that very method
+                self.guards.add_read(f"{description} set on the instance", module,
+                                     functools.partial(_own_method, name=name), module.__dict__[name], by_value=False)
             else:
                 # a library's or Ember's method (the capture patches some of Ember's while it runs): not replaced
                 # on the instance (as accelerate's and PEFT's hooks replace forward)
@@ -292,6 +296,10 @@ def _call_reader(reader: Callable[[], Any], flat: list[Any]) -> Any:
 
 def _own_attribute(module: Any, name: str) -> bool:
     return name in module.__dict__
+
+
+def _own_method(module: Any, name: str) -> Any:
+    return module.__dict__.get(name)
 
 
 def _layout(tensor: Any) -> tuple[Any, ...]:
