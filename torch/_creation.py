@@ -166,6 +166,8 @@ def tensor(data: Any, dtype: Any = None, device: Any = None, requires_grad: bool
             data = _items(data)
         inferred = _inferred_dtype(kinds)
     dt = inferred if dtype is None else dtype
+    if isinstance(dt, type) and dt in (float, int, bool, complex):     # Python's types name dtypes too
+        dt = scalar_type.dtype_from_name({float: "float64", int: "int64", bool: "bool", complex: "complex128"}[dt])
     if not isinstance(dt, scalar_type.dtype):
         raise TypeError(f"tensor(): argument 'dtype' must be torch.dtype, not {type(dt).__name__}")
     if dt.name == "uint64" and not isinstance(data, (np.ndarray, np.generic)):

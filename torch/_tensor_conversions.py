@@ -9,6 +9,7 @@ from aten.dispatcher import find_operator
 from c10 import layout as _layout
 from c10.device import device as _device
 from c10.scalar_type import DTYPE_NAMES, dtype as _dtype
+from torch._C.arg_parser import python_type_dtype
 
 _to = find_operator("to.dtype_layout")
 
@@ -29,10 +30,18 @@ def _is_device(v: Any) -> bool:
     return isinstance(v, (_device, str)) or (isinstance(v, int) and not isinstance(v, bool))
 
 
+def _named_dtype(value: Any) -> Any:
+    """Python's float, int, bool and complex as the dtypes they name (as PyTorch's parser takes them)."""
+    found = python_type_dtype(value)
+    return found if isinstance(found, _dtype) else value
+
+
 def to(self: Any, *args: Any, **kwargs: Any) -> Any:
     """Tensor.to(device=None, dtype=None, non_blocking=False, copy=False, *, memory_format=None),
     Tensor.to(dtype, ...) or Tensor.to(other, ...): self when nothing changes and copy is False."""
-    rest = list(args)
+    rest = [_named_dtype(a) for a in args]
+    if "dtype" in kwargs:
+        kwargs = {**kwargs, "dtype": _named_dtype(kwargs["dtype"])}
     device = dtype = None
     known = {"device", "dtype", "non_blocking", "copy", "memory_format", "tensor", "other"}
     if set(kwargs) - known:

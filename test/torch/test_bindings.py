@@ -90,3 +90,16 @@ def test_a_zero_dim_tensor_is_a_scalar_argument_as_in_pytorch():
     assert torch.ones(torch.tensor(2)).shape == (2,) and torch.ones([torch.tensor(2), 3]).shape == (2, 3)
     with pytest.raises(TypeError, match="must be tuple of ints, not Tensor"):
         torch.ones(torch.tensor(2.0))
+
+
+@pytest.mark.parametrize("python_type, expected", [(float, torch.float64), (int, torch.int64), (bool, torch.bool),
+                                                   (complex, torch.complex128)])
+def test_pythons_number_types_name_dtypes_as_in_pytorch(python_type, expected):
+    assert torch.zeros(2, dtype=python_type).dtype is expected
+    assert torch.tensor(0, dtype=python_type).dtype is expected
+    assert torch.full((2,), 1, dtype=python_type).dtype is expected
+    assert torch.ones(2).to(python_type).dtype is expected
+    assert torch.ones(2).to(dtype=python_type).dtype is expected
+    assert torch.ones(2).to("cpu", python_type).dtype is expected
+    with pytest.raises(TypeError, match="must be torch.dtype, not type"):
+        torch.zeros(2, dtype=str)

@@ -24,6 +24,7 @@ cdef extern from "Python.h":
     unsigned long Py_TPFLAGS_HEAPTYPE
 
 from c10 import layout as _layout
+from c10.scalar_type import dtype_from_name as _dtype_from_name
 from c10.device import canonical, device as _device
 
 _TYPE_NAMES = {P_TENSOR: "Tensor", P_OPT_TENSOR: "Tensor", P_SCALAR: "Number", P_OPT_SCALAR: "Number",
@@ -426,7 +427,9 @@ cdef object _convert(Param p, object obj, bint numbers):
     if t == P_OPT_INT_LIST:
         return _int_list(obj, True)
     if t == P_DTYPE or t == P_OPT_DTYPE:
-        return obj if isinstance(obj, dtype) else NO_MATCH
+        if isinstance(obj, dtype):
+            return obj
+        return python_type_dtype(obj)
     if t == P_LAYOUT:
         return obj if isinstance(obj, _layout.layout) else NO_MATCH
     if t == P_DEVICE:
@@ -694,6 +697,14 @@ cdef uint64_t list_keys(object tensors) noexcept:
         if t is not None:
             ks |= (<TensorImpl>t).key_set
     return ks
+
+
+def python_type_dtype(object obj):
+    """The dtype a Python type names where PyTorch takes a dtype (float: float64, int: int64, bool, complex:
+    complex128), else NO_MATCH."""
+    name = "float64" if obj is float else "int64" if obj is int else "bool" if obj is bool else \
+        "complex128" if obj is complex else None
+    return NO_MATCH if name is None else _dtype_from_name(name)
 
 
 cdef int check_out_options(object out, object dtype, object layout, object device) except -1:
