@@ -1,6 +1,7 @@
 """Guards and recompiles: a cached graph is replayed only while what its capture read still holds; a change
 captures again (logged under TORCH_LOGS=recompiles with PyTorch's wording), up to config.recompile_limit,
 after which the function runs eagerly with PyTorch's warning."""
+import collections
 import logging
 
 import pytest
@@ -263,3 +264,44 @@ def test_a_forward_set_on_the_instance_before_the_compile_is_guarded_by_identity
     assert captures() == 1
     model.forward = types.MethodType(lambda self, x: nn.Linear.forward(self, x) * 3, model)
     torch.testing.assert_close(compiled(x), nn.Linear.forward(model, x) * 3)
+
+
+class _Reader:
+    def __init__(self):
+        self.k, self.w = 1.0, [1.0, 2.0]
+        self.scaled = lambda t: t * self.k          # stored on the instance, reading it through its closure
+
+    def through_lambda(self, x):
+        return (lambda: x * self.k)()
+
+    def through_comprehension(self, x):
+        return sum(x * self.w[j] for j in range(2)) + sum([x * self.k for _ in range(1)])
+
+    def through_stored_lambda(self, x):
+        return self.scaled(x)
+
+    def through_dict(self, x):
+        return x * self.__dict__["k"]
+
+
+class _Settings(collections.UserDict):
+    def scale(self, x):
+        return x * self.get("k")                    # a library's method, inherited
+
+
+@pytest.mark.parametrize("method", ["through_lambda", "through_comprehension", "through_stored_lambda",
+                                    "through_dict"])
+def test_what_closures_comprehensions_and_dict_reads_take_from_an_object_is_guarded(method):
+    reader = _Reader()
+    compiled = torch.compile(getattr(reader, method))
+    for k in (1.0, 2.0, 3.0):
+        reader.k, reader.w = k, [k, 2 * k]
+        torch.testing.assert_close(compiled(torch.ones(1)), getattr(reader, method)(torch.ones(1)))
+
+
+def test_an_inherited_library_method_an_object_argument_calls_guards_the_whole_object():
+    settings = _Settings(k=1.0)
+    compiled = torch.compile(settings.scale)
+    for k in (1.0, 2.0, 3.0):
+        settings["k"] = k
+        assert compiled(torch.ones(1)).item() == k

@@ -30,7 +30,7 @@ from torch._dynamo.graph_passes import elide_fresh_copies
 from torch._dynamo.guards import GuardSet, Snapshot, TensorGuard, aliasing_of, global_state, is_plain_value
 from torch._dynamo.observers import argument_hooks, observed
 from torch._dynamo.program_reads import ProgramReads
-from torch._dynamo.program_state import CALLABLES, is_program_class, is_program_file
+from torch._dynamo.program_state import CALLABLES, is_program_file, program_methods
 from torch.fx.experimental.proxy_tensor import _OperatorTracer
 from torch.fx._lazy_graph_module import _LazyGraphModule
 from torch.fx.graph import Graph
@@ -230,8 +230,9 @@ def _holds_tensors(value: Any, depth: int = 4) -> bool:
 def _scoped_arguments(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any],
                       flat: list[Any]) -> dict[int, LocalUse]:
     """The object arguments (by flat position) guarded on what is read of them rather than on all their attributes
-    (a compiled method's self, a trainer, a scheduler passed in): those the program's function only reads attributes
-    of, or calls methods on when they are the program's own (their reads are seen as they run)."""
+    (a compiled method's self, a trainer, a scheduler passed in): those the program's function only reads plain
+    attributes of, or calls methods on that are the program's own (their reads are seen as they run), and no
+    closure, lambda or comprehension of it reads."""
     code = getattr(fn, "__code__", None)
     if code is None or not is_program_file(code.co_filename):
         return {}
@@ -248,7 +249,8 @@ def _scoped_arguments(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dic
                 is_plain_value(value) or not hasattr(value, "__dict__"):
             continue
         use = local_uses(code, name)
-        if not use.passed_on and (not use.methods or is_program_class(type(value))):
+        if not use.passed_on and program_methods(type(value), use.methods) and \
+                not any(attribute.startswith("__") for attribute in use.attributes):
             found[i] = use
     return found
 

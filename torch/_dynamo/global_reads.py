@@ -74,6 +74,9 @@ def local_uses(code: Any, name: str) -> LocalUse:
     if found is not None:
         return found
     found = per_code[name] = LocalUse()
+    if name in code.co_cellvars:        # read by a closure, a lambda or a comprehension too: not only here
+        found.passed_on = True
+        return found
     instructions = list(dis.get_instructions(code))
     for i, ins in enumerate(instructions):
         if ins.opname in ("STORE_FAST", "DELETE_FAST") and ins.argval == name:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import collections
 import functools
+import inspect
 import itertools
 import os
 import sys
@@ -22,7 +23,7 @@ import torch
 from torch._dynamo.guards import is_plain_value
 
 __all__ = ["CALLABLES", "has_settings", "is_object", "is_program_class", "is_program_file", "is_program_module",
-           "is_watched", "members_are", "members_of", "plain_attributes", "same_members"]
+           "is_watched", "members_are", "members_of", "plain_attributes", "program_methods", "same_members"]
 
 # Callables a global, an attribute or a closure variable may hold: guarded by identity (a helper swapped).
 CALLABLES = (types.FunctionType, types.BuiltinFunctionType, types.MethodType, types.BuiltinMethodType,
@@ -65,6 +66,18 @@ def is_program_file(filename: str | None) -> bool:
 
 def is_program_module(module: Any) -> bool:
     return isinstance(module, types.ModuleType) and is_program_file(getattr(module, "__file__", None))
+
+
+def program_methods(cls: type, names: set[str]) -> bool:
+    """Whether each of these methods of cls is the program's own function (one inherited from a library's class
+    runs unseen by the capture's trace)."""
+    for name in names:
+        method = inspect.getattr_static(cls, name, None)
+        method = getattr(method, "__func__", method)
+        code = getattr(method, "__code__", None)
+        if code is None or not is_program_file(code.co_filename):
+            return False
+    return True
 
 
 def is_program_class(cls: type) -> bool:

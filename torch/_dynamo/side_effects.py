@@ -30,7 +30,7 @@ from torch._dynamo.held_state import held_state, is_random_generator, what_chang
 from torch._dynamo.readers import (attribute_chain, binds, cell_contents, default_at, defaults_of, entered_function,
                                    generator_states, kwdefaults_of)
 from torch._dynamo.program_state import (has_settings, is_object, is_program_file, is_program_module, members_are,
-                                         members_of, plain_attributes, same_members)
+                                         members_of, plain_attributes, program_methods, same_members)
 
 __all__ = ["Effects"]
 
@@ -174,10 +174,15 @@ class Effects:
             self._class_reads(first, code)
         elif first is not None and id(first) in self.objects and self.objects[id(first)][1] is first:
             use = local_uses(code, code.co_varnames[0])
-            if use.passed_on:         # what is read of it cannot be told: guarded whole after all
-                self.reached(self.objects[id(first)][0], first)
+            if use.passed_on or not program_methods(type(first), use.methods) or \
+                    any(name.startswith("__") for name in use.attributes):
+                self.reached(self.objects[id(first)][0], first)     # what it reads cannot be told: whole
             else:
                 self._object_reads(first, use.attributes)
+        for name in code.co_freevars:       # a lambda, a nested function or a comprehension closing over one
+            value = frame.f_locals.get(name)
+            if value is not None and id(value) in self.objects and self.objects[id(value)][1] is value:
+                self.reached(self.objects[id(value)][0], value)
 
     def _defaults_guard(self, description: str, fn: Any) -> None:
         """A function's defaults as a whole (fn.__defaults__ = (...) after the compile makes another call), for a
