@@ -85,6 +85,7 @@ def type(self: Any, dtype: Any = None, non_blocking: bool = False, **kwargs: Any
     if dtype is None:
         return ("torch.cuda." if cuda else "torch.") + self.dtype.type_name + "Tensor"
     device = self.device
+    dtype = _named_dtype(dtype)
     if isinstance(dtype, str):
         name = dtype
         if name.startswith("torch.cuda."):
