@@ -15,7 +15,7 @@ __all__ = ["receiver", "runs_later"]
 
 def receiver(fn: Any) -> tuple[Callable[..., Any], Any] | None:
     """(the function, the object it runs on) for a method bound to a plain object, or a callable object that is
-    not a module: the capture then takes the object as its first argument, so that its attributes are guarded
+    not a module: the capture then takes the object as its first argument, so that what is read of it is guarded
     and its changes are side effects, as any object's passed in (a module's attributes are watched on the module
     itself; a class's, through classmethods)."""
     if isinstance(fn, types.MethodType):

@@ -122,12 +122,12 @@ def _observers(capture: _Capture) -> list[tuple[Any, str, Any]]:
     module_cls, tensor_cls, autograd = torch.nn.Module, torch.Tensor, torch.autograd
     saved_getattr, saved_setattr = module_cls.__getattr__, module_cls.__setattr__
     saved_call, saved_register_hook = module_cls._call_impl, tensor_cls.register_hook
-    saved_init = module_cls.__init__
+    saved_register_buffer, saved_init = module_cls.register_buffer, module_cls.__init__
 
     def init(self: Any, *args: Any, **kwargs: Any) -> None:
+        """A module the call constructs: made anew by each call, nothing of it is guarded."""
         capture.module_constructed(self)
         saved_init(self, *args, **kwargs)
-    saved_register_buffer = module_cls.register_buffer
 
     def call_impl(self: Any, *args: Any, **kwargs: Any) -> Any:
         if has_hooks(self):
@@ -253,12 +253,12 @@ def _observers(capture: _Capture) -> list[tuple[Any, str, Any]]:
             return saved(*args, **kwargs)
         return write
 
-    def output(saved: Callable[..., Any], what: str) -> Callable[..., Any]:
+    def output(saved: Callable[..., Any], what: str, why: str) -> Callable[..., Any]:
         """print, a log record emitted or the clock read, by the program: a side effect a replay would not redo,
         or a value it would repeat (PyTorch's Dynamo breaks the graph there too)."""
         def emit(*args: Any, **kwargs: Any) -> Any:
             if _program_caller():
-                capture.graph_break(f"{what} inside a compiled function (a replay would not do it again)")
+                capture.graph_break(f"{what} inside a compiled function ({why})")
             return saved(*args, **kwargs)
         return emit
 
@@ -281,10 +281,12 @@ def _observers(capture: _Capture) -> list[tuple[Any, str, Any]]:
 
     rng_writes = [(owner, name, rng_write(getattr(owner, name), f"torch.{name}"))
                   for owner in (torch, torch.random) for name in ("set_rng_state", "manual_seed", "seed")]
-    clocks = [(time, name, output(getattr(time, name), f"time.{name}()")) for name in _CLOCKS]
-    return [*rng_writes, *clocks, (builtins, "print", output(builtins.print, "print")),
+    clocks = [(time, name, output(getattr(time, name), f"time.{name}()", "a replay would repeat its value"))
+              for name in _CLOCKS]
+    printed = output(builtins.print, "print", "a replay would not print")
+    return [*rng_writes, *clocks, (builtins, "print", printed),
             (type(os.environ), "__getitem__", environ_item),
-            (logging.Logger, "_log", output(logging.Logger._log, "a log record")),
+            (logging.Logger, "_log", output(logging.Logger._log, "a log record", "a replay would not emit it")),
             (tensor_cls, "grad", property(read_grad, write_grad, delete_grad, grad_property.__doc__)),
             (torch, "tensor", tensor),
             (Function, "apply", classmethod(apply)),
@@ -297,7 +299,7 @@ def _observers(capture: _Capture) -> list[tuple[Any, str, Any]]:
             (tensor_cls, "item", value_read(tensor_cls.item, "Tensor.item")),
             (tensor_cls, "tolist", value_read(tensor_cls.tolist, "Tensor.tolist")),
             (tensor_cls, "_numpy_view", value_read(tensor_cls._numpy_view, "Tensor.numpy")),
-            (tensor_cls, "__reduce_ex__", value_read(tensor_cls.__reduce_ex__, "pickling a tensor (pickle, torch.save)")),
+            (tensor_cls, "__reduce_ex__", value_read(tensor_cls.__reduce_ex__, "pickling a tensor (torch.save)")),
             (autograd, "backward", autograd_call(autograd.backward, "torch.autograd.backward", 3)),
             (autograd, "grad", autograd_call(autograd.grad, "torch.autograd.grad", 4)),
             (_grad_mode_module, "_mode", _GradModeRecorder(capture))]
