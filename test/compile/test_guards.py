@@ -247,6 +247,28 @@ def test_a_module_the_function_constructs_is_not_guarded():
     assert captures() == 1
 
 
+class _ClassScaled(nn.Module):
+    factor = 2.0
+
+    def forward(self, x):
+        return x * self.factor
+
+
+def test_what_a_module_the_function_constructs_reads_from_its_class_is_guarded():
+    compiled = torch.compile(lambda x: _ClassScaled()(x))
+    try:
+        for factor in (2.0, 3.0, 2.0):
+            _ClassScaled.factor = factor
+            assert compiled(torch.ones(1)).item() == factor
+        original = _ClassScaled.forward
+        _ClassScaled.forward = lambda self, x: x * 10
+        assert compiled(torch.ones(1)).item() == 10.0
+        _ClassScaled.forward = original
+    finally:
+        _ClassScaled.factor = 2.0
+    assert compiled(torch.ones(1)).item() == 2.0
+
+
 def test_a_forward_set_on_the_instance_before_the_compile_is_guarded_by_identity():
     import functools
     import types
@@ -305,3 +327,18 @@ def test_an_inherited_library_method_an_object_argument_calls_guards_the_whole_o
     for k in (1.0, 2.0, 3.0):
         settings["k"] = k
         assert compiled(torch.ones(1)).item() == k
+
+
+def test_a_module_the_function_constructs_and_keeps_on_another_is_a_new_one_each_call():
+    class Keeper(nn.Module):
+        def forward(self, x):
+            self.made = _ClassScaled()
+            return x * 2
+
+    keeper = Keeper()
+    compiled = torch.compile(keeper)
+    made = []
+    for _ in range(3):
+        compiled(torch.ones(1))
+        made.append(keeper.made)            # (held, so that no two can share an id)
+    assert len({id(m) for m in made}) == 3

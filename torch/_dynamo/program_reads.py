@@ -18,7 +18,7 @@ import torch
 from torch._dynamo import exc
 from torch._dynamo.guards import GuardSet, is_plain_value, weak_reader
 from torch._dynamo.observers import has_hooks
-from torch._dynamo.program_state import is_program_file, is_watched
+from torch._dynamo.program_state import is_program_class, is_program_file, is_watched
 from torch._dynamo.held_state import held_state
 from torch._dynamo.side_effects import Effects
 from torch.fx.graph import Graph
@@ -68,6 +68,7 @@ class ProgramReads:
 
     def module_read(self, module: Any, name: str, value: Any) -> None:
         if id(module) in self.fresh_modules:
+            self._class_read(module, name)
             return
         key = (id(module), name)
         if key in self.kept_objects:    # read again, perhaps by another method: what that one reads is guarded
@@ -129,6 +130,21 @@ class ProgramReads:
         if isinstance(value, torch.Tensor):
             self.tensor_reads[key] = (module, name, value, self.guards.reads[-1])
 
+    def _class_read(self, module: Any, name: str) -> None:
+        """What a module the call constructs reads from its class (a class attribute, its forward), where the
+        program's class defines it: guarded on the class, which the next call's module shares."""
+        cls = type(module)
+        key = (id(cls), name)
+        if name.startswith("__") or key in self.read_keys or name in object.__getattribute__(module, "__dict__"):
+            return
+        owner = next((klass for klass in cls.__mro__ if name in klass.__dict__), None)
+        if owner is None or not is_program_class(owner):
+            return          # an attribute of Ember's classes (the capture patches some of their methods)
+        value = owner.__dict__[name]
+        self.read_keys.add(key)
+        self.guards.add_read(f"{cls.__name__}.{name}", cls, functools.partial(inspect.getattr_static, attr=name),
+                             value)
+
     def module_called(self, module: Any) -> None:
         """A module called without hooks: a guard that it still has none (one added later must run)."""
         if id(module) in self.fresh_modules:
@@ -142,7 +158,10 @@ class ProgramReads:
     def module_write(self, module: Any, name: str, value: Any) -> None:
         if module is self.constants or id(module) in self.fresh_modules:
             return
-        if self.computed_tensors(value):
+        if id(value) in self.fresh_modules:
+            self.graph_break(f"a module the call constructs assigned to {type(module).__name__}.{name} (a replay would "
+                             "assign the captured one again)")
+        elif self.computed_tensors(value):
             pass        # a recurrent state, (h, c): replayed from the graph's outputs
         elif isinstance(value, (list, tuple, dict)) and any(id(t) in self.tracer.nodes for t in tree_flatten(value)[0]
                                                             if isinstance(t, torch.Tensor)):
@@ -292,6 +311,9 @@ def _registry_of(module: Any, name: str, loose: frozenset[str] = frozenset()) ->
 def _call_reader(reader: Callable[[], Any], flat: list[Any]) -> Any:
     """A source's value: read from the program, whatever the call's inputs."""
     return reader()
+
+
+_ABSENT = object()
 
 
 def _own_attribute(module: Any, name: str) -> bool:
