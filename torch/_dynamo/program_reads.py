@@ -197,15 +197,21 @@ class ProgramReads:
             self.guards.add_read(f"the kind and length of {description}", module,
                                  functools.partial(_sequence_of, name=name), (type(old), len(old)), by_value=True)
             for i, (tensor, (_, constant)) in enumerate(zip(old, known)):
-                node = self._source_placeholder(f"state_{len(self.guards.sources)}")
-                node.meta.update(constant.meta)
-                constant.replace_all_uses_with(node)
-                self.graph.erase_node(constant)
-                self.tracer.bind(tensor, node)
-                self.tracer.constant_tensors = [t for t in self.tracer.constant_tensors if t is not tensor]
-                reader = weak_reader(module, functools.partial(_member, name=name, index=i))
-                self.guards.add_source(f"{description}[{i}]", functools.partial(_call_reader, reader), tensor)
-                self.source_tensors.append(tensor)
+                self._constant_as_source(tensor, constant, f"{description}[{i}]",
+                                         weak_reader(module, functools.partial(_member, name=name, index=i)))
+
+    def _constant_as_source(self, tensor: torch.Tensor, constant: Any, description: str,
+                            reader: Callable[[], Any]) -> None:
+        """A tensor the graph held as a constant (its get_attr node) made a graph input that reader() gives at each
+        call, guarded by its layout."""
+        node = self._source_placeholder(f"state_{len(self.guards.sources)}")
+        node.meta.update(constant.meta)
+        constant.replace_all_uses_with(node)
+        self.graph.erase_node(constant)
+        self.tracer.bind(tensor, node)
+        self.tracer.constant_tensors = [t for t in self.tracer.constant_tensors if t is not tensor]
+        self.guards.add_source(description, functools.partial(_call_reader, reader), tensor)
+        self.source_tensors.append(tensor)
 
     def _source_placeholder(self, name: str) -> Any:
         """A graph input read from the program at each call, after the inputs made so far."""
@@ -232,17 +238,9 @@ class ProgramReads:
                 continue
             if known[1].op != "get_attr":
                 continue
-            constant = known[1]
-            node = self._source_placeholder(f"state_{len(self.guards.sources)}")
-            node.meta.update(constant.meta)
-            constant.replace_all_uses_with(node)
-            self.graph.erase_node(constant)
-            self.tracer.bind(old, node)
-            self.tracer.constant_tensors = [t for t in self.tracer.constant_tensors if t is not old]
             self.guards.reads = [r for r in self.guards.reads if r is not read]
-            reader = weak_reader(module, operator.attrgetter(name))
-            self.guards.add_source(f"{type(module).__name__}.{name}", functools.partial(_call_reader, reader), old)
-            self.source_tensors.append(old)
+            self._constant_as_source(old, known[1], f"{type(module).__name__}.{name}",
+                                     weak_reader(module, operator.attrgetter(name)))
             self._loosen_buffers(module, name)
 
     def _loosen_buffers(self, module: Any, name: str) -> None:
