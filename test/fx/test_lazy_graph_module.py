@@ -68,3 +68,13 @@ def test_the_inductor_compiles_a_capture_without_generating_its_python_code():
     for _ in range(3):
         torch.testing.assert_close(f(x), torch.tanh(x) * 2 + 1)
     assert seen and all(isinstance(gm, _LazyGraphModule) and gm._needs_recompile() for gm in seen)
+
+
+def test_from_graphmodule_makes_a_lazy_module_once_and_force_recompile_generates_its_code():
+    traced = torch.fx.symbolic_trace(lambda x: x * 3)
+    lazy = _LazyGraphModule.from_graphmodule(traced)
+    assert _LazyGraphModule.from_graphmodule(lazy) is lazy and lazy._needs_recompile()
+    _LazyGraphModule.force_recompile(lazy)
+    _LazyGraphModule.force_recompile(traced)        # an eager module: nothing to do
+    assert not lazy._needs_recompile()
+    torch.testing.assert_close(lazy(torch.ones(2)), torch.full((2,), 3.0))
