@@ -30,6 +30,9 @@ def _is_device(v: Any) -> bool:
     return isinstance(v, (_device, str)) or (isinstance(v, int) and not isinstance(v, bool))
 
 
+_TYPE = int.__class__         # the builtin type (this module defines Tensor.type)
+
+
 def _named_dtype(value: Any) -> Any:
     """Python's float, int, bool and complex as the dtypes they name (as PyTorch's parser takes them)."""
     found = python_type_dtype(value)
@@ -39,8 +42,10 @@ def _named_dtype(value: Any) -> Any:
 def to(self: Any, *args: Any, **kwargs: Any) -> Any:
     """Tensor.to(device=None, dtype=None, non_blocking=False, copy=False, *, memory_format=None),
     Tensor.to(dtype, ...) or Tensor.to(other, ...): self when nothing changes and copy is False."""
-    rest = [_named_dtype(a) for a in args]
-    if "dtype" in kwargs:
+    rest = list(args)
+    if len(rest) > 1 and rest[1].__class__ is _TYPE or rest and rest[0].__class__ is _TYPE:
+        rest = [_named_dtype(a) for a in rest]      # x.to(int), x.to("cpu", float)
+    if kwargs.get("dtype").__class__ is _TYPE:
         kwargs = {**kwargs, "dtype": _named_dtype(kwargs["dtype"])}
     device = dtype = None
     known = {"device", "dtype", "non_blocking", "copy", "memory_format", "tensor", "other"}
