@@ -592,3 +592,67 @@ def test_a_returned_closure_over_a_computed_tensor_is_the_calls_own():
     for value in (1.0, 2.0, 3.0):
         x = torch.full((2,), value)
         torch.testing.assert_close(compiled(x)(torch.zeros(2)), make_adder(x)(torch.zeros(2)))
+
+
+def test_the_clock_and_randomness_under_any_name_are_read_at_each_call():
+    import datetime
+    import os
+    import uuid
+    from time import perf_counter_ns
+
+    def under_imported_name(x):
+        return x * 0 + perf_counter_ns() % 1000003
+
+    def through_datetime(x):
+        return x * 0 + datetime.datetime.now().microsecond
+
+    def from_the_system(x):
+        return x * 0 + os.urandom(2)[0] * 256 + os.urandom(2)[1]
+
+    def through_a_library(x):
+        return x * 0 + uuid.uuid4().int % 1000003
+
+    for fn in (under_imported_name, through_datetime, from_the_system, through_a_library):
+        compiled = torch.compile(fn)
+        assert len({compiled(torch.ones(1)).item() for _ in range(6)}) > 1, fn.__name__
+
+
+def test_writes_to_a_stream_or_file_inside_happen_at_each_call(tmp_path):
+    import io
+    import sys
+
+    stream = io.StringIO()
+    written = torch.compile(lambda x: (stream.write("s"), x * 2)[1])
+    to_stdout = torch.compile(lambda x: (sys.stdout.write(""), x + 1)[1])
+    with open(tmp_path / "log.txt", "w") as file:
+        to_file = torch.compile(lambda x: (file.write("f"), x - 1)[1])
+        for _ in range(3):
+            written(torch.ones(1)), to_stdout(torch.ones(1)), to_file(torch.ones(1))
+    assert stream.getvalue() == "sss"
+    assert (tmp_path / "log.txt").read_text() == "fff"
+    assert stats["graph_breaks"] == 3
+
+
+def test_attributes_the_program_set_on_a_tensor_argument_are_guarded():
+    scaled = torch.compile(lambda x: x * x.scale)
+    x = torch.ones(2)
+    x.scale = 2.0
+    assert twice(scaled, x).tolist() == [2.0, 2.0]
+    x.scale = 5.0
+    assert scaled(x).tolist() == [5.0, 5.0]
+    plain = torch.compile(lambda x: x * 3)
+    for _ in range(3):          # a tensor without attributes of the program's: no guard to pass
+        plain(torch.ones(2))
+    assert stats["recompiles"] == 1
+
+
+def test_a_storage_offset_the_program_reads_is_guarded_and_otherwise_views_at_any_offset_replay():
+    base = torch.arange(10.0)
+    offset = torch.compile(lambda x: x * x.storage_offset())
+    for start in (1, 1, 2, 3):
+        torch.testing.assert_close(offset(base[start:start + 4]), base[start:start + 4] * start)
+    doubled = torch.compile(lambda x: x * 2)
+    before = stats["recompiles"]
+    for start in range(4):
+        torch.testing.assert_close(doubled(base[start:start + 4]), base[start:start + 4] * 2)
+    assert stats["recompiles"] == before

@@ -739,3 +739,62 @@ def test_narrow_with_a_tensor_start_reads_its_value_each_call():
         torch.testing.assert_close(compiled(x, torch.tensor(start)), window(x, torch.tensor(start)))
     with pytest.raises(torch._dynamo.exc.Unsupported, match="item"):
         torch.compile(window, fullgraph=True)(x, torch.tensor(1))
+
+
+def test_writes_into_a_numpy_array_the_program_holds_happen_at_each_call():
+    counts = np.zeros(3)
+
+    def count(x):
+        counts[0] += 1
+        return x * 2
+
+    class Tally(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.table = np.arange(3.0)
+
+        def forward(self, x):
+            self.table += 1
+            return x + 1
+
+    compiled, tally = torch.compile(count), Tally()
+    compiled_tally = torch.compile(tally)
+    for _ in range(3):
+        compiled(torch.ones(1))
+        compiled_tally(torch.ones(1))
+    assert counts.tolist() == [3.0, 0.0, 0.0]
+    assert tally.table.tolist() == [3.0, 4.0, 5.0]
+    captures = stats["captures"]        # (the write seen again, each settles to run eagerly)
+    for _ in range(3):
+        compiled(torch.ones(1))
+        compiled_tally(torch.ones(1))
+    assert stats["captures"] == captures and counts[0] == 6.0
+    breaks = stats["graph_breaks"]
+    read_only = np.arange(4.0)
+    reads = torch.compile(lambda x: x * float(read_only.sum()))
+    for _ in range(3):          # an array only read: one graph
+        reads(torch.ones(1))
+    assert stats["graph_breaks"] == breaks and stats["replays"] >= 2
+
+
+def test_the_values_of_a_numpy_array_the_program_reads_are_guarded_wherever_it_is_held():
+    held = np.arange(4.0)
+    from_global = torch.compile(lambda x: x * float(held.sum()))
+
+    class Weighted(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.weights = np.ones(2)
+
+        def forward(self, x):
+            return x * float(self.weights.sum())
+
+    from_argument = torch.compile(lambda x, a: x * float(a.sum()))
+    module = Weighted()
+    from_module = torch.compile(module)
+    argument = np.arange(3.0)
+    for fill in (1.0, 1.0, 2.0, 5.0):
+        held[:], module.weights[:], argument[:] = fill, fill, fill
+        assert from_global(torch.ones(1)).item() == 4 * fill
+        assert from_module(torch.ones(1)).item() == 2 * fill
+        assert from_argument(torch.ones(1), argument).item() == 3 * fill

@@ -27,7 +27,8 @@ from typing import Any, Callable
 import torch
 from torch._dynamo.global_reads import LocalUse, local_uses
 from torch._dynamo.graph_passes import elide_fresh_copies
-from torch._dynamo.guards import GuardSet, Snapshot, TensorGuard, aliasing_of, global_state, is_plain_value
+from torch._dynamo.guards import (GuardSet, Snapshot, TensorGuard, aliasing_of, attributes_changed, global_state,
+                                  is_plain_value, offset_changed, public_attributes)
 from torch._dynamo.observers import argument_hooks, observed
 from torch._dynamo.program_reads import ProgramReads
 from torch._dynamo.program_state import CALLABLES, is_program_file, program_methods
@@ -180,6 +181,18 @@ class _Capture(ProgramReads):
         self.runs_backward = False                      # backward or autograd.grad ran inside (traced)
         self.thread = threading.get_ident()
         self.input_tensors: list[torch.Tensor] = []
+        self.offsets_guarded = False
+
+    def storage_offset_read(self) -> None:
+        """The program asked a tensor where it starts in its storage (an offset the graph does not carry, since
+        its inputs are read wherever they start): the inputs' offsets are guarded."""
+        if self.offsets_guarded:
+            return
+        self.offsets_guarded = True
+        for tensor in self.input_tensors:
+            position = self.input_positions[id(tensor)]
+            self.guards.add_none(f"the storage offset of argument {position}", functools.partial(
+                offset_changed, position=position, expected=tensor.storage_offset()))
 
     def traced(self, tensor: Any) -> bool:
         """Whether reading this tensor's value would bake it into the graph: any tensor but a wrapped Python
@@ -313,6 +326,10 @@ def _capture(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, An
             cap.input_tensors.append(value)
             positions.append(i)
             guards.tensors.append((i, TensorGuard.of(name, value)))
+            attributes = public_attributes(value)
+            if attributes:      # set by the program (x.scale = 2.0): what it reads of them is replayed
+                guards.add_none(f"the attributes set on argument {name}", functools.partial(
+                    attributes_changed, position=i, expected=attributes))
         elif is_plain_value(value):
             guards.values.append((i, name, value))
         else:
@@ -327,7 +344,7 @@ def _capture(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, An
                           [*args, *kwargs.values()], scoped)
     _active = cap
     try:
-        with observed(cap), cap.effects.tracing(), cap.tracer:
+        with observed(cap), cap.effects.tracing(cap.graph_break), cap.tracer:
             result = fn(*args, **kwargs)
     finally:
         _active = None

@@ -25,6 +25,7 @@ from torch._dynamo import callables, capture, config, exc, size_families
 from torch._dynamo.decorators import disable
 from torch._dynamo.backends.registry import lookup_backend
 from torch._dynamo.graph_passes import graph_table
+from torch._dynamo.guard_checks import sources_if_holds
 from torch._dynamo.guards import GuardSet
 from torch._functorch import batched as _batched
 from torch.csrc.autograd import forward_grad as _forward_grad
@@ -130,7 +131,7 @@ class CompiledFunction:
         else:
             flat, structure = tree_flatten((args, kwargs))
         for i, entry in enumerate(self.entries):
-            sources = entry.guards.sources_if_holds(flat, structure)
+            sources = sources_if_holds(entry.guards, flat, structure)
             if sources is not None:
                 stats["replays"] += 1
                 entry.replays += 1

@@ -4,14 +4,16 @@ modules, objects, closures, globals and optimizers. `check` returns None when al
 in PyTorch's words ("tensor 'x' size mismatch at index 0. expected 3, actual 4")."""
 from __future__ import annotations
 
+import hashlib
+import sys
 import weakref
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
 import torch
-from torch.utils import hooks as _module_hooks
 
-__all__ = ["GuardSet", "Snapshot", "TensorGuard", "aliasing_of", "global_state", "is_plain_value", "same_value",
+__all__ = ["GuardSet", "ReadGuard", "Snapshot", "TensorGuard", "aliasing_of", "array_state", "attributes_changed",
+           "global_state", "is_array", "is_plain_value", "offset_changed", "public_attributes", "same_value",
            "weak_reader"]
 
 _PLAIN = (int, float, bool, str, bytes, type(None), torch.dtype, torch.device, complex)
@@ -90,7 +92,7 @@ class TensorGuard:
 
 
 @dataclass
-class _ReadGuard:
+class ReadGuard:
     """An attribute (or a cell, a global, an optimizer's state) read while capturing: `read()` gives its
     value now; plain values compare equal, anything else must be the same object."""
     description: str
@@ -120,14 +122,29 @@ class _ReadGuard:
         return None if now is self.expected else f"{self.description} is no longer the object it was"
 
 
+def is_array(value: Any) -> bool:
+    """A NumPy array of values (one of Python objects holds them by identity, as a list does)."""
+    numpy = sys.modules.get("numpy")
+    return numpy is not None and isinstance(value, numpy.ndarray) and not value.dtype.hasobject
+
+
+def array_state(value: Any) -> Any:
+    """A NumPy array's shape, dtype and a digest of its bytes (a large array is not copied): what a replay
+    needs unchanged when the program read its values, which no operator of the graph reads."""
+    numpy = sys.modules["numpy"]
+    data = numpy.ascontiguousarray(value).reshape(-1).view(numpy.uint8)
+    return value.shape, value.dtype.str, hashlib.blake2b(data).digest()
+
+
 class Snapshot:
     """A non-tensor argument that is not a plain value: the object itself (compared by identity) and its
     attributes (plain values by value, others by identity), or the object alone (attributes=False: guarded
-    where the call reads them)."""
+    where the call reads them); a NumPy array also by its values."""
 
     def __init__(self, value: Any, attributes: bool = True) -> None:
         self.value = value
         self.attributes = _attributes(value) if attributes else None
+        self.contents = array_state(value) if is_array(value) else None
 
     def __repr__(self) -> str:
         return f"{type(self.value).__name__} object"
@@ -154,11 +171,31 @@ def same_value(now: Any, expected: Any) -> bool:
     """Whether a non-tensor argument still holds what the graph was captured with."""
     if isinstance(expected, Snapshot):
         return now is expected.value and (expected.attributes is None or
-                                          _same_attributes(_attributes(now), expected.attributes))
+                                          _same_attributes(_attributes(now), expected.attributes)) and \
+            (expected.contents is None or array_state(now) == expected.contents)
     try:
         return type(now) is type(expected) and bool(now == expected)
     except Exception:           # a value without a truth value for ==
         return False
+
+
+def public_attributes(tensor: torch.Tensor) -> tuple[tuple[str, Any, bool], ...]:
+    """The attributes a program set on a tensor (x.scale = 2.0), as _attributes gives them; Ember's own, named
+    with a leading underscore (its autograd links), are not the program's."""
+    return tuple(entry for entry in _attributes(tensor) if not entry[0].startswith("_"))
+
+
+def attributes_changed(flat: list[Any], position: int, expected: tuple[tuple[str, Any, bool], ...]) -> str | None:
+    """What changed in the attributes set on the tensor argument at position, None if nothing did (a nones
+    reader)."""
+    return None if _same_attributes(public_attributes(flat[position]), expected) else \
+        f"the attributes set on tensor argument {position} changed"
+
+
+def offset_changed(flat: list[Any], position: int, expected: int) -> str | None:
+    """None when the tensor argument at position starts where it did in its storage (a nones reader)."""
+    offset = flat[position].storage_offset()
+    return None if offset == expected else f"storage_offset() of tensor argument {position} == {expected}"
 
 
 def aliasing_of(flat: list[Any], positions: list[int]) -> tuple[int, ...]:
@@ -188,7 +225,7 @@ class GuardSet:
     tensors: list[tuple[int, TensorGuard]] = field(default_factory=list)      # (flat input position, guard)
     values: list[tuple[int, str, Any]] = field(default_factory=list)          # (position, name, value)
     state: tuple[Any, ...] = ()
-    reads: list[_ReadGuard] = field(default_factory=list)
+    reads: list[ReadGuard] = field(default_factory=list)
     constants: list[tuple[torch.Tensor, TensorGuard]] = field(default_factory=list)
     # the constants that must have no gradient hooks (leaves a graph's own backward reaches), by id
     hookless: set[int] = field(default_factory=set)
@@ -207,7 +244,8 @@ class GuardSet:
     held: list[Any] = field(default_factory=list)     # what the guards read through, kept alive with them
     count: int = 0          # how many inputs the flattened call has
     structure: Any = None   # the pytree structure of (args, kwargs)
-    _fast: Callable[[list[Any], Any], tuple[Any, ...] | None] | None = field(default=None, repr=False)
+    # the guards as one generated function (torch._dynamo.guard_checks), made at the first replay
+    fast: Callable[[list[Any], Any], tuple[Any, ...] | None] | None = field(default=None, repr=False)
 
     def add_read(self, description: str, owner: Any, read: Callable[[Any], Any], value: Any,
                  by_value: bool | None = None, weak: bool = True, path: str | None = None,
@@ -220,7 +258,7 @@ class GuardSet:
                 owner_ref = weakref.ref(owner)
             except TypeError:
                 path = None
-        self.reads.append(_ReadGuard(description, reader,
+        self.reads.append(ReadGuard(description, reader,
                                      (list(value) if isinstance(value, list) else value) if plain else value, plain,
                                      path if owner_ref is not None else None, owner_ref, helpers))
 
@@ -237,16 +275,6 @@ class GuardSet:
         lines += [f"TENSOR_MATCH {g.name}: {g.dtype} {list(g.shape)} (an input read from the program)"
                   for _, g in self.sources]
         return lines
-
-    def sources_if_holds(self, flat: list[Any], structure: Any) -> tuple[Any, ...] | None:
-        """The inputs read from the program (sources), as the check read them, when every guard holds; else None:
-        one generated function testing them all (check() says which failed)."""
-        if self._fast is None:
-            self._fast = _compile_checks(self)
-        try:
-            return self._fast(flat, structure)
-        except Exception:       # a reader whose owner was freed, a value that cannot be compared
-            return None
 
     def check(self, flat: list[Any], structure: Any, sizes: bool = True) -> str | None:
         """None when the graph may be replayed for these flattened inputs, else why not; sizes=False: None when
@@ -279,8 +307,9 @@ class GuardSet:
             if flat[position].grad_fn is not None:
                 return f"input {position} has autograd history (the graph's backward stops at its inputs)"
         for description, reader in self.nones:
-            if reader(flat) is not None:
-                return f"{description} == None"
+            found = reader(flat)
+            if found is not None:       # (a reader may say itself what changed)
+                return found if isinstance(found, str) else f"{description} == None"
         for reader, guard in self.sources:
             try:
                 failure = guard.failure(reader(flat))
@@ -296,7 +325,7 @@ class GuardSet:
         dropped = set(map(id, reads))
         self.reads = [read for read in self.reads if id(read) not in dropped]
         self.values = []
-        self._fast = None
+        self.fast = None
 
     def add_none(self, description: str, read: Callable[[list[Any]], Any]) -> None:
         self.nones.append((description, read))
@@ -306,96 +335,3 @@ class GuardSet:
         """An input read from the program at each call: read(flat), or leaf's .grad (leaf held weakly)."""
         self.sources.append((read, TensorGuard.of(description, tensor)))
         self.source_owners.append(None if leaf is None else weakref.ref(leaf))
-
-
-def _compile_checks(guards: GuardSet) -> Callable[[list[Any], Any], tuple[Any, ...] | None]:
-    """guards as one Python function of (flat inputs, structure) -> the sources it read (a tuple) when every
-    guard holds, else None; each test an expression over constants bound in its namespace: the replay's fast
-    path (PyTorch compiles its guards likewise)."""
-    env: dict[str, Any] = {"Tensor": torch.Tensor, "global_state": global_state, "STRUCTURE": guards.structure,
-                           "STATE": guards.state}
-    lines = ["def holds(flat, structure):", "    if structure != STRUCTURE or global_state() != STATE:",
-             "        return None"]
-
-    def tensor_test(k: str, value: str, guard: TensorGuard) -> None:
-        env.update({f"D{k}": guard.dtype, f"V{k}": guard.device, f"S{k}": guard.shape, f"T{k}": guard.stride,
-                    f"K{k}": guard.kind})
-        leaf = "" if guard.leaf is None else f" and (t.grad_fn is None) is {guard.leaf}"
-        lines.append(f"    t = {value}")
-        lines.append(f"    if not (type(t) is K{k} and t._layout_is(D{k}, V{k}, S{k}, T{k})"
-                     f" and t.requires_grad is {guard.requires_grad}{leaf}):")
-        lines.append("        return None")
-
-    for i, (position, guard) in enumerate(guards.tensors):
-        tensor_test(f"i{i}", f"flat[{position}]", guard)
-    for i, (position, _, value) in enumerate(guards.values):
-        env[f"E{i}"], env["same_value"] = value, same_value
-        lines.append(f"    if not same_value(flat[{position}], E{i}):")
-        lines.append("        return None")
-    if guards.aliasing:
-        env["aliasing_of"], env["ALIASING"] = aliasing_of, guards.aliasing
-        env["POSITIONS"] = [p for p, _ in guards.tensors]
-        lines.append("    if aliasing_of(flat, POSITIONS) != ALIASING:")
-        lines.append("        return None")
-    # "module has no hooks" reads: only when a hook was registered since they last held (hooks_registered)
-    # a read whose owner was freed (a module made inside the captured call) has nothing left to check
-    dead = {i for i, read in enumerate(guards.reads) if read.owner is not None and read.owner() is None}
-    hook_reads = {i for i, read in enumerate(guards.reads) if "HAS_HOOKS" in (read.helpers or {})} - dead
-    owners: dict[int, str] = {}
-    hook_owners: dict[int, str] = {}
-
-    def emit_read(i: int, read: _ReadGuard, indent: str, names: dict[int, str], prefix: str) -> None:
-        env[f"R{i}"], env[f"X{i}"] = read.read, read.expected
-        value = f"R{i}()"
-        if read.path is not None:
-            name = names.get(id(read.owner))
-            if name is None:
-                name = names[id(read.owner)] = f"{prefix}{len(names)}"
-                env[f"W{name}"] = read.owner
-                lines.extend([f"{indent}{name} = W{name}()", f"{indent}if {name} is None:", f"{indent}    return None"])
-            env.update(read.helpers or {})
-            value = read.path.replace("{}", name)
-        if read.by_value:
-            env[f"Z{i}"] = type(read.expected)
-            lines.append(f"{indent}v = {value}")
-            lines.append(f"{indent}if type(v) is not Z{i} or v != X{i}:")
-        else:
-            lines.append(f"{indent}if {value} is not X{i}:")
-        lines.append(f"{indent}    return None")
-
-    for i, read in enumerate(guards.reads):
-        if i not in hook_reads and i not in dead:
-            emit_read(i, read, "    ", owners, "o")
-    if hook_reads:
-        env["HOOKS_REGISTERED"], env["HOOKS_SEEN"] = _module_hooks.hooks_registered, [-1]
-        lines.append("    if HOOKS_SEEN[0] != HOOKS_REGISTERED[0]:")
-        for i in sorted(hook_reads):
-            emit_read(i, guards.reads[i], "        ", hook_owners, "h")
-        lines.append("        HOOKS_SEEN[0] = HOOKS_REGISTERED[0]")
-    if guards.constants:        # the tensors the graph holds (parameters, optimizer state): one Cython loop
-        env["CONSTANTS"] = tuple(tensor for tensor, _ in guards.constants)
-        env["LAYOUTS"] = tuple((g.dtype, g.device, g.shape, g.stride, g.requires_grad, id(t) in guards.hookless)
-                               for t, g in guards.constants)
-        env["LAYOUTS_HOLD"] = torch.Tensor._layouts_hold
-        lines.append("    if not LAYOUTS_HOLD(CONSTANTS, LAYOUTS):")
-        lines.append("        return None")
-    for position in guards.leaves:
-        lines.append(f"    if flat[{position}].grad_fn is not None:")
-        lines.append("        return None")
-    for i, (_, reader) in enumerate(guards.nones):
-        env[f"N{i}"] = reader
-        lines.append(f"    if N{i}(flat) is not None:")
-        lines.append("        return None")
-    for i, (reader, guard) in enumerate(guards.sources):
-        owner = guards.source_owners[i] if i < len(guards.source_owners) else None
-        if owner is None:
-            env[f"Q{i}"] = reader
-            lines.append(f"    s{i} = Q{i}(flat)")
-        else:                   # a leaf's .grad, as its property reads it (a leaf's own, no warning)
-            env[f"WS{i}"] = owner
-            lines += [f"    o = WS{i}()", "    if o is None:", "        return None",
-                      f"    s{i} = o.__dict__.get('_grad')"]
-        tensor_test(f"s{i}", f"s{i}", guard)
-    lines.append(f"    return ({''.join(f's{i}, ' for i in range(len(guards.sources)))})")
-    exec(compile("\n".join(lines), "<guards>", "exec"), env)
-    return env["holds"]

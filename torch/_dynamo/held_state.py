@@ -1,6 +1,7 @@
 """torch._dynamo.held_state: the state of objects a program holds that a call can advance without assigning any
-attribute a snapshot compares: random generators (random.Random, NumPy's) and iterators (a generator, an
-iterator over a list or a range, itertools.count, a data loader's iterator). A call that draws from one or takes
+attribute a snapshot compares: random generators (random.Random, NumPy's), iterators (a generator, an
+iterator over a list or a range, itertools.count, a data loader's iterator) and NumPy arrays (written through
+their buffer, which no snapshot of members sees). A call that draws from one or takes
 an item from one had a side effect a replay would not redo (it would repeat the captured draws or items), so
 the capture compares their states before and after the call (torch._dynamo.side_effects)."""
 from __future__ import annotations
@@ -12,7 +13,7 @@ import types
 from typing import Any
 
 import torch
-from torch._dynamo.guards import is_plain_value
+from torch._dynamo.guards import array_state, is_array, is_plain_value
 from torch._dynamo.program_state import is_object
 
 __all__ = ["held_state", "is_random_generator", "what_changed"]
@@ -30,10 +31,12 @@ def is_random_generator(value: Any) -> bool:
 
 
 def held_state(value: Any) -> Any:
-    """A random generator's or an iterator's state, comparable with ==; None for anything else (and for a
-    generator without a state to read: random.SystemRandom)."""
+    """A random generator's or an iterator's state, or a NumPy array's contents, comparable with ==; None for
+    anything else (and for a generator without a state to read: random.SystemRandom)."""
     if is_random_generator(value):
         return _generator_state(value)
+    if is_array(value):
+        return array_state(value)
     if isinstance(value, collections.abc.Iterator) and not isinstance(value, torch.Tensor) and not is_object(value):
         return _iterator_state(value, _DEPTH)       # (a program's own iterator object: its members are snapshotted)
     return None
@@ -43,6 +46,8 @@ def what_changed(value: Any) -> str:
     """How a held object changed, for the graph break's reason."""
     if is_random_generator(value):
         return "drew numbers (a replay would repeat the captured draws)"
+    if is_array(value):
+        return "was written to (a replay would not write it again)"
     return "was advanced (a replay would repeat the captured items)"
 
 

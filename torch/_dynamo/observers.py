@@ -169,6 +169,13 @@ def _observers(capture: _Capture) -> list[tuple[Any, str, Any]]:
             return saved(self, *args, **kwargs)
         return read
 
+    saved_offset = tensor_cls.storage_offset
+
+    def offset_read(self: Any) -> int:
+        if _program_caller():
+            capture.storage_offset_read()
+        return saved_offset(self)
+
     def autograd_call(saved: Callable[..., Any], what: str, create_graph_at: int) -> Callable[..., Any]:
         def call(*args: Any, **kwargs: Any) -> Any:
             create_graph = kwargs.get("create_graph", args[create_graph_at] if len(args) > create_graph_at else False)
@@ -284,7 +291,13 @@ def _observers(capture: _Capture) -> list[tuple[Any, str, Any]]:
     clocks = [(time, name, output(getattr(time, name), f"time.{name}()", "a replay would repeat its value"))
               for name in _CLOCKS]
     printed = output(builtins.print, "print", "a replay would not print")
-    return [*rng_writes, *clocks, (builtins, "print", printed),
+    saved_urandom = os.urandom
+
+    def urandom(size: int) -> bytes:
+        """The operating system's randomness, drawn by the program or a library it calls (uuid.uuid4())."""
+        capture.graph_break("os.urandom() inside a compiled function (a replay would repeat its bytes)")
+        return saved_urandom(size)
+    return [*rng_writes, *clocks, (builtins, "print", printed), (os, "urandom", urandom),
             (type(os.environ), "__getitem__", environ_item),
             (logging.Logger, "_log", output(logging.Logger._log, "a log record", "a replay would not emit it")),
             (tensor_cls, "grad", property(read_grad, write_grad, delete_grad, grad_property.__doc__)),
@@ -297,6 +310,7 @@ def _observers(capture: _Capture) -> list[tuple[Any, str, Any]]:
             (module_cls, "__getattribute__", getattribute), (module_cls, "__getattr__", getattr_),
             (module_cls, "__setattr__", setattr_), (module_cls, "register_buffer", register_buffer),
             (tensor_cls, "item", value_read(tensor_cls.item, "Tensor.item")),
+            (tensor_cls, "storage_offset", offset_read),
             (tensor_cls, "tolist", value_read(tensor_cls.tolist, "Tensor.tolist")),
             (tensor_cls, "_numpy_view", value_read(tensor_cls._numpy_view, "Tensor.numpy")),
             (tensor_cls, "__reduce_ex__", value_read(tensor_cls.__reduce_ex__, "pickling a tensor (torch.save)")),

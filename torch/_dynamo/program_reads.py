@@ -106,10 +106,10 @@ class ProgramReads:
                                      functools.partial(_own_attribute, name=name), False, by_value=True,
                                      path=f"({name!r} in {{}}.__dict__)")
             return
-        if held_state(value) is not None:      # a generator or iterator the module holds: drawing is a side effect
+        if held_state(value) is not None:      # a generator, an iterator or an array: drawing, writing is a side effect
             self.read_keys.add(key)
             self.guards.add_read(description, module, operator.attrgetter(name), value, path=_where_read(module, name))
-            self.effects.watch(description, value)
+            self.effects.reached(description, value)
             return
         functional = callable(value) and not inspect.ismethod(value) and not isinstance(value, torch.nn.Module)
         if not (is_plain_value(value) or functional or isinstance(value, (torch.Tensor, torch.nn.Module))):

@@ -3,7 +3,8 @@
 A replay runs the graph and the module attribute writes, and nothing else of the function's Python code, so a
 capture must see the rest. While the call runs, a trace function on the capturing thread sees every function
 of the program's own it enters (not Ember's, the standard library's or an installed library's): the compiled
-function, the helpers it calls, the forward methods of its modules. Each one's bytecode says which globals it
+function, the helpers it calls, the forward methods of its modules (and the C functions it calls that read or
+change state outside, torch._dynamo.outside_calls). Each one's bytecode says which globals it
 loads and how (torch._dynamo.global_reads): a chain of attributes and constant subscripts read from a global
 (`CFG.model.scale`, `STATE["lr"]`) is guarded at its end only; a global (or the end of such a chain) used any
 other way (passed on, iterated, a method called on it) is guarded whole: a container by its members, an object
@@ -23,9 +24,10 @@ import sys
 import types
 from typing import Any, Callable, Iterator
 
+from torch._dynamo import outside_calls
 from torch._dynamo.global_reads import (GlobalUse, LocalUse, Step, along, follow, global_uses, local_uses, path,
                                         self_uses, spelled)
-from torch._dynamo.guards import GuardSet, is_plain_value
+from torch._dynamo.guards import GuardSet, array_state, is_array, is_plain_value
 from torch._dynamo.held_state import held_state, is_random_generator, what_changed
 from torch._dynamo.readers import (attribute_chain, binds, cell_contents, default_at, defaults_of, entered_function,
                                    generator_states, kwdefaults_of)
@@ -67,6 +69,8 @@ class Effects:
         self.added: list[Any] = []                      # the guards it added
         self.budget = _MEMBER_BUDGET                    # members the whole guards may still compare
         self.generators: tuple[Any, ...] = ()           # Python's and NumPy's global random states, before the call
+        self.profiling = False                          # the C functions called are watched (tracing)
+        self.on_outside_call: Callable[[str], None] | None = None
         self.held: dict[int, tuple[str, Any, Any]] = {}     # id -> (description, generator or iterator, state)
         # argument objects guarded on what is read of them: id -> (description, object)
         self.objects: dict[int, tuple[str, Any]] = {}
@@ -160,6 +164,9 @@ class Effects:
         self.codes.add(code)
         if not is_program_file(code.co_filename):
             return
+        if not self.profiling and self.on_outside_call is not None and outside_calls.may_call(code, frame):
+            self.profiling = True
+            outside_calls.watch(self.on_outside_call)
         if code.co_freevars:
             local = frame.f_locals
             for name in code.co_freevars:
@@ -325,7 +332,11 @@ class Effects:
         if isinstance(value, types.FunctionType):
             self.function_state(getattr(value, "__name__", description), value)
             return
-        if held_state(value) is not None:       # an iterator or a generator: advancing it is a side effect
+        if is_array(value) and ("values", id(value)) not in self.read:
+            # a NumPy array whose values the program may read outside any operator (arr.sum()): by its values
+            self.read.add(("values", id(value)))
+            self._add_read(f"the values of {description}", value, array_state, array_state(value), by_value=True)
+        if held_state(value) is not None:       # an iterator, a generator or an array: a change is a side effect
             self.watch(description, value)
             return
         members = members_of(value)
@@ -354,11 +365,16 @@ class Effects:
         self.added.append(self.guards.reads[-1])
 
     @contextlib.contextmanager
-    def tracing(self) -> Iterator[None]:
+    def tracing(self, on_outside_call: Callable[[str], None]) -> Iterator[None]:
         """The call runs with this capture's trace function on its thread, called as each Python function is
-        entered (a tracer already set, a debugger's or a coverage tool's, is called after it)."""
+        entered (a tracer already set, a debugger's or a coverage tool's, is called after it). Once the program
+        enters a function that may call one of the C functions whose effect the capture cannot see
+        (torch._dynamo.outside_calls), a profile function reports those calls to on_outside_call: it is called
+        at every call, so only then."""
         entered, seen = self.entered, self.codes
         previous: Any = sys.gettrace()
+        previous_profile: Any = sys.getprofile()
+        self.on_outside_call = on_outside_call
 
         def trace(frame: Any, event: Any, arg: Any) -> Any:     # called at every Python call: kept short
             if frame.f_code not in seen:
@@ -370,3 +386,5 @@ class Effects:
             yield
         finally:
             sys.settrace(previous)
+            if self.profiling:
+                sys.setprofile(previous_profile)
