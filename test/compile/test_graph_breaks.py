@@ -86,6 +86,54 @@ def test_module_hooks_and_tensor_hooks_run_eagerly_each_call():
             torch.ones(1, requires_grad=True))
 
 
+def _doubled(module, args, out):
+    return out * 2
+
+
+def _shifted(module, args):
+    return (args[0] + 1,)
+
+
+def test_forward_hooks_of_the_programs_own_are_captured_and_guarded_on_being_added_or_removed():
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(4, 4), torch.nn.ReLU(), torch.nn.Linear(4, 2))
+    doubled = model[0].register_forward_hook(_doubled)
+    model[2].register_forward_pre_hook(_shifted)
+    compiled, x = torch.compile(model), torch.randn(3, 4)
+    for _ in range(3):
+        torch.testing.assert_close(compiled(x), model(x))
+    assert (stats["captures"], stats["graph_breaks"], stats["replays"]) == (1, 0, 2)
+    doubled.remove()
+    torch.testing.assert_close(compiled(x), model(x))
+    called = torch.compile(lambda t: model(t))      # (the compiled module would run a global hook itself too)
+    called(x)
+    everywhere = torch.nn.modules.module.register_module_forward_hook(_doubled)
+    try:
+        torch.testing.assert_close(called(x), model(x))
+    finally:
+        everywhere.remove()
+    torch.testing.assert_close(called(x), model(x))
+    assert stats["captures"] == 4 and stats["graph_breaks"] == 0      # (the first capture served again)
+    model[0].zero_grad()
+    compiled(x).sum().backward()
+    grad, model[0].weight.grad = model[0].weight.grad, None
+    model(x).sum().backward()
+    torch.testing.assert_close(grad, model[0].weight.grad)
+
+
+def test_backward_hooks_and_a_librarys_forward_hooks_are_graph_breaks():
+    import functools
+    full = torch.nn.Linear(3, 2)
+    full.register_full_backward_hook(lambda module, grad_in, grad_out: None)
+    partial = torch.nn.Linear(3, 2)
+    partial.register_forward_hook(functools.partial(_doubled))
+    for model in (full, partial):
+        compiled = torch.compile(model)
+        for _ in range(2):
+            torch.testing.assert_close(compiled(torch.ones(1, 3)), model(torch.ones(1, 3)))
+    assert stats["graph_breaks"] == 2
+
+
 def test_a_tensor_subclass_input_runs_eagerly_and_keeps_its_type():
     class Tagged(torch.Tensor):
         pass

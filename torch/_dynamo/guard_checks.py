@@ -12,6 +12,10 @@ from torch.utils import hooks as _module_hooks
 
 __all__ = ["compile_checks", "sources_if_holds"]
 
+# The helpers of the reads of a module's hooks (torch._dynamo.observers), re-read only when
+# torch.utils.hooks.hooks_registered moved.
+_HOOK_HELPERS = frozenset({"HAS_HOOKS", "HOOK_SET"})
+
 
 def sources_if_holds(guards: GuardSet, flat: list[Any], structure: Any) -> tuple[Any, ...] | None:
     """The inputs read from the program (sources), as the check read them, when every guard holds; else None."""
@@ -55,7 +59,8 @@ def compile_checks(guards: GuardSet) -> Callable[[list[Any], Any], tuple[Any, ..
     # "module has no hooks" reads: only when a hook was registered since they last held (hooks_registered)
     # a read whose owner was freed (a module made inside the captured call) has nothing left to check
     dead = {i for i, read in enumerate(guards.reads) if read.owner is not None and read.owner() is None}
-    hook_reads = {i for i, read in enumerate(guards.reads) if "HAS_HOOKS" in (read.helpers or {})} - dead
+    hook_reads = {i for i, read in enumerate(guards.reads)
+                  if not _HOOK_HELPERS.isdisjoint(read.helpers or {})} - dead
     owners: dict[int, str] = {}
     hook_owners: dict[int, str] = {}
 

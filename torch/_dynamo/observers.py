@@ -13,6 +13,7 @@ import os
 import sys
 import threading
 import time
+import types
 from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 import torch
@@ -24,7 +25,7 @@ from torch.utils import hooks as _module_hooks
 if TYPE_CHECKING:
     from torch._dynamo.capture import _Capture
 
-__all__ = ["argument_hooks", "has_hooks", "observed"]
+__all__ = ["argument_hooks", "has_hooks", "hook_set", "observed", "program_hooks"]
 
 # The grad-mode switches torch.autograd.grad_mode calls (the capture stands in front of them).
 _grad_switches = getattr(_grad_mode_module, "_mode")
@@ -89,6 +90,33 @@ def has_hooks(module: Any) -> bool:
                 or _module_hooks._global_forward_hooks)
 
 
+_FORWARD_HOOKS = ("_forward_pre_hooks", "_forward_pre_hooks_with_kwargs", "_forward_hooks", "_forward_hooks_with_kwargs",
+                  "_forward_hooks_always_called")
+_GLOBAL_FORWARD_HOOKS = ("_global_forward_pre_hooks", "_global_forward_hooks", "_global_forward_hooks_with_kwargs",
+                         "_global_forward_hooks_always_called")
+
+
+def hook_set(module: Any) -> tuple[Any, ...]:
+    """The forward hooks calling module runs (its own and the global ones) and how, comparable with == (a hook
+    by identity): what a graph that ran them is guarded on."""
+    own = module.__dict__
+    return tuple(tuple(own.get(name, {}).items()) for name in _FORWARD_HOOKS) + \
+        tuple(tuple(getattr(_module_hooks, name).items()) for name in _GLOBAL_FORWARD_HOOKS)
+
+
+def program_hooks(module: Any) -> bool:
+    """Whether the hooks calling module runs are forward hooks, each a function (or method) of the program's own:
+    the capture sees what they read and change as it sees the program's other functions. A backward hook
+    would not run on a replay's backward, and a library's hook is not traced."""
+    own = module.__dict__
+    if own.get("_backward_hooks") or own.get("_backward_pre_hooks"):
+        return False
+    hooks = [*own.get("_forward_pre_hooks", {}).values(), *own.get("_forward_hooks", {}).values(),
+             *_module_hooks._global_forward_pre_hooks.values(), *_module_hooks._global_forward_hooks.values()]
+    return all(isinstance(hook, (types.FunctionType, types.MethodType)) and
+               is_program_file(getattr(hook, "__func__", hook).__code__.co_filename) for hook in hooks)
+
+
 def _holds_tensor(data: Any) -> bool:
     """Whether torch.tensor's data is or holds a tensor (a 0-d one from a wrapped number aside)."""
     if isinstance(data, torch.Tensor):
@@ -130,11 +158,13 @@ def _observers(capture: _Capture) -> list[tuple[Any, str, Any]]:
         saved_init(self, *args, **kwargs)
 
     def call_impl(self: Any, *args: Any, **kwargs: Any) -> Any:
-        if has_hooks(self):
-            capture.graph_break(f"module hooks on {type(self).__name__} (their Python effects would not be "
-                                "replayed)")
-        else:
+        if not has_hooks(self):
             capture.module_called(self)
+        elif program_hooks(self):
+            capture.module_hooks_called(self)
+        else:
+            capture.graph_break(f"module hooks on {type(self).__name__}: a backward hook or a library's (a replay "
+                                "would not run them)")
         return saved_call(self, *args, **kwargs)
 
     def register_hook(self: Any, hook: Any) -> Any:

@@ -17,7 +17,7 @@ from typing import Any, Callable
 import torch
 from torch._dynamo import exc
 from torch._dynamo.guards import GuardSet, is_plain_value, weak_reader
-from torch._dynamo.observers import has_hooks
+from torch._dynamo.observers import has_hooks, hook_set
 from torch._dynamo.program_state import is_program_class, is_program_file, is_watched
 from torch._dynamo.held_state import held_state
 from torch._dynamo.side_effects import Effects
@@ -154,6 +154,15 @@ class ProgramReads:
             self.read_keys.add(key)
             self.guards.add_read(f"{type(module).__name__} has no hooks", module, has_hooks, False, by_value=True,
                                  path="HAS_HOOKS({})", helpers={"HAS_HOOKS": has_hooks})
+
+    def module_hooks_called(self, module: Any) -> None:
+        """A module called with forward hooks of the program's own, which run inside the capture: a guard that it
+        still has these (re-read only once a hook was registered or removed, as for `has no hooks`)."""
+        key = (id(module), "hooks")
+        if key not in self.read_keys and id(module) not in self.fresh_modules:
+            self.read_keys.add(key)
+            self.guards.add_read(f"the hooks of {type(module).__name__}", module, hook_set, hook_set(module),
+                                 by_value=True, path="HOOK_SET({})", helpers={"HOOK_SET": hook_set})
 
     def module_write(self, module: Any, name: str, value: Any) -> None:
         if module is self.constants or id(module) in self.fresh_modules:

@@ -36,6 +36,7 @@ class RemovableHandle:
             hooks = ref()
             if hooks is not None and self.id in hooks:
                 del hooks[self.id]
+        hooks_registered[0] += 1        # a compiled graph that ran the hook looks again
 
     def __getstate__(self) -> Any:
         return (self.hooks_dict_ref(), self.id, tuple(ref() for ref in self.extra_dict_ref))
@@ -69,8 +70,8 @@ def warn_if_has_hooks(tensor: Any) -> None:
 # below torch.nn, so that observers outside it (torch.utils.flop_counter) can register them. The
 # flags are keyed by handle id, unique across all hook dicts.
 _global_forward_pre_hooks: OrderedDict[int, Callable[..., Any]] = OrderedDict()
-# How many module hooks (a module's own or global) were ever registered: a compiled graph's guards re-read
-# whether its modules have hooks only when this moved (torch._dynamo.guards).
+# How many times a hook (a module's own or global) was registered or removed: a compiled graph's guards
+# re-read its modules' hooks only when this moved (torch._dynamo.guard_checks).
 hooks_registered = [0]
 _global_forward_hooks: OrderedDict[int, Callable[..., Any]] = OrderedDict()
 _global_forward_hooks_with_kwargs: OrderedDict[int, bool] = OrderedDict()
