@@ -19,7 +19,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 HANDWRITTEN_DIRS = ("c10", "c10/cuda", "aten", "aten/native/meta", "aten/native/cpu", "aten/native/cuda/runtime",
-                    "torch/_C", "torch/csrc/autograd")
+                    "torch/_C", "torch/csrc/autograd", "torch/_dynamo")
 CFLAGS = ["-O3", "-fopenmp", "-fwrapv", "-fno-math-errno", "-Wno-unused-function", "-Wno-unreachable-code"]
 LDFLAGS = ["-fopenmp"]
 SHARED_UTILITY = "c10._cyutility"

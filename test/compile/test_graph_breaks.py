@@ -79,7 +79,10 @@ def test_module_hooks_and_tensor_hooks_run_eagerly_each_call():
     compiled = torch.compile(model, backend="eager")
     for _ in range(2):
         compiled(torch.ones(1, 3))
-    assert len(seen) == 2 and stats["graph_breaks"] == 1
+    captures = stats["captures"]        # (the hook's list guarded, changed again: it settles to run eagerly)
+    for _ in range(2):
+        compiled(torch.ones(1, 3))
+    assert len(seen) == 4 and stats["captures"] == captures
     handle.remove()
     with pytest.raises(torch._dynamo.exc.Unsupported, match="Tensor.register_hook inside a compiled function"):
         torch.compile(lambda x: x.register_hook(lambda g: g), backend="eager", fullgraph=True)(

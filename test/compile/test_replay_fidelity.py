@@ -656,3 +656,144 @@ def test_a_storage_offset_the_program_reads_is_guarded_and_otherwise_views_at_an
     for start in range(4):
         torch.testing.assert_close(doubled(base[start:start + 4]), base[start:start + 4] * 2)
     assert stats["recompiles"] == before
+
+
+def _distinct(compiled, calls=5):
+    return len({compiled(torch.ones(1)).item() for _ in range(calls)}) > 1
+
+
+def test_the_clock_kept_in_a_container_an_attribute_or_a_partial_and_randomness_a_library_draws_are_read_each_call():
+    import functools
+    import random
+    import time
+
+    clocks = {"now": time.perf_counter_ns}
+
+    class Timed(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.clock = time.perf_counter_ns
+
+        def forward(self, x):
+            return x * 0 + self.clock() % 1000003
+
+    ticking = functools.partial(time.perf_counter_ns)
+    system = random.SystemRandom()
+    for fn in (lambda x: x * 0 + clocks["now"]() % 1000003, Timed(), lambda x: x * 0 + ticking() % 1000003,
+               lambda x: x * 0 + int(system.random() * 1000003), lambda x: x * 0 + float(np.random.default_rng().random())):
+        assert _distinct(torch.compile(fn)), fn
+
+
+def test_a_librarys_writes_for_the_program_happen_at_each_call():
+    import io
+    import json
+    import os
+    import pickle
+
+    text, data = io.StringIO(), io.BytesIO()
+    read_end, write_end = os.pipe()
+    writers = [lambda x: (json.dump({"k": 1}, text), x * 2)[1], lambda x: (pickle.dump(1, data), x * 2)[1],
+               lambda x: (os.write(write_end, b"o"), x * 2)[1]]
+    for fn in writers:
+        compiled = torch.compile(fn)
+        for _ in range(3):
+            compiled(torch.ones(1))
+    os.close(write_end)
+    assert text.getvalue() == '{"k": 1}' * 3 and len(data.getvalue()) == 3 * len(pickle.dumps(1))
+    assert os.read(read_end, 16) == b"ooo"
+    os.close(read_end)
+
+
+def test_the_clock_is_seen_under_a_profiler_in_python_and_a_capture_runs_under_cprofile():
+    import cProfile
+    import sys
+    import time
+
+    events = []
+    sys.setprofile(lambda frame, event, arg: events.append(event))
+    try:
+        assert _distinct(torch.compile(lambda x: x * 0 + time.perf_counter_ns() % 1000003))
+    finally:
+        sys.setprofile(None)
+    assert "c_call" in events              # the program's profiler still ran
+    profiler = cProfile.Profile()
+    profiler.enable()
+    try:
+        doubled = torch.compile(lambda x: x * 2)
+        for _ in range(3):
+            assert doubled(torch.ones(1)).item() == 2.0
+    finally:
+        profiler.disable()
+
+
+def test_an_object_the_call_makes_and_returns_is_its_own_at_each_call():
+    from dataclasses import dataclass
+
+    @dataclass
+    class Stats:
+        count: int = 0
+
+    def made(x):
+        return x * 2, Stats(), {1, 2}, np.zeros(2)
+
+    compiled = torch.compile(made)
+    for _ in range(3):
+        _, stats, seen, array = compiled(torch.ones(1))
+        assert (stats.count, seen, array.tolist()) == (0, {1, 2}, [0.0, 0.0])
+        stats.count, array[0] = 5, 1.0
+        seen.add(3)
+    kept = Stats()
+    returns_kept = torch.compile(lambda x: (x * 2, kept))
+    for _ in range(3):
+        assert returns_kept(torch.ones(1))[1] is kept
+
+
+def test_tensor_attributes_set_after_the_capture_or_inside_the_call_are_seen():
+    masked = torch.compile(lambda x: x * 0 if hasattr(x, "masked") else x * 2)
+    x = torch.ones(2)
+    assert twice(masked, x).tolist() == [2.0, 2.0]
+    x.masked = True
+    assert masked(x).tolist() == [0.0, 0.0]
+
+    def tag(x):
+        x.seen = True
+        y = x * 2
+        y.tag = "doubled"
+        return y
+
+    compiled = torch.compile(tag)
+    for _ in range(3):
+        fresh = torch.ones(1)
+        assert compiled(fresh).tag == "doubled" and fresh.seen
+
+
+def test_numpy_scalar_arguments_are_compared_by_value():
+    compiled = torch.compile(lambda x, scale: x * scale)
+    schedule = np.full(6, 0.5, dtype=np.float32)
+    for i in range(6):
+        assert compiled(torch.ones(2), schedule[i]).tolist() == [0.5, 0.5]
+    assert stats["captures"] == 1
+
+
+def test_a_partials_and_a_hooks_closure_are_guarded():
+    import functools
+
+    scale = 1.0
+
+    def act(x):
+        return x * scale
+
+    bound = functools.partial(act)
+    by_partial = torch.compile(lambda x: bound(x))
+    assert twice(by_partial, torch.ones(1)).item() == 1.0
+    scale = 3.0
+    assert by_partial(torch.ones(1)).item() == 3.0
+
+    factor = [1.0]
+    model = torch.nn.Linear(1, 1)
+    model.register_forward_hook(lambda m, args, out: out * factor[0])
+    compiled = torch.compile(model)
+    x = torch.ones(1, 1)
+    twice(compiled, x)
+    factor[0] = 3.0
+    torch.testing.assert_close(compiled(x), model(x))

@@ -19,6 +19,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import inspect
+import sys
 import threading
 import types
 from dataclasses import dataclass
@@ -213,6 +214,18 @@ def _tensors_only(result: Any) -> bool:
     return result is None or isinstance(result, torch.Tensor)
 
 
+_IMMUTABLE = (torch.Tensor, type, types.FunctionType, types.BuiltinFunctionType, types.MethodType, types.ModuleType,
+              torch.nn.Module, tuple, frozenset, range, slice, torch.Size)
+
+
+def _mutable_object(value: Any) -> bool:
+    """A result's leaf a caller could change and a replay would hand out again: a set, an array, an object."""
+    if value is None or is_plain_value(value) or isinstance(value, _IMMUTABLE):
+        return False
+    numpy = sys.modules.get("numpy")
+    return numpy is None or not isinstance(value, numpy.generic)
+
+
 def _holds_tensors(value: Any, depth: int = 4) -> bool:
     """Whether a result's leaf that is no tensor holds tensors (a dataclass, an object with a __dict__ or
     __slots__, a container pytree does not flatten), to depth levels."""
@@ -313,6 +326,7 @@ def _capture(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, An
     guards = cap.guards
     guards.count, guards.structure, guards.state = len(flat), structure, global_state()
     positions: list[int] = []
+    attributes: dict[int, tuple[Any, ...]] = {}
     scoped_uses = _scoped_arguments(fn, args, kwargs, flat)
     scoped: dict[int, LocalUse] = {}
     for i, (name, value) in enumerate(zip(names, flat)):
@@ -326,10 +340,10 @@ def _capture(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, An
             cap.input_tensors.append(value)
             positions.append(i)
             guards.tensors.append((i, TensorGuard.of(name, value)))
-            attributes = public_attributes(value)
-            if attributes:      # set by the program (x.scale = 2.0): what it reads of them is replayed
-                guards.add_none(f"the attributes set on argument {name}", functools.partial(
-                    attributes_changed, position=i, expected=attributes))
+            # the attributes the program set on it (x.scale = 2.0), or that it has none: read by the call or not
+            attributes[i] = public_attributes(value)
+            guards.add_none(f"the attributes set on argument {name}", functools.partial(
+                attributes_changed, position=i, expected=attributes[i]))
         elif is_plain_value(value):
             guards.values.append((i, name, value))
         else:
@@ -353,6 +367,7 @@ def _capture(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, An
         cap.graph_break(f"a Python side effect: {changed} inside the compiled function (a replay would not do it "
                         "again)")
     leaves, result_spec = tree_flatten(result)
+    given_ids = {id(t) for t in flat}
     cap.states_reassigned()
     cap.sequences_reassigned()
     lazy = next((leaf for leaf in leaves if isinstance(leaf, (types.GeneratorType, types.CoroutineType))), None)
@@ -363,6 +378,19 @@ def _capture(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, An
     if holder is not None and cap.break_reason is None:
         cap.graph_break(f"the result holds tensors inside a {type(holder).__name__} object, which a replay would "
                         "return as captured (a type registered with torch.utils._pytree is rebuilt)")
+    made = next((leaf for leaf in leaves if _mutable_object(leaf) and not cap.effects.known(leaf)), None)
+    if made is not None and cap.break_reason is None:
+        cap.graph_break(f"the result holds a {type(made).__name__} the call made, which a replay would return as "
+                        "captured (shared with the earlier calls' results)")
+    if cap.break_reason is None:
+        for i in positions:
+            if public_attributes(flat[i]) != attributes[i]:
+                cap.graph_break(f"an attribute set on tensor argument {names[i]} (a replay would not set it)")
+        tagged = next((leaf for leaf in leaves if isinstance(leaf, torch.Tensor) and id(leaf) not in given_ids
+                       and public_attributes(leaf)), None)
+        if tagged is not None:
+            cap.graph_break("a tensor of the result carries attributes set in the call (a replay's result would "
+                            "not)")
     example_inputs = [flat[i] for i in positions] + cap.source_tensors
     given = {id(t) for t in [*cap.tracer.constant_tensors, *cap.source_tensors, *flat] if isinstance(t, torch.Tensor)}
     if cap.break_reason is None and any(t.requires_grad and t.grad_fn is None and id(t) not in given

@@ -20,13 +20,18 @@ _PLAIN = (int, float, bool, str, bytes, type(None), torch.dtype, torch.device, c
 
 
 def is_plain_value(value: Any) -> bool:
-    """A value a guard compares by equality: numbers, strings, None, dtypes and devices, and tuples or
-    lists of them."""
-    if isinstance(value, _PLAIN):
+    """A value a guard compares by equality: numbers (NumPy's scalars too), strings, None, dtypes and devices,
+    and tuples or lists of them."""
+    if isinstance(value, _PLAIN) or _numpy_scalar(value):
         return True
     if isinstance(value, (tuple, list)) and len(value) <= 64:
-        return all(isinstance(v, _PLAIN) for v in value)
+        return all(isinstance(v, _PLAIN) or _numpy_scalar(v) for v in value)
     return False
+
+
+def _numpy_scalar(value: Any) -> bool:
+    numpy = sys.modules.get("numpy")
+    return numpy is not None and isinstance(value, numpy.generic) and value.dtype.kind in "biufc"
 
 
 def global_state() -> tuple[Any, ...]:
@@ -188,6 +193,9 @@ def public_attributes(tensor: torch.Tensor) -> tuple[tuple[str, Any, bool], ...]
 def attributes_changed(flat: list[Any], position: int, expected: tuple[tuple[str, Any, bool], ...]) -> str | None:
     """What changed in the attributes set on the tensor argument at position, None if nothing did (a nones
     reader)."""
+    own = flat[position].__dict__
+    if not own and not expected:        # (the common case, at every replay)
+        return None
     return None if _same_attributes(public_attributes(flat[position]), expected) else \
         f"the attributes set on tensor argument {position} changed"
 

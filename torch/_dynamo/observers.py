@@ -25,7 +25,7 @@ from torch.utils import hooks as _module_hooks
 if TYPE_CHECKING:
     from torch._dynamo.capture import _Capture
 
-__all__ = ["argument_hooks", "has_hooks", "hook_set", "observed", "program_hooks"]
+__all__ = ["argument_hooks", "has_hooks", "hook_functions", "hook_set", "observed", "program_hooks"]
 
 # The grad-mode switches torch.autograd.grad_mode calls (the capture stands in front of them).
 _grad_switches = getattr(_grad_mode_module, "_mode")
@@ -111,10 +111,15 @@ def program_hooks(module: Any) -> bool:
     own = module.__dict__
     if own.get("_backward_hooks") or own.get("_backward_pre_hooks"):
         return False
-    hooks = [*own.get("_forward_pre_hooks", {}).values(), *own.get("_forward_hooks", {}).values(),
-             *_module_hooks._global_forward_pre_hooks.values(), *_module_hooks._global_forward_hooks.values()]
     return all(isinstance(hook, (types.FunctionType, types.MethodType)) and
-               is_program_file(getattr(hook, "__func__", hook).__code__.co_filename) for hook in hooks)
+               is_program_file(getattr(hook, "__func__", hook).__code__.co_filename) for hook in hook_functions(module))
+
+
+def hook_functions(module: Any) -> list[Any]:
+    """The forward hooks calling module runs, its own and the global ones."""
+    own = module.__dict__
+    return [*own.get("_forward_pre_hooks", {}).values(), *own.get("_forward_hooks", {}).values(),
+            *_module_hooks._global_forward_pre_hooks.values(), *_module_hooks._global_forward_hooks.values()]
 
 
 def _holds_tensor(data: Any) -> bool:
@@ -199,12 +204,13 @@ def _observers(capture: _Capture) -> list[tuple[Any, str, Any]]:
             return saved(self, *args, **kwargs)
         return read
 
-    saved_offset = tensor_cls.storage_offset
-
-    def offset_read(self: Any) -> int:
-        if _program_caller():
-            capture.storage_offset_read()
-        return saved_offset(self)
+    def offset_read(saved: Callable[[Any], int]) -> Callable[[Any], int]:
+        """storage_offset() or data_ptr() read by the program: where its inputs start is guarded."""
+        def read(self: Any) -> int:
+            if _program_caller():
+                capture.storage_offset_read()
+            return saved(self)
+        return read
 
     def autograd_call(saved: Callable[..., Any], what: str, create_graph_at: int) -> Callable[..., Any]:
         def call(*args: Any, **kwargs: Any) -> Any:
@@ -340,7 +346,8 @@ def _observers(capture: _Capture) -> list[tuple[Any, str, Any]]:
             (module_cls, "__getattribute__", getattribute), (module_cls, "__getattr__", getattr_),
             (module_cls, "__setattr__", setattr_), (module_cls, "register_buffer", register_buffer),
             (tensor_cls, "item", value_read(tensor_cls.item, "Tensor.item")),
-            (tensor_cls, "storage_offset", offset_read),
+            (tensor_cls, "storage_offset", offset_read(tensor_cls.storage_offset)),
+            (tensor_cls, "data_ptr", offset_read(tensor_cls.data_ptr)),
             (tensor_cls, "tolist", value_read(tensor_cls.tolist, "Tensor.tolist")),
             (tensor_cls, "_numpy_view", value_read(tensor_cls._numpy_view, "Tensor.numpy")),
             (tensor_cls, "__reduce_ex__", value_read(tensor_cls.__reduce_ex__, "pickling a tensor (torch.save)")),

@@ -1,85 +1,154 @@
-"""torch._dynamo.outside_calls: the C functions a program calls while it is captured that read or change state the
-capture cannot see, however the program reached them: the clock (`from time import perf_counter` binds the
-function itself, past the patch torch._dynamo.observers sets on the time module), datetime's now and today, the
-operating system's randomness, and the methods of a file or stream (sys.stdout.write, a StringIO's write, a
-file's read). A replay would repeat the value read or skip the write, so each is a graph break, as in PyTorch's
-Dynamo, which breaks the graph on such calls.
+"""torch._dynamo.outside_calls: the C functions a compiled function calls, itself or through a library, that read
+or change state the capture cannot see: the clock (however the program reached it: `from time import
+perf_counter`, a clock kept in a dict or an attribute), datetime's now and today, the operating system's
+randomness (os.urandom, which random.SystemRandom, secrets, uuid and NumPy's entropy draw from), files and
+streams (a file's or a StringIO's methods, sys.stdout.write, os.write, open, pickle.dump, a csv writer's rows,
+ndarray.tofile) and the program's warnings. A replay would repeat the value read or skip the effect, so each is
+a graph break, as in PyTorch's Dynamo, which breaks the graph on such calls.
 
-A profile function (torch._dynamo.side_effects) sees them: its c_call events name the C function called. It
-costs a Python call at every call and return, so a capture sets it only once the program enters a function that
-may call one of them (may_call): one that names one (`.write`, `perf_counter`), or holds one under another name
-in a global, an argument, a default or a closure (`from time import perf_counter as clock`). The operating
-system's randomness is drawn by libraries (uuid.uuid4()) through os.urandom, which torch._dynamo.observers
-patches."""
+A profile function (watching, for the capture's call) sees them: its c_call
+events name the C function called and the frame calling it, whose caller is the first past the standard
+library's frames (json.dump's writes are its caller's). Calls Ember's own code makes (its kernel cache, its
+imports) are not the program's; a library's are, but for the clock and warnings it uses for itself. A C
+function calling another (csv's writer calling its file's write) makes no event: the outer call is the one
+named here."""
 from __future__ import annotations
 
+import contextlib
 import datetime
+import importlib
 import io
+import os
 import sys
 import time
 import types
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
-from torch._dynamo.program_state import is_program_file
+from torch._dynamo import call_watch
+from torch._dynamo.program_state import is_ember_file, is_program_file, is_standard_library
 
-__all__ = ["may_call", "outside_call", "watch"]
+__all__ = ["NAMES", "outside_call", "reporter", "watching"]
 
 _CLOCK = frozenset({"time", "time_ns", "perf_counter", "perf_counter_ns", "monotonic", "monotonic_ns",
                     "process_time", "process_time_ns", "thread_time", "thread_time_ns", "localtime", "gmtime",
                     "ctime", "asctime", "strftime"})
 _DATES = frozenset({"now", "utcnow", "today"})
-_RANDOMNESS = frozenset({"urandom", "getrandom"})
-_STREAM = frozenset({"write", "writelines", "read", "read1", "readinto", "readline", "readlines", "seek",
-                     "truncate", "flush"})
-_NAMES = _CLOCK | _DATES | _RANDOMNESS | _STREAM
+_OS = frozenset({"urandom", "getrandom", "write", "read", "pwrite", "pread", "writev", "readv", "open",
+                 "remove", "unlink", "rename", "replace", "truncate", "ftruncate"})
+_STREAM = frozenset({"write", "writelines", "read", "read1", "readinto", "readinto1", "readline", "readlines",
+                     "seek", "tell", "truncate", "flush", "getvalue", "close"})
+_WRITERS = frozenset({"dump", "writerow", "writerows", "tofile", "open"})
+NAMES = _CLOCK | _DATES | _OS | _STREAM | _WRITERS | {"warn", "warn_explicit"}
 _OS_MODULES = ("posix", "nt")
+_WRITER_OWNERS = ("_pickle", "_io")         # pickle.dump, open (the builtin is _io.open)
+_WRITER_TYPES = ("_pickle.Pickler", "_csv.writer", "numpy.ndarray")
+_IMPORTS = ("<frozen importlib", os.path.dirname(importlib.__file__))
 
 
-def outside_call(function: Any, by_program: bool) -> str | None:
+def outside_call(function: Any, frame: Any) -> str | None:
     """Why calling this C function inside a compiled function breaks the graph, or None when it does not
-    (by_program: the program's own code calls it; the clock and streams a library uses for its own timing and
-    messages are not the program's results, while randomness is, whoever draws it: uuid.uuid4())."""
+    (frame: the one calling it; None: the program, which holds it in a functools.partial)."""
     owner, name = getattr(function, "__self__", None), function.__name__
-    if name in _RANDOMNESS and isinstance(owner, types.ModuleType) and owner.__name__ in _OS_MODULES:
-        return f"os.{name}() inside a compiled function (a replay would repeat its bytes)"
-    if not by_program:
+    caller = _caller(frame) if frame is not None else ""
+    if caller is None:
         return None
+    why = _effect(owner, name)
+    if why is None and name in ("warn", "warn_explicit") and getattr(owner, "__name__", None) == "_warnings":
+        why = "a replay would not warn"
+    if why is None or (why in _PROGRAMS_OWN and frame is not None and not is_program_file(caller)):
+        return None
+    spelled = f"{getattr(owner, '__name__', type(owner).__name__)}.{name}" if isinstance(owner, (types.ModuleType,
+                                                                                                  type)) \
+        else f"{type(owner).__name__}.{name}"
+    return f"{spelled}() inside a compiled function ({why})"
+
+
+def _caller(frame: Any) -> str | None:
+    """The file of the code that made the call, past the standard library's frames (json.dump's writes are
+    its caller's); None when that is Ember's own code or an import (importlib reads the module's files)."""
+    while frame is not None:
+        filename = frame.f_code.co_filename
+        if filename.startswith(_IMPORTS) or is_ember_file(filename):
+            return None
+        if not is_standard_library(filename):
+            return filename
+        frame = frame.f_back
+    return ""
+
+
+_REPEATED = "a replay would repeat its value"
+# What a library does for itself is not the program's: its timing (a test tool's deadlines, a tracer's) and its
+# warnings (transformers warns of deprecations inside forward: breaking there would run whole models eagerly).
+_PROGRAMS_OWN = (_REPEATED, "a replay would not warn")
+
+
+def _effect(owner: Any, name: str) -> str | None:
     if owner is time and name in _CLOCK:
-        return f"time.{name}() inside a compiled function (a replay would repeat its value)"
+        return _REPEATED
     if name in _DATES and isinstance(owner, type) and issubclass(owner, datetime.date):
-        return f"{owner.__name__}.{name}() inside a compiled function (a replay would repeat its value)"
+        return _REPEATED
+    if isinstance(owner, types.ModuleType):
+        if name in _OS and owner.__name__ in _OS_MODULES:
+            return "the operating system's randomness or files: a replay would repeat or skip it"
+        if name in _WRITERS and owner.__name__ in _WRITER_OWNERS:
+            return "a file written or opened: a replay would not do it again"
+        return None
     if name in _STREAM and isinstance(owner, io.IOBase):
-        return f"{type(owner).__name__}.{name}() inside a compiled function (a replay would not do it again)"
+        return "a file or stream read or written: a replay would not do it again"
+    if name in _WRITERS and f"{type(owner).__module__}.{type(owner).__qualname__}" in _WRITER_TYPES:
+        return "a file written: a replay would not do it again"
     return None
 
 
-def may_call(code: Any, frame: Any) -> bool:
-    """Whether the program's function running in frame (just entered) may call one of these functions."""
-    if not _NAMES.isdisjoint(code.co_names):
-        return True
-    f_globals = frame.f_globals
-    return any(_named(f_globals.get(name)) for name in code.co_names) or \
-        any(_named(value) for value in frame.f_locals.values())
+def reporter(report: Callable[[str], None]) -> Callable[[Any, Any], None]:
+    """What a profile function calls with (frame, C function) for a C function of these names."""
+    def called(frame: Any, function: Any) -> None:
+        reason = outside_call(function, frame)
+        if reason is not None:
+            report(reason)
+    return called
 
 
-def _named(value: Any) -> bool:
-    """A C function of these names bound under another."""
-    return isinstance(value, types.BuiltinFunctionType) and value.__name__ in _NAMES
-
-
-def watch(report: Callable[[str], None]) -> None:
-    """From now on, on this thread, report(reason) for each of these functions called (the capture that set it
-    restores the profile function it found). A profiler already set is called after it; one written in C
-    (cProfile's) cannot be, and is kept: these calls then go unseen."""
-    previous: Any = sys.getprofile()
-    if previous is not None and not isinstance(previous, (types.FunctionType, types.MethodType)):
+@contextlib.contextmanager
+def watching(seen: set[Any], entered: Callable[[Any], None], report: Callable[[str], None]) -> Iterator[None]:
+    """For the block, on this thread: entered(frame) for each Python function entered whose code is not in seen,
+    and report(reason) for each of these C functions called. One profile function in C does both
+    (torch._dynamo.call_watch). Where a profiler runs already, a trace function sees the functions entered (a
+    tracer set already, a debugger's or a coverage tool's, is called after it) and, if that profiler is written
+    in Python, a profile function in Python sees the C calls and calls it after; one in C (cProfile's) is kept,
+    and the C calls go unseen."""
+    previous_profile: Any = sys.getprofile()
+    if previous_profile is None:
+        call_watch.watch(call_watch.Watcher(seen, entered, NAMES, reporter(report)))
+        try:
+            yield
+        finally:
+            call_watch.unwatch()
         return
-    names = _NAMES
+    previous: Any = sys.gettrace()
+
+    def trace(frame: Any, event: Any, arg: Any) -> Any:     # called at every Python call: kept short
+        if frame.f_code not in seen:
+            entered(frame)
+        return previous(frame, event, arg) if previous is not None else None
+    in_python = isinstance(previous_profile, (types.FunctionType, types.MethodType))
+    if in_python:
+        sys.setprofile(_python_profile(report, previous_profile))
+    sys.settrace(trace)
+    try:
+        yield
+    finally:
+        sys.settrace(previous)
+        if in_python:
+            sys.setprofile(previous_profile)
+
+
+def _python_profile(report: Callable[[str], None], previous: Any) -> Callable[..., Any]:
+    """These calls seen by a profile function written in Python, which calls previous (one in Python) after it."""
+    names, called = NAMES, reporter(report)
 
     def profile(frame: Any, event: str, arg: Any) -> Any:     # called at every call and return: kept short
         if event == "c_call" and getattr(arg, "__name__", None) in names:
-            reason = outside_call(arg, is_program_file(frame.f_code.co_filename))
-            if reason is not None:
-                report(reason)
-        return previous(frame, event, arg) if previous is not None else None
-    sys.setprofile(profile)
+            called(frame, arg)
+        return previous(frame, event, arg)
+    return profile

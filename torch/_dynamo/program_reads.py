@@ -17,7 +17,7 @@ from typing import Any, Callable
 import torch
 from torch._dynamo import exc
 from torch._dynamo.guards import GuardSet, is_plain_value, weak_reader
-from torch._dynamo.observers import has_hooks, hook_set
+from torch._dynamo.observers import has_hooks, hook_functions, hook_set
 from torch._dynamo.program_state import is_program_class, is_program_file, is_watched
 from torch._dynamo.held_state import held_state
 from torch._dynamo.side_effects import Effects
@@ -39,6 +39,7 @@ class ProgramReads:
         self.tracer = tracer
         self.guards = guards
         self.effects = Effects(guards)
+        self.effects.report = self.graph_break
         self.break_reason: str | None = None
         self.read_keys: set[tuple[int, str]] = set()
         self.writes: dict[tuple[int, str], tuple[Any, str, Any]] = {}
@@ -163,6 +164,8 @@ class ProgramReads:
             self.read_keys.add(key)
             self.guards.add_read(f"the hooks of {type(module).__name__}", module, hook_set, hook_set(module),
                                  by_value=True, path="HOOK_SET({})", helpers={"HOOK_SET": hook_set})
+            for hook in hook_functions(module):     # their closures and defaults, as a function's the call reads
+                self.effects.function_state(f"a hook of {type(module).__name__}", getattr(hook, "__func__", hook))
 
     def module_write(self, module: Any, name: str, value: Any) -> None:
         if module is self.constants or id(module) in self.fresh_modules:

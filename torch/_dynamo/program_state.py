@@ -22,7 +22,7 @@ from typing import Any
 import torch
 from torch._dynamo.guards import is_plain_value
 
-__all__ = ["CALLABLES", "has_settings", "is_object", "is_program_class", "is_program_file", "is_program_module",
+__all__ = ["CALLABLES", "has_settings", "is_ember_file", "is_object", "is_standard_library", "is_program_class", "is_program_file", "is_program_module",
            "is_watched", "members_are", "members_of", "plain_attributes", "program_methods", "same_members"]
 
 # Callables a global, an attribute or a closure variable may hold: guarded by identity (a helper swapped).
@@ -44,6 +44,28 @@ def _ember_and_libraries() -> tuple[str, ...]:
 
 
 _LIBRARY = _ember_and_libraries()
+_EMBER = _LIBRARY[:4]
+# (a virtual environment's platstdlib is its own lib folder, which holds its site-packages: stdlib alone)
+_STANDARD = (os.path.abspath(sysconfig.get_paths()["stdlib"]) + os.sep, "<frozen ")
+_standard_files: dict[str, bool] = {}
+
+
+def is_standard_library(filename: str) -> bool:
+    """Whether code from this file is the standard library's (its frozen modules too)."""
+    known = _standard_files.get(filename)
+    if known is None:
+        known = _standard_files[filename] = filename.startswith("<frozen ") or \
+            os.path.abspath(filename).startswith(_STANDARD)
+    return known
+_ember_files: dict[str, bool] = {}
+
+
+def is_ember_file(filename: str) -> bool:
+    """Whether code from this file is Ember's own (torch, aten, c10, torchgen)."""
+    known = _ember_files.get(filename)
+    if known is None:
+        known = _ember_files[filename] = os.path.abspath(filename).startswith(_EMBER)
+    return known
 # Code typed in rather than read from a file: the program's (other code with no file, "<string>" and the like,
 # is generated: a namedtuple's or a dataclass's methods, FX's forwards, the guards).
 _TYPED_IN = ("<stdin>", "<ipython-input")

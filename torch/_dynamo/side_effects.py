@@ -61,6 +61,7 @@ class Effects:
 
     def __init__(self, guards: GuardSet) -> None:
         self.guards = guards
+        self.report: Callable[[str], None] | None = None      # the capture's graph break
         self.snapshots: dict[int, tuple[str, Any, tuple[Any, ...]]] = {}    # id -> (description, object, members)
         self.rebindings: list[tuple[str, Callable[[], Any], Any]] = []     # (description, reader, value)
         self.namespaces: dict[int, _Namespace] = {}
@@ -69,8 +70,6 @@ class Effects:
         self.added: list[Any] = []                      # the guards it added
         self.budget = _MEMBER_BUDGET                    # members the whole guards may still compare
         self.generators: tuple[Any, ...] = ()           # Python's and NumPy's global random states, before the call
-        self.profiling = False                          # the C functions called are watched (tracing)
-        self.on_outside_call: Callable[[str], None] | None = None
         self.held: dict[int, tuple[str, Any, Any]] = {}     # id -> (description, generator or iterator, state)
         # argument objects guarded on what is read of them: id -> (description, object)
         self.objects: dict[int, tuple[str, Any]] = {}
@@ -94,6 +93,11 @@ class Effects:
         if len(members) <= 2 * _MAX_MEMBERS:
             for member in members:
                 self.watch(description, member, depth - 1)
+
+    def known(self, value: Any) -> bool:
+        """Whether the call reached value from before it ran (an argument, a global, a closure's, a module's)."""
+        key = id(value)
+        return any(key in seen and seen[key][1] is value for seen in (self.snapshots, self.held, self.objects))
 
     def changed(self) -> str | None:
         """What the call changed that a replay would not change again, if anything."""
@@ -164,9 +168,6 @@ class Effects:
         self.codes.add(code)
         if not is_program_file(code.co_filename):
             return
-        if not self.profiling and self.on_outside_call is not None and outside_calls.may_call(code, frame):
-            self.profiling = True
-            outside_calls.watch(self.on_outside_call)
         if code.co_freevars:
             local = frame.f_locals
             for name in code.co_freevars:
@@ -332,6 +333,16 @@ class Effects:
         if isinstance(value, types.FunctionType):
             self.function_state(getattr(value, "__name__", description), value)
             return
+        if isinstance(value, functools.partial):    # its function, and what it binds
+            reason = outside_calls.outside_call(value.func, None) \
+                if isinstance(value.func, types.BuiltinFunctionType) else None
+            if reason is not None and self.report is not None:    # (a C function called by a C one: no event)
+                self.report(reason)
+            self.reached(f"the function of {description}", value.func, depth - 1)
+            for index, bound in enumerate(value.args):
+                if not is_plain_value(bound):
+                    self.reached(f"argument {index} bound by {description}", bound, depth - 1)
+            return
         if is_array(value) and ("values", id(value)) not in self.read:
             # a NumPy array whose values the program may read outside any operator (arr.sum()): by its values
             self.read.add(("values", id(value)))
@@ -366,25 +377,8 @@ class Effects:
 
     @contextlib.contextmanager
     def tracing(self, on_outside_call: Callable[[str], None]) -> Iterator[None]:
-        """The call runs with this capture's trace function on its thread, called as each Python function is
-        entered (a tracer already set, a debugger's or a coverage tool's, is called after it). Once the program
-        enters a function that may call one of the C functions whose effect the capture cannot see
-        (torch._dynamo.outside_calls), a profile function reports those calls to on_outside_call: it is called
-        at every call, so only then."""
-        entered, seen = self.entered, self.codes
-        previous: Any = sys.gettrace()
-        previous_profile: Any = sys.getprofile()
-        self.on_outside_call = on_outside_call
-
-        def trace(frame: Any, event: Any, arg: Any) -> Any:     # called at every Python call: kept short
-            if frame.f_code not in seen:
-                entered(frame)
-            return previous(frame, event, arg) if previous is not None else None
+        """The call runs seen: each Python function it enters for the first time (entered), and each C function
+        it calls whose effect the capture cannot see (reported to on_outside_call): torch._dynamo.outside_calls."""
         self.generators = generator_states()
-        sys.settrace(trace)
-        try:
+        with outside_calls.watching(self.codes, self.entered, on_outside_call):
             yield
-        finally:
-            sys.settrace(previous)
-            if self.profiling:
-                sys.setprofile(previous_profile)

@@ -1,0 +1,76 @@
+"""What a capture sees of the calls its function makes, as a profile function written in C (PyEval_SetProfile):
+each Python function entered for the first time (its code not yet in `seen`) is handed to `entered(frame)`, and
+each C function called whose name is one of `names` to `called(frame, function)`. A profile function written in
+Python would be called at every call and return, which costs a capture a fifth of its time; this one calls into
+Python only for those two events. An exception either raises stops the call it was made for, as a Python
+profile function's does (fullgraph=True's Unsupported).
+
+`watch` sets it on the calling thread and returns what was set before (sys.getprofile()'s object), which
+`unwatch` restores."""
+from cpython.object cimport PyObject
+
+cdef extern from "Python.h":
+    ctypedef struct PyFrameObject
+    ctypedef struct PyMethodDef:
+        const char* ml_name
+    ctypedef struct PyCFunctionObject:
+        PyMethodDef* m_ml
+    ctypedef int (*Py_tracefunc)(PyObject*, PyFrameObject*, int, PyObject*) except -1
+    void PyEval_SetProfile(Py_tracefunc func, PyObject* obj)
+    bint PyCFunction_Check(PyObject* op)
+    object PyUnicode_FromString(const char* s)
+    int PyTrace_CALL
+    int PyTrace_C_CALL
+
+cdef extern from *:
+    """
+    static PyObject* ember_frame_code(PyFrameObject* frame) { return (PyObject*)PyFrame_GetCode(frame); }
+    """
+    object ember_frame_code(PyFrameObject* frame)     # (a new reference: Cython releases it)
+
+# Whether a C function's name is watched, remembered per PyMethodDef (one per C function, static): most C calls
+# are answered without making a str.
+DEF TABLE = 4096
+cdef const void* _methods[TABLE]
+cdef char _watched[TABLE]
+
+
+cdef class Watcher:
+    cdef object seen, entered, names, called
+
+    def __init__(self, seen, entered, names, called):
+        self.seen = seen
+        self.entered = entered
+        self.names = names
+        self.called = called
+
+
+cdef bint _is_watched(PyMethodDef* method, object names) except -1:
+    cdef size_t slot = (<size_t>method >> 4) & (TABLE - 1)
+    if _methods[slot] != <const void*>method:
+        _watched[slot] = PyUnicode_FromString(method.ml_name) in names
+        _methods[slot] = <const void*>method
+    return _watched[slot]
+
+
+cdef int _profile(PyObject* state, PyFrameObject* frame, int what, PyObject* arg) except -1:
+    cdef Watcher watcher
+    if what == PyTrace_CALL:
+        watcher = <Watcher>state
+        if ember_frame_code(frame) not in watcher.seen:
+            watcher.entered(<object><PyObject*>frame)
+    elif what == PyTrace_C_CALL and PyCFunction_Check(arg):
+        watcher = <Watcher>state
+        if _is_watched((<PyCFunctionObject*>arg).m_ml, watcher.names):
+            watcher.called(<object><PyObject*>frame, <object>arg)
+    return 0
+
+
+def watch(Watcher watcher):
+    """Set watcher's profile function on this thread."""
+    PyEval_SetProfile(_profile, <PyObject*>watcher)
+
+
+def unwatch():
+    """Remove the profile function on this thread."""
+    PyEval_SetProfile(NULL, NULL)
