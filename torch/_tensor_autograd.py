@@ -10,6 +10,7 @@ import warnings
 from typing import Any
 
 from torch.csrc.autograd import graph
+from torch.csrc.autograd.hook_handles import PostAccumulateHook
 
 _NON_LEAF_GRAD = ("The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad attribute "
                   "won't be populated during autograd.backward(). If you indeed want the .grad field to be populated "
@@ -96,6 +97,15 @@ def register_hook(self: Any, hook: Any) -> Any:
     return graph.register_leaf_hook(self, hook)
 
 
+def register_post_accumulate_grad_hook(self: Any, hook: Any) -> Any:
+    """hook(tensor) after this leaf's gradient is accumulated into .grad, in every backward."""
+    if not self.requires_grad:
+        raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+    if self._grad_fn is not None:
+        raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
+    return graph.register_leaf_hook(self, PostAccumulateHook(hook))
+
+
 def backward(self: Any, gradient: Any = None, retain_graph: Any = None, create_graph: bool = False,
              inputs: Any = None) -> None:
     """Compute the gradient of this tensor with respect to the leaves (see torch.autograd.backward)."""
@@ -120,7 +130,8 @@ PROPERTIES: dict[str, property] = {
     "output_nr": property(lambda self: self._output_nr),
 }
 METHODS: dict[str, Any] = {"requires_grad_": requires_grad_, "retain_grad": retain_grad,
-                           "register_hook": register_hook, "backward": backward, "detach_": detach_}
+                           "register_hook": register_hook, "backward": backward, "detach_": detach_,
+                           "register_post_accumulate_grad_hook": register_post_accumulate_grad_hook}
 # The defaults every tensor starts with (class attributes; a tensor's own value shadows them).
 DEFAULTS: dict[str, Any] = {"_requires_grad": False, "_grad_fn": None, "_output_nr": 0, "_retains_grad": False}
 

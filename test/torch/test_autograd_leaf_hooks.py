@@ -101,3 +101,33 @@ def test_writing_through_detach_still_trips_it():
     w.detach().mul_(2)                  # detach shares the version counter
     with pytest.raises(RuntimeError, match="modified by an inplace operation"):
         y.backward()
+
+
+def test_a_post_accumulate_grad_hook_sees_the_accumulated_gradient_and_can_be_removed():
+    leaf = torch.ones(2, requires_grad=True)
+    seen = []
+    handle = leaf.register_post_accumulate_grad_hook(lambda t: seen.append(t.grad.tolist()))
+    leaf.register_hook(lambda g: g * 10)           # a pre-hook runs before the gradient is accumulated
+    for _ in range(2):
+        (leaf * 3).sum().backward()
+    handle.remove()
+    (leaf * 3).sum().backward()
+    assert seen == [[30.0, 30.0], [60.0, 60.0]] and leaf.grad.tolist() == [90.0, 90.0]
+    with pytest.raises(RuntimeError, match="non-leaf"):
+        (leaf * 2).register_post_accumulate_grad_hook(lambda t: None)
+
+
+def test_a_callback_queued_during_backward_runs_once_it_ends():
+    leaf = torch.ones(2, requires_grad=True)
+    order = []
+
+    def hook(grad):
+        torch.autograd.Variable._execution_engine.queue_callback(lambda: order.append(("callback", leaf.grad)))
+        order.append("hook")
+        return grad
+    leaf.register_hook(hook)
+    (leaf * 2).sum().backward()
+    assert order[0] == "hook" and order[1][0] == "callback" and order[1][1].tolist() == [2.0, 2.0]
+    with pytest.raises(RuntimeError, match="during backward pass"):
+        torch.autograd.Variable._execution_engine.queue_callback(lambda: None)
+    assert isinstance(leaf, torch.autograd.Variable) and torch.autograd.Variable(leaf) is leaf

@@ -16,7 +16,8 @@ from torch.autograd.gradcheck import gradcheck, gradgradcheck
 from torch.autograd.grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled,
                                       no_grad, set_grad_enabled)
 from torch.autograd import graph     # the engine's graph and the saved-tensor hooks
+from torch.autograd.variable import Variable
 
 __all__ = ["Function", "FunctionCtx", "backward", "detect_anomaly", "enable_grad", "functional", "grad", "gradcheck",
            "gradgradcheck", "set_detect_anomaly", "inference_mode", "is_grad_enabled",
-           "is_inference_mode_enabled", "no_grad", "once_differentiable", "set_grad_enabled"]
+           "is_inference_mode_enabled", "no_grad", "once_differentiable", "set_grad_enabled", "Variable"]

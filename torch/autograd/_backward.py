@@ -66,7 +66,7 @@ def backward(tensors: Any, grad_tensors: Any = None, retain_graph: bool | None =
                            f"got {len(grads)} gradients for {len(outputs)} tensors")
     grads = _make_grads(outputs, grads)
     keep = create_graph if retain_graph is None else retain_graph
-    graph.run_backward(outputs, grads, keep, create_graph, input_list, True, True)
+    _run(outputs, grads, keep, create_graph, input_list, True, True)
 
 
 def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool | None = None,
@@ -86,10 +86,39 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool
     if is_grads_batched:
         result = _batched_grads(outs, grads, keep, create_graph, tuple(ins), unused_ok)
     else:
-        result = graph.run_backward(outs, _make_grads(outs, grads), keep, create_graph, tuple(ins), unused_ok, False)
+        result = _run(outs, _make_grads(outs, grads), keep, create_graph, tuple(ins), unused_ok, False)
     if materialize_grads:
         result = tuple(_zeros_like(t) if g is None else g for t, g in zip(ins, result))
     return tuple(result)
+
+
+# Functions to call once the outermost running backward ends (queue_callback), and how many backwards run.
+_final_callbacks: list[Any] = []
+_depth = [0]
+
+
+def queue_callback(callback: Any) -> None:
+    """callback() once the running backward ends (PyTorch's Variable._execution_engine.queue_callback)."""
+    if not _depth[0]:
+        raise RuntimeError("Final callbacks can only be installed during backward pass.")
+    _final_callbacks.append(callback)
+
+
+def _run(*args: Any) -> Any:
+    """The engine's run_backward, then the final callbacks queued while it ran (by the outermost one)."""
+    _depth[0] += 1
+    try:
+        result = graph.run_backward(*args)
+    except BaseException:
+        _depth[0] -= 1
+        if not _depth[0]:
+            _final_callbacks.clear()
+        raise
+    _depth[0] -= 1
+    if not _depth[0]:
+        while _final_callbacks:
+            _final_callbacks.pop(0)()
+    return result
 
 
 # torch.func.vmap(fn)(*rows): torch.autograd sits below torch.func, which is built on it; `import torch` installs
@@ -116,7 +145,7 @@ def _batched_grads(outs: tuple[Any, ...], grads: tuple[Any, ...], keep: bool, cr
     unused: list[bool] = []
 
     def one_pass(*rows: Any) -> tuple[Any, ...]:
-        result = graph.run_backward(outs, rows, True, create_graph, ins, unused_ok, False)
+        result = _run(outs, rows, True, create_graph, ins, unused_ok, False)
         unused[:] = [r is None for r in result]
         return tuple(_zeros_like(t) if r is None else r for t, r in zip(ins, result))
 

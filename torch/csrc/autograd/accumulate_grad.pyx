@@ -8,6 +8,7 @@ from c10.storage cimport Storage
 from libc.stdint cimport uint64_t
 from c10.dispatch_key cimport DK_FUNCTORCH_BATCHED
 from c10.tensor_impl cimport TensorImpl, non_overlapping_and_dense
+from torch.csrc.autograd.hook_handles import PostAccumulateHook
 
 # vmap: a gradient still batched over a vmap that has returned is summed over its examples where it meets a
 # gradient that is not (two paths into one tensor) and where it reaches a leaf or an input of autograd.grad
@@ -45,8 +46,13 @@ cdef int accumulate(object variable, tuple grads) except -1:
     cdef object new_grad = grads[0]
     if new_grad is not None and variable.grad is None and _stealable(new_grad, variable, grads):
         variable.grad = new_grad
-        return 0
-    accumulate_grad(variable, new_grad)
+    else:
+        accumulate_grad(variable, new_grad)
+    hooks = variable.__dict__.get("_leaf_hooks")
+    if hooks:       # its post-accumulate hooks (Tensor.register_post_accumulate_grad_hook), on the updated .grad
+        for fn in list(hooks):
+            if type(fn) is PostAccumulateHook:
+                fn.fn(variable)
     return 0
 
 

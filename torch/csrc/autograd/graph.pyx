@@ -14,7 +14,7 @@ import heapq
 import itertools
 from _thread import allocate_lock
 
-from torch.csrc.autograd.hook_handles import ListHookHandle
+from torch.csrc.autograd.hook_handles import ListHookHandle, PostAccumulateHook
 
 from libc.stdint cimport uint64_t
 from cpython.dict cimport PyDict_GetItemWithError
@@ -613,6 +613,8 @@ cdef tuple _call_pre_hooks(Node node, list grads):
         leaf_hooks = (<AccumulateGrad>node).variable.__dict__.get("_leaf_hooks")
         if leaf_hooks and grads and grads[0] is not None:
             for fn in list(leaf_hooks):
+                if type(fn) is PostAccumulateHook:
+                    continue
                 replaced = fn(grads[0])
                 if replaced is not None:
                     grads[0] = replaced
