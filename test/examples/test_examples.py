@@ -99,3 +99,18 @@ def test_the_digits_networks_train_to_eagers_losses_when_compiled() -> None:
             losses.append([digits.train_epoch(runner, loader, torch.nn.CrossEntropyLoss(), optimizer)
                            for _ in range(2)])
         assert max(abs(a - b) for a, b in zip(*losses)) <= 1e-5, (make, losses)
+
+
+def test_ddp_digits_trains_on_two_ranks_started_by_torchrun() -> None:
+    import os
+    import subprocess
+    import sys
+    done = subprocess.run([sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node=2",
+                           str(EXAMPLES / "ddp_digits.py"), "--epochs", "6"], capture_output=True, text=True,
+                          timeout=240, env=dict(os.environ))
+    assert done.returncode == 0, done.stderr[-2000:]
+    lines = [l for l in done.stdout.splitlines() if l.startswith("epoch")]
+    assert len(lines) == 6 and all(l.endswith("2 ranks)") for l in lines)
+    losses = [float(re.search(r"loss (\d\.\d{4})", l).group(1)) for l in lines]
+    accuracy = float(re.search(r"test accuracy (\d\.\d{3})", lines[-1]).group(1))
+    assert losses[-1] < losses[0] / 5 and accuracy >= 0.93

@@ -1,11 +1,38 @@
-"""torch.distributed: importable, as programs import it at setup. Ember has no distributed backend
-yet, so is_available() answers False, as a PyTorch built without distributed support does (and,
-like that build, nothing else is defined here)."""
+"""torch.distributed: process groups, collectives and stores, as PyTorch's, on MPI (mpi4py, with MPICH's wheel:
+`pip install 'torch[distributed]'`) for CPU tensors; MPI starts at the first init_process_group. is_available()
+still answers False (its docstring says why); is_mpi_available() says whether process groups can run. torch/distributed/README.md says how ranks join and what "gloo" names here."""
 from __future__ import annotations
 
-__all__ = ["is_available"]
+from torch.distributed.c10d_types import Backend, P2POp, ReduceOp, default_pg_timeout
+from torch.distributed.collectives import (all_gather, all_gather_into_tensor, all_gather_object, all_reduce,
+                                           all_to_all, all_to_all_single, barrier, batch_isend_irecv, broadcast,
+                                           broadcast_object_list, gather, gather_object, irecv, isend,
+                                           monitored_barrier, recv, reduce, reduce_scatter, reduce_scatter_tensor,
+                                           scatter, scatter_object_list, send)
+from torch.distributed.distributed_c10d import (GroupMember, destroy_process_group, get_backend, get_global_rank,
+                                                get_group_rank, get_process_group_ranks, get_rank, get_world_size,
+                                                group, init_process_group, is_backend_available, is_gloo_available,
+                                                is_initialized, is_mpi_available, is_nccl_available,
+                                                is_torchelastic_launched, is_ucc_available, new_group)
+from torch.distributed.errors import DistBackendError, DistError, DistNetworkError, DistStoreError
+from torch.distributed.mpi_engine import Work
+from torch.distributed.process_group import ProcessGroup
+from torch.distributed.stores import FileStore, HashStore, PrefixStore, Store, TCPStore
+
+__all__ = ["Backend", "DistBackendError", "DistError", "DistNetworkError", "DistStoreError", "FileStore",
+           "GroupMember", "HashStore", "P2POp", "PrefixStore", "ProcessGroup", "ReduceOp", "Store", "TCPStore", "Work",
+           "all_gather", "all_gather_into_tensor", "all_gather_object", "all_reduce", "all_to_all",
+           "all_to_all_single", "barrier", "batch_isend_irecv", "broadcast", "broadcast_object_list",
+           "default_pg_timeout", "destroy_process_group", "gather", "gather_object", "get_backend",
+           "get_global_rank", "get_group_rank", "get_process_group_ranks", "get_rank", "get_world_size", "group",
+           "init_process_group", "irecv", "is_available", "is_backend_available", "is_gloo_available",
+           "is_initialized", "is_mpi_available", "is_nccl_available", "is_torchelastic_launched",
+           "is_ucc_available", "isend", "monitored_barrier", "new_group", "recv", "reduce", "reduce_scatter",
+           "reduce_scatter_tensor", "scatter", "scatter_object_list", "send"]
 
 
 def is_available() -> bool:
-    """Whether distributed collectives can be used in this build: not yet in Ember."""
+    """False for now, though process groups run wherever mpi4py is (is_mpi_available()): libraries that see it
+    True import at once what Ember does not have yet (transformers: torch.distributed.tensor's placements and
+    parallel styles; accelerate: torch.distributed.algorithms.join), and would fail to import."""
     return False

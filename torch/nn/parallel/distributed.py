@@ -1,24 +1,209 @@
-"""DistributedDataParallel: the module replicated over a process group's ranks with its gradients
-all-reduced. Ember has no distributed backend yet (torch.distributed.is_available() is False), so
-no process group can exist, and construction raises PyTorch's error for a missing default group."""
+"""DistributedDataParallel: a module replicated over a process group's ranks, as PyTorch's. At construction
+rank 0's parameters and buffers are broadcast to the others; the parameters are grouped into buckets (in
+reverse order, as their gradients become ready during backward; bucket_cap_mb each, the first 1 MB), and as
+soon as every gradient of a bucket has been accumulated, the bucket is flattened and all-reduced without
+blocking, while backward goes on. When backward ends (an engine callback) the reductions are waited for and
+each gradient becomes the average over the ranks.
+
+no_sync() accumulates gradients locally: the next synchronised backward reduces the sums. With
+find_unused_parameters=True, parameters the forward did not reach are found from its outputs' graph and their
+buckets do not wait for them (they contribute zeros); a parameter no rank used keeps its gradient as it was.
+broadcast_buffers sends rank 0's buffers before each forward. gradient_as_bucket_view makes each .grad a view
+of its bucket. The state_dict's keys are the module's under `module.`."""
 from __future__ import annotations
 
-from typing import Any
+import contextlib
+from typing import Any, Iterator
 
+import torch
 from torch.nn.modules.module import Module
+
+__all__ = ["DistributedDataParallel"]
+
+_FIRST_BUCKET_BYTES = 1 << 20
+_DEFAULT_BUCKET_MB = 25
+
+
+class _Bucket:
+    """Parameters whose gradients are reduced together, in one flat buffer."""
+
+    def __init__(self, params: list[torch.Tensor]) -> None:
+        self.params = params
+        self.buffer = torch.zeros(sum(p.numel() for p in params), dtype=params[0].dtype)
+        offsets = [0]
+        for p in params:
+            offsets.append(offsets[-1] + p.numel())
+        self.views = [self.buffer[offsets[i]:offsets[i + 1]].view(p.shape) for i, p in enumerate(params)]
+        self.pending = len(params)
+        self.work: Any = None
+
+    def launch(self, dist: Any, group: Any, used: set[int]) -> None:
+        """Start the bucket's reduction: a parameter the forward did not use, or without a gradient, gives zeros."""
+        for p, view in zip(self.params, self.views):
+            if p.grad is None or id(p) not in used:
+                view.zero_()
+            elif p.grad.data_ptr() != view.data_ptr():
+                view.copy_(p.grad)
+        self.work = dist.all_reduce(self.buffer, group=group, async_op=True)
 
 
 class DistributedDataParallel(Module):
     def __init__(self, module: Module, device_ids: Any = None, output_device: Any = None, dim: int = 0,
                  broadcast_buffers: bool = True, init_sync: bool = True, process_group: Any = None,
-                 bucket_cap_mb: Any = None, find_unused_parameters: bool = False, check_reduction: bool = False,
-                 gradient_as_bucket_view: bool = False, static_graph: bool = False,
+                 bucket_cap_mb: float | None = None, find_unused_parameters: bool = False,
+                 check_reduction: bool = False, gradient_as_bucket_view: bool = False, static_graph: bool = False,
                  delay_all_reduce_named_params: Any = None, param_to_hook_all_reduce: Any = None,
                  mixed_precision: Any = None, device_mesh: Any = None,
                  skip_all_reduce_unused_params: bool = False) -> None:
         super().__init__()
-        if process_group is None and device_mesh is None:
-            raise ValueError("Default process group has not been initialized, please make sure to call "
-                             "init_process_group.")
-        raise RuntimeError("DistributedDataParallel: Ember has no torch.distributed backend yet, so it cannot "
-                           "use the process group it was given")
+        import torch.distributed as dist
+        from torch.distributed.distributed_c10d import _get_default_group
+        if device_mesh is not None:
+            raise ValueError("DistributedDataParallel: device_mesh needs DTensor, which Ember does not have")
+        self.module = module
+        self.process_group = process_group if process_group is not None else _get_default_group()
+        self.device_ids = device_ids
+        self.output_device = output_device
+        self.dim = dim
+        self.broadcast_buffers = broadcast_buffers
+        self.find_unused_parameters = find_unused_parameters
+        self.gradient_as_bucket_view = gradient_as_bucket_view
+        self.static_graph = static_graph
+        self.require_backward_grad_sync = True
+        self.require_forward_param_sync = True
+        self.bucket_bytes_cap = int((bucket_cap_mb if bucket_cap_mb is not None else _DEFAULT_BUCKET_MB) * (1 << 20))
+        self._dist = dist
+        self._source = dist.get_global_rank(self.process_group, 0)
+        self._params = list(dict.fromkeys(p for p in module.parameters() if p.requires_grad))
+        if any(p.device.type != "cpu" for p in self._params):
+            raise RuntimeError("DistributedDataParallel: Ember's engine (MPI) carries CPU tensors; NCCL, for CUDA "
+                               "parameters, is not in this build")
+        if init_sync:
+            self._sync_module_states()
+        self._buckets = self._make_buckets()
+        self._bucket_of = {id(p): b for b in self._buckets for p in b.params}
+        self._index = {id(p): i for i, p in enumerate(self._params)}
+        self._handles = [p.register_post_accumulate_grad_hook(self._grad_ready) for p in self._params]
+        self._armed = False         # a forward that needs its backward reduced ran
+        self._queued = False
+        self._used: set[int] = set()
+
+    # -- construction ---------------------------------------------------------------------------------------------
+    def _sync_module_states(self) -> None:
+        with torch.no_grad():
+            for t in [*self.module.parameters(), *self.module.buffers()]:
+                self._dist.broadcast(t.data, src=self._source, group=self.process_group)
+
+    def _make_buckets(self) -> list[_Bucket]:
+        buckets: list[_Bucket] = []
+        current: list[torch.Tensor] = []
+        size, cap = 0, _FIRST_BUCKET_BYTES
+        for p in reversed(self._params):
+            if current and (size + p.numel() * p.element_size() > cap or p.dtype != current[0].dtype):
+                buckets.append(_Bucket(current))
+                current, size, cap = [], 0, self.bucket_bytes_cap
+            current.append(p)
+            size += p.numel() * p.element_size()
+        if current:
+            buckets.append(_Bucket(current))
+        return buckets
+
+    # -- forward --------------------------------------------------------------------------------------------------
+    def forward(self, *inputs: Any, **kwargs: Any) -> Any:
+        if self.broadcast_buffers and self.process_group.size() > 1:
+            with torch.no_grad():
+                for b in self.module.buffers():
+                    self._dist.broadcast(b.data, src=self._source, group=self.process_group)
+        output = self.module(*inputs, **kwargs)
+        if torch.is_grad_enabled() and self.require_backward_grad_sync:
+            self._arm(output)
+        return output
+
+    def _arm(self, output: Any) -> None:
+        """Ready the buckets for the backward of this forward."""
+        for bucket in self._buckets:
+            bucket.pending, bucket.work = len(bucket.params), None
+        self._armed, self._queued = True, False
+        self._used = {id(p) for p in self._params}
+        if self.find_unused_parameters:
+            self._used = _reached(output)
+            for p in self._params:
+                if id(p) not in self._used:
+                    self._count_ready(p)
+
+    # -- backward -------------------------------------------------------------------------------------------------
+    def _grad_ready(self, param: torch.Tensor) -> None:
+        if not self._armed or not self.require_backward_grad_sync:
+            return
+        if not self._queued:
+            self._queued = True
+            torch.autograd.Variable._execution_engine.queue_callback(self._finish)
+        self._count_ready(param)
+
+    def _count_ready(self, param: torch.Tensor) -> None:
+        bucket = self._bucket_of[id(param)]
+        bucket.pending -= 1
+        if bucket.pending == 0:
+            bucket.launch(self._dist, self.process_group, self._used)
+        for other in self._buckets:           # let the engine move the reductions already started
+            if other.work is not None:
+                other.work.is_completed()
+
+    def _finish(self) -> None:
+        """At the end of backward: every bucket reduced, the gradients averaged."""
+        self._armed = False
+        if any(b.work is None for b in self._buckets):
+            raise RuntimeError(
+                "Expected to have finished reduction in the prior iteration before starting a new one. This error "
+                "indicates that your module has parameters that were not used in producing loss. You can enable "
+                "unused parameter detection by passing the keyword argument `find_unused_parameters=True` to "
+                "`torch.nn.parallel.DistributedDataParallel`, and by making sure all `forward` function outputs "
+                "participate in calculating loss.")
+        used_anywhere = self._used_anywhere() if self.find_unused_parameters else None
+        size = self.process_group.size()
+        with torch.no_grad():
+            for i, bucket in enumerate(self._buckets):
+                bucket.work.wait()
+                bucket.buffer.div_(size)
+                for p, view in zip(bucket.params, bucket.views):
+                    if used_anywhere is not None and not used_anywhere[self._index[id(p)]]:
+                        continue
+                    if self.gradient_as_bucket_view:
+                        p.grad = view
+                    elif p.grad is None:
+                        p.grad = view.clone()
+                    else:
+                        p.grad.copy_(view)
+
+    def _used_anywhere(self) -> list[bool]:
+        used = torch.tensor([1 if id(p) in self._used else 0 for p in self._params], dtype=torch.int64)
+        self._dist.all_reduce(used, group=self.process_group)
+        return [bool(u) for u in used.tolist()]
+
+    # -- PyTorch's methods ----------------------------------------------------------------------------------------
+    @contextlib.contextmanager
+    def no_sync(self) -> Iterator[None]:
+        """Backwards inside accumulate gradients locally; the first synchronised one reduces the sums."""
+        previous, self.require_backward_grad_sync = self.require_backward_grad_sync, False
+        try:
+            yield
+        finally:
+            self.require_backward_grad_sync = previous
+
+
+def _reached(output: Any) -> set[int]:
+    """The ids of the leaves the autograd graph of output's tensors reaches."""
+    from torch.utils._pytree import tree_flatten
+    seen: set[int] = set()
+    leaves: set[int] = set()
+    stack = [t.grad_fn for t in tree_flatten(output)[0] if isinstance(t, torch.Tensor) and t.grad_fn is not None]
+    while stack:
+        node = stack.pop()
+        if node is None or id(node) in seen:
+            continue
+        seen.add(id(node))
+        variable = getattr(node, "variable", None)
+        if variable is not None:
+            leaves.add(id(variable))
+        stack.extend(fn for fn, _ in node.next_functions)
+    return leaves

@@ -1,7 +1,7 @@
 """DistributedSampler: each of num_replicas processes reads its own share of a dataset, the same
 permutation on every process for an epoch (seed + epoch), padded with repeats to an even split or,
-with drop_last, cut to one. A pure sampler: given num_replicas and rank it needs no process group;
-without them it asks torch.distributed, which Ember does not provide yet."""
+with drop_last, cut to one. Given num_replicas and rank it needs no process group; without them it asks
+torch.distributed's default group."""
 from __future__ import annotations
 
 import math
@@ -22,9 +22,10 @@ class DistributedSampler(Sampler[_T_co]):
     def __init__(self, dataset: Any, num_replicas: int | None = None, rank: int | None = None, shuffle: bool = True,
                  seed: int = 0, drop_last: bool = False) -> None:
         if num_replicas is None or rank is None:
-            if not dist.is_available():
+            if not dist.is_available() and not dist.is_initialized():
                 raise RuntimeError("Requires distributed package to be available")
-        assert num_replicas is not None and rank is not None
+            num_replicas = dist.get_world_size() if num_replicas is None else num_replicas
+            rank = dist.get_rank() if rank is None else rank
         if rank >= num_replicas or rank < 0:
             raise ValueError(f"Invalid rank {rank}, rank should be in the interval [0, {num_replicas - 1}]")
         self.dataset = dataset

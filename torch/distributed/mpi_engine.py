@@ -1,0 +1,215 @@
+"""torch.distributed's CPU engine: MPI, through mpi4py (MPICH's wheel by default; any MPI mpi4py loads).
+
+The communicator: processes started by mpiexec share MPI_COMM_WORLD. Processes started otherwise (by torchrun,
+torch.multiprocessing.spawn, or by hand with RANK and WORLD_SIZE) each begin as MPI singletons; they join into
+one communicator over the process group's store: rank 0 opens an MPI port and publishes its name, every other
+rank connects to it, and each connection's intercommunicator is merged into the growing group, which accepts
+the next (MPI_Comm_accept/connect and MPI_Intercomm_merge: the engine's own dynamic-process support). The ranks
+are then ordered as torch.distributed numbers them (MPI_Comm_split keyed by rank).
+
+Every operation is nonblocking (MPI_Iallreduce, MPI_Isend...) and waited on by polling its request up to the
+group's timeout, so that a rank that died or hangs makes the others raise DistBackendError instead of hanging.
+
+Tensors are handed to MPI as NumPy views of their memory, without copies where they are contiguous CPU tensors.
+MPI has no 16-bit floating types: float16 and bfloat16 reduce in float32 (each rank's values widened, the
+result rounded back), and move as raw 16-bit words."""
+from __future__ import annotations
+
+import importlib.util
+import os
+import time
+from typing import Any, Callable
+
+import numpy as np
+
+import torch
+from torch.distributed.errors import DistBackendError
+
+__all__ = ["Work", "available", "buffer_of", "communicator", "launched", "mpi", "reduce_buffer"]
+
+# Environment variables a launcher sets for processes that share MPI_COMM_WORLD (MPICH's hydra, Open MPI's).
+_LAUNCHED = ("PMI_RANK", "PMI_SIZE", "OMPI_COMM_WORLD_SIZE", "PMIX_RANK")
+
+
+def available() -> bool:
+    """Whether mpi4py is installed (torch.distributed.is_available); MPI itself starts at the first group."""
+    return importlib.util.find_spec("mpi4py") is not None
+
+
+def mpi() -> Any:
+    """mpi4py.MPI (importing it starts MPI in this process)."""
+    from mpi4py import MPI
+    return MPI
+
+
+def launched() -> tuple[int, int] | None:
+    """(rank, size) in MPI_COMM_WORLD when mpiexec started this process (its environment says so), else None."""
+    if not any(name in os.environ for name in _LAUNCHED):
+        return None
+    world = mpi().COMM_WORLD
+    return int(world.Get_rank()), int(world.Get_size())
+
+
+def communicator(store: Any, rank: int, world_size: int, timeout: float) -> Any:
+    """An MPI intracommunicator of world_size processes in which this process has `rank`."""
+    MPI = mpi()
+    world = MPI.COMM_WORLD
+    if any(name in os.environ for name in _LAUNCHED) and world.Get_size() > 1:
+        if world.Get_size() != world_size:
+            raise ValueError(f"init_process_group: world_size={world_size}, but mpiexec started "
+                             f"{world.Get_size()} processes")
+        return world.Split(0, rank)
+    if world_size == 1:
+        return MPI.COMM_SELF.Dup()
+    return _join(MPI, store, rank, world_size, timeout)
+
+
+def _join(MPI: Any, store: Any, rank: int, world_size: int, timeout: float) -> Any:
+    """Singletons joined into one communicator over the store (see the module's docstring)."""
+    store.set(f"mpi/arrived/{rank}", b"1")
+    if rank == 0:
+        store.wait([f"mpi/arrived/{r}" for r in range(world_size)])      # each will connect: accepts end
+        port = MPI.Open_port()
+        store.set("mpi/port", port.encode())
+        comm = MPI.COMM_SELF.Dup()
+    else:
+        port = store.get("mpi/port").decode()
+        inter = MPI.COMM_SELF.Connect(port)
+        comm = inter.Merge(high=True)
+        inter.Free()
+    while comm.Get_size() < world_size:
+        inter = comm.Accept(port, root=0)
+        merged = inter.Merge(high=False)
+        inter.Free()
+        comm.Free()
+        comm = merged
+    if rank == 0:
+        MPI.Close_port(port)
+    ordered = comm.Split(0, rank)
+    comm.Free()
+    return ordered
+
+
+# -- tensors as MPI buffers -------------------------------------------------------------------------------------
+_WIDENED = (torch.float16, torch.bfloat16)
+_WORDS = {torch.bfloat16: torch.int16}
+
+
+def buffer_of(tensor: torch.Tensor, for_reduction: bool = False) -> tuple[np.ndarray, Callable[[], None]]:
+    """(a NumPy array over tensor's values, what to call once MPI has written it). The array is a view of the
+    tensor's memory where it is a contiguous CPU tensor of a type MPI carries; else a copy, written back after.
+    for_reduction: 16-bit floats widened to float32 (MPI cannot add them)."""
+    if tensor.device.type != "cpu":
+        raise DistBackendError(f"Ember's MPI engine carries CPU tensors; got one on {tensor.device} (NCCL, for "
+                               "CUDA tensors, is not available in this build)")
+    data = tensor.detach()
+    if for_reduction and data.dtype in _WIDENED:
+        wide = data.to(torch.float32).contiguous()
+        return wide.numpy(), lambda: data.copy_(wide)
+    if data.is_contiguous():
+        return _numpy(data), _nothing
+    dense = data.contiguous()
+    return _numpy(dense), lambda: data.copy_(dense)
+
+
+def _numpy(tensor: torch.Tensor) -> np.ndarray:
+    word = _WORDS.get(tensor.dtype)
+    return (tensor.view(word) if word is not None else tensor).numpy()
+
+
+def _nothing() -> None:
+    return None
+
+
+def reduce_buffer(MPI: Any, op_name: str, array: np.ndarray) -> Any:
+    """The MPI operation for a torch.distributed ReduceOp on an array of this type (AVG sums: the caller
+    divides)."""
+    kind = array.dtype.kind
+    if kind == "b":         # bool: a sum or a maximum is "any", a product or a minimum "all"
+        logical = {"SUM": MPI.LOR, "MAX": MPI.LOR, "AVG": None, "PRODUCT": MPI.LAND, "MIN": MPI.LAND,
+                   "BAND": MPI.LAND, "BOR": MPI.LOR, "BXOR": MPI.LXOR}[op_name]
+        if logical is None:
+            raise ValueError("ReduceOp.AVG is not supported for bool tensors")
+        return logical
+    if op_name in ("BAND", "BOR", "BXOR") and kind not in "iu":
+        raise ValueError(f"ReduceOp.{op_name} needs an integer or bool tensor, got {array.dtype}")
+    if op_name == "AVG" and kind not in "fc":
+        raise ValueError(f"ReduceOp.AVG needs a floating-point or complex tensor, got {array.dtype}")
+    if op_name in ("MIN", "MAX") and kind == "c":
+        raise ValueError(f"ReduceOp.{op_name} is not defined for complex tensors")
+    return {"SUM": MPI.SUM, "AVG": MPI.SUM, "PRODUCT": MPI.PROD, "MIN": MPI.MIN, "MAX": MPI.MAX,
+            "BAND": MPI.BAND, "BOR": MPI.BOR, "BXOR": MPI.BXOR}[op_name]
+
+
+# -- waiting ----------------------------------------------------------------------------------------------------
+_SPIN = 1e-3        # seconds a wait polls without pausing (a small collective completes within it)
+
+
+class Work:
+    """A collective or point-to-point operation in flight (torch.distributed's Work): wait() completes it,
+    then runs what finishes it (a copy back, AVG's division)."""
+
+    def __init__(self, requests: list[Any], finish: Callable[[], Any], what: str, group: Any,
+                 keep: tuple[Any, ...] = (), status: Any = None) -> None:
+        self._requests = requests
+        self._finish = finish
+        self._what = what
+        self._group = group
+        self._keep = keep           # the buffers MPI reads or writes until the operation completes
+        self._status = status       # a receive's (its source rank)
+        self._result: Any = None
+        self._done = False
+        self._error: BaseException | None = None
+
+    def wait(self, timeout: Any = None) -> bool:
+        if self._done:
+            if self._error is not None:
+                raise self._error
+            return True
+        seconds = self._group.timeout_seconds if timeout is None else (
+            timeout.total_seconds() if hasattr(timeout, "total_seconds") else float(timeout))
+        MPI = mpi()
+        start = time.monotonic()
+        deadline = start + seconds
+        statuses = None if self._status is None else [self._status]
+        while not MPI.Request.Testall(self._requests, statuses):
+            now = time.monotonic()
+            if now >= deadline:
+                self._group.broken = True
+                self._done = True
+                self._error = DistBackendError(
+                    f"[Rank {self._group.global_rank}] {self._what} timed out after {seconds:g} s in process group "
+                    f"{self._group.group_name!r} (a rank of the group may have died or be hung); the group cannot "
+                    "be used any more")
+                raise self._error
+            if now - start > _SPIN:
+                time.sleep(5e-5)
+        self._done = True
+        if self._status is not None:
+            self._result = self._group.global_ranks[statuses[0].Get_source()] if statuses else None
+        self._finish()
+        self._keep = ()
+        return True
+
+    def is_completed(self) -> bool:
+        if not self._done and mpi().Request.Testall(self._requests):
+            self.wait()
+        return self._done
+
+    def is_success(self) -> bool:
+        return self.is_completed() and self._error is None
+
+    def exception(self) -> BaseException | None:
+        return self._error
+
+    def result(self) -> Any:
+        self.wait()
+        return self._result
+
+    def source_rank(self) -> int:
+        self.wait()
+        return int(self._result)
+
+
+    def synchronize(self) -> None:
+        self.wait()

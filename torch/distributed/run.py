@@ -1,0 +1,171 @@
+"""torchrun (`python -m torch.distributed.run`): start --nproc_per_node copies of a training script on this node,
+as PyTorch's launcher does: each with RANK, LOCAL_RANK, WORLD_SIZE, LOCAL_WORLD_SIZE, GROUP_RANK, MASTER_ADDR
+and MASTER_PORT set, and the rendezvous store served by this agent on node 0 (the workers connect to it:
+TORCHELASTIC_USE_AGENT_STORE). Several nodes: the same command on each with --nnodes, --node_rank and node 0's
+--master_addr/--master_port (or --rdzv_endpoint). When a worker fails, the others are stopped and the launcher
+exits with an error that names its rank and exit code. Restarts (--max_restarts) are not supported: the first
+failure ends the run."""
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from typing import Any
+
+__all__ = ["get_args_parser", "main", "parse_args", "run"]
+
+
+def get_args_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="torchrun", description="Torch Distributed Elastic Training Launcher")
+    parser.add_argument("--nnodes", type=str, default="1:1")
+    parser.add_argument("--nproc-per-node", "--nproc_per_node", type=str, default="1")
+    parser.add_argument("--rdzv-backend", "--rdzv_backend", type=str, default="static")
+    parser.add_argument("--rdzv-endpoint", "--rdzv_endpoint", type=str, default="")
+    parser.add_argument("--rdzv-id", "--rdzv_id", type=str, default="none")
+    parser.add_argument("--rdzv-conf", "--rdzv_conf", type=str, default="")
+    parser.add_argument("--standalone", action="store_true")
+    parser.add_argument("--max-restarts", "--max_restarts", type=int, default=0)
+    parser.add_argument("--monitor-interval", "--monitor_interval", type=float, default=0.1)
+    parser.add_argument("--start-method", "--start_method", type=str, default="spawn")
+    parser.add_argument("--role", type=str, default="default")
+    parser.add_argument("-m", "--module", action="store_true")
+    parser.add_argument("--no-python", "--no_python", action="store_true")
+    parser.add_argument("--run-path", "--run_path", action="store_true")
+    parser.add_argument("--log-dir", "--log_dir", type=str, default=None)
+    parser.add_argument("-r", "--redirects", type=str, default="0")
+    parser.add_argument("-t", "--tee", type=str, default="0")
+    parser.add_argument("--local-ranks-filter", "--local_ranks_filter", type=str, default="")
+    parser.add_argument("--node-rank", "--node_rank", type=int, default=0)
+    parser.add_argument("--master-addr", "--master_addr", type=str, default="127.0.0.1")
+    parser.add_argument("--master-port", "--master_port", type=int, default=29500)
+    parser.add_argument("--local-addr", "--local_addr", type=str, default=None)
+    parser.add_argument("training_script", type=str)
+    parser.add_argument("training_script_args", nargs=argparse.REMAINDER)
+    return parser
+
+
+def parse_args(args: list[str] | None) -> argparse.Namespace:
+    return get_args_parser().parse_args(args)
+
+
+def _nodes(text: str) -> int:
+    low, _, high = text.partition(":")
+    if high and int(high) != int(low):
+        raise ValueError(f"--nnodes={text}: Ember's launcher runs a fixed number of nodes (elastic ranges are not "
+                         "supported)")
+    return int(low)
+
+
+def _procs(text: str) -> int:
+    if text in ("auto", "cpu"):
+        return os.cpu_count() or 1
+    if text == "gpu":
+        raise ValueError("--nproc_per_node=gpu: Ember's launcher has no GPU engine (NCCL) to start GPU workers for")
+    return int(text)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def run(args: argparse.Namespace) -> None:
+    from torch.distributed.stores import TCPStore
+
+    nnodes, nproc = _nodes(args.nnodes), _procs(args.nproc_per_node)
+    if args.max_restarts:
+        print("torchrun: --max_restarts is not supported by Ember's launcher; the first failure ends the run",
+              file=sys.stderr)
+    if args.standalone:
+        nnodes, args.node_rank = 1, 0
+        args.master_addr, args.master_port = "127.0.0.1", _free_port()
+    elif args.rdzv_endpoint:
+        host, _, port = args.rdzv_endpoint.rpartition(":")
+        args.master_addr, args.master_port = host or args.rdzv_endpoint, int(port or 29400)
+    world = nnodes * nproc
+    # node 0's agent serves the rendezvous store every worker connects to
+    store = TCPStore(args.master_addr, args.master_port, world, is_master=True, wait_for_workers=False) \
+        if args.node_rank == 0 else None
+    if nproc > 1 and "OMP_NUM_THREADS" not in os.environ:
+        print("*****************************************\nSetting OMP_NUM_THREADS environment variable for each "
+              "process to be 1 in default, to avoid your system being overloaded, please further tune the "
+              "variable for optimal performance in your application as needed. \n"
+              "*****************************************", file=sys.stderr)
+    run_id = args.rdzv_id if args.rdzv_id != "none" else uuid.uuid4().hex
+    command = _command(args)
+    workers = []
+    for local_rank in range(nproc):
+        rank = args.node_rank * nproc + local_rank
+        env = dict(os.environ, RANK=str(rank), LOCAL_RANK=str(local_rank), WORLD_SIZE=str(world),
+                   LOCAL_WORLD_SIZE=str(nproc), GROUP_RANK=str(args.node_rank), GROUP_WORLD_SIZE=str(nnodes),
+                   ROLE_RANK=str(rank), ROLE_WORLD_SIZE=str(world), ROLE_NAME=args.role,
+                   MASTER_ADDR=args.master_addr, MASTER_PORT=str(args.master_port), TORCHELASTIC_RUN_ID=run_id,
+                   TORCHELASTIC_RESTART_COUNT="0", TORCHELASTIC_MAX_RESTARTS=str(args.max_restarts),
+                   TORCHELASTIC_USE_AGENT_STORE=str(True), TORCH_NCCL_ASYNC_ERROR_HANDLING="1")
+        if nproc > 1:
+            env.setdefault("OMP_NUM_THREADS", "1")
+        workers.append((rank, local_rank, subprocess.Popen(command, env=env)))
+    failure = _monitor(workers, args.monitor_interval)
+    del store
+    if failure is not None:
+        rank, local_rank, process, code = failure
+        print(f"torch.distributed.elastic.multiprocessing.errors.ChildFailedError: \n{'=' * 60}\n"
+              f"{args.training_script} FAILED\n{'-' * 60}\nRoot Cause (first observed failure):\n[0]:\n"
+              f"  time      : {time.strftime('%Y-%m-%d_%H:%M:%S')}\n  host      : {socket.gethostname()}\n"
+              f"  rank      : {rank} (local_rank: {local_rank})\n  exitcode  : {code} (pid: {process.pid})\n"
+              f"{'=' * 60}", file=sys.stderr)
+        raise SystemExit(1)
+
+
+def _command(args: argparse.Namespace) -> list[str]:
+    if args.no_python:
+        if args.module:
+            raise ValueError("Don't use both the '--no-python' flag and the '--module' flag at the same time.")
+        return [args.training_script, *args.training_script_args]
+    prefix = [sys.executable, "-u"]
+    if args.module:
+        return [*prefix, "-m", args.training_script, *args.training_script_args]
+    return [*prefix, args.training_script, *args.training_script_args]
+
+
+def _monitor(workers: list[tuple[int, int, Any]], interval: float) -> tuple[int, int, Any, int] | None:
+    """Wait for the workers; at the first that fails, stop the others and return it."""
+    try:
+        while True:
+            codes = [(rank, local, p, p.poll()) for rank, local, p in workers]
+            failed = next((c for c in codes if c[3] not in (None, 0)), None)
+            if failed is not None:
+                _stop([p for _, _, p, code in codes if code is None])
+                return failed
+            if all(code == 0 for *_, code in codes):
+                return None
+            time.sleep(interval)
+    except KeyboardInterrupt:
+        _stop([p for _, _, p in workers])
+        raise
+
+
+def _stop(processes: list[Any], grace: float = 5.0) -> None:
+    for p in processes:
+        p.send_signal(signal.SIGTERM)
+    deadline = time.monotonic() + grace
+    for p in processes:
+        try:
+            p.wait(max(0.0, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
+
+
+def main(args: list[str] | None = None) -> None:
+    run(parse_args(args))
+
+
+if __name__ == "__main__":
+    main()
