@@ -162,6 +162,66 @@ def check_groups_and_objects(rank: int, size: int) -> None:
     dist.monitored_barrier(timeout=timedelta(seconds=30))
 
 
+def check_edges(rank: int, size: int) -> None:
+    """Work dropped unwaited still finishes; dtype mismatches raise; a receive's source; subgroups of members."""
+    import gc
+    halves = torch.full((4,), float(rank + 1), dtype=torch.float16)
+    dist.all_reduce(halves, op=dist.ReduceOp.AVG, async_op=True)     # dropped: the group finishes it
+    if rank == 0:
+        dist.isend(torch.arange(1 << 16, dtype=torch.float32), dst=1)  # a temporary, dropped
+    else:
+        got = torch.zeros(1 << 16)
+        dist.recv(got, src=0)
+        expect(got, np.arange(1 << 16, dtype=np.float32), "a dropped isend of a temporary")
+    gc.collect()
+    dist.barrier()                  # (waits for the work started before it)
+    expect(halves, np.full(4, 1.5), "a dropped AVG all_reduce of float16")
+    for call in (lambda: dist.all_gather_into_tensor(torch.zeros(4, dtype=torch.float64), torch.ones(2)),
+                 lambda: dist.all_to_all_single(torch.zeros(2), torch.ones(2, dtype=torch.int64)),
+                 lambda: dist.reduce_scatter_tensor(torch.zeros(1), torch.ones(2, dtype=torch.float64))):
+        try:
+            call()
+        except RuntimeError as error:
+            assert "same type" in str(error), error
+        else:
+            raise AssertionError("a dtype mismatch did not raise")
+    if rank == 1:
+        work = dist.irecv(torch.zeros(2))
+        while not work.is_completed():
+            pass
+        assert work.source_rank() == 0
+    else:
+        dist.send(torch.ones(2), dst=1)
+    assert dist.all_reduce(torch.ones(1), async_op=True).wait(timedelta(0))      # 0: the group's timeout
+    if rank == 1:                   # only the members make a group
+        alone = dist.new_group([1])
+        t = torch.ones(1)
+        dist.all_reduce(t, group=alone)
+        assert t.item() == 1.0 and dist.get_process_group_ranks(alone) == [1]
+    dist.barrier()
+
+
+def check_init_again(rank: int, size: int) -> None:
+    """Destroyed, the default group can be made again over the same environment (the store's port reused)."""
+    for _ in range(2):
+        dist.destroy_process_group()
+        dist.init_process_group("gloo")
+        t = torch.ones(1)
+        dist.all_reduce(t)
+        assert t.item() == size
+
+
+def env_init_again(rank: int, size: int, port: int) -> None:
+    """env:// made, destroyed and made again twice: rank 0 serves the store from the same port."""
+    os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port), RANK=str(rank), WORLD_SIZE=str(size))
+    for _ in range(3):
+        dist.init_process_group("gloo", timeout=timedelta(seconds=30))
+        t = torch.ones(1)
+        dist.all_reduce(t)
+        assert t.item() == size
+        dist.destroy_process_group()
+
+
 def spawned(rank: int, size: int, init_method: str, checks: list[str]) -> None:
     """A torch.multiprocessing.spawn child: join the group, then run the named checks."""
     dist.init_process_group("gloo", init_method=init_method, rank=rank, world_size=size)
@@ -206,6 +266,26 @@ def batches() -> tuple[torch.Tensor, torch.Tensor]:
 def uses_spare(step: int, rank: int) -> bool:
     """Unused parameters, unevenly: only rank 0 uses the spare head, on some steps."""
     return step % 5 == 3 and rank == 0
+
+
+def ddp_errors_and_orders(rank: int, size: int, init_method: str) -> None:
+    """A layer only rank 0 uses, in its own bucket, reduces in the same order on both ranks; a parameter left
+    without a gradient (find_unused_parameters=False) raises at the next forward, as PyTorch's."""
+    dist.init_process_group("gloo", init_method=init_method, rank=rank, world_size=size,
+                            timeout=timedelta(seconds=20))
+    torch.manual_seed(0)
+    model = torch.nn.parallel.DistributedDataParallel(Net(), find_unused_parameters=True, bucket_cap_mb=0.0001)
+    for step in range(3):
+        model(torch.ones(2, 6), spare=rank == 0).sum().backward()
+    strict = torch.nn.parallel.DistributedDataParallel(Net())
+    strict(torch.ones(2, 6)).sum().backward()       # the spare head gets no gradient: this backward finishes
+    try:
+        strict(torch.ones(2, 6))
+    except RuntimeError as error:
+        assert "Expected to have finished reduction in the prior iteration" in str(error)
+    else:
+        raise AssertionError("DDP did not raise for a parameter without a gradient")
+    dist.destroy_process_group()
 
 
 def ddp_trains(rank: int, size: int, init_method: str, saved: str, as_view: bool) -> None:

@@ -31,7 +31,8 @@ def _launch(command, timeout=240, **env):
 
 def test_every_collective_and_dtype_matches_numpy_on_two_spawned_ranks(tmp_path):
     mp.spawn(ranks.spawned, args=(2, f"file://{tmp_path / 'rendezvous'}",
-                                  ["check_collectives", "check_groups_and_objects"]), nprocs=2)
+                                  ["check_collectives", "check_groups_and_objects", "check_edges"]), nprocs=2)
+    assert not (tmp_path / "rendezvous").exists()        # the last rank to close the FileStore deleted it
 
 
 def test_ranks_joined_over_a_tcp_init_method():
@@ -109,3 +110,17 @@ def test_ddp_on_two_ranks_of_8_ends_where_one_process_on_16_does(tmp_path, as_vi
     assert sorted(got) == sorted(f"module.{k}" for k in want)
     for key, value in want.items():
         torch.testing.assert_close(got[f"module.{key}"], value, rtol=0, atol=1e-6)
+
+
+def test_ddp_reduces_buckets_in_order_and_raises_for_a_parameter_without_a_gradient(tmp_path):
+    mp.spawn(ranks.ddp_errors_and_orders, args=(2, f"file://{tmp_path / 'rendezvous'}"), nprocs=2)
+
+
+def test_env_init_again_after_destroy():
+    mp.spawn(ranks.env_init_again, args=(2, _free_port()), nprocs=2)
+
+
+def test_env_init_again_after_destroy_under_torchrun():
+    done = _launch([sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node=2", RANKS,
+                    "gloo", "check_init_again"])
+    assert done.returncode == 0, done.stderr[-3000:]

@@ -32,6 +32,11 @@ def test_a_store_shares_values_counters_and_waits(tmp_path, kind):
         other.wait(["never"])
     with pytest.raises(dist.DistStoreError):
         other.get("never")
+    one.append("log", "a")
+    other.append("log", b"b")
+    assert one.multi_get(["log", "n"]) == [b"ab", b"5"]
+    with pytest.raises(TypeError):
+        one.set("k", 5)
     assert one.delete_key("k") and not one.delete_key("k")
     assert one.num_keys() >= 3
 

@@ -114,10 +114,14 @@ def _run(*args: Any) -> Any:
         if not _depth[0]:
             _final_callbacks.clear()
         raise
-    _depth[0] -= 1
-    if not _depth[0]:
-        while _final_callbacks:
-            _final_callbacks.pop(0)()
+    try:
+        if _depth[0] == 1:      # (still counted: a callback may queue another)
+            while _final_callbacks:
+                _final_callbacks.pop(0)()
+    finally:
+        _depth[0] -= 1
+        if not _depth[0]:
+            _final_callbacks.clear()
     return result
 
 

@@ -49,6 +49,7 @@ class _World:
     def __init__(self) -> None:
         self.default: ProcessGroup | None = None
         self.store: Store | None = None
+        self.owned_store: Store | None = None       # made by init_process_group's rendezvous: closed by destroy
         self.groups: list[ProcessGroup] = []
         self.generation = 0         # init_process_group calls so far: each joins its ranks under its own keys
 
@@ -133,6 +134,9 @@ def init_process_group(backend: str | None = None, init_method: str | None = Non
         store = HashStore()
     elif store is None:
         store, rank, world_size = rendezvous(init_method or "env://", rank, world_size, timeout)
+        _world.owned_store = store
+    elif init_method is not None:
+        raise ValueError("Cannot specify both init_method and store.")
     elif rank < 0 or world_size <= 0:
         raise ValueError("init_process_group: a store needs rank and world_size")
     if not 0 <= rank < world_size:
@@ -149,11 +153,15 @@ def destroy_process_group(group: ProcessGroup | None = None) -> None:
     """Free a group's communicator (the default group: every group's, and this process can init again)."""
     if group is None or group is _world.default:
         for member in _world.groups:
+            member.complete_pending()
             member.comm.Free()
-        _world.default, _world.store, _world.groups = None, None, []
+        if _world.owned_store is not None:      # the rendezvous' store: its port or file can serve again
+            _world.owned_store.close()
+        _world.default, _world.store, _world.owned_store, _world.groups = None, None, None, []
         return
     if group is GroupMember.NON_GROUP_MEMBER:
         return
+    group.complete_pending()
     group.comm.Free()
     _world.groups.remove(group)
 
@@ -161,21 +169,25 @@ def destroy_process_group(group: ProcessGroup | None = None) -> None:
 def new_group(ranks: list[int] | None = None, timeout: timedelta | None = None, backend: str | None = None,
               pg_options: Any = None, use_local_synchronization: bool = False, group_desc: str | None = None,
               device_id: Any = None) -> Any:
-    """A group of these global ranks (all of them when None). Every rank of the default group calls it; those
-    outside get GroupMember.NON_GROUP_MEMBER."""
+    """A group of these global ranks (all of them when None): its members make it together (the others need not
+    call it; those that do get GroupMember.NON_GROUP_MEMBER)."""
     world = _default()
     members = sorted(set(range(world.size()) if ranks is None else ranks))
     if any(not 0 <= r < world.size() for r in members):
         raise ValueError(f"new_group: ranks {ranks} outside the world of {world.size()}")
     me = world.global_rank
-    MPI = mpi_engine.mpi()
-    comm = world.comm.Split(0 if me in members else MPI.UNDEFINED, members.index(me) if me in members else 0)
-    if me not in members:
+    if me not in members:       # only the members take part (MPI_Comm_create_group)
         return GroupMember.NON_GROUP_MEMBER
+    comm = world.comm.Create_group(world.comm.Get_group().Incl(members), tag=_group_tag(members))
     made = ProcessGroup(comm, members, _backend_name(backend) if backend else world.backend,
-                        timeout or world.timeout, group_desc or str(len(_world.groups)), me)
+                        timeout or world.timeout, group_desc or "group_" + "_".join(map(str, members)), me)
     _world.groups.append(made)
     return made
+
+
+def _group_tag(members: list[int]) -> int:
+    """The tag of MPI_Comm_create_group for these members: the same on each of them."""
+    return sum((r + 1) * 7919 ** i for i, r in enumerate(members)) % 32000
 
 
 def resolve(group: Any) -> ProcessGroup | None:

@@ -141,6 +141,12 @@ def reduce_buffer(MPI: Any, op_name: str, array: np.ndarray) -> Any:
             "BAND": MPI.BAND, "BOR": MPI.BOR, "BXOR": MPI.BXOR}[op_name]
 
 
+def _seconds(timeout: Any) -> float:
+    if timeout is None:
+        return 0.0
+    return timeout.total_seconds() if hasattr(timeout, "total_seconds") else float(timeout)
+
+
 # -- waiting ----------------------------------------------------------------------------------------------------
 _SPIN = 1e-3        # seconds a wait polls without pausing (a small collective completes within it)
 
@@ -162,17 +168,15 @@ class Work:
         self._error: BaseException | None = None
 
     def wait(self, timeout: Any = None) -> bool:
+        """Complete the operation (up to timeout, else the group's: 0 or None), then finish it."""
         if self._done:
             if self._error is not None:
                 raise self._error
             return True
-        seconds = self._group.timeout_seconds if timeout is None else (
-            timeout.total_seconds() if hasattr(timeout, "total_seconds") else float(timeout))
-        MPI = mpi()
+        seconds = _seconds(timeout) or self._group.timeout_seconds
         start = time.monotonic()
         deadline = start + seconds
-        statuses = None if self._status is None else [self._status]
-        while not MPI.Request.Testall(self._requests, statuses):
+        while not self._test():
             now = time.monotonic()
             if now >= deadline:
                 self._group.broken = True
@@ -184,17 +188,24 @@ class Work:
                 raise self._error
             if now - start > _SPIN:
                 time.sleep(5e-5)
+        return True
+
+    def _test(self) -> bool:
+        """Whether the operation completed (then finished: its source read, its results written back)."""
+        if self._done:
+            return True
+        statuses = None if self._status is None else [self._status]
+        if not mpi().Request.Testall(self._requests, statuses):
+            return False
         self._done = True
-        if self._status is not None:
-            self._result = self._group.global_ranks[statuses[0].Get_source()] if statuses else None
+        if statuses is not None:
+            self._result = self._group.global_ranks[statuses[0].Get_source()]
         self._finish()
         self._keep = ()
         return True
 
     def is_completed(self) -> bool:
-        if not self._done and mpi().Request.Testall(self._requests):
-            self.wait()
-        return self._done
+        return self._test()
 
     def is_success(self) -> bool:
         return self.is_completed() and self._error is None
@@ -209,7 +220,6 @@ class Work:
     def source_rank(self) -> int:
         self.wait()
         return int(self._result)
-
 
     def synchronize(self) -> None:
         self.wait()

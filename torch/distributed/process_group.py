@@ -30,6 +30,7 @@ class ProcessGroup:
         self.group_name = name
         self.global_rank = global_rank
         self.broken = False
+        self.pending: list[Work] = []
 
     # -- PyTorch's ProcessGroup methods programs call ------------------------------------------------------------
     def rank(self) -> int:
@@ -54,7 +55,18 @@ class ProcessGroup:
 
     # -- collectives ----------------------------------------------------------------------------------------------
     def _work(self, what: str, requests: list[Any], finish: Callable[[], Any], *keep: Any, status: Any = None) -> Work:
-        return Work(requests, finish, what, self, keep, status)
+        """The operation as a Work the group keeps until it completes: one the program drops unwaited still
+        finishes (its buffers alive meanwhile, its results written back when a later operation finds it done)."""
+        work = Work(requests, finish, what, self, keep, status)
+        self.pending = [w for w in self.pending if not w.is_completed()]
+        self.pending.append(work)
+        return work
+
+    def complete_pending(self) -> None:
+        """Wait for every operation started on the group (a barrier, destroy_process_group)."""
+        pending, self.pending = self.pending, []
+        for work in pending:
+            work.wait()
 
     def _check(self) -> None:
         if self.broken:
@@ -102,6 +114,7 @@ class ProcessGroup:
 
     def allgather_into(self, output: torch.Tensor, tensor: torch.Tensor) -> Work:
         self._check()
+        _same_dtype(output, tensor)
         if output.numel() != tensor.numel() * self.size():
             raise ValueError(f"all_gather_into_tensor: output of {output.numel()} elements for {self.size()} ranks "
                              f"of {tensor.numel()}")
@@ -134,6 +147,8 @@ class ProcessGroup:
 
     def reduce_scatter(self, output: torch.Tensor, inputs: Sequence[torch.Tensor] | torch.Tensor, op: Any) -> Work:
         self._check()
+        if isinstance(inputs, torch.Tensor):
+            _same_dtype(output, inputs)
         MPI, name = mpi(), op_name(op)
         if isinstance(inputs, torch.Tensor):
             if inputs.numel() != output.numel() * self.size():
@@ -153,6 +168,7 @@ class ProcessGroup:
     def alltoall(self, output: torch.Tensor, tensor: torch.Tensor, output_splits: Sequence[int] | None,
                  input_splits: Sequence[int] | None) -> Work:
         self._check()
+        _same_dtype(output, tensor)
         send, _ = buffer_of(tensor)
         out, written = buffer_of(output)
         row_in = int(np.prod(tensor.shape[1:])) if tensor.dim() > 1 else 1
@@ -181,18 +197,25 @@ class ProcessGroup:
 
     def barrier(self) -> Work:
         self._check()
+        self.complete_pending()         # (as gloo's barrier, after the work started before it)
         return self._work("barrier", [self.comm.Ibarrier()], _nothing)
 
     @staticmethod
     def _same_shapes(what: str, tensors: Sequence[torch.Tensor], like: torch.Tensor) -> None:
         for t in tensors:
             if t.shape != like.shape or t.dtype != like.dtype:
-                raise ValueError(f"{what}: every tensor must have the shape {tuple(like.shape)} and dtype "
+                raise RuntimeError(f"{what}: every tensor must have the shape {tuple(like.shape)} and dtype "
                                  f"{like.dtype} of the input (got {tuple(t.shape)}, {t.dtype})")
 
 
 def _nothing() -> None:
     return None
+
+
+def _same_dtype(output: torch.Tensor, tensor: torch.Tensor) -> None:
+    if output.dtype != tensor.dtype:
+        raise RuntimeError(f"output tensor must have the same type as input tensor (got {output.dtype} and "
+                           f"{tensor.dtype})")
 
 
 def _stacked(tensors: Sequence[torch.Tensor], widen: bool = False) -> np.ndarray:

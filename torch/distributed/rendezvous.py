@@ -1,7 +1,8 @@
 """torch.distributed.rendezvous: how init_process_group's ranks find each other, as PyTorch's init methods do:
-env:// (MASTER_ADDR, MASTER_PORT, RANK, WORLD_SIZE), tcp://host:port and file:///path, each giving a store
-(rank 0 serves tcp's), the rank and the world size. Processes torchrun starts connect to the store its agent
-serves (TORCHELASTIC_USE_AGENT_STORE), as PyTorch's do."""
+env:// (MASTER_ADDR, MASTER_PORT, RANK, WORLD_SIZE), tcp://host:port and file:///path, each giving a store, the
+rank and the world size. Rank 0 serves env's and tcp's store from one server per port for the process, as
+PyTorch's multi-tenant stores: a group made again after destroy_process_group uses it again. Processes torchrun
+starts connect to the store its agent serves (TORCHELASTIC_USE_AGENT_STORE), as PyTorch's do."""
 from __future__ import annotations
 
 import os
@@ -43,14 +44,14 @@ def rendezvous(url: str, rank: int = -1, world_size: int = -1,
                              f"{missing} expected, but not set")
         agent = os.environ.get("TORCHELASTIC_USE_AGENT_STORE") == str(True)
         store: Store = TCPStore(host, int(port), world_size, is_master=rank == 0 and not agent, timeout=timeout,
-                                wait_for_workers=False)
+                                wait_for_workers=False, multi_tenant=True)
         return store, rank, world_size
     if scheme == "tcp":
         rank, world_size = _number("rank", rank, query, "tcp"), _number("world_size", world_size, query, "tcp")
         if parsed.hostname is None or parsed.port is None:
             raise ValueError(f"tcp:// init_method needs a host and a port: {url!r}")
         return TCPStore(parsed.hostname, parsed.port, world_size, is_master=rank == 0, timeout=timeout,
-                        wait_for_workers=False), rank, world_size
+                        wait_for_workers=False, multi_tenant=True), rank, world_size
     if scheme == "file":
         rank, world_size = _number("rank", rank, query, "file"), _number("world_size", world_size, query, "file")
         path = parsed.path if not parsed.netloc else f"{parsed.netloc}{parsed.path}"

@@ -135,7 +135,13 @@ def _command(args: argparse.Namespace) -> list[str]:
 
 
 def _monitor(workers: list[tuple[int, int, Any]], interval: float) -> tuple[int, int, Any, int] | None:
-    """Wait for the workers; at the first that fails, stop the others and return it."""
+    """Wait for the workers; at the first that fails, stop the others and return it. SIGTERM or SIGINT to the
+    launcher stops the workers, and it exits as the signal would have it exit."""
+    def stop(signum: int, frame: Any) -> None:
+        _stop([p for _, _, p in workers])
+        raise SystemExit(128 + signum)
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(signum, stop)
     try:
         while True:
             codes = [(rank, local, p, p.poll()) for rank, local, p in workers]

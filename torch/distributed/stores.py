@@ -8,13 +8,14 @@ reads it too."""
 from __future__ import annotations
 
 import fcntl
+import os
 import pickle
 import socket
 import struct
 import threading
 import time
 from datetime import timedelta
-from typing import Any, Callable
+from typing import Any
 
 from torch.distributed.errors import DistNetworkError, DistStoreError
 
@@ -24,7 +25,11 @@ _DEFAULT_TIMEOUT = timedelta(seconds=300)
 
 
 def _bytes(value: str | bytes | bytearray) -> bytes:
-    return value.encode() if isinstance(value, str) else bytes(value)
+    if isinstance(value, str):
+        return value.encode()
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return bytes(value)
+    raise TypeError(f"a store's value is a str or bytes, not {type(value).__name__}")
 
 
 def _seconds(timeout: timedelta | float | None, default: float) -> float:
@@ -64,6 +69,19 @@ class Store:
         return what it holds afterwards."""
         return self._apply("compare_set", key, (_bytes(expected_value), _bytes(desired_value)))
 
+    def append(self, key: str, value: str | bytes) -> None:
+        self._apply("append", key, _bytes(value))
+
+    def multi_get(self, keys: list[str]) -> list[bytes]:
+        return [self.get(key) for key in keys]
+
+    def multi_set(self, keys: list[str], values: list[str | bytes]) -> None:
+        for key, value in zip(keys, values, strict=True):
+            self.set(key, value)
+
+    def close(self) -> None:
+        """Release what the store holds (a server's port, a file): PyTorch's stores do when freed."""
+
     def check(self, keys: list[str]) -> bool:
         return bool(self._apply("check", "", list(keys)))
 
@@ -93,6 +111,9 @@ def apply_to_table(table: dict[str, bytes], op: str, key: str, arg: Any) -> Any:
         return None
     if op == "get":
         return table.get(key)
+    if op == "append":
+        table[key] = table.get(key, b"") + arg
+        return None
     if op == "add":
         value = int(table.get(key, b"0")) + arg
         table[key] = str(value).encode()
@@ -126,6 +147,9 @@ class HashStore(Store):
             return apply_to_table(self._table, op, key, arg)
 
 
+_DONE = "__file_store_done__"       # how many of a FileStore's world_size users closed it
+
+
 class FileStore(Store):
     """A store in a file (on a filesystem every rank reaches): each operation reads, changes and writes the
     table under an exclusive lock on the file."""
@@ -136,6 +160,19 @@ class FileStore(Store):
         self.world_size = world_size
         with open(self.path, "ab"):     # made if missing
             pass
+        self._closed = world_size <= 0         # (a store of no declared size is never deleted)
+
+    def close(self) -> None:
+        """This user is done: the last of world_size users deletes the file (as PyTorch's FileStore does), so a
+        later run can use its name again."""
+        if self._closed:
+            return
+        self._closed = True
+        if self.add(_DONE, 1) >= self.world_size:
+            try:
+                os.remove(self.path)
+            except FileNotFoundError:
+                pass
 
     def _apply(self, op: str, key: str, arg: Any = None) -> Any:
         with open(self.path, "r+b") as f:
@@ -144,7 +181,7 @@ class FileStore(Store):
                 data = f.read()
                 table: dict[str, bytes] = pickle.loads(data) if data else {}
                 result = apply_to_table(table, op, key, arg)
-                if op in ("set", "add", "compare_set", "delete"):
+                if op in ("set", "add", "compare_set", "delete", "append"):
                     f.seek(0)
                     f.truncate()
                     f.write(pickle.dumps(table))
@@ -203,7 +240,12 @@ class _Server:
     def __init__(self, host: str, port: int) -> None:
         self.table: dict[str, bytes] = {}
         self.lock = threading.Lock()
-        self.listener = socket.create_server((host, port), reuse_port=False)
+        try:
+            self.listener = socket.create_server((host, port), reuse_port=False)
+        except OSError as error:
+            raise DistNetworkError(f"The server socket has failed to listen on any local network address. port: "
+                                   f"{port}, useIpv6: 0, code: -{error.errno}, name: {os.strerror(error.errno or 0)}, "
+                                   f"message: {error}") from error
         self.port = self.listener.getsockname()[1]
         self.closed = False
         threading.Thread(target=self._accept, name="TCPStore server", daemon=True).start()
@@ -236,7 +278,16 @@ class _Server:
 
     def close(self) -> None:
         self.closed = True
+        try:
+            self.listener.shutdown(socket.SHUT_RDWR)        # wakes the accepting thread
+        except OSError:
+            pass
         self.listener.close()
+
+
+# Servers of multi-tenant TCPStores, by port, as PyTorch keeps them: init_process_group over env:// or tcp:// made
+# again after destroy_process_group serves from the same one (while another rank may still be connected to it).
+_SHARED_SERVERS: dict[int, _Server] = {}
 
 
 class TCPStore(Store):
@@ -249,9 +300,17 @@ class TCPStore(Store):
         super().__init__(timeout)
         self.host = host_name
         self.world_size = world_size
-        self._server = _Server("" if host_name in ("localhost", "127.0.0.1", "0.0.0.0") else host_name, port) \
-            if is_master else None
-        self.port = self._server.port if self._server is not None else port
+        self._server: _Server | None = None      # the server this store owns (a multi-tenant one is shared)
+        if is_master:
+            server = _SHARED_SERVERS.get(port) if multi_tenant and port else None
+            if server is None:
+                server = _Server("" if host_name in ("localhost", "127.0.0.1", "0.0.0.0") else host_name, port)
+                if multi_tenant:
+                    _SHARED_SERVERS[server.port] = server
+            if not multi_tenant:
+                self._server = server
+            port = server.port
+        self.port = port
         self._lock = threading.Lock()
         self._sock = self._connect(timeout.total_seconds())
         if is_master and wait_for_workers and world_size is not None and world_size > 1:
@@ -294,12 +353,18 @@ class TCPStore(Store):
             raise DistStoreError(value)
         return value
 
+    def close(self) -> None:
+        """Disconnect; the master also stops serving (its port is free again)."""
+        sock = getattr(self, "_sock", None)
+        if sock is not None:
+            sock.close()
+        server = getattr(self, "_server", None)
+        if server is not None:
+            server.close()
+            self._server = None
+
     def __del__(self) -> None:
-        close: Callable[[], None] | None = getattr(getattr(self, "_sock", None), "close", None)
-        if close is not None:
-            close()
-        if getattr(self, "_server", None) is not None:
-            self._server.close()   # type: ignore[union-attr]
+        self.close()
 
     @property
     def libuvBackend(self) -> bool:  # noqa: N802 - PyTorch's name

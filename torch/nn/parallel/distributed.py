@@ -35,7 +35,7 @@ class _Bucket:
             offsets.append(offsets[-1] + p.numel())
         self.views = [self.buffer[offsets[i]:offsets[i + 1]].view(p.shape) for i, p in enumerate(params)]
         self.pending = len(params)
-        self.work: Any = None
+        self.work: Any = None       # the reduction started
 
     def launch(self, dist: Any, group: Any, used: set[int]) -> None:
         """Start the bucket's reduction: a parameter the forward did not use, or without a gradient, gives zeros."""
@@ -86,6 +86,8 @@ class DistributedDataParallel(Module):
         self._handles = [p.register_post_accumulate_grad_hook(self._grad_ready) for p in self._params]
         self._armed = False         # a forward that needs its backward reduced ran
         self._queued = False
+        self._next = 0              # the first bucket not yet reduced
+        self._unfinished = False    # the last backward left buckets unreduced
         self._used: set[int] = set()
 
     # -- construction ---------------------------------------------------------------------------------------------
@@ -110,6 +112,14 @@ class DistributedDataParallel(Module):
 
     # -- forward --------------------------------------------------------------------------------------------------
     def forward(self, *inputs: Any, **kwargs: Any) -> Any:
+        if self._unfinished:
+            self._unfinished = False
+            raise RuntimeError(
+                "Expected to have finished reduction in the prior iteration before starting a new one. This error "
+                "indicates that your module has parameters that were not used in producing loss. You can enable "
+                "unused parameter detection by passing the keyword argument `find_unused_parameters=True` to "
+                "`torch.nn.parallel.DistributedDataParallel`, and by making sure all `forward` function outputs "
+                "participate in calculating loss.")
         if self.broadcast_buffers and self.process_group.size() > 1:
             with torch.no_grad():
                 for b in self.module.buffers():
@@ -123,7 +133,7 @@ class DistributedDataParallel(Module):
         """Ready the buckets for the backward of this forward."""
         for bucket in self._buckets:
             bucket.pending, bucket.work = len(bucket.params), None
-        self._armed, self._queued = True, False
+        self._armed, self._queued, self._next = True, False, 0
         self._used = {id(p) for p in self._params}
         if self.find_unused_parameters:
             self._used = _reached(output)
@@ -141,24 +151,25 @@ class DistributedDataParallel(Module):
         self._count_ready(param)
 
     def _count_ready(self, param: torch.Tensor) -> None:
-        bucket = self._bucket_of[id(param)]
-        bucket.pending -= 1
-        if bucket.pending == 0:
-            bucket.launch(self._dist, self.process_group, self._used)
-        for other in self._buckets:           # let the engine move the reductions already started
-            if other.work is not None:
-                other.work.is_completed()
+        """One more gradient of its bucket ready: the ready buckets are reduced in their order (every rank
+        starts the same reductions in the same order, whichever gradients came first here)."""
+        self._bucket_of[id(param)].pending -= 1
+        while self._next < len(self._buckets) and self._buckets[self._next].pending == 0:
+            self._buckets[self._next].launch(self._dist, self.process_group, self._used)
+            self._next += 1
+        for other in self._buckets[:self._next]:    # let the engine move the reductions already started
+            other.work.is_completed()
 
     def _finish(self) -> None:
         """At the end of backward: every bucket reduced, the gradients averaged."""
         self._armed = False
-        if any(b.work is None for b in self._buckets):
-            raise RuntimeError(
-                "Expected to have finished reduction in the prior iteration before starting a new one. This error "
-                "indicates that your module has parameters that were not used in producing loss. You can enable "
-                "unused parameter detection by passing the keyword argument `find_unused_parameters=True` to "
-                "`torch.nn.parallel.DistributedDataParallel`, and by making sure all `forward` function outputs "
-                "participate in calculating loss.")
+        if self._next < len(self._buckets):
+            # a parameter got no gradient: the next forward raises PyTorch's error (the reductions started are
+            # finished, so that every rank's MPI calls stay matched)
+            self._unfinished = True
+            for bucket in self._buckets[:self._next]:
+                bucket.work.wait()
+            return
         used_anywhere = self._used_anywhere() if self.find_unused_parameters else None
         size = self.process_group.size()
         with torch.no_grad():
