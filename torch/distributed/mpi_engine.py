@@ -148,7 +148,7 @@ def _seconds(timeout: Any) -> float:
 
 
 # -- waiting ----------------------------------------------------------------------------------------------------
-_SPIN = 1e-3        # seconds a wait polls without pausing (a small collective completes within it)
+_SPIN = 0.05        # seconds a wait polls without pausing (MPI progresses only while it is polled)
 
 
 class Work:
