@@ -70,7 +70,7 @@ def gather(tensor: torch.Tensor, gather_list: list[torch.Tensor] | None = None, 
     pg = resolve(group)
     if pg is None:
         return None
-    root = group_rank_of(pg, 0 if dst is None and group_dst is None else dst, group_dst, "gather")
+    root = group_rank_of(pg, dst, group_dst, "gather", default=0)
     return _done(pg.gather(gather_list, tensor, root), async_op)
 
 
@@ -79,7 +79,7 @@ def scatter(tensor: torch.Tensor, scatter_list: list[torch.Tensor] | None = None
     pg = resolve(group)
     if pg is None:
         return None
-    root = group_rank_of(pg, 0 if src is None and group_src is None else src, group_src, "scatter")
+    root = group_rank_of(pg, src, group_src, "scatter", default=0)
     return _done(pg.scatter(tensor, scatter_list, root), async_op)
 
 
@@ -227,7 +227,7 @@ def broadcast_object_list(object_list: list[Any], src: int | None = None, group:
     pg = resolve(group)
     if pg is None:
         return
-    root = group_rank_of(pg, 0 if src is None and group_src is None else src, group_src, "broadcast_object_list")
+    root = group_rank_of(pg, src, group_src, "broadcast_object_list", default=0)
     payloads = [_pickled(obj) for obj in object_list] if pg.rank() == root else []
     sizes = torch.tensor([p.numel() for p in payloads] if payloads else [0] * len(object_list), dtype=torch.int64)
     pg.broadcast(sizes, root).wait()
@@ -253,7 +253,7 @@ def gather_object(obj: Any, object_gather_list: list[Any] | None = None, dst: in
     pg = resolve(group)
     if pg is None:
         return
-    root = group_rank_of(pg, 0 if dst is None and group_dst is None else dst, group_dst, "gather_object")
+    root = group_rank_of(pg, dst, group_dst, "gather_object", default=0)
     parts = _exchange(pg, _pickled(obj))
     if pg.rank() == root:
         if object_gather_list is None or len(object_gather_list) != pg.size():
@@ -267,7 +267,7 @@ def scatter_object_list(scatter_object_output_list: list[Any], scatter_object_in
     pg = resolve(group)
     if pg is None:
         return
-    root = group_rank_of(pg, 0 if src is None and group_src is None else src, group_src, "scatter_object_list")
+    root = group_rank_of(pg, src, group_src, "scatter_object_list", default=0)
     objects: list[Any] = list(scatter_object_input_list or []) if pg.rank() == root else [None] * pg.size()
     broadcast_object_list(objects, group=pg, group_src=root)
     scatter_object_output_list[0] = objects[pg.rank()]

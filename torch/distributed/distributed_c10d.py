@@ -143,7 +143,7 @@ def init_process_group(backend: str | None = None, init_method: str | None = Non
         raise ValueError(f"Invalid rank {rank} for a world of {world_size}")
     _world.generation += 1
     scoped = PrefixStore(f"ember/{_world.generation}", store)
-    comm = mpi_engine.communicator(scoped, rank, world_size, timeout.total_seconds())
+    comm = mpi_engine.communicator(scoped, rank, world_size)
     _world.store = store
     _world.default = ProcessGroup(comm, list(range(world_size)), name, timeout, group_name or "0", rank)
     _world.groups = [_world.default]
@@ -200,8 +200,12 @@ def resolve(group: Any) -> ProcessGroup | None:
     return group
 
 
-def group_rank_of(group: ProcessGroup, global_rank: int | None, group_rank: int | None, what: str) -> int:
-    """A rank in group, from a global rank or a group rank (exactly one given)."""
+def group_rank_of(group: ProcessGroup, global_rank: int | None, group_rank: int | None, what: str,
+                  default: int | None = None) -> int:
+    """A rank in group, from a global rank or a group rank (at most one given; neither: the global rank
+    default, where the collective has one, as gather's dst=0)."""
+    if global_rank is None and group_rank is None:
+        global_rank = default
     if group_rank is not None:
         if global_rank is not None:
             raise ValueError(f"{what}: give either a global rank or a group rank, not both")

@@ -50,7 +50,7 @@ def launched() -> tuple[int, int] | None:
     return int(world.Get_rank()), int(world.Get_size())
 
 
-def communicator(store: Any, rank: int, world_size: int, timeout: float) -> Any:
+def communicator(store: Any, rank: int, world_size: int) -> Any:
     """An MPI intracommunicator of world_size processes in which this process has `rank`."""
     MPI = mpi()
     world = MPI.COMM_WORLD
@@ -61,10 +61,10 @@ def communicator(store: Any, rank: int, world_size: int, timeout: float) -> Any:
         return world.Split(0, rank)
     if world_size == 1:
         return MPI.COMM_SELF.Dup()
-    return _join(MPI, store, rank, world_size, timeout)
+    return _join(MPI, store, rank, world_size)
 
 
-def _join(MPI: Any, store: Any, rank: int, world_size: int, timeout: float) -> Any:
+def _join(MPI: Any, store: Any, rank: int, world_size: int) -> Any:
     """Singletons joined into one communicator over the store (see the module's docstring)."""
     store.set(f"mpi/arrived/{rank}", b"1")
     if rank == 0:

@@ -142,19 +142,15 @@ def _monitor(workers: list[tuple[int, int, Any]], interval: float) -> tuple[int,
         raise SystemExit(128 + signum)
     for signum in (signal.SIGTERM, signal.SIGINT):
         signal.signal(signum, stop)
-    try:
-        while True:
-            codes = [(rank, local, p, p.poll()) for rank, local, p in workers]
-            failed = next((c for c in codes if c[3] not in (None, 0)), None)
-            if failed is not None:
-                _stop([p for _, _, p, code in codes if code is None])
-                return failed
-            if all(code == 0 for *_, code in codes):
-                return None
-            time.sleep(interval)
-    except KeyboardInterrupt:
-        _stop([p for _, _, p in workers])
-        raise
+    while True:
+        codes = [(rank, local, p, p.poll()) for rank, local, p in workers]
+        failed = next((c for c in codes if c[3] not in (None, 0)), None)
+        if failed is not None:
+            _stop([p for _, _, p, code in codes if code is None])
+            return failed
+        if all(code == 0 for *_, code in codes):
+            return None
+        time.sleep(interval)
 
 
 def _stop(processes: list[Any], grace: float = 5.0) -> None:
