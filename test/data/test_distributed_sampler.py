@@ -23,9 +23,9 @@ def test_the_ranks_together_cover_the_dataset_padded_to_an_even_split():
     assert set(everything) == set(range(10)) and len(everything) == 12 and all(len(s) == 4 for s in shares)
 
 
-def test_without_replicas_and_rank_it_needs_the_distributed_package():
-    assert torch.distributed.is_available() is False
-    with pytest.raises(RuntimeError, match="Requires distributed package to be available"):
+def test_without_replicas_and_rank_it_needs_a_process_group():
+    assert torch.distributed.is_available() and not torch.distributed.is_initialized()
+    with pytest.raises(ValueError, match="Default process group has not been initialized"):
         DistributedSampler(range(4))
 
 

@@ -74,7 +74,7 @@ def test_torchrun_stops_the_others_and_names_the_rank_that_failed(tmp_path):
 
 def test_the_api_outside_a_group_and_its_errors(monkeypatch):
     assert dist.is_mpi_available() and dist.is_gloo_available() and not dist.is_nccl_available()
-    assert not dist.is_available()       # (until the namespaces libraries then import exist: its docstring)
+    assert dist.is_available()
     assert not dist.is_initialized()
     with pytest.raises(ValueError, match="Default process group has not been initialized"):
         dist.get_rank()

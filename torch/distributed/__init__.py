@@ -1,6 +1,7 @@
 """torch.distributed: process groups, collectives and stores, as PyTorch's, on MPI (mpi4py, with MPICH's wheel:
-`pip install 'torch[distributed]'`) for CPU tensors; MPI starts at the first init_process_group. is_available()
-still answers False (its docstring says why); is_mpi_available() says whether process groups can run. torch/distributed/README.md says how ranks join and what "gloo" names here."""
+`pip install 'torch[distributed]'`) for CPU tensors; MPI starts at the first init_process_group.
+torch/distributed/README.md says how ranks join, what "gloo" names here, and which of PyTorch's distributed
+namespaces exist only to be named (DTensor, FSDP, distributed checkpoints raise when used)."""
 from __future__ import annotations
 
 from torch.distributed.c10d_types import Backend, P2POp, ReduceOp, default_pg_timeout
@@ -32,7 +33,6 @@ __all__ = ["Backend", "DistBackendError", "DistError", "DistNetworkError", "Dist
 
 
 def is_available() -> bool:
-    """False for now, though process groups run wherever mpi4py is (is_mpi_available()): libraries that see it
-    True import at once what Ember does not have yet (transformers: torch.distributed.tensor's placements and
-    parallel styles; accelerate: torch.distributed.algorithms.join), and would fail to import."""
-    return False
+    """True: this package's process groups, collectives, DDP and join, and the namespaces libraries import when it
+    is (device meshes, placements, functional collectives), exist; a group needs mpi4py (is_mpi_available())."""
+    return True

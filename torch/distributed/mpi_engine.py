@@ -156,14 +156,14 @@ class Work:
     then runs what finishes it (a copy back, AVG's division)."""
 
     def __init__(self, requests: list[Any], finish: Callable[[], Any], what: str, group: Any,
-                 keep: tuple[Any, ...] = (), status: Any = None) -> None:
+                 keep: tuple[Any, ...] = (), status: Any = None, outputs: list[Any] | None = None) -> None:
         self._requests = requests
         self._finish = finish
         self._what = what
         self._group = group
         self._keep = keep           # the buffers MPI reads or writes until the operation completes
         self._status = status       # a receive's (its source rank)
-        self._result: Any = None
+        self._result: Any = outputs     # result(): the output tensors, or a receive's source rank
         self._done = False
         self._error: BaseException | None = None
 

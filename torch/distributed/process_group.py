@@ -54,10 +54,11 @@ class ProcessGroup:
         return f"ProcessGroup(name={self.group_name!r}, backend={self.backend!r}, size={self.size()})"
 
     # -- collectives ----------------------------------------------------------------------------------------------
-    def _work(self, what: str, requests: list[Any], finish: Callable[[], Any], *keep: Any, status: Any = None) -> Work:
+    def _work(self, what: str, requests: list[Any], finish: Callable[[], Any], *keep: Any, status: Any = None,
+              outputs: list[Any] | None = None) -> Work:
         """The operation as a Work the group keeps until it completes: one the program drops unwaited still
         finishes (its buffers alive meanwhile, its results written back when a later operation finds it done)."""
-        work = Work(requests, finish, what, self, keep, status)
+        work = Work(requests, finish, what, self, keep, status, outputs)
         self.pending = [w for w in self.pending if not w.is_completed()]
         self.pending.append(work)
         return work
@@ -78,7 +79,8 @@ class ProcessGroup:
         MPI, name = mpi(), op_name(op)
         array, written = buffer_of(tensor, for_reduction=True)
         request = self.comm.Iallreduce(MPI.IN_PLACE, array, op=reduce_buffer(MPI, name, array))
-        return self._work("all_reduce", [request], self._finisher(array, written, name == "AVG"), array)
+        return self._work("all_reduce", [request], self._finisher(array, written, name == "AVG"), array,
+                          outputs=[tensor])
 
     def _finisher(self, array: np.ndarray, written: Callable[[], None], average: bool) -> Callable[[], None]:
         size = self.size()

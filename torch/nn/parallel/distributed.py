@@ -9,7 +9,11 @@ no_sync() accumulates gradients locally: the next synchronised backward reduces 
 find_unused_parameters=True, parameters the forward did not reach are found from its outputs' graph and their
 buckets do not wait for them (they contribute zeros); a parameter no rank used keeps its gradient as it was.
 broadcast_buffers sends rank 0's buffers before each forward. gradient_as_bucket_view makes each .grad a view
-of its bucket. The state_dict's keys are the module's under `module.`."""
+of its bucket. The state_dict's keys are the module's under `module.`.
+
+Uneven inputs: inside `with model.join():` (or Join([model, ...])) a rank that runs out of batches shadows the
+others' collectives of each iteration with zeros (_JoinHook) until all have joined; the last to join then
+broadcasts its parameters and buffers, so every rank ends with the same model."""
 from __future__ import annotations
 
 import contextlib
@@ -57,6 +61,7 @@ class DistributedDataParallel(Module):
                  skip_all_reduce_unused_params: bool = False) -> None:
         super().__init__()
         import torch.distributed as dist
+        from torch.distributed.algorithms.join import _JoinConfig
         from torch.distributed.distributed_c10d import _get_default_group
         if device_mesh is not None:
             raise ValueError("DistributedDataParallel: device_mesh needs DTensor, which Ember does not have")
@@ -89,6 +94,9 @@ class DistributedDataParallel(Module):
         self._next = 0              # the first bucket not yet reduced
         self._unfinished = False    # the last backward left buckets unreduced
         self._used: set[int] = set()
+        self._join_config = _JoinConfig.construct_disabled_join_config()
+        self._divide_by_initial_world_size = True
+        self._join_count: Any = None    # this iteration's all-reduce counting the ranks not joined
 
     # -- construction ---------------------------------------------------------------------------------------------
     def _sync_module_states(self) -> None:
@@ -120,14 +128,39 @@ class DistributedDataParallel(Module):
                 "unused parameter detection by passing the keyword argument `find_unused_parameters=True` to "
                 "`torch.nn.parallel.DistributedDataParallel`, and by making sure all `forward` function outputs "
                 "participate in calculating loss.")
-        if self.broadcast_buffers and self.process_group.size() > 1:
-            with torch.no_grad():
-                for b in self.module.buffers():
-                    self._dist.broadcast(b.data, src=self._source, group=self.process_group)
+        joining = self._join_config.enable
+        if joining:
+            from torch.distributed.algorithms.join import Join
+            self._join_count = Join.notify_join_context(self)
+        if self._syncs_buffers():
+            self._sync_buffers(self._common_rank(active=True) if joining else self._source)
+        sync = torch.is_grad_enabled() and self.require_backward_grad_sync
+        if joining:
+            self._agree_on_backward_sync(sync)
         output = self.module(*inputs, **kwargs)
-        if torch.is_grad_enabled() and self.require_backward_grad_sync:
+        if sync:
             self._arm(output)
         return output
+
+    def _syncs_buffers(self) -> bool:
+        return self.broadcast_buffers and self.process_group.size() > 1 and any(True for _ in self.module.buffers())
+
+    def _sync_buffers(self, source: int) -> None:
+        with torch.no_grad():
+            for b in self.module.buffers():
+                self._dist.broadcast(b.data, src=source, group=self.process_group)
+
+    def _common_rank(self, active: bool) -> int:
+        """The highest global rank among those that say active (a joined rank takes part without being one)."""
+        rank = torch.tensor([self._dist.get_rank() if active else -1], dtype=torch.int64)
+        self._dist.all_reduce(rank, op=self._dist.ReduceOp.MAX, group=self.process_group)
+        return int(rank.item())
+
+    def _agree_on_backward_sync(self, sync: bool) -> bool:
+        """Whether any rank will reduce gradients in this iteration's backward (joined ranks answer no)."""
+        flag = torch.tensor([1 if sync else 0], dtype=torch.int64)
+        self._dist.all_reduce(flag, group=self.process_group)
+        return bool(flag.item())
 
     def _arm(self, output: Any) -> None:
         """Ready the buckets for the backward of this forward."""
@@ -172,6 +205,8 @@ class DistributedDataParallel(Module):
             return
         used_anywhere = self._used_anywhere() if self.find_unused_parameters else None
         size = self.process_group.size()
+        if self._join_config.enable and not self._divide_by_initial_world_size and self._join_count is not None:
+            size = int(self._join_count.result()[0].item())     # the ranks that took part
         with torch.no_grad():
             for i, bucket in enumerate(self._buckets):
                 bucket.work.wait()
@@ -186,8 +221,8 @@ class DistributedDataParallel(Module):
                     else:
                         p.grad.copy_(view)
 
-    def _used_anywhere(self) -> list[bool]:
-        used = torch.tensor([1 if id(p) in self._used else 0 for p in self._params], dtype=torch.int64)
+    def _used_anywhere(self, joined: bool = False) -> list[bool]:
+        used = torch.tensor([0 if joined or id(p) not in self._used else 1 for p in self._params], dtype=torch.int64)
         self._dist.all_reduce(used, group=self.process_group)
         return [bool(u) for u in used.tolist()]
 
@@ -200,6 +235,54 @@ class DistributedDataParallel(Module):
             yield
         finally:
             self.require_backward_grad_sync = previous
+
+    def join(self, divide_by_initial_world_size: bool = True, enable: bool = True,
+             throw_on_early_termination: bool = False) -> Any:
+        """The join context manager for uneven inputs over this model (gradients averaged over the initial world
+        size, or over the ranks not joined yet when divide_by_initial_world_size=False)."""
+        from torch.distributed.algorithms.join import Join
+        return Join([self], enable, throw_on_early_termination,
+                    divide_by_initial_world_size=divide_by_initial_world_size)
+
+    def join_hook(self, **kwargs: Any) -> _JoinHook:
+        self._divide_by_initial_world_size = kwargs.get("divide_by_initial_world_size", True)
+        return _JoinHook(self)
+
+    @property
+    def join_device(self) -> torch.device:
+        return torch.device("cpu")
+
+    @property
+    def join_process_group(self) -> Any:
+        return self.process_group
+
+
+class _JoinHook:
+    """What a joined rank does for its DistributedDataParallel while the others still train."""
+
+    def __init__(self, ddp: DistributedDataParallel) -> None:
+        self.ddp = ddp
+
+    def main_hook(self) -> None:
+        """Shadow one iteration of the others: their buffer broadcast, their backward's agreement, then each
+        bucket's reduction (with zeros) and the unused-parameter count."""
+        ddp = self.ddp
+        if ddp._syncs_buffers():
+            ddp._sync_buffers(ddp._common_rank(active=False))
+        if not ddp._agree_on_backward_sync(False):
+            return
+        for bucket in ddp._buckets:
+            ddp._dist.all_reduce(torch.zeros_like(bucket.buffer), group=ddp.process_group)
+        if ddp.find_unused_parameters:
+            ddp._used_anywhere(joined=True)
+
+    def post_hook(self, is_last_joiner: bool) -> None:
+        """Every rank takes the model of the last to join (the one that trained every iteration)."""
+        ddp = self.ddp
+        source = ddp._common_rank(active=is_last_joiner)
+        with torch.no_grad():
+            for t in [*ddp.module.parameters(), *ddp.module.buffers()]:
+                ddp._dist.broadcast(t.data, src=source, group=ddp.process_group)
 
 
 def _reached(output: Any) -> set[int]:

@@ -1,0 +1,143 @@
+"""What the device-mesh, functional-collective and join tests run on each rank (imported by spawned children).
+Expected values come from NumPy on the data every rank makes from its own seed; a difference raises."""
+from __future__ import annotations
+
+from datetime import timedelta
+
+import numpy as np
+
+import torch
+import torch.distributed as dist
+import torch.distributed._functional_collectives as funcol
+from torch.distributed.device_mesh import init_device_mesh
+from torch.distributed.tensor import Replicate, Shard
+from torch.distributed.tensor._utils import compute_local_shape_and_global_offset
+
+from distributed.ranks import Net, batches
+
+
+def data(rank: int, shape: tuple[int, ...]) -> np.ndarray:
+    return np.random.default_rng(200 + rank).integers(-5, 6, shape).astype(np.float32)
+
+
+def check_meshes(rank: int, size: int) -> None:
+    """A (1, size) mesh: "dp" is each rank alone, "tp" all of them; shards and offsets of a (5, 4) tensor."""
+    mesh = init_device_mesh("cpu", (1, size), mesh_dim_names=("dp", "tp"))
+    assert mesh.shape == (1, size) and mesh.get_coordinate() == [0, rank] and mesh.get_local_rank("tp") == rank
+    tp, dp = mesh["tp"], mesh["dp"]
+    assert tp.mesh.tolist() == list(range(size)) and dp.mesh.tolist() == [rank]
+    assert tp.get_group() is dist.group.WORLD and dist.get_world_size(dp.get_group()) == 1
+    t = torch.ones(3)
+    dist.all_reduce(t, group=dp.get_group())
+    assert t.tolist() == [1.0] * 3
+    dist.all_reduce(t, group=mesh.get_group("tp"))
+    assert t.tolist() == [float(size)] * 3
+    rows = -(-5 // size)
+    want = np.arange(5)[rank * rows:(rank + 1) * rows]
+    shape, offset = compute_local_shape_and_global_offset((5, 4), mesh, [Replicate(), Shard(0)])
+    assert shape == (len(want), 4) and offset == ((int(want[0]) if len(want) else 5), 0), (shape, offset)
+    try:
+        mesh.get_group()
+    except RuntimeError as error:
+        assert "needs to be specified" in str(error)
+    else:
+        raise AssertionError("a 2-D mesh gave a group without a dimension")
+
+
+def check_functional_collectives(rank: int, size: int) -> None:
+    """Each returns a new tensor (the input unchanged), for a group given as a mesh, a rank list or a group."""
+    mesh = init_device_mesh("cpu", (size,))
+    everyone = [data(r, (2, 2 * size)) for r in range(size)]
+    mine = torch.from_numpy(everyone[rank].copy())
+    before = mine.clone()
+    total = funcol.wait_tensor(funcol.all_reduce(mine, "sum", mesh))
+    assert np.array_equal(total.numpy(), np.sum(everyone, 0)) and torch.equal(mine, before)
+    assert np.array_equal(funcol.all_reduce(mine, "max", list(range(size))).numpy(), np.max(everyone, 0))
+    gathered = funcol.all_gather_tensor(mine, 1, dist.group.WORLD)
+    assert np.array_equal(gathered.numpy(), np.concatenate(everyone, 1))
+    scattered = funcol.reduce_scatter_tensor(mine, "sum", 1, (mesh, 0))
+    assert np.array_equal(scattered.numpy(), np.split(np.sum(everyone, 0), size, 1)[rank])
+    assert np.array_equal(funcol.broadcast(mine, 0, mesh).numpy(), everyone[0])
+    # rank r sends r + 1 + s rows to rank s: uneven splits, and their gradient through the reverse exchange
+    sends = [[r + 1 + s for s in range(size)] for r in range(size)]
+    rows = [data(10 + r, (sum(sends[r]), 3)) for r in range(size)]
+    x = torch.from_numpy(rows[rank].copy()).requires_grad_()
+    received = funcol.all_to_all_single_autograd(x, [sends[s][rank] for s in range(size)], sends[rank], mesh)
+    starts = [np.cumsum([0] + sends[s])[rank] for s in range(size)]
+    want = np.concatenate([rows[s][starts[s]:starts[s] + sends[s][rank]] for s in range(size)])
+    assert np.array_equal(received.detach().numpy(), want)
+    weight = torch.arange(float(received.numel())).view(received.shape) + rank
+    (received * weight).sum().backward()
+    # the gradient of each row sent is the weight its receiver gave it
+    weights = [np.arange(float(sum(sends[s][r] for s in range(size)) * 3)).reshape(-1, 3) + r for r in range(size)]
+    got_from = [np.cumsum([0] + [sends[s][r] for s in range(size)]) for r in range(size)]
+    want_grad = np.concatenate([weights[r][got_from[r][rank]:got_from[r][rank] + sends[rank][r]] for r in range(size)])
+    assert np.array_equal(x.grad.numpy(), want_grad)
+
+
+def steps_of(rank: int) -> int:
+    """Uneven inputs: rank 0 has 3 batches, rank 1 has 5."""
+    return 3 + 2 * rank
+
+
+def ddp_joins(rank: int, size: int, init_method: str, saved: str, divide_by_initial: bool) -> None:
+    """SGD on this rank's batches inside model.join(): rank 0 runs out first and shadows rank 1's last two steps;
+    both end with the same model (saved by each rank)."""
+    dist.init_process_group("gloo", init_method=init_method, rank=rank, world_size=size,
+                            timeout=timedelta(seconds=60))
+    torch.manual_seed(42 if rank == 0 else 7)
+    model = torch.nn.parallel.DistributedDataParallel(Net(), find_unused_parameters=True, bucket_cap_mb=0.0005)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    xs, ys = batches()
+    with model.join(divide_by_initial_world_size=divide_by_initial):
+        for step in range(steps_of(rank)):
+            x, y = xs[step][rank * 8:(rank + 1) * 8], ys[step][rank * 8:(rank + 1) * 8]
+            model.module.scale.fill_(1.0 + rank)    # the buffer broadcast before each forward is the last joiner's
+            ((model(x) - y) ** 2).mean().backward()
+            opt.step()
+            opt.zero_grad()
+    torch.save(model.module.state_dict(), f"{saved}.{rank}")
+    dist.destroy_process_group()
+
+
+def one_process_joins(divide_by_initial: bool) -> torch.nn.Module:
+    """The same training in one process: while both ranks run, the gradient is the average of theirs; then rank
+    1's alone, divided by the initial world size (2) or by the ranks still running (1)."""
+    torch.manual_seed(42)
+    model = Net()
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    xs, ys = batches()
+    for step in range(steps_of(1)):
+        running = [r for r in range(2) if step < steps_of(r)]
+        model.scale.fill_(1.0 + max(running))
+        divisor = 2 if divide_by_initial else len(running)
+        loss = sum(((model(xs[step][r * 8:(r + 1) * 8]) - ys[step][r * 8:(r + 1) * 8]) ** 2).mean() for r in running)
+        (loss / divisor).backward()
+        opt.step()
+        opt.zero_grad()
+    return model
+
+
+def ddp_join_throws(rank: int, size: int, init_method: str, report: str) -> None:
+    """throw_on_early_termination: once rank 0 runs out, every rank raises."""
+    dist.init_process_group("gloo", init_method=init_method, rank=rank, world_size=size,
+                            timeout=timedelta(seconds=60))
+    model = torch.nn.parallel.DistributedDataParallel(torch.nn.Linear(6, 3))
+    message = "no error"
+    try:
+        with model.join(throw_on_early_termination=True):
+            for _ in range(steps_of(rank)):
+                model(torch.ones(2, 6)).sum().backward()
+    except RuntimeError as error:
+        message = str(error)
+    with open(f"{report}.{rank}", "w") as f:
+        f.write(message)
+    dist.destroy_process_group()
+
+
+def spawned(rank: int, size: int, init_method: str, checks: list[str]) -> None:
+    """A torch.multiprocessing.spawn child: join the group, then run the named checks of this module."""
+    dist.init_process_group("gloo", init_method=init_method, rank=rank, world_size=size)
+    for check in checks:
+        globals()[check](rank, size)
+    dist.destroy_process_group()
