@@ -477,8 +477,15 @@ def _dispatch_torch_function(public_api: Any, overloaded: Any, args: Any, kwargs
     return importlib.import_module("torch.overrides").dispatch(public_api, overloaded, args, kwargs)
 
 
+_FUNCTIONS: dict[str, Any] = {}
+
+
 def _function(name: str) -> Any:
-    return getattr(importlib.import_module(_gen_index.FUNCTIONS[name]), name)
+    """The generated torch function `name` (looked up once: import_module cost a method call a microsecond)."""
+    fn = _FUNCTIONS.get(name)
+    if fn is None:
+        fn = _FUNCTIONS[name] = getattr(importlib.import_module(_gen_index.FUNCTIONS[name]), name)
+    return fn
 
 
 class _LazyMethod:

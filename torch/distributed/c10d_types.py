@@ -42,6 +42,9 @@ class ReduceOp:
 
 def op_name(op: Any) -> str:
     """A ReduceOp's name ("SUM"), checked."""
+    name = _NAMES.get(op) if isinstance(op, int) else None
+    if name is not None:
+        return name
     try:
         kind = RedOpType(int(op))
     except (TypeError, ValueError):
@@ -89,3 +92,6 @@ class P2POp:
         self.group = group
         self.tag = tag
         self.group_peer = group_peer
+
+
+_NAMES: dict[int, str] = {kind: kind.name for kind in RedOpType if kind not in (RedOpType.PREMUL_SUM, RedOpType.UNUSED)}

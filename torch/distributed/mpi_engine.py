@@ -36,10 +36,16 @@ def available() -> bool:
     return importlib.util.find_spec("mpi4py") is not None
 
 
+_MPI: Any = None
+
+
 def mpi() -> Any:
     """mpi4py.MPI (importing it starts MPI in this process)."""
-    from mpi4py import MPI
-    return MPI
+    global _MPI
+    if _MPI is None:
+        from mpi4py import MPI
+        _MPI = MPI
+    return _MPI
 
 
 def launched() -> tuple[int, int] | None:
@@ -102,7 +108,7 @@ def buffer_of(tensor: torch.Tensor, for_reduction: bool = False) -> tuple[np.nda
     if tensor.device.type != "cpu":
         raise DistBackendError(f"Ember's MPI engine carries CPU tensors; got one on {tensor.device} (NCCL, for "
                                "CUDA tensors, is not available in this build)")
-    data = tensor.detach()
+    data: Any = tensor.detach() if tensor.requires_grad else tensor
     if for_reduction and data.dtype in _WIDENED:
         wide = data.to(torch.float32).contiguous()
         return wide.numpy(), lambda: data.copy_(wide)
@@ -121,10 +127,21 @@ def _nothing() -> None:
     return None
 
 
+_REDUCE_OPS: dict[tuple[str, str], Any] = {}     # (array kind, op name) -> the MPI operation, once checked
+
+
 def reduce_buffer(MPI: Any, op_name: str, array: np.ndarray) -> Any:
     """The MPI operation for a torch.distributed ReduceOp on an array of this type (AVG sums: the caller
     divides)."""
-    kind = array.dtype.kind
+    key = (array.dtype.kind, op_name)
+    found = _REDUCE_OPS.get(key)
+    if found is None:
+        found = _REDUCE_OPS[key] = _checked_reduce_op(MPI, op_name, array.dtype)
+    return found
+
+
+def _checked_reduce_op(MPI: Any, op_name: str, dtype: np.dtype) -> Any:
+    kind = dtype.kind
     if kind == "b":         # bool: a sum or a maximum is "any", a product or a minimum "all"
         logical = {"SUM": MPI.LOR, "MAX": MPI.LOR, "AVG": None, "PRODUCT": MPI.LAND, "MIN": MPI.LAND,
                    "BAND": MPI.LAND, "BOR": MPI.LOR, "BXOR": MPI.LXOR}[op_name]
@@ -132,9 +149,9 @@ def reduce_buffer(MPI: Any, op_name: str, array: np.ndarray) -> Any:
             raise ValueError("ReduceOp.AVG is not supported for bool tensors")
         return logical
     if op_name in ("BAND", "BOR", "BXOR") and kind not in "iu":
-        raise ValueError(f"ReduceOp.{op_name} needs an integer or bool tensor, got {array.dtype}")
+        raise ValueError(f"ReduceOp.{op_name} needs an integer or bool tensor, got {dtype}")
     if op_name == "AVG" and kind not in "fc":
-        raise ValueError(f"ReduceOp.AVG needs a floating-point or complex tensor, got {array.dtype}")
+        raise ValueError(f"ReduceOp.AVG needs a floating-point or complex tensor, got {dtype}")
     if op_name in ("MIN", "MAX") and kind == "c":
         raise ValueError(f"ReduceOp.{op_name} is not defined for complex tensors")
     return {"SUM": MPI.SUM, "AVG": MPI.SUM, "PRODUCT": MPI.PROD, "MIN": MPI.MIN, "MAX": MPI.MAX,
