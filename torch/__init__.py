@@ -76,9 +76,9 @@ if TYPE_CHECKING:
                                        set_num_threads)
     # not cuda nor accelerator (torch._C and torch.cuda stay apart), nor optim (torch.optim and
     # torch.utils.data must not know each other, and import-linter follows torch's imports)
-    from torch import (amp, autograd, backends, compiler, cpu, distributed, fft, hub, jit, library, linalg,
-                       multiprocessing, nn, onnx, profiler, random, return_types, serialization, special, testing,
-                       utils, version)
+    from torch import (amp, autograd, backends, compiler, cpu, distributed, fft, futures, hub, jit, library,
+                       linalg, multiprocessing, nn, onnx, profiler, random, return_types, serialization, special,
+                       testing, utils, version)
     from torch._ops import ops
 
     uint8: dtype
@@ -142,6 +142,7 @@ _SUBMODULES = {"cuda": "torch.cuda", "ops": "torch._ops", "linalg": "torch.linal
                "serialization": "torch.serialization", "amp": "torch.amp", "cpu": "torch.cpu",
                "torch_version": "torch.torch_version", "__config__": "torch.__config__",
                "compiler": "torch.compiler", "onnx": "torch.onnx", "distributed": "torch.distributed",
+               "futures": "torch.futures",
                "jit": "torch.jit", "backends": "torch.backends", "accelerator": "torch.accelerator",
                "profiler": "torch.profiler", "multiprocessing": "torch.multiprocessing", "hub": "torch.hub",
                "distributions": "torch.distributions", "_dynamo": "torch._dynamo",

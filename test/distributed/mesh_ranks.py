@@ -80,13 +80,16 @@ def steps_of(rank: int) -> int:
     return 3 + 2 * rank
 
 
-def ddp_joins(rank: int, size: int, init_method: str, saved: str, divide_by_initial: bool) -> None:
-    """SGD on this rank's batches inside model.join(): rank 0 runs out first and shadows rank 1's last two steps;
-    both end with the same model (saved by each rank)."""
+def ddp_joins(rank: int, size: int, init_method: str, saved: str, divide_by_initial: bool, hooked: bool) -> None:
+    """SGD on this rank's batches inside model.join(): rank 0 runs out first and shadows rank 1's last two steps
+    (through the communication hook, when one is registered); both end with the same model (saved by each)."""
     dist.init_process_group("gloo", init_method=init_method, rank=rank, world_size=size,
                             timeout=timedelta(seconds=60))
     torch.manual_seed(42 if rank == 0 else 7)
     model = torch.nn.parallel.DistributedDataParallel(Net(), find_unused_parameters=True, bucket_cap_mb=0.0005)
+    if hooked:
+        from torch.distributed.algorithms.ddp_comm_hooks.default_hooks import allreduce_hook
+        model.register_comm_hook(None, allreduce_hook)
     opt = torch.optim.SGD(model.parameters(), lr=0.1)
     xs, ys = batches()
     with model.join(divide_by_initial_world_size=divide_by_initial):
@@ -140,4 +143,51 @@ def spawned(rank: int, size: int, init_method: str, checks: list[str]) -> None:
     dist.init_process_group("gloo", init_method=init_method, rank=rank, world_size=size)
     for check in checks:
         globals()[check](rank, size)
+    dist.destroy_process_group()
+
+
+def ddp_with_a_hook(rank: int, size: int, init_method: str, saved: str, hook_name: str) -> None:
+    """ranks.ddp_trains' 20 steps (no_sync every 4th) with a communication hook: PyTorch's built-in ones, or one
+    of this test's that checks what it is handed and reduces with Work.get_future."""
+    from torch.distributed.algorithms.ddp_comm_hooks import default_hooks
+    from distributed.ranks import uses_spare
+    dist.init_process_group("gloo", init_method=init_method, rank=rank, world_size=size)
+    torch.manual_seed(42 if rank == 0 else 7)
+    model = torch.nn.parallel.DistributedDataParallel(Net(), find_unused_parameters=True, bucket_cap_mb=0.0005)
+    seen: list[tuple[int, bool, int]] = []
+
+    def averaging_hook(state: list, bucket: dist.GradBucket) -> torch.futures.Future:
+        assert sum(g.numel() for g in bucket.gradients()) == bucket.buffer().numel()
+        assert [g.shape for g in bucket.gradients()] == [p.shape for p in bucket.parameters()]
+        state.append((bucket.index(), bucket.is_last(), bucket.buffer().numel()))
+        work = dist.all_reduce(bucket.buffer(), async_op=True)
+        return work.get_future().then(lambda fut: fut.value()[0] / size)
+    hooks = {"allreduce": (None, default_hooks.allreduce_hook), "fp16": (None, default_hooks.fp16_compress_hook),
+             "bf16_wrapper": (None, default_hooks.bf16_compress_wrapper(default_hooks.allreduce_hook)),
+             "averaging": (seen, averaging_hook)}
+    model.register_comm_hook(*hooks[hook_name])
+    try:
+        model.register_comm_hook(None, default_hooks.allreduce_hook)
+    except RuntimeError as error:
+        assert "can only be called once" in str(error)
+    else:
+        raise AssertionError("a second comm hook was accepted")
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    xs, ys = batches()
+    for step in range(20):
+        x, y = xs[step][rank * 8:(rank + 1) * 8], ys[step][rank * 8:(rank + 1) * 8]
+        spare = uses_spare(step, rank)
+        if step % 4 == 1:
+            with model.no_sync():
+                ((model(x[:4], spare) - y[:4]) ** 2).mean().mul(0.5).backward()
+            ((model(x[4:], spare) - y[4:]) ** 2).mean().mul(0.5).backward()
+        else:
+            ((model(x, spare) - y) ** 2).mean().backward()
+        opt.step()
+        opt.zero_grad()
+    if hook_name == "averaging":       # every bucket once a synchronised step, in order, the last one flagged
+        buckets = len(model._buckets)
+        assert seen == [(i, i == buckets - 1, b.buffer.numel()) for i, b in enumerate(model._buckets)] * 20, seen
+    if rank == 0:
+        torch.save(model.state_dict(), saved)
     dist.destroy_process_group()

@@ -8,7 +8,7 @@ import torch.distributed as dist
 import torch.multiprocessing as mp
 from torch.distributed.algorithms.join import Join, Joinable
 
-from distributed import mesh_ranks
+from distributed import mesh_ranks, ranks
 
 
 def test_meshes_and_functional_collectives_on_two_ranks(tmp_path):
@@ -16,10 +16,10 @@ def test_meshes_and_functional_collectives_on_two_ranks(tmp_path):
                                        ["check_meshes", "check_functional_collectives"]), nprocs=2)
 
 
-@pytest.mark.parametrize("divide_by_initial", [True, False])
-def test_ddp_with_uneven_inputs_under_join_ends_where_one_process_does(tmp_path, divide_by_initial):
+@pytest.mark.parametrize("divide_by_initial, hooked", [(True, False), (False, False), (True, True)])
+def test_ddp_with_uneven_inputs_under_join_ends_where_one_process_does(tmp_path, divide_by_initial, hooked):
     saved = str(tmp_path / "joined.pt")
-    mp.spawn(mesh_ranks.ddp_joins, args=(2, f"file://{tmp_path / 'rendezvous'}", saved, divide_by_initial),
+    mp.spawn(mesh_ranks.ddp_joins, args=(2, f"file://{tmp_path / 'rendezvous'}", saved, divide_by_initial, hooked),
              nprocs=2)
     want = mesh_ranks.one_process_joins(divide_by_initial).state_dict()
     for rank in range(2):
@@ -55,3 +55,13 @@ def test_a_mesh_and_join_in_a_group_of_one(tmp_path):
         assert model.module.weight.grad.tolist() == [[3.0, 3.0]]
     finally:
         dist.destroy_process_group()
+
+
+@pytest.mark.parametrize("hook, tolerance", [("allreduce", 1e-6), ("averaging", 1e-6), ("fp16", 2e-3),
+                                             ("bf16_wrapper", 2e-2)])
+def test_ddp_with_a_communication_hook_ends_where_one_process_does(tmp_path, hook, tolerance):
+    saved = tmp_path / "hooked.pt"
+    mp.spawn(mesh_ranks.ddp_with_a_hook, args=(2, f"file://{tmp_path / 'rendezvous'}", str(saved), hook), nprocs=2)
+    got, want = torch.load(saved), ranks.one_process_trains().state_dict()
+    for key, value in want.items():
+        torch.testing.assert_close(got[f"module.{key}"], value, rtol=0, atol=tolerance)

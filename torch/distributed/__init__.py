@@ -4,7 +4,7 @@ torch/distributed/README.md says how ranks join, what "gloo" names here, and whi
 namespaces exist only to be named (DTensor, FSDP, distributed checkpoints raise when used)."""
 from __future__ import annotations
 
-from torch.distributed.c10d_types import Backend, P2POp, ReduceOp, default_pg_timeout
+from torch.distributed.c10d_types import Backend, GradBucket, P2POp, ReduceOp, default_pg_timeout
 from torch.distributed.collectives import (all_gather, all_gather_into_tensor, all_gather_object, all_reduce,
                                            all_to_all, all_to_all_single, barrier, batch_isend_irecv, broadcast,
                                            broadcast_object_list, gather, gather_object, irecv, isend,
@@ -21,7 +21,7 @@ from torch.distributed.process_group import ProcessGroup
 from torch.distributed.stores import FileStore, HashStore, PrefixStore, Store, TCPStore
 
 __all__ = ["Backend", "DistBackendError", "DistError", "DistNetworkError", "DistStoreError", "FileStore",
-           "GroupMember", "HashStore", "P2POp", "PrefixStore", "ProcessGroup", "ReduceOp", "Store", "TCPStore", "Work",
+           "GradBucket", "GroupMember", "HashStore", "P2POp", "PrefixStore", "ProcessGroup", "ReduceOp", "Store", "TCPStore", "Work",
            "all_gather", "all_gather_into_tensor", "all_gather_object", "all_reduce", "all_to_all",
            "all_to_all_single", "barrier", "batch_isend_irecv", "broadcast", "broadcast_object_list",
            "default_pg_timeout", "destroy_process_group", "gather", "gather_object", "get_backend",

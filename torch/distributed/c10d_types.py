@@ -5,7 +5,7 @@ import enum
 from datetime import timedelta
 from typing import Any
 
-__all__ = ["Backend", "P2POp", "ReduceOp", "default_pg_timeout"]
+__all__ = ["Backend", "GradBucket", "P2POp", "ReduceOp", "default_pg_timeout"]
 
 default_pg_timeout = timedelta(minutes=30)
 
@@ -95,3 +95,32 @@ class P2POp:
 
 
 _NAMES: dict[int, str] = {kind: kind.name for kind in RedOpType if kind not in (RedOpType.PREMUL_SUM, RedOpType.UNUSED)}
+
+
+class GradBucket:
+    """What a DistributedDataParallel communication hook is handed: one bucket of gradients, flattened in
+    buffer() (the hook's Future must hold it reduced), with the parameters and gradient views it covers."""
+
+    __module__ = "torch.distributed"
+
+    def __init__(self, index: int, buffer: Any, gradients: list[Any], parameters: list[Any], is_last: bool) -> None:
+        self._index, self._buffer, self._gradients = index, buffer, gradients
+        self._parameters, self._is_last = parameters, is_last
+
+    def index(self) -> int:
+        return self._index
+
+    def buffer(self) -> Any:
+        return self._buffer
+
+    def set_buffer(self, buffer: Any) -> None:
+        self._buffer = buffer
+
+    def gradients(self) -> list[Any]:
+        return self._gradients
+
+    def parameters(self) -> list[Any]:
+        return self._parameters
+
+    def is_last(self) -> bool:
+        return self._is_last

@@ -234,6 +234,11 @@ class Work:
         self.wait()
         return self._result
 
+    def get_future(self) -> Any:
+        """A torch.futures.Future of the operation's output tensors (a list), complete when the operation is."""
+        from torch.futures import Future
+        return Future._for(self.is_completed, lambda: self.result() if isinstance(self.result(), list) else [])
+
     def source_rank(self) -> int:
         self.wait()
         return int(self._result)

@@ -39,16 +39,35 @@ class _Bucket:
             offsets.append(offsets[-1] + p.numel())
         self.views = [self.buffer[offsets[i]:offsets[i + 1]].view(p.shape) for i, p in enumerate(params)]
         self.pending = len(params)
-        self.work: Any = None       # the reduction started
+        self.work: Any = None       # the reduction started: a Work, or the Future a communication hook returned
+        self.hooked = False
 
-    def launch(self, dist: Any, group: Any, used: set[int]) -> None:
+    def launch(self, ddp: DistributedDataParallel, index: int, used: set[int]) -> None:
         """Start the bucket's reduction: a parameter the forward did not use, or without a gradient, gives zeros."""
         for p, view in zip(self.params, self.views):
             if p.grad is None or id(p) not in used:
                 view.zero_()
             elif p.grad.data_ptr() != view.data_ptr():
                 view.copy_(p.grad)
-        self.work = dist.all_reduce(self.buffer, group=group, async_op=True)
+        self.work = ddp._reduce(index, self.buffer)
+        self.hooked = ddp._comm_hook is not None
+
+    def poll(self) -> None:
+        """Let MPI move the reduction on (it progresses only while polled)."""
+        if self.hooked:
+            self.work.done()
+        else:
+            self.work.is_completed()
+
+    def reduced(self, world_size: int) -> None:
+        """Wait for the reduction; the buffer then holds the average (a hook's result is its own)."""
+        if self.hooked:
+            result = self.work.wait()
+            if result.data_ptr() != self.buffer.data_ptr():
+                self.buffer.copy_(result)
+        else:
+            self.work.wait()
+            self.buffer.div_(world_size)
 
 
 class DistributedDataParallel(Module):
@@ -97,6 +116,7 @@ class DistributedDataParallel(Module):
         self._join_config = _JoinConfig.construct_disabled_join_config()
         self._divide_by_initial_world_size = True
         self._join_count: Any = None    # this iteration's all-reduce counting the ranks not joined
+        self._comm_hook: tuple[Any, Any] | None = None      # (state, hook) of register_comm_hook
 
     # -- construction ---------------------------------------------------------------------------------------------
     def _sync_module_states(self) -> None:
@@ -188,10 +208,10 @@ class DistributedDataParallel(Module):
         starts the same reductions in the same order, whichever gradients came first here)."""
         self._bucket_of[id(param)].pending -= 1
         while self._next < len(self._buckets) and self._buckets[self._next].pending == 0:
-            self._buckets[self._next].launch(self._dist, self.process_group, self._used)
+            self._buckets[self._next].launch(self, self._next, self._used)
             self._next += 1
         for other in self._buckets[:self._next]:    # let the engine move the reductions already started
-            other.work.is_completed()
+            other.poll()
 
     def _finish(self) -> None:
         """At the end of backward: every bucket reduced, the gradients averaged."""
@@ -208,9 +228,8 @@ class DistributedDataParallel(Module):
         if self._join_config.enable and not self._divide_by_initial_world_size and self._join_count is not None:
             size = int(self._join_count.result()[0].item())     # the ranks that took part
         with torch.no_grad():
-            for i, bucket in enumerate(self._buckets):
-                bucket.work.wait()
-                bucket.buffer.div_(size)
+            for bucket in self._buckets:
+                bucket.reduced(size)
                 for p, view in zip(bucket.params, bucket.views):
                     if used_anywhere is not None and not used_anywhere[self._index[id(p)]]:
                         continue
@@ -220,6 +239,25 @@ class DistributedDataParallel(Module):
                         p.grad = view.clone()
                     else:
                         p.grad.copy_(view)
+
+    def _reduce(self, index: int, buffer: torch.Tensor) -> Any:
+        """Start reducing bucket index's flat buffer: the registered communication hook's Future, else a Work."""
+        if self._comm_hook is None:
+            return self._dist.all_reduce(buffer, group=self.process_group, async_op=True)
+        state, hook = self._comm_hook
+        bucket = self._buckets[index]
+        grad_bucket = self._dist.GradBucket(index, buffer, list(bucket.views), list(bucket.params),
+                                            index == len(self._buckets) - 1)
+        return hook(state, grad_bucket)
+
+    def register_comm_hook(self, state: object, hook: Any) -> None:
+        """hook(state, bucket: GradBucket) -> Future of the bucket's reduced gradients replaces DDP's all-reduce
+        and averaging (torch.distributed.algorithms.ddp_comm_hooks has PyTorch's built-in ones)."""
+        if not callable(hook):
+            raise TypeError("Communication hook must be callable.")
+        if self._comm_hook is not None:
+            raise RuntimeError("register_comm_hook or register_builtin_comm_hook can only be called once.")
+        self._comm_hook = (state, hook)
 
     def _used_anywhere(self, joined: bool = False) -> list[bool]:
         used = torch.tensor([0 if joined or id(p) not in self._used else 1 for p in self._params], dtype=torch.int64)
@@ -271,8 +309,9 @@ class _JoinHook:
             ddp._sync_buffers(ddp._common_rank(active=False))
         if not ddp._agree_on_backward_sync(False):
             return
-        for bucket in ddp._buckets:
-            ddp._dist.all_reduce(torch.zeros_like(bucket.buffer), group=ddp.process_group)
+        reductions = [ddp._reduce(i, torch.zeros_like(bucket.buffer)) for i, bucket in enumerate(ddp._buckets)]
+        for reduction in reductions:
+            reduction.wait()
         if ddp.find_unused_parameters:
             ddp._used_anywhere(joined=True)
 

@@ -1,0 +1,74 @@
+"""torch.futures.Future as PyTorch's: results set later, then() chains that carry errors, callbacks in order,
+collect_all/wait_all; waiting on a Future nothing will complete raises instead of hanging."""
+import pytest
+
+import torch
+from torch.futures import Future, collect_all, wait_all
+
+
+def test_a_result_set_later_reaches_wait_value_and_the_chain():
+    fut = Future()
+    assert not fut.done()
+    order = []
+    doubled = fut.then(lambda f: f.value() * 2)
+    fut.add_done_callback(lambda f: order.append(("callback", f.value())))
+    plus_one = doubled.then(lambda f: f.wait() + 1)
+    fut.set_result(torch.tensor(3))
+    assert fut.done() and fut.wait().item() == 3 and fut.value().item() == 3
+    assert doubled.wait().item() == 6 and plus_one.wait().item() == 7
+    assert order == [("callback", fut.value())]
+    late = []
+    fut.add_done_callback(late.append)          # already done: called at once
+    assert late == [fut]
+
+
+def test_errors_travel_down_the_chain_and_a_future_completes_once():
+    fut = Future()
+    child = fut.then(lambda f: f.value() + 1)
+    fut.set_exception(ValueError("boom"))
+    with pytest.raises(ValueError, match="boom"):
+        fut.wait()
+    with pytest.raises(ValueError, match="boom"):
+        child.wait()
+    with pytest.raises(RuntimeError, match="can only be marked completed once"):
+        fut.set_result(1)
+    with pytest.raises(TypeError, match="not an Exception"):
+        Future().set_exception("boom")
+    failing = Future()
+    broken = failing.then(lambda f: 1 / 0)
+    failing.set_result(1)
+    with pytest.raises(ZeroDivisionError):
+        broken.wait()
+
+
+def test_waiting_on_a_future_nothing_will_complete_raises():
+    with pytest.raises(RuntimeError, match="nothing will complete this Future"):
+        Future().wait()
+    with pytest.raises(RuntimeError, match="has not completed"):
+        Future().value()
+
+
+def test_collect_all_and_wait_all():
+    a, b = Future(), Future()
+    both = collect_all([a, b])
+    a.set_result(1)
+    assert not both.done()
+    b.set_result(2)
+    assert both.done() and both.wait() == [a, b] and wait_all([a, b]) == [1, 2]
+    c, d = Future(), Future()
+    failed = collect_all([c, d])
+    c.set_result(1)
+    d.set_exception(KeyError("d"))
+    with pytest.raises(KeyError):
+        failed.wait()
+
+
+def test_an_operation_in_flight_completes_when_waited_on_or_found_done():
+    finished = []
+    fut = Future._for(lambda: bool(finished), lambda: "value")
+    child = fut.then(lambda f: f.value().upper())
+    assert not fut.done() and not child.done()
+    finished.append(True)
+    assert child.done() and fut.done() and child.wait() == "VALUE"
+    assert Future._for(lambda: False, lambda: 5).then(lambda f: f.value() + 1).wait() == 6
+    assert torch.futures.Future is Future
