@@ -191,3 +191,43 @@ def ddp_with_a_hook(rank: int, size: int, init_method: str, saved: str, hook_nam
     if rank == 0:
         torch.save(model.state_dict(), saved)
     dist.destroy_process_group()
+
+
+def ddp_power_sgd(rank: int, size: int, init_method: str, saved: str, variant: str) -> None:
+    """20 SGD steps of Net under a PowerSGD hook (rank 1 starting from other weights: DDP broadcasts rank 0's);
+    each rank saves its module's state and the hook's compression statistics."""
+    from torch.distributed.algorithms.ddp_comm_hooks import powerSGD_hook as power
+    dist.init_process_group("gloo", init_method=init_method, rank=rank, world_size=size)
+    torch.manual_seed(42 if rank == 0 else 7)
+    model = torch.nn.parallel.DistributedDataParallel(Net(), find_unused_parameters=True, bucket_cap_mb=0.0005)
+    options = {"deferred": dict(start_powerSGD_iter=1000),
+               "full_rank": dict(matrix_approximation_rank=16, min_compression_rate=0, start_powerSGD_iter=2,
+                                 orthogonalization_epsilon=1e-12),
+               "not_worth": dict(start_powerSGD_iter=2, min_compression_rate=1000),
+               "rank1": dict(start_powerSGD_iter=2), "batched": dict(start_powerSGD_iter=2)}[variant]
+    state = power.PowerSGDState(None, **options)
+    model.register_comm_hook(state, power.batched_powerSGD_hook if variant == "batched" else power.powerSGD_hook)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    xs, ys = batches()
+    for step in range(20):
+        x, y = xs[step][rank * 8:(rank + 1) * 8], ys[step][rank * 8:(rank + 1) * 8]
+        ((model(x) - y) ** 2).mean().backward()
+        opt.step()
+        opt.zero_grad()
+    torch.save({"state": model.module.state_dict(), "stats": state.compression_stats(), "iter": state.iter},
+               f"{saved}.{rank}")
+    dist.destroy_process_group()
+
+
+def one_process_plain() -> torch.nn.Module:
+    """ddp_power_sgd's steps in one process, with the exact average of the ranks' gradients."""
+    torch.manual_seed(42)
+    model = Net()
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    xs, ys = batches()
+    for step in range(20):
+        sum(((model(xs[step][r * 8:(r + 1) * 8]) - ys[step][r * 8:(r + 1) * 8]) ** 2).mean() for r in range(2)) \
+            .div(2).backward()
+        opt.step()
+        opt.zero_grad()
+    return model

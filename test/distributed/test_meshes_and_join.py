@@ -65,3 +65,67 @@ def test_ddp_with_a_communication_hook_ends_where_one_process_does(tmp_path, hoo
     got, want = torch.load(saved), ranks.one_process_trains().state_dict()
     for key, value in want.items():
         torch.testing.assert_close(got[f"module.{key}"], value, rtol=0, atol=tolerance)
+
+
+def _power_sgd_run(tmp_path, variant):
+    saved = str(tmp_path / "power.pt")
+    mp.spawn(mesh_ranks.ddp_power_sgd, args=(2, f"file://{tmp_path / 'rendezvous'}", saved, variant), nprocs=2)
+    return [torch.load(f"{saved}.{rank}") for rank in range(2)], mesh_ranks.one_process_plain().state_dict()
+
+
+@pytest.mark.parametrize("variant, tolerance", [("deferred", 1e-6), ("full_rank", 1e-6), ("not_worth", 1e-6)])
+def test_power_sgd_deferred_at_full_rank_or_uncompressed_ends_where_exact_averaging_does(tmp_path, variant,
+                                                                                        tolerance):
+    """Deferred past the last step; at full rank (P Q^T is the average exactly); with every matrix too small to
+    be worth compressing at min_compression_rate=1000 (all of it travels uncompressed)."""
+    runs, want = _power_sgd_run(tmp_path, variant)
+    for run in runs:
+        assert run["iter"] == 20
+        for key, value in want.items():
+            torch.testing.assert_close(run["state"][key], value, rtol=0, atol=tolerance, msg=key)
+    rate = runs[0]["stats"][0]        # elements before compression / after
+    if variant == "full_rank":
+        assert 0 < rate < 1            # at full rank the factors are larger than the matrices
+    else:
+        assert rate == {"deferred": 0, "not_worth": 1}[variant]
+
+
+@pytest.mark.parametrize("variant", ["rank1", "batched"])
+def test_power_sgd_at_rank_one_compresses_and_keeps_the_ranks_identical(tmp_path, variant):
+    runs, exact = _power_sgd_run(tmp_path, variant)
+    for key in exact:
+        assert torch.equal(runs[0]["state"][key], runs[1]["state"][key]), key
+    assert runs[0]["stats"][0] > 1
+    assert any(not torch.allclose(runs[0]["state"][k], v, atol=1e-4) for k, v in exact.items() if k != "scale")
+
+
+@pytest.mark.parametrize("hook", ["FP16", "BF16", "POWER_SGD", "BATCHED_POWER_SGD"])
+def test_accelerate_registers_its_communication_hooks_on_ember_ddp(tmp_path, hook):
+    from accelerate.utils import DDPCommunicationHookType, DistributedDataParallelKwargs
+    dist.init_process_group("gloo", init_method=f"file://{tmp_path / 'one'}", rank=0, world_size=1)
+    try:
+        torch.manual_seed(0)
+        model = torch.nn.parallel.DistributedDataParallel(torch.nn.Linear(8, 4))
+        kwargs = {"comm_state_option": {"start_powerSGD_iter": 2}} if "POWER" in hook else {}
+        DistributedDataParallelKwargs(comm_hook=getattr(DDPCommunicationHookType, hook), **kwargs) \
+            .register_comm_hook(model)
+        x = torch.randn(5, 8)
+        for _ in range(3):
+            model.zero_grad()
+            model(x).sum().backward()
+        # one rank: the average is this rank's gradient, through float16/bfloat16 or a rank-1 approximation
+        exact = {id(model.module.weight): torch.ones(4, 1) * x.sum(0), id(model.module.bias): torch.full((4,), 5.0)}
+        if hook in ("FP16", "BF16"):
+            tolerance = 1e-2 if hook == "FP16" else 5e-2
+            for p in model.parameters():
+                torch.testing.assert_close(p.grad, exact[id(p)], rtol=tolerance, atol=tolerance)
+            return
+        state, bucket = model._comm_hook[0], model._buckets[0]
+        flat = torch.cat([exact[id(p)].reshape(-1) for p in bucket.params])
+        # error feedback: what the approximation lost is remembered, to the last element
+        torch.testing.assert_close(bucket.buffer + state.error_dict[0][:flat.numel()], flat, rtol=1e-5, atol=1e-5)
+        if hook == "POWER_SGD":     # the weight's gradient is of rank one: its rank-1 approximation is exact
+            torch.testing.assert_close(model.module.weight.grad, exact[id(model.module.weight)], rtol=1e-5,
+                                       atol=1e-5)
+    finally:
+        dist.destroy_process_group()

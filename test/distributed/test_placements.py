@@ -53,3 +53,4 @@ def test_placements_compare_hash_and_print_as_pytorchs():
     assert [repr(p) for p in (Shard(1), Replicate(), Partial(), _StridedShard(0, split_factor=2))] == \
         ["Shard(dim=1)", "Replicate()", "Partial(sum)", "_StridedShard(dim=0, sf=2)"]
     assert _StridedShard(0, split_factor=2) != Shard(0)
+

@@ -37,10 +37,15 @@ class _Bucket:
         offsets = [0]
         for p in params:
             offsets.append(offsets[-1] + p.numel())
-        self.views = [self.buffer[offsets[i]:offsets[i + 1]].view(p.shape) for i, p in enumerate(params)]
+        self.offsets = offsets
+        self.views = self.views_of(self.buffer)
         self.pending = len(params)
         self.work: Any = None       # the reduction started: a Work, or the Future a communication hook returned
         self.hooked = False
+
+    def views_of(self, buffer: torch.Tensor) -> list[torch.Tensor]:
+        """Each parameter's gradient as a view of a flat buffer of the bucket's layout."""
+        return [buffer[self.offsets[i]:self.offsets[i + 1]].view(p.shape) for i, p in enumerate(self.params)]
 
     def launch(self, ddp: DistributedDataParallel, index: int, used: set[int]) -> None:
         """Start the bucket's reduction: a parameter the forward did not use, or without a gradient, gives zeros."""
@@ -53,10 +58,10 @@ class _Bucket:
         self.hooked = ddp._comm_hook is not None
 
     def poll(self) -> None:
-        """Let MPI move the reduction on (it progresses only while polled)."""
-        if self.hooked:
-            self.work.done()
-        else:
+        """Let MPI move the reduction on (it progresses only while polled). Not a hook's Future: finding it done
+        would run its then() callbacks, which may start collectives (PowerSGD's), at a moment that differs from
+        rank to rank; waited for in _finish, in bucket order, they start in the same order everywhere."""
+        if not self.hooked:
             self.work.is_completed()
 
     def reduced(self, world_size: int) -> None:
@@ -246,7 +251,7 @@ class DistributedDataParallel(Module):
             return self._dist.all_reduce(buffer, group=self.process_group, async_op=True)
         state, hook = self._comm_hook
         bucket = self._buckets[index]
-        grad_bucket = self._dist.GradBucket(index, buffer, list(bucket.views), list(bucket.params),
+        grad_bucket = self._dist.GradBucket(index, buffer, bucket.views_of(buffer), list(bucket.params),
                                             index == len(self._buckets) - 1)
         return hook(state, grad_bucket)
 
