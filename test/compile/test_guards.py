@@ -342,3 +342,24 @@ def test_a_module_the_function_constructs_and_keeps_on_another_is_a_new_one_each
         compiled(torch.ones(1))
         made.append(keeper.made)            # (held, so that no two can share an id)
     assert len({id(m) for m in made}) == 3
+
+
+_HPARAMS = {"lr": 0.1, "wd": 0.01}
+
+
+def _uses_hparams_whole(x):
+    return sum(x * v for v in _HPARAMS.values())
+
+
+def test_a_container_used_whole_compares_numbers_by_value_not_identity():
+    compiled = torch.compile(_uses_hparams_whole)
+    base = 0.1
+    for _ in range(4):
+        _HPARAMS["lr"] = base * 1.0         # an equal float, a new object each step: replayed
+        assert torch.equal(compiled(torch.ones(2)), _uses_hparams_whole(torch.ones(2)))
+    assert (captures(), stats["replays"]) == (1, 3)
+    for value in (0.2, 2, True):            # another value, or an equal one of another type: captured again
+        _HPARAMS["lr"] = value
+        assert torch.equal(compiled(torch.ones(2)), _uses_hparams_whole(torch.ones(2)))
+    assert captures() == 4
+    _HPARAMS["lr"] = 0.1

@@ -23,7 +23,7 @@ import torch
 from torch._dynamo.guards import is_plain_value
 
 __all__ = ["CALLABLES", "has_settings", "is_ember_file", "is_object", "is_standard_library", "is_program_class", "is_program_file", "is_program_module",
-           "is_watched", "members_are", "members_of", "plain_attributes", "program_methods", "same_members"]
+           "is_watched", "member_keys", "members_are", "members_of", "plain_attributes", "program_methods", "same_members"]
 
 # Callables a global, an attribute or a closure variable may hold: guarded by identity (a helper swapped).
 CALLABLES = (types.FunctionType, types.BuiltinFunctionType, types.MethodType, types.BuiltinMethodType,
@@ -196,8 +196,22 @@ def same_members(before: tuple[Any, ...], now: tuple[Any, ...] | None) -> bool:
     return now is not None and len(now) == len(before) and all(a is b for a, b in zip(before, now))
 
 
-def members_are(value: Any, ids: tuple[int, ...]) -> bool:
-    """A guard's read: whether a container or object still holds the members of these identities (the guard
-    set holds the members, so no other object can take one's identity)."""
+def member_keys(members: tuple[Any, ...]) -> tuple[Any, ...]:
+    """What members_are compares: a plain value (a number, a string) by its type and value, as the graph holds
+    it (an equal float stored anew each step is the same to a replay); anything else by identity."""
+    return tuple((type(m), m) if is_plain_value(m) else id(m) for m in members)
+
+
+def members_are(value: Any, keys: tuple[Any, ...]) -> bool:
+    """A guard's read: whether a container or object still holds these members (member_keys; the guard set
+    holds the members, so no other object can take one's identity)."""
     members = members_of(value)
-    return members is not None and tuple(map(id, members)) == ids
+    if members is None or len(members) != len(keys):
+        return False
+    for member, key in zip(members, keys):
+        if type(key) is int:
+            if id(member) != key or is_plain_value(member):
+                return False
+        elif type(member) is not key[0] or not bool(member == key[1]):
+            return False
+    return True

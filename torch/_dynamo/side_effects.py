@@ -31,8 +31,8 @@ from torch._dynamo.guards import GuardSet, array_state, is_array, is_plain_value
 from torch._dynamo.held_state import held_state, is_random_generator, what_changed
 from torch._dynamo.readers import (attribute_chain, binds, cell_contents, default_at, defaults_of, entered_function,
                                    generator_states, kwdefaults_of)
-from torch._dynamo.program_state import (has_settings, is_object, is_program_file, is_program_module, members_are,
-                                         members_of, plain_attributes, program_methods, same_members)
+from torch._dynamo.program_state import (has_settings, is_object, is_program_file, is_program_module, member_keys,
+                                         members_are, members_of, plain_attributes, program_methods, same_members)
 
 __all__ = ["Effects"]
 
@@ -365,7 +365,7 @@ class Effects:
         self.budget -= cost
         self.guards.held.append(members)
         self._add_read(f"the members of {description}", value,
-                       functools.partial(members_are, ids=tuple(map(id, members))), True, by_value=True)
+                       functools.partial(members_are, keys=member_keys(members)), True, by_value=True)
         self.watch(description, value)
         for member in members:
             if members_of(member) is not None or not is_plain_value(member):

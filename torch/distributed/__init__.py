@@ -21,7 +21,8 @@ from torch.distributed.process_group import ProcessGroup
 from torch.distributed.stores import FileStore, HashStore, PrefixStore, Store, TCPStore
 
 __all__ = ["Backend", "DistBackendError", "DistError", "DistNetworkError", "DistStoreError", "FileStore",
-           "GradBucket", "GroupMember", "HashStore", "P2POp", "PrefixStore", "ProcessGroup", "ReduceOp", "Store", "TCPStore", "Work",
+           "GradBucket", "GroupMember", "HashStore", "P2POp", "PrefixStore", "ProcessGroup", "ReduceOp", "Store",
+           "TCPStore", "Work",
            "all_gather", "all_gather_into_tensor", "all_gather_object", "all_reduce", "all_to_all",
            "all_to_all_single", "barrier", "batch_isend_irecv", "broadcast", "broadcast_object_list",
            "default_pg_timeout", "destroy_process_group", "gather", "gather_object", "get_backend",
