@@ -363,3 +363,49 @@ def test_a_container_used_whole_compares_numbers_by_value_not_identity():
         assert torch.equal(compiled(torch.ones(2)), _uses_hparams_whole(torch.ones(2)))
     assert captures() == 4
     _HPARAMS["lr"] = 0.1
+
+
+class _OneLayer(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(3, 1)
+
+    def forward(self, x):
+        return self.fc(x)
+
+
+_CHAINED = {}
+
+
+def _step_reading_grad_through_a_global_chain(x):
+    _CHAINED["opt"].zero_grad()
+    loss = _CHAINED["model"](x).pow(2).mean()
+    loss.backward()
+    norm = _CHAINED["model"].fc.weight.grad.norm()
+    _CHAINED["opt"].step()
+    return loss, norm
+
+
+def test_a_gradient_read_through_a_global_chain_after_backward_replays():
+    """The chain's end at entry is the last step's gradient, which the call replaces: the tensor it hangs from
+    is guarded, the gradient read as an input (one recapture: the first call starts with no gradient)."""
+    torch.manual_seed(0)
+    model, twin = _OneLayer(), _OneLayer()
+    twin.load_state_dict(model.state_dict())
+    _CHAINED.update(model=model, opt=torch.optim.SGD(model.parameters(), lr=0.1))
+    twin_opt = torch.optim.SGD(twin.parameters(), lr=0.1)
+    compiled = torch.compile(_step_reading_grad_through_a_global_chain)
+    x = torch.randn(4, 3)
+    for _ in range(5):
+        loss, norm = compiled(x)
+        twin_opt.zero_grad()
+        twin(x).pow(2).mean().backward()
+        torch.testing.assert_close(norm, twin.fc.weight.grad.norm())
+        twin_opt.step()
+    assert (captures(), stats["replays"]) == (2, 3)
+    model.fc.weight = nn.Parameter(torch.ones(1, 3))      # another tensor at the chain's end: captured again
+    _CHAINED["opt"] = torch.optim.SGD(model.parameters(), lr=0.1)
+    want = (2 * (x @ torch.ones(3, 1) + model.fc.bias.detach()) * x / 4).sum(0).norm()    # before its step
+    loss, norm = compiled(x)
+    torch.testing.assert_close(norm, want)
+    _CHAINED.clear()

@@ -24,6 +24,7 @@ import sys
 import types
 from typing import Any, Callable, Iterator
 
+import torch
 from torch._dynamo import outside_calls
 from torch._dynamo.global_reads import (GlobalUse, LocalUse, Step, along, follow, global_uses, local_uses, path,
                                         self_uses, spelled)
@@ -260,6 +261,11 @@ class Effects:
             for steps in [*use.whole, *use.blind, *use.values]:
                 try:
                     end = follow(holder, name, steps)
+                    if steps and steps[-1] == ("attr", "grad") and isinstance(along(value, steps[:-1]), torch.Tensor):
+                        # a tensor's .grad: read as a graph input when the call reads it (grad_read), where its
+                        # value at entry (before the call's zero_grad and backward) says nothing: the tensor instead
+                        steps = steps[:-1]
+                        end = follow(holder, name, steps)
                 except Exception:       # a chain that fails (the call raises, or reads it under a condition)
                     continue
                 whole = self._used_whole(use, steps, end)
