@@ -124,3 +124,42 @@ def test_env_init_again_after_destroy_under_torchrun():
     done = _launch([sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node=2", RANKS,
                     "gloo", "check_init_again"])
     assert done.returncode == 0, done.stderr[-3000:]
+
+
+_FLAKY = ("import os, sys, torch, torch.distributed as dist\n"
+          "attempt = int(os.environ['TORCHELASTIC_RESTART_COUNT'])\n"
+          "dist.init_process_group('gloo')\n"
+          "if attempt < int(sys.argv[1]) and dist.get_rank() == dist.get_world_size() - 1:\n"
+          "    raise SystemExit(3)\n"
+          "t = torch.ones(1) * (dist.get_rank() + 1)\n"
+          "dist.all_reduce(t)\n"
+          "print(f'rank {dist.get_rank()} attempt {attempt} sum {t.item()}', flush=True)\n"
+          "dist.destroy_process_group()\n")
+
+
+@pytest.mark.parametrize("fails_until, restarts", [(1, 1), (2, 1)])
+def test_torchrun_restarts_the_worker_group_up_to_max_restarts(tmp_path, fails_until, restarts):
+    script = tmp_path / "flaky.py"
+    script.write_text(_FLAKY)
+    done = _launch([sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node=2",
+                    f"--max_restarts={restarts}", str(script), str(fails_until)], timeout=120)
+    assert "Worker group FAILED. 1/1 attempts left; will restart worker group" in done.stderr
+    if fails_until <= restarts:
+        assert done.returncode == 0, done.stderr[-3000:]
+        assert all(f"rank {r} attempt 1 sum 3.0" in done.stdout for r in range(2)), done.stdout
+    else:
+        assert done.returncode == 1 and "rank      : 1 (local_rank: 1)" in done.stderr
+
+
+def test_torchrun_agents_on_two_nodes_restart_together(tmp_path):
+    """The last rank, on node 1, fails in the first attempt: node 0's agent restarts its workers too."""
+    script = tmp_path / "flaky.py"
+    script.write_text(_FLAKY)
+    port = _free_port()
+    agents = [subprocess.Popen([sys.executable, "-m", "torch.distributed.run", "--nnodes=2", f"--node_rank={node}",
+                                "--nproc_per_node=1", "--master_addr=127.0.0.1", f"--master_port={port}",
+                                "--max_restarts=1", str(script), "1"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True) for node in range(2)]
+    outputs = [agent.communicate(timeout=120) for agent in agents]
+    assert [agent.returncode for agent in agents] == [0, 0], outputs
+    assert all(f"rank {node} attempt 1 sum 3.0" in outputs[node][0] for node in range(2)), outputs

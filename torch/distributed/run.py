@@ -2,9 +2,11 @@
 as PyTorch's launcher does: each with RANK, LOCAL_RANK, WORLD_SIZE, LOCAL_WORLD_SIZE, GROUP_RANK, MASTER_ADDR
 and MASTER_PORT set, and the rendezvous store served by this agent on node 0 (the workers connect to it:
 TORCHELASTIC_USE_AGENT_STORE). Several nodes: the same command on each with --nnodes, --node_rank and node 0's
---master_addr/--master_port (or --rdzv_endpoint). When a worker fails, the others are stopped and the launcher
-exits with an error that names its rank and exit code. Restarts (--max_restarts) are not supported: the first
-failure ends the run."""
+--master_addr/--master_port (or --rdzv_endpoint). When a worker fails, the others are stopped; with
+--max_restarts=N the whole worker group is started again, up to N times (TORCHELASTIC_RESTART_COUNT tells the
+workers which attempt they are; on several nodes, the agent that saw the failure says so in node 0's store and
+every agent restarts its workers). Past the last restart the launcher exits with an error
+that names the failed rank and its exit code."""
 from __future__ import annotations
 
 import argparse
@@ -79,41 +81,37 @@ def run(args: argparse.Namespace) -> None:
     from torch.distributed.stores import TCPStore
 
     nnodes, nproc = _nodes(args.nnodes), _procs(args.nproc_per_node)
-    if args.max_restarts:
-        print("torchrun: --max_restarts is not supported by Ember's launcher; the first failure ends the run",
-              file=sys.stderr)
     if args.standalone:
         nnodes, args.node_rank = 1, 0
         args.master_addr, args.master_port = "127.0.0.1", _free_port()
     elif args.rdzv_endpoint:
         host, _, port = args.rdzv_endpoint.rpartition(":")
         args.master_addr, args.master_port = host or args.rdzv_endpoint, int(port or 29400)
-    world = nnodes * nproc
-    # node 0's agent serves the rendezvous store every worker connects to
-    store = TCPStore(args.master_addr, args.master_port, world, is_master=True, wait_for_workers=False) \
-        if args.node_rank == 0 else None
+    # node 0's agent serves the rendezvous store every worker connects to; the other agents use it to restart
+    # together
+    store = TCPStore(args.master_addr, args.master_port, nnodes * nproc, is_master=args.node_rank == 0,
+                     wait_for_workers=False, multi_tenant=True) \
+        if args.node_rank == 0 or args.max_restarts else None
     if nproc > 1 and "OMP_NUM_THREADS" not in os.environ:
         print("*****************************************\nSetting OMP_NUM_THREADS environment variable for each "
               "process to be 1 in default, to avoid your system being overloaded, please further tune the "
               "variable for optimal performance in your application as needed. \n"
               "*****************************************", file=sys.stderr)
     run_id = args.rdzv_id if args.rdzv_id != "none" else uuid.uuid4().hex
-    command = _command(args)
-    workers = []
-    for local_rank in range(nproc):
-        rank = args.node_rank * nproc + local_rank
-        env = dict(os.environ, RANK=str(rank), LOCAL_RANK=str(local_rank), WORLD_SIZE=str(world),
-                   LOCAL_WORLD_SIZE=str(nproc), GROUP_RANK=str(args.node_rank), GROUP_WORLD_SIZE=str(nnodes),
-                   ROLE_RANK=str(rank), ROLE_WORLD_SIZE=str(world), ROLE_NAME=args.role,
-                   MASTER_ADDR=args.master_addr, MASTER_PORT=str(args.master_port), TORCHELASTIC_RUN_ID=run_id,
-                   TORCHELASTIC_RESTART_COUNT="0", TORCHELASTIC_MAX_RESTARTS=str(args.max_restarts),
-                   TORCHELASTIC_USE_AGENT_STORE=str(True), TORCH_NCCL_ASYNC_ERROR_HANDLING="1")
-        if nproc > 1:
-            env.setdefault("OMP_NUM_THREADS", "1")
-        workers.append((rank, local_rank, subprocess.Popen(command, env=env)))
-    failure = _monitor(workers, args.monitor_interval)
-    del store
-    if failure is not None:
+    for attempt in range(args.max_restarts + 1):
+        workers = _start(args, nnodes, nproc, run_id, attempt)
+        failure = _monitor(workers, args.monitor_interval, _restart_called(store, attempt))
+        if failure is None:
+            return
+        if attempt < args.max_restarts:
+            if store is not None:       # the other nodes' agents restart theirs too
+                store.set(f"torchrun/restart/{attempt}", b"1")
+            left = args.max_restarts - attempt
+            print(f"[{args.role}] Worker group FAILED. {left}/{args.max_restarts} attempts left; will restart "
+                  "worker group", file=sys.stderr)
+            continue
+        if failure == _RESTARTED:
+            raise SystemExit(1)
         rank, local_rank, process, code = failure
         print(f"torch.distributed.elastic.multiprocessing.errors.ChildFailedError: \n{'=' * 60}\n"
               f"{args.training_script} FAILED\n{'-' * 60}\nRoot Cause (first observed failure):\n[0]:\n"
@@ -121,6 +119,34 @@ def run(args: argparse.Namespace) -> None:
               f"  rank      : {rank} (local_rank: {local_rank})\n  exitcode  : {code} (pid: {process.pid})\n"
               f"{'=' * 60}", file=sys.stderr)
         raise SystemExit(1)
+
+
+_RESTARTED: Any = ("restarted by another node's agent",)
+
+
+def _restart_called(store: Any, attempt: int) -> Any:
+    """A check the monitor makes: whether another node's agent has restarted the group at this attempt."""
+    if store is None:
+        return lambda: False
+    return lambda: store.check([f"torchrun/restart/{attempt}"])
+
+
+def _start(args: argparse.Namespace, nnodes: int, nproc: int, run_id: str, attempt: int) -> list[Any]:
+    command = _command(args)
+    world = nnodes * nproc
+    workers = []
+    for local_rank in range(nproc):
+        rank = args.node_rank * nproc + local_rank
+        env = dict(os.environ, RANK=str(rank), LOCAL_RANK=str(local_rank), WORLD_SIZE=str(world),
+                   LOCAL_WORLD_SIZE=str(nproc), GROUP_RANK=str(args.node_rank), GROUP_WORLD_SIZE=str(nnodes),
+                   ROLE_RANK=str(rank), ROLE_WORLD_SIZE=str(world), ROLE_NAME=args.role,
+                   MASTER_ADDR=args.master_addr, MASTER_PORT=str(args.master_port), TORCHELASTIC_RUN_ID=run_id,
+                   TORCHELASTIC_RESTART_COUNT=str(attempt), TORCHELASTIC_MAX_RESTARTS=str(args.max_restarts),
+                   TORCHELASTIC_USE_AGENT_STORE=str(True), TORCH_NCCL_ASYNC_ERROR_HANDLING="1")
+        if nproc > 1:
+            env.setdefault("OMP_NUM_THREADS", "1")
+        workers.append((rank, local_rank, subprocess.Popen(command, env=env)))
+    return workers
 
 
 def _command(args: argparse.Namespace) -> list[str]:
@@ -134,9 +160,11 @@ def _command(args: argparse.Namespace) -> list[str]:
     return [*prefix, args.training_script, *args.training_script_args]
 
 
-def _monitor(workers: list[tuple[int, int, Any]], interval: float) -> tuple[int, int, Any, int] | None:
-    """Wait for the workers; at the first that fails, stop the others and return it. SIGTERM or SIGINT to the
-    launcher stops the workers, and it exits as the signal would have it exit."""
+def _monitor(workers: list[tuple[int, int, Any]], interval: float,
+             restart_called: Any) -> tuple[int, int, Any, int] | Any | None:
+    """Wait for the workers; at the first that fails (or when another node's agent restarts the group), stop the
+    others and return it (_RESTARTED). SIGTERM or SIGINT to the launcher stops the workers, and it exits as the
+    signal would have it exit."""
     def stop(signum: int, frame: Any) -> None:
         _stop([p for _, _, p in workers])
         raise SystemExit(128 + signum)
@@ -150,6 +178,9 @@ def _monitor(workers: list[tuple[int, int, Any]], interval: float) -> tuple[int,
             return failed
         if all(code == 0 for *_, code in codes):
             return None
+        if restart_called():
+            _stop([p for _, _, p, code in codes if code is None])
+            return _RESTARTED
         time.sleep(interval)
 
 
