@@ -23,9 +23,10 @@ def data(rank: int, shape: tuple[int, ...]) -> np.ndarray:
 def check_meshes(rank: int, size: int) -> None:
     """A (1, size) mesh: "dp" is each rank alone, "tp" all of them; shards and offsets of a (5, 4) tensor."""
     mesh = init_device_mesh("cpu", (1, size), mesh_dim_names=("dp", "tp"))
-    assert mesh.shape == (1, size) and mesh.get_coordinate() == [0, rank] and mesh.get_local_rank("tp") == rank
+    assert mesh.shape == (1, size) and mesh.get_coordinate() == (0, rank) and mesh.get_local_rank("tp") == rank
     tp, dp = mesh["tp"], mesh["dp"]
-    assert tp.mesh.tolist() == list(range(size)) and dp.mesh.tolist() == [rank]
+    assert tp.mesh.tolist() == list(range(size)) and dp.mesh.tolist() == [rank] and mesh[("dp", "tp")] is mesh
+    assert repr(mesh) == f"DeviceMesh((dp=1, tp={size}), 'cpu', stride=((), 1))" and tp.mesh.dtype == torch.int32
     assert tp.get_group() is dist.group.WORLD and dist.get_world_size(dp.get_group()) == 1
     t = torch.ones(3)
     dist.all_reduce(t, group=dp.get_group())
@@ -231,3 +232,32 @@ def one_process_plain() -> torch.nn.Module:
         opt.step()
         opt.zero_grad()
     return model
+
+
+def ddp_buffer_rules(rank: int, size: int, init_method: str, report: str) -> None:
+    """PyTorch 2.13's buffer rules: broadcast_buffers=False keeps each rank's buffers from construction on (and
+    warns that it is deprecated); by default rank 0's are sent at construction and before a forward, except the
+    forward after one whose backward is not reduced (no_sync)."""
+    import warnings
+    dist.init_process_group("gloo", init_method=init_method, rank=rank, world_size=size)
+    lines = []
+    norm = torch.nn.BatchNorm1d(2)
+    norm.running_mean.fill_(float(rank))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        local = torch.nn.parallel.DistributedDataParallel(norm, broadcast_buffers=False)
+    lines.append(f"local {norm.running_mean.tolist()} {[type(w.message).__name__ for w in caught]}")
+    norm = torch.nn.BatchNorm1d(2)
+    norm.running_mean.fill_(float(rank))
+    model = torch.nn.parallel.DistributedDataParallel(norm)
+    lines.append(f"synced {norm.running_mean.tolist()}")
+    x = torch.full((4, 2), float(rank))
+    with model.no_sync():
+        model(x).sum().backward()
+    norm.running_mean.fill_(10.0 + rank)
+    model(x).sum().backward()       # not preceded by rank 0's buffers: 0.9 * (10 + rank) + 0.1 * rank
+    lines.append(f"after no_sync {[round(v, 4) for v in norm.running_mean.tolist()]}")
+    del local
+    with open(f"{report}.{rank}", "w") as f:
+        f.write("\n".join(lines))
+    dist.destroy_process_group()

@@ -41,8 +41,8 @@ def test_a_mesh_and_join_in_a_group_of_one(tmp_path):
     dist.init_process_group("gloo", init_method=f"file://{tmp_path / 'one'}", rank=0, world_size=1)
     try:
         mesh = init_device_mesh("cpu", (1,), mesh_dim_names=("dp",))
-        assert repr(mesh) == "DeviceMesh('cpu', [0], mesh_dim_names=('dp',))" and mesh.size() == 1
-        with pytest.raises(RuntimeError, match=r"Mesh shape \(2,\) has 2 ranks, but the world has 1"):
+        assert repr(mesh) == "DeviceMesh((dp=1), 'cpu', stride=((),))" and mesh.size() == 1
+        with pytest.raises(RuntimeError, match="Mesh should not be bigger than default world size 1, but found 2"):
             init_device_mesh("cpu", (2,))
         with pytest.raises(KeyError, match="Mesh dimension 'tp' does not exist"):
             mesh.get_group("tp")
@@ -129,3 +129,51 @@ def test_accelerate_registers_its_communication_hooks_on_ember_ddp(tmp_path, hoo
                                        atol=1e-5)
     finally:
         dist.destroy_process_group()
+
+
+def test_ddp_sends_buffers_as_pytorch_2_13_does(tmp_path):
+    report = str(tmp_path / "report")
+    mp.spawn(mesh_ranks.ddp_buffer_rules, args=(2, f"file://{tmp_path / 'rendezvous'}", report), nprocs=2)
+    for rank in range(2):
+        assert open(f"{report}.{rank}").read().splitlines() == [
+            f"local {[float(rank)] * 2} ['FutureWarning']", "synced [0.0, 0.0]",
+            f"after no_sync {[round(0.9 * (10 + rank) + 0.1 * rank, 4)] * 2}"]
+
+
+def test_work_futures_complete_with_the_work_and_a_hook_may_return_its_own(tmp_path):
+    dist.init_process_group("gloo", init_method=f"file://{tmp_path / 'one'}", rank=0, world_size=1)
+    try:
+        t, seen = torch.ones(2), []
+        work = dist.all_reduce(t, async_op=True)
+        work.get_future().add_done_callback(lambda f: seen.append(f.value()[0] is t))
+        work.wait()
+        assert seen == [True]
+        assert dist.broadcast(torch.ones(2), src=0, async_op=True).get_future().wait()[0].tolist() == [1.0, 1.0]
+
+        def hook(state, bucket):        # completed by a callback of the all-reduce's Future, as PyTorch allows
+            out = torch.futures.Future()
+            dist.all_reduce(bucket.buffer(), async_op=True).get_future().add_done_callback(
+                lambda f: out.set_result(f.value()[0]))
+            return out
+        model = torch.nn.parallel.DistributedDataParallel(torch.nn.Linear(3, 2))
+        model.register_comm_hook(None, hook)
+        model(torch.ones(4, 3)).sum().backward()
+        assert model.module.weight.grad.tolist() == [[4.0] * 3] * 2
+
+        def wrong_size(state, bucket):
+            fut = torch.futures.Future()
+            fut.set_result(torch.ones(1))
+            return fut
+        model = torch.nn.parallel.DistributedDataParallel(torch.nn.Linear(3, 2))
+        model.register_comm_hook(None, wrong_size)
+        with pytest.raises(RuntimeError, match="must hold a tensor of the bucket's 8 gradients"):
+            model(torch.ones(4, 3)).sum().backward()
+        with pytest.raises(ValueError, match="bucket annotation should be dist.GradBucket"):
+            torch.nn.parallel.DistributedDataParallel(torch.nn.Linear(1, 1)).register_comm_hook(
+                None, _annotated_wrongly)
+    finally:
+        dist.destroy_process_group()
+
+
+def _annotated_wrongly(state, bucket: int):
+    return None

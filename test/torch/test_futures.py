@@ -28,7 +28,8 @@ def test_errors_travel_down_the_chain_and_a_future_completes_once():
     fut.set_exception(ValueError("boom"))
     with pytest.raises(ValueError, match="boom"):
         fut.wait()
-    with pytest.raises(ValueError, match="boom"):
+    # a then() callback's error (here: the parent's, raised by value()) becomes the child's, as a RuntimeError
+    with pytest.raises(RuntimeError, match="^Got the following error when running the callback: ValueError: boom$"):
         child.wait()
     with pytest.raises(RuntimeError, match="can only be marked completed once"):
         fut.set_result(1)
@@ -37,8 +38,18 @@ def test_errors_travel_down_the_chain_and_a_future_completes_once():
     failing = Future()
     broken = failing.then(lambda f: 1 / 0)
     failing.set_result(1)
-    with pytest.raises(ZeroDivisionError):
+    with pytest.raises(RuntimeError, match="ZeroDivisionError: division by zero"):
         broken.wait()
+
+
+def test_a_callback_that_raises_is_logged_and_the_others_still_run(caplog):
+    fut, order = Future(), []
+    fut.add_done_callback(lambda f: 1 / 0)
+    fut.add_done_callback(lambda f: order.append("second"))
+    child = fut.then(lambda f: f.value() * 2)
+    fut.set_result(3)
+    assert order == ["second"] and child.wait() == 6
+    assert "Got the following error when running the callback" in caplog.text
 
 
 def test_waiting_on_a_future_nothing_will_complete_raises():
@@ -63,12 +74,12 @@ def test_collect_all_and_wait_all():
         failed.wait()
 
 
-def test_an_operation_in_flight_completes_when_waited_on_or_found_done():
-    finished = []
-    fut = Future._for(lambda: bool(finished), lambda: "value")
-    child = fut.then(lambda f: f.value().upper())
-    assert not fut.done() and not child.done()
-    finished.append(True)
-    assert child.done() and fut.done() and child.wait() == "VALUE"
-    assert Future._for(lambda: False, lambda: 5).then(lambda f: f.value() + 1).wait() == 6
+def test_collect_all_runs_its_callbacks_when_the_last_future_completes():
+    a, b = Future(), Future()
+    both, seen = collect_all([a, b]), []
+    both.add_done_callback(lambda f: seen.append(len(f.value())))
+    a.set_result(1)
+    assert seen == []
+    b.set_result(2)
+    assert seen == [2] and collect_all([]).done()
     assert torch.futures.Future is Future

@@ -53,8 +53,9 @@ def all_reduce(self: torch.Tensor, reduceOp: Any, group: Any, tag: str = "") -> 
 
 
 def broadcast(self: torch.Tensor, src: int, group: Any, tag: str = "") -> torch.Tensor:
+    """The tensor of the group's rank src (a rank within the group, as PyTorch's functional broadcast counts)."""
     out = self.detach().clone()
-    collectives.broadcast(out, src=src, group=_group(group))
+    collectives.broadcast(out, group_src=src, group=_group(group))
     return out
 
 

@@ -34,10 +34,13 @@ class DeviceMesh:
                  _init_backend: bool = True, _groups_of_dims: Sequence[Any] | None = None) -> None:
         import torch.distributed as dist
         self.device_type = device_type
-        self.mesh = (mesh.detach().to("cpu") if isinstance(mesh, torch.Tensor) else torch.tensor(mesh)).to(torch.int64)
+        self.mesh = (mesh.detach().to("cpu") if isinstance(mesh, torch.Tensor) else torch.tensor(mesh)).to(torch.int32)
         if self.mesh.dim() == 0:
             raise ValueError("DeviceMesh: the mesh needs at least one dimension")
         ranks = self.mesh.flatten().tolist()
+        if len(ranks) > dist.get_world_size():
+            raise RuntimeError(f"Mesh should not be bigger than default world size {dist.get_world_size()}, but found "
+                               f"{len(ranks)} ranks!")
         if len(set(ranks)) != len(ranks):
             raise RuntimeError(f"DeviceMesh cannot have duplicate values, but found {ranks}")
         self.mesh_dim_names = tuple(mesh_dim_names) if mesh_dim_names is not None else None
@@ -75,9 +78,9 @@ class DeviceMesh:
     def get_rank(self) -> int:
         return self._rank
 
-    def get_coordinate(self) -> list[int] | None:
+    def get_coordinate(self) -> tuple[int, ...] | None:
         """This rank's coordinates in the mesh, None when it is not in it."""
-        return list(self._coordinate) if self._coordinate is not None else None
+        return self._coordinate
 
     def _dim_index(self, mesh_dim: int | str | None) -> int:
         if mesh_dim is None:
@@ -104,10 +107,9 @@ class DeviceMesh:
         return [self.get_group(d) for d in range(self.ndim)]
 
     def get_local_rank(self, mesh_dim: int | str | None = None) -> int:
-        """This rank's coordinate along mesh_dim."""
-        if self._coordinate is None:
-            raise RuntimeError(f"Rank {self._rank} is not in {self!r}")
-        return self._coordinate[self._dim_index(mesh_dim)]
+        """This rank's rank in its group along mesh_dim (its coordinate, where that dimension's ranks ascend)."""
+        import torch.distributed as dist
+        return dist.get_rank(self.get_group(mesh_dim))
 
     def __getitem__(self, names: str | Sequence[str]) -> DeviceMesh:
         """The mesh of these named dimensions through this rank (in the parent's order), with their groups."""
@@ -120,6 +122,8 @@ class DeviceMesh:
                            f"the mesh's: {self.mesh_dim_names}")
         if self._coordinate is None:
             raise RuntimeError(f"Rank {self._rank} is not in {self!r}")
+        if wanted == self.mesh_dim_names:
+            return self
         index = tuple(slice(None) if d in dims else c for d, c in enumerate(self._coordinate))
         groups = [self._dim_groups[d] for d in dims] if self._dim_groups else None
         return DeviceMesh(self.device_type, self.mesh[index], mesh_dim_names=wanted, _groups_of_dims=groups)
@@ -132,8 +136,18 @@ class DeviceMesh:
         return hash((self.device_type, tuple(self.mesh.flatten().tolist()), self.shape, self.mesh_dim_names))
 
     def __repr__(self) -> str:
-        names = f", mesh_dim_names={self.mesh_dim_names}" if self.mesh_dim_names else ""
-        return f"DeviceMesh('{self.device_type}', {self.mesh.tolist()}{names})"
+        """As PyTorch prints a mesh: its sizes (named), device type and the rank stride of each dimension."""
+        sizes = f"({', '.join(f'{k}={v}' for k, v in zip(self.mesh_dim_names, self.shape))})" \
+            if self.mesh_dim_names else f"{self.shape}"
+        strides: list[Any] = []
+        for d in range(self.ndim):
+            if self.shape[d] == 1:
+                strides.append(())
+            else:
+                first = [0] * self.ndim
+                second = first[:d] + [1] + first[d + 1:]
+                strides.append(int(self.mesh[tuple(second)] - self.mesh[tuple(first)]))
+        return f"DeviceMesh({sizes}, '{self.device_type}', stride={tuple(strides)})"
 
 
 def _coordinate_of(mesh: torch.Tensor, rank: int) -> tuple[int, ...] | None:
@@ -159,7 +173,4 @@ def init_device_mesh(device_type: str, mesh_shape: Sequence[int], *,
                            "'torch.device' object, it's recommended to pass in 'device.type'.")
     if not dist.is_initialized():
         dist.init_process_group()
-    world = dist.get_world_size()
-    if math.prod(shape) != world:
-        raise RuntimeError(f"Mesh shape {shape} has {math.prod(shape)} ranks, but the world has {world}")
-    return DeviceMesh(device_type, torch.arange(world).view(shape), mesh_dim_names=mesh_dim_names)
+    return DeviceMesh(device_type, torch.arange(math.prod(shape)).view(shape), mesh_dim_names=mesh_dim_names)

@@ -9,6 +9,7 @@ import warnings
 from datetime import timedelta
 from typing import Any
 
+import torch.futures
 from torch.distributed import mpi_engine
 from torch.distributed.c10d_types import Backend, default_pg_timeout
 from torch.distributed.process_group import ProcessGroup
@@ -165,6 +166,21 @@ def destroy_process_group(group: ProcessGroup | None = None) -> None:
     group.complete_pending()
     group.comm.Free()
     _world.groups.remove(group)
+
+
+def _complete_futures_in_flight() -> None:
+    """Wait, in the order they started, for the operations in flight whose Futures were asked for: their
+    callbacks then run (a Future waited on may be one a callback completes)."""
+    for group in list(_world.groups):
+        for work in list(group.pending):
+            if work._future is not None and not work._future._done:
+                try:
+                    work.wait()
+                except Exception:
+                    pass        # its Future carries the error
+
+
+torch.futures._PROGRESS.append(_complete_futures_in_flight)
 
 
 def new_group(ranks: list[int] | None = None, timeout: timedelta | None = None, backend: str | None = None,

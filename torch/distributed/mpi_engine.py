@@ -181,12 +181,14 @@ class Work:
         self._keep = keep           # the buffers MPI reads or writes until the operation completes
         self._status = status       # a receive's (its source rank)
         self._result: Any = outputs     # result(): the output tensors, or a receive's source rank
+        self._future: Any = None        # get_future()'s
         self._done = False
         self._error: BaseException | None = None
 
     def wait(self, timeout: Any = None) -> bool:
         """Complete the operation (up to timeout, else the group's: 0 or None), then finish it."""
         if self._done:
+            self._settle_future()
             if self._error is not None:
                 raise self._error
             return True
@@ -202,9 +204,11 @@ class Work:
                     f"[Rank {self._group.global_rank}] {self._what} timed out after {seconds:g} s in process group "
                     f"{self._group.group_name!r} (a rank of the group may have died or be hung); the group cannot "
                     "be used any more")
+                self._settle_future()
                 raise self._error
             if now - start > _SPIN:
                 time.sleep(5e-5)
+        self._settle_future()
         return True
 
     def _test(self) -> bool:
@@ -222,7 +226,13 @@ class Work:
         return True
 
     def is_completed(self) -> bool:
-        return self._test()
+        """Whether the operation completed; its Future's callbacks run when this or wait() first finds it has
+        (never from the engine's own polling, so that collectives a callback starts begin at the same point of
+        the program on every rank)."""
+        if not self._test():
+            return False
+        self._settle_future()
+        return True
 
     def is_success(self) -> bool:
         return self.is_completed() and self._error is None
@@ -235,9 +245,26 @@ class Work:
         return self._result
 
     def get_future(self) -> Any:
-        """A torch.futures.Future of the operation's output tensors (a list), complete when the operation is."""
-        from torch.futures import Future
-        return Future._for(self.is_completed, lambda: self.result() if isinstance(self.result(), list) else [])
+        """A torch.futures.Future of the operation's output tensors (a list), completed when the operation is
+        (its callbacks run then)."""
+        if self._future is None:
+            from torch.futures import Future
+            self._future = Future()
+            self._future._poll, self._future._complete = self.is_completed, self._wait_quietly
+            if self._done:
+                self._settle_future()
+        return self._future
+
+    def _wait_quietly(self) -> None:
+        try:
+            self.wait()
+        except Exception:
+            pass        # the future carries the error
+
+    def _settle_future(self) -> None:
+        if self._future is not None:
+            from torch.futures import _settle
+            _settle(self._future, self._result if isinstance(self._result, list) else [], self._error)
 
     def source_rank(self) -> int:
         self.wait()

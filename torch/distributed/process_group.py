@@ -62,7 +62,7 @@ class ProcessGroup:
         finishes (its buffers alive meanwhile, its results written back when a later operation finds it done)."""
         work = Work(requests, finish, what, self, keep, status, outputs)
         if len(self.pending) >= _PRUNE_AT:      # (pruning at every call cost a small collective a fifth of its time)
-            self.pending = [w for w in self.pending if not w.is_completed()]
+            self.pending = [w for w in self.pending if not w._test()]
         self.pending.append(work)
         return work
 
@@ -97,7 +97,7 @@ class ProcessGroup:
     def broadcast(self, tensor: torch.Tensor, root: int) -> Work:
         self._check()
         array, written = buffer_of(tensor)
-        return self._work("broadcast", [self.comm.Ibcast(array, root=root)], written, array)
+        return self._work("broadcast", [self.comm.Ibcast(array, root=root)], written, array, outputs=[tensor])
 
     def reduce(self, tensor: torch.Tensor, root: int, op: Any) -> Work:
         self._check()
@@ -106,8 +106,10 @@ class ProcessGroup:
         mpi_op = reduce_buffer(MPI, name, array)
         if self.rank() == root:
             request = self.comm.Ireduce(MPI.IN_PLACE, array, op=mpi_op, root=root)
-            return self._work("reduce", [request], self._finisher(array, written, name == "AVG"), array)
-        return self._work("reduce", [self.comm.Ireduce(array, None, op=mpi_op, root=root)], _nothing, array)
+            return self._work("reduce", [request], self._finisher(array, written, name == "AVG"), array,
+                              outputs=[tensor])
+        return self._work("reduce", [self.comm.Ireduce(array, None, op=mpi_op, root=root)], _nothing, array,
+                          outputs=[tensor])
 
     def allgather(self, outputs: Sequence[torch.Tensor], tensor: torch.Tensor) -> Work:
         self._check()
@@ -115,7 +117,8 @@ class ProcessGroup:
         array, _ = buffer_of(tensor)
         gathered = np.empty((self.size(),) + array.shape, dtype=array.dtype)
         request = self.comm.Iallgather(array, gathered)
-        return self._work("all_gather", [request], lambda: _scatter_rows(gathered, outputs), array)
+        return self._work("all_gather", [request], lambda: _scatter_rows(gathered, outputs), array,
+                          outputs=list(outputs))
 
     def allgather_into(self, output: torch.Tensor, tensor: torch.Tensor) -> Work:
         self._check()
@@ -125,7 +128,8 @@ class ProcessGroup:
                              f"of {tensor.numel()}")
         array, _ = buffer_of(tensor)
         out, written = buffer_of(output)
-        return self._work("all_gather_into_tensor", [self.comm.Iallgather(array, out)], written, array, out)
+        return self._work("all_gather_into_tensor", [self.comm.Iallgather(array, out)], written, array, out,
+                          outputs=[output])
 
     def gather(self, outputs: Sequence[torch.Tensor] | None, tensor: torch.Tensor, root: int) -> Work:
         self._check()
@@ -143,12 +147,14 @@ class ProcessGroup:
         self._check()
         out, written = buffer_of(tensor)
         if self.rank() != root:
-            return self._work("scatter", [self.comm.Iscatter(None, out, root=root)], written, out)
+            return self._work("scatter", [self.comm.Iscatter(None, out, root=root)], written, out,
+                              outputs=[tensor])
         if inputs is None or len(inputs) != self.size():
             raise ValueError(f"scatter: the source needs a scatter_list of {self.size()} tensors")
         self._same_shapes("scatter", inputs, tensor)
         stacked = _stacked(inputs)
-        return self._work("scatter", [self.comm.Iscatter(stacked, out, root=root)], written, stacked, out)
+        return self._work("scatter", [self.comm.Iscatter(stacked, out, root=root)], written, stacked, out,
+                          outputs=[tensor])
 
     def reduce_scatter(self, output: torch.Tensor, inputs: Sequence[torch.Tensor] | torch.Tensor, op: Any) -> Work:
         self._check()
@@ -168,7 +174,8 @@ class ProcessGroup:
         send = np.ascontiguousarray(send)
         out, written = buffer_of(output, for_reduction=True)
         request = self.comm.Ireduce_scatter_block(send, out, op=reduce_buffer(MPI, name, out))
-        return self._work("reduce_scatter", [request], self._finisher(out, written, name == "AVG"), send, out)
+        return self._work("reduce_scatter", [request], self._finisher(out, written, name == "AVG"), send, out,
+                          outputs=[output])
 
     def alltoall(self, output: torch.Tensor, tensor: torch.Tensor, output_splits: Sequence[int] | None,
                  input_splits: Sequence[int] | None) -> Work:
@@ -185,7 +192,7 @@ class ProcessGroup:
             raise ValueError("all_to_all_single: the split sizes do not add up to the tensors' first dimension")
         request = self.comm.Ialltoallv([send.reshape(-1), (sends, _offsets(sends))],
                                        [out.reshape(-1), (receives, _offsets(receives))])
-        return self._work("all_to_all", [request], written, send, out)
+        return self._work("all_to_all", [request], written, send, out, outputs=[output])
 
     def send(self, tensor: torch.Tensor, peer: int, tag: int) -> Work:
         self._check()

@@ -1,15 +1,23 @@
-"""torch.futures: a Future holds a result that comes later, as PyTorch's. Ember has no background threads
-driving them: a Future made from a collective's Work completes when waited on (or found done when asked),
-and then() callbacks run as their parent completes, in the order added. Waiting on a Future nothing will ever
+"""torch.futures: a Future holds a result that comes later, as PyTorch's. Ember has no background threads: a
+Future of a collective's Work completes when the Work does (waited on, or found done when asked), and its
+callbacks then run in the order they were added. A callback's error is logged and the others still run; a
+then() callback's error becomes its Future's, as a RuntimeError naming it. Waiting on a Future nothing will ever
 complete raises instead of hanging."""
 from __future__ import annotations
 
+import logging
 from typing import Any, Callable, Generic, TypeVar
 
 __all__ = ["Future", "collect_all", "wait_all"]
 
 T = TypeVar("T")
 S = TypeVar("S")
+
+_log = logging.getLogger(__name__)
+
+# what completes the operations in flight that Futures stand for (torch.distributed registers its engine's): in
+# PyTorch background threads do, so that a Future only a callback completes still completes
+_PROGRESS: list[Callable[[], None]] = []
 
 
 class Future(Generic[T]):
@@ -22,32 +30,11 @@ class Future(Generic[T]):
         self._value: Any = None
         self._error: BaseException | None = None
         self._callbacks: list[Callable[[Future[T]], None]] = []
-        self._poll: Callable[[], bool] | None = None      # whether the operation behind it finished (then completes)
-        self._complete: Callable[[], None] | None = None  # wait for that operation and complete this future
-
-    @classmethod
-    def _for(cls, finished: Callable[[], bool], wait: Callable[[], Any]) -> Future[Any]:
-        """The Future of an operation in flight: finished() says whether it has completed; wait() completes it
-        and returns its value (or raises its error, which the Future then carries)."""
-        future: Future[Any] = cls()
-
-        def settle() -> None:
-            try:
-                value = wait()
-            except BaseException as error:      # noqa: BLE001 - the Future carries it, as PyTorch's
-                future.set_exception(error)
-            else:
-                future.set_result(value)
-
-        def poll() -> bool:
-            if finished():
-                settle()
-            return future._done
-        future._poll, future._complete = poll, settle
-        return future
+        self._poll: Callable[[], Any] | None = None       # move the operation behind it on (completing it if done)
+        self._complete: Callable[[], None] | None = None  # wait for that operation (it completes this Future)
 
     def _drive(self) -> None:
-        """Complete the operation behind this Future, if there is one and it has not (errors are kept)."""
+        """Complete the operation behind this Future, if there is one and it has not."""
         if not self._done and self._complete is not None:
             self._complete()
 
@@ -57,8 +44,13 @@ class Future(Generic[T]):
         return self._done
 
     def wait(self) -> T:
-        """The result, once the operation behind it completed; its error raised if it failed."""
+        """The result, once the operation behind it completed; its error raised if it failed. A Future another
+        one's callback completes (a communication hook's own) completes as the operations in flight do."""
         self._drive()
+        for progress in _PROGRESS:
+            if self._done:
+                break
+            progress()
         if not self._done:
             raise RuntimeError("Future.wait(): nothing will complete this Future (no result was set, and it stands "
                                "for no operation in flight)")
@@ -75,7 +67,8 @@ class Future(Generic[T]):
 
     def set_result(self, result: T) -> None:
         if self._done:
-            raise RuntimeError("Future can only be marked completed once")
+            raise RuntimeError("Attempting to mark a completed Future as complete again. Note that a Future can only "
+                               "be marked completed once.")
         self._value, self._done = result, True
         self._run_callbacks()
 
@@ -83,19 +76,20 @@ class Future(Generic[T]):
         if not isinstance(result, BaseException):
             raise TypeError(f"{result!r} is of type {type(result)}, not an Exception.")
         if self._done:
-            raise RuntimeError("Future can only be marked completed once")
+            raise RuntimeError("Attempting to mark a completed Future as complete again. Note that a Future can only "
+                               "be marked completed once.")
         self._error, self._done = result, True
         self._run_callbacks()
 
     def _run_callbacks(self) -> None:
         callbacks, self._callbacks = self._callbacks, []
         for callback in callbacks:
-            callback(self)
+            _run(callback, self)
 
     def add_done_callback(self, callback: Callable[[Future[T]], None]) -> None:
-        """callback(self) once completed (at once if already)."""
+        """callback(self) once completed (at once if already); an error it raises is logged."""
         if self._done:
-            callback(self)
+            _run(callback, self)
         else:
             self._callbacks.append(callback)
 
@@ -107,37 +101,55 @@ class Future(Generic[T]):
         def run(parent: Future[T]) -> None:
             try:
                 result = callback(parent)
-            except BaseException as error:      # noqa: BLE001 - the child carries it, as PyTorch's
-                child.set_exception(error)
+            except Exception as error:
+                wrapped = RuntimeError(f"Got the following error when running the callback: "
+                                       f"{type(error).__name__}: {error}")
+                wrapped.__cause__ = error
+                child.set_exception(wrapped)
             else:
                 child.set_result(result)
         self.add_done_callback(run)
         return child
 
     def __repr__(self) -> str:
-        state = "done" if self._done else "pending"
-        return f"<torch.futures.Future ({state})>"
+        return f"<torch.futures.Future ({'done' if self._done else 'pending'})>"
+
+
+def _run(callback: Callable[[Any], Any], future: Future[Any]) -> None:
+    try:
+        callback(future)
+    except Exception:
+        _log.exception("Got the following error when running the callback")
+
+
+def _settle(future: Future[Any], value: Any = None, error: BaseException | None = None) -> None:
+    """Complete future with value (or error), unless it already is (the operation behind it completes it once)."""
+    if future._done:
+        return
+    if error is not None:
+        future.set_exception(error)
+    else:
+        future.set_result(value)
 
 
 def collect_all(futures: list[Future[Any]]) -> Future[list[Future[Any]]]:
     """A Future of the list of futures, completed once every one of them is (with the first one's error)."""
     combined: Future[list[Future[Any]]] = Future()
 
-    def settle() -> bool:
-        if not combined._done and all(f._done for f in futures):
+    def one_done(_: Future[Any]) -> None:
+        if all(f._done for f in futures):
             failed = [f._error for f in futures if f._error is not None]
-            if failed:
-                combined.set_exception(failed[0])
-            else:
-                combined.set_result(futures)
-        return combined._done
+            _settle(combined, futures, failed[0] if failed else None)
 
-    def complete() -> None:
+    def drive() -> None:
         for f in futures:
             f._drive()
-        settle()
-    combined._poll = lambda: all(f.done() for f in futures) and settle()
-    combined._complete = complete
+    combined._poll = lambda: [f.done() for f in futures]
+    combined._complete = drive
+    for f in futures:
+        f.add_done_callback(one_done)
+    if not futures:
+        _settle(combined, futures)
     return combined
 
 

@@ -4,7 +4,9 @@ value that sums (or reduces otherwise) to it. The shard arithmetic here is what 
 of a checkpoint a rank loads (transformers' sharding_utils)."""
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass
+from typing import Any
 
 import torch
 
@@ -41,8 +43,8 @@ class Shard(Placement):
     @staticmethod
     def local_shard_size_and_offset(curr_local_size: int, num_chunks: int, rank: int) -> tuple[int, int]:
         """The rows rank holds of a dimension of curr_local_size cut into num_chunks: (how many, first one)."""
-        if num_chunks <= 0 or not 0 <= rank < num_chunks:
-            raise ValueError(f"Shard: rank {rank} is not one of {num_chunks} chunks")
+        if num_chunks <= 0:
+            raise ValueError(f"Shard: {num_chunks} chunks")
         full = -(-curr_local_size // num_chunks)
         start = min(full * rank, curr_local_size)
         return min(curr_local_size, start + full) - start, start
@@ -50,25 +52,15 @@ class Shard(Placement):
     def _local_shard_size_and_offset(self, curr_local_size: int, num_chunks: int, rank: int) -> tuple[int, int]:
         return Shard.local_shard_size_and_offset(curr_local_size, num_chunks, rank)
 
-    @staticmethod
-    def _local_shard_size_on_dim(size_on_dim: int, num_chunks: int, rank: int,
-                                 return_offset: bool = False) -> tuple[int, int]:
-        size, offset = Shard.local_shard_size_and_offset(size_on_dim, num_chunks, rank)
-        return size, (offset if return_offset else -1)
-
     def _split_tensor(self, tensor: torch.Tensor, num_chunks: int, *, with_padding: bool = True,
                       contiguous: bool = True) -> tuple[list[torch.Tensor], list[int]]:
-        """The num_chunks pieces (empty ones where torch.chunk gives fewer) and, with_padding, the rows each
-        lacks of a full piece."""
+        """The num_chunks pieces (empty ones where torch.chunk gives fewer) and, with_padding, each padded with
+        zeros to a full piece, with the rows each lacked (else no pad sizes)."""
         dim = self.dim % tensor.dim() if tensor.dim() else 0
         length = tensor.size(dim)
-        pieces, pads = [], []
-        for rank in range(num_chunks):
-            size, offset = Shard.local_shard_size_and_offset(length, num_chunks, rank)
-            piece = tensor.narrow(dim, offset, size)
-            pieces.append(piece.contiguous() if contiguous else piece)
-            pads.append(-(-length // num_chunks) - size if with_padding else 0)
-        return pieces, pads
+        pieces = [tensor.narrow(dim, offset, size) for size, offset in
+                  (Shard.local_shard_size_and_offset(length, num_chunks, rank) for rank in range(num_chunks))]
+        return _padded(pieces, dim, -(-length // num_chunks), with_padding, contiguous)
 
     def __repr__(self) -> str:
         return f"Shard(dim={self.dim})"
@@ -77,24 +69,60 @@ class Shard(Placement):
         return f"S({self.dim})"
 
 
-@dataclass(frozen=True)
-class _StridedShard(Shard):
-    """A Shard of a tensor whose dimension interleaves split_factor groups (fused weights such as gate and up
-    projections): cut into num_chunks * split_factor pieces, rank r holds pieces r, r + num_chunks, ..."""
+def _padded(pieces: list[torch.Tensor], dim: int, full: int, with_padding: bool,
+            contiguous: bool) -> tuple[list[torch.Tensor], list[int]]:
+    pads: list[int] = []
+    if with_padding:
+        pads = [full - p.size(dim) for p in pieces]
+        pieces = [torch.cat([p, p.new_zeros(p.shape[:dim] + (pad,) + p.shape[dim + 1:])], dim) if pad else p
+                  for p, pad in zip(pieces, pads)]
+    return [p.contiguous() if contiguous else p for p in pieces], pads
 
+
+class _StridedShardOffsetMode(enum.IntEnum):
+    FIRST = 0
+    ALL = 1
+    NONE = 2
+
+
+@dataclass(frozen=True)
+class _StridedShard(Placement):
+    """The dimension `dim` of a tensor whose rows interleave split_factor groups (fused weights such as gate and
+    up projections): cut into num_chunks * split_factor pieces, rank r holds pieces r, r + num_chunks, ... (not a
+    Shard: its rows are not one block)."""
+
+    dim: int
     split_factor: int = 1
 
     __module__ = "torch.distributed.tensor.placement_types"
 
+    def _indices(self, length: int, num_chunks: int, rank: int) -> list[int]:
+        rows = list(range(length))
+        chunks = [rows[offset:offset + size] for size, offset in
+                  (Shard.local_shard_size_and_offset(length, num_chunks * self.split_factor, i)
+                   for i in range(num_chunks * self.split_factor))]
+        return [i for j in range(self.split_factor) for i in chunks[rank + j * num_chunks]]
+
+    def local_shard_size_and_offset(self, curr_local_size: int, num_chunks: int, rank: int,
+                                    offset_mode: int = _StridedShardOffsetMode.FIRST) -> tuple[int, Any]:
+        """(rows rank holds, their first row / all of them / None, as offset_mode asks)."""
+        rows = self._indices(int(curr_local_size), num_chunks, rank)
+        if offset_mode == _StridedShardOffsetMode.ALL:
+            return len(rows), rows
+        if offset_mode == _StridedShardOffsetMode.NONE:
+            return len(rows), None
+        return len(rows), (rows[0] if rows else int(curr_local_size))
+
+    def _local_shard_size_and_offset(self, curr_local_size: int, num_chunks: int, rank: int,
+                                     offset_mode: int = _StridedShardOffsetMode.FIRST) -> tuple[int, Any]:
+        return self.local_shard_size_and_offset(curr_local_size, num_chunks, rank, offset_mode)
+
     def _split_tensor(self, tensor: torch.Tensor, num_chunks: int, *, with_padding: bool = True,
                       contiguous: bool = True) -> tuple[list[torch.Tensor], list[int]]:
         dim = self.dim % tensor.dim()
-        chunks = Shard(dim)._split_tensor(tensor, num_chunks * self.split_factor, with_padding=False,
-                                          contiguous=False)[0]
-        pieces = [torch.cat([chunks[rank + j * num_chunks] for j in range(self.split_factor)], dim)
-                  for rank in range(num_chunks)]
-        longest = max(p.size(dim) for p in pieces)
-        return pieces, [longest - p.size(dim) if with_padding else 0 for p in pieces]
+        pieces = [tensor.index_select(dim, torch.tensor(self._indices(tensor.size(dim), num_chunks, rank),
+                                                        dtype=torch.int64)) for rank in range(num_chunks)]
+        return _padded(pieces, dim, max(p.size(dim) for p in pieces), with_padding, contiguous)
 
     def __repr__(self) -> str:
         return f"_StridedShard(dim={self.dim}, sf={self.split_factor})"
@@ -134,4 +162,4 @@ class Partial(Placement):
         return f"Partial({self.reduce_op})"
 
     def __str__(self) -> str:
-        return "P" if self.reduce_op == "sum" else f"P({self.reduce_op})"
+        return f"P({self.reduce_op})"

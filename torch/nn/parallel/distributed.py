@@ -8,7 +8,8 @@ each gradient becomes the average over the ranks.
 no_sync() accumulates gradients locally: the next synchronised backward reduces the sums. With
 find_unused_parameters=True, parameters the forward did not reach are found from its outputs' graph and their
 buckets do not wait for them (they contribute zeros); a parameter no rank used keeps its gradient as it was.
-broadcast_buffers sends rank 0's buffers before each forward. gradient_as_bucket_view makes each .grad a view
+forward_sync_buffers (broadcast_buffers before PyTorch 2.13) sends rank 0's buffers before each forward whose previous
+forward's backward was reduced. gradient_as_bucket_view makes each .grad a view
 of its bucket. The state_dict's keys are the module's under `module.`.
 
 Uneven inputs: inside `with model.join():` (or Join([model, ...])) a rank that runs out of batches shadows the
@@ -17,6 +18,8 @@ broadcasts its parameters and buffers, so every rank ends with the same model.""
 from __future__ import annotations
 
 import contextlib
+import inspect
+import warnings
 from typing import Any, Iterator
 
 import torch
@@ -64,10 +67,14 @@ class _Bucket:
         if not self.hooked:
             self.work.is_completed()
 
-    def reduced(self, world_size: int) -> None:
+    def reduced(self, world_size: int, index: int) -> None:
         """Wait for the reduction; the buffer then holds the average (a hook's result is its own)."""
         if self.hooked:
             result = self.work.wait()
+            if not isinstance(result, torch.Tensor) or result.shape != self.buffer.shape:
+                raise RuntimeError(f"Communication hook: the Future of bucket {index} must hold a tensor of the "
+                                   f"bucket's {self.buffer.numel()} gradients, got "
+                                   f"{tuple(result.shape) if isinstance(result, torch.Tensor) else type(result)}")
             if result.data_ptr() != self.buffer.data_ptr():
                 self.buffer.copy_(result)
         else:
@@ -77,12 +84,12 @@ class _Bucket:
 
 class DistributedDataParallel(Module):
     def __init__(self, module: Module, device_ids: Any = None, output_device: Any = None, dim: int = 0,
-                 broadcast_buffers: bool = True, init_sync: bool = True, process_group: Any = None,
+                 broadcast_buffers: bool | None = None, init_sync: bool = True, process_group: Any = None,
                  bucket_cap_mb: float | None = None, find_unused_parameters: bool = False,
                  check_reduction: bool = False, gradient_as_bucket_view: bool = False, static_graph: bool = False,
                  delay_all_reduce_named_params: Any = None, param_to_hook_all_reduce: Any = None,
                  mixed_precision: Any = None, device_mesh: Any = None,
-                 skip_all_reduce_unused_params: bool = False) -> None:
+                 skip_all_reduce_unused_params: bool = False, forward_sync_buffers: bool | None = None) -> None:
         super().__init__()
         import torch.distributed as dist
         from torch.distributed.algorithms.join import _JoinConfig
@@ -94,7 +101,20 @@ class DistributedDataParallel(Module):
         self.device_ids = device_ids
         self.output_device = output_device
         self.dim = dim
-        self.broadcast_buffers = broadcast_buffers
+        if broadcast_buffers is not None:
+            warnings.warn("Both `broadcast_buffers` and `forward_sync_buffers` were specified. `broadcast_buffers` is "
+                          "deprecated and its value is ignored when `forward_sync_buffers` is provided."
+                          if forward_sync_buffers is not None else
+                          "`broadcast_buffers` is deprecated. Use `forward_sync_buffers` instead. IMPORTANT: unlike "
+                          "`broadcast_buffers=False`, `forward_sync_buffers=False` still syncs buffers at init. If you "
+                          "rely on buffers NOT being synced at init (e.g. rank-local buffers), keep using "
+                          "`broadcast_buffers=False` until `init_sync_buffers` is available.", FutureWarning,
+                          stacklevel=2)
+        # forward_sync_buffers: rank 0's buffers before each forward; buffers at construction unless the program
+        # said broadcast_buffers=False (rank-local buffers), as PyTorch 2.13 splits the two
+        self.forward_sync_buffers = forward_sync_buffers if forward_sync_buffers is not None else \
+            broadcast_buffers is not False
+        self._init_sync_buffers = forward_sync_buffers is not None or broadcast_buffers is not False
         self.find_unused_parameters = find_unused_parameters
         self.gradient_as_bucket_view = gradient_as_bucket_view
         self.static_graph = static_graph
@@ -108,7 +128,7 @@ class DistributedDataParallel(Module):
             raise RuntimeError("DistributedDataParallel: Ember's engine (MPI) carries CPU tensors; NCCL, for CUDA "
                                "parameters, is not in this build")
         if init_sync:
-            self._sync_module_states()
+            self._sync_module_states(buffers=self._init_sync_buffers)
         self._buckets = self._make_buckets()
         self._bucket_of = {id(p): b for b in self._buckets for p in b.params}
         self._index = {id(p): i for i, p in enumerate(self._params)}
@@ -124,10 +144,20 @@ class DistributedDataParallel(Module):
         self._comm_hook: tuple[Any, Any] | None = None      # (state, hook) of register_comm_hook
 
     # -- construction ---------------------------------------------------------------------------------------------
-    def _sync_module_states(self) -> None:
+    @property
+    def broadcast_buffers(self) -> bool:
+        return self.forward_sync_buffers
+
+    @broadcast_buffers.setter
+    def broadcast_buffers(self, value: bool) -> None:
+        self.forward_sync_buffers = value
+
+    def _sync_module_states(self, source: int | None = None, buffers: bool = True) -> None:
+        """The parameters, and the buffers when asked, of source (rank 0 by default) on every rank."""
         with torch.no_grad():
-            for t in [*self.module.parameters(), *self.module.buffers()]:
-                self._dist.broadcast(t.data, src=self._source, group=self.process_group)
+            for t in [*self.module.parameters(), *(self.module.buffers() if buffers else ())]:
+                self._dist.broadcast(t.data, src=self._source if source is None else source,
+                                     group=self.process_group)
 
     def _make_buckets(self) -> list[_Bucket]:
         buckets: list[_Bucket] = []
@@ -163,12 +193,15 @@ class DistributedDataParallel(Module):
         if joining:
             self._agree_on_backward_sync(sync)
         output = self.module(*inputs, **kwargs)
+        # a forward whose backward is not reduced (no_sync, no_grad) leaves the next forward's buffers unsent
+        self.require_forward_param_sync = sync
         if sync:
             self._arm(output)
         return output
 
     def _syncs_buffers(self) -> bool:
-        return self.broadcast_buffers and self.process_group.size() > 1 and any(True for _ in self.module.buffers())
+        return self.require_forward_param_sync and self.forward_sync_buffers and self.process_group.size() > 1 and \
+            any(True for _ in self.module.buffers())
 
     def _sync_buffers(self, source: int) -> None:
         with torch.no_grad():
@@ -233,8 +266,8 @@ class DistributedDataParallel(Module):
         if self._join_config.enable and not self._divide_by_initial_world_size and self._join_count is not None:
             size = int(self._join_count.result()[0].item())     # the ranks that took part
         with torch.no_grad():
-            for bucket in self._buckets:
-                bucket.reduced(size)
+            for index, bucket in enumerate(self._buckets):
+                bucket.reduced(size, index)
                 for p, view in zip(bucket.params, bucket.views):
                     if used_anywhere is not None and not used_anywhere[self._index[id(p)]]:
                         continue
@@ -260,6 +293,11 @@ class DistributedDataParallel(Module):
         and averaging (torch.distributed.algorithms.ddp_comm_hooks has PyTorch's built-in ones)."""
         if not callable(hook):
             raise TypeError("Communication hook must be callable.")
+        signature = inspect.signature(hook)
+        annotation = signature.parameters["bucket"].annotation      # (a KeyError without one, as PyTorch's)
+        if annotation is not inspect.Parameter.empty and not isinstance(annotation, str) and \
+                annotation is not self._dist.GradBucket:
+            raise ValueError("Communication hook: bucket annotation should be dist.GradBucket.")
         if self._comm_hook is not None:
             raise RuntimeError("register_comm_hook or register_builtin_comm_hook can only be called once.")
         self._comm_hook = (state, hook)
@@ -315,18 +353,15 @@ class _JoinHook:
         if not ddp._agree_on_backward_sync(False):
             return
         reductions = [ddp._reduce(i, torch.zeros_like(bucket.buffer)) for i, bucket in enumerate(ddp._buckets)]
+        if ddp.find_unused_parameters:      # before the waits, as _finish: a hook's callbacks start collectives
+            ddp._used_anywhere(joined=True)
         for reduction in reductions:
             reduction.wait()
-        if ddp.find_unused_parameters:
-            ddp._used_anywhere(joined=True)
 
     def post_hook(self, is_last_joiner: bool) -> None:
         """Every rank takes the model of the last to join (the one that trained every iteration)."""
         ddp = self.ddp
-        source = ddp._common_rank(active=is_last_joiner)
-        with torch.no_grad():
-            for t in [*ddp.module.parameters(), *ddp.module.buffers()]:
-                ddp._dist.broadcast(t.data, src=source, group=ddp.process_group)
+        ddp._sync_module_states(ddp._common_rank(active=is_last_joiner), buffers=ddp.forward_sync_buffers)
 
 
 def _reached(output: Any) -> set[int]:

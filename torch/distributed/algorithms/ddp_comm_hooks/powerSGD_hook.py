@@ -20,14 +20,20 @@ from torch.futures import Future
 __all__ = ["PowerSGDState", "batched_powerSGD_hook", "powerSGD_hook"]
 
 
-def _orthogonalize(matrix: torch.Tensor, epsilon: float = 0.0) -> None:
-    """Gram-Schmidt on matrix's columns, in place (the factors are thin: a few columns)."""
-    for i in range(matrix.shape[1]):
-        col = matrix[:, i:i + 1]
-        col /= torch.linalg.vector_norm(col) + epsilon
-        if i + 1 < matrix.shape[1]:
-            rest = matrix[:, i + 1:]
-            rest -= (col * rest).sum(dim=0) * col
+def _orthogonalize(matrices: torch.Tensor, epsilon: float = 0.0) -> None:
+    """Orthonormal columns for each matrix of a batch (batch, rows, rank), in place: Gram-Schmidt for a rank of
+    one or two (or 16-bit floats), a QR factorisation above."""
+    if matrices.dim() == 2:
+        matrices = matrices.unsqueeze(0)
+    if matrices.shape[2] <= 2 or matrices.dtype in (torch.float16, torch.bfloat16):
+        for i in range(matrices.shape[2]):
+            col = matrices[:, :, i:i + 1]
+            col /= torch.linalg.vector_norm(col, dim=1, keepdim=True) + epsilon
+            if i + 1 < matrices.shape[2]:
+                rest = matrices[:, :, i + 1:]
+                rest -= (col * rest).sum(dim=1, keepdim=True) * col
+    else:
+        matrices.copy_(torch.linalg.qr(matrices)[0])
 
 
 def _should_compress(rows: int, cols: int, rank: int, min_compression_rate: float) -> tuple[bool, int, int]:
@@ -113,7 +119,9 @@ def _all_reduce_now(tensor: torch.Tensor, group: Any) -> torch.Tensor:
 
 
 def powerSGD_hook(state: PowerSGDState, bucket: GradBucket) -> Future[torch.Tensor]:  # noqa: N802 - PyTorch's name
-    """The bucket's gradients averaged over the ranks, the large matrices through rank-r factors."""
+    """The bucket's gradients averaged over the ranks, each matrix worth it through rank-r factors (vectors as
+    one-column matrices). Matrices of one shape are handled together, in the order their shapes first appear
+    (with batch_tensors_with_same_shape, as one batch): the random Qs are drawn in that order, as PyTorch's."""
     group = _group(state)
     world_size = group.size()
     flat = bucket.buffer()
@@ -122,36 +130,35 @@ def powerSGD_hook(state: PowerSGDState, bucket: GradBucket) -> Future[torch.Tens
         return default_hooks._allreduce_fut(group, flat)
     index = bucket.index()
     before = _with_error(state, index, flat)
-    to_compress, uncompressed = [], []
+    matrices, uncompressed = [], []
     for gradient in bucket.gradients():
-        matrix = gradient.view(gradient.shape[0], -1) if gradient.dim() > 1 else gradient.view(1, -1)
+        matrix = gradient.view(gradient.shape[0], -1)
         rank = min(matrix.shape[0], matrix.shape[1], state.matrix_approximation_rank)
-        worth = gradient.dim() > 1 and _should_compress(matrix.shape[0], matrix.shape[1], rank,
-                                                         state.min_compression_rate)[0]
-        numel = gradient.numel()
+        worth, numel, compressed = _should_compress(matrix.shape[0], matrix.shape[1], rank, state.min_compression_rate)
         state.total_numel_before_compression += numel
         if worth:
-            to_compress.append((matrix, rank))
-            state.total_numel_after_compression += (matrix.shape[0] + matrix.shape[1]) * rank
+            matrices.append(matrix)
+            state.total_numel_after_compression += compressed
         else:
             uncompressed.append(gradient)
             state.total_numel_after_compression += numel
     plain = torch.cat([g.reshape(-1) for g in uncompressed]) if uncompressed else flat.new_zeros(0)
-    if not state.warm_start or index not in state.p_memory_dict:
-        state.p_memory_dict[index] = flat.new_empty(sum(m.shape[0] * r for m, r in to_compress))
-        state.q_memory_dict[index] = flat.new_empty(sum(m.shape[1] * r for m, r in to_compress))
-        fresh = True
-    else:
-        fresh = False
-    ps, qs = _factors(state.p_memory_dict[index], [(m.shape[0], r) for m, r in to_compress]), \
-        _factors(state.q_memory_dict[index], [(m.shape[1], r) for m, r in to_compress])
+    batches = _batches(matrices, state.batch_tensors_with_same_shape)
+    shapes = [(b.shape[0], b.shape[1], b.shape[2], min(b.shape[1], b.shape[2], state.matrix_approximation_rank))
+              for b in batches]
+    fresh = not state.warm_start or index not in state.p_memory_dict
+    if fresh:
+        state.p_memory_dict[index] = flat.new_empty(sum(k * n * r for k, n, _, r in shapes))
+        state.q_memory_dict[index] = flat.new_empty(sum(k * m * r for k, _, m, r in shapes))
+    ps = _factors(state.p_memory_dict[index], [(k, n, r) for k, n, _, r in shapes])
+    qs = _factors(state.q_memory_dict[index], [(k, m, r) for k, _, m, r in shapes])
     if fresh:
         _random_qs(state, qs)
     else:
         for q in qs:
             _orthogonalize(q, state.orthogonalization_epsilon)
-    for (matrix, _), q, p in zip(to_compress, qs, ps):
-        torch.matmul(matrix, q, out=p)
+    for batch, q, p in zip(batches, qs, ps):
+        torch.bmm(batch, q, out=p)
 
     def uncompressed_back_then_ps(fut: Future[list[torch.Tensor]]) -> torch.Tensor:
         reduced = fut.value()[0].div_(world_size)
@@ -164,14 +171,15 @@ def powerSGD_hook(state: PowerSGDState, bucket: GradBucket) -> Future[torch.Tens
     def qs_from_ps(fut: Future[torch.Tensor]) -> torch.Tensor:
         for p in ps:
             _orthogonalize(p, state.orthogonalization_epsilon)
-        for (matrix, _), p, q in zip(to_compress, ps, qs):
-            torch.matmul(matrix.t(), p, out=q)
+        for batch, p, q in zip(batches, ps, qs):
+            torch.bmm(batch.transpose(1, 2), p, out=q)
         return _all_reduce_now(state.q_memory_dict[index], group)
 
     def decompress(fut: Future[torch.Tensor]) -> torch.Tensor:
         state.q_memory_dict[index].div_(world_size)
-        for (matrix, _), p, q in zip(to_compress, ps, qs):
-            torch.matmul(p, q.t(), out=matrix)
+        for batch, p, q in zip(batches, ps, qs):
+            torch.bmm(p, q.transpose(1, 2), out=batch)
+        _unbatch(batches, matrices, state.batch_tensors_with_same_shape)
         _remember(state, index, before, flat)
         state.maybe_increase_iter(bucket)
         return flat
@@ -179,11 +187,35 @@ def powerSGD_hook(state: PowerSGDState, bucket: GradBucket) -> Future[torch.Tens
         .then(uncompressed_back_then_ps).then(qs_from_ps).then(decompress)
 
 
-def _factors(memory: torch.Tensor, shapes: list[tuple[int, int]]) -> list[torch.Tensor]:
+def _batches(matrices: list[torch.Tensor], together: bool) -> list[torch.Tensor]:
+    """The matrices grouped by shape, in the order their shapes first appear: each a batch of one (views of the
+    gradients), or, together, one stacked batch per shape (a copy, written back by _unbatch)."""
+    by_shape: dict[tuple[int, ...], list[torch.Tensor]] = {}
+    for matrix in matrices:
+        by_shape.setdefault(tuple(matrix.shape), []).append(matrix)
+    if together:
+        return [group[0].unsqueeze(0) if len(group) == 1 else torch.stack(group) for group in by_shape.values()]
+    return [matrix.unsqueeze(0) for group in by_shape.values() for matrix in group]
+
+
+def _unbatch(batches: list[torch.Tensor], matrices: list[torch.Tensor], together: bool) -> None:
+    if not together:
+        return
+    by_shape: dict[tuple[int, ...], list[torch.Tensor]] = {}
+    for matrix in matrices:
+        by_shape.setdefault(tuple(matrix.shape), []).append(matrix)
+    for batch, group in zip(batches, by_shape.values()):
+        if len(group) > 1:
+            for i, matrix in enumerate(group):
+                matrix.copy_(batch[i])
+
+
+def _factors(memory: torch.Tensor, shapes: list[tuple[int, int, int]]) -> list[torch.Tensor]:
+    """Views of one flat buffer as batches of factors, (batch, rows, rank) each."""
     views, offset = [], 0
-    for rows, rank in shapes:
-        views.append(memory[offset:offset + rows * rank].view(rows, rank))
-        offset += rows * rank
+    for batch, rows, rank in shapes:
+        views.append(memory[offset:offset + batch * rows * rank].view(batch, rows, rank))
+        offset += batch * rows * rank
     return views
 
 
