@@ -261,3 +261,28 @@ def ddp_buffer_rules(rank: int, size: int, init_method: str, report: str) -> Non
     with open(f"{report}.{rank}", "w") as f:
         f.write("\n".join(lines))
     dist.destroy_process_group()
+
+
+def ddp_join_with_no_sync_and_buffers(rank: int, size: int, init_method: str, report: str) -> None:
+    """Uneven inputs under join, every other step accumulated under no_sync, with a BatchNorm's buffers: the
+    joined rank follows the others' buffer broadcasts (none after a no_sync forward) and nothing hangs."""
+    dist.init_process_group("gloo", init_method=init_method, rank=rank, world_size=size,
+                            timeout=timedelta(seconds=30))
+    torch.manual_seed(0)
+    model = torch.nn.parallel.DistributedDataParallel(
+        torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.BatchNorm1d(4), torch.nn.Linear(4, 1)))
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    with model.join():
+        for step in range(3 + 3 * rank):
+            x = torch.full((4, 3), float(step + rank)) + torch.arange(4.0).unsqueeze(1)
+            if step % 2:
+                with model.no_sync():
+                    model(x).sum().backward()
+            else:
+                model(x).sum().backward()
+                opt.step()
+                opt.zero_grad()
+    state = torch.cat([t.reshape(-1) for t in model.module.state_dict().values()]).tolist()
+    with open(f"{report}.{rank}", "w") as f:
+        f.write(repr(state))
+    dist.destroy_process_group()

@@ -177,3 +177,10 @@ def test_work_futures_complete_with_the_work_and_a_hook_may_return_its_own(tmp_p
 
 def _annotated_wrongly(state, bucket: int):
     return None
+
+
+def test_join_follows_no_sync_and_buffer_broadcasts_and_ends_with_one_model(tmp_path):
+    report = str(tmp_path / "report")
+    mp.spawn(mesh_ranks.ddp_join_with_no_sync_and_buffers, args=(2, f"file://{tmp_path / 'rendezvous'}", report),
+             nprocs=2)
+    assert open(f"{report}.0").read() == open(f"{report}.1").read()

@@ -350,7 +350,9 @@ class _JoinHook:
         ddp = self.ddp
         if ddp._syncs_buffers():
             ddp._sync_buffers(ddp._common_rank(active=False))
-        if not ddp._agree_on_backward_sync(False):
+        should_sync = ddp._agree_on_backward_sync(False)
+        ddp.require_forward_param_sync = should_sync      # as the others' forwards leave it (their no_sync)
+        if not should_sync:
             return
         reductions = [ddp._reduce(i, torch.zeros_like(bucket.buffer)) for i, bucket in enumerate(ddp._buckets)]
         if ddp.find_unused_parameters:      # before the waits, as _finish: a hook's callbacks start collectives
