@@ -365,6 +365,23 @@ def test_a_container_used_whole_compares_numbers_by_value_not_identity():
     _HPARAMS["lr"] = 0.1
 
 
+def _divides_by_hparams(x):
+    return sum(x / v for v in _HPARAMS.values())
+
+
+def test_a_float_member_keeps_its_sign_and_a_nan_stays_a_nan():
+    compiled = torch.compile(_divides_by_hparams)
+    for value in (0.0, -0.0, 0.0, -0.0):     # x / -0.0 is -inf: the sign is part of the value
+        _HPARAMS["lr"] = value
+        assert torch.equal(compiled(torch.ones(1)), _divides_by_hparams(torch.ones(1)))
+    assert captures() == 2
+    for _ in range(3):                        # a NaN stored anew each step: the same value to the graph
+        _HPARAMS["lr"] = float("nan")
+        compiled(torch.ones(1))
+    assert captures() == 3
+    _HPARAMS["lr"] = 0.1
+
+
 class _OneLayer(nn.Module):
     def __init__(self):
         super().__init__()

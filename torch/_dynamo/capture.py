@@ -26,7 +26,6 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 import torch
-from torch._dynamo.call_flattening import flatten_call
 from torch._dynamo.global_reads import LocalUse, local_uses
 from torch._dynamo.graph_passes import elide_fresh_copies
 from torch._dynamo.guards import (GuardSet, Snapshot, TensorGuard, aliasing_of, attributes_changed, global_state,
@@ -292,7 +291,7 @@ def _input_names(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str
         named = [(f"arg{i}", a) for i, a in enumerate(args)] + list(kwargs.items())
     names: list[str] = []
     for name, value in named:
-        leaves = len(flatten_call((value,), {})[0])
+        leaves = len(tree_flatten(value)[0])
         names.extend([name] if leaves == 1 else [f"{name}_{i}" for i in range(leaves)])
     seen: set[str] = set()
     unique = []
@@ -319,7 +318,7 @@ def capture(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any
 def _capture(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any], fullgraph: bool,
              guard_target: Callable[..., Any] | None) -> Captured:
     global _active
-    flat, structure = flatten_call(args, kwargs)
+    flat, structure = tree_flatten((args, kwargs))
     names = _input_names(fn, args, kwargs)
     if len(names) != len(flat):
         names = [f"arg{i}" for i in range(len(flat))]

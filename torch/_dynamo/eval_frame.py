@@ -21,7 +21,7 @@ from typing import Any, Callable
 
 import torch
 from torch import _logging
-from torch._dynamo import call_flattening, callables, capture, config, exc, size_families
+from torch._dynamo import callables, capture, config, exc, size_families
 from torch._dynamo.decorators import disable
 from torch._dynamo.backends.registry import lookup_backend
 from torch._dynamo.graph_passes import graph_table
@@ -129,7 +129,7 @@ class CompiledFunction:
         if not kwargs and all(type(a) is torch.Tensor for a in args):     # the common call, flattened at once
             flat, structure = list(args), self._tensors_spec(len(args))
         else:
-            flat, structure = call_flattening.flatten_call(args, kwargs)
+            flat, structure = tree_flatten((args, kwargs))
         for i, entry in enumerate(self.entries):
             sources = sources_if_holds(entry.guards, flat, structure)
             if sources is not None:

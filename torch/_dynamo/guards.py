@@ -5,6 +5,7 @@ in PyTorch's words ("tensor 'x' size mismatch at index 0. expected 3, actual 4")
 from __future__ import annotations
 
 import hashlib
+import math
 import sys
 import weakref
 from dataclasses import dataclass, field
@@ -27,6 +28,25 @@ def is_plain_value(value: Any) -> bool:
     if isinstance(value, (tuple, list)) and len(value) <= 64:
         return all(isinstance(v, _PLAIN) or _numpy_scalar(v) for v in value)
     return False
+
+
+def same_plain(a: Any, b: Any) -> bool:
+    """Whether two plain values are the same to a graph that holds one of them: of one type and equal, a float's
+    sign too (-0.0 is not 0.0: x / -0.0 is -inf) and a NaN the same as a NaN; tuples and lists member by member."""
+    if a is b:
+        return True
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, (tuple, list)):
+        return len(a) == len(b) and all(same_plain(x, y) for x, y in zip(a, b))
+    if isinstance(a, complex):
+        return same_plain(a.real, b.real) and same_plain(a.imag, b.imag)
+    if isinstance(a, float):
+        return (a == b and math.copysign(1.0, a) == math.copysign(1.0, b)) or (a != a and b != b)
+    try:
+        return bool(a == b)
+    except Exception:           # a value without a truth value for ==
+        return False
 
 
 def _numpy_scalar(value: Any) -> bool:

@@ -20,7 +20,7 @@ import weakref
 from typing import Any
 
 import torch
-from torch._dynamo.guards import is_plain_value
+from torch._dynamo.guards import is_plain_value, same_plain
 
 __all__ = ["CALLABLES", "has_settings", "is_ember_file", "is_object", "is_standard_library", "is_program_class", "is_program_file", "is_program_module",
            "is_watched", "member_keys", "members_are", "members_of", "plain_attributes", "program_methods", "same_members"]
@@ -212,6 +212,6 @@ def members_are(value: Any, keys: tuple[Any, ...]) -> bool:
         if type(key) is int:
             if id(member) != key or is_plain_value(member):
                 return False
-        elif type(member) is not key[0] or not bool(member == key[1]):
+        elif type(member) is not key[0] or not same_plain(member, key[1]):
             return False
     return True
