@@ -426,3 +426,26 @@ def test_a_gradient_read_through_a_global_chain_after_backward_replays():
     loss, norm = compiled(x)
     torch.testing.assert_close(norm, want)
     _CHAINED.clear()
+
+
+_EPS = 0.0
+
+
+def _divides_by_argument(x, v):
+    return x / v
+
+
+def _divides_by_global(x):
+    return x / _EPS
+
+
+def test_a_float_argument_or_global_keeps_its_sign_and_a_nan_replays():
+    global _EPS
+    by_argument, by_global = torch.compile(_divides_by_argument), torch.compile(_divides_by_global)
+    for value in (0.0, -0.0, 0.0, float("nan"), float("nan")):
+        _EPS = value
+        torch.testing.assert_close(by_argument(torch.ones(1), value), _divides_by_argument(torch.ones(1), value),
+                                   equal_nan=True)
+        torch.testing.assert_close(by_global(torch.ones(1)), _divides_by_global(torch.ones(1)), equal_nan=True)
+    assert (captures(), stats["replays"]) == (6, 4)
+    _EPS = 0.0

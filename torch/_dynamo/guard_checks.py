@@ -7,7 +7,8 @@ from __future__ import annotations
 from typing import Any, Callable
 
 import torch
-from torch._dynamo.guards import GuardSet, ReadGuard, TensorGuard, aliasing_of, global_state, same_value
+from torch._dynamo.guards import (GuardSet, ReadGuard, TensorGuard, aliasing_of, global_state, holds_float,
+                                  same_plain, same_value)
 from torch.utils import hooks as _module_hooks
 
 __all__ = ["compile_checks", "sources_if_holds"]
@@ -78,7 +79,11 @@ def compile_checks(guards: GuardSet) -> Callable[[list[Any], Any], tuple[Any, ..
         if read.by_value:
             env[f"Z{i}"] = type(read.expected)
             lines.append(f"{indent}v = {value}")
-            lines.append(f"{indent}if type(v) is not Z{i} or v != X{i}:")
+            if holds_float(read.expected):      # -0.0 is not 0.0, a NaN is a NaN
+                env["same_plain"] = same_plain
+                lines.append(f"{indent}if not same_plain(v, X{i}):")
+            else:
+                lines.append(f"{indent}if type(v) is not Z{i} or v != X{i}:")
         else:
             lines.append(f"{indent}if {value} is not X{i}:")
         lines.append(f"{indent}    return None")

@@ -30,6 +30,13 @@ def is_plain_value(value: Any) -> bool:
     return False
 
 
+def holds_float(value: Any) -> bool:
+    """Whether a plain value is or holds a float or complex (compared by same_plain, not ==: -0.0, NaN)."""
+    if isinstance(value, (float, complex)):
+        return True
+    return isinstance(value, (tuple, list)) and any(holds_float(v) for v in value)
+
+
 def same_plain(a: Any, b: Any) -> bool:
     """Whether two plain values are the same to a graph that holds one of them: of one type and equal, a float's
     sign too (-0.0 is not 0.0: x / -0.0 is -inf) and a NaN the same as a NaN; tuples and lists member by member."""
@@ -138,8 +145,7 @@ class ReadGuard:
         except Exception:       # the attribute is gone
             return f"{self.description} is no longer available"
         if self.by_value:
-            same = type(now) is type(self.expected) and now == self.expected
-            if same:
+            if same_plain(now, self.expected):
                 return None
             if isinstance(self.expected, tuple) and len(self.expected) > 4:      # a snapshot: too long to show
                 return f"{self.description} changed"
@@ -189,7 +195,8 @@ def _attributes(value: Any) -> tuple[tuple[str, Any, bool], ...]:
 
 def _same_attributes(now: tuple[tuple[str, Any, bool], ...], expected: tuple[tuple[str, Any, bool], ...]) -> bool:
     return len(now) == len(expected) and all(
-        a[0] == b[0] and a[2] == b[2] and (a[1] == b[1] if b[2] else a[1] is b[1]) for a, b in zip(now, expected))
+        a[0] == b[0] and a[2] == b[2] and (same_plain(a[1], b[1]) if b[2] else a[1] is b[1])
+        for a, b in zip(now, expected))
 
 
 def same_value(now: Any, expected: Any) -> bool:
@@ -198,10 +205,7 @@ def same_value(now: Any, expected: Any) -> bool:
         return now is expected.value and (expected.attributes is None or
                                           _same_attributes(_attributes(now), expected.attributes)) and \
             (expected.contents is None or array_state(now) == expected.contents)
-    try:
-        return type(now) is type(expected) and bool(now == expected)
-    except Exception:           # a value without a truth value for ==
-        return False
+    return same_plain(now, expected)
 
 
 def public_attributes(tensor: torch.Tensor) -> tuple[tuple[str, Any, bool], ...]:
