@@ -54,15 +54,18 @@ class _Records(logging.Handler):
 
 
 def test_a_callback_that_raises_is_logged_and_the_others_still_run():
-    records = _Records()        # on the logger itself: another test's logging setup may stop propagation
-    logging.getLogger("torch.futures").addHandler(records)
+    records = _Records()        # on the logger itself: another test's logging setup may stop propagation,
+    logger = logging.getLogger("torch.futures")
+    logger.addHandler(records)
+    disabled, logger.disabled = logger.disabled, False      # or disable it (a dictConfig: import-linter's CLI)
     fut, order = Future(), []
     fut.add_done_callback(lambda f: 1 / 0)
     fut.add_done_callback(lambda f: order.append("second"))
     child = fut.then(lambda f: f.value() * 2)
     fut.set_result(3)
     assert order == ["second"] and child.wait() == 6
-    logging.getLogger("torch.futures").removeHandler(records)
+    logger.removeHandler(records)
+    logger.disabled = disabled
     assert records.messages == ["Got the following error when running the callback"]
 
 
