@@ -1,6 +1,6 @@
 """Namespaces programs touch at setup before Ember has the machinery behind them, answering as
-PyTorch does outside it: torch.onnx (importable, export refused), DTensor (named, refused), torch.jit (PyTorch's behaviour with TorchScript disabled). torch.compile has its own
-tests (test/compile)."""
+PyTorch does outside it: torch.onnx (importable, export refused), DTensor (named, refused), torch.jit
+(PyTorch's behaviour with TorchScript disabled). torch.compile has its own tests (test/compile)."""
 import pytest
 
 import torch

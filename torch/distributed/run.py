@@ -5,8 +5,8 @@ TORCHELASTIC_USE_AGENT_STORE). Several nodes: the same command on each with --nn
 --master_addr/--master_port (or --rdzv_endpoint). When a worker fails, the others are stopped; with
 --max_restarts=N the whole worker group is started again, up to N times (TORCHELASTIC_RESTART_COUNT tells the
 workers which attempt they are; on several nodes, the agent that saw the failure says so in node 0's store and
-every agent restarts its workers). Past the last restart the launcher exits with an error
-that names the failed rank and its exit code."""
+every agent restarts its workers). Past the last restart the launcher exits with an error that names the failed
+rank and its exit code."""
 from __future__ import annotations
 
 import argparse
