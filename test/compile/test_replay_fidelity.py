@@ -644,6 +644,17 @@ def test_attributes_the_program_set_on_a_tensor_argument_are_guarded():
     for _ in range(3):          # a tensor without attributes of the program's: no guard to pass
         plain(torch.ones(2))
     assert stats["recompiles"] == 1
+    private = torch.compile(lambda x: x * x._scale)     # a name with a leading underscore is the program's too
+    x._scale = 2.0
+    assert twice(private, x).tolist() == [2.0, 2.0]
+    x._scale = 3.0
+    assert private(x).tolist() == [3.0, 3.0]
+    weight = torch.ones(2, requires_grad=True)      # Ember's own state under such names moves without a guard
+    doubled = torch.compile(lambda w: (w * 2).sum())
+    before = stats["recompiles"]
+    for _ in range(3):
+        doubled(weight).backward()
+    assert stats["recompiles"] == before and weight.grad.tolist() == [6.0, 6.0]
 
 
 def test_a_storage_offset_the_program_reads_is_guarded_and_otherwise_views_at_any_offset_replay():

@@ -208,10 +208,17 @@ def same_value(now: Any, expected: Any) -> bool:
     return same_plain(now, expected)
 
 
+# Ember's own per-tensor state, kept in a tensor's __dict__ under these names (its autograd links and flags)
+_EMBER_TENSOR_STATE = frozenset({"_accumulation_lock", "_grad", "_grad_accumulator", "_grad_fn", "_leaf_hooks",
+                                 "_output_nr", "_requires_grad", "_retains_grad"})
+
+
 def public_attributes(tensor: torch.Tensor) -> tuple[tuple[str, Any, bool], ...]:
-    """The attributes a program set on a tensor (x.scale = 2.0), as _attributes gives them; Ember's own, named
-    with a leading underscore (its autograd links), are not the program's."""
-    return tuple(entry for entry in _attributes(tensor) if not entry[0].startswith("_"))
+    """The attributes a program set on a tensor (x.scale = 2.0, x._scale = 2.0), as _attributes gives them.
+    Ember's own state is not the program's; of the other names with a leading underscore, those holding plain
+    values are (the objects Ember may keep under such names would not compare alike from call to call)."""
+    return tuple(entry for entry in _attributes(tensor)
+                 if not entry[0].startswith("_") or (entry[2] and entry[0] not in _EMBER_TENSOR_STATE))
 
 
 def attributes_changed(flat: list[Any], position: int, expected: tuple[tuple[str, Any, bool], ...]) -> str | None:
