@@ -449,3 +449,23 @@ def test_a_float_argument_or_global_keeps_its_sign_and_a_nan_replays():
         torch.testing.assert_close(by_global(torch.ones(1)), _divides_by_global(torch.ones(1)), equal_nan=True)
     assert (captures(), stats["replays"]) == (6, 4)
     _EPS = 0.0
+
+
+class _State:
+    pass
+
+
+def _step_reading_an_argument_objects_grad(state, x):
+    state.w.grad = None
+    (state.w * x).sum().backward()
+    return state.w.grad.norm()
+
+
+def test_a_gradient_read_through_an_argument_objects_chain_replays():
+    state = _State()
+    state.w = torch.ones(3, requires_grad=True)
+    compiled = torch.compile(_step_reading_an_argument_objects_grad)
+    for i in range(4):
+        x = torch.full((3,), float(i))
+        torch.testing.assert_close(compiled(state, x), x.norm())
+    assert (captures(), stats["replays"]) == (1, 3)

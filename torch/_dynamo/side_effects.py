@@ -56,6 +56,15 @@ class _Namespace:
         self.namespace = namespace
 
 
+def _guarded_steps(value: Any, steps: tuple[Step, ...]) -> tuple[Step, ...]:
+    """The chain a guard follows: a tensor's .grad at its end is read as a graph input when the call reads it
+    (grad_read), and its value at entry (before the call's zero_grad and backward) says nothing: the tensor is
+    guarded instead."""
+    if steps and steps[-1] == ("attr", "grad") and isinstance(along(value, steps[:-1]), torch.Tensor):
+        return steps[:-1]
+    return steps
+
+
 class Effects:
     """What one capture's call read and changed outside the graph: guards on what it read, snapshots of what
     it could change."""
@@ -232,14 +241,15 @@ class Effects:
                 self.read.add(("attribute of", id(owner), name))
                 self.rebindings.append((f"{description}.{name}", functools.partial(lookup, name, _MISSING), value))
             for steps in [(), *use.whole, *use.blind, *use.values]:
+                try:
+                    steps = _guarded_steps(value, steps)
+                    end = along(value, steps)
+                except Exception:
+                    continue
                 key = ("chain of", id(owner), name, steps)
                 if key in self.read:
                     continue
                 self.read.add(key)
-                try:
-                    end = along(value, steps)
-                except Exception:
-                    continue
                 self._guard(f"{description}.{name}" + spelled("", steps), owner,
                             functools.partial(attribute_chain, name=name, steps=steps), end, None,
                             whole=self._used_whole(use, steps, end))
@@ -260,12 +270,8 @@ class Effects:
                 continue            # a builtin, a global the call creates, a library (torch, math, np)
             for steps in [*use.whole, *use.blind, *use.values]:
                 try:
+                    steps = _guarded_steps(value, steps)
                     end = follow(holder, name, steps)
-                    if steps and steps[-1] == ("attr", "grad") and isinstance(along(value, steps[:-1]), torch.Tensor):
-                        # a tensor's .grad: read as a graph input when the call reads it (grad_read), where its
-                        # value at entry (before the call's zero_grad and backward) says nothing: the tensor instead
-                        steps = steps[:-1]
-                        end = follow(holder, name, steps)
                 except Exception:       # a chain that fails (the call raises, or reads it under a condition)
                     continue
                 whole = self._used_whole(use, steps, end)
