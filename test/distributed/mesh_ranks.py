@@ -13,7 +13,7 @@ from torch.distributed.device_mesh import init_device_mesh
 from torch.distributed.tensor import Replicate, Shard
 from torch.distributed.tensor._utils import compute_local_shape_and_global_offset
 
-from distributed.ranks import Net, batches
+from distributed.ranks import Net, batches, train_20_steps
 
 
 def data(rank: int, shape: tuple[int, ...]) -> np.ndarray:
@@ -139,19 +139,11 @@ def ddp_join_throws(rank: int, size: int, init_method: str, report: str) -> None
     dist.destroy_process_group()
 
 
-def spawned(rank: int, size: int, init_method: str, checks: list[str]) -> None:
-    """A torch.multiprocessing.spawn child: join the group, then run the named checks of this module."""
-    dist.init_process_group("gloo", init_method=init_method, rank=rank, world_size=size)
-    for check in checks:
-        globals()[check](rank, size)
-    dist.destroy_process_group()
-
 
 def ddp_with_a_hook(rank: int, size: int, init_method: str, saved: str, hook_name: str) -> None:
     """ranks.ddp_trains' 20 steps (no_sync every 4th) with a communication hook: PyTorch's built-in ones, or one
     of this test's that checks what it is handed and reduces with Work.get_future."""
     from torch.distributed.algorithms.ddp_comm_hooks import default_hooks
-    from distributed.ranks import uses_spare
     dist.init_process_group("gloo", init_method=init_method, rank=rank, world_size=size)
     torch.manual_seed(42 if rank == 0 else 7)
     model = torch.nn.parallel.DistributedDataParallel(Net(), find_unused_parameters=True, bucket_cap_mb=0.0005)
@@ -173,19 +165,7 @@ def ddp_with_a_hook(rank: int, size: int, init_method: str, saved: str, hook_nam
         assert "can only be called once" in str(error)
     else:
         raise AssertionError("a second comm hook was accepted")
-    opt = torch.optim.SGD(model.parameters(), lr=0.1)
-    xs, ys = batches()
-    for step in range(20):
-        x, y = xs[step][rank * 8:(rank + 1) * 8], ys[step][rank * 8:(rank + 1) * 8]
-        spare = uses_spare(step, rank)
-        if step % 4 == 1:
-            with model.no_sync():
-                ((model(x[:4], spare) - y[:4]) ** 2).mean().mul(0.5).backward()
-            ((model(x[4:], spare) - y[4:]) ** 2).mean().mul(0.5).backward()
-        else:
-            ((model(x, spare) - y) ** 2).mean().backward()
-        opt.step()
-        opt.zero_grad()
+    train_20_steps(model, rank)
     if hook_name == "averaging":       # every bucket once a synchronised step, in order, the last one flagged
         buckets = len(model._buckets)
         assert seen == [(i, i == buckets - 1, b.buffer.numel()) for i, b in enumerate(model._buckets)] * 20, seen
@@ -204,6 +184,8 @@ def ddp_power_sgd(rank: int, size: int, init_method: str, saved: str, variant: s
     options = {"deferred": dict(start_powerSGD_iter=1000),
                "full_rank": dict(matrix_approximation_rank=16, min_compression_rate=0, start_powerSGD_iter=2,
                                  orthogonalization_epsilon=1e-12),
+               "full_rank_stacked": dict(matrix_approximation_rank=16, min_compression_rate=0, start_powerSGD_iter=2,
+                                         orthogonalization_epsilon=1e-12, batch_tensors_with_same_shape=True),
                "not_worth": dict(start_powerSGD_iter=2, min_compression_rate=1000),
                "rank1": dict(start_powerSGD_iter=2), "batched": dict(start_powerSGD_iter=2)}[variant]
     state = power.PowerSGDState(None, **options)

@@ -222,11 +222,14 @@ def env_init_again(rank: int, size: int, port: int) -> None:
         dist.destroy_process_group()
 
 
-def spawned(rank: int, size: int, init_method: str, checks: list[str]) -> None:
-    """A torch.multiprocessing.spawn child: join the group, then run the named checks."""
+def spawned(rank: int, size: int, init_method: str, checks: list[str], module: str | None = None) -> None:
+    """A torch.multiprocessing.spawn child: join the group, then run the named checks (of this module, or of the
+    module named)."""
+    import importlib
+    where = vars(importlib.import_module(module)) if module else globals()
     dist.init_process_group("gloo", init_method=init_method, rank=rank, world_size=size)
     for check in checks:
-        globals()[check](rank, size)
+        where[check](rank, size)
     dist.destroy_process_group()
 
 
@@ -295,6 +298,14 @@ def ddp_trains(rank: int, size: int, init_method: str, saved: str, as_view: bool
     torch.manual_seed(42 if rank == 0 else 7)
     model = torch.nn.parallel.DistributedDataParallel(Net(), find_unused_parameters=True, bucket_cap_mb=0.0005,
                                                       gradient_as_bucket_view=as_view)
+    train_20_steps(model, rank)
+    if rank == 0:
+        torch.save(model.state_dict(), saved)
+    dist.destroy_process_group()
+
+
+def train_20_steps(model: torch.nn.Module, rank: int) -> None:
+    """SGD on this rank's 8 rows of each batch; every 4th step accumulates two halves, the first under no_sync."""
     opt = torch.optim.SGD(model.parameters(), lr=0.1)
     xs, ys = batches()
     for step in range(20):
@@ -308,9 +319,6 @@ def ddp_trains(rank: int, size: int, init_method: str, saved: str, as_view: bool
             ((model(x, spare) - y) ** 2).mean().backward()
         opt.step()
         opt.zero_grad()
-    if rank == 0:
-        torch.save(model.state_dict(), saved)
-    dist.destroy_process_group()
 
 
 def one_process_trains() -> torch.nn.Module:

@@ -113,6 +113,14 @@ def _random_qs(state: PowerSGDState, qs: list[torch.Tensor]) -> None:
             _orthogonalize(q, state.orthogonalization_epsilon)
 
 
+def _plain_until_started(state: PowerSGDState, bucket: GradBucket) -> Future[torch.Tensor] | None:
+    """Before start_powerSGD_iter, the bucket averaged plainly (a step counted at each last bucket); None after."""
+    if state.iter >= state.start_powerSGD_iter:
+        return None
+    state.maybe_increase_iter(bucket)
+    return default_hooks._allreduce_fut(_group(state), bucket.buffer())
+
+
 def _all_reduce_now(tensor: torch.Tensor, group: Any) -> torch.Tensor:
     dist.all_reduce(tensor, group=group)
     return tensor
@@ -122,12 +130,12 @@ def powerSGD_hook(state: PowerSGDState, bucket: GradBucket) -> Future[torch.Tens
     """The bucket's gradients averaged over the ranks, each matrix worth it through rank-r factors (vectors as
     one-column matrices). Matrices of one shape are handled together, in the order their shapes first appear
     (with batch_tensors_with_same_shape, as one batch): the random Qs are drawn in that order, as PyTorch's."""
+    plain_step = _plain_until_started(state, bucket)
+    if plain_step is not None:
+        return plain_step
     group = _group(state)
     world_size = group.size()
     flat = bucket.buffer()
-    if state.iter < state.start_powerSGD_iter:
-        state.maybe_increase_iter(bucket)
-        return default_hooks._allreduce_fut(group, flat)
     index = bucket.index()
     before = _with_error(state, index, flat)
     matrices, uncompressed = [], []
@@ -143,7 +151,8 @@ def powerSGD_hook(state: PowerSGDState, bucket: GradBucket) -> Future[torch.Tens
             uncompressed.append(gradient)
             state.total_numel_after_compression += numel
     plain = torch.cat([g.reshape(-1) for g in uncompressed]) if uncompressed else flat.new_zeros(0)
-    batches = _batches(matrices, state.batch_tensors_with_same_shape)
+    grouped = _batches(matrices, state.batch_tensors_with_same_shape)
+    batches = [batch for batch, _ in grouped]
     shapes = [(b.shape[0], b.shape[1], b.shape[2], min(b.shape[1], b.shape[2], state.matrix_approximation_rank))
               for b in batches]
     fresh = not state.warm_start or index not in state.p_memory_dict
@@ -179,7 +188,10 @@ def powerSGD_hook(state: PowerSGDState, bucket: GradBucket) -> Future[torch.Tens
         state.q_memory_dict[index].div_(world_size)
         for batch, p, q in zip(batches, ps, qs):
             torch.bmm(p, q.transpose(1, 2), out=batch)
-        _unbatch(batches, matrices, state.batch_tensors_with_same_shape)
+        for batch, members in grouped:
+            if len(members) > 1:        # a stacked copy: written back
+                for i, matrix in enumerate(members):
+                    matrix.copy_(batch[i])
         _remember(state, index, before, flat)
         state.maybe_increase_iter(bucket)
         return flat
@@ -187,27 +199,16 @@ def powerSGD_hook(state: PowerSGDState, bucket: GradBucket) -> Future[torch.Tens
         .then(uncompressed_back_then_ps).then(qs_from_ps).then(decompress)
 
 
-def _batches(matrices: list[torch.Tensor], together: bool) -> list[torch.Tensor]:
-    """The matrices grouped by shape, in the order their shapes first appear: each a batch of one (views of the
-    gradients), or, together, one stacked batch per shape (a copy, written back by _unbatch)."""
+def _batches(matrices: list[torch.Tensor], together: bool) -> list[tuple[torch.Tensor, list[torch.Tensor]]]:
+    """(batch, the matrices it holds), grouped by shape in the order shapes first appear: each matrix a batch of
+    one (a view of the gradient), or, together, one stacked batch per shape (a copy when it holds several)."""
     by_shape: dict[tuple[int, ...], list[torch.Tensor]] = {}
     for matrix in matrices:
         by_shape.setdefault(tuple(matrix.shape), []).append(matrix)
     if together:
-        return [group[0].unsqueeze(0) if len(group) == 1 else torch.stack(group) for group in by_shape.values()]
-    return [matrix.unsqueeze(0) for group in by_shape.values() for matrix in group]
-
-
-def _unbatch(batches: list[torch.Tensor], matrices: list[torch.Tensor], together: bool) -> None:
-    if not together:
-        return
-    by_shape: dict[tuple[int, ...], list[torch.Tensor]] = {}
-    for matrix in matrices:
-        by_shape.setdefault(tuple(matrix.shape), []).append(matrix)
-    for batch, group in zip(batches, by_shape.values()):
-        if len(group) > 1:
-            for i, matrix in enumerate(group):
-                matrix.copy_(batch[i])
+        return [(group[0].unsqueeze(0) if len(group) == 1 else torch.stack(group), group)
+                for group in by_shape.values()]
+    return [(matrix.unsqueeze(0), [matrix]) for group in by_shape.values() for matrix in group]
 
 
 def _factors(memory: torch.Tensor, shapes: list[tuple[int, int, int]]) -> list[torch.Tensor]:
@@ -230,12 +231,12 @@ def _remember(state: PowerSGDState, index: int, before: torch.Tensor | None, aft
 
 def batched_powerSGD_hook(state: PowerSGDState, bucket: GradBucket) -> Future[torch.Tensor]:  # noqa: N802
     """PowerSGD on the whole bucket at once, as one square matrix padded with zeros (faster, coarser)."""
+    plain_step = _plain_until_started(state, bucket)
+    if plain_step is not None:
+        return plain_step
     group = _group(state)
     world_size = group.size()
     flat = bucket.buffer()
-    if state.iter < state.start_powerSGD_iter:
-        state.maybe_increase_iter(bucket)
-        return default_hooks._allreduce_fut(group, flat)
     index = bucket.index()
     side = math.ceil(math.sqrt(flat.numel()))
     state.total_numel_before_compression += flat.numel()
