@@ -1,6 +1,6 @@
 """torch.compile workloads (issue 27): the 9-operator GELU-style pointwise chain of 2^20 float32 elements eager
 and compiled by the inductor backend (target: compiled at least 4x faster than eager), a small MLP's inference
-step, examples/char_gpt.py's training step eager, with its model compiled, and as one compiled function
+step, a classifier's cross-entropy loss (log_softmax and nll_loss fused into one row kernel), examples/char_gpt.py's training step eager, with its model compiled, and as one compiled function
 (target: compiled 1.5x faster than eager), and the time a compile takes with the kernel cache warm (capture,
 lowering and loading the cached kernels: target at most 1 s); the whole step compiled with dynamic=True (its
 kernels generic in sizes), and the call of it at a batch size it has not seen.
@@ -61,6 +61,29 @@ def mlp_compiled(torch: Any, np: Any, s: Any) -> Fn:
             return compiled(x)
     step()
     return step
+
+
+def _classifier_loss(torch: Any) -> tuple[Callable[..., Any], Any, Any]:
+    """A classifier's evaluation loss: cross entropy of (4096, 512) logits, a class per row, no gradient."""
+    torch.manual_seed(0)
+    logits, classes = torch.randn(4096, 512), torch.randint(0, 512, (4096,))
+
+    def loss(x: Any, y: Any) -> Any:
+        with torch.no_grad():
+            return torch.nn.functional.cross_entropy(x, y)
+    return loss, logits, classes
+
+
+def cross_entropy_eager(torch: Any, np: Any, s: Any) -> Fn:
+    loss, x, y = _classifier_loss(torch)
+    return lambda: loss(x, y)
+
+
+def cross_entropy_compiled(torch: Any, np: Any, s: Any) -> Fn:
+    loss, x, y = _classifier_loss(torch)
+    compiled = torch.compile(loss)
+    compiled(x, y)
+    return lambda: compiled(x, y)
 
 
 def warm_compile(torch: Any, np: Any, s: Any) -> Fn:
@@ -160,6 +183,10 @@ def register(case: Callable[..., Callable[[Any], Any]]) -> None:
     case("compile.mlp_inference_eager", "MLP 64-256-64 + GELU + LayerNorm, batch 32, no_grad: eager", "us")(mlp_eager)
     case("compile.mlp_inference_compiled", "MLP 64-256-64 + GELU + LayerNorm, batch 32, no_grad: torch.compile", "us")(
         mlp_compiled)
+    case("compile.cross_entropy_eager", "cross entropy of (4096, 512) float32 logits, no_grad: eager", "ms")(
+        cross_entropy_eager)
+    case("compile.cross_entropy_compiled", "cross entropy of (4096, 512) float32 logits, no_grad: torch.compile "
+         "(one row kernel)", "ms")(cross_entropy_compiled)
     case("compile.char_gpt_step_eager", "char_gpt.py training step (2 layers, d=64, batch 16, AdamW): eager", "ms")(
         char_gpt_step(False))
     case("compile.char_gpt_step_compiled", "char_gpt.py training step, the model under torch.compile", "ms")(

@@ -381,7 +381,7 @@ def test_softmaxes_over_the_last_dim_fuse_with_what_comes_before_and_after():
 
 def test_a_softmax_over_another_dim_or_a_long_row_runs_embers_kernel():
     import torch.nn.functional as F
-    from torch._inductor.formulas import MAX_ROW
+    from torch._inductor.row_ops import MAX_ROW
 
     compiled = torch.compile(lambda x: F.softmax(x * 2, dim=0) + F.softmax(x, dim=-1).sum())
     x = torch.randn(5, 6)
@@ -508,6 +508,104 @@ def test_cross_entropys_backward_is_one_row_kernel_with_eagers_gradient(reductio
     torch.testing.assert_close(compiled(x, y), f(x, y))
     rows = {row.kind for group in kernels_of(compiled) for row in group.rows.values()}
     assert {"nll_backward", "log_softmax_backward"} <= rows
+
+
+@pytest.mark.parametrize("reduction", ["none", "mean", "sum"])
+@pytest.mark.parametrize("rows", [1, 37, 3000])
+def test_cross_entropys_forward_is_one_row_kernel_with_eagers_loss(reduction, rows):
+    import torch.nn.functional as F
+
+    def f(x, y):
+        return F.cross_entropy(x * 2, y, ignore_index=3, reduction=reduction)
+
+    gen = torch.Generator().manual_seed(rows)
+    x, y = torch.randn(rows, 11, generator=gen), torch.randint(0, 11, (rows,), generator=gen)
+    compiled = torch.compile(f)
+    one, two = on_one_thread_and_two(compiled, x, y)
+    assert torch.equal(one, two)
+    torch.testing.assert_close(two, f(x, y), rtol=2e-6, atol=2e-6)
+    ((group,),) = [kernels_of(compiled)]
+    assert sorted(row.kind for row in group.rows.values()) == ["log_softmax", "nll"]
+    assert "_log_softmax = _empty" not in compiled._ember_compiled.entries[0].compiled._inductor_wrapper
+
+
+@settings(max_examples=25, deadline=None)
+@given(rows=st.integers(0, 40), classes=st.integers(1, 40), reduction=st.sampled_from(["none", "mean", "sum"]),
+       seed=st.integers(0, 2**16), keep_log_probs=st.booleans())
+def test_a_fused_cross_entropy_is_numpys_in_double(rows, classes, reduction, seed, keep_log_probs):
+    import torch.nn.functional as F
+
+    def f(x, y):
+        log_probs = (x - 1).log_softmax(-1)
+        loss = F.nll_loss(log_probs, y, ignore_index=0, reduction=reduction)
+        return (loss, log_probs) if keep_log_probs else loss
+
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal((rows, classes)).astype(np.float32) * 4
+    y = rng.integers(0, classes, rows)
+    compiled = torch.compile(f)
+    got = compiled(torch.from_numpy(x), torch.from_numpy(y))
+    z = x.astype(np.float64) - 1
+    log_probs = z - z.max(-1, keepdims=True) - np.log(np.exp(z - z.max(-1, keepdims=True)).sum(-1, keepdims=True))
+    losses = np.where(y != 0, -log_probs[np.arange(rows), y], 0.0)
+    counted = (y != 0).sum()
+    want = {"none": losses, "sum": losses.sum(), "mean": losses.sum() / counted if counted else np.nan}[reduction]
+    loss = got[0] if keep_log_probs else got
+    np.testing.assert_allclose(loss.numpy(), want, rtol=1e-5, atol=1e-5)
+    if keep_log_probs:
+        np.testing.assert_allclose(got[1].numpy(), log_probs, rtol=1e-5, atol=1e-5)
+    if rows:
+        assert any(row.kind == "nll" for group in kernels_of(compiled) for row in group.rows.values())
+
+
+@pytest.mark.parametrize("reduction", [0, 1, 2])
+def test_nll_loss_of_log_probabilities_read_from_memory_is_eagers_bits_and_total_weight(reduction):
+    aten = torch.ops.aten
+
+    def f(log_probs, y):
+        return aten.nll_loss_forward(log_probs, y, None, reduction, -1)
+
+    gen = torch.Generator().manual_seed(reduction)
+    log_probs = torch.randn(50, 9, generator=gen).log_softmax(-1)
+    y = torch.randint(0, 9, (50,), generator=gen)
+    y[::7] = -1
+    compiled = torch.compile(f)
+    for got, want in zip(on_one_thread_and_two(compiled, log_probs, y)[1], f(log_probs, y)):
+        assert got.shape == want.shape and torch.equal(got, want)
+    assert [row.kind for group in kernels_of(compiled) for row in group.rows.values()] == ["nll"]
+
+
+def test_a_cross_entropy_whose_every_row_is_ignored_is_nan_as_eager():
+    import torch.nn.functional as F
+
+    def f(x, y):
+        return F.cross_entropy(x, y, ignore_index=2), F.cross_entropy(x, y, ignore_index=2, reduction="sum")
+
+    x, y = torch.randn(4, 5), torch.full((4,), 2)
+    compiled = torch.compile(f)
+    compiled(x, y)
+    got, want = compiled(x, y), f(x, y)
+    assert got[0].isnan() and want[0].isnan() and torch.equal(got[1], want[1])
+
+
+@pytest.mark.parametrize("bad", [11, -2])
+def test_a_class_out_of_range_raises_eagers_index_error_from_the_fused_cross_entropy(bad):
+    import torch.nn.functional as F
+
+    def f(x, y):
+        return F.cross_entropy(x.exp(), y)
+
+    x, y = torch.randn(6, 11), torch.randint(0, 11, (6,))
+    compiled = torch.compile(f)
+    compiled(x, y)
+    y[4] = bad
+    y[5] = 20
+    with pytest.raises(IndexError) as eager:
+        f(x, y)
+    with pytest.raises(IndexError) as fused:
+        compiled(x, y)
+    assert str(fused.value) == str(eager.value) == f"Target {bad} is out of bounds."
+    assert any(row.kind == "nll" for group in kernels_of(compiled) for row in group.rows.values())
 
 
 @pytest.mark.parametrize("f", [lambda x: x.real * 3, lambda x: x.real * x.imag + 1,

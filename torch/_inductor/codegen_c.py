@@ -284,9 +284,12 @@ def row_body(group: FusedGroup, loops: RowLoops, v: Values = _LITERAL) -> list[s
     generators)."""
     shape = group.shape
     operands = [*group.loads, *group.stores]
-    per_row_classes = {row.target for row in group.rows.values() if row.target is not None}
-    # a class per row (nll_loss's target) lines up with the rows, not the last dim as broadcasting would
-    strides = [strides_for(shape[:-1], n.meta["example"][0], n.meta["example"][1]) + [0] if n in per_row_classes
+    # a class per row (nll_loss's target) and a loss per row line up with the rows, not the last dim as
+    # broadcasting would
+    per_row_values = {row.target for row in group.rows.values() if row.target is not None} | \
+        {stat for stat, (source, index) in group.stats.items()
+         if group.rows[source].kind == "nll" and index == 0 and group.rows[source].reduction == 0}
+    strides = [strides_for(shape[:-1], n.meta["example"][0], n.meta["example"][1]) + [0] if n in per_row_values
                else strides_for(shape, n.meta["example"][0], n.meta["example"][1]) for n in operands]
     length, row_length = shape[-1], v(shape[-1])
     outer_sizes, outer_steps = coalesce(tuple(shape[:-1]), [st[:-1] for st in strides])
@@ -297,8 +300,13 @@ def row_body(group: FusedGroup, loops: RowLoops, v: Values = _LITERAL) -> list[s
         if member in group.rows:
             phase += 1
         phase_of[member] = phase
+    # nll_loss reads its softmax's value at one element a row: computed there again, not kept for it
+    recomputed = {row.operand for row in group.rows.values()
+                  if row.kind == "nll" and row.operand in group.rows and group.rows[row.operand].kind.endswith("softmax")}
     buffered = {o for m in group.members if m not in group.stats for o in group.operands(m)
-                if o in phase_of and (phase_of[o] < phase_of[m] or m in group.rows)}
+                if o in phase_of and (phase_of[o] < phase_of[m] or m in group.rows)
+                and not (o in recomputed and group.rows[m].kind == "nll")}
+    exprs: dict[Any, str] = {}
     local = {m: f"t{k}" for k, m in enumerate(group.members)}
 
     # a load one value per row (a layer norm's statistics, a broadcast scalar) read once, before the row's loops:
@@ -336,6 +344,12 @@ def row_body(group: FusedGroup, loops: RowLoops, v: Values = _LITERAL) -> list[s
             expr = f"({expr} * {value(row.weight)})" if row.weight is not None else expr
             expr = f"({expr} + {value(row.bias)})" if row.bias is not None else expr
             lines.append(loop_open)
+        elif member in group.rows and group.rows[member].kind == "nll":
+            row = group.rows[member]
+            read = exprs[row.operand] if row.operand in recomputed else \
+                f"b_{local[row.operand]}{buffer}" if row.operand in buffered else value(row.operand)
+            lines += ["        }", *_nll_row(group, member, row, read, value(row.target), at), loop_open]
+            continue
         elif member in group.rows and group.rows[member].kind.endswith("_backward"):
             lines.append("        }")
             expr = _row_backward(group.rows[member], local[member], row_length,
@@ -365,6 +379,7 @@ def row_body(group: FusedGroup, loops: RowLoops, v: Values = _LITERAL) -> list[s
                     for o in lowered.operands]
             expr = lowered.expr.format(*args)
         ctype = "int" if member not in group.rows and group.lowered[member].out == "bool" else "float"
+        exprs[member] = expr
         lines.append(f"            {ctype} {local[member]} = {expr};  /* {member.name}: {member.target} */")
         if member in buffered:
             lines.append(f"            b_{local[member]}{buffer} = {local[member]};")
@@ -377,11 +392,67 @@ def row_body(group: FusedGroup, loops: RowLoops, v: Values = _LITERAL) -> list[s
     return lines
 
 
+def _nll_row(group: FusedGroup, member: Any, row: Any, read: str, target: str, at: dict[int, str]) -> list[str]:
+    """nll_loss's statements in a row's body: minus the log-probability at the row's class (read at element j =
+    the class), 0 for ignore_index; stored as the row's loss (reduction none) or kept in the row's slot of
+    losses, summed after the rows."""
+    name = f"l_t{group.members.index(member)}"
+    lines = [f"        float {name} = 0.0f;  /* {member.name}: {member.target} */",
+             f"        if ({target} != {row.ignore_index}LL) {{ const long j = (long){target}; {name} = -({read}); }}"]
+    if row.reduction != 0:
+        return [*lines, f"        losses[r] = {name};"]
+    stored = [stat for stat, (source, index) in group.stats.items() if source is member and index == 0]
+    for stat in stored if stored and stored[0] in group.stores else []:
+        slot = len(group.loads) + group.stores.index(stat)
+        lines.append(f"        p{slot}[{at[slot]}] = {name};")
+    return lines
+
+
+def _nll_of(group: FusedGroup) -> tuple[Any, Any] | None:
+    """A row group's nll_loss (its node and RowOp), if it has one (at most one: its loss ends the group's use)."""
+    return next(((m, row) for m, row in group.rows.items() if row.kind == "nll"), None)
+
+
+def _nll_checks(group: FusedGroup, row: Any, v: Values) -> list[str]:
+    """Every row's class checked before the loops, in row order: the first out of [0, classes) that is not
+    ignore_index is returned (the caller raises IndexError with it), as the eager kernel checks before its
+    loop; ignore_index is returned when all are good."""
+    i = group.loads.index(row.target)
+    rows, step = group.shape[0], row.target.meta["example"][1][0]
+    return [f"    for (long r = 0; r < {v(rows)}; r++) {{",
+            f"        const long long c = p{i}[r * {v(step if rows > 1 else 0)}];",
+            f"        if (c != {row.ignore_index}LL && (c < 0 || c >= {v(group.shape[1])})) return c;",
+            "    }"]
+
+
+def _nll_totals(group: FusedGroup, member: Any, row: Any, v: Values) -> list[str]:
+    """After the rows: the losses summed in row order in double and the rows counted (the total weight), as
+    the eager kernel; a mean is their quotient (NaN for no rows counted)."""
+    i = group.loads.index(row.target)
+    rows, step = group.shape[0], row.target.meta["example"][1][0]
+    lines = ["    double total = 0.0, counted = 0.0;",
+             f"    for (long r = 0; r < {v(rows)}; r++) {{",
+             f"        if (p{i}[r * {v(step if rows > 1 else 0)}] == {row.ignore_index}LL) continue;",
+             "        total += (double)losses[r];", "        counted += 1.0;", "    }"] if row.reduction else []
+    loss = {0: "", 1: "(float)(counted != 0.0 ? total / counted : NAN)", 2: "(float)total"}[row.reduction]
+    for stat, (source, index) in group.stats.items():
+        if source is member and stat in group.stores and (index == 1 or row.reduction):
+            slot = len(group.loads) + group.stores.index(stat)
+            lines.append(f"    p{slot}[0] = {loss if index == 0 else '(float)counted' if row.reduction else '0.0f'};")
+    return lines
+
+
 def _row_kernel(group: FusedGroup, grain: int, v: Values) -> list[str]:
-    """A row group's C loop: its rows split across threads."""
+    """A row group's C loop: its rows split across threads (an nll_loss's classes checked before them and its
+    sums made after them)."""
     rows, length = math.prod(group.shape[:-1]), group.shape[-1]
-    return [f"    #pragma omp parallel for num_threads(threads) schedule(static) if({v(rows * length)} >= {grain})",
+    nll = _nll_of(group)
+    loop = [f"    #pragma omp parallel for num_threads(threads) schedule(static) if({v(rows * length)} >= {grain})",
             f"    for (long r = 0; r < {v(rows)}; r++) {{", *row_body(group, _CPU_ROWS, v), "    }"]
+    if nll is None:
+        return loop
+    return [*_nll_checks(group, nll[1], v), *loop, *_nll_totals(group, *nll, v),
+            f"    return {nll[1].ignore_index}LL;"]
 
 
 def _row_backward(row: Any, name: str, length: str, read: Any, lines: list[str], loops: RowLoops) -> str:
@@ -457,9 +528,13 @@ def kernel_source(group: FusedGroup, grain: int, v: Values = _LITERAL) -> str:
         # as the eager loops of such formulas: products and sums may contract into FMAs (its bits are its own)
         header += ["#pragma GCC push_options", '#pragma GCC optimize("fp-contract=fast")']
         footer = ["#pragma GCC pop_options"]
+    nll = _nll_of(group)
+    if nll is not None and nll[1].reduction != 0:
+        params.append("float* __restrict losses")          # a row's loss each, summed after the rows
     if v.generic:
         params.append("const long* __restrict n")
-    signature = f"void {group.name}({', '.join([*params, 'int threads'])}) {{"
+    returns = "long long" if nll is not None else "void"
+    signature = f"{returns} {group.name}({', '.join([*params, 'int threads'])}) {{"
     if group.reduction is not None:
         loops = _column_reduction_kernel(group, grain, v) or _reduction_kernel(group, grain, v)
         return "\n".join([*header, signature, *loops, "}", *footer])

@@ -80,17 +80,27 @@ class _Wrapper:
             return
         function = getattr(self.library, group.name)
         generic = group.name in self.values
-        function.argtypes = [ctypes.c_void_p] * (len(group.loads) + len(group.stores) + generic) + [ctypes.c_int]
-        function.restype = None
+        pointers = [self.pointer(n) for n in [*group.loads, *group.stores]]
+        nll = next((row for row in group.rows.values() if row.kind == "nll"), None)
+        if nll is not None and nll.reduction != 0:     # the rows' losses, summed by the kernel after them
+            self.lines.append(f"    _losses = _empty_strided(({group.shape[0]},), (1,), dtype={self.constant(torch.float32)})")
+            pointers.append("_losses.data_ptr()")
+        function.argtypes = [ctypes.c_void_p] * (len(pointers) + generic) + [ctypes.c_int]
+        function.restype = ctypes.c_longlong if nll is not None else None
         handle = f"_{group.name}"
         self.globals[handle] = function
-        pointers = [self.pointer(n) for n in [*group.loads, *group.stores]]
         if generic:         # the sizes and strides its source reads from n: one array, made here, passed by address
             values = self.values[group.name]
             array = self.globals[f"_n{group.name}"] = (ctypes.c_long * max(len(values), 1))(*values)
             pointers.append(f"{ctypes.addressof(array)}")
-        self.lines.append(f"    {handle}({', '.join(pointers)}, _threads())"
-                          f"  # {', '.join(m.name for m in group.members)}")
+        call = f"{handle}({', '.join(pointers)}, _threads())  # {', '.join(m.name for m in group.members)}"
+        if nll is None:
+            self.lines.append(f"    {call}")
+            return
+        # the kernel answers the first class out of range (ignore_index when there is none), checked before it
+        # writes anything
+        self.lines += [f"    _bad = {call}", f"    if _bad != {nll.ignore_index}:",
+                       "        raise IndexError(f'Target {_bad} is out of bounds.')"]
 
     def pointer(self, node: Any) -> str:
         """The address of node's first element (a view's: its root's, at the view's offset)."""

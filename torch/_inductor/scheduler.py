@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import torch
-from torch._inductor.formulas import Lowered, Reduction, RowOp, lower, lower_reduction, lower_row
+from torch._inductor.formulas import Lowered, Reduction, lower, lower_reduction
+from torch._inductor.row_ops import RowOp, lower_row
 
 __all__ = ["CUDA_ROW_LENGTH", "FusedGroup", "plan"]
 
@@ -137,19 +138,19 @@ def plan(graph: Any, grad_enabled: bool) -> list[FusedGroup]:
             home.reduction, home.reduced, home.closed = node, reduced, True
             group_of[node] = home
             continue
-        if _takes_layer_norm_output(node, group_of):
-            ln, index = node.args
-            home = group_of[ln]
+        if _takes_row_output(node, group_of):
+            source, index = node.args
+            home = group_of[source]
             home.members.append(node)
-            if index == 0:             # the normalized values: the layer norm's own element value
-                home.lowered[node] = Lowered("{0}", (ln,), "float", (False,))
+            if index == 0 and home.rows[source].kind == "layer_norm":   # the layer norm's own element value
+                home.lowered[node] = Lowered("{0}", (source,), "float", (False,))
             else:
-                home.stats[node] = (ln, index)
+                home.stats[node] = (source, index)
             group_of[node] = home
             continue
         row = lower_row(node) if lowered is None and reduced is None and node.op == "call_function" else None
         if row is not None and _row_fusible(node, row, recorded):
-            shape, _, _, device, _ = row.operand.meta["example"] if row.kind == "layer_norm" else node.meta["example"]
+            shape, _, _, device, _ = row.operand.meta["example"] if row.kind in _TUPLES else node.meta["example"]
             joined = group_of.get(row.operand)
             if joined is None or joined.closed or joined.shape != shape or joined.reduction is not None:
                 groups.append(FusedGroup(len(groups), shape, device))
@@ -185,23 +186,32 @@ def _join(home: FusedGroup, node: Any, operands: tuple[Any, ...], group_of: dict
             group_of[operand].closed = True
 
 
-def _takes_layer_norm_output(node: Any, group_of: dict[Any, FusedGroup]) -> bool:
-    """Whether node is result 0, 1 or 2 (values, mean, rstd) of a layer norm fused in an open group."""
+# The row operations whose results are a tuple (the group takes its getitems): a layer norm's values, means and
+# rstds; nll_loss's loss and total weight.
+_TUPLES = {"layer_norm": (0, 1, 2), "nll": (0, 1)}
+
+
+def _takes_row_output(node: Any, group_of: dict[Any, FusedGroup]) -> bool:
+    """Whether node is one of the results of a layer norm or nll_loss fused in an open group."""
     if node.op != "call_function" or node.target is not operator.getitem or len(node.args) != 2:
         return False
     source, index = node.args
     home = group_of.get(source)
-    return home is not None and not home.closed and source in home.rows and index in (0, 1, 2)
+    return home is not None and not home.closed and source in home.rows and index in _TUPLES[home.rows[source].kind]
 
 
 def _row_fusible(node: Any, row: RowOp, recorded: set[Any]) -> bool:
     """A softmax or layer norm over the last dim of a float32 value (or the backward of one; on a GPU, rows of
-    at most CUDA_ROW_LENGTH), autograd not recording it; every operand on the same device."""
+    at most CUDA_ROW_LENGTH), or nll_loss on the CPU (its rows' losses summed after them, in order), autograd not
+    recording it; every operand on the same device."""
     operand = _example(row.operand)
-    example = operand if row.kind == "layer_norm" else _example(node)       # a layer norm's results: getitems
+    example = operand if row.kind in _TUPLES else _example(node)        # a tuple's results: its getitems
     if example is None or operand is None or example[3].type not in ("cpu", "cuda"):
         return False
-    if example[3].type == "cuda" and (not example[0] or example[0][-1] > CUDA_ROW_LENGTH):
+    if example[3].type == "cuda" and (not example[0] or example[0][-1] > CUDA_ROW_LENGTH or row.kind == "nll"):
+        return False
+    if row.kind in _TUPLES and not all(user.target is operator.getitem and user.args[1] in _TUPLES[row.kind]
+                                       for user in node.users):
         return False
     return (node not in recorded and example[2] is torch.float32 and operand[2] is torch.float32
             and (operand[0] == example[0] or row.kind == "nll_backward")
