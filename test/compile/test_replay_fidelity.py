@@ -657,6 +657,82 @@ def test_attributes_the_program_set_on_a_tensor_argument_are_guarded():
     assert stats["recompiles"] == before and weight.grad.tolist() == [6.0, 6.0]
 
 
+class _Settings:
+    pass
+
+
+def test_objects_and_containers_kept_on_a_tensor_argument_are_guarded_on_what_they_hold():
+    def f(x):
+        return x * x.meta.scale + x._private.offset + x.table["shift"]
+
+    compiled = torch.compile(f)
+    x = torch.ones(2)
+    x.meta, x._private, x.table = _Settings(), _Settings(), {"shift": 0.0}
+    x.meta.scale, x._private.offset = 2.0, 1.0
+    assert twice(compiled, x).tolist() == [3.0, 3.0]
+    before = stats["recompiles"]
+    for change in (lambda: setattr(x.meta, "scale", 5.0), lambda: setattr(x._private, "offset", -1.0),
+                   lambda: x.table.update(shift=10.0)):
+        change()
+        assert compiled(x).tolist() == f(x).tolist()
+    assert stats["recompiles"] == before + 3
+    assert twice(compiled, x).tolist() == [14.0, 14.0] and stats["recompiles"] == before + 3
+
+
+def test_what_the_program_keeps_on_a_modules_parameters_and_tensors_is_guarded():
+    class Scaled(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.linear = torch.nn.Linear(3, 3)
+            self.linear.weight.scale = 2.0
+            self.offsets = torch.ones(3)
+            self.offsets.table = {"shift": 1.0}
+
+        def forward(self, x):
+            return self.linear(x) * self.linear.weight.scale + self.offsets.table["shift"]
+
+    model = Scaled()
+    compiled = torch.compile(model)
+    x = torch.randn(2, 3)
+    torch.testing.assert_close(twice(compiled, x), model(x))
+    before = stats["recompiles"]
+    for change in (lambda: setattr(model.linear.weight, "scale", 5.0), lambda: model.offsets.table.update(shift=3.0),
+                   lambda: setattr(model.linear.weight, "meta", _Settings())):
+        change()
+        torch.testing.assert_close(compiled(x), model(x))
+    assert stats["recompiles"] == before + 3
+    torch.testing.assert_close(twice(compiled, x), model(x))
+    assert stats["recompiles"] == before + 3
+
+
+def test_an_object_on_a_tensor_argument_changed_by_the_call_is_changed_at_every_call():
+    def count(x):
+        x.meta.calls += 1
+        return x * 2
+
+    compiled = torch.compile(count)
+    x = torch.ones(2)
+    x.meta = _Settings()
+    x.meta.calls = 0
+    for _ in range(4):
+        assert compiled(x).tolist() == [2.0, 2.0]
+    assert x.meta.calls == 4
+
+
+def test_embers_and_dynamos_own_tensor_state_moves_without_a_guard():
+    doubled = torch.compile(lambda w: (w * 2).sum())
+    w = torch.ones(3, requires_grad=True)
+    torch._dynamo.mark_dynamic(w, 0)            # (a set under _dynamo_dynamic_indices)
+    view = w[1:]                                # (its version under _view_version)
+    doubled(w).backward()
+    doubled(view).backward()
+    before = stats["recompiles"]
+    for _ in range(3):
+        doubled(w).backward()
+        doubled(view).backward()
+    assert stats["recompiles"] == before and w.grad.tolist() == [8.0, 16.0, 16.0]
+
+
 def test_a_storage_offset_the_program_reads_is_guarded_and_otherwise_views_at_any_offset_replay():
     base = torch.arange(10.0)
     offset = torch.compile(lambda x: x * x.storage_offset())

@@ -28,11 +28,12 @@ from typing import Any, Callable
 import torch
 from torch._dynamo.global_reads import LocalUse, local_uses
 from torch._dynamo.graph_passes import elide_fresh_copies
-from torch._dynamo.guards import (GuardSet, Snapshot, TensorGuard, aliasing_of, attributes_changed, global_state,
-                                  is_plain_value, offset_changed, public_attributes)
+from torch._dynamo.guards import (GuardSet, Snapshot, TensorGuard, aliasing_of, global_state, is_plain_value,
+                                  offset_changed)
 from torch._dynamo.observers import argument_hooks, observed
 from torch._dynamo.program_reads import ProgramReads
 from torch._dynamo.program_state import CALLABLES, is_program_file, program_methods
+from torch._dynamo.tensor_attributes import attributes_changed, public_attributes
 from torch.fx.experimental.proxy_tensor import _OperatorTracer
 from torch.fx._lazy_graph_module import _LazyGraphModule
 from torch.fx.graph import Graph
@@ -356,6 +357,10 @@ def _capture(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, An
     cap.effects.function(guard_target or fn)
     cap.effects.arguments([*(f"argument {i}" for i in range(len(args))), *(f"argument {k}" for k in kwargs)],
                           [*args, *kwargs.values()], scoped)
+    for i in positions:         # objects and containers kept on a tensor argument: guarded on what they hold
+        for key, value, plain in attributes[i]:
+            if not plain:
+                cap.effects.reached(f"attribute {key} of argument {names[i]}", value)
     _active = cap
     try:
         with observed(cap), cap.effects.tracing(cap.graph_break), cap.tracer:

@@ -13,8 +13,8 @@ from typing import Any, Callable
 
 import torch
 
-__all__ = ["GuardSet", "ReadGuard", "Snapshot", "TensorGuard", "aliasing_of", "array_state", "attributes_changed",
-           "global_state", "is_array", "is_plain_value", "offset_changed", "public_attributes", "same_value",
+__all__ = ["GuardSet", "ReadGuard", "Snapshot", "TensorGuard", "aliasing_of", "array_state", "attributes_of",
+           "global_state", "is_array", "is_plain_value", "offset_changed", "same_attributes", "same_value",
            "weak_reader"]
 
 _PLAIN = (int, float, bool, str, bytes, type(None), torch.dtype, torch.device, complex)
@@ -174,14 +174,14 @@ class Snapshot:
 
     def __init__(self, value: Any, attributes: bool = True) -> None:
         self.value = value
-        self.attributes = _attributes(value) if attributes else None
+        self.attributes = attributes_of(value) if attributes else None
         self.contents = array_state(value) if is_array(value) else None
 
     def __repr__(self) -> str:
         return f"{type(self.value).__name__} object"
 
 
-def _attributes(value: Any) -> tuple[tuple[str, Any, bool], ...]:
+def attributes_of(value: Any) -> tuple[tuple[str, Any, bool], ...]:
     """(name, value, compared by value) per attribute; a module's plain ones only (its tensors and submodules
     are guarded where the call reads them, and attributes it assigns are replayed)."""
     try:
@@ -193,7 +193,7 @@ def _attributes(value: Any) -> tuple[tuple[str, Any, bool], ...]:
                          for k, v in items if not module or is_plain_value(v)), key=lambda kv: kv[0]))
 
 
-def _same_attributes(now: tuple[tuple[str, Any, bool], ...], expected: tuple[tuple[str, Any, bool], ...]) -> bool:
+def same_attributes(now: tuple[tuple[str, Any, bool], ...], expected: tuple[tuple[str, Any, bool], ...]) -> bool:
     return len(now) == len(expected) and all(
         a[0] == b[0] and a[2] == b[2] and (same_plain(a[1], b[1]) if b[2] else a[1] is b[1])
         for a, b in zip(now, expected))
@@ -203,32 +203,9 @@ def same_value(now: Any, expected: Any) -> bool:
     """Whether a non-tensor argument still holds what the graph was captured with."""
     if isinstance(expected, Snapshot):
         return now is expected.value and (expected.attributes is None or
-                                          _same_attributes(_attributes(now), expected.attributes)) and \
+                                          same_attributes(attributes_of(now), expected.attributes)) and \
             (expected.contents is None or array_state(now) == expected.contents)
     return same_plain(now, expected)
-
-
-# Ember's own per-tensor state, kept in a tensor's __dict__ under these names (its autograd links and flags)
-_EMBER_TENSOR_STATE = frozenset({"_accumulation_lock", "_grad", "_grad_accumulator", "_grad_fn", "_leaf_hooks",
-                                 "_output_nr", "_requires_grad", "_retains_grad"})
-
-
-def public_attributes(tensor: torch.Tensor) -> tuple[tuple[str, Any, bool], ...]:
-    """The attributes a program set on a tensor (x.scale = 2.0, x._scale = 2.0), as _attributes gives them.
-    Ember's own state is not the program's; of the other names with a leading underscore, those holding plain
-    values are (the objects Ember may keep under such names would not compare alike from call to call)."""
-    return tuple(entry for entry in _attributes(tensor)
-                 if not entry[0].startswith("_") or (entry[2] and entry[0] not in _EMBER_TENSOR_STATE))
-
-
-def attributes_changed(flat: list[Any], position: int, expected: tuple[tuple[str, Any, bool], ...]) -> str | None:
-    """What changed in the attributes set on the tensor argument at position, None if nothing did (a nones
-    reader)."""
-    own = flat[position].__dict__
-    if not own and not expected:        # (the common case, at every replay)
-        return None
-    return None if _same_attributes(public_attributes(flat[position]), expected) else \
-        f"the attributes set on tensor argument {position} changed"
 
 
 def offset_changed(flat: list[Any], position: int, expected: int) -> str | None:

@@ -19,8 +19,10 @@ from torch._dynamo import exc
 from torch._dynamo.guards import GuardSet, is_plain_value, weak_reader
 from torch._dynamo.observers import has_hooks, hook_functions, hook_set
 from torch._dynamo.program_state import is_program_class, is_program_file, is_watched
+from torch._dynamo.readers import method_function, own_attribute, own_method
 from torch._dynamo.held_state import held_state
 from torch._dynamo.side_effects import Effects
+from torch._dynamo.tensor_attributes import EMBER_TENSOR_STATE, attributes_hold, public_attributes
 from torch.fx.graph import Graph
 from torch.utils._pytree import tree_flatten
 
@@ -94,17 +96,17 @@ class ProgramReads:
             code = getattr(value.__func__, "__code__", None)
             if code is not None and is_program_file(code.co_filename) and name.isidentifier():
                 # the program's method: patched on the instance or the class, the call is another
-                self.guards.add_read(description, module, functools.partial(_method_function, name=name),
+                self.guards.add_read(description, module, functools.partial(method_function, name=name),
                                      value.__func__, by_value=False, path=f"{{}}.{name}.__func__")
             elif name in module.__dict__:
                 # set on the instance (accelerate's autocast forward, PEFT's hooks): that very method
                 self.guards.add_read(f"{description} set on the instance", module,
-                                     functools.partial(_own_method, name=name), module.__dict__[name], by_value=False)
+                                     functools.partial(own_method, name=name), module.__dict__[name], by_value=False)
             else:
                 # a library's or Ember's method (the capture patches some of Ember's while it runs): not replaced
                 # on the instance (as accelerate's and PEFT's hooks replace forward)
                 self.guards.add_read(f"{description} is not replaced on the instance", module,
-                                     functools.partial(_own_attribute, name=name), False, by_value=True,
+                                     functools.partial(own_attribute, name=name), False, by_value=True,
                                      path=f"({name!r} in {{}}.__dict__)")
             return
         if held_state(value) is not None:      # a generator, an iterator or an array: drawing, writing is a side effect
@@ -130,6 +132,21 @@ class ProgramReads:
         self.guards.add_read(description, module, operator.attrgetter(name), value, path=_where_read(module, name))
         if isinstance(value, torch.Tensor):
             self.tensor_reads[key] = (module, name, value, self.guards.reads[-1])
+            self._tensor_attributes(description, value)
+
+    def _tensor_attributes(self, description: str, tensor: torch.Tensor) -> None:
+        """What the program set on a module's tensor (weight.scale, weight.meta), guarded as on a tensor argument:
+        plain values by value, objects and containers by identity and on what they hold."""
+        attributes = public_attributes(tensor)
+        hold = functools.partial(attributes_hold, expected=attributes)
+        helper = f"ATTRIBUTES_HOLD_{len(self.guards.reads)}"       # (the helpers share the check's namespace)
+        # inline, a tensor holding Ember's state alone needs no call (the common case, for every parameter read)
+        path = f"({{}}.__dict__.keys() <= EMBER_STATE or {helper}({{}}))" if not attributes else f"{helper}({{}})"
+        self.guards.add_read(f"the attributes set on {description}", tensor, hold, True, by_value=True, path=path,
+                             helpers={helper: hold, "EMBER_STATE": EMBER_TENSOR_STATE})
+        for key, value, plain in attributes:
+            if not plain:
+                self.effects.reached(f"attribute {key} of {description}", value)
 
     def _class_read(self, module: Any, name: str) -> None:
         """What a module the call constructs reads from its class (a class attribute, its forward), where the
@@ -323,17 +340,6 @@ def _call_reader(reader: Callable[[], Any], flat: list[Any]) -> Any:
     return reader()
 
 
-_ABSENT = object()
-
-
-def _own_attribute(module: Any, name: str) -> bool:
-    return name in module.__dict__
-
-
-def _own_method(module: Any, name: str) -> Any:
-    return module.__dict__.get(name)
-
-
 def _layout(tensor: Any) -> tuple[Any, ...]:
     return (type(tensor), tuple(tensor.shape), tuple(tensor.stride()), tensor.dtype, tensor.device,
             tensor.requires_grad)
@@ -350,11 +356,6 @@ def _sequence_of(module: Any, name: str) -> tuple[type, int] | None:
 
 def _layout_of(module: Any, name: str) -> tuple[Any, ...]:
     return _layout(getattr(module, name))
-
-
-def _method_function(module: Any, name: str) -> Any:
-    """The function of the method module.name (AttributeError once it is no method: a guard failure)."""
-    return getattr(module, name).__func__
 
 
 def _argument_grad(flat: list[Any], position: int) -> Any:

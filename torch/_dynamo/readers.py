@@ -11,7 +11,7 @@ from typing import Any, Callable
 from torch._dynamo.global_reads import Step, along
 
 __all__ = ["attribute_chain", "binds", "cell_contents", "default_at", "defaults_of", "entered_function",
-           "generator_states", "kwdefaults_of"]
+           "generator_states", "kwdefaults_of", "method_function", "own_attribute", "own_method"]
 
 
 def attribute_chain(module: Any, name: str, steps: tuple[Step, ...]) -> Any:
@@ -65,3 +65,17 @@ def generator_states() -> tuple[Any, ...]:
     numpy = sys.modules.get("numpy")
     state = numpy.random.get_state() if numpy is not None else None
     return (random.getstate(), None if state is None else (state[1].tobytes(), *state[2:]))
+
+
+def own_attribute(module: Any, name: str) -> bool:
+    return name in module.__dict__
+
+
+def own_method(module: Any, name: str) -> Any:
+    """A method set on the instance itself (accelerate's and PEFT's hooks replace forward so), or None."""
+    return module.__dict__.get(name)
+
+
+def method_function(module: Any, name: str) -> Any:
+    """The function of the method module.name (AttributeError once it is no method: a guard failure)."""
+    return getattr(module, name).__func__

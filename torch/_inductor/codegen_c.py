@@ -301,8 +301,8 @@ def row_body(group: FusedGroup, loops: RowLoops, v: Values = _LITERAL) -> list[s
             phase += 1
         phase_of[member] = phase
     # nll_loss reads its softmax's value at one element a row: computed there again, not kept for it
-    recomputed = {row.operand for row in group.rows.values()
-                  if row.kind == "nll" and row.operand in group.rows and group.rows[row.operand].kind.endswith("softmax")}
+    recomputed = {row.operand for row in group.rows.values() if row.kind == "nll" and row.operand in group.rows
+                  and group.rows[row.operand].kind.endswith("softmax")}
     buffered = {o for m in group.members if m not in group.stats for o in group.operands(m)
                 if o in phase_of and (phase_of[o] < phase_of[m] or m in group.rows)
                 and not (o in recomputed and group.rows[m].kind == "nll")}

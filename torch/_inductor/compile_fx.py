@@ -83,7 +83,8 @@ class _Wrapper:
         pointers = [self.pointer(n) for n in [*group.loads, *group.stores]]
         nll = next((row for row in group.rows.values() if row.kind == "nll"), None)
         if nll is not None and nll.reduction != 0:     # the rows' losses, summed by the kernel after them
-            self.lines.append(f"    _losses = _empty_strided(({group.shape[0]},), (1,), dtype={self.constant(torch.float32)})")
+            float32 = self.constant(torch.float32)
+            self.lines.append(f"    _losses = _empty_strided(({group.shape[0]},), (1,), dtype={float32})")
             pointers.append("_losses.data_ptr()")
         function.argtypes = [ctypes.c_void_p] * (len(pointers) + generic) + [ctypes.c_int]
         function.restype = ctypes.c_longlong if nll is not None else None
