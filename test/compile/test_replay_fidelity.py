@@ -791,8 +791,9 @@ def test_a_librarys_writes_for_the_program_happen_at_each_call():
     os.close(read_end)
 
 
-def test_the_clock_is_seen_under_a_profiler_in_python_and_a_capture_runs_under_cprofile():
+def test_the_clock_is_seen_under_a_profiler_in_python_or_cprofile_and_the_profiler_still_sees_every_call():
     import cProfile
+    import pstats
     import sys
     import time
 
@@ -806,11 +807,30 @@ def test_the_clock_is_seen_under_a_profiler_in_python_and_a_capture_runs_under_c
     profiler = cProfile.Profile()
     profiler.enable()
     try:
+        assert _distinct(torch.compile(lambda x: x * 0 + time.process_time_ns() % 1000003))
         doubled = torch.compile(lambda x: x * 2)
         for _ in range(3):
             assert doubled(torch.ones(1)).item() == 2.0
     finally:
         profiler.disable()
+    assert sys.getprofile() is None
+    calls = {name: count for (_, _, name), (count, *_) in pstats.Stats(profiler).stats.items()}
+    assert calls["<built-in method time.process_time_ns>"] == 5     # one per call, the capture's included
+
+
+def test_a_profiler_the_compiled_function_stops_stays_stopped():
+    import cProfile
+    import sys
+
+    profiler = cProfile.Profile()
+
+    def stop(x):
+        profiler.disable()
+        return x * 2
+
+    profiler.enable()
+    assert torch.compile(stop)(torch.ones(1)).item() == 2.0
+    assert sys.getprofile() is None
 
 
 def test_an_object_the_call_makes_and_returns_is_its_own_at_each_call():

@@ -5,8 +5,9 @@ Python would be called at every call and return, which costs a capture a fifth o
 Python only for those two events. An exception either raises stops the call it was made for, as a Python
 profile function's does (fullgraph=True's Unsupported).
 
-`watch` sets it on the calling thread and returns what was set before (sys.getprofile()'s object), which
-`unwatch` restores."""
+`watch` sets it on the calling thread in front of the profile function set there before, if any (cProfile's,
+written in C, or one written in Python through sys.setprofile): that one is called after it at every event, so
+the program's profiler still sees everything while the capture sees the C calls too. `unwatch` puts it back."""
 from cpython.object cimport PyObject
 
 cdef extern from "Python.h":
@@ -17,6 +18,10 @@ cdef extern from "Python.h":
         PyMethodDef* m_ml
     ctypedef int (*Py_tracefunc)(PyObject*, PyFrameObject*, int, PyObject*) except -1
     void PyEval_SetProfile(Py_tracefunc func, PyObject* obj)
+    ctypedef struct PyThreadState:
+        Py_tracefunc c_profilefunc
+        PyObject* c_profileobj
+    PyThreadState* PyThreadState_Get()
     bint PyCFunction_Check(PyObject* op)
     object PyUnicode_FromString(const char* s)
     int PyTrace_CALL
@@ -37,6 +42,9 @@ cdef char _watched[TABLE]
 
 cdef class Watcher:
     cdef object seen, entered, names, called
+    cdef Py_tracefunc previous          # the profile function set before watch (a profiler's), or NULL
+    cdef PyObject* previous_state       # its object, kept alive by `kept`
+    cdef object kept
 
     def __init__(self, seen, entered, names, called):
         self.seen = seen
@@ -54,23 +62,30 @@ cdef bint _is_watched(PyMethodDef* method, object names) except -1:
 
 
 cdef int _profile(PyObject* state, PyFrameObject* frame, int what, PyObject* arg) except -1:
-    cdef Watcher watcher
+    cdef Watcher watcher = <Watcher>state
     if what == PyTrace_CALL:
-        watcher = <Watcher>state
         if ember_frame_code(frame) not in watcher.seen:
             watcher.entered(<object><PyObject*>frame)
     elif what == PyTrace_C_CALL and PyCFunction_Check(arg):
-        watcher = <Watcher>state
         if _is_watched((<PyCFunctionObject*>arg).m_ml, watcher.names):
             watcher.called(<object><PyObject*>frame, <object>arg)
+    if watcher.previous != NULL:
+        return watcher.previous(watcher.previous_state, frame, what, arg)
     return 0
 
 
 def watch(Watcher watcher):
-    """Set watcher's profile function on this thread."""
+    """Set watcher's profile function on this thread, in front of the one set there before."""
+    cdef PyThreadState* thread = PyThreadState_Get()
+    watcher.previous, watcher.previous_state = thread.c_profilefunc, thread.c_profileobj
+    # (PyEval_SetProfile releases the object it replaces: the watcher holds it until it is put back)
+    watcher.kept = <object>thread.c_profileobj if thread.c_profileobj != NULL else None
     PyEval_SetProfile(_profile, <PyObject*>watcher)
 
 
-def unwatch():
-    """Remove the profile function on this thread."""
-    PyEval_SetProfile(NULL, NULL)
+def unwatch(Watcher watcher):
+    """Put back on this thread the profile function set before watch, unless the program replaced watcher's
+    meanwhile (a profiler it stopped stays stopped)."""
+    if PyThreadState_Get().c_profileobj == <PyObject*>watcher:
+        PyEval_SetProfile(watcher.previous, watcher.previous_state)
+    watcher.previous, watcher.previous_state, watcher.kept = NULL, NULL, None

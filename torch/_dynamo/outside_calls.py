@@ -19,7 +19,6 @@ import datetime
 import importlib
 import io
 import os
-import sys
 import time
 import types
 from typing import Any, Callable, Iterator
@@ -113,42 +112,11 @@ def reporter(report: Callable[[str], None]) -> Callable[[Any, Any], None]:
 def watching(seen: set[Any], entered: Callable[[Any], None], report: Callable[[str], None]) -> Iterator[None]:
     """For the block, on this thread: entered(frame) for each Python function entered whose code is not in seen,
     and report(reason) for each of these C functions called. One profile function in C does both
-    (torch._dynamo.call_watch). Where a profiler runs already, a trace function sees the functions entered (a
-    tracer set already, a debugger's or a coverage tool's, is called after it) and, if that profiler is written
-    in Python, a profile function in Python sees the C calls and calls it after; one in C (cProfile's) is kept,
-    and the C calls go unseen."""
-    previous_profile: Any = sys.getprofile()
-    if previous_profile is None:
-        call_watch.watch(call_watch.Watcher(seen, entered, NAMES, reporter(report)))
-        try:
-            yield
-        finally:
-            call_watch.unwatch()
-        return
-    previous: Any = sys.gettrace()
-
-    def trace(frame: Any, event: Any, arg: Any) -> Any:     # called at every Python call: kept short
-        if frame.f_code not in seen:
-            entered(frame)
-        return previous(frame, event, arg) if previous is not None else None
-    in_python = isinstance(previous_profile, (types.FunctionType, types.MethodType))
-    if in_python:
-        sys.setprofile(_python_profile(report, previous_profile))
-    sys.settrace(trace)
+    (torch._dynamo.call_watch), in front of a profiler the program runs already (cProfile, or one in Python),
+    which it calls after itself at every event."""
+    watcher = call_watch.Watcher(seen, entered, NAMES, reporter(report))
+    call_watch.watch(watcher)
     try:
         yield
     finally:
-        sys.settrace(previous)
-        if in_python:
-            sys.setprofile(previous_profile)
-
-
-def _python_profile(report: Callable[[str], None], previous: Any) -> Callable[..., Any]:
-    """These calls seen by a profile function written in Python, which calls previous (one in Python) after it."""
-    names, called = NAMES, reporter(report)
-
-    def profile(frame: Any, event: str, arg: Any) -> Any:     # called at every call and return: kept short
-        if event == "c_call" and getattr(arg, "__name__", None) in names:
-            called(frame, arg)
-        return previous(frame, event, arg)
-    return profile
+        call_watch.unwatch(watcher)
