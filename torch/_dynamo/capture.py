@@ -28,8 +28,9 @@ from typing import Any, Callable
 import torch
 from torch._dynamo.global_reads import LocalUse, local_uses
 from torch._dynamo.graph_passes import elide_fresh_copies
-from torch._dynamo.guards import (GuardSet, Snapshot, TensorGuard, aliasing_of, global_state, is_plain_value,
-                                  offset_changed)
+from torch._dynamo.guards import (GuardSet, OfType, Snapshot, TensorGuard, aliasing_of, global_state,
+                                  is_plain_value, offset_changed)
+from torch._dynamo.loose_arguments import bind_fields, loose_fields, sharing
 from torch._dynamo.observers import argument_hooks, observed
 from torch._dynamo.program_reads import ProgramReads
 from torch._dynamo.program_state import CALLABLES, is_program_file, program_methods
@@ -328,6 +329,7 @@ def _capture(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, An
     guards.count, guards.structure, guards.state = len(flat), structure, global_state()
     positions: list[int] = []
     attributes: dict[int, tuple[Any, ...]] = {}
+    loose: dict[int, dict[str, Any]] = {}           # arguments read only through their fields, and those fields
     scoped_uses = _scoped_arguments(fn, args, kwargs, flat)
     scoped: dict[int, LocalUse] = {}
     for i, (name, value) in enumerate(zip(names, flat)):
@@ -349,14 +351,26 @@ def _capture(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, An
             guards.values.append((i, name, value))
         else:
             use = scoped_uses.get(i)
+            fields = loose_fields(value, use)
+            if fields is not None:          # read only through its fields: any object of its type
+                loose[i] = fields
+                continue
             guards.values.append((i, name, Snapshot(value, attributes=use is None)))
             if use is not None:
                 scoped[id(value)] = use
+    for i in sharing(flat, positions, loose):       # guarded by identity after all
+        del loose[i]
+        guards.values.append((i, names[i], Snapshot(flat[i], attributes=i not in scoped_uses)))
+        if i in scoped_uses:
+            scoped[id(flat[i])] = scoped_uses[i]
     if len(positions) > 1:
         guards.aliasing = aliasing_of(flat, positions)
+    for i, fields in loose.items():     # (their inputs after the arguments')
+        guards.values.append((i, names[i], OfType(flat[i])))
+        bind_fields(cap, names[i], i, fields)
     cap.effects.function(guard_target or fn)
     cap.effects.arguments([*(f"argument {i}" for i in range(len(args))), *(f"argument {k}" for k in kwargs)],
-                          [*args, *kwargs.values()], scoped)
+                          [*args, *kwargs.values()], scoped, {id(flat[i]) for i in loose})
     for i in positions:         # objects and containers kept on a tensor argument: guarded on what they hold
         for key, value, plain in attributes[i]:
             if not plain:

@@ -13,9 +13,9 @@ from typing import Any, Callable
 
 import torch
 
-__all__ = ["GuardSet", "ReadGuard", "Snapshot", "TensorGuard", "aliasing_of", "array_state", "attributes_of",
-           "global_state", "is_array", "is_plain_value", "offset_changed", "same_attributes", "same_value",
-           "weak_reader"]
+__all__ = ["GuardSet", "OfType", "ReadGuard", "Snapshot", "TensorGuard", "aliasing_of", "array_state",
+           "attributes_of", "global_state", "is_array", "is_plain_value", "offset_changed", "same_attributes",
+           "same_value", "weak_reader"]
 
 _PLAIN = (int, float, bool, str, bytes, type(None), torch.dtype, torch.device, complex)
 
@@ -199,8 +199,21 @@ def same_attributes(now: tuple[tuple[str, Any, bool], ...], expected: tuple[tupl
         for a, b in zip(now, expected))
 
 
+class OfType:
+    """A non-tensor argument read only through its fields (torch._dynamo.loose_arguments: a dataclass batch): any
+    object of its type, the fields the call reads guarded one by one."""
+
+    def __init__(self, value: Any) -> None:
+        self.type = type(value)
+
+    def __repr__(self) -> str:
+        return f"a {self.type.__name__}"
+
+
 def same_value(now: Any, expected: Any) -> bool:
     """Whether a non-tensor argument still holds what the graph was captured with."""
+    if isinstance(expected, OfType):
+        return type(now) is expected.type
     if isinstance(expected, Snapshot):
         return now is expected.value and (expected.attributes is None or
                                           same_attributes(attributes_of(now), expected.attributes)) and \
@@ -304,7 +317,8 @@ class GuardSet:
         for position, name, value in self.values:
             now = flat[position]
             if not same_value(now, value):
-                return f"{name} == {value!r}" if is_plain_value(value) else f"{name} changed"
+                return f"{name} == {value!r}" if is_plain_value(value) else \
+                    f"{name} is not {value!r}" if isinstance(value, OfType) else f"{name} changed"
         if self.aliasing and aliasing_of(flat, [p for p, _ in self.tensors]) != self.aliasing:
             return "the tensor inputs alias each other differently"
         if global_state() != self.state:

@@ -233,7 +233,7 @@ class ProgramReads:
                             reader: Callable[[], Any]) -> None:
         """A tensor the graph held as a constant (its get_attr node) made a graph input that reader() gives at each
         call, guarded by its layout."""
-        node = self._source_placeholder(f"state_{len(self.guards.sources)}")
+        node = self.source_placeholder(f"state_{len(self.guards.sources)}")
         node.meta.update(constant.meta)
         constant.replace_all_uses_with(node)
         self.graph.erase_node(constant)
@@ -242,7 +242,7 @@ class ProgramReads:
         self.guards.add_source(description, functools.partial(_call_reader, reader), tensor)
         self.source_tensors.append(tensor)
 
-    def _source_placeholder(self, name: str) -> Any:
+    def source_placeholder(self, name: str) -> Any:
         """A graph input read from the program at each call, after the inputs made so far."""
         first_op = next((n for n in self.graph.nodes if n.op != "placeholder"), None)
         if first_op is None:        # only placeholders so far: after them
@@ -301,7 +301,7 @@ class ProgramReads:
                                  by_value=grad is None)
             return
         name = f"grad_{len(self.guards.sources)}"
-        node = self._source_placeholder(name)
+        node = self.source_placeholder(name)
         self.tracer.bind(grad, node)
         if position is not None:    # an argument's .grad: read from whatever tensor that argument is at each call
             self.guards.add_source(name, functools.partial(_argument_grad, position=position), grad)

@@ -157,14 +157,18 @@ class Effects:
         if fn.__kwdefaults__:
             self.reached(f"keyword defaults of {description}", fn.__kwdefaults__)
 
-    def arguments(self, names: list[str], values: list[Any], scoped: dict[int, LocalUse] | None = None) -> None:
+    def arguments(self, names: list[str], values: list[Any], scoped: dict[int, LocalUse] | None = None,
+                  loose: frozenset[int] | set[int] = frozenset()) -> None:
         """The call's arguments, before it runs: snapshotted; an object or a function of the program's guarded
         whole (its identity is an argument's guard; containers are the arguments' structure, their members
         inputs), but for the objects in `scoped` (by id: how the compiled function uses each), guarded on what
-        the function and the methods it calls on them read."""
+        the function and the methods it calls on them read, and those in `loose` (by id: read only through their
+        fields, which loose_arguments guards)."""
         scoped = scoped or {}
         for name, value in zip(names, values):
             self.watch(f"argument {name}", value)
+            if id(value) in loose:
+                continue
             if id(value) in scoped:
                 self.objects[id(value)] = (f"argument {name}", value)
                 self._object_reads(value, scoped[id(value)].attributes)

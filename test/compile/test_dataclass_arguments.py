@@ -1,0 +1,135 @@
+"""A dataclass argument the compiled function reads only through its fields (a batch: batch.x, batch.y, a plain
+setting) replays for a new object of its kind: its tensor fields are graph inputs read at each call, its plain
+fields and its type are guarded. Any other use of it (passed on, returned, a method called, a field's own
+attributes) keeps it guarded by identity, as before."""
+from dataclasses import dataclass, field
+from typing import Optional
+
+import torch
+import torch.nn.functional as F
+from torch._dynamo.eval_frame import stats
+
+
+@dataclass
+class Batch:
+    x: torch.Tensor
+    y: torch.Tensor
+    scale: float = 1.0
+    mask: Optional[torch.Tensor] = None
+    notes: list = field(default_factory=list)
+
+
+def _model():
+    torch.manual_seed(0)
+    return torch.nn.Linear(4, 2)
+
+
+def step(model, batch):
+    out = model(batch.x)
+    loss = F.mse_loss(out, batch.y) * batch.scale
+    if batch.mask is not None:
+        loss = loss + (out * batch.mask).sum()
+    loss.backward()
+    return loss
+
+
+def test_a_new_batch_each_step_replays_with_eagers_losses_and_gradients():
+    model, reference = _model(), _model()
+    compiled = torch.compile(step)
+    captures = stats["captures"]
+    gen = torch.Generator().manual_seed(1)
+    for _ in range(5):
+        batch = Batch(torch.randn(8, 4, generator=gen), torch.randn(8, 2, generator=gen))
+        model.zero_grad()
+        reference.zero_grad()
+        torch.testing.assert_close(compiled(model, batch), step(reference, batch))
+        for p, q in zip(model.parameters(), reference.parameters()):
+            torch.testing.assert_close(p.grad, q.grad)
+    assert stats["captures"] - captures == 1
+
+
+def test_a_changed_plain_field_a_new_size_or_a_tensor_where_none_was_captures_again():
+    model, reference = _model(), _model()
+    compiled = torch.compile(step)
+    kinds = [Batch(torch.ones(8, 4), torch.zeros(8, 2)), Batch(torch.ones(8, 4), torch.zeros(8, 2), scale=3.0),
+             Batch(torch.ones(5, 4), torch.zeros(5, 2)), Batch(torch.ones(8, 4), torch.zeros(8, 2), mask=torch.ones(2))]
+
+    def both(batch):
+        model.zero_grad()
+        reference.zero_grad()
+        torch.testing.assert_close(compiled(model, batch), step(reference, batch))
+
+    for batch in kinds:
+        both(batch)
+    before = stats["recompiles"]
+    for batch in kinds:             # each kind replays its own capture
+        both(batch)
+    assert stats["recompiles"] == before
+
+
+def test_a_field_that_is_also_a_tensor_argument_or_a_second_batch_is_read_from_each():
+    def combine(a, b, t):
+        return a.x * 2 + b.x + t
+
+    compiled = torch.compile(combine)
+    shared = Batch(torch.ones(3), torch.zeros(3))
+    compiled(shared, shared, shared.x)
+    gen = torch.Generator().manual_seed(2)
+    for _ in range(3):
+        a, b = Batch(torch.randn(3, generator=gen), None), Batch(torch.randn(3, generator=gen), None)
+        t = torch.randn(3, generator=gen)
+        torch.testing.assert_close(compiled(a, b, t), combine(a, b, t))
+        torch.testing.assert_close(compiled(a, a, a.x), combine(a, a, a.x))
+
+
+def test_a_batch_used_otherwise_is_guarded_by_identity_and_stays_right():
+    kept = []
+
+    def keep(batch):
+        kept.append(batch)
+        return batch.x * 2
+
+    def method(batch):
+        return batch.x * len(batch.notes.copy())
+
+    def field_attribute(batch):
+        return batch.x * batch.x.scale
+
+    for fn in (keep, method, field_attribute):
+        compiled = torch.compile(fn)
+        for k in range(3):
+            batch = Batch(torch.full((2,), float(k)), torch.zeros(2), notes=[1] * k)
+            batch.x.scale = k + 1.0
+            torch.testing.assert_close(compiled(batch), fn(batch))
+    assert [b.x[0].item() for b in kept] == [0.0, 0.0, 1.0, 1.0, 2.0, 2.0]
+
+
+def test_a_batch_the_call_changes_is_changed_at_every_call():
+    def normalise(batch):
+        batch.x = batch.x / batch.x.sum()
+        batch.x.add_(1)
+        return batch.x
+
+    compiled = torch.compile(normalise)
+    for k in range(1, 4):
+        batch = Batch(torch.full((2,), float(k)), torch.zeros(2))
+        result = compiled(batch)
+        assert batch.x is result and result.tolist() == [1.5, 1.5]
+
+
+def test_a_subclass_or_another_dataclass_of_the_same_fields_captures_again():
+    @dataclass
+    class Other:
+        x: torch.Tensor
+        y: torch.Tensor
+
+    class Derived(Batch):
+        pass
+
+    def read(batch):
+        return batch.x + batch.y
+
+    compiled = torch.compile(read)
+    for kind in (Batch, Derived, Other, Batch):
+        value = kind(torch.ones(2), torch.full((2,), float(len(kind.__name__))))
+        torch.testing.assert_close(compiled(value), read(value))
