@@ -133,3 +133,19 @@ def test_a_subclass_or_another_dataclass_of_the_same_fields_captures_again():
     for kind in (Batch, Derived, Other, Batch):
         value = kind(torch.ones(2), torch.full((2,), float(len(kind.__name__))))
         torch.testing.assert_close(compiled(value), read(value))
+
+
+def test_a_batch_missing_a_field_the_capture_read_captures_again_instead_of_failing():
+    def read(batch):
+        return batch.x * 2
+
+    compiled = torch.compile(read)
+    compiled(Batch(torch.ones(2), torch.zeros(2)))
+    partial = Batch(torch.ones(2), torch.zeros(2))
+    del partial.x
+    try:
+        compiled(partial)
+    except AttributeError as error:         # eager's error, from the call run again
+        assert "x" in str(error)
+    else:
+        raise AssertionError("no AttributeError")

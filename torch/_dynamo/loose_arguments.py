@@ -57,8 +57,8 @@ def sharing(flat: list[Any], positions: list[int], loose: dict[int, dict[str, An
 
 
 def field_of(flat: list[Any], position: int, name: str) -> Any:
-    """A source's reader: the field of the argument at position."""
-    return getattr(flat[position], name)
+    """A source's reader: the field of the argument at position (None, failing the guard, if it has none)."""
+    return getattr(flat[position], name, None)
 
 
 def field_changed(flat: list[Any], position: int, name: str, expected: Any, description: str) -> str | None:
