@@ -588,6 +588,62 @@ def test_a_cross_entropy_whose_every_row_is_ignored_is_nan_as_eager():
     assert got[0].isnan() and want[0].isnan() and torch.equal(got[1], want[1])
 
 
+@pytest.mark.parametrize("reductions", [("mean", "mean"), ("none", "sum")])
+def test_two_losses_of_one_log_softmax_or_of_two_are_each_eagers(reductions):
+    import torch.nn.functional as F
+
+    def one(x, y, z):
+        log_probs = x.log_softmax(-1)
+        return F.nll_loss(log_probs, y, reduction=reductions[0]), F.nll_loss(log_probs, z, reduction=reductions[1])
+
+    def two(x, y, z):
+        a, b = x.log_softmax(-1), (x * 2).log_softmax(-1)
+        return F.nll_loss(a, y, reduction=reductions[0]), F.nll_loss(b, z, reduction=reductions[1]), a + b
+
+    gen = torch.Generator().manual_seed(7)
+    x, y, z = torch.randn(37, 11, generator=gen), torch.randint(0, 11, (37,), generator=gen), \
+        torch.randint(0, 11, (37,), generator=gen)
+    for f in (one, two):
+        compiled = torch.compile(f)
+        compiled(x, y, z)
+        torch.testing.assert_close(compiled(x, y, z), f(x, y, z), rtol=2e-6, atol=2e-6)
+        assert all(sum(row.kind == "nll" for row in group.rows.values()) <= 1 for group in kernels_of(compiled))
+
+
+def test_log_probabilities_used_beside_their_loss_fuse_with_eagers_values():
+    import torch.nn.functional as F
+
+    def distill(s, t, y):
+        log_probs = s.log_softmax(-1)
+        return F.nll_loss(log_probs, y) + F.kl_div(log_probs, t.softmax(-1), reduction="batchmean")
+
+    def entropy_bonus(s, t, y):
+        log_probs = s.log_softmax(-1)
+        return F.nll_loss(log_probs, y) - 0.01 * (log_probs.exp() * log_probs).sum(-1).mean(), log_probs.exp()
+
+    gen = torch.Generator().manual_seed(8)
+    s, t, y = torch.randn(16, 10, generator=gen), torch.randn(16, 10, generator=gen), \
+        torch.randint(0, 10, (16,), generator=gen)
+    for f in (distill, entropy_bonus):
+        compiled = torch.compile(f)
+        compiled(s, t, y)
+        torch.testing.assert_close(compiled(s, t, y), f(s, t, y), rtol=2e-6, atol=2e-6)
+
+
+def test_a_layer_norms_statistics_survive_its_group_merging_with_another():
+    aten = torch.ops.aten
+
+    def f(x, w, b, z):
+        y, mean, rstd = aten.native_layer_norm(x, [8], w, b, 1e-5)
+        return z * 3 + y * 2, mean, rstd      # (the layer norm's group merges into the other)
+
+    gen = torch.Generator().manual_seed(9)
+    x, z, w, b = (torch.randn(*shape, generator=gen) for shape in ((4, 8), (4, 8), (8,), (8,)))
+    compiled = torch.compile(f)
+    compiled(x, w, b, z)
+    torch.testing.assert_close(compiled(x, w, b, z), f(x, w, b, z), rtol=2e-5, atol=2e-5)
+
+
 @pytest.mark.parametrize("bad", [11, -2])
 def test_a_class_out_of_range_raises_eagers_index_error_from_the_fused_cross_entropy(bad):
     import torch.nn.functional as F

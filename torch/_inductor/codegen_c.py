@@ -305,7 +305,7 @@ def row_body(group: FusedGroup, loops: RowLoops, v: Values = _LITERAL) -> list[s
                   and group.rows[row.operand].kind.endswith("softmax")}
     buffered = {o for m in group.members if m not in group.stats for o in group.operands(m)
                 if o in phase_of and (phase_of[o] < phase_of[m] or m in group.rows)
-                and not (o in recomputed and group.rows[m].kind == "nll")}
+                and not (o in recomputed and m in group.rows and group.rows[m].kind == "nll")}
     exprs: dict[Any, str] = {}
     local = {m: f"t{k}" for k, m in enumerate(group.members)}
 
