@@ -149,8 +149,8 @@ cdef class TensorImpl:
     @staticmethod
     def _layouts_hold(tuple tensors not None, tuple expected not None):
         """Whether each tensors[i] has the layout expected[i] = (dtype, device, sizes, strides, requires_grad,
-        hookless: no gradient hooks either): a compiled graph's guard on the tensors it holds (its parameters,
-        an optimizer's state) in one call."""
+        hookless: no gradient hooks either, and the attribute names it may carry, or None): a compiled graph's
+        guard on the tensors it holds (its parameters, an optimizer's state) in one call."""
         cdef Py_ssize_t i
         cdef TensorImpl t
         cdef tuple e
@@ -164,6 +164,8 @@ cdef class TensorImpl:
             if (bool(t._requires_grad) or t._grad_fn is not None) is not e[4]:
                 return False
             if e[5] and (<object>t).__dict__.get("_leaf_hooks"):
+                return False
+            if e[6] is not None and not (<object>t).__dict__.keys() <= e[6]:
                 return False
         return True
 

@@ -705,6 +705,75 @@ def test_what_the_program_keeps_on_a_modules_parameters_and_tensors_is_guarded()
     assert stats["recompiles"] == before + 3
 
 
+def test_what_a_loop_keeps_on_parameters_and_arguments_without_the_call_reading_it_captures_once():
+    model = torch.nn.Linear(3, 3)
+    model.weight.step, model.weight.stats, model.bias._history = 0, {"grad_norm": 0.0}, []
+    compiled = torch.compile(model)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
+    before = stats["captures"]
+    for _ in range(10):
+        compiled(torch.randn(4, 3)).sum().backward()
+        model.weight.stats["grad_norm"] = model.weight.grad.norm().item()
+        model.bias._history.append(1)
+        optimizer.step()
+        optimizer.zero_grad()
+        model.weight.step += 1
+    tagged = torch.compile(lambda x: x * 2)
+    x = torch.ones(2)
+    x.seen = {"calls": 0}
+    for _ in range(3):
+        tagged(x)
+        x.seen["calls"] += 1
+    assert stats["captures"] - before == 2
+
+
+def test_attributes_of_parameters_closures_and_defaults_the_call_reads_are_guarded():
+    class Reads(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.linear = torch.nn.Linear(1, 1)
+            self.linear.weight.meta = _Settings()
+            self.linear.weight.meta.scale = 2.0
+
+        def forward(self, x):
+            return x * next(iter(self.parameters())).meta.scale
+
+    def make():
+        held = torch.ones(1)
+        held.factor = 2.0
+        return (lambda x: x * held.factor), held
+
+    default = torch.ones(1)
+    default.factor = 2.0
+
+    def with_default(x, t=default):
+        return x * t.factor
+
+    model = Reads()
+    closure, held = make()
+    for f in (model, closure, with_default):
+        compiled = torch.compile(f)
+        for k in range(3):
+            model.linear.weight.meta.scale = held.factor = default.factor = 2.0 + k
+            torch.testing.assert_close(compiled(torch.ones(1)), f(torch.ones(1)))
+
+
+def test_a_container_on_a_tensor_too_large_or_deep_to_guard_runs_eagerly_and_stays_right():
+    x = torch.ones(1)
+    x.table = {f"k{j}": float(j) for j in range(600)}
+    deep = _Settings()
+    deep.scale, level = 2.0, deep
+    for _ in range(5):
+        outer = _Settings()
+        outer.child, level = level, outer
+    x.tree = level
+    wide = torch.compile(lambda x: x * x.table["k1"])
+    nested = torch.compile(lambda x: x * x.tree.child.child.child.child.child.scale)
+    for k in range(3):
+        x.table["k1"], deep.scale = 1.0 + k, 2.0 + k
+        assert wide(x).item() == 1.0 + k and nested(x).item() == 2.0 + k
+
+
 def test_an_object_on_a_tensor_argument_changed_by_the_call_is_changed_at_every_call():
     def count(x):
         x.meta.calls += 1

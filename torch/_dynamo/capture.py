@@ -34,7 +34,7 @@ from torch._dynamo.loose_arguments import bind_fields, loose_fields, sharing
 from torch._dynamo.observers import argument_hooks, observed
 from torch._dynamo.program_reads import ProgramReads
 from torch._dynamo.program_state import CALLABLES, is_program_file, program_methods
-from torch._dynamo.tensor_attributes import attributes_changed, public_attributes
+from torch._dynamo.tensor_attributes import guard_attributes, guarded_tensors, public_attributes, read_names
 from torch.fx.experimental.proxy_tensor import _OperatorTracer
 from torch.fx._lazy_graph_module import _LazyGraphModule
 from torch.fx.graph import Graph
@@ -343,10 +343,7 @@ def _capture(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, An
             cap.input_tensors.append(value)
             positions.append(i)
             guards.tensors.append((i, TensorGuard.of(name, value)))
-            # the attributes the program set on it (x.scale = 2.0), or that it has none: read by the call or not
-            attributes[i] = public_attributes(value)
-            guards.add_none(f"the attributes set on argument {name}", functools.partial(
-                attributes_changed, position=i, expected=attributes[i]))
+            attributes[i] = public_attributes(value)     # (those the call reads are guarded after it)
         elif is_plain_value(value):
             guards.values.append((i, name, value))
         else:
@@ -371,10 +368,10 @@ def _capture(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, An
     cap.effects.function(guard_target or fn)
     cap.effects.arguments([*(f"argument {i}" for i in range(len(args))), *(f"argument {k}" for k in kwargs)],
                           [*args, *kwargs.values()], scoped, {id(flat[i]) for i in loose})
-    for i in positions:         # objects and containers kept on a tensor argument: guarded on what they hold
-        for key, value, plain in attributes[i]:
+    for i in positions:         # objects and containers kept on a tensor argument: a change the call makes to
+        for key, value, plain in attributes[i]:     # one is a side effect
             if not plain:
-                cap.effects.reached(f"attribute {key} of argument {names[i]}", value)
+                cap.effects.watch(f"attribute {key} of argument {names[i]}", value)
     _active = cap
     try:
         with observed(cap), cap.effects.tracing(cap.graph_break), cap.tracer:
@@ -410,6 +407,9 @@ def _capture(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, An
         if tagged is not None:
             cap.graph_break("a tensor of the result carries attributes set in the call (a replay's result would "
                             "not)")
+    held = {id(t): ("a tensor the graph holds", t) for t in cap.tracer.constant_tensors}
+    guard_attributes(cap, flat, {i: names[i] for i in positions}, read_names(cap.effects.codes),
+                     {**held, **guarded_tensors(guards.reads), **cap.attribute_tensors})
     example_inputs = [flat[i] for i in positions] + cap.source_tensors
     given = {id(t) for t in [*cap.tracer.constant_tensors, *cap.source_tensors, *flat] if isinstance(t, torch.Tensor)}
     if cap.break_reason is None and any(t.requires_grad and t.grad_fn is None and id(t) not in given

@@ -99,8 +99,8 @@ def compile_checks(guards: GuardSet) -> Callable[[list[Any], Any], tuple[Any, ..
         lines.append("        HOOKS_SEEN[0] = HOOKS_REGISTERED[0]")
     if guards.constants:        # the tensors the graph holds (parameters, optimizer state): one Cython loop
         env["CONSTANTS"] = tuple(tensor for tensor, _ in guards.constants)
-        env["LAYOUTS"] = tuple((g.dtype, g.device, g.shape, g.stride, g.requires_grad, id(t) in guards.hookless)
-                               for t, g in guards.constants)
+        env["LAYOUTS"] = tuple((g.dtype, g.device, g.shape, g.stride, g.requires_grad, id(t) in guards.hookless,
+                                guards.attribute_keys.get(id(t))) for t, g in guards.constants)
         env["LAYOUTS_HOLD"] = torch.Tensor._layouts_hold
         lines.append("    if not LAYOUTS_HOLD(CONSTANTS, LAYOUTS):")
         lines.append("        return None")

@@ -258,6 +258,9 @@ class GuardSet:
     constants: list[tuple[torch.Tensor, TensorGuard]] = field(default_factory=list)
     # the constants that must have no gradient hooks (leaves a graph's own backward reaches), by id
     hookless: set[int] = field(default_factory=set)
+    # per constant (by id), the attribute names it may carry (tensor_attributes: Ember's state and names the call
+    # does not read), checked with its layout
+    attribute_keys: dict[int, frozenset[str]] = field(default_factory=dict)
     # inputs read from the program's objects (a parameter's .grad): (reader of the flat inputs, guard), passed
     # after the arguments
     sources: list[tuple[Callable[[list[Any]], Any], TensorGuard]] = field(default_factory=list)
@@ -333,6 +336,8 @@ class GuardSet:
                 return failure
             if id(tensor) in self.hookless and tensor.__dict__.get("_leaf_hooks"):
                 return f"{guard.name} has gradient hooks now (the graph's backward would skip them)"
+            if id(tensor) in self.attribute_keys and not tensor.__dict__.keys() <= self.attribute_keys[id(tensor)]:
+                return f"{guard.name} carries attributes the call reads"
         for position in self.leaves:
             if flat[position].grad_fn is not None:
                 return f"input {position} has autograd history (the graph's backward stops at its inputs)"

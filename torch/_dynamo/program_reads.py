@@ -22,7 +22,7 @@ from torch._dynamo.program_state import is_program_class, is_program_file, is_wa
 from torch._dynamo.readers import method_function, own_attribute, own_method
 from torch._dynamo.held_state import held_state
 from torch._dynamo.side_effects import Effects
-from torch._dynamo.tensor_attributes import EMBER_TENSOR_STATE, attributes_hold, public_attributes
+from torch._dynamo.tensor_attributes import public_attributes
 from torch.fx.graph import Graph
 from torch.utils._pytree import tree_flatten
 
@@ -48,6 +48,8 @@ class ProgramReads:
         self.optimizers: dict[int, Any] = {}
         self.source_tensors: list[torch.Tensor] = []
         self.input_positions: dict[int, int] = {}     # id of a tensor argument -> its flat position
+        # module tensors the call read (by id: description, tensor), their attributes guarded after it
+        self.attribute_tensors: dict[int, tuple[str, torch.Tensor]] = {}
         self.kept_objects: set[tuple[int, str]] = set()     # module attributes holding containers or objects
         # module attributes read as tensors: key -> (module, name, tensor, its guard); registries read: key -> guard
         self.tensor_reads: dict[tuple[int, str], tuple[Any, str, torch.Tensor, Any]] = {}
@@ -87,6 +89,9 @@ class ProgramReads:
                                  by_value=True, path=f"REGISTRY({{}}.__dict__[{name!r}])",
                                  helpers={"REGISTRY": _registry})
             self.registry_reads[key] = self.guards.reads[-1]
+            for entry, tensor in value.items():     # (parameters() and state_dict() reach them so)
+                if isinstance(tensor, torch.Tensor):
+                    self._tensor_attributes(f"{description}[{entry!r}]", tensor)
             return
         if isinstance(inspect.getattr_static(type(module), name, None), property):
             return          # computed (a parametrization): what it reads is guarded, and reading it again would
@@ -135,18 +140,12 @@ class ProgramReads:
             self._tensor_attributes(description, value)
 
     def _tensor_attributes(self, description: str, tensor: torch.Tensor) -> None:
-        """What the program set on a module's tensor (weight.scale, weight.meta), guarded as on a tensor argument:
-        plain values by value, objects and containers by identity and on what they hold."""
-        attributes = public_attributes(tensor)
-        hold = functools.partial(attributes_hold, expected=attributes)
-        helper = f"ATTRIBUTES_HOLD_{len(self.guards.reads)}"       # (the helpers share the check's namespace)
-        # inline, a tensor holding Ember's state alone needs no call (the common case, for every parameter read)
-        path = f"({{}}.__dict__.keys() <= EMBER_STATE or {helper}({{}}))" if not attributes else f"{helper}({{}})"
-        self.guards.add_read(f"the attributes set on {description}", tensor, hold, True, by_value=True, path=path,
-                             helpers={helper: hold, "EMBER_STATE": EMBER_TENSOR_STATE})
-        for key, value, plain in attributes:
+        """A module tensor the call reads: its attributes guarded after the call (tensor_attributes), the
+        objects and containers kept on it snapshotted now (a change the call makes is a side effect)."""
+        self.attribute_tensors.setdefault(id(tensor), (description, tensor))
+        for key, value, plain in public_attributes(tensor):
             if not plain:
-                self.effects.reached(f"attribute {key} of {description}", value)
+                self.effects.watch(f"attribute {key} of {description}", value)
 
     def _class_read(self, module: Any, name: str) -> None:
         """What a module the call constructs reads from its class (a class attribute, its forward), where the

@@ -128,9 +128,13 @@ def _object_slots(cls: type) -> tuple[str, ...] | None:
 
 
 def is_object(value: Any) -> bool:
-    """An object the program keeps state in: see _object_slots."""
+    """An object the program keeps state in: see _object_slots (not one whose own lookups fail: a proxy not
+    bound yet)."""
     slots = _object_slots(type(value))
-    return slots is not None and (bool(slots) or isinstance(getattr(value, "__dict__", None), dict))
+    try:
+        return slots is not None and (bool(slots) or isinstance(getattr(value, "__dict__", None), dict))
+    except Exception:
+        return False
 
 
 def _slots(value: Any) -> tuple[tuple[str, Any], ...]:
