@@ -84,9 +84,7 @@ class CacheEntry:
 
 def _where(fn: Callable[..., Any]) -> str:
     code = getattr(fn, "__code__", None)
-    if code is None:
-        return "?"
-    return f"{code.co_filename}:{code.co_firstlineno}"
+    return "?" if code is None else f"{code.co_filename}:{code.co_firstlineno}"
 
 
 class CompiledFunction:
@@ -325,20 +323,22 @@ class OptimizedModule(Module):
         self.training = mod.training
         options = dict(dynamo_ctx or {})
         self.dynamo_ctx = options
-        self._compiled = CompiledFunction(mod.__call__, options.pop("backend", "inductor"),
-                                          guard_target=type(mod).forward, **options)
+        # (DistributedDataParallel's own forward runs eagerly around its module, which compiles, as in Dynamo)
+        inner = mod.module if getattr(type(mod), "_runs_compiled_module", False) else mod
+        self._compiled = CompiledFunction(inner.__call__, options.pop("backend", "inductor"),
+                                          guard_target=type(inner).forward, **options)
         object.__setattr__(self, "_torchdynamo_orig_callable", mod.__call__)
 
     def forward(self, *args: Any, **kwargs: Any) -> Any:
+        if getattr(type(self._orig_mod), "_runs_compiled_module", False):
+            return self._orig_mod._run_with(self._compiled, *args, **kwargs)
         return self._compiled(*args, **kwargs)
 
     def __getattr__(self, name: str) -> Any:
         modules = self.__dict__.get("_modules", {})
         if "_orig_mod" not in modules:
             raise AttributeError(f"'OptimizedModule' object has no attribute '{name}'")
-        if name == "_orig_mod":
-            return modules["_orig_mod"]
-        return getattr(modules["_orig_mod"], name)
+        return modules["_orig_mod"] if name == "_orig_mod" else getattr(modules["_orig_mod"], name)
 
     def _get_name(self) -> str:
         return "OptimizedModule"
@@ -369,15 +369,9 @@ def compile_model(model: Any, *, fullgraph: bool, dynamic: bool | None, backend:
     """torch.compile's work once its arguments are checked."""
     if mode is not None and mode not in _MODES:
         raise RuntimeError(f"Unrecognized mode={mode}, should be one of: {', '.join(_MODES)}")
-    backend_kwargs: dict[str, Any] = {}
-    if backend == "inductor":
-        if mode is not None:
-            backend_kwargs["mode"] = mode
-        if options:
-            backend_kwargs["options"] = dict(options)
-    elif mode is not None or options:
-        backend_kwargs.update({"mode": mode} if mode is not None else {})
-        backend_kwargs.update({"options": options} if options else {})
+    backend_kwargs: dict[str, Any] = {"mode": mode} if mode is not None else {}
+    if options:
+        backend_kwargs["options"] = dict(options) if backend == "inductor" else options
     if backend == "inductor":
         from torch._inductor import config as inductor_config
         inductor_config.check_options(options or {})

@@ -192,12 +192,23 @@ class DistributedDataParallel(Module):
         sync = torch.is_grad_enabled() and self.require_backward_grad_sync
         if joining:
             self._agree_on_backward_sync(sync)
-        output = self.module(*inputs, **kwargs)
+        output = (self.__dict__.get("_module_call") or self.module)(*inputs, **kwargs)
         # a forward whose backward is not reduced (no_sync, no_grad) leaves the next forward's buffers unsent
         self.require_forward_param_sync = sync
         if sync:
             self._arm(output)
         return output
+
+    # torch.compile of this module compiles the module it wraps and calls _run_with (this forward runs eagerly)
+    _runs_compiled_module = True
+
+    def _run_with(self, module_call: Any, *inputs: Any, **kwargs: Any) -> Any:
+        """This module called (its hooks and forward) with module_call in place of the wrapped module's call."""
+        self.__dict__["_module_call"] = module_call
+        try:
+            return self(*inputs, **kwargs)
+        finally:
+            del self.__dict__["_module_call"]
 
     def _syncs_buffers(self) -> bool:
         return self.require_forward_param_sync and self.forward_sync_buffers and self.process_group.size() > 1 and \
