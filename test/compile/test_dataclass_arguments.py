@@ -149,3 +149,71 @@ def test_a_batch_missing_a_field_the_capture_read_captures_again_instead_of_fail
         assert "x" in str(error)
     else:
         raise AssertionError("no AttributeError")
+
+
+class _Doubled:
+    """A descriptor: each read makes a new tensor from the stored one."""
+
+    def __set_name__(self, owner, name):
+        self.name = "_" + name
+
+    def __get__(self, obj, owner=None):
+        return self if obj is None else getattr(obj, self.name) * 2
+
+    def __set__(self, obj, value):
+        setattr(obj, self.name, value)
+
+
+@dataclass
+class _Described:
+    x: torch.Tensor = _Doubled()
+
+
+def test_a_field_read_through_a_descriptor_or_property_is_read_at_each_call():
+    class Derived(Batch):
+        @property
+        def y(self):
+            return self._y + 1
+
+        @y.setter
+        def y(self, value):
+            self._y = value
+
+    def read(batch):
+        return batch.x * 3
+
+    def read_y(batch):
+        return batch.y * 3
+
+    for fn, make in ((read, lambda k: _Described(torch.full((2,), k))),
+                     (read_y, lambda k: Derived(torch.full((2,), k), torch.full((2,), k)))):
+        compiled = torch.compile(fn)
+        for k in (1.0, 2.0, 3.0):
+            torch.testing.assert_close(compiled(make(k)), fn(make(k)))
+
+
+def test_gradients_reach_each_new_batchs_tensor_and_a_field_read_elsewhere_too_runs_eagerly():
+    def step(batch):
+        loss = (batch.x * 2).sum()
+        loss.backward()
+        return loss
+
+    compiled = torch.compile(step)
+    captures = stats["captures"]
+    for k in range(4):
+        x = torch.ones(3, requires_grad=True)
+        x.grad = torch.full((3,), float(k))
+        compiled(Batch(x, None))
+        assert x.grad.tolist() == [k + 2.0] * 3
+    assert stats["captures"] - captures == 1
+    shared = torch.ones(3)
+    globals()["_SHARED"] = shared
+
+    def with_global(batch):
+        return batch.x + _SHARED * 10
+
+    compiled = torch.compile(with_global)
+    compiled(Batch(shared, None))
+    for k in range(3):
+        batch = Batch(torch.full((3,), float(k)), None)
+        torch.testing.assert_close(compiled(batch), with_global(batch))

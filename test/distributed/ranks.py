@@ -291,15 +291,17 @@ def ddp_errors_and_orders(rank: int, size: int, init_method: str) -> None:
     dist.destroy_process_group()
 
 
-def ddp_trains(rank: int, size: int, init_method: str, saved: str, as_view: bool, compiled: bool = False) -> None:
+def ddp_trains(rank: int, size: int, init_method: str, saved: str, as_view: bool, compiled: str = "") -> None:
     """20 SGD steps of DDP on this rank's 8 rows; every 4th step accumulates two halves, the first under
-    no_sync. Rank 1 starts from other weights: DDP broadcasts rank 0's. compiled: through torch.compile of the
-    DDP module."""
+    no_sync. Rank 1 starts from other weights: DDP broadcasts rank 0's. compiled: "function" through
+    torch.compile of the DDP module, "in place" through its compile()."""
     dist.init_process_group("gloo", init_method=init_method, rank=rank, world_size=size)
     torch.manual_seed(42 if rank == 0 else 7)
     model = torch.nn.parallel.DistributedDataParallel(Net(), find_unused_parameters=True, bucket_cap_mb=0.0005,
                                                       gradient_as_bucket_view=as_view)
-    train_20_steps(torch.compile(model) if compiled else model, rank)
+    if compiled == "in place":
+        model.compile()
+    train_20_steps(torch.compile(model) if compiled == "function" else model, rank)
     if rank == 0:
         torch.save(model.state_dict(), saved)
     dist.destroy_process_group()

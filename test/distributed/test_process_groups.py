@@ -102,8 +102,8 @@ def test_a_group_of_one_and_init_twice(tmp_path):
     assert not dist.is_initialized()
 
 
-@pytest.mark.parametrize("as_view, compiled", [(False, False), (True, False), (False, True)],
-                         ids=["copied", "bucket views", "compiled"])
+@pytest.mark.parametrize("as_view, compiled", [(False, ""), (True, ""), (False, "function"), (False, "in place")],
+                         ids=["copied", "bucket views", "compiled", "compiled in place"])
 def test_ddp_on_two_ranks_of_8_ends_where_one_process_on_16_does(tmp_path, as_view, compiled):
     saved = tmp_path / "ddp.pt"
     mp.spawn(ranks.ddp_trains, args=(2, f"file://{tmp_path / 'rendezvous'}", str(saved), as_view, compiled),

@@ -52,6 +52,18 @@ cdef class Watcher:
         self.names = names
         self.called = called
 
+    def __call__(self, frame, event, arg):
+        """The same watch from Python, where the program set this watcher back as a profile function
+        (`previous = sys.getprofile(); sys.setprofile(None); ...; sys.setprofile(previous)`), followed by the
+        profiler it was put in front of when that one is written in Python."""
+        if event == "call":
+            if frame.f_code not in self.seen:
+                self.entered(frame)
+        elif event == "c_call" and getattr(arg, "__name__", None) in self.names:
+            self.called(frame, arg)
+        if callable(self.kept):
+            self.kept(frame, event, arg)
+
 
 cdef bint _is_watched(PyMethodDef* method, object names) except -1:
     cdef size_t slot = (<size_t>method >> 4) & (TABLE - 1)

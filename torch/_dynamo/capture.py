@@ -407,9 +407,12 @@ def _capture(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, An
         if tagged is not None:
             cap.graph_break("a tensor of the result carries attributes set in the call (a replay's result would "
                             "not)")
+    reached = {**guarded_tensors(guards.reads), **cap.attribute_tensors}
+    if cap.break_reason is None and not reached.keys().isdisjoint(cap.field_positions):
+        cap.graph_break("a dataclass argument's field is also read from elsewhere (a global, a module): one graph "
+                        "input cannot stand for both at the next call")
     held = {id(t): ("a tensor the graph holds", t) for t in cap.tracer.constant_tensors}
-    guard_attributes(cap, flat, {i: names[i] for i in positions}, read_names(cap.effects.codes),
-                     {**held, **guarded_tensors(guards.reads), **cap.attribute_tensors})
+    guard_attributes(cap, flat, {i: names[i] for i in positions}, read_names(cap.effects.codes), {**held, **reached})
     example_inputs = [flat[i] for i in positions] + cap.source_tensors
     given = {id(t) for t in [*cap.tracer.constant_tensors, *cap.source_tensors, *flat] if isinstance(t, torch.Tensor)}
     if cap.break_reason is None and any(t.requires_grad and t.grad_fn is None and id(t) not in given

@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import inspect
 from typing import Any
 
 import torch
 from torch._dynamo.global_reads import LocalUse
 from torch._dynamo.guards import is_plain_value, same_plain
 
-__all__ = ["bind_fields", "field_changed", "field_of", "loose_fields", "sharing"]
+__all__ = ["bind_fields", "field_changed", "field_grad", "field_of", "loose_fields", "sharing"]
 
 # What a function may read of a tensor field besides using it whole: its layout, which the input's guard holds.
 _LAYOUT = frozenset({"shape", "dtype", "device", "ndim", "is_cuda", "layout", "requires_grad"})
@@ -26,11 +27,13 @@ def loose_fields(value: Any, use: LocalUse | None) -> dict[str, Any] | None:
     if use is None or use.methods or use.passed_on or isinstance(value, type) or not dataclasses.is_dataclass(value):
         return None
     names = {f.name for f in dataclasses.fields(value)}
+    own = getattr(value, "__dict__", {})
     fields: dict[str, Any] = {}
     for name, reads in use.attributes.items():
-        if name not in names or not hasattr(value, name):
+        # the instance's own value, which getattr hands back as it is (not a property's or a descriptor's)
+        if name not in names or name not in own or hasattr(inspect.getattr_static(type(value), name, None), "__get__"):
             return None
-        field = getattr(value, name)
+        field = own[name]
         chains = reads.values | reads.whole | reads.blind
         if type(field) in (torch.Tensor, torch.nn.Parameter):
             if reads.blind or any(chain and (chain[0][0] != "attr" or chain[0][1] not in _LAYOUT)
@@ -61,6 +64,11 @@ def field_of(flat: list[Any], position: int, name: str) -> Any:
     return getattr(flat[position], name, None)
 
 
+def field_grad(flat: list[Any], position: int, name: str) -> Any:
+    """The .grad of the field of the argument at position (a source's reader, or a nones reader)."""
+    return getattr(getattr(flat[position], name, None), "grad", None)
+
+
 def field_changed(flat: list[Any], position: int, name: str, expected: Any, description: str) -> str | None:
     """A nones reader: what changed in a plain field of the argument at position, None if it did not."""
     now = getattr(flat[position], name, _MISSING)
@@ -77,6 +85,7 @@ def bind_fields(capture: Any, description: str, position: int, fields: dict[str,
         if isinstance(field, torch.Tensor):
             node = capture.source_placeholder(f"{description}_{name}")
             capture.tracer.bind(field, node)
+            capture.field_positions[id(field)] = (position, name)
             capture.guards.add_source(f"{description}.{name}", functools.partial(field_of, position=position,
                                                                                  name=name), field)
             capture.source_tensors.append(field)

@@ -21,6 +21,7 @@ from torch._dynamo.observers import has_hooks, hook_functions, hook_set
 from torch._dynamo.program_state import is_program_class, is_program_file, is_watched
 from torch._dynamo.readers import method_function, own_attribute, own_method
 from torch._dynamo.held_state import held_state
+from torch._dynamo.loose_arguments import field_grad
 from torch._dynamo.side_effects import Effects
 from torch._dynamo.tensor_attributes import public_attributes
 from torch.fx.graph import Graph
@@ -48,6 +49,7 @@ class ProgramReads:
         self.optimizers: dict[int, Any] = {}
         self.source_tensors: list[torch.Tensor] = []
         self.input_positions: dict[int, int] = {}     # id of a tensor argument -> its flat position
+        self.field_positions: dict[int, tuple[int, str]] = {}   # id of a loose argument's field -> (position, name)
         # module tensors the call read (by id: description, tensor), their attributes guarded after it
         self.attribute_tensors: dict[int, tuple[str, torch.Tensor]] = {}
         self.kept_objects: set[tuple[int, str]] = set()     # module attributes holding containers or objects
@@ -290,10 +292,12 @@ class ProgramReads:
         if self.tracer.broken or key in self.read_keys or key in self.writes:
             return
         self.read_keys.add(key)
-        position = self.input_positions.get(id(tensor))
-        if grad is None and position is not None:   # the argument at that position, whichever tensor it is then
-            self.guards.add_none(f"the .grad of argument {position}", functools.partial(_argument_grad,
-                                                                                          position=position))
+        position, field = self.input_positions.get(id(tensor)), self.field_positions.get(id(tensor))
+        # the argument at that position (or the field of one: loose_arguments), whichever tensor it is then
+        of_input = functools.partial(_argument_grad, position=position) if position is not None else \
+            functools.partial(field_grad, position=field[0], name=field[1]) if field is not None else None
+        if grad is None and of_input is not None:
+            self.guards.add_none(f"the .grad of input {position if field is None else field}", of_input)
             return
         if grad is None or id(grad) in self.tracer.nodes:
             self.guards.add_read("a tensor's .grad", tensor, operator.attrgetter("grad"), grad,
@@ -302,8 +306,8 @@ class ProgramReads:
         name = f"grad_{len(self.guards.sources)}"
         node = self.source_placeholder(name)
         self.tracer.bind(grad, node)
-        if position is not None:    # an argument's .grad: read from whatever tensor that argument is at each call
-            self.guards.add_source(name, functools.partial(_argument_grad, position=position), grad)
+        if of_input is not None:    # an input's .grad: read from whatever tensor that input is at each call
+            self.guards.add_source(name, of_input, grad)
         else:
             reader = weak_reader(tensor, operator.attrgetter("grad"))
             self.guards.add_source(name, functools.partial(_call_reader, reader), grad,

@@ -9,12 +9,14 @@ parameter) are not guarded, as PyTorch guards only what is read; a program funct
 `__dict__` or calls `vars` makes every attribute read."""
 from __future__ import annotations
 
+import dis
 import functools
+import weakref
 from typing import Any, Iterable
 
 import torch
 from torch._dynamo.guards import attributes_of, same_attributes
-from torch._dynamo.program_state import is_program_file, members_of
+from torch._dynamo.program_state import is_ember_file, is_program_file, members_of
 
 __all__ = ["EMBER_TENSOR_STATE", "attributes_changed", "attributes_hold", "guard_attributes", "guarded_tensors",
            "public_attributes", "read_names"]
@@ -46,16 +48,36 @@ def _program_state(value: Any) -> bool:
         return False
 
 
+# Names through which a program's function may read attributes whatever their names: it may read any.
+_DYNAMIC_READS = frozenset({"__dict__", "vars", "getattr", "hasattr", "attrgetter", "__getattribute__"})
+
+
 def read_names(codes: Iterable[Any]) -> frozenset[str] | None:
-    """The attribute names the functions of these code objects may read by name (None: any, for a program
-    function that reads `__dict__` or calls `vars`)."""
+    """The attribute names the functions of these code objects may read by name (loaded as attributes, or
+    string constants), Ember's own aside (an optimizer's `state` is not a tensor's); None (any) where a program
+    function reads attributes by computed names (getattr, vars, __dict__...)."""
     names: set[str] = set()
     for code in codes:
-        if is_program_file(code.co_filename) and ("__dict__" in code.co_names or "vars" in code.co_names):
+        if is_ember_file(code.co_filename):
+            continue
+        if is_program_file(code.co_filename) and not _DYNAMIC_READS.isdisjoint(code.co_names):
             return None
-        names.update(code.co_names)
-        names.update(constant for constant in code.co_consts if isinstance(constant, str))
+        names.update(_attributes_read(code))
     return frozenset(names)
+
+
+_read_by: weakref.WeakKeyDictionary[Any, frozenset[str]] = weakref.WeakKeyDictionary()
+
+
+def _attributes_read(code: Any) -> frozenset[str]:
+    """The attribute names a code object loads (not the methods it calls: an optimizer's step()), and its string
+    constants (getattr(x, "scale")); cached per code."""
+    found = _read_by.get(code)
+    if found is None:
+        found = _read_by[code] = frozenset(
+            [ins.argval for ins in dis.get_instructions(code) if ins.opname == "LOAD_ATTR"] +
+            [constant for constant in code.co_consts if isinstance(constant, str)])
+    return found
 
 
 def attributes_hold(tensor: torch.Tensor, expected: Attributes, names: frozenset[str] | None,

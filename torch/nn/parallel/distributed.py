@@ -204,11 +204,16 @@ class DistributedDataParallel(Module):
 
     def _run_with(self, module_call: Any, *inputs: Any, **kwargs: Any) -> Any:
         """This module called (its hooks and forward) with module_call in place of the wrapped module's call."""
+        previous = self.__dict__.get("_module_call")
         self.__dict__["_module_call"] = module_call
         try:
             return self(*inputs, **kwargs)
         finally:
-            del self.__dict__["_module_call"]
+            self.__dict__["_module_call"] = previous
+
+    def compile(self, *args: Any, **kwargs: Any) -> None:
+        """In place, as Module.compile, of the module it wraps: this forward runs eagerly around it."""
+        self.__dict__["_module_call"] = torch.compile(self.module, *args, **kwargs)
 
     def _syncs_buffers(self) -> bool:
         return self.require_forward_param_sync and self.forward_sync_buffers and self.process_group.size() > 1 and \
