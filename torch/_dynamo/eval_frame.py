@@ -87,6 +87,11 @@ def _where(fn: Callable[..., Any]) -> str:
     return "?" if code is None else f"{code.co_filename}:{code.co_firstlineno}"
 
 
+def _failures(entries: list[Any], flat: list[Any], structure: Any) -> list[tuple[str, str]]:
+    """Why each entry's guards fail for these inputs (a guard that raised fails too)."""
+    return [(e.compile_id, e.guards.check(flat, structure) or "a guard could not be evaluated") for e in entries]
+
+
 class CompiledFunction:
     """fn compiled: the cache of its graphs and the backend that compiles them."""
 
@@ -136,16 +141,15 @@ class CompiledFunction:
                 if i:       # the entry that served last is tried first (a step's first capture stays behind)
                     self.entries.insert(0, self.entries.pop(i))
                 return entry.run(self.fn, flat, args, kwargs, sources)
-        # a miss: why each entry failed, for the log and the warnings (a guard that raised fails here too)
-        failures = [(entry.compile_id, entry.guards.check(flat, structure) or "a guard could not be evaluated")
-                    for entry in self.entries]
+        # a miss: why each entry failed (for the logs), each a slow check, worked out only where a log asks
+        failures = functools.partial(_failures, list(self.entries), flat, structure)
         family, sizes_vary = size_families.family_of(self.dynamic, self.entries, flat, structure)
         return self._miss(args, kwargs, failures, family, sizes_vary)
 
     def _counted(self) -> int:
         return size_families.counted(self.entries)
 
-    def _miss(self, args: tuple[Any, ...], kwargs: dict[str, Any], failures: list[tuple[str, str]],
+    def _miss(self, args: tuple[Any, ...], kwargs: dict[str, Any], reasons: Callable[[], list[tuple[str, str]]],
               family: str | None, sizes_vary: bool) -> Any:
         """Capture the call (family: the cached captures it differs from only in sizes; sizes_vary: it is to be
         compiled generic in sizes)."""
@@ -156,8 +160,9 @@ class CompiledFunction:
         counts = family is None or size_families.unshared(self.entries, family)     # against the limits
         limit_hit = counts and self._counted() >= config.recompile_limit
         if limit_hit or (counts and _accumulated["entries"] >= config.accumulated_recompile_limit):
-            self._warn_limit(failures, "accumulated_recompile_limit" if not limit_hit else "recompile_limit")
+            self._warn_limit(reasons, "accumulated_recompile_limit" if not limit_hit else "recompile_limit")
             return self.fn(*args, **kwargs)
+        failures = reasons() if self.entries else []
         compile_id = f"{self.frame_id}/{next(self.attempts)}"
         if sizes_vary and family is None:
             family = compile_id
@@ -255,10 +260,11 @@ class CompiledFunction:
         self.entries.append(entry)
         _accumulated["entries"] += self._counted() - before
 
-    def _warn_limit(self, failures: list[tuple[str, str]], which: str) -> None:
+    def _warn_limit(self, reasons: Callable[[], list[tuple[str, str]]], which: str) -> None:
         if self.warned_limit:
             return
         self.warned_limit = True
+        failures = reasons()
         last = f"{failures[-1][0]}: {failures[-1][1]}" if failures else "?"
         limit = config.recompile_limit if which == "recompile_limit" else config.accumulated_recompile_limit
         log.warning("torch._dynamo hit config.%s (%s)\n   function: %r (%s)\n   last reason: %s\n"

@@ -25,15 +25,17 @@ def family_of(dynamic: bool | None, entries: Sequence[Any], flat: list[Any], str
     """(the family of the cached captures this call differs from only in sizes, if any; whether its capture is
     one at sizes that vary: in a family, a size marked dynamic, dynamic=True, or, with automatic dynamic shapes
     unless dynamic=False, a cached capture that holds but for the sizes)."""
-    similar = [entry for entry in entries if entry.guards.check(flat, structure, sizes=False) is None]
-    family = next((entry.family for entry in similar if entry.family is not None), None)
+    # (families' members first, and the first that holds is enough: each is a slow check)
+    similar = next((entry for entry in sorted(entries, key=lambda e: e.family is None)
+                    if entry.guards.check(flat, structure, sizes=False) is None), None)
+    family = similar.family if similar is not None else None
     if family is not None or any(getattr(t, "_dynamo_dynamic_indices", None)
                                  or getattr(t, "_dynamo_weak_dynamic_indices", None)
                                  for t in flat if isinstance(t, torch.Tensor)):
         return family, True
     if dynamic is not None:
         return None, dynamic
-    return None, config.automatic_dynamic_shapes and bool(similar)
+    return None, config.automatic_dynamic_shapes and similar is not None
 
 
 def _own_kernels(entry: Any) -> bool:
