@@ -1,8 +1,8 @@
 """DistributedDataParallel: a module replicated over a process group's ranks, as PyTorch's. At construction
-rank 0's parameters and buffers are broadcast to the others; the parameters are grouped into buckets (in
-reverse order, as their gradients become ready during backward; bucket_cap_mb each, the first 1 MB), and as
-soon as every gradient of a bucket has been accumulated, the bucket is flattened and all-reduced without
-blocking, while backward goes on. When backward ends (an engine callback) the reductions are waited for and
+rank 0's parameters and buffers are broadcast to the others; the parameters are grouped into buckets (laid
+out as PyTorch 2.13's reducer lays them out, and again in the order the first backward made their gradients
+ready: torch/nn/parallel/_buckets.py), and as soon as every gradient of a bucket has been accumulated, the bucket
+is flattened and all-reduced without blocking, while backward goes on. When backward ends (an engine callback) the reductions are waited for and
 each gradient becomes the average over the ranks.
 
 no_sync() accumulates gradients locally: the next synchronised backward reduces the sums. With
@@ -24,62 +24,9 @@ from typing import Any, Iterator
 
 import torch
 from torch.nn.modules.module import Module
+from torch.nn.parallel._buckets import Bucket, BucketLayout
 
 __all__ = ["DistributedDataParallel"]
-
-_FIRST_BUCKET_BYTES = 1 << 20
-_DEFAULT_BUCKET_MB = 25
-
-
-class _Bucket:
-    """Parameters whose gradients are reduced together, in one flat buffer."""
-
-    def __init__(self, params: list[torch.Tensor]) -> None:
-        self.params = params
-        self.buffer = torch.zeros(sum(p.numel() for p in params), dtype=params[0].dtype)
-        offsets = [0]
-        for p in params:
-            offsets.append(offsets[-1] + p.numel())
-        self.offsets = offsets
-        self.views = self.views_of(self.buffer)
-        self.pending = len(params)
-        self.work: Any = None       # the reduction started: a Work, or the Future a communication hook returned
-        self.hooked = False
-
-    def views_of(self, buffer: torch.Tensor) -> list[torch.Tensor]:
-        """Each parameter's gradient as a view of a flat buffer of the bucket's layout."""
-        return [buffer[self.offsets[i]:self.offsets[i + 1]].view(p.shape) for i, p in enumerate(self.params)]
-
-    def launch(self, ddp: DistributedDataParallel, index: int, used: set[int]) -> None:
-        """Start the bucket's reduction: a parameter the forward did not use, or without a gradient, gives zeros."""
-        for p, view in zip(self.params, self.views):
-            if p.grad is None or id(p) not in used:
-                view.zero_()
-            elif p.grad.data_ptr() != view.data_ptr():
-                view.copy_(p.grad)
-        self.work = ddp._reduce(index, self.buffer)
-        self.hooked = ddp._comm_hook is not None
-
-    def poll(self) -> None:
-        """Let MPI move the reduction on (it progresses only while polled). Not a hook's Future: finding it done
-        would run its then() callbacks, which may start collectives (PowerSGD's), at a moment that differs from
-        rank to rank; waited for in _finish, in bucket order, they start in the same order everywhere."""
-        if not self.hooked:
-            self.work.is_completed()
-
-    def reduced(self, world_size: int, index: int) -> None:
-        """Wait for the reduction; the buffer then holds the average (a hook's result is its own)."""
-        if self.hooked:
-            result = self.work.wait()
-            if not isinstance(result, torch.Tensor) or result.shape != self.buffer.shape:
-                raise RuntimeError(f"Communication hook: the Future of bucket {index} must hold a tensor of the "
-                                   f"bucket's {self.buffer.numel()} gradients, got "
-                                   f"{tuple(result.shape) if isinstance(result, torch.Tensor) else type(result)}")
-            if result.data_ptr() != self.buffer.data_ptr():
-                self.buffer.copy_(result)
-        else:
-            self.work.wait()
-            self.buffer.div_(world_size)
 
 
 class DistributedDataParallel(Module):
@@ -89,7 +36,8 @@ class DistributedDataParallel(Module):
                  check_reduction: bool = False, gradient_as_bucket_view: bool = False, static_graph: bool = False,
                  delay_all_reduce_named_params: Any = None, param_to_hook_all_reduce: Any = None,
                  mixed_precision: Any = None, device_mesh: Any = None,
-                 skip_all_reduce_unused_params: bool = False, forward_sync_buffers: bool | None = None) -> None:
+                 skip_all_reduce_unused_params: bool = False, bucket_cap_mb_list: list[float] | None = None,
+                 batched_grad_copy: bool = False, forward_sync_buffers: bool | None = None) -> None:
         super().__init__()
         import torch.distributed as dist
         from torch.distributed.algorithms.join import _JoinConfig
@@ -120,7 +68,10 @@ class DistributedDataParallel(Module):
         self.static_graph = static_graph
         self.require_backward_grad_sync = True
         self.require_forward_param_sync = True
-        self.bucket_bytes_cap = int((bucket_cap_mb if bucket_cap_mb is not None else _DEFAULT_BUCKET_MB) * (1 << 20))
+        self._layout = BucketLayout.of(bucket_cap_mb, bucket_cap_mb_list, find_unused_parameters, static_graph)
+        self.bucket_bytes_cap = self._layout.bucket_bytes_cap
+        self.bucket_bytes_cap_list = list(self._layout.bucket_bytes_cap_list)
+        self.batched_grad_copy = batched_grad_copy     # (a GPU launch saving: gradients are copied per bucket here)
         self._dist = dist
         self._source = dist.get_global_rank(self.process_group, 0)
         self._params = list(dict.fromkeys(p for p in module.parameters() if p.requires_grad))
@@ -129,8 +80,9 @@ class DistributedDataParallel(Module):
                                "parameters, is not in this build")
         if init_sync:
             self._sync_module_states(buffers=self._init_sync_buffers)
-        self._buckets = self._make_buckets()
-        self._bucket_of = {id(p): b for b in self._buckets for p in b.params}
+        self._set_buckets(self._layout.first(self._params))
+        self._reducing_backwards = 0    # backwards that reduced gradients, until the buckets are laid out again
+        self._ready: list[int] | None = [] if self._layout.rebuilds else None    # their order, recorded once
         self._index = {id(p): i for i, p in enumerate(self._params)}
         self._handles = [p.register_post_accumulate_grad_hook(self._grad_ready) for p in self._params]
         self._armed = False         # a forward that needs its backward reduced ran
@@ -159,19 +111,18 @@ class DistributedDataParallel(Module):
                 self._dist.broadcast(t.data, src=self._source if source is None else source,
                                      group=self.process_group)
 
-    def _make_buckets(self) -> list[_Bucket]:
-        buckets: list[_Bucket] = []
-        current: list[torch.Tensor] = []
-        size, cap = 0, _FIRST_BUCKET_BYTES
-        for p in reversed(self._params):
-            if current and (size + p.numel() * p.element_size() > cap or p.dtype != current[0].dtype):
-                buckets.append(_Bucket(current))
-                current, size, cap = [], 0, self.bucket_bytes_cap
-            current.append(p)
-            size += p.numel() * p.element_size()
-        if current:
-            buckets.append(_Bucket(current))
-        return buckets
+    def _set_buckets(self, groups: list[list[torch.Tensor]]) -> None:
+        self._buckets = [Bucket(group) for group in groups]
+        self._bucket_of = {id(p): b for b in self._buckets for p in b.params}
+
+    def _lay_out_again(self) -> None:
+        """The buckets laid out in the order the gradients became ready in the recorded backward, rank 0's order
+        on every rank (one broadcast, at the same forward on each)."""
+        order = torch.tensor(self._ready, dtype=torch.int64)
+        if self.process_group.size() > 1:
+            self._dist.broadcast(order, src=self._source, group=self.process_group)
+        self._set_buckets(self._layout.again([self._params[i] for i in order.tolist()]))
+        self._ready = None
 
     # -- forward --------------------------------------------------------------------------------------------------
     def forward(self, *inputs: Any, **kwargs: Any) -> Any:
@@ -184,6 +135,9 @@ class DistributedDataParallel(Module):
                 "`torch.nn.parallel.DistributedDataParallel`, and by making sure all `forward` function outputs "
                 "participate in calculating loss.")
         joining = self._join_config.enable
+        if self._ready is not None and len(self._ready) == len(self._params) and torch.is_grad_enabled() and \
+                not joining:        # (a joined rank would not take part in the broadcast)
+            self._lay_out_again()
         if joining:
             from torch.distributed.algorithms.join import Join
             self._join_count = Join.notify_join_context(self)
@@ -252,6 +206,8 @@ class DistributedDataParallel(Module):
     def _grad_ready(self, param: torch.Tensor) -> None:
         if not self._armed or not self.require_backward_grad_sync:
             return
+        if self._ready is not None and self._reducing_backwards == self._layout.backwards_before_rebuild:
+            self._ready.append(self._index[id(param)])
         if not self._queued:
             self._queued = True
             torch.autograd.Variable._execution_engine.queue_callback(self._finish)
@@ -277,6 +233,11 @@ class DistributedDataParallel(Module):
             for bucket in self._buckets[:self._next]:
                 bucket.work.wait()
             return
+        if self._ready is not None:         # one more reducing backward; past the recorded one, a partial order
+            self._reducing_backwards += 1   # (a gradient never came) lays nothing out
+            if self._reducing_backwards > self._layout.backwards_before_rebuild and \
+                    len(self._ready) != len(self._params):
+                self._ready = None
         used_anywhere = self._used_anywhere() if self.find_unused_parameters else None
         size = self.process_group.size()
         if self._join_config.enable and not self._divide_by_initial_world_size and self._join_count is not None:
