@@ -217,3 +217,18 @@ def test_gradients_reach_each_new_batchs_tensor_and_a_field_read_elsewhere_too_r
     for k in range(3):
         batch = Batch(torch.full((3,), float(k)), None)
         torch.testing.assert_close(compiled(batch), with_global(batch))
+
+
+def test_an_input_gradient_reaches_each_new_batchs_field():
+    model, reference = _model(), _model()
+    compiled = torch.compile(step)
+    captures = stats["captures"]
+    gen = torch.Generator().manual_seed(3)
+    for _ in range(4):
+        x, y = torch.randn(8, 4, generator=gen), torch.randn(8, 2, generator=gen)
+        ours, theirs = Batch(x.clone().requires_grad_(), y), Batch(x.clone().requires_grad_(), y)
+        model.zero_grad()
+        reference.zero_grad()
+        torch.testing.assert_close(compiled(model, ours), step(reference, theirs))
+        torch.testing.assert_close(ours.x.grad, theirs.x.grad)
+    assert stats["captures"] - captures == 1

@@ -782,6 +782,11 @@ def test_attributes_read_by_computed_names_are_guarded_and_a_counter_named_as_a_
             p.step = k
         step(torch.randn(2, 4))
     assert stats["captures"] - before <= 2
+    called = torch.compile(lambda t: t * t.factor())       # a callable attribute, read by a method call
+    t = torch.ones(2)
+    for k in range(3):
+        t.factor = lambda k=k: float(k)
+        assert called(t).tolist() == [float(k)] * 2
 
 
 def test_the_pause_profiling_idiom_inside_a_compiled_function_works():

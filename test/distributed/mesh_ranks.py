@@ -122,6 +122,49 @@ def one_process_joins(divide_by_initial: bool) -> torch.nn.Module:
     return model
 
 
+def _plain() -> torch.nn.Module:
+    torch.manual_seed(42)
+    return torch.nn.Sequential(torch.nn.Linear(6, 16), torch.nn.Tanh(), torch.nn.Linear(16, 3))
+
+
+def ddp_trains_after_an_empty_join(rank: int, size: int, init_method: str, saved: str) -> None:
+    """Default buckets, laid out again after the first reducing backward: inside join() rank 1 has no batch and
+    rank 0 three, then both train two more steps; the ranks lay their buckets out alike (rank 1 saw no gradient:
+    rank 0's order), where rank 1 used to skip the broadcast and hang."""
+    dist.init_process_group("gloo", init_method=init_method, rank=rank, world_size=size,
+                            timeout=timedelta(seconds=60))
+    model = torch.nn.parallel.DistributedDataParallel(_plain())
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    xs, ys = batches()
+
+    def step(i: int) -> None:
+        ((model(xs[i][rank * 8:(rank + 1) * 8]) - ys[i][rank * 8:(rank + 1) * 8]) ** 2).mean().backward()
+        opt.step()
+        opt.zero_grad()
+    with model.join():
+        for i in range(3 if rank == 0 else 0):
+            step(i)
+    for i in range(3, 5):
+        step(i)
+    assert len(model._buckets) == 1 and model._buckets[0].params[0] is model.module[2].bias
+    torch.save(model.module.state_dict(), f"{saved}.{rank}")
+    dist.destroy_process_group()
+
+
+def one_process_after_an_empty_join() -> torch.nn.Module:
+    """The same in one process: rank 0's loss alone over the initial world size, then both ranks' averaged."""
+    model = _plain()
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    xs, ys = batches()
+    for i in range(5):
+        loss = sum(((model(xs[i][r * 8:(r + 1) * 8]) - ys[i][r * 8:(r + 1) * 8]) ** 2).mean()
+                   for r in ([0] if i < 3 else [0, 1]))
+        (loss / 2).backward()
+        opt.step()
+        opt.zero_grad()
+    return model
+
+
 def ddp_join_throws(rank: int, size: int, init_method: str, report: str) -> None:
     """throw_on_early_termination: once rank 0 runs out, every rank raises."""
     dist.init_process_group("gloo", init_method=init_method, rank=rank, world_size=size,

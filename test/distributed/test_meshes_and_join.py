@@ -29,6 +29,17 @@ def test_ddp_with_uneven_inputs_under_join_ends_where_one_process_does(tmp_path,
             torch.testing.assert_close(got[key], value, rtol=0, atol=1e-6, msg=f"rank {rank}: {key}")
 
 
+def test_buckets_laid_out_again_after_a_join_where_one_rank_had_no_batch_train_on_both(tmp_path):
+    saved = str(tmp_path / "after.pt")
+    mp.spawn(mesh_ranks.ddp_trains_after_an_empty_join, args=(2, f"file://{tmp_path / 'rendezvous'}", saved),
+             nprocs=2)
+    want = mesh_ranks.one_process_after_an_empty_join().state_dict()
+    for rank in range(2):
+        got = torch.load(f"{saved}.{rank}")
+        for key, value in want.items():
+            torch.testing.assert_close(got[key], value, rtol=0, atol=1e-6, msg=f"rank {rank}: {key}")
+
+
 def test_join_with_throw_on_early_termination_raises_on_every_rank(tmp_path):
     report = str(tmp_path / "report")
     mp.spawn(mesh_ranks.ddp_join_throws, args=(2, f"file://{tmp_path / 'rendezvous'}", report), nprocs=2)

@@ -82,6 +82,13 @@ class Write:
     value: Any
     position: int | None = None
     members: tuple[int, ...] | None = None      # a tuple or list (of kind `value`) of these graph outputs
+    field: str | None = None                    # the owner is this field of the argument at position
+
+    def owner(self, flat: list[Any]) -> Any:
+        """Whose attribute a replay assigns: the module, the argument at position, or that argument's field."""
+        if self.position is None:
+            return self.module
+        return flat[self.position] if self.field is None else getattr(flat[self.position], self.field)
 
 
 @dataclass
@@ -447,15 +454,16 @@ def _finish(cap: _Capture, example_inputs: list[torch.Tensor], positions: list[i
     writes: list[Write] = []
     for module, name, value in cap.writes.values():
         position = cap.input_positions.get(id(module)) if isinstance(module, torch.Tensor) else None
+        position, field = cap.field_positions.get(id(module), (position, None))     # (a loose argument's field)
         if isinstance(value, torch.Tensor) and id(value) in tracer.nodes:
-            writes.append(Write(module, name, len(outputs), None, position))
+            writes.append(Write(module, name, len(outputs), None, position, field=field))
             outputs.append(tracer.node_of(value))
         elif cap.computed_tensors(value):         # (h, c): rebuilt from the outputs on each replay
             writes.append(Write(module, name, None, type(value), position,
-                                tuple(range(len(outputs), len(outputs) + len(value)))))
+                                tuple(range(len(outputs), len(outputs) + len(value))), field))
             outputs.extend(tracer.node_of(t) for t in value)
         else:
-            writes.append(Write(module, name, None, value, position))
+            writes.append(Write(module, name, None, value, position, field=field))
     cap.graph.output(tuple(outputs))
     if cap.runs_backward:
         elide_fresh_copies(cap.graph)

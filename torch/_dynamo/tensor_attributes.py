@@ -12,14 +12,15 @@ from __future__ import annotations
 import dis
 import functools
 import weakref
+from dataclasses import dataclass
 from typing import Any, Iterable
 
 import torch
 from torch._dynamo.guards import attributes_of, same_attributes
 from torch._dynamo.program_state import is_ember_file, is_program_file, members_of
 
-__all__ = ["EMBER_TENSOR_STATE", "attributes_changed", "attributes_hold", "guard_attributes", "guarded_tensors",
-           "public_attributes", "read_names"]
+__all__ = ["EMBER_TENSOR_STATE", "ReadNames", "attributes_changed", "attributes_hold", "guard_attributes",
+           "guarded_tensors", "public_attributes", "read_names"]
 
 # Ember's own per-tensor state, kept in a tensor's __dict__ under these names (its autograd links and flags, a
 # view's version, forward-mode tangents); torch._dynamo's marks (mark_dynamic) start with _dynamo_
@@ -28,14 +29,14 @@ EMBER_TENSOR_STATE = frozenset({"_accumulation_lock", "_fw_grads", "_grad", "_gr
 Attributes = tuple[tuple[str, Any, bool], ...]
 
 
-def public_attributes(tensor: torch.Tensor, names: frozenset[str] | None = None) -> Attributes:
+def public_attributes(tensor: torch.Tensor, names: ReadNames | None = None) -> Attributes:
     """The attributes a program set on a tensor (x.scale = 2.0, x._scale = 2.0, x._meta = Config()), as
     guards.attributes_of gives them, of these names (None: all). Ember's own state and torch._dynamo's marks
     are not the program's; of the other names with a leading underscore, those holding plain values,
     containers or the program's objects are (a library's objects under such names, a weak reference say, would
     not compare alike from call to call)."""
     return tuple(entry for entry in attributes_of(tensor)
-                 if (names is None or entry[0] in names) and (not entry[0].startswith("_") or (
+                 if (names is None or names.cover(entry[0], entry[1])) and (not entry[0].startswith("_") or (
                      entry[0] not in EMBER_TENSOR_STATE and not entry[0].startswith("_dynamo_")
                      and (entry[2] or _program_state(entry[1])))))
 
@@ -52,35 +53,51 @@ def _program_state(value: Any) -> bool:
 _DYNAMIC_READS = frozenset({"__dict__", "vars", "getattr", "hasattr", "attrgetter", "__getattribute__"})
 
 
-def read_names(codes: Iterable[Any]) -> frozenset[str] | None:
+@dataclass(frozen=True)
+class ReadNames:
+    """The attribute names a call's code loads, and the names it calls as methods (a tensor attribute holding a
+    callable, t.scale_fn(), is read so; a counter named as an optimizer's step() is not)."""
+    attributes: frozenset[str]
+    methods: frozenset[str]
+
+    def cover(self, name: str, value: Any) -> bool:
+        return name in self.attributes or (name in self.methods and callable(value))
+
+
+def read_names(codes: Iterable[Any]) -> ReadNames | None:
     """The attribute names the functions of these code objects may read by name (loaded as attributes, or
     string constants), Ember's own aside (an optimizer's `state` is not a tensor's); None (any) where a program
     function reads attributes by computed names (getattr, vars, __dict__...)."""
-    names: set[str] = set()
+    attributes: set[str] = set()
+    methods: set[str] = set()
     for code in codes:
         if is_ember_file(code.co_filename):
             continue
         if is_program_file(code.co_filename) and not _DYNAMIC_READS.isdisjoint(code.co_names):
             return None
-        names.update(_attributes_read(code))
-    return frozenset(names)
+        loaded, called = _names_read(code)
+        attributes.update(loaded)
+        methods.update(called)
+    return ReadNames(frozenset(attributes), frozenset(methods))
 
 
-_read_by: weakref.WeakKeyDictionary[Any, frozenset[str]] = weakref.WeakKeyDictionary()
+_read_by: weakref.WeakKeyDictionary[Any, tuple[frozenset[str], frozenset[str]]] = weakref.WeakKeyDictionary()
 
 
-def _attributes_read(code: Any) -> frozenset[str]:
-    """The attribute names a code object loads (not the methods it calls: an optimizer's step()), and its string
-    constants (getattr(x, "scale")); cached per code."""
+def _names_read(code: Any) -> tuple[frozenset[str], frozenset[str]]:
+    """The attribute names a code object loads with its string constants (getattr(x, "scale")), and the names it
+    calls as methods; cached per code."""
     found = _read_by.get(code)
     if found is None:
-        found = _read_by[code] = frozenset(
-            [ins.argval for ins in dis.get_instructions(code) if ins.opname == "LOAD_ATTR"] +
-            [constant for constant in code.co_consts if isinstance(constant, str)])
+        instructions = list(dis.get_instructions(code))
+        found = _read_by[code] = (
+            frozenset([ins.argval for ins in instructions if ins.opname == "LOAD_ATTR"] +
+                      [constant for constant in code.co_consts if isinstance(constant, str)]),
+            frozenset(ins.argval for ins in instructions if ins.opname == "LOAD_METHOD"))
     return found
 
 
-def attributes_hold(tensor: torch.Tensor, expected: Attributes, names: frozenset[str] | None,
+def attributes_hold(tensor: torch.Tensor, expected: Attributes, names: ReadNames | None,
                     allowed: frozenset[str]) -> bool:
     """Whether a tensor carries the read attributes it had when captured (expected: of those names); allowed:
     the names it may carry without a look (Ember's state, attributes the call does not read)."""
@@ -89,7 +106,7 @@ def attributes_hold(tensor: torch.Tensor, expected: Attributes, names: frozenset
     return same_attributes(public_attributes(tensor, names), expected)
 
 
-def attributes_changed(flat: list[Any], position: int, expected: Attributes, names: frozenset[str] | None,
+def attributes_changed(flat: list[Any], position: int, expected: Attributes, names: ReadNames | None,
                        allowed: frozenset[str]) -> str | None:
     """What changed in the read attributes of the tensor argument at position, None if nothing did (a nones
     reader)."""
@@ -97,13 +114,13 @@ def attributes_changed(flat: list[Any], position: int, expected: Attributes, nam
         f"the attributes set on tensor argument {position} changed"
 
 
-def _allowed(tensor: torch.Tensor, names: frozenset[str] | None) -> frozenset[str]:
+def _allowed(tensor: torch.Tensor, names: ReadNames | None) -> frozenset[str]:
     if names is None:
         return EMBER_TENSOR_STATE
-    return EMBER_TENSOR_STATE | frozenset(key for key in tensor.__dict__ if key not in names)
+    return EMBER_TENSOR_STATE | frozenset(key for key, value in tensor.__dict__.items() if not names.cover(key, value))
 
 
-def guard_attributes(capture: Any, flat: list[Any], argument_names: dict[int, str], names: frozenset[str] | None,
+def guard_attributes(capture: Any, flat: list[Any], argument_names: dict[int, str], names: ReadNames | None,
                      tensors: dict[int, tuple[str, torch.Tensor]]) -> None:
     """Guards, after the call, on the read attributes of the tensor arguments (by flat position), and of the
     other tensors the call read or the graph holds (by id: description and tensor). A tensor the graph holds

@@ -116,13 +116,17 @@ class DistributedDataParallel(Module):
         self._bucket_of = {id(p): b for b in self._buckets for p in b.params}
 
     def _lay_out_again(self) -> None:
-        """The buckets laid out in the order the gradients became ready in the recorded backward, rank 0's order
-        on every rank (one broadcast, at the same forward on each)."""
-        order = torch.tensor(self._ready, dtype=torch.int64)
-        if self.process_group.size() > 1:
-            self._dist.broadcast(order, src=self._source, group=self.process_group)
+        """The buckets laid out in the order the gradients became ready in the recorded backward, the order of a
+        rank that saw them all (a rank that joined early saw none), on every rank: an all-reduce that finds one
+        and its broadcast, at the same forward on each; as they were if none did."""
+        ready, self._ready = self._ready or [], None
+        complete = len(ready) == len(self._params)
+        source = self._common_rank(active=complete)
+        if source < 0:
+            return
+        order = torch.tensor(ready if complete else [0] * len(self._params), dtype=torch.int64)
+        self._dist.broadcast(order, src=source, group=self.process_group)
         self._set_buckets(self._layout.again([self._params[i] for i in order.tolist()]))
-        self._ready = None
 
     # -- forward --------------------------------------------------------------------------------------------------
     def forward(self, *inputs: Any, **kwargs: Any) -> Any:
@@ -135,8 +139,8 @@ class DistributedDataParallel(Module):
                 "`torch.nn.parallel.DistributedDataParallel`, and by making sure all `forward` function outputs "
                 "participate in calculating loss.")
         joining = self._join_config.enable
-        if self._ready is not None and len(self._ready) == len(self._params) and torch.is_grad_enabled() and \
-                not joining:        # (a joined rank would not take part in the broadcast)
+        if self._ready is not None and self._reducing_backwards > self._layout.backwards_before_rebuild and \
+                torch.is_grad_enabled() and not joining:        # (a joined rank would not take part)
             self._lay_out_again()
         if joining:
             from torch.distributed.algorithms.join import Join
@@ -233,11 +237,7 @@ class DistributedDataParallel(Module):
             for bucket in self._buckets[:self._next]:
                 bucket.work.wait()
             return
-        if self._ready is not None:         # one more reducing backward; past the recorded one, a partial order
-            self._reducing_backwards += 1   # (a gradient never came) lays nothing out
-            if self._reducing_backwards > self._layout.backwards_before_rebuild and \
-                    len(self._ready) != len(self._params):
-                self._ready = None
+        self._reducing_backwards += 1
         used_anywhere = self._used_anywhere() if self.find_unused_parameters else None
         size = self.process_group.size()
         if self._join_config.enable and not self._divide_by_initial_world_size and self._join_count is not None:
@@ -331,6 +331,7 @@ class _JoinHook:
         ddp.require_forward_param_sync = should_sync      # as the others' forwards leave it (their no_sync)
         if not should_sync:
             return
+        ddp._reducing_backwards += 1        # (the others count it too: they lay their buckets out again alike)
         reductions = [ddp._reduce(i, torch.zeros_like(bucket.buffer)) for i, bucket in enumerate(ddp._buckets)]
         if ddp.find_unused_parameters:      # before the waits, as _finish: a hook's callbacks start collectives
             ddp._used_anywhere(joined=True)
