@@ -280,8 +280,8 @@ def row_body(group: FusedGroup, loops: RowLoops, v: Values = _LITERAL) -> list[s
     """A group with softmaxes over the last dim, row by row: the members between two softmaxes form one loop
     over the row; a softmax first finds its row's maximum and sum (as the eager kernel, nn_vec.h, with its
     flushing exp); values a later loop reads are kept in row buffers (the thread's stack; on a GPU, each
-    thread's own elements). The statements inside the loop over rows r (shared by the CPU and CUDA
-    generators)."""
+    thread's own elements); an nll_loss takes the row's value at its class (_nll_row). The statements inside
+    the loop over rows r (shared by the CPU and CUDA generators)."""
     shape = group.shape
     operands = [*group.loads, *group.stores]
     # a class per row (nll_loss's target) and a loss per row line up with the rows, not the last dim as
