@@ -1,6 +1,7 @@
 """torch.compile workloads (issue 27): the 9-operator GELU-style pointwise chain of 2^20 float32 elements eager
 and compiled by the inductor backend (target: compiled at least 4x faster than eager), a small MLP's inference
-step, a classifier's cross-entropy loss (log_softmax and nll_loss fused into one row kernel), examples/char_gpt.py's training step eager, with its model compiled, and as one compiled function
+step, a classifier's cross-entropy loss (log_softmax and nll_loss fused into one row kernel),
+examples/char_gpt.py's training step eager, with its model compiled, and as one compiled function
 (target: compiled 1.5x faster than eager), and the time a compile takes with the kernel cache warm (capture,
 lowering and loading the cached kernels: target at most 1 s); the whole step compiled with dynamic=True (its
 kernels generic in sizes), and the call of it at a batch size it has not seen.

@@ -1,9 +1,9 @@
 """DistributedDataParallel: a module replicated over a process group's ranks, as PyTorch's. At construction
 rank 0's parameters and buffers are broadcast to the others; the parameters are grouped into buckets (laid
 out as PyTorch 2.13's reducer lays them out, and again in the order the first backward made their gradients
-ready: torch/nn/parallel/_buckets.py), and as soon as every gradient of a bucket has been accumulated, the bucket
-is flattened and all-reduced without blocking, while backward goes on. When backward ends (an engine callback) the reductions are waited for and
-each gradient becomes the average over the ranks.
+ready: torch/nn/parallel/_buckets.py), and as soon as every gradient of a bucket has been accumulated, the
+bucket is flattened and all-reduced without blocking, while backward goes on. When backward ends (an engine
+callback) the reductions are waited for and each gradient becomes the average over the ranks.
 
 no_sync() accumulates gradients locally: the next synchronised backward reduces the sums. With
 find_unused_parameters=True, parameters the forward did not reach are found from its outputs' graph and their
