@@ -5,6 +5,8 @@ attributes) keeps it guarded by identity, as before."""
 from dataclasses import dataclass, field
 from typing import Optional
 
+import pytest
+
 import torch
 import torch.nn.functional as F
 from torch._dynamo.eval_frame import stats
@@ -33,18 +35,23 @@ def step(model, batch):
     return loss
 
 
-def test_a_new_batch_each_step_replays_with_eagers_losses_and_gradients():
+@pytest.mark.parametrize("input_grad", [False, True], ids=["inputs", "inputs requiring grad"])
+def test_a_new_batch_each_step_replays_with_eagers_losses_and_gradients(input_grad):
     model, reference = _model(), _model()
     compiled = torch.compile(step)
     captures = stats["captures"]
     gen = torch.Generator().manual_seed(1)
     for _ in range(5):
-        batch = Batch(torch.randn(8, 4, generator=gen), torch.randn(8, 2, generator=gen))
+        x, y = torch.randn(8, 4, generator=gen), torch.randn(8, 2, generator=gen)
+        # (each its own batch: the input gradient reaches each new batch's field)
+        ours, theirs = Batch(x.clone().requires_grad_(input_grad), y), Batch(x.clone().requires_grad_(input_grad), y)
         model.zero_grad()
         reference.zero_grad()
-        torch.testing.assert_close(compiled(model, batch), step(reference, batch))
+        torch.testing.assert_close(compiled(model, ours), step(reference, theirs))
         for p, q in zip(model.parameters(), reference.parameters()):
             torch.testing.assert_close(p.grad, q.grad)
+        if input_grad:
+            torch.testing.assert_close(ours.x.grad, theirs.x.grad)
     assert stats["captures"] - captures == 1
 
 
@@ -217,18 +224,3 @@ def test_gradients_reach_each_new_batchs_tensor_and_a_field_read_elsewhere_too_r
     for k in range(3):
         batch = Batch(torch.full((3,), float(k)), None)
         torch.testing.assert_close(compiled(batch), with_global(batch))
-
-
-def test_an_input_gradient_reaches_each_new_batchs_field():
-    model, reference = _model(), _model()
-    compiled = torch.compile(step)
-    captures = stats["captures"]
-    gen = torch.Generator().manual_seed(3)
-    for _ in range(4):
-        x, y = torch.randn(8, 4, generator=gen), torch.randn(8, 2, generator=gen)
-        ours, theirs = Batch(x.clone().requires_grad_(), y), Batch(x.clone().requires_grad_(), y)
-        model.zero_grad()
-        reference.zero_grad()
-        torch.testing.assert_close(compiled(model, ours), step(reference, theirs))
-        torch.testing.assert_close(ours.x.grad, theirs.x.grad)
-    assert stats["captures"] - captures == 1

@@ -327,16 +327,16 @@ class OptimizedModule(Module):
         super().__init__()
         self._orig_mod = mod
         self.training = mod.training
-        options = dict(dynamo_ctx or {})
-        self.dynamo_ctx = options
+        self.dynamo_ctx = options = dict(dynamo_ctx or {})
         # (DistributedDataParallel's own forward runs eagerly around its module, which compiles, as in Dynamo)
-        inner = mod.module if getattr(type(mod), "_runs_compiled_module", False) else mod
+        self._runs_around = around = getattr(type(mod), "_runs_compiled_module", False)
+        inner = mod.module if around else mod
         self._compiled = CompiledFunction(inner.__call__, options.pop("backend", "inductor"),
                                           guard_target=type(inner).forward, **options)
         object.__setattr__(self, "_torchdynamo_orig_callable", mod.__call__)
 
     def forward(self, *args: Any, **kwargs: Any) -> Any:
-        if getattr(type(self._orig_mod), "_runs_compiled_module", False):
+        if self._runs_around:
             return self._orig_mod._run_with(self._compiled, *args, **kwargs)
         return self._compiled(*args, **kwargs)
 

@@ -43,10 +43,7 @@ def public_attributes(tensor: torch.Tensor, names: ReadNames | None = None) -> A
 
 def _program_state(value: Any) -> bool:
     """A container or an object the program keeps state in (program_state.members_of knows it)."""
-    try:
-        return not isinstance(value, torch.Tensor) and members_of(value) is not None
-    except Exception:           # an object whose own lookups fail (a proxy not bound yet): not looked into
-        return False
+    return not isinstance(value, torch.Tensor) and members_of(value) is not None
 
 
 # Names through which a program's function may read attributes whatever their names: it may read any.

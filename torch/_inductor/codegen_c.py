@@ -408,31 +408,28 @@ def _nll_row(group: FusedGroup, member: Any, row: Any, read: str, target: str, a
     return lines
 
 
-def _nll_of(group: FusedGroup) -> tuple[Any, Any] | None:
-    """A row group's nll_loss (its node and RowOp), if it has one (at most one: its loss ends the group's use)."""
-    return next(((m, row) for m, row in group.rows.items() if row.kind == "nll"), None)
+def _over_classes(group: FusedGroup, row: Any, v: Values) -> tuple[str, str]:
+    """A loop over the rows outside the row kernel's loop, and row r's class as a C expression."""
+    rows, step = group.shape[0], row.target.meta["example"][1][0]
+    return (f"    for (long r = 0; r < {v(rows)}; r++) {{",
+            f"p{group.loads.index(row.target)}[r * {v(step if rows > 1 else 0)}]")
 
 
 def _nll_checks(group: FusedGroup, row: Any, v: Values) -> list[str]:
     """Every row's class checked before the loops, in row order: the first out of [0, classes) that is not
     ignore_index is returned (the caller raises IndexError with it), as the eager kernel checks before its
     loop; ignore_index is returned when all are good."""
-    i = group.loads.index(row.target)
-    rows, step = group.shape[0], row.target.meta["example"][1][0]
-    return [f"    for (long r = 0; r < {v(rows)}; r++) {{",
-            f"        const long long c = p{i}[r * {v(step if rows > 1 else 0)}];",
-            f"        if (c != {row.ignore_index}LL && (c < 0 || c >= {v(group.shape[1])})) return c;",
-            "    }"]
+    loop, target = _over_classes(group, row, v)
+    return [loop, f"        const long long c = {target};",
+            f"        if (c != {row.ignore_index}LL && (c < 0 || c >= {v(group.shape[1])})) return c;", "    }"]
 
 
 def _nll_totals(group: FusedGroup, member: Any, row: Any, v: Values) -> list[str]:
     """After the rows: the losses summed in row order in double and the rows counted (the total weight), as
     the eager kernel; a mean is their quotient (NaN for no rows counted)."""
-    i = group.loads.index(row.target)
-    rows, step = group.shape[0], row.target.meta["example"][1][0]
-    lines = ["    double total = 0.0, counted = 0.0;",
-             f"    for (long r = 0; r < {v(rows)}; r++) {{",
-             f"        if (p{i}[r * {v(step if rows > 1 else 0)}] == {row.ignore_index}LL) continue;",
+    loop, target = _over_classes(group, row, v)
+    lines = ["    double total = 0.0, counted = 0.0;", loop,
+             f"        if ({target} == {row.ignore_index}LL) continue;",
              "        total += (double)losses[r];", "        counted += 1.0;", "    }"] if row.reduction else []
     loss = {0: "", 1: "(float)(counted != 0.0 ? total / counted : NAN)", 2: "(float)total"}[row.reduction]
     for stat, (source, index) in group.stats.items():
@@ -446,7 +443,7 @@ def _row_kernel(group: FusedGroup, grain: int, v: Values) -> list[str]:
     """A row group's C loop: its rows split across threads (an nll_loss's classes checked before them and its
     sums made after them)."""
     rows, length = math.prod(group.shape[:-1]), group.shape[-1]
-    nll = _nll_of(group)
+    nll = group.loss
     loop = [f"    #pragma omp parallel for num_threads(threads) schedule(static) if({v(rows * length)} >= {grain})",
             f"    for (long r = 0; r < {v(rows)}; r++) {{", *row_body(group, _CPU_ROWS, v), "    }"]
     if nll is None:
@@ -528,7 +525,7 @@ def kernel_source(group: FusedGroup, grain: int, v: Values = _LITERAL) -> str:
         # as the eager loops of such formulas: products and sums may contract into FMAs (its bits are its own)
         header += ["#pragma GCC push_options", '#pragma GCC optimize("fp-contract=fast")']
         footer = ["#pragma GCC pop_options"]
-    nll = _nll_of(group)
+    nll = group.loss
     if nll is not None and nll[1].reduction != 0:
         params.append("float* __restrict losses")          # a row's loss each, summed after the rows
     if v.generic:

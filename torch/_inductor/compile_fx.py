@@ -81,7 +81,7 @@ class _Wrapper:
         function = getattr(self.library, group.name)
         generic = group.name in self.values
         pointers = [self.pointer(n) for n in [*group.loads, *group.stores]]
-        nll = next((row for row in group.rows.values() if row.kind == "nll"), None)
+        nll = group.loss[1] if group.loss is not None else None
         if nll is not None and nll.reduction != 0:     # the rows' losses, summed by the kernel after them
             float32 = self.constant(torch.float32)
             self.lines.append(f"    _losses = _empty_strided(({group.shape[0]},), (1,), dtype={float32})")

@@ -56,6 +56,11 @@ class FusedGroup:
         return self.lowered[member].operands
 
     @property
+    def loss(self) -> tuple[Any, RowOp] | None:
+        """The group's nll_loss (its node and row), if it has one: a kernel sums one loss after its rows."""
+        return next(((member, row) for member, row in self.rows.items() if row.kind == "nll"), None)
+
+    @property
     def name(self) -> str:
         return f"kernel{self.index}"
 
@@ -152,7 +157,7 @@ def plan(graph: Any, grad_enabled: bool) -> list[FusedGroup]:
         if row is not None and _row_fusible(node, row, recorded):
             shape, _, _, device, _ = row.operand.meta["example"] if row.kind in _TUPLES else node.meta["example"]
             joined = group_of.get(row.operand)
-            second_nll = row.kind == "nll" and joined is not None and _sums_a_loss(joined)
+            second_nll = row.kind == "nll" and joined is not None and joined.loss is not None
             if joined is None or joined.closed or joined.shape != shape or joined.reduction is not None or second_nll:
                 groups.append(FusedGroup(len(groups), shape, device))
                 joined = groups[-1]
@@ -255,7 +260,7 @@ def _home(node: Any, lowered: Lowered, groups: list[FusedGroup], group_of: dict[
         return groups[-1]
     home = candidates[0]
     for other in candidates[1:]:
-        if other is home or _sums_a_loss(home) and _sums_a_loss(other):     # (stored, then read by home's kernel)
+        if other is home or home.loss and other.loss:      # (stored, then read by home's kernel: one loss each)
             continue
         for member in other.members:
             group_of[member] = home
@@ -266,11 +271,6 @@ def _home(node: Any, lowered: Lowered, groups: list[FusedGroup], group_of: dict[
         other.members, other.lowered, other.rows, other.stats = [], {}, {}, {}
     home.members.sort(key=order.__getitem__)
     return home
-
-
-def _sums_a_loss(group: FusedGroup) -> bool:
-    """Whether a group has an nll_loss (a kernel sums one loss after its rows)."""
-    return any(row.kind == "nll" for row in group.rows.values())
 
 
 def _loads_and_stores(group: FusedGroup, group_of: dict[Any, FusedGroup]) -> None:
