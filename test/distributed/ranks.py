@@ -249,6 +249,23 @@ def dies_or_waits(rank: int, size: int, init_method: str, report: str) -> None:
             f.write(f"{time.monotonic() - start:.1f} {error}")
 
 
+def never_joins_or_waits(rank: int, size: int, init_method: str, report: str) -> None:
+    """The last rank dies where it would connect to the others' MPI communicator; the others must raise within
+    the group's timeout, naming it."""
+    import time
+
+    from torch.distributed import mpi_join
+    if rank == size - 1:
+        mpi_join._connect = lambda *args: os._exit(0)
+    start = time.monotonic()
+    try:
+        dist.init_process_group("gloo", init_method=init_method, rank=rank, world_size=size,
+                                timeout=timedelta(seconds=3))
+    except dist.DistBackendError as error:
+        with open(f"{report}.{rank}", "w") as f:
+            f.write(f"{time.monotonic() - start:.1f} {error}")
+
+
 # -- DistributedDataParallel: 2 ranks x batch 8 against one process on the batch of 16 -------------------------------
 class Net(torch.nn.Module):
     def __init__(self) -> None:

@@ -145,7 +145,7 @@ def init_process_group(backend: str | None = None, init_method: str | None = Non
     _world.generation += 1
     # a restarted worker group (torchrun --max_restarts) meets over the same store: its keys are its attempt's
     scoped = PrefixStore(f"ember/{os.environ.get('TORCHELASTIC_RESTART_COUNT', '0')}/{_world.generation}", store)
-    comm = mpi_engine.communicator(scoped, rank, world_size)
+    comm = mpi_engine.communicator(scoped, rank, world_size, timeout.total_seconds())
     _world.store = store
     _world.default = ProcessGroup(comm, list(range(world_size)), name, timeout, group_name or "0", rank)
     _world.groups = [_world.default]

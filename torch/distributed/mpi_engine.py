@@ -2,10 +2,8 @@
 
 The communicator: processes started by mpiexec share MPI_COMM_WORLD. Processes started otherwise (by torchrun,
 torch.multiprocessing.spawn, or by hand with RANK and WORLD_SIZE) each begin as MPI singletons; they join into
-one communicator over the process group's store: rank 0 opens an MPI port and publishes its name, every other
-rank connects to it, and each connection's intercommunicator is merged into the growing group, which accepts
-the next (MPI_Comm_accept/connect and MPI_Intercomm_merge: the engine's own dynamic-process support). The ranks
-are then ordered as torch.distributed numbers them (MPI_Comm_split keyed by rank).
+one communicator over the process group's store, with MPI's dynamic-process support (torch.distributed.mpi_join).
+The ranks are then ordered as torch.distributed numbers them (MPI_Comm_split keyed by rank).
 
 Every operation is nonblocking (MPI_Iallreduce, MPI_Isend...) and waited on by polling its request up to the
 group's timeout, so that a rank that died or hangs makes the others raise DistBackendError instead of hanging.
@@ -23,6 +21,7 @@ from typing import Any, Callable
 import numpy as np
 
 import torch
+from torch.distributed import mpi_join
 from torch.distributed.errors import DistBackendError
 
 __all__ = ["Work", "available", "buffer_of", "communicator", "launched", "mpi", "reduce_buffer"]
@@ -56,8 +55,9 @@ def launched() -> tuple[int, int] | None:
     return int(world.Get_rank()), int(world.Get_size())
 
 
-def communicator(store: Any, rank: int, world_size: int) -> Any:
-    """An MPI intracommunicator of world_size processes in which this process has `rank`."""
+def communicator(store: Any, rank: int, world_size: int, timeout_s: float) -> Any:
+    """An MPI intracommunicator of world_size processes in which this process has `rank` (timeout_s: how long the
+    ranks not started by mpiexec wait for each other to join it)."""
     MPI = mpi()
     world = MPI.COMM_WORLD
     if any(name in os.environ for name in _LAUNCHED) and world.Get_size() > 1:
@@ -67,33 +67,7 @@ def communicator(store: Any, rank: int, world_size: int) -> Any:
         return world.Split(0, rank)
     if world_size == 1:
         return MPI.COMM_SELF.Dup()
-    return _join(MPI, store, rank, world_size)
-
-
-def _join(MPI: Any, store: Any, rank: int, world_size: int) -> Any:
-    """Singletons joined into one communicator over the store (see the module's docstring)."""
-    store.set(f"mpi/arrived/{rank}", b"1")
-    if rank == 0:
-        store.wait([f"mpi/arrived/{r}" for r in range(world_size)])      # each will connect: accepts end
-        port = MPI.Open_port()
-        store.set("mpi/port", port.encode())
-        comm = MPI.COMM_SELF.Dup()
-    else:
-        port = store.get("mpi/port").decode()
-        inter = MPI.COMM_SELF.Connect(port)
-        comm = inter.Merge(high=True)
-        inter.Free()
-    while comm.Get_size() < world_size:
-        inter = comm.Accept(port, root=0)
-        merged = inter.Merge(high=False)
-        inter.Free()
-        comm.Free()
-        comm = merged
-    if rank == 0:
-        MPI.Close_port(port)
-    ordered = comm.Split(0, rank)
-    comm.Free()
-    return ordered
+    return mpi_join.join(MPI, store, rank, world_size, timeout_s)
 
 
 # -- tensors as MPI buffers -------------------------------------------------------------------------------------

@@ -1,0 +1,102 @@
+"""torch.distributed.mpi_join: processes not started by mpiexec (torchrun's, torch.multiprocessing.spawn's, or
+started by hand with RANK and WORLD_SIZE), each an MPI singleton, joined into one communicator over the process
+group's store, with MPI's own dynamic-process support.
+
+Rank 0 opens an MPI port and publishes its name in the store; every other rank connects to it
+(MPI_Comm_connect) and says which rank it is; the growing group accepts each connection together
+(MPI_Comm_accept) and merges it in (MPI_Intercomm_merge), until every rank is in.
+
+MPI_Comm_accept has no timeout: a rank that reached the rendezvous but dies or hangs before it connects would
+leave the group waiting forever. So rank 0 keeps the group's timeout as a deadline: if ranks are still missing
+when it passes, a short-lived stand-in process connects in their place and says so, and every rank in the group
+raises DistBackendError naming the ranks that never joined. A rank still trying to connect gives up within the
+same timeout (MPI_Comm_connect's "timeout" hint)."""
+from __future__ import annotations
+
+import math
+import subprocess
+import sys
+import threading
+from typing import Any
+
+from torch.distributed.errors import DistBackendError
+
+__all__ = ["join"]
+
+_STAND_IN = -1          # what the stand-in says in place of a rank
+_STAND_IN_CODE = ("import sys\n"
+                  "from mpi4py import MPI\n"
+                  "info = MPI.Info.Create()\n"
+                  "info.Set('timeout', '10')\n"
+                  "inter = MPI.COMM_SELF.Connect(sys.argv[1], info)\n"
+                  f"inter.send({_STAND_IN}, dest=0)\n"
+                  "inter.Disconnect()\n")
+
+
+def join(MPI: Any, store: Any, rank: int, world_size: int, timeout_s: float) -> Any:
+    """An intracommunicator of the world_size processes meeting over `store`, in which this one has `rank`."""
+    store.set(f"mpi/arrived/{rank}", b"1")
+    deadline: threading.Timer | None = None
+    if rank == 0:
+        store.wait([f"mpi/arrived/{r}" for r in range(world_size)])      # each will connect: accepts end
+        port = MPI.Open_port()
+        store.set("mpi/port", port.encode())
+        comm = MPI.COMM_SELF.Dup()
+        deadline = threading.Timer(timeout_s, _start_stand_in, args=(port,))
+        deadline.daemon = True
+        deadline.start()
+    else:
+        port = store.get("mpi/port").decode()
+        inter = _connect(MPI, port, rank, timeout_s)
+        inter.send(rank, dest=0)
+        comm = inter.Merge(high=True)
+        inter.Free()
+    try:
+        comm = _accept_the_others(comm, port, rank, world_size, timeout_s)
+    finally:
+        if deadline is not None:
+            deadline.cancel()
+            MPI.Close_port(port)
+    ordered = comm.Split(0, rank)
+    comm.Free()
+    return ordered
+
+
+def _accept_the_others(comm: Any, port: str, rank: int, world_size: int, timeout_s: float) -> Any:
+    """The group grown by each connecting rank in turn (every member accepts together; rank 0 is the root)."""
+    joined = list(range(comm.Get_size())) if rank == 0 else []      # rank 0 is alone at first
+    while comm.Get_size() < world_size:
+        inter = comm.Accept(port, root=0)
+        who = inter.recv(source=0) if comm.Get_rank() == 0 else None
+        who, joined = comm.bcast((who, joined + [who]), root=0)
+        if who == _STAND_IN:
+            inter.Disconnect()
+            comm.Free()
+            missing = sorted(set(range(world_size)) - set(joined))
+            raise DistBackendError(f"[Rank {rank}] init_process_group: rank(s) {missing} reached the rendezvous but "
+                                   f"did not join the MPI communicator within the timeout ({timeout_s:g} s)")
+        merged = inter.Merge(high=False)
+        inter.Free()
+        comm.Free()
+        comm = merged
+    return comm
+
+
+def _connect(MPI: Any, port: str, rank: int, timeout_s: float) -> Any:
+    """An intercommunicator with the group accepting on `port`, or DistBackendError once the timeout passes."""
+    info = MPI.Info.Create()
+    info.Set("timeout", str(max(1, math.ceil(timeout_s))))
+    try:
+        return MPI.COMM_SELF.Connect(port, info)
+    except MPI.Exception as error:
+        raise DistBackendError(f"[Rank {rank}] init_process_group: could not join rank 0's MPI communicator within "
+                               f"the timeout ({timeout_s:g} s): {error.Get_error_string().splitlines()[0]}") from None
+    finally:
+        info.Free()
+
+
+def _start_stand_in(port: str) -> None:
+    """Connect a process that says it stands in for the missing ranks (it exits on its own, also where the
+    group completed meanwhile and the port is closed)."""
+    subprocess.Popen([sys.executable, "-c", _STAND_IN_CODE, port], stdin=subprocess.DEVNULL,
+                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
