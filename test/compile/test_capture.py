@@ -200,6 +200,40 @@ def test_a_changed_learning_rate_recompiles_the_step():
     assert captures() == 2
 
 
+class _CountingSGD(torch.optim.SGD):
+    """An SGD whose state keeps a plain count its update reads."""
+
+    @torch.no_grad()
+    def step(self, closure=None):
+        for group in self.param_groups:
+            for p in group["params"]:
+                count = self.state[p].get("count", 0) + 1
+                self.state[p]["count"] = count
+                p.sub_(p.grad * group["lr"] / count)
+
+
+@pytest.mark.parametrize("change", ["state tensor replaced", "plain state value", "new state key"])
+def test_a_step_replays_only_while_the_optimizers_state_is_the_one_it_captured(change):
+    def run(compiled):
+        torch.manual_seed(0)
+        model = nn.Linear(3, 2)
+        opt = (_CountingSGD if change == "plain state value" else torch.optim.SGD)(model.parameters(), lr=0.1,
+                                                                                   momentum=0.9)
+        step = torch.compile(opt.step, backend="inductor") if compiled else opt.step
+        for i in range(4):
+            model(torch.full((1, 3), float(i))).sum().backward()
+            step()
+            if i == 1 and change == "state tensor replaced":
+                for state in opt.state.values():
+                    state["momentum_buffer"] = state["momentum_buffer"] * 0.5
+            if i == 1 and change == "new state key":
+                for state in opt.state.values():
+                    state["seen"] = True
+        return model
+
+    torch.testing.assert_close(run(True).state_dict(), run(False).state_dict(), rtol=0, atol=0)
+
+
 def test_nested_compiled_functions_join_the_outer_graph():
     inner = torch.compile(lambda x: x.sin(), backend="eager")
     outer = torch.compile(lambda x: inner(x) * 2, backend="eager")

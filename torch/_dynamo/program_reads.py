@@ -15,7 +15,7 @@ import operator
 from typing import Any, Callable
 
 import torch
-from torch._dynamo import exc
+from torch._dynamo import exc, optimizer_guards
 from torch._dynamo.guards import GuardSet, is_plain_value, weak_reader
 from torch._dynamo.observers import has_hooks, hook_functions, hook_set
 from torch._dynamo.program_state import is_program_class, is_program_file, is_watched
@@ -317,8 +317,7 @@ class ProgramReads:
     def optimizer_stepped(self, opt: Any) -> None:
         if id(opt) not in self.optimizers:
             self.optimizers[id(opt)] = opt
-            self.guards.add_read(f"{type(opt).__name__}'s hyperparameters and state", opt, _optimizer_snapshot,
-                                 _optimizer_snapshot(opt), by_value=True)
+            optimizer_guards.add(self.guards, opt)
 
 
 # nn.Module's own attributes (its hook and registry dicts): Ember's state, not the program's.
@@ -363,26 +362,6 @@ def _layout_of(module: Any, name: str) -> tuple[Any, ...]:
 
 def _argument_grad(flat: list[Any], position: int) -> Any:
     return flat[position].grad
-
-
-def _optimizer_snapshot(opt: Any) -> tuple[Any, ...]:
-    """An optimizer's hyperparameters by value, its parameters and state tensors by identity: a step
-    captured before the state existed (the first step) is not replayed on a later one."""
-    # in the dicts' own order: one that changes (a key removed and added again) only captures again
-    items: list[Any] = []
-    for group in opt.param_groups:
-        for key, value in group.items():
-            if key == "params":
-                items.append(tuple(map(id, value)))
-            elif is_plain_value(value):
-                items.append((key, tuple(value) if isinstance(value, list) else value))
-            elif isinstance(value, torch.Tensor):
-                items.append((key, id(value)))
-    tensor = torch.Tensor
-    for param, state in opt.state.items():
-        items.append(id(param))
-        items.extend((key, id(value) if isinstance(value, tensor) else value) for key, value in state.items())
-    return tuple(items)
 
 
 def _where_read(module: Any, name: str) -> str | None:
