@@ -16,24 +16,21 @@ torch._dynamo.exc.Unsupported where it happens. The observers (torch._dynamo.obs
 thread uses, so one capture runs at a time and sees only its own thread's calls."""
 from __future__ import annotations
 
-import dataclasses
 import functools
-import inspect
-import sys
 import threading
 import types
 from dataclasses import dataclass
 from typing import Any, Callable
 
 import torch
-from torch._dynamo.global_reads import LocalUse, local_uses
+from torch._dynamo import call_values
+from torch._dynamo.global_reads import LocalUse
 from torch._dynamo.graph_passes import elide_fresh_copies
 from torch._dynamo.guards import (GuardSet, OfType, Snapshot, TensorGuard, aliasing_of, global_state,
                                   is_plain_value, offset_changed)
 from torch._dynamo.loose_arguments import bind_fields, loose_fields, sharing
 from torch._dynamo.observers import argument_hooks, observed
 from torch._dynamo.program_reads import ProgramReads
-from torch._dynamo.program_state import CALLABLES, is_program_file, program_methods
 from torch._dynamo.tensor_attributes import guard_attributes, guarded_tensors, public_attributes, read_names
 from torch.fx.experimental.proxy_tensor import _OperatorTracer
 from torch.fx._lazy_graph_module import _LazyGraphModule
@@ -223,96 +220,7 @@ def _tensors_only(result: Any) -> bool:
     return result is None or isinstance(result, torch.Tensor)
 
 
-_IMMUTABLE = (torch.Tensor, type, types.FunctionType, types.BuiltinFunctionType, types.MethodType, types.ModuleType,
-              torch.nn.Module, tuple, frozenset, range, slice, torch.Size)
-
-
-def _mutable_object(value: Any) -> bool:
-    """A result's leaf a caller could change and a replay would hand out again: a set, an array, an object."""
-    if value is None or is_plain_value(value) or isinstance(value, _IMMUTABLE):
-        return False
-    numpy = sys.modules.get("numpy")
-    return numpy is None or not isinstance(value, numpy.generic)
-
-
-def _holds_tensors(value: Any, depth: int = 4) -> bool:
-    """Whether a result's leaf that is no tensor holds tensors (a dataclass, an object with a __dict__ or
-    __slots__, a container pytree does not flatten), to depth levels."""
-    if isinstance(value, types.FunctionType) and value.__closure__:     # a closure over values the call made
-        members: list[Any] = []
-        for cell in value.__closure__:
-            try:
-                members.append(cell.cell_contents)
-            except ValueError:
-                continue
-        return depth > 0 and any(isinstance(m, torch.Tensor) or _holds_tensors(m, depth - 1) for m in members)
-    if depth <= 0 or isinstance(value, torch.Tensor) or is_plain_value(value) or isinstance(value, type) \
-            or callable(value):
-        return False
-    if isinstance(value, dict):
-        members = list(value.values())
-    elif isinstance(value, (list, tuple, set, frozenset)):
-        members = list(value)
-    elif dataclasses.is_dataclass(value):
-        members = [getattr(value, f.name, None) for f in dataclasses.fields(value)]
-    else:
-        slots = [name for cls in type(value).__mro__ for name in getattr(cls, "__slots__", ())]
-        members = list(getattr(value, "__dict__", {}).values()) + [getattr(value, n, None) for n in slots]
-    return any(isinstance(m, torch.Tensor) or _holds_tensors(m, depth - 1) for m in members[:256])
-
-
 # -- capturing one call ------------------------------------------------------------------------------------------------
-def _scoped_arguments(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any],
-                      flat: list[Any]) -> dict[int, LocalUse]:
-    """The object arguments (by flat position) guarded on what is read of them rather than on all their attributes
-    (a compiled method's self, a trainer, a scheduler passed in): those the program's function only reads plain
-    attributes of, or calls methods on that are the program's own (their reads are seen as they run), and no
-    closure, lambda or comprehension of it reads."""
-    code = getattr(fn, "__code__", None)
-    if code is None or not is_program_file(code.co_filename):
-        return {}
-    try:
-        bound = inspect.signature(fn).bind(*args, **kwargs).arguments
-    except (TypeError, ValueError):
-        return {}
-    found: dict[int, LocalUse] = {}
-    position = {id(value): i for i, value in enumerate(flat)}
-    for name, value in bound.items():
-        i = position.get(id(value))
-        if i is None or name not in code.co_varnames[:code.co_argcount + code.co_kwonlyargcount] or \
-                isinstance(value, (torch.Tensor, torch.nn.Module, type, types.ModuleType, *CALLABLES)) or \
-                is_plain_value(value) or not hasattr(value, "__dict__"):
-            continue
-        use = local_uses(code, name)
-        if not use.passed_on and program_methods(type(value), use.methods) and \
-                not any(attribute.startswith("__") for attribute in use.attributes):
-            found[i] = use
-    return found
-
-
-def _input_names(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[str]:
-    """A name per flattened input, as the guards and the graph show them: the parameter's name, with its
-    position in the parameter's pytree when it holds several (d_0, d_1)."""
-    try:
-        bound = inspect.signature(fn).bind(*args, **kwargs)
-        named = list(bound.arguments.items())
-    except (TypeError, ValueError):
-        named = [(f"arg{i}", a) for i, a in enumerate(args)] + list(kwargs.items())
-    names: list[str] = []
-    for name, value in named:
-        leaves = len(tree_flatten(value)[0])
-        names.extend([name] if leaves == 1 else [f"{name}_{i}" for i in range(leaves)])
-    seen: set[str] = set()
-    unique = []
-    for name in names:          # a parameter x_0 beside a list x: x_0, x_0_1
-        candidate, n = name, 1
-        while candidate in seen:
-            candidate, n = f"{name}_{n}", n + 1
-        seen.add(candidate)
-        unique.append(candidate)
-    return unique
-
-
 def capture(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any], fullgraph: bool,
             guard_target: Callable[..., Any] | None = None) -> Captured:
     """Run fn(*args, **kwargs) once, for real, capturing its graph; the result is in Captured.result."""
@@ -328,7 +236,7 @@ def _capture(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, An
              guard_target: Callable[..., Any] | None) -> Captured:
     global _active
     flat, structure = tree_flatten((args, kwargs))
-    names = _input_names(fn, args, kwargs)
+    names = call_values.input_names(fn, args, kwargs)
     if len(names) != len(flat):
         names = [f"arg{i}" for i in range(len(flat))]
     cap = _Capture(fullgraph)
@@ -337,7 +245,7 @@ def _capture(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, An
     positions: list[int] = []
     attributes: dict[int, tuple[Any, ...]] = {}
     loose: dict[int, dict[str, Any]] = {}           # arguments read only through their fields, and those fields
-    scoped_uses = _scoped_arguments(fn, args, kwargs, flat)
+    scoped_uses = call_values.scoped_arguments(fn, args, kwargs, flat)
     scoped: dict[int, LocalUse] = {}
     for i, (name, value) in enumerate(zip(names, flat)):
         if isinstance(value, torch.Tensor) and type(value) not in (torch.Tensor, torch.nn.Parameter):
@@ -397,11 +305,11 @@ def _capture(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, An
     if lazy is not None and cap.break_reason is None:
         cap.graph_break(f"the result is a {type(lazy).__name__}, whose body runs as it is iterated (a replay would "
                         "return the captured one)")
-    holder = next((leaf for leaf in leaves if _holds_tensors(leaf)), None)
+    holder = next((leaf for leaf in leaves if call_values.holds_tensors(leaf)), None)
     if holder is not None and cap.break_reason is None:
         cap.graph_break(f"the result holds tensors inside a {type(holder).__name__} object, which a replay would "
                         "return as captured (a type registered with torch.utils._pytree is rebuilt)")
-    made = next((leaf for leaf in leaves if _mutable_object(leaf) and not cap.effects.known(leaf)), None)
+    made = next((leaf for leaf in leaves if call_values.mutable_object(leaf) and not cap.effects.known(leaf)), None)
     if made is not None and cap.break_reason is None:
         cap.graph_break(f"the result holds a {type(made).__name__} the call made, which a replay would return as "
                         "captured (shared with the earlier calls' results)")

@@ -7,96 +7,18 @@ grain. Sizes and strides are constants in the source (a graph is specialised on 
 is a plain strided loop that gcc vectorises with the branch-free math of vec_math.h; a graph compiled for
 sizes that vary reads them from an array instead (Values), so that every size's source is the same text,
 compiled once. Each member is a local of the loop body; the source carries, as a comment, the graph node
-every line comes from."""
+every line comes from. Row kernels (softmaxes, layer norms, losses) are torch._inductor.codegen_rows'; the pieces
+the CUDA generator shares, torch._inductor.codegen_common's."""
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
 
-import torch
+from torch._inductor.codegen_common import C_TYPES, LITERAL, Values, coalesce, decompose, statements, strides_for
+from torch._inductor.codegen_rows import row_kernel
 from torch._inductor.scheduler import FusedGroup
 
-__all__ = ["C_TYPES", "ReductionLoops", "RowLoops", "Values", "coalesce", "kernel_source", "module_source",
-           "reduction_loops", "row_body", "statements", "strides_for"]
-
-# The C type of each dtype a fused kernel reads or writes (the CUDA generator's too).
-C_TYPES = {torch.float32: "float", torch.bool: "unsigned char", torch.int64: "long long"}
-
-
-class Values:
-    """How a kernel's sizes and strides (and the counts made of them) appear in its source: as literals, for a
-    graph specialised on its shapes, or, for a graph compiled for sizes that vary (generic), as n[k], read from
-    the array the call passes (`values`, in the order the source reads them; `pattern` names the k-th: a GPU
-    kernel takes them as parameters s0, s1...): two sizes' kernels are then the same text, compiled once. 0 and
-    1 stay literals even so: they decide the code (a broadcast, a contiguous inner loop gcc vectorises, a
-    dimension dropped), and a size that takes them makes a source of its own."""
-
-    def __init__(self, generic: bool = False, pattern: str = "n[{}]") -> None:
-        self.generic = generic
-        self.pattern = pattern
-        self.values: list[int] = []
-
-    def __call__(self, value: int) -> str:
-        if not self.generic or value in (0, 1):
-            return f"{value}L"
-        self.values.append(int(value))
-        return self.pattern.format(len(self.values) - 1)
-
-
-_LITERAL = Values()
-
-
-def strides_for(shape: tuple[int, ...], operand_shape: tuple[int, ...], operand_stride: tuple[int, ...]) -> list[int]:
-    """The operand's strides over the kernel's shape (right-aligned; broadcast dimensions step by 0)."""
-    pad = len(shape) - len(operand_shape)
-    strides = [0] * pad + [0 if size == 1 else stride for size, stride in zip(operand_shape, operand_stride)]
-    return [0 if shape[d] == 1 else strides[d] for d in range(len(shape))]
-
-
-def coalesce(shape: tuple[int, ...], strides: list[list[int]]) -> tuple[list[int], list[list[int]]]:
-    """Merge neighbouring dimensions that every operand steps through as one (size-1 dimensions dropped)."""
-    keep = [d for d in range(len(shape)) if shape[d] != 1]
-    sizes = [shape[d] for d in keep]
-    per = [[s[d] for d in keep] for s in strides]
-    d = len(sizes) - 1
-    while d > 0:
-        if all(p[d - 1] == p[d] * sizes[d] for p in per):
-            sizes[d - 1] *= sizes[d]
-            for p in per:
-                p[d - 1] = p[d]
-                del p[d]
-            del sizes[d]
-        d -= 1
-    if not sizes:
-        return [1], [[0] for _ in per]
-    return sizes, per
-
-
-def statements(group: FusedGroup, offset: dict[int, str], indent: str) -> tuple[list[str], dict[Any, str]]:
-    """The loop body's locals (one per member, the reduction aside) and its element-wise stores."""
-    body = []
-    names: dict[Any, str] = {}
-    for i, node in enumerate(group.loads):
-        load = f"p{i}[{offset[i]}]"
-        names[node] = f"((float){load})" if node.meta["example"][2] is torch.bool else load
-    for k, member in enumerate(group.members):
-        if member is group.reduction:
-            continue
-        lowered = group.lowered[member]
-        expr = lowered.expr.format(*(names[o] for o in lowered.operands))
-        ctype = "int" if lowered.out == "bool" else "float"
-        body.append(f"{indent}{ctype} t{k} = {expr};  /* {member.name}: {member.target} */")
-        names[member] = f"t{k}"
-    for i, member in enumerate(group.stores):
-        if member is group.reduction:
-            continue
-        slot = len(group.loads) + i
-        value = names[member]
-        if member.meta["example"][2] is torch.bool:
-            value = f"(unsigned char)({value} != 0)"
-        body.append(f"{indent}p{slot}[{offset[slot]}] = {value};")
-    return body, names
+__all__ = ["ReductionLoops", "kernel_source", "module_source", "reduction_loops"]
 
 
 def _reduction_strides(group: FusedGroup) -> list[int]:
@@ -107,19 +29,6 @@ def _reduction_strides(group: FusedGroup) -> list[int]:
     keepdim = len(out_stride) == len(group.shape)
     return [0 if d in group.reduced.dims or group.shape[d] == 1 else out_stride[d if keepdim else kept.index(d)]
             for d in range(len(group.shape))]
-
-
-def _decompose(index: str, sizes: list[int], steps: list[list[int]], prefix: str, indent: str,
-               v: Values) -> list[str]:
-    """Each operand's offset (prefix0, prefix1...) for a flat index over the dims of sizes (the last fastest)."""
-    lines = [f"{indent}long {prefix}rest = {index};"] + [f"{indent}long {prefix}{i} = 0;" for i in range(len(steps))]
-    for d in range(len(sizes) - 1, -1, -1):
-        size = v(sizes[d])
-        lines.append(f"{indent}{{ long at = {prefix}rest % {size}; {prefix}rest /= {size};")
-        lines += [f"{indent}  {prefix}{i} += at * {v(step[d])};" for i, step in enumerate(steps) if step[d]]
-        lines.append(f"{indent}}}")
-    lines.append(f"{indent}(void){prefix}rest;")
-    return lines
 
 
 @dataclass
@@ -150,7 +59,7 @@ def _reduction_layout(group: FusedGroup) -> tuple[list[int], list[list[int]], li
     return kept_sizes, kept_steps, red_sizes, red_steps
 
 
-def reduction_loops(group: FusedGroup, indent: str, v: Values = _LITERAL) -> ReductionLoops:
+def reduction_loops(group: FusedGroup, indent: str, v: Values = LITERAL) -> ReductionLoops:
     """A reduction group's loops (shared by the CPU and CUDA generators)."""
     assert group.reduced is not None and group.reduction is not None
     shape, dims = group.shape, group.reduced.dims
@@ -164,15 +73,16 @@ def reduction_loops(group: FusedGroup, indent: str, v: Values = _LITERAL) -> Red
         per_element: list[str] = []
     else:
         offset = {i: f"o{i} + u{i}" for i in range(len(operands))}
-        per_element = _decompose("j", red_sizes, red_steps, "u", indent + "    ", v)
+        per_element = decompose("j", red_sizes, red_steps, "u", indent + "    ", v)
     body, names = statements(group, offset, indent + "    ")
     slot = len(group.loads) + group.stores.index(group.reduction)
     counted = v(count)
     total = "(float)acc" if group.reduced.kind == "sum" else f"(float)(acc / {counted})"
     return ReductionLoops(
-        v(outputs), counted, v(outputs * count), _decompose("r", kept_sizes, kept_steps, "o", indent, v),
+        v(outputs), counted, v(outputs * count), decompose("r", kept_sizes, kept_steps, "o", indent, v),
         per_element + body,
-        f"{indent}    acc += (double){names[group.reduced.operand]};  /* {group.reduction.name}: {group.reduction.target} */",
+        f"{indent}    acc += (double){names[group.reduced.operand]};  "
+        f"/* {group.reduction.name}: {group.reduction.target} */",
         f"{indent}p{slot}[o{slot}] = {total};")
 
 
@@ -216,12 +126,12 @@ def _column_reduction_kernel(group: FusedGroup, grain: int, v: Values) -> list[s
              f"    for (long r = 0; r < {v(rows * blocks)}; r++) {{",
              f"        const long c0 = (r % {blocks_c}) * {_COLUMNS}L;",
              f"        const long cn = {width_c} - c0 < {_COLUMNS}L ? {width_c} - c0 : {_COLUMNS}L;",
-             *_decompose(f"r / {blocks_c}", kept_sizes[:-1], [st[:-1] for st in kept_steps], "o", "        ", v),
+             *decompose(f"r / {blocks_c}", kept_sizes[:-1], [st[:-1] for st in kept_steps], "o", "        ", v),
              *[f"        o{i} += c0 * {v(st[-1])};" for i, st in enumerate(kept_steps) if st[-1]],
              f"        double acc[{_COLUMNS}];",
              "        for (long c = 0; c < cn; c++) acc[c] = 0.0;",
              f"        for (long j = 0; j < {v(count)}; j++) {{",
-             *_decompose("j", red_sizes, red_steps, "u", "            ", v)]
+             *decompose("j", red_sizes, red_steps, "u", "            ", v)]
     offset = {i: f"o{i} + u{i}" + (" + c" if kept_steps[i][-1] else "") for i in range(len(operands))}
     body, names = statements(group, offset, "                ")
     lines += ["            #pragma omp simd", "            for (long c = 0; c < cn; c++) {", *body,
@@ -234,277 +144,8 @@ def _column_reduction_kernel(group: FusedGroup, grain: int, v: Values) -> list[s
     return lines
 
 
-@dataclass(frozen=True)
-class RowLoops:
-    """How a row kernel walks a row: on the CPU one thread per row, in vectorised loops over its elements; on a
-    GPU one block of `threads` (a power of two) per row, each thread striding over the row (its k-th element is
-    j = threadIdx.x + k * threads) and the threads' partial maxima and sums combined in shared memory."""
-    gpu: bool = False
-    threads: int = 1
-    longest: int = 0            # on a GPU, the longest row the kernel serves (its rows' buffers are that long)
 
-    def over(self, length: str) -> str:
-        """The header of a loop over the row's elements (j: the element, k: its slot in a row buffer); length is
-        a C expression."""
-        if self.gpu:
-            return f"for (long j = threadIdx.x, k = 0; j < {length}; j += {self.threads}L, k++)"
-        return f"for (long j = 0; j < {length}; j++)"
-
-    def simd(self, indent: str, clause: str = "") -> list[str]:
-        return [] if self.gpu else [f"{indent}#pragma omp simd{clause}"]
-
-    def combined(self, indent: str, *partials: tuple[str, str, str]) -> list[str]:
-        """Each (variable, "max" or "sum", its C type) made the whole row's from the threads' partial values."""
-        if not self.gpu:
-            return []
-        return [f"{indent}{name} = ember_block_reduce({name}, scratch_{ctype}, Ember{op.capitalize()}());"
-                for name, op, ctype in partials]
-
-    @property
-    def slot(self) -> str:
-        """An element's index in a row buffer."""
-        return "k" if self.gpu else "j"
-
-    def buffer_length(self, length: int, v: Values) -> str:
-        return f"{-(-max(length, self.longest) // self.threads)}" if self.gpu else v(length)
-
-    def once(self, statement: str) -> str:
-        """A statement made once per row (a row's statistics stored), as a line of the row's body."""
-        return f"        {'if (threadIdx.x == 0) ' if self.gpu else ''}{statement}"
-
-
-_CPU_ROWS = RowLoops()
-
-
-def row_body(group: FusedGroup, loops: RowLoops, v: Values = _LITERAL) -> list[str]:
-    """A group with softmaxes over the last dim, row by row: the members between two softmaxes form one loop
-    over the row; a softmax first finds its row's maximum and sum (as the eager kernel, nn_vec.h, with its
-    flushing exp); values a later loop reads are kept in row buffers (the thread's stack; on a GPU, each
-    thread's own elements); an nll_loss takes the row's value at its class (_nll_row). The statements inside
-    the loop over rows r (shared by the CPU and CUDA generators)."""
-    shape = group.shape
-    operands = [*group.loads, *group.stores]
-    # a class per row (nll_loss's target) and a loss per row line up with the rows, not the last dim as
-    # broadcasting would
-    per_row_values = {row.target for row in group.rows.values() if row.target is not None} | \
-        {stat for stat, (source, index) in group.stats.items()
-         if group.rows[source].kind == "nll" and index == 0 and group.rows[source].reduction == 0}
-    strides = [strides_for(shape[:-1], n.meta["example"][0], n.meta["example"][1]) + [0] if n in per_row_values
-               else strides_for(shape, n.meta["example"][0], n.meta["example"][1]) for n in operands]
-    length, row_length = shape[-1], v(shape[-1])
-    outer_sizes, outer_steps = coalesce(tuple(shape[:-1]), [st[:-1] for st in strides])
-    at = {i: f"o{i} + j * {v(st[-1])}" if st[-1] else f"o{i}" for i, st in enumerate(strides)}
-    phase_of: dict[Any, int] = {}
-    phase = 0
-    for member in group.members:
-        if member in group.rows:
-            phase += 1
-        phase_of[member] = phase
-    # nll_loss reads its softmax's value at one element a row: computed there again, not kept for it
-    recomputed = {row.operand for row in group.rows.values() if row.kind == "nll" and row.operand in group.rows
-                  and group.rows[row.operand].kind.endswith("softmax")}
-    buffered = {o for m in group.members if m not in group.stats for o in group.operands(m)
-                if o in phase_of and (phase_of[o] < phase_of[m] or m in group.rows)
-                and not (o in recomputed and m in group.rows and group.rows[m].kind == "nll")}
-    exprs: dict[Any, str] = {}
-    local = {m: f"t{k}" for k, m in enumerate(group.members)}
-
-    # a load one value per row (a layer norm's statistics, a broadcast scalar) read once, before the row's loops:
-    # read inside them, gcc reloads it each element and leaves the loop scalar
-    per_row = {i for i in range(len(group.loads)) if not strides[i][-1]}
-
-    def value(node: Any) -> str:
-        if node in group.loads:
-            i = group.loads.index(node)
-            load = f"r{i}" if i in per_row else f"p{i}[{at[i]}]"
-            return f"((float){load})" if node.meta["example"][2] is torch.bool else load
-        return local[node]
-
-    lines = [*_decompose("r", outer_sizes, outer_steps, "o", "        ", v),
-             *[f"        const {C_TYPES[group.loads[i].meta['example'][2]]} r{i} = p{i}[o{i}];"
-               for i in sorted(per_row)],
-             *[f"        float b_{local[m]}[{loops.buffer_length(length, v)}];"
-               for m in group.members if m in buffered]]
-    loop_open = "\n".join([*loops.simd("        "), f"        {loops.over(row_length)} {{"])
-    buffer = f"[{loops.slot}]"
-    lines.append(loop_open)
-    for member in group.members:
-        if member in group.stats:           # stored with its layer norm's statistics
-            continue
-        if member in group.rows and group.rows[member].kind == "layer_norm":
-            row = group.rows[member]
-            source = f"b_{local[row.operand]}{buffer}" if row.operand in buffered else value(row.operand)
-            name = local[member]
-            lines += ["        }", *_layer_norm_statistics(name, source, row_length, row.eps, loops)]
-            for stat, (_, index) in group.stats.items():
-                if stat in group.stores and group.stats[stat][0] is member:
-                    slot = len(group.loads) + group.stores.index(stat)
-                    lines.append(loops.once(f"p{slot}[o{slot}] = {'mu' if index == 1 else 'rs'}_{name};"))
-            expr = f"(({source} - mu_{name}) * rs_{name})"
-            expr = f"({expr} * {value(row.weight)})" if row.weight is not None else expr
-            expr = f"({expr} + {value(row.bias)})" if row.bias is not None else expr
-            lines.append(loop_open)
-        elif member in group.rows and group.rows[member].kind == "nll":
-            row = group.rows[member]
-            read = exprs[row.operand] if row.operand in recomputed else \
-                f"b_{local[row.operand]}{buffer}" if row.operand in buffered else value(row.operand)
-            lines += ["        }", *_nll_row(group, member, row, read, value(row.target), at), loop_open]
-            continue
-        elif member in group.rows and group.rows[member].kind.endswith("_backward"):
-            lines.append("        }")
-            expr = _row_backward(group.rows[member], local[member], row_length,
-                                 lambda o: f"b_{local[o]}{buffer}" if o in buffered else value(o), lines, loops)
-            lines.append(loop_open)
-        elif member in group.rows:
-            row = group.rows[member]
-            source = f"b_{local[row.operand]}{buffer}" if row.operand in buffered else value(row.operand)
-            name = local[member]
-            lines += ["        }", f"        float m_{name} = -INFINITY, s_{name} = 0.0f;",
-                      *loops.simd("        ", f" reduction(max:m_{name})"),
-                      f"        {loops.over(row_length)} m_{name} = {source} > m_{name} ? {source} : m_{name};",
-                      *loops.combined("        ", (f"m_{name}", "max", "float")),
-                      *loops.simd("        ", f" reduction(+:s_{name})"),
-                      f"        {loops.over(row_length)} s_{name} += ember_vm_expf_flush({source} - m_{name});",
-                      *loops.combined("        ", (f"s_{name}", "sum", "float"))]
-            if row.kind == "softmax":
-                lines.append(f"        float k_{name} = 1.0f / s_{name};")
-                expr = f"ember_vm_expf_flush({source} - m_{name}) * k_{name}"
-            else:
-                lines.append(f"        float k_{name} = logf(s_{name});")
-                expr = f"({source} - m_{name}) - k_{name}"
-            lines.append(loop_open)
-        else:
-            lowered = group.lowered[member]
-            args = [f"b_{local[o]}{buffer}" if o in buffered and phase_of.get(o, -1) < phase_of[member] else value(o)
-                    for o in lowered.operands]
-            expr = lowered.expr.format(*args)
-        ctype = "int" if member not in group.rows and group.lowered[member].out == "bool" else "float"
-        exprs[member] = expr
-        lines.append(f"            {ctype} {local[member]} = {expr};  /* {member.name}: {member.target} */")
-        if member in buffered:
-            lines.append(f"            b_{local[member]}{buffer} = {local[member]};")
-        if member in group.stores:
-            slot = len(group.loads) + group.stores.index(member)
-            stored = f"(unsigned char)({local[member]} != 0)" if member.meta["example"][2] is torch.bool \
-                else local[member]
-            lines.append(f"            p{slot}[{at[slot]}] = {stored};")
-    lines.append("        }")
-    return lines
-
-
-def _nll_row(group: FusedGroup, member: Any, row: Any, read: str, target: str, at: dict[int, str]) -> list[str]:
-    """nll_loss's statements in a row's body: minus the log-probability at the row's class (read at element j =
-    the class), 0 for ignore_index; stored as the row's loss (reduction none) or kept in the row's slot of
-    losses, summed after the rows."""
-    name = f"l_t{group.members.index(member)}"
-    lines = [f"        float {name} = 0.0f;  /* {member.name}: {member.target} */",
-             f"        if ({target} != {row.ignore_index}LL) {{ const long j = (long){target}; {name} = -({read}); }}"]
-    if row.reduction != 0:
-        return [*lines, f"        losses[r] = {name};"]
-    stored = [stat for stat, (source, index) in group.stats.items() if source is member and index == 0]
-    for stat in stored if stored and stored[0] in group.stores else []:
-        slot = len(group.loads) + group.stores.index(stat)
-        lines.append(f"        p{slot}[{at[slot]}] = {name};")
-    return lines
-
-
-def _over_classes(group: FusedGroup, row: Any, v: Values) -> tuple[str, str]:
-    """A loop over the rows outside the row kernel's loop, and row r's class as a C expression."""
-    rows, step = group.shape[0], row.target.meta["example"][1][0]
-    return (f"    for (long r = 0; r < {v(rows)}; r++) {{",
-            f"p{group.loads.index(row.target)}[r * {v(step if rows > 1 else 0)}]")
-
-
-def _nll_checks(group: FusedGroup, row: Any, v: Values) -> list[str]:
-    """Every row's class checked before the loops, in row order: the first out of [0, classes) that is not
-    ignore_index is returned (the caller raises IndexError with it), as the eager kernel checks before its
-    loop; ignore_index is returned when all are good."""
-    loop, target = _over_classes(group, row, v)
-    return [loop, f"        const long long c = {target};",
-            f"        if (c != {row.ignore_index}LL && (c < 0 || c >= {v(group.shape[1])})) return c;", "    }"]
-
-
-def _nll_totals(group: FusedGroup, member: Any, row: Any, v: Values) -> list[str]:
-    """After the rows: the losses summed in row order in double and the rows counted (the total weight), as
-    the eager kernel; a mean is their quotient (NaN for no rows counted)."""
-    loop, target = _over_classes(group, row, v)
-    lines = ["    double total = 0.0, counted = 0.0;", loop,
-             f"        if ({target} == {row.ignore_index}LL) continue;",
-             "        total += (double)losses[r];", "        counted += 1.0;", "    }"] if row.reduction else []
-    loss = {0: "", 1: "(float)(counted != 0.0 ? total / counted : NAN)", 2: "(float)total"}[row.reduction]
-    for stat, (source, index) in group.stats.items():
-        if source is member and stat in group.stores and (index == 1 or row.reduction):
-            slot = len(group.loads) + group.stores.index(stat)
-            lines.append(f"    p{slot}[0] = {loss if index == 0 else '(float)counted' if row.reduction else '0.0f'};")
-    return lines
-
-
-def _row_kernel(group: FusedGroup, grain: int, v: Values) -> list[str]:
-    """A row group's C loop: its rows split across threads (an nll_loss's classes checked before them and its
-    sums made after them)."""
-    rows, length = math.prod(group.shape[:-1]), group.shape[-1]
-    nll = group.loss
-    loop = [f"    #pragma omp parallel for num_threads(threads) schedule(static) if({v(rows * length)} >= {grain})",
-            f"    for (long r = 0; r < {v(rows)}; r++) {{", *row_body(group, _CPU_ROWS, v), "    }"]
-    if nll is None:
-        return loop
-    return [*_nll_checks(group, nll[1], v), *loop, *_nll_totals(group, *nll, v),
-            f"    return {nll[1].ignore_index}LL;"]
-
-
-def _row_backward(row: Any, name: str, length: str, read: Any, lines: list[str], loops: RowLoops) -> str:
-    """The row sums a softmax's, log_softmax's or layer norm's backward needs (in double, as the eager kernels),
-    appended to lines; returns the element's expression (nll_loss's gradient needs no sum). read(node) is a
-    value's expression at element j."""
-    if row.kind == "nll_backward":              # -grad (/ total weight) at the row's class
-        scale = read(row.operand)
-        if row.total is not None:
-            scale = f"({scale} / ({read(row.total)} == 0.0f ? 1.0f : {read(row.total)}))"
-        target = read(row.target)
-        return f"(({target} != {row.ignore_index}LL && (long long)j == {target}) ? -{scale} : 0.0f)"
-    g, y = read(row.operand), read(row.other)
-    sum_loop = f"        {loops.over(length)}"
-    if row.kind == "softmax_backward":          # y (g - sum(g y))
-        lines += [f"        double s_{name} = 0.0;", *loops.simd("        ", f" reduction(+:s_{name})"),
-                  f"{sum_loop} s_{name} += (double){g} * (double){y};",
-                  *loops.combined("        ", (f"s_{name}", "sum", "double")),
-                  f"        const float k_{name} = (float)s_{name};"]
-        return f"{y} * ({g} - k_{name})"
-    if row.kind == "log_softmax_backward":      # g - exp(y) sum(g)
-        lines += [f"        double s_{name} = 0.0;", *loops.simd("        ", f" reduction(+:s_{name})"),
-                  f"{sum_loop} s_{name} += (double){g};", *loops.combined("        ", (f"s_{name}", "sum", "double")),
-                  f"        const float k_{name} = (float)s_{name};"]
-        return f"{g} - ember_vm_expf({y}) * k_{name}"
-    # a layer norm's input gradient: rstd (g w - mean(g w) - xhat mean(g w xhat)), xhat = (x - mean) rstd
-    gw = f"({g} * {read(row.weight)})" if row.weight is not None else g
-    mu, rs = read(row.mean), read(row.rstd)
-    lines += [f"        double a_{name} = 0.0, c_{name} = 0.0;",
-              *loops.simd("        ", f" reduction(+:a_{name}, c_{name})"),
-              f"{sum_loop} {{ double gw = (double){gw}; a_{name} += gw; "
-              f"c_{name} += gw * (((double){read(row.other)} - (double){mu}) * (double){rs}); }}",
-              *loops.combined("        ", (f"a_{name}", "sum", "double"), (f"c_{name}", "sum", "double")),
-              f"        const float ma_{name} = (float)(a_{name} / {length}), "
-              f"mc_{name} = (float)(c_{name} / {length});"]
-    return f"{rs} * ({gw} - ma_{name} - (({read(row.other)} - {mu}) * {rs}) * mc_{name})"
-
-
-def _layer_norm_statistics(name: str, source: str, length: str, eps: float, loops: RowLoops) -> list[str]:
-    """A row's mean and rstd = 1 / sqrt(biased variance + eps), accumulated in double as the eager kernel
-    (norm_rows.h) and used in float."""
-    return [
-        f"        double sum_{name} = 0.0, var_{name} = 0.0;",
-        *loops.simd("        ", f" reduction(+:sum_{name})"),
-        f"        {loops.over(length)} sum_{name} += (double){source};",
-        *loops.combined("        ", (f"sum_{name}", "sum", "double")),
-        f"        const double mean_{name} = sum_{name} / {length};",
-        *loops.simd("        ", f" reduction(+:var_{name})"),
-        f"        {loops.over(length)} {{ double d = (double){source} - mean_{name}; var_{name} += d * d; }}",
-        *loops.combined("        ", (f"var_{name}", "sum", "double")),
-        f"        const float mu_{name} = (float)mean_{name}, rs_{name} = (float)(1.0 / sqrt(var_{name} / {length} + "
-        f"{eps!r}));"]
-
-
-def kernel_source(group: FusedGroup, grain: int, v: Values = _LITERAL) -> str:
+def kernel_source(group: FusedGroup, grain: int, v: Values = LITERAL) -> str:
     """The C function of one fused group: void kernelN(loads..., stores..., [const long* n,] int threads); n holds
     v.values, for a generic kernel."""
     shape = group.shape
@@ -536,7 +177,7 @@ def kernel_source(group: FusedGroup, grain: int, v: Values = _LITERAL) -> str:
         loops = _column_reduction_kernel(group, grain, v) or _reduction_kernel(group, grain, v)
         return "\n".join([*header, signature, *loops, "}", *footer])
     if group.rows:
-        return "\n".join([*header, signature, *_row_kernel(group, grain, v), "}", *footer])
+        return "\n".join([*header, signature, *row_kernel(group, grain, v), "}", *footer])
     inner, rows = sizes[-1], numel // sizes[-1] if sizes[-1] else 0
     parallel = f"#pragma omp parallel for num_threads(threads) schedule(static) if({v(numel)} >= {grain})"
     if rows == 1:           # one flat loop: offsets are multiples of j
@@ -546,7 +187,7 @@ def kernel_source(group: FusedGroup, grain: int, v: Values = _LITERAL) -> str:
                 f"    for (long j = 0; j < {v(inner)}; j++) {{", *(line[4:] for line in body), "    }"]
     else:
         loop = ["    " + parallel, f"    for (long r = 0; r < {v(rows)}; r++) {{",
-                *_decompose("r", sizes[:-1], [step[:-1] for step in steps], "o", "        ", v)]
+                *decompose("r", sizes[:-1], [step[:-1] for step in steps], "o", "        ", v)]
         offset = {i: f"o{i} + j * {v(step[-1])}" if step[-1] else f"o{i}" for i, step in enumerate(steps)}
         body, _ = statements(group, offset, "            ")
         loop += [f"        for (long j = 0; j < {v(inner)}; j++) {{", *body, "        }", "    }"]

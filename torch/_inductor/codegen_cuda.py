@@ -16,7 +16,9 @@ import math
 from typing import Any
 
 import torch
-from torch._inductor.codegen_c import C_TYPES, RowLoops, Values, coalesce, reduction_loops, row_body, strides_for
+from torch._inductor.codegen_c import reduction_loops
+from torch._inductor.codegen_common import C_TYPES, Values, coalesce, strides_for
+from torch._inductor.codegen_rows import RowLoops, row_body
 from torch._inductor.scheduler import CUDA_ROW_LENGTH, FusedGroup
 
 __all__ = ["kernel_source", "launch_count", "module_source", "row_threads"]

@@ -1,0 +1,107 @@
+"""torch._dynamo.call_values: what a captured call takes and gives back, as the capture sees it: a name per
+flattened input, the object arguments guarded on what the function reads of them rather than on all their
+attributes, and the results a replay could not hand out again (an object holding tensors the call made, a
+mutable object a caller could change)."""
+from __future__ import annotations
+
+import dataclasses
+import inspect
+import sys
+import types
+from typing import Any, Callable
+
+import torch
+from torch._dynamo.global_reads import LocalUse, local_uses
+from torch._dynamo.guards import is_plain_value
+from torch._dynamo.program_state import CALLABLES, is_program_file, program_methods
+from torch.utils._pytree import tree_flatten
+
+__all__ = ["holds_tensors", "input_names", "mutable_object", "scoped_arguments"]
+
+_IMMUTABLE = (torch.Tensor, type, types.FunctionType, types.BuiltinFunctionType, types.MethodType, types.ModuleType,
+              torch.nn.Module, tuple, frozenset, range, slice, torch.Size)
+
+
+def mutable_object(value: Any) -> bool:
+    """A result's leaf a caller could change and a replay would hand out again: a set, an array, an object."""
+    if value is None or is_plain_value(value) or isinstance(value, _IMMUTABLE):
+        return False
+    numpy = sys.modules.get("numpy")
+    return numpy is None or not isinstance(value, numpy.generic)
+
+
+def holds_tensors(value: Any, depth: int = 4) -> bool:
+    """Whether a result's leaf that is no tensor holds tensors (a dataclass, an object with a __dict__ or
+    __slots__, a container pytree does not flatten), to depth levels."""
+    if isinstance(value, types.FunctionType) and value.__closure__:     # a closure over values the call made
+        members: list[Any] = []
+        for cell in value.__closure__:
+            try:
+                members.append(cell.cell_contents)
+            except ValueError:
+                continue
+        return depth > 0 and any(isinstance(m, torch.Tensor) or holds_tensors(m, depth - 1) for m in members)
+    if depth <= 0 or isinstance(value, torch.Tensor) or is_plain_value(value) or isinstance(value, type) \
+            or callable(value):
+        return False
+    if isinstance(value, dict):
+        members = list(value.values())
+    elif isinstance(value, (list, tuple, set, frozenset)):
+        members = list(value)
+    elif dataclasses.is_dataclass(value):
+        members = [getattr(value, f.name, None) for f in dataclasses.fields(value)]
+    else:
+        slots = [name for cls in type(value).__mro__ for name in getattr(cls, "__slots__", ())]
+        members = list(getattr(value, "__dict__", {}).values()) + [getattr(value, n, None) for n in slots]
+    return any(isinstance(m, torch.Tensor) or holds_tensors(m, depth - 1) for m in members[:256])
+
+
+def scoped_arguments(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any],
+                      flat: list[Any]) -> dict[int, LocalUse]:
+    """The object arguments (by flat position) guarded on what is read of them rather than on all their attributes
+    (a compiled method's self, a trainer, a scheduler passed in): those the program's function only reads plain
+    attributes of, or calls methods on that are the program's own (their reads are seen as they run), and no
+    closure, lambda or comprehension of it reads."""
+    code = getattr(fn, "__code__", None)
+    if code is None or not is_program_file(code.co_filename):
+        return {}
+    try:
+        bound = inspect.signature(fn).bind(*args, **kwargs).arguments
+    except (TypeError, ValueError):
+        return {}
+    found: dict[int, LocalUse] = {}
+    position = {id(value): i for i, value in enumerate(flat)}
+    for name, value in bound.items():
+        i = position.get(id(value))
+        if i is None or name not in code.co_varnames[:code.co_argcount + code.co_kwonlyargcount] or \
+                isinstance(value, (torch.Tensor, torch.nn.Module, type, types.ModuleType, *CALLABLES)) or \
+                is_plain_value(value) or not hasattr(value, "__dict__"):
+            continue
+        use = local_uses(code, name)
+        if not use.passed_on and program_methods(type(value), use.methods) and \
+                not any(attribute.startswith("__") for attribute in use.attributes):
+            found[i] = use
+    return found
+
+
+def input_names(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[str]:
+    """A name per flattened input, as the guards and the graph show them: the parameter's name, with its
+    position in the parameter's pytree when it holds several (d_0, d_1)."""
+    try:
+        bound = inspect.signature(fn).bind(*args, **kwargs)
+        named = list(bound.arguments.items())
+    except (TypeError, ValueError):
+        named = [(f"arg{i}", a) for i, a in enumerate(args)] + list(kwargs.items())
+    names: list[str] = []
+    for name, value in named:
+        leaves = len(tree_flatten(value)[0])
+        names.extend([name] if leaves == 1 else [f"{name}_{i}" for i in range(leaves)])
+    seen: set[str] = set()
+    unique = []
+    for name in names:          # a parameter x_0 beside a list x: x_0, x_0_1
+        candidate, n = name, 1
+        while candidate in seen:
+            candidate, n = f"{name}_{n}", n + 1
+        seen.add(candidate)
+        unique.append(candidate)
+    return unique
