@@ -5,7 +5,7 @@ thread splitting its flat index into the (merged) dimensions with the sizes and 
 for a graph compiled for sizes that vary, as the parameters s0, s1... after the pointers), then
 loading its operands, computing every member as a local and storing the members read outside. A group
 with softmaxes, layer norms or their backwards runs a block per row instead, the CPU generator's row loops
-(codegen_c.row_body) with the block's threads striding over the row and combining their partial maxima and
+(codegen_rows.row_body) with the block's threads striding over the row and combining their partial maxima and
 sums in shared memory (block_reduce.cuh, as the eager row kernels). The
 formulas are the schema's rendered for CUDA (CUDA's float math and the ember_ helpers of
 aten/native/cuda/_gen_scalar_ops.cuh, the same functions the eager kernels call); the source is compiled

@@ -208,7 +208,7 @@ def _last_uses(graph: Any, group_at: dict[Any, FusedGroup], fused: set[Any], vie
 def compile_fx(graph_module: Any, example_inputs: list[Any], *, mode: str | None = None,
                options: dict[str, Any] | None = None, dynamic: bool = False) -> Callable[..., Any]:
     """The graph compiled: fused kernels and Ember's operators, as one generated function. dynamic: the graph is
-    one of a function's captures at sizes that vary, its CPU kernels made generic in them (codegen_c.Values), so
+    one of a function's captures at sizes that vary, its CPU kernels made generic in them (codegen_common.Values), so
     that the captures at other sizes reuse the compiled library."""
     options = options or {}
     config.check_options(options)

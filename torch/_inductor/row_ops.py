@@ -1,5 +1,5 @@
 """Row operations: a node as a softmax, log_softmax, layer norm or nll_loss over the last dim of a float32 value,
-or the backward of one, fused as a phase of a row kernel (codegen_c.row_body), or None when it cannot be."""
+or the backward of one, fused as a phase of a row kernel (codegen_rows.row_body), or None when it cannot be."""
 from __future__ import annotations
 
 from dataclasses import dataclass
