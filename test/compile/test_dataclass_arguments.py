@@ -21,6 +21,18 @@ class Batch:
     notes: list = field(default_factory=list)
 
 
+@dataclass(slots=True)
+class SlotsBatch:
+    x: torch.Tensor
+    y: torch.Tensor
+    scale: float = 1.0
+    mask: Optional[torch.Tensor] = None
+    notes: list = field(default_factory=list)
+
+
+KINDS = pytest.mark.parametrize("kind", [Batch, SlotsBatch], ids=["dataclass", "slots=True"])
+
+
 def _model():
     torch.manual_seed(0)
     return torch.nn.Linear(4, 2)
@@ -35,8 +47,9 @@ def step(model, batch):
     return loss
 
 
+@KINDS
 @pytest.mark.parametrize("input_grad", [False, True], ids=["inputs", "inputs requiring grad"])
-def test_a_new_batch_each_step_replays_with_eagers_losses_and_gradients(input_grad):
+def test_a_new_batch_each_step_replays_with_eagers_losses_and_gradients(input_grad, kind):
     model, reference = _model(), _model()
     compiled = torch.compile(step)
     captures = stats["captures"]
@@ -44,7 +57,7 @@ def test_a_new_batch_each_step_replays_with_eagers_losses_and_gradients(input_gr
     for _ in range(5):
         x, y = torch.randn(8, 4, generator=gen), torch.randn(8, 2, generator=gen)
         # (each its own batch: the input gradient reaches each new batch's field)
-        ours, theirs = Batch(x.clone().requires_grad_(input_grad), y), Batch(x.clone().requires_grad_(input_grad), y)
+        ours, theirs = kind(x.clone().requires_grad_(input_grad), y), kind(x.clone().requires_grad_(input_grad), y)
         model.zero_grad()
         reference.zero_grad()
         torch.testing.assert_close(compiled(model, ours), step(reference, theirs))
@@ -89,7 +102,8 @@ def test_a_field_that_is_also_a_tensor_argument_or_a_second_batch_is_read_from_e
         torch.testing.assert_close(compiled(a, a, a.x), combine(a, a, a.x))
 
 
-def test_a_batch_used_otherwise_is_guarded_by_identity_and_stays_right():
+@KINDS
+def test_a_batch_used_otherwise_is_guarded_by_identity_and_stays_right(kind):
     kept = []
 
     def keep(batch):
@@ -105,10 +119,24 @@ def test_a_batch_used_otherwise_is_guarded_by_identity_and_stays_right():
     for fn in (keep, method, field_attribute):
         compiled = torch.compile(fn)
         for k in range(3):
-            batch = Batch(torch.full((2,), float(k)), torch.zeros(2), notes=[1] * k)
+            batch = kind(torch.full((2,), float(k)), torch.zeros(2), notes=[1] * k)
             batch.x.scale = k + 1.0
             torch.testing.assert_close(compiled(batch), fn(batch))
     assert [b.x[0].item() for b in kept] == [0.0, 0.0, 1.0, 1.0, 2.0, 2.0]
+
+
+def test_a_batch_in_slots_sharing_a_tensor_argument_sees_each_change_to_its_fields():
+    def shifted(batch, t):
+        return batch.x * batch.scale + t
+
+    compiled = torch.compile(shifted)
+    t = torch.ones(2)
+    batch = SlotsBatch(t, torch.zeros(2))
+    for k in range(3):
+        batch.scale = float(k)
+        torch.testing.assert_close(compiled(batch, t), shifted(batch, t))
+        batch.x = torch.full((2,), float(k))
+        torch.testing.assert_close(compiled(batch, t), shifted(batch, t))
 
 
 def test_a_batch_the_call_changes_is_changed_at_every_call():

@@ -13,6 +13,7 @@ from typing import Any, Callable
 import torch
 from torch._dynamo.global_reads import LocalUse, local_uses
 from torch._dynamo.guards import is_plain_value
+from torch._dynamo.loose_arguments import loose_fields
 from torch._dynamo.program_state import CALLABLES, is_program_file, program_methods
 from torch.utils._pytree import tree_flatten
 
@@ -75,12 +76,13 @@ def scoped_arguments(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict
         i = position.get(id(value))
         if i is None or name not in code.co_varnames[:code.co_argcount + code.co_kwonlyargcount] or \
                 isinstance(value, (torch.Tensor, torch.nn.Module, type, types.ModuleType, *CALLABLES)) or \
-                is_plain_value(value) or not hasattr(value, "__dict__"):
+                is_plain_value(value) or not (hasattr(value, "__dict__") or dataclasses.is_dataclass(value)):
             continue
         use = local_uses(code, name)
         if not use.passed_on and program_methods(type(value), use.methods) and \
-                not any(attribute.startswith("__") for attribute in use.attributes):
-            found[i] = use
+                not any(attribute.startswith("__") for attribute in use.attributes) and \
+                (hasattr(value, "__dict__") or loose_fields(value, use) is not None):
+            found[i] = use      # (an object in slots only where it is read through its fields alone)
     return found
 
 

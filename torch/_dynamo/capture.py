@@ -270,11 +270,12 @@ def _capture(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, An
             guards.values.append((i, name, Snapshot(value, attributes=use is None)))
             if use is not None:
                 scoped[id(value)] = use
-    for i in sharing(flat, positions, loose):       # guarded by identity after all
+    for i in sharing(flat, positions, loose):       # guarded by identity after all (one in slots: not scoped)
         del loose[i]
-        guards.values.append((i, names[i], Snapshot(flat[i], attributes=i not in scoped_uses)))
-        if i in scoped_uses:
-            scoped[id(flat[i])] = scoped_uses[i]
+        use = scoped_uses.get(i) if hasattr(flat[i], "__dict__") else None
+        guards.values.append((i, names[i], Snapshot(flat[i], attributes=use is None)))
+        if use is not None:
+            scoped[id(flat[i])] = use
     if len(positions) > 1:
         guards.aliasing = aliasing_of(flat, positions)
     for i, fields in loose.items():     # (their inputs after the arguments')

@@ -1,7 +1,8 @@
 """torch._dynamo.loose_arguments: a dataclass argument the compiled function reads only through its fields
-(batch.x, batch.y, batch.scale: no method called on it, not passed on, returned or stored), guarded on its type
-and on the fields the function reads instead of on its identity, so that a new batch of the same kind each step
-replays, as PyTorch's guards on a dataclass argument do. Its tensor fields are graph inputs read from the
+(batch.x, batch.y, batch.scale: no method called on it, not passed on, returned or stored; the fields held in
+its __dict__ or, made with slots=True, in its slots), guarded on its type and on the fields the function reads
+instead of on its identity, so that a new batch of the same kind each step replays, as PyTorch's guards on a
+dataclass argument do. Its tensor fields are graph inputs read from the
 argument at each call (their layout guarded), its plain fields are guarded by value. A field read any other way
 (a tensor field's own attributes, a field holding an object) keeps the argument guarded by identity."""
 from __future__ import annotations
@@ -9,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import inspect
+import types
 from typing import Any
 
 import torch
@@ -27,13 +29,11 @@ def loose_fields(value: Any, use: LocalUse | None) -> dict[str, Any] | None:
     if use is None or use.methods or use.passed_on or isinstance(value, type) or not dataclasses.is_dataclass(value):
         return None
     names = {f.name for f in dataclasses.fields(value)}
-    own = getattr(value, "__dict__", {})
     fields: dict[str, Any] = {}
     for name, reads in use.attributes.items():
-        # the instance's own value, which getattr hands back as it is (not a property's or a descriptor's)
-        if name not in names or name not in own or hasattr(inspect.getattr_static(type(value), name, None), "__get__"):
+        field = _own_value(value, name) if name in names else _MISSING
+        if field is _MISSING:
             return None
-        field = own[name]
         chains = reads.values | reads.whole | reads.blind
         if type(field) in (torch.Tensor, torch.nn.Parameter):
             if reads.blind or any(chain and (chain[0][0] != "attr" or chain[0][1] not in _LAYOUT)
@@ -44,6 +44,19 @@ def loose_fields(value: Any, use: LocalUse | None) -> dict[str, Any] | None:
         fields[name] = field
     tensors = [id(field) for field in fields.values() if isinstance(field, torch.Tensor)]
     return fields if len(set(tensors)) == len(tensors) else None
+
+
+def _own_value(value: Any, name: str) -> Any:
+    """The value the instance itself holds for a field, as getattr hands it back (in its __dict__, or in its slot
+    for a dataclass made with slots=True), or _MISSING where a property or another descriptor computes it."""
+    static = inspect.getattr_static(type(value), name, None)
+    own = getattr(value, "__dict__", {})
+    if name in own and not hasattr(static, "__get__"):
+        return own[name]
+    if isinstance(static, types.MemberDescriptorType) and \
+            getattr(type(value), "__getattribute__") is object.__getattribute__:
+        return getattr(value, name, _MISSING)
+    return _MISSING
 
 
 def sharing(flat: list[Any], positions: list[int], loose: dict[int, dict[str, Any]]) -> list[int]:
