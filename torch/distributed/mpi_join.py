@@ -13,10 +13,12 @@ raises DistBackendError naming the ranks that never joined. A rank still trying 
 same timeout (MPI_Comm_connect's "timeout" hint)."""
 from __future__ import annotations
 
+import logging
 import math
 import subprocess
 import sys
 import threading
+import time
 from typing import Any
 
 from torch.distributed.errors import DistBackendError
@@ -24,10 +26,12 @@ from torch.distributed.errors import DistBackendError
 __all__ = ["join"]
 
 _STAND_IN = -1          # what the stand-in says in place of a rank
+_SILENT = -2            # a rank connected, then said nothing before the deadline (it died in between)
+_GRACE = 2.0            # how long a rank that connects at about the deadline has to say which it is
 _STAND_IN_CODE = ("import sys\n"
                   "from mpi4py import MPI\n"
                   "info = MPI.Info.Create()\n"
-                  "info.Set('timeout', '10')\n"
+                  "info.Set('timeout', '2')\n"
                   "inter = MPI.COMM_SELF.Connect(sys.argv[1], info)\n"
                   f"inter.send({_STAND_IN}, dest=0)\n"
                   "inter.Disconnect()\n")
@@ -36,15 +40,10 @@ _STAND_IN_CODE = ("import sys\n"
 def join(MPI: Any, store: Any, rank: int, world_size: int, timeout_s: float) -> Any:
     """An intracommunicator of the world_size processes meeting over `store`, in which this one has `rank`."""
     store.set(f"mpi/arrived/{rank}", b"1")
-    deadline: threading.Timer | None = None
+    deadline: _Deadline | None = None
     if rank == 0:
         store.wait([f"mpi/arrived/{r}" for r in range(world_size)])      # each will connect: accepts end
         port = MPI.Open_port()
-        store.set("mpi/port", port.encode())
-        comm = MPI.COMM_SELF.Dup()
-        deadline = threading.Timer(timeout_s, _start_stand_in, args=(port,))
-        deadline.daemon = True
-        deadline.start()
     else:
         port = store.get("mpi/port").decode()
         inter = _connect(MPI, port, rank, timeout_s)
@@ -52,7 +51,11 @@ def join(MPI: Any, store: Any, rank: int, world_size: int, timeout_s: float) -> 
         comm = inter.Merge(high=True)
         inter.Free()
     try:
-        comm = _accept_the_others(comm, port, rank, world_size, timeout_s)
+        if rank == 0:
+            store.set("mpi/port", port.encode())
+            comm = MPI.COMM_SELF.Dup()
+            deadline = _Deadline(port, timeout_s)
+        comm = _accept_the_others(MPI, comm, port, rank, world_size, timeout_s, deadline)
     finally:
         if deadline is not None:
             deadline.cancel()
@@ -62,15 +65,22 @@ def join(MPI: Any, store: Any, rank: int, world_size: int, timeout_s: float) -> 
     return ordered
 
 
-def _accept_the_others(comm: Any, port: str, rank: int, world_size: int, timeout_s: float) -> Any:
-    """The group grown by each connecting rank in turn (every member accepts together; rank 0 is the root)."""
-    joined = list(range(comm.Get_size())) if rank == 0 else []      # rank 0 is alone at first
+def _accept_the_others(MPI: Any, comm: Any, port: str, rank: int, world_size: int, timeout_s: float,
+                       deadline: _Deadline | None) -> Any:
+    """The group grown by each connecting rank in turn (every member accepts together; rank 0 is the root and
+    holds the deadline)."""
+    joined = list(range(comm.Get_size()))       # (rank 0's list; rank 0 is alone at first)
     while comm.Get_size() < world_size:
         inter = comm.Accept(port, root=0)
-        who = inter.recv(source=0) if comm.Get_rank() == 0 else None
-        who, joined = comm.bcast((who, joined + [who]), root=0)
-        if who == _STAND_IN:
-            inter.Disconnect()
+        if deadline is not None:
+            who = _who(MPI, inter, deadline)
+            joined = joined + [who]
+        who, joined = comm.bcast((who, joined) if deadline is not None else None, root=0)
+        if who in (_STAND_IN, _SILENT):
+            if who == _STAND_IN:
+                inter.Disconnect()
+            else:               # its peer is gone: nothing to disconnect from
+                inter.Free()
             comm.Free()
             missing = sorted(set(range(world_size)) - set(joined))
             raise DistBackendError(f"[Rank {rank}] init_process_group: rank(s) {missing} reached the rendezvous but "
@@ -82,6 +92,23 @@ def _accept_the_others(comm: Any, port: str, rank: int, world_size: int, timeout
     return comm
 
 
+def _who(MPI: Any, inter: Any, deadline: _Deadline) -> Any:
+    """The rank the process just accepted says it is (it says so right after connecting), or _SILENT where it
+    says nothing before the deadline, nor within _GRACE seconds of connecting."""
+    request = inter.irecv(source=0)
+    end = max(deadline.end, time.monotonic() + _GRACE)
+    pause = 1e-5
+    while True:
+        done, who = request.test()
+        if done:
+            return who
+        if time.monotonic() >= end:
+            request.Cancel()
+            return _SILENT
+        time.sleep(pause)
+        pause = min(pause * 2, 1e-3)
+
+
 def _connect(MPI: Any, port: str, rank: int, timeout_s: float) -> Any:
     """An intercommunicator with the group accepting on `port`, or DistBackendError once the timeout passes."""
     info = MPI.Info.Create()
@@ -89,14 +116,35 @@ def _connect(MPI: Any, port: str, rank: int, timeout_s: float) -> Any:
     try:
         return MPI.COMM_SELF.Connect(port, info)
     except MPI.Exception as error:
-        raise DistBackendError(f"[Rank {rank}] init_process_group: could not join rank 0's MPI communicator within "
-                               f"the timeout ({timeout_s:g} s): {error.Get_error_string().splitlines()[0]}") from None
+        raise DistBackendError(f"[Rank {rank}] init_process_group: could not join rank 0's MPI communicator "
+                               f"(waiting up to the timeout, {timeout_s:g} s): "
+                               f"{MPI.Get_error_string(error.Get_error_class())}") from None
     finally:
         info.Free()
 
 
-def _start_stand_in(port: str) -> None:
-    """Connect a process that says it stands in for the missing ranks (it exits on its own, also where the
-    group completed meanwhile and the port is closed)."""
-    subprocess.Popen([sys.executable, "-c", _STAND_IN_CODE, port], stdin=subprocess.DEVNULL,
-                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+class _Deadline:
+    """Rank 0's deadline for the join: when it passes, a process connects that says it stands in for the missing
+    ranks (it exits on its own, within seconds also where the group completed meanwhile and the port is
+    closed; a thread waits for it, so it leaves no zombie)."""
+
+    def __init__(self, port: str, timeout_s: float) -> None:
+        self.port = port
+        self.end = time.monotonic() + timeout_s
+        self.timer = threading.Timer(timeout_s, self._stand_in)
+        self.timer.daemon = True
+        self.timer.start()
+
+    def cancel(self) -> None:
+        self.timer.cancel()
+
+    def _stand_in(self) -> None:
+        try:
+            process = subprocess.Popen([sys.executable, "-c", _STAND_IN_CODE, self.port],
+                                       stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        except OSError as error:
+            logging.getLogger("torch.distributed").error(
+                "init_process_group: ranks are missing at the timeout, and the process that would stop the others "
+                "waiting for them could not start (%s)", error)
+            return
+        threading.Thread(target=process.wait, name="MPI join stand-in", daemon=True).start()
