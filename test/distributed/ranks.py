@@ -249,14 +249,15 @@ def dies_or_waits(rank: int, size: int, init_method: str, report: str) -> None:
             f.write(f"{time.monotonic() - start:.1f} {error}")
 
 
-def never_joins_or_waits(rank: int, size: int, init_method: str, report: str) -> None:
-    """The last rank dies where it would connect to the others' MPI communicator; the others must raise within
-    the group's timeout, naming it."""
+def never_joins_or_waits(rank: int, size: int, init_method: str, report: str, connected: bool = False) -> None:
+    """The last rank dies where it would connect to the others' MPI communicator (connected: just after it has
+    connected, before it says which rank it is); the others must raise within the group's timeout, naming it."""
     import time
 
     from torch.distributed import mpi_join
+    connect = mpi_join._connect
     if rank == size - 1:
-        mpi_join._connect = lambda *args: os._exit(0)
+        mpi_join._connect = lambda *args: (connect(*args) if connected else None, os._exit(0))
     start = time.monotonic()
     try:
         dist.init_process_group("gloo", init_method=init_method, rank=rank, world_size=size,

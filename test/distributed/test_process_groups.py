@@ -60,9 +60,12 @@ def test_a_rank_that_dies_makes_the_others_raise_within_the_timeout(tmp_path):
     assert message.startswith("[Rank 0] all_reduce timed out after 2 s")
 
 
-def test_a_rank_that_dies_before_joining_the_communicator_makes_the_others_raise_within_the_timeout(tmp_path):
+@pytest.mark.parametrize("connected", [False, True], ids=["before connecting", "just after connecting"])
+def test_a_rank_that_dies_before_joining_the_communicator_makes_the_others_raise_within_the_timeout(tmp_path,
+                                                                                                    connected):
     report = tmp_path / "report"
-    mp.spawn(ranks.never_joins_or_waits, args=(3, f"file://{tmp_path / 'rendezvous'}", str(report)), nprocs=3)
+    mp.spawn(ranks.never_joins_or_waits, args=(3, f"file://{tmp_path / 'rendezvous'}", str(report), connected),
+             nprocs=3)
     for rank in (0, 1):
         seconds, message = (tmp_path / f"report.{rank}").read_text().split(" ", 1)
         assert float(seconds) < 15
