@@ -27,7 +27,7 @@ from typing import Any, Callable
 import torch
 from torch import _logging
 from torch._dynamo.capture import _CaptureTracer
-from torch.autograd.function import Function, once_differentiable
+from torch.autograd.function import Function
 from torch.fx._lazy_graph_module import _LazyGraphModule
 from torch.fx.graph import Graph
 from torch.fx.graph_module import GraphModule
@@ -242,6 +242,22 @@ def _laid_out(tensor: Any, stride: tuple[int, ...]) -> Any:
     return out.copy_(tensor)
 
 
+class _NoDoubleBackward(Function):
+    """The gradients a compiled backward computes under create_graph=True (compute() gives them): differentiating
+    them again raises PyTorch's error."""
+
+    @staticmethod
+    def forward(ctx: Any, compute: Callable[[], Any], anchor: Any) -> Any:
+        return tuple(compute())
+
+    @staticmethod
+    def backward(ctx: Any, *grads: Any) -> Any:
+        raise RuntimeError("torch.compile with aot_autograd does not currently support double backward")
+
+
+_ANCHOR = torch.empty(0, requires_grad=True)        # gives _NoDoubleBackward's results a node in the graph
+
+
 def _runner(forward: Callable[..., Any], backward: Callable[..., Any], lifted: list[Any], joint: _Joint,
             n_primals: int) -> Callable[..., Any]:
     n_outputs, differentiable, wanted = joint.n_outputs, joint.differentiable, joint.wanted
@@ -257,11 +273,16 @@ def _runner(forward: Callable[..., Any], backward: Callable[..., Any], lifted: l
             return tuple(outputs)
 
         @staticmethod
-        @once_differentiable
         def backward(ctx: Any, *grads: Any) -> Any:
-            tangents = [_laid_out(g, stride) for g, stride in
-                        zip([g for g, d in zip(grads, differentiable) if d], joint.tangent_strides)]
-            computed = backward(*ctx.saved_tensors, *tangents)
+            def compute() -> Any:
+                with torch.no_grad():
+                    tangents = [_laid_out(g, stride) for g, stride in
+                                zip([g for g, d in zip(grads, differentiable) if d], joint.tangent_strides)]
+                    return backward(*ctx.saved_tensors, *tangents)
+
+            # under create_graph=True the gradients hang from a node that refuses to be differentiated, as
+            # PyTorch's compiled backward does: a second-order term is never silently dropped
+            computed = _NoDoubleBackward.apply(compute, _ANCHOR) if torch.is_grad_enabled() else compute()
             result: list[Any] = [None] * n_primals
             for index, grad in zip(wanted, computed):
                 result[index] = grad
