@@ -1,9 +1,13 @@
 # Type stub for the Cython module c10/generator.pyx (mypy cannot read .pyx): keep in step with it.
-from typing import Any
+from typing import Any, Callable
 
 from c10.device import device as _device
 
 DEFAULT_RNG_SEED: int
+
+# hook(generator, method) at each call of a method that sets or reads the state; None but while captured
+state_hook: Callable[["Generator", str], None] | None
+
 
 class Generator:
     """torch.Generator(device='cpu'): an independent stream of pseudo-random numbers (mt19937 on

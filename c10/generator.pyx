@@ -51,6 +51,12 @@ cdef uint64_t _seed_from_python(object seed) except? 0:
     return <uint64_t>(value & 0xffffffffffffffff)
 
 
+# Called as state_hook(generator, method) when the state of a generator is set or read through its own methods
+# (manual_seed, seed, set_state, get_state, initial_seed); None but while torch.compile captures a call, whose
+# replays would not set it again, or would repeat the value read.
+state_hook = None
+
+
 cdef class Generator:
     """torch.Generator(device='cpu'): an independent stream of pseudo-random numbers (mt19937 on
     the CPU, Philox seed and offset on CUDA)."""
@@ -101,6 +107,8 @@ cdef class Generator:
 
     def manual_seed(self, seed):
         """Seed the generator; returns the generator."""
+        if state_hook is not None:
+            state_hook(self, "manual_seed")
         cdef uint64_t s = _seed_from_python(seed)
         with nogil:
             self.lock()
@@ -110,6 +118,8 @@ cdef class Generator:
 
     def seed(self):
         """Seed from a non-deterministic source; returns that seed."""
+        if state_hook is not None:
+            state_hook(self, "seed")
         cdef uint64_t s = _nondeterministic_seed()
         with nogil:
             self.lock()
@@ -119,11 +129,15 @@ cdef class Generator:
 
     def initial_seed(self):
         """The seed the generator was last seeded with."""
+        if state_hook is not None:
+            state_hook(self, "initial_seed")
         return self.engine.seed
 
     def get_state(self):
         """The generator's state as a uint8 tensor (PyTorch's CPUGeneratorImplState bytes; for CUDA,
         the seed and the Philox offset, 8 bytes each, as PyTorch's CUDA generator gives them)."""
+        if state_hook is not None:
+            state_hook(self, "get_state")
         cdef Py_ssize_t size = CPU_STATE_SIZE
         if self.is_cuda:
             return self._cuda_state()
@@ -180,6 +194,8 @@ cdef class Generator:
 
     def set_state(self, new_state):
         """Restore a state from get_state() (Ember's or PyTorch's); returns the generator."""
+        if state_hook is not None:
+            state_hook(self, "set_state")
         cdef TensorImpl t
         cdef const uint8_t* buf
         cdef MT19937 e

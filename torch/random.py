@@ -8,9 +8,10 @@ manual_seed seeds the default CUDA generator (Philox, torch.cuda.default_generat
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
+import c10.generator as _generators
 from c10.generator import Generator, default_cuda_generator, default_generator
 
 __all__ = ["Generator", "default_generator", "fork_rng", "get_rng_state", "initial_seed", "manual_seed", "seed",
@@ -63,3 +64,15 @@ def fork_rng(devices: Iterable[Any] | None = None, enabled: bool = True, _caller
         set_rng_state(state)
         if cuda_state is not None:
             default_cuda_generator.set_state(cuda_state)
+
+
+@contextlib.contextmanager
+def _generator_state_watched(hook: Callable[[Generator, str], None]) -> Iterator[None]:
+    """For the block, hook(generator, method) at each call of a generator's own methods that set or read its
+    state (manual_seed, seed, set_state, get_state, initial_seed): torch.compile's capture, on every thread (the
+    hook checks which)."""
+    saved, _generators.state_hook = _generators.state_hook, hook
+    try:
+        yield
+    finally:
+        _generators.state_hook = saved

@@ -1,8 +1,9 @@
 """torch._dynamo.observers: the patches through which a running capture (torch._dynamo.capture) sees what a
 call does outside the dispatcher: module attribute reads and writes and calls (hooks), reads of tensor values,
-.grad reads and writes, autograd calls, requires_grad changes, .data, torch.tensor, the generator's state and
-grad-mode switches. They patch classes and modules every thread uses, so each patch passes other threads'
-calls straight to what it replaced (a capture records only its own thread)."""
+.grad reads and writes, autograd calls, requires_grad changes, .data read and assigned, torch.tensor, the
+generator's state set and read, the threads' count and grad-mode switches. They patch classes and modules every
+thread uses, so each patch passes other threads' calls straight to what it replaced (a capture records only its
+own thread)."""
 from __future__ import annotations
 
 import builtins
@@ -265,6 +266,15 @@ def _observers(capture: _Capture) -> list[tuple[Any, str, Any]]:
             capture.graph_break("Tensor.requires_grad_ inside a compiled function")
         return saved_requires_grad_(self, requires_grad)
 
+    data_property = tensor_cls.__dict__["data"]
+
+    def set_data(self: Any, new: Any) -> None:
+        """`.data = t` swaps the tensor's memory outside the dispatcher (module.to(), a parametrization, a
+        program's own swap): a replay would not do it again."""
+        capture.graph_break("assigning a tensor's .data inside a compiled function (a replay would not swap its "
+                            "memory again)")
+        data_property.fset(self, new)
+
     def variable_data(self: Any) -> Any:
         """`.data`: recorded as aten.detach of the tensor's node (it is read outside the dispatcher)."""
         result: Any = saved_data(self)
@@ -324,6 +334,9 @@ def _observers(capture: _Capture) -> list[tuple[Any, str, Any]]:
 
     rng_writes = [(owner, name, rng_write(getattr(owner, name), f"torch.{name}"))
                   for owner in (torch, torch.random) for name in ("set_rng_state", "manual_seed", "seed")]
+    state_reads = [(owner, name, output(getattr(owner, name), f"torch.{name}()", "a replay would repeat its value"))
+                   for owner, names in ((torch, ("get_rng_state", "initial_seed", "get_num_threads")),
+                                        (torch.random, ("get_rng_state", "initial_seed"))) for name in names]
     clocks = [(time, name, output(getattr(time, name), f"time.{name}()", "a replay would repeat its value"))
               for name in _CLOCKS]
     printed = output(builtins.print, "print", "a replay would not print")
@@ -333,7 +346,8 @@ def _observers(capture: _Capture) -> list[tuple[Any, str, Any]]:
         """The operating system's randomness, drawn by the program or a library it calls (uuid.uuid4())."""
         capture.graph_break("os.urandom() inside a compiled function (a replay would repeat its bytes)")
         return saved_urandom(size)
-    return [*rng_writes, *clocks, (builtins, "print", printed), (os, "urandom", urandom),
+    return [*rng_writes, *state_reads, *clocks, (builtins, "print", printed), (os, "urandom", urandom),
+            (tensor_cls, "data", property(data_property.fget, set_data, data_property.fdel, data_property.__doc__)),
             (type(os.environ), "__getitem__", environ_item),
             (logging.Logger, "_log", output(logging.Logger._log, "a log record", "a replay would not emit it")),
             (tensor_cls, "grad", property(read_grad, write_grad, delete_grad, grad_property.__doc__)),
@@ -366,11 +380,20 @@ def observed(capture: _Capture) -> Iterator[None]:
         lambda opt, args, kwargs: capture.optimizer_stepped(opt))
     try:
         with _patched([(owner, name, _on_thread(capture.thread, patch, _original(owner, name)))
-                       for owner, name, patch in _observers(capture)]):
+                       for owner, name, patch in _observers(capture)]), \
+                torch.random._generator_state_watched(functools.partial(_generator_state, capture)):
             yield
     finally:
         if hook is not None:
             hook.remove()
+
+
+def _generator_state(capture: _Capture, generator: Any, method: str) -> None:
+    """A torch.Generator's state set or read by the program through the generator's own methods."""
+    if threading.get_ident() == capture.thread and _program_caller():
+        capture.graph_break(f"Generator.{method}() inside a compiled function " + (
+            "(a replay would repeat its value)" if method in ("get_state", "initial_seed") else
+            "(the generator's state set outside the dispatcher would not be replayed)"))
 
 
 def _original(owner: Any, name: str) -> Any:

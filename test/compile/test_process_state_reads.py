@@ -1,0 +1,131 @@
+"""What a compiled function reads of the process, its generators, the operating system and its objects' identities,
+and a tensor's memory swapped through .data: each call sees it as the eager function would (a replay would repeat
+the value the capture read, or skip the swap, so each is a graph break, as PyTorch's Dynamo breaks on them)."""
+import os
+import threading
+
+import pytest
+
+import torch
+
+
+def _calls(fn, changes):
+    """fn's results, compiled and eager, around each change of the state it reads."""
+    compiled = torch.compile(fn)
+    got, want = [], []
+    for change in changes:
+        change()
+        got.append(compiled(torch.zeros(1)))
+        want.append(fn(torch.zeros(1)))
+    return got, want
+
+
+def _same(got, want):
+    for g, w in zip(got, want):
+        if isinstance(w, torch.Tensor):
+            torch.testing.assert_close(g, w, rtol=0, atol=0)
+        else:
+            assert g == w
+
+
+def test_the_generators_state_read_inside_is_read_at_each_call():
+    gen = torch.Generator().manual_seed(0)
+    seeds = iter(range(10, 20))
+
+    def through_torch(x):
+        return x + torch.get_rng_state()[:8].sum() + torch.initial_seed()
+
+    def through_a_generator(x):
+        return x + gen.get_state()[:8].sum() + gen.initial_seed()
+
+    _same(*_calls(through_torch, [lambda: torch.manual_seed(next(seeds)) for _ in range(3)]))
+    _same(*_calls(through_a_generator, [lambda: gen.manual_seed(next(seeds)) for _ in range(3)]))
+
+
+def test_a_generator_seeded_inside_through_its_own_method_is_seeded_at_each_call():
+    gen = torch.Generator()
+
+    def reseeded(x):
+        gen.manual_seed(3)
+        return x + torch.rand(2, generator=gen)
+
+    compiled = torch.compile(reseeded)
+    first = compiled(torch.zeros(1))
+    torch.rand(5, generator=gen)
+    torch.testing.assert_close(compiled(torch.zeros(1)), first, rtol=0, atol=0)
+
+
+def test_the_thread_count_read_inside_is_read_at_each_call():
+    threads = torch.get_num_threads()
+    try:
+        _same(*_calls(lambda x: x + torch.get_num_threads(),
+                      [lambda n=n: torch.set_num_threads(n) for n in (1, 2, 1)]))
+    finally:
+        torch.set_num_threads(threads)
+
+
+def test_what_the_operating_system_says_is_read_at_each_call(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    made = iter(range(10))
+
+    def files(x):
+        return x + len(os.listdir(tmp_path)) + os.path.exists(tmp_path / "0") + len(os.getcwd()) + os.getpid() % 7
+
+    def another_file():
+        (tmp_path / str(next(made))).write_text("")
+
+    _same(*_calls(files, [another_file, another_file, lambda: os.chdir(tmp_path / ".."), another_file]))
+
+
+def test_the_current_thread_and_an_objects_identity_are_read_at_each_call():
+    def thread_of(x):
+        return x + (threading.current_thread() is threading.main_thread())
+
+    compiled = torch.compile(thread_of)
+    assert compiled(torch.zeros(1)).item() == 1.0
+    seen = []
+    worker = threading.Thread(target=lambda: seen.append(compiled(torch.zeros(1)).item()))
+    worker.start()
+    worker.join()
+    assert seen == [0.0]
+
+    cache = {}
+
+    def memo(x):
+        if id(x) in cache:
+            return cache[id(x)]
+        cache[id(x)] = x * 100
+        return x * 100
+
+    compiled = torch.compile(memo)
+    x = torch.ones(1)
+    compiled(x)
+    x.fill_(-1.0)
+    assert compiled(x).item() == 100.0          # the cached tensor, as eager hands back
+    assert compiled(torch.ones(1)).item() == 100.0
+
+
+@pytest.mark.parametrize("where", ["argument", "parameter"])
+def test_a_tensors_memory_swapped_through_data_inside_is_swapped_at_each_call(where):
+    if where == "argument":
+        def swap(x, y):
+            x.data = y * 2
+            return x + 1
+
+        compiled = torch.compile(swap)
+        x = torch.zeros(2)
+        for k in range(3):
+            assert compiled(x, torch.full((2,), float(k))).tolist() == [2.0 * k + 1] * 2
+            assert x.tolist() == [2.0 * k] * 2
+    else:
+        layer = torch.nn.Linear(2, 2, bias=False)
+        torch.nn.init.constant_(layer.weight, 4.0)
+
+        def halve(x):
+            layer.weight.data = layer.weight.data * 0.5
+            return layer(x)
+
+        compiled = torch.compile(halve)
+        for expected in (2.0, 1.0, 0.5):
+            assert compiled(torch.ones(1, 2)).tolist() == [[2 * expected] * 2]
+            assert layer.weight[0, 0].item() == expected
