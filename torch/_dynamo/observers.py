@@ -18,6 +18,8 @@ import types
 from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 import torch
+from torch._dynamo import patches
+from torch._dynamo.patches import on_thread, original, patched
 from torch._dynamo.program_state import is_program_file
 from torch.autograd import grad_mode as _grad_mode_module
 from torch.autograd.function import Function
@@ -35,6 +37,8 @@ _grad_switches = getattr(_grad_mode_module, "_mode")
 class _GradModeRecorder:
     """Stands for c10.grad_mode in torch.autograd.grad_mode while capturing: a switch is done and recorded."""
 
+    checks_thread = True        # (on_thread leaves it as it is)
+
     def __init__(self, capture: _Capture) -> None:
         self._capture = capture
 
@@ -50,27 +54,6 @@ class _GradModeRecorder:
         if enabled and threading.get_ident() == self._capture.thread:
             self._capture.graph_break("inference_mode inside a compiled function")
         _grad_switches.set_inference_mode(enabled)
-
-
-@contextlib.contextmanager
-def _patched(patches: list[tuple[Any, str, Any]]) -> Iterator[None]:
-    """Set each (owner, name, value) for the block; afterwards each owner has what it had (an inherited
-    attribute is inherited again)."""
-    saved = [(owner, name, owner.__dict__.get(name, _INHERITED) if isinstance(owner, type) else getattr(owner, name))
-             for owner, name, _ in patches]
-    for owner, name, value in patches:
-        setattr(owner, name, value)
-    try:
-        yield
-    finally:
-        for owner, name, value in reversed(saved):
-            if value is _INHERITED:
-                delattr(owner, name)
-            else:
-                setattr(owner, name, value)
-
-
-_INHERITED = object()
 
 
 def argument_hooks(flat: list[Any], position: int) -> Any:
@@ -131,8 +114,9 @@ def _holds_tensor(data: Any) -> bool:
 
 
 # what a program's call passes through before an observer sees it: logging, os.environ's mapping methods, the
-# observers themselves
-_PASSED_THROUGH = tuple(str(m.__file__).rpartition(".")[0] for m in (logging, os, sys.modules["_collections_abc"])) + \
+# observers themselves and the wrappers that put them in place
+_PASSED_THROUGH = tuple(str(m.__file__).rpartition(".")[0] for m in (logging, os, sys.modules["_collections_abc"],
+                                                                   patches)) + \
     (__file__.rpartition(".")[0], "<frozen ")        # (the standard library's frozen modules name no file)
 _CLOCKS = ("time", "time_ns", "perf_counter", "perf_counter_ns", "monotonic", "monotonic_ns", "process_time",
            "process_time_ns")
@@ -379,7 +363,7 @@ def observed(capture: _Capture) -> Iterator[None]:
     hook = None if optimizers is None else optimizers.register_optimizer_step_pre_hook(
         lambda opt, args, kwargs: capture.optimizer_stepped(opt))
     try:
-        with _patched([(owner, name, _on_thread(capture.thread, patch, _original(owner, name)))
+        with patched([(owner, name, on_thread(capture.thread, patch, original(owner, name)))
                        for owner, name, patch in _observers(capture)]), \
                 torch.random._generator_state_watched(functools.partial(_generator_state, capture)):
             yield
@@ -394,26 +378,3 @@ def _generator_state(capture: _Capture, generator: Any, method: str) -> None:
         capture.graph_break(f"Generator.{method}() inside a compiled function " + (
             "(a replay would repeat its value)" if method in ("get_state", "initial_seed") else
             "(the generator's state set outside the dispatcher would not be replayed)"))
-
-
-def _original(owner: Any, name: str) -> Any:
-    """What owner has under name: its own entry (a class's __dict__, so a property is the property), else what
-    it inherits."""
-    return owner.__dict__.get(name, getattr(owner, name)) if isinstance(owner, type) else getattr(owner, name)
-
-
-def _on_thread(thread: int, patch: Any, original: Any) -> Any:
-    """patch on the capturing thread, original on every other: a capture sees only its own thread's calls."""
-    if isinstance(patch, property):
-        fget, fset, fdel = (None if p is None else _on_thread(thread, p, o) for p, o in (
-            (patch.fget, original.fget), (patch.fset, original.fset), (patch.fdel, original.fdel)))
-        return property(fget, fset, fdel, patch.__doc__)
-    if isinstance(patch, classmethod):
-        inner = original.__func__ if isinstance(original, classmethod) else original
-        return classmethod(_on_thread(thread, patch.__func__, inner))
-    if not callable(patch) or isinstance(patch, _GradModeRecorder):
-        return patch            # the recorder checks the thread itself
-
-    def call(*args: Any, **kwargs: Any) -> Any:
-        return (patch if threading.get_ident() == thread else original)(*args, **kwargs)
-    return call
