@@ -414,3 +414,22 @@ def test_a_recurrent_state_whose_members_are_also_read_by_name_keeps_both_reads(
         for ours, theirs in zip(model.state, reference.state):
             torch.testing.assert_close(ours, theirs)
     torch.testing.assert_close(model.h0, torch.full((1, 2, 4), 0.5))
+
+
+def test_an_intermediate_that_retains_its_gradient_replays_with_eagers_gradient():
+    def step(x, w):
+        h = x @ w
+        h.retain_grad()
+        h.relu().sum().backward()
+        return h.grad.clone()
+
+    compiled = torch.compile(step)
+    w, x = torch.randn(3, 3, requires_grad=True), torch.randn(2, 3)
+    captures = stats["captures"]
+    for _ in range(4):
+        w.grad = None
+        got, got_w = compiled(x, w), w.grad
+        w.grad = None
+        torch.testing.assert_close(got, step(x, w))
+        torch.testing.assert_close(got_w, w.grad)
+    assert stats["captures"] - captures == 1

@@ -291,6 +291,9 @@ class ProgramReads:
         key = (id(tensor), "grad")
         if self.tracer.broken or key in self.read_keys or key in self.writes:
             return
+        made = self.tracer.nodes.get(id(tensor))
+        if made is not None and made[1].op not in ("placeholder", "get_attr"):
+            return      # a tensor the call made (retain_grad): its .grad is what the graph makes of it each call
         self.read_keys.add(key)
         position, field = self.input_positions.get(id(tensor)), self.field_positions.get(id(tensor))
         # the argument at that position (or the field of one: loose_arguments), whichever tensor it is then
