@@ -129,3 +129,28 @@ def test_a_tensors_memory_swapped_through_data_inside_is_swapped_at_each_call(wh
         for expected in (2.0, 1.0, 0.5):
             assert compiled(torch.ones(1, 2)).tolist() == [[2 * expected] * 2]
             assert layer.weight[0, 0].item() == expected
+
+
+@pytest.mark.parametrize("kind", ["file", "in memory"])
+def test_a_counter_kept_in_the_programs_own_module_counts_at_each_call(tmp_path, monkeypatch, kind):
+    import importlib
+    import sys
+    import types
+
+    if kind == "file":
+        (tmp_path / "counted_config.py").write_text("step = 0\nscale = 1\n")
+        monkeypatch.syspath_prepend(str(tmp_path))
+        config = importlib.import_module("counted_config")
+    else:
+        config = types.ModuleType("counted_config")
+        config.step, config.scale = 0, 1
+    monkeypatch.setitem(sys.modules, "counted_config", config)
+
+    def step(x):
+        config.step += 1
+        return x * config.scale
+
+    compiled = torch.compile(step)
+    for k in range(1, 5):
+        compiled(torch.ones(1))
+        assert config.step == k

@@ -88,7 +88,18 @@ def is_program_file(filename: str | None) -> bool:
 
 
 def is_program_module(module: Any) -> bool:
-    return isinstance(module, types.ModuleType) and is_program_file(getattr(module, "__file__", None))
+    """A module of the program's own files, or one it made in memory (types.ModuleType: no file, no spec, not a
+    built-in one nor Ember's)."""
+    if not isinstance(module, types.ModuleType):
+        return False
+    file = getattr(module, "__file__", None)
+    if file is None:
+        return getattr(module, "__spec__", None) is None and module.__name__ not in sys.builtin_module_names and \
+            module.__name__.partition(".")[0] not in _EMBER_PACKAGES
+    return is_program_file(file)
+
+
+_EMBER_PACKAGES = ("torch", "aten", "c10", "torchgen")
 
 
 def program_methods(cls: type, names: set[str]) -> bool:

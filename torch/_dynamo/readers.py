@@ -1,6 +1,7 @@
 """torch._dynamo.readers: the small readers the side-effect guards call at each replay (a closure cell's contents,
 a function's defaults, a chain of attributes, a bound method's binding), and what the capture reads of the
-running program (the function a frame runs, the global random generators' states)."""
+running program (the function a frame runs, the global random generators' states), and the chain a guard follows
+to a value (guarded_steps)."""
 from __future__ import annotations
 
 import inspect
@@ -8,10 +9,11 @@ import random
 import sys
 from typing import Any, Callable
 
+import torch
 from torch._dynamo.global_reads import Step, along
 
 __all__ = ["attribute_chain", "binds", "cell_contents", "default_at", "defaults_of", "entered_function",
-           "generator_states", "kwdefaults_of", "method_function", "own_attribute", "own_method"]
+           "generator_states", "guarded_steps", "kwdefaults_of", "method_function", "own_attribute", "own_method"]
 
 
 def attribute_chain(module: Any, name: str, steps: tuple[Step, ...]) -> Any:
@@ -79,3 +81,12 @@ def own_method(module: Any, name: str) -> Any:
 def method_function(module: Any, name: str) -> Any:
     """The function of the method module.name (AttributeError once it is no method: a guard failure)."""
     return getattr(module, name).__func__
+
+
+def guarded_steps(value: Any, steps: tuple[Step, ...]) -> tuple[Step, ...]:
+    """The chain a guard follows: a tensor's .grad at its end is read as a graph input when the call reads it
+    (grad_read), and its value at entry (before the call's zero_grad and backward) says nothing: the tensor is
+    guarded instead."""
+    if steps and steps[-1] == ("attr", "grad") and isinstance(along(value, steps[:-1]), torch.Tensor):
+        return steps[:-1]
+    return steps

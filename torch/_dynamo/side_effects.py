@@ -31,7 +31,7 @@ from torch._dynamo.global_reads import (GlobalUse, LocalUse, Step, along, follow
 from torch._dynamo.guards import GuardSet, array_state, is_array, is_plain_value
 from torch._dynamo.held_state import held_state, is_random_generator, what_changed
 from torch._dynamo.readers import (attribute_chain, binds, cell_contents, default_at, defaults_of, entered_function,
-                                   generator_states, kwdefaults_of)
+                                   generator_states, guarded_steps, kwdefaults_of)
 from torch._dynamo.program_state import (has_settings, is_object, is_program_file, is_program_module, member_keys,
                                          members_are, members_of, plain_attributes, program_methods, same_members)
 
@@ -54,15 +54,6 @@ class _Namespace:
 
     def __init__(self, namespace: dict[str, Any]) -> None:
         self.namespace = namespace
-
-
-def _guarded_steps(value: Any, steps: tuple[Step, ...]) -> tuple[Step, ...]:
-    """The chain a guard follows: a tensor's .grad at its end is read as a graph input when the call reads it
-    (grad_read), and its value at entry (before the call's zero_grad and backward) says nothing: the tensor is
-    guarded instead."""
-    if steps and steps[-1] == ("attr", "grad") and isinstance(along(value, steps[:-1]), torch.Tensor):
-        return steps[:-1]
-    return steps
 
 
 class Effects:
@@ -88,6 +79,10 @@ class Effects:
     def watch(self, description: str, value: Any, depth: int = _DEPTH) -> None:
         """Snapshot a container or an object (and those inside it, to `depth`) before the call changes it."""
         if depth <= 0 or id(value) in self.snapshots:
+            return
+        if isinstance(value, types.ModuleType):
+            if is_program_module(value):    # the program's own module (config.step += 1): its names rebound
+                self.snapshots[id(value)] = (f"module {value.__name__}", vars(value), members_of(vars(value)) or ())
             return
         if isinstance(value, (types.MethodType, types.BuiltinMethodType)) and \
                 is_random_generator(getattr(value, "__self__", None)):
@@ -246,7 +241,7 @@ class Effects:
                 self.rebindings.append((f"{description}.{name}", functools.partial(lookup, name, _MISSING), value))
             for steps in [(), *use.whole, *use.blind, *use.values]:
                 try:
-                    steps = _guarded_steps(value, steps)
+                    steps = guarded_steps(value, steps)
                     end = along(value, steps)
                 except Exception:
                     continue
@@ -274,7 +269,7 @@ class Effects:
                 continue            # a builtin, a global the call creates, a library (torch, math, np)
             for steps in [*use.whole, *use.blind, *use.values]:
                 try:
-                    steps = _guarded_steps(value, steps)
+                    steps = guarded_steps(value, steps)
                     end = follow(holder, name, steps)
                 except Exception:       # a chain that fails (the call raises, or reads it under a condition)
                     continue
