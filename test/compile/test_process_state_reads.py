@@ -154,3 +154,31 @@ def test_a_counter_kept_in_the_programs_own_module_counts_at_each_call(tmp_path,
     for k in range(1, 5):
         compiled(torch.ones(1))
         assert config.step == k
+
+
+def test_what_a_partial_binds_by_keyword_is_read_and_changed_at_each_call():
+    import functools
+
+    from torch._dynamo.eval_frame import stats
+
+    def scaled(x, cfg, log):
+        log.append(1)
+        return x * cfg["scale"]
+
+    def reads(x, cfg):
+        return x * cfg["scale"]
+
+    cfg, log = {"scale": 1.0}, []
+    compiled = torch.compile(functools.partial(scaled, cfg=cfg, log=log))
+    bound = functools.partial(reads, cfg=cfg)
+    through_a_global = torch.compile(lambda x: bound(x) + 1)
+    for k in range(1, 4):
+        assert compiled(torch.ones(1)).item() == k and len(log) == k
+        assert through_a_global(torch.ones(1)).item() == k + 1
+        cfg["scale"] += 1
+
+    unchanged = torch.compile(functools.partial(reads, cfg={"scale": 2.0}))
+    captures = stats["captures"]
+    for _ in range(3):
+        assert unchanged(torch.ones(1)).item() == 2.0
+    assert stats["captures"] - captures == 1

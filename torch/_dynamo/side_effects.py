@@ -122,7 +122,11 @@ class Effects:
 
     # -- what the call reads --------------------------------------------------------------------------------------
     def function(self, fn: Callable[..., Any]) -> None:
-        """The compiled function's closure, defaults and the globals its code reads, before it runs."""
+        """The compiled function's closure, defaults and the globals its code reads, before it runs (a partial's
+        too, and what it binds)."""
+        if isinstance(fn, functools.partial):
+            self.reached("the compiled partial", fn)
+            fn = fn.func
         code = getattr(fn, "__code__", None)
         if code is None or not is_program_file(code.co_filename):
             return              # a module's call (its forward is entered as the program's), a library's function
@@ -353,6 +357,7 @@ class Effects:
             for index, bound in enumerate(value.args):
                 if not is_plain_value(bound):
                     self.reached(f"argument {index} bound by {description}", bound, depth - 1)
+            self.reached(f"the keywords bound by {description}", value.keywords, depth - 1)     # (a dict of its own)
             return
         if is_array(value) and ("values", id(value)) not in self.read:
             # a NumPy array whose values the program may read outside any operator (arr.sum()): by its values
