@@ -286,3 +286,19 @@ def test_a_capture_sees_only_its_own_threads_calls():
     assert all(n.target is not torch._C._set_grad_enabled for n in entry.graph_module.graph.nodes)
     assert seen["compiling"] is False and torch.equal(seen["eager"], torch.full((2,), 2.0))
     torch.testing.assert_close(compiled(x), f(x))
+
+
+_SHARED = [1, 2]
+
+
+def test_a_container_the_call_received_or_reached_is_handed_back_as_it_is_on_replays():
+    def passes(x, extra, options):
+        return x + 1, extra, {"options": options, "shared": _SHARED}
+
+    compiled = torch.compile(passes)
+    for k in range(3):
+        extra, options = [torch.ones(1), "tag"], {"k": 1}       # new objects, the same contents
+        y, got_extra, out = compiled(torch.ones(1), extra, options=options)
+        assert got_extra is extra and out["options"] is options and out["shared"] is _SHARED
+        torch.testing.assert_close(y, torch.full((1,), 2.0))
+    assert captures() == 1

@@ -1,7 +1,7 @@
 """torch._dynamo.call_values: what a captured call takes and gives back, as the capture sees it: a name per
 flattened input, the object arguments guarded on what the function reads of them rather than on all their
-attributes, and the results a replay could not hand out again (an object holding tensors the call made, a
-mutable object a caller could change)."""
+attributes, the results a replay could not hand out again (an object holding tensors the call made, a
+mutable object a caller could change), and the containers it hands back as they are (a list it received)."""
 from __future__ import annotations
 
 import dataclasses
@@ -17,7 +17,7 @@ from torch._dynamo.loose_arguments import loose_fields
 from torch._dynamo.program_state import CALLABLES, is_program_file, program_methods
 from torch.utils._pytree import tree_flatten
 
-__all__ = ["holds_tensors", "input_names", "mutable_object", "scoped_arguments"]
+__all__ = ["holds_tensors", "input_names", "kept_containers", "mutable_object", "scoped_arguments", "with_kept"]
 
 _IMMUTABLE = (torch.Tensor, type, types.FunctionType, types.BuiltinFunctionType, types.MethodType, types.ModuleType,
               torch.nn.Module, tuple, frozenset, range, slice, torch.Size)
@@ -107,3 +107,74 @@ def input_names(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str,
         seen.add(candidate)
         unique.append(candidate)
     return unique
+
+
+# -- containers the result hands back as they are --------------------------------------------------------------------
+_CONTAINERS = (list, tuple, dict)
+_ARGUMENT_DEPTH = 4         # how deep in the arguments a returned container is looked for
+
+
+def kept_containers(result: Any, args: tuple[Any, ...], kwargs: dict[str, Any],
+                    known: Callable[[Any], bool]) -> list[tuple[tuple[Any, ...], Any]]:
+    """The lists, tuples and dicts in the result that the call received (an argument, or one inside one) or
+    reached from before it (a global's list, known(value)), which eager hands back as they are, where a replay
+    would rebuild a copy: (their path in the result, what to hand back: ("argument", path in (args, kwargs)) or
+    ("object", the object itself, guarded by identity where the call read it)). The call changed none of them:
+    that would have been a side effect, and a graph break."""
+    where: dict[int, tuple[Any, ...]] = {}
+    _paths((args, kwargs), (), where, _ARGUMENT_DEPTH)
+    kept: list[tuple[tuple[Any, ...], Any]] = []
+
+    def walk(value: Any, path: tuple[Any, ...]) -> None:
+        if not isinstance(value, _CONTAINERS):
+            return
+        if id(value) in where:
+            kept.append((path, ("argument", where[id(value)])))
+            return
+        if isinstance(value, (list, dict)) and known(value):
+            kept.append((path, ("object", value)))
+            return
+        for key, member in (value.items() if isinstance(value, dict) else enumerate(value)):
+            walk(member, (*path, key))
+    walk(result, ())
+    return kept
+
+
+def _paths(value: Any, path: tuple[Any, ...], where: dict[int, tuple[Any, ...]], depth: int) -> None:
+    if not isinstance(value, _CONTAINERS) or depth < 0:
+        return
+    if path:
+        where.setdefault(id(value), path)
+    for key, member in (value.items() if isinstance(value, dict) else enumerate(value)):
+        _paths(member, (*path, key), where, depth - 1)
+
+
+def with_kept(result: Any, kept: list[tuple[tuple[Any, ...], Any]], args: tuple[Any, ...],
+              kwargs: dict[str, Any]) -> Any:
+    """A replay's result (rebuilt from the graph's outputs) with the kept containers put back (kept_containers)."""
+    for path, (kind, source) in kept:
+        if kind == "argument":
+            source = _along((args, kwargs), source)
+        result = _replaced(result, path, source)
+    return result
+
+
+def _along(value: Any, path: tuple[Any, ...]) -> Any:
+    for key in path:
+        value = value[key]
+    return value
+
+
+def _replaced(value: Any, path: tuple[Any, ...], new: Any) -> Any:
+    """value with the member at path replaced (value is the replay's own: its lists and dicts are changed in
+    place, its tuples rebuilt)."""
+    if not path:
+        return new
+    head = path[0]
+    member = _replaced(value[head], path[1:], new)
+    if isinstance(value, tuple):
+        items = list(value)
+        items[head] = member
+        return type(value)(*items) if hasattr(value, "_fields") else tuple(items)
+    value[head] = member
+    return value

@@ -16,6 +16,7 @@ torch._dynamo.exc.Unsupported where it happens. The observers (torch._dynamo.obs
 thread uses, so one capture runs at a time and sees only its own thread's calls."""
 from __future__ import annotations
 
+import dataclasses
 import functools
 import threading
 import types
@@ -106,10 +107,11 @@ class Captured:
     runs_backward: bool = False         # the graph holds a backward the call ran: it replays without autograd
     # after a Python side effect: the guards on what the program's functions read (torch._dynamo.side_effects)
     effect_reads: list[Any] | None = None
+    kept: list[Any] = dataclasses.field(default_factory=list)     # containers handed back as they are (call_values)
 
     def __post_init__(self) -> None:
         self.single_output = (self.result_spec.num_leaves == 1 and self.result_outputs == [0]
-                              and not self.result_spec.children_specs)
+                              and not self.result_spec.children_specs and not self.kept)
 
 
 class _CaptureTracer(_OperatorTracer):
@@ -189,6 +191,7 @@ class _Capture(ProgramReads):
         self.thread = threading.get_ident()
         self.input_tensors: list[torch.Tensor] = []
         self.offsets_guarded = False
+        self.arguments: tuple[tuple[Any, ...], dict[str, Any]] = ((), {})      # the call's (args, kwargs)
 
     def storage_offset_read(self) -> None:
         """The program asked a tensor where it starts in its storage (an offset the graph does not carry, since
@@ -240,6 +243,7 @@ def _capture(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, An
     if len(names) != len(flat):
         names = [f"arg{i}" for i in range(len(flat))]
     cap = _Capture(fullgraph)
+    cap.arguments = (args, kwargs)
     guards = cap.guards
     guards.count, guards.structure, guards.state = len(flat), structure, global_state()
     positions: list[int] = []
@@ -381,4 +385,5 @@ def _finish(cap: _Capture, example_inputs: list[torch.Tensor], positions: list[i
     for tensor in tracer.constant_tensors:
         cap.guards.constants.append((tensor, TensorGuard.of("constant", tensor)))
     return Captured(graph_module, cap.guards, example_inputs, positions, leaves, result_outputs, result_spec,
-                    writes, None, result, runs_backward=cap.runs_backward)
+                    writes, None, result, runs_backward=cap.runs_backward,
+                    kept=call_values.kept_containers(result, cap.arguments[0], cap.arguments[1], cap.effects.known))

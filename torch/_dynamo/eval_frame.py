@@ -21,7 +21,7 @@ from typing import Any, Callable
 
 import torch
 from torch import _logging
-from torch._dynamo import callables, capture, config, exc, size_families
+from torch._dynamo import call_values, callables, capture, config, exc, size_families
 from torch._dynamo.decorators import disable
 from torch._dynamo.backends.registry import lookup_backend
 from torch._dynamo.graph_passes import graph_table
@@ -79,7 +79,7 @@ class CacheEntry:
         if cap.single_output:
             return outputs[0]
         leaves = [leaf if out is None else outputs[out] for leaf, out in zip(cap.result_leaves, cap.result_outputs)]
-        return tree_unflatten(leaves, cap.result_spec)
+        return call_values.with_kept(tree_unflatten(leaves, cap.result_spec), cap.kept, args, kwargs)
 
 
 def _where(fn: Callable[..., Any]) -> str:
