@@ -182,3 +182,43 @@ def test_what_a_partial_binds_by_keyword_is_read_and_changed_at_each_call():
     for _ in range(3):
         assert unchanged(torch.ones(1)).item() == 2.0
     assert stats["captures"] - captures == 1
+
+
+class _Counted:
+    def __init__(self):
+        self.reads, self._scale = 0, 2.0
+
+    @property
+    def scale(self):
+        self.reads += 1
+        return self._scale
+
+
+class _Derived:
+    def __init__(self):
+        self._scale = 2.0
+
+    @property
+    def scale(self):
+        return self._scale * 2
+
+
+COUNTED, DERIVED = _Counted(), _Derived()
+
+
+def test_a_property_read_through_a_global_runs_its_getter_once_per_call_and_replays_while_its_object_holds():
+    from torch._dynamo.eval_frame import stats
+
+    counted = torch.compile(lambda x: x * COUNTED.scale)
+    for k in range(1, 5):
+        assert counted(torch.ones(1)).item() == COUNTED._scale
+        assert COUNTED.reads == k           # eager's count: the guards do not run the getter
+        if k == 2:
+            COUNTED._scale = 5.0
+    derived = torch.compile(lambda x: x * DERIVED.scale)
+    captures = stats["captures"]
+    for _ in range(3):
+        assert derived(torch.ones(1)).item() == 4.0
+    assert stats["captures"] - captures == 1
+    DERIVED._scale = 3.0
+    assert derived(torch.ones(1)).item() == 6.0

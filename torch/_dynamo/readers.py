@@ -83,10 +83,17 @@ def method_function(module: Any, name: str) -> Any:
     return getattr(module, name).__func__
 
 
-def guarded_steps(value: Any, steps: tuple[Step, ...]) -> tuple[Step, ...]:
-    """The chain a guard follows: a tensor's .grad at its end is read as a graph input when the call reads it
-    (grad_read), and its value at entry (before the call's zero_grad and backward) says nothing: the tensor is
-    guarded instead."""
+def guarded_steps(value: Any, steps: tuple[Step, ...]) -> tuple[tuple[Step, ...], bool]:
+    """The chain a guard follows, and whether its end must be guarded whole. A tensor's .grad at its end is read
+    as a graph input when the call reads it (grad_read), and its value at entry (before the call's zero_grad and
+    backward) says nothing: the tensor is guarded instead. A property on the way is not read (its getter would
+    run at each check, and its side effects with it): the object holding it is guarded whole instead, its
+    getter's own reads with it."""
+    owner = value
+    for i, (kind, key) in enumerate(steps):
+        if kind == "attr" and isinstance(inspect.getattr_static(type(owner), key, None), property):
+            return steps[:i], True
+        owner = along(owner, ((kind, key),))
     if steps and steps[-1] == ("attr", "grad") and isinstance(along(value, steps[:-1]), torch.Tensor):
-        return steps[:-1]
-    return steps
+        return steps[:-1], False
+    return steps, False

@@ -245,7 +245,7 @@ class Effects:
                 self.rebindings.append((f"{description}.{name}", functools.partial(lookup, name, _MISSING), value))
             for steps in [(), *use.whole, *use.blind, *use.values]:
                 try:
-                    steps = guarded_steps(value, steps)
+                    steps, at_property = guarded_steps(value, steps)
                     end = along(value, steps)
                 except Exception:
                     continue
@@ -255,7 +255,7 @@ class Effects:
                 self.read.add(key)
                 self._guard(f"{description}.{name}" + spelled("", steps), owner,
                             functools.partial(attribute_chain, name=name, steps=steps), end, None,
-                            whole=self._used_whole(use, steps, end))
+                            whole=at_property or self._used_whole(use, steps, end))
 
     def _globals(self, code: Any, namespace: dict[str, Any] | None) -> None:
         if not namespace:
@@ -273,11 +273,11 @@ class Effects:
                 continue            # a builtin, a global the call creates, a library (torch, math, np)
             for steps in [*use.whole, *use.blind, *use.values]:
                 try:
-                    steps = guarded_steps(value, steps)
+                    steps, at_property = guarded_steps(value, steps)
                     end = follow(holder, name, steps)
                 except Exception:       # a chain that fails (the call raises, or reads it under a condition)
                     continue
-                whole = self._used_whole(use, steps, end)
+                whole = at_property or self._used_whole(use, steps, end)
                 key = ("path", id(namespace), name, steps, whole)
                 if key in self.read:
                     continue
