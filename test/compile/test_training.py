@@ -433,3 +433,29 @@ def test_an_intermediate_that_retains_its_gradient_replays_with_eagers_gradient(
         torch.testing.assert_close(got, step(x, w))
         torch.testing.assert_close(got_w, w.grad)
     assert stats["captures"] - captures == 1
+
+
+def test_an_embeddings_forward_saves_no_weight_sized_zeros_for_its_backward(monkeypatch):
+    from torch._dynamo import aot_autograd
+
+    graphs = []
+    original = aot_autograd._partition
+
+    def spy(*args):
+        graphs.append(original(*args))
+        return graphs[-1]
+
+    monkeypatch.setattr(aot_autograd, "_partition", spy)
+    torch.manual_seed(0)
+    embedding, reference = nn.Embedding(50, 8), nn.Embedding(50, 8)
+    reference.load_state_dict(embedding.state_dict())
+    compiled = torch.compile(embedding)
+    indices = torch.randint(0, 50, (4, 6))
+    for _ in range(2):
+        compiled(indices).pow(2).sum().backward()
+        reference(indices).pow(2).sum().backward()
+    torch.testing.assert_close(embedding.weight.grad, reference.weight.grad)
+    forward, backward = graphs[0]
+    made_by = {str(n.target) for n in forward.nodes if n.op == "call_function"}
+    assert "aten.zeros.default" not in made_by
+    assert "aten.zeros.default" in {str(n.target) for n in backward.nodes if n.op == "call_function"}

@@ -189,15 +189,22 @@ def _partition(joint: Graph, n_outputs: int, n_primals: int) -> tuple[Graph, Gra
     return forward_graph, backward_graph
 
 
+# Tensors made of constants (an embedding's backward starts from zeros the size of its weight): made where the
+# backward needs them, not made by the forward and kept alive until the backward runs.
+_FACTORIES = ("zeros", "zeros_like", "ones", "ones_like", "full", "full_like", "new_zeros", "new_full")
+
+
 def _recomputable(joint: Graph, backward: set[Node], tangents: set[Node]) -> set[Node]:
-    """Forward pointwise nodes only the backward reads whose inputs the backward has anyway (a primal, or a
-    value it reads): cheaper to recompute there than to save (PyTorch's partitioner recomputes such ops)."""
+    """Forward pointwise nodes and constant tensors only the backward reads whose inputs the backward has anyway
+    (a primal, or a value it reads): cheaper to recompute there than to save (PyTorch's partitioner recomputes
+    such ops)."""
     from torch._inductor.formulas import lower
     output = joint.output_node()
     chosen: set[Node] = set()
     needed = {a for n in backward for a in n.all_input_nodes if a not in backward}
+    factories = {getattr(torch.ops.aten, name).default for name in _FACTORIES}
     for node in joint.nodes:
-        if node.op != "call_function" or node in backward or lower(node) is None:
+        if node.op != "call_function" or node in backward or (lower(node) is None and node.target not in factories):
             continue
         if any(u is output or (u not in backward and u not in chosen) for u in node.users):
             continue            # the forward needs it anyway
