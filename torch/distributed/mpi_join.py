@@ -55,17 +55,18 @@ def join(MPI: Any, store: Any, rank: int, world_size: int, timeout_s: float) -> 
             store.set("mpi/port", port.encode())
             comm = MPI.COMM_SELF.Dup()
             deadline = _Deadline(port, timeout_s)
-        comm = _accept_the_others(MPI, comm, port, rank, world_size, timeout_s, deadline)
+        comm = _accept_the_others(comm, port, rank, world_size, timeout_s, deadline)
     finally:
         if deadline is not None:
             deadline.cancel()
+        if rank == 0:
             MPI.Close_port(port)
     ordered = comm.Split(0, rank)
     comm.Free()
     return ordered
 
 
-def _accept_the_others(MPI: Any, comm: Any, port: str, rank: int, world_size: int, timeout_s: float,
+def _accept_the_others(comm: Any, port: str, rank: int, world_size: int, timeout_s: float,
                        deadline: _Deadline | None) -> Any:
     """The group grown by each connecting rank in turn (every member accepts together; rank 0 is the root and
     holds the deadline)."""
@@ -73,7 +74,7 @@ def _accept_the_others(MPI: Any, comm: Any, port: str, rank: int, world_size: in
     while comm.Get_size() < world_size:
         inter = comm.Accept(port, root=0)
         if deadline is not None:
-            who = _who(MPI, inter, deadline)
+            who = _who(inter, deadline)
             joined = joined + [who]
         who, joined = comm.bcast((who, joined) if deadline is not None else None, root=0)
         if who in (_STAND_IN, _SILENT):
@@ -92,7 +93,7 @@ def _accept_the_others(MPI: Any, comm: Any, port: str, rank: int, world_size: in
     return comm
 
 
-def _who(MPI: Any, inter: Any, deadline: _Deadline) -> Any:
+def _who(inter: Any, deadline: _Deadline) -> Any:
     """The rank the process just accepted says it is (it says so right after connecting), or _SILENT where it
     says nothing before the deadline, nor within _GRACE seconds of connecting."""
     request = inter.irecv(source=0)
