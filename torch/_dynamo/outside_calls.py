@@ -68,6 +68,8 @@ def outside_call(function: Any, frame: Any) -> str | None:
         why = "a replay would not warn"
     if why is None or (why in _PROGRAMS_OWN and frame is not None and not is_program_file(caller)):
         return None
+    if name == "id" and frame is not None and not is_program_file(frame.f_code.co_filename):
+        return None         # the standard library's own use (copy.deepcopy's memo) is not the program's
     spelled = f"{getattr(owner, '__name__', type(owner).__name__)}.{name}" if isinstance(owner, (types.ModuleType,
                                                                                                   type)) \
         else f"{type(owner).__name__}.{name}"
