@@ -302,3 +302,15 @@ def test_a_container_the_call_received_or_reached_is_handed_back_as_it_is_on_rep
         assert got_extra is extra and out["options"] is options and out["shared"] is _SHARED
         torch.testing.assert_close(y, torch.full((1,), 2.0))
     assert captures() == 1
+
+
+def test_a_container_passed_twice_at_capture_is_never_handed_back_as_the_other_one():
+    def second(x, ys, zs):
+        return x + 1, zs
+
+    compiled = torch.compile(second)
+    shared = ["a"]
+    compiled(torch.ones(1), shared, shared)
+    ys, zs = ["a"], ["a"]
+    _, got = compiled(torch.ones(1), ys, zs)
+    assert got is not ys and got == zs

@@ -177,6 +177,16 @@ def test_what_a_partial_binds_by_keyword_is_read_and_changed_at_each_call():
         assert through_a_global(torch.ones(1)).item() == k + 1
         cfg["scale"] += 1
 
+    def logged(scale, log, x):
+        log.append(1)
+        return x * scale[0]
+
+    scale, log = [2.0], []          # lists of numbers, bound by position: they can change too
+    positional = torch.compile(functools.partial(logged, scale, log))
+    for k in range(1, 4):
+        assert positional(torch.ones(1)).item() == scale[0] and len(log) == k
+        scale[0] += 1
+
     unchanged = torch.compile(functools.partial(reads, cfg={"scale": 2.0}))
     captures = stats["captures"]
     for _ in range(3):
@@ -196,11 +206,15 @@ class _Counted:
 
 class _Derived:
     def __init__(self):
-        self._scale = 2.0
+        self._scale, self.step, self._inner = 2.0, 0, _Counted()
 
     @property
     def scale(self):
         return self._scale * 2
+
+    @property
+    def inner(self):
+        return self._inner
 
 
 COUNTED, DERIVED = _Counted(), _Derived()
@@ -219,6 +233,11 @@ def test_a_property_read_through_a_global_runs_its_getter_once_per_call_and_repl
     captures = stats["captures"]
     for _ in range(3):
         assert derived(torch.ones(1)).item() == 4.0
+        DERIVED.step += 1                   # an attribute the getter does not read: still replayed
     assert stats["captures"] - captures == 1
     DERIVED._scale = 3.0
     assert derived(torch.ones(1)).item() == 6.0
+    through = torch.compile(lambda x: x * DERIVED.inner._scale)
+    for value in (2.0, 7.0):
+        DERIVED._inner._scale = value
+        assert through(torch.ones(1)).item() == value

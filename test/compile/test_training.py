@@ -459,3 +459,21 @@ def test_an_embeddings_forward_saves_no_weight_sized_zeros_for_its_backward(monk
     made_by = {str(n.target) for n in forward.nodes if n.op == "call_function"}
     assert "aten.zeros.default" not in made_by
     assert "aten.zeros.default" in {str(n.target) for n in backward.nodes if n.op == "call_function"}
+
+
+@pytest.mark.parametrize("backward", ["inside", "outside"])
+def test_a_returned_tensor_that_retains_its_gradient_has_it_at_every_call(backward):
+    def forward(x, w):
+        h = x @ w
+        h.retain_grad()
+        if backward == "inside":
+            h.relu().sum().backward()
+        return h
+
+    compiled = torch.compile(forward)
+    w, x = torch.randn(3, 3, requires_grad=True), torch.randn(2, 3)
+    for _ in range(3):
+        h = compiled(x, w)
+        if backward == "outside":
+            h.relu().sum().backward()
+        torch.testing.assert_close(h.grad, (h > 0).to(h.dtype))

@@ -114,22 +114,26 @@ _CONTAINERS = (list, tuple, dict)
 _ARGUMENT_DEPTH = 4         # how deep in the arguments a returned container is looked for
 
 
-def kept_containers(result: Any, args: tuple[Any, ...], kwargs: dict[str, Any],
-                    known: Callable[[Any], bool]) -> list[tuple[tuple[Any, ...], Any]]:
+def kept_containers(result: Any, args: tuple[Any, ...], kwargs: dict[str, Any], known: Callable[[Any], bool],
+                    seen_as: Callable[[Any], str | None]) -> list[tuple[tuple[Any, ...], Any]]:
     """The lists, tuples and dicts in the result that the call received (an argument, or one inside one) or
     reached from before it (a global's list, known(value)), which eager hands back as they are, where a replay
     would rebuild a copy: (their path in the result, what to hand back: ("argument", path in (args, kwargs)) or
     ("object", the object itself, guarded by identity where the call read it)). The call changed none of them:
-    that would have been a side effect, and a graph break."""
+    that would have been a side effect, and a graph break. One the call received twice, or that is also what it
+    reached otherwise (seen_as: how the capture first saw it, a global's), is left to be rebuilt: which of them
+    a later call hands back cannot be told."""
     where: dict[int, tuple[Any, ...]] = {}
-    _paths((args, kwargs), (), where, _ARGUMENT_DEPTH)
+    twice: set[int] = set()
+    _paths((args, kwargs), (), where, twice, _ARGUMENT_DEPTH)
     kept: list[tuple[tuple[Any, ...], Any]] = []
 
     def walk(value: Any, path: tuple[Any, ...]) -> None:
         if not isinstance(value, _CONTAINERS):
             return
         if id(value) in where:
-            kept.append((path, ("argument", where[id(value)])))
+            if id(value) not in twice and (seen_as(value) or "argument").startswith("argument"):
+                kept.append((path, ("argument", where[id(value)])))
             return
         if isinstance(value, (list, dict)) and known(value):
             kept.append((path, ("object", value)))
@@ -140,13 +144,16 @@ def kept_containers(result: Any, args: tuple[Any, ...], kwargs: dict[str, Any],
     return kept
 
 
-def _paths(value: Any, path: tuple[Any, ...], where: dict[int, tuple[Any, ...]], depth: int) -> None:
+def _paths(value: Any, path: tuple[Any, ...], where: dict[int, tuple[Any, ...]], twice: set[int],
+           depth: int) -> None:
     if not isinstance(value, _CONTAINERS) or depth < 0:
         return
     if path:
+        if id(value) in where:
+            twice.add(id(value))
         where.setdefault(id(value), path)
     for key, member in (value.items() if isinstance(value, dict) else enumerate(value)):
-        _paths(member, (*path, key), where, depth - 1)
+        _paths(member, (*path, key), where, twice, depth - 1)
 
 
 def with_kept(result: Any, kept: list[tuple[tuple[Any, ...], Any]], args: tuple[Any, ...],

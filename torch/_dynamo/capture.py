@@ -310,6 +310,9 @@ def _capture(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, An
     if lazy is not None and cap.break_reason is None:
         cap.graph_break(f"the result is a {type(lazy).__name__}, whose body runs as it is iterated (a replay would "
                         "return the captured one)")
+    if any(isinstance(leaf, torch.Tensor) and leaf.grad_fn is not None and leaf.retains_grad for leaf in leaves) \
+            and cap.break_reason is None:
+        cap.graph_break("the result is a tensor that retains its gradient (retain_grad): a replay's output would not")
     holder = next((leaf for leaf in leaves if call_values.holds_tensors(leaf)), None)
     if holder is not None and cap.break_reason is None:
         cap.graph_break(f"the result holds tensors inside a {type(holder).__name__} object, which a replay would "
@@ -386,4 +389,10 @@ def _finish(cap: _Capture, example_inputs: list[torch.Tensor], positions: list[i
         cap.guards.constants.append((tensor, TensorGuard.of("constant", tensor)))
     return Captured(graph_module, cap.guards, example_inputs, positions, leaves, result_outputs, result_spec,
                     writes, None, result, runs_backward=cap.runs_backward,
-                    kept=call_values.kept_containers(result, cap.arguments[0], cap.arguments[1], cap.effects.known))
+                    kept=call_values.kept_containers(result, *cap.arguments, cap.effects.known, _seen_as(cap)))
+
+
+def _seen_as(cap: _Capture) -> Callable[[Any], str | None]:
+    """How the call first reached a container it could change (an argument's, a global's: its snapshot's
+    description), if it did."""
+    return lambda value: cap.effects.snapshots.get(id(value), (None,))[0]

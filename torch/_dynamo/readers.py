@@ -1,7 +1,7 @@
 """torch._dynamo.readers: the small readers the side-effect guards call at each replay (a closure cell's contents,
 a function's defaults, a chain of attributes, a bound method's binding), and what the capture reads of the
 running program (the function a frame runs, the global random generators' states), and the chain a guard follows
-to a value (guarded_steps)."""
+to a value (guarded_chains)."""
 from __future__ import annotations
 
 import inspect
@@ -10,10 +10,11 @@ import sys
 from typing import Any, Callable
 
 import torch
-from torch._dynamo.global_reads import Step, along
+from torch._dynamo.global_reads import Step, along, local_uses
+from torch._dynamo.program_state import is_program_file
 
 __all__ = ["attribute_chain", "binds", "cell_contents", "default_at", "defaults_of", "entered_function",
-           "generator_states", "guarded_steps", "kwdefaults_of", "method_function", "own_attribute", "own_method"]
+           "generator_states", "guarded_chains", "kwdefaults_of", "method_function", "own_attribute", "own_method"]
 
 
 def attribute_chain(module: Any, name: str, steps: tuple[Step, ...]) -> Any:
@@ -83,17 +84,46 @@ def method_function(module: Any, name: str) -> Any:
     return getattr(module, name).__func__
 
 
-def guarded_steps(value: Any, steps: tuple[Step, ...]) -> tuple[tuple[Step, ...], bool]:
-    """The chain a guard follows, and whether its end must be guarded whole. A tensor's .grad at its end is read
-    as a graph input when the call reads it (grad_read), and its value at entry (before the call's zero_grad and
-    backward) says nothing: the tensor is guarded instead. A property on the way is not read (its getter would
-    run at each check, and its side effects with it): the object holding it is guarded whole instead, its
-    getter's own reads with it."""
+def guarded_chains(value: Any, chains: list[tuple[Step, ...]], depth: int = 3) -> list[tuple[tuple[Step, ...], bool]]:
+    """The chains guards follow from value, each with whether its end must be guarded whole (a chain that fails
+    to follow is left out). A tensor's .grad at a chain's end is read as a graph input when the call reads it
+    (grad_read), and its value at entry (before the call's zero_grad and backward) says nothing: the tensor is
+    guarded instead. A property on the way is not read (its getter would run at each check, its side effects
+    with it): the chains its getter reads from its object are followed instead (or, where the getter uses its
+    object otherwise, the object is guarded whole)."""
+    found: list[tuple[tuple[Step, ...], bool]] = []
+    for steps in chains:
+        try:
+            found.extend(_guarded(value, steps, depth))
+        except Exception:       # a chain that fails (the call raises, or reads it under a condition)
+            continue
+    return found
+
+
+def _guarded(value: Any, steps: tuple[Step, ...], depth: int) -> list[tuple[tuple[Step, ...], bool]]:
     owner = value
     for i, (kind, key) in enumerate(steps):
-        if kind == "attr" and isinstance(inspect.getattr_static(type(owner), key, None), property):
-            return steps[:i], True
+        prop = inspect.getattr_static(type(owner), key, None) if kind == "attr" else None
+        if isinstance(prop, property):
+            reads = _getter_reads(prop)
+            if reads is None or depth <= 0:
+                return [(steps[:i], True)]
+            # (their ends whole: what the chain read past the property comes from them)
+            return [(chain, True) for chain, _ in guarded_chains(value, [(*steps[:i], *c) for c in reads], depth - 1)]
         owner = along(owner, ((kind, key),))
     if steps and steps[-1] == ("attr", "grad") and isinstance(along(value, steps[:-1]), torch.Tensor):
-        return steps[:-1], False
-    return steps, False
+        return [(steps[:-1], False)]
+    return [(steps, False)]
+
+
+def _getter_reads(prop: property) -> list[tuple[Step, ...]] | None:
+    """The chains a property's getter (the program's function) reads from its object, or None where it uses the
+    object otherwise (calls its methods, passes it on)."""
+    code = getattr(prop.fget, "__code__", None)
+    if code is None or not code.co_argcount or not is_program_file(code.co_filename):
+        return None
+    use = local_uses(code, code.co_varnames[0])
+    if use.passed_on or use.methods:
+        return None
+    return [(("attr", name), *chain) for name, reads in use.attributes.items()
+            for chain in {(), *reads.values, *reads.whole, *reads.blind}]

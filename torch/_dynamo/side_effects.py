@@ -31,7 +31,7 @@ from torch._dynamo.global_reads import (GlobalUse, LocalUse, Step, along, follow
 from torch._dynamo.guards import GuardSet, array_state, is_array, is_plain_value
 from torch._dynamo.held_state import held_state, is_random_generator, what_changed
 from torch._dynamo.readers import (attribute_chain, binds, cell_contents, default_at, defaults_of, entered_function,
-                                   generator_states, guarded_steps, kwdefaults_of)
+                                   generator_states, guarded_chains, kwdefaults_of)
 from torch._dynamo.program_state import (has_settings, is_object, is_program_file, is_program_module, member_keys,
                                          members_are, members_of, plain_attributes, program_methods, same_members)
 
@@ -243,9 +243,8 @@ class Effects:
             if ("attribute of", id(owner), name) not in self.read:     # assigned by the call: a side effect
                 self.read.add(("attribute of", id(owner), name))
                 self.rebindings.append((f"{description}.{name}", functools.partial(lookup, name, _MISSING), value))
-            for steps in [(), *use.whole, *use.blind, *use.values]:
+            for steps, at_property in guarded_chains(value, [(), *use.whole, *use.blind, *use.values]):
                 try:
-                    steps, at_property = guarded_steps(value, steps)
                     end = along(value, steps)
                 except Exception:
                     continue
@@ -271,9 +270,8 @@ class Effects:
                 self.rebindings.append((f"global {name}", functools.partial(namespace.get, name, _MISSING), value))
             if value is _MISSING or (isinstance(value, types.ModuleType) and not is_program_module(value)):
                 continue            # a builtin, a global the call creates, a library (torch, math, np)
-            for steps in [*use.whole, *use.blind, *use.values]:
+            for steps, at_property in guarded_chains(value, [*use.whole, *use.blind, *use.values]):
                 try:
-                    steps, at_property = guarded_steps(value, steps)
                     end = follow(holder, name, steps)
                 except Exception:       # a chain that fails (the call raises, or reads it under a condition)
                     continue
@@ -355,7 +353,7 @@ class Effects:
                 self.report(reason)
             self.reached(f"the function of {description}", value.func, depth - 1)
             for index, bound in enumerate(value.args):
-                if not is_plain_value(bound):
+                if not is_plain_value(bound) or isinstance(bound, list):     # (a list of numbers can change)
                     self.reached(f"argument {index} bound by {description}", bound, depth - 1)
             self.reached(f"the keywords bound by {description}", value.keywords, depth - 1)     # (a dict of its own)
             return
