@@ -2,7 +2,7 @@
 setting) replays for a new object of its kind: its tensor fields are graph inputs read at each call, its plain
 fields and its type are guarded. Any other use of it (passed on, returned, a method called, a field's own
 attributes) keeps it guarded by identity, as before."""
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, make_dataclass
 from typing import Optional
 
 import pytest
@@ -21,13 +21,9 @@ class Batch:
     notes: list = field(default_factory=list)
 
 
-@dataclass(slots=True)
-class SlotsBatch:
-    x: torch.Tensor
-    y: torch.Tensor
-    scale: float = 1.0
-    mask: Optional[torch.Tensor] = None
-    notes: list = field(default_factory=list)
+# Batch's fields, held in slots
+SlotsBatch = make_dataclass("SlotsBatch", [(f.name, f.type, field(default=f.default, default_factory=f.default_factory))
+                                           for f in fields(Batch)], slots=True)
 
 
 KINDS = pytest.mark.parametrize("kind", [Batch, SlotsBatch], ids=["dataclass", "slots=True"])
@@ -252,3 +248,12 @@ def test_gradients_reach_each_new_batchs_tensor_and_a_field_read_elsewhere_too_r
     for k in range(3):
         batch = Batch(torch.full((3,), float(k)), None)
         torch.testing.assert_close(compiled(batch), with_global(batch))
+
+
+def test_an_argument_in_slots_of_a_class_not_the_programs_is_guarded_on_its_slots():
+    holder_type = type("Holder", (), {"__slots__": ("scale",), "__module__": "a_library"})
+    holder = holder_type()
+    compiled = torch.compile(lambda x, h: x * h.scale)
+    for value in (2.0, 2.0, 5.0):
+        holder.scale = value
+        assert compiled(torch.ones(1), holder).item() == value

@@ -182,15 +182,19 @@ class Snapshot:
 
 
 def attributes_of(value: Any) -> tuple[tuple[str, Any, bool], ...]:
-    """(name, value, compared by value) per attribute; a module's plain ones only (its tensors and submodules
-    are guarded where the call reads them, and attributes it assigns are replayed)."""
-    try:
-        items = vars(value).items()
-    except TypeError:
-        return ()
+    """(name, value, compared by value) per attribute, in its __dict__ or its slots; a module's plain ones only
+    (its tensors and submodules are guarded where the call reads them, and attributes it assigns are replayed)."""
+    items = list(getattr(value, "__dict__", {}).items())
+    items += [(name, getattr(value, name)) for name in _slot_names(type(value)) if hasattr(value, name)]
     module = isinstance(value, torch.nn.Module)
     return tuple(sorted(((k, tuple(v) if isinstance(v, list) and is_plain_value(v) else v, is_plain_value(v))
                          for k, v in items if not module or is_plain_value(v)), key=lambda kv: kv[0]))
+
+
+def _slot_names(cls: type) -> list[str]:
+    names = [getattr(klass, "__slots__", ()) for klass in cls.__mro__]
+    return [name for slots in names for name in ((slots,) if isinstance(slots, str) else slots)
+            if name not in ("__dict__", "__weakref__")]
 
 
 def same_attributes(now: tuple[tuple[str, Any, bool], ...], expected: tuple[tuple[str, Any, bool], ...]) -> bool:
