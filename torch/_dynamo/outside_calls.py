@@ -4,8 +4,8 @@ perf_counter`, a clock kept in a dict or an attribute), datetime's now and today
 randomness (os.urandom, which random.SystemRandom, secrets, uuid and NumPy's entropy draw from), files and
 streams (a file's or a StringIO's methods, sys.stdout.write, os.write, open, pickle.dump, a csv writer's rows,
 ndarray.tofile), the program's warnings, and what the program reads of the operating system, the process and its
-thread (os.path.exists, os.listdir, os.getcwd, os.getpid, threading.current_thread), of a torch.Generator's state
-and of an object's identity (id()). A replay would repeat the value read or skip the effect, so each is
+thread (os.path.exists, os.listdir, os.getcwd, os.getpid, threading.current_thread) and of an object's identity
+(id()). A replay would repeat the value read or skip the effect, so each is
 a graph break, as in PyTorch's Dynamo, which breaks the graph on such calls.
 
 A profile function (watching, for the capture's call) sees them: its c_call
@@ -26,7 +26,6 @@ import time
 import types
 from typing import Any, Callable, Iterator
 
-import torch
 from torch._dynamo import call_watch
 from torch._dynamo.program_state import is_ember_file, is_program_file, is_standard_library
 
@@ -39,16 +38,14 @@ _DATES = frozenset({"now", "utcnow", "today"})
 _OS = frozenset({"urandom", "getrandom", "write", "read", "pwrite", "pread", "writev", "readv", "open",
                  "remove", "unlink", "rename", "replace", "truncate", "ftruncate"})
 # What the operating system, the process and its threads are now (os.path.exists, os.listdir, os.getcwd,
-# os.getpid, threading.current_thread), the generator's state (torch.Generator's own methods) and an object's
-# identity: a replay would repeat the value the capture read.
+# os.getpid, threading.current_thread) and an object's identity: a replay would repeat the value the capture read.
+# (A torch.Generator's methods are Cython's, which make no C-call event: c10.generator's state_hook sees them.)
 _OS_STATE = frozenset({"stat", "lstat", "listdir", "scandir", "getcwd", "getcwdb", "getpid", "getppid", "access",
                        "readlink", "get_ident", "get_native_id"})
-_GENERATOR_STATE = frozenset({"get_state", "initial_seed"})
 _STREAM = frozenset({"write", "writelines", "read", "read1", "readinto", "readinto1", "readline", "readlines",
                      "seek", "tell", "truncate", "flush", "getvalue", "close"})
 _WRITERS = frozenset({"dump", "writerow", "writerows", "tofile", "open"})
-NAMES = _CLOCK | _DATES | _OS | _OS_STATE | _GENERATOR_STATE | _STREAM | _WRITERS | {"warn", "warn_explicit",
-                                                                                       "id"}
+NAMES = _CLOCK | _DATES | _OS | _OS_STATE | _STREAM | _WRITERS | {"warn", "warn_explicit", "id"}
 _OS_MODULES = ("posix", "nt")
 _STATE_MODULES = (*_OS_MODULES, "_thread")
 _WRITER_OWNERS = ("_pickle", "_io")         # pickle.dump, open (the builtin is _io.open)
@@ -108,8 +105,6 @@ def _effect(owner: Any, name: str) -> str | None:
         if name in _WRITERS and owner.__name__ in _WRITER_OWNERS:
             return "a file written or opened: a replay would not do it again"
         return None
-    if name in _GENERATOR_STATE and isinstance(owner, torch.Generator):
-        return _REPEATED
     if name in _STREAM and isinstance(owner, io.IOBase):
         return "a file or stream read or written: a replay would not do it again"
     if name in _WRITERS and f"{type(owner).__module__}.{type(owner).__qualname__}" in _WRITER_TYPES:
