@@ -249,15 +249,36 @@ def dies_or_waits(rank: int, size: int, init_method: str, report: str) -> None:
             f.write(f"{time.monotonic() - start:.1f} {error}")
 
 
-def never_joins_or_waits(rank: int, size: int, init_method: str, report: str, connected: bool = False) -> None:
-    """The last rank dies where it would connect to the others' MPI communicator (connected: just after it has
-    connected, before it says which rank it is); the others must raise within the group's timeout, naming it."""
+def never_joins_or_waits(rank: int, size: int, init_method: str, report: str, how: str) -> None:
+    """The last rank fails to join the others' MPI communicator, as `how` says: it dies where it would connect
+    ("before connecting"); it connects and dies before saying which rank it is, before the others connect
+    ("connects first") or after them ("connects last"); or it says which rank it is too late ("too slow"). The
+    others must raise within the group's timeout, naming it; a rank too slow raises too."""
     import time
 
     from torch.distributed import mpi_join
     connect = mpi_join._connect
-    if rank == size - 1:
-        mpi_join._connect = lambda *args: (connect(*args) if connected else None, os._exit(0))
+    marker = f"{report}.connected"
+    last, first_of_the_others = size - 1, 1
+
+    def wait_for_marker() -> None:
+        end = time.monotonic() + 10
+        while not os.path.exists(marker) and time.monotonic() < end:
+            time.sleep(0.01)
+
+    def connects(*args: object) -> object:
+        if rank == last and how == "connects last" or rank == first_of_the_others and how == "connects first":
+            wait_for_marker()
+        inter = None if rank == last and how == "before connecting" else connect(*args)
+        if rank == first_of_the_others and how == "connects last" or rank == last and how == "connects first":
+            open(marker, "w").close()
+        if rank == last and how == "too slow":
+            time.sleep(mpi_join._GRACE + 0.5)
+        elif rank == last:
+            os._exit(0)
+        return inter
+
+    mpi_join._connect = connects
     start = time.monotonic()
     try:
         dist.init_process_group("gloo", init_method=init_method, rank=rank, world_size=size,

@@ -60,17 +60,20 @@ def test_a_rank_that_dies_makes_the_others_raise_within_the_timeout(tmp_path):
     assert message.startswith("[Rank 0] all_reduce timed out after 2 s")
 
 
-@pytest.mark.parametrize("connected", [False, True], ids=["before connecting", "just after connecting"])
-def test_a_rank_that_dies_before_joining_the_communicator_makes_the_others_raise_within_the_timeout(tmp_path,
-                                                                                                    connected):
+@pytest.mark.parametrize("how", ["before connecting", "connects first", "connects last", "too slow"])
+def test_a_rank_that_dies_before_joining_the_communicator_makes_the_others_raise_within_the_timeout(tmp_path, how):
     report = tmp_path / "report"
-    mp.spawn(ranks.never_joins_or_waits, args=(3, f"file://{tmp_path / 'rendezvous'}", str(report), connected),
-             nprocs=3)
+    mp.spawn(ranks.never_joins_or_waits, args=(3, f"file://{tmp_path / 'rendezvous'}", str(report), how), nprocs=3)
     for rank in (0, 1):
         seconds, message = (tmp_path / f"report.{rank}").read_text().split(" ", 1)
         assert float(seconds) < 15
         assert message == (f"[Rank {rank}] init_process_group: rank(s) [2] reached the rendezvous but did not join "
                            "the MPI communicator within the timeout (3 s)")
+    if how == "too slow":
+        seconds, message = (tmp_path / "report.2").read_text().split(" ", 1)
+        assert float(seconds) < 15
+        assert message == ("[Rank 2] init_process_group: rank 0 did not admit this rank into the MPI communicator "
+                           "within the timeout (3 s)")
 
 
 def test_torchrun_stops_the_others_and_names_the_rank_that_failed(tmp_path):

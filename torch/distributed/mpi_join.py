@@ -9,8 +9,12 @@ Rank 0 opens an MPI port and publishes its name in the store; every other rank c
 MPI_Comm_accept has no timeout: a rank that reached the rendezvous but dies or hangs before it connects would
 leave the group waiting forever. So rank 0 keeps the group's timeout as a deadline: if ranks are still missing
 when it passes, a short-lived stand-in process connects in their place and says so, and every rank in the group
-raises DistBackendError naming the ranks that never joined. A rank still trying to connect gives up within the
-same timeout (MPI_Comm_connect's "timeout" hint)."""
+raises DistBackendError naming the ranks that never joined. A process that connects but does not say which rank
+it is within a grace period (it died in between) is dropped, and the others go on accepting: which rank it was
+shows at the deadline. Rank 0 admits each rank it heard from with a message of its own, so a rank too slow to say
+which it is raises instead of waiting in MPI_Intercomm_merge for a group that dropped it. A rank still trying to
+connect gives up a grace period after the timeout (MPI_Comm_connect's "timeout" hint): rank 0's deadline, which
+started before its own wait, decides."""
 from __future__ import annotations
 
 import logging
@@ -26,8 +30,9 @@ from torch.distributed.errors import DistBackendError
 __all__ = ["join"]
 
 _STAND_IN = -1          # what the stand-in says in place of a rank
-_SILENT = -2            # a rank connected, then said nothing before the deadline (it died in between)
-_GRACE = 2.0            # how long a rank that connects at about the deadline has to say which it is
+_DROPPED = -2           # a process connected, then said nothing within _GRACE (it died in between): go on accepting
+_SILENT = -3            # the same, but the deadline has passed meanwhile: nobody else is coming
+_GRACE = 2.0            # how long a process that connects has to say which rank it is
 _STAND_IN_CODE = ("import sys\n"
                   "from mpi4py import MPI\n"
                   "info = MPI.Info.Create()\n"
@@ -48,6 +53,7 @@ def join(MPI: Any, store: Any, rank: int, world_size: int, timeout_s: float) -> 
         port = store.get("mpi/port").decode()
         inter = _connect(MPI, port, rank, timeout_s)
         inter.send(rank, dest=0)
+        _await_admission(inter, rank, timeout_s)
         comm = inter.Merge(high=True)
         inter.Free()
     try:
@@ -75,13 +81,17 @@ def _accept_the_others(comm: Any, port: str, rank: int, world_size: int, timeout
         inter = comm.Accept(port, root=0)
         if deadline is not None:
             who = _who(inter, deadline)
-            joined = joined + [who]
+            if who >= 0:
+                joined = joined + [who]
+                inter.send(True, dest=0)            # admitted: it may merge
         who, joined = comm.bcast((who, joined) if deadline is not None else None, root=0)
+        if who in (_DROPPED, _SILENT):
+            inter.Free()        # its peer is gone: nothing to disconnect from
+        if who == _DROPPED:
+            continue
         if who in (_STAND_IN, _SILENT):
             if who == _STAND_IN:
                 inter.Disconnect()
-            else:               # its peer is gone: nothing to disconnect from
-                inter.Free()
             comm.Free()
             missing = sorted(set(range(world_size)) - set(joined))
             raise DistBackendError(f"[Rank {rank}] init_process_group: rank(s) {missing} reached the rendezvous but "
@@ -94,26 +104,43 @@ def _accept_the_others(comm: Any, port: str, rank: int, world_size: int, timeout
 
 
 def _who(inter: Any, deadline: _Deadline) -> Any:
-    """The rank the process just accepted says it is (it says so right after connecting), or _SILENT where it
-    says nothing before the deadline, nor within _GRACE seconds of connecting."""
+    """The rank the process just accepted says it is (it says so right after connecting), or, where it says
+    nothing within _GRACE seconds, _DROPPED (or _SILENT once the deadline has passed)."""
+    done, who = _receive(inter, time.monotonic() + _GRACE)
+    if done:
+        return who
+    return _SILENT if time.monotonic() >= deadline.end else _DROPPED
+
+
+def _await_admission(inter: Any, rank: int, timeout_s: float) -> None:
+    """Wait for rank 0's word that this rank is in; without it (rank 0 gave up on it as too slow), raise rather
+    than wait in the merge for a group that dropped it."""
+    if not _receive(inter, time.monotonic() + timeout_s)[0]:
+        inter.Free()
+        raise DistBackendError(f"[Rank {rank}] init_process_group: rank 0 did not admit this rank into the MPI "
+                               f"communicator within the timeout ({timeout_s:g} s)")
+
+
+def _receive(inter: Any, end: float) -> tuple[bool, Any]:
+    """(True, the message) from the other side's first process, or (False, None) where none came by `end`."""
     request = inter.irecv(source=0)
-    end = max(deadline.end, time.monotonic() + _GRACE)
     pause = 1e-5
     while True:
-        done, who = request.test()
+        done, message = request.test()
         if done:
-            return who
+            return True, message
         if time.monotonic() >= end:
             request.Cancel()
-            return _SILENT
+            return False, None
         time.sleep(pause)
         pause = min(pause * 2, 1e-3)
 
 
 def _connect(MPI: Any, port: str, rank: int, timeout_s: float) -> Any:
-    """An intercommunicator with the group accepting on `port`, or DistBackendError once the timeout passes."""
+    """An intercommunicator with the group accepting on `port`, or DistBackendError a grace period after the
+    timeout (rank 0's deadline, which started before this wait, is what decides)."""
     info = MPI.Info.Create()
-    info.Set("timeout", str(max(1, math.ceil(timeout_s))))
+    info.Set("timeout", str(max(1, math.ceil(timeout_s + _GRACE))))
     try:
         return MPI.COMM_SELF.Connect(port, info)
     except MPI.Exception as error:
