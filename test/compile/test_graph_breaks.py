@@ -148,3 +148,37 @@ def test_a_tensor_subclass_input_runs_eagerly_and_keeps_its_type():
         assert type(out) is Tagged and out.tolist() == [2.0] * 3
     with pytest.raises(torch._dynamo.exc.Unsupported, match="an input of Tensor subclass Tagged"):
         torch.compile(lambda t: t * 2, backend="eager", fullgraph=True)(x)
+
+
+def test_torch_dynamo_graph_break_runs_the_frame_eagerly_and_raises_under_fullgraph():
+    def f(x):
+        x = x + 1
+        torch._dynamo.graph_break()
+        return x * 2
+
+    torch._dynamo.graph_break()         # outside a capture: nothing
+    compiled = torch.compile(f, backend="inductor")
+    for _ in range(2):
+        assert torch.equal(compiled(torch.ones(2)), f(torch.ones(2)))
+    assert stats["graph_breaks"] == 1
+    with pytest.raises(torch._dynamo.exc.Unsupported, match=r"Call to `torch._dynamo.graph_break\(\)`"):
+        torch.compile(f, backend="eager", fullgraph=True)(torch.ones(2))
+
+
+def test_counters_count_frames_graphs_captured_calls_and_graph_breaks_by_reason():
+    from torch._dynamo.utils import counters
+
+    def chain(x):
+        return (x * 2).sin() + 1
+
+    counters.clear()
+    compiled = torch.compile(chain, backend="aot_eager")
+    compiled(torch.ones(3))
+    compiled(torch.ones(3))
+    torch.compile(branchy, backend="eager")(torch.ones(3))
+    assert counters["frames"] == {"total": 2, "ok": 2}
+    assert counters["stats"] == {"unique_graphs": 1, "calls_captured": 3}
+    [(reason, count)] = counters["graph_break"].items()
+    assert count == 1 and "reading a tensor's value" in reason
+    torch._dynamo.reset()           # as PyTorch's: the counters stay until the program clears them
+    assert counters["frames"]["total"] == 2 and torch._dynamo.utils.counters is counters

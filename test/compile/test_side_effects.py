@@ -798,3 +798,32 @@ def test_the_values_of_a_numpy_array_the_program_reads_are_guarded_wherever_it_i
         assert from_global(torch.ones(1)).item() == 4 * fill
         assert from_module(torch.ones(1)).item() == 2 * fill
         assert from_argument(torch.ones(1), argument).item() == 3 * fill
+
+
+def _helper(x):
+    return x * 2
+
+
+def _calls_helper(x):
+    return _helper(x) + 1
+
+
+def _plus_hundred(x):
+    return x + 100
+
+
+def test_code_replaced_after_the_compile_is_seen():
+    x = torch.ones(2)
+    for fn, owner in ((_scaled, _scaled), (_calls_helper, _helper), (_Defaulted(), _Defaulted.forward)):
+        compiled = torch.compile(fn)
+        expected = fn(x)
+        torch.testing.assert_close(compiled(x), expected)
+        before = owner.__code__
+        try:
+            owner.__code__ = _plus_hundred.__code__ if owner is not _Defaulted.forward else \
+                (lambda self, x, k=2.0: x + 100).__code__
+            torch.testing.assert_close(compiled(x), fn(x))
+            assert not torch.equal(fn(x), expected)
+        finally:
+            owner.__code__ = before
+        torch.testing.assert_close(compiled(x), expected)

@@ -1,8 +1,8 @@
 """torch._dynamo's markers on tensors and functions, as PyTorch's decorators module has them.
 
 mark_dynamic and mark_static record which sizes the program wants symbolic or fixed, on the tensor, as
-PyTorch does. Ember's capture specializes every graph on every size (a new size captures again, up to
-config.recompile_limit), so these marks do not change what is compiled yet."""
+PyTorch does. A call with a size marked dynamic is captured as one at sizes that vary (its graph compiled generic
+in sizes: torch._dynamo.size_families); mark_static changes nothing, since every capture is at its own sizes."""
 from __future__ import annotations
 
 import functools
@@ -12,8 +12,8 @@ import torch
 from torch._dynamo import capture
 from torch.nn import Module
 
-__all__ = ["allow_in_graph", "assume_constant_result", "disable", "mark_dynamic", "mark_static", "maybe_mark_dynamic",
-           "mark_static_address"]
+__all__ = ["allow_in_graph", "assume_constant_result", "disable", "graph_break", "mark_dynamic", "mark_static",
+           "maybe_mark_dynamic", "mark_static_address"]
 
 
 def allow_in_graph(fn: Any) -> Any:
@@ -24,6 +24,13 @@ def allow_in_graph(fn: Any) -> Any:
     if not callable(fn):
         raise AssertionError("allow_in_graph expects a callable")
     return fn
+
+
+def graph_break(msg: str = "") -> None:
+    """A graph break where it is called while capturing (the frame runs eagerly; under fullgraph=True it raises
+    torch._dynamo.exc.Unsupported); nothing otherwise."""
+    capture.break_graph("Call to `torch._dynamo.graph_break()`\n  Explanation: User-inserted graph break. "
+                        f"Message: {msg or None}\n  Hint: Remove the `torch._dynamo.graph_break()` call.")
 
 
 def assume_constant_result(fn: Any) -> Any:

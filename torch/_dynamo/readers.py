@@ -13,7 +13,7 @@ import torch
 from torch._dynamo.global_reads import Step, along, local_uses
 from torch._dynamo.program_state import is_program_file
 
-__all__ = ["attribute_chain", "binds", "cell_contents", "default_at", "defaults_of", "entered_function",
+__all__ = ["attribute_chain", "binds", "cell_contents", "code_of", "default_at", "defaults_of", "entered_function",
            "generator_states", "guarded_chains", "kwdefaults_of", "method_function", "own_attribute", "own_method"]
 
 
@@ -32,6 +32,10 @@ def binds(owner: Any, read: Callable[[Any], Any], method: Any) -> bool:
 
 def cell_contents(cell: Any) -> Any:
     return cell.cell_contents
+
+
+def code_of(fn: Any) -> Any:
+    return fn.__code__
 
 
 def default_at(fn: Any, index: int) -> Any:

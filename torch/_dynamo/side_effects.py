@@ -30,8 +30,8 @@ from torch._dynamo.global_reads import (GlobalUse, LocalUse, Step, along, follow
                                         self_uses, spelled)
 from torch._dynamo.guards import GuardSet, array_state, is_array, is_plain_value
 from torch._dynamo.held_state import held_state, is_random_generator, what_changed
-from torch._dynamo.readers import (attribute_chain, binds, cell_contents, default_at, defaults_of, entered_function,
-                                   generator_states, guarded_chains, kwdefaults_of)
+from torch._dynamo.readers import (attribute_chain, binds, cell_contents, code_of, default_at, defaults_of,
+                                   entered_function, generator_states, guarded_chains, kwdefaults_of)
 from torch._dynamo.program_state import (has_settings, is_object, is_program_file, is_program_module, member_keys,
                                          members_are, members_of, plain_attributes, program_methods, same_members)
 
@@ -134,12 +134,13 @@ class Effects:
         self._globals(code, getattr(fn, "__globals__", None))
 
     def function_state(self, description: str, fn: Any) -> None:
-        """A function's closure variables and mutable defaults: guarded whole, snapshotted, and its closure
-        variables' rebinding checked (a nonlocal counter)."""
+        """A function's code (by identity: fn.__code__ replaced), closure variables and mutable defaults: guarded
+        whole, snapshotted, and its closure variables' rebinding checked (a nonlocal counter)."""
         if not isinstance(fn, types.FunctionType) or ("function", id(fn)) in self.read \
                 or not is_program_file(fn.__code__.co_filename):
             return
         self.read.add(("function", id(fn)))
+        self._add_read(f"the code of {description}", fn, code_of, fn.__code__, by_value=False, path="{}.__code__")
         self._defaults_guard(description, fn)
         for name, cell in zip(fn.__code__.co_freevars, fn.__closure__ or ()):
             try:
