@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 import torch
-from torch._dynamo import call_values
+from torch._dynamo import call_values, utils
 from torch._dynamo.global_reads import LocalUse
 from torch._dynamo.graph_passes import elide_fresh_copies
 from torch._dynamo.guards import (GuardSet, OfType, Snapshot, TensorGuard, aliasing_of, global_state,
@@ -230,7 +230,8 @@ def capture(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any
     if not _lock.acquire(blocking=False):
         raise Busy("another thread is capturing")
     try:
-        return _capture(fn, args, kwargs, fullgraph, guard_target)
+        with utils.gc_paused():
+            return _capture(fn, args, kwargs, fullgraph, guard_target)
     finally:
         _lock.release()
 

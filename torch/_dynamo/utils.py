@@ -4,9 +4,11 @@ PyTorch; tests clear it themselves)."""
 from __future__ import annotations
 
 import collections
-from typing import Any
+import contextlib
+import gc
+from typing import Any, Iterator
 
-__all__ = ["count_frame", "counters"]
+__all__ = ["count_frame", "counters", "gc_paused"]
 
 # counters["frames"]["total" | "ok"]: calls captured, and those that did not raise;
 # counters["stats"]["unique_graphs" | "calls_captured"]: graphs compiled and the operator calls they hold;
@@ -23,3 +25,16 @@ def count_frame(graph_module: Any, break_reason: str | None) -> None:
         return
     counters["stats"]["unique_graphs"] += 1
     counters["stats"]["calls_captured"] += sum(node.op == "call_function" for node in graph_module.graph.nodes)
+
+
+@contextlib.contextmanager
+def gc_paused() -> Iterator[None]:
+    """The cyclic garbage collector off for a while (a capture: it makes many short-lived objects, and the
+    collections they set off took about a third of its time); the garbage it leaves waits for the next collection."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
