@@ -194,6 +194,24 @@ def test_what_a_partial_binds_by_keyword_is_read_and_changed_at_each_call():
     assert stats["captures"] - captures == 1
 
 
+def test_what_a_partial_passed_as_an_argument_binds_is_guarded():
+    import functools
+
+    def scale(x, k):
+        return x * (k[0] if isinstance(k, list) else k)
+
+    def applies(x, op):
+        return op(x) + 1
+
+    compiled, x = torch.compile(applies), torch.ones(2)
+    bound, numbers = functools.partial(scale, k=2.0), [3.0]
+    by_list = functools.partial(scale, k=numbers)
+    for change in (lambda: None, lambda: bound.keywords.update(k=5.0), lambda: numbers.__setitem__(0, 4.0)):
+        change()
+        for op in (bound, by_list):
+            torch.testing.assert_close(compiled(x, op), applies(x, op))
+
+
 class _Counted:
     def __init__(self):
         self.reads, self._scale = 0, 2.0

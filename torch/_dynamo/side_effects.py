@@ -159,7 +159,7 @@ class Effects:
 
     def arguments(self, names: list[str], values: list[Any], scoped: dict[int, LocalUse] | None = None,
                   loose: frozenset[int] | set[int] = frozenset()) -> None:
-        """The call's arguments, before it runs: snapshotted; an object or a function of the program's guarded
+        """The call's arguments, before it runs: snapshotted; an object, a function or a partial guarded
         whole (its identity is an argument's guard; containers are the arguments' structure, their members
         inputs), but for the objects in `scoped` (by id: how the compiled function uses each), guarded on what
         the function and the methods it calls on them read, and those in `loose` (by id: read only through their
@@ -172,7 +172,7 @@ class Effects:
             if id(value) in scoped:
                 self.objects[id(value)] = (f"argument {name}", value)
                 self._object_reads(value, scoped[id(value)].attributes)
-            elif is_object(value) or isinstance(value, types.FunctionType):
+            elif is_object(value) or isinstance(value, (types.FunctionType, functools.partial)):
                 self.reached(f"argument {name}", value)
 
     def entered(self, frame: Any) -> None:
