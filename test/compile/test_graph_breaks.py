@@ -182,3 +182,23 @@ def test_counters_count_frames_graphs_captured_calls_and_graph_breaks_by_reason(
     assert count == 1 and "reading a tensor's value" in reason
     torch._dynamo.reset()           # as PyTorch's: the counters stay until the program clears them
     assert counters["frames"]["total"] == 2 and torch._dynamo.utils.counters is counters
+
+
+@pytest.mark.parametrize("mode", ["sum", "mean", "max"])
+def test_embedding_bag_is_captured_and_each_replay_checks_its_indices_and_offsets(mode):
+    torch.manual_seed(0)
+    bag = torch.nn.EmbeddingBag(10, 4, mode=mode)
+    compiled = torch.compile(lambda i, o: bag(i, o).sum())
+    offsets = torch.tensor([0, 4])
+    for indices in (torch.tensor([1, 2, 4, 5, 4, 3, 2, 9]), torch.tensor([0, 2, 4, 6, 8, 3, 2, 1])):
+        compiled(indices, offsets).backward()
+        got, bag.weight.grad = bag.weight.grad, None
+        bag(indices, offsets).sum().backward()
+        assert torch.equal(got, bag.weight.grad)
+        bag.weight.grad = None
+    assert stats["graph_breaks"] == 0 and stats["replays"] == 1
+    with pytest.raises(RuntimeError, match=r"Index 7 of input takes value 12 which is not in the valid range \[0, 10\)"):
+        compiled(torch.tensor([1, 2, 4, 5, 4, 3, 2, 12]), offsets)
+    with pytest.raises(RuntimeError, match="offsets\\[0\\] has to be 0"):
+        compiled(torch.tensor([1, 2, 4, 5, 4, 3, 2, 9]), torch.tensor([1, 4]))
+    assert stats["captures"] == 1

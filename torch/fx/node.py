@@ -442,7 +442,7 @@ class Node:
 
     def is_impure(self, impure_random: bool = True) -> bool:
         """Whether dead-code elimination must keep this Node although nothing reads it: inputs, the
-        output, side-effecting calls, operators that write to an argument, modules flagged
+        output, side-effecting calls, operators that write to an argument or return nothing, modules flagged
         ``_is_impure``, and (with impure_random) aten operators that sample random numbers."""
         if self.op in ("placeholder", "output"):
             return True
@@ -460,8 +460,9 @@ class Node:
             overload = overload.default if "default" in overload.overloads() else None
         if not isinstance(overload, OpOverload):
             return False
-        if any(getattr(argument, "is_write", False) for argument in overload._schema.arguments):
-            return True
+        schema = overload._schema
+        if not schema.returns or any(getattr(argument, "is_write", False) for argument in schema.arguments):
+            return True         # (an operator that returns nothing is called for what it does: a check)
         packet = overload.overloadpacket
         return impure_random and packet._namespace == "aten" and packet._opname in _SEEDED_ATEN_OPS
 

@@ -16,6 +16,7 @@ _full = find_operator("full")
 _where = find_operator("where.self")
 _ones_like = find_operator("ones_like")
 _zeros_like = find_operator("zeros_like")
+_value_check = find_operator("_ember_embedding_bag_check")
 _INT64 = dtype_from_name("int64")
 _SUM, _MEAN, _MAX = 0, 1, 2
 
@@ -26,6 +27,17 @@ def _check(weight: Any, indices: Any, offsets: Any, mode: int, per_sample_weight
             raise RuntimeError(f"Expected tensor for argument #1 '{name}' to have one of the following scalar types: "
                                f"Long, Int; but got torch.{t.dtype.type_name}Tensor instead (while checking "
                                "arguments for embedding_bag)")
+    _value_check(weight, indices, offsets)
+    if per_sample_weights is not None:
+        if mode != _SUM:
+            raise NotImplementedError("embedding_bag: per_sample_weights only supported with mode='sum'")
+        if per_sample_weights.shape != indices.shape:
+            raise RuntimeError(f"embedding_bag: If per_sample_weights ({list(per_sample_weights.shape)}) is not "
+                               f"None, then it must have the same shape as the input ({list(indices.shape)})")
+
+
+def _ember_embedding_bag_check(weight: Any, indices: Any, offsets: Any) -> None:
+    """The checks on the values of indices and offsets (an operator of its own: a compiled graph keeps it)."""
     if indices.numel():
         low, high = int(indices.min()), int(indices.max())
         if low < 0 or high >= weight.shape[0]:
@@ -36,12 +48,6 @@ def _check(weight: Any, indices: Any, offsets: Any, mode: int, per_sample_weight
         # PyTorch prints offsets[0] as a tensor, in its legacy format
         raise RuntimeError(f"offsets[0] has to be 0, i.e., the first sequence in the mini-batch has to start from "
                            f"position 0. However, got {int(offsets[0])}\n[ torch.{offsets.dtype.type_name}Tensor{{}} ]")
-    if per_sample_weights is not None:
-        if mode != _SUM:
-            raise NotImplementedError("embedding_bag: per_sample_weights only supported with mode='sum'")
-        if per_sample_weights.shape != indices.shape:
-            raise RuntimeError(f"embedding_bag: If per_sample_weights ({list(per_sample_weights.shape)}) is not "
-                               f"None, then it must have the same shape as the input ({list(indices.shape)})")
 
 
 def _freq_scaled(rows: Any, indices: Any, weight: Any) -> Any:
