@@ -143,8 +143,10 @@ def init_process_group(backend: str | None = None, init_method: str | None = Non
     if not 0 <= rank < world_size:
         raise ValueError(f"Invalid rank {rank} for a world of {world_size}")
     _world.generation += 1
-    # a restarted worker group (torchrun --max_restarts) meets over the same store: its keys are its attempt's
-    scoped = PrefixStore(f"ember/{os.environ.get('TORCHELASTIC_RESTART_COUNT', '0')}/{_world.generation}", store)
+    # a worker group torchrun started again (--max_restarts, a new node) meets over the same store: its keys are
+    # its round's
+    meeting = os.environ.get("EMBER_RDZV_ROUND", os.environ.get("TORCHELASTIC_RESTART_COUNT", "0"))
+    scoped = PrefixStore(f"ember/{meeting}/{_world.generation}", store)
     comm = mpi_engine.communicator(scoped, rank, world_size, timeout.total_seconds())
     _world.store = store
     _world.default = ProcessGroup(comm, list(range(world_size)), name, timeout, group_name or "0", rank)

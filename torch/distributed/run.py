@@ -6,10 +6,12 @@ TORCHELASTIC_USE_AGENT_STORE). Several nodes: the same command on each with --nn
 --max_restarts=N the whole worker group is started again, up to N times (TORCHELASTIC_RESTART_COUNT tells the
 workers which attempt they are; on several nodes, the agent that saw the failure says so in node 0's store and
 every agent restarts its workers). Past the last restart the launcher exits with an error that names the failed
-rank and its exit code."""
+rank and its exit code. With --rdzv_backend=c10d the agents number their nodes themselves, and --nnodes=MIN:MAX
+admits nodes that arrive later (torch.distributed.elastic_rendezvous)."""
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import signal
 import socket
@@ -17,7 +19,10 @@ import subprocess
 import sys
 import time
 import uuid
+from datetime import timedelta
 from typing import Any
+
+from torch.distributed.elastic_rendezvous import Assignment
 
 __all__ = ["get_args_parser", "main", "parse_args", "run"]
 
@@ -55,12 +60,18 @@ def parse_args(args: list[str] | None) -> argparse.Namespace:
     return get_args_parser().parse_args(args)
 
 
-def _nodes(text: str) -> int:
+def _nodes(text: str) -> tuple[int, int]:
+    """--nnodes: (min, max) from "N" or "MIN:MAX"."""
     low, _, high = text.partition(":")
-    if high and int(high) != int(low):
-        raise ValueError(f"--nnodes={text}: Ember's launcher runs a fixed number of nodes (elastic ranges are not "
-                         "supported)")
-    return int(low)
+    return int(low), int(high or low)
+
+
+def _rdzv_conf(text: str) -> dict[str, str]:
+    """--rdzv_conf: "key=value,key=value"."""
+    pairs = [item.split("=", 1) for item in text.split(",") if item.strip()]
+    if any(len(pair) != 2 for pair in pairs):
+        raise ValueError(f"--rdzv_conf={text}: expected key=value pairs separated by commas")
+    return {key.strip(): value.strip() for key, value in pairs}
 
 
 def _procs(text: str) -> int:
@@ -80,10 +91,16 @@ def _free_port() -> int:
 def run(args: argparse.Namespace) -> None:
     from torch.distributed.stores import TCPStore
 
-    nnodes, nproc = _nodes(args.nnodes), _procs(args.nproc_per_node)
+    (nnodes, max_nodes), nproc = _nodes(args.nnodes), _procs(args.nproc_per_node)
     if args.standalone:
         nnodes, args.node_rank = 1, 0
         args.master_addr, args.master_port = "127.0.0.1", _free_port()
+    elif args.rdzv_backend == "c10d":
+        _run_elastic(args, nnodes, max_nodes, nproc)
+        return
+    elif nnodes != max_nodes:
+        raise ValueError(f"--nnodes={args.nnodes}: a range of nodes needs --rdzv_backend=c10d (the static "
+                         "rendezvous runs a fixed number of nodes)")
     elif args.rdzv_endpoint:
         host, _, port = args.rdzv_endpoint.rpartition(":")
         args.master_addr, args.master_port = host or args.rdzv_endpoint, int(port or 29400)
@@ -99,7 +116,8 @@ def run(args: argparse.Namespace) -> None:
               "*****************************************", file=sys.stderr)
     run_id = args.rdzv_id if args.rdzv_id != "none" else uuid.uuid4().hex
     for attempt in range(args.max_restarts + 1):
-        workers = _start(args, nnodes, nproc, run_id, attempt)
+        place = Assignment(attempt, args.node_rank, nnodes, args.node_rank * nproc, nnodes * nproc)
+        workers = _start(args, place, nproc, run_id, attempt)
         failure = _monitor(workers, args.monitor_interval, _restart_called(store, attempt))
         if failure is None:
             return
@@ -112,13 +130,55 @@ def run(args: argparse.Namespace) -> None:
             continue
         if failure == _RESTARTED:
             raise SystemExit(1)
-        rank, local_rank, process, code = failure
-        print(f"torch.distributed.elastic.multiprocessing.errors.ChildFailedError: \n{'=' * 60}\n"
-              f"{args.training_script} FAILED\n{'-' * 60}\nRoot Cause (first observed failure):\n[0]:\n"
-              f"  time      : {time.strftime('%Y-%m-%d_%H:%M:%S')}\n  host      : {socket.gethostname()}\n"
-              f"  rank      : {rank} (local_rank: {local_rank})\n  exitcode  : {code} (pid: {process.pid})\n"
-              f"{'=' * 60}", file=sys.stderr)
-        raise SystemExit(1)
+        _failed(args, failure)
+
+
+def _failed(args: argparse.Namespace, failure: tuple[int, int, Any, int]) -> None:
+    """Exit, naming the worker that failed first (PyTorch's ChildFailedError report)."""
+    rank, local_rank, process, code = failure
+    print(f"torch.distributed.elastic.multiprocessing.errors.ChildFailedError: \n{'=' * 60}\n"
+          f"{args.training_script} FAILED\n{'-' * 60}\nRoot Cause (first observed failure):\n[0]:\n"
+          f"  time      : {time.strftime('%Y-%m-%d_%H:%M:%S')}\n  host      : {socket.gethostname()}\n"
+          f"  rank      : {rank} (local_rank: {local_rank})\n  exitcode  : {code} (pid: {process.pid})\n"
+          f"{'=' * 60}", file=sys.stderr)
+    raise SystemExit(1)
+
+
+def _run_elastic(args: argparse.Namespace, min_nodes: int, max_nodes: int, nproc: int) -> None:
+    """The agent of a c10d rendezvous (torch.distributed.elastic_rendezvous): its workers start again at each new
+    round, after a membership change or a failure (which alone counts against --max_restarts)."""
+    from torch.distributed.elastic_rendezvous import Rendezvous, RendezvousClosedError, agent_store
+
+    endpoint = args.rdzv_endpoint or "localhost:29400"
+    host, _, port = endpoint.rpartition(":") if ":" in endpoint else (endpoint, "", "29400")
+    conf = _rdzv_conf(args.rdzv_conf)
+    join_timeout = float(conf.get("join_timeout", 600))
+    store, serving = agent_store(host, int(port), timedelta(seconds=join_timeout))
+    rendezvous = Rendezvous(store, args.rdzv_id, min_nodes, max_nodes, nproc,
+                            float(conf.get("last_call_timeout", 30)), join_timeout)
+    args.master_addr, args.master_port = host, int(port)
+    restarts = 0
+    while True:
+        try:
+            place = rendezvous.next_round()
+        except RendezvousClosedError as error:
+            print(f"[{args.role}] {error}", file=sys.stderr)
+            raise SystemExit(1) from None
+        workers = _start(args, place, nproc, args.rdzv_id, restarts)
+        failure = _monitor(workers, args.monitor_interval, functools.partial(rendezvous.should_meet_again, place))
+        if failure is None:
+            rendezvous.finished(place, serving)
+            return
+        if failure == _RESTARTED:       # a membership change, or another node's failure: meet again
+            continue
+        if restarts < args.max_restarts:
+            restarts += 1
+            rendezvous.meet_again(place)
+            print(f"[{args.role}] Worker group FAILED. {args.max_restarts - restarts + 1}/{args.max_restarts} "
+                  "attempts left; will restart worker group", file=sys.stderr)
+            continue
+        rendezvous.close()
+        _failed(args, failure)
 
 
 _RESTARTED: Any = ("restarted by another node's agent",)
@@ -131,18 +191,20 @@ def _restart_called(store: Any, attempt: int) -> Any:
     return lambda: store.check([f"torchrun/restart/{attempt}"])
 
 
-def _start(args: argparse.Namespace, nnodes: int, nproc: int, run_id: str, attempt: int) -> list[Any]:
+def _start(args: argparse.Namespace, place: Assignment, nproc: int, run_id: str, restarts: int) -> list[Any]:
+    """This node's workers, in its place among the nodes (their store keys are those of its round)."""
     command = _command(args)
-    world = nnodes * nproc
+    world = place.world_size
     workers = []
     for local_rank in range(nproc):
-        rank = args.node_rank * nproc + local_rank
+        rank = place.rank_offset + local_rank
         env = dict(os.environ, RANK=str(rank), LOCAL_RANK=str(local_rank), WORLD_SIZE=str(world),
-                   LOCAL_WORLD_SIZE=str(nproc), GROUP_RANK=str(args.node_rank), GROUP_WORLD_SIZE=str(nnodes),
-                   ROLE_RANK=str(rank), ROLE_WORLD_SIZE=str(world), ROLE_NAME=args.role,
-                   MASTER_ADDR=args.master_addr, MASTER_PORT=str(args.master_port), TORCHELASTIC_RUN_ID=run_id,
-                   TORCHELASTIC_RESTART_COUNT=str(attempt), TORCHELASTIC_MAX_RESTARTS=str(args.max_restarts),
-                   TORCHELASTIC_USE_AGENT_STORE=str(True), TORCH_NCCL_ASYNC_ERROR_HANDLING="1")
+                   LOCAL_WORLD_SIZE=str(nproc), GROUP_RANK=str(place.group_rank),
+                   GROUP_WORLD_SIZE=str(place.group_world_size), ROLE_RANK=str(rank), ROLE_WORLD_SIZE=str(world),
+                   ROLE_NAME=args.role, MASTER_ADDR=args.master_addr, MASTER_PORT=str(args.master_port),
+                   TORCHELASTIC_RUN_ID=run_id, TORCHELASTIC_RESTART_COUNT=str(restarts),
+                   TORCHELASTIC_MAX_RESTARTS=str(args.max_restarts), TORCHELASTIC_USE_AGENT_STORE=str(True),
+                   TORCH_NCCL_ASYNC_ERROR_HANDLING="1", EMBER_RDZV_ROUND=str(place.round))
         if nproc > 1:
             env.setdefault("OMP_NUM_THREADS", "1")
         workers.append((rank, local_rank, subprocess.Popen(command, env=env)))
