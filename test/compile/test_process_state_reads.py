@@ -212,6 +212,47 @@ def test_what_a_partial_passed_as_an_argument_binds_is_guarded():
             torch.testing.assert_close(compiled(x, op), applies(x, op))
 
 
+class _Bound:
+    def __init__(self, k):
+        self.k = k
+
+    def times(self, x):
+        return x * self.k
+
+
+_BOUND = _Bound(2.0)
+_BOUND_METHOD = _BOUND.times
+
+
+def test_functions_in_an_argument_container_and_the_object_of_a_bound_method_are_guarded():
+    import functools
+
+    def applies_first(x, ops):
+        return ops[0](x) + 1
+
+    def through_a_global(x):
+        return _BOUND_METHOD(x) + 1
+
+    box, x = [2.0], torch.ones(2)
+
+    def boxed(x):
+        return x * box[0]
+
+    owner = _Bound(2.0)
+    compiled, global_compiled = torch.compile(applies_first), torch.compile(through_a_global)
+    containers = [[functools.partial(_Bound.times, _Bound(3.0))], (boxed,), [functools.partial(owner.times)]]
+    changes = [lambda: containers[0][0].args[0].__setattr__("k", 7.0), lambda: box.__setitem__(0, 9.0),
+               lambda: setattr(owner, "k", 8.0), lambda: setattr(_BOUND, "k", 5.0)]
+    try:
+        for change in [lambda: None, *changes]:
+            change()
+            for ops in containers:
+                torch.testing.assert_close(compiled(x, ops), applies_first(x, ops))
+            torch.testing.assert_close(global_compiled(x), through_a_global(x))
+    finally:
+        _BOUND.k = 2.0
+
+
 class _Counted:
     def __init__(self):
         self.reads, self._scale = 0, 2.0

@@ -827,3 +827,40 @@ def test_code_replaced_after_the_compile_is_seen():
         finally:
             owner.__code__ = before
         torch.testing.assert_close(compiled(x), expected)
+
+
+class _Scaler:
+    factor = 2.0
+
+    def times(self, x):
+        return x * self.factor
+
+    @property
+    def offset(self):
+        return 1.0
+
+
+class _UsesScaler(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.scaler = _Scaler()
+
+    def forward(self, x):
+        return self.scaler.times(x) + self.scaler.offset
+
+
+def test_code_replaced_on_a_method_or_a_property_getter_is_seen():
+    model, x = _UsesScaler(), torch.ones(2)
+    compiled = torch.compile(model)
+    expected = model(x)
+    torch.testing.assert_close(compiled(x), expected)
+    for function in (_Scaler.times, _Scaler.offset.fget):
+        before = function.__code__
+        try:
+            function.__code__ = (lambda self, x: x * 10).__code__ if function is _Scaler.times else \
+                (lambda self: 5.0).__code__
+            torch.testing.assert_close(compiled(x), model(x))
+            assert not torch.equal(model(x), expected)
+        finally:
+            function.__code__ = before
+        torch.testing.assert_close(compiled(x), expected)

@@ -51,8 +51,8 @@ def kwdefaults_of(fn: Any) -> Any:
 
 
 def entered_function(frame: Any) -> Any:
-    """The function object a frame runs, where it can be found: a method of its first argument's class (or of the
-    class itself, a classmethod's cls), or a global of its module; None otherwise."""
+    """The function object a frame runs, where it can be found: a method (or a property's getter) of its first
+    argument's class (or of the class itself, a classmethod's cls), or a global of its module; None otherwise."""
     code = frame.f_code
     owner = frame.f_locals.get(code.co_varnames[0]) if code.co_argcount else None
     candidates = [frame.f_globals.get(code.co_name)]
@@ -61,6 +61,7 @@ def entered_function(frame: Any) -> Any:
         candidates.insert(0, inspect.getattr_static(cls, code.co_name, None))
     for candidate in candidates:
         candidate = getattr(candidate, "__func__", candidate)       # a classmethod's or staticmethod's function
+        candidate = candidate.fget if isinstance(candidate, property) else candidate
         if getattr(candidate, "__code__", None) is code:
             return candidate
     return None

@@ -30,8 +30,8 @@ from torch._dynamo.global_reads import (GlobalUse, LocalUse, Step, along, follow
                                         self_uses, spelled)
 from torch._dynamo.guards import GuardSet, array_state, is_array, is_plain_value
 from torch._dynamo.held_state import held_state, is_random_generator, what_changed
-from torch._dynamo.readers import (attribute_chain, binds, cell_contents, code_of, default_at, defaults_of,
-                                   entered_function, generator_states, guarded_chains, kwdefaults_of)
+from torch._dynamo.function_reads import FunctionReads, is_callable_held
+from torch._dynamo.readers import attribute_chain, binds, entered_function, generator_states, guarded_chains
 from torch._dynamo.program_state import (has_settings, is_object, is_program_file, is_program_module, member_keys,
                                          members_are, members_of, plain_attributes, program_methods, same_members)
 
@@ -56,9 +56,9 @@ class _Namespace:
         self.namespace = namespace
 
 
-class Effects:
+class Effects(FunctionReads):
     """What one capture's call read and changed outside the graph: guards on what it read, snapshots of what
-    it could change."""
+    it could change (what functions hold: torch._dynamo.function_reads)."""
 
     def __init__(self, guards: GuardSet) -> None:
         self.guards = guards
@@ -133,37 +133,13 @@ class Effects:
         self.function_state(getattr(fn, "__name__", "the function"), fn)
         self._globals(code, getattr(fn, "__globals__", None))
 
-    def function_state(self, description: str, fn: Any) -> None:
-        """A function's code (by identity: fn.__code__ replaced), closure variables and mutable defaults: guarded
-        whole, snapshotted, and its closure variables' rebinding checked (a nonlocal counter)."""
-        if not isinstance(fn, types.FunctionType) or ("function", id(fn)) in self.read \
-                or not is_program_file(fn.__code__.co_filename):
-            return
-        self.read.add(("function", id(fn)))
-        self._add_read(f"the code of {description}", fn, code_of, fn.__code__, by_value=False, path="{}.__code__")
-        self._defaults_guard(description, fn)
-        for name, cell in zip(fn.__code__.co_freevars, fn.__closure__ or ()):
-            try:
-                value = cell.cell_contents
-            except ValueError:
-                continue
-            where = f"closure variable {name} of {description}"
-            self.rebindings.append((where, functools.partial(cell_contents, cell), value))
-            self._guard(where, cell, cell_contents, value, None, whole=True)
-        for index, value in enumerate(fn.__defaults__ or ()):
-            if members_of(value) is not None:         # a list or dict default: one object every call shares
-                self._guard(f"default {index} of {description}", fn, functools.partial(default_at, index=index),
-                            value, None, whole=True)
-        if fn.__kwdefaults__:
-            self.reached(f"keyword defaults of {description}", fn.__kwdefaults__)
-
     def arguments(self, names: list[str], values: list[Any], scoped: dict[int, LocalUse] | None = None,
                   loose: frozenset[int] | set[int] = frozenset()) -> None:
-        """The call's arguments, before it runs: snapshotted; an object, a function or a partial guarded
-        whole (its identity is an argument's guard; containers are the arguments' structure, their members
-        inputs), but for the objects in `scoped` (by id: how the compiled function uses each), guarded on what
-        the function and the methods it calls on them read, and those in `loose` (by id: read only through their
-        fields, which loose_arguments guards)."""
+        """The call's arguments, before it runs: snapshotted; an object, a function, a partial or a bound method
+        guarded whole (its identity is an argument's guard; containers are the arguments' structure, their members
+        inputs, and the functions among them guarded whole too), but for the objects in `scoped` (by id: how the
+        compiled function uses each), guarded on what the function and the methods it calls on them read, and
+        those in `loose` (by id: read only through their fields, which loose_arguments guards)."""
         scoped = scoped or {}
         for name, value in zip(names, values):
             self.watch(f"argument {name}", value)
@@ -172,8 +148,10 @@ class Effects:
             if id(value) in scoped:
                 self.objects[id(value)] = (f"argument {name}", value)
                 self._object_reads(value, scoped[id(value)].attributes)
-            elif is_object(value) or isinstance(value, (types.FunctionType, functools.partial)):
+            elif is_object(value) or is_callable_held(value):
                 self.reached(f"argument {name}", value)
+            else:
+                self.callables_in(f"argument {name}", value, _DEPTH)
 
     def entered(self, frame: Any) -> None:
         """A Python function the call entered for the first time: a program's one has its globals guarded and its
@@ -190,7 +168,7 @@ class Effects:
         self._globals(code, frame.f_globals)
         fn = entered_function(frame)
         if fn is not None:
-            self._defaults_guard(code.co_name, fn)
+            self.code_and_defaults(code.co_name, fn)
         first = frame.f_locals.get(code.co_varnames[0]) if code.co_argcount else None
         if isinstance(first, type) and is_program_file(getattr(sys.modules.get(first.__module__), "__file__", None)):
             self._class_reads(first, code)
@@ -205,22 +183,6 @@ class Effects:
             value = frame.f_locals.get(name)
             if value is not None and id(value) in self.objects and self.objects[id(value)][1] is value:
                 self.reached(self.objects[id(value)][0], value)
-
-    def _defaults_guard(self, description: str, fn: Any) -> None:
-        """A function's defaults as a whole (fn.__defaults__ = (...) after the compile makes another call), for a
-        function that has some (one that has none was called with every argument), and the generators among them
-        watched."""
-        if ("defaults", id(fn)) in self.read or not (fn.__defaults__ or fn.__kwdefaults__):
-            return
-        self.read.add(("defaults", id(fn)))
-        # by identity (an inline check): defaults reassigned, even to equal values, make another call
-        self._add_read(f"the defaults of {description}", fn, defaults_of, fn.__defaults__, by_value=False,
-                       path="{}.__defaults__")
-        if fn.__kwdefaults__:
-            self._add_read(f"the keyword defaults of {description}", fn, kwdefaults_of, fn.__kwdefaults__,
-                           by_value=False, path="{}.__kwdefaults__")
-        for index, value in enumerate(fn.__defaults__ or ()):
-            self.watch(f"default {index} of {description}", value)
 
     def _class_reads(self, cls: type, code: Any) -> None:
         """What a classmethod reads from its cls (cls.factor): guarded as a global's chains are (module attribute
@@ -333,8 +295,11 @@ class Effects:
             return
         if isinstance(value, (types.MethodType, types.BuiltinMethodType)) and \
                 not isinstance(getattr(value, "__self__", None), types.ModuleType):
-            # a bound method is made anew at each read: the object and the function it binds
+            # a bound method is made anew at each read: the object and the function it binds (and what it reads of
+            # the object)
             self._add_read(description, owner, functools.partial(binds, read=read, method=value), True, by_value=True)
+            if isinstance(value, types.MethodType):
+                self.bound_object(description, value)
             return
         self._add_read(description, owner, read, value, path=path)
         self.watch(description, value)
@@ -344,19 +309,8 @@ class Effects:
     def reached(self, description: str, value: Any, depth: int = _DEPTH) -> None:
         """A value the call uses whole (a global passed on, a module's attribute): guarded on its members'
         identities, theirs too (to `depth`), or on its closure if it is a function; and snapshotted."""
-        if isinstance(value, types.FunctionType):
-            self.function_state(getattr(value, "__name__", description), value)
-            return
-        if isinstance(value, functools.partial):    # its function, and what it binds
-            reason = outside_calls.outside_call(value.func, None) \
-                if isinstance(value.func, types.BuiltinFunctionType) else None
-            if reason is not None and self.report is not None:    # (a C function called by a C one: no event)
-                self.report(reason)
-            self.reached(f"the function of {description}", value.func, depth - 1)
-            for index, bound in enumerate(value.args):
-                if not is_plain_value(bound) or isinstance(bound, list):     # (a list of numbers can change)
-                    self.reached(f"argument {index} bound by {description}", bound, depth - 1)
-            self.reached(f"the keywords bound by {description}", value.keywords, depth - 1)     # (a dict of its own)
+        if is_callable_held(value):
+            self.callable_reached(description, value, depth)
             return
         if is_array(value) and ("values", id(value)) not in self.read:
             # a NumPy array whose values the program may read outside any operator (arr.sum()): by its values
