@@ -176,12 +176,18 @@ def test_counters_count_frames_graphs_captured_calls_and_graph_breaks_by_reason(
     compiled(torch.ones(3))
     compiled(torch.ones(3))
     torch.compile(branchy, backend="eager")(torch.ones(3))
-    assert counters["frames"] == {"total": 2, "ok": 2}
+
+    def raises(x):
+        raise ValueError("the program's own")
+
+    with pytest.raises(ValueError):
+        torch.compile(raises)(torch.ones(1))
+    assert counters["frames"] == {"total": 3, "ok": 2}
     assert counters["stats"] == {"unique_graphs": 1, "calls_captured": 3}
     [(reason, count)] = counters["graph_break"].items()
     assert count == 1 and "reading a tensor's value" in reason
     torch._dynamo.reset()           # as PyTorch's: the counters stay until the program clears them
-    assert counters["frames"]["total"] == 2 and torch._dynamo.utils.counters is counters
+    assert counters["frames"]["total"] == 3 and torch._dynamo.utils.counters is counters
 
 
 @pytest.mark.parametrize("mode", ["sum", "mean", "max"])

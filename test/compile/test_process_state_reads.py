@@ -300,3 +300,27 @@ def test_a_property_read_through_a_global_runs_its_getter_once_per_call_and_repl
     for value in (2.0, 7.0):
         DERIVED._inner._scale = value
         assert through(torch.ones(1)).item() == value
+
+
+def test_a_capture_keeps_the_garbage_collector_collecting_and_a_programs_own_switch():
+    import gc
+    import weakref
+
+    class Cycle:
+        def __init__(self):
+            self.me = self
+
+    def f(x, switch_off):
+        seen = weakref.ref(Cycle())         # cyclic garbage made inside the call is still collected there
+        gc.collect()
+        if switch_off:
+            gc.disable()
+        return x * 2, gc.isenabled(), seen() is None
+
+    try:
+        _, enabled, collected = torch.compile(f)(torch.ones(1), False)
+        assert enabled and collected and gc.isenabled()
+        torch.compile(f)(torch.ones(1), True)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()

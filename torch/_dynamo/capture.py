@@ -230,8 +230,7 @@ def capture(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any
     if not _lock.acquire(blocking=False):
         raise Busy("another thread is capturing")
     try:
-        with utils.gc_paused():
-            return _capture(fn, args, kwargs, fullgraph, guard_target)
+        return utils.counted_capture(functools.partial(_capture, fn, args, kwargs, fullgraph, guard_target))
     finally:
         _lock.release()
 

@@ -21,7 +21,7 @@ from typing import Any, Callable
 
 import torch
 from torch import _logging
-from torch._dynamo import call_values, callables, capture, config, exc, size_families, utils
+from torch._dynamo import call_values, callables, capture, config, exc, size_families
 from torch._dynamo.decorators import disable
 from torch._dynamo.backends.registry import lookup_backend
 from torch._dynamo.graph_passes import graph_table
@@ -185,7 +185,6 @@ class CompiledFunction:
         except capture.Busy:        # another thread is capturing: this call runs as it is
             return self.fn(*args, **kwargs)
         stats["captures"] += 1
-        utils.count_frame(captured.graph_module, captured.break_reason)
         previous, self.last_capture = self.last_capture, captured
         if _logging.artifact_enabled("guards"):
             lines = "\n".join(f"+- {line}" for line in captured.guards.describe())
