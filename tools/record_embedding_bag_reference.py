@@ -30,7 +30,7 @@ SPECS: dict[str, tuple[int, dict[str, Any], bool]] = {
 }
 CASES = tuple(SPECS) + ("functional_2d", "module_repr", "error_weight_1d", "error_2d_with_offsets", "error_no_offsets",
                         "error_mode", "error_weights_with_mean", "error_index_range", "error_first_offset",
-                        "error_float_indices")
+                        "error_float_indices", "error_last_offset", "error_negative_offset")
 
 
 def _operator(torch: Any, name: str) -> dict[str, Any]:
@@ -63,6 +63,8 @@ def _steps(torch: Any, name: str) -> Any:
         "error_index_range": lambda: F.embedding_bag(torch.tensor([1, 20]), w, torch.tensor([0])),
         "error_first_offset": lambda: F.embedding_bag(torch.tensor([1, 2]), w, torch.tensor([1])),
         "error_float_indices": lambda: torch.embedding_bag(w, torch.tensor([1.0, 2.0]), torch.tensor([0])),
+        "error_last_offset": lambda: F.embedding_bag(torch.tensor([1, 2, 3, 4]), w, torch.tensor([0, 2, 6])),
+        "error_negative_offset": lambda: F.embedding_bag(torch.tensor([1, 2, 3, 4]), w, torch.tensor([0, -1])),
     }
     return cases[name]()
 

@@ -49,3 +49,12 @@ def test_embedding_bag_module_trains_and_round_trips_pretrained_weights():
     assert not pretrained.weight.requires_grad
     assert pretrained(torch.tensor([0, 1, 3]), torch.tensor([0, 2])).tolist() == [[1.0, 1.0, 0.0, 0.0],
                                                                                   [0.0, 0.0, 0.0, 1.0]]
+
+
+@pytest.mark.parametrize("mode", ["sum", "mean", "max"])
+def test_offsets_that_decrease_raise_in_every_mode(mode):
+    # (PyTorch raises an internal check for sum and mean, and returns a result for max)
+    weight = torch.randn(10, 3)
+    with pytest.raises(RuntimeError, match=r"offsets must not decrease, but offsets\[1\] = 3 is greater than "
+                                           r"offsets\[2\] = 1"):
+        torch.nn.functional.embedding_bag(torch.tensor([1, 2, 3, 4]), weight, torch.tensor([0, 3, 1]), mode=mode)

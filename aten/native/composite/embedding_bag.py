@@ -44,10 +44,21 @@ def _ember_embedding_bag_check(weight: Any, indices: Any, offsets: Any) -> None:
             position = int(((indices < 0) | (indices >= weight.shape[0])).long().argmax())
             raise RuntimeError(f"Index {position} of input takes value {int(indices[position])} which is not in the "
                                f"valid range [0, {weight.shape[0]})")
-    if offsets.numel() and int(offsets[0]) != 0:
+    if not offsets.numel():
+        return
+    if int(offsets[0]) != 0:
         # PyTorch prints offsets[0] as a tensor, in its legacy format
         raise RuntimeError(f"offsets[0] has to be 0, i.e., the first sequence in the mini-batch has to start from "
                            f"position 0. However, got {int(offsets[0])}\n[ torch.{offsets.dtype.type_name}Tensor{{}} ]")
+    if int(offsets[-1]) > indices.numel():
+        raise RuntimeError(f"offsets[-1] can not be greater than input's length {indices.numel()} but got "
+                           f"offsets[-1] of {int(offsets[-1])}")
+    if int(offsets.min()) < 0:
+        raise IndexError("index out of range in self")      # (PyTorch's, from the index_select it makes)
+    if offsets.numel() > 1 and bool((offsets[1:] < offsets[:-1]).any()):
+        at = int((offsets[1:] < offsets[:-1]).long().argmax())
+        raise RuntimeError(f"embedding_bag: offsets must not decrease, but offsets[{at}] = {int(offsets[at])} is "
+                           f"greater than offsets[{at + 1}] = {int(offsets[at + 1])}")
 
 
 def _freq_scaled(rows: Any, indices: Any, weight: Any) -> Any:
