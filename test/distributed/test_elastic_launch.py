@@ -11,9 +11,11 @@ import time
 import pytest
 
 from torch.distributed import HashStore
-from torch.distributed.elastic_rendezvous import Rendezvous, RendezvousClosedError, RendezvousTimeoutError
+from torch.distributed.elastic_rendezvous import (Assignment, Rendezvous, RendezvousClosedError,
+                                                  RendezvousTimeoutError)
 
 _REPORTS = ("import os, sys, time, torch, torch.distributed as dist\n"
+            "open(os.path.join(os.path.dirname(sys.argv[3]), f'worker.{os.getpid()}'), 'w').close()\n"
             "dist.init_process_group('gloo')\n"
             "rank, world = dist.get_rank(), dist.get_world_size()\n"
             "if rank == world - 1 and sys.argv[2] == 'fails_once' and not os.path.exists(sys.argv[3]):\n"
@@ -21,8 +23,10 @@ _REPORTS = ("import os, sys, time, torch, torch.distributed as dist\n"
             "    raise SystemExit(3)\n"
             "t = torch.ones(1) * (rank + 1)\n"
             "dist.all_reduce(t)\n"
-            "print(f\"node {os.environ['GROUP_RANK']}/{os.environ['GROUP_WORLD_SIZE']} rank {rank}/{world} \"\n"
-            "      f\"sum {t.item():g} restarts {os.environ['TORCHELASTIC_RESTART_COUNT']}\", flush=True)\n"
+            "env = os.environ\n"
+            "sys.stdout.write(f\"node {env['GROUP_RANK']}/{env['GROUP_WORLD_SIZE']} rank {rank}/{world} \"\n"
+            "                 f\"sum {t.item():g} restarts {env['TORCHELASTIC_RESTART_COUNT']}\\n\")\n"
+            "sys.stdout.flush()          # (one write: the node's workers share the agent's pipe)\n"
             "if world < int(sys.argv[1]):\n"
             "    time.sleep(120)         # training on, until a node joins\n"
             "dist.destroy_process_group()\n")
@@ -66,7 +70,7 @@ def test_a_node_that_arrives_later_joins_the_running_ones_within_the_range_of_no
     outputs = [agent.communicate(timeout=120) for agent in (first, second)]
     assert [first.returncode, second.returncode] == [0, 0], outputs
     together = _lines(outputs[0][0]) + _lines(outputs[1][0])
-    assert sorted(line.split()[3] for line in together) == ["0/3", "1/3", "2/3"]
+    assert sorted(line.split()[3] for line in together) == ["0/3", "1/3", "2/3"], outputs
     assert all(line.endswith("sum 6 restarts 0") for line in together)
 
 
@@ -84,6 +88,9 @@ def test_a_failed_worker_restarts_every_nodes_workers_or_stops_every_agent(tmp_p
         assert [agent.returncode for agent in agents] == [1, 1], outputs
         assert "ChildFailedError" in stderr and "exitcode  : 3" in stderr
         assert "The rendezvous was closed: an agent's workers failed past its last restart" in stderr
+    for marker in tmp_path.glob("worker.*"):        # no worker outlives its agent
+        with pytest.raises(ProcessLookupError):
+            os.kill(int(marker.suffix[1:]), 0)
 
 
 def test_a_range_of_nodes_needs_the_c10d_rendezvous(tmp_path):
@@ -135,7 +142,7 @@ def test_a_round_that_never_has_min_nodes_times_out_and_a_closed_rendezvous_rais
     _join(store, results, "alone", min_nodes=2, max_nodes=2, nproc=1, last_call_timeout=0.1, join_timeout=0.3)
     assert isinstance(results["alone"], RendezvousTimeoutError)
     assert "1 of at least 2 nodes have joined" in str(results["alone"])
-    Rendezvous(store, "job", 1, 1, 1).close()
+    Rendezvous(store, "job", 1, 1, 1).close(Assignment(0, 0, 1, 0, 1), serving=False)
     _join(store, results, "late", min_nodes=1, max_nodes=1, nproc=1)
     assert isinstance(results["late"], RendezvousClosedError)
     with pytest.raises(ValueError, match="must be at least 1 and at most the maximum"):

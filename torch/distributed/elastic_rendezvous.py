@@ -129,12 +129,18 @@ class Rendezvous:
         """This agent's workers failed, and it restarts them: every agent of the round meets again."""
         self.store.set(self._key(assignment.round, "again"), b"1")
 
-    def close(self) -> None:
-        """This agent's workers failed past its last restart: every agent stops."""
+    def close(self, assignment: Assignment, serving: bool) -> None:
+        """This agent's workers failed past its last restart: every agent stops. The agent serving the store waits
+        (up to the join timeout) for the round's other agents to have seen it."""
         self.store.set(self._key("closed"), b"1")
+        deadline = time.monotonic() + self.join_timeout
+        while serving and self.store.add(self._key("closed", "seen"), 0) < assignment.group_world_size - 1 \
+                and time.monotonic() < deadline:
+            time.sleep(0.05)
 
     def _raise_if_closed(self) -> None:
         if self.store.check([self._key("closed")]):
+            self.store.add(self._key("closed", "seen"), 1)
             raise RendezvousClosedError("The rendezvous was closed: an agent's workers failed past its last restart")
 
     def finished(self, assignment: Assignment, serving: bool) -> None:

@@ -148,6 +148,7 @@ def _run_elastic(args: argparse.Namespace, min_nodes: int, max_nodes: int, nproc
     """The agent of a c10d rendezvous (torch.distributed.elastic_rendezvous): its workers start again at each new
     round, after a membership change or a failure (which alone counts against --max_restarts)."""
     from torch.distributed.elastic_rendezvous import Rendezvous, RendezvousClosedError, agent_store
+    from torch.distributed.errors import DistError
 
     endpoint = args.rdzv_endpoint or "localhost:29400"
     host, _, port = endpoint.rpartition(":") if ":" in endpoint else (endpoint, "", "29400")
@@ -157,13 +158,18 @@ def _run_elastic(args: argparse.Namespace, min_nodes: int, max_nodes: int, nproc
     rendezvous = Rendezvous(store, args.rdzv_id, min_nodes, max_nodes, nproc,
                             float(conf.get("last_call_timeout", 30)), join_timeout)
     args.master_addr, args.master_port = host, int(port)
+    try:
+        _rounds(args, rendezvous, serving, nproc)
+    except (RendezvousClosedError, DistError) as error:     # (DistError: the store is gone)
+        print(f"[{args.role}] {error}", file=sys.stderr)
+        raise SystemExit(1) from None
+
+
+def _rounds(args: argparse.Namespace, rendezvous: Any, serving: bool, nproc: int) -> None:
+    """Run this node's workers in each round of the rendezvous until they succeed or fail past the restarts."""
     restarts = 0
     while True:
-        try:
-            place = rendezvous.next_round()
-        except RendezvousClosedError as error:
-            print(f"[{args.role}] {error}", file=sys.stderr)
-            raise SystemExit(1) from None
+        place = rendezvous.next_round()
         workers = _start(args, place, nproc, args.rdzv_id, restarts)
         failure = _monitor(workers, args.monitor_interval, functools.partial(rendezvous.should_meet_again, place))
         if failure is None:
@@ -177,7 +183,7 @@ def _run_elastic(args: argparse.Namespace, min_nodes: int, max_nodes: int, nproc
             print(f"[{args.role}] Worker group FAILED. {args.max_restarts - restarts + 1}/{args.max_restarts} "
                   "attempts left; will restart worker group", file=sys.stderr)
             continue
-        rendezvous.close()
+        rendezvous.close(place, serving)
         _failed(args, failure)
 
 
@@ -240,7 +246,12 @@ def _monitor(workers: list[tuple[int, int, Any]], interval: float,
             return failed
         if all(code == 0 for *_, code in codes):
             return None
-        if restart_called():
+        try:
+            again = restart_called()
+        except BaseException:       # (the store is gone): no worker outlives its agent
+            _stop([p for _, _, p, code in codes if code is None])
+            raise
+        if again:
             _stop([p for _, _, p, code in codes if code is None])
             return _RESTARTED
         time.sleep(interval)
