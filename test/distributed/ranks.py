@@ -273,7 +273,7 @@ def never_joins_or_waits(rank: int, size: int, init_method: str, report: str, ho
         if rank == first_of_the_others and how == "connects last" or rank == last and how == "connects first":
             open(marker, "w").close()
         if rank == last and how == "too slow":
-            time.sleep(mpi_join._GRACE + 0.5)
+            time.sleep(mpi_join._grace(3) + 0.5)
         elif rank == last:
             os._exit(0)
         return inter

@@ -11,7 +11,7 @@ import time
 import pytest
 
 from torch.distributed import HashStore
-from torch.distributed.elastic_rendezvous import (Assignment, Rendezvous, RendezvousClosedError,
+from torch.distributed.elastic_rendezvous import (Rendezvous, RendezvousClosedError, RendezvousGracefulExit,
                                                   RendezvousTimeoutError)
 
 _REPORTS = ("import os, sys, time, torch, torch.distributed as dist\n"
@@ -29,6 +29,8 @@ _REPORTS = ("import os, sys, time, torch, torch.distributed as dist\n"
             "sys.stdout.flush()          # (one write: the node's workers share the agent's pipe)\n"
             "if world < int(sys.argv[1]):\n"
             "    time.sleep(120)         # training on, until a node joins\n"
+            "if sys.argv[2] == 'holds' or (sys.argv[2] == 'last_lingers' and rank == world - 1):\n"
+            "    time.sleep(3)\n"
             "dist.destroy_process_group()\n")
 
 
@@ -38,12 +40,13 @@ def _free_port():
         return s.getsockname()[1]
 
 
-def _agent(tmp_path, port, nnodes, nproc, *extra, world=1, how="runs"):
+def _agent(tmp_path, port, nnodes, nproc, *extra, world=1, how="runs", rendezvous=None):
     script = tmp_path / "reports.py"
     script.write_text(_REPORTS)
+    rendezvous = rendezvous or ["--rdzv_backend=c10d", f"--rdzv_endpoint=127.0.0.1:{port}",
+                                "--rdzv_conf=last_call_timeout=1,join_timeout=60"]
     return subprocess.Popen([sys.executable, "-m", "torch.distributed.run", f"--nnodes={nnodes}",
-                             f"--nproc_per_node={nproc}", "--rdzv_backend=c10d", f"--rdzv_endpoint=127.0.0.1:{port}",
-                             "--rdzv_conf=last_call_timeout=1,join_timeout=60", *extra, str(script), str(world), how,
+                             f"--nproc_per_node={nproc}", *rendezvous, *extra, str(script), str(world), how,
                              str(tmp_path / "failed_once")],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=dict(os.environ))
 
@@ -93,57 +96,113 @@ def test_a_failed_worker_restarts_every_nodes_workers_or_stops_every_agent(tmp_p
             os.kill(int(marker.suffix[1:]), 0)
 
 
-def test_a_range_of_nodes_needs_the_c10d_rendezvous(tmp_path):
-    done = subprocess.run([sys.executable, "-m", "torch.distributed.run", "--nnodes=1:2", "--nproc_per_node=1",
+def test_a_node_that_finds_the_round_full_waits_as_a_spare_and_leaves_when_the_job_completes(tmp_path):
+    port = _free_port()
+    running = [_agent(tmp_path, port, 2, 1, how="holds") for _ in range(2)]
+    assert running[0].stdout.readline().startswith("node ")       # the round runs
+    spare = _agent(tmp_path, port, 2, 1, how="holds")
+    outputs = [agent.communicate(timeout=120) for agent in (*running, spare)]
+    assert [agent.returncode for agent in (*running, spare)] == [0, 0, 0], outputs
+    assert not _lines(outputs[2][0])        # it started no workers
+    assert "The job completed without this node (it waited as a spare)" in outputs[2][1]
+
+
+def test_two_jobs_meet_at_one_endpoint_apart(tmp_path):
+    port = _free_port()
+    jobs = [_agent(tmp_path / job, port, 1, 2, f"--rdzv_id={job}") for job in ("a", "b") if
+            (tmp_path / job).mkdir() is None]
+    outputs = [job.communicate(timeout=120) for job in jobs]
+    assert [job.returncode for job in jobs] == [0, 0], outputs
+    assert all(_lines(out) == ["node 0/1 rank 0/2 sum 3 restarts 0", "node 0/1 rank 1/2 sum 3 restarts 0"]
+               for out, _ in outputs)
+
+
+@pytest.mark.parametrize("rendezvous", ["static", "c10d"])
+def test_every_agent_succeeds_when_a_node_finishes_after_the_one_serving_the_store(tmp_path, rendezvous):
+    port = _free_port()
+    static = [["--master_addr=127.0.0.1", f"--master_port={port}", f"--node_rank={node}"] for node in range(2)]
+    agents = [_agent(tmp_path, port, 2, 1, "--max_restarts=1", how="last_lingers",
+                     rendezvous=static[node] if rendezvous == "static" else None) for node in range(2)]
+    outputs = [agent.communicate(timeout=120) for agent in agents]
+    assert [agent.returncode for agent in agents] == [0, 0], outputs
+
+
+@pytest.mark.parametrize("options, message", [
+    (["--nnodes=1:2"], "--nnodes=1:2: a range of nodes needs --rdzv_backend=c10d"),
+    (["--rdzv_backend=C10d"], "The rendezvous backend 'C10d' is not registered. Did you forget to call `register`?"),
+])
+def test_launcher_misuse_is_refused(tmp_path, options, message):
+    done = subprocess.run([sys.executable, "-m", "torch.distributed.run", *options, "--nproc_per_node=1",
                            str(tmp_path / "never_run.py")], capture_output=True, text=True, timeout=60)
     assert done.returncode != 0
-    assert "--nnodes=1:2: a range of nodes needs --rdzv_backend=c10d" in done.stderr
+    assert message in done.stderr
 
 
 # -- the rounds, agents as threads over one store ----------------------------------------------------------------------
-def _join(store, results, name, **settings):
-    try:
-        results[name] = Rendezvous(store, "job", **settings).next_round()
-    except Exception as error:      # the test reads it
-        results[name] = error
+def _in_threads(calls):
+    """Each call's result (or error), the calls made at once in threads."""
+    results = [None] * len(calls)
+
+    def run(i, call):
+        try:
+            results[i] = call()
+        except Exception as error:      # the test reads it
+            results[i] = error
+
+    threads = [threading.Thread(target=run, args=(i, call)) for i, call in enumerate(calls)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return results
 
 
-def test_a_round_closes_full_at_once_or_with_at_least_min_nodes_after_the_last_call():
-    store, results = HashStore(), {}
+def test_rounds_close_with_min_nodes_after_the_last_call_and_admit_a_late_node_once_the_round_before_is_left():
+    store = HashStore()
     settings = dict(min_nodes=2, max_nodes=3, nproc=2, last_call_timeout=0.5, join_timeout=20)
-    threads = [threading.Thread(target=_join, args=(store, results, n), kwargs=settings) for n in "ab"]
+    a, b, c = (Rendezvous(store, "job", **settings) for _ in range(3))
     started = time.monotonic()
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    first = _in_threads([b.next_round, a.next_round])
     assert time.monotonic() - started >= 0.5
-    assert sorted((r.group_rank, r.group_world_size, r.rank_offset, r.world_size) for r in results.values()) == \
-        [(0, 2, 0, 4), (1, 2, 2, 4)]
-    late = Rendezvous(store, "job", **settings)
-    assert not late.should_meet_again(results["a"])
-    waiting = threading.Thread(target=_join, args=(store, results, "c"), kwargs=settings)
-    waiting.start()
+    assert [(p.group_rank, p.group_world_size, p.rank_offset, p.world_size) for p in first] == \
+        [(1, 2, 2, 4), (0, 2, 0, 4)]         # node ranks in the order the agents first came
+    assert not a.should_meet_again(first[1])
+    late = threading.Thread(target=lambda: results.append(c.next_round()))
+    results = []
+    late.start()
     deadline = time.monotonic() + 10
-    while not late.should_meet_again(results["a"]) and time.monotonic() < deadline:
+    while not a.should_meet_again(first[1]) and time.monotonic() < deadline:
         time.sleep(0.01)
-    assert late.should_meet_again(results["a"])     # a node waits and the round has room: meet again
-    again = [threading.Thread(target=_join, args=(store, results, n), kwargs=settings) for n in "ab"]
-    for t in again:
-        t.start()
-    for t in [*again, waiting]:
-        t.join()
-    assert {r.round for r in results.values()} == {1}
-    assert sorted(r.group_rank for r in results.values()) == [0, 1, 2]
+    assert a.should_meet_again(first[1])        # a node waits and the round has room: meet again
+    time.sleep(0.6)                             # (its last call waits for the round before to be left)
+    assert not store.check(["torchelastic/rdzv/job/1/size"])
+    second = _in_threads([lambda: a.next_round(first[1]), lambda: b.next_round(first[0])])
+    late.join()
+    assert [(p.round, p.group_rank, p.rank_offset) for p in [*second, *results]] == [(1, 0, 0), (1, 1, 2), (1, 2, 4)]
+
+
+def test_a_full_round_keeps_a_late_node_waiting_as_a_spare_until_the_job_completes():
+    store = HashStore()
+    settings = dict(min_nodes=1, max_nodes=1, nproc=1, last_call_timeout=0.1, join_timeout=20)
+    a, spare = Rendezvous(store, "job", **settings), Rendezvous(store, "job", **settings)
+    place = a.next_round()
+    waiting = []
+    thread = threading.Thread(target=lambda: waiting.append(_in_threads([spare.next_round])[0]))
+    thread.start()
+    time.sleep(0.5)
+    assert not a.should_meet_again(place) and not waiting      # no room: it waits, and no round starts for it
+    a.finished(place)
+    thread.join()
+    assert isinstance(waiting[0], RendezvousGracefulExit)
 
 
 def test_a_round_that_never_has_min_nodes_times_out_and_a_closed_rendezvous_raises():
-    store, results = HashStore(), {}
-    _join(store, results, "alone", min_nodes=2, max_nodes=2, nproc=1, last_call_timeout=0.1, join_timeout=0.3)
-    assert isinstance(results["alone"], RendezvousTimeoutError)
-    assert "1 of at least 2 nodes have joined" in str(results["alone"])
-    Rendezvous(store, "job", 1, 1, 1).close(Assignment(0, 0, 1, 0, 1), serving=False)
-    _join(store, results, "late", min_nodes=1, max_nodes=1, nproc=1)
-    assert isinstance(results["late"], RendezvousClosedError)
+    store = HashStore()
+    [alone] = _in_threads([Rendezvous(store, "job", 2, 2, 1, last_call_timeout=0.1, join_timeout=0.3).next_round])
+    assert isinstance(alone, RendezvousTimeoutError)
+    assert "1 of at least 2 nodes have joined" in str(alone)
+    Rendezvous(store, "job", 1, 1, 1).close()
+    [late] = _in_threads([Rendezvous(store, "job", 1, 1, 1).next_round])
+    assert isinstance(late, RendezvousClosedError)
     with pytest.raises(ValueError, match="must be at least 1 and at most the maximum"):
         Rendezvous(store, "job", 3, 2, 1)

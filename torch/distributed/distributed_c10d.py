@@ -145,7 +145,7 @@ def init_process_group(backend: str | None = None, init_method: str | None = Non
     _world.generation += 1
     # a worker group torchrun started again (--max_restarts, a new node) meets over the same store: its keys are
     # its round's
-    meeting = os.environ.get("EMBER_RDZV_ROUND", os.environ.get("TORCHELASTIC_RESTART_COUNT", "0"))
+    meeting = os.environ.get("EMBER_RDZV_MEETING", os.environ.get("TORCHELASTIC_RESTART_COUNT", "0"))
     scoped = PrefixStore(f"ember/{meeting}/{_world.generation}", store)
     comm = mpi_engine.communicator(scoped, rank, world_size, timeout.total_seconds())
     _world.store = store

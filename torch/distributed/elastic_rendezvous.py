@@ -2,12 +2,14 @@
 rendezvous behaves.
 
 The agents meet over a TCPStore at --rdzv_endpoint, served by the first agent on that machine to bind its port (the
-others connect to it), in rounds. A round closes as soon as max nodes have joined it, or once min have and the last
-call (rdzv_conf last_call_timeout, 30 s) has passed since; an agent's node rank is its place in the round, and its
-workers' ranks follow those of the nodes before it. An agent that arrives after a round closed waits for the next:
-while the running round has room for it, its agents stop their workers and meet again with it (a membership
-change, not counted against --max_restarts). An agent whose workers failed, with restarts left, asks the others to
-meet again; without, it closes the rendezvous and every agent stops."""
+others connect to it), in rounds. A round closes once every agent of the round before has left that one, as soon
+as max nodes have joined it, or once min have and the last call (rdzv_conf last_call_timeout, 30 s) has passed
+since; node ranks follow the order in which the agents first arrived, so they keep their place from round to round,
+and the workers' ranks follow those of the nodes before theirs. An agent that arrives after a round closed waits
+for the next: while the running round has room for it, its agents stop their workers and meet again with it (a
+membership change, not counted against --max_restarts); while it has none, it waits as a spare, and leaves when the
+job completes. An agent whose workers failed, with restarts left, asks the others to meet again; without, it
+closes the rendezvous and every agent stops. The agent serving the store leaves last."""
 from __future__ import annotations
 
 import socket
@@ -18,11 +20,16 @@ from typing import Any
 
 from torch.distributed.errors import DistError, DistNetworkError
 
-__all__ = ["Assignment", "Rendezvous", "RendezvousClosedError", "RendezvousTimeoutError", "agent_store"]
+__all__ = ["Assignment", "Rendezvous", "RendezvousClosedError", "RendezvousGracefulExit", "RendezvousTimeoutError",
+           "agent_store"]
 
 
 class RendezvousClosedError(DistError):
     """The rendezvous was closed: an agent's workers failed past its last restart."""
+
+
+class RendezvousGracefulExit(DistError):
+    """The job completed while this agent waited as a spare."""
 
 
 class RendezvousTimeoutError(DistError):
@@ -73,37 +80,50 @@ class Rendezvous:
         self.store, self.prefix = store, f"torchelastic/rdzv/{run_id}"
         self.min_nodes, self.max_nodes, self.nproc = min_nodes, max_nodes, nproc
         self.last_call_timeout, self.join_timeout = last_call_timeout, join_timeout
+        self.agent_id = store.add(self._key("agents"), 1)      # (its place among the nodes: first come, first)
 
     def _key(self, *parts: object) -> str:
         return "/".join([self.prefix, *map(str, parts)])
 
-    def next_round(self) -> Assignment:
-        """Join the first round still open and wait for it to close; an agent that joined just as it closed
-        goes on to the next."""
+    def _count(self, *parts: object) -> int:
+        return int(self.store.add(self._key(*parts), 0))
+
+    def next_round(self, leaving: Assignment | None = None, failed: bool = False) -> Assignment:
+        """Join the first round still open (having left `leaving`, if any; `failed`: because this agent's workers
+        failed) and wait for it to close; an agent that joined just as it closed goes on to the next."""
         deadline = time.monotonic() + self.join_timeout
-        round_ = 0
+        round_ = leaving.round + 1 if leaving is not None else 0
         while True:
-            self._raise_if_closed()
+            self._raise_if_closed(failed)
             while self.store.check([self._key(round_, "size")]):
                 round_ += 1
             index = self.store.add(self._key(round_, "joined"), 1) - 1
-            size = self._closed_size(round_, deadline)
+            self.store.set(self._key(round_, "member", index), str(self.agent_id))
+            self.store.set(self._key(round_, "nproc", self.agent_id), str(self.nproc))
+            if leaving is not None:         # (joined first: the round before is over only once its agents are in)
+                self.store.add(self._key(leaving.round, "left"), 1)
+                leaving = None
+            size = self._closed_size(round_, deadline, failed)
             if index < size:
-                return self._assign(round_, index, size)
+                return self._assign(round_, size)
             round_ += 1
 
-    def _closed_size(self, round_: int, deadline: float) -> int:
-        """The number of nodes round_ closed with (the agent that sees it full, or past its last call, closes it;
-        the first to close decides)."""
+    def _over(self, round_: int) -> bool:
+        """Whether every agent of round_ has left it (round -1: there was none)."""
+        return round_ < 0 or self._count(round_, "left") >= int(self.store.get(self._key(round_, "size")))
+
+    def _closed_size(self, round_: int, deadline: float, failed: bool) -> int:
+        """The number of nodes round_ closed with (the agent that sees it full, or past its last call, with the
+        round before over, closes it; the first to close decides)."""
         last_call_end: float | None = None
         while True:
             if self.store.check([self._key(round_, "size")]):
                 return int(self.store.get(self._key(round_, "size")))
-            self._raise_if_closed()
-            joined, now = self.store.add(self._key(round_, "joined"), 0), time.monotonic()
-            if joined >= self.min_nodes and last_call_end is None:
+            self._raise_if_closed(failed)
+            joined, now = self._count(round_, "joined"), time.monotonic()
+            if joined >= self.min_nodes and last_call_end is None and self._over(round_ - 1):
                 last_call_end = now + self.last_call_timeout
-            if joined >= self.max_nodes or (last_call_end is not None and now >= last_call_end):
+            if last_call_end is not None and (joined >= self.max_nodes or now >= last_call_end):
                 self.store.compare_set(self._key(round_, "size"), "", str(min(joined, self.max_nodes)))
                 continue
             if now >= deadline:
@@ -112,10 +132,11 @@ class Rendezvous:
                     f"({self.join_timeout:g} s): {joined} of at least {self.min_nodes} nodes have joined")
             time.sleep(0.05)
 
-    def _assign(self, round_: int, index: int, size: int) -> Assignment:
-        self.store.set(self._key(round_, "nproc", index), str(self.nproc))
-        counts = [int(self.store.get(self._key(round_, "nproc", i))) for i in range(size)]
-        return Assignment(round_, index, size, sum(counts[:index]), sum(counts))
+    def _assign(self, round_: int, size: int) -> Assignment:
+        members = sorted(int(self.store.get(self._key(round_, "member", i))) for i in range(size))
+        counts = [int(self.store.get(self._key(round_, "nproc", member))) for member in members]
+        place = members.index(self.agent_id)
+        return Assignment(round_, place, size, sum(counts[:place]), sum(counts))
 
     def should_meet_again(self, assignment: Assignment) -> bool:
         """Whether this round's workers are to stop: another agent's failed and it asks to meet again, or an agent
@@ -129,25 +150,42 @@ class Rendezvous:
         """This agent's workers failed, and it restarts them: every agent of the round meets again."""
         self.store.set(self._key(assignment.round, "again"), b"1")
 
-    def close(self, assignment: Assignment, serving: bool) -> None:
-        """This agent's workers failed past its last restart: every agent stops. The agent serving the store waits
-        (up to the join timeout) for the round's other agents to have seen it."""
+    def close(self) -> None:
+        """This agent's workers failed past its last restart: every agent stops."""
         self.store.set(self._key("closed"), b"1")
-        deadline = time.monotonic() + self.join_timeout
-        while serving and self.store.add(self._key("closed", "seen"), 0) < assignment.group_world_size - 1 \
-                and time.monotonic() < deadline:
-            time.sleep(0.05)
 
-    def _raise_if_closed(self) -> None:
+    def finished(self, assignment: Assignment) -> None:
+        """This node's workers succeeded: it leaves the round, and the job is complete (spares leave too)."""
+        self.store.add(self._key(assignment.round, "left"), 1)
+        self.store.set(self._key("completed"), b"1")
+
+    def _raise_if_closed(self, failed: bool) -> None:
         if self.store.check([self._key("closed")]):
-            self.store.add(self._key("closed", "seen"), 1)
             raise RendezvousClosedError("The rendezvous was closed: an agent's workers failed past its last restart")
+        if self.store.check([self._key("completed")]):
+            if failed:
+                raise RendezvousClosedError("The job completed on the other nodes while this node's workers failed")
+            raise RendezvousGracefulExit("The job completed without this node (it waited as a spare)")
 
-    def finished(self, assignment: Assignment, serving: bool) -> None:
-        """This node's workers succeeded: the agent serving the store waits (up to the join timeout) for the
-        round's other agents to finish with it."""
-        self.store.add(self._key(assignment.round, "done"), 1)
-        deadline = time.monotonic() + self.join_timeout
-        while serving and self.store.add(self._key(assignment.round, "done"), 0) < assignment.group_world_size \
-                and time.monotonic() < deadline and not self.store.check([self._key("closed")]):
-            time.sleep(0.05)
+
+class Presence:
+    """The agents using a rendezvous store, of every run (the agent serving it waits for the others to leave
+    before it stops serving)."""
+
+    _KEY = "torchelastic/agents"
+
+    def __init__(self, store: Any, serving: bool) -> None:
+        self.store, self.serving = store, serving
+
+    def __enter__(self) -> Presence:
+        self.store.add(self._KEY, 1)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        try:
+            self.store.add(self._KEY, -1)
+            deadline = time.monotonic() + 300       # (PyTorch's exit barrier waits as long)
+            while self.serving and int(self.store.add(self._KEY, 0)) > 0 and time.monotonic() < deadline:
+                time.sleep(0.05)
+        except DistError:       # (the store is gone: nobody to wait for)
+            pass

@@ -30,9 +30,14 @@ from torch.distributed.errors import DistBackendError
 __all__ = ["join"]
 
 _STAND_IN = -1          # what the stand-in says in place of a rank
-_DROPPED = -2           # a process connected, then said nothing within _GRACE (it died in between): go on accepting
+_DROPPED = -2           # a process connected, then said nothing within _grace (it died in between): go on accepting
 _SILENT = -3            # the same, but the deadline has passed meanwhile: nobody else is coming
-_GRACE = 2.0            # how long a process that connects has to say which rank it is
+
+
+def _grace(timeout_s: float) -> float:
+    """How long a process that connects has to say which rank it is: a third of the timeout, from 1 to 10 s (a
+    rank that stalls longer is dropped, and the others wait out the timeout)."""
+    return min(10.0, max(1.0, timeout_s / 3))
 _STAND_IN_CODE = ("import sys\n"
                   "from mpi4py import MPI\n"
                   "info = MPI.Info.Create()\n"
@@ -105,8 +110,8 @@ def _accept_the_others(comm: Any, port: str, rank: int, world_size: int, timeout
 
 def _who(inter: Any, deadline: _Deadline) -> Any:
     """The rank the process just accepted says it is (it says so right after connecting), or, where it says
-    nothing within _GRACE seconds, _DROPPED (or _SILENT once the deadline has passed)."""
-    done, who = _receive(inter, time.monotonic() + _GRACE)
+    nothing within _grace seconds, _DROPPED (or _SILENT once the deadline has passed)."""
+    done, who = _receive(inter, time.monotonic() + _grace(deadline.timeout_s))
     if done:
         return who
     return _SILENT if time.monotonic() >= deadline.end else _DROPPED
@@ -140,7 +145,7 @@ def _connect(MPI: Any, port: str, rank: int, timeout_s: float) -> Any:
     """An intercommunicator with the group accepting on `port`, or DistBackendError a grace period after the
     timeout (rank 0's deadline, which started before this wait, is what decides)."""
     info = MPI.Info.Create()
-    info.Set("timeout", str(max(1, math.ceil(timeout_s + _GRACE))))
+    info.Set("timeout", str(max(1, math.ceil(timeout_s + _grace(timeout_s)))))
     try:
         return MPI.COMM_SELF.Connect(port, info)
     except MPI.Exception as error:
@@ -157,7 +162,7 @@ class _Deadline:
     closed; a thread waits for it, so it leaves no zombie)."""
 
     def __init__(self, port: str, timeout_s: float) -> None:
-        self.port = port
+        self.port, self.timeout_s = port, timeout_s
         self.end = time.monotonic() + timeout_s
         self.timer = threading.Timer(timeout_s, self._stand_in)
         self.timer.daemon = True

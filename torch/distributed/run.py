@@ -22,7 +22,7 @@ import uuid
 from datetime import timedelta
 from typing import Any
 
-from torch.distributed.elastic_rendezvous import Assignment
+from torch.distributed.elastic_rendezvous import Assignment, Presence
 
 __all__ = ["get_args_parser", "main", "parse_args", "run"]
 
@@ -92,6 +92,10 @@ def run(args: argparse.Namespace) -> None:
     from torch.distributed.stores import TCPStore
 
     (nnodes, max_nodes), nproc = _nodes(args.nnodes), _procs(args.nproc_per_node)
+    if args.rdzv_backend not in ("static", "c10d") and not args.standalone:
+        raise ValueError(f"The rendezvous backend '{args.rdzv_backend}' is not registered. Did you forget to call "
+                         "`register`?")
+    _threads_note(nproc)
     if args.standalone:
         nnodes, args.node_rank = 1, 0
         args.master_addr, args.master_port = "127.0.0.1", _free_port()
@@ -104,26 +108,33 @@ def run(args: argparse.Namespace) -> None:
     elif args.rdzv_endpoint:
         host, _, port = args.rdzv_endpoint.rpartition(":")
         args.master_addr, args.master_port = host or args.rdzv_endpoint, int(port or 29400)
-    # node 0's agent serves the rendezvous store every worker connects to; the other agents use it to restart
-    # together
+    # node 0's agent serves the rendezvous store every worker connects to (and leaves last); the other agents use
+    # it to restart together
     store = TCPStore(args.master_addr, args.master_port, nnodes * nproc, is_master=args.node_rank == 0,
-                     wait_for_workers=False, multi_tenant=True) \
-        if args.node_rank == 0 or args.max_restarts else None
+                     wait_for_workers=False, multi_tenant=True)
+    run_id = args.rdzv_id if args.rdzv_id != "none" else uuid.uuid4().hex
+    with Presence(store, serving=args.node_rank == 0):
+        _attempts(args, store, nnodes, nproc, run_id)
+
+
+def _threads_note(nproc: int) -> None:
     if nproc > 1 and "OMP_NUM_THREADS" not in os.environ:
         print("*****************************************\nSetting OMP_NUM_THREADS environment variable for each "
               "process to be 1 in default, to avoid your system being overloaded, please further tune the "
               "variable for optimal performance in your application as needed. \n"
               "*****************************************", file=sys.stderr)
-    run_id = args.rdzv_id if args.rdzv_id != "none" else uuid.uuid4().hex
+
+
+def _attempts(args: argparse.Namespace, store: Any, nnodes: int, nproc: int, run_id: str) -> None:
+    """The static rendezvous: this node's workers, started again after a failure up to --max_restarts times."""
     for attempt in range(args.max_restarts + 1):
         place = Assignment(attempt, args.node_rank, nnodes, args.node_rank * nproc, nnodes * nproc)
-        workers = _start(args, place, nproc, run_id, attempt)
+        workers = _start(args, place, nproc, run_id, attempt, str(attempt))
         failure = _monitor(workers, args.monitor_interval, _restart_called(store, attempt))
         if failure is None:
             return
-        if attempt < args.max_restarts:
-            if store is not None:       # the other nodes' agents restart theirs too
-                store.set(f"torchrun/restart/{attempt}", b"1")
+        if attempt < args.max_restarts:     # the other nodes' agents restart theirs too
+            store.set(f"torchrun/restart/{attempt}", b"1")
             left = args.max_restarts - attempt
             print(f"[{args.role}] Worker group FAILED. {left}/{args.max_restarts} attempts left; will restart "
                   "worker group", file=sys.stderr)
@@ -147,7 +158,8 @@ def _failed(args: argparse.Namespace, failure: tuple[int, int, Any, int]) -> Non
 def _run_elastic(args: argparse.Namespace, min_nodes: int, max_nodes: int, nproc: int) -> None:
     """The agent of a c10d rendezvous (torch.distributed.elastic_rendezvous): its workers start again at each new
     round, after a membership change or a failure (which alone counts against --max_restarts)."""
-    from torch.distributed.elastic_rendezvous import Rendezvous, RendezvousClosedError, agent_store
+    from torch.distributed.elastic_rendezvous import (Rendezvous, RendezvousClosedError, RendezvousGracefulExit,
+                                                      agent_store)
     from torch.distributed.errors import DistError
 
     endpoint = args.rdzv_endpoint or "localhost:29400"
@@ -155,27 +167,31 @@ def _run_elastic(args: argparse.Namespace, min_nodes: int, max_nodes: int, nproc
     conf = _rdzv_conf(args.rdzv_conf)
     join_timeout = float(conf.get("join_timeout", 600))
     store, serving = agent_store(host, int(port), timedelta(seconds=join_timeout))
-    rendezvous = Rendezvous(store, args.rdzv_id, min_nodes, max_nodes, nproc,
-                            float(conf.get("last_call_timeout", 30)), join_timeout)
     args.master_addr, args.master_port = host, int(port)
-    try:
-        _rounds(args, rendezvous, serving, nproc)
-    except (RendezvousClosedError, DistError) as error:     # (DistError: the store is gone)
-        print(f"[{args.role}] {error}", file=sys.stderr)
-        raise SystemExit(1) from None
+    with Presence(store, serving):
+        try:
+            rendezvous = Rendezvous(store, args.rdzv_id, min_nodes, max_nodes, nproc,
+                                    float(conf.get("last_call_timeout", 30)), join_timeout)
+            _rounds(args, rendezvous, nproc)
+        except RendezvousGracefulExit as done:
+            print(f"[{args.role}] {done}", file=sys.stderr)
+        except (RendezvousClosedError, DistError) as error:     # (DistError: the store is gone)
+            print(f"[{args.role}] {error}", file=sys.stderr)
+            raise SystemExit(1) from None
 
 
-def _rounds(args: argparse.Namespace, rendezvous: Any, serving: bool, nproc: int) -> None:
+def _rounds(args: argparse.Namespace, rendezvous: Any, nproc: int) -> None:
     """Run this node's workers in each round of the rendezvous until they succeed or fail past the restarts."""
-    restarts = 0
+    restarts, place, failed = 0, None, False
     while True:
-        place = rendezvous.next_round()
-        workers = _start(args, place, nproc, args.rdzv_id, restarts)
+        place = rendezvous.next_round(place, failed)
+        workers = _start(args, place, nproc, args.rdzv_id, restarts, f"{args.rdzv_id}/{place.round}")
         failure = _monitor(workers, args.monitor_interval, functools.partial(rendezvous.should_meet_again, place))
+        failed = failure not in (None, _RESTARTED)
         if failure is None:
-            rendezvous.finished(place, serving)
+            rendezvous.finished(place)
             return
-        if failure == _RESTARTED:       # a membership change, or another node's failure: meet again
+        if not failed:          # a membership change, or another node's failure: meet again
             continue
         if restarts < args.max_restarts:
             restarts += 1
@@ -183,7 +199,7 @@ def _rounds(args: argparse.Namespace, rendezvous: Any, serving: bool, nproc: int
             print(f"[{args.role}] Worker group FAILED. {args.max_restarts - restarts + 1}/{args.max_restarts} "
                   "attempts left; will restart worker group", file=sys.stderr)
             continue
-        rendezvous.close(place, serving)
+        rendezvous.close()
         _failed(args, failure)
 
 
@@ -192,13 +208,13 @@ _RESTARTED: Any = ("restarted by another node's agent",)
 
 def _restart_called(store: Any, attempt: int) -> Any:
     """A check the monitor makes: whether another node's agent has restarted the group at this attempt."""
-    if store is None:
-        return lambda: False
     return lambda: store.check([f"torchrun/restart/{attempt}"])
 
 
-def _start(args: argparse.Namespace, place: Assignment, nproc: int, run_id: str, restarts: int) -> list[Any]:
-    """This node's workers, in its place among the nodes (their store keys are those of its round)."""
+def _start(args: argparse.Namespace, place: Assignment, nproc: int, run_id: str, restarts: int,
+           meeting: str) -> list[Any]:
+    """This node's workers, in its place among the nodes (their store keys are those of `meeting`: the attempt,
+    or the run and round)."""
     command = _command(args)
     world = place.world_size
     workers = []
@@ -210,7 +226,7 @@ def _start(args: argparse.Namespace, place: Assignment, nproc: int, run_id: str,
                    ROLE_NAME=args.role, MASTER_ADDR=args.master_addr, MASTER_PORT=str(args.master_port),
                    TORCHELASTIC_RUN_ID=run_id, TORCHELASTIC_RESTART_COUNT=str(restarts),
                    TORCHELASTIC_MAX_RESTARTS=str(args.max_restarts), TORCHELASTIC_USE_AGENT_STORE=str(True),
-                   TORCH_NCCL_ASYNC_ERROR_HANDLING="1", EMBER_RDZV_ROUND=str(place.round))
+                   TORCH_NCCL_ASYNC_ERROR_HANDLING="1", EMBER_RDZV_MEETING=meeting)
         if nproc > 1:
             env.setdefault("OMP_NUM_THREADS", "1")
         workers.append((rank, local_rank, subprocess.Popen(command, env=env)))
