@@ -196,6 +196,16 @@ def test_a_full_round_keeps_a_late_node_waiting_as_a_spare_until_the_job_complet
     assert isinstance(waiting[0], RendezvousGracefulExit)
 
 
+def test_once_a_node_has_finished_a_late_node_does_not_stop_the_others():
+    store = HashStore()
+    settings = dict(min_nodes=1, max_nodes=3, nproc=1, last_call_timeout=0.2, join_timeout=20)
+    a, b, late = (Rendezvous(store, "job", **settings) for _ in range(3))
+    places = _in_threads([a.next_round, b.next_round])
+    a.finished(places[0])
+    [left] = _in_threads([late.next_round])
+    assert isinstance(left, RendezvousGracefulExit) and not b.should_meet_again(places[1])
+
+
 def test_a_round_that_never_has_min_nodes_times_out_and_a_closed_rendezvous_raises():
     store = HashStore()
     [alone] = _in_threads([Rendezvous(store, "job", 2, 2, 1, last_call_timeout=0.1, join_timeout=0.3).next_round])

@@ -143,8 +143,10 @@ class Rendezvous:
         waits for the next round while this one has room for it (or the rendezvous was closed)."""
         if self.store.check([self._key(assignment.round, "again")]) or self.store.check([self._key("closed")]):
             return True
+        # (once a node has finished, the job admits nobody: its round cannot start again)
         return assignment.group_world_size < self.max_nodes and \
-            self.store.check([self._key(assignment.round + 1, "joined")])
+            self.store.check([self._key(assignment.round + 1, "joined")]) and \
+            not self.store.check([self._key("completed")])
 
     def meet_again(self, assignment: Assignment) -> None:
         """This agent's workers failed, and it restarts them: every agent of the round meets again."""
