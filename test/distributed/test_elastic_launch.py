@@ -191,7 +191,7 @@ def test_a_full_round_keeps_a_late_node_waiting_as_a_spare_until_the_job_complet
     thread.start()
     time.sleep(0.5)
     assert not a.should_meet_again(place) and not waiting      # no room: it waits, and no round starts for it
-    a.finished(place)
+    a.finished(place, serving=False)
     thread.join()
     assert isinstance(waiting[0], RendezvousGracefulExit)
 
@@ -201,7 +201,7 @@ def test_once_a_node_has_finished_a_late_node_does_not_stop_the_others():
     settings = dict(min_nodes=1, max_nodes=3, nproc=1, last_call_timeout=0.2, join_timeout=20)
     a, b, late = (Rendezvous(store, "job", **settings) for _ in range(3))
     places = _in_threads([a.next_round, b.next_round])
-    a.finished(places[0])
+    a.finished(places[0], serving=False)
     [left] = _in_threads([late.next_round])
     assert isinstance(left, RendezvousGracefulExit) and not b.should_meet_again(places[1])
 

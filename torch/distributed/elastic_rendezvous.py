@@ -69,6 +69,10 @@ def _is_this_machine(host: str) -> bool:
         return False
 
 
+# How long a round waits, beyond its last call, for an agent of the round before that never left it (it died)
+_LEFT_WAIT = 30.0
+
+
 class Rendezvous:
     """One agent's view of the rounds of run `run_id` in `store`."""
 
@@ -81,6 +85,7 @@ class Rendezvous:
         self.min_nodes, self.max_nodes, self.nproc = min_nodes, max_nodes, nproc
         self.last_call_timeout, self.join_timeout = last_call_timeout, join_timeout
         self.agent_id = store.add(self._key("agents"), 1)      # (its place among the nodes: first come, first)
+        self.member_of: Assignment | None = None       # the round this agent is in and has not left
 
     def _key(self, *parts: object) -> str:
         return "/".join([self.prefix, *map(str, parts)])
@@ -102,10 +107,11 @@ class Rendezvous:
             self.store.set(self._key(round_, "nproc", self.agent_id), str(self.nproc))
             if leaving is not None:         # (joined first: the round before is over only once its agents are in)
                 self.store.add(self._key(leaving.round, "left"), 1)
-                leaving = None
+                leaving = self.member_of = None
             size = self._closed_size(round_, deadline, failed)
             if index < size:
-                return self._assign(round_, size)
+                self.member_of = self._assign(round_, size)
+                return self.member_of
             round_ += 1
 
     def _over(self, round_: int) -> bool:
@@ -116,12 +122,15 @@ class Rendezvous:
         """The number of nodes round_ closed with (the agent that sees it full, or past its last call, with the
         round before over, closes it; the first to close decides)."""
         last_call_end: float | None = None
+        started = time.monotonic()
         while True:
             if self.store.check([self._key(round_, "size")]):
                 return int(self.store.get(self._key(round_, "size")))
             self._raise_if_closed(failed)
             joined, now = self._count(round_, "joined"), time.monotonic()
-            if joined >= self.min_nodes and last_call_end is None and self._over(round_ - 1):
+            # (the round before is over once its agents left it, or, one having died without leaving, after a while)
+            if joined >= self.min_nodes and last_call_end is None and \
+                    (self._over(round_ - 1) or now >= started + self.last_call_timeout + _LEFT_WAIT):
                 last_call_end = now + self.last_call_timeout
             if last_call_end is not None and (joined >= self.max_nodes or now >= last_call_end):
                 self.store.compare_set(self._key(round_, "size"), "", str(min(joined, self.max_nodes)))
@@ -156,10 +165,21 @@ class Rendezvous:
         """This agent's workers failed past its last restart: every agent stops."""
         self.store.set(self._key("closed"), b"1")
 
-    def finished(self, assignment: Assignment) -> None:
-        """This node's workers succeeded: it leaves the round, and the job is complete (spares leave too)."""
-        self.store.add(self._key(assignment.round, "left"), 1)
+    def finished(self, assignment: Assignment, serving: bool) -> None:
+        """This node's workers succeeded: the job is complete (spares leave too), and it leaves the round; the agent
+        serving the store waits (up to 300 s, as PyTorch's exit barrier) for the round's other agents to leave."""
         self.store.set(self._key("completed"), b"1")
+        self.leave()
+        deadline = time.monotonic() + 300
+        while serving and self._count(assignment.round, "left") < assignment.group_world_size \
+                and time.monotonic() < deadline:
+            time.sleep(0.05)
+
+    def leave(self) -> None:
+        """Leave the round this agent is in, if any (also on the way out after an error or a signal)."""
+        if self.member_of is not None:
+            self.store.add(self._key(self.member_of.round, "left"), 1)
+            self.member_of = None
 
     def _raise_if_closed(self, failed: bool) -> None:
         if self.store.check([self._key("closed")]):
@@ -176,18 +196,21 @@ class Presence:
 
     _KEY = "torchelastic/agents"
 
-    def __init__(self, store: Any, serving: bool) -> None:
-        self.store, self.serving = store, serving
+    def __init__(self, store: Any, serving: bool, wait_s: float = 300.0) -> None:
+        self.store, self.serving, self.wait_s = store, serving, wait_s
 
     def __enter__(self) -> Presence:
         self.store.add(self._KEY, 1)
         return self
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, kind: object, *exc: object) -> None:
+        """Leave; the serving agent, on success only (as PyTorch's exit barrier), waits up to wait_s for the
+        others."""
         try:
             self.store.add(self._KEY, -1)
-            deadline = time.monotonic() + 300       # (PyTorch's exit barrier waits as long)
-            while self.serving and int(self.store.add(self._KEY, 0)) > 0 and time.monotonic() < deadline:
+            deadline = time.monotonic() + self.wait_s
+            while self.serving and kind is None and int(self.store.add(self._KEY, 0)) > 0 \
+                    and time.monotonic() < deadline:
                 time.sleep(0.05)
         except DistError:       # (the store is gone: nobody to wait for)
             pass

@@ -11,6 +11,7 @@ admits nodes that arrive later (torch.distributed.elastic_rendezvous)."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import functools
 import os
 import signal
@@ -168,19 +169,31 @@ def _run_elastic(args: argparse.Namespace, min_nodes: int, max_nodes: int, nproc
     join_timeout = float(conf.get("join_timeout", 600))
     store, serving = agent_store(host, int(port), timedelta(seconds=join_timeout))
     args.master_addr, args.master_port = host, int(port)
-    with Presence(store, serving):
+    for signum in (signal.SIGTERM, signal.SIGINT):      # (a signal leaves through the rendezvous too)
+        signal.signal(signum, _exit_on)
+    # (the serving agent waits for its last round's agents as it finishes; for spares and other runs, 30 s more)
+    with Presence(store, serving, wait_s=30):
+        rendezvous = None
         try:
             rendezvous = Rendezvous(store, args.rdzv_id, min_nodes, max_nodes, nproc,
                                     float(conf.get("last_call_timeout", 30)), join_timeout)
-            _rounds(args, rendezvous, nproc)
+            _rounds(args, rendezvous, nproc, serving)
         except RendezvousGracefulExit as done:
             print(f"[{args.role}] {done}", file=sys.stderr)
         except (RendezvousClosedError, DistError) as error:     # (DistError: the store is gone)
             print(f"[{args.role}] {error}", file=sys.stderr)
             raise SystemExit(1) from None
+        finally:
+            if rendezvous is not None:
+                with contextlib.suppress(DistError):
+                    rendezvous.leave()
 
 
-def _rounds(args: argparse.Namespace, rendezvous: Any, nproc: int) -> None:
+def _exit_on(signum: int, frame: Any) -> None:
+    raise SystemExit(128 + signum)
+
+
+def _rounds(args: argparse.Namespace, rendezvous: Any, nproc: int, serving: bool) -> None:
     """Run this node's workers in each round of the rendezvous until they succeed or fail past the restarts."""
     restarts, place, failed = 0, None, False
     while True:
@@ -189,7 +202,7 @@ def _rounds(args: argparse.Namespace, rendezvous: Any, nproc: int) -> None:
         failure = _monitor(workers, args.monitor_interval, functools.partial(rendezvous.should_meet_again, place))
         failed = failure not in (None, _RESTARTED)
         if failure is None:
-            rendezvous.finished(place)
+            rendezvous.finished(place, serving)
             return
         if not failed:          # a membership change, or another node's failure: meet again
             continue
