@@ -181,7 +181,9 @@ def test_rounds_close_with_min_nodes_after_the_last_call_and_admit_a_late_node_o
     assert [(p.round, p.group_rank, p.rank_offset) for p in [*second, *results]] == [(1, 0, 0), (1, 1, 2), (1, 2, 4)]
 
 
-def test_a_full_round_keeps_a_late_node_waiting_as_a_spare_until_the_job_completes():
+def test_a_full_round_keeps_a_late_node_waiting_as_a_spare_until_the_job_completes(monkeypatch):
+    from torch.distributed import elastic_rendezvous
+    monkeypatch.setattr(elastic_rendezvous, "_LEFT_WAIT", 0.2)      # (a running round's agents beat: not quiet)
     store = HashStore()
     settings = dict(min_nodes=1, max_nodes=1, nproc=1, last_call_timeout=0.1, join_timeout=20)
     a, spare = Rendezvous(store, "job", **settings), Rendezvous(store, "job", **settings)
@@ -189,8 +191,9 @@ def test_a_full_round_keeps_a_late_node_waiting_as_a_spare_until_the_job_complet
     waiting = []
     thread = threading.Thread(target=lambda: waiting.append(_in_threads([spare.next_round])[0]))
     thread.start()
-    time.sleep(0.5)
-    assert not a.should_meet_again(place) and not waiting      # no room: it waits, and no round starts for it
+    for _ in range(10):
+        time.sleep(0.1)
+        assert not a.should_meet_again(place) and not waiting      # no room: it waits, and no round starts for it
     a.finished(place, serving=False)
     thread.join()
     assert isinstance(waiting[0], RendezvousGracefulExit)
@@ -216,3 +219,17 @@ def test_a_round_that_never_has_min_nodes_times_out_and_a_closed_rendezvous_rais
     assert isinstance(late, RendezvousClosedError)
     with pytest.raises(ValueError, match="must be at least 1 and at most the maximum"):
         Rendezvous(store, "job", 3, 2, 1)
+
+
+def test_a_round_left_by_an_agent_that_died_is_over_once_quiet(monkeypatch):
+    from torch.distributed import elastic_rendezvous
+    monkeypatch.setattr(elastic_rendezvous, "_LEFT_WAIT", 0.3)
+    store = HashStore()
+    settings = dict(min_nodes=1, max_nodes=2, nproc=1, last_call_timeout=0.1, join_timeout=20)
+    survivor, dies = Rendezvous(store, "job", **settings), Rendezvous(store, "job", **settings)
+    places = _in_threads([survivor.next_round, dies.next_round])
+    assert survivor.should_meet_again(places[0]) is False
+    dies.meet_again(places[1])          # (its workers failed; then it died before meeting again)
+    started = time.monotonic()
+    again = survivor.next_round(places[0])
+    assert (again.round, again.group_world_size) == (1, 1) and time.monotonic() - started >= 0.3

@@ -69,7 +69,8 @@ def _is_this_machine(host: str) -> bool:
         return False
 
 
-# How long a round waits, beyond its last call, for an agent of the round before that never left it (it died)
+# How long a round waits for an agent of the round before that never left it, once that round's agents have stopped
+# beating (they died)
 _LEFT_WAIT = 30.0
 
 
@@ -122,15 +123,17 @@ class Rendezvous:
         """The number of nodes round_ closed with (the agent that sees it full, or past its last call, with the
         round before over, closes it; the first to close decides)."""
         last_call_end: float | None = None
-        started = time.monotonic()
+        beats, beaten = -1, time.monotonic()        # the round before's heartbeats, and when they last moved
         while True:
             if self.store.check([self._key(round_, "size")]):
                 return int(self.store.get(self._key(round_, "size")))
             self._raise_if_closed(failed)
             joined, now = self._count(round_, "joined"), time.monotonic()
-            # (the round before is over once its agents left it, or, one having died without leaving, after a while)
+            if round_ > 0 and self._count(round_ - 1, "beat") != beats:
+                beats, beaten = self._count(round_ - 1, "beat"), now
+            # (the round before is over once its agents left it, or, those left having died, once it is quiet)
             if joined >= self.min_nodes and last_call_end is None and \
-                    (self._over(round_ - 1) or now >= started + self.last_call_timeout + _LEFT_WAIT):
+                    (self._over(round_ - 1) or now >= beaten + _LEFT_WAIT):
                 last_call_end = now + self.last_call_timeout
             if last_call_end is not None and (joined >= self.max_nodes or now >= last_call_end):
                 self.store.compare_set(self._key(round_, "size"), "", str(min(joined, self.max_nodes)))
@@ -150,6 +153,7 @@ class Rendezvous:
     def should_meet_again(self, assignment: Assignment) -> bool:
         """Whether this round's workers are to stop: another agent's failed and it asks to meet again, or an agent
         waits for the next round while this one has room for it (or the rendezvous was closed)."""
+        self.store.add(self._key(assignment.round, "beat"), 1)     # (this round's agents are alive)
         if self.store.check([self._key(assignment.round, "again")]) or self.store.check([self._key("closed")]):
             return True
         # (once a node has finished, the job admits nobody: its round cannot start again)
