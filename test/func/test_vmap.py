@@ -91,6 +91,19 @@ def test_op_without_a_rule_loops_with_pytorchs_warning():
     assert torch.equal(out, _loop(torch.trace, x))
 
 
+def test_embedding_bags_value_checks_run_per_example_without_naming_an_operator_of_embers_own():
+    bag = nn.EmbeddingBag(10, 3, mode="sum")
+    indices = torch.randint(0, 10, (4, 2, 3))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        out = vmap(bag)(indices)
+    assert not any("_ember_" in str(w.message) for w in caught)
+    assert torch.equal(out, _loop(bag, indices))
+    indices[2, 1, 0] = 10               # one example's index out of range: its own check raises
+    with pytest.raises(RuntimeError, match=r"Index 3 of input takes value 10 which is not in the valid range \[0, 10\)"):
+        vmap(bag)(indices)
+
+
 @pytest.mark.parametrize("fn, message", [
     (lambda t: t.sum().item(), "vmap: It looks like you're calling .item() on a Tensor"),
     (lambda t: t * 2 if t.sum() > 0 else t, "vmap: It looks like you're attempting to use a Tensor in some data-dependent"),

@@ -307,6 +307,12 @@ def _stack(results: list[Any], level: int, handle: Any) -> Any:
                        "which vmap cannot batch")
 
 
+def per_example(handle: Any, level: int, args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any]:
+    """The operator's result for each example of level's batch, called on that example's slices."""
+    return [handle(*[_example(a, level, b) for a in args], **{k: _example(v, level, b) for k, v in kwargs.items()})
+            for b in range(batch_size_at(args, kwargs, level))]
+
+
 def fallback(handle: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     """The per-example loop for an operator without a batching rule, as PyTorch's batchedTensorForLoopFallback:
     the operator once per example on that example's slices, the results stacked (in-place ones write the
@@ -330,10 +336,7 @@ def fallback(handle: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         found = info(written_argument(handle, args, kwargs))
         if found is None or found[2] != level:
             raise inplace_unbatched_error(handle)
-    results = []
-    for b in range(size):
-        results.append(handle(*[_example(a, level, b) for a in args],
-                              **{k: _example(v, level, b) for k, v in kwargs.items()}))
+    results = per_example(handle, level, args, kwargs)
     if facts.written:
         return written_argument(handle, args, kwargs)
     return _stack(results, level, handle)

@@ -55,8 +55,9 @@ def _ember_embedding_bag_check(weight: Any, indices: Any, offsets: Any) -> None:
                            f"offsets[-1] of {int(offsets[-1])}")
     if int(offsets.min()) < 0:
         raise IndexError("index out of range in self")      # (PyTorch's, from the index_select it makes)
-    if offsets.numel() > 1 and bool((offsets[1:] < offsets[:-1]).any()):
-        at = int((offsets[1:] < offsets[:-1]).long().argmax())
+    decreasing = offsets[1:] < offsets[:-1]
+    if bool(decreasing.any()):
+        at = int(decreasing.long().argmax())
         raise RuntimeError(f"embedding_bag: offsets must not decrease, but offsets[{at}] = {int(offsets[at])} is "
                            f"greater than offsets[{at + 1}] = {int(offsets[at + 1])}")
 

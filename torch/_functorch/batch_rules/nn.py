@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from torch._functorch.batch_rules._call import Call, on_value
-from torch._functorch.batched import fallback, front, make_batched, register_rule
+from torch._functorch.batched import fallback, front, make_batched, per_example, register_rule
 
 _NONE, _MEAN, _SUM = 0, 1, 2
 
@@ -124,6 +124,12 @@ def _pool_rule(handle: Any, level: int, args: tuple[Any, ...], kwargs: dict[str,
     return unfolded if isinstance(result, tuple) else unfolded[0]
 
 
+def _check_each_example(handle: Any, level: int, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+    """A check of values that returns nothing (embedding_bag's): each example's values checked in turn; there is
+    no result to batch, so no per-example fallback (nor its warning naming an operator of Ember's own)."""
+    per_example(handle, level, args, kwargs)
+
+
 def register() -> None:
     from aten import dispatcher
     for name in ("cross_entropy_loss", "nll_loss", "nll_loss_forward"):
@@ -131,6 +137,7 @@ def register() -> None:
     register_rule("nll_loss_backward", _nll_backward_rule)
     register_rule("mse_loss", _mse_rule)
     register_rule("embedding", on_value("indices"))
+    register_rule("_ember_embedding_bag_check", _check_each_example)
     register_rule("native_layer_norm", on_value("input"))   # normalises trailing dims: the batch leads
     for name in ("max_pool2d_with_indices", "avg_pool2d", "adaptive_avg_pool2d", "_adaptive_avg_pool2d"):
         if dispatcher.has_operator(name):
