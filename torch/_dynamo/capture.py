@@ -25,6 +25,7 @@ from typing import Any, Callable
 
 import torch
 from torch._dynamo import call_values, utils
+from torch._dynamo.array_arguments import bind_converted, converted_arrays
 from torch._dynamo.global_reads import LocalUse
 from torch._dynamo.graph_passes import elide_fresh_copies
 from torch._dynamo.guards import (GuardSet, OfType, Snapshot, TensorGuard, aliasing_of, global_state,
@@ -218,9 +219,8 @@ class _Capture(ProgramReads):
 
 def _tensors_only(result: Any) -> bool:
     """Whether an operator's result is tensors (or None) alone."""
-    if isinstance(result, (tuple, list)):
-        return all(item is None or isinstance(item, torch.Tensor) for item in result)
-    return result is None or isinstance(result, torch.Tensor)
+    items = result if isinstance(result, (tuple, list)) else (result,)
+    return all(item is None or isinstance(item, torch.Tensor) for item in items)
 
 
 # -- capturing one call ------------------------------------------------------------------------------------------------
@@ -251,6 +251,7 @@ def _capture(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, An
     loose: dict[int, dict[str, Any]] = {}           # arguments read only through their fields, and those fields
     scoped_uses = call_values.scoped_arguments(fn, args, kwargs, flat)
     scoped: dict[int, LocalUse] = {}
+    arrays = converted_arrays(fn, args, kwargs, flat)       # each call's array made a tensor input, if it can be
     for i, (name, value) in enumerate(zip(names, flat)):
         if isinstance(value, torch.Tensor) and type(value) not in (torch.Tensor, torch.nn.Parameter):
             cap.graph_break(f"an input of Tensor subclass {type(value).__name__} (its Python behaviour would not be "
@@ -263,8 +264,8 @@ def _capture(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, An
             positions.append(i)
             guards.tensors.append((i, TensorGuard.of(name, value)))
             attributes[i] = public_attributes(value)     # (those the call reads are guarded after it)
-        elif is_plain_value(value):
-            guards.values.append((i, name, value))
+        elif is_plain_value(value) or i in arrays:      # (an array only converted: any array, its tensor an input)
+            guards.values.append((i, name, OfType(value) if i in arrays else value))
         else:
             use = scoped_uses.get(i)
             fields = loose_fields(value, use)
@@ -303,6 +304,7 @@ def _capture(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, An
         cap.graph_break(f"a Python side effect: {changed} inside the compiled function (a replay would not do it "
                         "again)")
     leaves, result_spec = tree_flatten(result)
+    bind_converted(cap, flat, names, arrays, leaves)
     given_ids = {id(t) for t in flat}
     cap.states_reassigned()
     cap.sequences_reassigned()

@@ -234,13 +234,18 @@ class ProgramReads:
                             reader: Callable[[], Any]) -> None:
         """A tensor the graph held as a constant (its get_attr node) made a graph input that reader() gives at each
         call, guarded by its layout."""
+        self.constant_as_source(tensor, constant, description, functools.partial(_call_reader, reader))
+
+    def constant_as_source(self, tensor: torch.Tensor, constant: Any, description: str,
+                           read: Callable[[list[Any]], Any]) -> None:
+        """As _constant_as_source, the input read(flat) from each call's flattened inputs."""
         node = self.source_placeholder(f"state_{len(self.guards.sources)}")
         node.meta.update(constant.meta)
         constant.replace_all_uses_with(node)
         self.graph.erase_node(constant)
         self.tracer.bind(tensor, node)
         self.tracer.constant_tensors = [t for t in self.tracer.constant_tensors if t is not tensor]
-        self.guards.add_source(description, functools.partial(_call_reader, reader), tensor)
+        self.guards.add_source(description, read, tensor)
         self.source_tensors.append(tensor)
 
     def source_placeholder(self, name: str) -> Any:
