@@ -73,6 +73,11 @@ cdef class Storage:
         """The SharedBlock holding the bytes, or None."""
         return self.owner if isinstance(self.owner, SharedBlock) else None
 
+    def lender(self):
+        """The object whose memory these bytes are (the NumPy array torch.from_numpy borrowed them from), or None
+        where the storage allocated them, shares memory or views another storage."""
+        return None if self.owns_data or isinstance(self.owner, (Storage, SharedBlock)) else self.owner
+
     def _move_to_shared(self, block):
         """Copy the bytes into block (a SharedBlock of at least this size) and use it from now on:
         every tensor over this storage then reads and writes the shared memory."""

@@ -147,3 +147,44 @@ def test_tensor_inputs_that_share_a_storage_do_not_stop_the_replays():
     for a in arrays(3):
         assert torch.equal(compiled(a, base[:5], base[5:]), f(a, base[:5], base[5:]))
     assert entries(compiled) == 1
+
+
+_HELD = torch.ones(3, 4)
+
+
+def test_a_tensor_the_function_holds_over_the_first_arrays_memory_stays_that_tensor():
+    def f(a):
+        return torch.from_numpy(a) * 2 + _HELD
+
+    compiled = torch.compile(f)
+    assert torch.equal(compiled(_HELD.numpy()), _HELD * 3)       # the first batch is the held tensor's memory
+    for a in arrays(3, shape=(3, 4)):
+        assert torch.equal(compiled(a), f(a))
+
+
+def test_another_arrays_conversion_over_the_same_memory_stays_that_arrays():
+    def f(a, b):
+        return torch.from_numpy(a) + torch.from_numpy(b) * float(b[0, 0])
+
+    reference = np.full((3, 4), 2.0, np.float32)
+    compiled = torch.compile(f)
+    assert torch.equal(compiled(reference[:], reference), f(reference[:], reference))
+    for a in arrays(3, shape=(3, 4)):
+        assert torch.equal(compiled(a, reference), f(a, reference))
+
+
+@pytest.mark.parametrize("reads", ["locals", "eval", "dlpack"])
+def test_values_read_through_the_frame_or_dlpack_are_seen(reads):
+    def by_locals(a):
+        return torch.from_numpy(a) + float(locals()["a"].sum())
+
+    def by_eval(a):
+        return torch.from_numpy(a) + eval("float(a.sum())")
+
+    def by_dlpack(a):
+        return torch.from_numpy(a) * float(np.from_dlpack(torch.from_numpy(a)).sum())
+
+    fn = {"locals": by_locals, "eval": by_eval, "dlpack": by_dlpack}[reads]
+    compiled = torch.compile(fn)
+    for a in arrays(3):
+        assert torch.equal(compiled(a), fn(a))

@@ -18,6 +18,9 @@ from torch._dynamo.guards import Snapshot, is_array
 __all__ = ["bind_converted", "converted_arrays"]
 
 _CONVERTERS = ("from_numpy", "as_tensor", "asarray")
+# Names through which code reads its own locals other than by LOAD_FAST.
+_FRAME_READERS = frozenset({"locals", "vars", "eval", "exec", "_getframe", "currentframe", "f_locals", "stack",
+                            "getframeinfo", "trace"})
 
 
 def converted_arrays(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any],
@@ -39,7 +42,10 @@ def converted_arrays(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict
 
 
 def _only_converted(code: Any, name: str, namespace: dict[str, Any]) -> bool:
-    """Whether every use of local `name` in code is as the one positional argument of a converter call."""
+    """Whether every use of local `name` in code is as the one positional argument of a converter call (and the
+    code names nothing that reads its frame's locals another way)."""
+    if not _FRAME_READERS.isdisjoint(code.co_names):
+        return False
     instructions = list(dis.get_instructions(code))
     loads = 0
     for k, ins in enumerate(instructions):
@@ -84,17 +90,16 @@ def bind_converted(cap: Any, flat: list[Any], names: list[str], converted: dict[
 
 def _bind(cap: Any, flat: list[Any], names: list[str], converted: dict[int, Snapshot], leaves: list[Any]) -> set[int]:
     spans = {i: span for i, span in ((i, _span(v)) for i, v in enumerate(flat)
-                                     if isinstance(v, torch.Tensor) or i in converted) if span is not None}
+                                     if isinstance(v, torch.Tensor) or is_array(v)) if span is not None}
     returned = {id(leaf) for leaf in leaves}
     kept = set()
     for i in converted:
-        expected = _converted(flat, i)
-        if expected is None or i not in spans:
+        if i not in spans:
             kept.add(i)
             continue
         start, end = spans[i]
-        made = [t for t in cap.tracer.constant_tensors if t.data_ptr() == expected.data_ptr()
-                and t.dtype is expected.dtype and t.shape == expected.shape and t.stride() == expected.stride()]
+        # the tensors the call made of this array (their storage borrows it), not others over its memory
+        made = [t for t in cap.tracer.constant_tensors if t._untyped_storage.lender() is flat[i]]
         # a tensor of its memory the graph does not make (handed back as captured), or memory another input shares
         escaped = any(isinstance(t, torch.Tensor) and t.numel() and start <= t.data_ptr() < end
                       and not any(t is m for m in made) for t in leaves)
@@ -109,7 +114,7 @@ def _bind(cap: Any, flat: list[Any], names: list[str], converted: dict[int, Snap
     bound = [i for i in converted if i not in kept]
     if bound and len(spans) > 1:        # a replay's arrays as apart from the other inputs as these were
         cap.guards.add_none("the memory of the converted arrays", functools.partial(
-            _apart, arrays=bound, others=sorted(set(spans) - kept)))
+            _apart, arrays=bound, others=sorted(spans)))
     return kept
 
 

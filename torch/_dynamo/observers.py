@@ -348,6 +348,7 @@ def _observers(capture: _Capture) -> list[tuple[Any, str, Any]]:
             (tensor_cls, "data_ptr", offset_read(tensor_cls.data_ptr)),
             (tensor_cls, "tolist", value_read(tensor_cls.tolist, "Tensor.tolist")),
             (tensor_cls, "_numpy_view", value_read(tensor_cls._numpy_view, "Tensor.numpy")),
+            (tensor_cls, "__dlpack__", value_read(tensor_cls.__dlpack__, "Tensor.__dlpack__ (np.from_dlpack)")),
             (tensor_cls, "__reduce_ex__", value_read(tensor_cls.__reduce_ex__, "pickling a tensor (torch.save)")),
             (autograd, "backward", autograd_call(autograd.backward, "torch.autograd.backward", 3)),
             (autograd, "grad", autograd_call(autograd.grad, "torch.autograd.grad", 4)),
