@@ -469,3 +469,48 @@ def test_a_gradient_read_through_an_argument_objects_chain_replays():
         x = torch.full((3,), float(i))
         torch.testing.assert_close(compiled(state, x), x.norm())
     assert (captures(), stats["replays"]) == (1, 3)
+
+
+def _scaled(x, k=1.0):
+    return x * k
+
+
+def _applies(x, op):
+    return op(x) + 1
+
+
+def test_a_new_partial_or_function_binding_the_same_each_call_replays_and_a_different_binding_captures_again():
+    import functools
+
+    x = torch.randn(4)
+    compiled = torch.compile(_applies)
+    weights = [torch.randn(4)]
+    makers = [lambda: functools.partial(_scaled, k=2.0), lambda: (lambda t: t * weights[0])]
+    for make in [makers[0], makers[0], makers[1], makers[1]]:   # an equal partial, an equal lambda (its code,
+        op = make()                                             # globals and closure the same)
+        torch.testing.assert_close(compiled(x, op), _applies(x, op))
+    assert captures() == 2
+    scale = 3.0
+    different = [functools.partial(_scaled, k=5.0), functools.partial(_scaled, 2.0), (lambda t: t * scale),
+                 functools.partial(_applies, op=abs)]
+    for op in different:        # another keyword value, a positional binding, another code, another function
+        torch.testing.assert_close(compiled(x, op), _applies(x, op))
+    assert captures() == 6
+    weights[0] = torch.randn(4)     # the closure's list holds another tensor: the lambda's own reads see it
+    op = makers[1]()
+    torch.testing.assert_close(compiled(x, op), _applies(x, op))
+
+
+def test_a_closure_over_a_changed_plain_value_captures_again():
+    x = torch.randn(3)
+    compiled = torch.compile(_applies)
+    for k in (2.0, 2.0, 3.0):
+        op = (lambda t, k=k: t * k)         # a default: bound per lambda
+        torch.testing.assert_close(compiled(x, op), _applies(x, op))
+
+    def closing(k):
+        return lambda t: t * k
+
+    for k in (4.0, 4.0, -0.0):
+        torch.testing.assert_close(compiled(x, closing(k)), _applies(x, closing(k)))
+    assert captures() == 4

@@ -5,61 +5,17 @@ in PyTorch's words ("tensor 'x' size mismatch at index 0. expected 3, actual 4")
 from __future__ import annotations
 
 import hashlib
-import math
 import sys
 import weakref
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
 import torch
+from torch._dynamo.plain_values import binding, holds_float, is_plain_value, same_binding, same_plain
 
 __all__ = ["GuardSet", "OfType", "ReadGuard", "Snapshot", "TensorGuard", "aliasing_of", "array_state",
-           "attributes_of", "global_state", "is_array", "is_plain_value", "offset_changed", "same_attributes",
-           "same_value", "weak_reader"]
-
-_PLAIN = (int, float, bool, str, bytes, type(None), torch.dtype, torch.device, complex)
-
-
-def is_plain_value(value: Any) -> bool:
-    """A value a guard compares by equality: numbers (NumPy's scalars too), strings, None, dtypes and devices,
-    and tuples or lists of them."""
-    if isinstance(value, _PLAIN) or _numpy_scalar(value):
-        return True
-    if isinstance(value, (tuple, list)) and len(value) <= 64:
-        return all(isinstance(v, _PLAIN) or _numpy_scalar(v) for v in value)
-    return False
-
-
-def holds_float(value: Any) -> bool:
-    """Whether a plain value is or holds a float or complex (compared by same_plain, not ==: -0.0, NaN)."""
-    if isinstance(value, (float, complex)):
-        return True
-    return isinstance(value, (tuple, list)) and any(holds_float(v) for v in value)
-
-
-def same_plain(a: Any, b: Any) -> bool:
-    """Whether two plain values are the same to a graph that holds one of them: of one type and equal, a float's
-    sign too (-0.0 is not 0.0: x / -0.0 is -inf) and a NaN the same as a NaN; tuples and lists member by member."""
-    if a is b:
-        return True
-    if type(a) is not type(b):
-        return False
-    if isinstance(a, (tuple, list)):
-        return len(a) == len(b) and all(same_plain(x, y) for x, y in zip(a, b))
-    if isinstance(a, complex):
-        return same_plain(a.real, b.real) and same_plain(a.imag, b.imag)
-    if isinstance(a, float):
-        return (a == b and math.copysign(1.0, a) == math.copysign(1.0, b)) or (a != a and b != b)
-    try:
-        return bool(a == b)
-    except Exception:           # a value without a truth value for ==
-        return False
-
-
-def _numpy_scalar(value: Any) -> bool:
-    numpy = sys.modules.get("numpy")
-    return numpy is not None and isinstance(value, numpy.generic) and value.dtype.kind in "biufc"
-
+           "attributes_of", "global_state", "holds_float", "is_array", "is_plain_value", "offset_changed",
+           "same_attributes", "same_plain", "same_value", "weak_reader"]
 
 def global_state() -> tuple[Any, ...]:
     """The process state a graph's behaviour depends on: grad mode, the default dtype, autocast, deterministic
@@ -176,6 +132,7 @@ class Snapshot:
         self.value = value
         self.attributes = attributes_of(value) if attributes else None
         self.contents = array_state(value) if is_array(value) else None
+        self.binding = binding(value)       # a partial or function: another binding the same is as good
 
     def __repr__(self) -> str:
         return f"{type(self.value).__name__} object"
@@ -219,7 +176,8 @@ def same_value(now: Any, expected: Any) -> bool:
     if isinstance(expected, OfType):
         return type(now) is expected.type
     if isinstance(expected, Snapshot):
-        return now is expected.value and (expected.attributes is None or
+        return (now is expected.value or type(now) is type(expected.value) and expected.binding is not None
+                and same_binding(now, expected.binding)) and (expected.attributes is None or
                                           same_attributes(attributes_of(now), expected.attributes)) and \
             (expected.contents is None or array_state(now) == expected.contents)
     return same_plain(now, expected)
