@@ -514,3 +514,66 @@ def test_a_closure_over_a_changed_plain_value_captures_again():
     for k in (4.0, 4.0, -0.0):
         torch.testing.assert_close(compiled(x, closing(k)), _applies(x, closing(k)))
     assert captures() == 4
+
+
+def test_a_partial_or_function_handed_back_is_the_calls_own():
+    import functools
+
+    def applies_and_returns(x, op):
+        return op(x), op
+
+    compiled = torch.compile(applies_and_returns)
+    x = torch.ones(2)
+    for op in [functools.partial(_scaled, k=2.0), functools.partial(_scaled, k=2.0), lambda t: t * 2]:
+        result, back = compiled(x, op)
+        assert back is op and torch.equal(result, x * 2)
+
+
+def _shift_or_scale(mode="scale", k=1.0, *, x):
+    return x * k if mode == "scale" else x + k
+
+
+def test_what_a_partial_binds_by_position_and_by_keyword_and_a_functions_names_stay_apart():
+    import functools
+
+    def keyword_call(x, op):
+        return op(x=x)
+
+    def by_name(x, op):
+        return op(x) * len(op.__name__)
+
+    def lambda_named(name):
+        op = lambda t: t * 2       # noqa: E731 - the same code each time, its __name__ set
+        op.__name__ = name
+        return op
+
+    x = torch.ones(2)
+    compiled = torch.compile(keyword_call)
+    for op in [functools.partial(_shift_or_scale, "k", 2.0), functools.partial(_shift_or_scale, k=2.0)]:
+        torch.testing.assert_close(compiled(x, op), keyword_call(x, op))      # x + 2, then x * 2
+    named = torch.compile(by_name)
+    for name in ("a", "a", "bbb"):
+        torch.testing.assert_close(named(x, lambda_named(name)), by_name(x, lambda_named(name)))
+    assert captures() == 4
+
+
+def test_a_list_a_partial_or_closure_binds_is_the_calls_own_list():
+    import functools
+
+    def returns_bound(x, op):
+        return op(x), op.keywords["k"] if isinstance(op, functools.partial) else op.__closure__[0].cell_contents
+
+    def closing(values):
+        return lambda t: t * values[0]
+
+    compiled = torch.compile(returns_bound)
+    x = torch.ones(2)
+    for op in [functools.partial(_scaled_by_first, k=[2.0]), functools.partial(_scaled_by_first, k=[2.0]),
+               closing([3.0]), closing([3.0])]:
+        bound = op.keywords["k"] if isinstance(op, functools.partial) else op.__closure__[0].cell_contents
+        result, back = compiled(x, op)
+        assert back is bound and torch.equal(result, x * bound[0])
+
+
+def _scaled_by_first(x, k):
+    return x * k[0]

@@ -86,9 +86,10 @@ def scoped_arguments(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict
     return found
 
 
-def input_names(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[str]:
-    """A name per flattened input, as the guards and the graph show them: the parameter's name, with its
-    position in the parameter's pytree when it holds several (d_0, d_1)."""
+def input_names(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any], count: int) -> list[str]:
+    """A name per flattened input (count of them), as the guards and the graph show them: the parameter's name, with
+    its position in the parameter's pytree when it holds several (d_0, d_1); arg0, arg1... where those do not
+    number count."""
     try:
         bound = inspect.signature(fn).bind(*args, **kwargs)
         named = list(bound.arguments.items())
@@ -106,7 +107,7 @@ def input_names(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str,
             candidate, n = f"{name}_{n}", n + 1
         seen.add(candidate)
         unique.append(candidate)
-    return unique
+    return unique if len(unique) == count else [f"arg{i}" for i in range(count)]
 
 
 # -- containers the result hands back as they are --------------------------------------------------------------------

@@ -239,9 +239,7 @@ def _capture(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, An
              guard_target: Callable[..., Any] | None) -> Captured:
     global _active
     flat, structure = tree_flatten((args, kwargs))
-    names = call_values.input_names(fn, args, kwargs)
-    if len(names) != len(flat):
-        names = [f"arg{i}" for i in range(len(flat))]
+    names = call_values.input_names(fn, args, kwargs, len(flat))
     cap = _Capture(fullgraph)
     cap.arguments = (args, kwargs)
     guards = cap.guards
@@ -305,6 +303,7 @@ def _capture(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, An
                         "again)")
     leaves, result_spec = tree_flatten(result)
     bind_converted(cap, flat, names, arrays, leaves)
+    guards.pin(leaves)          # a partial or function handed back: the object itself, as eager hands it back
     given_ids = {id(t) for t in flat}
     cap.states_reassigned()
     cap.sequences_reassigned()

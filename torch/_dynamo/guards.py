@@ -324,6 +324,13 @@ class GuardSet:
         self.values = []
         self.fast = None
 
+    def pin(self, objects: list[Any]) -> None:
+        """The arguments among objects guarded as themselves, not on what they bind (a replay hands them back)."""
+        handed = {id(o) for o in objects}
+        for _, _, value in self.values:
+            if isinstance(value, Snapshot) and id(value.value) in handed:
+                value.binding = None
+
     def add_none(self, description: str, read: Callable[[list[Any]], Any]) -> None:
         self.nones.append((description, read))
 

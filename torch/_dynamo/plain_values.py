@@ -3,7 +3,6 @@ tuples or lists of them) and how it compares them, and what a functools.partial 
 (compared as PyTorch's guards compare them: the same objects, plain values equal)."""
 from __future__ import annotations
 
-import copy
 import functools
 import math
 import sys
@@ -58,31 +57,31 @@ def _numpy_scalar(value: Any) -> bool:
     return numpy is not None and isinstance(value, numpy.generic) and value.dtype.kind in "biufc"
 
 
-def binding(value: Any) -> tuple[tuple[Any, ...], tuple[Any, ...]] | None:
-    """What a functools.partial or a Python function binds, as PyTorch guards an argument holding one: (what must
-    be the same objects: the function; a function's code and globals; the values it binds: a partial's arguments
-    and keywords, a function's defaults and closure, plain ones copied); None for any other object (guarded by
+def binding(value: Any) -> tuple[tuple[Any, ...], ...] | None:
+    """What a functools.partial or a Python function binds, as PyTorch guards an argument holding one, in groups
+    compared member by member (same_binding): the function; a function's code, globals, names, defaults, keyword
+    defaults, annotations and closure; a partial's arguments and keywords. None for any other object (guarded by
     identity)."""
-    fixed: tuple[Any, ...]
     if type(value) is functools.partial:
-        fixed, values = (value.func,), [*value.args, *(part for item in value.keywords.items() for part in item)]
-    elif type(value) is types.FunctionType:
-        try:
-            cells = [cell.cell_contents for cell in value.__closure__ or ()]
-        except ValueError:          # an empty cell
-            return None
-        fixed = (value.__code__, value.__globals__)
-        values = [*(value.__defaults__ or ()), *(part for item in (value.__kwdefaults__ or {}).items() for part in item),
-                  *cells]
-    else:
+        keywords = value.keywords
+        return (value.func,), tuple(value.args), tuple(keywords), tuple(keywords.values())
+    if type(value) is not types.FunctionType:
         return None
-    return fixed, tuple(copy.deepcopy(v) if is_plain_value(v) else v for v in values)
+    try:
+        cells = tuple(cell.cell_contents for cell in value.__closure__ or ())
+    except ValueError:          # an empty cell
+        return None
+    kwdefaults, annotations = value.__kwdefaults__ or {}, value.__annotations__
+    return ((value.__code__, value.__globals__),
+            (value.__name__, value.__qualname__, value.__module__, value.__doc__), value.__defaults__ or (),
+            tuple(kwdefaults), tuple(kwdefaults.values()), tuple(annotations), tuple(annotations.values()), cells)
 
 
-def same_binding(now: Any, expected: tuple[tuple[Any, ...], tuple[Any, ...]]) -> bool:
-    """Whether an object binds what a binding holds: the same objects, and the values equal (plain ones) or the
-    same objects."""
+def same_binding(now: Any, expected: tuple[tuple[Any, ...], ...]) -> bool:
+    """Whether an object binds what a binding holds, group by group: the same objects, or equal immutable plain
+    values (a list, which the call could hand back or change, the same object)."""
     found = binding(now)
-    return found is not None and len(found[0]) == len(expected[0]) and len(found[1]) == len(expected[1]) and \
-        all(a is b for a, b in zip(found[0], expected[0])) and \
-        all(a is b or (is_plain_value(b) and same_plain(a, b)) for a, b in zip(found[1], expected[1]))
+    return found is not None and len(found) == len(expected) and all(
+        len(group) == len(held) and all(a is b or (is_plain_value(b) and not isinstance(b, list) and same_plain(a, b))
+                                         for a, b in zip(group, held))
+        for group, held in zip(found, expected))
