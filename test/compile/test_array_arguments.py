@@ -188,3 +188,15 @@ def test_values_read_through_the_frame_or_dlpack_are_seen(reads):
     compiled = torch.compile(fn)
     for a in arrays(3):
         assert torch.equal(compiled(a), fn(a))
+
+
+def test_batches_of_other_sizes_are_captured_as_one_family_of_sizes_as_tensor_arguments_are():
+    def f(a, w):
+        return (torch.from_numpy(a) @ w).relu()
+
+    compiled, w = torch.compile(f), torch.randn(4, 3)
+    for rows in (5, 6, 7, 6, 5):
+        a = arrays(1, shape=(rows, 4), seed=rows)[0]
+        torch.testing.assert_close(compiled(a, w), f(a, w))
+    families = [entry.family for entry in compiled._ember_compiled.entries]
+    assert len(families) == 3 and len(set(families) - {None}) == 1      # the first size, then its family

@@ -309,7 +309,7 @@ class GuardSet:
                 return found if isinstance(found, str) else f"{description} == None"
         for reader, guard in self.sources:
             try:
-                failure = guard.failure(reader(flat))
+                failure = guard.failure(reader(flat), sizes)
             except ReferenceError:
                 failure = f"the owner of {guard.name} was freed"
             if failure is not None:
