@@ -1,10 +1,12 @@
 """torch._dynamo.array_arguments: a NumPy array argument that the compiled function only converts whole into a
 tensor sharing its memory (torch.from_numpy(a), torch.as_tensor(a), torch.asarray(a), and the parameter used
-nowhere else in the function's code) is a graph input made from each call's array, guarded on its type and on
-the tensor's layout, as Dynamo makes an ndarray argument a tensor input: a new array each call replays. Any
-other use keeps the array guarded on its values (guards.array_state), since the program may read them outside
-any operator; so does a converted tensor that no operator reads (it would be handed back as captured) or that
-shares memory with a tensor argument (one graph input cannot stand for both)."""
+nowhere else in the function's code, nor its frame's locals read another way) is a graph input made from each
+call's array, guarded on its type, on the tensor's layout (a new size joins the capture's family of sizes) and on
+its memory staying apart from the other inputs', as Dynamo makes an ndarray argument a tensor input: a new array
+each call replays. The inputs are the tensors whose storage borrows the array itself, not others over the same
+memory (a global's). Any other use keeps the array guarded on its values (guards.array_state), since the program
+may read them outside any operator; so do a converted tensor handed back or no operator reads, and an array
+sharing memory with another input at the capture."""
 from __future__ import annotations
 
 import dis
@@ -19,8 +21,7 @@ __all__ = ["bind_converted", "converted_arrays"]
 
 _CONVERTERS = ("from_numpy", "as_tensor", "asarray")
 # Names through which code reads its own locals other than by LOAD_FAST.
-_FRAME_READERS = frozenset({"locals", "vars", "eval", "exec", "_getframe", "currentframe", "f_locals", "stack",
-                            "getframeinfo", "trace"})
+_FRAME_READERS = frozenset({"locals", "vars", "eval", "exec", "_getframe", "currentframe", "f_locals"})
 
 
 def converted_arrays(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any],
@@ -89,6 +90,7 @@ def bind_converted(cap: Any, flat: list[Any], names: list[str], converted: dict[
 
 
 def _bind(cap: Any, flat: list[Any], names: list[str], converted: dict[int, Snapshot], leaves: list[Any]) -> set[int]:
+    """The converted arrays' tensors made sources; the positions kept on their values."""
     spans = {i: span for i, span in ((i, _span(v)) for i, v in enumerate(flat)
                                      if isinstance(v, torch.Tensor) or is_array(v)) if span is not None}
     returned = {id(leaf) for leaf in leaves}

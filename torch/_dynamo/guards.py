@@ -17,6 +17,7 @@ __all__ = ["GuardSet", "OfType", "ReadGuard", "Snapshot", "TensorGuard", "aliasi
            "attributes_of", "global_state", "holds_float", "is_array", "is_plain_value", "offset_changed",
            "same_attributes", "same_plain", "same_value", "weak_reader"]
 
+
 def global_state() -> tuple[Any, ...]:
     """The process state a graph's behaviour depends on: grad mode, the default dtype, autocast, deterministic
     algorithms (PyTorch's global state guard)."""
@@ -176,9 +177,10 @@ def same_value(now: Any, expected: Any) -> bool:
     if isinstance(expected, OfType):
         return type(now) is expected.type
     if isinstance(expected, Snapshot):
-        return (now is expected.value or type(now) is type(expected.value) and expected.binding is not None
-                and same_binding(now, expected.binding)) and (expected.attributes is None or
-                                          same_attributes(attributes_of(now), expected.attributes)) and \
+        same_object = now is expected.value or (type(now) is type(expected.value) and expected.binding is not None
+                                                and same_binding(now, expected.binding))
+        return same_object and (expected.attributes is None
+                                or same_attributes(attributes_of(now), expected.attributes)) and \
             (expected.contents is None or array_state(now) == expected.contents)
     return same_plain(now, expected)
 
