@@ -129,8 +129,9 @@ class Rendezvous:
                 return int(self.store.get(self._key(round_, "size")))
             self._raise_if_closed(failed)
             joined, now = self._count(round_, "joined"), time.monotonic()
-            if round_ > 0 and self._count(round_ - 1, "beat") != beats:
-                beats, beaten = self._count(round_ - 1, "beat"), now
+            beat = self._count(round_ - 1, "beat") if round_ > 0 else beats
+            if beat != beats:
+                beats, beaten = beat, now
             # (the round before is over once its agents left it, or, those left having died, once it is quiet)
             if joined >= self.min_nodes and last_call_end is None and \
                     (self._over(round_ - 1) or now >= beaten + _LEFT_WAIT):
