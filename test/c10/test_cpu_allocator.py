@@ -1,4 +1,4 @@
-"""The CPU allocator's cache of large blocks (c10/cpu_allocator.pyx): a freed block of 1 MiB or more is
+"""The CPU allocator's cache of large blocks (c10/cpu_allocator.pyx): a freed block of 128 KiB or more is
 handed out again for the same size class instead of fresh, page-faulting memory; the cache is bounded,
 can be emptied, and never changes what tensors hold."""
 from __future__ import annotations
@@ -33,6 +33,15 @@ def test_a_freed_large_block_is_reused_for_the_next_tensor_of_its_size_class():
     again = torch.empty(MIB // 2 - 100)               # a little smaller: the same class
     assert again.data_ptr() == address
     assert cpu_allocator.cached_bytes() == 0
+
+
+def test_a_freed_block_of_a_quarter_mebibyte_is_reused_rather_than_faulted_in_again():
+    # glibc maps such blocks fresh or trims them off its heap's top when freed: each reuse would fault its pages
+    first = torch.empty(MIB // 16)                     # 256 KiB of float32
+    address = first.data_ptr()
+    del first
+    assert cpu_allocator.cached_bytes() == MIB // 4
+    assert torch.empty(MIB // 16).data_ptr() == address
 
 
 def test_small_blocks_go_straight_back_to_the_c_library():
