@@ -63,6 +63,9 @@ def test_bmm_and_mm_match_numpy_for_every_layout_and_thread_split(batch, m, n, k
         bias = torch.from_numpy(rng.standard_normal(n).astype(DTYPES[dtype][0]))
         _check(torch.addmm(bias, a[0], b[0], beta=0.5, alpha=2.0),
                0.5 * bias.numpy().astype(np.float64) + 2.0 * expected[0], dtype)
+        # beta 1: each thread writes the bias into its band of rows (or columns) before accumulating onto it
+        _check(torch.addmm(bias, a[0], b[0], alpha=2.0), bias.numpy().astype(np.float64) + 2.0 * expected[0], dtype)
+        _check(torch.baddbmm(bias, a, b), bias.numpy().astype(np.float64) + expected, dtype)
     finally:
         torch.set_num_threads(before)
 
@@ -74,6 +77,13 @@ def test_one_product_split_into_row_or_column_bands_matches_numpy(shape):
     a, b = rng.standard_normal((m, k)), rng.standard_normal((k, n))
     product = torch.mm(torch.from_numpy(a), torch.from_numpy(b))
     np.testing.assert_allclose(product.numpy(), a @ b, rtol=1e-12, atol=1e-12)
+    rows = rng.standard_normal((3, n))
+    bias = torch.from_numpy(rows)[1]                     # a row at a storage offset
+    np.testing.assert_allclose(torch.addmm(bias, torch.from_numpy(a), torch.from_numpy(b)).numpy(),
+                               rows[1] + a @ b, rtol=1e-12, atol=1e-12)
+    gapped = torch.from_numpy(rng.standard_normal((n, 2)))[:, 0]      # not contiguous: broadcast by a copy first
+    np.testing.assert_allclose(torch.addmm(gapped, torch.from_numpy(a), torch.from_numpy(b)).numpy(),
+                               gapped.numpy() + a @ b, rtol=1e-12, atol=1e-12)
 
 
 def test_bmm_leaves_the_operands_and_blas_thread_count_unchanged():

@@ -20,6 +20,7 @@ ctypedef struct GemmPlan:
     Py_ssize_t a_batch, b_batch     # element strides between the batch's matrices
     Py_ssize_t a_rs, b_cs           # A's row stride, B's column stride (for bands)
     double alpha, beta              # C = alpha * A @ B + beta * C (gemm_plan sets 1 and 0)
+    const char* row                 # NULL, or n values each piece first writes into each of its rows of C
 
 cdef sgemm_t blas_sgemm() noexcept
 cdef dgemm_t blas_dgemm() noexcept

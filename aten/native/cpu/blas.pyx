@@ -17,6 +17,7 @@ Where NumPy's BLAS is another library, nothing is found and everything goes thro
 """
 import numpy as np
 from cython.parallel cimport prange
+from libc.string cimport memcpy
 from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
 
 cdef extern from "dlfcn.h" nogil:
@@ -141,16 +142,28 @@ cdef bint gemm_plan(GemmPlan* p, Py_ssize_t batch, Py_ssize_t m, Py_ssize_t n, P
         return False
     p.batch, p.m, p.n, p.k = batch, m, n, k
     p.alpha, p.beta = 1.0, 0.0
+    p.row = NULL
     p.a_batch, p.b_batch = a_strides[0], b_strides[0]
     p.a_rs, p.b_cs = a_strides[1], b_strides[2]
     return (_operand(m, k, a_strides[1], a_strides[2], &p.ta, &p.lda)
             and _operand(k, n, b_strides[1], b_strides[2], &p.tb, &p.ldb))
 
 
+cdef inline void _fill_rows(const GemmPlan* p, char* c, Py_ssize_t rows, Py_ssize_t lo, Py_ssize_t cols,
+                            Py_ssize_t size) noexcept nogil:
+    """p.row's columns lo..lo+cols written into `rows` rows of C from c (rows p.n apart): an addmm's bias
+    broadcast by the thread that then accumulates its band of the product onto it, while the band is in
+    its cache, rather than by a separate single-threaded pass over the whole output first."""
+    cdef Py_ssize_t r
+    if p.row != NULL:
+        for r in range(rows):
+            memcpy(c + r * p.n * size, p.row + lo * size, cols * size)
+
+
 cdef void _gemm_piece(const GemmPlan* p, bint dbl, const char* a, const char* b, char* c, Py_ssize_t t,
                       Py_ssize_t pieces) noexcept nogil:
     """Piece t of `pieces`: a run of whole batches, or of rows (columns) of a single product."""
-    cdef Py_ssize_t lo, hi, i, size = 4 if not dbl else 8
+    cdef Py_ssize_t lo, hi, i, col, size = 4 if not dbl else 8
     cdef Py_ssize_t m = p.m, n = p.n
     cdef const char* pa
     cdef const char* pb
@@ -161,6 +174,7 @@ cdef void _gemm_piece(const GemmPlan* p, bint dbl, const char* a, const char* b,
             pa = a + i * p.a_batch * size
             pb = b + i * p.b_batch * size
             pc = c + i * m * n * size
+            _fill_rows(p, pc, m, 0, n, size)
             if dbl:
                 _dgemm(CBLAS_ROW_MAJOR, p.ta, p.tb, m, n, p.k, p.alpha, <const double*>pa, p.lda,
                        <const double*>pb, p.ldb, p.beta, <double*>pc, n)
@@ -172,13 +186,14 @@ cdef void _gemm_piece(const GemmPlan* p, bint dbl, const char* a, const char* b,
     if m >= n:
         lo, hi = m * t // pieces, m * (t + 1) // pieces
         pa, pb, pc = a + lo * p.a_rs * size, b, c + lo * n * size
-        m = hi - lo
+        m, col = hi - lo, 0
     else:
         lo, hi = n * t // pieces, n * (t + 1) // pieces
         pa, pb, pc = a, b + lo * p.b_cs * size, c + lo * size
-        n = hi - lo
+        n, col = hi - lo, lo
     if m == 0 or n == 0:
         return
+    _fill_rows(p, pc, m, col, n, size)
     if dbl:
         _dgemm(CBLAS_ROW_MAJOR, p.ta, p.tb, m, n, p.k, p.alpha, <const double*>pa, p.lda, <const double*>pb,
                p.ldb, p.beta, <double*>pc, p.n)
