@@ -253,14 +253,17 @@ class _Holder:
         self.value = value
 
 
-def test_a_result_object_holding_tensors_is_a_graph_break_not_a_stale_object():
+def test_a_result_object_holding_tensors_is_made_anew_holding_each_replays_tensors():
     for wrap in (lambda y: _Output(y, "ok"), _Holder):
         compiled = torch.compile(lambda x, wrap=wrap: wrap(x * 2))
+        results = []
         for k in range(3):
             x = torch.full((3,), float(k))
             got = compiled(x)
             assert torch.equal(got.loss if isinstance(got, _Output) else got.value, x * 2)
-    assert stats["graph_breaks"] >= 2
+            results.append(got)
+        assert len({id(r) for r in results}) == 3 and type(results[2]) is type(results[0])
+    assert stats["graph_breaks"] == 0 and stats["replays"] >= 4
 
 
 def test_a_compiled_function_under_vmap_or_forward_ad_runs_as_it_is():

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
-import sys
 import types
 from typing import Any, Callable
 
@@ -17,19 +16,7 @@ from torch._dynamo.loose_arguments import loose_fields
 from torch._dynamo.program_state import CALLABLES, is_program_file, program_methods
 from torch.utils._pytree import tree_flatten
 
-__all__ = ["holds_tensors", "input_names", "kept_containers", "mutable_object", "scoped_arguments", "with_kept"]
-
-_IMMUTABLE = (torch.Tensor, type, types.FunctionType, types.BuiltinFunctionType, types.MethodType, types.ModuleType,
-              torch.nn.Module, tuple, frozenset, range, slice, torch.Size)
-
-
-def mutable_object(value: Any) -> bool:
-    """A result's leaf a caller could change and a replay would hand out again: a set, an array, an object."""
-    if value is None or is_plain_value(value) or isinstance(value, _IMMUTABLE):
-        return False
-    numpy = sys.modules.get("numpy")
-    return numpy is None or not isinstance(value, numpy.generic)
-
+__all__ = ["holds_tensors", "input_names", "kept_containers", "scoped_arguments", "with_kept"]
 
 def holds_tensors(value: Any, depth: int = 4) -> bool:
     """Whether a result's leaf that is no tensor holds tensors (a dataclass, an object with a __dict__ or

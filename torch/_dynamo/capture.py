@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 import torch
-from torch._dynamo import call_values, utils
+from torch._dynamo import call_values, made_results, utils
 from torch._dynamo.array_arguments import bind_converted, converted_arrays
 from torch._dynamo.global_reads import LocalUse
 from torch._dynamo.graph_passes import elide_fresh_copies
@@ -109,6 +109,7 @@ class Captured:
     # after a Python side effect: the guards on what the program's functions read (torch._dynamo.side_effects)
     effect_reads: list[Any] | None = None
     kept: list[Any] = dataclasses.field(default_factory=list)     # containers handed back as they are (call_values)
+    remade: list[int] = dataclasses.field(default_factory=list)   # the leaves a replay makes again (made_results)
 
     def __post_init__(self) -> None:
         self.single_output = (self.result_spec.num_leaves == 1 and self.result_outputs == [0]
@@ -285,7 +286,7 @@ def _capture(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, An
         guards.values.append((i, names[i], OfType(flat[i])))
         bind_fields(cap, names[i], i, fields)
     cap.effects.function(guard_target or fn)
-    cap.effects.arguments([*(f"argument {i}" for i in range(len(args))), *(f"argument {k}" for k in kwargs)],
+    cap.effects.arguments([*map(str, range(len(args))), *kwargs],
                           [*args, *kwargs.values()], scoped, {id(flat[i]) for i in loose})
     for i in positions:         # objects and containers kept on a tensor argument: a change the call makes to
         for key, value, plain in attributes[i]:     # one is a side effect
@@ -314,14 +315,10 @@ def _capture(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, An
     if any(isinstance(leaf, torch.Tensor) and leaf.grad_fn is not None and leaf.retains_grad for leaf in leaves) \
             and cap.break_reason is None:
         cap.graph_break("the result is a tensor that retains its gradient (retain_grad): a replay's output would not")
-    holder = next((leaf for leaf in leaves if call_values.holds_tensors(leaf)), None)
-    if holder is not None and cap.break_reason is None:
-        cap.graph_break(f"the result holds tensors inside a {type(holder).__name__} object, which a replay would "
-                        "return as captured (a type registered with torch.utils._pytree is rebuilt)")
-    made = next((leaf for leaf in leaves if call_values.mutable_object(leaf) and not cap.effects.known(leaf)), None)
-    if made is not None and cap.break_reason is None:
-        cap.graph_break(f"the result holds a {type(made).__name__} the call made, which a replay would return as "
-                        "captured (shared with the earlier calls' results)")
+    remade = made_results.plan(leaves, cap.effects.known) if cap.break_reason is None else {}
+    if isinstance(remade, str):
+        cap.graph_break(remade)
+        remade = {}
     if cap.break_reason is None:
         for i in positions:
             if public_attributes(flat[i]) != attributes[i]:
@@ -346,11 +343,11 @@ def _capture(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, An
     if cap.break_reason is not None:
         return Captured(None, guards, example_inputs, positions, leaves, [None] * len(leaves), result_spec, [],
                         cap.break_reason, result, effect_reads=cap.effects.added if changed is not None else None)
-    return _finish(cap, example_inputs, positions, leaves, result_spec, result)
+    return _finish(cap, example_inputs, positions, leaves, result_spec, result, remade)
 
 
 def _finish(cap: _Capture, example_inputs: list[torch.Tensor], positions: list[int], leaves: list[Any],
-            result_spec: Any, result: Any) -> Captured:
+            result_spec: Any, result: Any, remade: dict[int, made_results.Remade]) -> Captured:
     """The graph's outputs (the result's tensors, then the tensors assigned to module attributes), dead code
     removed, and the guards on the tensors the graph holds as constants."""
     tracer = cap.tracer
@@ -368,6 +365,9 @@ def _finish(cap: _Capture, example_inputs: list[torch.Tensor], positions: list[i
             outputs.append(tracer.node_of(leaf))
         else:
             result_outputs.append(None)
+    for k, made in remade.items():          # an object the call made: each replay makes it again
+        leaves[k] = made
+        outputs.extend(tracer.node_of(t) for t in made.place(len(outputs)))
     writes: list[Write] = []
     for module, name, value in cap.writes.values():
         position = cap.input_positions.get(id(module)) if isinstance(module, torch.Tensor) else None
@@ -390,7 +390,8 @@ def _finish(cap: _Capture, example_inputs: list[torch.Tensor], positions: list[i
         cap.guards.constants.append((tensor, TensorGuard.of("constant", tensor)))
     return Captured(graph_module, cap.guards, example_inputs, positions, leaves, result_outputs, result_spec,
                     writes, None, result, runs_backward=cap.runs_backward,
-                    kept=call_values.kept_containers(result, *cap.arguments, cap.effects.known, _seen_as(cap)))
+                    kept=call_values.kept_containers(result, *cap.arguments, cap.effects.known, _seen_as(cap)),
+                    remade=list(remade))
 
 
 def _seen_as(cap: _Capture) -> Callable[[Any], str | None]:

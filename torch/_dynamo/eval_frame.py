@@ -11,6 +11,7 @@ Sizes that vary (dynamic=True, mark_dynamic, PyTorch's automatic dynamic shapes)
 a new size its family may not capture runs eagerly."""
 from __future__ import annotations
 
+import contextlib
 import functools
 import itertools
 import logging
@@ -65,10 +66,8 @@ class CacheEntry:
             return fn(*args, **kwargs)
         cap = self.captured
         inputs = [*[flat[i] for i in cap.tensor_positions], *sources]
-        if cap.runs_backward:       # its backward is in the graph: autograd records nothing of it again
-            with torch.no_grad():
-                outputs = self.compiled(*inputs)
-        else:
+        # a graph holding its backward: autograd records nothing of it again
+        with torch.no_grad() if cap.runs_backward else contextlib.nullcontext():
             outputs = self.compiled(*inputs)
         for write in cap.writes:
             if write.members is not None:
@@ -79,6 +78,8 @@ class CacheEntry:
         if cap.single_output:
             return outputs[0]
         leaves = [leaf if out is None else outputs[out] for leaf, out in zip(cap.result_leaves, cap.result_outputs)]
+        for k in cap.remade:        # an object the call made, made again holding this replay's tensors
+            leaves[k] = leaves[k](outputs)
         return call_values.with_kept(tree_unflatten(leaves, cap.result_spec), cap.kept, args, kwargs)
 
 

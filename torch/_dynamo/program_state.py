@@ -23,7 +23,7 @@ import torch
 from torch._dynamo.guards import is_plain_value, same_plain
 
 __all__ = ["CALLABLES", "has_settings", "is_ember_file", "is_object", "is_standard_library", "is_program_class", "is_program_file", "is_program_module",
-           "is_watched", "member_keys", "members_are", "members_of", "plain_attributes", "program_methods",
+           "is_watched", "library_members", "member_keys", "members_are", "members_of", "plain_attributes", "program_methods",
            "same_members"]
 
 # Callables a global, an attribute or a closure variable may hold: guarded by identity (a helper swapped).
@@ -200,6 +200,12 @@ def has_settings(value: Any) -> bool:
         return False
     owner = (getattr(type(value), "__module__", "") or "").partition(".")[0]
     return owner not in ("torch", "aten", "c10") and isinstance(getattr(value, "__dict__", None), dict)
+
+
+def library_members(value: Any) -> tuple[Any, ...] | None:
+    """A library's object's own attributes as one tuple (keys and values; an argument the call may change, a
+    transformers cache say), or None for anything else."""
+    return tuple(_flat(value.__dict__.items())) if has_settings(value) else None
 
 
 def is_watched(value: Any) -> bool:

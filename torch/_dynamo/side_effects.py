@@ -33,7 +33,8 @@ from torch._dynamo.held_state import held_state, is_random_generator, what_chang
 from torch._dynamo.function_reads import FunctionReads, is_callable_held
 from torch._dynamo.readers import attribute_chain, binds, entered_function, generator_states, guarded_chains
 from torch._dynamo.program_state import (has_settings, is_object, is_program_file, is_program_module, member_keys,
-                                         members_are, members_of, plain_attributes, program_methods, same_members)
+                                         library_members, members_are, members_of, plain_attributes, program_methods,
+                                         same_members)
 
 __all__ = ["Effects"]
 
@@ -74,10 +75,12 @@ class Effects(FunctionReads):
         self.held: dict[int, tuple[str, Any, Any]] = {}     # id -> (description, generator or iterator, state)
         # argument objects guarded on what is read of them: id -> (description, object)
         self.objects: dict[int, tuple[str, Any]] = {}
+        self.libraries: set[int] = set()        # the libraries' objects snapshotted (by id)
 
     # -- what the call may change ---------------------------------------------------------------------------------
-    def watch(self, description: str, value: Any, depth: int = _DEPTH) -> None:
-        """Snapshot a container or an object (and those inside it, to `depth`) before the call changes it."""
+    def watch(self, description: str, value: Any, depth: int = _DEPTH, libraries: bool = False) -> None:
+        """Snapshot a container or an object (and those inside it, to `depth`) before the call changes it; with
+        `libraries`, libraries' objects too (reached from an argument: a transformers cache the call updates)."""
         if depth <= 0 or id(value) in self.snapshots:
             return
         if isinstance(value, types.ModuleType):
@@ -92,12 +95,16 @@ class Effects(FunctionReads):
             self.held.setdefault(id(value), (description, value, state))
             return
         members = members_of(value)
+        if members is None and libraries:
+            members = library_members(value)
+            if members is not None:
+                self.libraries.add(id(value))
         if members is None:
             return
         self.snapshots[id(value)] = (description, value, members)
         if len(members) <= 2 * _MAX_MEMBERS:
             for member in members:
-                self.watch(description, member, depth - 1)
+                self.watch(description, member, depth - 1, libraries)
 
     def known(self, value: Any) -> bool:
         """Whether the call reached value from before it ran (an argument, a global, a closure's, a module's)."""
@@ -116,7 +123,8 @@ class Effects(FunctionReads):
             if reader() is not value:
                 return f"{description} was assigned"
         for description, value, members in self.snapshots.values():
-            if not same_members(members, members_of(value)):
+            now = library_members(value) if id(value) in self.libraries else members_of(value)
+            if not same_members(members, now):
                 return f"{description} (a {type(value).__name__}) was changed"
         return None
 
@@ -142,7 +150,7 @@ class Effects(FunctionReads):
         those in `loose` (by id: read only through their fields, which loose_arguments guards)."""
         scoped = scoped or {}
         for name, value in zip(names, values):
-            self.watch(f"argument {name}", value)
+            self.watch(f"argument {name}", value, libraries=True)
             if id(value) in loose:
                 continue
             if id(value) in scoped:
