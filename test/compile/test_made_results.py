@@ -130,3 +130,125 @@ def test_a_transformers_model_compiled_for_inference_returns_fresh_caches_and_de
             got = compiled(token, past_key_values=got.past_key_values)
             expected = model(token, past_key_values=expected.past_key_values)
             torch.testing.assert_close(got.logits, expected.logits, rtol=1e-5, atol=1e-6)
+
+
+class Box:
+    def __init__(self, value=None):
+        self.value = value
+
+
+class _Private:
+    __slots__ = ("__hidden",)
+
+    def __init__(self, value):
+        self.__hidden = value
+
+    def hidden(self):
+        return self.__hidden
+
+
+class _Tagged(int):
+    pass
+
+
+def _replays_as_eager(fn, check, calls=3):
+    """fn compiled and eager side by side over calls with new inputs: check(eager's result, the compiled one's, x)."""
+    compiled = torch.compile(fn)
+    for k in range(calls):
+        x = torch.full((2,), float(k))
+        check(fn(x), compiled(x), x)
+
+
+def test_what_a_made_object_holds_is_this_calls_own_or_a_graph_break():
+    def same_value(eager, got, x):
+        assert torch.equal(got, eager)
+
+    def method(x):              # a bound method of an object the call made: bound to this replay's copy
+        inner = _Private(x + 1)
+        return Box(inner.hidden)
+    _replays_as_eager(method, lambda e, g, x: same_value(e.value(), g.value(), x))
+
+    # a function the call made holding a tensor (a default, an attribute), a class it defined, an int subclass
+    # carrying a tensor: graph breaks, with eager's values
+    def function_default(x):
+        t = x + 1
+        return Box(lambda y, t=t: y + t)
+    _replays_as_eager(function_default, lambda e, g, x: same_value(e.value(0), g.value(0), x))
+
+    def local_class(x):
+        t = x + 1
+
+        class Local:
+            value = t
+        return Local()
+    _replays_as_eager(local_class, lambda e, g, x: same_value(e.value, g.value, x))
+
+    def tagged_int(x):
+        n = _Tagged(3)
+        n.t = x + 1
+        return Box(n)
+    _replays_as_eager(tagged_int, lambda e, g, x: same_value(e.value.t, g.value.t, x))
+    assert stats["graph_breaks"] == 3
+
+
+def test_a_made_object_keeps_eagers_identities_slots_and_tensor_state():
+    def twice(x):
+        box = Box(Box(x + 1))
+        return box, box, box.value
+
+    def check_twice(eager, got, x):
+        assert got[0] is got[1] and got[0].value is got[2] and torch.equal(got[2].value, x + 1)
+    def check_private(eager, got, x):
+        assert torch.equal(got.value.hidden(), x * 3)
+
+    def tensor_attribute(x):
+        t = x + 1
+        t.note = "set in the call"
+        return Box(t)
+
+    def check_note(eager, got, x):      # a replay would not set it: a graph break
+        assert got.value.note == "set in the call" and torch.equal(got.value, x + 1)
+
+    _replays_as_eager(twice, check_twice)
+    _replays_as_eager(lambda x: Box(_Private(x * 3)), check_private)
+    _replays_as_eager(tensor_attribute, check_note)
+    assert stats["graph_breaks"] == 1
+
+
+def test_a_made_object_holding_an_argument_container_is_a_graph_break():
+    compiled = torch.compile(lambda pair: Box(pair))
+    for k in range(3):
+        pair = (torch.full((2,), float(k)), torch.ones(1))
+        got = compiled(pair)
+        assert got.value is pair
+    assert stats["graph_breaks"] == 1
+
+
+def test_a_made_object_a_module_keeps_and_returns_is_one_object_made_again_each_replay():
+    class Keeper(torch.nn.Module):
+        def forward(self, x):
+            self.state = Box(x + 1)
+            return self.state
+
+    model = Keeper()
+    compiled = torch.compile(model)
+    for k in range(3):
+        x = torch.full((2,), float(k))
+        got = compiled(x)
+        assert model.state is got and torch.equal(got.value, x + 1)
+    assert stats["replays"] == 2 and stats["graph_breaks"] == 0
+
+
+def test_a_library_object_nested_in_an_argument_dict_that_the_call_updates_is_a_side_effect():
+    cache_utils = pytest.importorskip("transformers.cache_utils")
+
+    def step(k, state):
+        keys, _ = state["cache"].update(k, k, layer_idx=0)
+        return keys.sum()
+
+    compiled = torch.compile(step)
+    eager_state, compiled_state = {"cache": cache_utils.DynamicCache()}, {"cache": cache_utils.DynamicCache()}
+    for n in range(3):
+        k = torch.full((1, 1, 1, 2), float(n + 1))
+        assert compiled(k, compiled_state).item() == step(k, eager_state).item()
+    assert stats["graph_breaks"] >= 1

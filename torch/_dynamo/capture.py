@@ -109,7 +109,8 @@ class Captured:
     # after a Python side effect: the guards on what the program's functions read (torch._dynamo.side_effects)
     effect_reads: list[Any] | None = None
     kept: list[Any] = dataclasses.field(default_factory=list)     # containers handed back as they are (call_values)
-    remade: list[int] = dataclasses.field(default_factory=list)   # the leaves a replay makes again (made_results)
+    # the objects the call made, made again by each replay after the graph runs (outputs from the last back)
+    made: made_results.MadeObjects | None = None
 
     def __post_init__(self) -> None:
         self.single_output = (self.result_spec.num_leaves == 1 and self.result_outputs == [0]
@@ -308,26 +309,19 @@ def _capture(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, An
     given_ids = {id(t) for t in flat}
     cap.states_reassigned()
     cap.sequences_reassigned()
-    lazy = next((leaf for leaf in leaves if isinstance(leaf, (types.GeneratorType, types.CoroutineType))), None)
-    if lazy is not None and cap.break_reason is None:
-        cap.graph_break(f"the result is a {type(lazy).__name__}, whose body runs as it is iterated (a replay would "
-                        "return the captured one)")
-    if any(isinstance(leaf, torch.Tensor) and leaf.grad_fn is not None and leaf.retains_grad for leaf in leaves) \
-            and cap.break_reason is None:
-        cap.graph_break("the result is a tensor that retains its gradient (retain_grad): a replay's output would not")
-    remade = made_results.plan(leaves, cap.effects.known) if cap.break_reason is None else {}
-    if isinstance(remade, str):
-        cap.graph_break(remade)
-        remade = {}
     if cap.break_reason is None:
         for i in positions:
             if public_attributes(flat[i]) != attributes[i]:
                 cap.graph_break(f"an attribute set on tensor argument {names[i]} (a replay would not set it)")
-        tagged = next((leaf for leaf in leaves if isinstance(leaf, torch.Tensor) and id(leaf) not in given_ids
-                       and public_attributes(leaf)), None)
-        if tagged is not None:
-            cap.graph_break("a tensor of the result carries attributes set in the call (a replay's result would "
-                            "not)")
+    problem = made_results.result_problem(leaves, given_ids)
+    if problem is not None and cap.break_reason is None:
+        cap.graph_break(problem)
+    assigned = [value for _, _, value in cap.writes.values() if not cap.computed_tensors(value)]
+    made = made_results.plan([*leaves, *assigned], cap.effects.known, cap.arguments) if cap.break_reason is None \
+        else None
+    if isinstance(made, str):
+        cap.graph_break(made)
+        made = None
     reached = {**guarded_tensors(guards.reads), **cap.attribute_tensors}
     if cap.break_reason is None and not reached.keys().isdisjoint(cap.field_positions):
         cap.graph_break("a dataclass argument's field is also read from elsewhere (a global, a module): one graph "
@@ -343,11 +337,11 @@ def _capture(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, An
     if cap.break_reason is not None:
         return Captured(None, guards, example_inputs, positions, leaves, [None] * len(leaves), result_spec, [],
                         cap.break_reason, result, effect_reads=cap.effects.added if changed is not None else None)
-    return _finish(cap, example_inputs, positions, leaves, result_spec, result, remade)
+    return _finish(cap, example_inputs, positions, leaves, result_spec, result, made)
 
 
 def _finish(cap: _Capture, example_inputs: list[torch.Tensor], positions: list[int], leaves: list[Any],
-            result_spec: Any, result: Any, remade: dict[int, made_results.Remade]) -> Captured:
+            result_spec: Any, result: Any, made: made_results.MadeObjects | None) -> Captured:
     """The graph's outputs (the result's tensors, then the tensors assigned to module attributes), dead code
     removed, and the guards on the tensors the graph holds as constants."""
     tracer = cap.tracer
@@ -364,9 +358,8 @@ def _finish(cap: _Capture, example_inputs: list[torch.Tensor], positions: list[i
             result_outputs.append(len(outputs))
             outputs.append(tracer.node_of(leaf))
         else:
-            result_outputs.append(None)
-    for k, made in remade.items():          # an object the call made: each replay makes it again
-        leaves[k] = made
+            result_outputs.append(None if made is None else made.output_of(leaf))
+    if made is not None:        # the objects the call made: each replay makes them again, after the graph's outputs
         outputs.extend(tracer.node_of(t) for t in made.place(len(outputs)))
     writes: list[Write] = []
     for module, name, value in cap.writes.values():
@@ -379,6 +372,8 @@ def _finish(cap: _Capture, example_inputs: list[torch.Tensor], positions: list[i
             writes.append(Write(module, name, None, type(value), position,
                                 tuple(range(len(outputs), len(outputs) + len(value))), field))
             outputs.extend(tracer.node_of(t) for t in value)
+        elif made is not None and made.output_of(value) is not None:      # an object the call made
+            writes.append(Write(module, name, made.output_of(value), None, position, field=field))
         else:
             writes.append(Write(module, name, None, value, position, field=field))
     cap.graph.output(tuple(outputs))
@@ -391,7 +386,7 @@ def _finish(cap: _Capture, example_inputs: list[torch.Tensor], positions: list[i
     return Captured(graph_module, cap.guards, example_inputs, positions, leaves, result_outputs, result_spec,
                     writes, None, result, runs_backward=cap.runs_backward,
                     kept=call_values.kept_containers(result, *cap.arguments, cap.effects.known, _seen_as(cap)),
-                    remade=list(remade))
+                    made=made)
 
 
 def _seen_as(cap: _Capture) -> Callable[[Any], str | None]:

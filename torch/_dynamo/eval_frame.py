@@ -69,6 +69,8 @@ class CacheEntry:
         # a graph holding its backward: autograd records nothing of it again
         with torch.no_grad() if cap.runs_backward else contextlib.nullcontext():
             outputs = self.compiled(*inputs)
+        if cap.made is not None:        # the objects the call made, made again holding this replay's tensors
+            outputs = (*outputs, *cap.made(outputs))
         for write in cap.writes:
             if write.members is not None:
                 value = write.value(outputs[i] for i in write.members)
@@ -78,8 +80,6 @@ class CacheEntry:
         if cap.single_output:
             return outputs[0]
         leaves = [leaf if out is None else outputs[out] for leaf, out in zip(cap.result_leaves, cap.result_outputs)]
-        for k in cap.remade:        # an object the call made, made again holding this replay's tensors
-            leaves[k] = leaves[k](outputs)
         return call_values.with_kept(tree_unflatten(leaves, cap.result_spec), cap.kept, args, kwargs)
 
 

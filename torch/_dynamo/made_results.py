@@ -22,19 +22,20 @@ import types
 from typing import Any, Callable
 
 import torch
-from torch._dynamo.call_values import holds_tensors
 from torch._dynamo.plain_values import is_plain_value
+from torch._dynamo.tensor_attributes import public_attributes
 
-__all__ = ["Remade", "plan"]
+__all__ = ["MadeObjects", "plan", "result_problem"]
 
-# copied as themselves: values that cannot change, and functions and classes (a closure the call made is the
-# exception: its cells could hold what the call made)
-_ATOMS = (int, float, bool, str, bytes, complex, type(None), torch.dtype, torch.device, type, types.ModuleType,
-          types.BuiltinFunctionType, types.MethodType, types.FunctionType, range, slice)
+# handed back as themselves, never copied: values that cannot change (exactly these types: a subclass may carry
+# attributes), and the classes and functions that existed before the call
+_ATOM_TYPES: tuple[type, ...] = (int, float, bool, str, bytes, complex, type(None), torch.dtype, torch.device, range,
+                                 slice, types.ModuleType, types.BuiltinFunctionType)
 _BUILTIN_ATOMS = (int, float, bool, str, bytes, complex, type(None))
 _PROTOCOL = ("__deepcopy__", "__copy__", "__reduce__", "__reduce_ex__", "__getstate__", "__setstate__")
 _CONTAINERS = (list, tuple, dict, set, frozenset)
 _MOST_OBJECTS = 10_000          # a result reaching more objects than this the call made stays a graph break
+_HEAP_TYPE = 1 << 9             # Py_TPFLAGS_HEAPTYPE: a class defined in Python
 
 
 class _Slot:
@@ -45,76 +46,114 @@ class _Slot:
         self.index = index
 
 
-class Remade:
-    """One result leaf made anew at each replay: a copy of `template` with its slots filled by the outputs."""
+class MadeObjects:
+    """The objects a call made and hands back (result leaves, values it assigned to module attributes), made anew
+    at each replay, together (one object reached from two of them is one object in both), from a template whose
+    slots the replay's outputs fill."""
 
-    def __init__(self, value: Any, kept: dict[int, Any], tensors: list[torch.Tensor]) -> None:
-        self.tensors = tensors          # the captured tensors in it, in the order of their graph outputs
+    def __init__(self, roots: list[Any], kept: dict[int, Any], tensors: list[torch.Tensor]) -> None:
+        self.tensors = tensors          # the captured tensors they hold, in the order of their graph outputs
         self.kept = kept                # id -> an object that existed before the call, handed back as itself
+        self.index = {id(root): i for i, root in enumerate(roots)}      # (ids of the captured call's objects)
         self.slots = [_Slot(i) for i in range(len(tensors))]
         memo = dict(kept)
         for tensor, slot in zip(tensors, self.slots):
             memo[id(tensor)] = slot
-        self.template = _copy(value, memo)
+        self.template = _copy(tuple(roots), memo)
+
+    def output_of(self, value: Any) -> int | None:
+        """Where a replay finds its copy of value (one of the roots): counted from the end of the outputs, which
+        a replay extends with the made objects."""
+        at = self.index.get(id(value))
+        return None if at is None else at - len(self.index)
 
     def place(self, first: int) -> list[torch.Tensor]:
-        """The tensors it holds, to be the graph outputs from `first` on (the made object lets them go)."""
+        """The tensors they hold, to be the graph outputs from `first` on (the made objects let them go)."""
         for slot in self.slots:
             slot.index += first
         tensors, self.tensors = self.tensors, []
         return tensors
 
-    def __call__(self, outputs: Any) -> Any:
+    def __call__(self, outputs: Any) -> tuple[Any, ...]:
         memo = dict(self.kept)
         for slot in self.slots:
             memo[id(slot)] = outputs[slot.index]
         return _copy(self.template, memo)
 
 
-def plan(leaves: list[Any], known: Callable[[Any], bool]) -> dict[int, Remade] | str:
-    """For each result leaf that is an object the call made, how a replay makes it again (by the leaf's position);
-    or why one cannot be (a graph break's reason). Called during the capture (the objects older than it frozen)."""
-    wanted = []
-    for k, leaf in enumerate(leaves):
-        if isinstance(leaf, types.FunctionType):
-            if holds_tensors(leaf):
-                return "the result is a function closing over tensors, which a replay would return as captured"
-        elif not (_atom(leaf) or isinstance(leaf, torch.Tensor) or known(leaf)):
-            wanted.append(k)
-    if not wanted:
-        return {}
+def plan(values: list[Any], known: Callable[[Any], bool], arguments: tuple[Any, ...]) -> MadeObjects | str | None:
+    """How a replay makes again the values among `values` (result leaves, values assigned to module attributes)
+    that are objects the call made: None when there are none, or why one cannot be (a graph break's reason).
+    `arguments`: the call's (args, kwargs). Called during the capture (the objects older than it frozen)."""
+    candidates = {id(v): v for v in values if not (isinstance(v, torch.Tensor) or _atom(v) or known(v))}
+    if not candidates:
+        return None
     made = {id(o) for o in gc.get_objects()}
-    plans: dict[int, Remade] = {}
-    for k in wanted:
-        kept: dict[int, Any] = {}
-        tensors: dict[int, torch.Tensor] = {}
-        reason = _walk(leaves[k], made, known, kept, tensors)
-        if reason is not None:
-            return reason
-        try:
-            plans[k] = Remade(leaves[k], kept, list(tensors.values()))
-        except Exception as error:          # a class whose instances cannot be made without arguments
-            return f"the result holds a {type(leaves[k]).__name__} the call made, which a replay cannot make " \
-                   f"again ({type(error).__name__}: {error})"
-    return plans
+    roots = [v for key, v in candidates.items() if key in made or not (gc.is_tracked(v) or _static(v))]
+    if not roots:           # all older than the call: handed back as themselves
+        return None
+    given = _argument_objects(arguments)
+    kept: dict[int, Any] = {}
+    tensors: dict[int, torch.Tensor] = {}
+    reason = _walk(roots, made, known, {key for key, value in given.items() if not isinstance(value, torch.Tensor)},
+                   kept, tensors)
+    if reason is None:
+        reason = result_problem(list(tensors.values()), set(given))
+    if reason is not None:
+        return reason
+    try:
+        return MadeObjects(roots, kept, list(tensors.values()))
+    except Exception as error:          # a class whose instances cannot be made without arguments
+        return f"the result holds an object the call made that a replay cannot make again " \
+               f"({type(error).__name__}: {error})"
+
+
+def result_problem(leaves: list[Any], given: set[int]) -> str | None:
+    """What in a result's leaves (or the tensors a made object holds) a replay would not give as eager does."""
+    lazy = next((leaf for leaf in leaves if isinstance(leaf, (types.GeneratorType, types.CoroutineType))), None)
+    if lazy is not None:
+        return f"the result is a {type(lazy).__name__}, whose body runs as it is iterated (a replay would return " \
+               "the captured one)"
+    tensors = [leaf for leaf in leaves if isinstance(leaf, torch.Tensor)]
+    if any(t.grad_fn is not None and t.retains_grad for t in tensors):
+        return "the result is a tensor that retains its gradient (retain_grad): a replay's output would not"
+    if any(id(t) not in given and public_attributes(t) for t in tensors):
+        return "a tensor of the result carries attributes set in the call (a replay's result would not)"
+    return None
+
+
+def _argument_objects(arguments: tuple[Any, ...]) -> dict[int, Any]:
+    """The call's arguments and the lists, tuples and dicts holding them (by id): not guarded by identity (a new
+    list of new tensors replays), so a replay's made object must not hold the captured call's."""
+    found: dict[int, Any] = {}
+    stack = list(arguments)
+    while stack:
+        value = stack.pop()
+        if id(value) in found or _atom(value):
+            continue
+        found[id(value)] = value
+        if type(value) in (list, tuple):
+            stack.extend(value)
+        elif type(value) is dict:
+            stack.extend(value.values())
+    return found
 
 
 def _atom(value: Any) -> bool:
     """A value handed back as itself: one that cannot change (a number, a string, a torch.Size, a tuple of them),
-    a class or a function (but a closure: its cells could hold what the call made)."""
-    if isinstance(value, types.FunctionType):
-        return not value.__closure__
-    if isinstance(value, _ATOMS) or (type(value) is not list and is_plain_value(value)):
+    or a NumPy scalar."""
+    kind = type(value)
+    if kind in _ATOM_TYPES or (kind in (tuple, torch.Size) and is_plain_value(value)):
         return True
     numpy = sys.modules.get("numpy")
     return numpy is not None and isinstance(value, numpy.generic)
 
 
-def _walk(value: Any, made: set[int], known: Callable[[Any], bool], kept: dict[int, Any],
+def _walk(roots: list[Any], made: set[int], known: Callable[[Any], bool], arguments: set[int], kept: dict[int, Any],
           tensors: dict[int, torch.Tensor]) -> str | None:
-    """Sorts what value reaches: tensors (to become graph outputs), objects from before the call (kept), and the
-    objects the call made (copied: each must copy by its fields). The reason it cannot be made again, or None."""
-    stack, seen = [value], set()
+    """Sorts what the roots reach: tensors (to become graph outputs), objects from before the call (kept), and the
+    objects the call made (copied: each must copy by its fields). The reason they cannot be made again, or None."""
+    stack, seen = list(roots), set()
     while stack:
         item = stack.pop()
         if id(item) in seen:
@@ -124,9 +163,21 @@ def _walk(value: Any, made: set[int], known: Callable[[Any], bool], kept: dict[i
             tensors[id(item)] = item
         elif _atom(item):
             if type(item) not in _BUILTIN_ATOMS:
-                kept[id(item)] = item           # (a device, a dtype, a function: as itself, never copied)
-        elif known(item) or (gc.is_tracked(item) and id(item) not in made):
+                kept[id(item)] = item           # (a device, a dtype, a torch.Size: as itself)
+        elif id(item) in arguments:
+            return f"the result holds an argument (a {type(item).__name__}) inside an object the call made: a " \
+                   "replay's would hold the captured call's"
+        elif known(item) or (gc.is_tracked(item) and id(item) not in made) or _static(item):
             kept[id(item)] = item
+        elif isinstance(item, types.FunctionType):      # made by the call: as itself if it holds nothing it made
+            if any(isinstance(m, torch.Tensor) or id(m) in arguments
+                   or not (_atom(m) or known(m) or (gc.is_tracked(m) and id(m) not in made)) for m in _held(item)):
+                return "the result holds a function the call made, holding tensors or objects the call made " \
+                       "(a replay would hand back the captured ones)"
+            kept[id(item)] = item
+        elif id(type(item)) in made:
+            return f"the result holds an instance of {type(item).__name__}, a class the call defined (a replay " \
+                   "would hand out the captured class)"
         else:
             members = _members(item)
             if members is None:
@@ -138,14 +189,35 @@ def _walk(value: Any, made: set[int], known: Callable[[Any], bool], kept: dict[i
     return None
 
 
+def _static(item: Any) -> bool:
+    """A class defined in C (int, a library's extension type): never made by a call, and not tracked by the
+    collector."""
+    return isinstance(item, type) and not item.__flags__ & _HEAP_TYPE
+
+
+def _held(function: types.FunctionType) -> list[Any]:
+    """What a function holds: its closure's values, its defaults and its attributes."""
+    cells = []
+    for cell in function.__closure__ or ():
+        try:
+            cells.append(cell.cell_contents)
+        except ValueError:          # a cell not filled yet
+            continue
+    return [*cells, *(function.__defaults__ or ()), *(function.__kwdefaults__ or {}).values(),
+            *vars(function).values()]
+
+
 def _members(item: Any) -> list[Any] | None:
-    """What a made object holds, as _copy copies it; None for one that does not copy by its fields."""
+    """What a made object holds, as _copy copies it; None for one that does not copy by its fields (a class or a
+    function the call made, a subclass of a builtin container, an object with a copy protocol of its own)."""
     kind = type(item)
     if kind in _CONTAINERS:
         return [*item.keys(), *item.values()] if kind is dict else list(item)
-    if isinstance(item, (types.FunctionType, torch.nn.Module, torch.Tensor, *_CONTAINERS)) \
+    if kind is types.MethodType:        # bound to an object: made again bound to that object's copy
+        return [item.__func__, item.__self__]
+    if isinstance(item, (type, types.FunctionType, torch.nn.Module, torch.Tensor, *_CONTAINERS, *_ATOM_TYPES)) \
             or kind in copyreg.dispatch_table \
-            or not kind.__flags__ & (1 << 9):   # Py_TPFLAGS_HEAPTYPE: a class defined in Python
+            or not kind.__flags__ & _HEAP_TYPE:
         return None
     if any(getattr(kind, name, None) is not getattr(object, name, None) for name in _PROTOCOL):
         return None
@@ -174,6 +246,8 @@ def _copy(value: Any, memo: dict[int, Any]) -> Any:
         out.update(_copy(v, memo) for v in value)
     elif kind in (tuple, frozenset):
         out = memo.setdefault(key, kind(_copy(v, memo) for v in value))
+    elif kind is types.MethodType:
+        out = memo.setdefault(key, types.MethodType(_copy(value.__func__, memo), _copy(value.__self__, memo)))
     else:
         out = memo.setdefault(key, kind.__new__(kind))
         if isinstance(getattr(value, "__dict__", None), dict):
@@ -185,6 +259,13 @@ def _copy(value: Any, memo: dict[int, Any]) -> Any:
 
 
 def _slot_names(kind: type) -> list[str]:
-    declared = [getattr(cls, "__slots__", ()) for cls in kind.__mro__]
-    return [name for slots in declared for name in ((slots,) if isinstance(slots, str) else slots)
-            if name not in ("__dict__", "__weakref__")]
+    """The attribute names of a class's slots (a private one mangled, as its class stores it)."""
+    names = []
+    for cls in kind.__mro__:
+        declared = cls.__dict__.get("__slots__", ())
+        for name in (declared,) if isinstance(declared, str) else declared:
+            if name.startswith("__") and not name.endswith("__"):
+                name = f"_{cls.__name__.lstrip('_')}{name}"
+            if name not in ("__dict__", "__weakref__"):
+                names.append(name)
+    return names

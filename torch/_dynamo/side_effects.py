@@ -150,7 +150,7 @@ class Effects(FunctionReads):
         those in `loose` (by id: read only through their fields, which loose_arguments guards)."""
         scoped = scoped or {}
         for name, value in zip(names, values):
-            self.watch(f"argument {name}", value, libraries=True)
+            self.watch(f"argument {name}", value, _DEPTH + 2, libraries=True)     # (a cache in a dict of them)
             if id(value) in loose:
                 continue
             if id(value) in scoped:
