@@ -252,3 +252,39 @@ def test_a_library_object_nested_in_an_argument_dict_that_the_call_updates_is_a_
         k = torch.full((1, 1, 1, 2), float(n + 1))
         assert compiled(k, compiled_state).item() == step(k, eager_state).item()
     assert stats["graph_breaks"] >= 1
+
+
+def test_a_list_a_module_keeps_and_a_made_object_holds_is_one_list_at_each_replay():
+    class Recurrent(torch.nn.Module):
+        def forward(self, x):
+            self.hc = [x + 1, x * 3]
+            return Box(self.hc)
+
+    model = Recurrent()
+    compiled = torch.compile(model)
+    for k in range(3):
+        x = torch.full((2,), float(k))
+        got = compiled(x)
+        assert got.value is model.hc and torch.equal(got.value[1], x * 3)
+    assert stats["replays"] == 2
+
+
+def test_a_result_list_or_dict_key_shared_with_what_the_call_made_is_a_graph_break_keeping_identity():
+    def shared(x):
+        pair = [x + 1, x * 2]
+        return pair, Box(pair)
+
+    def keyed(x):
+        return {Box(x + 1): x * 2}
+
+    for fn in (shared, keyed):
+        compiled = torch.compile(fn)
+        for k in range(3):
+            x = torch.full((2,), float(k))
+            got = compiled(x)
+            if fn is shared:
+                assert got[0] is got[1].value and torch.equal(got[0][1], x * 2)
+            else:
+                (key, value), = got.items()
+                assert torch.equal(key.value, x + 1) and torch.equal(value, x * 2)
+    assert stats["graph_breaks"] == 2

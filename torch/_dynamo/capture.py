@@ -316,9 +316,9 @@ def _capture(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, An
     problem = made_results.result_problem(leaves, given_ids)
     if problem is not None and cap.break_reason is None:
         cap.graph_break(problem)
-    assigned = [value for _, _, value in cap.writes.values() if not cap.computed_tensors(value)]
-    made = made_results.plan([*leaves, *assigned], cap.effects.known, cap.arguments) if cap.break_reason is None \
-        else None
+    assigned = [value for _, _, value in cap.writes.values()]
+    made = made_results.plan([*leaves, *assigned], cap.effects.known, cap.arguments, result) \
+        if cap.break_reason is None else None
     if isinstance(made, str):
         cap.graph_break(made)
         made = None
@@ -368,12 +368,12 @@ def _finish(cap: _Capture, example_inputs: list[torch.Tensor], positions: list[i
         if isinstance(value, torch.Tensor) and id(value) in tracer.nodes:
             writes.append(Write(module, name, len(outputs), None, position, field=field))
             outputs.append(tracer.node_of(value))
+        elif made is not None and made.output_of(value) is not None:      # an object the call made
+            writes.append(Write(module, name, made.output_of(value), None, position, field=field))
         elif cap.computed_tensors(value):         # (h, c): rebuilt from the outputs on each replay
             writes.append(Write(module, name, None, type(value), position,
                                 tuple(range(len(outputs), len(outputs) + len(value))), field))
             outputs.extend(tracer.node_of(t) for t in value)
-        elif made is not None and made.output_of(value) is not None:      # an object the call made
-            writes.append(Write(module, name, made.output_of(value), None, position, field=field))
         else:
             writes.append(Write(module, name, None, value, position, field=field))
     cap.graph.output(tuple(outputs))

@@ -81,14 +81,24 @@ class MadeObjects:
         return _copy(self.template, memo)
 
 
-def plan(values: list[Any], known: Callable[[Any], bool], arguments: tuple[Any, ...]) -> MadeObjects | str | None:
+def plan(values: list[Any], known: Callable[[Any], bool], arguments: tuple[Any, ...],
+         result: Any) -> MadeObjects | str | None:
     """How a replay makes again the values among `values` (result leaves, values assigned to module attributes)
     that are objects the call made: None when there are none, or why one cannot be (a graph break's reason).
-    `arguments`: the call's (args, kwargs). Called during the capture (the objects older than it frozen)."""
+    `arguments`: the call's (args, kwargs); `result`: what it returned. Called during the capture (the objects
+    older than it frozen)."""
+    made = None
+    containers, keys = _structure(result)
+    if keys:
+        made = {id(o) for o in gc.get_objects()}
+        key = next((k for k in keys if id(k) in made or not (gc.is_tracked(k) or _static(k) or known(k))), None)
+        if key is not None:
+            return f"the result is a dict keyed by a {type(key).__name__} the call made (a replay would hand " \
+                   "back the captured key)"
     candidates = {id(v): v for v in values if not (isinstance(v, torch.Tensor) or _atom(v) or known(v))}
     if not candidates:
         return None
-    made = {id(o) for o in gc.get_objects()}
+    made = {id(o) for o in gc.get_objects()} if made is None else made
     roots = [v for key, v in candidates.items() if key in made or not (gc.is_tracked(v) or _static(v))]
     if not roots:           # all older than the call: handed back as themselves
         return None
@@ -96,7 +106,7 @@ def plan(values: list[Any], known: Callable[[Any], bool], arguments: tuple[Any, 
     kept: dict[int, Any] = {}
     tensors: dict[int, torch.Tensor] = {}
     reason = _walk(roots, made, known, {key for key, value in given.items() if not isinstance(value, torch.Tensor)},
-                   kept, tensors)
+                   containers, kept, tensors)
     if reason is None:
         reason = result_problem(list(tensors.values()), set(given))
     if reason is not None:
@@ -120,6 +130,25 @@ def result_problem(leaves: list[Any], given: set[int]) -> str | None:
     if any(id(t) not in given and public_attributes(t) for t in tensors):
         return "a tensor of the result carries attributes set in the call (a replay's result would not)"
     return None
+
+
+def _structure(result: Any) -> tuple[set[int], list[Any]]:
+    """The lists and dicts a result is made of (pytree rebuilds them at each replay: an object the call made must
+    not hold one too), and the keys of its dicts that are not plain values."""
+    containers: set[int] = set()
+    keys: list[Any] = []
+    stack = [result]
+    while stack:
+        value = stack.pop()
+        if type(value) in (list, tuple) and id(value) not in containers:
+            if type(value) is list:
+                containers.add(id(value))
+            stack.extend(value)
+        elif isinstance(value, dict) and id(value) not in containers:
+            containers.add(id(value))
+            keys.extend(k for k in value if not _atom(k))
+            stack.extend(value.values())
+    return containers, keys
 
 
 def _argument_objects(arguments: tuple[Any, ...]) -> dict[int, Any]:
@@ -149,8 +178,8 @@ def _atom(value: Any) -> bool:
     return numpy is not None and isinstance(value, numpy.generic)
 
 
-def _walk(roots: list[Any], made: set[int], known: Callable[[Any], bool], arguments: set[int], kept: dict[int, Any],
-          tensors: dict[int, torch.Tensor]) -> str | None:
+def _walk(roots: list[Any], made: set[int], known: Callable[[Any], bool], arguments: set[int], structure: set[int],
+          kept: dict[int, Any], tensors: dict[int, torch.Tensor]) -> str | None:
     """Sorts what the roots reach: tensors (to become graph outputs), objects from before the call (kept), and the
     objects the call made (copied: each must copy by its fields). The reason they cannot be made again, or None."""
     stack, seen = list(roots), set()
@@ -164,6 +193,9 @@ def _walk(roots: list[Any], made: set[int], known: Callable[[Any], bool], argume
         elif _atom(item):
             if type(item) not in _BUILTIN_ATOMS:
                 kept[id(item)] = item           # (a device, a dtype, a torch.Size: as itself)
+        elif id(item) in structure:
+            return f"the result's own {type(item).__name__} is also held by an object the call made or assigned " \
+                   "(a replay would make two)"
         elif id(item) in arguments:
             return f"the result holds an argument (a {type(item).__name__}) inside an object the call made: a " \
                    "replay's would hold the captured call's"
