@@ -59,6 +59,19 @@ def test_argument_errors_are_pytorchs():
     assert torch.compile(model, disable=True) is model and torch.compile(disable=True)(model) is model
 
 
+def test_the_inductor_settings_programs_set_exist_and_are_accepted_as_options():
+    # gpt-fast sets config.triton.unique_kernel_names and config.coordinate_descent_tuning before compiling
+    import torch._inductor.config as config
+    for name in ("coordinate_descent_tuning", "shape_padding", "triton.unique_kernel_names", "triton.cudagraphs",
+                 "triton.cudagraph_trees", "cpp.threads", "trace.enabled", "fx_graph_cache"):
+        owner, _, attribute = name.rpartition(".")
+        space = getattr(config, owner) if owner else config
+        setattr(space, attribute, getattr(space, attribute))
+    compiled = torch.compile(lambda x: x * 2, options={"triton.cudagraphs": False, "shape_padding": True,
+                                                       "cpp.threads": 2, "coordinate_descent_tuning": True})
+    assert torch.equal(compiled(torch.ones(2)), torch.full((2,), 2.0))
+
+
 def test_the_eager_backend_warns_about_mode_as_pytorchs(caplog):
     with caplog.at_level(logging.WARNING, logger="torch._dynamo"):
         torch.compile(lambda x: x + 1, backend="eager", mode="reduce-overhead")(torch.ones(1))

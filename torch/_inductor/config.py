@@ -14,17 +14,74 @@ cflags = ("-O3", "-march=native", "-fPIC", "-shared", "-fopenmp", "-fno-math-err
 cache_dir: str | None = None
 # Print nothing extra; TORCH_LOGS=output_code prints each graph's generated code.
 debug = False
-# Accepted for PyTorch's programs; Ember's compiler has no autotuning, epilogue fusion into matmuls or CUDA
-# graphs yet, so these do not change what it generates.
+# Accepted for PyTorch's programs (with PyTorch's defaults; gpt-fast sets triton.unique_kernel_names, nanoGPT-like
+# scripts coordinate_descent_tuning); Ember's compiler has no autotuning, epilogue fusion into matmuls, Triton or
+# CUDA graphs yet, so these do not change what it generates.
 max_autotune = False
+max_autotune_gemm = False
+max_autotune_pointwise = False
+coordinate_descent_tuning = False
 epilogue_fusion = True
 freezing = False
 fx_graph_cache = True
 compile_threads = 1
+shape_padding = True
+benchmark_kernel = False
+aggressive_fusion = False
+layout_optimization = True
+allow_buffer_reuse = True
+size_asserts = True
+cpp_wrapper = False
+fallback_random = False
+split_reductions = True
+unroll_reductions_threshold = 8
 
-_OPTIONS = ("parallel_grain", "cc", "cflags", "cache_dir", "debug", "max_autotune", "epilogue_fusion", "freezing",
-            "fx_graph_cache", "compile_threads", "triton.cudagraphs", "shape_padding", "trace.enabled",
-            "trace.graph_diagram", "coordinate_descent_tuning", "max_autotune_gemm", "max_autotune_pointwise")
+
+class triton:  # noqa: N801 (PyTorch's name: torch._inductor.config.triton.cudagraphs)
+    cudagraphs = False
+    cudagraph_trees = True
+    unique_kernel_names = True
+    autotune_pointwise = True
+    autotune_cublasLt = True
+    cudagraph_skip_dynamic_graphs = False
+    max_tiles: int | None = None
+    descriptive_names = "original_aten"
+    use_block_ptr = False
+    cooperative_reductions = False
+    multi_kernel = 0
+
+
+class cpp:  # noqa: N801
+    threads = -1
+    simdlen: int | None = None
+    min_chunk_size = 512
+    dynamic_threads = False
+    enable_kernel_profile = False
+    weight_prepack = True
+    vec_isa_ok: bool | None = None
+    enable_unsafe_math_opt_flag = False
+    fallback_scatter_reduce_sum = True
+
+
+class trace:  # noqa: N801
+    enabled = False
+    debug_log = False
+    info_log = False
+    fx_graph = True
+    ir_pre_fusion = True
+    output_code = True
+    graph_diagram = False
+    compile_profile = False
+    upload_tar = None
+
+
+_OPTIONS = ("parallel_grain", "cc", "cflags", "cache_dir", "debug", "max_autotune", "max_autotune_gemm",
+            "max_autotune_pointwise", "coordinate_descent_tuning", "epilogue_fusion", "freezing", "fx_graph_cache",
+            "compile_threads", "shape_padding", "benchmark_kernel", "aggressive_fusion", "layout_optimization",
+            "allow_buffer_reuse", "size_asserts", "cpp_wrapper", "fallback_random", "split_reductions",
+            "unroll_reductions_threshold",
+            *(f"{space.__name__}.{name}" for space in (triton, cpp, trace) for name in vars(space)
+              if not name.startswith("_")))
 
 
 def check_options(options: dict[str, Any]) -> None:
