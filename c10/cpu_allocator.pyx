@@ -8,10 +8,11 @@ same way when smaller: glibc maps them fresh, or carves them from the top of its
 gives back to the kernel whenever a free leaves more than its trim threshold unused there. A
 compiled char_gpt step, whose graph holds its activations until the backward frees them together,
 faulted ~700 pages a step that way (7.4 ms a step; 5.9 ms with those blocks cached). Freed blocks
-of at least CACHE_MIN bytes are therefore kept, by size class (a size rounded up to an eighth of its power of two, so at most 12.5% is unused), and
-handed out again for the same class; the cache holds at most EMBER_CPU_CACHE_MB mebibytes
-(default 1024; 0 turns it off) in at most SLOTS blocks, evicting the oldest first, and is
-emptied, and the allocation retried, before an allocation is refused. Reused memory holds old
+of at least CACHE_MIN bytes are therefore kept, by size class (a size rounded up to an eighth of
+its power of two, so at most 12.5% is unused), and handed out again for the same class; the
+cache holds at most EMBER_CPU_CACHE_MB mebibytes (default 1024; 0 turns it off) in at most SLOTS
+blocks, evicting the oldest first, and is emptied, and the allocation retried, before an
+allocation is refused. Reused memory holds old
 bytes, as any `torch.empty` result may.
 
 Blocks from 4 MiB are aligned to 2 MiB and advised for transparent huge pages (as NumPy does; PyTorch

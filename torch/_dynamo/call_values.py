@@ -1,7 +1,7 @@
 """torch._dynamo.call_values: what a captured call takes and gives back, as the capture sees it: a name per
 flattened input, the object arguments guarded on what the function reads of them rather than on all their
-attributes, the results a replay could not hand out again (an object holding tensors the call made, a
-mutable object a caller could change), and the containers it hands back as they are (a list it received)."""
+attributes, and the containers it hands back as they are (a list it received). The objects it makes and hands
+back are torch._dynamo.made_results'."""
 from __future__ import annotations
 
 import dataclasses
@@ -16,32 +16,7 @@ from torch._dynamo.loose_arguments import loose_fields
 from torch._dynamo.program_state import CALLABLES, is_program_file, program_methods
 from torch.utils._pytree import tree_flatten
 
-__all__ = ["holds_tensors", "input_names", "kept_containers", "scoped_arguments", "with_kept"]
-
-def holds_tensors(value: Any, depth: int = 4) -> bool:
-    """Whether a result's leaf that is no tensor holds tensors (a dataclass, an object with a __dict__ or
-    __slots__, a container pytree does not flatten), to depth levels."""
-    if isinstance(value, types.FunctionType) and value.__closure__:     # a closure over values the call made
-        members: list[Any] = []
-        for cell in value.__closure__:
-            try:
-                members.append(cell.cell_contents)
-            except ValueError:
-                continue
-        return depth > 0 and any(isinstance(m, torch.Tensor) or holds_tensors(m, depth - 1) for m in members)
-    if depth <= 0 or isinstance(value, torch.Tensor) or is_plain_value(value) or isinstance(value, type) \
-            or callable(value):
-        return False
-    if isinstance(value, dict):
-        members = list(value.values())
-    elif isinstance(value, (list, tuple, set, frozenset)):
-        members = list(value)
-    elif dataclasses.is_dataclass(value):
-        members = [getattr(value, f.name, None) for f in dataclasses.fields(value)]
-    else:
-        slots = [name for cls in type(value).__mro__ for name in getattr(cls, "__slots__", ())]
-        members = list(getattr(value, "__dict__", {}).values()) + [getattr(value, n, None) for n in slots]
-    return any(isinstance(m, torch.Tensor) or holds_tensors(m, depth - 1) for m in members[:256])
+__all__ = ["input_names", "kept_containers", "scoped_arguments", "with_kept"]
 
 
 def scoped_arguments(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any],

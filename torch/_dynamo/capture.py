@@ -19,7 +19,6 @@ from __future__ import annotations
 import dataclasses
 import functools
 import threading
-import types
 from dataclasses import dataclass
 from typing import Any, Callable
 

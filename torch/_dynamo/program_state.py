@@ -23,8 +23,8 @@ import torch
 from torch._dynamo.guards import is_plain_value, same_plain
 
 __all__ = ["CALLABLES", "has_settings", "is_ember_file", "is_object", "is_standard_library", "is_program_class", "is_program_file", "is_program_module",
-           "is_watched", "library_members", "member_keys", "members_are", "members_of", "plain_attributes", "program_methods",
-           "same_members"]
+           "is_watched", "library_members", "member_keys", "members_are", "members_of", "plain_attributes",
+           "program_methods", "same_members"]
 
 # Callables a global, an attribute or a closure variable may hold: guarded by identity (a helper swapped).
 CALLABLES = (types.FunctionType, types.BuiltinFunctionType, types.MethodType, types.BuiltinMethodType,

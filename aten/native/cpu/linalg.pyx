@@ -234,9 +234,10 @@ cdef bint _gemm_onto(TensorImpl out, TensorImpl addend, TensorImpl a, TensorImpl
     """out = beta * addend + alpha * (a @ b) as PyTorch's addmm computes it: the (broadcast) addend
     written into the output, which one BLAS call then accumulates the product onto, instead of a
     second pass adding it afterwards (a bias row with beta 1 is written by each thread into its own
-    band, just before its product: 512x64x64 with a bias 53 -> 35 us, an mm alone 27-31). False (out's contents then undefined) where that does not
-    apply: beta or alpha 0 (the addend, resp. the product, is ignored there, NaN too), no product
-    terms, or a product _direct_gemm leaves to NumPy."""
+    band, just before its product: 512x64x64 with a bias 53 -> 35 us, an mm alone 27-31). False
+    (out's contents then undefined) where that does not apply: beta or alpha 0 (the addend, resp.
+    the product, is ignored there, NaN too), no product terms, or a product _direct_gemm leaves to
+    NumPy."""
     cdef int st = out.scalar_type
     if (st != ST_FLOAT32 and st != ST_FLOAT64) or out.n_elem == 0 or a.sizes[a.nd - 1] == 0:
         return False
