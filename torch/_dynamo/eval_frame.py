@@ -83,6 +83,12 @@ class CacheEntry:
         return call_values.with_kept(tree_unflatten(leaves, cap.result_spec), cap.kept, args, kwargs)
 
 
+@functools.lru_cache(maxsize=None)
+def _tensors_spec(count: int) -> Any:
+    """The pytree structure of `count` tensors passed positionally (made once per count)."""
+    return tree_flatten((tuple(torch.empty(0) for _ in range(count)), {}))[1]
+
+
 def _where(fn: Callable[..., Any]) -> str:
     code = getattr(fn, "__code__", None)
     return "?" if code is None else f"{code.co_filename}:{code.co_firstlineno}"
@@ -111,15 +117,7 @@ class CompiledFunction:
         self.warned_sizes: set[str] = set()
         self.attempts = itertools.count()
         self.last_capture: capture.Captured | None = None     # the latest capture (entries reorder by use)
-        self._specs: dict[int, Any] = {}
         _frames.add(self)
-
-    def _tensors_spec(self, count: int) -> Any:
-        """The pytree structure of `count` tensors passed positionally (made once per count)."""
-        spec = self._specs.get(count)
-        if spec is None:
-            spec = self._specs[count] = tree_flatten((tuple(torch.empty(0) for _ in range(count)), {}))[1]
-        return spec
 
     @property
     def name(self) -> str:
@@ -131,7 +129,7 @@ class CompiledFunction:
             # AD, whose wrapped tensors the capture cannot see through: as it is
             return self.fn(*args, **kwargs)
         if not kwargs and all(type(a) is torch.Tensor for a in args):     # the common call, flattened at once
-            flat, structure = list(args), self._tensors_spec(len(args))
+            flat, structure = list(args), _tensors_spec(len(args))
         else:
             flat, structure = tree_flatten((args, kwargs))
         for i, entry in enumerate(self.entries):
@@ -257,6 +255,8 @@ class CompiledFunction:
         return compiled
 
     def _add(self, entry: CacheEntry) -> None:
+        if entry.guards.structure == (spec := _tensors_spec(entry.guards.count)):     # (then compared by identity)
+            entry.guards.structure = spec
         before = self._counted()
         self.entries.append(entry)
         _accumulated["entries"] += self._counted() - before

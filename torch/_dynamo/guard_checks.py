@@ -34,7 +34,8 @@ def compile_checks(guards: GuardSet) -> Callable[[list[Any], Any], tuple[Any, ..
     path (PyTorch compiles its guards likewise)."""
     env: dict[str, Any] = {"Tensor": torch.Tensor, "global_state": global_state, "STRUCTURE": guards.structure,
                            "STATE": guards.state}
-    lines = ["def holds(flat, structure):", "    if structure != STRUCTURE or global_state() != STATE:",
+    lines = ["def holds(flat, structure):",
+             "    if (structure is not STRUCTURE and structure != STRUCTURE) or global_state() != STATE:",
              "        return None"]
 
     def tensor_test(k: str, value: str, guard: TensorGuard) -> None:
