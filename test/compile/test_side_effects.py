@@ -864,3 +864,20 @@ def test_code_replaced_on_a_method_or_a_property_getter_is_seen():
         finally:
             function.__code__ = before
         torch.testing.assert_close(compiled(x), expected)
+
+
+def test_a_global_read_by_a_function_exec_d_from_a_string_is_guarded():
+    # exec(source, namespace): the namespace is the program's, as a module's globals are
+    namespace = {"SCALE": 2.0}
+    exec("def scaled(x):\n    return x * SCALE\n", namespace)
+    compiled = torch.compile(namespace["scaled"])
+    x = torch.ones(2)
+    assert compiled(x).tolist() == [2.0, 2.0]
+    namespace["SCALE"] = 5.0
+    assert compiled(x).tolist() == [5.0, 5.0]
+    exec("def helper(x):\n    return x + OFFSET\n", namespace)
+    namespace["OFFSET"] = 1.0
+    outer = torch.compile(lambda x: namespace["helper"](x) * 2)
+    assert outer(x).tolist() == [4.0, 4.0]
+    namespace["OFFSET"] = 3.0
+    assert outer(x).tolist() == [8.0, 8.0]

@@ -22,9 +22,9 @@ from typing import Any
 import torch
 from torch._dynamo.guards import is_plain_value, same_plain
 
-__all__ = ["CALLABLES", "has_settings", "is_ember_file", "is_object", "is_standard_library", "is_program_class", "is_program_file", "is_program_module",
-           "is_watched", "library_members", "member_keys", "members_are", "members_of", "plain_attributes",
-           "program_methods", "same_members"]
+__all__ = ["CALLABLES", "has_settings", "is_ember_file", "is_object", "is_standard_library", "is_program_class",
+           "is_program_code", "is_program_file", "is_program_module", "is_watched", "library_members", "member_keys",
+           "members_are", "members_of", "plain_attributes", "program_methods", "same_members"]
 
 # Callables a global, an attribute or a closure variable may hold: guarded by identity (a helper swapped).
 CALLABLES = (types.FunctionType, types.BuiltinFunctionType, types.MethodType, types.BuiltinMethodType,
@@ -85,6 +85,18 @@ def is_program_file(filename: str | None) -> bool:
             known = not os.path.abspath(filename).startswith(_LIBRARY)
         _program_files[filename] = known
     return known
+
+
+def is_program_code(code: Any, namespace: Any) -> bool:
+    """Whether a function's code, run with these globals, is the program's: from a program's file, or exec'd from a
+    string (`<string>`) into the program's own module or into a namespace that is no module's (exec(source, ns)):
+    the globals it reads are the program's."""
+    if is_program_file(code.co_filename):
+        return True
+    if code.co_filename != "<string>" or not isinstance(namespace, dict):
+        return False
+    module = sys.modules.get(str(namespace.get("__name__")))        # (a name no module has: None)
+    return module is None or getattr(module, "__dict__", None) is not namespace or is_program_module(module)
 
 
 def is_program_module(module: Any) -> bool:

@@ -32,7 +32,8 @@ from torch._dynamo.guards import GuardSet, array_state, is_array, is_plain_value
 from torch._dynamo.held_state import held_state, is_random_generator, what_changed
 from torch._dynamo.function_reads import FunctionReads, is_callable_held
 from torch._dynamo.readers import attribute_chain, binds, entered_function, generator_states, guarded_chains
-from torch._dynamo.program_state import (has_settings, is_object, is_program_file, is_program_module, member_keys,
+from torch._dynamo.program_state import (has_settings, is_object, is_program_code, is_program_file, is_program_module,
+                                         member_keys,
                                          library_members, members_are, members_of, plain_attributes, program_methods,
                                          same_members)
 
@@ -136,7 +137,7 @@ class Effects(FunctionReads):
             self.reached("the compiled partial", fn)
             fn = fn.func
         code = getattr(fn, "__code__", None)
-        if code is None or not is_program_file(code.co_filename):
+        if code is None or not is_program_code(code, getattr(fn, "__globals__", None)):
             return              # a module's call (its forward is entered as the program's), a library's function
         self.function_state(getattr(fn, "__name__", "the function"), fn)
         self._globals(code, getattr(fn, "__globals__", None))
@@ -166,7 +167,7 @@ class Effects(FunctionReads):
         closure's containers snapshotted."""
         code = frame.f_code
         self.codes.add(code)
-        if not is_program_file(code.co_filename):
+        if not is_program_code(code, frame.f_globals):
             return
         if code.co_freevars:
             local = frame.f_locals
