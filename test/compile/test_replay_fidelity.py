@@ -43,6 +43,19 @@ def test_data_and_tensors_made_inside_are_not_baked_in():
     assert [compiled(torch.ones(2)).tolist() for _ in range(3)] == [[1.0, 1.0]] * 3
 
 
+def test_a_storages_bytes_read_in_the_call_are_not_baked_in():
+    def scaled(x):
+        storage = x.untyped_storage()
+        return x * storage.tolist()[0] + storage[1] + bytes(storage)[0]
+
+    compiled = torch.compile(scaled)
+    for k in range(3):
+        x = torch.tensor([k + 1, 2], dtype=torch.uint8)
+        assert torch.equal(compiled(x), scaled(x))
+    with pytest.raises(torch._dynamo.exc.Unsupported, match="reading a storage's bytes"):
+        torch.compile(scaled, fullgraph=True)(torch.ones(2, dtype=torch.uint8))
+
+
 def test_sizes_that_depend_on_the_data_are_graph_breaks():
     counted = torch.compile(lambda x: x * x.nonzero().shape[0], backend="eager")
     counted(torch.tensor([1.0, 0.0, 0.0]))

@@ -137,7 +137,7 @@ def _program_caller() -> bool:
 def _observers(capture: _Capture) -> list[tuple[Any, str, Any]]:
     """The patches through which a capture sees module attribute reads and writes, reads of tensor values,
     autograd calls, hooks and grad-mode switches."""
-    module_cls, tensor_cls, autograd = torch.nn.Module, torch.Tensor, torch.autograd
+    module_cls, tensor_cls, autograd, storage_cls = torch.nn.Module, torch.Tensor, torch.autograd, torch.UntypedStorage
     saved_getattr, saved_setattr = module_cls.__getattr__, module_cls.__setattr__
     saved_call, saved_register_hook = module_cls._call_impl, tensor_cls.register_hook
     saved_register_buffer, saved_init = module_cls.register_buffer, module_cls.__init__
@@ -187,6 +187,14 @@ def _observers(capture: _Capture) -> list[tuple[Any, str, Any]]:
             if capture.traced(self):
                 capture.graph_break(f"{what}: reading a tensor's value in a compiled function (data-dependent)")
             return saved(self, *args, **kwargs)
+        return read
+
+    def storage_read(saved: Callable[[Any], Any]) -> Callable[[Any], Any]:
+        """A storage's bytes read by the program (storage.tolist(), storage[i], bytes(storage)): its values."""
+        def read(self: Any) -> Any:
+            if not capture.tracer.in_op and not capture.tracer.broken:
+                capture.graph_break("UntypedStorage: reading a storage's bytes in a compiled function (data-dependent)")
+            return saved(self)
         return read
 
     def offset_read(saved: Callable[[Any], int]) -> Callable[[Any], int]:
@@ -349,6 +357,7 @@ def _observers(capture: _Capture) -> list[tuple[Any, str, Any]]:
             (tensor_cls, "tolist", value_read(tensor_cls.tolist, "Tensor.tolist")),
             (tensor_cls, "_numpy_view", value_read(tensor_cls._numpy_view, "Tensor.numpy")),
             (tensor_cls, "__dlpack__", value_read(tensor_cls.__dlpack__, "Tensor.__dlpack__ (np.from_dlpack)")),
+            (storage_cls, "_bytes", storage_read(storage_cls._bytes)),
             (tensor_cls, "__reduce_ex__", value_read(tensor_cls.__reduce_ex__, "pickling a tensor (torch.save)")),
             (autograd, "backward", autograd_call(autograd.backward, "torch.autograd.backward", 3)),
             (autograd, "grad", autograd_call(autograd.grad, "torch.autograd.grad", 4)),
