@@ -1,18 +1,24 @@
 """torch._dynamo.made_results: the objects a compiled call makes and hands back, made anew by each replay.
 
-A call may return an object it made that pytree does not flatten: a transformers DynamicCache holding the keys and
-values it computed, a plain class or dataclass instance, a set. Eager hands each caller a new one, holding that
-call's tensors; a replay returning the captured object would share it between callers and hold stale tensors.
-So a replay deep-copies the captured object: the tensors in it become the replay's graph outputs, and the objects
-that existed before the call (a module, a config, a device) stay themselves, as eager would hand them out. (Not
-through copy.deepcopy: its protocol caches __slotnames__ on the class, a change the guards on the class see.)
+A call may return an object it made that pytree does not flatten (a transformers DynamicCache holding the keys and
+values it computed, a plain class or dataclass instance, a set), or assign one to a module attribute. Eager hands
+each caller a new one, holding that call's tensors; a replay handing back the captured object would share it
+between callers and hold stale tensors. So each replay copies the captured objects deeply, all of them through one
+memo (an object reached twice, from two leaves or from a leaf and an attribute, is one object in the copy): the
+tensors in them become the replay's graph outputs, and the objects that existed before the call (a module, a
+config, a device) stay themselves, as eager would hand them out. (Not through copy.deepcopy: its protocol caches
+__slotnames__ on the class, a change the guards on the class see.)
 
 What existed before is told from what the call made by the cyclic garbage collector: a capture runs with the older
-objects frozen (utils.older_objects_frozen), so gc.get_objects() then lists only objects made since. Only objects
-that copy by their fields are made again: the builtin containers, and instances of classes that keep Python's
-default copy protocol (no __deepcopy__, __copy__, __reduce__, __reduce_ex__, __getstate__ or __setstate__ of
-their own, none registered with copyreg). Anything else the call made (a NumPy array, a module, a closure, an
-object with its own copy protocol) stays a graph break, as it was."""
+objects frozen (utils.older_objects_frozen), so gc.get_objects() then lists only objects made since (a container
+the collector does not track, a dict of plain values, counts as made: copied). Only objects that copy by their
+fields are made again: the builtin containers, bound methods, and instances of classes defined in Python that keep
+the default copy protocol (no __deepcopy__, __copy__, __reduce__, __reduce_ex__, __getstate__ or __setstate__ of
+their own, none registered with copyreg). Anything else the call made stays a graph break: a NumPy array, a
+module, a class it defined or an instance of one, a subclass of a builtin, a function holding tensors or objects
+it made, an object holding an argument's container (not guarded by identity: a replay's must be the caller's) or
+one of the result's own lists or dicts (pytree makes those anew), and a dict of the result keyed by such an
+object."""
 from __future__ import annotations
 
 import copyreg
@@ -28,7 +34,7 @@ from torch._dynamo.tensor_attributes import public_attributes
 __all__ = ["MadeObjects", "plan", "result_problem"]
 
 # handed back as themselves, never copied: values that cannot change (exactly these types: a subclass may carry
-# attributes), and the classes and functions that existed before the call
+# attributes), modules and builtin functions
 _ATOM_TYPES: tuple[type, ...] = (int, float, bool, str, bytes, complex, type(None), torch.dtype, torch.device, range,
                                  slice, types.ModuleType, types.BuiltinFunctionType)
 _BUILTIN_ATOMS = (int, float, bool, str, bytes, complex, type(None))
