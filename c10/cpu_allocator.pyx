@@ -12,8 +12,7 @@ of at least CACHE_MIN bytes are therefore kept, by size class (a size rounded up
 its power of two, so at most 12.5% is unused), and handed out again for the same class; the
 cache holds at most EMBER_CPU_CACHE_MB mebibytes (default 1024; 0 turns it off) in at most SLOTS
 blocks, evicting the oldest first, and is emptied, and the allocation retried, before an
-allocation is refused. Reused memory holds old
-bytes, as any `torch.empty` result may.
+allocation is refused. Reused memory holds old bytes, as any `torch.empty` result may.
 
 Blocks from 4 MiB are aligned to 2 MiB and advised for transparent huge pages (as NumPy does; PyTorch
 only with THP_MEM_ALLOC_ENABLE=1): a memory-bound loop over 4 KiB pages pays a TLB miss per page and
