@@ -577,3 +577,21 @@ def test_a_list_a_partial_or_closure_binds_is_the_calls_own_list():
 
 def _scaled_by_first(x, k):
     return x * k[0]
+
+
+class _PrivateSlot:
+    __slots__ = ("__scale",)
+
+    def __init__(self, scale):
+        self.__scale = scale
+
+    def scale(self):
+        return self.__scale
+
+
+def test_an_argument_object_s_private_slot_is_guarded():
+    holder = _PrivateSlot(2.0)
+    compiled = torch.compile(lambda x, h: x * h.scale())
+    assert compiled(torch.ones(1), holder).tolist() == [2.0]
+    object.__setattr__(holder, "_PrivateSlot__scale", 5.0)
+    assert compiled(torch.ones(1), holder).tolist() == [5.0]

@@ -15,7 +15,7 @@ from torch._dynamo.plain_values import binding, holds_float, is_plain_value, sam
 
 __all__ = ["GuardSet", "OfType", "ReadGuard", "Snapshot", "TensorGuard", "aliasing_of", "array_state",
            "attributes_of", "global_state", "holds_float", "is_array", "is_plain_value", "offset_changed",
-           "same_attributes", "same_plain", "same_value", "weak_reader"]
+           "same_attributes", "same_plain", "same_value", "slot_names", "weak_reader"]
 
 
 def global_state() -> tuple[Any, ...]:
@@ -143,16 +143,24 @@ def attributes_of(value: Any) -> tuple[tuple[str, Any, bool], ...]:
     """(name, value, compared by value) per attribute, in its __dict__ or its slots; a module's plain ones only
     (its tensors and submodules are guarded where the call reads them, and attributes it assigns are replayed)."""
     items = list(getattr(value, "__dict__", {}).items())
-    items += [(name, getattr(value, name)) for name in _slot_names(type(value)) if hasattr(value, name)]
+    items += [(name, getattr(value, name)) for name in slot_names(type(value)) if hasattr(value, name)]
     module = isinstance(value, torch.nn.Module)
     return tuple(sorted(((k, tuple(v) if isinstance(v, list) and is_plain_value(v) else v, is_plain_value(v))
                          for k, v in items if not module or is_plain_value(v)), key=lambda kv: kv[0]))
 
 
-def _slot_names(cls: type) -> list[str]:
-    names = [getattr(klass, "__slots__", ()) for klass in cls.__mro__]
-    return [name for slots in names for name in ((slots,) if isinstance(slots, str) else slots)
-            if name not in ("__dict__", "__weakref__")]
+def slot_names(cls: type) -> list[str]:
+    """The attribute names of a class's slots, each class's own once (a private one mangled, as its class stores
+    it: `__x` of class Box is `_Box__x`)."""
+    names = []
+    for klass in cls.__mro__:
+        declared = klass.__dict__.get("__slots__", ())
+        for name in (declared,) if isinstance(declared, str) else declared:
+            if name.startswith("__") and not name.endswith("__"):
+                name = f"_{klass.__name__.lstrip('_')}{name}"
+            if name not in ("__dict__", "__weakref__"):
+                names.append(name)
+    return names
 
 
 def same_attributes(now: tuple[tuple[str, Any, bool], ...], expected: tuple[tuple[str, Any, bool], ...]) -> bool:

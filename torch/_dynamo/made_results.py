@@ -28,6 +28,7 @@ import types
 from typing import Any, Callable
 
 import torch
+from torch._dynamo.guards import slot_names
 from torch._dynamo.plain_values import is_plain_value
 from torch._dynamo.tensor_attributes import public_attributes
 
@@ -93,18 +94,15 @@ def plan(values: list[Any], known: Callable[[Any], bool], arguments: tuple[Any, 
     that are objects the call made: None when there are none, or why one cannot be (a graph break's reason).
     `arguments`: the call's (args, kwargs); `result`: what it returned. Called during the capture (the objects
     older than it frozen)."""
-    made = None
     containers, keys = _structure(result)
-    if keys:
-        made = {id(o) for o in gc.get_objects()}
-        key = next((k for k in keys if id(k) in made or not (gc.is_tracked(k) or _static(k) or known(k))), None)
-        if key is not None:
-            return f"the result is a dict keyed by a {type(key).__name__} the call made (a replay would hand " \
-                   "back the captured key)"
     candidates = {id(v): v for v in values if not (isinstance(v, torch.Tensor) or _atom(v) or known(v))}
-    if not candidates:
+    if not (keys or candidates):
         return None
-    made = {id(o) for o in gc.get_objects()} if made is None else made
+    made = {id(o) for o in gc.get_objects()}
+    key = next((k for k in keys if id(k) in made or not (gc.is_tracked(k) or _static(k) or known(k))), None)
+    if key is not None:
+        return f"the result is a dict keyed by a {type(key).__name__} the call made (a replay would hand back the " \
+               "captured key)"
     roots = [v for key, v in candidates.items() if key in made or not (gc.is_tracked(v) or _static(v))]
     if not roots:           # all older than the call: handed back as themselves
         return None
@@ -259,7 +257,7 @@ def _members(item: Any) -> list[Any] | None:
         return None
     if any(getattr(kind, name, None) is not getattr(object, name, None) for name in _PROTOCOL):
         return None
-    slots = [getattr(item, name) for name in _slot_names(kind) if hasattr(item, name)]
+    slots = [getattr(item, name) for name in slot_names(kind) if hasattr(item, name)]
     return [*getattr(item, "__dict__", {}).values(), *slots]
 
 
@@ -290,20 +288,7 @@ def _copy(value: Any, memo: dict[int, Any]) -> Any:
         out = memo.setdefault(key, kind.__new__(kind))
         if isinstance(getattr(value, "__dict__", None), dict):
             vars(out).update({k: _copy(v, memo) for k, v in vars(value).items()})
-        for name in _slot_names(kind):
+        for name in slot_names(kind):
             if hasattr(value, name):
                 object.__setattr__(out, name, _copy(getattr(value, name), memo))
     return out
-
-
-def _slot_names(kind: type) -> list[str]:
-    """The attribute names of a class's slots (a private one mangled, as its class stores it)."""
-    names = []
-    for cls in kind.__mro__:
-        declared = cls.__dict__.get("__slots__", ())
-        for name in (declared,) if isinstance(declared, str) else declared:
-            if name.startswith("__") and not name.endswith("__"):
-                name = f"_{cls.__name__.lstrip('_')}{name}"
-            if name not in ("__dict__", "__weakref__"):
-                names.append(name)
-    return names

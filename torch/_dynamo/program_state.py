@@ -20,7 +20,7 @@ import weakref
 from typing import Any
 
 import torch
-from torch._dynamo.guards import is_plain_value, same_plain
+from torch._dynamo.guards import is_plain_value, same_plain, slot_names
 
 __all__ = ["CALLABLES", "has_settings", "is_ember_file", "is_object", "is_standard_library", "is_program_class",
            "is_program_code", "is_program_file", "is_program_module", "is_watched", "library_members", "member_keys",
@@ -144,8 +144,7 @@ def _object_slots(cls: type) -> tuple[str, ...] | None:
     slots: tuple[str, ...] | None = None
     if not issubclass(cls, (type, types.ModuleType, torch.Tensor, torch.nn.Module, *CALLABLES)) and \
             (issubclass(cls, _SETTINGS) or is_program_class(cls)):
-        slots = tuple(name for klass in cls.__mro__ for name in getattr(klass, "__slots__", ())
-                      if name not in ("__dict__", "__weakref__"))
+        slots = tuple(slot_names(cls))
     _object_classes[cls] = slots
     return slots
 
