@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 import torch
-from torch._dynamo import call_values, made_results, utils
+from torch._dynamo import call_values, library_arguments, made_results, utils
 from torch._dynamo.array_arguments import bind_converted, converted_arrays
 from torch._dynamo.global_reads import LocalUse
 from torch._dynamo.graph_passes import elide_fresh_copies
@@ -110,6 +110,7 @@ class Captured:
     kept: list[Any] = dataclasses.field(default_factory=list)     # containers handed back as they are (call_values)
     # the objects the call made, made again by each replay after the graph runs (outputs from the last back)
     made: made_results.MadeObjects | None = None
+    passed: list[tuple[int, int]] = dataclasses.field(default_factory=list)    # (leaf, position): an argument itself
 
     def __post_init__(self) -> None:
         self.single_output = (self.result_spec.num_leaves == 1 and self.result_outputs == [0]
@@ -251,6 +252,7 @@ def _capture(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, An
     scoped_uses = call_values.scoped_arguments(fn, args, kwargs, flat)
     scoped: dict[int, LocalUse] = {}
     arrays = converted_arrays(fn, args, kwargs, flat)       # each call's array made a tensor input, if it can be
+    structures = library_arguments.structures(flat)       # library arguments guarded on their structure
     for i, (name, value) in enumerate(zip(names, flat)):
         if isinstance(value, torch.Tensor) and type(value) not in (torch.Tensor, torch.nn.Parameter):
             cap.graph_break(f"an input of Tensor subclass {type(value).__name__} (its Python behaviour would not be "
@@ -265,6 +267,8 @@ def _capture(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, An
             attributes[i] = public_attributes(value)     # (those the call reads are guarded after it)
         elif is_plain_value(value) or i in arrays:      # (an array only converted: any array, its tensor an input)
             guards.values.append((i, name, OfType(value) if i in arrays else value))
+        elif i in structures:
+            continue
         else:
             use = scoped_uses.get(i)
             fields = loose_fields(value, use)
@@ -285,9 +289,10 @@ def _capture(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, An
     for i, fields in loose.items():     # (their inputs after the arguments')
         guards.values.append((i, names[i], OfType(flat[i])))
         bind_fields(cap, names[i], i, fields)
+    library_arguments.bind_structures(cap, flat, names, positions, set(cap.field_positions), structures)
     cap.effects.function(guard_target or fn)
     cap.effects.arguments([*map(str, range(len(args))), *kwargs],
-                          [*args, *kwargs.values()], scoped, {id(flat[i]) for i in loose})
+                          [*args, *kwargs.values()], scoped, {id(flat[i]) for i in [*loose, *structures]})
     for i in positions:         # objects and containers kept on a tensor argument: a change the call makes to
         for key, value, plain in attributes[i]:     # one is a side effect
             if not plain:
@@ -303,6 +308,7 @@ def _capture(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, An
         cap.graph_break(f"a Python side effect: {changed} inside the compiled function (a replay would not do it "
                         "again)")
     leaves, result_spec = tree_flatten(result)
+    passed = library_arguments.escaped(cap, leaves, flat, structures)
     bind_converted(cap, flat, names, arrays, leaves)
     guards.pin(leaves)          # a partial or function handed back: the object itself, as eager hands it back
     given_ids = {id(t) for t in flat}
@@ -316,15 +322,15 @@ def _capture(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, An
     if problem is not None and cap.break_reason is None:
         cap.graph_break(problem)
     assigned = [value for _, _, value in cap.writes.values()]
-    made = made_results.plan([*leaves, *assigned], cap.effects.known, cap.arguments, result) \
-        if cap.break_reason is None else None
+    made = made_results.plan([*leaves, *assigned], cap.effects.known, cap.arguments, result,
+                             library_arguments.inside(structures)) if cap.break_reason is None else None
     if isinstance(made, str):
         cap.graph_break(made)
         made = None
     reached = {**guarded_tensors(guards.reads), **cap.attribute_tensors}
-    if cap.break_reason is None and not reached.keys().isdisjoint(cap.field_positions):
-        cap.graph_break("a dataclass argument's field is also read from elsewhere (a global, a module): one graph "
-                        "input cannot stand for both at the next call")
+    if cap.break_reason is None and not reached.keys().isdisjoint({*cap.field_positions, *cap.library_tensors}):
+        cap.graph_break("a dataclass argument's field or a library argument's tensor is also read from elsewhere (a "
+                        "global, a module): one graph input cannot stand for both at the next call")
     held = {id(t): ("a tensor the graph holds", t) for t in cap.tracer.constant_tensors}
     guard_attributes(cap, flat, {i: names[i] for i in positions}, read_names(cap.effects.codes), {**held, **reached})
     example_inputs = [flat[i] for i in positions] + cap.source_tensors
@@ -336,11 +342,11 @@ def _capture(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, An
     if cap.break_reason is not None:
         return Captured(None, guards, example_inputs, positions, leaves, [None] * len(leaves), result_spec, [],
                         cap.break_reason, result, effect_reads=cap.effects.added if changed is not None else None)
-    return _finish(cap, example_inputs, positions, leaves, result_spec, result, made)
+    return _finish(cap, example_inputs, positions, leaves, result_spec, result, made, passed)
 
 
 def _finish(cap: _Capture, example_inputs: list[torch.Tensor], positions: list[int], leaves: list[Any],
-            result_spec: Any, result: Any, made: made_results.MadeObjects | None) -> Captured:
+            result_spec: Any, result: Any, made: made_results.MadeObjects | None, passed: list[Any]) -> Captured:
     """The graph's outputs (the result's tensors, then the tensors assigned to module attributes), dead code
     removed, and the guards on the tensors the graph holds as constants."""
     tracer = cap.tracer
@@ -385,7 +391,7 @@ def _finish(cap: _Capture, example_inputs: list[torch.Tensor], positions: list[i
     return Captured(graph_module, cap.guards, example_inputs, positions, leaves, result_outputs, result_spec,
                     writes, None, result, runs_backward=cap.runs_backward,
                     kept=call_values.kept_containers(result, *cap.arguments, cap.effects.known, _seen_as(cap)),
-                    made=made)
+                    made=made, passed=passed)
 
 
 def _seen_as(cap: _Capture) -> Callable[[Any], str | None]:

@@ -1,14 +1,13 @@
 """torch._dynamo.eval_frame: a compiled function and its cache of graphs.
 
-Each call looks for a cached graph whose guards hold for the call and replays it; without one, the call
-is captured (torch._dynamo.capture: it runs for real and its result is returned), the graph is handed to
-the backend, and the entry is cached. A function keeps at most config.recompile_limit entries; past that
-it runs eagerly for calls no entry serves, after PyTorch's warning. A capture that hit a graph break
-caches an entry that runs the function eagerly for those guards. OptimizedModule is what torch.compile
-returns for a module.
+Each call looks for a cached graph whose guards hold for the call and replays it; without one, the call is captured
+(torch._dynamo.capture: it runs for real and its result is returned), the graph is handed to the backend, and the
+entry is cached. A function keeps at most config.recompile_limit entries; past that it runs eagerly for calls no
+entry serves, after PyTorch's warning. A capture that hit a graph break caches an entry that runs the function
+eagerly for those guards. OptimizedModule is what torch.compile returns for a module.
 
-Sizes that vary (dynamic=True, mark_dynamic, PyTorch's automatic dynamic shapes): torch._dynamo.size_families;
-a new size its family may not capture runs eagerly."""
+Sizes that vary (dynamic=True, mark_dynamic, PyTorch's automatic dynamic shapes): torch._dynamo.size_families; a new
+size its family may not capture runs eagerly."""
 from __future__ import annotations
 
 import contextlib
@@ -80,6 +79,8 @@ class CacheEntry:
         if cap.single_output:
             return outputs[0]
         leaves = [leaf if out is None else outputs[out] for leaf, out in zip(cap.result_leaves, cap.result_outputs)]
+        for k, position in cap.passed:      # a library argument handed back: this call's
+            leaves[k] = flat[position]
         return call_values.with_kept(tree_unflatten(leaves, cap.result_spec), cap.kept, args, kwargs)
 
 
@@ -211,10 +212,7 @@ class CompiledFunction:
                                   + graph_table(graph_module.graph))
         from torch._inductor import codecache
         builds = codecache.builds["count"]
-        if captured.runs_backward:
-            with torch.no_grad():
-                compiled = self._compile(graph_module, captured.example_inputs)
-        else:
+        with torch.no_grad() if captured.runs_backward else contextlib.nullcontext():
             compiled = self._compile(graph_module, captured.example_inputs)
         self._add(CacheEntry(captured.guards, compiled, captured, graph_module, compile_id, family,
                              built=codecache.builds["count"] > builds))

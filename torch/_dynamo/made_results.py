@@ -89,11 +89,12 @@ class MadeObjects:
 
 
 def plan(values: list[Any], known: Callable[[Any], bool], arguments: tuple[Any, ...],
-         result: Any) -> MadeObjects | str | None:
+         result: Any, inside: set[int] | frozenset[int] = frozenset()) -> MadeObjects | str | None:
     """How a replay makes again the values among `values` (result leaves, values assigned to module attributes)
     that are objects the call made: None when there are none, or why one cannot be (a graph break's reason).
-    `arguments`: the call's (args, kwargs); `result`: what it returned. Called during the capture (the objects
-    older than it frozen)."""
+    `arguments`: the call's (args, kwargs); `result`: what it returned; `inside`: the ids of the objects of the
+    library arguments guarded on their structure (a replay's are the caller's, as an argument's containers). Called
+    during the capture (the objects older than it frozen)."""
     containers, keys = _structure(result)
     candidates = {id(v): v for v in values if not (isinstance(v, torch.Tensor) or _atom(v) or known(v))}
     if not (keys or candidates):
@@ -109,8 +110,8 @@ def plan(values: list[Any], known: Callable[[Any], bool], arguments: tuple[Any, 
     given = _argument_objects(arguments)
     kept: dict[int, Any] = {}
     tensors: dict[int, torch.Tensor] = {}
-    reason = _walk(roots, made, known, {key for key, value in given.items() if not isinstance(value, torch.Tensor)},
-                   containers, kept, tensors)
+    reason = _walk(roots, made, known, {key for key, value in given.items() if not isinstance(value, torch.Tensor)}
+                   | inside, containers, kept, tensors)
     if reason is None:
         reason = result_problem(list(tensors.values()), set(given))
     if reason is not None:

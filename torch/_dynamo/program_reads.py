@@ -50,6 +50,7 @@ class ProgramReads:
         self.source_tensors: list[torch.Tensor] = []
         self.input_positions: dict[int, int] = {}     # id of a tensor argument -> its flat position
         self.field_positions: dict[int, tuple[int, str]] = {}   # id of a loose argument's field -> (position, name)
+        self.library_tensors: set[int] = set()      # ids of the tensors inside library arguments (library_arguments)
         # module tensors the call read (by id: description, tensor), their attributes guarded after it
         self.attribute_tensors: dict[int, tuple[str, torch.Tensor]] = {}
         self.kept_objects: set[tuple[int, str]] = set()     # module attributes holding containers or objects
@@ -299,6 +300,10 @@ class ProgramReads:
         made = self.tracer.nodes.get(id(tensor))
         if made is not None and made[1].op not in ("placeholder", "get_attr"):
             return      # a tensor the call made (retain_grad): its .grad is what the graph makes of it each call
+        if id(tensor) in self.library_tensors:
+            self.graph_break("the .grad of a tensor inside a library argument read (a replay would read the "
+                             "captured call's)")
+            return
         self.read_keys.add(key)
         position, field = self.input_positions.get(id(tensor)), self.field_positions.get(id(tensor))
         # the argument at that position (or the field of one: loose_arguments), whichever tensor it is then

@@ -1,0 +1,175 @@
+"""An argument that is an installed library's object (a transformers StaticCache) is guarded on its structure, not
+its identity (torch/_dynamo/library_arguments.py): a new object of the same structure each call replays, its
+tensors the graph's inputs, updated in place as eager updates them, and handed back as the caller's own; what a
+replay could not redo is a graph break, a structure that differs captures again."""
+from __future__ import annotations
+
+import importlib.util
+import sys
+import textwrap
+
+import pytest
+
+import torch
+from torch._dynamo import program_state
+from torch._dynamo.eval_frame import stats
+
+_LIBRARY = """
+import torch
+
+
+class Layer:
+    def __init__(self, size, filled=True):
+        self.keys = torch.zeros(size) if filled else None
+        self.length = torch.zeros((), dtype=torch.int64)
+        self.capacity = size
+        self.ready = filled
+
+    def update(self, values):
+        self.keys.add_(values)
+        self.length.add_(1)
+        return self.keys
+
+
+class Cache:
+    def __init__(self, layers=2, size=4, filled=True):
+        self.layers = [Layer(size, filled) for _ in range(layers)]
+        self.name = "cache"
+
+    def update(self, values, index):
+        return self.layers[index].update(values)
+"""
+
+
+@pytest.fixture
+def library(tmp_path, monkeypatch):
+    """A module the capture takes for an installed library's (its file is not the program's)."""
+    path = tmp_path / "fake_library_cache.py"
+    path.write_text(textwrap.dedent(_LIBRARY))
+    spec = importlib.util.spec_from_file_location("fake_library_cache", path)
+    module = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, "fake_library_cache", module)
+    spec.loader.exec_module(module)
+    monkeypatch.setitem(program_state._program_files, str(path), False)
+    return module
+
+
+def _step(x, cache):
+    keys = cache.update(x * 2, 0)
+    cache.update(x + 1, 1)
+    return keys.sum(), cache
+
+
+def test_a_new_library_object_of_the_same_structure_each_call_replays_updating_its_own_tensors(library):
+    compiled = torch.compile(_step)
+    for k in range(4):
+        x = torch.full((4,), float(k))
+        mine, theirs = library.Cache(), library.Cache()
+        theirs.layers[1].keys.fill_(5.0)
+        mine.layers[1].keys.fill_(5.0)
+        got_sum, got_cache = compiled(x, mine)
+        expected_sum, _ = _step(x, theirs)
+        assert got_cache is mine
+        assert torch.equal(got_sum, expected_sum)
+        for a, b in zip(mine.layers, theirs.layers):
+            assert torch.equal(a.keys, b.keys) and torch.equal(a.length, b.length)
+    assert stats["captures"] == 1 and stats["replays"] == 3
+
+
+def test_a_library_object_of_another_structure_captures_again_with_eagers_values(library):
+    compiled = torch.compile(_step)
+    x = torch.ones(4)
+    compiled(x, library.Cache())
+    for other in (library.Cache(layers=3), library.Cache(size=5), library.Cache()):
+        if other.layers[0].capacity == 4 and len(other.layers) == 2:
+            other.name = "renamed"          # a plain value differs
+        expected = library.Cache(layers=len(other.layers), size=other.layers[0].capacity)
+        got_sum, _ = compiled(torch.ones(other.layers[0].capacity), other)
+        expected_sum, _ = _step(torch.ones(other.layers[0].capacity), expected)
+        assert torch.equal(got_sum, expected_sum)
+        assert torch.equal(other.layers[1].keys, expected.layers[1].keys)
+    assert stats["captures"] == 4
+
+
+def test_tensors_shared_inside_a_library_object_or_with_an_argument_replay_only_as_shared(library):
+    def step(x, cache):
+        cache.layers[0].keys.add_(x)
+        cache.layers[1].keys.add_(x)
+        return cache.layers[1].keys.sum()
+
+    compiled = torch.compile(step)
+    shared = library.Cache()
+    shared.layers[1].keys = shared.layers[0].keys       # one tensor in two places: added to twice
+    assert compiled(torch.ones(4), shared).item() == 8.0
+    separate = library.Cache()
+    assert compiled(torch.ones(4), separate).item() == 4.0      # two tensors: each added to once
+    x = torch.ones(4)
+    given = library.Cache()
+    given.layers[0].keys = x            # the argument itself inside the cache
+    expected_x = torch.ones(4)
+    expected = library.Cache()
+    expected.layers[0].keys = expected_x
+    assert compiled(x, given).item() == step(expected_x, expected).item()
+    assert torch.equal(x, expected_x)
+
+
+def test_what_a_replay_would_hand_back_stale_from_a_library_object_is_a_graph_break(library):
+    def inner(x, cache):
+        cache.update(x, 0)
+        return cache.layers[0]
+
+    compiled = torch.compile(inner)
+    for _ in range(2):
+        cache = library.Cache()
+        assert compiled(torch.ones(4), cache) is cache.layers[0]
+    assert stats["graph_breaks"] >= 1
+
+    class Holder:
+        def __init__(self, cache):
+            self.cache = cache
+
+    def wrapped(x, cache):
+        cache.update(x, 0)
+        return Holder(cache)
+
+    compiled = torch.compile(wrapped)
+    for _ in range(2):
+        cache = library.Cache()
+        assert compiled(torch.ones(4), cache).cache is cache
+
+
+def test_a_lazily_filled_library_object_runs_eagerly_then_replays_once_filled(library):
+    def step(x, cache):
+        layer = cache.layers[0]
+        if not layer.ready:         # a lazy initialisation: a side effect, eager
+            layer.keys, layer.ready = torch.zeros(4), True
+        return layer.update(x).sum()
+
+    compiled = torch.compile(step)
+    for k in range(3):
+        mine, theirs = library.Cache(filled=False), library.Cache(filled=False)
+        for n in range(3):
+            x = torch.full((4,), float(k + n))
+            assert compiled(x, mine).item() == step(x, theirs).item()
+            assert torch.equal(mine.layers[0].keys, theirs.layers[0].keys)
+    # the empty cache's eager entry and the filled cache's graph serve every later cache
+    assert stats["captures"] == 2
+
+
+def test_generate_with_a_static_cache_made_per_call_replays_the_compiled_forward():
+    transformers = pytest.importorskip("transformers")
+    transformers.utils.logging.set_verbosity_error()
+    torch.manual_seed(0)
+    config = transformers.LlamaConfig(num_hidden_layers=1, num_attention_heads=2, num_key_value_heads=1,
+                                      hidden_size=32, intermediate_size=64, vocab_size=60,
+                                      max_position_embeddings=64)
+    model = transformers.LlamaForCausalLM(config).eval()
+    prompt = torch.randint(0, 60, (1, 6))
+    with torch.no_grad():
+        expected = model.generate(prompt, max_new_tokens=6, do_sample=False, cache_implementation="static")
+        model.forward = torch.compile(model.forward)
+        model.generate(prompt, max_new_tokens=6, do_sample=False, cache_implementation="static")
+        captures = stats["captures"]
+        got = model.generate(prompt, max_new_tokens=6, do_sample=False, cache_implementation="static")
+    assert torch.equal(got, expected)
+    assert stats["captures"] == captures        # a new StaticCache: nothing captured again
