@@ -70,6 +70,17 @@ def test_error_on_recompile_raises_instead_of_recompiling():
             compiled(torch.ones(3))
 
 
+def test_a_guard_names_the_keyword_argument_it_failed_on_whatever_order_they_were_passed_in():
+    def scaled(x, scale=1.0, shift=0.0):
+        return x * scale + shift
+
+    compiled = torch.compile(scaled, backend="eager")
+    compiled(torch.ones(2), shift=1.0, scale=2.0)
+    with torch._dynamo.config.patch(error_on_recompile=True):
+        with pytest.raises(torch._dynamo.exc.RecompileError, match="shift == 1.0"):
+            compiled(torch.ones(2), shift=3.0, scale=2.0)
+
+
 def test_module_training_flag_and_replaced_parameters_are_guarded():
     model = nn.Sequential(nn.Linear(3, 3), nn.Dropout(0.9))
     compiled = torch.compile(model, backend="eager")

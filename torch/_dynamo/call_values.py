@@ -52,11 +52,14 @@ def input_names(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str,
     """A name per flattened input (count of them), as the guards and the graph show them: the parameter's name, with
     its position in the parameter's pytree when it holds several (d_0, d_1); arg0, arg1... where those do not
     number count."""
+    named = [(f"arg{i}", a) for i, a in enumerate(args)] + list(kwargs.items())     # (as they flatten)
     try:
-        bound = inspect.signature(fn).bind(*args, **kwargs)
-        named = list(bound.arguments.items())
+        positional = [p.name for p in inspect.signature(fn).parameters.values()
+                      if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
     except (TypeError, ValueError):
-        named = [(f"arg{i}", a) for i, a in enumerate(args)] + list(kwargs.items())
+        positional = []
+    for i, name in enumerate(positional[:len(args)]):
+        named[i] = (name, args[i])
     names: list[str] = []
     for name, value in named:
         leaves = len(tree_flatten(value)[0])
