@@ -173,3 +173,43 @@ def test_generate_with_a_static_cache_made_per_call_replays_the_compiled_forward
         got = model.generate(prompt, max_new_tokens=6, do_sample=False, cache_implementation="static")
     assert torch.equal(got, expected)
     assert stats["captures"] == captures        # a new StaticCache: nothing captured again
+
+
+_SETTINGS = """
+class Settings:
+    def __init__(self):
+        self.scale = 2.0
+        self.name = "settings"
+"""
+
+
+def test_a_library_objects_settings_read_by_a_module_are_guarded_by_value_at_each_call(tmp_path, monkeypatch):
+    path = tmp_path / "fake_library_settings.py"
+    path.write_text(_SETTINGS)
+    spec = importlib.util.spec_from_file_location("fake_library_settings", path)
+    module = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, "fake_library_settings", module)
+    spec.loader.exec_module(module)
+    monkeypatch.setitem(program_state._program_files, str(path), False)
+
+    class Scaled(torch.nn.Module):
+        def __init__(self, settings):
+            super().__init__()
+            self.settings = settings
+
+        def forward(self, x):
+            return x * self.settings.scale
+
+    settings = module.Settings()
+    compiled = torch.compile(Scaled(settings))
+    x = torch.ones(2)
+    assert compiled(x).tolist() == [2.0, 2.0]
+    settings.scale = float("2.0")           # an equal float, another object: replays
+    assert compiled(x).tolist() == [2.0, 2.0] and stats["captures"] == 1
+    settings.scale = 3.0
+    assert compiled(x).tolist() == [3.0, 3.0] and stats["captures"] == 2
+    settings.scale = -0.0
+    assert compiled(torch.full((2,), -1.0)).tolist() == [0.0, 0.0]
+    settings.scale = 0.0                    # equal to -0.0, not the same to a graph (x * -0.0 is -0.0)
+    got = compiled(torch.full((2,), -1.0))
+    assert [str(v) for v in got.tolist()] == ["-0.0", "-0.0"] and stats["captures"] == 4

@@ -136,16 +136,12 @@ class _Walk:
                 return None
             items = [self.node(v, (*path, ("item", k)), depth - 1) for k, v in value.items()]
             return None if None in items else (_DICT, tuple(value), tuple(items))
-        names = _attribute_names(value)
+        own = tuple(getattr(value, "__dict__", ()))
+        slots = tuple(slot_names(kind))
+        filled = tuple(hasattr(value, name) for name in slots)
+        names = own + tuple(name for name, here in zip(slots, filled) if here)
         items = [self.node(getattr(value, name), (*path, ("attr", name)), depth - 1) for name in names]
-        return None if None in items else (_OBJECT, kind, names, tuple(items))
-
-
-def _attribute_names(value: Any) -> tuple[str, ...]:
-    """The names of an object's attributes, in its __dict__ and then in its slots."""
-    names = list(getattr(value, "__dict__", {}))
-    names += [name for name in slot_names(type(value)) if hasattr(value, name)]
-    return tuple(names)
+        return None if None in items else (_OBJECT, kind, own, slots, filled, names, tuple(items))
 
 
 def _matches(value: Any, node: tuple[Any, ...], found: list[torch.Tensor]) -> bool:
@@ -159,7 +155,7 @@ def _matches(value: Any, node: tuple[Any, ...], found: list[torch.Tensor]) -> bo
             return True
         return found[node[1]] is value
     if tag == _PLAIN:
-        return same_plain(value, node[1])
+        return value is node[1] or same_plain(value, node[1])
     if tag == _SAME:
         return value is node[1]
     if tag in (_LIST, _TUPLE):
@@ -168,8 +164,10 @@ def _matches(value: Any, node: tuple[Any, ...], found: list[torch.Tensor]) -> bo
     if tag == _DICT:
         return type(value) is dict and tuple(value) == node[1] and \
             all(_matches(v, n, found) for v, n in zip(value.values(), node[2]))
-    return type(value) is node[1] and _attribute_names(value) == node[2] and \
-        all(_matches(getattr(value, name), n, found) for name, n in zip(node[2], node[3]))
+    _, kind, own, slots, filled, names, items = node
+    return type(value) is kind and tuple(getattr(value, "__dict__", ())) == own and \
+        (not slots or tuple(hasattr(value, name) for name in slots) == filled) and \
+        all(_matches(getattr(value, name), n, found) for name, n in zip(names, items))
 
 
 def tensor_at(flat: list[Any], position: int, path: tuple[tuple[str, Any], ...]) -> Any:

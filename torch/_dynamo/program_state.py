@@ -12,6 +12,7 @@ import collections
 import functools
 import inspect
 import itertools
+import operator
 import os
 import sys
 import sysconfig
@@ -22,9 +23,10 @@ from typing import Any
 import torch
 from torch._dynamo.guards import is_plain_value, same_plain, slot_names
 
-__all__ = ["CALLABLES", "has_settings", "is_ember_file", "is_object", "is_standard_library", "is_program_class",
-           "is_program_code", "is_program_file", "is_program_module", "is_watched", "library_members", "member_keys",
-           "members_are", "members_of", "plain_attributes", "program_methods", "same_members"]
+__all__ = ["CALLABLES", "SettingsReader", "has_settings", "is_ember_file", "is_object", "is_standard_library",
+           "is_program_class", "is_program_code", "is_program_file", "is_program_module", "is_watched",
+           "library_members", "member_keys", "members_are", "members_of", "plain_attributes", "program_methods",
+           "same_members"]
 
 # Callables a global, an attribute or a closure variable may hold: guarded by identity (a helper swapped).
 CALLABLES = (types.FunctionType, types.BuiltinFunctionType, types.MethodType, types.BuiltinMethodType,
@@ -200,6 +202,27 @@ def plain_attributes(value: Any) -> tuple[Any, ...]:
     """A library's object's attributes that are plain values (a config's settings), by value."""
     own = getattr(value, "__dict__", None)
     return tuple(sorted((k, v) for k, v in own.items() if is_plain_value(v))) if isinstance(own, dict) else ()
+
+
+class SettingsReader:
+    """plain_attributes for one guard, read at every replay: while the object's __dict__ holds the very objects it
+    held at the last read (under the same names), the last result is handed back as it is, itself (which the
+    guard's comparison then finds at once), without filtering and sorting its settings again."""
+
+    def __init__(self) -> None:
+        self.seen: tuple[tuple[Any, ...], tuple[str, ...]] = ((), ())
+        self.result: tuple[Any, ...] | None = None
+
+    def __call__(self, value: Any) -> tuple[Any, ...]:
+        own = getattr(value, "__dict__", None)
+        if not isinstance(own, dict):
+            return ()
+        values, names = self.seen
+        if self.result is not None and len(own) == len(values) and all(map(operator.is_, own.values(), values)) \
+                and tuple(own) == names:
+            return self.result
+        self.seen, self.result = (tuple(own.values()), tuple(own)), plain_attributes(value)
+        return self.result
 
 
 def has_settings(value: Any) -> bool:

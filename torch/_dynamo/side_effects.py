@@ -34,8 +34,8 @@ from torch._dynamo.function_reads import FunctionReads, is_callable_held
 from torch._dynamo.readers import attribute_chain, binds, entered_function, generator_states, guarded_chains
 from torch._dynamo.program_state import (has_settings, is_object, is_program_code, is_program_file, is_program_module,
                                          member_keys,
-                                         library_members, members_are, members_of, plain_attributes, program_methods,
-                                         same_members)
+                                         library_members, members_are, members_of, program_methods,
+                                         same_members, SettingsReader)
 
 __all__ = ["Effects"]
 
@@ -332,8 +332,8 @@ class Effects(FunctionReads):
         if members is None and has_settings(value) and ("settings", id(value)) not in self.read:
             # a library's object (a config): its plain attributes, not snapshotted (its inner state is its own)
             self.read.add(("settings", id(value)))
-            self._add_read(f"the settings of {description}", value, plain_attributes, plain_attributes(value),
-                           by_value=True)
+            settings = SettingsReader()
+            self._add_read(f"the settings of {description}", value, settings, settings(value), by_value=True)
             return
         cost = len(members) + _GUARD_COST if members is not None else 0
         if depth <= 0 or members is None or len(members) > 2 * _MAX_MEMBERS or self.budget < cost \
