@@ -15,6 +15,8 @@ from torch._dynamo import program_state
 from torch._dynamo.eval_frame import stats
 
 _LIBRARY = """
+import weakref
+
 import torch
 
 
@@ -38,6 +40,22 @@ class Cache:
 
     def update(self, values, index):
         return self.layers[index].update(values)
+
+
+class Params(dict):
+    pass
+
+
+SCALES = weakref.WeakKeyDictionary()
+
+
+class Scaled:
+    def __init__(self, scale):
+        self.keys = torch.zeros(2)
+        SCALES[self] = scale
+
+    def scaled(self, x):
+        return x * SCALES[self]
 """
 
 
@@ -213,3 +231,89 @@ def test_a_library_objects_settings_read_by_a_module_are_guarded_by_value_at_eac
     settings.scale = 0.0                    # equal to -0.0, not the same to a graph (x * -0.0 is -0.0)
     got = compiled(torch.full((2,), -1.0))
     assert [str(v) for v in got.tolist()] == ["-0.0", "-0.0"] and stats["captures"] == 4
+
+
+def test_library_objects_sharing_a_tensor_or_an_object_between_arguments_replay_only_as_shared(library):
+    def step(x, a, b):
+        a.layers[0].keys.add_(x)
+        b.layers[0].keys.add_(x)
+        return a.layers[0].keys.sum()
+
+    compiled = torch.compile(step)
+    one = library.Cache()
+    assert compiled(torch.ones(4), one, one).item() == 8.0          # one cache twice: added to twice
+    fresh = library.Cache()
+    assert compiled(torch.ones(4), fresh, one).item() == 4.0        # then a new one beside it: once each
+    assert one.layers[0].keys.tolist() == [3.0] * 4
+    other = library.Cache()
+    assert compiled(torch.ones(4), library.Cache(), other).item() == 4.0
+    assert other.layers[0].keys.tolist() == [1.0] * 4
+    first, second = library.Cache(), library.Cache()
+    second.layers[0] = first.layers[0]                               # two caches holding one layer
+    assert compiled(torch.ones(4), first, second).item() == 8.0
+    x = torch.ones(4)
+    holding = library.Cache()
+    holding.layers[0].keys = x                  # a tensor argument held in the cache: the same tensor each call
+    assert compiled(x, holding, library.Cache()).item() == 8.0
+    y = torch.ones(4)
+    assert compiled(y, holding, library.Cache()).item() == 12.0 and x.tolist() == [3.0] * 4 and y.tolist() == [1.0] * 4
+
+
+def test_what_a_library_object_keeps_where_its_structure_does_not_show_is_guarded_by_identity(library):
+    def scaled(x, params):
+        return x * params["scale"]
+
+    compiled = torch.compile(scaled)
+    for scale in (1.0, 2.0, 3.0):               # a dict subclass: its items are not attributes
+        params = library.Params(scale=scale)
+        assert compiled(torch.ones(2), params).tolist() == [scale, scale]
+
+    def by_weak_key(x, holder):
+        return holder.scaled(x)
+
+    compiled = torch.compile(by_weak_key)
+    for scale in (1.0, 2.0):                    # state kept elsewhere, keyed by the object (weakly)
+        assert compiled(torch.ones(2), library.Scaled(scale)).tolist() == [scale, scale]
+
+
+def test_a_library_objects_containers_returned_and_its_tensors_attributes_are_the_callers_own(library):
+    def containers(x, cache):
+        cache.update(x, 0)
+        return cache.layers
+
+    compiled = torch.compile(containers)
+    for _ in range(3):
+        cache = library.Cache()
+        assert compiled(torch.ones(4), cache) is cache.layers
+
+    def tagged(x, cache):
+        keys = cache.update(x, 0)
+        return keys.sum() * 2 if getattr(keys, "flag", False) else keys.sum()
+
+    compiled = torch.compile(tagged)
+    for flag in (False, True, False, True):
+        cache = library.Cache()
+        cache.layers[0].keys.flag = flag
+        assert compiled(torch.ones(4), cache).item() == (8.0 if flag else 4.0)
+
+    def sets(x, cache):
+        keys = cache.update(x, 0)
+        keys.tag = "seen"
+        return keys.sum()
+
+    compiled = torch.compile(sets)
+    for _ in range(3):
+        cache = library.Cache()
+        compiled(torch.ones(4), cache)
+        assert cache.layers[0].keys.tag == "seen"
+
+
+def test_a_library_objects_dict_keys_are_compared_with_their_types(library):
+    def pick(x, cache):
+        return x * cache.table[1] if 1 in cache.table and type(next(iter(cache.table))) is int else x
+
+    compiled = torch.compile(pick)
+    for key in (1, True, 1):
+        cache = library.Cache()
+        cache.table = {key: 3.0}
+        assert compiled(torch.ones(2), cache).tolist() == pick(torch.ones(2), cache).tolist()

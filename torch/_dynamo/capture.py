@@ -308,7 +308,7 @@ def _capture(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, An
         cap.graph_break(f"a Python side effect: {changed} inside the compiled function (a replay would not do it "
                         "again)")
     leaves, result_spec = tree_flatten(result)
-    passed = library_arguments.escaped(cap, leaves, flat, structures)
+    passed = library_arguments.escaped(cap, result, leaves, flat, structures)
     bind_converted(cap, flat, names, arrays, leaves)
     guards.pin(leaves)          # a partial or function handed back: the object itself, as eager hands it back
     given_ids = {id(t) for t in flat}

@@ -5,29 +5,37 @@ identity, each call captured its steps again.
 
 The structure is walked before the call, through the object's attributes (its __dict__ and slots), the lists,
 tuples and dicts it holds and the library objects inside those: a later call's argument replays when it is of the
-same classes, holds its plain values equal (numbers, strings, None, dtypes, devices), the same other objects (a
-function, a module, a config of the program's) and tensors where the captured one held them, none of them shared
-with another input unless they were then too. Its tensors are graph inputs, read from the argument at each call
-along their path (their layouts guarded), so the graph updates the caller's cache in place, as eager does.
-A replay hands back the argument where the captured call returned it. What a replay could not redo stays a graph
-break: an object inside the structure that the call returns, assigns or keeps in an object it made (a replay
-would hand back the captured one), a tensor of it whose .grad the call reads or sets. The call changing the
-structure itself (setting an attribute, a lazy initialisation) is a side effect (torch._dynamo.side_effects).
+same classes, holds its plain values equal (numbers, strings, None, dtypes, devices; dict keys of the same types),
+the same other objects (a function, a module, a config of the program's) and tensors where the captured one held
+them, carrying no attributes of the program's, none of them shared with another input. Its tensors are graph
+inputs, read from the argument at each call along their path (their layouts guarded), so the graph updates the
+caller's cache in place, as eager does. A replay hands back the argument where the captured call returned it.
+What a replay could not redo stays a graph break: an object inside the structure that the call returns (whole or
+as one of the result's lists, tuples and dicts), assigns or keeps in an object it made (a replay would hand back
+the captured one), a tensor of it whose .grad the call reads or sets or on which it sets an attribute. The call
+changing the structure itself (setting an attribute, a lazy initialisation) is a side effect
+(torch._dynamo.side_effects).
 
-An object walked deeper than _DEPTH levels or reaching more than _MOST_NODES values, one reached twice inside it,
-a dict keyed by other than strings and integers, or a tensor inside it of a Tensor subclass or that requires grad
-(a graph holding a backward treats those as parameters) keeps the argument guarded by identity."""
+Guarded by identity instead: an object walked deeper than _DEPTH levels or reaching more than _MOST_NODES values,
+one holding an object twice, a dict keyed by other than strings and integers, a tensor of a Tensor subclass, one
+that requires grad (a graph holding a backward treats those as parameters) or that carries attributes; an object of
+a class with a base defined in C (a dict or a namedtuple subclass keeps state outside its attributes), or holding
+an object that something references weakly (a library may keep its state keyed by it, outside the structure);
+arguments sharing a tensor or an object with each other or with a tensor argument. State a library keeps
+elsewhere keyed by the object's id, or in its class attributes, is not seen."""
 from __future__ import annotations
 
 import functools
 import sys
 import types
+import weakref
 from typing import Any
 
 import torch
 from torch._dynamo.guards import OfType, Snapshot, slot_names
 from torch._dynamo.plain_values import is_plain_value, same_plain
 from torch._dynamo.program_state import CALLABLES, is_ember_file, is_program_file, is_standard_library
+from torch._dynamo.tensor_attributes import EMBER_TENSOR_STATE, public_attributes
 
 __all__ = ["Structure", "bind_structures", "escaped", "inside", "is_library_object", "structure_of", "structures",
            "tensor_at"]
@@ -42,9 +50,10 @@ _TENSOR, _PLAIN, _SAME, _OBJECT, _LIST, _TUPLE, _DICT = range(7)
 
 def is_library_object(value: Any) -> bool:
     """An instance of a class an installed library defines in Python (not Ember's, the standard library's or the
-    program's), that is not a module, a class, a function or another callable."""
+    program's) on no base but object that keeps state outside its attributes (a dict, a list, a tuple: a
+    namedtuple), that is not a module, a class, a function or another callable."""
     kind = type(value)
-    if not kind.__flags__ & _HEAP_TYPE or callable(value) or \
+    if not all(klass.__flags__ & _HEAP_TYPE for klass in kind.__mro__[:-1]) or callable(value) or \
             isinstance(value, (type, types.ModuleType, torch.nn.Module, torch.Tensor, *CALLABLES)):
         return False
     source = getattr(sys.modules.get(kind.__module__), "__file__", None)
@@ -63,16 +72,28 @@ class Structure:
         self.tensors = tensors          # the captured call's (dropped once bound: the guards do not hold them)
         self.objects = objects          # ids of the captured objects inside it, the argument itself among them
 
-    def failure(self, flat: list[Any], position: int, inputs: tuple[int, ...], description: str) -> str | None:
-        """A guard's reader: None when the argument at position has the captured structure, its tensors distinct
-        from each other and from the tensor arguments at `inputs`; else what differs."""
-        found: list[torch.Tensor] = []
-        if not _matches(flat[position], self.skeleton, found):
-            return f"{description} is not structured as it was (its classes, plain values or tensors' places)"
-        ids = {id(t) for t in found}
-        if len(ids) != len(found) or not ids.isdisjoint(id(flat[p]) for p in inputs):
-            return f"the tensors of {description} are shared as they were not"
-        return None
+
+
+def _failure(flat: list[Any], bound: tuple[tuple[int, str, Structure], ...], inputs: tuple[int, ...]) -> str | None:
+    """A guard's reader: None when each library argument (position, name, structure) has its captured structure,
+    and their tensors are distinct from each other and from the tensor arguments at `inputs`, and carry no
+    attributes of the program's; else what differs."""
+    found: list[torch.Tensor] = []
+    for position, name, structure in bound:
+        first = len(found)
+        if not _matches(flat[position], structure.skeleton, found, first):
+            return f"argument {name} is not structured as it was (its classes, plain values or tensors' places)"
+    ids = {id(t) for t in found}
+    if len(ids) != len(found) or not ids.isdisjoint(id(flat[p]) for p in inputs):
+        return "the tensors of the library arguments are shared as they were not"
+    if any(t.__dict__ and not _own_state(t) for t in found):
+        return "a tensor of a library argument carries attributes"
+    return None
+
+
+def _own_state(tensor: torch.Tensor) -> bool:
+    """Whether a tensor's __dict__ holds only Ember's state and torch._dynamo's marks."""
+    return all(key in EMBER_TENSOR_STATE or key.startswith("_dynamo_") for key in tensor.__dict__)
 
 
 def structure_of(value: Any) -> Structure | None:
@@ -82,7 +103,7 @@ def structure_of(value: Any) -> Structure | None:
         return None
     walk = _Walk()
     skeleton = walk.node(value, (), _DEPTH)
-    if skeleton is None:
+    if skeleton is None or walk.weakly_held:
         return None
     return Structure(skeleton, walk.paths, walk.tensors, walk.objects)
 
@@ -105,13 +126,14 @@ class _Walk:
         self.index: dict[int, int] = {}
         self.objects: set[int] = set()
         self.count = 0
+        self.weakly_held = False        # an object inside is weakly referenced: state may be kept on it elsewhere
 
     def node(self, value: Any, path: tuple[tuple[str, Any], ...], depth: int) -> tuple[Any, ...] | None:
         self.count += 1
         if self.count > _MOST_NODES:
             return None
         if isinstance(value, torch.Tensor):
-            if type(value) not in _TENSOR_TYPES or value.requires_grad:
+            if type(value) not in _TENSOR_TYPES or value.requires_grad or public_attributes(value):
                 return None
             k = self.index.get(id(value))
             if k is None:
@@ -128,6 +150,9 @@ class _Walk:
         if depth <= 0 or id(value) in self.objects:
             return None
         self.objects.add(id(value))
+        self.weakly_held = self.weakly_held or (kind not in (list, tuple, dict) and weakref.getweakrefcount(value) > 0)
+        if isinstance(getattr(value, "__dict__", None), dict):
+            self.objects.add(id(value.__dict__))
         if kind in (list, tuple):
             items = [self.node(v, (*path, ("item", i)), depth - 1) for i, v in enumerate(value)]
             return None if None in items else (_LIST if kind is list else _TUPLE, tuple(items))
@@ -135,7 +160,7 @@ class _Walk:
             if not all(type(k) in (str, int) for k in value):
                 return None
             items = [self.node(v, (*path, ("item", k)), depth - 1) for k, v in value.items()]
-            return None if None in items else (_DICT, tuple(value), tuple(items))
+            return None if None in items else (_DICT, tuple(value), tuple(map(type, value)), tuple(items))
         own = tuple(getattr(value, "__dict__", ()))
         slots = tuple(slot_names(kind))
         filled = tuple(hasattr(value, name) for name in slots)
@@ -144,30 +169,31 @@ class _Walk:
         return None if None in items else (_OBJECT, kind, own, slots, filled, names, tuple(items))
 
 
-def _matches(value: Any, node: tuple[Any, ...], found: list[torch.Tensor]) -> bool:
-    """Whether value has the skeleton node's structure; its tensors appended to found, in the walk's order."""
+def _matches(value: Any, node: tuple[Any, ...], found: list[torch.Tensor], first: int) -> bool:
+    """Whether value has the skeleton node's structure; its tensors appended to found (its own from `first` on),
+    in the walk's order."""
     tag = node[0]
     if tag == _TENSOR:
         if not isinstance(value, torch.Tensor):
             return False
-        if node[1] == len(found):
+        if first + node[1] == len(found):
             found.append(value)
             return True
-        return found[node[1]] is value
+        return found[first + node[1]] is value
     if tag == _PLAIN:
         return value is node[1] or same_plain(value, node[1])
     if tag == _SAME:
         return value is node[1]
     if tag in (_LIST, _TUPLE):
         return type(value) is (list if tag == _LIST else tuple) and len(value) == len(node[1]) and \
-            all(_matches(v, n, found) for v, n in zip(value, node[1]))
+            all(_matches(v, n, found, first) for v, n in zip(value, node[1]))
     if tag == _DICT:
-        return type(value) is dict and tuple(value) == node[1] and \
-            all(_matches(v, n, found) for v, n in zip(value.values(), node[2]))
+        return type(value) is dict and tuple(value) == node[1] and tuple(map(type, value)) == node[2] and \
+            all(_matches(v, n, found, first) for v, n in zip(value.values(), node[3]))
     _, kind, own, slots, filled, names, items = node
     return type(value) is kind and tuple(getattr(value, "__dict__", ())) == own and \
         (not slots or tuple(hasattr(value, name) for name in slots) == filled) and \
-        all(_matches(getattr(value, name), n, found) for name, n in zip(names, items))
+        all(_matches(getattr(value, name), n, found, first) for name, n in zip(names, items))
 
 
 def tensor_at(flat: list[Any], position: int, path: tuple[tuple[str, Any], ...]) -> Any:
@@ -181,34 +207,53 @@ def tensor_at(flat: list[Any], position: int, path: tuple[tuple[str, Any], ...])
 def bind_structures(cap: Any, flat: list[Any], names: list[str], positions: list[int], taken: set[int],
                     structures: dict[int, Structure]) -> None:
     """The library arguments (by position) guarded on their structure, their tensors made graph inputs read from
-    them at each call, before the call runs; one sharing a tensor with a tensor argument or another input
-    (`taken`: the loose arguments' fields) is guarded by identity after all (and dropped from structures)."""
-    taken = taken | {id(flat[p]) for p in positions}
-    for i, structure in list(structures.items()):
-        ids = {id(t) for t in structure.tensors}
-        if not ids.isdisjoint(taken):
-            del structures[i]
-            cap.guards.values.append((i, names[i], Snapshot(flat[i])))
-            continue
-        taken |= ids
-        description = f"argument {names[i]}"
-        cap.guards.values.append((i, names[i], OfType(flat[i])))
-        cap.guards.add_none(description, functools.partial(structure.failure, position=i, inputs=tuple(positions),
-                                                           description=description))
+    them at each call, before the call runs. Those sharing a tensor or an object with a tensor argument, another
+    input (`taken`: the loose arguments' fields) or each other are guarded by identity after all (and dropped
+    from structures), as are the tensor arguments they hold (a replay reads those as the arguments)."""
+    arguments = {id(flat[p]): p for p in positions}
+    owners: dict[int, list[int]] = {}       # a tensor's or an object's id -> the structures holding it
+    for i, structure in structures.items():
+        for key in {id(t) for t in structure.tensors} | structure.objects:
+            owners.setdefault(key, []).append(i)
+    shared = {i for key, held in owners.items() if len(held) > 1 or key in arguments or key in taken for i in held}
+    for i in sorted(shared):
+        structure = structures.pop(i)
+        cap.guards.values.append((i, names[i], Snapshot(flat[i])))
+        for tensor, path in zip(structure.tensors, structure.paths):
+            if id(tensor) in arguments:
+                cap.guards.add_none(f"argument {names[i]} holds argument {arguments[id(tensor)]}", functools.partial(
+                    _holds_argument, position=i, path=path, argument=arguments[id(tensor)]))
+    bound = tuple((i, names[i], structure) for i, structure in structures.items())
+    if bound:
+        cap.guards.add_none("the library arguments' structure", functools.partial(
+            _failure, bound=bound, inputs=tuple(positions)))
+    for i, name, structure in bound:
+        cap.guards.values.append((i, name, OfType(flat[i])))
         for k, tensor in enumerate(structure.tensors):
-            node = cap.source_placeholder(f"{names[i]}_tensor_{k}")
+            node = cap.source_placeholder(f"{name}_tensor_{k}")
             cap.tracer.bind(tensor, node)
-            cap.guards.add_source(f"{description} tensor {k}", functools.partial(
+            cap.guards.add_source(f"argument {name} tensor {k}", functools.partial(
                 tensor_at, position=i, path=structure.paths[k]), tensor)
             cap.source_tensors.append(tensor)
             cap.library_tensors.add(id(tensor))
-        structure.tensors = []
 
 
-def escaped(cap: Any, leaves: list[Any], flat: list[Any], structures: dict[int, Structure]) -> list[tuple[int, int]]:
+def _holds_argument(flat: list[Any], position: int, path: tuple[tuple[str, Any], ...], argument: int) -> str | None:
+    """A guard's reader: None while the object at position still holds the tensor argument at path."""
+    try:
+        held = tensor_at(flat, position, path)
+    except (AttributeError, LookupError, TypeError):
+        held = None
+    return None if held is flat[argument] else f"argument {position} no longer holds argument {argument}"
+
+
+def escaped(cap: Any, result: Any, leaves: list[Any], flat: list[Any],
+            structures: dict[int, Structure]) -> list[tuple[int, int]]:
     """(leaf index, position) per result leaf that is a library argument itself, which a replay hands back as that
-    call's (the leaf itself dropped from leaves: the captured one is not kept); a graph break where the call returns, assigns or keeps an object inside one, or sets an attribute
-    on one (a replay would hand out or change the captured call's)."""
+    call's (the leaf itself dropped from leaves: the captured one is not kept); a graph break where the call
+    returns (whole or as one of the result's containers), assigns or keeps an object inside one, sets an attribute
+    on one or on one of its tensors (a replay would hand out or change the captured call's). Drops the captured
+    call's tensors from the structures."""
     roots = {id(flat[i]): i for i in structures}
     held = inside(structures) - roots.keys()
     passed = []
@@ -216,12 +261,27 @@ def escaped(cap: Any, leaves: list[Any], flat: list[Any], structures: dict[int, 
         if id(leaf) in roots:
             passed.append((k, roots[id(leaf)]))
             leaves[k] = None
-        elif id(leaf) in held:
-            cap.graph_break(f"the result holds a {type(leaf).__name__} inside a library argument (a replay would "
-                            "hand back the captured call's)")
+    if any(id(item) in held for item in [*leaves, *_containers(result)]):
+        cap.graph_break("the result holds an object inside a library argument (a replay would hand back the "
+                        "captured call's)")
     for owner, name, value in cap.writes.values():
         if id(value) in roots or id(value) in held or id(owner) in held or id(owner) in roots \
                 or id(owner) in cap.library_tensors:
             cap.graph_break(f"{name} assigned on or to a library argument or what it holds (a replay would assign "
                             "the captured call's)")
+    for structure in structures.values():
+        if any(public_attributes(t) for t in structure.tensors):
+            cap.graph_break("an attribute set on a tensor inside a library argument (a replay would not set it)")
+        structure.tensors = []
     return passed
+
+
+def _containers(result: Any) -> list[Any]:
+    """The lists, tuples and dicts a result is made of (pytree makes them anew at each replay)."""
+    found, stack = [], [result]
+    while stack:
+        value = stack.pop()
+        if type(value) in (list, tuple, dict) or isinstance(value, tuple) and hasattr(value, "_fields"):
+            found.append(value)
+            stack.extend(value.values() if isinstance(value, dict) else value)
+    return found
