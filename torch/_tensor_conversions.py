@@ -91,6 +91,8 @@ def type(self: Any, dtype: Any = None, non_blocking: bool = False, **kwargs: Any
         return ("torch.cuda." if cuda else "torch.") + self.dtype.type_name + "Tensor"
     device = self.device
     dtype = _named_dtype(dtype)
+    if isinstance(dtype, _TYPE) and isinstance(getattr(dtype, "dtype", None), _dtype):     # torch.FloatTensor
+        device, dtype = _device("cuda" if getattr(dtype, "is_cuda", False) else "cpu"), getattr(dtype, "dtype")
     if isinstance(dtype, str):
         name = dtype
         if name.startswith("torch.cuda."):

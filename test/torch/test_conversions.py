@@ -61,6 +61,8 @@ def test_type_names_and_converts():
     assert torch.ones(2, dtype=torch.int64).type() == "torch.LongTensor"
     assert torch.ones(2).type(torch.float64).dtype is torch.float64
     assert torch.ones(2).type("torch.IntTensor").dtype is torch.int32
+    assert torch.ones(2).type(torch.DoubleTensor).dtype is torch.float64       # a legacy type, as einops' tests use
+    assert torch.ones(2, dtype=torch.int64).type(torch.FloatTensor).type() == "torch.FloatTensor"
     with pytest.raises(ValueError, match="invalid type: 'torch.NopeTensor'"):
         torch.ones(2).type("torch.NopeTensor")
 

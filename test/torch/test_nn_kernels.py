@@ -624,6 +624,17 @@ def test_einsum_of_a_pure_permutation_is_a_view_as_in_pytorch():
     assert torch.einsum("ji", a[0]).stride() == (1, 4)
 
 
+def test_einsum_of_an_expanded_operand_sums_as_a_matrix_product_does():
+    # einops' repeat hands einsum a stride-0 view; summed one product at a time in float32, 7e4 terms drift 1e-5
+    # off (einops' own compile test failed on it), where PyTorch's bmm on the copy its reshape makes stays 5e-6
+    x = np.random.default_rng(13).random((40, 41, 42), dtype=np.float32)     # (one-by-one sums: 8.8e-6 off)
+    expanded = torch.from_numpy(x)[..., None].expand(40, 41, 42, 4)
+    got = torch.einsum("abc,abcd->d", torch.from_numpy(x), expanded).numpy()
+    exact = np.einsum("abc,abcd->d", x.astype(np.float64), np.broadcast_to(x[..., None], (40, 41, 42, 4)))
+    assert np.abs(got - exact).max() / np.abs(exact).max() < 4e-6
+    assert expanded.stride()[-1] == 0           # (the operand itself is left as it is)
+
+
 def test_spatial_nll_loss_takes_only_int64_targets_as_pytorch():
     scores = torch.randn(2, 3, 4, 4)
     with pytest.raises(RuntimeError, match="expected scalar type Long but found Byte"):
