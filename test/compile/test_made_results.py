@@ -288,3 +288,24 @@ def test_a_result_list_or_dict_key_shared_with_what_the_call_made_is_a_graph_bre
                 (key, value), = got.items()
                 assert torch.equal(key.value, x + 1) and torch.equal(value, x * 2)
     assert stats["graph_breaks"] == 2
+
+
+def test_a_librarys_object_a_module_holds_that_the_call_updates_is_a_side_effect_not_a_stale_replay():
+    cache_utils = pytest.importorskip("transformers.cache_utils")
+
+    class Decoder(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.cache = cache_utils.DynamicCache()
+
+        def forward(self, k):
+            keys, _ = self.cache.update(k, k, layer_idx=0)
+            return keys.sum()
+
+    eager, compiled_model = Decoder(), Decoder()
+    compiled = torch.compile(compiled_model)
+    for n in range(4):
+        k = torch.full((1, 1, 1, 2), float(n + 1))
+        assert compiled(k).item() == eager(k).item()
+        assert compiled_model.cache.layers[0].keys.shape == eager.cache.layers[0].keys.shape
+    assert stats["graph_breaks"] >= 1

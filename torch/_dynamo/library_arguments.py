@@ -26,7 +26,6 @@ elsewhere keyed by the object's id, or in its class attributes, is not seen."""
 from __future__ import annotations
 
 import functools
-import sys
 import types
 import weakref
 from typing import Any
@@ -34,7 +33,7 @@ from typing import Any
 import torch
 from torch._dynamo.guards import OfType, Snapshot, slot_names
 from torch._dynamo.plain_values import is_plain_value, same_plain
-from torch._dynamo.program_state import CALLABLES, is_ember_file, is_program_file, is_standard_library
+from torch._dynamo.program_state import CALLABLES, is_library_class
 from torch._dynamo.tensor_attributes import EMBER_TENSOR_STATE, public_attributes
 
 __all__ = ["Structure", "bind_structures", "escaped", "inside", "is_library_object", "structure_of", "structures",
@@ -56,9 +55,7 @@ def is_library_object(value: Any) -> bool:
     if not all(klass.__flags__ & _HEAP_TYPE for klass in kind.__mro__[:-1]) or callable(value) or \
             isinstance(value, (type, types.ModuleType, torch.nn.Module, torch.Tensor, *CALLABLES)):
         return False
-    source = getattr(sys.modules.get(kind.__module__), "__file__", None)
-    return source is not None and not (is_program_file(source) or is_ember_file(source)
-                                       or is_standard_library(source))
+    return is_library_class(kind)
 
 
 class Structure:

@@ -32,10 +32,9 @@ from torch._dynamo.guards import GuardSet, array_state, is_array, is_plain_value
 from torch._dynamo.held_state import held_state, is_random_generator, what_changed
 from torch._dynamo.function_reads import FunctionReads, is_callable_held
 from torch._dynamo.readers import attribute_chain, binds, entered_function, generator_states, guarded_chains
-from torch._dynamo.program_state import (has_settings, is_object, is_program_code, is_program_file, is_program_module,
-                                         member_keys,
-                                         library_members, members_are, members_of, program_methods,
-                                         same_members, SettingsReader)
+from torch._dynamo.program_state import (SettingsReader, has_settings, is_library_class, is_object, is_program_code,
+                                         is_program_file, is_program_module, library_members, member_keys, members_are,
+                                         members_of, program_methods, same_members)
 
 __all__ = ["Effects"]
 
@@ -330,10 +329,13 @@ class Effects(FunctionReads):
             return
         members = members_of(value)
         if members is None and has_settings(value) and ("settings", id(value)) not in self.read:
-            # a library's object (a config): its plain attributes, not snapshotted (its inner state is its own)
+            # a library's object (a config, a cache kept on a module): its plain attributes, and what the call
+            # changes of it a side effect (a transformers DynamicCache updated in place would replay stale)
             self.read.add(("settings", id(value)))
             settings = SettingsReader()
             self._add_read(f"the settings of {description}", value, settings, settings(value), by_value=True)
+            if is_library_class(type(value)):       # (not the standard library's: a logger caches levels)
+                self.watch(description, value, libraries=True)
             return
         cost = len(members) + _GUARD_COST if members is not None else 0
         if depth <= 0 or members is None or len(members) > 2 * _MAX_MEMBERS or self.budget < cost \
