@@ -208,3 +208,37 @@ def test_embedding_bag_is_captured_and_each_replay_checks_its_indices_and_offset
     with pytest.raises(RuntimeError, match="offsets\\[0\\] has to be 0"):
         compiled(torch.tensor([1, 2, 4, 5, 4, 3, 2, 9]), torch.tensor([1, 4]))
     assert stats["captures"] == 1
+
+
+def test_the_same_break_again_with_a_counter_changed_runs_eagerly_without_capturing_again():
+    class Counting(torch.nn.Module):
+        """A metric's update (torchmetrics: a bincount of the data, a count kept on the module)."""
+
+        def __init__(self):
+            super().__init__()
+            self.updates = 0
+
+        def forward(self, x):
+            self.updates += 1
+            return torch.bincount(x).float().sum() + self.updates
+
+    eager_model, compiled_model = Counting(), Counting()
+    compiled = torch.compile(compiled_model)
+    for k in range(6):
+        x = torch.tensor([k % 3, 1, 2])
+        assert compiled(x).item() == eager_model(x).item()
+    assert compiled_model.updates == 6
+    assert stats["captures"] == 2 and stats["graph_breaks"] == 2      # then eager, no capture per call
+
+    class Gated(torch.nn.Module):
+        def forward(self, x):
+            return x.sum().item() if self.training else x * 2
+
+    gated = Gated()
+    compiled = torch.compile(gated)
+    for training in (True, True, False, True, False):       # the flag that decides the break stays guarded
+        gated.train(training)
+        x = torch.ones(2)
+        got = compiled(x)
+        assert got == 2.0 if training else torch.equal(got, x * 2)
+    assert stats["captures"] == 4

@@ -26,7 +26,7 @@ from torch._dynamo.decorators import disable
 from torch._dynamo.backends.registry import lookup_backend
 from torch._dynamo.graph_passes import graph_table
 from torch._dynamo.guard_checks import sources_if_holds
-from torch._dynamo.guards import GuardSet
+from torch._dynamo.guards import GuardSet, broke_again
 from torch._functorch import batched as _batched
 from torch.csrc.autograd import forward_grad as _forward_grad
 from torch.nn import Module
@@ -190,10 +190,10 @@ class CompiledFunction:
             lines = "\n".join(f"+- {line}" for line in captured.guards.describe())
             _logging.log_artifact("guards", f"GUARDS:\n{lines}")
         if captured.graph_module is None:
-            if captured.effect_reads is not None and previous is not None and previous.effect_reads is not None:
-                # the side effect came again with what it changed: from now on these calls run eagerly whatever the
-                # values it reads and changes (guards on them would fail each call, capturing again each time)
-                captured.guards.drop(captured.effect_reads)
+            if previous is not None and previous.graph_module is None:
+                # the side effect or the break came again: from now on these calls run eagerly whatever the values
+                # it reads and changes or that changed since (a counter: guarded, each call would capture again)
+                broke_again(captured, previous)
             stats["graph_breaks"] += 1
             _logging.log_artifact("graph_breaks", f"Graph break in user code at {_where(self.guard_target or self.fn)}"
                                   f"\nGraph Break Reason: {captured.break_reason}\n"

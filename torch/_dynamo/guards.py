@@ -14,7 +14,7 @@ import torch
 from torch._dynamo.plain_values import binding, holds_float, is_plain_value, same_binding, same_plain
 
 __all__ = ["GuardSet", "OfType", "ReadGuard", "Snapshot", "TensorGuard", "aliasing_of", "array_state",
-           "attributes_of", "global_state", "holds_float", "is_array", "is_plain_value", "offset_changed",
+           "attributes_of", "broke_again", "changed_reads", "global_state", "holds_float", "is_array", "is_plain_value", "offset_changed",
            "same_attributes", "same_plain", "same_value", "slot_names", "weak_reader"]
 
 
@@ -108,6 +108,34 @@ class ReadGuard:
                 return f"{self.description} changed"
             return f"{self.description} == {self.expected!r}"
         return None if now is self.expected else f"{self.description} is no longer the object it was"
+
+
+def broke_again(captured: Any, previous: Any) -> None:
+    """A capture that broke the graph after the previous capture did (both torch._dynamo.capture.Captured): its
+    entry stops guarding what the side effect reads and changes when a side effect came again, and the reads
+    that changed since when the same break came again (a counter the call increments: each call would capture
+    again), so that those calls run eagerly whatever they hold."""
+    effects = captured.effect_reads if captured.effect_reads is not None and previous.effect_reads is not None \
+        else None
+    changed = changed_reads(captured.guards.reads, previous.guards.reads) \
+        if captured.break_reason == previous.break_reason else []
+    if effects is not None or changed:
+        captured.guards.drop([*(effects or ()), *changed])
+
+
+def changed_reads(now: list[ReadGuard], before: list[ReadGuard]) -> list[ReadGuard]:
+    """The reads of `now` that read, of the same owner, another value than `before`'s."""
+    def key(read: ReadGuard) -> tuple[str, int | None]:
+        owner = read.owner() if read.owner is not None else None
+        return read.description, None if owner is None else id(owner)
+    earlier = {key(read): read for read in before}
+    changed = []
+    for read in now:
+        old = earlier.get(key(read))
+        if old is not None and old.expected is not read.expected and \
+                not (read.by_value and old.by_value and same_plain(old.expected, read.expected)):
+            changed.append(read)
+    return changed
 
 
 def is_array(value: Any) -> bool:
