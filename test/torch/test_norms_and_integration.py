@@ -91,3 +91,30 @@ def test_where_with_only_a_condition_gives_the_nonzero_indices():
     got = torch.where(torch.from_numpy(c))
     assert isinstance(got, tuple) and [g.tolist() for g in got] == [n.tolist() for n in np.nonzero(c)]
     assert [g.tolist() for g in torch.where(torch.tensor(True))] == [[0]]
+
+
+def _numpy_norm(x, axes):
+    mean = x.mean(axis=axes, keepdims=True)
+    return (x - mean) / np.sqrt(x.var(axis=axes, keepdims=True) + 1e-5)
+
+
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])
+def test_norms_of_a_reduced_input_with_float32_parameters_compute_in_float32_as_pytorch(dtype):
+    # an autocast region's bfloat16 activations through a float32 model's norms (PyTorch's mixed-type kernels)
+    x = np.random.default_rng(0).standard_normal((4, 8, 5, 5)).astype(np.float32)
+    given = torch.from_numpy(x).to(dtype)
+    wide = given.float().numpy().astype(np.float64)
+    cases = [(torch.nn.LayerNorm(5), _numpy_norm(wide, (3,))),
+             (torch.nn.GroupNorm(2, 8), _numpy_norm(wide.reshape(4, 2, -1), (2,)).reshape(wide.shape)),
+             (torch.nn.BatchNorm2d(8), _numpy_norm(wide, (0, 2, 3)))]
+    for module, expected in cases:
+        inputs = given.clone().requires_grad_()
+        out = module(inputs)
+        assert out.dtype is dtype
+        np.testing.assert_allclose(out.detach().float().numpy(), expected, rtol=1e-2, atol=1e-2)
+        out.float().sum().backward()
+        assert inputs.grad.dtype is dtype
+        assert all(p.grad.dtype is torch.float32 for p in module.parameters())
+    assert cases[2][0].running_mean.dtype is torch.float32
+    np.testing.assert_allclose(cases[2][0].running_mean.numpy(), 0.1 * wide.mean(axis=(0, 2, 3)), rtol=1e-5,
+                               atol=1e-6)

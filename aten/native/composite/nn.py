@@ -249,8 +249,23 @@ _native_batch_norm = find_operator("native_batch_norm")
 _native_group_norm = find_operator("native_group_norm")
 
 
+_FLOAT32 = dtype_from_name("float32")
+_REDUCED = (dtype_from_name("bfloat16"), dtype_from_name("float16"))
+
+
+def _mixed(input: Any, *params: Any) -> bool:
+    """PyTorch's mixed-type normalisation: a bfloat16 or float16 input with float32 parameters (an autocast
+    region's activations through a float32 model's norms), computed in float32 and handed back in the input's
+    dtype, the parameters' gradients in float32."""
+    given = [p for p in params if p is not None]
+    return input.dtype in _REDUCED and bool(given) and all(p.dtype == _FLOAT32 for p in given)
+
+
 def layer_norm(input: Any, normalized_shape: Any, weight: Any = None, bias: Any = None, eps: float = 1e-05,
                cudnn_enable: bool = True) -> Any:
+    if _mixed(input, weight, bias):
+        wide = _native_layer_norm(_to_copy(input, dtype=_FLOAT32), normalized_shape, weight, bias, eps)[0]
+        return _to_copy(wide, dtype=input.dtype)
     return _native_layer_norm(input, normalized_shape, weight, bias, eps)[0]
 
 
@@ -259,6 +274,10 @@ def batch_norm(input: Any, weight: Any, bias: Any, running_mean: Any, running_va
     if input.numel() == 0:
         # upstream returns a copy (nothing to normalise; no statistics to update)
         return _to_copy(input)
+    if _mixed(input, weight, bias, running_mean, running_var):
+        wide = _native_batch_norm(_to_copy(input, dtype=_FLOAT32), weight, bias, running_mean, running_var, training,
+                                  momentum, eps)[0]
+        return _to_copy(wide, dtype=input.dtype)
     return _native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps)[0]
 
 
@@ -277,6 +296,9 @@ def group_norm(input: Any, num_groups: int, weight: Any = None, bias: Any = None
     hxw = 1
     for s in sizes[2:]:
         hxw *= s
+    if _mixed(input, weight, bias):
+        wide = _native_group_norm(_to_copy(input, dtype=_FLOAT32), weight, bias, n, c, hxw, num_groups, eps)[0]
+        return _to_copy(wide, dtype=input.dtype)
     return _native_group_norm(input, weight, bias, n, c, hxw, num_groups, eps)[0]
 
 
