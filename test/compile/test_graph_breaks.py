@@ -210,7 +210,7 @@ def test_embedding_bag_is_captured_and_each_replay_checks_its_indices_and_offset
     assert stats["captures"] == 1
 
 
-def test_the_same_break_again_with_a_counter_changed_runs_eagerly_without_capturing_again():
+def test_the_same_break_a_third_time_with_a_counter_changed_runs_eagerly_without_capturing_again():
     class Counting(torch.nn.Module):
         """A metric's update (torchmetrics: a bincount of the data, a count kept on the module)."""
 
@@ -228,7 +228,7 @@ def test_the_same_break_again_with_a_counter_changed_runs_eagerly_without_captur
         x = torch.tensor([k % 3, 1, 2])
         assert compiled(x).item() == eager_model(x).item()
     assert compiled_model.updates == 6
-    assert stats["captures"] == 2 and stats["graph_breaks"] == 2      # then eager, no capture per call
+    assert stats["captures"] == 3 and stats["graph_breaks"] == 3      # then eager, no capture per call
 
     class Gated(torch.nn.Module):
         def forward(self, x):
@@ -241,4 +241,16 @@ def test_the_same_break_again_with_a_counter_changed_runs_eagerly_without_captur
         x = torch.ones(2)
         got = compiled(x)
         assert got == 2.0 if training else torch.equal(got, x * 2)
-    assert stats["captures"] == 4
+    assert stats["captures"] == 5
+
+    def scaled(x, mode, settings={"scale": 1}):       # a setting changed once between two breaks stays guarded
+        return x.sum().item() * settings["scale"] if mode == "item" else x * 2
+
+    compiled = torch.compile(scaled)
+    compiled(torch.ones(2), "item")
+    scaled.__defaults__[0]["scale"] = 2
+    assert compiled(torch.ones(2), "item") == 4.0
+    captures = stats["captures"]
+    for _ in range(3):
+        assert torch.equal(compiled(torch.ones(2), "double"), torch.full((2,), 2.0))
+    assert stats["captures"] == captures + 1        # compiled once for "double", then replayed

@@ -46,6 +46,18 @@ class Params(dict):
     pass
 
 
+class Memo:
+    def __init__(self):
+        self.table = {}
+        self.last_shape = None
+
+    def scale(self, x, n):
+        self.last_shape = x.shape           # stored anew each call, equal
+        if n not in self.table:             # filled on first use
+            self.table[n] = float(n + 1)
+        return x * self.table[n]
+
+
 SCALES = weakref.WeakKeyDictionary()
 
 
@@ -317,3 +329,20 @@ def test_a_library_objects_dict_keys_are_compared_with_their_types(library):
         cache = library.Cache()
         cache.table = {key: 3.0}
         assert compiled(torch.ones(2), cache).tolist() == pick(torch.ones(2), cache).tolist()
+
+
+def test_a_library_object_a_module_holds_filled_once_is_captured_again_filled_then_replayed(library):
+    class Scaled(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.memo = library.Memo()
+
+        def forward(self, x):
+            return self.memo.scale(x, 2)
+
+    model = Scaled()
+    compiled = torch.compile(model)
+    for _ in range(5):
+        assert compiled(torch.ones(2)).tolist() == [3.0, 3.0]
+    assert model.memo.last_shape == (2,) and model.memo.table == {2: 3.0}
+    assert stats["graph_breaks"] == 1 and stats["captures"] == 2 and stats["replays"] == 3

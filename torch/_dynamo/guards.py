@@ -112,26 +112,32 @@ class ReadGuard:
 
 def broke_again(captured: Any, previous: Any) -> None:
     """A capture that broke the graph after the previous capture did (both torch._dynamo.capture.Captured): its
-    entry stops guarding what the side effect reads and changes when a side effect came again, and the reads
-    that changed since when the same break came again (a counter the call increments: each call would capture
-    again), so that those calls run eagerly whatever they hold."""
-    effects = captured.effect_reads if captured.effect_reads is not None and previous.effect_reads is not None \
-        else None
-    changed = changed_reads(captured.guards.reads, previous.guards.reads) \
-        if captured.break_reason == previous.break_reason else []
-    if effects is not None or changed:
-        captured.guards.drop([*(effects or ()), *changed])
+    entry stops guarding what the side effect reads and changes when a side effect came again, and, when the
+    same break came a third time, the reads that changed at each (a counter the call increments: each call would
+    capture again; a setting changed once stays guarded), so that those calls run eagerly whatever they hold."""
+    guards = captured.guards
+    if captured.effect_reads is not None and previous.effect_reads is not None:
+        guards.drop(captured.effect_reads)
+    if captured.break_reason != previous.break_reason:
+        return
+    changed = changed_reads(guards.reads, previous.guards.reads)
+    guards.churning = {_read_key(read) for read in changed}
+    again = [read for read in changed if _read_key(read) in previous.guards.churning]
+    if again:
+        guards.drop(again, arguments=False)
+
+
+def _read_key(read: ReadGuard) -> tuple[str, int | None]:
+    owner = read.owner() if read.owner is not None else None
+    return read.description, None if owner is None else id(owner)
 
 
 def changed_reads(now: list[ReadGuard], before: list[ReadGuard]) -> list[ReadGuard]:
     """The reads of `now` that read, of the same owner, another value than `before`'s."""
-    def key(read: ReadGuard) -> tuple[str, int | None]:
-        owner = read.owner() if read.owner is not None else None
-        return read.description, None if owner is None else id(owner)
-    earlier = {key(read): read for read in before}
+    earlier = {_read_key(read): read for read in before}
     changed = []
     for read in now:
-        old = earlier.get(key(read))
+        old = earlier.get(_read_key(read))
         if old is not None and old.expected is not read.expected and \
                 not (read.by_value and old.by_value and same_plain(old.expected, read.expected)):
             changed.append(read)
@@ -278,6 +284,8 @@ class GuardSet:
     structure: Any = None   # the pytree structure of (args, kwargs)
     # the guards as one generated function (torch._dynamo.guard_checks), made at the first replay
     fast: Callable[[list[Any], Any], tuple[Any, ...] | None] | None = field(default=None, repr=False)
+    # after a graph break, the reads whose values changed since the previous capture broke the same way
+    churning: set[tuple[str, int | None]] = field(default_factory=set)
 
     def add_read(self, description: str, owner: Any, read: Callable[[Any], Any], value: Any,
                  by_value: bool | None = None, weak: bool = True, path: str | None = None,
@@ -354,12 +362,13 @@ class GuardSet:
                 return failure
         return None
 
-    def drop(self, reads: list[Any]) -> None:
-        """These reads no longer guarded, nor the arguments that are not tensors (a graph break that changes
-        them runs eagerly whatever they hold)."""
+    def drop(self, reads: list[Any], arguments: bool = True) -> None:
+        """These reads no longer guarded, nor (arguments) the arguments that are not tensors (a graph break that
+        changes them runs eagerly whatever they hold)."""
         dropped = set(map(id, reads))
         self.reads = [read for read in self.reads if id(read) not in dropped]
-        self.values = []
+        if arguments:
+            self.values = []
         self.fast = None
 
     def pin(self, objects: list[Any]) -> None:

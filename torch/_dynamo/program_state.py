@@ -255,8 +255,14 @@ def is_watched(value: Any) -> bool:
     return members_of(value) is not None or has_settings(value)
 
 
-def same_members(before: tuple[Any, ...], now: tuple[Any, ...] | None) -> bool:
-    return now is not None and len(now) == len(before) and all(a is b for a, b in zip(before, now))
+def same_members(before: tuple[Any, ...], now: tuple[Any, ...] | None, by_value: bool = False) -> bool:
+    """Whether a snapshot's members are still the same objects (by_value: plain values equal, of one type, as
+    member_keys compares them: a library's object storing an equal shape or number anew has not changed)."""
+    if now is None or len(now) != len(before):
+        return False
+    if not by_value:
+        return all(a is b for a, b in zip(before, now))
+    return all(a is b or (type(a) is type(b) and is_plain_value(a) and same_plain(a, b)) for a, b in zip(before, now))
 
 
 def member_keys(members: tuple[Any, ...]) -> tuple[Any, ...]:
@@ -265,10 +271,10 @@ def member_keys(members: tuple[Any, ...]) -> tuple[Any, ...]:
     return tuple((type(m), m) if is_plain_value(m) else id(m) for m in members)
 
 
-def members_are(value: Any, keys: tuple[Any, ...]) -> bool:
-    """A guard's read: whether a container or object still holds these members (member_keys; the guard set
-    holds the members, so no other object can take one's identity)."""
-    members = members_of(value)
+def members_are(value: Any, keys: tuple[Any, ...], library: bool = False) -> bool:
+    """A guard's read: whether a container or object (an installed library's: its library_members) still holds
+    these members (member_keys; the guard set holds the members, so no other object can take one's identity)."""
+    members = library_members(value) if library else members_of(value)
     if members is None or len(members) != len(keys):
         return False
     for member, key in zip(members, keys):

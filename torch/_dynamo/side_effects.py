@@ -123,8 +123,8 @@ class Effects(FunctionReads):
             if reader() is not value:
                 return f"{description} was assigned"
         for description, value, members in self.snapshots.values():
-            now = library_members(value) if id(value) in self.libraries else members_of(value)
-            if not same_members(members, now):
+            library = id(value) in self.libraries
+            if not same_members(members, library_members(value) if library else members_of(value), library):
                 return f"{description} (a {type(value).__name__}) was changed"
         return None
 
@@ -328,15 +328,18 @@ class Effects(FunctionReads):
             self.watch(description, value)
             return
         members = members_of(value)
+        library = False
         if members is None and has_settings(value) and ("settings", id(value)) not in self.read:
-            # a library's object (a config, a cache kept on a module): its plain attributes, and what the call
-            # changes of it a side effect (a transformers DynamicCache updated in place would replay stale)
+            # a library's object (a config): its plain attributes; an installed library's (a cache kept on a
+            # module) also what it holds, as a program's object (a memo it fills once is captured again, filled),
+            # and what the call changes of it a side effect (a DynamicCache updated in place would replay stale)
             self.read.add(("settings", id(value)))
             settings = SettingsReader()
             self._add_read(f"the settings of {description}", value, settings, settings(value), by_value=True)
-            if is_library_class(type(value)):       # (not the standard library's: a logger caches levels)
-                self.watch(description, value, libraries=True)
-            return
+            if not is_library_class(type(value)):       # (not the standard library's: a logger caches levels)
+                return
+            self.watch(description, value, libraries=True)
+            members, library = library_members(value), True
         cost = len(members) + _GUARD_COST if members is not None else 0
         if depth <= 0 or members is None or len(members) > 2 * _MAX_MEMBERS or self.budget < cost \
                 or ("members", id(value)) in self.read:
@@ -345,8 +348,8 @@ class Effects(FunctionReads):
         self.budget -= cost
         self.guards.held.append(members)
         self._add_read(f"the members of {description}", value,
-                       functools.partial(members_are, keys=member_keys(members)), True, by_value=True)
-        self.watch(description, value)
+                       functools.partial(members_are, keys=member_keys(members), library=library), True, by_value=True)
+        self.watch(description, value, libraries=library)
         for member in members:
             if members_of(member) is not None or not is_plain_value(member):
                 self.reached(description, member, depth - 1)

@@ -370,11 +370,14 @@ cdef object _permutation_of(str equation):
     return [lhs.index(c) for c in rhs]
 
 
+_EXPANDED_COPY_MOST = 1 << 24       # elements of an expanded operand einsum copies to sum it through BLAS
+
+
 def _einsum_compute(str equation, tensors, path=None):
     """A float16 einsum computes in float32 and rounds once (PyTorch's opmath); a float16 operand
     mixed with wider floating ones is refused, as PyTorch's bmm refuses mixed dtypes."""
     cdef TensorImpl t
-    cdef int k
+    cdef int k, d
     tensors = tuple(tensors)
     operands, out_labels, sizes, result_dtype = einsum_plan(equation, tensors)
     cdef int result_type = result_dtype.scalar_type
@@ -400,10 +403,15 @@ def _einsum_compute(str equation, tensors, path=None):
             if shape[d] == 1 and sizes[l] != 1:
                 shape[d], strides[d] = sizes[l], 0
             d += 1
+        expanded = False
+        for d in range(t.nd):
+            expanded = expanded or (t.strides[d] == 0 and t.sizes[d] > 1)
         a = np.lib.stride_tricks.as_strided(a, tuple(shape), tuple(strides), writeable=False)
-        if len(tensors) > 1 and 0 in a.strides and a.size > 1:
-            # an expanded operand: NumPy would sum its products one by one in float32 (1e-5 off over 7e4 terms
-            # where BLAS is 4e-6 off, as PyTorch's bmm on the copy its reshape makes)
+        if expanded and len(tensors) > 1 and a.size <= _EXPANDED_COPY_MOST:
+            # an operand the program expanded (einops' repeat): NumPy would sum its products one by one in float32
+            # (1e-5 off over 7e4 terms where BLAS is 4e-6 off, as PyTorch's bmm on the copy its reshape makes);
+            # a large one is left as it is (a copy would cost memory PyTorch does not), as is a size-1 label's
+            # broadcast, which PyTorch never makes either
             a = np.ascontiguousarray(a)
         arrays.append(a)
     def spec(labels):
