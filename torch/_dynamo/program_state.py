@@ -23,7 +23,7 @@ from typing import Any
 import torch
 from torch._dynamo.guards import is_plain_value, same_plain, slot_names
 
-__all__ = ["CALLABLES", "SettingsReader", "has_settings", "is_ember_file", "is_library_class", "is_object",
+__all__ = ["CALLABLES", "MembersCheck", "SettingsReader", "has_settings", "is_ember_file", "is_library_class", "is_object",
            "is_program_class", "is_program_code", "is_program_file", "is_program_module", "is_standard_library",
            "is_watched", "library_members", "member_keys", "members_are", "members_of", "plain_attributes",
            "program_methods", "same_members"]
@@ -236,10 +236,11 @@ def has_settings(value: Any) -> bool:
     """A library's object with attributes (a config class of an installed library): not a tensor, a module, a
     function, a class or a container, nor Ember's own (an optimizer's state is guarded as such, and its
     step counters change every call)."""
-    if isinstance(value, (type, types.ModuleType, torch.Tensor, torch.nn.Module, *CALLABLES, list, tuple, dict,
-                          set, collections.deque)):
+    kind = type(value)          # (not isinstance: it asks a config's slow __getattribute__ for __class__)
+    if issubclass(kind, (type, types.ModuleType, torch.Tensor, torch.nn.Module, *CALLABLES, list, tuple, dict, set,
+                         collections.deque)):
         return False
-    owner = (getattr(type(value), "__module__", "") or "").partition(".")[0]
+    owner = (getattr(kind, "__module__", "") or "").partition(".")[0]
     return owner not in ("torch", "aten", "c10") and isinstance(getattr(value, "__dict__", None), dict)
 
 
@@ -247,6 +248,29 @@ def library_members(value: Any) -> tuple[Any, ...] | None:
     """A library's object's own attributes as one tuple (keys and values; an argument the call may change, a
     transformers cache say), or None for anything else."""
     return tuple(_flat(value.__dict__.items())) if has_settings(value) else None
+
+
+class MembersCheck:
+    """members_are as a guard's read, at every replay: while the container or object holds the very members it
+    held when last found to hold them, it still does, without their being compared one by one again (a
+    transformers config: some sixty of them)."""
+
+    def __init__(self, keys: tuple[Any, ...], library: bool = False) -> None:
+        self.keys = keys
+        self.library = library
+        self.last: tuple[Any, ...] | None = None
+
+    def __call__(self, value: Any) -> bool:
+        members = library_members(value) if self.library else members_of(value)
+        if members is None:
+            return False
+        last = self.last
+        if last is not None and len(members) == len(last) and all(map(operator.is_, members, last)):
+            return True
+        if not members_are(value, self.keys, self.library):
+            return False
+        self.last = members
+        return True
 
 
 def is_watched(value: Any) -> bool:

@@ -32,9 +32,9 @@ from torch._dynamo.guards import GuardSet, array_state, is_array, is_plain_value
 from torch._dynamo.held_state import held_state, is_random_generator, what_changed
 from torch._dynamo.function_reads import FunctionReads, is_callable_held
 from torch._dynamo.readers import attribute_chain, binds, entered_function, generator_states, guarded_chains
-from torch._dynamo.program_state import (SettingsReader, has_settings, is_library_class, is_object, is_program_code,
-                                         is_program_file, is_program_module, library_members, member_keys, members_are,
-                                         members_of, program_methods, same_members)
+from torch._dynamo.program_state import (MembersCheck, SettingsReader, has_settings, is_library_class, is_object,
+                                         is_program_code, is_program_file, is_program_module, library_members,
+                                         member_keys, members_of, program_methods, same_members)
 
 __all__ = ["Effects"]
 
@@ -348,7 +348,7 @@ class Effects(FunctionReads):
         self.budget -= cost
         self.guards.held.append(members)
         self._add_read(f"the members of {description}", value,
-                       functools.partial(members_are, keys=member_keys(members), library=library), True, by_value=True)
+                       MembersCheck(member_keys(members), library), True, by_value=True)
         self.watch(description, value, libraries=library)
         for member in members:
             if members_of(member) is not None or not is_plain_value(member):
