@@ -49,11 +49,11 @@ _TENSOR, _PLAIN, _SAME, _OBJECT, _LIST, _TUPLE, _DICT = range(7)
 
 def is_library_object(value: Any) -> bool:
     """An instance of a class an installed library defines in Python (not Ember's, the standard library's or the
-    program's) on no base but object that keeps state outside its attributes (a dict, a list, a tuple: a
-    namedtuple), that is not a module, a class, a function or another callable."""
+    program's), all of whose bases but object are defined in Python too (one on dict or tuple, a namedtuple,
+    keeps state outside its attributes), that is not a module, a class, a function or another callable."""
     kind = type(value)
     if not all(klass.__flags__ & _HEAP_TYPE for klass in kind.__mro__[:-1]) or callable(value) or \
-            isinstance(value, (type, types.ModuleType, torch.nn.Module, torch.Tensor, *CALLABLES)):
+            issubclass(kind, (type, types.ModuleType, torch.nn.Module, torch.Tensor, *CALLABLES)):
         return False
     return is_library_class(kind)
 
@@ -66,9 +66,8 @@ class Structure:
                  tensors: list[torch.Tensor], objects: set[int]) -> None:
         self.skeleton = skeleton
         self.paths = paths
-        self.tensors = tensors          # the captured call's (dropped once bound: the guards do not hold them)
+        self.tensors = tensors          # the captured call's (dropped after the call: the guards do not hold them)
         self.objects = objects          # ids of the captured objects inside it, the argument itself among them
-
 
 
 def _failure(flat: list[Any], bound: tuple[tuple[int, str, Structure], ...], inputs: tuple[int, ...]) -> str | None:
