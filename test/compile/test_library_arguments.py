@@ -346,3 +346,21 @@ def test_a_library_object_a_module_holds_filled_once_is_captured_again_filled_th
         assert compiled(torch.ones(2)).tolist() == [3.0, 3.0]
     assert model.memo.last_shape == (2,) and model.memo.table == {2: 3.0}
     assert stats["graph_breaks"] == 1 and stats["captures"] == 2 and stats["replays"] == 3
+
+
+def test_what_a_library_object_a_module_holds_changes_between_calls_unread_captures_nothing_again(library):
+    class Scaled(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.cache = library.Cache()
+
+        def forward(self, x):
+            return x * self.cache.layers[0].capacity
+
+    model = Scaled()
+    compiled = torch.compile(model)
+    for k in range(5):
+        model.cache.history = list(range(k))            # set between calls, never read by the call
+        model.cache.layers[1].keys = torch.full((4,), float(k))
+        assert compiled(torch.ones(2)).tolist() == [4.0, 4.0]
+    assert stats["captures"] == 1 and stats["replays"] == 4

@@ -14,8 +14,9 @@ import torch
 from torch._dynamo.plain_values import binding, holds_float, is_plain_value, same_binding, same_plain
 
 __all__ = ["GuardSet", "OfType", "ReadGuard", "Snapshot", "TensorGuard", "aliasing_of", "array_state",
-           "attributes_of", "broke_again", "changed_reads", "global_state", "holds_float", "is_array", "is_plain_value", "offset_changed",
-           "same_attributes", "same_plain", "same_value", "slot_names", "weak_reader"]
+           "attributes_of", "broke_again", "changed_reads", "global_state", "holds_float", "is_array",
+           "is_plain_value", "offset_changed", "same_attributes", "same_plain", "same_value", "slot_names",
+           "weak_reader"]
 
 
 def global_state() -> tuple[Any, ...]:

@@ -76,6 +76,8 @@ class Effects(FunctionReads):
         # argument objects guarded on what is read of them: id -> (description, object)
         self.objects: dict[int, tuple[str, Any]] = {}
         self.libraries: set[int] = set()        # the libraries' objects snapshotted (by id)
+        # the snapshots of libraries' objects a module or a global holds, and of what they hold (by id)
+        self.library_state: set[int] = set()
 
     # -- what the call may change ---------------------------------------------------------------------------------
     def watch(self, description: str, value: Any, depth: int = _DEPTH, libraries: bool = False) -> None:
@@ -122,9 +124,15 @@ class Effects(FunctionReads):
         for description, reader, value in self.rebindings:
             if reader() is not value:
                 return f"{description} was assigned"
-        for description, value, members in self.snapshots.values():
+        for key, (description, value, members) in self.snapshots.items():
             library = id(value) in self.libraries
             if not same_members(members, library_members(value) if library else members_of(value), library):
+                if key in self.library_state:
+                    # the eager entry holds while it holds what it held before this call: once it changes no
+                    # more (a memo filled on first use), the call is captured again, and compiled
+                    self.guards.held.append(members)
+                    self._add_read(f"the members of {description}", value, MembersCheck(member_keys(members), library),
+                                   True, by_value=True)
                 return f"{description} (a {type(value).__name__}) was changed"
         return None
 
@@ -328,18 +336,18 @@ class Effects(FunctionReads):
             self.watch(description, value)
             return
         members = members_of(value)
-        library = False
         if members is None and has_settings(value) and ("settings", id(value)) not in self.read:
             # a library's object (a config): its plain attributes; an installed library's (a cache kept on a
-            # module) also what it holds, as a program's object (a memo it fills once is captured again, filled),
-            # and what the call changes of it a side effect (a DynamicCache updated in place would replay stale)
+            # module) snapshotted too, what the call changes of it a side effect (a DynamicCache updated in place
+            # would replay stale; not the standard library's: a logger caches its levels)
             self.read.add(("settings", id(value)))
             settings = SettingsReader()
             self._add_read(f"the settings of {description}", value, settings, settings(value), by_value=True)
-            if not is_library_class(type(value)):       # (not the standard library's: a logger caches levels)
-                return
-            self.watch(description, value, libraries=True)
-            members, library = library_members(value), True
+            if is_library_class(type(value)):
+                before = len(self.snapshots)
+                self.watch(description, value, libraries=True)
+                self.library_state.update(list(self.snapshots)[before:])
+            return
         cost = len(members) + _GUARD_COST if members is not None else 0
         if depth <= 0 or members is None or len(members) > 2 * _MAX_MEMBERS or self.budget < cost \
                 or ("members", id(value)) in self.read:
@@ -347,9 +355,9 @@ class Effects(FunctionReads):
         self.read.add(("members", id(value)))
         self.budget -= cost
         self.guards.held.append(members)
-        self._add_read(f"the members of {description}", value,
-                       MembersCheck(member_keys(members), library), True, by_value=True)
-        self.watch(description, value, libraries=library)
+        self._add_read(f"the members of {description}", value, MembersCheck(member_keys(members)), True,
+                       by_value=True)
+        self.watch(description, value)
         for member in members:
             if members_of(member) is not None or not is_plain_value(member):
                 self.reached(description, member, depth - 1)
