@@ -192,7 +192,7 @@ class CompiledFunction:
         if captured.graph_module is None:
             if previous is not None and previous.graph_module is None:
                 # the side effect or the break came again: from now on these calls run eagerly whatever the values
-                # it reads and changes or that changed since (a counter: guarded, each call would capture again)
+                # it reads and changes, or that kept changing (a counter: guarded, each call would capture again)
                 broke_again(captured, previous)
             stats["graph_breaks"] += 1
             _logging.log_artifact("graph_breaks", f"Graph break in user code at {_where(self.guard_target or self.fn)}"
