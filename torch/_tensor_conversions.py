@@ -3,6 +3,7 @@ PyTorch (python_variable_methods.cpp, torch/_utils.py), because `to` takes a dev
 in the same positional slot. The work is aten::to.* / aten::_to_copy."""
 from __future__ import annotations
 
+import builtins
 from typing import Any
 
 from aten.dispatcher import find_operator
@@ -91,7 +92,7 @@ def type(self: Any, dtype: Any = None, non_blocking: bool = False, **kwargs: Any
         return ("torch.cuda." if cuda else "torch.") + self.dtype.type_name + "Tensor"
     device = self.device
     dtype = _named_dtype(dtype)
-    if isinstance(dtype, _TYPE) and isinstance(getattr(dtype, "dtype", None), _dtype):     # torch.FloatTensor
+    if isinstance(dtype, builtins.type) and isinstance(getattr(dtype, "dtype", None), _dtype):    # torch.FloatTensor
         device, dtype = _device("cuda" if getattr(dtype, "is_cuda", False) else "cpu"), getattr(dtype, "dtype")
     if isinstance(dtype, str):
         name = dtype
