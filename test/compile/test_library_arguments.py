@@ -58,6 +58,19 @@ class Memo:
         return x * self.table[n]
 
 
+class Growing:
+    def __init__(self, counted=False):
+        self.keys = torch.zeros(2, 0)
+        self.counted = counted
+        self.calls = 0
+
+    def update(self, new):
+        self.keys = torch.cat([self.keys, new], dim=1)
+        if self.counted:
+            self.calls += 1
+        return self.keys
+
+
 SCALES = weakref.WeakKeyDictionary()
 
 
@@ -203,6 +216,64 @@ def test_generate_with_a_static_cache_made_per_call_replays_the_compiled_forward
         got = model.generate(prompt, max_new_tokens=6, do_sample=False, cache_implementation="static")
     assert torch.equal(got, expected)
     assert stats["captures"] == captures        # a new StaticCache: nothing captured again
+
+
+def test_a_library_objects_tensor_the_call_replaces_by_one_it_computes_is_replaced_again_by_each_replay(library):
+    def step(x, growing):
+        keys = growing.update(x * 2)
+        return keys, keys.sum(dim=1)
+
+    compiled = torch.compile(step)
+    for round_ in range(2):
+        mine, theirs = library.Growing(), library.Growing()
+        for n in range(3):
+            x = torch.full((2, 1), float(round_ + n))
+            got_keys, got_sum = compiled(x, mine)
+            expected_keys, expected_sum = step(x, theirs)
+            assert got_keys is mine.keys            # the tensor it holds now, as eager returns it
+            assert torch.equal(mine.keys, theirs.keys) and torch.equal(got_sum, expected_sum)
+    # one capture per length of keys, each replayed on the second object
+    assert stats["graph_breaks"] == 0 and stats["captures"] == 3 and stats["replays"] == 3
+
+
+def test_a_library_objects_tensor_replaced_along_with_another_change_or_by_an_argument_is_a_side_effect(library):
+    def step(x, growing):
+        return growing.update(x).sum()
+
+    def assign(x, growing):
+        growing.keys = x
+        return x.sum()
+
+    for fn, counted in ((step, True), (assign, False)):
+        torch.compiler.reset()
+        compiled = torch.compile(fn)
+        mine, theirs = library.Growing(counted), library.Growing(counted)
+        for n in range(3):
+            x = torch.full((2, 1), float(n))
+            assert torch.equal(compiled(x, mine), fn(x, theirs))
+            assert torch.equal(mine.keys, theirs.keys) and mine.calls == theirs.calls
+        assert stats["graph_breaks"] >= 1
+
+
+def test_generate_with_a_dynamic_cache_replays_each_step_and_updates_the_callers_cache():
+    transformers = pytest.importorskip("transformers")
+    transformers.utils.logging.set_verbosity_error()
+    torch.manual_seed(0)
+    config = transformers.LlamaConfig(num_hidden_layers=1, num_attention_heads=2, num_key_value_heads=1,
+                                      hidden_size=32, intermediate_size=64, vocab_size=60,
+                                      max_position_embeddings=64)
+    model = transformers.LlamaForCausalLM(config).eval()
+    prompt = torch.randint(0, 60, (1, 6))
+    with torch.no_grad():
+        expected = model.generate(prompt, max_new_tokens=5, do_sample=False)
+        model.forward = torch.compile(model.forward)
+        first = model.generate(prompt, max_new_tokens=5, do_sample=False)
+        captures = stats["captures"]
+        got = model.generate(prompt, max_new_tokens=5, do_sample=False)
+    assert torch.equal(first, expected) and torch.equal(got, expected)
+    # the prompt's call fills the new cache lazily (a side effect: eager); each decoding step is a graph
+    assert stats["graph_breaks"] == 1
+    assert stats["captures"] == captures        # the second generate: each step's length seen, replayed
 
 
 _SETTINGS = """

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 import torch
-from torch._dynamo import call_values, library_arguments, made_results, utils
+from torch._dynamo import call_values, library_arguments, made_results, size_families, utils
 from torch._dynamo.array_arguments import bind_converted, converted_arrays
 from torch._dynamo.global_reads import LocalUse
 from torch._dynamo.graph_passes import elide_fresh_copies
@@ -81,11 +81,15 @@ class Write:
     position: int | None = None
     members: tuple[int, ...] | None = None      # a tuple or list (of kind `value`) of these graph outputs
     field: str | None = None                    # the owner is this field of the argument at position
+    path: library_arguments.Path | None = None  # or what it holds at this path (a library argument's)
 
     def owner(self, flat: list[Any]) -> Any:
-        """Whose attribute a replay assigns: the module, the argument at position, or that argument's field."""
+        """Whose attribute a replay assigns: the module, the argument at position, that argument's field or what
+        it holds at path."""
         if self.position is None:
             return self.module
+        if self.path is not None:
+            return library_arguments.value_at(flat, self.position, self.path)
         return flat[self.position] if self.field is None else getattr(flat[self.position], self.field)
 
 
@@ -148,7 +152,7 @@ class _CaptureTracer(_OperatorTracer):
 
     def __torch_dispatch__(self, func: Any, types: tuple[type, ...], args: tuple[Any, ...] = (),
                            kwargs: dict[str, Any] | None = None) -> Any:
-        if not self.broken and self.on_dynamic_shape is not None and _dynamic_shape(func, args):
+        if not self.broken and self.on_dynamic_shape is not None and size_families.data_dependent(func, args):
             self.on_dynamic_shape(f"{func}: a result whose size depends on the data (its size would be baked "
                                   "into the graph)")
         if self.broken:
@@ -166,23 +170,6 @@ class _CaptureTracer(_OperatorTracer):
         return result
 
 
-# Operators whose result's size depends on the data (the schema's dynamic_output_shape tag); index.Tensor only
-# with a bool mask.
-_DYNAMIC_SHAPE = frozenset({"_unique2", "argwhere", "bincount", "masked_select", "nonzero", "nonzero_static",
-                            "one_hot", "repeat_interleave", "unique_consecutive", "unique_dim", "unique"})
-
-
-def _dynamic_shape(func: Any, args: tuple[Any, ...]) -> bool:
-    name = getattr(getattr(func, "overloadpacket", None), "__name__", "")
-    if name == "one_hot":               # the number of classes from the data only when it is not given
-        return len(args) < 2 or args[1] == -1
-    if name in _DYNAMIC_SHAPE and name != "nonzero_static":
-        return not (name == "repeat_interleave" and len(args) > 1 and not isinstance(args[1], torch.Tensor))
-    if name == "index" and len(args) > 1 and isinstance(args[1], (list, tuple)):
-        return any(isinstance(i, torch.Tensor) and i.dtype in (torch.bool, torch.uint8) for i in args[1])
-    return False
-
-
 class _Capture(ProgramReads):
     """The state of one running capture."""
 
@@ -194,6 +181,8 @@ class _Capture(ProgramReads):
         self.thread = threading.get_ident()
         self.input_tensors: list[torch.Tensor] = []
         self.offsets_guarded = False
+        # (position, path, name, tensor): assigned inside a library argument (library_arguments.rebound)
+        self.library_writes: list[tuple[int, library_arguments.Path, str, torch.Tensor]] = []
         self.arguments: tuple[tuple[Any, ...], dict[str, Any]] = ((), {})      # the call's (args, kwargs)
 
     def storage_offset_read(self) -> None:
@@ -303,6 +292,7 @@ def _capture(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, An
             result = fn(*args, **kwargs)
     finally:
         _active = None
+    library_arguments.rebound(cap, structures)
     changed = cap.effects.changed()
     if changed is not None and cap.break_reason is None:
         cap.graph_break(f"a Python side effect: {changed} inside the compiled function (a replay would not do it "
@@ -381,6 +371,9 @@ def _finish(cap: _Capture, example_inputs: list[torch.Tensor], positions: list[i
             outputs.extend(tracer.node_of(t) for t in value)
         else:
             writes.append(Write(module, name, None, value, position, field=field))
+    for position, path, name, value in cap.library_writes:
+        writes.append(Write(None, name, len(outputs), None, position, path=path))
+        outputs.append(tracer.node_of(value))
     cap.graph.output(tuple(outputs))
     if cap.runs_backward:
         elide_fresh_copies(cap.graph)

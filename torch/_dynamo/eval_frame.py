@@ -224,7 +224,8 @@ class CompiledFunction:
         self.warned_sizes.add(family)
         members = size_families.members(self.entries, family)
         log.warning("torch._dynamo: %s (%s) has been captured at %d sizes, served again %d times; calls at sizes "
-                    "not seen yet run eagerly from now on (config.dynamic_size_captures: %d)", self.name,
+                    "not seen yet run eagerly from now on, until its sizes are served again as often as they were "
+                    "captured (never past config.dynamic_size_captures: %d)", self.name,
                     _where(self.guard_target or self.fn), len(members), sum(e.replays for e in members),
                     config.dynamic_size_captures)
 

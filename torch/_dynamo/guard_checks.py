@@ -58,6 +58,18 @@ def compile_checks(guards: GuardSet) -> Callable[[list[Any], Any], tuple[Any, ..
         env["POSITIONS"] = [p for p, _ in guards.tensors]
         lines.append("    if aliasing_of(flat, POSITIONS) != ALIASING:")
         lines.append("        return None")
+    # the inputs read from the program before the reads of modules and configs and the walks of the library
+    # arguments' structure: captures of one function that differ in sizes are told apart by these cheaply
+    for i, (reader, guard) in enumerate(guards.sources):
+        owner = guards.source_owners[i] if i < len(guards.source_owners) else None
+        if owner is None:
+            env[f"Q{i}"] = reader
+            lines.append(f"    s{i} = Q{i}(flat)")
+        else:                   # a leaf's .grad, as its property reads it (a leaf's own, no warning)
+            env[f"WS{i}"] = owner
+            lines += [f"    o = WS{i}()", "    if o is None:", "        return None",
+                      f"    s{i} = o.__dict__.get('_grad')"]
+        tensor_test(f"s{i}", f"s{i}", guard)
     # "module has no hooks" reads: only when a hook was registered since they last held (hooks_registered)
     # a read whose owner was freed (a module made inside the captured call) has nothing left to check
     dead = {i for i, read in enumerate(guards.reads) if read.owner is not None and read.owner() is None}
@@ -112,16 +124,6 @@ def compile_checks(guards: GuardSet) -> Callable[[list[Any], Any], tuple[Any, ..
         env[f"N{i}"] = reader
         lines.append(f"    if N{i}(flat) is not None:")
         lines.append("        return None")
-    for i, (reader, guard) in enumerate(guards.sources):
-        owner = guards.source_owners[i] if i < len(guards.source_owners) else None
-        if owner is None:
-            env[f"Q{i}"] = reader
-            lines.append(f"    s{i} = Q{i}(flat)")
-        else:                   # a leaf's .grad, as its property reads it (a leaf's own, no warning)
-            env[f"WS{i}"] = owner
-            lines += [f"    o = WS{i}()", "    if o is None:", "        return None",
-                      f"    s{i} = o.__dict__.get('_grad')"]
-        tensor_test(f"s{i}", f"s{i}", guard)
     lines.append(f"    return ({''.join(f's{i}, ' for i in range(len(guards.sources)))})")
     exec(compile("\n".join(lines), "<guards>", "exec"), env)
     return env["holds"]

@@ -36,8 +36,8 @@ from torch._dynamo.plain_values import is_plain_value, same_plain
 from torch._dynamo.program_state import CALLABLES, is_library_class
 from torch._dynamo.tensor_attributes import EMBER_TENSOR_STATE, public_attributes
 
-__all__ = ["Structure", "bind_structures", "escaped", "inside", "is_library_object", "structure_of", "structures",
-           "tensor_at"]
+__all__ = ["Structure", "bind_structures", "escaped", "inside", "is_library_object", "rebound", "structure_of",
+           "structures", "value_at"]
 
 _DEPTH = 6
 _MOST_NODES = 2000
@@ -45,6 +45,7 @@ _HEAP_TYPE = 1 << 9             # Py_TPFLAGS_HEAPTYPE: a class defined in Python
 _TENSOR_TYPES = (torch.Tensor, torch.nn.Parameter)
 # the skeleton's node kinds
 _TENSOR, _PLAIN, _SAME, _OBJECT, _LIST, _TUPLE, _DICT = range(7)
+Path = tuple[tuple[str, Any], ...]      # from an argument to what it holds: ("attr", name) and ("item", key) steps
 
 
 def is_library_object(value: Any) -> bool:
@@ -62,12 +63,14 @@ class Structure:
     """A library argument's skeleton as the capture found it, and the paths of the tensors it held (in the order
     the walk meets them: a later call's tensors are read, and its skeleton compared, in the same order)."""
 
-    def __init__(self, skeleton: tuple[Any, ...], paths: list[tuple[tuple[str, Any], ...]],
-                 tensors: list[torch.Tensor], objects: set[int]) -> None:
+    def __init__(self, skeleton: tuple[Any, ...], paths: list[Path],
+                 tensors: list[torch.Tensor], objects: set[int], owners: list[tuple[Path, Any, dict[str, Any]]]) -> None:
         self.skeleton = skeleton
         self.paths = paths
         self.tensors = tensors          # the captured call's (dropped after the call: the guards do not hold them)
         self.objects = objects          # ids of the captured objects inside it, the argument itself among them
+        # the library objects inside it: (path, object, its __dict__ before the call), dropped after the call too
+        self.owners = owners
 
 
 def _failure(flat: list[Any], bound: tuple[tuple[int, str, Structure], ...], inputs: tuple[int, ...]) -> str | None:
@@ -101,7 +104,7 @@ def structure_of(value: Any) -> Structure | None:
     skeleton = walk.node(value, (), _DEPTH)
     if skeleton is None or walk.weakly_held:
         return None
-    return Structure(skeleton, walk.paths, walk.tensors, walk.objects)
+    return Structure(skeleton, walk.paths, walk.tensors, walk.objects, walk.owners)
 
 
 def structures(flat: list[Any]) -> dict[int, Structure]:
@@ -118,13 +121,14 @@ def inside(found: dict[int, Structure]) -> set[int]:
 class _Walk:
     def __init__(self) -> None:
         self.tensors: list[torch.Tensor] = []
-        self.paths: list[tuple[tuple[str, Any], ...]] = []
+        self.paths: list[Path] = []
         self.index: dict[int, int] = {}
         self.objects: set[int] = set()
+        self.owners: list[tuple[Path, Any, dict[str, Any]]] = []
         self.count = 0
         self.weakly_held = False        # an object inside is weakly referenced: state may be kept on it elsewhere
 
-    def node(self, value: Any, path: tuple[tuple[str, Any], ...], depth: int) -> tuple[Any, ...] | None:
+    def node(self, value: Any, path: Path, depth: int) -> tuple[Any, ...] | None:
         self.count += 1
         if self.count > _MOST_NODES:
             return None
@@ -149,6 +153,8 @@ class _Walk:
         self.weakly_held = self.weakly_held or (kind not in (list, tuple, dict) and weakref.getweakrefcount(value) > 0)
         if isinstance(getattr(value, "__dict__", None), dict):
             self.objects.add(id(value.__dict__))
+            if kind not in (list, tuple, dict):
+                self.owners.append((path, value, dict(value.__dict__)))
         if kind in (list, tuple):
             items = [self.node(v, (*path, ("item", i)), depth - 1) for i, v in enumerate(value)]
             return None if None in items else (_LIST if kind is list else _TUPLE, tuple(items))
@@ -192,8 +198,8 @@ def _matches(value: Any, node: tuple[Any, ...], found: list[torch.Tensor], first
         all(_matches(getattr(value, name), n, found, first) for name, n in zip(names, items))
 
 
-def tensor_at(flat: list[Any], position: int, path: tuple[tuple[str, Any], ...]) -> Any:
-    """A source's reader: the tensor at path inside the argument at position."""
+def value_at(flat: list[Any], position: int, path: Path) -> Any:
+    """What the argument at position holds at path (a source's reader: a tensor; a write's owner: an object)."""
     value = flat[position]
     for kind, key in path:
         value = getattr(value, key) if kind == "attr" else value[key]
@@ -229,15 +235,15 @@ def bind_structures(cap: Any, flat: list[Any], names: list[str], positions: list
             node = cap.source_placeholder(f"{name}_tensor_{k}")
             cap.tracer.bind(tensor, node)
             cap.guards.add_source(f"argument {name} tensor {k}", functools.partial(
-                tensor_at, position=i, path=structure.paths[k]), tensor)
+                value_at, position=i, path=structure.paths[k]), tensor)
             cap.source_tensors.append(tensor)
             cap.library_tensors.add(id(tensor))
 
 
-def _holds_argument(flat: list[Any], position: int, path: tuple[tuple[str, Any], ...], argument: int) -> str | None:
+def _holds_argument(flat: list[Any], position: int, path: Path, argument: int) -> str | None:
     """A guard's reader: None while the object at position still holds the tensor argument at path."""
     try:
-        held = tensor_at(flat, position, path)
+        held = value_at(flat, position, path)
     except (AttributeError, LookupError, TypeError):
         held = None
     return None if held is flat[argument] else f"argument {position} no longer holds argument {argument}"
@@ -268,8 +274,32 @@ def escaped(cap: Any, result: Any, leaves: list[Any], flat: list[Any],
     for structure in structures.values():
         if any(public_attributes(t) for t in structure.tensors):
             cap.graph_break("an attribute set on a tensor inside a library argument (a replay would not set it)")
-        structure.tensors = []
+        structure.tensors, structure.owners = [], []
     return passed
+
+
+def rebound(cap: Any, structures: dict[int, Structure]) -> None:
+    """After the call, before its side effects are looked for: an object inside a library argument whose only
+    change is tensors the graph computes assigned to attributes that held tensors (a transformers DynamicCache's
+    layer growing its keys by torch.cat) has those assignments replayed, each on that call's argument along the
+    same path (cap.library_writes: (position, path, name, tensor)), and they are no longer a side effect."""
+    for position, structure in structures.items():
+        for path, owner, before in structure.owners:
+            now = owner.__dict__
+            if now.keys() != before.keys():
+                continue
+            changed = [(name, value) for name, value in now.items() if value is not before[name]]
+            if changed and all(isinstance(before[name], torch.Tensor) and _computed(cap, value)
+                               for name, value in changed):
+                cap.library_writes.extend((position, path, name, value) for name, value in changed)
+                cap.effects.replayed(owner)
+
+
+def _computed(cap: Any, value: Any) -> bool:
+    """A plain tensor an operator of the graph made, not requiring grad and carrying no attributes."""
+    known = cap.tracer.nodes.get(id(value)) if type(value) is torch.Tensor else None
+    return known is not None and known[0] is value and known[1].op == "call_function" and \
+        not value.requires_grad and not public_attributes(value)
 
 
 def _containers(result: Any) -> list[Any]:

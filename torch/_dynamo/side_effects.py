@@ -108,6 +108,13 @@ class Effects(FunctionReads):
             for member in members:
                 self.watch(description, member, depth - 1, libraries)
 
+    def replayed(self, value: Any) -> None:
+        """A change the call made to a library's object that the replay redoes (library_arguments.rebound): its
+        snapshot taken again, as it is now."""
+        if id(value) in self.snapshots:
+            description = self.snapshots[id(value)][0]
+            self.snapshots[id(value)] = (description, value, library_members(value) or ())
+
     def known(self, value: Any) -> bool:
         """Whether the call reached value from before it ran (an argument, a global, a closure's, a module's)."""
         key = id(value)

@@ -10,7 +10,10 @@ still reaches the code (a number computed from it, a loop unrolled over it), a m
 of its own: each such member counts as an entry of its own. A capture
 costs more than an eager call: past config.recompile_limit members, a family captures a new size only while its
 members are served again at least as often as they were captured, and never past
-config.dynamic_size_captures."""
+config.dynamic_size_captures.
+
+The sizes an operator's result takes from the data (nonzero, unique) cannot vary in a graph at all: data_dependent
+tells them apart."""
 from __future__ import annotations
 
 from typing import Any, Sequence
@@ -18,7 +21,7 @@ from typing import Any, Sequence
 import torch
 from torch._dynamo import config
 
-__all__ = ["counted", "family_of", "may_capture", "members", "unshared"]
+__all__ = ["counted", "data_dependent", "family_of", "may_capture", "members", "unshared"]
 
 
 def family_of(dynamic: bool | None, entries: Sequence[Any], flat: list[Any], structure: Any) -> tuple[str | None, bool]:
@@ -65,3 +68,21 @@ def may_capture(entries: Sequence[Any], family: str) -> bool:
     replays = sum(entry.replays for entry in captured)
     return len(captured) < config.dynamic_size_captures and (
         len(captured) < config.recompile_limit or replays >= len(captured))
+
+
+# Operators whose result's size depends on the data (the schema's dynamic_output_shape tag); index.Tensor only
+# with a bool mask.
+_DYNAMIC_SHAPE = frozenset({"_unique2", "argwhere", "bincount", "masked_select", "nonzero", "nonzero_static",
+                            "one_hot", "repeat_interleave", "unique_consecutive", "unique_dim", "unique"})
+
+
+def data_dependent(func: Any, args: tuple[Any, ...]) -> bool:
+    """Whether an operator call's result has a size that depends on the data (a graph break: it would be baked in)."""
+    name = getattr(getattr(func, "overloadpacket", None), "__name__", "")
+    if name == "one_hot":               # the number of classes from the data only when it is not given
+        return len(args) < 2 or args[1] == -1
+    if name in _DYNAMIC_SHAPE and name != "nonzero_static":
+        return not (name == "repeat_interleave" and len(args) > 1 and not isinstance(args[1], torch.Tensor))
+    if name == "index" and len(args) > 1 and isinstance(args[1], (list, tuple)):
+        return any(isinstance(i, torch.Tensor) and i.dtype in (torch.bool, torch.uint8) for i in args[1])
+    return False
