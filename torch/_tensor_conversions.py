@@ -9,7 +9,7 @@ from typing import Any
 from aten.dispatcher import find_operator
 from c10 import layout as _layout
 from c10.device import device as _device
-from c10.scalar_type import DTYPE_NAMES, dtype as _dtype
+from c10.scalar_type import DTYPE_NAMES, dtype as _dtype, get_default_dtype
 from torch._C.arg_parser import python_type_dtype
 
 _to = find_operator("to.dtype_layout")
@@ -91,8 +91,11 @@ def type(self: Any, dtype: Any = None, non_blocking: bool = False, **kwargs: Any
     if dtype is None:
         return ("torch.cuda." if cuda else "torch.") + self.dtype.type_name + "Tensor"
     device = self.device
-    dtype = _named_dtype(dtype)
-    if isinstance(dtype, builtins.type) and isinstance(getattr(dtype, "dtype", None), _dtype):    # torch.FloatTensor
+    if _is_tensor_class(self, dtype):       # the default tensor type, on the CPU
+        dtype = "torch.Tensor"
+    elif isinstance(dtype, builtins.type):
+        if not isinstance(getattr(dtype, "dtype", None), _dtype):      # float, int, Parameter: no tensor type
+            raise ValueError(f"invalid type: '{dtype.__name__}'")
         device, dtype = _device("cuda" if getattr(dtype, "is_cuda", False) else "cpu"), getattr(dtype, "dtype")
     if isinstance(dtype, str):
         name = dtype
@@ -100,12 +103,21 @@ def type(self: Any, dtype: Any = None, non_blocking: bool = False, **kwargs: Any
             device, name = _device("cuda"), name[len("torch.cuda."):]
         elif name.startswith("torch."):
             device, name = _device("cpu"), name[len("torch."):]
-        if name not in _TENSOR_TYPES:
+        if name == "Tensor":
+            dtype = get_default_dtype()
+        elif name not in _TENSOR_TYPES:
             raise ValueError(f"invalid type: '{dtype}'")
-        dtype = _TENSOR_TYPES[name]
+        else:
+            dtype = _TENSOR_TYPES[name]
     if not isinstance(dtype, _dtype):
-        raise TypeError(f"type(): expected a dtype or a type name string, got {builtin_type_name(dtype)}")
+        raise TypeError("dtype must be a type, str, or dtype object")
     return _to(self, dtype=dtype, device=device, non_blocking=non_blocking)
+
+
+def _is_tensor_class(tensor: Any, value: Any) -> bool:
+    """Whether value is torch.Tensor itself (torch._tensor, which binds this module's methods, is not imported)."""
+    return isinstance(value, builtins.type) and value.__module__ == "torch" and value.__qualname__ == "Tensor" and \
+        isinstance(tensor, value)
 
 
 def builtin_type_name(v: Any) -> str:

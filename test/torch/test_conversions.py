@@ -67,6 +67,17 @@ def test_type_names_and_converts():
         torch.ones(2).type("torch.NopeTensor")
 
 
+def test_type_of_torch_tensor_is_the_default_type_and_python_types_are_refused():
+    x = torch.ones(2)
+    assert x.type(torch.Tensor) is x and x.type("torch.Tensor") is x       # already the default type
+    assert torch.ones(2, dtype=torch.float64).type(torch.Tensor).dtype is torch.get_default_dtype()
+    for refused, name in ((float, "float"), (int, "int"), (torch.nn.Parameter, "Parameter")):
+        with pytest.raises(ValueError, match=f"invalid type: '{name}'"):
+            x.type(refused)
+    with pytest.raises(TypeError, match="dtype must be a type, str, or dtype object"):
+        x.type(5)
+
+
 @settings(max_examples=60, deadline=None)
 @given(src=st.sampled_from(DTYPES), dst=st.sampled_from(DTYPES), shape=st.lists(st.integers(0, 4), max_size=3),
        seed=st.integers(0, 2**16))
