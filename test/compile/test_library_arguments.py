@@ -15,6 +15,7 @@ from torch._dynamo import program_state
 from torch._dynamo.eval_frame import stats
 
 _LIBRARY = """
+import dataclasses
 import weakref
 
 import torch
@@ -69,6 +70,42 @@ class Growing:
         if self.counted:
             self.calls += 1
         return self.keys
+
+
+@dataclasses.dataclass(frozen=True)
+class FrozenGrowing:
+    keys: torch.Tensor
+
+    def update(self, new):
+        object.__setattr__(self, "keys", torch.cat([self.keys, new], dim=1))
+        return self.keys
+
+
+class Recorded:
+    def __init__(self):
+        self.__dict__.update(keys=torch.zeros(2, 0), log=[])
+
+    def __setattr__(self, name, value):          # a public assignment is recorded; update() bypasses it
+        self.log.append(name)
+        object.__setattr__(self, name, value)
+
+    def update(self, new):
+        self.__dict__["keys"] = torch.cat([self.keys, new], dim=1)
+        return self.keys
+
+
+class Lazy:
+    reads = 0
+
+    @property
+    def keys(self):
+        Lazy.reads += 1
+        return torch.zeros(2, 0)
+
+
+class Holder:
+    def __init__(self, layer):
+        self.layer = layer
 
 
 SCALES = weakref.WeakKeyDictionary()
@@ -253,6 +290,60 @@ def test_a_library_objects_tensor_replaced_along_with_another_change_or_by_an_ar
             assert torch.equal(compiled(x, mine), fn(x, theirs))
             assert torch.equal(mine.keys, theirs.keys) and mine.calls == theirs.calls
         assert stats["graph_breaks"] >= 1
+
+
+def test_a_replaced_tensor_is_replayed_only_where_assigning_it_is_storing_it(library):
+    def step(x, growing):
+        return growing.update(x).sum(dim=1)
+
+    for make in (lambda: library.FrozenGrowing(torch.zeros(2, 0)), library.Recorded):
+        torch.compiler.reset()
+        compiled = torch.compile(step)
+        for _ in range(2):
+            mine, theirs = make(), make()
+            for n in range(2):
+                x = torch.full((2, 1), float(n + 1))
+                assert torch.equal(compiled(x, mine), step(x, theirs))
+                assert torch.equal(mine.keys, theirs.keys)
+            assert getattr(mine, "log", None) == getattr(theirs, "log", None)
+        # a class with its own __setattr__ (a frozen dataclass refuses it): the change stays a side effect, eager
+        # at each of the two lengths
+        assert stats["graph_breaks"] == 2 and stats["replays"] == 2
+
+
+def test_the_guards_of_a_library_argument_run_none_of_its_code_when_its_structure_differs(library):
+    def step(x, holder):
+        return holder.layer.keys.sum() + x
+
+    compiled = torch.compile(step)
+    compiled(torch.ones(()), library.Holder(library.Growing()))
+    reads = library.Lazy.reads
+    holder = library.Holder(library.Lazy())       # keys a property where a tensor was
+    assert torch.equal(compiled(torch.ones(()), holder), step(torch.ones(()), library.Holder(library.Lazy())))
+    # read once by the capture of the new structure and once by eager: the guard read it never
+    assert library.Lazy.reads == reads + 2
+
+
+def test_a_change_deeper_inside_a_new_library_argument_than_its_snapshot_reaches_is_not_replayed_unseen(library):
+    def step(x, holder):
+        while not isinstance(holder, library.Growing):
+            holder = holder.layer
+        return holder.update(x).sum()
+
+    def nested():
+        value = library.Growing(counted=True)
+        for _ in range(5):          # past what the call's snapshots reach: guarded by identity, not structure
+            value = library.Holder(value)
+        return value
+
+    compiled = torch.compile(step)
+    for n in range(3):
+        mine, theirs = nested(), nested()
+        x = torch.full((2, 1), float(n))
+        assert torch.equal(compiled(x, mine), step(x, theirs))
+        for _ in range(5):
+            mine, theirs = mine.layer, theirs.layer
+        assert mine.calls == theirs.calls == 1 and torch.equal(mine.keys, theirs.keys)
 
 
 def test_generate_with_a_dynamic_cache_replays_each_step_and_updates_the_callers_cache():

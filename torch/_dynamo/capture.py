@@ -92,6 +92,12 @@ class Write:
             return library_arguments.value_at(flat, self.position, self.path)
         return flat[self.position] if self.field is None else getattr(flat[self.position], self.field)
 
+    def assign(self, flat: list[Any], value: Any) -> None:
+        if self.path is not None:       # inside a library argument, whose class assigns plainly (rebound)
+            self.owner(flat).__dict__[self.name] = value
+        else:
+            setattr(self.owner(flat), self.name, value)
+
 
 @dataclass
 class Captured:

@@ -75,7 +75,7 @@ class CacheEntry:
                 value = write.value(outputs[i] for i in write.members)
             else:
                 value = outputs[write.output] if write.output is not None else write.value
-            setattr(write.owner(flat), write.name, value)
+            write.assign(flat, value)
         if cap.single_output:
             return outputs[0]
         leaves = [leaf if out is None else outputs[out] for leaf, out in zip(cap.result_leaves, cap.result_outputs)]

@@ -39,7 +39,7 @@ from torch._dynamo.tensor_attributes import EMBER_TENSOR_STATE, public_attribute
 __all__ = ["Structure", "bind_structures", "escaped", "inside", "is_library_object", "rebound", "structure_of",
            "structures", "value_at"]
 
-_DEPTH = 6
+_DEPTH = 5         # (as deep as the side effects' snapshots of an argument reach: side_effects.Effects.arguments)
 _MOST_NODES = 2000
 _HEAP_TYPE = 1 << 9             # Py_TPFLAGS_HEAPTYPE: a class defined in Python
 _TENSOR_TYPES = (torch.Tensor, torch.nn.Parameter)
@@ -199,11 +199,33 @@ def _matches(value: Any, node: tuple[Any, ...], found: list[torch.Tensor], first
 
 
 def value_at(flat: list[Any], position: int, path: Path) -> Any:
-    """What the argument at position holds at path (a source's reader: a tensor; a write's owner: an object)."""
+    """What the argument at position holds at path (a source's reader: a tensor; a write's owner: an object),
+    read without running the program's code: from an object's __dict__ or slot, from a list, tuple or dict
+    itself (the replay's guards read it before the structure is compared: a property or a defaultdict found
+    where the captured object held a value must not run). LookupError where it holds nothing there."""
     value = flat[position]
     for kind, key in path:
-        value = getattr(value, key) if kind == "attr" else value[key]
+        if kind == "attr":
+            value = _attribute(value, key)
+        elif type(value) in (list, tuple, dict):
+            value = value[key]
+        else:
+            raise LookupError(key)
     return value
+
+
+def _attribute(value: Any, name: str) -> Any:
+    """An attribute an object holds itself: in its __dict__, else in a slot of its class."""
+    own = getattr(value, "__dict__", None)
+    if type(own) is dict and name in own:
+        return own[name]
+    for klass in type(value).__mro__:
+        found = klass.__dict__.get(name)
+        if found is not None:
+            if type(found) is types.MemberDescriptorType:
+                return found.__get__(value)
+            break
+    raise LookupError(name)
 
 
 def bind_structures(cap: Any, flat: list[Any], names: list[str], positions: list[int], taken: set[int],
@@ -289,10 +311,19 @@ def rebound(cap: Any, structures: dict[int, Structure]) -> None:
             if now.keys() != before.keys():
                 continue
             changed = [(name, value) for name, value in now.items() if value is not before[name]]
-            if changed and all(isinstance(before[name], torch.Tensor) and _computed(cap, value)
-                               for name, value in changed):
+            if changed and _plainly_assigned(owner, [name for name, _ in changed]) and \
+                    all(isinstance(before[name], torch.Tensor) and _computed(cap, value) for name, value in changed):
                 cap.library_writes.extend((position, path, name, value) for name, value in changed)
                 cap.effects.replayed(owner)
+
+
+def _plainly_assigned(owner: Any, names: list[str]) -> bool:
+    """Whether storing into owner's __dict__ under these names is all an assignment does (the replay stores
+    there): its class keeps object's __setattr__ (a frozen dataclass refuses, another may keep a record) and
+    defines none of them as a descriptor."""
+    kind = type(owner)
+    return all("__setattr__" not in klass.__dict__ for klass in kind.__mro__[:-1]) and \
+        not any(name in klass.__dict__ for klass in kind.__mro__ for name in names)
 
 
 def _computed(cap: Any, value: Any) -> bool:
