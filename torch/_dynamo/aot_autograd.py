@@ -15,9 +15,10 @@ with, so inputs and incoming gradients of another layout are copied into that la
 
 Graphs this cannot take run as captured (through autograd, operator by operator): an input that requires
 grad written in place, an output that is an input or shares its memory, a backward that reads a tensor's
-value."""
+value, an autograd.Function applied (torch._dynamo.function_applications) whose forward or backward does."""
 from __future__ import annotations
 
+import contextlib
 import itertools
 import operator
 import sys
@@ -27,6 +28,7 @@ from typing import Any, Callable
 import torch
 from torch import _logging
 from torch._dynamo.capture import _CaptureTracer
+from torch._dynamo.function_applications import FunctionApplication, values_refused
 from torch.autograd.function import Function
 from torch.fx._lazy_graph_module import _LazyGraphModule
 from torch.fx.graph import Graph
@@ -95,8 +97,10 @@ def _joint(graph_module: GraphModule, example_inputs: list[Any]) -> _Joint:
         primals.append(leaf)
     versions = [p._version for p in primals]
     generators = _rng_states()
+    applies = any(isinstance(n.target, FunctionApplication) for n in graph.nodes)
+    reads = values_refused(tracer) if applies else contextlib.nullcontext()
     try:
-        with torch.enable_grad(), tracer:
+        with torch.enable_grad(), tracer, reads:
             outputs = _run(graph_module, primals[:len(example_inputs)],
                            dict(zip(lifted, primals[len(example_inputs):])))
     finally:
@@ -110,7 +114,7 @@ def _joint(graph_module: GraphModule, example_inputs: list[Any]) -> _Joint:
     tangents = [torch.ones_like(o) for o, d in zip(outputs, differentiable) if d]
     for i, tangent in enumerate(tangents):
         tracer.bind(tangent, joint.placeholder(f"tangents_{i + 1}"))
-    with tracer:
+    with tracer, values_refused(tracer) if applies else contextlib.nullcontext():
         grads = torch.autograd.grad([o for o, d in zip(outputs, differentiable) if d], [primals[i] for i in wanted],
                                     tangents, allow_unused=True)
     joint.output(tuple([tracer.node_of(o) for o in outputs] + [None if g is None else tracer.node_of(g)

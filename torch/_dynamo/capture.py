@@ -33,6 +33,7 @@ from torch._dynamo.loose_arguments import bind_fields, loose_fields, sharing
 from torch._dynamo.observers import argument_hooks, observed
 from torch._dynamo.program_reads import ProgramReads
 from torch._dynamo.tensor_attributes import guard_attributes, guarded_tensors, public_attributes, read_names
+from torch._dynamo.writes import Write
 from torch.fx.experimental.proxy_tensor import _OperatorTracer
 from torch.fx._lazy_graph_module import _LazyGraphModule
 from torch.fx.graph import Graph
@@ -67,36 +68,6 @@ def break_graph(reason: str) -> None:
     if active():
         assert _active is not None
         _active.graph_break(reason)
-
-
-@dataclass
-class Write:
-    """A module attribute (or a tensor's .grad) the captured call assigned: replayed after the graph, from the
-    graph's output `output` (a tensor the graph computes) or as `value` (anything else), on `module`, or on the
-    argument at `position` when the owner was one."""
-    module: Any
-    name: str
-    output: int | None
-    value: Any
-    position: int | None = None
-    members: tuple[int, ...] | None = None      # a tuple or list (of kind `value`) of these graph outputs
-    field: str | None = None                    # the owner is this field of the argument at position
-    path: library_arguments.Path | None = None  # or what it holds at this path (a library argument's)
-
-    def owner(self, flat: list[Any]) -> Any:
-        """Whose attribute a replay assigns: the module, the argument at position, that argument's field or what
-        it holds at path."""
-        if self.position is None:
-            return self.module
-        if self.path is not None:
-            return library_arguments.value_at(flat, self.position, self.path)
-        return flat[self.position] if self.field is None else getattr(flat[self.position], self.field)
-
-    def assign(self, flat: list[Any], value: Any) -> None:
-        if self.path is not None:       # inside a library argument, whose class assigns plainly (rebound)
-            self.owner(flat).__dict__[self.name] = value
-        else:
-            setattr(self.owner(flat), self.name, value)
 
 
 @dataclass
@@ -138,6 +109,8 @@ class _CaptureTracer(_OperatorTracer):
         self.fresh: dict[int, torch.Tensor] = {}        # tensors torch.tensor made during the call: their values
         self.in_op = 0                                  # operators running (their kernels, below the tracer)
         self.read_in_op = False                         # the running operator's kernel read a tensor's value
+        self.opaque = 0             # autograd.Functions running (their operators unrecorded: function_applications)
+        self.made_inside: dict[int, torch.Tensor] = {}  # tensors their operators made
 
     def bind(self, tensor: torch.Tensor, node: Any) -> None:
         super().bind(tensor, node)
@@ -146,6 +119,8 @@ class _CaptureTracer(_OperatorTracer):
                                 tensor.storage_offset())
 
     def _constant(self, tensor: torch.Tensor) -> Any:
+        if id(tensor) in self.made_inside and self.on_dynamic_shape is not None:
+            self.on_dynamic_shape("a tensor made inside an autograd.Function's forward used outside it")
         pristine = self.fresh.pop(id(tensor), None)
         if pristine is not None:
             # made by torch.tensor inside the call: every replay starts from a copy of its value as made
@@ -161,8 +136,11 @@ class _CaptureTracer(_OperatorTracer):
         if not self.broken and self.on_dynamic_shape is not None and size_families.data_dependent(func, args):
             self.on_dynamic_shape(f"{func}: a result whose size depends on the data (its size would be baked "
                                   "into the graph)")
-        if self.broken:
-            return func(*args, **(kwargs or {}))
+        if self.broken or self.opaque:
+            result = func(*args, **(kwargs or {}))
+            if self.opaque:
+                self.made_inside.update((id(t), t) for t in tree_flatten(result)[0] if isinstance(t, torch.Tensor))
+            return result
         # values the operator's own kernel reads (a zero check) are its own, replayed with it, unless it returns
         # what it read as a Python value (torch.equal, allclose): the program may branch on it
         self.in_op += 1
@@ -189,6 +167,7 @@ class _Capture(ProgramReads):
         self.offsets_guarded = False
         # (position, path, name, tensor): assigned inside a library argument (library_arguments.rebound)
         self.library_writes: list[tuple[int, library_arguments.Path, str, torch.Tensor]] = []
+        self.applications: list[str] = []      # the autograd.Functions applied (function_applications)
         self.arguments: tuple[tuple[Any, ...], dict[str, Any]] = ((), {})      # the call's (args, kwargs)
 
     def storage_offset_read(self) -> None:
@@ -206,7 +185,8 @@ class _Capture(ProgramReads):
         """Whether reading this tensor's value would bake it into the graph: any tensor but a wrapped Python
         number, read by the program (an operator's kernel's reads are judged by its result), until the capture has
         broken."""
-        if not isinstance(tensor, torch.Tensor) or tensor._is_wrapped_number or self.tracer.broken:
+        if not isinstance(tensor, torch.Tensor) or tensor._is_wrapped_number or self.tracer.broken or \
+                self.tracer.opaque:     # (an autograd.Function's forward: applied again by each replay)
             return False
         if self.tracer.in_op:
             self.tracer.read_in_op = True

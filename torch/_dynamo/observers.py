@@ -18,7 +18,7 @@ import types
 from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 import torch
-from torch._dynamo import patches
+from torch._dynamo import function_applications, patches
 from torch._dynamo.patches import on_thread, original, patched
 from torch._dynamo.program_state import is_program_file
 from torch.autograd import grad_mode as _grad_mode_module
@@ -47,7 +47,8 @@ class _GradModeRecorder:
 
     def set_grad_enabled(self, enabled: bool) -> None:
         _grad_switches.set_grad_enabled(enabled)
-        if not self._capture.tracer.broken and threading.get_ident() == self._capture.thread:
+        tracer = self._capture.tracer
+        if not tracer.broken and not tracer.opaque and threading.get_ident() == self._capture.thread:
             self._capture.graph.call_function(torch._C._set_grad_enabled, (bool(enabled),))
 
     def set_inference_mode(self, enabled: bool) -> None:
@@ -217,6 +218,9 @@ def _observers(capture: _Capture) -> list[tuple[Any, str, Any]]:
             elif any(_leaf_hooks(t) for t in [*capture.input_tensors, *capture.tracer.constant_tensors]):
                 capture.graph_break(f"{what} inside a compiled function with gradient hooks on a leaf (their "
                                     "Python effects would not be replayed)")
+            elif capture.applications:
+                capture.graph_break(f"{what} inside a compiled function through autograd.Function "
+                                    f"{capture.applications[0]} (its graph node holds no backward operators)")
             elif not capture.tracer.broken:
                 # the engine's operators are traced like the forward's: the graph holds the backward, and the
                 # gradients it stores in .grad are assignments replayed after the graph
@@ -245,7 +249,7 @@ def _observers(capture: _Capture) -> list[tuple[Any, str, Any]]:
 
     def apply(cls: Any, *args: Any, **kwargs: Any) -> Any:
         if torch.is_grad_enabled() and any(isinstance(a, torch.Tensor) and a.requires_grad for a in args):
-            capture.graph_break(f"autograd.Function {cls.__name__} (its own backward would not be replayed)")
+            return function_applications.applied(capture, function_apply, cls, args, kwargs)
         return function_apply(cls, *args, **kwargs)
 
     def set_requires_grad(self: Any, value: Any) -> None:
