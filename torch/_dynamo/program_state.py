@@ -204,24 +204,36 @@ def plain_attributes(value: Any) -> tuple[Any, ...]:
     return tuple(sorted((k, v) for k, v in own.items() if is_plain_value(v))) if isinstance(own, dict) else ()
 
 
+class _SameObjects:
+    """Whether a read finds the very objects the last kept read found (compared one by one by identity, at C
+    speed): a replay's guard then skips its slow part (a transformers config holds some sixty members)."""
+
+    __slots__ = ("last",)
+
+    def __init__(self) -> None:
+        self.last: tuple[Any, ...] | None = None
+
+    def __call__(self, members: tuple[Any, ...]) -> bool:
+        last = self.last
+        return last is not None and len(members) == len(last) and all(map(operator.is_, members, last))
+
+
 class SettingsReader:
     """plain_attributes for one guard, read at every replay: while the object's __dict__ holds the very objects it
     held at the last read (under the same names), the last result is handed back as it is, itself (which the
     guard's comparison then finds at once), without filtering and sorting its settings again."""
 
     def __init__(self) -> None:
-        self.seen: tuple[tuple[Any, ...], tuple[str, ...]] = ((), ())
-        self.result: tuple[Any, ...] | None = None
+        self.same = _SameObjects()
+        self.result: tuple[Any, ...] = ()
 
     def __call__(self, value: Any) -> tuple[Any, ...]:
         own = getattr(value, "__dict__", None)
         if not isinstance(own, dict):
             return ()
-        values, names = self.seen
-        if self.result is not None and len(own) == len(values) and all(map(operator.is_, own.values(), values)) \
-                and tuple(own) == names:
-            return self.result
-        self.seen, self.result = (tuple(own.values()), tuple(own)), plain_attributes(value)
+        members = tuple(_flat(own.items()))
+        if not self.same(members):
+            self.same.last, self.result = members, plain_attributes(value)
         return self.result
 
 
@@ -252,24 +264,22 @@ def library_members(value: Any) -> tuple[Any, ...] | None:
 
 class MembersCheck:
     """members_are as a guard's read, at every replay: while the container or object holds the very members it
-    held when last found to hold them, it still does, without their being compared one by one again (a
-    transformers config: some sixty of them)."""
+    held when last found to hold them, it still does, without their being compared one by one again."""
 
     def __init__(self, keys: tuple[Any, ...], library: bool = False) -> None:
         self.keys = keys
         self.library = library
-        self.last: tuple[Any, ...] | None = None
+        self.same = _SameObjects()
 
     def __call__(self, value: Any) -> bool:
         members = library_members(value) if self.library else members_of(value)
         if members is None:
             return False
-        last = self.last
-        if last is not None and len(members) == len(last) and all(map(operator.is_, members, last)):
+        if self.same(members):
             return True
         if not members_are(value, self.keys, self.library):
             return False
-        self.last = members
+        self.same.last = members
         return True
 
 
