@@ -236,15 +236,19 @@ def test_a_lazily_filled_library_object_runs_eagerly_then_replays_once_filled(li
     assert stats["captures"] == 2
 
 
-def test_generate_with_a_static_cache_made_per_call_replays_the_compiled_forward():
+def _tiny_llama():
+    """A one-layer transformers Llama in evaluation mode and a 6-token prompt for it."""
     transformers = pytest.importorskip("transformers")
     transformers.utils.logging.set_verbosity_error()
     torch.manual_seed(0)
     config = transformers.LlamaConfig(num_hidden_layers=1, num_attention_heads=2, num_key_value_heads=1,
                                       hidden_size=32, intermediate_size=64, vocab_size=60,
                                       max_position_embeddings=64)
-    model = transformers.LlamaForCausalLM(config).eval()
-    prompt = torch.randint(0, 60, (1, 6))
+    return transformers.LlamaForCausalLM(config).eval(), torch.randint(0, 60, (1, 6))
+
+
+def test_generate_with_a_static_cache_made_per_call_replays_the_compiled_forward():
+    model, prompt = _tiny_llama()
     with torch.no_grad():
         expected = model.generate(prompt, max_new_tokens=6, do_sample=False, cache_implementation="static")
         model.forward = torch.compile(model.forward)
@@ -347,14 +351,7 @@ def test_a_change_deeper_inside_a_new_library_argument_than_its_snapshot_reaches
 
 
 def test_generate_with_a_dynamic_cache_replays_each_step_and_updates_the_callers_cache():
-    transformers = pytest.importorskip("transformers")
-    transformers.utils.logging.set_verbosity_error()
-    torch.manual_seed(0)
-    config = transformers.LlamaConfig(num_hidden_layers=1, num_attention_heads=2, num_key_value_heads=1,
-                                      hidden_size=32, intermediate_size=64, vocab_size=60,
-                                      max_position_embeddings=64)
-    model = transformers.LlamaForCausalLM(config).eval()
-    prompt = torch.randint(0, 60, (1, 6))
+    model, prompt = _tiny_llama()
     with torch.no_grad():
         expected = model.generate(prompt, max_new_tokens=5, do_sample=False)
         model.forward = torch.compile(model.forward)
