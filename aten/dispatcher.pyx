@@ -540,12 +540,16 @@ def register_kernel(str name, key, kernel):
     find_operator(name).register(key, kernel)
 
 
-def register_lazy(str name, key, str module, str attr, bint opmath=False, dict storage=None):
+def register_lazy(str name, key, str module, str attr, bint opmath=False, dict storage=None, tuple mixed=()):
     """Register module.attr (imported on the first call) at key. opmath: the schema's ember_opmath
     names this backend, whose kernel computes reduced-precision floating dtypes in float32 and
     rounds once; storage: the schema's ember_storage_dtypes, how the kernel serves float8 and
-    uint16/32/64 operands (aten/native/meta/opmath.pyx)."""
+    uint16/32/64 operands; mixed: its ember_opmath_mixed, (params, float_results), the float32
+    operands a mixed-type call has and the results it keeps in float32 (aten/native/meta/opmath.pyx)."""
     kernel = LazyKernel(module, attr)
+    cdef tuple mixed_at = ()
+    if mixed:
+        mixed_at = tuple([p[0] for p in _parameters(find_operator(name).schema) if p[2] in mixed[0]])
     if opmath or storage:
         accumulate_at = -1
         if storage and storage.get("float8") == "bits":     # only the bits mode reads it
@@ -557,7 +561,9 @@ def register_lazy(str name, key, str module, str attr, bint opmath=False, dict s
                                  f"{name.split('.')[0]}_{_label_suffix(key)}", opmath,
                                  bitwise_xor=find_operator("bitwise_xor.Tensor"),
                                  view_dtype=find_operator("view.dtype").call_below_autograd,
-                                 accumulate_at=accumulate_at, **(storage or {}))
+                                 accumulate_at=accumulate_at, mixed_at=mixed_at,
+                                 mixed_names=tuple(mixed[0]) if mixed else (),
+                                 float_results=tuple(mixed[1]) if mixed else (), **(storage or {}))
     find_operator(name).register(key, kernel)
 
 

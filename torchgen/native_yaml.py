@@ -106,6 +106,9 @@ class NativeFunction:
     # Ember's ``ember_storage_dtypes`` key: (group, mode) pairs, how every kernel of the op serves
     # float8 and uint16/32/64 operands (aten/native/meta/opmath.pyx).
     storage: tuple[tuple[str, str], ...] = ()
+    # Ember's ``ember_opmath_mixed`` key: (params, float_results), PyTorch's mixed-type normalisation: the
+    # operands that may be float32 beside reduced ones, and the results such a call keeps in float32.
+    opmath_mixed: tuple[tuple[str, ...], tuple[int, ...]] = ((), ())
 
     def dispatch_dict(self) -> dict[DispatchKey, str]:
         return dict(self.dispatch)
@@ -122,7 +125,8 @@ _KNOWN_KEYS = frozenset(
     {"func", "variants", "dispatch", "tags", "structured_delegate", "autogen", "cpp_no_default_args", "precomputed",
      "ufunc_inner_loop", *_SIMPLE_KEYS}
 )  # fmt: skip
-_EXTENSION_KEYS = frozenset({"ember_pointwise", "ember_opmath", "ember_autocast", "ember_storage_dtypes"})
+_EXTENSION_KEYS = frozenset({"ember_pointwise", "ember_opmath", "ember_opmath_mixed", "ember_autocast",
+                             "ember_storage_dtypes"})
 _STORAGE_MODES = {"float8": ("widen", "bits"), "unsigned": ("widen", "promote", "order"), "complex": ("kernel",)}
 _OPMATH_KEYS = (DispatchKey.CPU, DispatchKey.CUDA)
 _DEVICE_CHECKS = ("ExactSame", "NoCheck")
@@ -319,6 +323,30 @@ def _read_storage(r: _Reader) -> tuple[tuple[str, str], ...]:
     return tuple(found)
 
 
+def _read_opmath_mixed(r: _Reader, func: FunctionSchema | None) -> tuple[tuple[str, ...], tuple[int, ...]]:
+    """ember_opmath_mixed: {params: [tensor arguments], float_results: [result positions]}, with ember_opmath."""
+    raw = r.opt("ember_opmath_mixed", _YamlMap)
+    if raw is None or func is None:
+        return ((), ())
+    sub = _Reader(raw, r.path, r.errors)
+    params = tuple(sub.strings("params") or ())
+    results = raw.get("float_results") or []
+    tensors = {a.name for a in func.arguments.flat_all if str(a.type).startswith("Tensor")}
+    if "ember_opmath" not in r.raw:
+        r.error("ember_opmath_mixed", "ember_opmath_mixed needs ember_opmath (the backends it serves)")
+    if not params or set(raw) - {"params", "float_results"}:
+        r.error("ember_opmath_mixed", "ember_opmath_mixed holds params (a list of tensor arguments) and "
+                                      "float_results (a list of result positions)")
+    for name in params:
+        if name not in tensors:
+            sub.error("params", f"ember_opmath_mixed: {name!r} is not a tensor argument of {func.name}")
+    if not isinstance(results, list) or not all(type(i) is int and 0 <= i < len(func.returns) for i in results):
+        sub.error("float_results", f"ember_opmath_mixed: float_results lists positions of {func.name}'s "
+                                   f"{len(func.returns)} results")
+        results = []
+    return params, tuple(results)
+
+
 def _read_opmath(r: _Reader, dispatch: list[tuple[DispatchKey, str]]) -> frozenset[DispatchKey]:
     """ember_opmath: "CPU", "CPU, CUDA": backends with a handwritten kernel in this entry's dispatch."""
     keys: set[DispatchKey] = set()
@@ -460,6 +488,7 @@ def _parse_entry(
     raw_pointwise = r.opt("ember_pointwise", _YamlMap) if allow_extension_keys else None
     pointwise = _read_pointwise(r, raw_pointwise, func) if raw_pointwise is not None else None
     opmath = _read_opmath(r, dispatch) if allow_extension_keys and "ember_opmath" in raw else frozenset()
+    opmath_mixed = _read_opmath_mixed(r, func) if allow_extension_keys else ((), ())
     autocast = _read_autocast(r, func) if allow_extension_keys else ()
     storage = _read_storage(r) if allow_extension_keys else ()
     if func is None:
@@ -487,6 +516,7 @@ def _parse_entry(
         ufunc_inner_loop=tuple((str(k), v) for k, v in ufunc.items()),
         pointwise=pointwise,
         opmath=opmath,
+        opmath_mixed=opmath_mixed,
         autocast=autocast,
         storage=storage,
         **simple,

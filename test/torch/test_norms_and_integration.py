@@ -118,3 +118,50 @@ def test_norms_of_a_reduced_input_with_float32_parameters_compute_in_float32_as_
     assert cases[2][0].running_mean.dtype is torch.float32
     np.testing.assert_allclose(cases[2][0].running_mean.numpy(), 0.1 * wide.mean(axis=(0, 2, 3)), rtol=1e-5,
                                atol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])
+def test_native_norms_take_float32_parameters_beside_a_reduced_input_keeping_the_statistics_float32(dtype):
+    # the aten operators themselves, as PyTorch's mixed-type kernels: the output rounds to the input's dtype, the
+    # statistics (and Ember's fused weight gradient) stay float32, equal to the float32 computation's
+    aten = torch.ops.aten
+    generator = torch.Generator().manual_seed(0)
+    x = torch.randn(4, 3, 6, generator=generator).to(dtype)
+    weight, bias = torch.rand(6, generator=generator) + 0.5, torch.randn(6, generator=generator)
+    channel_weight, channel_bias = weight[:3].clone(), bias[:3].clone()
+    running = [torch.zeros(3), torch.ones(3)]
+    calls = [lambda t: aten.native_layer_norm(t, [6], weight, bias, 1e-5),
+             lambda t: aten.native_layer_norm(t, [6], weight, None, 1e-5),
+             lambda t: aten.native_group_norm(t, channel_weight, channel_bias, 4, 3, 6, 3, 1e-5),
+             lambda t: aten.native_batch_norm(t, channel_weight, channel_bias, *running, False, 0.1, 1e-5),
+             lambda t: aten.native_batch_norm(t, None, None, *running, False, 0.1, 1e-5)]
+    for call in calls:
+        got, wide = call(x), call(x.float())
+        assert [t.dtype for t in got] == [dtype, torch.float32, torch.float32]
+        assert torch.equal(got[0], wide[0].to(dtype)) and torch.equal(got[1], wide[1]) and torch.equal(got[2], wide[2])
+    mean_before = running[0].clone()
+    aten.native_batch_norm(x, channel_weight, channel_bias, *running, True, 0.1, 1e-5)
+    assert running[0].dtype is torch.float32 and not torch.equal(running[0], mean_before)   # updated in float32
+    out, mean, rstd = aten.native_layer_norm(x, [6], weight, bias, 1e-5)
+    grad = torch.randn(4, 3, 6, generator=generator).to(dtype)
+    weight_grad = aten._ember_layer_norm_backward_weight(grad, x, mean, rstd, [6])
+    assert weight_grad.dtype is torch.float32
+    assert torch.equal(weight_grad, aten._ember_layer_norm_backward_weight(grad.float(), x.float(), mean, rstd, [6]))
+    input_grad = aten._ember_layer_norm_backward_input(grad, x, mean, rstd, weight)
+    assert input_grad.dtype is dtype
+    name = {torch.bfloat16: "BFloat16", torch.float16: "Half"}[dtype]
+    with pytest.raises(RuntimeError, match=f"expected scalar type {name} but found Float"):     # as PyTorch
+        aten.native_layer_norm(x, [6], weight.to(dtype), bias, 1e-5)
+
+
+@pytest.mark.cuda
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs an NVIDIA GPU and PyCUDA")
+def test_native_layer_norm_on_the_device_takes_float32_parameters_beside_a_bfloat16_input():
+    generator = torch.Generator().manual_seed(0)
+    x = torch.randn(4, 6, generator=generator).to(torch.bfloat16)
+    weight, bias = torch.rand(6, generator=generator) + 0.5, torch.randn(6, generator=generator)
+    got = torch.ops.aten.native_layer_norm(x.cuda(), [6], weight.cuda(), bias.cuda(), 1e-5)
+    expected = torch.ops.aten.native_layer_norm(x, [6], weight, bias, 1e-5)
+    assert [t.dtype for t in got] == [torch.bfloat16, torch.float32, torch.float32]
+    for a, b in zip(got, expected):
+        torch.testing.assert_close(a.cpu(), b)

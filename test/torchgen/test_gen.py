@@ -429,6 +429,21 @@ def test_storage_dtypes_wrap_every_kernel_of_the_entry(tmp_path):
             "storage={'float8': 'bits'})") in regs
 
 
+def test_opmath_mixed_reaches_the_opmath_kernels_registrations(tmp_path):
+    regs = _registrations(tmp_path, """
+        - func: frob(Tensor self, Tensor? weight) -> (Tensor, Tensor)
+          dispatch:
+            CPU: frob_cpu
+            CUDA: frob_cuda
+          ember_opmath: CPU
+          ember_opmath_mixed: {params: [weight], float_results: [1]}
+        """, {"aten/native/cpu/frob.pyx": "def frob_cpu(self, weight):\n    return self, self\n",
+              "aten/native/cuda/frob.py": "def frob_cuda(self, weight):\n    return self, self\n"})
+    assert ('register_lazy("frob", DispatchKey.CPU, "aten.native.cpu.frob", "frob_cpu", opmath=True, '
+            "mixed=(('weight',), (1,)))") in regs
+    assert 'register_lazy("frob", DispatchKey.CUDA, "aten.native.cuda.frob", "frob_cuda")' in regs
+
+
 FORWARD_SCHEMA = NEG + """
 - func: twice(Tensor self, Tensor other) -> Tensor
   variants: function

@@ -521,6 +521,29 @@ def test_a_bad_storage_dtypes_entry_reports_file_and_line(tmp_path: Path, value:
     assert line.startswith(f"{tmp_path / 'native_functions.yaml'}:4: ") and fragment in line
 
 
+_NORM = ("- func: foo(Tensor input, Tensor? weight, Tensor? bias) -> (Tensor, Tensor)\n  dispatch:\n"
+         "    CPU: foo_cpu\n")
+
+
+def test_opmath_mixed_names_the_float32_operands_and_the_results_kept_in_float32() -> None:
+    (nf,) = parse_native_yaml_text(_NORM + "  ember_opmath: CPU\n"
+                                   "  ember_opmath_mixed: {params: [weight, bias], float_results: [1]}\n")
+    assert nf.opmath_mixed == (("weight", "bias"), (1,))
+
+
+@pytest.mark.parametrize(("value", "fragment"), [
+    ("{params: [running_mean]}", "'running_mean' is not a tensor argument of foo"),
+    ("{params: [weight], float_results: [2]}", "float_results lists positions of foo's 2 results"),
+    ("{float_results: [1]}", "ember_opmath_mixed holds params"),
+])  # fmt: skip
+def test_a_bad_opmath_mixed_entry_reports_file_and_line(tmp_path: Path, value: str, fragment: str) -> None:
+    text = _NORM + f"  ember_opmath: CPU\n  ember_opmath_mixed: {value}\n"
+    (line,) = yaml_errors(tmp_path, text)
+    assert line.startswith(f"{tmp_path / 'native_functions.yaml'}:") and fragment in line
+    (line,) = yaml_errors(tmp_path, _NORM + "  ember_opmath_mixed: {params: [weight]}\n")
+    assert "ember_opmath_mixed needs ember_opmath" in line
+
+
 def test_a_pointwise_float8_value_must_name_how_the_loops_compute(tmp_path: Path) -> None:
     text = "- func: foo(Tensor self) -> Tensor\n  ember_pointwise:\n    formula: self\n    float8: bytes\n"
     (line,) = yaml_errors(tmp_path, text)

@@ -73,10 +73,15 @@ class Registration:
     kernel: str
     opmath: bool = False        # the kernel computes reduced-precision floats in float32 (ember_opmath)
     storage: tuple[tuple[str, str], ...] = ()   # how it serves float8 and uint16/32/64 (ember_storage_dtypes)
+    mixed: tuple[tuple[str, ...], tuple[int, ...]] = ((), ())   # ember_opmath_mixed: (params, float_results)
 
     @property
     def storage_literal(self) -> str:
         return repr(dict(self.storage))
+
+    @property
+    def mixed_literal(self) -> str:
+        return repr(self.mixed)
 
 
 @dataclass(frozen=True)
@@ -156,5 +161,6 @@ def plan_registrations(fns: list[NativeFunction], root: Path, generated: dict[tu
                 stubs[stub_path] = kernel_stub(fn, kernel, stub_path)
                 module = module_of(root / stub_path, root)
                 kernels[directory][kernel] = module
-            regs.append(Registration(str(fn.func.name), key.name, module, kernel, key in fn.opmath, fn.storage))
+            regs.append(Registration(str(fn.func.name), key.name, module, kernel, key in fn.opmath, fn.storage,
+                                     fn.opmath_mixed if key in fn.opmath else ((), ())))
     return regs

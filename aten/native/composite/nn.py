@@ -12,6 +12,7 @@ from aten.native.composite.losses import MEAN, NONE, SUM
 from aten.native.meta.conv_geometry import expand_param
 from aten.native.meta.norm_checks import check_norm_shapes
 from c10.scalar_type import CPP_TYPE_NAMES, dtype_from_name
+from c10.tensor_impl import TensorImpl
 
 _BOOL = dtype_from_name("bool")
 
@@ -261,12 +262,18 @@ def _mixed(input: Any, *params: Any) -> bool:
     return input.dtype in _REDUCED and bool(given) and all(p.dtype == _FLOAT32 for p in given)
 
 
+def _normalised(native: Any, input: Any, *rest: Any) -> Any:
+    """native(input, *rest)'s output; a mixed-type call (its parameters in rest) through a float32 copy of the
+    input, so that autograd differentiates it in float32 on every device (the native kernels take mixed
+    operands themselves too: aten/native/meta/opmath.pyx)."""
+    if not _mixed(input, *(r for r in rest if isinstance(r, TensorImpl))):
+        return native(input, *rest)[0]
+    return _to_copy(native(_to_copy(input, dtype=_FLOAT32), *rest)[0], dtype=input.dtype)
+
+
 def layer_norm(input: Any, normalized_shape: Any, weight: Any = None, bias: Any = None, eps: float = 1e-05,
                cudnn_enable: bool = True) -> Any:
-    if _mixed(input, weight, bias):
-        wide = _native_layer_norm(_to_copy(input, dtype=_FLOAT32), normalized_shape, weight, bias, eps)[0]
-        return _to_copy(wide, dtype=input.dtype)
-    return _native_layer_norm(input, normalized_shape, weight, bias, eps)[0]
+    return _normalised(_native_layer_norm, input, normalized_shape, weight, bias, eps)
 
 
 def batch_norm(input: Any, weight: Any, bias: Any, running_mean: Any, running_var: Any, training: bool,
@@ -274,11 +281,7 @@ def batch_norm(input: Any, weight: Any, bias: Any, running_mean: Any, running_va
     if input.numel() == 0:
         # upstream returns a copy (nothing to normalise; no statistics to update)
         return _to_copy(input)
-    if _mixed(input, weight, bias, running_mean, running_var):
-        wide = _native_batch_norm(_to_copy(input, dtype=_FLOAT32), weight, bias, running_mean, running_var, training,
-                                  momentum, eps)[0]
-        return _to_copy(wide, dtype=input.dtype)
-    return _native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps)[0]
+    return _normalised(_native_batch_norm, input, weight, bias, running_mean, running_var, training, momentum, eps)
 
 
 def group_norm(input: Any, num_groups: int, weight: Any = None, bias: Any = None, eps: float = 1e-05,
@@ -296,10 +299,7 @@ def group_norm(input: Any, num_groups: int, weight: Any = None, bias: Any = None
     hxw = 1
     for s in sizes[2:]:
         hxw *= s
-    if _mixed(input, weight, bias):
-        wide = _native_group_norm(_to_copy(input, dtype=_FLOAT32), weight, bias, n, c, hxw, num_groups, eps)[0]
-        return _to_copy(wide, dtype=input.dtype)
-    return _native_group_norm(input, weight, bias, n, c, hxw, num_groups, eps)[0]
+    return _normalised(_native_group_norm, input, weight, bias, n, c, hxw, num_groups, eps)
 
 
 # ---- losses (reduction: 0 none, 1 mean, 2 sum) ------------------------------------------------

@@ -11,6 +11,11 @@ path for every backend:
   or float16 with bfloat16, reaches the kernel as it is, so the kernel's own dtype checks and
   promotion apply as in PyTorch; a 0-dim operand (a value, a wrapped number) does not decide the
   computation dtype.
+- Except PyTorch's mixed-type normalisation (the schema's `ember_opmath_mixed: {params, float_results}`):
+  a call whose operands named in params are float32 (one at least; an autocast region's activations
+  through a float32 model's norm) and whose other floating operands are of one reduced dtype computes
+  in float32 on float32 copies of those, and only its results outside float_results (the statistics,
+  the parameters' gradients, which stay float32) round to the reduced dtype.
 - dtype=<reduced> converts every tensor operand to that dtype first (as PyTorch converts the input
   before the op) and asks the kernel for the opmath dtype; the results round to the asked dtype.
 - Floating results round to the reduced dtype, unless another dtype was asked for, or reduced
@@ -136,6 +141,20 @@ cdef bint _mixes_data(tuple args, dict kwargs, int st, bint takes_index):
     return False
 
 
+cdef int _mixed_operand(object v, bint param):
+    """For a mixed-type call: 1 a float32 param, 0 an operand that fits (a reduced one, or no floating
+    tensor), -1 one that does not (a param of another floating dtype, a wide operand beside them)."""
+    cdef int st
+    if not isinstance(v, TensorImpl):
+        return 0
+    st = (<TensorImpl>v).scalar_type
+    if not is_floating(st):
+        return 0
+    if param:
+        return 1 if st == ST_FLOAT32 else -1
+    return 0 if _reduced(st) else -1
+
+
 cdef inline int _joined(int known, int st) noexcept:
     return st if known == NONE or known == st else MIXED
 
@@ -164,6 +183,7 @@ cdef class _Widening:
     cdef int narrow_from
     cdef int storage           # the storage dtype whose operands are copied to `wide`, or NONE (opmath)
     cdef int wide
+    cdef tuple keep            # the positions of results left as they are (a mixed-type call's float_results)
 
     cdef object widen(self, object v):
         cdef TensorImpl t, wide
@@ -209,6 +229,10 @@ cdef class _Widening:
                 original.version_counter.version = version
             elif wide.version_counter.version != entry[2]:
                 self.op.write_back(<TensorImpl>entry[1], wide)
+        if self.keep:
+            if isinstance(result, tuple):
+                return tuple([item if i in self.keep else self.narrow(item) for i, item in enumerate(result)])
+            return result           # (one result, kept)
         return self.narrow(result)
 
     cdef void mark_quiet(self, object written):
@@ -252,10 +276,14 @@ cdef class ComputeInOpmath:
     cdef int unsigned_mode      # how uint16/32/64 operands are served
     cdef bint complex_kernel    # the kernel computes in complex64/complex128 itself (complex: kernel)
     cdef object writes_quietly  # the kernel's (args, kwargs) -> the operands it writes without a version bump
+    cdef tuple mixed_at         # ember_opmath_mixed: the positions of the params, their names, the float results
+    cdef frozenset mixed_names
+    cdef tuple float_results
 
     def __init__(self, kernel, to_copy, copy_, resize_, str label="kernel", bint reduced=True,
                  str float8="refuse", str unsigned="refuse", str complex="refuse", bitwise_xor=None,
-                 view_dtype=None, Py_ssize_t accumulate_at=-1):
+                 view_dtype=None, Py_ssize_t accumulate_at=-1, tuple mixed_at=(), tuple mixed_names=(),
+                 tuple float_results=()):
         self.kernel = kernel
         self.to_copy = to_copy
         self.copy_ = copy_
@@ -270,6 +298,9 @@ cdef class ComputeInOpmath:
         if complex not in ("refuse", "kernel"):
             raise ValueError(f"complex: unknown mode {complex!r}")
         self.complex_kernel = complex == "kernel"
+        self.mixed_at = mixed_at
+        self.mixed_names = frozenset(mixed_names)
+        self.float_results = float_results
 
     @property
     def __wrapped__(self):
@@ -306,6 +337,12 @@ cdef class ComputeInOpmath:
             return kernel(*args, **kwargs)
         if scan.tensors_type == NONE:
             scan.tensors_type = scan.scalars_type       # only 0-dim operands: they decide
+        if self.mixed_at and scan.seen & SEEN_WIDE and scan.tensors_type >= 0 and \
+                not scan.seen & (ASKS_REDUCED | ASKS_OTHER):
+            if self._mixed_operands(args, kwargs):
+                return self._mixed_call(kernel, scan.tensors_type, args, kwargs)
+            if self._params_disagree(args, kwargs, scan.tensors_type):
+                raise RuntimeError(f"expected scalar type {dtype_of(scan.tensors_type).type_name} but found Float")
         if ((scan.seen & SEEN_WIDE) or scan.tensors_type == MIXED) and not (scan.seen & ASKS_REDUCED):
             return kernel(*args, **kwargs)     # mixed dtypes: the kernel's checks and promotion
         w = _Widening.__new__(_Widening)
@@ -318,6 +355,53 @@ cdef class ComputeInOpmath:
         else:
             w.narrow_to = NONE if (scan.seen & ASKS_OTHER) or scan.tensors_type < 0 else scan.tensors_type
         w.narrow_from = opmath_type(w.narrow_to) if w.narrow_to != NONE else NONE
+        wide_args = w.widen(args)
+        wide_kwargs = {k: w.widen(v) for k, v in kwargs.items()}
+        if self.writes_quietly:
+            w.mark_quiet(self.writes_quietly(wide_args, wide_kwargs))
+        return w.settle(kernel(*wide_args, **wide_kwargs))
+
+    cdef bint _mixed_operands(self, tuple args, dict kwargs):
+        """Whether the params' floating operands are float32 (one at least) and the others reduced."""
+        cdef bint found = False
+        cdef Py_ssize_t i
+        cdef int fits
+        for i, v in enumerate(args):
+            fits = _mixed_operand(v, i in self.mixed_at)
+            if fits < 0:
+                return False
+            found = found or fits == 1
+        for name, v in kwargs.items():
+            fits = _mixed_operand(v, name in self.mixed_names)
+            if fits < 0:
+                return False
+            found = found or fits == 1
+        return found
+
+    cdef bint _params_disagree(self, tuple args, dict kwargs, int st):
+        """Whether the params hold float32 tensors beside tensors of the input's reduced dtype st (PyTorch
+        refuses them)."""
+        cdef set seen = set()
+        cdef Py_ssize_t i
+        for i, v in enumerate(args):
+            if i in self.mixed_at and isinstance(v, TensorImpl):
+                seen.add((<TensorImpl>v).scalar_type)
+        for name, v in kwargs.items():
+            if name in self.mixed_names and isinstance(v, TensorImpl):
+                seen.add((<TensorImpl>v).scalar_type)
+        return ST_FLOAT32 in seen and st in seen
+
+    cdef object _mixed_call(self, object kernel, int st, tuple args, dict kwargs):
+        """A mixed-type call (see the module's docstring): the reduced operands widened, the results but
+        float_results rounded to st."""
+        cdef _Widening w = _Widening.__new__(_Widening)
+        w.op = self
+        w.originals = {}
+        w.asked = NONE
+        w.storage = NONE
+        w.narrow_to = st
+        w.narrow_from = ST_FLOAT32
+        w.keep = self.float_results
         wide_args = w.widen(args)
         wide_kwargs = {k: w.widen(v) for k, v in kwargs.items()}
         if self.writes_quietly:
