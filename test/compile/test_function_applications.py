@@ -1,6 +1,6 @@
 """A torch.autograd.Function applied to tensors that require grad inside a compiled function is one graph node
-that applies it again at each replay (torch/_dynamo/function_applications.py): its own backward runs, compiled
-ahead of time with the forward where it can be traced; what a node cannot stand for is a graph break."""
+that applies it again at each replay (torch/_dynamo/function_applications.py): its own backward and its Python
+run at each call as in eager; what a node cannot stand for is a graph break."""
 from __future__ import annotations
 
 import pytest
@@ -114,8 +114,44 @@ def test_what_one_node_cannot_stand_for_is_a_graph_break_with_eagers_results():
         loss.backward()
         return loss
 
+    class Given(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, module):
+            ctx.module = module
+            return module(x) * 1.0
+
+        @staticmethod
+        def backward(ctx, grad):
+            return grad @ ctx.module.weight * 2, None
+
+    linear = torch.nn.Linear(3, 3)
+
+    def given_a_module(x):
+        return Given.apply(x, linear)
+
+    holder = torch.nn.Module()
+
+    class Assigning(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            holder.last = x.sum()
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, grad):
+            return grad * 3
+
+    def assigning(x):
+        return Assigning.apply(x) + holder.last
+
+    def under_autocast(x):
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            return SignScaled.apply(x).float()
+
     for fn, reason in ((leaking, "made inside an autograd.Function's forward used outside it"),
-                       (whole_step, "through autograd.Function SignScaled")):
+                       (whole_step, "through autograd.Function SignScaled"),
+                       (given_a_module, "given a Linear"), (assigning, "Module.last assigned inside"),
+                       (under_autocast, "applied under autocast")):
         torch.compiler.reset()
         counters.clear()
         compiled = torch.compile(fn)
@@ -124,16 +160,16 @@ def test_what_one_node_cannot_stand_for_is_a_graph_break_with_eagers_results():
             x = (torch.ones(3) * sign).requires_grad_()
             got = compiled(x)
             got_grad = weight.grad
-            if fn is leaking:
+            if fn is not whole_step:
                 got.sum().backward()
                 got_grad = x.grad
             weight.grad = None
             y = x.detach().requires_grad_()
             expected = fn(y)
-            if fn is leaking:
+            if fn is not whole_step:
                 expected.sum().backward()
             torch.testing.assert_close(got, expected)
-            torch.testing.assert_close(got_grad, y.grad if fn is leaking else weight.grad)
+            torch.testing.assert_close(got_grad, weight.grad if fn is whole_step else y.grad)
         assert any(reason in why for why in counters["graph_break"]), dict(counters["graph_break"])
 
 

@@ -15,10 +15,9 @@ with, so inputs and incoming gradients of another layout are copied into that la
 
 Graphs this cannot take run as captured (through autograd, operator by operator): an input that requires
 grad written in place, an output that is an input or shares its memory, a backward that reads a tensor's
-value, an autograd.Function applied (torch._dynamo.function_applications) whose forward or backward does."""
+value, an autograd.Function applied (torch._dynamo.function_applications)."""
 from __future__ import annotations
 
-import contextlib
 import itertools
 import operator
 import sys
@@ -28,7 +27,7 @@ from typing import Any, Callable
 import torch
 from torch import _logging
 from torch._dynamo.capture import _CaptureTracer
-from torch._dynamo.function_applications import FunctionApplication, values_refused
+from torch._dynamo.function_applications import FunctionApplication
 from torch.autograd.function import Function
 from torch.fx._lazy_graph_module import _LazyGraphModule
 from torch.fx.graph import Graph
@@ -97,10 +96,8 @@ def _joint(graph_module: GraphModule, example_inputs: list[Any]) -> _Joint:
         primals.append(leaf)
     versions = [p._version for p in primals]
     generators = _rng_states()
-    applies = any(isinstance(n.target, FunctionApplication) for n in graph.nodes)
-    reads = values_refused(tracer) if applies else contextlib.nullcontext()
     try:
-        with torch.enable_grad(), tracer, reads:
+        with torch.enable_grad(), tracer:
             outputs = _run(graph_module, primals[:len(example_inputs)],
                            dict(zip(lifted, primals[len(example_inputs):])))
     finally:
@@ -114,7 +111,7 @@ def _joint(graph_module: GraphModule, example_inputs: list[Any]) -> _Joint:
     tangents = [torch.ones_like(o) for o, d in zip(outputs, differentiable) if d]
     for i, tangent in enumerate(tangents):
         tracer.bind(tangent, joint.placeholder(f"tangents_{i + 1}"))
-    with tracer, values_refused(tracer) if applies else contextlib.nullcontext():
+    with tracer:
         grads = torch.autograd.grad([o for o, d in zip(outputs, differentiable) if d], [primals[i] for i in wanted],
                                     tangents, allow_unused=True)
     joint.output(tuple([tracer.node_of(o) for o in outputs] + [None if g is None else tracer.node_of(g)
@@ -224,6 +221,8 @@ _aot_graph_ids = itertools.count()
 def aot_compile(graph_module: GraphModule, example_inputs: list[Any], inner: Compiler) -> Callable[..., Any] | None:
     """graph_module compiled as a forward and a backward graph (each by inner), run as one autograd.Function;
     None when the graph cannot go through AOT autograd."""
+    if any(isinstance(node.target, FunctionApplication) for node in graph_module.graph.nodes):
+        return None             # its Function's Python runs at each call (torch._dynamo.function_applications)
     try:
         joint = _joint(graph_module, example_inputs)
     except (_Unsupported, RuntimeError):

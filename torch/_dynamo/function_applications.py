@@ -5,23 +5,25 @@ Its backward is its own, not the derivative of the operators its forward runs, s
 operators: it holds one node that applies the Function (FunctionApplication), as PyTorch's graphs hold an
 autograd_function_apply. While the capture runs the Function for real, the operators of its forward are not
 recorded (the tracer runs them plainly), and its result's tensors are that node's outputs. A replay applies the
-Function again, so autograd records it with its own backward; compiled ahead of time
-(torch._dynamo.aot_autograd), the node's forward and the Function's backward are traced into the forward and
-backward graphs, unless one of them reads a tensor's value (values_refused: the traced operators would repeat
-the decision it took), when the graph runs through autograd, applying the Function at each call. Graph breaks: a Function returning other than new tensors (an input, a view of one, a Python
-value), a tensor made inside its forward used outside it, and a backward run inside the captured call through
-the Function (the graph of a whole training step holds the backward's operators, which its node does not have)."""
+Function again, so autograd records it with its own backward, and its Python (the decisions it takes on values,
+what it does outside its tensors, a backward's too) runs at each call as in eager: a graph that autograd records
+runs through autograd rather than traced ahead of time with its backward (torch._dynamo.aot_autograd), which
+would run that Python once, on the trace's tensors.
+
+Graph breaks: a Function given other than tensors and plain values (a module, a function: the graph holds only
+values it can spell), applied under autocast (its replay would run outside the region), returning other than
+new tensors (an input, a Python value), a tensor made inside its forward used outside it, an attribute its
+forward assigns on a module, and a backward run inside the captured call through the Function (the graph of a
+whole training step holds the backward's operators, which its node does not have)."""
 from __future__ import annotations
 
-import contextlib
 import operator
-import threading
-from typing import Any, Callable, Iterator
+from typing import Any, Callable
 
 import torch
-from torch._dynamo.patches import on_thread, original, patched
+from torch._dynamo.plain_values import is_plain_value
 
-__all__ = ["FunctionApplication", "applied", "values_refused"]
+__all__ = ["FunctionApplication", "applied"]
 
 
 class FunctionApplication:
@@ -44,9 +46,10 @@ def applied(cap: Any, function_apply: Callable[..., Any], cls: type, args: tuple
     """cls.apply(*args) during a capture (its inputs requiring grad): run for real, its operators unrecorded,
     recorded as one FunctionApplication node."""
     tracer = cap.tracer
-    if kwargs or tracer.broken:
+    problem = _problem(args, kwargs)
+    if problem is not None or tracer.broken:
         if not tracer.broken:
-            cap.graph_break(f"autograd.Function {cls.__name__} applied with keyword arguments")
+            cap.graph_break(f"autograd.Function {cls.__name__} {problem}")
         return function_apply(cls, *args, **kwargs)
     given = [tracer.node_of(a) for a in args]      # (before the call: constants it reads become graph values)
     tracer.opaque += 1
@@ -73,21 +76,15 @@ def applied(cap: Any, function_apply: Callable[..., Any], cls: type, args: tuple
     return result
 
 
-@contextlib.contextmanager
-def values_refused(tracer: Any) -> Iterator[None]:
-    """While AOT autograd traces a graph that applies Functions: a traced tensor's value read (item(), and bool,
-    float and int through it; tolist(); NumPy) raises RuntimeError, on this thread."""
-    thread = threading.get_ident()
-    tensor_cls = torch.Tensor
 
-    def refusing(name: str) -> Any:
-        saved = original(tensor_cls, name)
-
-        def read(self: Any, *args: Any, **kwargs: Any) -> Any:
-            if id(self) in tracer.nodes and not self._is_wrapped_number:
-                raise RuntimeError(f"Tensor.{name}: an autograd.Function reads a traced tensor's value")
-            return saved(self, *args, **kwargs)
-        return on_thread(thread, read, saved)
-
-    with patched([(tensor_cls, name, refusing(name)) for name in ("item", "tolist", "_numpy_view")]):
-        yield
+def _problem(args: tuple[Any, ...], kwargs: dict[str, Any]) -> str | None:
+    """Why a FunctionApplication node cannot stand for this call, if it cannot."""
+    if kwargs:
+        return "applied with keyword arguments"
+    if any(torch.is_autocast_enabled(device) for device in ("cpu", "cuda")):
+        return "applied under autocast (a replay of its node would run outside the region)"
+    for value in args:
+        items = value if type(value) in (list, tuple) else (value,)
+        if not all(isinstance(v, torch.Tensor) or is_plain_value(v) for v in items):
+            return f"given a {type(value).__name__} (its graph node holds tensors and plain values)"
+    return None

@@ -189,6 +189,9 @@ class ProgramReads:
     def module_write(self, module: Any, name: str, value: Any) -> None:
         if module is self.constants or id(module) in self.fresh_modules:
             return
+        if self.tracer.opaque:
+            self.graph_break(f"{type(module).__name__}.{name} assigned inside an autograd.Function's forward (its "
+                             "graph node would not assign it)")
         if id(value) in self.fresh_modules:
             self.graph_break(f"a module the call constructs assigned to {type(module).__name__}.{name} (a replay would "
                              "assign the captured one again)")
