@@ -76,7 +76,6 @@ def applied(cap: Any, function_apply: Callable[..., Any], cls: type, args: tuple
     return result
 
 
-
 def _problem(args: tuple[Any, ...], kwargs: dict[str, Any]) -> str | None:
     """Why a FunctionApplication node cannot stand for this call, if it cannot."""
     if kwargs:

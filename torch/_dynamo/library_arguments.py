@@ -63,8 +63,8 @@ class Structure:
     """A library argument's skeleton as the capture found it, and the paths of the tensors it held (in the order
     the walk meets them: a later call's tensors are read, and its skeleton compared, in the same order)."""
 
-    def __init__(self, skeleton: tuple[Any, ...], paths: list[Path],
-                 tensors: list[torch.Tensor], objects: set[int], owners: list[tuple[Path, Any, dict[str, Any]]]) -> None:
+    def __init__(self, skeleton: tuple[Any, ...], paths: list[Path], tensors: list[torch.Tensor], objects: set[int],
+                 owners: list[tuple[Path, Any, dict[str, Any]]]) -> None:
         self.skeleton = skeleton
         self.paths = paths
         self.tensors = tensors          # the captured call's (dropped after the call: the guards do not hold them)

@@ -14,7 +14,7 @@ __all__ = ["Write"]
 class Write:
     """A module attribute (or a tensor's .grad) the captured call assigned: replayed after the graph, from the
     graph's output `output` (a tensor the graph computes) or as `value` (anything else), on `module`, or on the
-    argument at `position` when the owner was one."""
+    argument at `position` when the owner was one (on its `field`, or on what it holds at `path`)."""
     module: Any
     name: str
     output: int | None
