@@ -201,3 +201,25 @@ def test_a_function_whose_backward_reads_values_decides_again_at_each_backward()
         (ClippedBackward.apply(y * 2) * 3 * scale).sum().backward()
         torch.testing.assert_close(x.grad, y.grad)
     assert stats["graph_breaks"] == 0
+
+
+class KindOfShape(torch.autograd.Function):
+    """Tells a tuple (or a torch.Size) from a list, as a Function may."""
+
+    @staticmethod
+    def forward(ctx, x, shape):
+        return x * (1.0 if isinstance(shape, tuple) else 2.0)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad, None
+
+
+@pytest.mark.parametrize("backend", ["inductor", "eager"])
+def test_a_functions_tuple_and_size_arguments_reach_it_as_they_were_given(backend):
+    for fn in (lambda x: KindOfShape.apply(x, (2, 2)), lambda x: KindOfShape.apply(x, x.shape),
+               lambda x: KindOfShape.apply(x, (x * 1,))):
+        torch.compiler.reset()
+        compiled = torch.compile(fn, backend=backend)
+        assert [compiled(torch.ones(2, requires_grad=True))[0].item() for _ in range(3)] == [1.0] * 3
+        assert stats["graph_breaks"] == 0

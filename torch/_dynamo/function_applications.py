@@ -51,7 +51,9 @@ def applied(cap: Any, function_apply: Callable[..., Any], cls: type, args: tuple
         if not tracer.broken:
             cap.graph_break(f"autograd.Function {cls.__name__} {problem}")
         return function_apply(cls, *args, **kwargs)
-    given = [tracer.node_of(a) for a in args]      # (before the call: constants it reads become graph values)
+    # (before the call: the constants it reads become graph values; a tuple stays a tuple, a torch.Size a size)
+    given = [a if type(a) is torch.Size else tuple(tracer.node_of(a)) if type(a) is tuple else tracer.node_of(a)
+             for a in args]
     tracer.opaque += 1
     try:
         result = function_apply(cls, *args)
