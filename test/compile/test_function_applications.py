@@ -63,6 +63,51 @@ class Model(torch.nn.Module):
         return (product.sin() + total + SignScaled.apply(x)).sum()
 
 
+KEPT = []
+HOLDER = torch.nn.Module()
+
+
+class Leaking(torch.autograd.Function):
+    """Keeps a tensor its forward makes where the program reads it."""
+
+    @staticmethod
+    def forward(ctx, x):
+        middle = x * 2
+        KEPT.append(middle)
+        return middle + 1
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad * 7
+
+
+class Assigning(torch.autograd.Function):
+    """Assigns a module attribute in its forward."""
+
+    @staticmethod
+    def forward(ctx, x):
+        HOLDER.last = x.sum()
+        return x * 2
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad * 3
+
+
+class Raising(torch.autograd.Function):
+    """Raises for some inputs, as a check in a library's forward does."""
+
+    @staticmethod
+    def forward(ctx, x):
+        if x.sum() > 0:
+            raise ValueError("positive")
+        return x * 2
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad * 2
+
+
 def _gradients(model, x):
     model.zero_grad()
     x = x.detach().requires_grad_()
@@ -90,22 +135,9 @@ def test_a_modules_functions_keep_their_own_backward_compiled_without_a_graph_br
 
 
 def test_what_one_node_cannot_stand_for_is_a_graph_break_with_eagers_results():
-    kept = []
-
-    class Leaking(torch.autograd.Function):
-        @staticmethod
-        def forward(ctx, x):
-            middle = x * 2
-            kept.append(middle)
-            return middle + 1
-
-        @staticmethod
-        def backward(ctx, grad):
-            return grad * 7
-
     def leaking(x):
-        kept.clear()
-        return Leaking.apply(x) + kept[0]
+        KEPT.clear()
+        return Leaking.apply(x) + KEPT[0]
 
     weight = torch.ones(3, requires_grad=True)
 
@@ -129,20 +161,28 @@ def test_what_one_node_cannot_stand_for_is_a_graph_break_with_eagers_results():
     def given_a_module(x):
         return Given.apply(x, linear)
 
-    holder = torch.nn.Module()
-
-    class Assigning(torch.autograd.Function):
-        @staticmethod
-        def forward(ctx, x):
-            holder.last = x.sum()
-            return x * 2
-
-        @staticmethod
-        def backward(ctx, grad):
-            return grad * 3
-
     def assigning(x):
-        return Assigning.apply(x) + holder.last
+        return Assigning.apply(x) + HOLDER.last
+
+    def local_class(x):
+        scale = x.sum()
+
+        class Scaled(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, y):
+                return y * scale
+
+            @staticmethod
+            def backward(ctx, grad):
+                return grad * scale
+
+        return Scaled.apply(x)
+
+    def raising(x):
+        try:
+            return Raising.apply(x)
+        except ValueError:
+            return x * -1
 
     def under_autocast(x):
         with torch.autocast("cpu", dtype=torch.bfloat16):
@@ -151,6 +191,8 @@ def test_what_one_node_cannot_stand_for_is_a_graph_break_with_eagers_results():
     for fn, reason in ((leaking, "made inside an autograd.Function's forward used outside it"),
                        (whole_step, "through autograd.Function SignScaled"),
                        (given_a_module, "given a Linear"), (assigning, "Module.last assigned inside"),
+                       (local_class, "defined in a function, closing over its values"),
+                       (raising, "raised in its forward"),
                        (under_autocast, "applied under autocast")):
         torch.compiler.reset()
         counters.clear()
@@ -223,3 +265,76 @@ def test_a_functions_tuple_and_size_arguments_reach_it_as_they_were_given(backen
         compiled = torch.compile(fn, backend=backend)
         assert [compiled(torch.ones(2, requires_grad=True))[0].item() for _ in range(3)] == [1.0] * 3
         assert stats["graph_breaks"] == 0
+
+
+class Repeated(torch.autograd.Function):
+    """Sizes its result from its input's values; returns one tensor twice."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.times = 1 if x.sum() > 0 else 2
+        y = x.repeat(ctx.times) * 1.0
+        return y, y
+
+    @staticmethod
+    def backward(ctx, grad, same):
+        return (grad + same).view(ctx.times, -1).sum(0)
+
+
+ACCUMULATED = torch.zeros(())
+
+
+class Counted(torch.autograd.Function):
+    """Adds to a buffer in its forward, whether or not its result is read."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ACCUMULATED.add_(1)
+        return x * 2
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad
+
+
+def test_a_functions_results_are_sized_and_run_at_each_call_as_in_eager():
+    def sized(x):
+        y, same = Repeated.apply(x)
+        with torch.no_grad():
+            z = y * 2 + 1           # a kernel fused after the Function would bake the captured size
+        return y + same, z
+
+    def unread(x):
+        Counted.apply(x)
+        return x * 3
+
+    for signs in ((1.0, -1.0, 1.0), (-1.0, 1.0, -1.0)):
+        torch.compiler.reset()
+        compiled = torch.compile(sized)
+        for sign in signs:
+            x = torch.ones(4) * sign
+            got, expected = compiled(x.requires_grad_()), sized(x.detach().requires_grad_())
+            for a, b in zip(got, expected):
+                torch.testing.assert_close(a, b)
+    ACCUMULATED.zero_()
+    compiled = torch.compile(unread)
+    for _ in range(3):
+        compiled(torch.ones(2, requires_grad=True))
+    assert ACCUMULATED.item() == 3 and stats["graph_breaks"] == 0
+
+
+def test_a_function_applied_after_the_call_assigned_attributes_breaks_the_graph():
+    holder = torch.nn.Module()
+    holder.state = torch.zeros(())
+
+    def step(x, s):
+        holder.state = s * 2            # replayed after the graph: the Function would read the last call's
+        return SignScaled.apply(x) + holder.state
+
+    counters.clear()
+    compiled = torch.compile(step)
+    for k in range(3):
+        x, s = torch.ones(2, requires_grad=True), torch.tensor(float(k))
+        expected = step(x.detach().requires_grad_(), s)
+        torch.testing.assert_close(compiled(x, s), expected)
+    assert "applied after the call assigned attributes" in " ".join(counters["graph_break"])

@@ -19,6 +19,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import threading
+import weakref
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -110,7 +111,7 @@ class _CaptureTracer(_OperatorTracer):
         self.in_op = 0                                  # operators running (their kernels, below the tracer)
         self.read_in_op = False                         # the running operator's kernel read a tensor's value
         self.opaque = 0             # autograd.Functions running (their operators unrecorded: function_applications)
-        self.made_inside: dict[int, torch.Tensor] = {}  # tensors their operators made
+        self.made_inside: dict[int, Any] = {}       # id -> a weak reference to a tensor their operators made
 
     def bind(self, tensor: torch.Tensor, node: Any) -> None:
         super().bind(tensor, node)
@@ -118,8 +119,16 @@ class _CaptureTracer(_OperatorTracer):
         node.meta["example"] = (tuple(tensor.shape), tuple(tensor.stride()), tensor.dtype, tensor.device,
                                 tensor.storage_offset())
 
+    def bind_plainly(self, tensor: torch.Tensor, node: Any) -> None:
+        """As bind, without the tensor's layout in node.meta (torch._dynamo.function_applications)."""
+        super().bind(tensor, node)
+
+    def made_in_opaque(self, tensor: torch.Tensor) -> bool:
+        held = self.made_inside.get(id(tensor))
+        return held is not None and held() is tensor
+
     def _constant(self, tensor: torch.Tensor) -> Any:
-        if id(tensor) in self.made_inside and self.on_dynamic_shape is not None:
+        if self.made_in_opaque(tensor) and self.on_dynamic_shape is not None:
             self.on_dynamic_shape("a tensor made inside an autograd.Function's forward used outside it")
         pristine = self.fresh.pop(id(tensor), None)
         if pristine is not None:
@@ -138,8 +147,10 @@ class _CaptureTracer(_OperatorTracer):
                                   "into the graph)")
         if self.broken or self.opaque:
             result = func(*args, **(kwargs or {}))
-            if self.opaque:
-                self.made_inside.update((id(t), t) for t in tree_flatten(result)[0] if isinstance(t, torch.Tensor))
+            if self.opaque:     # (an operator's result that is its operand, written in place, was not made)
+                given = {id(a) for a in tree_flatten((args, kwargs))[0] if isinstance(a, torch.Tensor)}
+                self.made_inside.update((id(t), weakref.ref(t)) for t in tree_flatten(result)[0]
+                                        if isinstance(t, torch.Tensor) and id(t) not in given)
             return result
         # values the operator's own kernel reads (a zero check) are its own, replayed with it, unless it returns
         # what it read as a Python value (torch.equal, allclose): the program may branch on it

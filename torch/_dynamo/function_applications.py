@@ -27,7 +27,11 @@ __all__ = ["FunctionApplication", "applied"]
 
 
 class FunctionApplication:
-    """A graph node's target: cls.apply(*args), recorded by autograd with cls's own backward."""
+    """A graph node's target: cls.apply(*args), recorded by autograd with cls's own backward. Kept by dead-code
+    elimination when nothing reads its result (its forward may change a buffer, draw random numbers)."""
+
+    _is_impure = True
+    _layout_varies = True       # (its Python may size its results otherwise at each call: torch._inductor)
 
     def __init__(self, cls: type) -> None:
         self.cls = cls
@@ -46,7 +50,7 @@ def applied(cap: Any, function_apply: Callable[..., Any], cls: type, args: tuple
     """cls.apply(*args) during a capture (its inputs requiring grad): run for real, its operators unrecorded,
     recorded as one FunctionApplication node."""
     tracer = cap.tracer
-    problem = _problem(args, kwargs)
+    problem = _problem(cap, cls, args, kwargs)
     if problem is not None or tracer.broken:
         if not tracer.broken:
             cap.graph_break(f"autograd.Function {cls.__name__} {problem}")
@@ -57,31 +61,40 @@ def applied(cap: Any, function_apply: Callable[..., Any], cls: type, args: tuple
     tracer.opaque += 1
     try:
         result = function_apply(cls, *args)
+    except BaseException:
+        # the program may take another way around it (try/except) that the replay would take every time
+        cap.graph_break(f"autograd.Function {cls.__name__} raised in its forward")
+        raise
     finally:
         tracer.opaque -= 1
     outputs = list(result) if type(result) in (tuple, list) else [result]
     inputs = {id(a) for a in args if isinstance(a, torch.Tensor)}
-    if not all(isinstance(t, torch.Tensor) and id(t) in tracer.made_inside and id(t) not in inputs
-               for t in outputs):
+    if not all(isinstance(t, torch.Tensor) and tracer.made_in_opaque(t) and id(t) not in inputs for t in outputs):
         cap.graph_break(f"autograd.Function {cls.__name__} returned other than tensors its forward made (an input, "
                         "a Python value)")
         return result
     node = cap.graph.call_function(FunctionApplication(cls), tuple(given))
+    # its outputs carry no example layout: its Python may give them another size at each call
     if outputs and outputs[0] is result:
-        tracer.bind(result, node)
+        tracer.bind_plainly(result, node)
     else:
         for i, tensor in enumerate(outputs):
-            tracer.bind(tensor, cap.graph.call_function(operator.getitem, (node, i)))
+            tracer.bind_plainly(tensor, cap.graph.call_function(operator.getitem, (node, i)))
     for tensor in outputs:
-        del tracer.made_inside[id(tensor)]
+        tracer.made_inside.pop(id(tensor), None)
     cap.applications.append(cls.__name__)
     return result
 
 
-def _problem(args: tuple[Any, ...], kwargs: dict[str, Any]) -> str | None:
+def _problem(cap: Any, cls: type, args: tuple[Any, ...], kwargs: dict[str, Any]) -> str | None:
     """Why a FunctionApplication node cannot stand for this call, if it cannot."""
     if kwargs:
         return "applied with keyword arguments"
+    if cap.writes:
+        return "applied after the call assigned attributes (its node runs before a replay assigns them again)"
+    if "<locals>" in cls.__qualname__ and any(_closes_over(getattr(cls, name, None))
+                                              for name in ("forward", "backward", "setup_context", "jvp")):
+        return "defined in a function, closing over its values (the node would keep the captured call's class)"
     if any(torch.is_autocast_enabled(device) for device in ("cpu", "cuda")):
         return "applied under autocast (a replay of its node would run outside the region)"
     for value in args:
@@ -89,3 +102,11 @@ def _problem(args: tuple[Any, ...], kwargs: dict[str, Any]) -> str | None:
         if not all(isinstance(v, torch.Tensor) or is_plain_value(v) for v in items):
             return f"given a {type(value).__name__} (its graph node holds tensors and plain values)"
     return None
+
+
+def _closes_over(method: Any) -> bool:
+    """Whether a Function's method reads variables of an enclosing function (but the class itself, super()'s)."""
+    function = getattr(method, "__func__", method)
+    cells = getattr(function, "__closure__", None) or ()
+    names = getattr(getattr(function, "__code__", None), "co_freevars", ())
+    return any(name != "__class__" for name, _ in zip(names, cells))

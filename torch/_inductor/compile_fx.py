@@ -18,7 +18,7 @@ from torch import _logging
 from torch._inductor import codecache, codegen_cuda, config
 from torch._inductor.codegen_c import module_source
 from torch._inductor.memory import plan_reuse
-from torch._inductor.scheduler import FusedGroup, needs_autograd, plan
+from torch._inductor.scheduler import FusedGroup, left_unfused, plan
 from torch._inductor.views import View, reinterpretable_views
 from aten.native.meta import views as _meta_views
 
@@ -220,7 +220,7 @@ def compile_fx(graph_module: Any, example_inputs: list[Any], *, mode: str | None
     groups = plan(graph_module.graph, torch.is_grad_enabled())
     if not groups:
         return graph_module.forward
-    recorded = needs_autograd(graph_module.graph, torch.is_grad_enabled())
+    recorded = left_unfused(graph_module.graph, torch.is_grad_enabled())
     grain = int(options.get("parallel_grain", config.parallel_grain))
     cpu_groups = [g for g in groups if g.device.type == "cpu"]
     cuda_groups = [g for g in groups if g.device.type == "cuda"]

@@ -1,7 +1,8 @@
 """Fusion: the graph's fusible pointwise nodes grouped into kernels, in one pass over the graph.
 
 A node fuses when it lowers to a formula (formulas.lower: the CPU's for a CPU result, CUDA's for a GPU's),
-computes in float32 (bool for comparisons), needs no autograd (needs_autograd) and its operands are float32
+computes in float32 (bool for comparisons), is not left unfused (left_unfused: autograd records it, or its
+layout may vary between calls) and its operands are float32
 (or bool where the formula takes a condition) on its device. It joins the open group of one of its
 operands of the same shape, or starts one. A sum or mean of a member ends its group (the kernel's
 epilogue: formulas.lower_reduction), on a GPU where it has enough outputs for a thread each. A group closes as soon as anything outside it reads one of its values, and
@@ -19,7 +20,7 @@ import torch
 from torch._inductor.formulas import Lowered, Reduction, lower, lower_reduction
 from torch._inductor.row_ops import RowOp, lower_row
 
-__all__ = ["CUDA_ROW_LENGTH", "FusedGroup", "plan"]
+__all__ = ["CUDA_ROW_LENGTH", "FusedGroup", "left_unfused", "plan"]
 
 # The fewest outputs a reduction on the GPU fuses with (its kernel runs one thread per output).
 _CUDA_REDUCTION_OUTPUTS = 1024
@@ -92,6 +93,19 @@ def needs_autograd(graph: Any, grad_enabled: bool) -> set[Any]:
     return recorded
 
 
+def left_unfused(graph: Any, grad_enabled: bool) -> set[Any]:
+    """The nodes no kernel computes or reads, nor buffer planning reuses: those autograd records
+    (needs_autograd), and those whose layout the capture could not fix: the results of a call that says its
+    results' layouts vary from call to call (`_layout_varies`: an autograd.Function's node, whose Python decides
+    them) and every value computed from them."""
+    varying: set[Any] = set()
+    for node in graph.nodes:
+        if node.op == "call_function" and (getattr(node.target, "_layout_varies", False)
+                                           or any(used in varying for used in node.all_input_nodes)):
+            varying.add(node)
+    return needs_autograd(graph, grad_enabled) | varying
+
+
 def _writes_first_input(node: Any) -> bool:
     """An in-place operator, whose result is its first input."""
     schema = getattr(node.target, "_schema", None)
@@ -130,7 +144,7 @@ def _writes(node: Any) -> bool:
 def plan(graph: Any, grad_enabled: bool) -> list[FusedGroup]:
     """The fused groups of graph (groups of one node included: they still save a dispatch), for a graph that
     starts under grad_enabled."""
-    recorded = needs_autograd(graph, grad_enabled)
+    recorded = left_unfused(graph, grad_enabled)
     groups: list[FusedGroup] = []
     group_of: dict[Any, FusedGroup] = {}
     order = {node: i for i, node in enumerate(graph.nodes)}

@@ -443,7 +443,8 @@ class Node:
     def is_impure(self, impure_random: bool = True) -> bool:
         """Whether dead-code elimination must keep this Node although nothing reads it: inputs, the
         output, side-effecting calls, operators that write to an argument or return nothing, modules flagged
-        ``_is_impure``, and (with impure_random) aten operators that sample random numbers."""
+        ``_is_impure`` and callables so flagged, and (with impure_random) aten operators that sample random
+        numbers."""
         if self.op in ("placeholder", "output"):
             return True
         if self.op == "call_module":
@@ -453,7 +454,7 @@ class Node:
             return bool(getattr(owner.get_submodule(str(self.target)), "_is_impure", False))
         if self.op != "call_function":
             return False
-        if self.target in _side_effectful_functions:
+        if self.target in _side_effectful_functions or getattr(self.target, "_is_impure", False):
             return True
         overload: Any = self.target
         if isinstance(overload, OpOverloadPacket):  # a packet calls its default overload
