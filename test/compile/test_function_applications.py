@@ -94,6 +94,20 @@ class Assigning(torch.autograd.Function):
         return grad * 3
 
 
+class Annotating(torch.autograd.Function):
+    """Hangs a tensor it makes with torch.tensor on its result."""
+
+    @staticmethod
+    def forward(ctx, x):
+        out = x * 2
+        out.stat = torch.tensor([float(x.sum())])
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad * 2
+
+
 class Raising(torch.autograd.Function):
     """Raises for some inputs, as a check in a library's forward does."""
 
@@ -178,6 +192,10 @@ def test_what_one_node_cannot_stand_for_is_a_graph_break_with_eagers_results():
 
         return Scaled.apply(x)
 
+    def annotating(x):
+        y = Annotating.apply(x)
+        return y + y.stat
+
     def raising(x):
         try:
             return Raising.apply(x)
@@ -193,6 +211,7 @@ def test_what_one_node_cannot_stand_for_is_a_graph_break_with_eagers_results():
                        (given_a_module, "given a Linear"), (assigning, "Module.last assigned inside"),
                        (local_class, "defined in a function, closing over its values"),
                        (raising, "raised in its forward"),
+                       (annotating, "made inside an autograd.Function's forward used outside it"),
                        (under_autocast, "applied under autocast")):
         torch.compiler.reset()
         counters.clear()

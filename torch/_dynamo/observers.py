@@ -15,6 +15,7 @@ import sys
 import threading
 import time
 import types
+import weakref
 from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 import torch
@@ -292,7 +293,10 @@ def _observers(capture: _Capture) -> list[tuple[Any, str, Any]]:
             pristine = made.detach().clone()
         finally:
             capture.tracer.broken = broken
-        capture.tracer.fresh[id(made)] = pristine
+        if capture.tracer.opaque:       # (inside an autograd.Function's forward: applied again by each replay)
+            capture.tracer.made_inside[id(made)] = weakref.ref(made)
+        else:
+            capture.tracer.fresh[id(made)] = pristine
         return made
 
     def rng_write(saved: Callable[..., Any], what: str) -> Callable[..., Any]:
