@@ -1043,3 +1043,18 @@ def test_a_partials_and_a_hooks_closure_are_guarded():
     twice(compiled, x)
     factor[0] = 3.0
     torch.testing.assert_close(compiled(x), model(x))
+
+
+@pytest.mark.parametrize("backend", ["inductor", "aot_eager"])
+def test_a_programs_own_generator_drawn_in_a_graph_autograd_records_follows_eagers_sequence(backend):
+    # compiling ahead of time traces the graph once more: the draws it makes must not advance the generator
+    def noisy(x, generator):
+        return x * 1.0 + torch.rand(x.shape, generator=generator)
+
+    compiled = torch.compile(noisy, backend=backend)
+    mine, theirs = torch.Generator().manual_seed(0), torch.Generator().manual_seed(0)
+    for _ in range(3):
+        x = torch.zeros(3, requires_grad=True)
+        got = compiled(x, mine)
+        got.sum().backward()
+        assert torch.equal(got, noisy(x, theirs))

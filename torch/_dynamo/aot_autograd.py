@@ -95,7 +95,7 @@ def _joint(graph_module: GraphModule, example_inputs: list[Any]) -> _Joint:
         tracer.bind(leaf, joint.placeholder(f"primals_{i + 1}"))
         primals.append(leaf)
     versions = [p._version for p in primals]
-    generators = _rng_states()
+    generators = _rng_states(graph)
     try:
         with torch.enable_grad(), tracer:
             outputs = _run(graph_module, primals[:len(example_inputs)],
@@ -134,12 +134,16 @@ def _batch_norm_statistics(graph: Graph, tracer: Any) -> list[torch.Tensor]:
     return written
 
 
-def _rng_states() -> list[tuple[Any, Any]]:
-    """The random generators' states (the CPU's, and CUDA's when it is in use)."""
+def _rng_states(graph: Graph) -> list[tuple[Any, Any]]:
+    """The random generators' states: the CPU's, CUDA's when it is in use, and those of the program's own that
+    graph's operators draw from (torch.rand(..., generator=g))."""
     states: list[tuple[Any, Any]] = [(torch.set_rng_state, torch.get_rng_state())]
     cuda = sys.modules.get("torch.cuda")
     if cuda is not None and cuda.is_initialized():
         states.append((cuda.set_rng_state_all, cuda.get_rng_state_all()))
+    given = {id(v): v for node in graph.nodes for v in [*node.args, *node.kwargs.values()]
+             if isinstance(v, torch.Generator)}
+    states += [(generator.set_state, generator.get_state()) for generator in given.values()]
     return states
 
 
