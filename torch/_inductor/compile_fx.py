@@ -217,10 +217,10 @@ def compile_fx(graph_module: Any, example_inputs: list[Any], *, mode: str | None
         logging.getLogger("torch._inductor").warning(
             "torch.compile(mode=%r): Ember's compiler has no CUDA-graph replay or autotuning yet; the graph is "
             "compiled as mode='default'", mode)
-    groups = plan(graph_module.graph, torch.is_grad_enabled())
+    recorded = left_unfused(graph_module.graph, torch.is_grad_enabled())
+    groups = plan(graph_module.graph, recorded)
     if not groups:
         return graph_module.forward
-    recorded = left_unfused(graph_module.graph, torch.is_grad_enabled())
     grain = int(options.get("parallel_grain", config.parallel_grain))
     cpu_groups = [g for g in groups if g.device.type == "cpu"]
     cuda_groups = [g for g in groups if g.device.type == "cuda"]

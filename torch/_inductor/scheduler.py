@@ -141,10 +141,9 @@ def _writes(node: Any) -> bool:
     return any(getattr(argument, "is_write", False) for argument in schema.arguments)
 
 
-def plan(graph: Any, grad_enabled: bool) -> list[FusedGroup]:
-    """The fused groups of graph (groups of one node included: they still save a dispatch), for a graph that
-    starts under grad_enabled."""
-    recorded = left_unfused(graph, grad_enabled)
+def plan(graph: Any, recorded: set[Any]) -> list[FusedGroup]:
+    """The fused groups of graph (groups of one node included: they still save a dispatch), but for the nodes
+    left unfused (`recorded`: left_unfused)."""
     groups: list[FusedGroup] = []
     group_of: dict[Any, FusedGroup] = {}
     order = {node: i for i, node in enumerate(graph.nodes)}
