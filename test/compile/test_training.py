@@ -135,6 +135,25 @@ def test_a_gradient_penalty_through_a_compiled_module_raises_on_replays_instead_
             penalised(compiled)
 
 
+@pytest.mark.parametrize("wrt", ["x", "w"])
+def test_a_second_derivative_with_respect_to_an_input_the_backward_does_not_save_raises_the_refusal(wrt):
+    def f(x, w):
+        return (x.sin() * w).sum()
+
+    compiled = torch.compile(f)
+    for call in range(3):
+        x, w = torch.linspace(-1, 1, 5, requires_grad=True), torch.linspace(0, 2, 5, requires_grad=True)
+        (g,) = torch.autograd.grad(compiled(x, w), x, create_graph=True)
+        target = {"x": x, "w": w}[wrt]
+        if call == 0:           # the capture's own call runs for real
+            (second,) = torch.autograd.grad(g.sum(), target)
+            expected = -x.detach().sin() * w.detach() if wrt == "x" else x.detach().cos()
+            torch.testing.assert_close(second, expected)
+            continue
+        with pytest.raises(RuntimeError, match="does not currently support double backward"):
+            torch.autograd.grad(g.sum(), target)
+
+
 def test_the_backward_fuses_its_pointwise_nodes():
     from torch._dynamo import aot_autograd
 

@@ -28,6 +28,7 @@ import torch
 from torch import _logging
 from torch._dynamo.capture import _CaptureTracer
 from torch._dynamo.function_applications import FunctionApplication
+from torch.autograd import graph as _engine
 from torch.autograd.function import Function
 from torch.fx._lazy_graph_module import _LazyGraphModule
 from torch.fx.graph import Graph
@@ -261,7 +262,7 @@ class _NoDoubleBackward(Function):
     them again raises PyTorch's error."""
 
     @staticmethod
-    def forward(ctx: Any, compute: Callable[[], Any], anchor: Any) -> Any:
+    def forward(ctx: Any, compute: Callable[[], Any], *anchors: Any) -> Any:
         return tuple(compute())
 
     @staticmethod
@@ -270,6 +271,17 @@ class _NoDoubleBackward(Function):
 
 
 _ANCHOR = torch.empty(0, requires_grad=True)        # gives _NoDoubleBackward's results a node in the graph
+
+
+def _refusing(ctx: Any, compute: Callable[[], Any], grads: tuple[Any, ...]) -> tuple[Any, ...]:
+    """compute()'s gradients from a _NoDoubleBackward node whose edges lead where the compiled node's do and to
+    the incoming gradients' nodes: differentiated again with respect to an input, they reach the refusal rather
+    than "appears to not have been used" (PyTorch's node reaches the inputs through its saved tensors)."""
+    computed = _NoDoubleBackward.apply(compute, _ANCHOR, *[g for g in grads if isinstance(g, torch.Tensor)])
+    node = next((t.grad_fn for t in computed if isinstance(t, torch.Tensor) and t.grad_fn is not None), None)
+    if node is not None:
+        _engine.set_next_edges(node, [*node.next_edges, *[e for e in ctx.next_edges if e.function is not None]])
+    return computed
 
 
 def _runner(forward: Callable[..., Any], backward: Callable[..., Any], lifted: list[Any], joint: _Joint,
@@ -296,7 +308,7 @@ def _runner(forward: Callable[..., Any], backward: Callable[..., Any], lifted: l
 
             # under create_graph=True the gradients hang from a node that refuses to be differentiated, as
             # PyTorch's compiled backward does: a second-order term is never silently dropped
-            computed = _NoDoubleBackward.apply(compute, _ANCHOR) if torch.is_grad_enabled() else compute()
+            computed = _refusing(ctx, compute, grads) if torch.is_grad_enabled() else compute()
             result: list[Any] = [None] * n_primals
             for index, grad in zip(wanted, computed):
                 result[index] = grad
