@@ -1,4 +1,5 @@
 """Argument parsing of the generated bindings: overloads, keywords, varargs sizes, errors."""
+import numpy as np
 import pytest
 
 import torch
@@ -40,6 +41,20 @@ def test_unexpected_keyword_and_too_many_positionals_are_type_errors():
         torch.neg(x, x)
     with pytest.raises(TypeError, match=r"received an invalid combination of arguments - got \(Tensor, str\)"):
         torch.sum(x, "a")
+
+
+def test_numpy_spellings_of_dim_keepdim_input_and_other_are_taken_as_pytorch_takes_them():
+    x = torch.tensor([[True, False], [True, True]])
+    np.testing.assert_array_equal(torch.all(x, axis=-1, keepdims=True).numpy(), x.numpy().all(axis=-1, keepdims=True))
+    np.testing.assert_array_equal(x.any(axis=0).numpy(), x.numpy().any(axis=0))
+    y = torch.arange(6.0).reshape(2, 3)
+    np.testing.assert_array_equal(torch.sum(a=y, axis=1).numpy(), y.numpy().sum(axis=1))
+    np.testing.assert_array_equal(torch.add(x1=y, x2=y).numpy(), y.numpy() * 2)
+    np.testing.assert_array_equal(torch.cat([y, y], axis=0).numpy(), np.concatenate([y.numpy()] * 2, axis=0))
+    with pytest.raises(TypeError):         # the parameter's own name wins; the alias is left over
+        torch.sum(y, dim=0, axis=1)
+    with pytest.raises(TypeError, match="got an unexpected keyword argument 'axis'"):
+        torch.neg(y, axis=0)
 
 
 def test_alpha_is_keyword_only_as_in_pytorch():

@@ -34,6 +34,7 @@ cdef class Param:
     cdef readonly bint has_default
     cdef readonly object default
     cdef readonly bint allow_numbers
+    cdef readonly tuple numpy_names
 
 cdef class Signature:
     cdef readonly str name

@@ -518,9 +518,15 @@ cdef bint _all_ints(tuple args):
     return True
 
 
+# The NumPy spellings PyTorch's parser also takes for these parameters (torch.all(x, axis=-1, keepdims=True)):
+# each is read only where the parameter's own name is absent, so giving both leaves the alias unexpected.
+_NUMPY_NAMES = {"dim": ("axis",), "keepdim": ("keepdims",), "input": ("x", "a", "x1"), "other": ("x2",)}
+
+
 cdef class Param:
     def __init__(self, str name, int type, bint kwonly, bint has_default, object default, bint allow_numbers):
         self.name = name
+        self.numpy_names = _NUMPY_NAMES.get(name, ())
         self.type = type
         self.kwonly = kwonly
         self.has_default = has_default
@@ -577,6 +583,9 @@ cdef class Signature:
             elif kwargs and p.name in kwargs:
                 obj = kwargs[p.name]
                 used += 1
+            elif kwargs and p.numpy_names and _given_alias(p, kwargs) is not None:
+                obj = kwargs[_given_alias(p, kwargs)]
+                used += 1
             elif p.has_default:
                 out.append(p.default)
                 i += 1
@@ -603,10 +612,18 @@ cdef class Signature:
             i += 1
         if kwargs and used != len(kwargs):
             names = {p.name for p in self.params}
-            extra = [k for k in kwargs if k not in names]
+            taken = {_given_alias(p, kwargs) for p in self.params[nargs:] if p.name not in kwargs}
+            extra = [k for k in kwargs if k not in names and k not in taken]
             errors.append(f"got an unexpected keyword argument '{extra[0] if extra else next(iter(kwargs))}'")
             return None
         return out
+
+
+cdef object _given_alias(Param p, dict kwargs):
+    for alias in p.numpy_names:
+        if alias in kwargs:
+            return alias
+    return None
 
 
 @cython.final
