@@ -166,8 +166,13 @@ def _train_step(torch: Any, name: str, cls: Any, config: Any) -> dict[str, Any]:
         result["loss_after_step"] = model(input_ids=ids, attention_mask=mask, labels=labels).loss
     if name != "bert":
         model.eval()
-        result["generate"] = model.generate(ids[:, :4], attention_mask=mask[:, :4], max_new_tokens=6,
-                                            do_sample=False, pad_token_id=0)
+        prompt = dict(input_ids=ids[:, :4], attention_mask=mask[:, :4], max_new_tokens=6, pad_token_id=0)
+        result["generate"] = model.generate(**prompt, do_sample=False)
+        # beam search reduces with NumPy's spellings (torch.all(t, axis=-1, keepdims=True))
+        result["beam generate"] = model.generate(**prompt, num_beams=3, num_return_sequences=2, length_penalty=0.5)
+        torch.manual_seed(1)
+        result["sampled generate"] = model.generate(**prompt, do_sample=True, top_k=20, top_p=0.9, temperature=0.8,
+                                                    repetition_penalty=1.2)
     return result
 
 
@@ -181,7 +186,8 @@ def _transformers_cases(torch: Any) -> dict[str, Callable[[], Any]]:
             if name not in runs:
                 runs[name] = _train_step(torch, name, cls, config)
             return runs[name]
-        keys = ["logits", "loss", "grad_norm", "loss_after_step"] + (["generate"] if name != "bert" else [])
+        generated = ["generate", "beam generate", "sampled generate"] if name != "bert" else []
+        keys = ["logits", "loss", "grad_norm", "loss_after_step"] + generated
         cases.update({f"{name} {key}": (lambda run=run, key=key: run()[key]) for key in keys})
         cases[f"{name} watched"] = lambda run=run: [run()[k] for k in sorted(run()) if k.startswith(("grad ",
                                                                                                      "stepped "))]
