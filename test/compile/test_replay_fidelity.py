@@ -235,6 +235,39 @@ def test_the_generators_state_set_inside_is_a_graph_break():
     assert stats["graph_breaks"] >= 1
 
 
+@pytest.mark.parametrize("p", [0.0, 0.3])
+def test_a_whole_step_checkpointing_a_block_compiles_unless_its_recomputation_draws(p):
+    """torch.utils.checkpoint's recomputation sets the generator's state back to the forward's (under fork_rng):
+    where the block draws nothing that sets the state it has, a no-op at each replay too, so the step compiles;
+    with dropout inside, the state set is a graph break."""
+    from torch.utils.checkpoint import checkpoint
+
+    def make():
+        torch.manual_seed(0)
+        return torch.nn.Linear(4, 4), torch.nn.Linear(4, 4)
+
+    def stepper(first, second):
+        def step(x):
+            hidden = checkpoint(lambda t: torch.nn.functional.dropout(first(t).tanh(), p), x, use_reentrant=False)
+            loss = second(hidden).square().sum()
+            loss.backward()
+            return loss
+        return step
+
+    mine, theirs = make(), make()
+    compiled, eager = torch.compile(stepper(*mine)), stepper(*theirs)
+    for n in range(3):
+        x = torch.linspace(-1, 1, 8).reshape(2, 4) * (n + 1)
+        torch.manual_seed(n)
+        got = compiled(x)
+        torch.manual_seed(n)
+        torch.testing.assert_close(got, eager(x))
+        for a, b in zip(mine, theirs):
+            torch.testing.assert_close(a.weight.grad, b.weight.grad)
+            torch.testing.assert_close(a.bias.grad, b.bias.grad)
+    assert (stats["graph_breaks"] >= 1) if p > 0 else (stats["graph_breaks"] == 0 and stats["replays"] >= 1)
+
+
 def test_a_parametrized_weight_is_computed_once_per_call_as_eager():
     # the guards never read a computed property (reading spectral_norm's weight runs its power iteration)
     def make():

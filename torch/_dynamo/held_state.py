@@ -3,20 +3,21 @@ attribute a snapshot compares: random generators (random.Random, NumPy's), itera
 iterator over a list or a range, itertools.count, a data loader's iterator) and NumPy arrays (written through
 their buffer, which no snapshot of members sees). A call that draws from one or takes
 an item from one had a side effect a replay would not redo (it would repeat the captured draws or items), so
-the capture compares their states before and after the call (torch._dynamo.side_effects)."""
+the capture compares their states before and after the call (torch._dynamo.side_effects). A call setting torch's
+generator's state is a graph break where that changes it (generator_state_write)."""
 from __future__ import annotations
 
 import collections.abc
 import random
 import sys
 import types
-from typing import Any
+from typing import Any, Callable
 
 import torch
 from torch._dynamo.guards import array_state, is_array, is_plain_value
 from torch._dynamo.program_state import is_object
 
-__all__ = ["held_state", "is_random_generator", "what_changed"]
+__all__ = ["generator_state_write", "held_state", "is_random_generator", "what_changed"]
 
 _DEPTH = 8          # how deep an iterator's state follows the tuples of __reduce__ and the iterators it draws from
 
@@ -101,3 +102,28 @@ def _leaf(value: Any, depth: int) -> Any:
     if isinstance(value, collections.abc.Iterator) and not isinstance(value, torch.Tensor):
         return _iterator_state(value, depth - 1) if depth > 0 else ("iterator", id(value))
     return ("object", id(value))
+
+
+def generator_state_write(capture: Any, saved: Callable[..., Any], name: str) -> Callable[..., Any]:
+    """torch.<name> (set_rng_state, manual_seed, seed) while capturing: a graph break (the generator's state set
+    outside the dispatcher would not be replayed), but for set_rng_state setting the state the generator has
+    (checkpoint's recomputation, under fork_rng, of a block that draws nothing: each replay's draws come where the
+    capture's did, so eager's set would change nothing then either)."""
+    get_state = torch.random.get_rng_state
+
+    def unchanged(args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
+        new_state = args[0] if args else kwargs.get("new_state")
+        broken, capture.tracer.broken = capture.tracer.broken, True      # (compared outside the graph)
+        try:
+            now = get_state()
+            return isinstance(new_state, torch.Tensor) and new_state.shape == now.shape and \
+                new_state.dtype == now.dtype and bool(torch.equal(new_state, now))
+        finally:
+            capture.tracer.broken = broken
+
+    def write(*args: Any, **kwargs: Any) -> Any:
+        if name != "set_rng_state" or not unchanged(args, kwargs):
+            capture.graph_break(f"torch.{name} inside a compiled function (the generator's state set outside the "
+                                "dispatcher would not be replayed)")
+        return saved(*args, **kwargs)
+    return write

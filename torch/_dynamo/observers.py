@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 import torch
 from torch._dynamo import function_applications, patches
+from torch._dynamo.held_state import generator_state_write
 from torch._dynamo.patches import on_thread, original, patched
 from torch._dynamo.program_state import is_program_file
 from torch.autograd import grad_mode as _grad_mode_module
@@ -299,13 +300,6 @@ def _observers(capture: _Capture) -> list[tuple[Any, str, Any]]:
             capture.tracer.fresh[id(made)] = pristine
         return made
 
-    def rng_write(saved: Callable[..., Any], what: str) -> Callable[..., Any]:
-        def write(*args: Any, **kwargs: Any) -> Any:
-            capture.graph_break(f"{what} inside a compiled function (the generator's state set outside the "
-                                "dispatcher would not be replayed)")
-            return saved(*args, **kwargs)
-        return write
-
     def output(saved: Callable[..., Any], what: str, why: str) -> Callable[..., Any]:
         """print, a log record emitted or the clock read, by the program: a side effect a replay would not redo,
         or a value it would repeat (PyTorch's Dynamo breaks the graph there too)."""
@@ -332,7 +326,7 @@ def _observers(capture: _Capture) -> list[tuple[Any, str, Any]]:
         environ_read(self, key, value)
         return value
 
-    rng_writes = [(owner, name, rng_write(getattr(owner, name), f"torch.{name}"))
+    rng_writes = [(owner, name, generator_state_write(capture, getattr(owner, name), name))
                   for owner in (torch, torch.random) for name in ("set_rng_state", "manual_seed", "seed")]
     state_reads = [(owner, name, output(getattr(owner, name), f"torch.{name}()", "a replay would repeat its value"))
                    for owner, names in ((torch, ("get_rng_state", "initial_seed", "get_num_threads")),
