@@ -177,7 +177,7 @@ class _Capture(ProgramReads):
         self.input_tensors: list[torch.Tensor] = []
         self.offsets_guarded = False
         # (position, path, name, tensor): assigned inside a library argument (library_arguments.rebound)
-        self.library_writes: list[tuple[int, library_arguments.Path, str, torch.Tensor | int]] = []
+        self.library_writes: list[tuple[int, library_arguments.Path, str, torch.Tensor]] = []
         self.applications: list[str] = []      # the autograd.Functions applied (function_applications)
         self.arguments: tuple[tuple[Any, ...], dict[str, Any]] = ((), {})      # the call's (args, kwargs)
 
@@ -369,11 +369,8 @@ def _finish(cap: _Capture, example_inputs: list[torch.Tensor], positions: list[i
         else:
             writes.append(Write(module, name, None, value, position, field=field))
     for position, path, name, value in cap.library_writes:
-        if isinstance(value, torch.Tensor):
-            writes.append(Write(None, name, len(outputs), None, position, path=path))
-            outputs.append(tracer.node_of(value))
-        else:
-            writes.append(Write(None, name, None, value, position, path=path))
+        writes.append(Write(None, name, len(outputs), None, position, path=path))
+        outputs.append(tracer.node_of(value))
     cap.graph.output(tuple(outputs))
     if cap.runs_backward:
         elide_fresh_copies(cap.graph)

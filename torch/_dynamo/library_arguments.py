@@ -33,7 +33,6 @@ from typing import Any
 import torch
 from torch._dynamo.guards import OfType, Snapshot, slot_names
 from torch._dynamo.plain_values import is_plain_value, same_plain
-from torch._dynamo.size_families import integers_vary
 from torch._dynamo.program_state import CALLABLES, is_library_class
 from torch._dynamo.tensor_attributes import EMBER_TENSOR_STATE, public_attributes
 
@@ -184,8 +183,7 @@ def _matches(value: Any, node: tuple[Any, ...], found: list[torch.Tensor], first
             return True
         return found[first + node[1]] is value
     if tag == _PLAIN:
-        return value is node[1] or same_plain(value, node[1]) or \
-            (type(value) is int and type(node[1]) is int and integers_vary.get())
+        return value is node[1] or same_plain(value, node[1])
     if tag == _SAME:
         return value is node[1]
     if tag in (_LIST, _TUPLE):
@@ -305,35 +303,18 @@ def escaped(cap: Any, result: Any, leaves: list[Any], flat: list[Any],
 def rebound(cap: Any, structures: dict[int, Structure]) -> None:
     """After the call, before its side effects are looked for: an object inside a library argument whose only
     change is tensors the graph computes assigned to attributes that held tensors (a transformers DynamicCache's
-    layer growing its keys by torch.cat), and running counts assigned to attributes that held integers (a
-    sliding-window layer's cumulative_length), has those assignments replayed, each on that call's argument along
-    the same path (cap.library_writes: (position, path, name, tensor or integer)), and they are no longer a side
-    effect."""
-    sizes: set[int] | None = None
+    layer growing its keys by torch.cat) has those assignments replayed, each on that call's argument along the
+    same path (cap.library_writes: (position, path, name, tensor)), and they are no longer a side effect."""
     for position, structure in structures.items():
         for path, owner, before in structure.owners:
             now = owner.__dict__
             if now.keys() != before.keys():
                 continue
             changed = [(name, value) for name, value in now.items() if value is not before[name]]
-            if changed and any(type(before[name]) is int for name, _ in changed) and sizes is None:
-                sizes = {size for tensor, _ in cap.tracer.nodes.values() for size in tensor.shape}
             if changed and _plainly_assigned(owner, [name for name, _ in changed]) and \
-                    all(_replayable(cap, before[name], value, sizes) for name, value in changed):
+                    all(isinstance(before[name], torch.Tensor) and _computed(cap, value) for name, value in changed):
                 cap.library_writes.extend((position, path, name, value) for name, value in changed)
                 cap.effects.replayed(owner)
-
-
-def _replayable(cap: Any, before: Any, value: Any, sizes: set[int] | None) -> bool:
-    """Whether an attribute's change is one a replay may make again: a tensor the graph computes where a tensor
-    was; where an integer was, a running count: the integer plus or minus one, plus a size of a tensor the
-    call had, or such a size. The replay assigns the captured integer, which the structure guard (holding the
-    integer the call found) and the guards on sizes make the one the call computes; an integer from elsewhere (a
-    clock's, an id) stays a side effect."""
-    if type(before) is int:
-        return type(value) is int and sizes is not None and \
-            (value - before in (-1, 0, 1) or value in sizes or value - before in sizes)
-    return isinstance(before, torch.Tensor) and _computed(cap, value)
 
 
 def _plainly_assigned(owner: Any, names: list[str]) -> bool:

@@ -1,10 +1,9 @@
 """torch._dynamo.size_families: a compiled function's captures at sizes that vary (PyTorch's dynamic shapes, as
 far as a capture without bytecode can take them).
 
-A call that differs from a cached capture only in its tensors' sizes (and in the integers its library arguments
-hold: a cache's running length), or that has a size marked dynamic, or whose function was compiled with
-dynamic=True, is captured again at its own sizes: its Python runs again, since the decisions it takes on sizes
-cannot be replayed blind. Such captures form a family, named by its first
+A call that differs from a cached capture only in its tensors' sizes, or that has a size marked dynamic, or
+whose function was compiled with dynamic=True, is captured again at its own sizes: its Python runs again, since
+the decisions it takes on sizes cannot be replayed blind. Such captures form a family, named by its first
 capture's compile id, that counts as one entry against the recompile limits, and their graphs are compiled
 generic in sizes (the inductor's kernels read them at the call, so the compiled code is shared). Where a size
 still reaches the code (a number computed from it, a loop unrolled over it), a member's compile builds kernels
@@ -17,18 +16,12 @@ The sizes an operator's result takes from the data (nonzero, unique) cannot vary
 tells them apart."""
 from __future__ import annotations
 
-from contextvars import ContextVar
 from typing import Any, Sequence
 
 import torch
 from torch._dynamo import config
 
-__all__ = ["counted", "data_dependent", "family_of", "integers_vary", "may_capture", "members", "unshared"]
-
-# Set while family_of compares a call with the cached captures whatever its sizes: the integers a library argument
-# holds count as sizes then, so that a cache's running length (a sliding-window layer's cumulative_length) makes
-# a member of the family rather than a recompile. (Per thread: another thread's replays guard them exactly.)
-integers_vary: ContextVar[bool] = ContextVar("integers_vary", default=False)
+__all__ = ["counted", "data_dependent", "family_of", "may_capture", "members", "unshared"]
 
 
 def family_of(dynamic: bool | None, entries: Sequence[Any], flat: list[Any], structure: Any) -> tuple[str | None, bool]:
@@ -36,12 +29,8 @@ def family_of(dynamic: bool | None, entries: Sequence[Any], flat: list[Any], str
     one at sizes that vary: in a family, a size marked dynamic, dynamic=True, or, with automatic dynamic shapes
     unless dynamic=False, a cached capture that holds but for the sizes)."""
     # (families' members first, and the first that holds is enough: each is a slow check)
-    token = integers_vary.set(True)
-    try:
-        similar = next((entry for entry in sorted(entries, key=lambda e: e.family is None)
-                        if entry.guards.check(flat, structure, sizes=False) is None), None)
-    finally:
-        integers_vary.reset(token)
+    similar = next((entry for entry in sorted(entries, key=lambda e: e.family is None)
+                    if entry.guards.check(flat, structure, sizes=False) is None), None)
     family = similar.family if similar is not None else None
     if family is not None or any(getattr(t, "_dynamo_dynamic_indices", None)
                                  or getattr(t, "_dynamo_weak_dynamic_indices", None)
