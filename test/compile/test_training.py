@@ -154,6 +154,24 @@ def test_a_second_derivative_with_respect_to_an_input_the_backward_does_not_save
             torch.autograd.grad(g.sum(), target)
 
 
+def test_a_second_derivative_not_running_through_what_the_compiled_backward_saved_is_computed():
+    """A compiled linear loss head saves nothing for its backward: a gradient penalty through the eager network
+    before it is differentiable there, as in PyTorch (the refusal is reached only through saved values)."""
+    torch.manual_seed(0)
+    net = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.Tanh(), torch.nn.Linear(8, 1))
+    compiled = torch.compile(lambda out: out.mean() * 3.0)
+
+    def penalty_gradient(head, x):
+        grads = torch.autograd.grad(head(net(x)), list(net.parameters()), create_graph=True)
+        penalty = sum((g ** 2).sum() for g in grads)
+        return torch.autograd.grad(penalty, list(net.parameters()), allow_unused=True)
+
+    for step in range(3):
+        x = torch.linspace(-2, 2, 64).reshape(16, 4) * (step + 1)
+        for got, expected in zip(penalty_gradient(compiled, x), penalty_gradient(lambda out: out.mean() * 3.0, x)):
+            torch.testing.assert_close(got, expected)
+
+
 def test_the_backward_fuses_its_pointwise_nodes():
     from torch._dynamo import aot_autograd
 

@@ -195,6 +195,24 @@ def _partition(joint: Graph, n_outputs: int, n_primals: int) -> tuple[Graph, Gra
     return forward_graph, backward_graph
 
 
+def _sources(forward: Graph, n_outputs: int) -> frozenset[int]:
+    """The indices of the primals (the forward graph's inputs) its saved values are computed from (or are)."""
+    index = {node: i for i, node in enumerate(n for n in forward.nodes if n.op == "placeholder")}
+    found: set[int] = set()
+    seen: set[Node] = set()
+    results: list[Any] = list(forward.output_node().args[0])  # type: ignore[arg-type]
+    stack = [n for n in results[n_outputs:] if isinstance(n, Node)]
+    while stack:
+        node = stack.pop()
+        if node in seen:
+            continue
+        seen.add(node)
+        if node in index:
+            found.add(index[node])
+        stack.extend(node.all_input_nodes)
+    return frozenset(found)
+
+
 # Tensors made of constants (an embedding's backward starts from zeros the size of its weight): made where the
 # backward needs them, not made by the forward and kept alive until the backward runs.
 _FACTORIES = ("zeros", "zeros_like", "ones", "ones_like", "full", "full_like", "new_zeros", "new_full")
@@ -234,6 +252,7 @@ def aot_compile(graph_module: GraphModule, example_inputs: list[Any], inner: Com
         return None
     n_primals = len(example_inputs) + len(joint.lifted)
     forward_graph, backward_graph = _partition(joint.graph, joint.n_outputs, n_primals)
+    sources = _sources(forward_graph, joint.n_outputs)
     lifted = [operator.attrgetter(name)(graph_module) for name in joint.lifted]
     forward_module = _LazyGraphModule(joint.constants, forward_graph)
     backward_module = _LazyGraphModule(joint.constants, backward_graph)
@@ -245,7 +264,7 @@ def aot_compile(graph_module: GraphModule, example_inputs: list[Any], inner: Com
     with torch.no_grad():
         forward = inner(forward_module, list(example_inputs) + lifted)
         backward = inner(backward_module, [])
-    return _runner(forward, backward, lifted, joint, n_primals)
+    return _runner(forward, backward, lifted, joint, n_primals, sources)
 
 
 def _laid_out(tensor: Any, stride: tuple[int, ...]) -> Any:
@@ -273,19 +292,21 @@ class _NoDoubleBackward(Function):
 _ANCHOR = torch.empty(0, requires_grad=True)        # gives _NoDoubleBackward's results a node in the graph
 
 
-def _refusing(ctx: Any, compute: Callable[[], Any], grads: tuple[Any, ...]) -> tuple[Any, ...]:
-    """compute()'s gradients from a _NoDoubleBackward node whose edges lead where the compiled node's do and to
-    the incoming gradients' nodes: differentiated again with respect to an input, they reach the refusal rather
-    than "appears to not have been used" (PyTorch's node reaches the inputs through its saved tensors)."""
+def _refusing(ctx: Any, compute: Callable[[], Any], grads: tuple[Any, ...], sources: frozenset[int]) -> tuple[Any, ...]:
+    """compute()'s gradients from a _NoDoubleBackward node whose edges lead to the incoming gradients' nodes and
+    where the compiled node's edges to the inputs its saved values are computed from lead (PyTorch's node
+    reaches the inputs through its saved tensors): differentiated again with respect to such an input, they
+    reach the refusal rather than "appears to not have been used"; with respect to another, they do not."""
     computed = _NoDoubleBackward.apply(compute, _ANCHOR, *[g for g in grads if isinstance(g, torch.Tensor)])
     node = next((t.grad_fn for t in computed if isinstance(t, torch.Tensor) and t.grad_fn is not None), None)
     if node is not None:
-        _engine.set_next_edges(node, [*node.next_edges, *[e for e in ctx.next_edges if e.function is not None]])
+        reached = [e for i, e in enumerate(ctx.next_edges) if i in sources and e.function is not None]
+        _engine.set_next_edges(node, [*node.next_edges, *reached])
     return computed
 
 
 def _runner(forward: Callable[..., Any], backward: Callable[..., Any], lifted: list[Any], joint: _Joint,
-            n_primals: int) -> Callable[..., Any]:
+            n_primals: int, sources: frozenset[int]) -> Callable[..., Any]:
     n_outputs, differentiable, wanted = joint.n_outputs, joint.differentiable, joint.wanted
 
     class CompiledFunction(Function):
@@ -308,7 +329,7 @@ def _runner(forward: Callable[..., Any], backward: Callable[..., Any], lifted: l
 
             # under create_graph=True the gradients hang from a node that refuses to be differentiated, as
             # PyTorch's compiled backward does: a second-order term is never silently dropped
-            computed = _refusing(ctx, compute, grads) if torch.is_grad_enabled() else compute()
+            computed = _refusing(ctx, compute, grads, sources) if torch.is_grad_enabled() else compute()
             result: list[Any] = [None] * n_primals
             for index, grad in zip(wanted, computed):
                 result[index] = grad
