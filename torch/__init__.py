@@ -39,7 +39,7 @@ _LEGACY_TYPES = ("FloatTensor", "DoubleTensor", "HalfTensor", "BFloat16Tensor", 
 # Python-level functions that take the place of the generated binding of the same name.
 PYTHON_FUNCTIONS = dict.fromkeys(("atleast_1d", "atleast_2d", "atleast_3d", "block_diag", "broadcast_shapes",
                                   "broadcast_tensors", "cartesian_prod", "cdist", "einsum", "meshgrid", "nonzero",
-                                  "norm", "numel", "split", "tensordot", "unique", "_assert"),
+                                  "norm", "numel", "split", "tensordot", "unique", "unique_consecutive", "_assert"),
                                  "torch.functional")
 
 if TYPE_CHECKING:
@@ -47,7 +47,8 @@ if TYPE_CHECKING:
     # functions' stubs are build output (torchgen/templates/stubs_functions.pyi.j2). The dtype
     # names below shadow builtins here: annotations in this file must not use int, float or bool.
     from torch._C._gen_variable_functions import *  # noqa: F403
-    from torch.functional import broadcast_shapes, broadcast_tensors, einsum, nonzero, norm, numel, split, unique
+    from torch.functional import (broadcast_shapes, broadcast_tensors, einsum, nonzero, norm, numel, split, unique,
+                                  unique_consecutive)
     from torch.random import (Generator, default_generator, get_rng_state, initial_seed, manual_seed, seed,
                               set_rng_state)
     from torch._creation import asarray, frombuffer, result_type

@@ -323,6 +323,10 @@ class Tensor(_TensorBase):
         from torch import functional
         return functional.unique(self, sorted, return_inverse, return_counts, dim)
 
+    def unique_consecutive(self, return_inverse: bool = False, return_counts: bool = False, dim: Any = None) -> Any:
+        from torch import functional
+        return functional.unique_consecutive(self, return_inverse, return_counts, dim)
+
     def nonzero(self, *, as_tuple: bool = False) -> Any:
         from torch import functional
         return functional.nonzero(self, as_tuple=as_tuple)

@@ -14,7 +14,8 @@ from typing import Any
 from c10.tensor_impl import TensorImpl
 
 __all__ = ["atleast_1d", "atleast_2d", "atleast_3d", "block_diag", "broadcast_shapes", "broadcast_tensors",
-           "cartesian_prod", "cdist", "einsum", "meshgrid", "nonzero", "norm", "split", "tensordot", "unique"]
+           "cartesian_prod", "cdist", "einsum", "meshgrid", "nonzero", "norm", "split", "tensordot", "unique",
+           "unique_consecutive"]
 
 
 def _generated(name: str) -> Any:
@@ -112,6 +113,19 @@ def unique(input: Any, sorted: bool = True, return_inverse: bool = False, return
     else:
         output, inverse, counts = _generated("_unique2")(input, sorted=sorted, return_inverse=return_inverse,
                                                           return_counts=return_counts)
+    return _asked(output, inverse, counts, return_inverse, return_counts)
+
+
+def unique_consecutive(input: Any, return_inverse: bool = False, return_counts: bool = False, dim: Any = None) -> Any:
+    """input with each run of equal consecutive elements (or slices along dim) kept once; with return_inverse
+    and/or return_counts, a tuple that adds the inverse indices and/or the runs' lengths."""
+    output, inverse, counts = _generated("unique_consecutive")(input, return_inverse=return_inverse,
+                                                               return_counts=return_counts, dim=dim)
+    return _asked(output, inverse, counts, return_inverse, return_counts)
+
+
+def _asked(output: Any, inverse: Any, counts: Any, return_inverse: bool, return_counts: bool) -> Any:
+    """unique's result as PyTorch gives it: the output alone, or a tuple with what was asked for."""
     if return_inverse and return_counts:
         return output, inverse, counts
     if return_inverse:

@@ -394,8 +394,9 @@ OPS = [
     OpInfo("nanmedian", ref_nanmedian, median_all_samples, NO_BOOL, supports_out=False),
     OpInfo("mode", ref_mode, mode_samples, ALL_AND_BOOL, supports_out=False),
     OpInfo("_unique2", ref_unique2, unique_samples, ALL_AND_BOOL, method=False, supports_out=False),
-    OpInfo("unique_consecutive", ref_unique_consecutive, unique_consecutive_samples, ALL_AND_BOOL, method=False,
-           supports_out=False),
+    # (the operator's three results; torch.unique_consecutive gives what was asked for, as unique does)
+    OpInfo("ops.aten.unique_consecutive", ref_unique_consecutive, unique_consecutive_samples, ALL_AND_BOOL,
+           method=False, supports_out=False, variant="unique_consecutive"),
     OpInfo("ops.aten.unique_dim", ref_unique_dim, unique_dim_samples, ALL_AND_BOOL, method=False,
            supports_out=False, variant="unique_dim"),
     OpInfo("searchsorted", ref_searchsorted, searchsorted_samples, NO_BOOL, method=False, supports_out=False),

@@ -251,6 +251,21 @@ def test_unique_flags_and_dim():
     assert np.array_equal(torch.unique(torch.tensor([2.0, 2.0, -1.0])).numpy(), np.array([-1.0, 2.0], np.float32))
 
 
+@pytest.mark.parametrize("inverse", [False, True])
+@pytest.mark.parametrize("counts", [False, True])
+@pytest.mark.parametrize("method", [False, True])
+def test_unique_consecutive_gives_what_was_asked_for(inverse, counts, method):
+    values = np.array([1, 1, 2, 2, 3, 1])
+    x = torch.from_numpy(values)
+    got = x.unique_consecutive(inverse, counts) if method else \
+        torch.unique_consecutive(x, return_inverse=inverse, return_counts=counts)
+    starts = np.concatenate([[True], values[1:] != values[:-1]])
+    expected = [values[starts]] + ([np.cumsum(starts) - 1] if inverse else []) + \
+        ([np.diff(np.append(np.flatnonzero(starts), values.size))] if counts else [])
+    got = list(got) if isinstance(got, tuple) else [got]
+    assert len(got) == len(expected) and all(np.array_equal(g.numpy(), e) for g, e in zip(got, expected))
+
+
 def test_nonzero_as_tuple():
     x = torch.tensor([[0, 1], [2, 0]])
     rows, cols = torch.nonzero(x, as_tuple=True)
