@@ -137,6 +137,71 @@ def test_backward_hooks_and_a_librarys_forward_hooks_are_graph_breaks():
     assert stats["graph_breaks"] == 2
 
 
+_LIBRARY_HOOKS = """
+SCALE = 2.0
+
+
+def doubled(module, args, output):
+    return output * 2
+
+
+def require_grads(module, args, output):
+    output.requires_grad_(True)
+
+
+def scaled(module, args, output):
+    return output * SCALE
+
+
+def scaling(factor):
+    def scaled_by(module, args, output):
+        return output * factor
+    return scaled_by
+"""
+
+
+@pytest.fixture
+def library_hooks(tmp_path, monkeypatch):
+    """A module of hooks the capture takes for an installed library's (its file is not the program's)."""
+    import importlib.util
+    import sys
+    from torch._dynamo import program_state
+    path = tmp_path / "fake_library_hooks.py"
+    path.write_text(_LIBRARY_HOOKS)
+    spec = importlib.util.spec_from_file_location("fake_library_hooks", path)
+    module = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, "fake_library_hooks", module)
+    spec.loader.exec_module(module)
+    monkeypatch.setitem(program_state._program_files, str(path), False)
+    return module
+
+
+def test_a_librarys_forward_hook_reading_only_its_arguments_is_captured(library_hooks):
+    """transformers' gradient_checkpointing_enable() hooks `output.requires_grad_(True)` on the embeddings."""
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Embedding(10, 4), torch.nn.Linear(4, 2))
+    model[0].register_forward_hook(library_hooks.require_grads)
+    doubled = model[1].register_forward_hook(library_hooks.doubled)
+    compiled, ids = torch.compile(model), torch.tensor([[1, 2, 3]])
+    for _ in range(3):
+        torch.testing.assert_close(compiled(ids), model(ids))
+    assert (stats["captures"], stats["graph_breaks"], stats["replays"]) == (1, 0, 2)
+    doubled.remove()        # guarded on the hooks as on a program's own
+    torch.testing.assert_close(compiled(ids), model(ids))
+    assert stats["captures"] == 2 and stats["graph_breaks"] == 0
+
+
+@pytest.mark.parametrize("hook", ["scaled", "closure"])
+def test_a_librarys_forward_hook_reading_a_global_or_a_closure_is_a_graph_break(library_hooks, hook):
+    model = torch.nn.Linear(3, 2)
+    model.register_forward_hook(library_hooks.scaled if hook == "scaled" else library_hooks.scaling(2.0))
+    compiled = torch.compile(model)
+    for scale in (2.0, 3.0, 4.0):
+        library_hooks.SCALE = scale     # (what no guard on the library's globals would see)
+        torch.testing.assert_close(compiled(torch.ones(1, 3)), model(torch.ones(1, 3)))
+    assert stats["graph_breaks"] >= 1
+
+
 def test_a_tensor_subclass_input_runs_eagerly_and_keeps_its_type():
     class Tagged(torch.Tensor):
         pass

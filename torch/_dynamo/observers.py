@@ -22,7 +22,7 @@ import torch
 from torch._dynamo import function_applications, patches
 from torch._dynamo.held_state import generator_state_write
 from torch._dynamo.patches import on_thread, original, patched
-from torch._dynamo.program_state import is_program_file
+from torch._dynamo.program_state import is_program_file, is_self_contained
 from torch.autograd import grad_mode as _grad_mode_module
 from torch.autograd.function import Function
 from torch.utils import hooks as _module_hooks
@@ -92,14 +92,16 @@ def hook_set(module: Any) -> tuple[Any, ...]:
 
 
 def program_hooks(module: Any) -> bool:
-    """Whether the hooks calling module runs are forward hooks, each a function (or method) of the program's own:
-    the capture sees what they read and change as it sees the program's other functions. A backward hook
-    would not run on a replay's backward, and a library's hook is not traced."""
+    """Whether the hooks calling module runs are forward hooks, each a function (or method) of the program's own,
+    or a library's function that reads nothing but its arguments: the capture sees what they read and change as
+    it sees the program's other functions. A backward hook would not run on a replay's backward, and a library's
+    other hooks read state no guard covers."""
     own = module.__dict__
     if own.get("_backward_hooks") or own.get("_backward_pre_hooks"):
         return False
     return all(isinstance(hook, (types.FunctionType, types.MethodType)) and
-               is_program_file(getattr(hook, "__func__", hook).__code__.co_filename) for hook in hook_functions(module))
+               (is_program_file(getattr(hook, "__func__", hook).__code__.co_filename) or is_self_contained(hook))
+               for hook in hook_functions(module))
 
 
 def hook_functions(module: Any) -> list[Any]:

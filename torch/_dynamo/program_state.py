@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import dis
 import functools
 import inspect
 import itertools
@@ -24,7 +25,7 @@ import torch
 from torch._dynamo.guards import is_plain_value, same_plain, slot_names
 
 __all__ = ["CALLABLES", "MembersCheck", "SettingsReader", "has_settings", "is_ember_file", "is_library_class",
-           "is_object", "is_program_class", "is_program_code", "is_program_file", "is_program_module",
+           "is_object", "is_program_class", "is_program_code", "is_program_file", "is_program_module", "is_self_contained",
            "is_standard_library", "is_watched", "library_members", "member_keys", "members_are", "members_of",
            "plain_attributes", "program_methods", "same_members"]
 
@@ -99,6 +100,32 @@ def is_program_code(code: Any, namespace: Any) -> bool:
         return False
     module = sys.modules.get(str(namespace.get("__name__")))        # (a name no module has: None)
     return module is None or getattr(module, "__dict__", None) is not namespace or is_program_module(module)
+
+
+_SELF_CONTAINED: weakref.WeakKeyDictionary[Any, bool] = weakref.WeakKeyDictionary()
+_OUTSIDE_NAMES = frozenset({"LOAD_GLOBAL", "LOAD_NAME", "STORE_GLOBAL", "STORE_NAME", "DELETE_GLOBAL", "DELETE_NAME",
+                            "IMPORT_NAME", "LOAD_CLASSDEREF"})
+
+
+def is_self_contained(function: Any) -> bool:
+    """Whether a function reads and changes nothing but what it is given: no global name (a builtin's neither), no
+    closure, plain defaults, and so for the functions it defines (transformers'
+    `make_inputs_require_grads(module, input, output)`). A library's such function runs inside a capture as the
+    program's own would: what it does to its arguments is seen as theirs."""
+    if not isinstance(function, types.FunctionType) or function.__closure__:
+        return False
+    if not all(is_plain_value(v) for v in (*(function.__defaults__ or ()), *(function.__kwdefaults__ or {}).values())):
+        return False
+    return _code_self_contained(function.__code__)
+
+
+def _code_self_contained(code: types.CodeType) -> bool:
+    found = _SELF_CONTAINED.get(code)
+    if found is None:
+        found = _SELF_CONTAINED[code] = not code.co_freevars and \
+            not any(ins.opname in _OUTSIDE_NAMES for ins in dis.get_instructions(code)) and \
+            all(_code_self_contained(c) for c in code.co_consts if isinstance(c, types.CodeType))
+    return found
 
 
 def is_program_module(module: Any) -> bool:
