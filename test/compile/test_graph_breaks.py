@@ -157,6 +157,15 @@ def scaling(factor):
     def scaled_by(module, args, output):
         return output * factor
     return scaled_by
+
+
+def counted(module, args, output, seen=[]):
+    seen.append(0)
+    return output * seen.__len__()
+
+
+def reaching(module, args, output):        # (a dunder attribute can reach globals: __init__.__globals__)
+    return output * module.__class__.__name__.__len__()
 """
 
 
@@ -191,14 +200,27 @@ def test_a_librarys_forward_hook_reading_only_its_arguments_is_captured(library_
     assert stats["captures"] == 2 and stats["graph_breaks"] == 0
 
 
-@pytest.mark.parametrize("hook", ["scaled", "closure"])
-def test_a_librarys_forward_hook_reading_a_global_or_a_closure_is_a_graph_break(library_hooks, hook):
-    model = torch.nn.Linear(3, 2)
-    model.register_forward_hook(library_hooks.scaled if hook == "scaled" else library_hooks.scaling(2.0))
+@pytest.mark.parametrize("hook", ["scaled", "closure", "counted", "reaching"])
+def test_a_librarys_forward_hook_reading_a_global_a_closure_a_default_or_a_dunder_is_a_graph_break(
+        library_hooks, hook):
+    import types
+
+    def made():
+        if hook == "closure":
+            return library_hooks.scaling(2.0)
+        found = getattr(library_hooks, hook)        # a copy of its own: `counted` changes its default list
+        return types.FunctionType(found.__code__, found.__globals__, found.__name__,
+                                  ([],) if hook == "counted" else found.__defaults__)
+
+    torch.manual_seed(0)
+    model, reference = torch.nn.Linear(3, 2), torch.nn.Linear(3, 2)
+    reference.load_state_dict(model.state_dict())
+    model.register_forward_hook(made())
+    reference.register_forward_hook(made())
     compiled = torch.compile(model)
     for scale in (2.0, 3.0, 4.0):
         library_hooks.SCALE = scale     # (what no guard on the library's globals would see)
-        torch.testing.assert_close(compiled(torch.ones(1, 3)), model(torch.ones(1, 3)))
+        torch.testing.assert_close(compiled(torch.ones(1, 3)), reference(torch.ones(1, 3)))
     assert stats["graph_breaks"] >= 1
 
 

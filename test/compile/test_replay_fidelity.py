@@ -235,6 +235,24 @@ def test_the_generators_state_set_inside_is_a_graph_break():
     assert stats["graph_breaks"] >= 1
 
 
+def test_a_generator_state_the_call_is_given_is_set_at_each_call_even_when_it_was_the_current_one():
+    """Equal to the generator's state at the capture, but a state from outside the call: a graph break."""
+    def f(state, x):
+        torch.set_rng_state(state)
+        return x + torch.rand(3)
+
+    torch.manual_seed(0)
+    state = torch.get_rng_state()
+    compiled = torch.compile(f)
+    for seed in range(3):
+        torch.manual_seed(seed)
+        got, after = compiled(state, torch.zeros(3)), torch.rand(2)
+        torch.manual_seed(seed)
+        expected = f(state, torch.zeros(3))
+        assert torch.equal(got, expected) and torch.equal(after, torch.rand(2))
+    assert stats["graph_breaks"] >= 1
+
+
 @pytest.mark.parametrize("p", [0.0, 0.3])
 def test_a_whole_step_checkpointing_a_block_compiles_unless_its_recomputation_draws(p):
     """torch.utils.checkpoint's recomputation sets the generator's state back to the forward's (under fork_rng):

@@ -17,7 +17,7 @@ import torch
 from torch._dynamo.guards import array_state, is_array, is_plain_value
 from torch._dynamo.program_state import is_object
 
-__all__ = ["generator_state_write", "held_state", "is_random_generator", "what_changed"]
+__all__ = ["generator_state_read", "generator_state_write", "held_state", "is_random_generator", "what_changed"]
 
 _DEPTH = 8          # how deep an iterator's state follows the tuples of __reduce__ and the iterators it draws from
 
@@ -104,20 +104,31 @@ def _leaf(value: Any, depth: int) -> Any:
     return ("object", id(value))
 
 
-def generator_state_write(capture: Any, saved: Callable[..., Any], name: str) -> Callable[..., Any]:
+def generator_state_read(saved: Callable[..., Any], taken: list[Any]) -> Callable[..., Any]:
+    """torch.get_rng_state while capturing, each state it gives kept in taken (see generator_state_write)."""
+    def read(*args: Any, **kwargs: Any) -> Any:
+        state = saved(*args, **kwargs)
+        taken.append(state)
+        return state
+    return read
+
+
+def generator_state_write(capture: Any, saved: Callable[..., Any], name: str, taken: list[Any]) -> Callable[..., Any]:
     """torch.<name> (set_rng_state, manual_seed, seed) while capturing: a graph break (the generator's state set
-    outside the dispatcher would not be replayed), but for set_rng_state setting the state the generator has
-    (checkpoint's recomputation, under fork_rng, of a block that draws nothing: each replay's draws come where the
-    capture's did, so eager's set would change nothing then either)."""
+    outside the dispatcher would not be replayed), but for set_rng_state setting, to the state the generator
+    has, a state get_rng_state gave during the call (checkpoint's recomputation, under fork_rng, of a block that
+    draws nothing: each replay's draws come where the capture's did, so eager's set would change nothing then
+    either). A state from outside the call could differ at a replay."""
     get_state = torch.random.get_rng_state
 
     def unchanged(args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
-        new_state = args[0] if args else kwargs.get("new_state")
+        new_state: Any = args[0] if args else kwargs.get("new_state")
+        if not any(new_state is state for state in taken):
+            return False
         broken, capture.tracer.broken = capture.tracer.broken, True      # (compared outside the graph)
         try:
             now = get_state()
-            return isinstance(new_state, torch.Tensor) and new_state.shape == now.shape and \
-                new_state.dtype == now.dtype and bool(torch.equal(new_state, now))
+            return new_state.shape == now.shape and new_state.dtype == now.dtype and bool(torch.equal(new_state, now))
         finally:
             capture.tracer.broken = broken
 

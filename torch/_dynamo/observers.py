@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 import torch
 from torch._dynamo import function_applications, patches
-from torch._dynamo.held_state import generator_state_write
+from torch._dynamo.held_state import generator_state_read, generator_state_write
 from torch._dynamo.patches import on_thread, original, patched
 from torch._dynamo.program_state import is_program_file, is_self_contained
 from torch.autograd import grad_mode as _grad_mode_module
@@ -328,9 +328,11 @@ def _observers(capture: _Capture) -> list[tuple[Any, str, Any]]:
         environ_read(self, key, value)
         return value
 
-    rng_writes = [(owner, name, generator_state_write(capture, getattr(owner, name), name))
+    taken: list[Any] = []       # the generator states get_rng_state gave during the call
+    rng_writes = [(owner, name, generator_state_write(capture, getattr(owner, name), name, taken))
                   for owner in (torch, torch.random) for name in ("set_rng_state", "manual_seed", "seed")]
-    state_reads = [(owner, name, output(getattr(owner, name), f"torch.{name}()", "a replay would repeat its value"))
+    state_reads = [(owner, name, output(generator_state_read(getattr(owner, name), taken) if name == "get_rng_state"
+                                        else getattr(owner, name), f"torch.{name}()", "a replay would repeat its value"))
                    for owner, names in ((torch, ("get_rng_state", "initial_seed", "get_num_threads")),
                                         (torch.random, ("get_rng_state", "initial_seed"))) for name in names]
     clocks = [(time, name, output(getattr(time, name), f"time.{name}()", "a replay would repeat its value"))

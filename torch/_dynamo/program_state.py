@@ -109,12 +109,14 @@ _OUTSIDE_NAMES = frozenset({"LOAD_GLOBAL", "LOAD_NAME", "STORE_GLOBAL", "STORE_N
 
 def is_self_contained(function: Any) -> bool:
     """Whether a function reads and changes nothing but what it is given: no global name (a builtin's neither), no
-    closure, plain defaults, and so for the functions it defines (transformers'
-    `make_inputs_require_grads(module, input, output)`). A library's such function runs inside a capture as the
-    program's own would: what it does to its arguments is seen as theirs."""
+    closure, no dunder attribute (`x.__class__.__init__.__globals__` would reach globals), immutable plain
+    defaults, and so for the functions it defines (transformers' `make_inputs_require_grads(module, input,
+    output)`). A library's such function runs inside a capture as the program's own would: what it does to its
+    arguments is seen as theirs."""
     if not isinstance(function, types.FunctionType) or function.__closure__:
         return False
-    if not all(is_plain_value(v) for v in (*(function.__defaults__ or ()), *(function.__kwdefaults__ or {}).values())):
+    defaults = (*(function.__defaults__ or ()), *(function.__kwdefaults__ or {}).values())
+    if not all(is_plain_value(v) and not isinstance(v, list) for v in defaults):
         return False
     return _code_self_contained(function.__code__)
 
@@ -123,6 +125,7 @@ def _code_self_contained(code: types.CodeType) -> bool:
     found = _SELF_CONTAINED.get(code)
     if found is None:
         found = _SELF_CONTAINED[code] = not code.co_freevars and \
+            not any(name.startswith("__") for name in code.co_names) and \
             not any(ins.opname in _OUTSIDE_NAMES for ins in dis.get_instructions(code)) and \
             all(_code_self_contained(c) for c in code.co_consts if isinstance(c, types.CodeType))
     return found
