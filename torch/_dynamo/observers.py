@@ -332,7 +332,8 @@ def _observers(capture: _Capture) -> list[tuple[Any, str, Any]]:
     rng_writes = [(owner, name, generator_state_write(capture, getattr(owner, name), name, taken))
                   for owner in (torch, torch.random) for name in ("set_rng_state", "manual_seed", "seed")]
     state_reads = [(owner, name, output(generator_state_read(getattr(owner, name), taken) if name == "get_rng_state"
-                                        else getattr(owner, name), f"torch.{name}()", "a replay would repeat its value"))
+                                        else getattr(owner, name), f"torch.{name}()",
+                                        "a replay would repeat its value"))
                    for owner, names in ((torch, ("get_rng_state", "initial_seed", "get_num_threads")),
                                         (torch.random, ("get_rng_state", "initial_seed"))) for name in names]
     clocks = [(time, name, output(getattr(time, name), f"time.{name}()", "a replay would repeat its value"))

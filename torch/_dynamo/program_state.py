@@ -25,9 +25,9 @@ import torch
 from torch._dynamo.guards import is_plain_value, same_plain, slot_names
 
 __all__ = ["CALLABLES", "MembersCheck", "SettingsReader", "has_settings", "is_ember_file", "is_library_class",
-           "is_object", "is_program_class", "is_program_code", "is_program_file", "is_program_module", "is_self_contained",
-           "is_standard_library", "is_watched", "library_members", "member_keys", "members_are", "members_of",
-           "plain_attributes", "program_methods", "same_members"]
+           "is_object", "is_program_class", "is_program_code", "is_program_file", "is_program_module",
+           "is_self_contained", "is_standard_library", "is_watched", "library_members", "member_keys", "members_are",
+           "members_of", "plain_attributes", "program_methods", "same_members"]
 
 # Callables a global, an attribute or a closure variable may hold: guarded by identity (a helper swapped).
 CALLABLES = (types.FunctionType, types.BuiltinFunctionType, types.MethodType, types.BuiltinMethodType,
