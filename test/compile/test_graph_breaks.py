@@ -6,6 +6,8 @@ import pytest
 import torch
 from torch._dynamo.eval_frame import stats
 
+from fake_libraries import fake_library
+
 
 def branchy(x):
     if x.sum() > 0:
@@ -171,18 +173,7 @@ def reaching(module, args, output):        # (a dunder attribute can reach globa
 
 @pytest.fixture
 def library_hooks(tmp_path, monkeypatch):
-    """A module of hooks the capture takes for an installed library's (its file is not the program's)."""
-    import importlib.util
-    import sys
-    from torch._dynamo import program_state
-    path = tmp_path / "fake_library_hooks.py"
-    path.write_text(_LIBRARY_HOOKS)
-    spec = importlib.util.spec_from_file_location("fake_library_hooks", path)
-    module = importlib.util.module_from_spec(spec)
-    monkeypatch.setitem(sys.modules, "fake_library_hooks", module)
-    spec.loader.exec_module(module)
-    monkeypatch.setitem(program_state._program_files, str(path), False)
-    return module
+    return fake_library(tmp_path, monkeypatch, "fake_library_hooks", _LIBRARY_HOOKS)
 
 
 def test_a_librarys_forward_hook_reading_only_its_arguments_is_captured(library_hooks):

@@ -4,15 +4,12 @@ tensors the graph's inputs, updated in place as eager updates them, and handed b
 replay could not redo is a graph break, a structure that differs captures again."""
 from __future__ import annotations
 
-import importlib.util
-import sys
-import textwrap
-
 import pytest
 
 import torch
-from torch._dynamo import program_state
 from torch._dynamo.eval_frame import stats
+
+from fake_libraries import fake_library
 
 _LIBRARY = """
 import dataclasses
@@ -123,15 +120,7 @@ class Scaled:
 
 @pytest.fixture
 def library(tmp_path, monkeypatch):
-    """A module the capture takes for an installed library's (its file is not the program's)."""
-    path = tmp_path / "fake_library_cache.py"
-    path.write_text(textwrap.dedent(_LIBRARY))
-    spec = importlib.util.spec_from_file_location("fake_library_cache", path)
-    module = importlib.util.module_from_spec(spec)
-    monkeypatch.setitem(sys.modules, "fake_library_cache", module)
-    spec.loader.exec_module(module)
-    monkeypatch.setitem(program_state._program_files, str(path), False)
-    return module
+    return fake_library(tmp_path, monkeypatch, "fake_library_cache", _LIBRARY)
 
 
 def _step(x, cache):
@@ -373,13 +362,7 @@ class Settings:
 
 
 def test_a_library_objects_settings_read_by_a_module_are_guarded_by_value_at_each_call(tmp_path, monkeypatch):
-    path = tmp_path / "fake_library_settings.py"
-    path.write_text(_SETTINGS)
-    spec = importlib.util.spec_from_file_location("fake_library_settings", path)
-    module = importlib.util.module_from_spec(spec)
-    monkeypatch.setitem(sys.modules, "fake_library_settings", module)
-    spec.loader.exec_module(module)
-    monkeypatch.setitem(program_state._program_files, str(path), False)
+    module = fake_library(tmp_path, monkeypatch, "fake_library_settings", _SETTINGS)
 
     class Scaled(torch.nn.Module):
         def __init__(self, settings):
