@@ -583,8 +583,8 @@ cdef class Signature:
             elif kwargs and p.name in kwargs:
                 obj = kwargs[p.name]
                 used += 1
-            elif kwargs and p.numpy_names and _given_alias(p, kwargs) is not None:
-                obj = kwargs[_given_alias(p, kwargs)]
+            elif kwargs and p.numpy_names and (alias := _given_alias(p, kwargs)) is not None:
+                obj = kwargs[alias]
                 used += 1
             elif p.has_default:
                 out.append(p.default)
