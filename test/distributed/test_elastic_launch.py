@@ -1,6 +1,7 @@
 """torchrun's c10d rendezvous (--rdzv_backend=c10d): agents started without --node_rank meet at the endpoint and
 number their nodes; with --nnodes=MIN:MAX a round starts with the nodes there once the last call has passed, and a
 node that arrives later makes the running ones start again with it; a failure restarts every node's workers."""
+import functools
 import os
 import socket
 import subprocess
@@ -219,6 +220,22 @@ def test_a_round_that_never_has_min_nodes_times_out_and_a_closed_rendezvous_rais
     assert isinstance(late, RendezvousClosedError)
     with pytest.raises(ValueError, match="must be at least 1 and at most the maximum"):
         Rendezvous(store, "job", 3, 2, 1)
+
+
+def test_the_serving_agent_closing_the_rendezvous_waits_for_the_rounds_other_agents_to_leave():
+    # (the others learn that it closed, rather than find the store gone: a race the launch test lost at times)
+    store = HashStore()
+    a, b = (Rendezvous(store, "job", 2, 2, 1, last_call_timeout=0.1, join_timeout=20) for _ in range(2))
+    place_a, place_b = _in_threads([a.next_round, b.next_round])
+    closing = threading.Thread(target=a.close, args=(place_a, True))
+    closing.start()
+    closing.join(0.3)
+    assert closing.is_alive() and b.should_meet_again(place_b)
+    [closed] = _in_threads([functools.partial(b.next_round, place_b, True)])
+    assert isinstance(closed, RendezvousClosedError)
+    b.leave()
+    closing.join(5)
+    assert not closing.is_alive()
 
 
 def test_a_round_left_by_an_agent_that_died_is_over_once_quiet(monkeypatch):

@@ -166,16 +166,22 @@ class Rendezvous:
         """This agent's workers failed, and it restarts them: every agent of the round meets again."""
         self.store.set(self._key(assignment.round, "again"), b"1")
 
-    def close(self) -> None:
-        """This agent's workers failed past its last restart: every agent stops."""
+    def close(self, assignment: Assignment | None = None, serving: bool = False) -> None:
+        """This agent's workers failed past its last restart: every agent stops. The agent serving the store waits
+        (up to 30 s) for the round's other agents to leave, so that they learn why rather than lose the store."""
         self.store.set(self._key("closed"), b"1")
+        if assignment is not None:
+            self._leave_and_wait(assignment, serving, 30)
 
     def finished(self, assignment: Assignment, serving: bool) -> None:
         """This node's workers succeeded: the job is complete (spares leave too), and it leaves the round; the agent
         serving the store waits (up to 300 s, as PyTorch's exit barrier) for the round's other agents to leave."""
         self.store.set(self._key("completed"), b"1")
+        self._leave_and_wait(assignment, serving, 300)
+
+    def _leave_and_wait(self, assignment: Assignment, serving: bool, wait_s: float) -> None:
         self.leave()
-        deadline = time.monotonic() + 300
+        deadline = time.monotonic() + wait_s
         while serving and self._count(assignment.round, "left") < assignment.group_world_size \
                 and time.monotonic() < deadline:
             time.sleep(0.05)

@@ -212,7 +212,7 @@ def _rounds(args: argparse.Namespace, rendezvous: Any, nproc: int, serving: bool
             print(f"[{args.role}] Worker group FAILED. {args.max_restarts - restarts + 1}/{args.max_restarts} "
                   "attempts left; will restart worker group", file=sys.stderr)
             continue
-        rendezvous.close()
+        rendezvous.close(place, serving)
         _failed(args, failure)
 
 
