@@ -1,7 +1,7 @@
 """torch.compile workloads (issue 27): the 9-operator GELU-style pointwise chain of 2^20 float32 elements eager
 and compiled by the inductor backend (target: compiled at least 4x faster than eager), a small MLP's inference
-step, a classifier's cross-entropy loss (log_softmax and nll_loss fused into one row kernel),
-examples/char_gpt.py's training step eager, with its model compiled, and as one compiled function
+step, a Linear followed by GELU (its GELU run inside the product as its epilogue), a classifier's cross-entropy
+loss (log_softmax and nll_loss fused into one row kernel), examples/char_gpt.py's training step eager, with its model compiled, and as one compiled function
 (target: compiled 1.5x faster than eager), and the time a compile takes with the kernel cache warm (capture,
 lowering and loading the cached kernels: target at most 1 s); the whole step compiled with dynamic=True (its
 kernels generic in sizes), and the call of it at a batch size it has not seen.
@@ -56,6 +56,32 @@ def mlp_eager(torch: Any, np: Any, s: Any) -> Fn:
 def mlp_compiled(torch: Any, np: Any, s: Any) -> Fn:
     model, x = _mlp(torch)
     compiled = torch.compile(model)
+
+    def step() -> Any:
+        with torch.no_grad():
+            return compiled(x)
+    step()
+    return step
+
+
+def _linear_gelu(torch: Any) -> tuple[Callable[[Any], Any], Any]:
+    torch.manual_seed(0)
+    linear = torch.nn.Linear(64, 1024)
+    return (lambda x: torch.nn.functional.gelu(linear(x))), torch.randn(4096, 64)
+
+
+def linear_gelu_eager(torch: Any, np: Any, s: Any) -> Fn:
+    layer, x = _linear_gelu(torch)
+
+    def step() -> Any:
+        with torch.no_grad():
+            return layer(x)
+    return step
+
+
+def linear_gelu_compiled(torch: Any, np: Any, s: Any) -> Fn:
+    layer, x = _linear_gelu(torch)
+    compiled = torch.compile(layer)
 
     def step() -> Any:
         with torch.no_grad():
@@ -184,6 +210,10 @@ def register(case: Callable[..., Callable[[Any], Any]]) -> None:
     case("compile.mlp_inference_eager", "MLP 64-256-64 + GELU + LayerNorm, batch 32, no_grad: eager", "us")(mlp_eager)
     case("compile.mlp_inference_compiled", "MLP 64-256-64 + GELU + LayerNorm, batch 32, no_grad: torch.compile", "us")(
         mlp_compiled)
+    case("compile.linear_gelu_eager", "Linear 64 -> 1024 then GELU, batch 4096, no_grad: eager", "ms")(
+        linear_gelu_eager)
+    case("compile.linear_gelu_compiled", "Linear 64 -> 1024 then GELU, batch 4096, no_grad: torch.compile (the GELU "
+         "runs inside the product)", "ms")(linear_gelu_compiled)
     case("compile.cross_entropy_eager", "cross entropy of (4096, 512) float32 logits, no_grad: eager", "ms")(
         cross_entropy_eager)
     case("compile.cross_entropy_compiled", "cross entropy of (4096, 512) float32 logits, no_grad: torch.compile "

@@ -145,9 +145,50 @@ def _column_reduction_kernel(group: FusedGroup, grain: int, v: Values) -> list[s
 
 
 
+def _around(group: FusedGroup, v: Values) -> tuple[list[str], list[str]]:
+    """The lines before a kernel's function (its comment, its compile options) and after it."""
+    over = f"a rank-{len(group.shape)} shape (its sizes in n)" if v.generic else f"shape {list(group.shape)}"
+    header = [f"/* {group.name}: {len(group.members)} fused node(s) over {over}"
+              + (f", the epilogue of {group.epilogue_of.name} */" if group.epilogue_of is not None else " */")]
+    footer: list[str] = []
+    if any(row.kind != "layer_norm" for row in group.rows.values()) or \
+            any(lowered.approximates for lowered in group.lowered.values()):
+        # as the eager loops of such formulas: products and sums may contract into FMAs (its bits are its own)
+        header += ["#pragma GCC push_options", '#pragma GCC optimize("fp-contract=fast")']
+        footer = ["#pragma GCC pop_options"]
+    return header, footer
+
+
+def _epilogue_kernel(group: FusedGroup, v: Values) -> str:
+    """A matmul's epilogue (torch._inductor.epilogues): void kernelN(void* const* a, long r0, long r1, long c0,
+    long c1), a holding its loads', stores' (and for a generic kernel, n's) addresses, run by each thread of the
+    product on rows r0..r1, columns c0..c1 of it: the group's leading dims flattened are the product's rows, its
+    last dim the product's columns."""
+    shape = group.shape
+    operands = [*group.loads, *group.stores]
+    strides = [strides_for(shape, node.meta["example"][0], node.meta["example"][1]) for node in operands]
+    lead_sizes, lead_steps = coalesce(shape[:-1], [st[:-1] for st in strides])
+    types = [f"const {C_TYPES[n.meta['example'][2]]}*" for n in group.loads]
+    types += [f"{C_TYPES[n.meta['example'][2]]}*" for n in group.stores]
+    if v.generic:
+        types.append("const long*")
+    unpack = [f"    {kind} __restrict {'n' if i == len(operands) else f'p{i}'} = ({kind})a[{i}];"
+              for i, kind in enumerate(types)]
+    header, footer = _around(group, v)
+    lines = [*header, f"void {group.name}(void* const* a, long r0, long r1, long c0, long c1) {{", *unpack,
+             "    for (long r = r0; r < r1; r++) {",
+             *decompose("r", lead_sizes, [list(step) for step in lead_steps], "o", "        ", v)]
+    offset = {i: f"o{i} + j * {v(st[-1])}" if st[-1] else f"o{i}" for i, st in enumerate(strides)}
+    body, _ = statements(group, offset, "            ")
+    lines += ["        for (long j = c0; j < c1; j++) {", *body, "        }", "    }", "}", *footer]
+    return "\n".join(lines)
+
+
 def kernel_source(group: FusedGroup, grain: int, v: Values = LITERAL) -> str:
     """The C function of one fused group: void kernelN(loads..., stores..., [const long* n,] int threads); n holds
     v.values, for a generic kernel."""
+    if group.epilogue_of is not None:
+        return _epilogue_kernel(group, v)
     shape = group.shape
     operands = [*group.loads, *group.stores]
     strides = [strides_for(shape, node.meta["example"][0], node.meta["example"][1]) for node in operands]
@@ -158,14 +199,7 @@ def kernel_source(group: FusedGroup, grain: int, v: Values = LITERAL) -> str:
     params = [f"const {C_TYPES[n.meta['example'][2]]}* __restrict p{i}" for i, n in enumerate(group.loads)]
     params += [f"{C_TYPES[n.meta['example'][2]]}* __restrict p{len(group.loads) + i}"
                for i, n in enumerate(group.stores)]
-    over = f"a rank-{len(shape)} shape (its sizes in n)" if v.generic else f"shape {list(shape)}"
-    header = [f"/* {group.name}: {len(group.members)} fused node(s) over {over} */"]
-    footer: list[str] = []
-    if any(row.kind != "layer_norm" for row in group.rows.values()) or \
-            any(lowered.approximates for lowered in group.lowered.values()):
-        # as the eager loops of such formulas: products and sums may contract into FMAs (its bits are its own)
-        header += ["#pragma GCC push_options", '#pragma GCC optimize("fp-contract=fast")']
-        footer = ["#pragma GCC pop_options"]
+    header, footer = _around(group, v)
     nll = group.loss
     if nll is not None and nll[1].reduction != 0:
         params.append("float* __restrict losses")          # a row's loss each, summed after the rows

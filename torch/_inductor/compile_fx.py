@@ -15,11 +15,12 @@ from typing import Any, Callable
 
 import torch
 from torch import _logging
-from torch._inductor import codecache, codegen_cuda, config
+from torch._inductor import codecache, codegen_cuda, config, epilogues
 from torch._inductor.codegen_c import module_source
 from torch._inductor.memory import plan_reuse
 from torch._inductor.scheduler import FusedGroup, left_unfused, plan
 from torch._inductor.views import View, reinterpretable_views
+from aten.native.cpu.linalg import mm_epilogue_cpu
 from aten.native.meta import views as _meta_views
 
 __all__ = ["compile_fx"]
@@ -32,24 +33,32 @@ class _Wrapper:
     """The generated Python function's source and the globals it reads."""
 
     def __init__(self, graph_module: Any, groups: list[FusedGroup], library: Any, cuda_module: Any,
-                 recorded: set[Any], values: dict[str, list[int]]) -> None:
+                 recorded: set[Any], values: dict[str, list[int]], views: dict[Any, View]) -> None:
         self.graph_module = graph_module
         self.groups = groups
         self.library = library
         self.values = values
         self.cuda_module = cuda_module
         self.globals: dict[str, Any] = {"_empty_strided": torch.empty_strided, "_threads": torch.get_num_threads,
-                                        "_as_strided": _meta_views.as_strided}
+                                        "_as_strided": _meta_views.as_strided, "_mm_epilogue": mm_epilogue_cpu}
         self.lines: list[str] = []
         self.group_at: dict[Any, FusedGroup] = {g.members[-1]: g for g in groups}
         self.fused = {m for g in groups for m in g.members}
         self.recorded = recorded
         self.donors: dict[Any, Any] = {}
-        self.views = {n: v for n, v in reinterpretable_views(graph_module.graph, recorded).items()
-                      if n not in self.fused}
+        self.views = views
         # views something other than a kernel, another view or an unread view operator reads: made as tensors
         self.materialized = {n for n in self.views if any(u not in self.views and u not in self.fused
                                                           and not self.unread(u) for u in n.users)}
+        # a matmul computed where its epilogue's kernel runs (epilogues), and the views of it made as tensors
+        # before that place, made right after it instead
+        self.moved: dict[Any, Any] = {}
+        order = {node: i for i, node in enumerate(graph_module.graph.nodes)}
+        for group in groups:
+            if group.epilogue_of is not None:
+                self.moved[group.epilogue_of] = group.members[-1]
+                self.moved.update({n: group.members[-1] for n in self.materialized if self.views[n].root is
+                                   group.epilogue_of and order[n] < order[group.members[-1]]})
 
     def value(self, item: Any) -> str:
         if isinstance(item, torch.fx.Node):
@@ -78,6 +87,9 @@ class _Wrapper:
         if group.device.type == "cuda":
             self.cuda_call(group)
             return
+        if group.epilogue_of is not None:
+            self.epilogue_call(group)
+            return
         function = getattr(self.library, group.name)
         generic = group.name in self.values
         pointers = [self.pointer(n) for n in [*group.loads, *group.stores]]
@@ -102,6 +114,28 @@ class _Wrapper:
         # writes anything
         self.lines += [f"    _bad = {call}", f"    if _bad != {nll.ignore_index}:",
                        "        raise IndexError(f'Target {_bad} is out of bounds.')"]
+
+    def epilogue_call(self, group: FusedGroup) -> None:
+        """The product computed with the group's kernel run inside it (epilogues), then the views of the product
+        made as tensors that were waiting for it."""
+        product = group.epilogue_of
+        shape, stride, dtype, _, _ = product.meta["example"]
+        self.lines.append(f"    {product.name} = _empty_strided({shape!r}, {stride!r}, dtype={self.constant(dtype)})")
+        function = getattr(self.library, group.name)
+        pointers = [self.pointer(n) for n in [*group.loads, *group.stores]]
+        if group.name in self.values:
+            values = self.values[group.name]
+            array = self.globals[f"_n{group.name}"] = (ctypes.c_long * max(len(values), 1))(*values)
+            pointers.append(f"{ctypes.addressof(array)}")
+        self.globals[f"_{group.name}"] = function       # (holds the library, and so the address, alive)
+        self.globals[f"_{group.name}_at"] = ctypes.cast(function, ctypes.c_void_p).value
+        addend, mat1, mat2, beta, alpha = (self.value(a) for a in epilogues.product_arguments(product))
+        self.lines.append(f"    _mm_epilogue({product.name}, {addend}, {mat1}, {mat2}, {beta}, {alpha}, "
+                          f"_{group.name}_at, ({', '.join(pointers)},))"
+                          f"  # {product.name}, {', '.join(m.name for m in group.members)}")
+        for node in self.graph_module.graph.nodes:
+            if node in self.views and self.moved.get(node) is group.members[-1]:
+                self.view(node)
 
     def pointer(self, node: Any) -> str:
         """The address of node's first element (a view's: its root's, at the view's offset)."""
@@ -148,7 +182,7 @@ class _Wrapper:
         graph = self.graph_module.graph
         placeholders = [n.name for n in graph.nodes if n.op == "placeholder"]
         self.lines.append(f"def call({', '.join(placeholders)}):")
-        last_use, last_read = _last_uses(graph, self.group_at, self.fused, self.views, self.materialized)
+        last_use, last_read = _last_uses(graph, self.group_at, self.fused, self.views, self.materialized, self.moved)
         self.donors = {} if self.recorded else plan_reuse(graph, self.groups, self.views, last_read)
         given = set(self.donors.values())       # freed where a later kernel takes them
         for node in graph.nodes:
@@ -158,6 +192,8 @@ class _Wrapper:
             elif node.op == "call_function":
                 if node in self.group_at:
                     self.kernel_call(self.group_at[node])
+                elif node in self.moved:
+                    pass            # made at its epilogue's place
                 elif node in self.views:
                     if node in self.materialized:
                         self.view(node)
@@ -175,10 +211,10 @@ class _Wrapper:
 
 
 def _last_uses(graph: Any, group_at: dict[Any, FusedGroup], fused: set[Any], views: dict[Any, View],
-               materialized: set[Any]) -> tuple[dict[Any, list[Any]], dict[Any, Any]]:
+               materialized: set[Any], moved: dict[Any, Any]) -> tuple[dict[Any, list[Any]], dict[Any, Any]]:
     """Per position (a node, or a group's last member), the values read there for the last time (a kernel's
-    read of a view reads its root; a view made as a tensor reads its root where it is made); and per value,
-    that position."""
+    read of a view reads its root; a view made as a tensor reads its root where it is made; a node `moved` reads
+    at its new place); and per value, that position."""
     order = {node: i for i, node in enumerate(graph.nodes)}
     position: dict[Any, Any] = {}
 
@@ -189,10 +225,10 @@ def _last_uses(graph: Any, group_at: dict[Any, FusedGroup], fused: set[Any], vie
     for node in graph.nodes:
         if node in views:
             if node in materialized:
-                read_at(views[node].root, node)
+                read_at(views[node].root, moved.get(node, node))
         elif node not in fused:
             for used in node.all_input_nodes:
-                read_at(used, node)
+                read_at(used, moved.get(node, node))
     for last, group in group_at.items():
         for load in group.loads:
             read_at(views[load].root if load in views else load, last)
@@ -221,6 +257,10 @@ def compile_fx(graph_module: Any, example_inputs: list[Any], *, mode: str | None
     groups = plan(graph_module.graph, recorded)
     if not groups:
         return graph_module.forward
+    fused = {m for g in groups for m in g.members}
+    views = {n: v for n, v in reinterpretable_views(graph_module.graph, recorded).items() if n not in fused}
+    if options.get("epilogue_fusion", config.epilogue_fusion):
+        epilogues.attach(graph_module.graph, groups, recorded, views)
     grain = int(options.get("parallel_grain", config.parallel_grain))
     cpu_groups = [g for g in groups if g.device.type == "cpu"]
     cuda_groups = [g for g in groups if g.device.type == "cuda"]
@@ -228,7 +268,7 @@ def compile_fx(graph_module: Any, example_inputs: list[Any], *, mode: str | None
     cuda_source, cuda_values = codegen_cuda.module_source(cuda_groups, dynamic) if cuda_groups else ("", {})
     library = codecache.load_library(source) if cpu_groups else None
     cuda_module = codecache.load_cuda_module(cuda_source) if cuda_groups else None
-    wrapper = _Wrapper(graph_module, groups, library, cuda_module, recorded, {**values, **cuda_values})
+    wrapper = _Wrapper(graph_module, groups, library, cuda_module, recorded, {**values, **cuda_values}, views)
     code = wrapper.build()
     _logging.log_artifact("output_code", f"Output code:\n{code}\n{source}{cuda_source}")
     namespace = dict(wrapper.globals)

@@ -12,16 +12,17 @@ cflags = ("-O3", "-march=native", "-fPIC", "-shared", "-fopenmp", "-fno-math-err
           "-ffp-contract=off")
 # Where compiled kernels are kept, by their source's hash (PyTorch reads TORCHINDUCTOR_CACHE_DIR).
 cache_dir: str | None = None
+# A CPU kernel that starts from an mm or addmm result runs inside the product (torch._inductor.epilogues).
+epilogue_fusion = True
 # Print nothing extra; TORCH_LOGS=output_code prints each graph's generated code.
 debug = False
 # Accepted for PyTorch's programs (with PyTorch's defaults; gpt-fast sets triton.unique_kernel_names, nanoGPT-like
-# scripts coordinate_descent_tuning); Ember's compiler has no autotuning, epilogue fusion into matmuls, Triton or
-# CUDA graphs yet, so these do not change what it generates.
+# scripts coordinate_descent_tuning); Ember's compiler has no autotuning, Triton or CUDA graphs yet, so these do
+# not change what it generates.
 max_autotune = False
 max_autotune_gemm = False
 max_autotune_pointwise = False
 coordinate_descent_tuning = False
-epilogue_fusion = True
 freezing = False
 fx_graph_cache = True
 compile_threads = 1

@@ -20,7 +20,7 @@ import torch
 from torch._inductor.formulas import Lowered, Reduction, lower, lower_reduction
 from torch._inductor.row_ops import RowOp, lower_row
 
-__all__ = ["CUDA_ROW_LENGTH", "FusedGroup", "left_unfused", "plan"]
+__all__ = ["CUDA_ROW_LENGTH", "FusedGroup", "left_unfused", "plan", "writes"]
 
 # The fewest outputs a reduction on the GPU fuses with (its kernel runs one thread per output).
 _CUDA_REDUCTION_OUTPUTS = 1024
@@ -44,6 +44,7 @@ class FusedGroup:
     reduced: Reduction | None = None
     rows: dict[Any, RowOp] = field(default_factory=dict)    # members that are softmaxes over the last dim (CPU)
     stats: dict[Any, tuple[Any, int]] = field(default_factory=dict)     # a layer norm's mean (1) or rstd (2)
+    epilogue_of: Any = None         # the mm or addmm whose result the kernel finishes inside it (epilogues.attach)
 
     def operands(self, member: Any) -> tuple[Any, ...]:
         """The values a member reads."""
@@ -130,7 +131,7 @@ def _fusible(node: Any, lowered: Lowered, recorded: set[Any]) -> bool:
     return True
 
 
-def _writes(node: Any) -> bool:
+def writes(node: Any) -> bool:
     """Whether a node may write into memory a kernel reads (unknown callables are assumed to)."""
     target = node.target
     if target is torch._C._set_grad_enabled:
@@ -185,7 +186,7 @@ def plan(graph: Any, recorded: set[Any]) -> list[FusedGroup]:
         for used in node.all_input_nodes:
             if used in group_of:
                 group_of[used].closed = True
-        if node.op == "call_function" and _writes(node):
+        if node.op == "call_function" and writes(node):
             for group in groups:
                 group.closed = True
     groups = [g for g in groups if g.members]

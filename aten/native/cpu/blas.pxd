@@ -13,6 +13,11 @@ cdef enum:
     CBLAS_NO_TRANS = 111
     CBLAS_TRANS = 112
 
+# A compiled graph's epilogue kernel (torch._inductor.epilogues): run on rows r0..r1, columns c0..c1 of the product
+# (a stack's rows one after another) by the thread that has just computed them. args: the kernel's buffers.
+ctypedef void (*epilogue_t)(void* const* args, Py_ssize_t r0, Py_ssize_t r1, Py_ssize_t c0,
+                            Py_ssize_t c1) noexcept nogil
+
 ctypedef struct GemmPlan:
     Py_ssize_t batch, m, n, k
     int ta, tb                      # CBLAS_NO_TRANS or CBLAS_TRANS
@@ -21,6 +26,8 @@ ctypedef struct GemmPlan:
     Py_ssize_t a_rs, b_cs           # A's row stride, B's column stride (for bands)
     double alpha, beta              # C = alpha * A @ B + beta * C (gemm_plan sets 1 and 0)
     const char* row                 # NULL, or n values each piece first writes into each of its rows of C
+    epilogue_t epilogue             # NULL, or a kernel each piece then runs on its part of C
+    void* const* epilogue_args
 
 cdef sgemm_t blas_sgemm() noexcept
 cdef dgemm_t blas_dgemm() noexcept

@@ -143,6 +143,7 @@ cdef bint gemm_plan(GemmPlan* p, Py_ssize_t batch, Py_ssize_t m, Py_ssize_t n, P
     p.batch, p.m, p.n, p.k = batch, m, n, k
     p.alpha, p.beta = 1.0, 0.0
     p.row = NULL
+    p.epilogue, p.epilogue_args = NULL, NULL
     p.a_batch, p.b_batch = a_strides[0], b_strides[0]
     p.a_rs, p.b_cs = a_strides[1], b_strides[2]
     return (_operand(m, k, a_strides[1], a_strides[2], &p.ta, &p.lda)
@@ -160,6 +161,18 @@ cdef inline void _fill_rows(const GemmPlan* p, char* c, Py_ssize_t rows, Py_ssiz
             memcpy(c + r * p.n * size, p.row + lo * size, cols * size)
 
 
+cdef inline void _band(const GemmPlan* p, bint dbl, const char* pa, const char* pb, char* pc, Py_ssize_t m,
+                       Py_ssize_t n, Py_ssize_t col, Py_ssize_t size) noexcept nogil:
+    """Rows (columns) of one product: m x n of C at pc, its columns from col (C's rows are p.n apart)."""
+    _fill_rows(p, pc, m, col, n, size)
+    if dbl:
+        _dgemm(CBLAS_ROW_MAJOR, p.ta, p.tb, m, n, p.k, p.alpha, <const double*>pa, p.lda, <const double*>pb,
+               p.ldb, p.beta, <double*>pc, p.n)
+    else:
+        _sgemm(CBLAS_ROW_MAJOR, p.ta, p.tb, m, n, p.k, <float>p.alpha, <const float*>pa, p.lda,
+               <const float*>pb, p.ldb, <float>p.beta, <float*>pc, p.n)
+
+
 cdef void _gemm_piece(const GemmPlan* p, bint dbl, const char* a, const char* b, char* c, Py_ssize_t t,
                       Py_ssize_t pieces) noexcept nogil:
     """Piece t of `pieces`: a run of whole batches, or of rows (columns) of a single product."""
@@ -174,13 +187,9 @@ cdef void _gemm_piece(const GemmPlan* p, bint dbl, const char* a, const char* b,
             pa = a + i * p.a_batch * size
             pb = b + i * p.b_batch * size
             pc = c + i * m * n * size
-            _fill_rows(p, pc, m, 0, n, size)
-            if dbl:
-                _dgemm(CBLAS_ROW_MAJOR, p.ta, p.tb, m, n, p.k, p.alpha, <const double*>pa, p.lda,
-                       <const double*>pb, p.ldb, p.beta, <double*>pc, n)
-            else:
-                _sgemm(CBLAS_ROW_MAJOR, p.ta, p.tb, m, n, p.k, <float>p.alpha, <const float*>pa, p.lda,
-                       <const float*>pb, p.ldb, <float>p.beta, <float*>pc, n)
+            _band(p, dbl, pa, pb, pc, m, n, 0, size)
+            if p.epilogue != NULL:
+                p.epilogue(p.epilogue_args, i * m, (i + 1) * m, 0, n)
         return
     # one product (batch is 1 here): a band of output rows, or of columns when there are few rows
     if m >= n:
@@ -193,13 +202,14 @@ cdef void _gemm_piece(const GemmPlan* p, bint dbl, const char* a, const char* b,
         n, col = hi - lo, lo
     if m == 0 or n == 0:
         return
-    _fill_rows(p, pc, m, col, n, size)
-    if dbl:
-        _dgemm(CBLAS_ROW_MAJOR, p.ta, p.tb, m, n, p.k, p.alpha, <const double*>pa, p.lda, <const double*>pb,
-               p.ldb, p.beta, <double*>pc, p.n)
-    else:
-        _sgemm(CBLAS_ROW_MAJOR, p.ta, p.tb, m, n, p.k, <float>p.alpha, <const float*>pa, p.lda,
-               <const float*>pb, p.ldb, <float>p.beta, <float*>pc, p.n)
+    _band(p, dbl, pa, pb, pc, m, n, col, size)
+    # (the epilogue runs on the whole piece: splitting the product further into tiles that stay in the cache costs
+    # BLAS more, in packing its operands again for each, than the cache saves: 2048x512x2048, 14.7 -> 18.3 ms)
+    if p.epilogue != NULL:
+        if n == p.n:
+            p.epilogue(p.epilogue_args, lo, lo + m, 0, n)
+        else:
+            p.epilogue(p.epilogue_args, 0, m, col, col + n)
 
 
 cdef enum:

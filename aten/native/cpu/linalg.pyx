@@ -20,7 +20,8 @@ from aten.native.meta.linalg_checks cimport (check_expand, refuse_bool, check_bm
                                             check_mv, check_dot)
 from aten.native.meta.messages cimport cpp_type, type_name
 from aten.native.cpu.loops cimport cast_contiguous
-from aten.native.cpu.blas cimport GemmPlan, blas_sgemm, blas_single_threaded, gemm_plan, run_gemm, small_gemm
+from aten.native.cpu.blas cimport (GemmPlan, blas_sgemm, blas_single_threaded, epilogue_t, gemm_plan, run_gemm,
+                                   small_gemm)
 
 
 cdef inline bint _blas_ok(object a):
@@ -163,7 +164,7 @@ cdef bint _plan(GemmPlan* plan, TensorImpl out, TensorImpl a, TensorImpl b) noex
 
 
 cdef bint _direct_gemm(TensorImpl out, TensorImpl a, TensorImpl b, double alpha=1.0, double beta=0.0,
-                       TensorImpl row=None) except -1:
+                       TensorImpl row=None, epilogue_t epilogue=NULL, void* const* epilogue_args=NULL) except -1:
     """Float matrices and stacks of them (mm, bmm, addmm's product) straight through BLAS on the
     tensors' memory, split across Ember's threads (blas.run_gemm): out = alpha * a @ b + beta * out,
     each row of out first set to `row` where one is given (a contiguous vector of out's width).
@@ -195,6 +196,7 @@ cdef bint _direct_gemm(TensorImpl out, TensorImpl a, TensorImpl b, double alpha=
     plan.alpha, plan.beta = alpha, beta
     if row is not None:
         plan.row = row.data()
+    plan.epilogue, plan.epilogue_args = epilogue, epilogue_args
     blas_single_threaded(True)
     with nogil:
         run_gemm(&plan, st == ST_FLOAT64, a.data(), b.data(), out.data(), nt)
@@ -230,7 +232,7 @@ cdef inline bint _is_row(TensorImpl addend, TensorImpl out) noexcept:
 
 
 cdef bint _gemm_onto(TensorImpl out, TensorImpl addend, TensorImpl a, TensorImpl b, object alpha,
-                     object beta) except -1:
+                     object beta, epilogue_t epilogue=NULL, void* const* epilogue_args=NULL) except -1:
     """out = beta * addend + alpha * (a @ b) as PyTorch's addmm computes it: the (broadcast) addend
     written into the output, which one BLAS call then accumulates the product onto, instead of a
     second pass adding it afterwards (a bias row with beta 1 is written by each thread into its own
@@ -245,15 +247,15 @@ cdef bint _gemm_onto(TensorImpl out, TensorImpl addend, TensorImpl a, TensorImpl
     if isinstance(al, complex) or isinstance(be, complex) or be == 0 or al == 0 or addend.scalar_type != st:
         return False
     if be == 1 and _is_row(addend, out):
-        return _direct_gemm(out, a, b, al, 1.0, addend)
+        return _direct_gemm(out, a, b, al, 1.0, addend, epilogue, epilogue_args)
     if be == 1:
         np.copyto(np_view(out), np_view(addend))
     else:
         np.multiply(np_view(addend), be, out=np_view(out))
-    return _direct_gemm(out, a, b, al, 1.0)
+    return _direct_gemm(out, a, b, al, 1.0, None, epilogue, epilogue_args)
 
 
-def addmm_cpu(TensorImpl self not None, TensorImpl mat1 not None, TensorImpl mat2 not None, beta=1, alpha=1):
+cdef int _check_addmm(TensorImpl self, TensorImpl mat1, TensorImpl mat2) except -1:
     if self.scalar_type != mat2.scalar_type:
         raise RuntimeError(f"self and mat2 must have the same dtype, but got {type_name(self.scalar_type)} and "
                            f"{type_name(mat2.scalar_type)}")
@@ -269,11 +271,55 @@ def addmm_cpu(TensorImpl self not None, TensorImpl mat1 not None, TensorImpl mat
                            f"{mat2.sizes[0]}x{mat2.sizes[1]})")
     check_expand(self, (mat1.sizes[0], mat2.sizes[1]))
     _no_bool("addmm_impl_cpu_", self)
+    return 0
+
+
+def addmm_cpu(TensorImpl self not None, TensorImpl mat1 not None, TensorImpl mat2 not None, beta=1, alpha=1):
+    _check_addmm(self, mat1, mat2)
     cdef TensorImpl out = new_tensor((mat1.sizes[0], mat2.sizes[1]), mat1.scalar_type)
     if _gemm_onto(out, self, mat1, mat2, alpha, beta):
         return out
     _matmul_into(out, mat1, mat2)
     _scale_add(np_view(out), _scalar(alpha, out.scalar_type), _scalar(beta, out.scalar_type), np_view(self))
+    return out
+
+
+cdef enum:
+    MAX_EPILOGUE_ARGS = 256
+
+
+def mm_epilogue_cpu(TensorImpl out not None, TensorImpl addend, TensorImpl mat1 not None, TensorImpl mat2 not None,
+                    beta, alpha, size_t epilogue, tuple args):
+    """out = addmm(addend, mat1, mat2, beta=beta, alpha=alpha) (mm(mat1, mat2) where addend is None) into out, a
+    contiguous float32 matrix, then a compiled graph's epilogue kernel (torch._inductor.epilogues) at `epilogue`
+    over all of it, its buffers' addresses `args`: each piece of the product (blas.run_gemm) by the thread that
+    computed it, right after it, while it is in that thread's cache. The product's bits are the eager kernel's;
+    where BLAS does not serve it, the eager kernel computes it and the epilogue runs after, over the whole."""
+    if addend is None:
+        _check_mm(mat1, mat2)
+    else:
+        _check_addmm(addend, mat1, mat2)
+    cdef Py_ssize_t m = mat1.sizes[0], n = mat2.sizes[1], i, count = len(args)
+    if out.nd != 2 or out.sizes[0] != m or out.sizes[1] != n or not out.contiguous or out.scalar_type != ST_FLOAT32:
+        raise RuntimeError(f"mm_epilogue: out must be a contiguous float32 {m}x{n} matrix")
+    if epilogue == 0 or count > MAX_EPILOGUE_ARGS:
+        raise RuntimeError(f"mm_epilogue: an epilogue kernel with at most {MAX_EPILOGUE_ARGS} buffers is needed")
+    cdef void* pointers[MAX_EPILOGUE_ARGS]
+    for i in range(count):
+        pointers[i] = <void*><size_t>args[i]
+    cdef epilogue_t kernel = <epilogue_t>epilogue
+    cdef bint done = False
+    if out.n_elem and mat1.sizes[1]:
+        if addend is None:
+            done = _direct_gemm(out, mat1, mat2, 1.0, 0.0, None, kernel, pointers)
+        else:
+            done = _gemm_onto(out, addend, mat1, mat2, alpha, beta, kernel, pointers)
+    if done:
+        return out
+    np.copyto(np_view(out), np_view(mm_cpu(mat1, mat2) if addend is None else
+                                    addmm_cpu(addend, mat1, mat2, beta=beta, alpha=alpha)))
+    with nogil:
+        kernel(pointers, 0, m, 0, n)
     return out
 
 
