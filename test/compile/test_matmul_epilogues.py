@@ -19,11 +19,18 @@ def _epilogues(compiled):
     return [g.epilogue_of.target for g in groups if g.epilogue_of is not None]
 
 
+def _replayed(compiled, *args):
+    """compiled's result once its graph runs (the first call captures it and gives eager's result)."""
+    compiled(*args)
+    return compiled(*args)
+
+
 def _fused_and_apart(f, *args, **options):
-    """f compiled with and without epilogue fusion: (both results, the fused one's compiled function)."""
+    """f compiled with and without epilogue fusion: (both results from their compiled graphs, the fused one's
+    compiled function)."""
     fused = torch.compile(f, options=options)
     apart = torch.compile(f, options={**options, "epilogue_fusion": False})
-    return fused(*args), apart(*args), fused
+    return _replayed(fused, *args), _replayed(apart, *args), fused
 
 
 @settings(max_examples=20, deadline=None)
@@ -90,6 +97,22 @@ def test_a_product_over_an_empty_inner_dimension_still_runs_its_epilogue():
     assert torch.equal(got, torch.full((5, 7), 2.0))
 
 
+def test_a_consumer_with_more_buffers_than_an_epilogue_takes_stays_a_kernel_of_its_own():
+    a, b = torch.randn(16, 8), torch.randn(8, 16)
+    terms = [torch.randn(16, 16) for _ in range(260)]
+
+    def f(a, b, *terms):
+        y = a @ b
+        for t in terms:
+            y = y + t
+        return y
+
+    got, apart, fused = _fused_and_apart(f, a, b, *terms)
+    assert _epilogues(fused) == []
+    assert torch.equal(got, apart)
+    torch.testing.assert_close(got, f(a, b, *terms))
+
+
 def test_a_product_read_before_its_pointwise_consumer_stays_where_it_was():
     a, b = torch.randn(8, 6), torch.randn(6, 10)
 
@@ -111,6 +134,7 @@ def test_an_operand_written_between_the_product_and_its_consumer_keeps_them_apar
 
     a, b = torch.randn(8, 6), torch.randn(6, 10)
     compiled = torch.compile(f)
+    compiled(a, b.clone())
     b1, b2 = b.clone(), b.clone()
     got, want = compiled(a, b1), f(a, b2)
     assert _epilogues(compiled) == []
@@ -123,6 +147,8 @@ def test_a_compiled_training_step_through_an_epilogue_matches_eager_gradients():
     model = torch.nn.Sequential(torch.nn.Linear(16, 64), torch.nn.GELU(), torch.nn.Linear(64, 16))
     x = torch.randn(32, 16)
     compiled = torch.compile(model)
+    compiled(x).square().mean().backward()
+    model.zero_grad()
     compiled(x).square().mean().backward()
     got = [p.grad.clone() for p in model.parameters()]
     model.zero_grad()
@@ -139,7 +165,7 @@ def test_kernels_generic_in_sizes_run_as_epilogues_at_every_size():
     with torch.no_grad():
         for rows in (5, 17, 64, 9):
             x = torch.randn(rows, 24)
-            torch.testing.assert_close(compiled(x), f(x))
+            torch.testing.assert_close(_replayed(compiled, x), f(x))
     assert _epilogues(compiled) == [torch.ops.aten.addmm.default]
 
 
@@ -178,7 +204,7 @@ def test_a_consumer_reading_the_product_elsewhere_too_stays_apart(threads):
     torch.set_num_threads(threads)
     try:
         compiled = torch.compile(f)
-        got = compiled(a, b)
+        got = _replayed(compiled, a, b)
     finally:
         torch.set_num_threads(saved)
     assert _epilogues(compiled) == []

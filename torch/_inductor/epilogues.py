@@ -19,6 +19,7 @@ from typing import Any
 import torch
 from torch._inductor.scheduler import FusedGroup, writes
 from torch._inductor.views import View
+from aten.native.cpu.linalg import EPILOGUE_BUFFERS
 
 __all__ = ["attach", "product_arguments"]
 
@@ -75,6 +76,8 @@ def _covers(load: Any, product: Any, group: FusedGroup, views: dict[Any, View], 
     if not all(isinstance(a, torch.fx.Node) for a in product_arguments(product)[:3] if a is not None):
         return False
     if load in views and views[load].delta != 0:
+        return False
+    if len(group.loads) + len(group.stores) + 1 > EPILOGUE_BUFFERS:      # (+1: a generic kernel's sizes)
         return False
     # (another read of the product, a transpose say, would reach elements other threads compute)
     if any(other is not load and (other is product or other in views and views[other].root is product)

@@ -287,6 +287,9 @@ def addmm_cpu(TensorImpl self not None, TensorImpl mat1 not None, TensorImpl mat
 cdef enum:
     MAX_EPILOGUE_ARGS = 256
 
+# the most buffers an epilogue kernel may take (torch._inductor.epilogues leaves a larger group a kernel of its own)
+EPILOGUE_BUFFERS = MAX_EPILOGUE_ARGS
+
 
 def mm_epilogue_cpu(TensorImpl out not None, TensorImpl addend, TensorImpl mat1 not None, TensorImpl mat2 not None,
                     beta, alpha, size_t epilogue, tuple args):
